@@ -1,0 +1,86 @@
+/**
+ * The one error catalogue of edoc-bridge. Every error the bridge raises or
+ * reports carries a stable `code` from this table; code, ledger and logs match
+ * on it. `docs/errors.md` lists the same codes (a test ties the two together).
+ *
+ * Each subsystem owns one section. Add codes only inside your section.
+ */
+export const ERRORS = {
+  // --- config -------------------------------------------------------------
+  EDOC_CONFIG_NOT_FOUND: 'The configuration file does not exist or cannot be read.',
+  EDOC_CONFIG_INVALID: 'The configuration file is not valid YAML or does not match the schema.',
+  EDOC_CONFIG_ENV_MISSING: 'The configuration refers to an environment variable that is not set.',
+  EDOC_CONFIG_KEY_FILE: 'An apiKeyFile could not be read.',
+  // --- cli ----------------------------------------------------------------
+  EDOC_CLI_USAGE: 'The command line is not valid.',
+  // --- service (wire contract, client, outcome) ---------------------------
+  EDOC_SERVICE_UNREACHABLE: 'The service could not be reached (network error or timeout).',
+  EDOC_SERVICE_UNAUTHORIZED: 'The service refused the credentials of a company.',
+  EDOC_SERVICE_BAD_RESPONSE: 'The service answered with a body that does not follow the spec.',
+  EDOC_SERVICE_NOT_IMPLEMENTED: 'The operation has no documented path (E13).',
+  // --- emulator -----------------------------------------------------------
+  EDOC_EMULATOR_SEED_INVALID: 'The emulator seed file is not valid.',
+  EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',
+  // --- read / map ---------------------------------------------------------
+  EDOC_READ_EMPTY: 'The input file is empty.',
+  EDOC_READ_BINARY: 'The input file is not text.',
+  EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
+  EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
+  EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',
+  EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',
+  EDOC_MAP_BAD_NUMBER: 'A cell does not hold a number in the mapping\'s format.',
+  EDOC_MAP_BAD_DATE: 'A cell does not hold a date in the mapping\'s format.',
+  EDOC_MAP_UNKNOWN_CODE: 'A cell holds a code that the mapping\'s lookup table does not know.',
+  EDOC_MAP_INCONSISTENT: 'The rows of one document disagree on a document-level field.',
+  EDOC_MAP_MULTIPLE_VAT: 'A line carries more than one VAT rate.',
+  EDOC_MAP_REQUIRED: 'A required value is empty.',
+  EDOC_MAPPING_INVALID: 'A mapping file is not valid.',
+  // --- validate -----------------------------------------------------------
+  EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',
+  EDOC_VALIDATE_KIND: 'The request does not match the kind of its inbox folder.',
+  EDOC_VALIDATE_TOTALS: 'Amounts do not add up.',
+  EDOC_VALIDATE_TAX: 'A tax entry breaks the spec\'s tax rules.',
+  EDOC_VALIDATE_CHECK_DIGIT: 'A check digit does not match its NIT.',
+  EDOC_VALIDATE_PERIOD: 'A PeriodStartDate is more than 6 days before today.',
+  // --- ledger -------------------------------------------------------------
+  EDOC_LEDGER_LOCKED: 'Another edoc-bridge process holds the state folder.',
+  EDOC_LEDGER_MIGRATION: 'The ledger schema could not be migrated.',
+  // --- submit -------------------------------------------------------------
+  EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
+  EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',
+  // --- report -------------------------------------------------------------
+  EDOC_REPORT_WRITE: 'An outbox file could not be written.',
+  // --- received -----------------------------------------------------------
+  EDOC_RECEIVED_BAD_PDF: 'A received document\'s pdfDocument is not a PDF.',
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Context carried as fields, never baked into the message only. */
+export interface ErrorContext {
+  file?: string;
+  row?: number;
+  rows?: number[];
+  field?: string;
+  column?: string;
+  value?: string;
+  httpStatus?: number;
+  body?: unknown;
+  [key: string]: unknown;
+}
+
+export class EdocError extends Error {
+  readonly code: ErrorCode;
+  readonly context: ErrorContext;
+
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EdocError';
+    this.code = code;
+    this.context = context;
+  }
+}
+
+export function isEdocError(err: unknown, code?: ErrorCode): err is EdocError {
+  return err instanceof EdocError && (code === undefined || err.code === code);
+}
