@@ -1,0 +1,38 @@
+/**
+ * What every reader (JSON, JSONL, CSV) hands to the rest of the pipeline: one
+ * `SourceDocument` per document of the input file, streamed, so memory does not
+ * grow with the file.
+ */
+import type { Problem } from '../validate/problem.js';
+
+export type { Problem } from '../validate/problem.js';
+
+export interface SourceDocument {
+  /** 0-based position of the document in its file. */
+  index: number;
+  /**
+   * Where the document came from.
+   * - CSV: `rows` lists every row of the document (the header is row 1).
+   * - JSON: `lines` is the inclusive 1-based range `[first, last]` of the array
+   *   element (or top-level object), collapsed to `[first]` when it fits on one line.
+   * - JSONL: `lines` is `[line]`.
+   */
+  source: { rows?: number[]; lines?: number[] };
+  /** The service request; absent when it could not be built (see `problems`). */
+  request?: unknown;
+  /** Reading / mapping problems; a document with problems is reported `invalid`. */
+  problems: Problem[];
+  /** The original text of this document, exactly as in the file (for the retry file). */
+  raw: string;
+}
+
+export type SourceFormat = 'json' | 'jsonl' | 'csv';
+
+export interface OpenedSource {
+  format: SourceFormat;
+  /** CSV only: the header line as found in the file (for the retry file). */
+  header?: string;
+  /** The text encoding the file was decoded with, e.g. `utf-8`, `windows-1252`. */
+  encoding: string;
+  documents: AsyncIterable<SourceDocument>;
+}
