@@ -1,0 +1,37 @@
+/**
+ * DIAN NIT check digit (modulo 11). Weights apply from the rightmost digit of
+ * the number; a NIT has at most 15 digits because there are 15 weights.
+ */
+import { EdocError } from '../errors.js';
+
+const WEIGHTS = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71] as const;
+
+/** `'900123456'` -> `'8'`. Throws `EDOC_VALIDATE_NIT` unless the NIT is 1 to 15 digits. */
+export function nitCheckDigit(nit: string): string {
+  if (!/^\d{1,15}$/.test(nit)) {
+    throw new EdocError('EDOC_VALIDATE_NIT', `A NIT must be 1 to 15 digits: ${JSON.stringify(nit)}`, { value: nit });
+  }
+  let sum = 0;
+  for (let i = 0; i < nit.length; i += 1) {
+    sum += Number(nit[nit.length - 1 - i]) * WEIGHTS[i];
+  }
+  const r = sum % 11;
+  return String(r > 1 ? 11 - r : r);
+}
+
+/**
+ * `'900.123.456-8'` -> `'900123456'`: drops dots, spaces and dashes, and a
+ * trailing `-DV` (a dash followed by one digit at the end) first, so the check
+ * digit is not glued onto the number. Without a dash the last digit is kept:
+ * a bare `9001234568` cannot be told apart from a longer NIT.
+ */
+export function normaliseIdNumber(value: string): string {
+  const trimmed = value.trim().replace(/\s*-\s*\d\s*$/, (m, offset: number) => (offset > 0 ? '' : m));
+  return trimmed.replace(/[.\s-]/g, '');
+}
+
+/** True when `checkDigit` is the check digit of `nit` (after normalising it). */
+export function isValidNitCheckDigit(nit: string, checkDigit: string): boolean {
+  const n = normaliseIdNumber(nit);
+  return /^\d{1,15}$/.test(n) && nitCheckDigit(n) === checkDigit.trim();
+}

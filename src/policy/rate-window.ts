@@ -1,0 +1,76 @@
+/**
+ * A strict sliding window: at most `limit` acquisitions in any half-open span
+ * of `windowMs` milliseconds, with no burst at a window boundary (a fixed window
+ * would allow 2 × limit across one). Pure: the caller passes the clock.
+ *
+ * Only the newest `limit` acquisition times matter (a new one is admitted when
+ * the oldest of them has left the window), so memory is O(limit).
+ */
+export class SlidingWindow {
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Newest `limit` acquisition times, oldest first. */
+  private readonly times: number[] = [];
+  private last = Number.NEGATIVE_INFINITY;
+  private slowFactor = 1;
+  private slowUntil = Number.NEGATIVE_INFINITY;
+
+  constructor(limit: number, windowMs: number) {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
+    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`SlidingWindow windowMs must be positive, got ${windowMs}`);
+    this.limit = limit;
+    this.windowMs = windowMs;
+  }
+
+  /**
+   * 0 when an acquisition is allowed at `now` (and records it); otherwise the
+   * milliseconds to wait before asking again (nothing is recorded).
+   */
+  tryAcquire(now: number): number {
+    // A clock that steps back must not reopen slots already spent.
+    const t = Math.max(now, this.last);
+    this.last = t;
+    const wait = this.waitAt(t);
+    if (wait > 0) return wait;
+    this.times.push(t);
+    if (this.times.length > this.limit) this.times.shift();
+    return 0;
+  }
+
+  /** Milliseconds until an acquisition would be allowed at `now` (0 = now), recording nothing. */
+  peek(now: number): number {
+    return this.waitAt(Math.max(now, this.last));
+  }
+
+  /**
+   * After a 429: until `untilMs`, run at `factor` (0 < factor ≤ 1) of the normal
+   * rate by stretching the window to windowMs / factor. While one slow-down is
+   * active a second one keeps the stronger factor and the later end.
+   */
+  slowDown(factor: number, untilMs: number): void {
+    if (!(factor > 0 && factor <= 1)) throw new RangeError(`slowDown factor must be in (0, 1], got ${factor}`);
+    const active = this.slowUntil > this.last;
+    this.slowFactor = active ? Math.min(this.slowFactor, factor) : factor;
+    this.slowUntil = active ? Math.max(this.slowUntil, untilMs) : untilMs;
+  }
+
+  /** The window length in force at `now` (longer while slowed down). */
+  currentWindowMs(now: number): number {
+    return now < this.slowUntil ? this.windowMs / this.slowFactor : this.windowMs;
+  }
+
+  /** Acquisitions recorded inside the window ending at `now` (for logs and tests). */
+  inWindow(now: number): number {
+    const span = this.currentWindowMs(now);
+    return this.times.filter((t) => t > now - span && t <= now).length;
+  }
+
+  private waitAt(t: number): number {
+    if (this.times.length < this.limit) return 0;
+    const span = this.currentWindowMs(t);
+    const oldest = this.times[0];
+    // The window is the half-open span (t - span, t]: the oldest leaves it once t >= oldest + span.
+    const free = oldest + span;
+    return free <= t ? 0 : Math.ceil(free - t);
+  }
+}

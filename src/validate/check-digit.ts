@@ -1,0 +1,46 @@
+/**
+ * Every `Identification` of type 31 (NIT) that carries a CheckDigit must carry
+ * the right one: a wrong digit is a typo in the NIT or the digit, and the
+ * authority would reject the document after numbering it.
+ */
+import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
+import { isObj, text } from './access.js';
+import { joinPath, problem, type Problem } from './problem.js';
+
+const NIT_TYPE = '31';
+
+export function checkDigits(request: unknown): Problem[] {
+  const problems: Problem[] = [];
+  walk(request, '', problems);
+  return problems;
+}
+
+function walk(node: unknown, path: string, problems: Problem[]): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => walk(item, joinPath(path, i), problems));
+    return;
+  }
+  if (!isObj(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    const here = joinPath(path, key);
+    if (key === 'Identification' && isObj(value)) checkIdentification(value, here, problems);
+    else walk(value, here, problems);
+  }
+}
+
+function checkIdentification(id: Record<string, unknown>, path: string, problems: Problem[]): void {
+  if (text(id.DocumentType)?.trim() !== NIT_TYPE) return;
+  const digit = text(id.CheckDigit)?.trim();
+  if (digit === undefined || digit === '') return;
+  const raw = text(id.DocumentNumber);
+  if (raw === undefined) return;
+  const nit = normaliseIdNumber(raw);
+  if (!/^\d{1,15}$/.test(nit)) {
+    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'DocumentNumber'), `NIT ${JSON.stringify(raw)} is not 1 to 15 digits, so its CheckDigit cannot be verified`));
+    return;
+  }
+  const expected = nitCheckDigit(nit);
+  if (digit !== expected) {
+    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'CheckDigit'), `CheckDigit ${digit} does not match NIT ${nit} (expected ${expected})`));
+  }
+}

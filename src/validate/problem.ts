@@ -1,0 +1,30 @@
+/**
+ * One thing wrong with a request: a stable code, where (a path into the request
+ * such as `Lines[1].TaxSubTotals[0].TaxAmount`, '' for the whole document) and
+ * a message for a person. Rules return `Problem[]`, empty when all is well.
+ */
+import type { ErrorCode } from '../errors.js';
+
+export interface Problem {
+  code: ErrorCode;
+  path: string;
+  message: string;
+  /** Mapping problems only: the source column, its text and the CSV rows it came from. */
+  column?: string;
+  value?: string;
+  rows?: number[];
+}
+
+export function problem(code: ErrorCode, path: string, message: string): Problem {
+  return { code, path, message };
+}
+
+/** `joinPath('Lines[1]', 'TaxSubTotals', 0)` -> `'Lines[1].TaxSubTotals[0]'`. */
+export function joinPath(base: string, ...parts: (string | number)[]): string {
+  let path = base;
+  for (const part of parts) {
+    if (typeof part === 'number') path += `[${part}]`;
+    else path = path === '' ? part : `${path}.${part}`;
+  }
+  return path;
+}

@@ -1,0 +1,97 @@
+/**
+ * Everything the bridge checks before sending a document, and everything the
+ * emulator rejects: the wire schema of the kind's resource, the kind guards, NIT
+ * check digits, the issuer's NIT, totals and the support-document rules.
+ */
+import type { z } from 'zod';
+import {
+  adjustmentNoteRequestSchema,
+  formatZodIssues,
+  invoiceRequestSchema,
+  payrollRequestSchema,
+  posDocumentContentSchema,
+  posJsonRequestSchema,
+  supportDocumentRequestSchema,
+} from '../service/schemas/index.js';
+import { normaliseIdNumber } from '../policy/nit.js';
+import { isObj, obj, text } from './access.js';
+import { checkDigits } from './check-digit.js';
+import { kindGuards } from './kind-guards.js';
+import type { DocumentKind } from './kinds.js';
+import { problem, type Problem } from './problem.js';
+import { supportRules } from './support-rules.js';
+import { invoiceTotals, supportTotals } from './totals.js';
+
+export interface ValidateContext {
+  /** Colombia's current date, `yyyy-MM-dd` (the 6-day PeriodStartDate rule). */
+  today: string;
+  /** The company's NIT: when given, the request's issuer (or payroll employer) must be it. */
+  issuerNit?: string;
+}
+
+export function validateDocument(kind: DocumentKind, request: unknown, ctx: ValidateContext): Problem[] {
+  const schemaProblems = checkSchema(kind, request);
+  const ruleProblems = [...kindGuards(kind, request), ...checkDigits(request), ...checkIssuer(kind, request, ctx.issuerNit)];
+  if (kind === 'support-document' || kind === 'support-adjustment') ruleProblems.push(...supportRules(request, ctx));
+  const totalProblems =
+    kind === 'invoice' || kind === 'credit-note' || kind === 'debit-note'
+      ? invoiceTotals(request)
+      : kind === 'support-document' || kind === 'support-adjustment'
+        ? supportTotals(request)
+        : [];
+  // One message per field: the schema's (format) or a rule's (meaning) wins over an
+  // arithmetic mismatch that only follows from it.
+  const out: Problem[] = [];
+  const paths = new Set<string>();
+  const exact = new Set<string>();
+  for (const p of [...schemaProblems, ...ruleProblems, ...totalProblems]) {
+    const id = `${p.code}\u0000${p.path}\u0000${p.message}`;
+    if (exact.has(id) || (p.code === 'EDOC_VALIDATE_TOTALS' && paths.has(p.path))) continue;
+    exact.add(id);
+    paths.add(p.path);
+    out.push(p);
+  }
+  return out;
+}
+
+/** The zod schema the kind's request must match. */
+export function schemaFor(kind: DocumentKind, request?: unknown): z.ZodType {
+  switch (kind) {
+    case 'invoice':
+    case 'credit-note':
+    case 'debit-note':
+      return invoiceRequestSchema;
+    case 'payroll':
+      return payrollRequestSchema;
+    case 'support-document':
+      return supportDocumentRequestSchema;
+    case 'support-adjustment':
+      return adjustmentNoteRequestSchema;
+    case 'pos':
+      // An E4 body carries the content as text in jsonOriginal; otherwise it is the content itself.
+      return isObj(request) && 'jsonOriginal' in request ? posJsonRequestSchema : posDocumentContentSchema;
+  }
+}
+
+function checkSchema(kind: DocumentKind, request: unknown): Problem[] {
+  const result = schemaFor(kind, request).safeParse(request);
+  if (result.success) return [];
+  return formatZodIssues(result.error).map((i) => problem('EDOC_VALIDATE_SCHEMA', i.path, i.message));
+}
+
+function checkIssuer(kind: DocumentKind, request: unknown, issuerNit: string | undefined): Problem[] {
+  if (issuerNit === undefined || issuerNit.trim() === '') return [];
+  const r = obj(request);
+  if (r === undefined) return [];
+  const expected = normaliseIdNumber(issuerNit);
+  let found: { path: string; value: string } | undefined;
+  if (kind === 'payroll') {
+    const nit = text(obj(r.Empleador)?.NIT);
+    if (nit !== undefined) found = { path: 'Empleador.NIT', value: nit };
+  } else if (kind === 'invoice' || kind === 'credit-note' || kind === 'debit-note') {
+    const nit = text(obj(obj(r.IssuerParty)?.Identification)?.DocumentNumber);
+    if (nit !== undefined) found = { path: 'IssuerParty.Identification.DocumentNumber', value: nit };
+  }
+  if (found === undefined || found.value.trim() === '' || normaliseIdNumber(found.value) === expected) return [];
+  return [problem('EDOC_VALIDATE_ISSUER', found.path, `The issuer NIT ${found.value} is not the company's NIT ${expected}`)];
+}
