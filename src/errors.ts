@@ -42,6 +42,9 @@ export const ERRORS = {
   EDOC_VALIDATE_TAX: 'A tax entry breaks the spec\'s tax rules.',
   EDOC_VALIDATE_CHECK_DIGIT: 'A check digit does not match its NIT.',
   EDOC_VALIDATE_PERIOD: 'A PeriodStartDate is more than 6 days before today.',
+  EDOC_VALIDATE_AMOUNT: 'An amount is not a string with two decimals (or a percentage is not a number).',
+  EDOC_VALIDATE_NIT: 'A NIT is not made of 1 to 15 digits.',
+  EDOC_VALIDATE_ISSUER: 'The issuer tax id in the request is not the company\'s NIT.',
   // --- ledger -------------------------------------------------------------
   EDOC_LEDGER_LOCKED: 'Another edoc-bridge process holds the state folder.',
   EDOC_LEDGER_MIGRATION: 'The ledger schema could not be migrated.',
