@@ -1,0 +1,297 @@
+/**
+ * Watches the inbox folders and hands out files that are complete.
+ *
+ * chokidar only tells us that something happened in a folder; whether a file is
+ * complete is decided here, by polling `lstat` ourselves: a file is ready when
+ * its inode, size and mtime stayed the same for `stableMs`, or at once when it
+ * was renamed in from a `*.part` / `*.tmp` name (see rename-detector.ts).
+ * chokidar's own `awaitWriteFinish` is not used because it compares size only
+ * (an in-place rewrite of the same length passes), does not apply to the files
+ * found by the initial scan (it waits only after 'ready'), and would also delay
+ * renamed-in files, which must be taken at once.
+ *
+ * Each content is handed out once per path: a path stays "taken" until its file
+ * is removed (archived) or replaced by a different inode / size / mtime, and a
+ * later file under the same name is a new drop.
+ */
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { watch, type FSWatcher } from 'chokidar';
+import { identityOf, lstatOrGone, sameIdentity, type FileIdentity } from './file-identity.js';
+import { isHiddenName, isStagingName } from './file-names.js';
+import { RenameDetector } from './rename-detector.js';
+import { ReadyQueue } from './ready-queue.js';
+
+export interface InboxFolder {
+  /** The inbox folder; created at start when missing. Only its direct children are watched. */
+  dir: string;
+  kind: string;
+  company: string;
+}
+
+export interface ReadyFile {
+  path: string;
+  kind: string;
+  company: string;
+  size: number;
+  mtimeMs: number;
+  /** Why the file was taken: it stayed unchanged for `stableMs`, or it was renamed in from a staging name. */
+  via: 'stable' | 'rename';
+}
+
+/** The part of a pino logger the watcher uses. */
+export interface WatchLogger {
+  warn(obj: Record<string, unknown>, msg: string): void;
+  error(obj: Record<string, unknown>, msg: string): void;
+  debug?(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface InboxWatcherOptions {
+  folders: InboxFolder[];
+  /** How long size and mtime must stay unchanged. @defaultValue 1000 */
+  stableMs?: number;
+  /** Poll instead of fs events (network shares). @defaultValue false */
+  usePolling?: boolean;
+  logger?: WatchLogger;
+}
+
+interface Entry {
+  folder: InboxFolder;
+  state: 'pending' | 'taken';
+  identity: FileIdentity;
+  /** When the current identity was first observed. */
+  since: number;
+}
+
+const SILENT: WatchLogger = { warn: () => undefined, error: () => undefined };
+
+export class InboxWatcher {
+  private readonly folders = new Map<string, InboxFolder>();
+  private readonly stableMs: number;
+  private readonly usePolling: boolean;
+  private readonly logger: WatchLogger;
+  private readonly pollMs: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly warned = new Set<string>();
+  private readonly renames: RenameDetector;
+  private readonly queue = new ReadyQueue<ReadyFile>();
+  private chokidar: FSWatcher | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private starting: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: InboxWatcherOptions) {
+    for (const folder of options.folders) {
+      const dir = path.resolve(folder.dir);
+      this.folders.set(dir, { ...folder, dir });
+    }
+    this.stableMs = options.stableMs ?? 1000;
+    this.usePolling = options.usePolling ?? false;
+    this.logger = options.logger ?? SILENT;
+    this.pollMs = Math.min(500, Math.max(25, Math.round(this.stableMs / 4)));
+    this.renames = new RenameDetector(Math.max(5000, this.stableMs * 2));
+  }
+
+  /** Create missing folders, scan what is there, then watch. Resolves once the initial scan is done. */
+  start(): Promise<void> {
+    this.starting ??= this.doStart();
+    return this.starting;
+  }
+
+  /** The ready files, in the order they became ready; ends when the watcher is closed. Single consumer. */
+  files(): AsyncIterableIterator<ReadyFile> {
+    const queue = this.queue;
+    return {
+      next: () => queue.next(),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ReadyFile> {
+    return this.files();
+  }
+
+  /** Files waiting to be pulled. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Stop watching and end `files()`. Safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doStart(): Promise<void> {
+    for (const dir of this.folders.keys()) await mkdir(dir, { recursive: true });
+    const roots = new Set(this.folders.keys());
+    const watcher = watch([...roots], {
+      depth: 0,
+      ignoreInitial: false,
+      followSymlinks: false,
+      usePolling: this.usePolling,
+      interval: Math.min(1000, Math.max(100, Math.round(this.stableMs / 2))),
+      binaryInterval: Math.min(1000, Math.max(100, Math.round(this.stableMs / 2))),
+      ignored: (file: string) => !roots.has(file) && isHiddenName(file),
+    });
+    this.chokidar = watcher;
+    watcher.on('add', (file) => this.onEvent(file));
+    watcher.on('change', (file) => this.onEvent(file));
+    watcher.on('addDir', (file) => {
+      if (!roots.has(file)) this.onEvent(file);
+    });
+    watcher.on('unlink', (file) => this.onGone(file));
+    watcher.on('unlinkDir', (file) => this.onGone(file));
+    watcher.on('error', (err) => this.logger.error({ err, code: 'EDOC_WATCH' }, 'inbox watcher error'));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  }
+
+  private async doClose(): Promise<void> {
+    if (this.ticker !== undefined) clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.queue.end();
+    try {
+      await this.starting;
+    } catch {
+      // a failed start still leaves a watcher to close
+    }
+    await this.chokidar?.close();
+  }
+
+  private get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  private folderOf(file: string): InboxFolder | undefined {
+    return this.folders.get(path.dirname(file));
+  }
+
+  private onEvent(file: string): void {
+    this.handle(file).catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not inspect a file'));
+  }
+
+  private async handle(file: string): Promise<void> {
+    if (this.closed) return;
+    const folder = this.folderOf(file);
+    if (folder === undefined) return;
+    if (isStagingName(file)) {
+      await this.renames.seen(file);
+      return;
+    }
+    const stats = await lstatOrGone(file);
+    if (this.closed) return;
+    if (stats === undefined) {
+      this.forget(file);
+      return;
+    }
+    if (!stats.isFile()) {
+      this.skipNonFile(file, stats, folder);
+      return;
+    }
+    this.warned.delete(file);
+    const identity = identityOf(stats);
+    const entry = this.entries.get(file);
+    if (entry !== undefined && sameIdentity(entry.identity, identity)) {
+      // an event without new content (or a write that left no trace yet): restart the clock when pending
+      if (entry.state === 'pending') entry.since = Date.now();
+      return;
+    }
+    if (entry?.state === 'taken') this.queue.withdraw(file);
+    if (await this.renames.renamedIn(file, stats)) {
+      this.take(file, folder, identity, 'rename');
+      return;
+    }
+    this.entries.set(file, { folder, state: 'pending', identity, since: Date.now() });
+    this.ensureTicker();
+  }
+
+  private onGone(file: string): void {
+    if (isStagingName(file)) {
+      this.renames.gone(file);
+      return;
+    }
+    this.forget(file);
+    this.warned.delete(file);
+  }
+
+  private forget(file: string): void {
+    const entry = this.entries.get(file);
+    if (entry === undefined) return;
+    if (entry.state === 'taken') this.queue.withdraw(file);
+    this.entries.delete(file);
+  }
+
+  private skipNonFile(file: string, stats: Stats, folder: InboxFolder): void {
+    this.forget(file);
+    if (this.warned.has(file)) return;
+    this.warned.add(file);
+    const type = stats.isSymbolicLink() ? 'symbolic link' : stats.isDirectory() ? 'directory' : 'special file';
+    this.logger.warn(
+      { file, kind: folder.kind, company: folder.company, type },
+      `skipping ${type} in inbox: only regular files are read`,
+    );
+  }
+
+  private take(file: string, folder: InboxFolder, identity: FileIdentity, via: ReadyFile['via']): void {
+    this.entries.set(file, { folder, state: 'taken', identity, since: Date.now() });
+    this.logger.debug?.({ file, kind: folder.kind, company: folder.company, via }, 'inbox file ready');
+    this.queue.push(file, {
+      path: file,
+      kind: folder.kind,
+      company: folder.company,
+      size: identity.size,
+      mtimeMs: identity.mtimeMs,
+      via,
+    });
+  }
+
+  private ensureTicker(): void {
+    if (this.ticker !== undefined || this.closed) return;
+    this.ticker = setInterval(() => this.tick(), this.pollMs);
+  }
+
+  private tick(): void {
+    if (this.ticking) return;
+    this.ticking = true;
+    this.checkPending()
+      .catch((err: unknown) => this.logger.error({ err }, 'inbox watcher poll failed'))
+      .finally(() => {
+        this.ticking = false;
+      });
+  }
+
+  private async checkPending(): Promise<void> {
+    this.renames.prune();
+    const pending = [...this.entries].filter(([, entry]) => entry.state === 'pending');
+    if (pending.length === 0 && this.ticker !== undefined) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+      return;
+    }
+    for (const [file, entry] of pending) {
+      if (this.closed) return;
+      const stats = await lstatOrGone(file);
+      if (this.entries.get(file) !== entry || entry.state !== 'pending') continue;
+      if (stats === undefined) {
+        this.entries.delete(file);
+        continue;
+      }
+      if (!stats.isFile()) {
+        this.skipNonFile(file, stats, entry.folder);
+        continue;
+      }
+      const identity = identityOf(stats);
+      const now = Date.now();
+      if (!sameIdentity(identity, entry.identity)) {
+        entry.identity = identity;
+        entry.since = now;
+      } else if (now - entry.since >= this.stableMs) {
+        this.take(file, entry.folder, identity, 'stable');
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Recognises a file that was renamed into place from a `*.part` / `*.tmp`
+ * staging name, so it can be taken at once instead of after `stableMs`.
+ *
+ * Event order cannot be relied on: with fs.watch chokidar reports the new name
+ * first and the old name's unlink ~100 ms later (its atomic-write window); with
+ * polling it is the same or the reverse. So the detector remembers every
+ * staging file it saw (name, and inode when it could still stat it) and, when a
+ * new file appears, asks "is there a staging file with this inode, or named
+ * like this file plus `.part`/`.tmp`, that no longer exists?". A rename keeps
+ * the inode, so the inode match is exact; the name match covers a staging file
+ * that was renamed before we could stat it. A writer so fast that the staging
+ * name never produced an event at all is simply taken by the stability rule.
+ */
+import path from 'node:path';
+import type { Stats } from 'node:fs';
+import { lstatOrGone } from './file-identity.js';
+import { withoutStagingSuffix } from './file-names.js';
+
+interface StagingEntry {
+  dev?: number;
+  ino?: number;
+  /** When the staging file was last known to be gone; undefined while it exists. */
+  goneAt?: number;
+}
+
+export class RenameDetector {
+  private readonly staging = new Map<string, StagingEntry>();
+
+  constructor(private readonly forgetAfterMs: number) {}
+
+  /** A staging file was added or changed. */
+  async seen(file: string): Promise<void> {
+    const stats = await lstatOrGone(file);
+    const previous = this.staging.get(file);
+    if (stats === undefined) {
+      this.staging.set(file, { ...previous, goneAt: Date.now() });
+      return;
+    }
+    this.staging.set(file, { dev: stats.dev, ino: stats.ino });
+  }
+
+  /** A staging file was unlinked (renamed away or deleted). */
+  gone(file: string): void {
+    const entry = this.staging.get(file);
+    if (entry !== undefined) entry.goneAt = Date.now();
+  }
+
+  /** Was the file at `file` (with these stats) renamed in from a staging name we saw? */
+  async renamedIn(file: string, stats: Stats): Promise<boolean> {
+    const dir = path.dirname(file);
+    for (const [stagingPath, entry] of this.staging) {
+      if (path.dirname(stagingPath) !== dir) continue;
+      const byInode = entry.ino !== undefined && entry.ino === stats.ino && entry.dev === stats.dev;
+      const byName = entry.ino === undefined && withoutStagingSuffix(stagingPath) === file;
+      if (!byInode && !byName) continue;
+      const now = await lstatOrGone(stagingPath);
+      // A staging name that still points at the same inode is a hard link, not a rename.
+      if (now !== undefined && now.ino === stats.ino && now.dev === stats.dev) continue;
+      if (now !== undefined && byName) continue;
+      this.staging.delete(stagingPath);
+      return true;
+    }
+    return false;
+  }
+
+  /** Drop staging entries that disappeared long ago and were never matched. */
+  prune(now = Date.now()): void {
+    for (const [stagingPath, entry] of this.staging) {
+      if (entry.goneAt !== undefined && now - entry.goneAt > this.forgetAfterMs) this.staging.delete(stagingPath);
+    }
+  }
+
+  get size(): number {
+    return this.staging.size;
+  }
+}
