@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { EdocError } from '../errors.js';
+import { substituteEnv } from './env.js';
+import { deepFreeze } from './freeze.js';
+import { describeIssues } from './issues.js';
+import { configSchema } from './schema.js';
+import type { CompanyConfig, Config, ParsedConfig } from './schema.js';
+
+/** Where the command line looks when no --config is given (relative to the working directory). */
+export const DEFAULT_CONFIG_FILE = 'config/edoc-bridge.yaml';
+
+export interface ResolveOptions {
+  /** Shown in messages; the file the data came from. */
+  file: string;
+  env?: NodeJS.ProcessEnv;
+  /** Relative paths resolve against this folder; default process.cwd(). */
+  cwd?: string;
+}
+
+function errnoOf(err: unknown): string {
+  return err instanceof Error && 'code' in err ? String(err.code) : String(err);
+}
+
+async function readApiKeyFile(company: ParsedConfig['companies'][number], index: number, keyFile: string, file: string): Promise<string> {
+  const where = `${file}: companies[${index}].apiKeyFile`;
+  let text: string;
+  try {
+    text = await readFile(keyFile, 'utf8');
+  } catch (err) {
+    throw new EdocError('EDOC_CONFIG_KEY_FILE', `${where}: cannot read the API key file of company "${company.alias}": ${keyFile} (${errnoOf(err)})`,
+      { file, path: `companies[${index}].apiKeyFile`, company: company.alias, keyFile });
+  }
+  const key = text.trim();
+  if (key === '') {
+    throw new EdocError('EDOC_CONFIG_KEY_FILE', `${where}: the API key file of company "${company.alias}" is empty: ${keyFile}`,
+      { file, path: `companies[${index}].apiKeyFile`, company: company.alias, keyFile });
+  }
+  return key;
+}
+
+/**
+ * Validates already-parsed configuration data (as YAML would give it): env
+ * substitution, schema and defaults, absolute paths, API key files read, frozen.
+ */
+export async function resolveConfig(data: unknown, options: ResolveOptions): Promise<Readonly<Config>> {
+  const { file } = options;
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const substituted = substituteEnv(data ?? {}, env, file);
+  if (substituted === null || typeof substituted !== 'object' || Array.isArray(substituted)) {
+    throw new EdocError('EDOC_CONFIG_INVALID', `${file}: the top level must be a mapping of keys (service, companies, paths, ...)`, { file });
+  }
+  const parsed = configSchema.safeParse(substituted);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error.issues, substituted, configSchema);
+    const shown = problems.slice(0, 8).map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
+    const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : '';
+    throw new EdocError('EDOC_CONFIG_INVALID', `${file}: ${shown.join('; ')}${more}`, { file, problems, path: problems[0]?.path });
+  }
+  const config = parsed.data;
+  const abs = (p: string): string => path.resolve(cwd, p);
+  const companies: CompanyConfig[] = [];
+  for (const [index, company] of config.companies.entries()) {
+    const apiKeyFile = company.apiKeyFile === undefined ? undefined : abs(company.apiKeyFile);
+    const apiKey = apiKeyFile === undefined ? (company.apiKey as string) : await readApiKeyFile(company, index, apiKeyFile, file);
+    companies.push({ ...company, apiKey, ...(apiKeyFile === undefined ? {} : { apiKeyFile }) });
+  }
+  const kinds = Object.fromEntries(
+    Object.entries(config.kinds).map(([kind, settings]) => [kind, settings.mapping === undefined ? settings : { ...settings, mapping: abs(settings.mapping) }]),
+  ) as Config['kinds'];
+  const resolved: Config = {
+    ...config,
+    companies,
+    paths: { inbox: abs(config.paths.inbox), outbox: abs(config.paths.outbox), state: abs(config.paths.state), logs: abs(config.paths.logs) },
+    kinds,
+    log: { ...config.log, file: abs(config.log.file) },
+    emulator: { ...config.emulator, seed: abs(config.emulator.seed), ...(config.emulator.state === undefined ? {} : { state: abs(config.emulator.state) }) },
+  };
+  return deepFreeze(resolved);
+}
+
+/**
+ * Loads the YAML configuration file. Every failure is an EdocError (EDOC_CONFIG_*)
+ * whose message names the file, the key path and what is wrong, and never a key.
+ */
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, options: { cwd?: string } = {}): Promise<Readonly<Config>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new EdocError('EDOC_CONFIG_NOT_FOUND', `${file}: cannot read the configuration file (${errnoOf(err)})`, { file });
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    const at = first.linePos ? `:${first.linePos[0].line}:${first.linePos[0].col}` : '';
+    const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new EdocError('EDOC_CONFIG_INVALID', `${file}${at}: not valid YAML: ${what}`, { file, line: first.linePos?.[0].line });
+  }
+  return resolveConfig(doc.toJS(), { file, env, cwd: options.cwd });
+}

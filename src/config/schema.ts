@@ -1,0 +1,234 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+
+/** The document kinds of PRODUCT's table; each is an inbox folder name. */
+export const KINDS = [
+  'invoice', 'credit-note', 'debit-note', 'payroll', 'support-document', 'support-adjustment', 'pos',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Names a company alias may not take: they would collide with kind or outbox folders. */
+const RESERVED_ALIASES = new Set<string>([...KINDS, 'received', 'archive']);
+
+// `${VAR}` substitution always yields strings; numbers and booleans written that way
+// are accepted when the whole string is a number / boolean.
+const toNumber = (value: unknown): unknown =>
+  typeof value === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+const toBoolean = (value: unknown): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(toNumber, z.number().int().min(min).max(max));
+const positiveNumber = () => z.preprocess(toNumber, z.number().positive());
+const bool = () => z.preprocess(toBoolean, z.boolean());
+const filePath = () => z.string().trim().min(1, 'must be a non-empty path');
+
+const duration = z
+  .union([z.string(), z.number()])
+  .transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined || ms < 1_000) {
+      ctx.addIssue({ code: 'custom', message: 'must be a duration of at least 1s such as 30s, 15m, 1h or 1h30m' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-MM-dd').refine((text) => {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}, 'is not a real calendar date');
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+const serviceSchema = z
+  .strictObject({
+    /** `embedded` starts the bundled emulator in-process; otherwise the service's http(s) URL. */
+    baseUrl: z.string().trim().default('embedded'),
+    /** Which documented path form to call: the primary path or its alias. */
+    paths: z.enum(['primary', 'alias']).default('primary'),
+    /** Per-request timeout. */
+    timeoutMs: int(1).default(30_000),
+    /** Allows plain http to a host other than loopback. */
+    allowInsecureHttp: bool().default(false),
+  })
+  .superRefine((service, ctx) => {
+    if (service.baseUrl === 'embedded') return;
+    let url: URL;
+    try {
+      url = new URL(service.baseUrl);
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'must be "embedded" or an http(s) URL such as https://api.example.com' });
+      return;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `must use https (or http on loopback), not ${url.protocol}` });
+    } else if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !service.allowInsecureHttp) {
+      ctx.addIssue({
+        code: 'custom', path: ['baseUrl'],
+        message: `plain http to ${url.hostname} would send API keys unencrypted; use https, or set service.allowInsecureHttp: true`,
+      });
+    }
+  });
+
+const rateSchema = z.strictObject({
+  /** Requests started per second for this company (sliding window). */
+  requestsPerSecond: positiveNumber().default(5),
+  /** Requests in flight at once for this company. */
+  concurrency: int(1, 64).default(4),
+});
+
+const companySchema = z
+  .strictObject({
+    /** Folder-safe name, used in folder names and on the command line. */
+    alias: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit')
+      .refine((alias) => !RESERVED_ALIASES.has(alias.toLowerCase()), 'is reserved (a kind or outbox folder name)'),
+    /** Sent as x-company-id. */
+    id: int(1),
+    /** The company's NIT, digits only, without the check digit. */
+    nit: z
+      .union([z.string(), z.number().int().nonnegative()])
+      .transform((value) => String(value).trim())
+      .pipe(z.string().regex(/^\d{5,15}$/, 'must be 5-15 digits, without the check digit (e.g. "900123456")')),
+    apiKey: z.string().min(1, 'must not be empty').optional(),
+    apiKeyFile: filePath().optional(),
+    /** Sent as x-user-id / user-id where an operation needs it. */
+    userId: int(1).optional(),
+    rate: rateSchema.prefault({}),
+  })
+  .superRefine((company, ctx) => {
+    const count = Number(company.apiKey !== undefined) + Number(company.apiKeyFile !== undefined);
+    if (count !== 1) {
+      ctx.addIssue({
+        code: 'custom', path: [count === 0 ? 'apiKey' : 'apiKeyFile'],
+        message: count === 0 ? 'set exactly one of apiKey or apiKeyFile' : 'set only one of apiKey or apiKeyFile, not both',
+      });
+    }
+  });
+
+const kindSchema = z.strictObject({
+  /** Mapping file for delimited (.csv/.txt) exports; JSON input needs none. */
+  mapping: filePath().optional(),
+  /** A disabled kind gets no inbox folder and is not watched. */
+  enabled: bool().default(true),
+});
+
+const posKindSchema = kindSchema.extend({
+  /** E3 path parameter; when absent it comes from the file's mapping or name. */
+  tipo: z.enum(['pos', 'nota-ajuste-credito', 'nota-ajuste-debito', 'nota-ajuste']).optional(),
+  /** E3 (file upload, the default) or E4 (JSON). */
+  endpoint: z.enum(['E3', 'E4']).default('E3'),
+});
+
+const kindsSchema = z.strictObject({
+  invoice: kindSchema.prefault({}),
+  'credit-note': kindSchema.prefault({}),
+  'debit-note': kindSchema.prefault({}),
+  payroll: kindSchema.prefault({}),
+  'support-document': kindSchema.prefault({}),
+  'support-adjustment': kindSchema.prefault({}),
+  pos: posKindSchema.prefault({}),
+});
+
+const retrySchema = z
+  .strictObject({
+    /** Attempts per document for transient faults, the first one included. */
+    maxAttempts: int(1, 100).default(8),
+    baseDelayMs: int(1).default(500),
+    maxDelayMs: int(1).default(60_000),
+  })
+  .refine((retry) => retry.baseDelayMs <= retry.maxDelayMs, { message: 'must not be below baseDelayMs', path: ['maxDelayMs'] });
+
+const configObjectSchema = z.strictObject({
+  service: serviceSchema.prefault({}),
+  companies: z
+    .array(companySchema)
+    .min(1, 'configure at least one company')
+    .superRefine((companies, ctx) => {
+      const aliases = new Map<string, number>();
+      const ids = new Map<number, number>();
+      companies.forEach((company, index) => {
+        const alias = company.alias.toLowerCase();
+        if (aliases.has(alias)) {
+          ctx.addIssue({ code: 'custom', path: [index, 'alias'], message: `"${company.alias}" is already used by companies[${aliases.get(alias)}]` });
+        } else aliases.set(alias, index);
+        if (ids.has(company.id)) {
+          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `${company.id} is already used by companies[${ids.get(company.id)}]` });
+        } else ids.set(company.id, index);
+      });
+    }),
+  paths: z
+    .strictObject({
+      inbox: filePath().default('inbox'),
+      outbox: filePath().default('outbox'),
+      state: filePath().default('state'),
+      logs: filePath().default('logs'),
+    })
+    .prefault({}),
+  kinds: kindsSchema.prefault({}),
+  retry: retrySchema.prefault({}),
+  watch: z
+    .strictObject({
+      /** How long size and mtime must stay unchanged before a file is taken. */
+      stableMs: int(0).default(1_000),
+      /** Poll instead of native events (network shares). */
+      usePolling: bool().default(false),
+    })
+    .prefault({}),
+  received: z
+    .strictObject({
+      enabled: bool().default(true),
+      /** Pull interval; written as 30s, 15m, 1h; milliseconds after parsing. */
+      every: duration.prefault('15m'),
+      /** Each pull re-reads this many days before the cursor, to catch late documents. */
+      lookbackDays: int(0, 365).default(3),
+      perPage: int(1, 1_000).default(100),
+      /** The first date pulled when there is no cursor yet. */
+      startDate: isoDate.default('2026-01-01'),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(LOG_LEVELS).default('info'),
+      /** Default: <paths.logs>/edoc-bridge.log. */
+      file: filePath().optional(),
+    })
+    .prefault({}),
+  emulator: z
+    .strictObject({
+      /** Seed file of the embedded / standalone emulator. */
+      seed: filePath().default('config/emulator-seed.json'),
+      /** Port of `edoc-bridge emulator`; 0 picks a free one. */
+      port: int(0, 65_535).default(0),
+      /** Where the emulator persists its state; in memory when absent. */
+      state: filePath().optional(),
+    })
+    .prefault({}),
+});
+
+/** The one configuration schema: every default lives here. */
+export const configSchema = configObjectSchema.transform((config) => ({
+  ...config,
+  log: { ...config.log, file: config.log.file ?? path.join(config.paths.logs, 'edoc-bridge.log') },
+}));
+
+export type ParsedConfig = z.output<typeof configSchema>;
+export type CompanyConfig = ParsedConfig['companies'][number] & {
+  /** Always present once loaded: read from apiKeyFile when that was given. */
+  apiKey: string;
+};
+/** The loaded configuration: paths absolute, apiKey filled, log.file set. */
+export type Config = Omit<ParsedConfig, 'companies' | 'log'> & {
+  companies: CompanyConfig[];
+  log: ParsedConfig['log'] & { file: string };
+};
+export type KindConfig = z.output<typeof kindSchema>;
+export type PosKindConfig = z.output<typeof posKindSchema>;

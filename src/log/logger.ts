@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pino } from 'pino';
+import type { Level, LevelWithSilent, Logger } from 'pino';
+import { formatConsoleLine } from './console-format.js';
+import { redactDeep } from './redact.js';
+import { SecretScrubber } from './secrets.js';
+
+export type { Level, LevelWithSilent, Logger };
+
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+export interface LoggerOptions {
+  /** The NDJSON log file; its folder is created. */
+  file: string;
+  /** @defaultValue 'info' */
+  level?: LevelWithSilent;
+  /** Also print a readable line per event to stdout, when stdout is a terminal. */
+  console?: boolean;
+  /** Where console lines go instead of stdout (always used when given). */
+  consoleStream?: LineSink;
+  /** Write each line before the log call returns, so a crash loses nothing. @defaultValue true */
+  sync?: boolean;
+  /** Values scrubbed from every line (the companies' API keys). */
+  secrets?: readonly string[];
+}
+
+export interface LoggerControls {
+  /** Scrub this value from every later line, wherever it appears. */
+  registerSecret(value: string): void;
+  /** Reopen the log file by name (after logrotate renamed it; on SIGHUP). */
+  reopen(): void;
+  /** Flush and close the file. Safe to call more than once; later log calls are dropped. */
+  close(): Promise<void>;
+}
+
+/** A pino logger (child loggers included) plus control of its file. */
+export type AppLogger = Logger & LoggerControls;
+
+const DEFAULT_LEVEL: LevelWithSilent = 'info';
+
+function hoistCode(obj: Record<string, unknown>): Record<string, unknown> {
+  const err = obj.err as { code?: unknown } | undefined;
+  if (obj.code === undefined && err && typeof err === 'object' && typeof err.code === 'string') return { ...obj, code: err.code };
+  return obj;
+}
+
+/**
+ * Stable keys (`msg`, `err`, `code`, `file`, `kind`, `company`, `doc`), ISO
+ * `time`, `level` as its name. Secrets are removed twice: by key name at any
+ * depth before serialization, and by known value in the finished line.
+ */
+export function createLogger(options: LoggerOptions): AppLogger {
+  const scrubber = new SecretScrubber();
+  for (const secret of options.secrets ?? []) scrubber.add(secret);
+  mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
+  const destination = pino.destination({ dest: options.file, mkdir: true, sync: options.sync ?? true, append: true });
+  let reportedFailure = false;
+  destination.on('error', (err: Error) => {
+    if (reportedFailure) return;
+    reportedFailure = true;
+    process.stderr.write(`edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`);
+  });
+
+  const consoleSink = options.consoleStream ?? (options.console && process.stdout.isTTY ? process.stdout : undefined);
+  const color = options.consoleStream === undefined && consoleSink !== undefined;
+  let closing: Promise<void> | undefined;
+
+  const stream = {
+    write(line: string): boolean {
+      if (closing) return true;
+      destination.write(line);
+      if (consoleSink) consoleSink.write(formatConsoleLine(line, color));
+      return true;
+    },
+    flush(cb: (err?: Error) => void): void {
+      if (closing) {
+        cb();
+        return;
+      }
+      destination.flush((err) => cb(err ?? undefined));
+    },
+  };
+
+  const logger = pino(
+    {
+      level: options.level ?? DEFAULT_LEVEL,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (bindings) => redactDeep(bindings),
+        log: (obj) => hoistCode(redactDeep(obj)),
+      },
+      hooks: { streamWrite: (line) => scrubber.scrub(line) },
+    },
+    stream,
+  );
+
+  const controls: LoggerControls = {
+    registerSecret: (value) => scrubber.add(value),
+    reopen: () => {
+      if (!closing) destination.reopen();
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        destination.once('close', () => resolve());
+        destination.once('error', () => resolve());
+        destination.end();
+      });
+      return closing;
+    },
+  };
+  return Object.assign(logger, controls);
+}
+
+/** A logger that writes nothing, for callers that must pass one. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
