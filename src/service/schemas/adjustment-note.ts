@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateOrDateTimeSchema, dateTimeSchema, taxSubTotalSchema, taxTotalSchema } from './common.js';
+import { dateOrDateTimeSchema, dateTimeSchema, evenWithFieldIssues, taxSubTotalSchema, taxTotalSchema } from './common.js';
 import { paymentMeansSchema } from './invoice.js';
 import { supportLineSchema, supportPartySchema, supportTotalSchema } from './support-document.js';
 
@@ -18,15 +18,15 @@ export const adjustmentNoteReferenceSchema = z
     IssueDate: dateOrDateTimeSchema.optional(),
   })
   .superRefine((ref, ctx) => {
-    const has = (v: string | undefined): boolean => v !== undefined && v.trim() !== '';
-    if (!has(ref.DocumentReferred) && !has(ref.DocumentReferredCUFE)) {
+    const missing = (v: unknown): boolean => v === undefined || (typeof v === 'string' && v.trim() === '');
+    if (missing(ref.DocumentReferred) && missing(ref.DocumentReferredCUFE)) {
       ctx.addIssue({
         code: 'custom',
         message: 'at least one of DocumentReferred or DocumentReferredCUFE is required',
         path: ['DocumentReferred'],
       });
     }
-  });
+  }, evenWithFieldIssues);
 export type AdjustmentNoteReference = z.infer<typeof adjustmentNoteReferenceSchema>;
 
 export const adjustmentNoteRequestSchema = z
@@ -55,5 +55,5 @@ export const adjustmentNoteRequestSchema = z
     if (note.Total === undefined) {
       ctx.addIssue({ code: 'custom', message: 'Total is required when Lines are sent', path: ['Total'] });
     }
-  });
+  }, evenWithFieldIssues);
 export type AdjustmentNoteRequest = z.infer<typeof adjustmentNoteRequestSchema>;

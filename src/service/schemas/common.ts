@@ -148,6 +148,16 @@ export const envelopeSchema = z.preprocess(
 );
 export type Envelope = z.output<typeof envelopeSchema>;
 
+/**
+ * `when` option for object-level refinements: run them even when a field already
+ * failed (zod skips them by default), so every problem of a request is reported
+ * at once. The refinement then sees the raw input and must not trust field types.
+ */
+export const evenWithFieldIssues = {
+  when: (payload: { value: unknown }): boolean =>
+    payload.value !== null && typeof payload.value === 'object' && !Array.isArray(payload.value),
+};
+
 export interface IssueSummary {
   path: string;
   message: string;
