@@ -83,7 +83,7 @@ function supportAdjustmentGuard(r: Record<string, unknown>): Problem[] {
   } else {
     refs.forEach((ref, i) => {
       if (!isObj(ref) || (!filled(ref.DocumentReferred) && !filled(ref.DocumentReferredCUFE))) {
-        out.push(problem(KIND, joinPath('DocumentReferences', i), 'A document reference needs DocumentReferred or DocumentReferredCUFE'));
+        out.push(problem(KIND, joinPath('DocumentReferences', i, 'DocumentReferred'), 'A document reference needs DocumentReferred or DocumentReferredCUFE'));
       }
     });
   }
@@ -91,8 +91,8 @@ function supportAdjustmentGuard(r: Record<string, unknown>): Problem[] {
   if (r.Currency !== undefined && r.Currency !== null && currency !== 'COP') {
     out.push(problem(KIND, 'Currency', `An adjustment note admits only currency COP, not ${JSON.stringify(r.Currency)}`));
   }
-  const lines = arr(r.Lines);
-  if (lines !== undefined && lines.length > 0) {
+  // Sending Lines at all (even an empty list) means "adjust with this detail", not "annul".
+  if (arr(r.Lines) !== undefined) {
     if (!isObj(r.SupplierParty)) out.push(problem(KIND, 'SupplierParty', 'SupplierParty is required when Lines are sent'));
     if (!isObj(r.Total)) out.push(problem(KIND, 'Total', 'Total is required when Lines are sent'));
   }

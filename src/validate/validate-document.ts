@@ -39,17 +39,19 @@ export function validateDocument(kind: DocumentKind, request: unknown, ctx: Vali
       : kind === 'support-document' || kind === 'support-adjustment'
         ? supportTotals(request)
         : [];
-  // One message per field: the schema's (format) or a rule's (meaning) wins over an
-  // arithmetic mismatch that only follows from it.
+  // One message per field: a later stage stays quiet about a path an earlier one
+  // already reported (a malformed amount is not also a sum that fails to add up).
   const out: Problem[] = [];
-  const paths = new Set<string>();
-  const exact = new Set<string>();
-  for (const p of [...schemaProblems, ...ruleProblems, ...totalProblems]) {
-    const id = `${p.code}\u0000${p.path}\u0000${p.message}`;
-    if (exact.has(id) || (p.code === 'EDOC_VALIDATE_TOTALS' && paths.has(p.path))) continue;
-    exact.add(id);
-    paths.add(p.path);
-    out.push(p);
+  const reported = new Set<string>();
+  for (const stage of [schemaProblems, ruleProblems, totalProblems]) {
+    const here = new Set<string>();
+    for (const p of stage) {
+      const id = `${p.code}\u0000${p.path}\u0000${p.message}`;
+      if (reported.has(p.path) || here.has(id)) continue;
+      here.add(id);
+      out.push(p);
+    }
+    for (const p of stage) reported.add(p.path);
   }
   return out;
 }
