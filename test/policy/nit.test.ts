@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { isValidNitCheckDigit, nitCheckDigit, normaliseIdNumber } from '../../src/policy/nit.js';
+import { isEdocError } from '../../src/errors.js';
+
+describe('DIAN NIT check digit (modulo 11)', () => {
+  it.each([
+    ['900123456', '8'],
+    ['800197268', '4'],
+    ['860002964', '4'],
+    ['890900608', '9'],
+    ['830122566', '1'],
+    ['830045123', '2'],
+  ])('NIT %s has check digit %s', (nit, digit) => {
+    expect(nitCheckDigit(nit)).toBe(digit);
+  });
+
+  it('gives r itself when the remainder is 0 or 1', () => {
+    // 1 × 3 = 3 -> 11 - 3 = 8; 11 → digits 1,1: 3 + 7 = 10 -> 1; 4 → 12 mod 11 = 1 -> 1; 0 -> 0.
+    expect(nitCheckDigit('1')).toBe('8');
+    expect(nitCheckDigit('11')).toBe('1');
+    expect(nitCheckDigit('4')).toBe('1');
+    expect(nitCheckDigit('0')).toBe('0');
+  });
+
+  it('weights every one of 15 digits and refuses more', () => {
+    expect(nitCheckDigit('100000000000000')).toBe(String(11 - (71 % 11)));
+    let caught: unknown;
+    try {
+      nitCheckDigit('1000000000000000');
+    } catch (err) {
+      caught = err;
+    }
+    expect(isEdocError(caught, 'EDOC_VALIDATE_NIT')).toBe(true);
+    expect(() => nitCheckDigit('900.123.456')).toThrow();
+    expect(() => nitCheckDigit('')).toThrow();
+  });
+
+  it('normalises an id number: dots, dashes, spaces and a trailing -DV go', () => {
+    expect(normaliseIdNumber('900.123.456-8')).toBe('900123456');
+    expect(normaliseIdNumber('900123456 - 8')).toBe('900123456');
+    expect(normaliseIdNumber(' 900 123 456 ')).toBe('900123456');
+    expect(normaliseIdNumber('900123456')).toBe('900123456');
+    expect(normaliseIdNumber('9001234568')).toBe('9001234568');
+    expect(normaliseIdNumber('1-234-567')).toBe('1234567');
+  });
+
+  it('checks a NIT against its digit after normalising', () => {
+    expect(isValidNitCheckDigit('900.123.456', '8')).toBe(true);
+    expect(isValidNitCheckDigit('900123456', '7')).toBe(false);
+    expect(isValidNitCheckDigit('ABC', '1')).toBe(false);
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { SlidingWindow } from '../../src/policy/rate-window.js';
+
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Most acquisitions inside any half-open span [s, s + windowMs), by scanning every start at an acquisition. */
+function maxInAnyWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < times.length; i += 1) {
+    while (times[i] - times[j] >= windowMs) j += 1;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('strict sliding window', () => {
+  it('admits limit acquisitions, then says how long to wait', () => {
+    const w = new SlidingWindow(3, 1000);
+    expect(w.tryAcquire(0)).toBe(0);
+    expect(w.tryAcquire(100)).toBe(0);
+    expect(w.tryAcquire(200)).toBe(0);
+    expect(w.tryAcquire(300)).toBe(700);
+    expect(w.peek(999)).toBe(1);
+    expect(w.tryAcquire(1000)).toBe(0);
+    expect(w.tryAcquire(1000)).toBe(100);
+    expect(w.inWindow(1000)).toBe(3);
+  });
+
+  it('does not record a refused acquisition', () => {
+    const w = new SlidingWindow(1, 1000);
+    expect(w.tryAcquire(0)).toBe(0);
+    for (let t = 1; t < 1000; t += 97) expect(w.tryAcquire(t)).toBe(1000 - t);
+    expect(w.tryAcquire(1000)).toBe(0);
+  });
+
+  it('never admits more than limit in any window under randomized times', () => {
+    const random = seeded(2026);
+    for (let round = 0; round < 30; round += 1) {
+      const limit = 1 + Math.floor(random() * 8);
+      const windowMs = 50 + Math.floor(random() * 1000);
+      const w = new SlidingWindow(limit, windowMs);
+      const admitted: number[] = [];
+      let now = 0;
+      for (let i = 0; i < 2000; i += 1) {
+        now += Math.floor(random() * random() * windowMs * 0.7);
+        const wait = w.tryAcquire(now);
+        if (wait === 0) admitted.push(now);
+        else expect(wait).toBeGreaterThan(0);
+      }
+      expect(maxInAnyWindow(admitted, windowMs)).toBeLessThanOrEqual(limit);
+      expect(admitted.length).toBeGreaterThan(limit);
+    }
+  });
+
+  it('admits as soon as the wait it announced has passed (waiting callers lose no throughput)', () => {
+    const random = seeded(99);
+    const w = new SlidingWindow(5, 1000);
+    const admitted: number[] = [];
+    let now = 0;
+    while (admitted.length < 200) {
+      const wait = w.tryAcquire(now);
+      if (wait === 0) {
+        admitted.push(now);
+        now += Math.floor(random() * 50);
+      } else {
+        now += wait;
+        expect(w.peek(now)).toBe(0);
+      }
+    }
+    expect(maxInAnyWindow(admitted, 1000)).toBe(5);
+  });
+
+  it('does not reopen spent slots when the clock steps back', () => {
+    const w = new SlidingWindow(2, 1000);
+    expect(w.tryAcquire(5000)).toBe(0);
+    expect(w.tryAcquire(5001)).toBe(0);
+    expect(w.tryAcquire(100)).toBeGreaterThan(0);
+  });
+
+  it('slows down after a 429: the window stretches by 1 / factor until the given time', () => {
+    const w = new SlidingWindow(2, 1000);
+    w.slowDown(0.5, 10_000);
+    expect(w.currentWindowMs(0)).toBe(2000);
+    expect(w.tryAcquire(0)).toBe(0);
+    expect(w.tryAcquire(0)).toBe(0);
+    expect(w.tryAcquire(1000)).toBe(1000);
+    expect(w.tryAcquire(2000)).toBe(0);
+    // A second slow-down keeps the stronger factor and the later end.
+    w.slowDown(0.8, 20_000);
+    expect(w.currentWindowMs(2000)).toBe(2000);
+    expect(w.currentWindowMs(19_999)).toBe(2000);
+    expect(w.currentWindowMs(20_000)).toBe(1000);
+    // After the slow-down the normal window applies again.
+    const v = new SlidingWindow(1, 1000);
+    v.slowDown(0.25, 500);
+    expect(v.tryAcquire(0)).toBe(0);
+    expect(v.tryAcquire(600)).toBe(400);
+  });
+
+  it('rejects nonsense parameters early', () => {
+    expect(() => new SlidingWindow(0, 1000)).toThrow(RangeError);
+    expect(() => new SlidingWindow(1.5, 1000)).toThrow(RangeError);
+    expect(() => new SlidingWindow(1, 0)).toThrow(RangeError);
+    expect(() => new SlidingWindow(1, 1000).slowDown(0, 1)).toThrow(RangeError);
+    expect(() => new SlidingWindow(1, 1000).slowDown(2, 1)).toThrow(RangeError);
+  });
+});
