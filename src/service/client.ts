@@ -1,0 +1,252 @@
+/**
+ * The service client: one typed method per operation (E1–E12), built from the
+ * endpoint table, over one keep-alive undici Pool per base URL.
+ *
+ * It never throws on a business outcome or a network failure and never
+ * retries: every call resolves to `{ outcome, httpStatus, headers, body,
+ * rawBody, durationMs }` and the caller (submit/) decides what to do from
+ * `outcome.kind`. The API key is scrubbed from everything it returns.
+ */
+import { Pool } from 'undici';
+import { ENDPOINTS, pathFor, type HeaderName, type OperationId, type PathForm } from './endpoints.js';
+import { encodeMultipart } from './multipart.js';
+import { classify, classifyNetworkError, type Outcome } from './outcome.js';
+import type {
+  CallOptions, CommissioningInput, ListRangesInput, ListReceivedInput, PosCommissioningInput, PosFileInput,
+  PosJsonInput, ResponseHeaderMap, ServiceClientOptions, ServiceCompany, ServiceResponse,
+} from './client-types.js';
+import type {
+  AdjustmentNoteRequest, CreateNumberingRequest, InvoiceRequest, PayrollRequest, SupportDocumentRequest,
+} from './schemas/index.js';
+
+export type * from './client-types.js';
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECTIONS = 8;
+const REDACTED = '[redacted]';
+
+type Query = Record<string, string | number | undefined>;
+
+interface PreparedCall {
+  path?: { tipo?: string };
+  query?: Query;
+  /** A JSON body (serialised here) or an encoded multipart body. */
+  json?: unknown;
+  multipart?: () => Promise<{ body: Buffer; contentType: string }>;
+}
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly paths: PathForm;
+  private readonly timeoutMs: number;
+  private readonly pool: Pool;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: ServiceClientOptions) {
+    const url = new URL(options.baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(`service baseUrl must be http(s); got '${url.protocol}'`);
+    }
+    this.baseUrl = options.baseUrl;
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.paths = options.paths ?? 'primary';
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.pool = new Pool(this.origin, {
+      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  /** E1: invoice, credit note or debit note. */
+  issueInvoice(company: ServiceCompany, request: InvoiceRequest, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E1', company, { json: request }, options);
+  }
+
+  /** E2: payroll, adjustment note (TipoNota 1) or elimination note (TipoNota 2). */
+  issuePayroll(company: ServiceCompany, request: PayrollRequest, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E2', company, { json: request }, options);
+  }
+
+  /** E3: POS document from a file, as multipart/form-data. */
+  issuePosFile(company: ServiceCompany, input: PosFileInput, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E3', company, {
+      path: { tipo: input.tipo },
+      multipart: () => encodeMultipart({
+        file: input.file,
+        companyId: input.companyId ?? String(company.id),
+        prefijo: input.prefijo,
+        numeroDocumento: input.numeroDocumento,
+        enviarCorreo: input.enviarCorreo,
+        extensiones: input.extensiones === undefined ? undefined : JSON.stringify(input.extensiones),
+      }),
+    }, options);
+  }
+
+  /** E4: POS document from a JSON body; an object `jsonOriginal` is sent as JSON text. */
+  issuePosJson(company: ServiceCompany, input: PosJsonInput, options?: CallOptions): Promise<ServiceResponse> {
+    const { jsonOriginal, ...rest } = input;
+    const body = jsonOriginal === undefined ? rest
+      : { ...rest, jsonOriginal: typeof jsonOriginal === 'string' ? jsonOriginal : JSON.stringify(jsonOriginal) };
+    return this.call('E4', company, { json: body }, options);
+  }
+
+  /** E5: support document. */
+  issueSupportDocument(company: ServiceCompany, request: SupportDocumentRequest, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E5', company, { json: request }, options);
+  }
+
+  /** E6: adjustment note on a support document. */
+  issueAdjustmentNote(company: ServiceCompany, request: AdjustmentNoteRequest, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E6', company, { json: request }, options);
+  }
+
+  /** E7: POS commissioning (query companyId, cantidad, testId; header user-id). */
+  commissionPos(company: ServiceCompany, input: PosCommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
+    const query = { companyId: input.companyId ?? company.id, cantidad: input.cantidad, testId: input.testId };
+    return this.call('E7', company, { query }, options);
+  }
+
+  /** E8: invoice commissioning; no body (the spec calls it unnecessary). */
+  commissionInvoice(company: ServiceCompany, input: CommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E8', company, { query: { 'test-id': input.testId } }, options);
+  }
+
+  /** E9: payroll commissioning; no body. */
+  commissionPayroll(company: ServiceCompany, input: CommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E9', company, { query: { 'test-id': input.testId } }, options);
+  }
+
+  /** E10: numbering ranges of the company by tax id. */
+  listRanges(company: ServiceCompany, input: ListRangesInput, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E10', company, { query: { nit: input.nit } }, options);
+  }
+
+  /** E11: save a numbering range. */
+  createRange(company: ServiceCompany, request: CreateNumberingRequest, options?: CallOptions): Promise<ServiceResponse> {
+    return this.call('E11', company, { json: request }, options);
+  }
+
+  /** E12: one page of received documents. */
+  listReceived(company: ServiceCompany, input: ListReceivedInput, options?: CallOptions): Promise<ServiceResponse> {
+    const query = { start_date: input.startDate, end_date: input.endDate, page: input.page, per_page: input.perPage };
+    return this.call('E12', company, { query }, options);
+  }
+
+  /** Closes the pool; safe to call more than once. Calls made afterwards answer a transient outcome. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.close().catch(() => this.pool.destroy());
+    return this.closing;
+  }
+
+  private async call(op: OperationId, company: ServiceCompany, prepared: PreparedCall, options: CallOptions = {}): Promise<ServiceResponse> {
+    const started = performance.now();
+    const secret = company.apiKey;
+    const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
+    const def = ENDPOINTS[op];
+    let path: string;
+    let body: string | Buffer | undefined;
+    const headers = credentialHeaders(def.headers.required, def.headers.optional, company);
+    try {
+      path = this.basePath + pathFor(op, options.paths ?? this.paths, prepared.path) + queryString(prepared.query);
+      if (prepared.multipart !== undefined) {
+        const encoded = await prepared.multipart();
+        body = encoded.body;
+        headers['content-type'] = encoded.contentType;
+      } else if (prepared.json !== undefined) {
+        body = JSON.stringify(prepared.json);
+        headers['content-type'] = 'application/json';
+      }
+    } catch (err) {
+      // A request that cannot be built (unknown E3 tipo, unserialisable body) never leaves: invalid, not transient.
+      const outcome: Outcome = {
+        kind: 'invalid', messages: [scrub(err instanceof Error ? err.message : String(err), secret)], warnings: [],
+        reason: `${op} request could not be built`,
+      };
+      return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
+    }
+
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    const onCallerAbort = (): void => deadline.abort(options.signal?.reason);
+    if (options.signal?.aborted) onCallerAbort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      const res = await this.pool.request({
+        method: def.method, path, headers, body, signal: deadline.signal,
+        headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+      });
+      const rawBody = scrub(await res.body.text(), secret);
+      const responseHeaders = res.headers as ResponseHeaderMap;
+      const parsed = parseBody(rawBody);
+      const outcome = scrubOutcome(classify(op, res.statusCode, parsed, responseHeaders), secret);
+      return { op, outcome, httpStatus: res.statusCode, headers: responseHeaders, body: parsed, rawBody, durationMs: elapsed() };
+    } catch (err) {
+      const outcome = scrubOutcome(classifyNetworkError(err), secret);
+      return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+}
+
+/** The credential headers an operation names, spelled as the spec spells them; unknown values are left out. */
+function credentialHeaders(required: readonly HeaderName[], optional: readonly HeaderName[], company: ServiceCompany): Record<string, string> {
+  const values: Record<HeaderName, string | undefined> = {
+    'x-api-key': company.apiKey,
+    'x-company-id': String(company.id),
+    'x-user-id': company.userId === undefined ? undefined : String(company.userId),
+    'user-id': company.userId === undefined ? undefined : String(company.userId),
+  };
+  const headers: Record<string, string> = {};
+  for (const name of [...required, ...optional]) {
+    const value = values[name];
+    if (value !== undefined && value !== '') headers[name] = value;
+  }
+  return headers;
+}
+
+function queryString(query: Query | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '') params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseBody(raw: string): unknown {
+  const trimmed = raw.trim();
+  if (trimmed === '') return raw;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function scrub(text: string, secret: string): string {
+  // Very short keys would turn scrubbing into noise; configuration rejects them anyway.
+  return secret.length >= 4 && text.includes(secret) ? text.split(secret).join(REDACTED) : text;
+}
+
+function scrubOutcome(outcome: Outcome, secret: string): Outcome {
+  const clean: Outcome = {
+    ...outcome,
+    messages: outcome.messages.map((m) => scrub(m, secret)),
+    warnings: outcome.warnings.map((w) => scrub(w, secret)),
+    reason: scrub(outcome.reason, secret),
+  };
+  if (outcome.raw !== undefined) clean.raw = scrub(outcome.raw, secret);
+  return clean;
+}
