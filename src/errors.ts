@@ -35,6 +35,7 @@ export const ERRORS = {
   EDOC_MAP_MULTIPLE_VAT: 'A line carries more than one VAT rate.',
   EDOC_MAP_REQUIRED: 'A required value is empty.',
   EDOC_MAPPING_INVALID: 'A mapping file is not valid.',
+  EDOC_MAP_CSV_SYNTAX: 'The delimited file breaks the quoting rules (for example a quote that is never closed).',
   // --- validate -----------------------------------------------------------
   EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',
   EDOC_VALIDATE_KIND: 'The request does not match the kind of its inbox folder.',
@@ -48,11 +49,15 @@ export const ERRORS = {
   // --- ledger -------------------------------------------------------------
   EDOC_LEDGER_LOCKED: 'Another edoc-bridge process holds the state folder.',
   EDOC_LEDGER_MIGRATION: 'The ledger schema could not be migrated.',
+  EDOC_LEDGER_NOT_FOUND: 'The state folder holds no ledger yet.',
+  EDOC_LEDGER_DUPLICATE_FILE: 'The same file content was received before; it is not sent again.',
+  EDOC_LEDGER_DUPLICATE_KEY: 'A document with this key was already accepted; it is not sent again.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',
   // --- report -------------------------------------------------------------
   EDOC_REPORT_WRITE: 'An outbox file could not be written.',
+  EDOC_REPORT_ARCHIVE: 'An original could not be moved to the archive.',
   // --- received -----------------------------------------------------------
   EDOC_RECEIVED_BAD_PDF: 'A received document\'s pdfDocument is not a PDF.',
 } as const;

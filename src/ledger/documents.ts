@@ -1,0 +1,213 @@
+import type Database from 'better-sqlite3';
+import { addEvent } from './files.js';
+import { DOCUMENT_COLUMNS, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
+import type { RawDocument } from './rows.js';
+import type {
+  DocumentRow, DueDocument, InsertResult, MarkSendingResult, NewDocument, OutcomeRecord,
+} from './types.js';
+
+const INSERT_BATCH = 1000;
+
+/**
+ * Stores a file's documents, ~1000 per transaction (one fsync each). Indexes already stored are
+ * ignored, so a file whose reading was cut by a crash is simply read again. A document with problems
+ * is stored `invalid`; one whose key was already accepted is stored `duplicate` — neither is sent.
+ */
+export function insertDocuments(db: Database.Database, fileId: number, docs: Iterable<NewDocument>, now: number): InsertResult {
+  const file = stmt(db, 'SELECT company, kind FROM files WHERE id = ?').get(fileId) as { company: string; kind: string } | undefined;
+  if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
+  const insert = stmt(db, `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
+    attempts, next_attempt_at, request, raw, problems, errors, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
+  const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
+  const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
+  const write = db.transaction((batch: NewDocument[]) => {
+    let first: number | undefined;
+    let last: number | undefined;
+    for (const d of batch) {
+      const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
+      const problems = d.problems && d.problems.length > 0 ? d.problems : null;
+      const dupOf = !problems && key ? (accepted.get(key) as { id: number } | undefined) : undefined;
+      const state = problems ? 'invalid' : dupOf ? 'duplicate' : 'pending';
+      const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }] : null;
+      const info = insert.run(fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
+        d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(d.request), d.raw, json(problems),
+        json(errors), now);
+      if (info.changes === 0) continue;
+      const id = Number(info.lastInsertRowid);
+      first ??= d.index;
+      last = d.index;
+      result.inserted++;
+      if (state === 'invalid') result.invalid++;
+      if (dupOf) {
+        result.duplicate++;
+        addEvent(db, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
+      }
+    }
+    if (first !== undefined) addEvent(db, now, 'documents-added', fileId, null, { from: first, to: last });
+  });
+  let batch: NewDocument[] = [];
+  for (const d of docs) {
+    batch.push(d);
+    if (batch.length >= INSERT_BATCH) {
+      write.immediate(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) write.immediate(batch);
+  return result;
+}
+
+export function acceptedKey(db: Database.Database, key: string): { documentId: number; fileId: number } | undefined {
+  const r = stmt(db, `SELECT id, file_id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`).get(key) as
+    { id: number; file_id: number } | undefined;
+  return r ? { documentId: r.id, fileId: r.file_id } : undefined;
+}
+
+/** Pending documents of a company due at `now`, in due order then file order. Does not change them. */
+export function claimDue(db: Database.Database, company: string, now: number, limit: number,
+  exclude?: ReadonlySet<number>): DueDocument[] {
+  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, request, last_outcome FROM documents
+    WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+    .all(company, now, limit + (exclude?.size ?? 0)) as {
+      id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
+      own_number: number; attempts: number; request: string | null; last_outcome: string | null;
+    }[];
+  const out: DueDocument[] = [];
+  for (const r of rows) {
+    if (exclude?.has(r.id)) continue;
+    out.push({ id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
+      ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(r.request, null),
+      lastOutcome: parse(r.last_outcome, null) });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** The earliest future attempt of a company (for the feeder's timer), or undefined. */
+export function nextDueAt(db: Database.Database, company: string): number | undefined {
+  const r = stmt(db, `SELECT next_attempt_at AS t FROM documents WHERE company = ? AND state = 'pending'
+    ORDER BY next_attempt_at LIMIT 1`).get(company) as { t: number } | undefined;
+  return r?.t;
+}
+
+/**
+ * Marks a batch `sending` with its attempt number in ONE transaction. The caller must not let the
+ * requests leave before this returns: after a crash, `sending` is the only trace that a request may
+ * have reached the service, and it decides between resending (own number) and in-doubt.
+ */
+export function markSending(db: Database.Database, ids: readonly number[], now: number): MarkSendingResult {
+  const get = stmt(db, 'SELECT id, file_id, key, state, attempts FROM documents WHERE id = ?');
+  const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' AND id <> ? LIMIT 1`);
+  const toSending = stmt(db, `UPDATE documents SET state = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ?`);
+  const toDuplicate = stmt(db, `UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`);
+  const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [] };
+  db.transaction(() => {
+    for (const id of ids) {
+      const d = get.get(id) as { id: number; file_id: number; key: string | null; state: string; attempts: number } | undefined;
+      if (!d || d.state !== 'pending') {
+        result.skipped.push(id);
+        continue;
+      }
+      const dupOf = d.key ? (accepted.get(d.key, id) as { id: number } | undefined) : undefined;
+      if (dupOf) {
+        toDuplicate.run(JSON.stringify([{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: 'Already accepted; not sent again.' }]), now, id);
+        addEvent(db, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: dupOf.id });
+        result.duplicate.push(id);
+        continue;
+      }
+      toSending.run(now, id);
+      addEvent(db, now, 'sending', d.file_id, id, { attempt: d.attempts + 1 });
+      result.sending.push(id);
+    }
+  }).immediate();
+  return result;
+}
+
+/**
+ * Commits outcomes of sent documents (final, or back to `pending` for a retry) in one transaction.
+ * Only documents still `sending` change; returns the ids that did, and the files they belong to.
+ */
+export function recordOutcomes(db: Database.Database, records: readonly OutcomeRecord[], now: number):
+  { applied: number[]; fileIds: number[] } {
+  const update = stmt(db, `UPDATE documents SET state = @state, next_attempt_at = @nextAttemptAt,
+    last_outcome = @outcome, result_code = @resultCode, http_status = @httpStatus, errors = @errors,
+    warnings = @warnings, response = @response, updated_at = @now WHERE id = @id AND state = 'sending'
+    RETURNING file_id`);
+  const applied: number[] = [];
+  const files = new Set<number>();
+  db.transaction(() => {
+    for (const r of records) {
+      if (r.state === 'pending' && r.nextAttemptAt === undefined) throw new Error('a retry needs nextAttemptAt');
+      const row = update.get({
+        id: r.id, state: r.state, nextAttemptAt: r.state === 'pending' ? r.nextAttemptAt : null,
+        outcome: json(r.outcome), resultCode: r.resultCode ?? null, httpStatus: r.httpStatus ?? null,
+        errors: json(r.errors && r.errors.length > 0 ? r.errors : null),
+        warnings: json(r.warnings && r.warnings.length > 0 ? r.warnings : null), response: json(r.response), now,
+      }) as { file_id: number } | undefined;
+      if (!row) continue;
+      applied.push(r.id);
+      files.add(row.file_id);
+      addEvent(db, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
+        resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
+      });
+    }
+  }).immediate();
+  return { applied, fileIds: [...files] };
+}
+
+/** Documents left `sending` by a process that died: their requests may or may not have arrived. */
+export function sendingAtStart(db: Database.Database): DueDocument[] {
+  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, request, last_outcome FROM documents
+    WHERE state IN ('sending','in-doubt','failed') AND state = 'sending' ORDER BY id`).all() as {
+      id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
+      own_number: number; attempts: number; request: string | null; last_outcome: string | null;
+    }[];
+  return rows.map((r) => ({ id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
+    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(r.request, null),
+    lastOutcome: parse(r.last_outcome, null) }));
+}
+
+/**
+ * Crash recovery for `sending` documents: `resend` ids go back to `pending` (due now) — only those with
+ * their own number, whose repeat the service rejects as a duplicate; the rest become `in-doubt`.
+ */
+export function recoverSending(db: Database.Database, now: number): { resent: number[]; inDoubt: number[] } {
+  const docs = sendingAtStart(db);
+  const resend = docs.filter((d) => d.ownNumber).map((d) => d.id);
+  const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
+  db.transaction(() => {
+    // lastOutcome `unknown` tells the submitter a `duplicate` verdict on the resend means accepted earlier
+    const back = stmt(db, `UPDATE documents SET state = 'pending', next_attempt_at = ?, updated_at = ?,
+      last_outcome = '{"kind":"unknown","reason":"crash"}' WHERE id = ? AND state = 'sending'`);
+    for (const d of docs.filter((x) => x.ownNumber)) {
+      back.run(now, now, d.id);
+      addEvent(db, now, 'resend-after-crash', d.fileId, d.id, { attempts: d.attempts });
+    }
+    setInDoubtTx(db, doubt, now, 'The process stopped after the request was sent; the document has no own number.');
+  }).immediate();
+  return { resent: resend, inDoubt: doubt };
+}
+
+function setInDoubtTx(db: Database.Database, ids: readonly number[], now: number, reason: string): number[] {
+  const update = stmt(db, `UPDATE documents SET state = 'in-doubt', errors = ?, next_attempt_at = NULL, updated_at = ?
+    WHERE id = ? AND state IN ('sending','pending') RETURNING file_id`);
+  const done: number[] = [];
+  const errors = JSON.stringify([{ code: 'EDOC_SUBMIT_IN_DOUBT', message: reason }]);
+  for (const id of ids) {
+    const row = update.get(errors, now, id) as { file_id: number } | undefined;
+    if (!row) continue;
+    addEvent(db, now, 'in-doubt', row.file_id, id, { reason });
+    done.push(id);
+  }
+  return done;
+}
+
+export function setInDoubt(db: Database.Database, ids: readonly number[], now: number, reason: string): number[] {
+  return db.transaction(() => setInDoubtTx(db, ids, now, reason)).immediate();
+}
+
+export function getDocument(db: Database.Database, id: number): DocumentRow | undefined {
+  const r = stmt(db, `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ?`).get(id) as RawDocument | undefined;
+  return r ? toDocumentRow(r) : undefined;
+}

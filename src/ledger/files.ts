@@ -1,0 +1,121 @@
+import type Database from 'better-sqlite3';
+import { outputStem } from '../report/names.js';
+import { json, stmt, toFileRow } from './rows.js';
+import type { RawFile } from './rows.js';
+import type { FileError, FileRow, RecordFileInput, RecordFileResult, ReportState } from './types.js';
+
+export function addEvent(db: Database.Database, at: number, type: string, fileId: number | null,
+  documentId: number | null, data?: unknown): void {
+  stmt(db, 'INSERT INTO events(at, file_id, document_id, type, data) VALUES (?, ?, ?, ?, ?)')
+    .run(at, fileId, documentId, type, json(data));
+}
+
+export function getFile(db: Database.Database, fileId: number): FileRow | undefined {
+  const r = stmt(db, 'SELECT * FROM files WHERE id = ?').get(fileId) as RawFile | undefined;
+  return r ? toFileRow(r) : undefined;
+}
+
+/** A stem no unfinished file of the same company and kind uses, so two reports never share a name. */
+function freeReportName(db: Database.Database, company: string, kind: string, stem: string): string {
+  const busy = stmt(db, `SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ?
+    AND state IN ('reading','open') LIMIT 1`);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? stem : `${stem} (${n})`;
+    if (!busy.get(company, kind, candidate)) return candidate;
+  }
+}
+
+export function recordFile(db: Database.Database, input: RecordFileInput): RecordFileResult {
+  return db.transaction((): RecordFileResult => {
+    const leftover = stmt(db, `SELECT id, state FROM files WHERE company = ? AND kind = ? AND sha256 = ?
+      AND path = ? AND archived_path IS NULL AND state <> 'failed-read' ORDER BY id DESC LIMIT 1`)
+      .get(input.company, input.kind, input.sha256, input.path) as { id: number; state: FileRow['state'] } | undefined;
+    if (leftover) {
+      addEvent(db, input.now, 'file-resumed', leftover.id, null, { state: leftover.state });
+      return { fileId: leftover.id, outcome: 'resumed', state: leftover.state };
+    }
+    // a read that failed proves nothing about the content: the same bytes may be dropped again
+    const original = stmt(db, `SELECT id, name, started_at FROM files WHERE company = ? AND kind = ? AND sha256 = ?
+      AND state <> 'failed-read' AND duplicate_of IS NULL ORDER BY id LIMIT 1`)
+      .get(input.company, input.kind, input.sha256) as { id: number; name: string; started_at: number } | undefined;
+    const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name));
+    const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
+      total, duplicate_of, started_at, finished_at) VALUES (@path, @name, @reportName, @size, @sha256, @kind,
+      @company, @state, @error, @total, @duplicateOf, @now, @finishedAt)`);
+    if (original) {
+      const error: FileError = {
+        code: 'EDOC_LEDGER_DUPLICATE_FILE',
+        message: `The same content was received before as ${original.name} (${new Date(original.started_at).toISOString()}); it is not sent again.`,
+      };
+      const fileId = Number(insert.run({ ...input, reportName, state: 'done', error: json(error), total: 0,
+        duplicateOf: original.id, finishedAt: input.now }).lastInsertRowid);
+      addEvent(db, input.now, 'file-duplicate', fileId, null, { duplicateOf: original.id, path: input.path });
+      return { fileId, outcome: 'duplicate', state: 'done', duplicateOfFileId: original.id };
+    }
+    const fileId = Number(insert.run({ ...input, reportName, state: 'reading', error: null, total: null,
+      duplicateOf: null, finishedAt: null }).lastInsertRowid);
+    addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256 });
+    return { fileId, outcome: 'new', state: 'reading' };
+  }).immediate();
+}
+
+export interface ReadDetails {
+  format: string;
+  encoding?: string | null;
+  header?: string | null;
+}
+
+/** Format facts known as soon as the reader opened the file (the retry file needs them). */
+export function setReadDetails(db: Database.Database, fileId: number, d: ReadDetails): void {
+  stmt(db, 'UPDATE files SET format = ?, encoding = ?, header = ? WHERE id = ?')
+    .run(d.format, d.encoding ?? null, d.header ?? null, fileId);
+}
+
+/** Every document of the file is in the ledger: it is `open` until they are all final. */
+export function finishReading(db: Database.Database, fileId: number, now: number): void {
+  db.transaction(() => {
+    const total = (stmt(db, 'SELECT coalesce(sum(n), 0) AS n FROM file_counts WHERE file_id = ?').get(fileId) as { n: number }).n;
+    stmt(db, `UPDATE files SET state = 'open', total = ? WHERE id = ? AND state = 'reading'`).run(total, fileId);
+    addEvent(db, now, 'file-read', fileId, null, { total });
+  }).immediate();
+}
+
+/** The file could not be read or parsed at all: a file-level error, no documents sent. */
+export function failRead(db: Database.Database, fileId: number, error: FileError, now: number): void {
+  db.transaction(() => {
+    stmt(db, `UPDATE files SET state = 'failed-read', error = ?, finished_at = ? WHERE id = ?`).run(json(error), now, fileId);
+    addEvent(db, now, 'file-failed-read', fileId, null, error);
+  }).immediate();
+}
+
+/** Every document is final: the file is done. Returns false when it was not open. */
+export function finishFile(db: Database.Database, fileId: number, now: number): boolean {
+  return db.transaction(() => {
+    const changed = stmt(db, `UPDATE files SET state = 'done', finished_at = ? WHERE id = ? AND state = 'open'`)
+      .run(now, fileId).changes === 1;
+    if (changed) addEvent(db, now, 'file-done', fileId, null);
+    return changed;
+  }).immediate();
+}
+
+export function markReported(db: Database.Database, fileId: number, state: ReportState): void {
+  stmt(db, 'UPDATE files SET report_state = ? WHERE id = ?').run(state, fileId);
+}
+
+export function markArchived(db: Database.Database, fileId: number, archivedPath: string, now: number): void {
+  db.transaction(() => {
+    stmt(db, 'UPDATE files SET archived_path = ? WHERE id = ?').run(archivedPath, fileId);
+    addEvent(db, now, 'file-archived', fileId, null, { archivedPath });
+  }).immediate();
+}
+
+/** Files still being read or with documents not final, oldest first. */
+export function openFiles(db: Database.Database): FileRow[] {
+  return (stmt(db, `SELECT * FROM files WHERE state IN ('reading','open') ORDER BY id`).all() as RawFile[]).map(toFileRow);
+}
+
+/** Finished files whose final report or archive move may not have happened (crash in between). */
+export function filesToSettle(db: Database.Database): FileRow[] {
+  return (stmt(db, `SELECT * FROM files WHERE state IN ('done','failed-read')
+    AND (report_state <> 'final' OR archived_path IS NULL) ORDER BY id`).all() as RawFile[]).map(toFileRow);
+}

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { EdocError } from '../errors.js';
+import * as docs from './documents.js';
+import * as files from './files.js';
+import type { ReadDetails } from './files.js';
+import { acquireLock, releaseLock } from './lock.js';
+import type { HeldLock } from './lock.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
+import * as received from './received.js';
+import { LedgerSnapshot } from './snapshot.js';
+import * as status from './status.js';
+import type {
+  DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
+  OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
+} from './types.js';
+
+export const LEDGER_FILE = 'ledger.sqlite';
+
+export interface LedgerOpenOptions {
+  /** For `edoc-bridge status` beside a running daemon: no lock, no migrations, no writes. @defaultValue false */
+  readOnly?: boolean;
+  /** How long a statement waits for another connection's lock. @defaultValue 5000 */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The single source of truth: every file, document and state change, each committed before the
+ * effect it stands for. Synchronous (better-sqlite3); one writer process per state folder.
+ */
+export class Ledger {
+  /** Things worth one log line from the opener (a stale lock taken over, a migration). */
+  readonly notes: string[] = [];
+  private closed = false;
+
+  private constructor(readonly db: Database.Database, readonly dbPath: string, readonly readOnly: boolean,
+    private readonly lock: HeldLock | undefined) {}
+
+  static open(stateDir: string, options: LedgerOpenOptions = {}): Ledger {
+    const dbPath = path.join(path.resolve(stateDir), LEDGER_FILE);
+    const timeout = options.busyTimeoutMs ?? 5000;
+    if (options.readOnly) {
+      if (!fs.existsSync(dbPath)) {
+        throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, { stateDir });
+      }
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout });
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version !== SCHEMA_VERSION) {
+        db.close();
+        throw new EdocError('EDOC_LEDGER_MIGRATION',
+          `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
+          { stateDir, version });
+      }
+      return new Ledger(db, dbPath, true, undefined);
+    }
+    fs.mkdirSync(stateDir, { recursive: true });
+    const lock = acquireLock(stateDir);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(dbPath, { timeout });
+      db.pragma('journal_mode = WAL');
+      // FULL: a commit survives power loss, not only a process crash — "sending" must be on disk before the request leaves
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      const ledger = new Ledger(db, dbPath, false, lock);
+      if (lock.tookOverFrom) {
+        const t = lock.tookOverFrom;
+        ledger.notes.push(`took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`);
+        files.addEvent(db, Date.now(), 'lock-taken-over', null, null, t);
+      }
+      const m = migrate(db);
+      if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
+      return ledger;
+    } catch (err) {
+      db?.close();
+      releaseLock(lock);
+      throw err;
+    }
+  }
+
+  /** Closes the connection and releases the lock. Safe to call twice; each step runs even if one fails. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.close();
+    } finally {
+      if (this.lock) releaseLock(this.lock);
+    }
+  }
+
+  /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
+  snapshot(): LedgerSnapshot {
+    return new LedgerSnapshot(this.dbPath);
+  }
+
+  // --- files ---------------------------------------------------------------
+  recordFile(input: RecordFileInput): RecordFileResult { return files.recordFile(this.db, input); }
+  setReadDetails(fileId: number, details: ReadDetails): void { files.setReadDetails(this.db, fileId, details); }
+  finishReading(fileId: number, now = Date.now()): void { files.finishReading(this.db, fileId, now); }
+  failRead(fileId: number, error: FileError, now = Date.now()): void { files.failRead(this.db, fileId, error, now); }
+  finishFile(fileId: number, now = Date.now()): boolean { return files.finishFile(this.db, fileId, now); }
+  markReported(fileId: number, state: ReportState): void { files.markReported(this.db, fileId, state); }
+  markArchived(fileId: number, archivedPath: string, now = Date.now()): void { files.markArchived(this.db, fileId, archivedPath, now); }
+  getFile(fileId: number): FileRow | undefined { return files.getFile(this.db, fileId); }
+  openFiles(): FileRow[] { return files.openFiles(this.db); }
+  filesToSettle(): FileRow[] { return files.filesToSettle(this.db); }
+  fileProgress(fileId: number): FileProgress { return status.fileProgress(this.db, fileId); }
+
+  // --- documents -----------------------------------------------------------
+  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): InsertResult {
+    return docs.insertDocuments(this.db, fileId, documents, now);
+  }
+  acceptedKey(key: string): { documentId: number; fileId: number } | undefined { return docs.acceptedKey(this.db, key); }
+  claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): DueDocument[] {
+    return docs.claimDue(this.db, company, now, limit, exclude);
+  }
+  nextDueAt(company: string): number | undefined { return docs.nextDueAt(this.db, company); }
+  markSending(ids: readonly number[], now = Date.now()): MarkSendingResult { return docs.markSending(this.db, ids, now); }
+  recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): { applied: number[]; fileIds: number[] } {
+    return docs.recordOutcomes(this.db, records, now);
+  }
+  recordOutcome(id: number, outcome: Omit<OutcomeRecord, 'id'>, now = Date.now()): boolean {
+    return docs.recordOutcomes(this.db, [{ ...outcome, id }], now).applied.length === 1;
+  }
+  scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
+    now = Date.now()): boolean {
+    return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
+  }
+  sendingAtStart(): DueDocument[] { return docs.sendingAtStart(this.db); }
+  recoverSending(now = Date.now()): { resent: number[]; inDoubt: number[] } { return docs.recoverSending(this.db, now); }
+  setInDoubt(ids: readonly number[], reason: string, now = Date.now()): number[] {
+    return docs.setInDoubt(this.db, ids, now, reason);
+  }
+  requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
+  getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
+  iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
+  statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+
+  // --- received documents (E12) -------------------------------------------
+  getCursor(company: string): string | undefined { return received.getCursor(this.db, company); }
+  setCursor(company: string, cursor: string, now = Date.now()): void { received.setCursor(this.db, company, cursor, now); }
+  recordPull(company: string, at: number, data?: unknown): void { received.recordPull(this.db, company, at, data); }
+  seenReceived(company: string, documentId: string): boolean { return received.seenReceived(this.db, company, documentId); }
+  recordReceived(record: ReceivedRecord): boolean { return received.recordReceived(this.db, record); }
+}

@@ -1,0 +1,133 @@
+import type Database from 'better-sqlite3';
+import { EdocError } from '../errors.js';
+
+/**
+ * Ordered schema steps; `PRAGMA user_version` is the number of steps applied.
+ * Never edit a step that has shipped: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    report_name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    company TEXT NOT NULL,
+    format TEXT,
+    encoding TEXT,
+    header TEXT,
+    state TEXT NOT NULL CHECK (state IN ('reading','open','done','failed-read')),
+    error TEXT,
+    total INTEGER,
+    duplicate_of INTEGER REFERENCES files(id),
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    archived_path TEXT,
+    report_state TEXT NOT NULL DEFAULT 'none' CHECK (report_state IN ('none','partial','final'))
+  );
+  CREATE INDEX files_content ON files(company, kind, sha256);
+  CREATE INDEX files_state ON files(state);
+  CREATE INDEX files_report_name ON files(company, kind, report_name);
+
+  CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    idx INTEGER NOT NULL,
+    company TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    key TEXT,
+    own_number INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL CHECK (state IN ('pending','sending','accepted','rejected','invalid','failed','duplicate','in-doubt')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    last_outcome TEXT,
+    result_code TEXT,
+    http_status INTEGER,
+    errors TEXT,
+    warnings TEXT,
+    request TEXT,
+    response TEXT,
+    raw TEXT NOT NULL,
+    problems TEXT,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (file_id, idx)
+  );
+  -- next due documents per company, in due order (claimDue)
+  CREATE INDEX documents_due ON documents(company, next_attempt_at, id) WHERE state = 'pending';
+  -- accepted-key lookups and requeue by key
+  CREATE INDEX documents_key ON documents(key) WHERE key IS NOT NULL;
+  -- start-up recovery and the status lists: small, only the states that need attention
+  CREATE INDEX documents_attention ON documents(state, id) WHERE state IN ('sending','in-doubt','failed');
+
+  -- per file and state, kept by triggers so progress and status never scan documents
+  CREATE TABLE file_counts (
+    file_id INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (file_id, state)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER documents_count_insert AFTER INSERT ON documents BEGIN
+    INSERT INTO file_counts(file_id, state, n) VALUES (new.file_id, new.state, 1)
+      ON CONFLICT(file_id, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER documents_count_update AFTER UPDATE OF state ON documents WHEN old.state <> new.state BEGIN
+    UPDATE file_counts SET n = n - 1 WHERE file_id = old.file_id AND state = old.state;
+    INSERT INTO file_counts(file_id, state, n) VALUES (new.file_id, new.state, 1)
+      ON CONFLICT(file_id, state) DO UPDATE SET n = n + 1;
+  END;
+
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    file_id INTEGER,
+    document_id INTEGER,
+    type TEXT NOT NULL,
+    data TEXT
+  );
+  CREATE INDEX events_document ON events(document_id) WHERE document_id IS NOT NULL;
+
+  CREATE TABLE kv (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE received (
+    company TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    document_number TEXT,
+    document_date TEXT,
+    files TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (company, document_id)
+  ) WITHOUT ROWID;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema to SCHEMA_VERSION; each step commits with its version number. */
+export function migrate(db: Database.Database): { from: number; to: number } {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  if (from > SCHEMA_VERSION) {
+    throw new EdocError('EDOC_LEDGER_MIGRATION',
+      `The ledger has schema version ${from}, newer than this program knows (${SCHEMA_VERSION}); upgrade edoc-bridge.`,
+      { from, to: SCHEMA_VERSION });
+  }
+  for (let v = from; v < SCHEMA_VERSION; v++) {
+    try {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]);
+        db.pragma(`user_version = ${v + 1}`);
+      }).immediate();
+    } catch (err) {
+      throw new EdocError('EDOC_LEDGER_MIGRATION', `Ledger migration step ${v + 1} failed: ${(err as Error).message}`,
+        { step: v + 1 }, { cause: err });
+    }
+  }
+  return { from, to: SCHEMA_VERSION };
+}

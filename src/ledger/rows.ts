@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+import type { DocumentRow, DocumentState, FileRow, FileState, ReportState, StateCounts } from './types.js';
+
+const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+/** Prepared once per connection; the hot paths run thousands of times a second. */
+export function stmt(db: Database.Database, sql: string): Database.Statement {
+  let map = cache.get(db);
+  if (!map) {
+    map = new Map();
+    cache.set(db, map);
+  }
+  let s = map.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    map.set(sql, s);
+  }
+  return s;
+}
+
+export function json(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+export function parse<T>(text: unknown, fallback: T): T {
+  return typeof text === 'string' ? (JSON.parse(text) as T) : fallback;
+}
+
+export function emptyCounts(): StateCounts {
+  return { pending: 0, sending: 0, accepted: 0, rejected: 0, invalid: 0, failed: 0, duplicate: 0, 'in-doubt': 0 };
+}
+
+export interface RawFile {
+  id: number; path: string; name: string; report_name: string; size: number; sha256: string; kind: string;
+  company: string; format: string | null; encoding: string | null; header: string | null; state: string;
+  error: string | null; total: number | null; duplicate_of: number | null; started_at: number;
+  finished_at: number | null; archived_path: string | null; report_state: string;
+}
+
+export function toFileRow(r: RawFile): FileRow {
+  return {
+    id: r.id, path: r.path, name: r.name, reportName: r.report_name, size: r.size, sha256: r.sha256,
+    kind: r.kind, company: r.company, format: r.format, encoding: r.encoding, header: r.header,
+    state: r.state as FileState, error: parse(r.error, null), total: r.total, duplicateOf: r.duplicate_of,
+    startedAt: r.started_at, finishedAt: r.finished_at, archivedPath: r.archived_path,
+    reportState: r.report_state as ReportState,
+  };
+}
+
+export interface RawDocument {
+  id: number; file_id: number; idx: number; source: string; key: string | null; own_number: number;
+  state: string; attempts: number; next_attempt_at: number | null; result_code: string | null;
+  http_status: number | null; errors: string | null; warnings: string | null; problems: string | null;
+  response: string | null; raw: string; updated_at: number;
+}
+
+const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
+  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'raw', 'updated_at'];
+
+/** The columns `toDocumentRow` reads, optionally qualified by a table alias. */
+export function documentColumns(alias?: string): string {
+  return alias ? COLUMNS.map((c) => `${alias}.${c}`).join(', ') : COLUMNS.join(', ');
+}
+
+export const DOCUMENT_COLUMNS = documentColumns();
+
+export function toDocumentRow(r: RawDocument): DocumentRow {
+  return {
+    id: r.id, fileId: r.file_id, index: r.idx, source: parse(r.source, {}), key: r.key,
+    ownNumber: r.own_number === 1, state: r.state as DocumentState, attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at, resultCode: r.result_code, httpStatus: r.http_status,
+    errors: parse(r.errors, []), warnings: parse(r.warnings, []), problems: parse(r.problems, []),
+    response: parse(r.response, null), raw: r.raw, updatedAt: r.updated_at,
+  };
+}
+
+/** The ledger key of a document: company/kind/prefix+number. */
+export function makeKey(company: string, kind: string, number: string): string {
+  return `${company}/${kind}/${number}`;
+}

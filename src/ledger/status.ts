@@ -1,0 +1,118 @@
+import type Database from 'better-sqlite3';
+import { addEvent, openFiles } from './files.js';
+import { DOCUMENT_COLUMNS, documentColumns, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
+import type { RawDocument } from './rows.js';
+import { FINAL_STATES } from './types.js';
+import type {
+  AttentionDocument, DocumentRow, DocumentState, FileProgress, ReportProblem, RequeueTarget, StatusSummary,
+} from './types.js';
+
+export function fileProgress(db: Database.Database, fileId: number): FileProgress {
+  const counts = emptyCounts();
+  let total = 0;
+  for (const r of stmt(db, 'SELECT state, n FROM file_counts WHERE file_id = ?').all(fileId) as { state: DocumentState; n: number }[]) {
+    counts[r.state] = r.n;
+    total += r.n;
+  }
+  const file = stmt(db, 'SELECT state FROM files WHERE id = ?').get(fileId) as { state: string } | undefined;
+  const settled = FINAL_STATES.reduce((sum, s) => sum + counts[s], 0);
+  const final = file !== undefined && file.state !== 'reading' && settled === total;
+  return { total, counts, final };
+}
+
+const PAGE = 500;
+
+/**
+ * A file's documents in index order, read in pages of 500 so memory stays bounded and the connection
+ * is free between pages (an open `.iterate()` would block every other statement while the consumer awaits).
+ */
+export function* iterateFileDocuments(db: Database.Database, fileId: number): Generator<DocumentRow> {
+  const page = stmt(db, `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT ${PAGE}`);
+  let after = -1;
+  for (;;) {
+    const rows = page.all(fileId, after) as RawDocument[];
+    for (const r of rows) yield toDocumentRow(r);
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1].idx;
+  }
+}
+
+/**
+ * Puts `failed` documents (and `in-doubt` ones only with includeInDoubt) back to `pending`, due now,
+ * with their attempts reset; their files reopen so the report is rewritten. `rejected`/`invalid`
+ * need a corrected file (the retry file), not a resend.
+ */
+export function requeue(db: Database.Database, target: RequeueTarget): { ids: number[]; fileIds: number[] } {
+  const states = target.includeInDoubt ? ['failed', 'in-doubt'] : ['failed'];
+  const inStates = `state IN (${states.map((s) => `'${s}'`).join(',')})`;
+  let candidates: { id: number; file_id: number }[] = [];
+  if (target.ids) {
+    const one = stmt(db, `SELECT id, file_id FROM documents WHERE id = ? AND ${inStates}`);
+    candidates = target.ids.map((id) => one.get(id) as { id: number; file_id: number } | undefined)
+      .filter((r): r is { id: number; file_id: number } => r !== undefined);
+  } else if (target.fileName !== undefined) {
+    candidates = stmt(db, `SELECT d.id, d.file_id FROM files f JOIN documents d ON d.file_id = f.id
+      WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND d.${inStates} ORDER BY d.id`)
+      .all({ n: target.fileName }) as { id: number; file_id: number }[];
+  } else if (target.key !== undefined) {
+    // the full key (company/kind/number) as result.json shows it, or just the number
+    candidates = stmt(db, `SELECT id, file_id FROM documents WHERE (key = @k OR (instr(@k, '/') = 0
+      AND substr(key, -length(@k) - 1) = '/' || @k)) AND ${inStates} ORDER BY id`)
+      .all({ k: target.key }) as { id: number; file_id: number }[];
+  }
+  const files = new Set<number>();
+  db.transaction(() => {
+    const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+      WHERE id = ? AND ${inStates}`);
+    for (const c of candidates) {
+      if (back.run(target.now, target.now, c.id).changes === 0) continue;
+      addEvent(db, target.now, 'requeued', c.file_id, c.id, { includeInDoubt: target.includeInDoubt === true });
+      files.add(c.file_id);
+    }
+    const reopen = stmt(db, `UPDATE files SET state = 'open', finished_at = NULL, report_state = 'partial'
+      WHERE id = ? AND state = 'done'`);
+    for (const f of files) reopen.run(f);
+  }).immediate();
+  return { ids: candidates.map((c) => c.id), fileIds: [...files] };
+}
+
+function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
+  const rows = stmt(db, `SELECT ${documentColumns('d')}, d.company AS company, d.kind AS kind, f.name AS file
+    FROM documents d JOIN files f ON f.id = d.file_id
+    WHERE d.state IN ('sending','in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
+    .all(state, limit) as (RawDocument & { company: string; kind: string; file: string })[];
+  return rows.map((r) => {
+    const d = toDocumentRow(r);
+    const first: ReportProblem | undefined = [...d.errors, ...d.problems][0];
+    return { id: d.id, fileId: d.fileId, file: r.file, company: r.company, kind: r.kind, index: d.index, key: d.key,
+      state: d.state, attempts: d.attempts, lastError: first?.message ?? null, updatedAt: d.updatedAt };
+  });
+}
+
+export function statusSummary(db: Database.Database, listLimit = 100): StatusSummary {
+  const grouped = new Map<string, StatusSummary['byCompanyKind'][number]>();
+  for (const r of stmt(db, `SELECT f.company, f.kind, c.state, sum(c.n) AS n FROM file_counts c
+    JOIN files f ON f.id = c.file_id GROUP BY f.company, f.kind, c.state ORDER BY f.company, f.kind`)
+    .all() as { company: string; kind: string; state: DocumentState; n: number }[]) {
+    const k = `${r.company}\u0000${r.kind}`;
+    let entry = grouped.get(k);
+    if (!entry) {
+      entry = { company: r.company, kind: r.kind, counts: emptyCounts() };
+      grouped.set(k, entry);
+    }
+    entry.counts[r.state] = r.n;
+  }
+  const pulls = stmt(db, `SELECT key, value FROM kv WHERE key >= 'pull:' AND key < 'pull;' ORDER BY key`)
+    .all() as { key: string; value: string }[];
+  return {
+    byCompanyKind: [...grouped.values()],
+    filesInProgress: openFiles(db).map((f) => ({ id: f.id, name: f.name, company: f.company, kind: f.kind,
+      state: f.state, progress: fileProgress(db, f.id) })),
+    inDoubt: attention(db, 'in-doubt', listLimit),
+    failed: attention(db, 'failed', listLimit),
+    lastPulls: pulls.map((p) => {
+      const v = parse<{ at: number; data: unknown }>(p.value, { at: 0, data: null });
+      return { company: p.key.slice('pull:'.length), at: v.at, data: v.data };
+    }),
+  };
+}

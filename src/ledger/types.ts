@@ -1,0 +1,206 @@
+/** Shapes the ledger stores and returns. Times are epoch milliseconds. */
+
+export type FileState = 'reading' | 'open' | 'done' | 'failed-read';
+
+export type DocumentState =
+  | 'pending' | 'sending' | 'accepted' | 'rejected' | 'invalid' | 'failed' | 'duplicate' | 'in-doubt';
+
+/** States after which nothing more happens to a document without an operator. */
+export const FINAL_STATES: readonly DocumentState[] = ['accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
+
+export type ReportState = 'none' | 'partial' | 'final';
+
+/** One problem of a document: mapping, validation or a service message. */
+export interface ReportProblem {
+  code?: string;
+  field?: string;
+  value?: string;
+  rows?: number[];
+  message: string;
+}
+
+export interface SourcePosition {
+  rows?: number[];
+  lines?: number[];
+}
+
+export interface FileError {
+  code: string;
+  message: string;
+}
+
+export interface RecordFileInput {
+  path: string;
+  /** Input file name as dropped (basename). */
+  name: string;
+  size: number;
+  sha256: string;
+  kind: string;
+  company: string;
+  now: number;
+}
+
+export interface RecordFileResult {
+  fileId: number;
+  /**
+   * `new`: process it. `resumed`: the same path and content were left unfinished by an earlier run
+   * (not archived): continue with `state` (re-read when `reading`, the ledger ignores indexes it has).
+   * `duplicate`: the same content for the same company and kind was taken before; not sent again.
+   */
+  outcome: 'new' | 'resumed' | 'duplicate';
+  state: FileState;
+  duplicateOfFileId?: number;
+}
+
+export interface FileRow {
+  id: number;
+  path: string;
+  name: string;
+  /** Sanitised stem of the outbox names (`<reportName>.result.json`), fixed when the file is recorded. */
+  reportName: string;
+  size: number;
+  sha256: string;
+  kind: string;
+  company: string;
+  format: string | null;
+  encoding: string | null;
+  header: string | null;
+  state: FileState;
+  error: FileError | null;
+  total: number | null;
+  duplicateOf: number | null;
+  startedAt: number;
+  finishedAt: number | null;
+  archivedPath: string | null;
+  reportState: ReportState;
+}
+
+export interface NewDocument {
+  index: number;
+  source: SourcePosition;
+  /** Prefix + number when the document carries its own (`documentKey`), else null. */
+  number?: string | null;
+  /** The document carries its own number (safe to resend after a crash). */
+  ownNumber: boolean;
+  request?: unknown;
+  raw: string;
+  /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
+  problems?: ReportProblem[];
+}
+
+export interface InsertResult {
+  inserted: number;
+  invalid: number;
+  duplicate: number;
+}
+
+export interface DueDocument {
+  id: number;
+  fileId: number;
+  index: number;
+  company: string;
+  kind: string;
+  key: string | null;
+  ownNumber: boolean;
+  attempts: number;
+  request: unknown;
+  /**
+   * The last recorded outcome (`null` before the first attempt). `{ kind: 'unknown' }` means an earlier
+   * request may have reached the service, so a `duplicate` verdict now means it was accepted then.
+   */
+  lastOutcome: unknown;
+}
+
+export interface MarkSendingResult {
+  /** Now `sending`, attempts incremented: send exactly these. */
+  sending: number[];
+  /** Their key was accepted meanwhile: stored `duplicate`, do not send. */
+  duplicate: number[];
+  /** No longer pending (requeued, settled): skip. */
+  skipped: number[];
+}
+
+/** What a finished (or retried) attempt left. */
+export interface OutcomeRecord {
+  id: number;
+  /** Final state, or `pending` with `nextAttemptAt` for a retry. */
+  state: Exclude<DocumentState, 'sending'>;
+  nextAttemptAt?: number;
+  outcome?: unknown;
+  resultCode?: string | null;
+  httpStatus?: number | null;
+  errors?: ReportProblem[];
+  warnings?: string[];
+  response?: unknown;
+  /** A word for the event history (e.g. "duplicate after resend: accepted the first time"). */
+  note?: string;
+}
+
+export interface DocumentRow {
+  id: number;
+  fileId: number;
+  index: number;
+  source: SourcePosition;
+  key: string | null;
+  ownNumber: boolean;
+  state: DocumentState;
+  attempts: number;
+  nextAttemptAt: number | null;
+  resultCode: string | null;
+  httpStatus: number | null;
+  errors: ReportProblem[];
+  warnings: string[];
+  problems: ReportProblem[];
+  response: unknown;
+  raw: string;
+  updatedAt: number;
+}
+
+export type StateCounts = Record<DocumentState, number>;
+
+export interface FileProgress {
+  total: number;
+  counts: StateCounts;
+  /** Every document is in a final state (and reading is over). */
+  final: boolean;
+}
+
+export interface AttentionDocument {
+  id: number;
+  fileId: number;
+  file: string;
+  company: string;
+  kind: string;
+  index: number;
+  key: string | null;
+  state: DocumentState;
+  attempts: number;
+  lastError: string | null;
+  updatedAt: number;
+}
+
+export interface StatusSummary {
+  byCompanyKind: { company: string; kind: string; counts: StateCounts }[];
+  filesInProgress: { id: number; name: string; company: string; kind: string; state: FileState; progress: FileProgress }[];
+  inDoubt: AttentionDocument[];
+  failed: AttentionDocument[];
+  lastPulls: { company: string; at: number; data: unknown }[];
+}
+
+export interface RequeueTarget {
+  ids?: number[];
+  fileName?: string;
+  key?: string;
+  /** Release `in-doubt` documents too (the operator checked the service). */
+  includeInDoubt?: boolean;
+  now: number;
+}
+
+export interface ReceivedRecord {
+  company: string;
+  documentId: string;
+  documentNumber?: string | null;
+  documentDate?: string | null;
+  files: string[];
+  at: number;
+}

@@ -1,0 +1,123 @@
+import type { DocumentRow, FileError, ReportProblem } from '../ledger/types.js';
+import { AtomicWriter, removeDurably } from './atomic-write.js';
+
+/**
+ * Delimiter `;`. The users are Colombian offices whose spreadsheets use the decimal comma, so their
+ * list separator is `;`: a double-clicked `;` file opens in columns there, while a `,` file opens as
+ * one column. (A `sep=;` first line would force it elsewhere, but Excel then ignores the UTF-8 BOM
+ * and breaks accents.) UTF-8 with BOM so accents survive; CRLF and RFC 4180 quoting.
+ */
+export const CSV_DELIMITER = ';';
+const BOM = '\uFEFF';
+const EOL = '\r\n';
+
+export const ERRORS_CSV_COLUMNS = ['index', 'key', 'status', 'source', 'code', 'field', 'value', 'message'] as const;
+
+/** States reported in errors.csv: the document did not succeed and needs a person. */
+export const ERROR_STATES: ReadonlySet<string> = new Set(['rejected', 'invalid', 'failed', 'in-doubt']);
+
+/** One cell: formula-looking text neutralised (OWASP CSV injection), quoted when it must be. */
+export function csvCell(value: string | number | null | undefined): string {
+  let s = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[";,\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvRow(cells: readonly (string | number | null | undefined)[]): string {
+  return cells.map(csvCell).join(CSV_DELIMITER) + EOL;
+}
+
+/** 2,3,4,7 -> "2-4, 7": short and readable in one cell. */
+export function formatPositions(positions: readonly number[] | undefined): string {
+  if (!positions || positions.length === 0) return '';
+  const sorted = [...positions].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let start = sorted[0];
+  let prev = sorted[0];
+  for (const n of [...sorted.slice(1), Number.NaN]) {
+    if (n === prev + 1) {
+      prev = n;
+      continue;
+    }
+    parts.push(start === prev ? `${start}` : `${start}-${prev}`);
+    start = n;
+    prev = n;
+  }
+  return parts.join(', ');
+}
+
+function sourceText(doc: DocumentRow, problem?: ReportProblem): string {
+  if (problem?.rows && problem.rows.length > 0) return `rows ${formatPositions(problem.rows)}`;
+  if (doc.source.rows) return `rows ${formatPositions(doc.source.rows)}`;
+  if (doc.source.lines) return `lines ${formatPositions(doc.source.lines)}`;
+  return '';
+}
+
+const FALLBACK: Record<string, string> = {
+  failed: 'Gave up after every retry; the last attempt did not get an answer the service defines.',
+  rejected: 'Rejected by the service.',
+  invalid: 'Not valid; not sent.',
+  'in-doubt': 'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).',
+};
+
+/** The rows of errors.csv for one document ([] when it succeeded). */
+export function errorRows(doc: DocumentRow): string[] {
+  if (!ERROR_STATES.has(doc.state)) return [];
+  const problems = [...doc.problems, ...doc.errors];
+  if (problems.length === 0) {
+    return [csvRow([doc.index, doc.key, doc.state, sourceText(doc), doc.resultCode ?? '', '', '', FALLBACK[doc.state]])];
+  }
+  return problems.map((p) => csvRow([doc.index, doc.key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
+    p.field ?? '', p.value ?? '', p.message]));
+}
+
+/**
+ * Streams NAME.errors.csv, creating it only when the first problem arrives; `commit()` writes it
+ * atomically or, when nothing failed, removes a stale one from an earlier pass.
+ */
+export class ErrorsCsvWriter {
+  private out: AtomicWriter | undefined;
+  private rows = 0;
+
+  constructor(readonly target: string) {}
+
+  private async open(): Promise<AtomicWriter> {
+    if (!this.out) {
+      this.out = await AtomicWriter.create(this.target);
+      await this.out.write(BOM + csvRow(ERRORS_CSV_COLUMNS));
+    }
+    return this.out;
+  }
+
+  async addFileError(error: FileError): Promise<void> {
+    const out = await this.open();
+    await out.write(csvRow(['', '', 'error', '', error.code, '', '', error.message]));
+    this.rows++;
+  }
+
+  async add(doc: DocumentRow): Promise<void> {
+    const rows = errorRows(doc);
+    if (rows.length === 0) return;
+    const out = await this.open();
+    for (const r of rows) await out.write(r);
+    this.rows += rows.length;
+  }
+
+  get problemRows(): number {
+    return this.rows;
+  }
+
+  /** Returns true when the file exists afterwards. */
+  async commit(): Promise<boolean> {
+    if (this.out) {
+      await this.out.commit();
+      return true;
+    }
+    await removeDurably(this.target);
+    return false;
+  }
+
+  async abort(): Promise<void> {
+    await this.out?.abort();
+  }
+}

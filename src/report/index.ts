@@ -1,0 +1,10 @@
+export { AtomicWriter, writeFileAtomic, removeDurably, fsyncDir } from './atomic-write.js';
+export { ResultFileWriter, resultCounts, resultDocument } from './result-file.js';
+export type { ResultCounts, ResultDocument } from './result-file.js';
+export { ErrorsCsvWriter, csvCell, csvRow, formatPositions, errorRows, CSV_DELIMITER, ERRORS_CSV_COLUMNS, ERROR_STATES } from './errors-csv.js';
+export { RetryFileWriter, RETRY_STATES } from './retry-file.js';
+export { archiveOriginal } from './archive.js';
+export { sanitizeName, outputStem, outputNames, inputExtension } from './names.js';
+export type { OutputNames } from './names.js';
+export { writeFileReport, settleFile } from './file-report.js';
+export type { FileReportResult, SettleResult } from './file-report.js';

@@ -1,0 +1,95 @@
+import type { DocumentRow, FileProgress, FileRow, ReportProblem } from '../ledger/types.js';
+import { AtomicWriter } from './atomic-write.js';
+
+export interface ResultCounts {
+  total: number;
+  accepted: number;
+  rejected: number;
+  invalid: number;
+  failed: number;
+  duplicate: number;
+  inDoubt: number;
+}
+
+/** One entry of `documents` in NAME.result.json (PRODUCT.md "Outputs"). */
+export interface ResultDocument {
+  index: number;
+  source: { rows?: number[]; lines?: number[] };
+  key: string | null;
+  status: string;
+  resultCode: string | null;
+  httpStatus: number | null;
+  errors: ReportProblem[];
+  warnings: string[];
+  response: unknown;
+}
+
+export function resultCounts(progress: FileProgress): ResultCounts {
+  const c = progress.counts;
+  return { total: progress.total, accepted: c.accepted, rejected: c.rejected, invalid: c.invalid, failed: c.failed,
+    duplicate: c.duplicate, inDoubt: c['in-doubt'] };
+}
+
+export function resultDocument(d: DocumentRow): ResultDocument {
+  return {
+    index: d.index, source: d.source, key: d.key, status: d.state, resultCode: d.resultCode, httpStatus: d.httpStatus,
+    // mapping and validation problems first: they explain why nothing was sent
+    errors: [...d.problems, ...d.errors], warnings: d.warnings, response: d.response,
+  };
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/**
+ * Streams NAME.result.json: the head, then one document per line as they come, then the tail — a
+ * 200,000-document file never becomes one string. `finishedAt` stays null until the file is done,
+ * so a reader can tell a progress report from the final one.
+ */
+export class ResultFileWriter {
+  private first = true;
+  private count = 0;
+
+  private constructor(private readonly out: AtomicWriter) {}
+
+  static async begin(target: string, file: FileRow, progress: FileProgress): Promise<ResultFileWriter> {
+    const out = await AtomicWriter.create(target);
+    const done = file.state === 'done' || file.state === 'failed-read';
+    const head: Record<string, unknown> = {
+      file: file.name, kind: file.kind, company: file.company, sha256: file.sha256,
+      startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
+    };
+    if (file.error) head.error = { code: file.error.code, message: file.error.message };
+    head.counts = resultCounts(progress);
+    const text = JSON.stringify(head, null, 2);
+    try {
+      // reopen the object to append the streamed array
+      await out.write(`${text.slice(0, -2)},\n  "documents": [`);
+    } catch (err) {
+      await out.abort();
+      throw err;
+    }
+    return new ResultFileWriter(out);
+  }
+
+  async add(doc: DocumentRow): Promise<void> {
+    const line = JSON.stringify(resultDocument(doc));
+    await this.out.write(this.first ? `\n    ${line}` : `,\n    ${line}`);
+    this.first = false;
+    this.count++;
+  }
+
+  get documents(): number {
+    return this.count;
+  }
+
+  async commit(): Promise<void> {
+    await this.out.write(this.first ? ']\n}\n' : '\n  ]\n}\n');
+    await this.out.commit();
+  }
+
+  abort(): Promise<void> {
+    return this.out.abort();
+  }
+}
