@@ -1,0 +1,27 @@
+import type { Command } from '../command.js';
+import { commissionCommand } from './commission.js';
+import { emulatorCommand } from './emulator.js';
+import { rangesCommand } from './ranges.js';
+import { receivedCommand } from './received.js';
+import { retryCommand } from './retry.js';
+import { runCommand } from './run.js';
+import { statusCommand } from './status.js';
+import { submitCommand } from './submit.js';
+import { validateCommand } from './validate.js';
+
+/** Every command, in the order `edoc-bridge --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  runCommand,
+  submitCommand,
+  validateCommand,
+  statusCommand,
+  retryCommand,
+  rangesCommand,
+  commissionCommand,
+  receivedCommand,
+  emulatorCommand,
+];
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}

@@ -1,0 +1,68 @@
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createLogger } from '../log/logger.js';
+import type { AppLogger, LineSink } from '../log/logger.js';
+import type { CliIO, CliSignal } from './command.js';
+
+export interface CliEnvironment {
+  stdout: LineSink;
+  stderr: LineSink;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface OwnedCliIO extends CliIO {
+  /** Closes the logger and removes signal listeners; safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean): OwnedCliIO {
+  const { stdout, stderr, env, cwd } = environment;
+  let config: Promise<Readonly<Config>> | undefined;
+  let logger: Promise<AppLogger> | undefined;
+  const listeners: Array<[CliSignal, () => void]> = [];
+
+  const io: OwnedCliIO = {
+    out: (text) => void stdout.write(`${text}\n`),
+    err: (text) => void stderr.write(`${text}\n`),
+    stdout,
+    stderr,
+    env,
+    cwd,
+    verbose,
+    configFile,
+    config() {
+      config ??= loadConfig(configFile, env, { cwd }).catch((err: unknown) => {
+        config = undefined;
+        throw err;
+      });
+      return config;
+    },
+    logger() {
+      logger ??= io.config().then((loaded) => createLogger({
+        file: loaded.log.file,
+        level: loaded.log.level,
+        console: true,
+        secrets: loaded.companies.map((company) => company.apiKey),
+      }));
+      return logger;
+    },
+    onSignal(signal, handler) {
+      const entry: [CliSignal, () => void] = [signal, handler];
+      listeners.push(entry);
+      process.on(signal, handler);
+      return () => {
+        const index = listeners.indexOf(entry);
+        if (index !== -1) listeners.splice(index, 1);
+        process.off(signal, handler);
+      };
+    },
+    async dispose() {
+      for (const [signal, handler] of listeners.splice(0)) process.off(signal, handler);
+      const created = logger;
+      logger = undefined;
+      if (created) await created.then((log) => log.close(), () => undefined);
+    },
+  };
+  return io;
+}

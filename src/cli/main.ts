@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { DEFAULT_CONFIG_FILE } from '../config/load.js';
+import { closest } from '../config/suggest.js';
+import { isEdocError } from '../errors.js';
+import { redactDeep } from '../log/redact.js';
+import type { Command } from './command.js';
+import { COMMANDS, findCommand } from './commands/index.js';
+import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE, EXIT_USAGE } from './exit-codes.js';
+import { commandHelp, generalHelp } from './help.js';
+import { createCliIO } from './io.js';
+import type { CliEnvironment } from './io.js';
+import { parseCommandArgs, splitCommand, wantsHelp } from './parse.js';
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const USAGE_CODES = new Set(['EDOC_CLI_USAGE', 'EDOC_MAPPING_INVALID', 'EDOC_EMULATOR_SEED_INVALID', 'EDOC_EMULATOR_STATE_INVALID', 'EDOC_LEDGER_LOCKED']);
+
+/** The exit code an error that escaped run() stands for. */
+export function exitCodeFor(err: unknown): number {
+  if (isEdocError(err)) {
+    if (err.code.startsWith('EDOC_CONFIG_') || USAGE_CODES.has(err.code)) return EXIT_USAGE;
+    if (err.code === 'EDOC_SERVICE_UNREACHABLE' || err.code === 'EDOC_SERVICE_UNAUTHORIZED') return EXIT_SERVICE;
+  }
+  return EXIT_NOT_ALL_SUCCEEDED;
+}
+
+function describeError(err: unknown, verbose: boolean): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = isEdocError(err) ? ` [${err.code}]` : '';
+  if (!verbose) return `${err.message.split('\n')[0]}${code}`;
+  const lines = [`${err.message}${code}`, ...(err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))];
+  if (isEdocError(err) && Object.keys(err.context).length > 0) lines.push(`context: ${JSON.stringify(redactDeep(err.context))}`);
+  let cause = err.cause;
+  while (cause instanceof Error) {
+    lines.push(`caused by: ${cause.stack ?? cause.message}`);
+    cause = cause.cause;
+  }
+  return lines.join('\n');
+}
+
+async function runCommand(command: Command, argv: readonly string[], environment: CliEnvironment): Promise<number> {
+  const verbose = argv.includes('--verbose');
+  const prefix = `edoc-bridge ${command.name}`;
+  let io: ReturnType<typeof createCliIO> | undefined;
+  try {
+    const args = parseCommandArgs(command, argv);
+    io = createCliIO(environment, args.string('config') ?? DEFAULT_CONFIG_FILE, args.flag('verbose'));
+    if (command.needsConfig) await io.config();
+    return await command.run(args, io);
+  } catch (err) {
+    const line = isEdocError(err, 'EDOC_CLI_USAGE') && !verbose ? `${err.message} (see ${prefix} --help)` : describeError(err, verbose);
+    environment.stderr.write(`${prefix}: ${line}\n`);
+    return exitCodeFor(err);
+  } finally {
+    await io?.dispose();
+  }
+}
+
+/**
+ * The command line. Returns the exit code; the bin sets process.exitCode from
+ * it, so nothing here calls process.exit.
+ */
+export async function main(argv: readonly string[], overrides: Partial<CliEnvironment> = {}): Promise<number> {
+  const environment: CliEnvironment = {
+    stdout: overrides.stdout ?? process.stdout,
+    stderr: overrides.stderr ?? process.stderr,
+    env: overrides.env ?? process.env,
+    cwd: overrides.cwd ?? process.cwd(),
+  };
+  const write = (sink: CliEnvironment['stdout'], text: string): void => void sink.write(`${text}\n`);
+  const { name, rest } = splitCommand(argv);
+
+  if (name === undefined || name === 'help') {
+    const topic = name === 'help' ? splitCommand(rest).name : undefined;
+    const target = topic === undefined ? undefined : findCommand(topic);
+    if (target) {
+      write(environment.stdout, commandHelp(target));
+      return EXIT_OK;
+    }
+    if (rest.includes('--version')) {
+      write(environment.stdout, version());
+      return EXIT_OK;
+    }
+    const asked = name === 'help' || wantsHelp(rest);
+    write(asked ? environment.stdout : environment.stderr, generalHelp(COMMANDS, version()));
+    return asked && topic === undefined ? EXIT_OK : EXIT_USAGE;
+  }
+
+  const command = findCommand(name);
+  if (!command) {
+    const suggestion = closest(name, COMMANDS.map((c) => c.name));
+    write(environment.stderr, `edoc-bridge: unknown command "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; run edoc-bridge --help for the list`);
+    return EXIT_USAGE;
+  }
+  if (wantsHelp(rest)) {
+    write(environment.stdout, commandHelp(command));
+    return EXIT_OK;
+  }
+  return runCommand(command, rest, environment);
+}
