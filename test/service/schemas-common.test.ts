@@ -102,6 +102,9 @@ describe('common envelope is read tolerantly', () => {
     expect(env.Warning).toEqual(['Se usó la numeración por defecto']);
     expect('Warnings' in env).toBe(false);
   });
+  test('Warnings is used when Warning is null', () => {
+    expect(envelopeSchema.parse({ IsValid: true, ResultCode: 200, Warning: null, Warnings: ['b'] }).Warning).toEqual(['b']);
+  });
   test('Warning wins when both are present', () => {
     const env = envelopeSchema.parse({ IsValid: true, ResultCode: 200, Warning: ['a'], Warnings: ['b'] });
     expect(env.Warning).toEqual(['a']);

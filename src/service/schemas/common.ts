@@ -132,7 +132,7 @@ export const envelopeSchema = z.preprocess(
   (input) => {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
     const record = input as Record<string, unknown>;
-    if (record.Warning === undefined && record.Warnings !== undefined) {
+    if ((record.Warning === undefined || record.Warning === null) && record.Warnings !== undefined) {
       const { Warnings, ...rest } = record;
       return { ...rest, Warning: Warnings };
     }
