@@ -1,0 +1,88 @@
+/**
+ * Request statistics, so tests can prove "exactly once" and "never over the
+ * rate": requests per endpoint and status, peak concurrency, the busiest
+ * one-second window per company and how many faults were injected.
+ */
+
+export interface StatsSnapshot {
+  requests: Record<string, Record<string, number>>;
+  totalRequests: number;
+  inFlight: number;
+  peakConcurrency: number;
+  /** Most requests any company sent within one sliding second (arrivals, including refused ones). */
+  busiestSecond: Record<string, number>;
+  faultsInjected: Record<string, number>;
+  faultsInjectedTotal: number;
+}
+
+export class Stats {
+  private requests = new Map<string, Map<string, number>>();
+  private total = 0;
+  private inFlight = 0;
+  private peak = 0;
+  private arrivals = new Map<string, number[]>();
+  private busiest = new Map<string, number>();
+  private faults = new Map<string, number>();
+
+  begin(): void {
+    this.inFlight += 1;
+    if (this.inFlight > this.peak) this.peak = this.inFlight;
+  }
+
+  end(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
+  /** A request arrived for a company (window is (now - 1000, now]). */
+  arrival(company: string, now: number): void {
+    let times = this.arrivals.get(company);
+    if (times === undefined) {
+      times = [];
+      this.arrivals.set(company, times);
+    }
+    while (times.length > 0 && times[0] <= now - 1000) times.shift();
+    times.push(now);
+    if (times.length > (this.busiest.get(company) ?? 0)) this.busiest.set(company, times.length);
+  }
+
+  /** `endpoint` is the operation id (E1…E12) or the route for anything else; status 0 = no answer. */
+  record(endpoint: string, status: number): void {
+    this.total += 1;
+    let byStatus = this.requests.get(endpoint);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      this.requests.set(endpoint, byStatus);
+    }
+    const key = status === 0 ? 'no-answer' : String(status);
+    byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
+  }
+
+  fault(kind: string): void {
+    this.faults.set(kind, (this.faults.get(kind) ?? 0) + 1);
+  }
+
+  reset(): void {
+    this.requests = new Map();
+    this.total = 0;
+    this.peak = this.inFlight;
+    this.arrivals = new Map();
+    this.busiest = new Map();
+    this.faults = new Map();
+  }
+
+  snapshot(): StatsSnapshot {
+    const requests: Record<string, Record<string, number>> = {};
+    for (const [ep, byStatus] of this.requests) requests[ep] = Object.fromEntries(byStatus);
+    let faultsTotal = 0;
+    for (const n of this.faults.values()) faultsTotal += n;
+    return {
+      requests,
+      totalRequests: this.total,
+      inFlight: this.inFlight,
+      peakConcurrency: this.peak,
+      busiestSecond: Object.fromEntries(this.busiest),
+      faultsInjected: Object.fromEntries(this.faults),
+      faultsInjectedTotal: faultsTotal,
+    };
+  }
+}
