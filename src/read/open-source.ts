@@ -1,0 +1,113 @@
+/**
+ * The one entry point of the read stage: picks the reader by extension and
+ * turns every reason a file cannot be read as a whole into a file-level
+ * EdocError before the first document is handed out:
+ * - unsupported extension, or a delimited file whose kind has no mapping -> EDOC_READ_UNSUPPORTED
+ * - zero bytes, only whitespace / blank lines, `[]` -> EDOC_READ_EMPTY
+ * - a NUL byte in the first 8 KiB, or (JSON/JSONL) bytes that are not UTF-8 -> EDOC_READ_BINARY
+ * - broken JSON -> EDOC_READ_JSON (line, col)
+ * - gone, replaced or modified while read (inode, size, mtime) -> EDOC_READ_CHANGED
+ *
+ * JSON and JSONL files are read twice, both times streamed: a first pass that
+ * validates the whole file and counts its documents (PRODUCT: a file that
+ * cannot be parsed gets zero documents, so nothing may be submitted before the
+ * end of the file is known to be sound), then the pass the caller iterates.
+ * The second pass checks it reads the same bytes, so the only error it can
+ * still raise is EDOC_READ_CHANGED.
+ */
+import path from 'node:path';
+import { open, stat } from 'node:fs/promises';
+import { EdocError } from '../errors.js';
+import type { CompanyInfo } from '../map/evaluate-value.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { openCsvSource } from './csv-source.js';
+import { changedError, isGone, snapshotOf, type FileSnapshot } from './file-snapshot.js';
+import { readJsonDocuments } from './json-source.js';
+import { readJsonlDocuments } from './jsonl-source.js';
+import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
+import { utf8Chunks } from './utf8-chunks.js';
+
+export interface OpenSourceOptions {
+  company: CompanyInfo;
+  /** The kind's mapping; required for `.csv` / `.txt`, ignored for JSON. */
+  mapping?: Mapping;
+  /** Longest JSONL line accepted (counted in characters after decoding). @defaultValue 16 MiB */
+  maxLineBytes?: number;
+  /** Size and mtime the caller saw (watcher, hashFile); a different file is EDOC_READ_CHANGED. */
+  expect?: { size: number; mtimeMs: number };
+}
+
+export interface OpenedFile extends OpenedSource {
+  /** Number of documents, known up front for JSON / JSONL (the validating pass counted them). */
+  count?: number;
+  size: number;
+  mtimeMs: number;
+}
+
+const FORMATS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.csv': 'csv', '.txt': 'csv' };
+const SNIFF_BYTES = 8 * 1024;
+
+export function formatOf(file: string): SourceFormat | undefined {
+  return FORMATS[path.extname(file).toLowerCase()];
+}
+
+export async function openSource(file: string, kind: string, options: OpenSourceOptions): Promise<OpenedFile> {
+  const format = formatOf(file);
+  if (format === undefined) {
+    throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: unsupported file type (use .json, .jsonl, .csv or .txt)`, { file, kind });
+  }
+  const snapshot = await snapshotFile(file);
+  if (options.expect !== undefined && (options.expect.size !== snapshot.size || options.expect.mtimeMs !== snapshot.mtimeMs)) {
+    throw changedError(file, 'changed after it was picked up');
+  }
+  if (snapshot.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
+  await assertText(file);
+  const meta = { size: snapshot.size, mtimeMs: snapshot.mtimeMs };
+
+  if (format === 'csv') {
+    if (options.mapping === undefined) {
+      throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
+    }
+    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company });
+    return { ...csv, ...meta };
+  }
+
+  const read = (): AsyncGenerator<SourceDocument> =>
+    format === 'json'
+      ? readJsonDocuments(utf8Chunks(file, snapshot), file)
+      : readJsonlDocuments(utf8Chunks(file, snapshot), file, { maxLineChars: options.maxLineBytes });
+  let count = 0;
+  for await (const _doc of read()) count++;
+  return { format, encoding: 'utf-8', documents: read(), count, ...meta };
+}
+
+async function snapshotFile(file: string): Promise<FileSnapshot> {
+  try {
+    const stats = await stat(file);
+    if (!stats.isFile()) throw new EdocError('EDOC_READ_UNSUPPORTED', `${file} is not a regular file`, { file });
+    return snapshotOf(stats);
+  } catch (err) {
+    if (isGone(err)) throw changedError(file, 'disappeared before it was read', err);
+    throw err;
+  }
+}
+
+/** NUL bytes do not occur in text in any encoding we accept (UTF-8, Windows-1252, Latin-1). */
+async function assertText(file: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    if (isGone(err)) throw changedError(file, 'disappeared before it was read', err);
+    throw err;
+  }
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    if (buffer.subarray(0, bytesRead).includes(0)) {
+      throw new EdocError('EDOC_READ_BINARY', `${file} is not a text file (it contains NUL bytes)`, { file });
+    }
+  } finally {
+    await handle.close();
+  }
+}
