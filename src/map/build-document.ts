@@ -1,0 +1,121 @@
+/**
+ * Rows of one document -> its request, or its problems. Document fields come
+ * from the first row and every row must agree on the columns they read; line
+ * fields come from each row; then the mapping's derivations run. A document
+ * with any problem gets no request (it is reported `invalid`).
+ */
+import type { Problem } from '../validate/problem.js';
+import { columnsOf, specColumns } from './compile-node.js';
+import { evaluateNode } from './evaluate-node.js';
+import type { CompanyInfo, EvalContext, RowView } from './evaluate-value.js';
+import { evaluateValue } from './evaluate-value.js';
+import type { DeriveLine } from './derive/registry.js';
+import { getDerivation } from './derive/registry.js';
+import type { Mapping } from './mapping-types.js';
+
+export interface BuiltDocument {
+  request?: Record<string, unknown>;
+  problems: Problem[];
+}
+
+const documentColumnsCache = new WeakMap<Mapping, string[]>();
+
+function documentColumns(mapping: Mapping): string[] {
+  let cols = documentColumnsCache.get(mapping);
+  if (cols === undefined) {
+    cols = [...columnsOf(mapping.document)];
+    documentColumnsCache.set(mapping, cols);
+  }
+  return cols;
+}
+
+function checkConsistency(mapping: Mapping, rows: RowView[], problems: Problem[]): void {
+  if (rows.length < 2) return;
+  for (const column of documentColumns(mapping)) {
+    const first = rows[0].get(column).trim();
+    const differing = rows.filter((r) => r.get(column).trim() !== first);
+    if (differing.length === 0) continue;
+    const values = [...new Set([first, ...differing.map((r) => r.get(column).trim())])];
+    problems.push({
+      code: 'EDOC_MAP_INCONSISTENT',
+      path: '',
+      column,
+      value: values.join(' | '),
+      rows: [rows[0].row, ...differing.map((r) => r.row)],
+      message: `The rows of this document disagree on column "${column}" (${values.map((v) => `"${v}"`).join(' vs ')}); a document-level column must repeat the same value on every row`,
+    });
+  }
+}
+
+/** Several numbers in one rate cell (`19/5`, `19+5`, `19 5`): a line carries one VAT rate only. */
+const SEVERAL_RATES = /\d\s*%?\s*(?:[/+|&]|\s)\s*\d/;
+
+function rateColumns(mapping: Mapping): string[] {
+  const out = new Set<string>();
+  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) if (spec.as === 'percent') specColumns(spec, out);
+  return [...out];
+}
+
+function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]): Set<number> {
+  const bad = new Set<number>();
+  const columns = rateColumns(mapping);
+  for (const row of rows) {
+    for (const column of columns) {
+      const text = row.get(column).trim();
+      if (SEVERAL_RATES.test(text)) {
+        bad.add(row.row);
+        problems.push({ code: 'EDOC_MAP_MULTIPLE_VAT', path: '', column, value: text, rows: [row.row], message: `Column "${column}" holds several rates ("${text}"); a line carries one VAT rate only — split it into one row per rate` });
+      }
+    }
+  }
+  if (mapping.lineKey === undefined) return bad;
+  const byLine = new Map<string, RowView[]>();
+  for (const row of rows) {
+    const id = row.get(mapping.lineKey).trim();
+    if (id === '') continue;
+    byLine.set(id, [...(byLine.get(id) ?? []), row]);
+  }
+  for (const [id, same] of byLine) {
+    if (same.length < 2) continue;
+    const rates = [...new Set(same.map((r) => columns.map((c) => r.get(c).trim()).join('/')))];
+    const multiple = rates.length > 1;
+    problems.push({
+      code: multiple ? 'EDOC_MAP_MULTIPLE_VAT' : 'EDOC_MAP_INCONSISTENT',
+      path: '',
+      column: multiple ? columns.join(',') : mapping.lineKey,
+      value: multiple ? rates.join(' | ') : id,
+      rows: same.map((r) => r.row),
+      message: multiple
+        ? `Line ${id} appears on several rows with different VAT rates (${rates.join(', ')}); a line carries one VAT rate only`
+        : `Line ${id} appears on several rows; each line of a document needs its own "${mapping.lineKey}"`,
+    });
+  }
+  return bad;
+}
+
+export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, company: CompanyInfo): BuiltDocument {
+  const problems: Problem[] = [];
+  checkConsistency(mapping, rows, problems);
+  const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems };
+  const request = (evaluateNode(mapping.document, rows[0], docCtx, '') ?? {}) as Record<string, unknown>;
+  const lines: DeriveLine[] = [];
+  if (mapping.lines !== undefined && mapping.linesField !== undefined) {
+    checkLineRates(mapping, rows, problems);
+    rows.forEach((row, i) => {
+      const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
+      const path = `${mapping.linesField}[${i}]`;
+      const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<string, unknown>;
+      const inputs: Record<string, unknown> = {};
+      for (const d of mapping.derive) {
+        for (const [name, spec] of Object.entries(d.lineInputs)) inputs[name] = evaluateValue(spec, row, ctx, `${path}(${name})`);
+      }
+      lines.push({ fields, inputs, rows: [row.row] });
+    });
+    request[mapping.linesField] = lines.map((l) => l.fields);
+  }
+  if (problems.length > 0) return { problems };
+  for (const d of mapping.derive) {
+    getDerivation(d.name)({ request, lines, linesField: mapping.linesField ?? 'Lines', ctx: docCtx });
+  }
+  return problems.length > 0 ? { problems } : { request, problems };
+}

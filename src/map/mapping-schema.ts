@@ -1,0 +1,61 @@
+/**
+ * The zod schema of a mapping YAML file. Field trees (`document`, `lines.fields`)
+ * are checked node by node in compile-node.ts so errors can name the exact key.
+ */
+import { z } from 'zod';
+
+const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent'] as const;
+
+export const conversionSchema = z.enum(CONVERSIONS);
+
+/** A value spec in its YAML form; `default` and `concat` items are checked recursively by the compiler. */
+export const valueSpecSchema = z.strictObject({
+  column: z.string().min(1).optional(),
+  const: z.union([z.string(), z.number()]).optional(),
+  concat: z.array(z.unknown()).min(1).optional(),
+  separator: z.string().optional(),
+  company: z.enum(['nit', 'alias', 'check-digit', 'identification']).optional(),
+  position: z.literal(true).optional(),
+  as: conversionSchema.optional(),
+  time: z.string().min(1).optional(),
+  lookup: z.string().min(1).optional(),
+  default: z.unknown().optional(),
+  required: z.boolean().optional(),
+  kinds: z.array(z.string().min(1)).min(1).optional(),
+});
+export type ValueSpecInput = z.infer<typeof valueSpecSchema>;
+
+export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position'] as const;
+
+const deriveItemSchema = z.union([
+  z.string().min(1),
+  z.strictObject({ name: z.string().min(1), inputs: z.record(z.string(), z.unknown()).optional() }),
+]);
+
+export const mappingFileSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  kinds: z.array(z.string().min(1)).min(1),
+  format: z
+    .strictObject({
+      delimiter: z.enum([';', ',', '\t', 'tab', 'auto']).default('auto'),
+      encoding: z.enum(['utf-8', 'utf8', 'windows-1252', 'cp1252', 'latin1', 'iso-8859-1', 'auto']).default('auto'),
+      decimal: z.enum([',', '.']).default(','),
+      thousands: z.enum(['.', ',', ' ', '']).default('.'),
+      date: z.string().min(1).default('dd/MM/yyyy'),
+    })
+    .default({ delimiter: 'auto', encoding: 'auto', decimal: ',', thousands: '.', date: 'dd/MM/yyyy' })
+    .refine((f) => f.decimal !== f.thousands, { message: 'decimal and thousands separators must differ' }),
+  key: z.union([z.array(z.string().min(1)).min(1), z.array(z.array(z.string().min(1)).min(1)).min(1)]),
+  lookups: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.number()]))).default({}),
+  document: z.record(z.string(), z.unknown()),
+  lines: z
+    .strictObject({
+      field: z.string().min(1).default('Lines'),
+      key: z.string().min(1).optional(),
+      fields: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
+  derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
+});
+export type MappingFile = z.infer<typeof mappingFileSchema>;

@@ -1,0 +1,64 @@
+/**
+ * A mapping after loading: the YAML's shape, checked and compiled into a tree
+ * that the engine walks per document. See docs/mappings.md for the language.
+ */
+
+export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
+
+export type CompanyValue = 'nit' | 'alias' | 'check-digit' | 'identification';
+
+/** One value: where it comes from, how it is converted, and what happens when it is empty. */
+export interface ValueSpec {
+  column?: string;
+  const?: string;
+  concat?: ValueSpec[];
+  separator?: string;
+  company?: CompanyValue;
+  /** The line's 1-based position within its document (line fields only). */
+  position?: true;
+  as: Conversion;
+  /** datetime only: the column holding the time of day (`HH:mm:ss` / `HH:mm`), default 00:00:00. */
+  time?: string;
+  lookup?: string;
+  default?: ValueSpec;
+  required: boolean;
+  kinds?: string[];
+}
+
+export type MappingNode =
+  | { type: 'value'; spec: ValueSpec }
+  | { type: 'object'; entries: [string, MappingNode][]; when?: string[]; kinds?: string[] }
+  | { type: 'array'; items: MappingNode[] };
+
+export interface MappingFormat {
+  delimiter: ';' | ',' | '\t' | 'auto';
+  encoding: 'utf-8' | 'windows-1252' | 'latin1' | 'auto';
+  decimal: ',' | '.';
+  thousands: '.' | ',' | ' ' | '';
+  /** ERP date pattern with dd d MM M yyyy yy (e.g. `dd/MM/yyyy`). */
+  date: string;
+}
+
+export interface Derive {
+  name: string;
+  /** Named per-line inputs of the derivation (e.g. `vat: iva`), evaluated on each line's row. */
+  lineInputs: Record<string, ValueSpec>;
+}
+
+export interface Mapping {
+  /** The YAML file it was loaded from (for error messages). */
+  file: string;
+  name: string;
+  kinds: string[];
+  format: MappingFormat;
+  /** Key alternatives: the first whose cells are all non-empty groups the row. */
+  key: string[][];
+  lookups: Record<string, Record<string, string>>;
+  document: MappingNode;
+  /** Field under which lines go (e.g. `Lines`); absent for one-row documents such as payroll. */
+  linesField?: string;
+  lines?: MappingNode;
+  /** Column whose equal values within a document denote the same line (a repeated line). */
+  lineKey?: string;
+  derive: Derive[];
+}

@@ -1,0 +1,39 @@
+/**
+ * Header row of a delimited export: names matched case-insensitively with
+ * surrounding (and repeated inner) spaces ignored; extra columns ignored; a
+ * missing required column is a file-level error naming it.
+ */
+import { EdocError } from '../errors.js';
+import { requiredColumnsOf } from '../map/compile-node.js';
+import type { Mapping } from '../map/mapping-types.js';
+
+export function normaliseColumnName(name: string): string {
+  return name.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Normalised column name -> cell index (the first column wins when a name repeats). */
+export function indexHeader(cells: string[]): Map<string, number> {
+  const index = new Map<string, number>();
+  cells.forEach((cell, i) => {
+    const name = normaliseColumnName(cell);
+    if (name !== '' && !index.has(name)) index.set(name, i);
+  });
+  return index;
+}
+
+export function checkRequiredColumns(file: string, mapping: Mapping, kind: string, header: Map<string, number>, headerCells: string[]): void {
+  const required = requiredColumnsOf(mapping.document, kind);
+  if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
+  const has = (c: string): boolean => header.has(normaliseColumnName(c));
+  const keyAlternative = mapping.key.find((alt) => alt.every(has)) ?? mapping.key[0];
+  for (const c of keyAlternative) required.add(c);
+  const missing = [...required].filter((c) => !has(c));
+  if (missing.length === 0) return;
+  const found = headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', ');
+  const names = missing.map((c) => `"${c}"`).join(', ');
+  throw new EdocError(
+    'EDOC_MAP_MISSING_COLUMN',
+    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${file} (mapping ${mapping.name} for ${kind}; found: ${found})`,
+    { file, column: missing[0], columns: missing, row: 1 },
+  );
+}

@@ -1,0 +1,167 @@
+/**
+ * CSV / TXT exports -> SourceDocuments, in bounded memory. Rows of one document
+ * may stand anywhere in the file, so a document can only be emitted after its
+ * last row. Pass 1 streams the file and records each key's last row (compactly,
+ * see csv-last-rows.ts); pass 2 streams it again, collects the rows of open
+ * documents and emits each document when its last row has passed — in order of
+ * first appearance, holding back only documents already complete behind an
+ * earlier one that is still open. With consecutive rows at most one document is
+ * held at a time, whatever the size of the file.
+ */
+import { stat } from 'node:fs/promises';
+import { EdocError } from '../errors.js';
+import { buildDocument } from '../map/build-document.js';
+import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
+import type { Mapping } from '../map/mapping-types.js';
+import type { SourceDocument } from './source-document.js';
+import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
+import type { CsvDelimiter } from './csv-encoding.js';
+import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
+import { LastRowTable } from './csv-last-rows.js';
+import { readCsvRecords } from './csv-records.js';
+import type { CsvRecord } from './csv-records.js';
+
+export interface CsvSourceContext {
+  kind: string;
+  company: CompanyInfo;
+}
+
+export interface CsvSourceDocument extends SourceDocument {
+  /** The key columns' values joined (`SETP990000101`), '' when the row had none. */
+  key: string;
+}
+
+export interface OpenedCsvSource {
+  format: 'csv';
+  /** The header record as in the file, with its line break (header + each document's raw = valid CSV). */
+  header: string;
+  encoding: string;
+  delimiter: CsvDelimiter;
+  documents: AsyncIterable<CsvSourceDocument>;
+}
+
+interface OpenDocument {
+  index: number;
+  key: string;
+  display: string;
+  rows: RowView[];
+  raws: string[];
+  complete: boolean;
+}
+
+const NO_KEY = '\u0000';
+
+function isBlank(cells: string[]): boolean {
+  return cells.every((c) => c.trim() === '');
+}
+
+export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext): Promise<OpenedCsvSource> {
+  const before = await stat(file);
+  if (before.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
+  const encoding = await detectEncoding(file, mapping.format.encoding);
+  const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, encoding)) : mapping.format.delimiter;
+
+  let headerRecord: CsvRecord | undefined;
+  for await (const record of readCsvRecords(file, encoding, delimiter)) {
+    headerRecord = record;
+    break;
+  }
+  if (headerRecord === undefined || isBlank(headerRecord.cells)) {
+    throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: 1 });
+  }
+  const header = indexHeader(headerRecord.cells);
+  checkRequiredColumns(file, mapping, ctx.kind, header, headerRecord.cells);
+
+  const columnIndex = new Map<string, number>();
+  const indexOf = (column: string): number => {
+    let i = columnIndex.get(column);
+    if (i === undefined) {
+      i = header.get(normaliseColumnName(column)) ?? -1;
+      columnIndex.set(column, i);
+    }
+    return i;
+  };
+  const keyAlternatives = mapping.key.map((alt) => alt.map(indexOf)).filter((alt) => alt.every((i) => i >= 0));
+  const keyOf = (record: CsvRecord): { key: string; display: string } => {
+    for (const [a, alt] of keyAlternatives.entries()) {
+      const values = alt.map((i) => (record.cells[i] ?? '').trim());
+      if (values.every((v) => v !== '')) return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
+    }
+    return { key: `${NO_KEY}${record.row}`, display: '' };
+  };
+  const rowView = (record: CsvRecord): RowView => ({
+    row: record.row,
+    get: (column) => {
+      const i = indexOf(column);
+      return i < 0 ? '' : (record.cells[i] ?? '');
+    },
+  });
+
+  async function* documents(): AsyncGenerator<CsvSourceDocument> {
+    const lastRows = new LastRowTable();
+    for await (const record of readCsvRecords(file, encoding, delimiter)) {
+      if (record.row === 1 || isBlank(record.cells)) continue;
+      lastRows.set(keyOf(record).key, record.row);
+    }
+    const after = await stat(file);
+    if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+      throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file });
+    }
+    const open = new Map<string, OpenDocument>();
+    let queue: OpenDocument[] = [];
+    let head = 0;
+    let nextIndex = 0;
+    const finish = (doc: OpenDocument): CsvSourceDocument => {
+      const built = buildDocument(mapping, doc.rows, ctx.kind, ctx.company);
+      const rows = doc.rows.map((r) => r.row);
+      if (doc.key.startsWith(NO_KEY)) {
+        built.problems.unshift({
+          code: 'EDOC_MAP_REQUIRED',
+          path: '',
+          column: mapping.key.map((alt) => alt.join('+')).join(' or '),
+          value: '',
+          rows,
+          message: `Row ${rows[0]} has no document key (${mapping.key.map((alt) => alt.join(' + ')).join(', or ')})`,
+        });
+        delete built.request;
+      }
+      const out: CsvSourceDocument = { index: doc.index, source: { rows }, key: doc.display, problems: built.problems, raw: doc.raws.join('') };
+      if (built.request !== undefined) out.request = built.request;
+      return out;
+    };
+    for await (const record of readCsvRecords(file, encoding, delimiter)) {
+      if (record.row === 1 || isBlank(record.cells)) continue;
+      const { key, display } = keyOf(record);
+      let doc = open.get(key);
+      if (doc === undefined) {
+        doc = { index: nextIndex, key, display, rows: [], raws: [], complete: false };
+        nextIndex += 1;
+        open.set(key, doc);
+        queue.push(doc);
+      }
+      doc.rows.push(rowView(record));
+      doc.raws.push(record.raw);
+      const last = lastRows.get(key);
+      if (last === undefined) throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file, row: record.row });
+      if (record.row >= last) {
+        doc.complete = true;
+        open.delete(key);
+      }
+      while (head < queue.length && queue[head].complete) {
+        const done = queue[head];
+        head += 1;
+        yield finish(done);
+        done.rows = [];
+        done.raws = [];
+      }
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
+      }
+    }
+    // Only a hash collision or a file that changed between passes leaves documents open here.
+    for (; head < queue.length; head += 1) yield finish(queue[head]);
+  }
+
+  return { format: 'csv', header: headerRecord.raw, encoding, delimiter, documents: documents() };
+}

@@ -1,0 +1,37 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import iconv from 'iconv-lite';
+import { loadMapping } from '../../src/map/load-mapping.js';
+import type { Mapping } from '../../src/map/mapping-types.js';
+import { openCsvSource } from '../../src/read/csv-source.js';
+import type { CsvSourceDocument, OpenedCsvSource } from '../../src/read/csv-source.js';
+
+export const COMPANY = { alias: 'main', nit: '900123456' };
+export const MAPPINGS = join(import.meta.dirname, '../../config/mappings');
+export const EXAMPLES = join(import.meta.dirname, '../../examples');
+export const FIXTURES = join(import.meta.dirname, '../fixtures/csv');
+
+const cache = new Map<string, Promise<Mapping>>();
+export function mapping(name: 'sales' | 'support-document' | 'payroll'): Promise<Mapping> {
+  let m = cache.get(name);
+  if (m === undefined) {
+    m = loadMapping(join(MAPPINGS, `${name}.csv.yaml`));
+    cache.set(name, m);
+  }
+  return m;
+}
+
+export async function tempFile(name: string, content: string | Buffer, encoding: 'utf-8' | 'windows-1252' = 'utf-8'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'edoc-map-'));
+  const file = join(dir, name);
+  await writeFile(file, typeof content === 'string' ? iconv.encode(content, encoding) : content);
+  return file;
+}
+
+export async function readAll(file: string, m: Mapping, kind: string): Promise<{ source: OpenedCsvSource; docs: CsvSourceDocument[] }> {
+  const source = await openCsvSource(file, m, { kind, company: COMPANY });
+  const docs: CsvSourceDocument[] = [];
+  for await (const d of source.documents) docs.push(d);
+  return { source, docs };
+}
