@@ -64,13 +64,13 @@ export class Ledger {
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       const ledger = new Ledger(db, dbPath, false, lock);
+      const m = migrate(db);
+      if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
       if (lock.tookOverFrom) {
         const t = lock.tookOverFrom;
         ledger.notes.push(`took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`);
         files.addEvent(db, Date.now(), 'lock-taken-over', null, null, t);
       }
-      const m = migrate(db);
-      if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
       return ledger;
     } catch (err) {
       db?.close();

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { makeKey } from '../../src/ledger/rows.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/ledger/migrations.js';
+import { docs, fileInput, tempDir } from './helpers.js';
+
+function openWithFile(n = 3, over: Parameters<typeof docs>[1] = undefined) {
+  const ledger = Ledger.open(tempDir());
+  const { fileId } = ledger.recordFile(fileInput());
+  ledger.insertDocuments(fileId, docs(n, over), 1_000);
+  ledger.finishReading(fileId, 1_000);
+  return { ledger, fileId };
+}
+
+describe('ledger schema', () => {
+  it('migrates once and reopening is a no-op (user_version = number of steps)', () => {
+    const dir = tempDir();
+    const first = Ledger.open(dir);
+    expect(first.notes).toContain(`ledger schema migrated from version 0 to ${SCHEMA_VERSION}`);
+    expect(first.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(first.db.pragma('synchronous', { simple: true })).toBe(2);
+    first.close();
+    const again = Ledger.open(dir);
+    expect(again.notes).toEqual([]);
+    again.close();
+  });
+
+  it('refuses a ledger written by a newer program', () => {
+    const dir = tempDir();
+    const l = Ledger.open(dir);
+    l.db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    l.close();
+    expect(() => Ledger.open(dir)).toThrow(expect.objectContaining({ code: 'EDOC_LEDGER_MIGRATION' }));
+  });
+});
+
+describe('files: the same content is not submitted twice', () => {
+  it('recognises the same sha256 for the same company and kind as duplicate content', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput());
+    ledger.markArchived(a.fileId, '/outbox/invoice/archive/a.json', 2_000);
+    const b = ledger.recordFile(fileInput({ path: '/inbox/invoice/b.json', name: 'b.json', now: 3_000 }));
+    expect(b).toMatchObject({ outcome: 'duplicate', state: 'done', duplicateOfFileId: a.fileId });
+    expect(ledger.getFile(b.fileId)?.error?.code).toBe('EDOC_LEDGER_DUPLICATE_FILE');
+    // another kind or company is other content
+    expect(ledger.recordFile(fileInput({ kind: 'credit-note' })).outcome).toBe('new');
+    expect(ledger.recordFile(fileInput({ company: 'other' })).outcome).toBe('new');
+    ledger.close();
+  });
+
+  it('resumes a file left unfinished at the same path instead of calling it a duplicate', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput());
+    ledger.insertDocuments(a.fileId, docs(2), 1_000);
+    const again = ledger.recordFile(fileInput({ now: 5_000 }));
+    expect(again).toEqual({ fileId: a.fileId, outcome: 'resumed', state: 'reading' });
+    // re-reading inserts only what is missing
+    expect(ledger.insertDocuments(a.fileId, docs(4), 5_000).inserted).toBe(2);
+    expect(ledger.fileProgress(a.fileId).total).toBe(4);
+    ledger.close();
+  });
+
+  it('does not count a file that failed to read as earlier content', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput());
+    ledger.failRead(a.fileId, { code: 'EDOC_READ_CHANGED', message: 'changed' }, 2_000);
+    expect(ledger.recordFile(fileInput({ now: 3_000 })).outcome).toBe('new');
+    ledger.close();
+  });
+
+  it('gives a second unfinished file with the same name its own report name', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput({ name: 'ventas.csv' }));
+    const b = ledger.recordFile(fileInput({ name: 'ventas.csv', sha256: 'bbb' }));
+    expect(ledger.getFile(a.fileId)?.reportName).toBe('ventas');
+    expect(ledger.getFile(b.fileId)?.reportName).toBe('ventas (2)');
+    ledger.close();
+  });
+});
+
+describe('documents', () => {
+  it('stores documents with problems as invalid and already accepted keys as duplicate', () => {
+    const { ledger, fileId } = openWithFile(2);
+    const [d0] = ledger.claimDue('main', 1_000, 1);
+    ledger.markSending([d0.id], 1_100);
+    ledger.recordOutcome(d0.id, { state: 'accepted', resultCode: '100', httpStatus: 200 }, 1_200);
+    const key = makeKey('main', 'invoice', 'SETP990000000');
+    expect(ledger.acceptedKey(key)).toEqual({ documentId: d0.id, fileId });
+    expect(ledger.acceptedKey(makeKey('main', 'credit-note', 'SETP990000000'))).toBeUndefined();
+
+    const f2 = ledger.recordFile(fileInput({ sha256: 'ccc', path: '/inbox/invoice/c.json', name: 'c.json' }));
+    const r = ledger.insertDocuments(f2.fileId, [
+      { index: 0, source: { lines: [1] }, number: 'SETP990000000', ownNumber: true, raw: '{}' },
+      { index: 1, source: { lines: [2] }, number: null, ownNumber: false, raw: '{}',
+        problems: [{ code: 'EDOC_VALIDATE_SCHEMA', field: 'Total', message: 'required' }] },
+      { index: 2, source: { lines: [3] }, number: null, ownNumber: false, raw: '{}' },
+    ], 2_000);
+    expect(r).toEqual({ inserted: 3, invalid: 1, duplicate: 1 });
+    expect(ledger.fileProgress(f2.fileId).counts).toMatchObject({ duplicate: 1, invalid: 1, pending: 1 });
+    ledger.close();
+  });
+
+  it('claims due documents in due order then file order, per company, without changing them', () => {
+    const { ledger } = openWithFile(5);
+    const due = ledger.claimDue('main', 1_000, 3);
+    expect(due.map((d) => d.index)).toEqual([0, 1, 2]);
+    expect(ledger.claimDue('main', 1_000, 3).map((d) => d.index)).toEqual([0, 1, 2]);
+    expect(ledger.claimDue('main', 999, 3)).toEqual([]);
+    expect(ledger.claimDue('other', 1_000, 3)).toEqual([]);
+    expect(ledger.claimDue('main', 1_000, 2, new Set([due[0].id])).map((d) => d.index)).toEqual([1, 2]);
+    ledger.close();
+  });
+
+  it('markSending increments attempts in one commit; outcomes apply only to sending documents', () => {
+    const { ledger, fileId } = openWithFile(3);
+    const ids = ledger.claimDue('main', 1_000, 3).map((d) => d.id);
+    const marked = ledger.markSending(ids, 1_500);
+    expect(marked).toEqual({ sending: ids, duplicate: [], skipped: [] });
+    expect(ledger.getDocument(ids[0])).toMatchObject({ state: 'sending', attempts: 1 });
+    expect(ledger.markSending(ids, 1_600).skipped).toEqual(ids);
+    expect(ledger.claimDue('main', 10_000, 10)).toEqual([]);
+
+    const res = ledger.recordOutcomes([
+      { id: ids[0], state: 'accepted', resultCode: '100', httpStatus: 200, response: { ResultCode: '100' } },
+      { id: ids[1], state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ message: 'Bad customer' }] },
+      { id: ids[2], state: 'pending', nextAttemptAt: 5_000, httpStatus: 503, outcome: { kind: 'transient' } },
+    ], 2_000);
+    expect(res).toEqual({ applied: ids, fileIds: [fileId] });
+    // a late answer for a document no longer sending changes nothing
+    expect(ledger.recordOutcome(ids[0], { state: 'failed' }, 2_100)).toBe(false);
+    expect(ledger.getDocument(ids[1])?.errors).toEqual([{ message: 'Bad customer' }]);
+
+    // the retry waits for its backoff time
+    expect(ledger.claimDue('main', 4_999, 10)).toEqual([]);
+    expect(ledger.nextDueAt('main')).toBe(5_000);
+    const again = ledger.claimDue('main', 5_000, 10);
+    expect(again.map((d) => [d.id, d.attempts])).toEqual([[ids[2], 1]]);
+    ledger.markSending([ids[2]], 5_000);
+    expect(ledger.getDocument(ids[2])?.attempts).toBe(2);
+    expect(ledger.scheduleRetry(ids[2], 9_000, { httpStatus: 429 }, 5_100)).toBe(true);
+    expect(ledger.getDocument(ids[2])).toMatchObject({ state: 'pending', nextAttemptAt: 9_000, httpStatus: 429 });
+    expect(ledger.fileProgress(fileId)).toMatchObject({ total: 3, final: false });
+    ledger.close();
+  });
+
+  it('a retry released after its key was accepted elsewhere becomes duplicate instead of being sent', () => {
+    const { ledger } = openWithFile(1);
+    const f2 = ledger.recordFile(fileInput({ sha256: 'x2', path: '/inbox/invoice/x2.json', name: 'x2.json' }));
+    ledger.insertDocuments(f2.fileId, docs(1), 1_000);
+    const [a, b] = ledger.claimDue('main', 1_000, 2);
+    ledger.markSending([a.id], 1_000);
+    ledger.recordOutcome(a.id, { state: 'accepted' }, 1_100);
+    expect(ledger.markSending([b.id], 1_200)).toEqual({ sending: [], duplicate: [b.id], skipped: [] });
+    ledger.close();
+  });
+
+  it('fileProgress is final once every document is final', () => {
+    const { ledger, fileId } = openWithFile(2);
+    const ids = ledger.claimDue('main', 1_000, 2).map((d) => d.id);
+    ledger.markSending(ids, 1_000);
+    ledger.recordOutcome(ids[0], { state: 'accepted' });
+    expect(ledger.fileProgress(fileId).final).toBe(false);
+    ledger.recordOutcome(ids[1], { state: 'failed' });
+    expect(ledger.fileProgress(fileId)).toMatchObject({ total: 2, final: true,
+      counts: { accepted: 1, failed: 1, pending: 0, sending: 0 } });
+    expect(ledger.finishFile(fileId, 3_000)).toBe(true);
+    expect(ledger.openFiles()).toEqual([]);
+    expect(ledger.filesToSettle().map((f) => f.id)).toEqual([fileId]);
+    ledger.close();
+  });
+
+  it('requeue releases failed documents by file name or key, in-doubt ones only when allowed', () => {
+    const { ledger, fileId } = openWithFile(3, (i) => ({ number: i === 2 ? null : `N${i}`, ownNumber: i !== 2 }));
+    const ids = ledger.claimDue('main', 1_000, 3).map((d) => d.id);
+    ledger.markSending(ids, 1_000);
+    ledger.recordOutcome(ids[0], { state: 'failed', errors: [{ message: 'timeout' }] });
+    ledger.recordOutcome(ids[1], { state: 'failed' });
+    ledger.setInDoubt([ids[2]], 'no answer', 2_000);
+    ledger.finishFile(fileId, 2_000);
+
+    expect(ledger.requeue({ key: 'N0', now: 3_000 }).ids).toEqual([ids[0]]);
+    expect(ledger.getFile(fileId)?.state).toBe('open');
+    expect(ledger.getDocument(ids[0])).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: 3_000 });
+    expect(ledger.requeue({ key: 'main/invoice/N1', now: 3_000 }).ids).toEqual([ids[1]]);
+    expect(ledger.requeue({ fileName: 'a.json', now: 3_000 }).ids).toEqual([]);
+    expect(ledger.requeue({ fileName: 'a.json', includeInDoubt: true, now: 3_000 }).ids).toEqual([ids[2]]);
+    ledger.close();
+  });
+
+  it('status summary: per company and kind, files in progress, in-doubt and failed with last error, last pull', () => {
+    const { ledger } = openWithFile(3);
+    const ids = ledger.claimDue('main', 1_000, 3).map((d) => d.id);
+    ledger.markSending(ids, 1_000);
+    ledger.recordOutcome(ids[0], { state: 'failed', errors: [{ message: 'gave up: 503' }] });
+    ledger.setInDoubt([ids[1]], 'no answer came back', 2_000);
+    ledger.recordPull('main', 7_000, { documents: 4 });
+    const s = ledger.statusSummary();
+    expect(s.byCompanyKind).toEqual([{ company: 'main', kind: 'invoice',
+      counts: { pending: 0, sending: 1, accepted: 0, rejected: 0, invalid: 0, failed: 1, duplicate: 0, 'in-doubt': 1 } }]);
+    expect(s.filesInProgress).toHaveLength(1);
+    expect(s.failed[0]).toMatchObject({ key: 'main/invoice/SETP990000000', lastError: 'gave up: 503', file: 'a.json' });
+    expect(s.inDoubt[0]).toMatchObject({ key: 'main/invoice/SETP990000001', lastError: 'no answer came back' });
+    expect(s.lastPulls).toEqual([{ company: 'main', at: 7_000, data: { documents: 4 } }]);
+    ledger.close();
+  });
+
+  it('keeps the received cursor and received documents per company', () => {
+    const ledger = Ledger.open(tempDir());
+    expect(ledger.getCursor('main')).toBeUndefined();
+    ledger.setCursor('main', '2026-11-01', 1);
+    ledger.setCursor('main', '2026-11-02', 2);
+    expect(ledger.getCursor('main')).toBe('2026-11-02');
+    expect(ledger.seenReceived('main', 'cufe-1')).toBe(false);
+    expect(ledger.recordReceived({ company: 'main', documentId: 'cufe-1', documentNumber: 'FE1', files: ['a.xml'], at: 3 })).toBe(true);
+    expect(ledger.recordReceived({ company: 'main', documentId: 'cufe-1', files: [], at: 4 })).toBe(false);
+    expect(ledger.seenReceived('main', 'cufe-1')).toBe(true);
+    expect(ledger.seenReceived('other', 'cufe-1')).toBe(false);
+    ledger.close();
+  });
+});

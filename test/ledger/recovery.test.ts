@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { holdLedger, killHard, tempDir } from './helpers.js';
+
+let child: ChildProcess | undefined;
+afterEach(async () => {
+  if (child) await killHard(child);
+  child = undefined;
+});
+
+describe('crash recovery', () => {
+  it('documents marked sending by a process killed with SIGKILL are found sending at the next start', async () => {
+    const dir = tempDir();
+    child = await holdLedger(dir, 6);
+    await killHard(child);
+    const ledger = Ledger.open(dir);
+    try {
+      const left = ledger.sendingAtStart();
+      expect(left.map((d) => d.index)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(left.every((d) => d.attempts === 1)).toBe(true);
+      expect(left.filter((d) => d.ownNumber).map((d) => d.index)).toEqual([0, 2, 4]);
+    } finally {
+      ledger.close();
+    }
+  });
+
+  it('recoverSending resends numbered documents and sets the others in-doubt, never sending them again', async () => {
+    const dir = tempDir();
+    child = await holdLedger(dir, 4);
+    await killHard(child);
+    const ledger = Ledger.open(dir);
+    try {
+      const now = Date.now();
+      const r = ledger.recoverSending(now);
+      expect(r.resent).toHaveLength(2);
+      expect(r.inDoubt).toHaveLength(2);
+      expect(ledger.sendingAtStart()).toEqual([]);
+      const due = ledger.claimDue('main', now, 10);
+      expect(due.map((d) => d.id)).toEqual(r.resent);
+      // the resend knows an earlier request may have arrived: a duplicate verdict means accepted
+      expect(due[0].lastOutcome).toMatchObject({ kind: 'unknown' });
+      const doubt = ledger.getDocument(r.inDoubt[0]);
+      expect(doubt).toMatchObject({ state: 'in-doubt' });
+      expect(doubt?.errors[0].code).toBe('EDOC_SUBMIT_IN_DOUBT');
+      expect(ledger.statusSummary().inDoubt).toHaveLength(2);
+    } finally {
+      ledger.close();
+    }
+  });
+});
+
+describe('start-up stays fast with a large ledger', () => {
+  it('start-up and hot queries use indexes, never a scan of documents', () => {
+    const ledger = Ledger.open(tempDir());
+    const plan = (sql: string, ...params: unknown[]) =>
+      (ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const queries: [string, unknown[]][] = [
+      [`SELECT id FROM documents WHERE state IN ('sending','in-doubt','failed') AND state = 'sending' ORDER BY id`, []],
+      [`SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`, ['main', 1]],
+      [`SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, ['k']],
+      [`SELECT id FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT 500`, [1, -1]],
+      [`SELECT * FROM files WHERE state IN ('reading','open') ORDER BY id`, []],
+      [`SELECT state, n FROM file_counts WHERE file_id = ?`, [1]],
+    ];
+    for (const [sql, params] of queries) {
+      const p = plan(sql, ...params);
+      expect(p, sql).toMatch(/USING (COVERING )?INDEX|USING PRIMARY KEY|USING INTEGER PRIMARY KEY/);
+      expect(p, sql).not.toMatch(/SCAN documents(?! USING)/);
+    }
+    ledger.close();
+  });
+
+  it('opens a ledger of 200,000 documents with work in flight in well under a second', () => {
+    const dir = tempDir();
+    const ledger = Ledger.open(dir);
+    const { fileId } = ledger.recordFile({ path: '/i/big.json', name: 'big.json', size: 1, sha256: 'big',
+      kind: 'invoice', company: 'main', now: 1 });
+    ledger.insertDocuments(fileId, (function* () {
+      for (let i = 0; i < 200_000; i++) yield { index: i, source: { lines: [i + 1] }, number: `N${i}`, ownNumber: true, raw: '{}' };
+    })(), 1);
+    ledger.markSending(ledger.claimDue('main', 1, 20).map((d) => d.id), 2);
+    ledger.close();
+    const t0 = performance.now();
+    const again = Ledger.open(dir);
+    const left = again.sendingAtStart();
+    const files = again.openFiles();
+    const elapsed = performance.now() - t0;
+    again.close();
+    expect(left).toHaveLength(20);
+    expect(files).toHaveLength(1);
+    expect(elapsed).toBeLessThan(500);
+  });
+});
