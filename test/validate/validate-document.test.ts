@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { validateDocument } from '../../src/validate/validate-document.js';
+import { addDays } from '../../src/policy/dates.js';
+import { loadRequestFixture, requestFixtureText } from '../fixtures/requests/index.js';
+import { edit, paths, push } from './edit.js';
+
+const today = '2026-11-22';
+const ctx = { today, issuerNit: '900123456' };
+
+describe('validateDocument = schema + kind guards + check digits + issuer + totals + support rules', () => {
+  it('reports a schema problem with its path and EDOC_VALIDATE_SCHEMA', () => {
+    const r = loadRequestFixture('invoice');
+    edit(r, 'Lines[0].Quantty', '2');
+    edit(r, 'IssueDate', '2026-11-20');
+    const problems = validateDocument('invoice', r, ctx);
+    expect(problems.filter((p) => p.code === 'EDOC_VALIDATE_SCHEMA').map((p) => p.path).sort()).toEqual(['IssueDate', 'Lines[0].Quantty']);
+  });
+
+  it('an invoice in the credit-note folder fails the kind guard', () => {
+    const problems = validateDocument('credit-note', loadRequestFixture('invoice'), ctx);
+    expect(problems.map((p) => p.code)).toEqual(['EDOC_VALIDATE_KIND', 'EDOC_VALIDATE_KIND']);
+  });
+
+  it('reports one problem per field: a malformed amount is not also a sum that fails', () => {
+    const r = loadRequestFixture('invoice');
+    edit(r, 'Total.GrossAmount', '337047.5');
+    const problems = validateDocument('invoice', r, ctx);
+    expect(paths(problems)).toEqual(['Total.GrossAmount']);
+    expect(problems[0].code).toBe('EDOC_VALIDATE_SCHEMA');
+  });
+
+  it('names the rule-5 mistake instead of a bare mismatch', () => {
+    const r = loadRequestFixture('support-document', addDays(today, -1));
+    edit(r, 'Total.PayableAmount', '1381500.00');
+    const problems = validateDocument('support-document', r, ctx);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ code: 'EDOC_VALIDATE_TAX', path: 'Total.PayableAmount' });
+  });
+
+  it('runs the support rules for E5 and E6 with the given today', () => {
+    const late = loadRequestFixture('support-document', addDays(today, -7));
+    expect(validateDocument('support-document', late, ctx).map((p) => p.code)).toEqual([
+      'EDOC_VALIDATE_PERIOD',
+      'EDOC_VALIDATE_PERIOD',
+      'EDOC_VALIDATE_PERIOD',
+    ]);
+    const note = loadRequestFixture('adjustment-note', addDays(today, -7));
+    expect(validateDocument('support-adjustment', note, ctx).every((p) => p.code === 'EDOC_VALIDATE_PERIOD')).toBe(true);
+    expect(validateDocument('support-adjustment', note, { today: addDays(today, -3) })).toEqual([]);
+  });
+
+  it('checks check digits and the totals together', () => {
+    const r = loadRequestFixture('invoice');
+    edit(r, 'CustomerParty.Identification.CheckDigit', '1');
+    edit(r, 'Lines[0].NetAmount', '300000.01');
+    const codes = validateDocument('invoice', r, ctx).map((p) => p.code);
+    expect(codes).toContain('EDOC_VALIDATE_CHECK_DIGIT');
+    expect(codes).toContain('EDOC_VALIDATE_TOTALS');
+  });
+
+  it('the issuer (or payroll employer) must be the company\'s NIT when one is given', () => {
+    const r = loadRequestFixture('invoice');
+    expect(validateDocument('invoice', r, { today, issuerNit: '900.123.456-8' })).toEqual([]);
+    expect(validateDocument('invoice', r, { today, issuerNit: '800197268' })).toEqual([
+      { code: 'EDOC_VALIDATE_ISSUER', path: 'IssuerParty.Identification.DocumentNumber', message: 'The issuer NIT 900123456 is not the company\'s NIT 800197268' },
+    ]);
+    expect(validateDocument('invoice', r, { today })).toEqual([]);
+    expect(paths(validateDocument('payroll', loadRequestFixture('payroll'), { today, issuerNit: '800197268' }))).toEqual(['Empleador.NIT']);
+  });
+
+  it('pos: accepts the content itself or an E4 body carrying it as jsonOriginal', () => {
+    expect(validateDocument('pos', loadRequestFixture('pos-content'), ctx)).toEqual([]);
+    const body = { companyId: 1001, prefijo: 'POS', tipoFactura: 'pos', enviarCorreo: false, numero: 1001, jsonOriginal: requestFixtureText('pos-content') };
+    expect(validateDocument('pos', body, ctx)).toEqual([]);
+    expect(validateDocument('pos', { ...body, jsonOriginal: '{' }, ctx).length).toBeGreaterThan(0);
+  });
+
+  it('every problem carries a code, a path and a message', () => {
+    const r = loadRequestFixture('support-document', '2026-01-01');
+    push(r, 'Lines[0].TaxSubTotals', { TaxCategory: '06', TaxPercentage: '2.50' });
+    edit(r, 'SupplierParty.Identification.CheckDigit', '9');
+    const problems = validateDocument('support-document', r, ctx);
+    expect(problems.length).toBeGreaterThanOrEqual(5);
+    for (const p of problems) {
+      expect(typeof p.code).toBe('string');
+      expect(typeof p.path).toBe('string');
+      expect(p.message.length).toBeGreaterThan(10);
+    }
+  });
+});
