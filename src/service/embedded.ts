@@ -1,0 +1,48 @@
+/**
+ * `service.baseUrl: embedded` (the shipped default) runs the bundled emulator
+ * in-process on a free loopback port; anything else is the service's own URL.
+ * Callers get one base URL either way and call `close()` when done (it stops
+ * the emulator, or does nothing for a real service).
+ */
+import type { Config } from '../config/schema.js';
+import { startEmulator, type EmulatorLogger, type RunningEmulator } from '../emulator/server.js';
+
+export interface ResolvedService {
+  /** The URL the ServiceClient talks to. */
+  baseUrl: string;
+  /** True when that URL is the in-process emulator, not the tax authority's service. */
+  embedded: boolean;
+  /** The running emulator when embedded (tests and the daemon's loud log line use it). */
+  emulator?: RunningEmulator;
+  /** Stops the embedded emulator (flushing its state file); safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface ResolveServiceOptions {
+  logger?: EmulatorLogger;
+}
+
+export const EMBEDDED_BASE_URL = 'embedded';
+
+export function isEmbedded(config: Pick<Config, 'service'>): boolean {
+  return config.service.baseUrl === EMBEDDED_BASE_URL;
+}
+
+export async function resolveServiceUrl(
+  config: Pick<Config, 'service' | 'emulator'>,
+  options: ResolveServiceOptions = {},
+): Promise<ResolvedService> {
+  if (!isEmbedded(config)) {
+    return { baseUrl: config.service.baseUrl, embedded: false, close: async () => undefined };
+  }
+  // The standalone `emulator` command listens on emulator.port; the embedded one never
+  // competes with it for that port, so it always takes a free one.
+  const emulator = await startEmulator({
+    host: '127.0.0.1',
+    port: 0,
+    seed: config.emulator.seed,
+    ...(config.emulator.state === undefined ? {} : { stateFile: config.emulator.state }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  return { baseUrl: emulator.url, embedded: true, emulator, close: () => emulator.close() };
+}
