@@ -1,0 +1,163 @@
+/** Support document (E5) and adjustment note (E6) rules, over real HTTP. */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { AUTH, BAD_KEY, call, documents, emulator, envelopeOf, fixture } from './helpers.js';
+
+type Json = Record<string, unknown>;
+let emu: RunningEmulator;
+beforeEach(async () => { emu = await emulator(); });
+afterEach(async () => { await emu.close(); });
+
+const support = (patch: Json = {}): Json => ({ ...fixture('support-document.json'), ...patch });
+const line = (body: Json, i = 0): Json => (body.Lines as Json[])[i];
+const e5 = async (body: Json) => envelopeOf(await call(emu, 'E5', { headers: AUTH, body }));
+const e6 = async (body: Json) => envelopeOf(await call(emu, 'E6', { headers: AUTH, body }));
+
+describe('E5 support document', () => {
+  test('E5 uses the current resolution and warns with its expiry date when the number is omitted', async () => {
+    const r = await e5(support({ SeriePrefix: undefined, SerieNumber: undefined }));
+    expect(r.IsValid).toBe(true);
+    expect(r.Warning).toEqual([expect.stringContaining('DS1')]);
+    expect(r.Warning[0]).toContain('2030-01-19');
+  });
+
+  test('E5 answers 400 in HTTP 200 when VAT is sent as a withholding (rule 2)', async () => {
+    const body = support();
+    line(body).WithholdingTaxSubTotals = [{ TaxCategory: '01', TaxPercentage: '19.00' }];
+    const res = await call(emu, 'E5', { headers: AUTH, body });
+    expect(res.status).toBe(200);
+    const r = envelopeOf(res);
+    expect(r).toMatchObject({ ResultCode: 400, IsValid: false });
+    expect(r.Errors[0]).toContain('WithholdingTaxSubTotals');
+    expect(r.ResultData).toBe(r.Errors.join(' '));
+  });
+
+  test('E5 answers 400 when a withholding 05 is sent in TaxSubTotals (rule 2)', async () => {
+    const body = support();
+    (line(body).TaxSubTotals as Json[]).push({ TaxCategory: '05', TaxPercentage: '15.00', TaxableAmount: '19000.00', TaxAmount: '2850.00' });
+    expect((await e5(body)).ResultCode).toBe(400);
+  });
+
+  test('E5 answers 400 for a line with two VAT rates (rule 3)', async () => {
+    const body = support();
+    (line(body).TaxSubTotals as Json[]).push({ TaxCategory: '01', TaxPercentage: '5.00', TaxableAmount: '100000.00', TaxAmount: '5000.00' });
+    const r = await e5(body);
+    expect(r.ResultCode).toBe(400);
+    expect(r.Errors.join(' ')).toMatch(/one VAT rate/);
+  });
+
+  test('E5 accepts taxed, exempt and excluded lines; only the exempt one counts in the base (rule 4)', async () => {
+    const body = support({
+      Lines: [
+        line(support()),
+        { Number: '2', Quantity: '1', UnitPrice: '50000.00', NetAmount: '50000.00', Item: { Description: 'Exento' },
+          TaxSubTotals: [{ TaxCategory: '01', TaxPercentage: '0.00', TaxableAmount: '50000.00', TaxAmount: '0.00' }] },
+        { Number: '3', Quantity: '1', UnitPrice: '20000.00', NetAmount: '20000.00', Item: { Description: 'Excluido' } },
+      ],
+      Total: { TaxableAmount: '150000.00', TaxAmount: '19000.00', PayableAmount: '189000.00', WithholdingTaxAmount: '5350.00' },
+    });
+    const r = await e5(body);
+    expect(r.Errors).toEqual([]);
+    expect(r.IsValid).toBe(true);
+  });
+
+  test('E5 answers 400 when the withholdings are subtracted from PayableAmount (rule 5)', async () => {
+    const body = support();
+    (body.Total as Json).PayableAmount = '113650.00';
+    const r = await e5(body);
+    expect(r.ResultCode).toBe(400);
+    expect(r.Errors.join(' ')).toContain('PayableAmount');
+  });
+
+  test('E5 answers 400 with a per-line message for a PeriodStartDate 7 days back, and accepts 6 (rule 7)', async () => {
+    const body = support({ Lines: [line(support()), { ...line(support()), Number: '2', PeriodStartDate: '2026-11-15' }],
+      Total: { TaxableAmount: '200000.00', TaxAmount: '38000.00', PayableAmount: '238000.00', WithholdingTaxAmount: '10700.00' },
+      TaxTotals: [{ TaxCategory: '01', TaxAmount: '38000.00' }] });
+    const r = await e5(body);
+    expect(r.ResultCode).toBe(400);
+    expect(r.Errors).toEqual([expect.stringMatching(/^Lines\[1\]\.PeriodStartDate: Line 2: PeriodStartDate 2026-11-15 is 7 days before 2026-11-22/)]);
+    line(body, 1).PeriodStartDate = '2026-11-16';
+    expect((await e5(body)).IsValid).toBe(true);
+  });
+
+  test('E5 answers 400 when the totals do not add up', async () => {
+    const body = support();
+    (body.Total as Json).TaxAmount = '19000.01';
+    expect((await e5(body)).ResultCode).toBe(400);
+  });
+
+  test('E5 rejects a repeated number with Procesado con errores.', async () => {
+    await e5(support());
+    expect(await e5(support())).toMatchObject({ ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.',
+      Errors: ['Regla: 90, Rechazo: Documento procesado anteriormente.'] });
+  });
+
+  test('E5 401 repeats the message naming the company id', async () => {
+    const r = envelopeOf(await call(emu, 'E5', { headers: BAD_KEY, body: support() }));
+    expect(r).toMatchObject({ ResultCode: 401, IsValid: false });
+    expect(r.ResultData).toContain('1001');
+    expect(r.Errors).toEqual([r.ResultData]);
+  });
+
+  test('E5 completes a party that was not sent from the registered provider (rule 1)', async () => {
+    await e5(support());
+    const partial = support({ SerieNumber: '2', SupplierParty: { Identification: { DocumentNumber: '1020304050', DocumentType: '13' } } });
+    expect((await e5(partial)).IsValid).toBe(true);
+    const res = await fetch(`${emu.url}/_emulator/documents?withRequest=true`);
+    const docs = ((await res.json()) as { documents: Array<{ request: { SupplierParty: Json } }> }).documents;
+    expect(docs[1].request.SupplierParty.Name).toBe('Proveedor Persona Natural');
+  });
+});
+
+describe('E6 adjustment note', () => {
+  beforeEach(async () => { expect((await e5(support())).IsValid).toBe(true); });
+
+  test('E6 without Lines annuls the referenced document with its same detail and warns that no lines were informed', async () => {
+    const r = await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }] });
+    expect(r.IsValid).toBe(true);
+    expect(r.Warning[0]).toMatch(/^No se informaron líneas; se anula el documento DS1/);
+    const res = await fetch(`${emu.url}/_emulator/documents?withRequest=true&kind=support-adjustment`);
+    const [note] = ((await res.json()) as { documents: Array<Json & { request: Json }> }).documents;
+    expect(note).toMatchObject({ prefix: 'NAS', number: '1' });
+    expect(note.request.Lines).toEqual(support().Lines);
+    expect(note.request).toMatchObject({ CorrectionConceptCode: '2', CorrectionConcept: 'Se anula documento', Currency: 'COP' });
+  });
+
+  test('E6 finds the reference by CUFE', async () => {
+    const [doc] = await documents(emu);
+    expect((await e6({ DocumentReferences: [{ DocumentReferredCUFE: doc.cufe as string }] })).IsValid).toBe(true);
+  });
+
+  test('E6 answers 400 for an unknown reference, a rejected one, and a missing identifier', async () => {
+    expect((await e6({ DocumentReferences: [{ DocumentReferred: 'DS99' }] })).Errors[0]).toContain('no existe');
+    await e5(support({ SerieNumber: '5000000' }));
+    const rejected = await e6({ DocumentReferences: [{ DocumentReferred: 'DS5000000' }] });
+    expect(rejected).toMatchObject({ ResultCode: 400, IsValid: false });
+    expect(rejected.Errors[0]).toContain('no fue aceptado');
+    expect((await e6({ DocumentReferences: [{ IssueDate: '2026-11-20' }] })).ResultCode).toBe(400);
+  });
+
+  test('E6 admits only COP', async () => {
+    const r = await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }], Currency: 'USD' });
+    expect(r.ResultCode).toBe(400);
+    expect(r.Errors[0]).toContain('COP');
+  });
+
+  test('E6 with Lines requires SupplierParty and Total, and follows the support rules', async () => {
+    const partial = { DocumentReferences: [{ DocumentReferred: 'DS1' }], Lines: support().Lines };
+    expect((await e6(partial)).ResultCode).toBe(400);
+    const full = { ...partial, SupplierParty: support().SupplierParty, Total: support().Total, TaxTotals: support().TaxTotals };
+    const r = await e6(full);
+    expect(r.IsValid).toBe(true);
+    expect(r.Warning.join(' ')).not.toContain('No se informaron');
+    const old = { ...full, Lines: [{ ...line(support()), PeriodStartDate: '2026-11-01' }] };
+    expect((await e6(old)).ResultCode).toBe(400);
+  });
+
+  test('E6 numbers notes from its own SupportAdjustmentNote range', async () => {
+    await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }] });
+    await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }] });
+    const notes = await documents(emu, '?kind=support-adjustment');
+    expect(notes.map((n) => `${n.prefix}${n.number}`)).toEqual(['NAS1', 'NAS2']);
+  });
+});
