@@ -94,10 +94,22 @@ export function createLogger(options: LoggerOptions): AppLogger {
         bindings: (bindings) => redactDeep(bindings),
         log: (obj) => hoistCode(redactDeep(obj)),
       },
+      // formatters.log has already turned errors into redacted plain objects; the
+      // standard serializer would re-wrap those and report their type as "Object".
+      serializers: { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) },
       hooks: { streamWrite: (line) => scrubber.scrub(line) },
     },
     stream,
   );
+
+  // pino applies formatters.bindings to the root only; child bindings pass through
+  // here instead. Children inherit this property, so grandchildren are covered too.
+  type ChildFn = (this: Logger, bindings: Record<string, unknown>, childOptions?: object) => Logger;
+  const pinoChild = (Object.getPrototypeOf(logger) as { child: ChildFn }).child;
+  const redactingChild: ChildFn = function child(bindings, childOptions) {
+    return pinoChild.call(this, redactDeep(bindings), childOptions);
+  };
+  logger.child = redactingChild as unknown as Logger['child'];
 
   const controls: LoggerControls = {
     registerSecret: (value) => scrubber.add(value),
