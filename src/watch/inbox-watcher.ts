@@ -74,6 +74,7 @@ export class InboxWatcher {
   private readonly pollMs: number;
   private readonly entries = new Map<string, Entry>();
   private readonly warned = new Set<string>();
+  private readonly inflight = new Map<string, Promise<void>>();
   private readonly renames: RenameDetector;
   private readonly queue = new ReadyQueue<ReadyFile>();
   private chokidar: FSWatcher | undefined;
@@ -170,8 +171,20 @@ export class InboxWatcher {
     return this.folders.get(path.dirname(file));
   }
 
+  /**
+   * Events for one path are handled one after the other: `handle` awaits lstat
+   * and the rename check, and two interleaved runs (add + change of a new file)
+   * could otherwise both decide and hand the file out twice.
+   */
   private onEvent(file: string): void {
-    this.handle(file).catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not inspect a file'));
+    const previous = this.inflight.get(file) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.handle(file))
+      .catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not inspect a file'))
+      .finally(() => {
+        if (this.inflight.get(file) === next) this.inflight.delete(file);
+      });
+    this.inflight.set(file, next);
   }
 
   private async handle(file: string): Promise<void> {
@@ -200,8 +213,15 @@ export class InboxWatcher {
       if (entry.state === 'pending') entry.since = Date.now();
       return;
     }
-    if (entry?.state === 'taken') this.queue.withdraw(file);
-    if (await this.renames.renamedIn(file, stats)) {
+    const renamed = await this.renames.renamedIn(file, stats);
+    // the poll may have taken the previous content while we awaited
+    const current = this.entries.get(file);
+    if (current?.state === 'taken') {
+      if (sameIdentity(current.identity, identity)) return;
+      this.queue.withdraw(file);
+    }
+    if (this.closed) return;
+    if (renamed) {
       this.take(file, folder, identity, 'rename');
       return;
     }

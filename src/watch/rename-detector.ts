@@ -6,9 +6,9 @@
  * first and the old name's unlink ~100 ms later (its atomic-write window); with
  * polling it is the same or the reverse. So the detector remembers every
  * staging file it saw (name, and inode when it could still stat it) and, when a
- * new file appears, asks "is there a staging file with this inode, or named
- * like this file plus `.part`/`.tmp`, that no longer exists?". A rename keeps
- * the inode, so the inode match is exact; the name match covers a staging file
+ * new file appears, asks "is there a staging file with this inode (and birth
+ * time), or named like this file plus `.part`/`.tmp`, that no longer exists?".
+ * A rename keeps both, so that match is exact; the name match covers a staging file
  * that was renamed before we could stat it. A writer so fast that the staging
  * name never produced an event at all is simply taken by the stability rule.
  */
@@ -20,6 +20,8 @@ import { withoutStagingSuffix } from './file-names.js';
 interface StagingEntry {
   dev?: number;
   ino?: number;
+  /** 0 where the file system does not report a birth time. */
+  birthtimeMs?: number;
   /** When the staging file was last known to be gone; undefined while it exists. */
   goneAt?: number;
 }
@@ -37,7 +39,7 @@ export class RenameDetector {
       this.staging.set(file, { ...previous, goneAt: Date.now() });
       return;
     }
-    this.staging.set(file, { dev: stats.dev, ino: stats.ino });
+    this.staging.set(file, { dev: stats.dev, ino: stats.ino, birthtimeMs: stats.birthtimeMs });
   }
 
   /** A staging file was unlinked (renamed away or deleted). */
@@ -51,8 +53,9 @@ export class RenameDetector {
     const dir = path.dirname(file);
     for (const [stagingPath, entry] of this.staging) {
       if (path.dirname(stagingPath) !== dir) continue;
-      const byInode = entry.ino !== undefined && entry.ino === stats.ino && entry.dev === stats.dev;
-      const byName = entry.ino === undefined && withoutStagingSuffix(stagingPath) === file;
+      const sameName = withoutStagingSuffix(stagingPath) === file;
+      const byInode = entry.ino !== undefined && entry.ino === stats.ino && entry.dev === stats.dev && this.sameBirth(entry, stats, sameName);
+      const byName = entry.ino === undefined && sameName;
       if (!byInode && !byName) continue;
       const now = await lstatOrGone(stagingPath);
       // A staging name that still points at the same inode is a hard link, not a rename.
@@ -62,6 +65,17 @@ export class RenameDetector {
       return true;
     }
     return false;
+  }
+
+  /**
+   * ext4 hands a deleted file's inode to the next new file at once, so an
+   * inode match alone could take a file still being written after an aborted
+   * `.part` was deleted. A rename keeps the birth time; a reused inode gets a
+   * new one. Where the file system has no birth time, the names must match too.
+   */
+  private sameBirth(entry: StagingEntry, stats: Stats, sameName: boolean): boolean {
+    if (entry.birthtimeMs !== undefined && entry.birthtimeMs > 0 && stats.birthtimeMs > 0) return entry.birthtimeMs === stats.birthtimeMs;
+    return sameName;
   }
 
   /** Drop staging entries that disappeared long ago and were never matched. */
