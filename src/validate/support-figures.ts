@@ -8,6 +8,7 @@ import { arr, obj } from './access.js';
 import { joinPath, type Problem } from './problem.js';
 import {
   INCOME_WITHHOLDING,
+  VAT,
   VAT_WITHHOLDING,
   category,
   lineProduct,
@@ -29,8 +30,9 @@ export interface SupportLineFigures {
   path: string;
   /** NetAmount, else Quantity × UnitPrice. */
   value: number | undefined;
-  /** TaxSubTotals present with at least one entry: a taxed or exempt line. */
+  /** TaxSubTotals holds at least one (non-withholding) entry: a taxed or exempt line. */
   taxed: boolean;
+  /** Every TaxSubTotals entry, by index (withholdings misplaced there included). */
   vatEntries: TaxEntry[];
   /** Taxable base: the VAT entry's TaxableAmount (else the line value) when taxed, 0 when excluded. */
   base: number | undefined;
@@ -59,14 +61,17 @@ export function supportFigures(request: unknown, out: Problem[]): SupportFigures
     taxable: sumAll(lines.map((l) => l.base)),
     vat,
     payable: value === undefined || vat === undefined ? undefined : value + vat,
-    withholding: sumAll(lines.flatMap((l) => l.withholdings.map((w) => w.amount))),
+    withholding: sumAll(lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT).map((w) => w.amount))),
   };
+}
+
+export function isWithholding(cat: string | undefined): boolean {
+  return cat === VAT_WITHHOLDING || cat === INCOME_WITHHOLDING;
 }
 
 function lineFigures(line: Record<string, unknown>, path: string, out: Problem[]): SupportLineFigures {
   const value = readAmount(line, 'NetAmount', path, out) ?? lineProduct(line);
   const subs = arr(line.TaxSubTotals) ?? [];
-  const taxed = subs.length > 0;
   const vatEntries: TaxEntry[] = subs.map((item, j) => {
     const e = obj(item);
     const here = joinPath(path, 'TaxSubTotals', j);
@@ -74,8 +79,11 @@ function lineFigures(line: Record<string, unknown>, path: string, out: Problem[]
     const amount = readAmount(e, 'TaxAmount', here, out) ?? taxOf(base, e);
     return { category: category(e), rate: rateKey(e), base, amount };
   });
-  const base = taxed ? vatEntries[0].base : 0;
-  const vat = taxed ? sumAll(vatEntries.map((e) => e.amount)) : 0;
+  // A withholding put among the VAT entries is rule 2's problem; it must not also skew the VAT figures.
+  const proper = vatEntries.filter((e) => !isWithholding(e.category));
+  const taxed = proper.length > 0;
+  const base = taxed ? proper[0].base : 0;
+  const vat = taxed ? sumAll(proper.map((e) => e.amount)) : 0;
   const withholdings = (arr(line.WithholdingTaxSubTotals) ?? []).map((item, k) => {
     const e = obj(item);
     const here = joinPath(path, 'WithholdingTaxSubTotals', k);

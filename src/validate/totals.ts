@@ -5,7 +5,7 @@
  */
 import { arr, obj, text } from './access.js';
 import { joinPath, type Problem } from './problem.js';
-import { supportFigures, type SupportLineFigures } from './support-figures.js';
+import { isWithholding, supportFigures, type SupportLineFigures } from './support-figures.js';
 import {
   checkCategoryTotals,
   checkDocumentSubTotals,
@@ -15,6 +15,7 @@ import {
   readTaxEntries,
   sumAll,
   taxOf,
+  VAT,
   type TaxEntry,
 } from './tax-math.js';
 
@@ -93,10 +94,10 @@ export function supportTotals(request: unknown): Problem[] {
   if (figures !== undefined) {
     const items = arr(r.Lines) ?? [];
     figures.lines.forEach((line, i) => supportLine(obj(items[i]) ?? {}, line, out));
-    const vatEntries = figures.lines.flatMap((l) => l.vatEntries);
+    const vatEntries = figures.lines.flatMap((l) => l.vatEntries.filter((e) => !isWithholding(e.category)));
     checkDocumentSubTotals(r.TaxSubTotals, vatEntries, 'TaxSubTotals', out);
     checkCategoryTotals(r.TaxTotals, vatEntries, 'TaxTotals', out);
-    checkCategoryTotals(r.WithholdingTaxTotals, figures.lines.flatMap((l) => l.withholdings), 'WithholdingTaxTotals', out);
+    checkCategoryTotals(r.WithholdingTaxTotals, figures.lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT)), 'WithholdingTaxTotals', out);
   }
   const total = obj(r.Total);
   if (total === undefined || figures === undefined) {

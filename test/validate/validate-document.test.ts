@@ -37,6 +37,14 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
     expect(problems[0]).toMatchObject({ code: 'EDOC_VALIDATE_TAX', path: 'Total.PayableAmount' });
   });
 
+  it('a withholding misplaced among the VAT entries is one rule-2 problem, not also a VAT mismatch', () => {
+    const r = loadRequestFixture('support-document', addDays(today, -1));
+    push(r, 'Lines[0].TaxSubTotals', { TaxCategory: '05', TaxPercentage: '15.00', TaxableAmount: '190000.00', TaxAmount: '28500.00' });
+    expect(validateDocument('support-document', r, ctx)).toEqual([
+      expect.objectContaining({ code: 'EDOC_VALIDATE_TAX', path: 'Lines[0].TaxSubTotals[1].TaxCategory' }),
+    ]);
+  });
+
   it('runs the support rules for E5 and E6 with the given today', () => {
     const late = loadRequestFixture('support-document', addDays(today, -7));
     expect(validateDocument('support-document', late, ctx).map((p) => p.code)).toEqual([
