@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { loadMapping } from '../../src/map/load-mapping.js';
 import { hashFile } from '../../src/read/hash.js';
 import { openSource } from '../../src/read/open-source.js';
 import { COMPANY, FIXTURES, edocError, removeDir, tempDir } from './read-helpers.js';
@@ -92,5 +93,18 @@ describe('openSource file-level checks', () => {
     const source = await open(file, { expect: { size: hashed.size, mtimeMs: hashed.mtimeMs } });
     expect(source.count).toBe(3);
     await edocError(hashFile(path.join(dir, 'nope.json')), 'EDOC_READ_CHANGED');
+  });
+});
+
+describe('openSource delimited files', () => {
+  it('hands .csv files of a kind with a mapping to the CSV reader', async () => {
+    const root = path.join(FIXTURES, '..', '..', '..');
+    const mapping = await loadMapping(path.join(root, 'config', 'mappings', 'sales.csv.yaml'));
+    const source = await openSource(path.join(root, 'examples', 'invoices.csv'), 'invoice', { company: COMPANY, mapping });
+    expect(source.format).toBe('csv');
+    expect(source.header).toMatch(/prefijo/);
+    const first = (await source.documents[Symbol.asyncIterator]().next()).value;
+    expect(first).toMatchObject({ index: 0 });
+    expect(first.source.rows[0]).toBe(2);
   });
 });
