@@ -70,6 +70,7 @@ export function isWithholding(cat: string | undefined): boolean {
 }
 
 function lineFigures(line: Record<string, unknown>, path: string, out: Problem[]): SupportLineFigures {
+  readAmount(line, 'UnitPrice', path, out);
   const value = readAmount(line, 'NetAmount', path, out) ?? lineProduct(line);
   const subs = arr(line.TaxSubTotals) ?? [];
   const vatEntries: TaxEntry[] = subs.map((item, j) => {

@@ -74,6 +74,7 @@ export function invoiceTotals(request: unknown): Problem[] {
 function invoiceLine(line: Record<string, unknown>, path: string, out: Problem[]): InvoiceLineFigures {
   const net = readAmount(line, 'NetAmount', path, out);
   readAmount(line, 'GrossAmount', path, out);
+  readAmount(line, 'UnitPrice', path, out);
   expectAmount(out, joinPath(path, 'NetAmount'), net, lineProduct(line), `Quantity ${text(line.Quantity)} × UnitPrice ${text(line.UnitPrice)}`);
   const entries = readTaxEntries(line.TaxSubTotals, joinPath(path, 'TaxSubTotals'), out);
   arr(line.TaxSubTotals)?.forEach((item, j) => {

@@ -107,6 +107,20 @@ describe('strict sliding window', () => {
     expect(v.tryAcquire(600)).toBe(400);
   });
 
+  it('while slowed down never admits more than limit in any stretched window', () => {
+    const random = seeded(7);
+    const w = new SlidingWindow(4, 1000);
+    w.slowDown(0.25, 50_000);
+    const admitted: number[] = [];
+    let now = 0;
+    while (now < 50_000) {
+      if (w.tryAcquire(now) === 0) admitted.push(now);
+      now += Math.floor(random() * 300);
+    }
+    expect(maxInAnyWindow(admitted.filter((t) => t < 50_000), 4000)).toBeLessThanOrEqual(4);
+    expect(admitted.length).toBeGreaterThan(40);
+  });
+
   it('rejects nonsense parameters early', () => {
     expect(() => new SlidingWindow(0, 1000)).toThrow(RangeError);
     expect(() => new SlidingWindow(1.5, 1000)).toThrow(RangeError);

@@ -99,6 +99,12 @@ describe('E1 totals', () => {
     const r = invoice();
     edit(r, 'Total.GrossAmount', '337047.5');
     expect(invoiceTotals(r)[0]).toMatchObject({ code: 'EDOC_VALIDATE_AMOUNT', path: 'Total.GrossAmount' });
+    const price = invoice();
+    edit(price, 'Lines[0].UnitPrice', 150000);
+    expect(paths(invoiceTotals(price))).toEqual(['Lines[0].UnitPrice']);
+    const s = support();
+    edit(s, 'Lines[2].NetAmount', '50000');
+    expect(paths(supportTotals(s))).toEqual(['Lines[2].NetAmount']);
   });
 });
 
