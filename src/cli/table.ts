@@ -1,0 +1,18 @@
+/** Plain-text tables for the terminal: a header, a rule, left-aligned columns. */
+
+export interface Column<T> {
+  header: string;
+  value(row: T): string;
+  /** Numbers read better right-aligned. @defaultValue 'left' */
+  align?: 'left' | 'right';
+}
+
+export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string[] {
+  const cells = rows.map((row) => columns.map((column) => column.value(row)));
+  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i].length)));
+  const line = (values: readonly string[]): string => values
+    .map((value, i) => (columns[i].align === 'right' ? value.padStart(widths[i]) : value.padEnd(widths[i])))
+    .join('  ')
+    .trimEnd();
+  return [line(columns.map((c) => c.header)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
+}
