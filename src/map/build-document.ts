@@ -100,13 +100,14 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, c
   const request = (evaluateNode(mapping.document, rows[0], docCtx, '') ?? {}) as Record<string, unknown>;
   const lines: DeriveLine[] = [];
   if (mapping.lines !== undefined && mapping.linesField !== undefined) {
-    checkLineRates(mapping, rows, problems);
+    const severalRates = checkLineRates(mapping, rows, problems);
     rows.forEach((row, i) => {
       const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
       const path = `${mapping.linesField}[${i}]`;
       const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<string, unknown>;
       const inputs: Record<string, unknown> = {};
-      for (const d of mapping.derive) {
+      // A cell already reported as holding several rates is not reported again as a bad number.
+      for (const d of severalRates.has(row.row) ? [] : mapping.derive) {
         for (const [name, spec] of Object.entries(d.lineInputs)) inputs[name] = evaluateValue(spec, row, ctx, `${path}(${name})`);
       }
       lines.push({ fields, inputs, rows: [row.row] });
