@@ -147,7 +147,7 @@ export class InboxWatcher {
     });
     watcher.on('unlink', (file) => this.onGone(file));
     watcher.on('unlinkDir', (file) => this.onGone(file));
-    watcher.on('error', (err) => this.logger.error({ err, code: 'EDOC_WATCH' }, 'inbox watcher error'));
+    watcher.on('error', (err) => this.logger.error({ err }, 'inbox watcher error'));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   }
 
