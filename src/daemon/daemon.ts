@@ -1,0 +1,225 @@
+/**
+ * The daemon: wires watch → intake → ledger → per-company senders → reports,
+ * and closes in order (stop watching → finish or park the queue → flush the
+ * outbox → close the ledger). Only the CLI touches signals and process.exit.
+ */
+import PQueue from 'p-queue';
+import type { CompanyConfig, Config } from '../config/schema.js';
+import { redactConfig } from '../config/redact.js';
+import { Ledger } from '../ledger/ledger.js';
+import type { AppLogger } from '../log/logger.js';
+import { loadMapping } from '../map/load-mapping.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { ServiceClient } from '../service/client.js';
+import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js';
+import { CompanySender } from '../submit/company-sender.js';
+import type { DocumentKind } from '../validate/kinds.js';
+import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
+import { inboxFolders, outboxDir } from './folders.js';
+import { intakeFile } from './intake.js';
+import { ReportScheduler } from './report-scheduler.js';
+
+export interface DaemonOptions {
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
+  drainTimeoutMs?: number;
+  /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
+  intakeConcurrency?: number;
+  /** Pinned "today" for validation (tests). */
+  today?: string;
+}
+
+export class Daemon {
+  private readonly senders = new Map<string, CompanySender>();
+  private readonly mappings = new Map<string, Promise<Mapping>>();
+  private readonly intake: PQueue;
+  private readonly stopping = new AbortController();
+  private watcher: InboxWatcher | undefined;
+  private watching: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private readonly fileNames = new Map<number, string>();
+
+  private constructor(
+    private config: Readonly<Config>,
+    private readonly logger: AppLogger,
+    readonly ledger: Ledger,
+    private readonly service: ResolvedService,
+    private readonly client: ServiceClient,
+    private readonly reports: ReportScheduler,
+    private readonly options: DaemonOptions,
+  ) {
+    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+  }
+
+  /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, watches. */
+  static async start(config: Readonly<Config>, logger: AppLogger, options: DaemonOptions = {}): Promise<Daemon> {
+    const ledger = Ledger.open(config.paths.state);
+    for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
+    let service: ResolvedService | undefined;
+    try {
+      service = await resolveServiceUrl(config, { logger });
+      const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+      const reports = new ReportScheduler({ ledger, logger, outboxDir: (company, kind) => outboxDir(config, company, kind) });
+      const daemon = new Daemon(config, logger, ledger, service, client, reports, options);
+      await daemon.begin();
+      return daemon;
+    } catch (err) {
+      await service?.close();
+      ledger.close();
+      throw err;
+    }
+  }
+
+  private async begin(): Promise<void> {
+    const { config, logger, ledger } = this;
+    logger.info({ config: redactConfig(config) }, 'effective configuration');
+    if (this.service.embedded) {
+      logger.warn({ baseUrl: this.service.baseUrl },
+        'SERVICE IS THE EMBEDDED EMULATOR: documents go to the local emulator, NOT to the tax authority');
+    } else {
+      logger.info({ baseUrl: this.service.baseUrl }, 'submitting to the service');
+    }
+    const recovered = ledger.recoverSending();
+    if (recovered.resent.length + recovered.inDoubt.length > 0) {
+      logger.warn({ resent: recovered.resent.length, inDoubt: recovered.inDoubt.length },
+        'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt');
+    }
+    for (const file of [...ledger.filesToSettle(), ...ledger.openFiles()]) {
+      this.fileNames.set(file.id, file.name);
+      this.reports.touch(file.id);
+    }
+    for (const company of config.companies) this.addSender(company);
+    await this.startWatcher();
+  }
+
+  private addSender(company: CompanyConfig): void {
+    const sender = new CompanySender({
+      ledger: this.ledger, client: this.client, company, retry: this.config.retry, pos: this.config.kinds.pos,
+      logger: this.logger, fileName: (id) => this.fileName(id),
+      onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
+    });
+    this.senders.set(company.alias, sender);
+    sender.start();
+  }
+
+  private async startWatcher(): Promise<void> {
+    const folders = inboxFolders(this.config);
+    const watcher = new InboxWatcher({ folders, stableMs: this.config.watch.stableMs, usePolling: this.config.watch.usePolling,
+      logger: this.logger });
+    await watcher.start();
+    this.watcher = watcher;
+    this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
+    this.watching = this.consume(watcher);
+  }
+
+  private async consume(watcher: InboxWatcher): Promise<void> {
+    for await (const file of watcher) {
+      if (this.stopping.signal.aborted) break;
+      // Back-pressure: do not pull more ready files than the intake can read.
+      await this.intake.onSizeLessThan(this.intake.concurrency);
+      void this.intake.add(() => this.take(file));
+    }
+  }
+
+  private async take(file: ReadyFile): Promise<void> {
+    const company = this.config.companies.find((c) => c.alias === file.company);
+    if (!company || this.stopping.signal.aborted) return;
+    try {
+      const result = await intakeFile({
+        ledger: this.ledger, config: this.config, logger: this.logger,
+        mapping: (kind) => this.mapping(kind),
+        onDocuments: (alias) => this.senders.get(alias)?.wake(),
+        onFileChanged: (id) => this.reports.touch(id),
+        signal: this.stopping.signal,
+        ...(this.options.today ? { today: this.options.today } : {}),
+      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs });
+      if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
+    } catch (err) {
+      // One bad file never takes the daemon down.
+      this.logger.error({ err, file: file.path, kind: file.kind, company: file.company }, 'intake failed');
+    }
+  }
+
+  private mapping(kind: DocumentKind): Promise<Mapping | undefined> {
+    const file = this.config.kinds[kind].mapping;
+    if (file === undefined) return Promise.resolve(undefined);
+    let loaded = this.mappings.get(file);
+    if (!loaded) {
+      loaded = loadMapping(file);
+      this.mappings.set(file, loaded);
+      loaded.catch(() => this.mappings.delete(file));
+    }
+    return loaded;
+  }
+
+  private fileName(fileId: number): string {
+    let name = this.fileNames.get(fileId);
+    if (name === undefined) {
+      name = this.ledger.getFile(fileId)?.name ?? `#${fileId}`;
+      this.fileNames.set(fileId, name);
+    }
+    return name;
+  }
+
+  /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
+  async reload(next: Readonly<Config>): Promise<void> {
+    const before = this.config;
+    this.config = next;
+    this.mappings.clear();
+    for (const company of next.companies) {
+      const sender = this.senders.get(company.alias);
+      if (sender) sender.update(company, next.retry);
+      else this.addSender(company);
+    }
+    for (const [alias, sender] of this.senders) {
+      if (!next.companies.some((c) => c.alias === alias)) {
+        this.senders.delete(alias);
+        await sender.close();
+      }
+    }
+    if (JSON.stringify(inboxFolders(before)) !== JSON.stringify(inboxFolders(next))
+      || before.watch.stableMs !== next.watch.stableMs || before.watch.usePolling !== next.watch.usePolling) {
+      await this.watcher?.close();
+      await this.watching;
+      await this.startWatcher();
+    }
+    this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
+  }
+
+  /** Re-queued work (edoc-bridge retry) or anything else that made documents due. */
+  wake(): void {
+    for (const sender of this.senders.values()) sender.wake();
+  }
+
+  /** Waits until every report is written (tests, submit command). */
+  flushReports(): Promise<void> {
+    return this.reports.flush();
+  }
+
+  /** Stop watching → finish (or park) in-flight work → flush the outbox → close the ledger. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    const drainMs = this.options.drainTimeoutMs ?? 10_000;
+    const steps: [string, () => Promise<unknown> | unknown][] = [
+      ['watcher', async () => { this.stopping.abort(); await this.watcher?.close(); await this.watching; }],
+      ['intake', () => this.intake.onIdle()],
+      ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],
+      ['reports', () => this.reports.close()],
+      ['client', () => this.client.close()],
+      ['service', () => this.service.close()],
+      ['ledger', () => this.ledger.close()],
+    ];
+    // Each step runs even when an earlier one failed.
+    for (const [name, step] of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.logger.error({ err, step: name }, 'error while stopping');
+      }
+    }
+    this.logger.info('stopped');
+  }
+}

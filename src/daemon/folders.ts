@@ -1,0 +1,33 @@
+/**
+ * PRODUCT "Folders": one company → inbox/<kind>/ and outbox/<kind>/; several
+ * companies → inbox/<company>/<kind>/ and outbox/<company>/<kind>/.
+ */
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { DOCUMENT_KINDS, type DocumentKind } from '../validate/kinds.js';
+
+type FolderConfig = Pick<Config, 'companies' | 'paths' | 'kinds'>;
+
+function perCompany(config: FolderConfig, root: string, company: string): string {
+  return config.companies.length > 1 ? path.join(root, company) : root;
+}
+
+export function inboxDir(config: FolderConfig, company: string, kind: string): string {
+  return path.join(perCompany(config, config.paths.inbox, company), kind);
+}
+
+export function outboxDir(config: FolderConfig, company: string, kind: string): string {
+  return path.join(perCompany(config, config.paths.outbox, company), kind);
+}
+
+/** Every watched inbox folder: enabled kinds × companies. */
+export function inboxFolders(config: FolderConfig): { dir: string; kind: DocumentKind; company: string }[] {
+  const out: { dir: string; kind: DocumentKind; company: string }[] = [];
+  for (const company of config.companies) {
+    for (const kind of DOCUMENT_KINDS) {
+      if (!config.kinds[kind].enabled) continue;
+      out.push({ dir: inboxDir(config, company.alias, kind), kind, company: company.alias });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,147 @@
+/**
+ * Intake of one complete input file: hash → ledger (content dedup) → read/map
+ * → validate → documents into the ledger in batches. The file's documents are
+ * committed before any of them is sent; reading streams, so memory does not
+ * grow with the file.
+ */
+import path from 'node:path';
+import type { CompanyConfig, Config } from '../config/schema.js';
+import { EdocError, isEdocError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { NewDocument, ReportProblem } from '../ledger/types.js';
+import type { AppLogger } from '../log/logger.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { colombiaToday } from '../policy/dates.js';
+import { hashFile } from '../read/hash.js';
+import { openSource } from '../read/open-source.js';
+import type { SourceDocument } from '../read/source-document.js';
+import { documentKey } from '../validate/document-key.js';
+import type { DocumentKind } from '../validate/kinds.js';
+import type { Problem } from '../validate/problem.js';
+import { validateDocument } from '../validate/validate-document.js';
+
+/** Documents committed per ledger transaction while a file is read. */
+const INSERT_BATCH = 500;
+
+export interface IntakeContext {
+  ledger: Ledger;
+  config: Readonly<Config>;
+  logger: AppLogger;
+  mapping(kind: DocumentKind): Promise<Mapping | undefined>;
+  /** Documents of this company became due. */
+  onDocuments(company: string): void;
+  /** The file's report should be (re)written; it may be complete. */
+  onFileChanged(fileId: number): void;
+  /** Pinned "today" (tests); Colombia's date otherwise. */
+  today?: string;
+  /** Stop reading between batches (daemon shutdown): the file stays `reading` and is re-read next start. */
+  signal?: AbortSignal;
+}
+
+export interface DroppedFile {
+  path: string;
+  kind: DocumentKind;
+  company: CompanyConfig;
+  size?: number;
+  mtimeMs?: number;
+}
+
+export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted';
+
+export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
+  const { ledger, logger } = ctx;
+  const name = path.basename(dropped.path);
+  const log = logger.child({ file: name, kind: dropped.kind, company: dropped.company.alias });
+  let hash;
+  try {
+    hash = await hashFile(dropped.path);
+  } catch (err) {
+    log.warn({ err, code: isEdocError(err) ? err.code : 'EDOC_READ_CHANGED' }, 'input file vanished before it could be read');
+    return { outcome: 'gone' };
+  }
+  const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
+    company: dropped.company.alias, now: Date.now() });
+  if (rec.outcome === 'duplicate') {
+    log.warn({ code: 'EDOC_LEDGER_DUPLICATE_FILE', duplicateOf: rec.duplicateOfFileId }, 'same content was taken before: not sent again');
+    ctx.onFileChanged(rec.fileId);
+    return { fileId: rec.fileId, outcome: 'duplicate-file' };
+  }
+  if (rec.state !== 'reading') {
+    // Left unfinished by an earlier run: its documents are in the ledger already.
+    log.info({ state: rec.state }, 'resuming a file from an earlier run');
+    ctx.onDocuments(dropped.company.alias);
+    ctx.onFileChanged(rec.fileId);
+    return { fileId: rec.fileId, outcome: 'resumed' };
+  }
+  log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
+  try {
+    const mapping = await ctx.mapping(dropped.kind);
+    const opened = await openSource(dropped.path, dropped.kind, {
+      company: { alias: dropped.company.alias, nit: dropped.company.nit },
+      ...(mapping ? { mapping } : {}),
+      expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+    });
+    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
+    const today = ctx.today ?? colombiaToday();
+    let batch: NewDocument[] = [];
+    let count = 0;
+    for await (const doc of opened.documents) {
+      batch.push(toNewDocument(doc, dropped.kind, dropped.company, today));
+      count++;
+      if (batch.length >= INSERT_BATCH) {
+        ledger.insertDocuments(rec.fileId, batch);
+        batch = [];
+        ctx.onDocuments(dropped.company.alias);
+        if (ctx.signal?.aborted) {
+          log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
+          return { fileId: rec.fileId, outcome: 'interrupted' };
+        }
+      }
+    }
+    ledger.insertDocuments(rec.fileId, batch);
+    if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
+    ledger.finishReading(rec.fileId);
+    log.info({ documents: count }, 'file read');
+    ctx.onDocuments(dropped.company.alias);
+    ctx.onFileChanged(rec.fileId);
+    return { fileId: rec.fileId, outcome: 'read' };
+  } catch (err) {
+    const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
+    const message = err instanceof Error ? err.message : String(err);
+    log.error({ code, err }, 'file could not be read');
+    if (isEdocError(err) || isFsError(err)) {
+      ledger.failRead(rec.fileId, { code, message });
+      ctx.onFileChanged(rec.fileId);
+      return { fileId: rec.fileId, outcome: 'failed-read' };
+    }
+    throw err;
+  }
+}
+
+function isFsError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
+}
+
+function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: CompanyConfig, today: string): NewDocument {
+  const problems: Problem[] = [...doc.problems];
+  if (doc.request !== undefined && problems.length === 0) {
+    problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
+  }
+  const key = doc.request === undefined ? undefined : documentKey(kind, doc.request);
+  const out: NewDocument = {
+    index: doc.index, source: doc.source, ownNumber: key !== undefined, raw: doc.raw,
+    number: key === undefined ? null : `${key.prefix}/${key.number}`,
+    problems: problems.map(toReportProblem),
+  };
+  if (doc.request !== undefined) out.request = doc.request;
+  return out;
+}
+
+function toReportProblem(p: Problem): ReportProblem {
+  const out: ReportProblem = { code: p.code, message: p.message };
+  const field = p.column ?? (p.path === '' ? undefined : p.path);
+  if (field !== undefined) out.field = field;
+  if (p.value !== undefined) out.value = p.value;
+  if (p.rows !== undefined) out.rows = p.rows;
+  return out;
+}

@@ -1,0 +1,152 @@
+/**
+ * Writes the outbox from the ledger: files whose documents changed are marked
+ * dirty and rewritten at most once per interval (longer for big files, so a
+ * 200,000-document result.json is not rewritten in a tight loop); a file whose
+ * documents are all final is settled (final report, original archived). An
+ * outbox that cannot be written (not writable, disk full) loses nothing: the
+ * results stay in the ledger and the file stays dirty until a write succeeds.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Ledger } from '../ledger/ledger.js';
+import type { AppLogger } from '../log/logger.js';
+import { settleFile, writeFileReport } from '../report/file-report.js';
+
+export interface ReportSchedulerOptions {
+  ledger: Ledger;
+  logger: AppLogger;
+  /** The kind's outbox folder for a company. */
+  outboxDir(company: string, kind: string): string;
+  /** Shortest time between two reports of one file. @defaultValue 1000 */
+  intervalMs?: number;
+  /** Time between two progress lines of one file. @defaultValue 5000 */
+  progressMs?: number;
+}
+
+interface FileTimes {
+  lastWrite: number;
+  nextWrite: number;
+  lastProgress: number;
+  startedAt: number;
+  doneAtStart: number;
+  failing: boolean;
+}
+
+export class ReportScheduler {
+  private readonly dirty = new Set<number>();
+  private readonly times = new Map<number, FileTimes>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  private readonly intervalMs: number;
+  private readonly progressMs: number;
+
+  constructor(private readonly options: ReportSchedulerOptions) {
+    this.intervalMs = options.intervalMs ?? 1_000;
+    this.progressMs = options.progressMs ?? 5_000;
+  }
+
+  /** The file's documents changed: its report is due. */
+  touch(fileId: number): void {
+    this.dirty.add(fileId);
+    this.schedule(this.intervalMs);
+  }
+
+  /** Writes every dirty report now (final ones settle). Resolves when done. */
+  async flush(): Promise<void> {
+    await this.running;
+    this.running = this.pass(true);
+    await this.running;
+  }
+
+  /** Stop the timer after a last flush. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.flush();
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.running) {
+        this.schedule(ms);
+        return;
+      }
+      this.running = this.pass(false).finally(() => {
+        this.running = undefined;
+        if (this.dirty.size > 0) this.schedule(this.intervalMs);
+      });
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  private async pass(force: boolean): Promise<void> {
+    const now = Date.now();
+    for (const fileId of [...this.dirty]) {
+      const t = this.times.get(fileId);
+      if (!force && t && now < t.nextWrite) continue;
+      this.dirty.delete(fileId);
+      await this.report(fileId);
+    }
+  }
+
+  private async report(fileId: number): Promise<void> {
+    const { ledger, logger } = this.options;
+    const file = ledger.getFile(fileId);
+    if (!file) return;
+    const outboxDir = this.options.outboxDir(file.company, file.kind);
+    const started = Date.now();
+    const t = this.times.get(fileId) ?? { lastWrite: 0, nextWrite: 0, lastProgress: started, startedAt: started,
+      doneAtStart: -1, failing: false };
+    this.times.set(fileId, t);
+    try {
+      await mkdir(outboxDir, { recursive: true });
+      const settled = await settleFile(ledger, fileId, outboxDir);
+      if (!settled.settled) {
+        await writeFileReport(ledger, fileId, outboxDir);
+        this.progress(fileId, file.name, file.company, file.kind, t);
+      } else {
+        this.times.delete(fileId);
+        const counts = settled.report?.counts;
+        logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath },
+          'file complete');
+      }
+      if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
+      t.failing = false;
+    } catch (err) {
+      // The ledger keeps every result: try again later rather than lose or block anything.
+      if (!t.failing) logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
+        'cannot write the outbox; results are kept in the ledger and written when it is back');
+      t.failing = true;
+      this.dirty.add(fileId);
+      t.nextWrite = Date.now() + 5_000;
+      return;
+    }
+    const took = Date.now() - started;
+    t.lastWrite = Date.now();
+    // Big reports cost more to write: space them so writing never dominates.
+    t.nextWrite = t.lastWrite + Math.max(this.intervalMs, took * 10);
+  }
+
+  private progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): void {
+    const now = Date.now();
+    if (now - t.lastProgress < this.progressMs) return;
+    const p = this.options.ledger.fileProgress(fileId);
+    const c = p.counts;
+    const done = p.total - c.pending - c.sending;
+    if (t.doneAtStart < 0) {
+      t.doneAtStart = done;
+      t.startedAt = now;
+      t.lastProgress = now;
+      return;
+    }
+    t.lastProgress = now;
+    const rate = (done - t.doneAtStart) / Math.max((now - t.startedAt) / 1000, 0.001);
+    const left = p.total - done;
+    this.options.logger.info({ file: name, company, kind, done, total: p.total, rejected: c.rejected, invalid: c.invalid,
+      failed: c.failed, ratePerSecond: Math.round(rate * 10) / 10, etaSeconds: rate > 0 ? Math.round(left / rate) : null },
+    'progress');
+  }
+}

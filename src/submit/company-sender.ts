@@ -1,0 +1,264 @@
+/**
+ * The submit stage of one company: a p-queue for concurrency, a strict sliding
+ * window for the request rate, fed from the ledger in small batches so a file
+ * of 200,000 documents never has 200,000 pending promises. Every attempt is
+ * marked `sending` (committed) before its request leaves, and its outcome is
+ * committed before anyone writes the outbox.
+ */
+import PQueue from 'p-queue';
+import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { DueDocument, MarkSendingResult, OutcomeRecord, ReportProblem } from '../ledger/types.js';
+import type { AppLogger } from '../log/logger.js';
+import { SlidingWindow } from '../policy/rate-window.js';
+import type { ServiceClient } from '../service/client.js';
+import type { ServiceResponse } from '../service/client-types.js';
+import type { DocumentKind } from '../validate/kinds.js';
+import { Batcher } from './batcher.js';
+import { decide } from './decide.js';
+import { sendDocument } from './send-document.js';
+
+export interface CompanySenderOptions {
+  ledger: Ledger;
+  client: ServiceClient;
+  company: CompanyConfig;
+  retry: Config['retry'];
+  pos: PosKindConfig;
+  logger: AppLogger;
+  /** The input file's name, for POS `tipo` and log lines. */
+  fileName(fileId: number): string;
+  /** Documents of these files reached a final state (or changed): their reports are due. */
+  onChanged(fileIds: readonly number[]): void;
+  now?: () => number;
+}
+
+/** After a 429, run at half the rate for this long. */
+const SLOW_DOWN_MS = 30_000;
+
+export class CompanySender {
+  private company: CompanyConfig;
+  private queue: PQueue;
+  private window: SlidingWindow;
+  private readonly inMemory = new Set<number>();
+  private readonly now: () => number;
+  private readonly marks: Batcher<number, 'sending' | 'duplicate' | 'skipped'>;
+  private readonly outcomes: Batcher<OutcomeRecord, boolean>;
+  private paused = false;
+  private closed = false;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private readonly aborter = new AbortController();
+
+  constructor(private readonly options: CompanySenderOptions) {
+    this.company = options.company;
+    this.now = options.now ?? Date.now;
+    this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
+    this.window = windowFor(this.company);
+    this.marks = new Batcher((ids) => {
+      const result: MarkSendingResult = options.ledger.markSending(ids, this.now());
+      const dup = new Set(result.duplicate);
+      const sending = new Set(result.sending);
+      return ids.map((id) => (sending.has(id) ? 'sending' : dup.has(id) ? 'duplicate' : 'skipped'));
+    });
+    this.outcomes = new Batcher((records) => {
+      const { applied, fileIds } = options.ledger.recordOutcomes(records, this.now());
+      if (fileIds.length > 0) options.onChanged(fileIds);
+      const done = new Set(applied);
+      return records.map((r) => done.has(r.id));
+    });
+  }
+
+  get alias(): string {
+    return this.company.alias;
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  start(): void {
+    this.loop ??= this.feed();
+  }
+
+  /** New documents may be due (a file was read, an operator re-queued work). */
+  wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /** A reloaded configuration: new key, rate or concurrency; a paused company resumes. */
+  update(company: CompanyConfig, retry: Config['retry']): void {
+    const rateChanged = company.rate.requestsPerSecond !== this.company.rate.requestsPerSecond;
+    this.company = company;
+    this.options.retry = retry;
+    if (rateChanged) this.window = windowFor(company);
+    this.queue.concurrency = company.rate.concurrency;
+    if (this.paused) {
+      this.paused = false;
+      this.options.logger.info({ company: company.alias }, 'configuration reloaded: submissions resume');
+    }
+    this.wake();
+  }
+
+  /** Stop feeding; let in-flight requests finish up to `timeoutMs`, then abort them. Idempotent. */
+  async close(timeoutMs = 10_000): Promise<void> {
+    if (this.closed) return this.loop;
+    this.closed = true;
+    this.queue.clear();
+    this.wake();
+    const idle = this.queue.onIdle();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+    if (await Promise.race([idle, timeout]) === 'timeout') {
+      this.options.logger.warn({ company: this.alias, inFlight: this.queue.pending }, 'stop: aborting requests still in flight');
+      this.aborter.abort();
+      await idle;
+    }
+    clearTimeout(timer);
+    await this.loop;
+  }
+
+  private async feed(): Promise<void> {
+    while (!this.closed) {
+      if (this.paused) {
+        await this.sleep(60_000);
+        continue;
+      }
+      const buffer = this.company.rate.concurrency * 2;
+      const room = buffer - (this.queue.size + this.queue.pending);
+      if (room <= 0) {
+        await Promise.race([this.queue.onSizeLessThan(this.company.rate.concurrency), this.sleep(1_000)]);
+        continue;
+      }
+      const due = this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+      if (due.length === 0) {
+        const next = this.options.ledger.nextDueAt(this.alias);
+        const wait = next === undefined ? 60_000 : Math.max(5, Math.min(next - this.now(), 60_000));
+        await this.sleep(wait);
+        continue;
+      }
+      for (const doc of due) {
+        this.inMemory.add(doc.id);
+        void this.queue.add(() => this.attempt(doc)).catch((err: unknown) => {
+          this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: attempt failed unexpectedly');
+        }).finally(() => this.inMemory.delete(doc.id));
+      }
+    }
+  }
+
+  private async attempt(doc: DueDocument): Promise<void> {
+    if (!(await this.acquireRate())) return;
+    const mark = await this.marks.add(doc.id);
+    if (mark === 'duplicate') {
+      this.options.onChanged([doc.fileId]);
+      this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+      return;
+    }
+    if (mark === 'skipped') return;
+    const attempt = doc.attempts + 1;
+    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
+      pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal },
+    });
+    await this.settle(doc, attempt, response);
+  }
+
+  private async settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
+    const { outcome, httpStatus } = response;
+    const decision = decide(outcome, httpStatus, {
+      ownNumber: doc.ownNumber, attempt, maybeDeliveredBefore: maybeDelivered(doc.lastOutcome), retry: this.options.retry,
+    });
+    const base = {
+      id: doc.id, resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
+      httpStatus: httpStatus ?? null, warnings: outcome.warnings,
+      response: response.body === '' ? null : response.body,
+    };
+    if (httpStatus === 429) this.window.slowDown(0.5, this.now() + SLOW_DOWN_MS);
+    switch (decision.action) {
+      case 'pause':
+        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now(), outcome: slim(outcome, false),
+          errors: problems(outcome.messages, outcome.reason), note: 'unauthorized: company paused' });
+        this.pause(outcome.reason);
+        return;
+      case 'retry':
+        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now() + decision.delayMs,
+          outcome: slim(outcome, decision.maybeDelivered), errors: problems(outcome.messages, outcome.reason) });
+        this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
+          reason: outcome.reason }, 'transient fault: retry scheduled');
+        return;
+      case 'final': {
+        const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
+          ? [] : problems(outcome.messages, decision.note ?? outcome.reason);
+        await this.outcomes.add({ ...base, state: decision.status, outcome: slim(outcome, false), errors,
+          ...(decision.note ? { note: decision.note } : {}) });
+        this.logFinal(doc, decision.status, attempt, decision.note);
+      }
+    }
+  }
+
+  private pause(reason: string): void {
+    if (this.paused) return;
+    this.paused = true;
+    // One line for the whole company, not one per document: its documents simply wait.
+    this.options.logger.error({ code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
+      'the service refused this company\'s credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts');
+  }
+
+  private logFinal(doc: DueDocument, status: string, attempts: number, note?: string): void {
+    this.options.logger.info({ file: this.options.fileName(doc.fileId), kind: doc.kind, company: this.alias,
+      doc: doc.key ?? `#${doc.index}`, status, attempts, ...(note ? { note } : {}) }, 'document final');
+  }
+
+  /** Waits for a slot of the sliding window; false when the sender stopped or paused meanwhile. */
+  private async acquireRate(): Promise<boolean> {
+    for (;;) {
+      if (this.closed || this.paused) return false;
+      const wait = this.window.tryAcquire(this.now());
+      if (wait === 0) return true;
+      await delay(wait);
+    }
+  }
+
+  private serviceCompany(): { id: number; apiKey: string; userId?: number } {
+    const c = this.company;
+    return c.userId === undefined ? { id: c.id, apiKey: c.apiKey } : { id: c.id, apiKey: c.apiKey, userId: c.userId };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+function windowFor(company: CompanyConfig): SlidingWindow {
+  // Fractional rates (0.5/s) become one request per 2 s.
+  const rps = company.rate.requestsPerSecond;
+  return rps >= 1 ? new SlidingWindow(Math.floor(rps), 1000) : new SlidingWindow(1, Math.ceil(1000 / rps));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** An earlier attempt (or a crash while sending) may have reached the service. */
+function maybeDelivered(lastOutcome: unknown): boolean {
+  if (lastOutcome === null || typeof lastOutcome !== 'object') return false;
+  const o = lastOutcome as { kind?: unknown; maybeDelivered?: unknown };
+  return o.maybeDelivered === true || o.kind === 'unknown';
+}
+
+function slim(outcome: ServiceResponse['outcome'], maybeDeliveredFlag: boolean): Record<string, unknown> {
+  return { kind: outcome.kind, reason: outcome.reason, resultCode: outcome.resultCode, errorCode: outcome.errorCode,
+    ...(maybeDeliveredFlag ? { maybeDelivered: true } : {}) };
+}
+
+function problems(messages: readonly string[], reason: string): ReportProblem[] {
+  if (messages.length > 0) return messages.map((message) => ({ message }));
+  return [{ message: reason }];
+}
