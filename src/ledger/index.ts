@@ -7,3 +7,4 @@ export type { LockInfo } from './lock.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 export { makeKey } from './rows.js';
 export * from './types.js';
+export { CommitBatcher } from './commit-batcher.js';

@@ -112,6 +112,24 @@ export class Ledger {
   insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): InsertResult {
     return docs.insertDocuments(this.db, fileId, documents, now);
   }
+  /** Inserts an async stream of documents (the reader's), ~1000 per transaction. */
+  async insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
+    const total: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
+    let batch: NewDocument[] = [];
+    const flush = () => {
+      const r = docs.insertDocuments(this.db, fileId, batch, now);
+      total.inserted += r.inserted;
+      total.invalid += r.invalid;
+      total.duplicate += r.duplicate;
+      batch = [];
+    };
+    for await (const d of documents) {
+      batch.push(d);
+      if (batch.length >= 1000) flush();
+    }
+    if (batch.length > 0) flush();
+    return total;
+  }
   acceptedKey(key: string): { documentId: number; fileId: number } | undefined { return docs.acceptedKey(this.db, key); }
   claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): DueDocument[] {
     return docs.claimDue(this.db, company, now, limit, exclude);

@@ -219,3 +219,21 @@ describe('documents', () => {
     ledger.close();
   });
 });
+
+describe('read-only open', () => {
+  it('reads a cleanly closed ledger (no -wal/-shm left) without writing to it', () => {
+    const dir = tempDir();
+    const l = Ledger.open(dir);
+    const { fileId } = l.recordFile(fileInput());
+    l.insertDocuments(fileId, docs(2), 1_000);
+    l.close();
+    const ro = Ledger.open(dir, { readOnly: true });
+    try {
+      expect(ro.readOnly).toBe(true);
+      expect(ro.fileProgress(fileId).total).toBe(2);
+      expect(() => ro.setCursor('main', 'x')).toThrow(/readonly/i);
+    } finally {
+      ro.close();
+    }
+  });
+});

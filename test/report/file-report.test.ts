@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/ledger/ledger.js';
+import type { NewDocument } from '../../src/ledger/types.js';
+import { settleFile, writeFileReport } from '../../src/report/file-report.js';
+import { tempDir, tempFiles } from './helpers.js';
+
+interface ResultJson {
+  file: string; kind: string; company: string; sha256: string; startedAt: string; finishedAt: string | null;
+  error?: { code: string; message: string };
+  counts: Record<string, number>;
+  documents: { index: number; source: unknown; key: string | null; status: string; resultCode: string | null;
+    httpStatus: number | null; errors: { message: string }[]; warnings: string[]; response: unknown }[];
+}
+
+function setup(name = 'ventas.json') {
+  const root = tempDir();
+  const inbox = path.join(root, 'inbox', 'invoice');
+  const outbox = path.join(root, 'outbox', 'invoice');
+  fs.mkdirSync(inbox, { recursive: true });
+  fs.mkdirSync(outbox, { recursive: true });
+  const input = path.join(inbox, name);
+  fs.writeFileSync(input, '[{"Number":1},{"Number":2},{"Number":3}]');
+  const ledger = Ledger.open(path.join(root, 'state'));
+  const { fileId } = ledger.recordFile({ path: input, name, size: 42, sha256: 'f00d', kind: 'invoice',
+    company: 'main', now: Date.parse('2026-11-22T03:00:00Z') });
+  return { root, inbox, outbox, input, ledger, fileId };
+}
+
+const read = (p: string) => JSON.parse(fs.readFileSync(p, 'utf8')) as ResultJson;
+
+describe('writeFileReport and settleFile', () => {
+  it('writes result.json, errors.csv and the retry file from the ledger, then settles and archives', async () => {
+    const { outbox, input, ledger, fileId } = setup();
+    ledger.setReadDetails(fileId, { format: 'json', encoding: 'utf8' });
+    ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [1] },
+      number: `SETP${i}`, ownNumber: true, request: { Number: i }, raw: `{"Number":${i + 1}}` })), 1_000);
+    ledger.finishReading(fileId, 1_000);
+    const ids = ledger.claimDue('main', Date.now(), 3).map((d) => d.id);
+    ledger.markSending(ids);
+    ledger.recordOutcomes([
+      { id: ids[0], state: 'accepted', resultCode: '100', httpStatus: 200, warnings: ['Note'], response: { Cufe: 'abc' } },
+      { id: ids[1], state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ message: 'NIT; no "válido"' }] },
+    ]);
+
+    const partial = await writeFileReport(ledger, fileId, outbox);
+    expect(partial.final).toBe(false);
+    const r1 = read(partial.resultPath);
+    expect(r1).toMatchObject({ file: 'ventas.json', kind: 'invoice', company: 'main', sha256: 'f00d',
+      startedAt: '2026-11-22T03:00:00.000Z', finishedAt: null,
+      counts: { total: 3, accepted: 1, rejected: 1, invalid: 0, failed: 0, duplicate: 0, inDoubt: 0 } });
+    expect(Object.keys(r1.counts)).toEqual(['total', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'inDoubt']);
+    expect(r1.documents[0]).toEqual({ index: 0, source: { lines: [1] }, key: 'main/invoice/SETP0', status: 'accepted',
+      resultCode: '100', httpStatus: 200, errors: [], warnings: ['Note'], response: { Cufe: 'abc' } });
+    expect(r1.documents[2].status).toBe('sending');
+    expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: false });
+
+    ledger.recordOutcome(ids[2], { state: 'accepted', resultCode: '100', httpStatus: 200 });
+    const settled = await settleFile(ledger, fileId, outbox);
+    expect(settled.settled).toBe(true);
+    expect(settled.archivedPath).toBe(path.join(outbox, 'archive', 'ventas.json'));
+    expect(fs.existsSync(input)).toBe(false);
+    const r2 = read(path.join(outbox, 'ventas.result.json'));
+    expect(r2.finishedAt).not.toBeNull();
+    expect(r2.counts).toMatchObject({ accepted: 2, rejected: 1 });
+    expect(JSON.parse(fs.readFileSync(path.join(outbox, 'ventas.retry.json'), 'utf8'))).toEqual([{ Number: 2 }]);
+    const csv = parse(fs.readFileSync(path.join(outbox, 'ventas.errors.csv'), 'utf8').slice(1), { delimiter: ';' }) as string[][];
+    expect(csv[1]).toEqual(['1', 'main/invoice/SETP1', 'rejected', 'lines 1', '99', '', '', 'NIT; no "válido"']);
+    expect(ledger.getFile(fileId)).toMatchObject({ state: 'done', reportState: 'final' });
+    expect(ledger.filesToSettle()).toEqual([]);
+    expect(tempFiles(outbox)).toEqual([]);
+    // settling again (a crash after the archive step) changes nothing
+    expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: true });
+    ledger.close();
+  });
+
+  it('a file that could not be read gets result.json with the error and zero documents, errors.csv, and is archived', async () => {
+    const { outbox, ledger, fileId } = setup('roto.json');
+    ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' }, Date.now());
+    const s = await settleFile(ledger, fileId, outbox);
+    expect(s.settled).toBe(true);
+    const r = read(path.join(outbox, 'roto.result.json'));
+    expect(r.error).toEqual({ code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' });
+    expect(r.documents).toEqual([]);
+    expect(r.counts.total).toBe(0);
+    expect(r.finishedAt).not.toBeNull();
+    const csv = parse(fs.readFileSync(path.join(outbox, 'roto.errors.csv'), 'utf8').slice(1), { delimiter: ';' }) as string[][];
+    expect(csv[1]).toEqual(['', '', 'error', '', 'EDOC_READ_JSON', '', '', 'Unexpected end of JSON input at line 1']);
+    expect(fs.existsSync(path.join(outbox, 'roto.retry.json'))).toBe(false);
+    expect(fs.existsSync(path.join(outbox, 'archive', 'roto.json'))).toBe(true);
+    ledger.close();
+  });
+
+  it('removes a stale errors.csv and retry file once a requeued document succeeds', async () => {
+    const { outbox, ledger, fileId } = setup();
+    ledger.setReadDetails(fileId, { format: 'json' });
+    ledger.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'N1', ownNumber: true, raw: '{"a":1}' }]);
+    ledger.finishReading(fileId);
+    const [d] = ledger.claimDue('main', Date.now(), 1);
+    ledger.markSending([d.id]);
+    ledger.recordOutcome(d.id, { state: 'failed', errors: [{ message: 'gave up' }] });
+    await settleFile(ledger, fileId, outbox);
+    expect(fs.existsSync(path.join(outbox, 'ventas.errors.csv'))).toBe(true);
+    expect(fs.existsSync(path.join(outbox, 'ventas.retry.json'))).toBe(true);
+
+    ledger.requeue({ fileName: 'ventas.json', now: Date.now() });
+    ledger.markSending([d.id]);
+    ledger.recordOutcome(d.id, { state: 'accepted' });
+    await settleFile(ledger, fileId, outbox);
+    expect(fs.readdirSync(outbox).sort()).toEqual(['archive', 'ventas.result.json']);
+    expect(read(path.join(outbox, 'ventas.result.json')).counts.accepted).toBe(1);
+    ledger.close();
+  });
+
+  it('streams a 200,000-document report with bounded memory; result.json parses and counts match', async () => {
+    const { outbox, ledger, fileId } = setup('grande.jsonl');
+    ledger.setReadDetails(fileId, { format: 'jsonl' });
+    const problem = [{ code: 'EDOC_VALIDATE_TOTALS', field: 'LegalMonetaryTotal.PayableAmount',
+      message: 'PayableAmount 119.00 does not equal the sum of the lines plus taxes (120.00).' }];
+    ledger.insertDocuments(fileId, (function* (): Generator<NewDocument> {
+      for (let i = 0; i < 200_000; i++) {
+        yield { index: i, source: { lines: [i + 1] }, number: `SETP${990000000 + i}`, ownNumber: true,
+          raw: `{"Number":${990000000 + i},"Customer":"Cliente número ${i}"}`, problems: i % 2 === 0 ? problem : undefined };
+      }
+    })());
+    ledger.finishReading(fileId);
+
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 2);
+    const report = await writeFileReport(ledger, fileId, outbox);
+    clearInterval(timer);
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+
+    const size = fs.statSync(report.resultPath).size;
+    expect(size).toBeGreaterThan(40_000_000);
+    // one string of the whole report would cost at least its size again in the heap
+    expect(peak - before).toBeLessThan(size / 2);
+    const r = read(report.resultPath);
+    expect(r.documents).toHaveLength(200_000);
+    expect(r.counts).toEqual({ total: 200_000, accepted: 0, rejected: 0, invalid: 100_000, failed: 0, duplicate: 0, inDoubt: 0 });
+    expect(r.documents.filter((d) => d.status === 'invalid')).toHaveLength(r.counts.invalid);
+    expect(r.documents[199_999]).toMatchObject({ index: 199_999, status: 'pending', key: 'main/invoice/SETP990199999' });
+    const retryLines = fs.readFileSync(report.retryPath ?? '', 'utf8').split('\n');
+    expect(retryLines).toHaveLength(100_001);
+    expect(tempFiles(outbox)).toEqual([]);
+    ledger.close();
+  }, 30_000);
+});
