@@ -42,7 +42,8 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
   const company = pickCompany(config, alias);
   const service = await resolveServiceUrl(config);
   if (service.embedded) {
-    io.err('note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority\'s service');
+    const kept = config.emulator.state === undefined ? '; without emulator.state nothing it records outlives this command' : '';
+    io.err(`note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`);
   }
   const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
   let closing: Promise<void> | undefined;

@@ -1,0 +1,186 @@
+/** `edoc-bridge ranges list|create` as a real child process against the emulator (E10, E11). */
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import {
+  buildCli, cli, closedPort, emulatorStats, emulatorWith, workspace, type TestCompany,
+} from '../fixtures/cli/harness.js';
+
+const KEY = 'ranges-key-3001';
+const COMPANY: TestCompany = { alias: 'main', id: 3001, nit: '900123456', apiKey: KEY, userId: 7 };
+
+let emu: RunningEmulator;
+let ws: { dir: string; config: string };
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  await buildCli();
+  emu = await emulatorWith({
+    companies: [{
+      id: 3001, nit: '900123456', checkDigit: '8', name: 'Rangos SAS', apiKey: KEY, userIds: [7],
+      ranges: [
+        { DocumentType: 'Invoice', Prefix: 'FE', ResolutionNumber: '18764000001', ResolutionDate: '2025-01-10', TechnicalKey: 'tk-fe',
+          FromNumber: 1, ToNumber: 5000, ValidFrom: '2025-01-10T00:00:00', ValidTo: '2099-12-31T23:59:59' },
+        { DocumentType: 'CreditNote', Prefix: 'NCX', ResolutionNumber: '18764000002', ResolutionDate: '2019-03-01',
+          FromNumber: 1, ToNumber: 900, ValidFrom: '2019-03-01T00:00:00', ValidTo: '2020-03-01T23:59:59' },
+        { DocumentType: 'DebitNote', Prefix: 'NDX', ResolutionNumber: '18764000003',
+          FromNumber: 10, ToNumber: 90, ValidFrom: '2099-06-01T00:00:00', ValidTo: '2099-01-01T23:59:59' },
+        { DocumentType: 'Pos', Prefix: 'OLD', ResolutionNumber: '18764000009',
+          FromNumber: 1, ToNumber: 9, ValidFrom: '2025-01-01T00:00:00', ValidTo: '2099-01-01T23:59:59', Active: false },
+      ],
+    }],
+  });
+  ws = await workspace(emu.url, [COMPANY]);
+  dirs.push(ws.dir);
+}, 240_000);
+
+afterAll(async () => {
+  await emu.close();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const run = (args: string[], config = ws.config) => cli([...args, '--config', config], ws.dir);
+
+const CREATE = ['ranges', 'create', '--type', 'Invoice', '--prefix', 'FV', '--authorization', '18764000100',
+  '--from', '100', '--to', '200', '--valid-from', '2026-01-01', '--valid-to', '2027-12-31'];
+
+describe('edoc-bridge ranges list (E10)', () => {
+  test('prints the active ranges of the company as a table and flags an expired range and one that ends before it starts', async () => {
+    const { code, stdout, stderr } = await run(['ranges', 'list']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/PREFIX +FROM +TO +RESOLUTION +RESOLUTION DATE +VALID FROM +VALID TO +TYPE +CHECK/);
+    expect(stdout).toMatch(/^FE +1 +5000 +18764000001 +2025-01-10 +2025-01-10 +2099-12-31 +\S+ +ok$/m);
+    expect(stdout).toMatch(/^NCX .*2019-03-01 +2020-03-01 .*! expired$/m);
+    expect(stdout).toMatch(/^NDX .* - +2099-06-01 +2099-01-01 .*! ends before it starts$/m);
+    expect(stdout).not.toContain('OLD');
+    expect(stdout.trim().split('\n').at(-1)).toBe('3 ranges, 2 flagged (expired, or ending before they start)');
+    expect(stdout).toContain('NIT 900123456');
+  });
+
+  test('--json prints the ranges as the service sent them, each with its flags', async () => {
+    const { code, stdout } = await run(['ranges', 'list', '--json']);
+    expect(code).toBe(0);
+    const ranges = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    expect(ranges.map((r) => r.Prefix)).toEqual(['FE', 'NCX', 'NDX']);
+    expect(ranges[0]).toMatchObject({ FromNumber: '1', ToNumber: '5000', ResolutionNumber: '18764000001', TechnicalKey: 'tk-fe', flags: [] });
+    expect(ranges[1].flags).toEqual(['expired']);
+    expect(ranges[2].flags).toEqual(['ends before it starts']);
+  });
+
+  test('a key the service refuses (E10 403) ends with exit 3 and never prints the key', async () => {
+    const wrong = await workspace(emu.url, [{ ...COMPANY, apiKey: 'wrong-secret-key' }]);
+    dirs.push(wrong.dir);
+    const { code, stdout, stderr } = await run(['ranges', 'list'], wrong.config);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/^edoc-bridge ranges: the service refused the credentials of company "main" \(id 3001\).*\[EDOC_SERVICE_UNAUTHORIZED\]$/m);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(`${stdout}${stderr}`).not.toContain('wrong-secret-key');
+  });
+
+  test('an unreachable service (a closed port) ends with exit 3 in one line', async () => {
+    const port = await closedPort();
+    const down = await workspace(`http://127.0.0.1:${port}`, [COMPANY]);
+    dirs.push(down.dir);
+    const { code, stderr } = await run(['ranges', 'list'], down.config);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(new RegExp(`could not reach the service at http://127\\.0\\.0\\.1:${port} while listing the numbering ranges: .*ECONNREFUSED`));
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  });
+
+  test('a configuration with an unknown key ends with exit 2 naming the file and the key', async () => {
+    const bad = path.join(ws.dir, 'bad.yaml');
+    await writeFile(bad, `servce:\n  baseUrl: ${emu.url}\ncompanies:\n  - { alias: main, id: 3001, nit: "900123456", apiKey: ${KEY} }\n`);
+    const { code, stderr } = await run(['ranges', 'list'], bad);
+    expect(code).toBe(2);
+    expect(stderr).toContain('bad.yaml');
+    expect(stderr).toContain('servce');
+    expect(stderr).not.toContain(KEY);
+  });
+
+  test('an unknown --company and an option of create are usage errors (exit 2)', async () => {
+    const unknown = await run(['ranges', 'list', '--company', 'mainn']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no company "mainn" in the configuration (did you mean "main"?); configured: main');
+    const misplaced = await run(['ranges', 'list', '--prefix', 'FE']);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('--prefix belongs to ranges create');
+  });
+});
+
+describe('edoc-bridge ranges create (E11)', () => {
+  test('registers a range, expanding yyyy-MM-dd to the whole days, and prints it', async () => {
+    const { code, stdout } = await run([...CREATE, '--current', '150', '--name', 'Ventas 2026']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Range registered for company main (id 3001, NIT 900123456):');
+    expect(stdout).toMatch(/^FV +100 +200 +18764000100 +- +2026-01-01T00:00:00 +2027-12-31T23:59:59 +Invoice +ok$/m);
+    const stored = emu.state.company(3001)?.ranges.find((r) => r.Prefix === 'FV');
+    expect(stored).toMatchObject({ ResolutionNumber: '18764000100', FromNumber: 100, ToNumber: 200, Next: 150, ValidFrom: '2026-01-01T00:00:00', ValidTo: '2027-12-31T23:59:59' });
+    const listed = await run(['ranges', 'list', '--json']);
+    expect((JSON.parse(listed.stdout) as Array<{ Prefix: string }>).map((r) => r.Prefix)).toContain('FV');
+  });
+
+  test('a range with the same prefix and resolution is refused by the service: its message is printed, exit 1', async () => {
+    const { code, stderr } = await run(['ranges', 'create', '--type', 'Invoice', '--prefix', 'FE', '--authorization', '18764000001',
+      '--from', '1', '--to', '10', '--valid-from', '2026-01-01T08:00:00', '--valid-to', '2026-06-30T18:00:00']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('the service refused the range (HTTP 400, 1 message):');
+    expect(stderr).toContain('  - Ya existe un rango con prefijo FE y resolución 18764000001.');
+  });
+
+  test('sends the configured NIT, so a NIT that is not the company\'s is refused with every message of Errors (exit 1)', async () => {
+    const other = await workspace(emu.url, [{ ...COMPANY, nit: '811999888' }]);
+    dirs.push(other.dir);
+    const { code, stderr } = await run(['ranges', 'create', '--type', 'Pos', '--prefix', 'FE', '--authorization', '18764000001',
+      '--from', '1', '--to', '10', '--valid-from', '2026-01-01', '--valid-to', '2026-12-31'], other.config);
+    expect(code).toBe(1);
+    expect(stderr).toContain('(HTTP 400, 2 messages):');
+    expect(stderr).toContain('el nit 811999888 no corresponde a la empresa 3001');
+    expect(stderr).toContain('Ya existe un rango con prefijo FE');
+  });
+
+  test('every local problem is printed at once, exit 2, and nothing reaches the service', async () => {
+    const before = await emulatorStats(emu);
+    const { code, stdout, stderr } = await run(['ranges', 'create', '--type', 'Invoise', '--authorization', '18764000200',
+      '--from', '500', '--to', '20', '--valid-from', '2026-02-30', '--valid-to', '2026-01-01', '--current', 'x1']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const lines = stderr.trim().split('\n');
+    expect(lines[0]).toBe('edoc-bridge ranges create: 5 problems, nothing was sent (see edoc-bridge ranges --help):');
+    expect(lines.slice(1)).toEqual([
+      '  - --prefix is required (the numbering prefix)',
+      "  - --valid-from: '2026-02-30' is not a date as yyyy-MM-dd or yyyy-MM-ddTHH:mm:ss",
+      "  - --current: 'x1' is not a whole number",
+      "  - --type: 'Invoise' is not one of Invoice, CreditNote, DebitNote, ContingencyInvoice, SupportDocument, Pos (did you mean Invoice?)",
+      '  - --from 500 is greater than --to 20 (the first number must not be greater than the last)',
+    ]);
+    const order = await run(['ranges', 'create', '--type', 'Pos', '--prefix', 'P', '--authorization', '1', '--from', '1', '--to', '2',
+      '--valid-from', '2027-01-01', '--valid-to', '2026-12-31T10:00:00']);
+    expect(order.code).toBe(2);
+    expect(order.stderr).toContain('--valid-from 2027-01-01T00:00:00 is later than --valid-to 2026-12-31T10:00:00');
+    const after = await emulatorStats(emu);
+    expect(after.totalRequests).toBe(before.totalRequests);
+    expect(after.requests.E11).toEqual(before.requests.E11);
+  });
+
+  test('a key the service refuses (E11 403) ends with exit 3', async () => {
+    const wrong = await workspace(emu.url, [{ ...COMPANY, apiKey: 'another-wrong-key' }]);
+    dirs.push(wrong.dir);
+    const { code, stdout, stderr } = await run([...CREATE.slice(0, 7), '18764000999', ...CREATE.slice(8)], wrong.config);
+    expect(code).toBe(3);
+    expect(stderr).toContain('[EDOC_SERVICE_UNAUTHORIZED]');
+    expect(`${stdout}${stderr}`).not.toContain('another-wrong-key');
+    expect(emu.state.company(3001)?.ranges.some((r) => r.ResolutionNumber === '18764000999')).toBe(false);
+  });
+
+  test('--help shows the options, date forms and examples, exit 0', async () => {
+    const { code, stdout } = await run(['ranges', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('edoc-bridge ranges create --type TYPE');
+    expect(stdout).toContain('--valid-from DATE');
+    expect(stdout).toContain('yyyy-MM-dd');
+    expect(stdout).toMatch(/Examples:\n {2}edoc-bridge ranges list/);
+  });
+});
