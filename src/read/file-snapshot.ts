@@ -28,8 +28,14 @@ export function isGone(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/**
+ * `context.reason` tells the daemon what to do: 'gone' — nothing left to report
+ * on or archive; 'changed' — the watcher hands the file out again once it is
+ * stable, so this attempt can simply be dropped.
+ */
 export function changedError(file: string, detail: string, cause?: unknown): EdocError {
-  return new EdocError('EDOC_READ_CHANGED', `${file} ${detail}`, { file }, cause === undefined ? undefined : { cause });
+  const reason = cause !== undefined && isGone(cause) ? 'gone' : 'changed';
+  return new EdocError('EDOC_READ_CHANGED', `${file} ${detail}`, { file, reason }, cause === undefined ? undefined : { cause });
 }
 
 /** Throws EDOC_READ_CHANGED unless the file at `file` is still exactly `expected`. */

@@ -47,7 +47,8 @@ describe('openSource file-level checks', () => {
   });
 
   it('reports a file that is gone before it is read as changed', async () => {
-    await edocError(open(path.join(dir, 'missing.json')), 'EDOC_READ_CHANGED');
+    const err = await edocError(open(path.join(dir, 'missing.json')), 'EDOC_READ_CHANGED');
+    expect(err.context.reason).toBe('gone');
   });
 
   it('reports a file that is not a regular file as unsupported', async () => {
@@ -65,7 +66,7 @@ describe('openSource file-level checks', () => {
       (async () => {
         for (;;) if ((await iterator.next()).done) return;
       })(),
-    ).rejects.toMatchObject({ code: 'EDOC_READ_CHANGED' });
+    ).rejects.toMatchObject({ code: 'EDOC_READ_CHANGED', context: { reason: 'gone' } });
   });
 
   it('reports a file appended to while its documents are read as changed', async () => {
@@ -78,7 +79,7 @@ describe('openSource file-level checks', () => {
       (async () => {
         for (;;) if ((await iterator.next()).done) return;
       })(),
-    ).rejects.toMatchObject({ code: 'EDOC_READ_CHANGED' });
+    ).rejects.toMatchObject({ code: 'EDOC_READ_CHANGED', context: { reason: 'changed' } });
   });
 
   it('reports a file that differs from what the watcher saw as changed', async () => {
