@@ -80,11 +80,20 @@ export function finishReading(db: Database.Database, fileId: number, now: number
   }).immediate();
 }
 
-/** The file could not be read or parsed at all: a file-level error, no documents sent. */
-export function failRead(db: Database.Database, fileId: number, error: FileError, now: number): void {
-  db.transaction(() => {
+/**
+ * The file could not be read to the end: a file-level error. Documents read before the failure that
+ * have not been sent are not sent (stored `invalid`, so they land in the retry file): the user fixes
+ * and drops the file again, and a half-sent broken file would otherwise issue twice. Documents already
+ * sent finish normally. Returns how many were held back.
+ */
+export function failRead(db: Database.Database, fileId: number, error: FileError, now: number): number {
+  return db.transaction(() => {
     stmt(db, `UPDATE files SET state = 'failed-read', error = ?, finished_at = ? WHERE id = ?`).run(json(error), now, fileId);
-    addEvent(db, now, 'file-failed-read', fileId, null, error);
+    const held = stmt(db, `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
+      WHERE file_id = ? AND state = 'pending'`).run(JSON.stringify([{ code: error.code,
+      message: `Not sent: the file could not be read to the end (${error.message}).` }]), now, fileId).changes;
+    addEvent(db, now, 'file-failed-read', fileId, null, { ...error, heldBack: held });
+    return held;
   }).immediate();
 }
 

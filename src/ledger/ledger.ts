@@ -21,6 +21,12 @@ export const LEDGER_FILE = 'ledger.sqlite';
 export interface LedgerOpenOptions {
   /** For `edoc-bridge status` beside a running daemon: no lock, no migrations, no writes. @defaultValue false */
   readOnly?: boolean;
+  /**
+   * For operator commands (`edoc-bridge retry`) beside a running daemon: writes short transactions
+   * without taking the process lock (SQLite's own locking keeps them consistent); no migrations.
+   * @defaultValue false
+   */
+  shared?: boolean;
   /** How long a statement waits for another connection's lock. @defaultValue 5000 */
   busyTimeoutMs?: number;
 }
@@ -40,19 +46,8 @@ export class Ledger {
   static open(stateDir: string, options: LedgerOpenOptions = {}): Ledger {
     const dbPath = path.join(path.resolve(stateDir), LEDGER_FILE);
     const timeout = options.busyTimeoutMs ?? 5000;
-    if (options.readOnly) {
-      if (!fs.existsSync(dbPath)) {
-        throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, { stateDir });
-      }
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout });
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version !== SCHEMA_VERSION) {
-        db.close();
-        throw new EdocError('EDOC_LEDGER_MIGRATION',
-          `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
-          { stateDir, version });
-      }
-      return new Ledger(db, dbPath, true, undefined);
+    if (options.readOnly || options.shared) {
+      return new Ledger(openExisting(dbPath, stateDir, options.readOnly === true, timeout), dbPath, options.readOnly === true, undefined);
     }
     fs.mkdirSync(stateDir, { recursive: true });
     const lock = acquireLock(stateDir);
@@ -99,7 +94,7 @@ export class Ledger {
   recordFile(input: RecordFileInput): RecordFileResult { return files.recordFile(this.db, input); }
   setReadDetails(fileId: number, details: ReadDetails): void { files.setReadDetails(this.db, fileId, details); }
   finishReading(fileId: number, now = Date.now()): void { files.finishReading(this.db, fileId, now); }
-  failRead(fileId: number, error: FileError, now = Date.now()): void { files.failRead(this.db, fileId, error, now); }
+  failRead(fileId: number, error: FileError, now = Date.now()): number { return files.failRead(this.db, fileId, error, now); }
   finishFile(fileId: number, now = Date.now()): boolean { return files.finishFile(this.db, fileId, now); }
   markReported(fileId: number, state: ReportState): void { files.markReported(this.db, fileId, state); }
   markArchived(fileId: number, archivedPath: string, now = Date.now()): void { files.markArchived(this.db, fileId, archivedPath, now); }
@@ -162,4 +157,21 @@ export class Ledger {
   recordPull(company: string, at: number, data?: unknown): void { received.recordPull(this.db, company, at, data); }
   seenReceived(company: string, documentId: string): boolean { return received.seenReceived(this.db, company, documentId); }
   recordReceived(record: ReceivedRecord): boolean { return received.recordReceived(this.db, record); }
+}
+
+/** An existing ledger of the current schema, without the lock: read-only, or shared for short operator writes. */
+function openExisting(dbPath: string, stateDir: string, readonly: boolean, timeout: number): Database.Database {
+  if (!fs.existsSync(dbPath)) {
+    throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, { stateDir });
+  }
+  const db = new Database(dbPath, { readonly, fileMustExist: true, timeout });
+  if (!readonly) db.pragma('synchronous = FULL');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version !== SCHEMA_VERSION) {
+    db.close();
+    throw new EdocError('EDOC_LEDGER_MIGRATION',
+      `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
+      { stateDir, version });
+  }
+  return db;
 }

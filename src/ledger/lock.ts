@@ -123,3 +123,9 @@ export function releaseLock(lock: HeldLock): void {
     fs.rmSync(lock.path, { force: true });
   }
 }
+
+/** The live process holding `<stateDir>/edoc-bridge.lock`, if any (for `status` and `retry`). */
+export function lockHolder(stateDir: string): LockInfo | undefined {
+  const info = readLock(path.join(path.resolve(stateDir), LOCK_FILE));
+  return info !== undefined && isAlive(info) ? info : undefined;
+}

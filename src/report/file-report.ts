@@ -30,7 +30,7 @@ export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir:
     const file = snap.file(fileId);
     if (!file) throw new Error(`writeFileReport: no file ${fileId} in the ledger`);
     const progress = snap.fileProgress(fileId);
-    const final = file.state === 'done' || file.state === 'failed-read';
+    const final = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const names = outputNames(file.reportName, file.name);
     const resultPath = path.join(outboxDir, names.result);
     const result = await ResultFileWriter.begin(resultPath, file, progress);
@@ -83,6 +83,8 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
     file = ledger.getFile(fileId) ?? file;
   }
   if (file.state !== 'done' && file.state !== 'failed-read') return { settled: false };
+  // a read that failed half-way may still have documents in flight: their outcomes come first
+  if (file.state === 'failed-read' && !ledger.fileProgress(fileId).final) return { settled: false };
   const out: SettleResult = { settled: true };
   if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir);
   if (file.archivedPath === null) {

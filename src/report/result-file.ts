@@ -55,7 +55,7 @@ export class ResultFileWriter {
 
   static async begin(target: string, file: FileRow, progress: FileProgress): Promise<ResultFileWriter> {
     const out = await AtomicWriter.create(target);
-    const done = file.state === 'done' || file.state === 'failed-read';
+    const done = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const head: Record<string, unknown> = {
       file: file.name, kind: file.kind, company: file.company, sha256: file.sha256,
       startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
