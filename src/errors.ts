@@ -21,6 +21,7 @@ export const ERRORS = {
   // --- emulator -----------------------------------------------------------
   EDOC_EMULATOR_SEED_INVALID: 'The emulator seed file is not valid.',
   EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',
+  EDOC_EMULATOR_STATE_WRITE: 'The emulator state file could not be written.',
   // --- read / map ---------------------------------------------------------
   EDOC_READ_EMPTY: 'The input file is empty.',
   EDOC_READ_BINARY: 'The input file is not text.',
@@ -60,6 +61,8 @@ export const ERRORS = {
   EDOC_REPORT_ARCHIVE: 'An original could not be moved to the archive.',
   // --- received -----------------------------------------------------------
   EDOC_RECEIVED_BAD_PDF: 'A received document\'s pdfDocument is not a PDF.',
+  EDOC_RECEIVED_BAD_WINDOW: 'The service refused the date window of a received-documents pull (bad dates, or its framework 400).',
+  EDOC_RECEIVED_INCOMPLETE: 'The received documents of a window kept changing while they were read; the cursor did not advance.',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,108 @@
+/**
+ * The running index outbox/received/<company>/received.csv: one row per
+ * document written, in the order they were written. UTF-8 with BOM, `;`,
+ * CRLF, RFC 4180 quoting and formula neutralising (the same cells as
+ * errors.csv, so both open the same way in the offices' spreadsheets).
+ *
+ * Appended, not rewritten: a years-long index is never copied on each pull.
+ * Each append is one write of whole rows followed by fsync. A row is appended
+ * only after the ledger recorded the document, so on a restart the index may
+ * lack the last rows the ledger has (never the reverse); `has(key)` lets the
+ * puller add them, and a row torn by a crash mid-write is cut off on open.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { fsyncDir } from '../report/atomic-write.js';
+import { CSV_DELIMITER, csvRow } from '../report/errors-csv.js';
+import { EdocError } from '../errors.js';
+import type { IndexFields } from './received-files.js';
+
+export const RECEIVED_INDEX_FILE = 'received.csv';
+
+export const RECEIVED_INDEX_COLUMNS = [
+  'documentDate', 'documentNumber', 'providerIdentification', 'providerName', 'documentType', 'typeCode',
+  'currency', 'value', 'cufe', 'receivedDate', 'jsonFile', 'pdfFile', 'note',
+] as const satisfies readonly (keyof IndexFields)[];
+
+const BOM = '\uFEFF';
+const KEY_COLUMN = RECEIVED_INDEX_COLUMNS.indexOf('cufe');
+
+function writeError(file: string, err: unknown): EdocError {
+  return new EdocError('EDOC_REPORT_WRITE', `Could not write ${file}: ${(err as Error).message}`,
+    { file, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+}
+
+/** csvCell prefixes a formula-looking value with `'`; the key column is read back without it. */
+function unneutralise(cell: string): string {
+  return /^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
+}
+
+export class ReceivedIndex {
+  private constructor(readonly file: string, private readonly keys: Set<string>) {}
+
+  /** Opens (or creates) the index of a company folder, repairing a torn last row. */
+  static async open(companyDir: string): Promise<ReceivedIndex> {
+    const file = path.join(companyDir, RECEIVED_INDEX_FILE);
+    await fsp.mkdir(companyDir, { recursive: true });
+    let content: string;
+    try {
+      content = await fsp.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw writeError(file, err);
+      content = '';
+    }
+    const header = csvRow(RECEIVED_INDEX_COLUMNS);
+    if (!content.replace(BOM, '').startsWith(header)) {
+      // Absent, empty or not ours: start a fresh index; a foreign file is kept aside, not overwritten.
+      if (content !== '') await fsp.rename(file, `${file}.${Date.now()}.bak`);
+      await appendDurably(file, BOM + header);
+      return new ReceivedIndex(file, new Set());
+    }
+    const end = content.lastIndexOf('\n') + 1;
+    if (end < content.length) {
+      await fsp.truncate(file, Buffer.byteLength(content.slice(0, end)));
+      content = content.slice(0, end);
+    }
+    const rows = parse(content, { delimiter: CSV_DELIMITER, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    const keys = new Set<string>();
+    for (const row of rows.slice(1)) {
+      const key = row[KEY_COLUMN];
+      if (key !== undefined && key !== '') keys.add(unneutralise(key));
+    }
+    return new ReceivedIndex(file, keys);
+  }
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** Appends the row unless the index already holds the document. Returns false when it did. */
+  async append(fields: IndexFields): Promise<boolean> {
+    if (this.keys.has(fields.cufe)) return false;
+    await appendDurably(this.file, csvRow(RECEIVED_INDEX_COLUMNS.map((column) => fields[column])));
+    this.keys.add(fields.cufe);
+    return true;
+  }
+}
+
+async function appendDurably(file: string, text: string): Promise<void> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    const created = !fs.existsSync(file);
+    fh = await fsp.open(file, 'a', 0o644);
+    await fh.write(text);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    if (created) await fsyncDir(path.dirname(file));
+  } catch (err) {
+    await fh?.close().catch(() => undefined);
+    throw writeError(file, err);
+  }
+}
