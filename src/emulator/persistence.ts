@@ -100,7 +100,7 @@ export class StateWriter {
     if (this.lastError !== undefined) {
       const err = this.lastError;
       this.lastError = undefined;
-      throw new EdocError('EDOC_EMULATOR_STATE_INVALID', `Emulator state ${this.file} could not be written`, { file: this.file }, { cause: err });
+      throw new EdocError('EDOC_EMULATOR_STATE_WRITE', `Emulator state ${this.file} could not be written`, { file: this.file }, { cause: err });
     }
   }
 }

@@ -13,8 +13,8 @@ export const BAD_KEY = { 'x-api-key': 'wrong-key', 'x-company-id': '1001' } as c
 
 type Json = Record<string, unknown>;
 
-export function fixture<T = Json>(name: string): T {
-  return JSON.parse(readFileSync(`${ROOT}test/fixtures/emulator/${name}`, 'utf8')) as T;
+export function fixture(name: string): Json {
+  return JSON.parse(readFileSync(`${ROOT}test/fixtures/emulator/${name}`, 'utf8')) as Json;
 }
 
 /** The shipped seed with today pinned, optionally changed by `edit`. */

@@ -121,7 +121,7 @@ describe('E2 payroll', () => {
 
 describe('E3 and E4 POS', () => {
   test('E3 nota-ajuste is the alias of nota-ajuste-credito', async () => {
-    const content = fixture<Json>('pos-content.json');
+    const content = fixture('pos-content.json');
     (content.documento as Json).documentosAfectados = [{ numeroDocumento: 'POS1', UUID: 'abc', fechaEmision: '2026-11-20', codigoCausal: '1' }];
     const r = await call(emu, 'E3', { tipo: 'nota-ajuste', form: posForm({ companyId: '1001', prefijo: 'POS', numeroDocumento: '10' }, content) });
     expect((r.body as Json).authorityStatus).toBe('true');
