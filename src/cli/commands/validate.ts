@@ -1,24 +1,71 @@
+/**
+ * `edoc-bridge validate FILE --kind KIND`: read + map + validate, send nothing.
+ * One JSON object per document on stdout, in file order, so the output can be
+ * piped into jq or diffed between two versions of a mapping.
+ */
+import path from 'node:path';
+import { isEdocError } from '../../errors.js';
+import { loadMapping } from '../../map/load-mapping.js';
+import { colombiaToday } from '../../policy/dates.js';
+import { formatOf, openSource } from '../../read/open-source.js';
+import { documentKey } from '../../validate/document-key.js';
+import { isDocumentKind } from '../../validate/kinds.js';
+import type { Problem } from '../../validate/problem.js';
+import { validateDocument } from '../../validate/validate-document.js';
 import type { Command } from '../command.js';
-import { notAvailable } from './not-available.js';
+import { usageError } from '../command.js';
+import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'map and validate one file; print the requests and the problems, send nothing',
   usage: 'edoc-bridge validate FILE --kind KIND [--company ALIAS] [--config FILE]',
   description: [
-    'Turns FILE into service requests with the mapping configured for KIND and checks',
-    'them against the wire schema and the business rules. Exit code 0 when every',
-    'document is valid, 1 when some are not, 2 when the file or mapping cannot be used.',
+    'Turns FILE into service requests (JSON / JSONL as they are, CSV / TXT with the',
+    'mapping configured for KIND) and checks them against the wire schema and the',
+    'business rules. Prints one JSON object per document: { index, source, key,',
+    'request, problems }. Exit code 0 when every document is valid; 1 when some',
+    'are not, or when the file cannot be read at all (then one { file, error } object',
+    'is printed); 2 when the command line, configuration or mapping is invalid.',
   ].join('\n'),
   examples: [
-    'edoc-bridge validate examples/ventas.csv --kind invoice',
-    'edoc-bridge validate nomina.csv --kind payroll',
+    'edoc-bridge validate examples/invoices.csv --kind invoice',
+    'edoc-bridge validate examples/payroll.csv --kind payroll --company main',
   ],
   options: {
     kind: { type: 'string', short: 'k', valueName: 'KIND', description: 'document kind of the file' },
-    company: { type: 'string', valueName: 'ALIAS', description: 'company whose data completes the requests' },
+    company: { type: 'string', valueName: 'ALIAS', description: 'company whose data completes the requests (default: the first)' },
   },
   maxPositionals: 1,
   needsConfig: true,
-  run: notAvailable('validate'),
+  async run(args, io) {
+    const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
+    const kind = args.requireString('kind');
+    if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
+    const config = await io.config();
+    const alias = args.string('company');
+    const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
+    if (company === undefined) throw usageError(`--company ${alias ?? ''}: no such company in the configuration`);
+    const mappingFile = (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
+    const mapping = formatOf(file) === 'csv' && mappingFile !== undefined ? await loadMapping(mappingFile) : undefined;
+    const today = colombiaToday();
+    let invalid = 0;
+    try {
+      const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(mapping ? { mapping } : {}) });
+      for await (const doc of opened.documents) {
+        const problems: Problem[] = [...doc.problems];
+        if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
+        const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
+        const key = own !== undefined ? `${own.prefix}${own.number}` : ((doc as { key?: string }).key ?? null);
+        if (problems.length > 0 || doc.request === undefined) invalid += 1;
+        io.out(JSON.stringify({ index: doc.index, source: doc.source, key, request: doc.request ?? null, problems }));
+      }
+    } catch (err) {
+      if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
+      io.out(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } }));
+      io.err(`${err.code}: ${err.message}`);
+      return EXIT_NOT_ALL_SUCCEEDED;
+    }
+    return invalid > 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
+  },
 };
