@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/load.js';
+import { EdocError } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../log/logger.js';
 import type { AppLogger, LineSink } from '../log/logger.js';
@@ -39,12 +40,22 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
       return config;
     },
     logger() {
-      logger ??= io.config().then((loaded) => createLogger({
-        file: loaded.log.file,
-        level: loaded.log.level,
-        console: true,
-        secrets: loaded.companies.map((company) => company.apiKey),
-      }));
+      logger ??= io.config().then((loaded) => {
+        try {
+          return createLogger({
+            file: loaded.log.file,
+            level: loaded.log.level,
+            console: true,
+            secrets: loaded.companies.map((company) => company.apiKey),
+          });
+        } catch (err) {
+          // A log file that cannot be opened is a configuration problem (exit 2), not a crash.
+          const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err);
+          throw new EdocError('EDOC_CONFIG_INVALID', `${configFile}: log.file: cannot open ${loaded.log.file} (${reason})`,
+            { file: configFile, path: 'log.file' }, { cause: err });
+        }
+      });
+      logger.catch(() => { logger = undefined; });
       return logger;
     },
     onSignal(signal, handler) {

@@ -71,3 +71,22 @@ describe('exit codes', () => {
     expect(stderr.lines.join('')).toContain('edoc-bridge.yaml: companies[0].apiKey: environment variable KEY is not set');
   });
 });
+
+describe('a log file that cannot be opened', () => {
+  test('is a configuration error naming log.file', async () => {
+    const dir = await project();
+    await writeFile(path.join(dir, 'blocker'), 'a file where a folder should be');
+    await writeFile(path.join(dir, 'edoc-bridge.yaml'), [
+      'companies:',
+      '  - { alias: main, id: 1001, nit: "900123456", apiKey: abcd1234 }',
+      'log: { file: blocker/sub/edoc-bridge.log }',
+      '',
+    ].join('\n'));
+    const io = createCliIO({ stdout: sink(), stderr: sink(), env: {}, cwd: dir }, 'edoc-bridge.yaml', false);
+    const err = await io.logger().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'EDOC_CONFIG_INVALID' });
+    expect((err as Error).message).toContain('edoc-bridge.yaml: log.file: cannot open');
+    expect(exitCodeFor(err)).toBe(EXIT_USAGE);
+    await io.dispose();
+  });
+});
