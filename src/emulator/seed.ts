@@ -38,11 +38,17 @@ export type SeedRange = z.output<typeof seedRangeSchema>;
 const invoiceCommissioning = z.enum(['enabled', 'succeed', 'fail', 'error']);
 const posCommissioning = z.enum(['succeed', 'fail', 'partial', 'error']);
 
-/** Received documents are served as they are; only the fields the emulator filters on are checked. */
-export const seedReceivedSchema = z.looseObject({
-  cufe: z.string(),
-  documentNumber: z.string(),
-  documentDate: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an HTTP-date'),
+/**
+ * Received documents are served as they are (key order included); only the
+ * fields the emulator filters on are checked.
+ */
+export const seedReceivedSchema = z.record(z.string(), z.unknown()).superRefine((doc, ctx) => {
+  for (const key of ['cufe', 'documentNumber', 'documentDate']) {
+    if (typeof doc[key] !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string' });
+  }
+  if (typeof doc.documentDate === 'string' && Number.isNaN(Date.parse(doc.documentDate))) {
+    ctx.addIssue({ code: 'custom', path: ['documentDate'], message: 'must be an HTTP-date' });
+  }
 });
 
 export const seedCompanySchema = z.strictObject({
