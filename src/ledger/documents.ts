@@ -7,6 +7,8 @@ import type {
 } from './types.js';
 
 const INSERT_BATCH = 1000;
+/** How long a document waits when another one with its key is being sent. */
+export const KEY_IN_FLIGHT_DELAY_MS = 2000;
 
 /**
  * Stores a file's documents, ~1000 per transaction (one fsync each). Indexes already stored are
@@ -101,7 +103,9 @@ export function markSending(db: Database.Database, ids: readonly number[], now: 
   const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' AND id <> ? LIMIT 1`);
   const toSending = stmt(db, `UPDATE documents SET state = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ?`);
   const toDuplicate = stmt(db, `UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`);
-  const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [] };
+  const inFlight = stmt(db, `SELECT 1 FROM documents WHERE key = ? AND state = 'sending' AND id <> ? LIMIT 1`);
+  const toLater = stmt(db, `UPDATE documents SET next_attempt_at = ?, updated_at = ? WHERE id = ?`);
+  const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
   db.transaction(() => {
     for (const id of ids) {
       const d = get.get(id) as { id: number; file_id: number; key: string | null; state: string; attempts: number } | undefined;
@@ -114,6 +118,12 @@ export function markSending(db: Database.Database, ids: readonly number[], now: 
         toDuplicate.run(JSON.stringify([{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: 'Already accepted; not sent again.' }]), now, id);
         addEvent(db, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: dupOf.id });
         result.duplicate.push(id);
+        continue;
+      }
+      if (d.key && inFlight.get(d.key, id)) {
+        // the same number is on its way in another document: wait for that verdict instead of racing it
+        toLater.run(now + KEY_IN_FLIGHT_DELAY_MS, now, id);
+        result.deferred.push(id);
         continue;
       }
       toSending.run(now, id);

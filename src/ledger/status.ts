@@ -55,9 +55,9 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
       WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND d.${inStates} ORDER BY d.id`)
       .all({ n: target.fileName }) as { id: number; file_id: number }[];
   } else if (target.key !== undefined) {
-    // the full key (company/kind/number) as result.json shows it, or just the number
-    candidates = stmt(db, `SELECT id, file_id FROM documents WHERE (key = @k OR (instr(@k, '/') = 0
-      AND substr(key, -length(@k) - 1) = '/' || @k)) AND ${inStates} ORDER BY id`)
+    // the full key (company/kind/prefix/number) as result.json shows it, or a tail of it (prefix/number, number)
+    candidates = stmt(db, `SELECT id, file_id FROM documents WHERE (key = @k OR substr(key, -length(@k) - 1) = '/' || @k)
+      AND ${inStates} ORDER BY id`)
       .all({ k: target.key }) as { id: number; file_id: number }[];
   }
   const files = new Set<number>();

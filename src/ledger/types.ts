@@ -118,6 +118,8 @@ export interface MarkSendingResult {
   duplicate: number[];
   /** No longer pending (requeued, settled): skip. */
   skipped: number[];
+  /** Another document with the same key is being sent: left pending, due again a little later. */
+  deferred: number[];
 }
 
 /** What a finished (or retried) attempt left. */

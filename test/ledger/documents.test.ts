@@ -116,7 +116,7 @@ describe('documents', () => {
     const { ledger, fileId } = openWithFile(3);
     const ids = ledger.claimDue('main', 1_000, 3).map((d) => d.id);
     const marked = ledger.markSending(ids, 1_500);
-    expect(marked).toEqual({ sending: ids, duplicate: [], skipped: [] });
+    expect(marked).toEqual({ sending: ids, duplicate: [], skipped: [], deferred: [] });
     expect(ledger.getDocument(ids[0])).toMatchObject({ state: 'sending', attempts: 1 });
     expect(ledger.markSending(ids, 1_600).skipped).toEqual(ids);
     expect(ledger.claimDue('main', 10_000, 10)).toEqual([]);
@@ -151,7 +151,20 @@ describe('documents', () => {
     const [a, b] = ledger.claimDue('main', 1_000, 2);
     ledger.markSending([a.id], 1_000);
     ledger.recordOutcome(a.id, { state: 'accepted' }, 1_100);
-    expect(ledger.markSending([b.id], 1_200)).toEqual({ sending: [], duplicate: [b.id], skipped: [] });
+    expect(ledger.markSending([b.id], 1_200)).toEqual({ sending: [], duplicate: [b.id], skipped: [], deferred: [] });
+    ledger.close();
+  });
+
+  it('holds back a document while another with the same key is being sent, then settles it as duplicate', () => {
+    const { ledger } = openWithFile(1);
+    const f2 = ledger.recordFile(fileInput({ sha256: 'x3', path: '/inbox/invoice/x3.json', name: 'x3.json' }));
+    ledger.insertDocuments(f2.fileId, docs(1), 1_000);
+    const [a, b] = ledger.claimDue('main', 1_000, 2);
+    expect(ledger.markSending([a.id, b.id], 1_000)).toEqual({ sending: [a.id], duplicate: [], skipped: [], deferred: [b.id] });
+    expect(ledger.claimDue('main', 1_000, 5)).toEqual([]);
+    expect(ledger.nextDueAt('main')).toBe(3_000);
+    ledger.recordOutcome(a.id, { state: 'accepted' }, 1_500);
+    expect(ledger.markSending([b.id], 3_000).duplicate).toEqual([b.id]);
     ledger.close();
   });
 
