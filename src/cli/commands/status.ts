@@ -1,19 +1,87 @@
+import { isEdocError } from '../../errors.js';
+import { Ledger } from '../../ledger/ledger.js';
+import { lockHolder } from '../../ledger/lock.js';
+import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledger/types.js';
 import type { Command } from '../command.js';
-import { notAvailable } from './not-available.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { renderTable } from '../table.js';
+
+const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
 
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'ledger summary: documents per status, in-doubt documents, last received pull',
-  usage: 'edoc-bridge status [--company ALIAS] [--json] [--config FILE]',
-  description: 'Reads the ledger in the state folder (also while the daemon runs) and prints a summary.',
-  examples: [
-    'edoc-bridge status',
-    'edoc-bridge status --company main --json',
-  ],
+  summary: 'ledger summary: documents by state, files in progress, in-doubt and failed documents, last pull',
+  usage: 'edoc-bridge status [--json] [--config FILE]',
+  description: [
+    'Reads the ledger without taking its lock, so it works beside a running daemon.',
+    'Lists every in-doubt and failed document with its key and last error; release them',
+    'with edoc-bridge retry.',
+  ].join('\n'),
+  examples: ['edoc-bridge status', 'edoc-bridge status --json | jq .inDoubt'],
   options: {
-    company: { type: 'string', valueName: 'ALIAS', description: 'only this company' },
-    json: { type: 'boolean', description: 'print JSON instead of a table' },
+    json: { type: 'boolean', description: 'print the summary as JSON' },
   },
   needsConfig: true,
-  run: notAvailable('status'),
+  async run(args, io) {
+    const config = await io.config();
+    const holder = lockHolder(config.paths.state);
+    const daemon = holder ? { running: true, pid: holder.pid, since: holder.startedAt } : { running: false };
+    let summary: StatusSummary;
+    try {
+      const ledger = Ledger.open(config.paths.state, { readOnly: true });
+      try {
+        summary = ledger.statusSummary();
+      } finally {
+        ledger.close();
+      }
+    } catch (err) {
+      if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+      summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], lastPulls: [] };
+    }
+    if (args.flag('json')) {
+      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary }, null, 2));
+      return EXIT_OK;
+    }
+    io.out(`State folder: ${config.paths.state} — ${holder ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})` : 'no daemon running'}`);
+    io.out('');
+    if (summary.byCompanyKind.length === 0) io.out('No documents in the ledger yet.');
+    else {
+      for (const line of renderTable(summary.byCompanyKind, [
+        { header: 'company', value: (r) => r.company },
+        { header: 'kind', value: (r) => r.kind },
+        ...STATES.map((s) => ({ header: s, value: (r: StatusSummary['byCompanyKind'][number]) => String(r.counts[s]), align: 'right' as const })),
+      ])) io.out(line);
+    }
+    if (summary.filesInProgress.length > 0) {
+      io.out('');
+      io.out(`Files in progress (${summary.filesInProgress.length}):`);
+      for (const line of renderTable(summary.filesInProgress, [
+        { header: 'file', value: (f) => f.name },
+        { header: 'company', value: (f) => f.company },
+        { header: 'kind', value: (f) => f.kind },
+        { header: 'state', value: (f) => f.state },
+        { header: 'final/total', value: (f) => `${f.progress.total - f.progress.counts.pending - f.progress.counts.sending}/${f.progress.total}`, align: 'right' },
+      ])) io.out(line);
+    }
+    attention(io.out, 'In doubt (sent, outcome unknown; check the service before edoc-bridge retry --in-doubt)', summary.inDoubt);
+    attention(io.out, 'Failed (gave up; edoc-bridge retry re-queues them)', summary.failed);
+    io.out('');
+    if (summary.lastPulls.length === 0) io.out('Received documents: no pull yet.');
+    for (const pull of summary.lastPulls) {
+      io.out(`Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pull.data ? ` ${JSON.stringify(pull.data)}` : ''}`);
+    }
+    return EXIT_OK;
+  },
 };
+
+function attention(out: (line: string) => void, title: string, docs: readonly AttentionDocument[]): void {
+  if (docs.length === 0) return;
+  out('');
+  out(`${title}: ${docs.length}`);
+  for (const line of renderTable(docs, [
+    { header: 'key', value: (d) => d.key ?? `${d.file}#${d.index}` },
+    { header: 'file', value: (d) => d.file },
+    { header: 'attempts', value: (d) => String(d.attempts), align: 'right' },
+    { header: 'last error', value: (d) => (d.lastError ?? '').slice(0, 120) },
+  ])) out(line);
+}

@@ -1,27 +1,141 @@
+/**
+ * `edoc-bridge submit FILE --kind KIND`: the daemon's pipeline for one file in
+ * the foreground — same ledger, same outbox, same rules (a document already
+ * issued is `duplicate`). The original file stays where it is.
+ */
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { isEdocError } from '../../errors.js';
+import { intakeFile } from '../../daemon/intake.js';
+import { outboxDir } from '../../daemon/folders.js';
+import { Ledger } from '../../ledger/ledger.js';
+import type { FileProgress } from '../../ledger/types.js';
+import { loadMapping } from '../../map/load-mapping.js';
+import { writeFileReport } from '../../report/file-report.js';
+import { ServiceClient } from '../../service/client.js';
+import { resolveServiceUrl } from '../../service/embedded.js';
+import { CompanySender } from '../../submit/company-sender.js';
+import { isDocumentKind } from '../../validate/kinds.js';
 import type { Command } from '../command.js';
-import { notAvailable } from './not-available.js';
+import { usageError } from '../command.js';
+import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
+import { pickCompany } from '../service-session.js';
+import { validateCommand } from './validate.js';
 
 export const submitCommand: Command = {
   name: 'submit',
   summary: 'submit one file in the foreground; the exit code is the outcome',
   usage: 'edoc-bridge submit FILE --kind KIND [--company ALIAS] [--dry-run] [--config FILE]',
   description: [
-    'Reads FILE (.json, .jsonl, .csv, .txt) as documents of KIND, submits them and writes',
-    'the result next to the other outbox results. Exit code 0 when every document was',
-    'accepted (or was a duplicate), 1 when some did not succeed, 3 when the service could',
-    'not be reached or refused the key.',
-    'KIND: invoice, credit-note, debit-note, payroll, support-document, support-adjustment, pos.',
+    'Reads, maps, validates and submits every document of FILE like the daemon does, records',
+    'everything in the same ledger and writes NAME.result.json (and errors / retry files) to',
+    'the kind\'s outbox folder. The original file is left where it is. A daemon holding the',
+    'state folder must be stopped first (or drop the file into its inbox instead).',
+    '--dry-run maps and validates only and prints the requests, like edoc-bridge validate.',
+    'Exit code: 0 every document accepted; 1 any not accepted; 3 service unreachable or unauthorized.',
   ].join('\n'),
   examples: [
     'edoc-bridge submit examples/ventas.csv --kind invoice',
-    'edoc-bridge submit nomina.csv --kind payroll --company main --dry-run',
+    'edoc-bridge submit nomina.json --kind payroll --company main --dry-run',
   ],
   options: {
     kind: { type: 'string', short: 'k', valueName: 'KIND', description: 'document kind of the file' },
-    company: { type: 'string', valueName: 'ALIAS', description: 'company to submit for (needed when several are configured)' },
-    'dry-run': { type: 'boolean', description: 'map and validate, print what would be sent, send nothing' },
+    company: { type: 'string', valueName: 'ALIAS', description: 'company (required when several are configured)' },
+    'dry-run': { type: 'boolean', description: 'map and validate only; send nothing' },
   },
   maxPositionals: 1,
   needsConfig: true,
-  run: notAvailable('submit'),
+  async run(args, io) {
+    if (args.flag('dry-run')) return validateCommand.run(args, io);
+    const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
+    const kind = args.requireString('kind');
+    if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
+    const config = await io.config();
+    const company = pickCompany(config, args.string('company'));
+    const logger = await io.logger();
+    const ledger = Ledger.open(config.paths.state);
+    const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
+    const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    const sender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
+      fileName: () => path.basename(file), onChanged: () => undefined });
+    const stop = new AbortController();
+    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort())];
+    try {
+      if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
+      sender.start();
+      const mappingFile = config.kinds[kind].mapping;
+      const taken = await intakeFile({
+        ledger, config, logger, signal: stop.signal,
+        mapping: async () => (mappingFile === undefined ? undefined : loadMapping(mappingFile)),
+        onDocuments: () => sender.wake(), onFileChanged: () => undefined,
+      }, { path: file, kind, company });
+      if (taken.fileId === undefined) {
+        io.err(`${path.basename(file)}: the file could not be read (it vanished)`);
+        return EXIT_NOT_ALL_SUCCEEDED;
+      }
+      if (taken.outcome === 'resumed') io.err(`${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
+      if (taken.outcome === 'duplicate-file') {
+        io.err(`${path.basename(file)}: the same content was submitted before; nothing was sent (see the outbox)`);
+      }
+      const paused = await waitForFile(ledger, taken.fileId, sender, stop.signal, (p) => drawProgress(io, p));
+      const dir = outboxDir(config, company.alias, kind);
+      await mkdir(dir, { recursive: true });
+      ledger.finishFile(taken.fileId);
+      const report = await writeFileReport(ledger, taken.fileId, dir);
+      const c = report.counts;
+      io.out(`${path.basename(file)}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
+        + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt — ${report.resultPath}`);
+      if (report.errorsPath) io.out(`problems: ${report.errorsPath}`);
+      if (paused) {
+        io.err(`the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`);
+        return EXIT_SERVICE;
+      }
+      if (stop.signal.aborted) return EXIT_NOT_ALL_SUCCEEDED;
+      if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
+      if (c.failed > 0 && c.accepted === 0 && allUnanswered(ledger, taken.fileId)) {
+        io.err(`the service at ${service.embedded ? 'the embedded emulator' : config.service.baseUrl} could not be reached`);
+        return EXIT_SERVICE;
+      }
+      return EXIT_NOT_ALL_SUCCEEDED;
+    } catch (err) {
+      if (isEdocError(err, 'EDOC_LEDGER_LOCKED')) {
+        throw usageError(`${err.message} Stop the daemon first, or drop the file into its inbox.`);
+      }
+      throw err;
+    } finally {
+      for (const off of unsubscribe) off();
+      await sender.close();
+      await client.close();
+      await service.close();
+      ledger.close();
+    }
+  },
 };
+
+/** Resolves when every document of the file is final (false), or the company got paused by a 401 (true). */
+async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender, signal: AbortSignal,
+  progress: (p: FileProgress) => void): Promise<boolean> {
+  for (;;) {
+    const p = ledger.fileProgress(fileId);
+    progress(p);
+    if (p.final || signal.aborted) return false;
+    if (sender.isPaused) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function allUnanswered(ledger: Ledger, fileId: number): boolean {
+  for (const doc of ledger.iterateFileDocuments(fileId)) {
+    if (doc.state === 'failed' && doc.httpStatus !== null) return false;
+  }
+  return true;
+}
+
+function drawProgress(io: { stderr: { write(text: string): unknown } }, p: FileProgress): void {
+  if (!process.stderr.isTTY || p.total === 0) return;
+  const done = p.total - p.counts.pending - p.counts.sending;
+  const width = 30;
+  const filled = Math.round((done / p.total) * width);
+  io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
+    + `  not accepted ${done - p.counts.accepted}${p.final ? '\n' : ''}`);
+}
