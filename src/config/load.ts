@@ -52,9 +52,11 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
   if (substituted === null || typeof substituted !== 'object' || Array.isArray(substituted)) {
     throw new EdocError('EDOC_CONFIG_INVALID', `${file}: the top level must be a mapping of keys (service, companies, paths, ...)`, { file });
   }
-  const parsed = configSchema.safeParse(substituted);
+  // Top-level `x-*` keys (as in docker-compose) only hold YAML anchors for reuse; they are not settings.
+  const settings = Object.fromEntries(Object.entries(substituted).filter(([key]) => !key.startsWith('x-')));
+  const parsed = configSchema.safeParse(settings);
   if (!parsed.success) {
-    const problems = describeIssues(parsed.error.issues, substituted, configSchema);
+    const problems = describeIssues(parsed.error.issues, settings, configSchema);
     const shown = problems.slice(0, 8).map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
     const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : '';
     throw new EdocError('EDOC_CONFIG_INVALID', `${file}: ${shown.join('; ')}${more}`, { file, problems, path: problems[0]?.path });
@@ -83,16 +85,19 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
 
 /**
  * Loads the YAML configuration file. Every failure is an EdocError (EDOC_CONFIG_*)
- * whose message names the file, the key path and what is wrong, and never a key.
+ * whose message names the file (as given), the key path and what is wrong, and
+ * never a key. `file` and every relative path inside it resolve against `options.cwd`
+ * (default: the working directory).
  */
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, options: { cwd?: string } = {}): Promise<Readonly<Config>> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readFile(path.resolve(options.cwd ?? process.cwd(), file), 'utf8');
   } catch (err) {
     throw new EdocError('EDOC_CONFIG_NOT_FOUND', `${file}: cannot read the configuration file (${errnoOf(err)})`, { file });
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  // Merge keys (`<<: *defaults`) let several companies share settings through an anchor.
+  const doc = parseDocument(text, { merge: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     const at = first.linePos ? `:${first.linePos[0].line}:${first.linePos[0].col}` : '';

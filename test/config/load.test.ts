@@ -270,6 +270,29 @@ companies:
   });
 });
 
+describe('YAML conveniences', () => {
+  test('anchors and merge keys let companies share settings; top-level x-* keys hold anchors', async () => {
+    const { file, dir } = await writeConfig(`
+x-company: &company
+  rate: { requestsPerSecond: 2, concurrency: 1 }
+  userId: 7
+companies:
+  - { <<: *company, alias: one, id: 1, nit: "900000001", apiKey: aaaa1111 }
+  - { <<: *company, alias: two, id: 2, nit: "900000002", apiKey: bbbb2222, userId: 9 }
+`);
+    const config = await loadConfig(file, {}, { cwd: dir });
+    expect(config.companies[0]).toMatchObject({ alias: 'one', userId: 7, rate: { requestsPerSecond: 2, concurrency: 1 } });
+    expect(config.companies[1]).toMatchObject({ alias: 'two', userId: 9, rate: { requestsPerSecond: 2, concurrency: 1 } });
+    expect(config).not.toHaveProperty('x-company');
+  });
+
+  test('duplicate keys are refused with their line', async () => {
+    const dup = await writeConfig(`${MINIMAL}\nlog: { level: info }\nlog: { level: debug }\n`);
+    const err = await loadConfig(dup.file, {}, { cwd: dup.dir }).catch((e: unknown) => e as Error);
+    expect((err as Error).message).toMatch(/:\d+:\d+: not valid YAML: Map keys must be unique/);
+  });
+});
+
 describe('the shipped configuration', () => {
   test('config/edoc-bridge.yaml loads: embedded service, company main with the demo key unless EDOC_API_KEY is set', async () => {
     const root = path.resolve(import.meta.dirname, '../..');
