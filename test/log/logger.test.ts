@@ -131,6 +131,16 @@ describe('createLogger', () => {
     expect((await readLines(file)).map((line) => line.msg)).toEqual(['one']);
   });
 
+  test('with sync: false, close() still waits until every line is on disk', async () => {
+    const file = await logFile();
+    const logger = createLogger({ file, sync: false });
+    for (let i = 0; i < 2_000; i += 1) logger.info({ i }, 'line');
+    await logger.close();
+    const lines = await readLines(file);
+    expect(lines).toHaveLength(2_000);
+    expect(lines[1_999]).toMatchObject({ i: 1_999 });
+  });
+
   test('the console stream gets one readable, redacted line per event', async () => {
     const file = await logFile();
     const printed: string[] = [];
