@@ -14,7 +14,7 @@ import { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
-import { Batcher } from './batcher.js';
+import { CommitBatcher } from '../ledger/commit-batcher.js';
 import { decide } from './decide.js';
 import { sendDocument } from './send-document.js';
 
@@ -41,8 +41,8 @@ export class CompanySender {
   private window: SlidingWindow;
   private readonly inMemory = new Set<number>();
   private readonly now: () => number;
-  private readonly marks: Batcher<number, 'sending' | 'duplicate' | 'skipped'>;
-  private readonly outcomes: Batcher<OutcomeRecord, boolean>;
+  private readonly marks: CommitBatcher<number, 'sending' | 'duplicate' | 'skipped'>;
+  private readonly outcomes: CommitBatcher<OutcomeRecord, boolean>;
   private paused = false;
   private closed = false;
   private wakeUp: (() => void) | undefined;
@@ -54,13 +54,13 @@ export class CompanySender {
     this.now = options.now ?? Date.now;
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.window = windowFor(this.company);
-    this.marks = new Batcher((ids) => {
+    this.marks = new CommitBatcher((ids) => {
       const result: MarkSendingResult = options.ledger.markSending(ids, this.now());
       const dup = new Set(result.duplicate);
       const sending = new Set(result.sending);
       return ids.map((id) => (sending.has(id) ? 'sending' : dup.has(id) ? 'duplicate' : 'skipped'));
     });
-    this.outcomes = new Batcher((records) => {
+    this.outcomes = new CommitBatcher((records) => {
       const { applied, fileIds } = options.ledger.recordOutcomes(records, this.now());
       if (fileIds.length > 0) options.onChanged(fileIds);
       const done = new Set(applied);
