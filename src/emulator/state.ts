@@ -102,15 +102,22 @@ function datePart(value: string): string {
   return value.slice(0, 10);
 }
 
+function acceptedKey(d: Pick<IssuedDocument, 'company' | 'family' | 'prefix' | 'number'>): string {
+  return `${d.company}\u0000${d.family}\u0000${d.prefix}\u0000${d.number}`;
+}
+
 export class EmulatorState {
   readonly data: StateData;
   private readonly todayFn: () => string;
   private readonly onChange: () => void;
+  /** Accepted documents by company + family + prefix + number: rule 90 must not scan every document. */
+  private readonly accepted = new Map<string, IssuedDocument>();
 
   constructor(data: StateData, today: () => string, onChange: () => void = () => {}) {
     this.data = data;
     this.todayFn = today;
     this.onChange = onChange;
+    for (const doc of data.documents) if (doc.accepted) this.accepted.set(acceptedKey(doc), doc);
   }
 
   /** "Today" in Colombia, or the seed's pinned date. */
@@ -147,9 +154,7 @@ export class EmulatorState {
   }
 
   findAccepted(company: number, family: DocFamily, prefix: string, number: string): IssuedDocument | undefined {
-    return this.data.documents.find(
-      (d) => d.accepted && d.company === company && d.family === family && d.prefix === prefix && d.number === number,
-    );
+    return this.accepted.get(acceptedKey({ company, family, prefix, number }));
   }
 
   /** Documents of one family for a company, newest last. */
@@ -161,6 +166,7 @@ export class EmulatorState {
     const full: IssuedDocument = { ...doc, id: this.data.nextDocumentId, family: familyOf(doc.kind) };
     this.data.nextDocumentId += 1;
     this.data.documents.push(full);
+    if (full.accepted) this.accepted.set(acceptedKey(full), full);
     this.changed();
     return full;
   }

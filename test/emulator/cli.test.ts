@@ -1,9 +1,12 @@
 /** `edoc-bridge emulator` as a real child process (needs `npm run build`). */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { ROOT } from './helpers.js';
+import { AUTH, ROOT, fixture } from './helpers.js';
 
 interface Started {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -13,9 +16,9 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-async function startCli(): Promise<Started> {
+async function startCli(extra: string[] = []): Promise<Started> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['bin/edoc-bridge.js', 'emulator', '--port', '0', '--seed', 'config/emulator-seed.json'], {
+  const child = spawn(process.execPath, ['bin/edoc-bridge.js', 'emulator', '--port', '0', '--seed', 'config/emulator-seed.json', ...extra], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -58,6 +61,32 @@ describe('edoc-bridge emulator', () => {
     }
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain('edoc-bridge emulator stopped');
+  });
+
+  test('--state keeps what was issued across a restart of the process', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edoc-emulator-cli-'));
+    const state = join(dir, 'emulator.json');
+    const issue = async (url: string): Promise<{ IsValid: boolean; Errors: string[] }> => {
+      const res = await fetch(`${url}/svcOrchestratorController/v1/process-invoice`, {
+        method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(fixture('invoice.json')),
+      });
+      return (await res.json()) as { IsValid: boolean; Errors: string[] };
+    };
+    try {
+      const first = await startCli(['--state', state]);
+      expect((await issue(first.url)).IsValid).toBe(true);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      const second = await startCli(['--state', state]);
+      try {
+        expect((await issue(second.url)).Errors).toEqual(['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('refuses a port that is not a number with exit code 2', async () => {
