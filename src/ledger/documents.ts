@@ -22,10 +22,13 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
     attempts, next_attempt_at, request, raw, problems, errors, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
   const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
+  const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
+    ON CONFLICT(file_id, state) DO UPDATE SET n = n + excluded.n`);
   const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
   const write = db.transaction((batch: NewDocument[]) => {
     let first: number | undefined;
     let last: number | undefined;
+    const added = { pending: 0, invalid: 0, duplicate: 0 };
     for (const d of batch) {
       const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
       const problems = d.problems && d.problems.length > 0 ? d.problems : null;
@@ -40,12 +43,14 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       first ??= d.index;
       last = d.index;
       result.inserted++;
+      added[state]++;
       if (state === 'invalid') result.invalid++;
       if (dupOf) {
         result.duplicate++;
         addEvent(db, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
       }
     }
+    for (const [state, n] of Object.entries(added)) if (n > 0) count.run(fileId, state, n);
     if (first !== undefined) addEvent(db, now, 'documents-added', fileId, null, { from: first, to: last });
   });
   let batch: NewDocument[] = [];

@@ -250,3 +250,24 @@ describe('read-only open', () => {
     }
   });
 });
+
+describe('per-file counts', () => {
+  it('always equal a count of the documents themselves, through inserts, re-reads and state changes', () => {
+    const ledger = Ledger.open(tempDir());
+    const { fileId } = ledger.recordFile(fileInput());
+    ledger.insertDocuments(fileId, docs(30, (i) => ({ problems: i % 7 === 0 ? [{ message: 'bad' }] : undefined })), 1_000);
+    ledger.insertDocuments(fileId, docs(40), 1_000); // a re-read after a crash: 10 new ones
+    const due = ledger.claimDue('main', 1_000, 20).map((d) => d.id);
+    ledger.markSending(due, 1_000);
+    ledger.recordOutcomes(due.slice(0, 10).map((id) => ({ id, state: 'accepted' as const })), 1_100);
+    ledger.recordOutcomes(due.slice(10, 15).map((id) => ({ id, state: 'pending' as const, nextAttemptAt: 2_000 })), 1_100);
+    ledger.setInDoubt(due.slice(15), 'no answer', 1_200);
+    ledger.requeue({ ids: due.slice(15, 17), includeInDoubt: true, now: 1_300 });
+    const truth = Object.fromEntries((ledger.db.prepare('SELECT state, count(*) AS n FROM documents WHERE file_id = ? GROUP BY state')
+      .all(fileId) as { state: string; n: number }[]).map((r) => [r.state, r.n]));
+    const counts = Object.fromEntries(Object.entries(ledger.fileProgress(fileId).counts).filter(([, n]) => n > 0));
+    expect(counts).toEqual(truth);
+    expect(ledger.fileProgress(fileId).total).toBe(40);
+    ledger.close();
+  });
+});
