@@ -15,7 +15,7 @@
  * later file under the same name is a new drop.
  */
 import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import { identityOf, lstatOrGone, sameIdentity, type FileIdentity } from './file-identity.js';
@@ -67,6 +67,8 @@ interface Entry {
 const SILENT: WatchLogger = { warn: () => undefined, error: () => undefined };
 
 export class InboxWatcher {
+  private readonly configured: InboxFolder[] = [];
+  /** Keyed by the real path of each folder: chokidar does not enter a symlinked root with followSymlinks off. */
   private readonly folders = new Map<string, InboxFolder>();
   private readonly stableMs: number;
   private readonly usePolling: boolean;
@@ -85,8 +87,7 @@ export class InboxWatcher {
 
   constructor(options: InboxWatcherOptions) {
     for (const folder of options.folders) {
-      const dir = path.resolve(folder.dir);
-      this.folders.set(dir, { ...folder, dir });
+      this.configured.push({ ...folder, dir: path.resolve(folder.dir) });
     }
     this.stableMs = options.stableMs ?? 1000;
     this.usePolling = options.usePolling ?? false;
@@ -128,7 +129,10 @@ export class InboxWatcher {
   }
 
   private async doStart(): Promise<void> {
-    for (const dir of this.folders.keys()) await mkdir(dir, { recursive: true });
+    for (const folder of this.configured) {
+      await mkdir(folder.dir, { recursive: true });
+      this.folders.set(await realpath(folder.dir), folder);
+    }
     const roots = new Set(this.folders.keys());
     const watcher = watch([...roots], {
       depth: 0,
@@ -171,6 +175,11 @@ export class InboxWatcher {
     return this.folders.get(path.dirname(file));
   }
 
+  /** The path as the configuration names it (the folder may be reached through a symbolic link). */
+  private shown(file: string, folder: InboxFolder): string {
+    return path.join(folder.dir, path.basename(file));
+  }
+
   /**
    * Events for one path are handled one after the other: `handle` awaits lstat
    * and the rename check, and two interleaved runs (add + change of a new file)
@@ -193,6 +202,7 @@ export class InboxWatcher {
     if (folder === undefined) return;
     if (isStagingName(file)) {
       await this.renames.seen(file);
+      this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company }, 'staging file seen');
       return;
     }
     const stats = await lstatOrGone(file);
@@ -251,16 +261,16 @@ export class InboxWatcher {
     this.warned.add(file);
     const type = stats.isSymbolicLink() ? 'symbolic link' : stats.isDirectory() ? 'directory' : 'special file';
     this.logger.warn(
-      { file, kind: folder.kind, company: folder.company, type },
+      { file: this.shown(file, folder), kind: folder.kind, company: folder.company, type },
       `skipping ${type} in inbox: only regular files are read`,
     );
   }
 
   private take(file: string, folder: InboxFolder, identity: FileIdentity, via: ReadyFile['via']): void {
     this.entries.set(file, { folder, state: 'taken', identity, since: Date.now() });
-    this.logger.debug?.({ file, kind: folder.kind, company: folder.company, via }, 'inbox file ready');
+    this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company, via }, 'inbox file ready');
     this.queue.push(file, {
-      path: file,
+      path: this.shown(file, folder),
       kind: folder.kind,
       company: folder.company,
       size: identity.size,

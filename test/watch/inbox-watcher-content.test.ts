@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFile, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
-import { collect, removeDir, sleep, tempDir } from './watch-helpers.js';
+import { collect, recordingLogger, removeDir, sleep, tempDir, waitForLine } from './watch-helpers.js';
 
 const STABLE_MS = 200;
 
@@ -25,12 +25,13 @@ describe('inbox watcher: renames, content and back-pressure', () => {
   });
 
   it('takes a file renamed from a .tmp staging file of another name at once', async () => {
-    const slow = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: 5000 });
+    const slowLogger = recordingLogger();
+    const slow = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: 5000, logger: slowLogger });
     try {
       await slow.start();
       const ready = collect(slow.files());
       await writeFile(path.join(inbox, 'export-123.tmp'), '{"a":1}\n');
-      await sleep(300);
+      await waitForLine(slowLogger, 'staging file seen', 'export-123.tmp');
       const renamedAt = Date.now();
       await rename(path.join(inbox, 'export-123.tmp'), path.join(inbox, 'sales.jsonl'));
       await ready.waitFor(1, 4000);
@@ -44,11 +45,12 @@ describe('inbox watcher: renames, content and back-pressure', () => {
   it('does not take a new file early when it reuses the inode of a deleted staging file', async () => {
     const slowMs = 600;
     await watcher.close();
-    watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: slowMs });
+    const logger = recordingLogger();
+    watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: slowMs, logger });
     await watcher.start();
     const ready = collect(watcher.files());
     await writeFile(path.join(inbox, 'aborted.json.part'), '{"a":1}');
-    await sleep(300);
+    await waitForLine(logger, 'staging file seen', 'aborted.json.part');
     await unlink(path.join(inbox, 'aborted.json.part'));
     const file = path.join(inbox, 'other.json');
     await writeFile(file, '[');

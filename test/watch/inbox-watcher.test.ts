@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFile, mkdir, rename, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
-import { collect, recordingLogger, removeDir, sleep, tempDir } from './watch-helpers.js';
+import { collect, recordingLogger, removeDir, sleep, tempDir, waitForLine } from './watch-helpers.js';
 
 const STABLE_MS = 200;
 
@@ -61,16 +61,19 @@ for (const usePolling of [false, true]) {
     });
 
     it('takes a file renamed in from x.json.part well before stableMs', async () => {
+      const slowLogger = recordingLogger();
       const slow = new InboxWatcher({
         folders: [{ dir: inbox, kind: 'invoice', company: 'main' }],
         stableMs: 5000,
         usePolling,
+        logger: slowLogger,
       });
       try {
         await slow.start();
         const ready = collect(slow.files());
         await writeFile(path.join(inbox, 'x.json.part'), '{"a":1}');
-        await sleep(usePolling ? 1600 : 300); // let the watcher see the staging file (polling interval 1 s)
+        // an exporter renames after writing for a while; here: once the watcher saw the staging file
+        await waitForLine(slowLogger, 'staging file seen', 'x.json.part');
         const renamedAt = Date.now();
         await rename(path.join(inbox, 'x.json.part'), path.join(inbox, 'x.json'));
         await ready.waitFor(1, 4000);
@@ -180,6 +183,27 @@ describe('inbox watcher with several folders', () => {
       const byName = Object.fromEntries(ready.got.map((g) => [path.basename(g.file.path), g.file]));
       expect(byName['a.json']).toMatchObject({ kind: 'invoice', company: 'main' });
       expect(byName['b.jsonl']).toMatchObject({ kind: 'payroll', company: 'other' });
+    } finally {
+      await watcher.close();
+      await removeDir(root);
+    }
+  });
+});
+
+describe('inbox watcher on a symlinked inbox folder', () => {
+  it('watches the folder the link points to and reports paths under the configured name', async () => {
+    const root = await tempDir();
+    const real = path.join(root, 'share', 'invoice');
+    await mkdir(real, { recursive: true });
+    const linked = path.join(root, 'inbox-link');
+    await symlink(real, linked);
+    const watcher = new InboxWatcher({ folders: [{ dir: linked, kind: 'invoice', company: 'main' }], stableMs: STABLE_MS });
+    try {
+      await watcher.start();
+      const ready = collect(watcher.files());
+      await writeFile(path.join(real, 'a.json'), '{}');
+      await ready.waitFor(1);
+      expect(ready.got[0].file.path).toBe(path.join(linked, 'a.json'));
     } finally {
       await watcher.close();
       await removeDir(root);

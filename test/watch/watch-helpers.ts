@@ -47,3 +47,18 @@ export function collect(files: AsyncIterable<ReadyFile>): {
   };
   return { got, waitFor };
 }
+
+/** Waits until the logger recorded a line with this message (and file name, when given). */
+export async function waitForLine(
+  logger: { lines: RecordedLine[] },
+  msg: string,
+  fileName?: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const matches = (l: RecordedLine): boolean => l.msg === msg && (fileName === undefined || String(l.obj.file).endsWith(fileName));
+  while (!logger.lines.some(matches)) {
+    if (Date.now() > deadline) throw new Error(`no log line '${msg}' for ${fileName ?? 'any file'}`);
+    await sleep(20);
+  }
+}
