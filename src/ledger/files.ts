@@ -125,6 +125,6 @@ export function openFiles(db: Database.Database): FileRow[] {
 
 /** Finished files whose final report or archive move may not have happened (crash in between). */
 export function filesToSettle(db: Database.Database): FileRow[] {
-  return (stmt(db, `SELECT * FROM files WHERE state IN ('done','failed-read')
-    AND (report_state <> 'final' OR archived_path IS NULL) ORDER BY id`).all() as RawFile[]).map(toFileRow);
+  return (stmt(db, `SELECT * FROM files WHERE (report_state <> 'final' OR archived_path IS NULL)
+    AND state IN ('done','failed-read') ORDER BY id`).all() as RawFile[]).map(toFileRow);
 }

@@ -31,6 +31,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX files_content ON files(company, kind, sha256);
   CREATE INDEX files_state ON files(state);
   CREATE INDEX files_report_name ON files(company, kind, report_name);
+  -- start-up: files whose final report or archive move may be missing (a year of files stays cheap)
+  CREATE INDEX files_unsettled ON files(id) WHERE report_state <> 'final' OR archived_path IS NULL;
 
   CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
