@@ -96,4 +96,13 @@ describe('inbox watcher: renames, content and back-pressure', () => {
     while (watcher.waiting > 0 && Date.now() < deadline) await sleep(20);
     expect(watcher.waiting).toBe(0);
   });
+
+  it('hands out each of 300 files dropped at once exactly once', async () => {
+    const ready = collect(watcher.files());
+    const names = Array.from({ length: 300 }, (_, i) => `bulk-${String(i).padStart(3, '0')}.jsonl`);
+    await Promise.all(names.map((name) => writeFile(path.join(inbox, name), `{"n":"${name}"}\n`)));
+    await ready.waitFor(300, 20_000);
+    await sleep(STABLE_MS * 3);
+    expect(ready.got.map((g) => path.basename(g.file.path)).sort()).toEqual(names);
+  });
 });
