@@ -129,14 +129,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const sockets = new Set<Socket>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    stats.begin();
-    res.on('close', () => stats.end());
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://emulator');
+    // Inspection requests are not service traffic: they do not count in the stats.
     if (url.pathname.startsWith(INSPECT_PREFIX)) {
       send(res, inspect({ state, faults, stats }, method, url, await readText(req)));
       return;
     }
+    stats.begin();
+    res.on('close', () => stats.end());
     const routed = route(method, url.pathname);
     if (routed.kind !== 'operation') {
       const reply = routed.kind === 'not-found' ? frameworkError(404, 'Not Found', url.pathname) : frameworkError(405, 'Method Not Allowed', url.pathname);

@@ -103,3 +103,13 @@ describe('stats', () => {
     expect(await documents(emu)).toHaveLength(2);
   });
 });
+
+describe('exactly once', () => {
+  test('ten concurrent submissions of one number give one acceptance and nine rule 90 rejections', async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') })));
+    const valid = results.filter((r) => (r.body as Json).IsValid === true);
+    expect(valid).toHaveLength(1);
+    expect(await documents(emu, '?company=1001')).toHaveLength(10);
+    expect((await documents(emu)).filter((d) => d.accepted)).toHaveLength(1);
+  });
+});
