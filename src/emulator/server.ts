@@ -119,7 +119,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let data: StateData = stateFromSeed(seed);
   let writer: StateWriter | undefined;
   if (options.stateFile !== undefined) {
-    data = (await loadStateFile(options.stateFile)) ?? data;
+    const saved = await loadStateFile(options.stateFile);
+    if (saved !== undefined) {
+      // The saved world wins; a company added to the seed since then joins it.
+      const known = new Set(saved.companies.map((c) => c.id));
+      saved.companies.push(...data.companies.filter((c) => !known.has(c.id)));
+      data = saved;
+    }
     writer = new StateWriter(options.stateFile, () => state.data);
   }
   const state: EmulatorState = new EmulatorState(data, () => colombiaToday(Date.now(), seed.today), () => writer?.schedule());

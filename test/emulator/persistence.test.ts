@@ -40,6 +40,21 @@ describe('state persistence', () => {
     }
   });
 
+  test('a company added to the seed after the state was saved joins the saved state', async () => {
+    const stateFile = join(dir, 'state.json');
+    const first = await emulator(undefined, { stateFile });
+    await call(first, 'E1', { headers: AUTH, body: fixture('invoice.json') });
+    await first.close();
+    const second = await emulator((seed) => { seed.companies.push({ ...seed.companies[0], id: 1003, apiKey: 'key-1003', receivedDocuments: [] }); }, { stateFile });
+    try {
+      const r = await call(second, 'E1', { headers: { 'x-api-key': 'key-1003', 'x-company-id': '1003' }, body: fixture('invoice.json') });
+      expect(envelopeOf(r).IsValid).toBe(true);
+      expect(await documents(second)).toHaveLength(2);
+    } finally {
+      await second.close();
+    }
+  });
+
   test('the state file is written shortly after a change, before close', async () => {
     const stateFile = join(dir, 'state.json');
     const emu = await emulator(undefined, { stateFile });
