@@ -2,7 +2,10 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildRangeRequest, expandDate } from '../../src/cli/range-request.js';
+import { rangeFlags } from '../../src/cli/commands/ranges.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { NumberingRange } from '../../src/service/schemas/numbering.js';
 import {
   buildCli, cli, closedPort, emulatorStats, emulatorWith, workspace, type TestCompany,
 } from '../fixtures/cli/harness.js';
@@ -182,5 +185,76 @@ describe('edoc-bridge ranges create (E11)', () => {
     expect(stdout).toContain('--valid-from DATE');
     expect(stdout).toContain('yyyy-MM-dd');
     expect(stdout).toMatch(/Examples:\n {2}edoc-bridge ranges list/);
+  });
+});
+
+describe('ranges create: the E11 request built from the options (in process)', () => {
+  const base = { prefix: ' FE ', authorization: '18764000001', from: '1', to: '1', validFrom: '2026-03-01T08:30:00', validTo: '2026-03-01T08:30:00', type: 'creditnote' };
+
+  test('a one-number range valid for one instant is allowed (StartValue = EndValue, ValidFrom = ValidTo) and the NIT is always sent', () => {
+    const built = buildRangeRequest(base, '900123456');
+    expect(built).toEqual({ ok: true, request: {
+      Prefix: 'FE', AuthorizationNumber: '18764000001', ValidFrom: '2026-03-01T08:30:00', ValidTo: '2026-03-01T08:30:00',
+      StartValue: 1, EndValue: 1, DocumentType: 'CreditNote', Nit: '900123456',
+    } });
+  });
+
+  test('--current becomes EfectiveValue and --name becomes Name; an empty name is left out', () => {
+    const built = buildRangeRequest({ ...base, to: '500', current: '42', name: 'Notas 2026' }, '900123456');
+    expect(built.ok && built.request).toMatchObject({ EfectiveValue: 42, Name: 'Notas 2026', EndValue: 500 });
+    const unnamed = buildRangeRequest({ ...base, name: '  ' }, '900123456');
+    expect(unnamed.ok && 'Name' in unnamed.request).toBe(false);
+  });
+
+  test('a day alone stands for the whole day; anything else is not a date', () => {
+    expect(expandDate('2026-02-28', 'start')).toBe('2026-02-28T00:00:00');
+    expect(expandDate('2026-02-28', 'end')).toBe('2026-02-28T23:59:59');
+    expect(expandDate('2026-02-28T12:00:00', 'end')).toBe('2026-02-28T12:00:00');
+    for (const bad of ['2026-02-29', '28/02/2026', '2026-02-28 12:00:00', '2026-02-28T24:00:00', '']) expect(expandDate(bad, 'start')).toBeUndefined();
+  });
+
+  test('every option missing gives one problem per required option', () => {
+    const built = buildRangeRequest({}, '900123456');
+    expect(built.ok).toBe(false);
+    expect(built.ok ? [] : built.problems.map((p) => p.split(' ')[0])).toEqual(['--prefix', '--authorization', '--from', '--to', '--valid-from', '--valid-to', '--type']);
+  });
+
+  test('numbers beyond a safe integer are refused rather than rounded', () => {
+    const built = buildRangeRequest({ ...base, to: '99999999999999999999' }, '900123456');
+    expect(built.ok ? [] : built.problems).toEqual(["--to: '99999999999999999999' is not a whole number"]);
+  });
+});
+
+describe('ranges list: which ranges are flagged (in process)', () => {
+  const range = (from: string, to: string): NumberingRange => ({
+    FromNumber: '1', ToNumber: '2', Prefix: 'X', ResolutionNumber: '1', ResolutionDate: null, ResolutionType: '18', TechnicalKey: null,
+    ValidDateFrom: from, ValidDateTo: to,
+  });
+
+  test('a range ending today is still valid; one that ended yesterday is expired', () => {
+    expect(rangeFlags(range('2026-01-01', '2026-11-21'), '2026-11-21')).toEqual([]);
+    expect(rangeFlags(range('2026-01-01', '2026-11-20'), '2026-11-21')).toEqual(['expired']);
+  });
+
+  test('a ValidDateTo before ValidDateFrom is flagged, with the create response\'s date-time form too', () => {
+    expect(rangeFlags(range('2027-01-01', '2026-12-31'), '2026-11-21')).toEqual(['ends before it starts']);
+    expect(rangeFlags(range('2026-01-01T00:00:00', '2025-01-01T23:59:59'), '2026-11-21')).toEqual(['ends before it starts', 'expired']);
+    expect(rangeFlags(range('2026-01-01T00:00:00', '2026-01-01T23:59:59'), '2026-01-01')).toEqual([]);
+  });
+});
+
+describe('ranges list with service.baseUrl: embedded', () => {
+  test('starts the bundled emulator from the configured seed, says so on stderr, and lists its ranges', async () => {
+    const seed = path.join(ws.dir, 'embedded-seed.json');
+    await writeFile(seed, JSON.stringify({ companies: [{ id: 5005, nit: '800111222', checkDigit: '1', name: 'Embebida SAS', apiKey: 'embedded-key',
+      ranges: [{ DocumentType: 'SupportDocument', Prefix: 'DSE', ResolutionNumber: '55', FromNumber: 7, ToNumber: 70,
+        ValidFrom: '2026-01-01T00:00:00', ValidTo: '2099-12-31T23:59:59' }] }] }));
+    const embedded = await workspace('embedded', [{ alias: 'emb', id: 5005, nit: '800111222', apiKey: 'embedded-key' }], `emulator: { seed: ${JSON.stringify(seed)} }`);
+    dirs.push(embedded.dir);
+    const { code, stdout, stderr } = await run(['ranges', 'list'], embedded.config);
+    expect(code).toBe(0);
+    expect(stderr).toContain('note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority\'s service');
+    expect(stdout).toMatch(/^DSE +7 +70 +55 /m);
+    expect(stdout).toContain('1 range, none flagged');
   });
 });
