@@ -125,6 +125,7 @@ export function openFiles(db: Database.Database): FileRow[] {
 
 /** Finished files whose final report or archive move may not have happened (crash in between). */
 export function filesToSettle(db: Database.Database): FileRow[] {
-  return (stmt(db, `SELECT * FROM files WHERE (report_state <> 'final' OR archived_path IS NULL)
-    AND state IN ('done','failed-read') ORDER BY id`).all() as RawFile[]).map(toFileRow);
+  // only the partial index's own condition in SQL, so the planner cannot prefer files_state ('done' is most files)
+  return (stmt(db, `SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`)
+    .all() as RawFile[]).filter((r) => r.state === 'done' || r.state === 'failed-read').map(toFileRow);
 }

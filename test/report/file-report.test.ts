@@ -113,6 +113,24 @@ describe('writeFileReport and settleFile', () => {
     ledger.close();
   });
 
+  it('the same content dropped again is reported with the earlier file named, not sent, and archived', async () => {
+    const { inbox, outbox, ledger, fileId } = setup();
+    ledger.finishReading(fileId);
+    await settleFile(ledger, fileId, outbox);
+    const again = path.join(inbox, 'ventas-copia.json');
+    fs.writeFileSync(again, '[{"Number":1},{"Number":2},{"Number":3}]');
+    const dup = ledger.recordFile({ path: again, name: 'ventas-copia.json', size: 42, sha256: 'f00d', kind: 'invoice',
+      company: 'main', now: Date.now() });
+    expect(dup.outcome).toBe('duplicate');
+    expect((await settleFile(ledger, dup.fileId, outbox)).archivedPath).toBe(path.join(outbox, 'archive', 'ventas-copia.json'));
+    const r = read(path.join(outbox, 'ventas-copia.result.json'));
+    expect(r.error?.code).toBe('EDOC_LEDGER_DUPLICATE_FILE');
+    expect(r.error?.message).toContain('ventas.json');
+    expect(r.documents).toEqual([]);
+    expect(fs.existsSync(path.join(outbox, 'ventas-copia.errors.csv'))).toBe(true);
+    ledger.close();
+  });
+
   it('removes a stale errors.csv and retry file once a requeued document succeeds', async () => {
     const { outbox, ledger, fileId } = setup();
     ledger.setReadDetails(fileId, { format: 'json' });
