@@ -4,6 +4,7 @@
  * fields come from each row; then the mapping's derivations run. A document
  * with any problem gets no request (it is reported `invalid`).
  */
+import { isEdocError } from '../errors.js';
 import type { Problem } from '../validate/problem.js';
 import { columnsOf, specColumns } from './compile-node.js';
 import { evaluateNode } from './evaluate-node.js';
@@ -116,7 +117,13 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, c
   }
   if (problems.length > 0) return { problems };
   for (const d of mapping.derive) {
-    getDerivation(d.name)({ request, lines, linesField: mapping.linesField ?? 'Lines', ctx: docCtx });
+    try {
+      getDerivation(d.name)({ request, lines, linesField: mapping.linesField ?? 'Lines', ctx: docCtx });
+    } catch (err) {
+      // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
+      if (!isEdocError(err)) throw err;
+      problems.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', rows: docCtx.rows, message: `${d.name}: ${err.message}`, ...(err.context.value === undefined ? {} : { value: String(err.context.value) }) });
+    }
   }
   return problems.length > 0 ? { problems } : { request, problems };
 }

@@ -99,6 +99,16 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
 }
 
 function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null {
+  try {
+    return convertUnsafe(spec, value, row, ctx, path);
+  } catch (err) {
+    // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
+    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `"${value}" in ${describe(spec)} cannot be converted: ${(err as Error).message}`, spec.column, value);
+    return null;
+  }
+}
+
+function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null {
   const format = ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
     report(ctx, code, path, `"${value}" in ${describe(spec)} is not ${what}`, spec.column, value);

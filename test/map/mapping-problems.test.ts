@@ -101,3 +101,13 @@ describe('problems an ERP user can act on', () => {
     expect(d[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_MAP_REQUIRED', rows: [2], column: 'motivo', path: 'ReasonCredit' })]);
   });
 });
+
+describe('amounts out of range', () => {
+  it('reports an amount too large for exact cents on its document only', async () => {
+    const rows = [sale('1', '1', { precio_unitario: '999.999.999.999.999.999,00' }), sale('2', '1'), sale('3', '1', { cantidad: '9.000.000.000', precio_unitario: '9.000.000.000,00' })];
+    const { docs } = await readAll(await tempFile('big.csv', toCsv(rows)), await mapping('sales'), 'invoice');
+    expect(docs.map((d) => [d.key, d.request === undefined])).toEqual([['SETP1', true], ['SETP2', false], ['SETP3', true]]);
+    expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_MAP_BAD_NUMBER', rows: [2], column: 'precio_unitario' })]);
+    expect(docs[2].problems).toEqual([expect.objectContaining({ code: 'EDOC_MAP_BAD_NUMBER', rows: [4] })]);
+  });
+});
