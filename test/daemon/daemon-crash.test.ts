@@ -1,0 +1,135 @@
+/**
+ * Issue 4's crash test: the emulator answers 500s and 502s, resets connections
+ * and drops answers after it committed the document; the daemon is killed with
+ * SIGKILL at random (seeded) moments and restarted. In the end every numbered
+ * document was issued exactly once, every input file has a complete
+ * result.json, and nothing is left `sending` in the ledger.
+ */
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { mulberry32 } from '../../src/emulator/faults.js';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, sleep, startTestEmulator,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice, jsonlText, jsonText, supportDocument } from '../helpers/documents.js';
+
+const FIRST = 990_000_001;
+const FILES = 4;
+const PER_FILE = 50;
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+  daemon = undefined;
+  emulator = undefined;
+  project = undefined;
+});
+
+function fileName(i: number): string {
+  return i % 2 === 0 ? `batch-${i}.json` : `batch-${i}.jsonl`;
+}
+
+function fileContent(i: number): string {
+  const docs = Array.from({ length: PER_FILE }, (_, j) => invoice(FIRST + i * PER_FILE + j));
+  return i % 2 === 0 ? jsonText(docs) : jsonlText(docs);
+}
+
+function countsAddUp(r: ResultJson): boolean {
+  const c = r.counts;
+  return c.accepted + c.rejected + c.invalid + c.failed + c.duplicate + c.inDoubt === c.total;
+}
+
+describe('crashes and faults', () => {
+  test('killed with SIGKILL 5 times under 500s, 502s, resets and lost answers: every numbered invoice issued exactly once', async ({ annotate }) => {
+    const faults = { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 4242 };
+    emulator = await startTestEmulator([COMPANY_MAIN], faults);
+    project = await createProject({
+      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 60, concurrency: 4 } }],
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
+    });
+    // Two files are there before the first start (the start-up scan), two arrive while it runs.
+    await project.drop('invoice', fileName(0), fileContent(0));
+    await project.drop('invoice', fileName(1), fileContent(1));
+
+    const random = mulberry32(20261122);
+    const kills: { afterMs: number; requestsSoFar: number }[] = [];
+    for (let run = 0; run < 5; run++) {
+      daemon = await DaemonProcess.start(project);
+      if (run === 0) {
+        await project.drop('invoice', fileName(2), fileContent(2));
+        await project.drop('invoice', fileName(3), fileContent(3));
+      }
+      const afterMs = 300 + Math.floor(random() * 1200);
+      await sleep(afterMs);
+      await daemon.kill();
+      kills.push({ afterMs, requestsSoFar: (await emulator.client.stats()).totalRequests });
+    }
+    await emulator.client.setFaults({});
+    daemon = await DaemonProcess.start(project);
+    const results: ResultJson[] = [];
+    for (let i = 0; i < FILES; i++) results.push(await project.finalResult('invoice', fileName(i), { timeoutMs: 30_000 }));
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+
+    const stats = await emulator.client.stats();
+    await annotate(`crash test: kills ${JSON.stringify(kills)}; emulator ${stats.totalRequests} requests, faults ${JSON.stringify(stats.faultsInjected)}, `
+      + `E1 ${JSON.stringify(stats.requests.E1)}`);
+    // The faults really happened (else the test proves nothing).
+    expect(stats.faultsInjected['drop-after-commit'] ?? 0).toBeGreaterThan(0);
+    expect(stats.faultsInjected.reset ?? 0).toBeGreaterThan(0);
+    expect(stats.faultsInjected.error ?? 0).toBeGreaterThan(0);
+
+    // At least one kill caught requests in flight: the restart found them `sending` and resent them.
+    const recovered = project.logLines().filter((l) => typeof l.resent === 'number' && l.resent > 0);
+    expect(recovered.length).toBeGreaterThan(0);
+
+    // Every numbered invoice issued exactly once, nothing else issued.
+    const issued = await emulator.client.issued({ company: COMPANY_MAIN.id });
+    const numbers = issued.map((d) => Number(d.number)).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: FILES * PER_FILE }, (_, k) => FIRST + k));
+
+    for (const [i, r] of results.entries()) {
+      expect(r.finishedAt, fileName(i)).not.toBeNull();
+      expect(r.counts, fileName(i)).toMatchObject({ total: PER_FILE, accepted: PER_FILE });
+      expect(countsAddUp(r)).toBe(true);
+      expect(r.documents).toHaveLength(PER_FILE);
+      expect(r.documents.map((d) => d.index)).toEqual(Array.from({ length: PER_FILE }, (_, k) => k));
+      expect(r.documents.every((d) => d.status === 'accepted')).toBe(true);
+      expect(r.documents.map((d) => d.key)).toEqual(
+        Array.from({ length: PER_FILE }, (_, k) => `main/invoice/SETP/${FIRST + i * PER_FILE + k}`));
+    }
+    expect(project.ledgerStates()).toEqual({ accepted: FILES * PER_FILE });
+  }, 90_000);
+
+  test('support documents without their own number whose answers are lost end in-doubt and are never resent', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1, randomSeed: 7 });
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    daemon = await DaemonProcess.start(project);
+    await project.drop('support-document', 'unnumbered.json', jsonText([supportDocument(), supportDocument(), supportDocument()]));
+    const result = await project.finalResult('support-document', 'unnumbered.json');
+    expect(result.counts).toMatchObject({ total: 3, inDoubt: 3, accepted: 0, failed: 0 });
+    expect(result.documents.map((d) => d.status)).toEqual(['in-doubt', 'in-doubt', 'in-doubt']);
+    expect(result.documents.every((d) => d.key === null)).toBe(true);
+    expect(result.documents.every((d) => d.errors.length > 0)).toBe(true);
+
+    // A restart does not resend them either.
+    await daemon.stop();
+    await emulator.client.setFaults({});
+    daemon = await DaemonProcess.start(project);
+    await sleep(1_000);
+    const issued = await emulator.client.documents({ kind: 'support-document' });
+    expect(issued).toHaveLength(3);
+    expect(issued.every((d) => d.accepted)).toBe(true);
+    expect(new Set(issued.map((d) => d.number)).size).toBe(3);
+    expect((await emulator.client.stats()).requests.E5).toEqual({ 'no-answer': 3 });
+    expect(project.ledgerStates()).toEqual({ 'in-doubt': 3 });
+  }, 60_000);
+});
