@@ -51,6 +51,7 @@ export const ERRORS = {
   EDOC_LEDGER_LOCKED: 'Another edoc-bridge process holds the state folder.',
   EDOC_LEDGER_MIGRATION: 'The ledger schema could not be migrated.',
   EDOC_LEDGER_NOT_FOUND: 'The state folder holds no ledger yet.',
+  EDOC_LEDGER_OPEN: 'The ledger file could not be opened (not a database, damaged, or not accessible).',
   EDOC_LEDGER_DUPLICATE_FILE: 'The same file content was received before; it is not sent again.',
   EDOC_LEDGER_DUPLICATE_KEY: 'A document with this key was already accepted; it is not sent again.',
   // --- submit -------------------------------------------------------------

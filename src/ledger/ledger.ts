@@ -70,7 +70,9 @@ export class Ledger {
     } catch (err) {
       db?.close();
       releaseLock(lock);
-      throw err;
+      if (err instanceof EdocError) throw err;
+      throw new EdocError('EDOC_LEDGER_OPEN', `The ledger ${dbPath} could not be opened: ${(err as Error).message}`,
+        { stateDir, file: dbPath }, { cause: err });
     }
   }
 

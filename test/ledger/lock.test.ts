@@ -79,3 +79,12 @@ describe('ledger lock: one process per state folder', () => {
     expect(() => Ledger.open(tempDir(), { readOnly: true })).toThrow(expect.objectContaining({ code: 'EDOC_LEDGER_NOT_FOUND' }));
   });
 });
+
+describe('a damaged ledger file', () => {
+  it('is reported as EDOC_LEDGER_OPEN and the lock is released', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'ledger.sqlite'), 'this is not a database, just text that is long enough'.repeat(20));
+    expect(() => Ledger.open(dir)).toThrow(expect.objectContaining({ code: 'EDOC_LEDGER_OPEN' }));
+    expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  });
+});
