@@ -87,10 +87,10 @@ export function throwIfUnreachable(response: ServiceResponse, company: CompanyCo
       { company: company.alias, op: response.op, httpStatus: response.httpStatus, resultCode: outcome.resultCode });
   }
   if (outcome.kind === 'transient') {
-    const why = response.httpStatus === undefined
-      ? outcome.messages[0] ?? outcome.reason
-      : `HTTP ${response.httpStatus}: ${detail(response)}`;
-    throw new EdocError('EDOC_SERVICE_UNREACHABLE', `could not reach the service at ${baseUrl} while ${what}: ${why}`,
+    const message = response.httpStatus === undefined
+      ? `could not reach the service at ${baseUrl} while ${what}: ${outcome.messages[0] ?? outcome.reason}`
+      : `the service at ${baseUrl} failed while ${what} (HTTP ${response.httpStatus}: ${detail(response)}); try again later`;
+    throw new EdocError('EDOC_SERVICE_UNREACHABLE', message,
       { company: company.alias, op: response.op, httpStatus: response.httpStatus, errorCode: outcome.errorCode });
   }
 }

@@ -66,7 +66,7 @@ describe('edoc-bridge commission invoice (E8)', () => {
     const { code, stdout, stderr } = await run(['commission', 'invoice', '--company', 'delta']);
     expect(code).toBe(3);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^edoc-bridge commission: could not reach the service .* running the invoice commissioning \(E8\): HTTP 500: Error procesando la habilitación\. \[EDOC_SERVICE_UNREACHABLE\]$/m);
+    expect(stderr).toMatch(/^edoc-bridge commission: the service at http:\/\/127\.0\.0\.1:\d+ failed while running the invoice commissioning \(E8\) \(HTTP 500: Error procesando la habilitación\.\); try again later \[EDOC_SERVICE_UNREACHABLE\]$/m);
   });
 
   test('a key that does not belong to the company (ResultCode 401) ends with exit 3 and never prints the key', async () => {
