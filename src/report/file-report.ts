@@ -1,4 +1,6 @@
+import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { EdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ResultCounts } from './result-file.js';
 import { ResultFileWriter, resultCounts } from './result-file.js';
@@ -25,6 +27,12 @@ export interface FileReportResult {
  * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
 export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir: string): Promise<FileReportResult> {
+  try {
+    await fsp.mkdir(outboxDir, { recursive: true });
+  } catch (err) {
+    throw new EdocError('EDOC_REPORT_WRITE', `Could not create the outbox folder ${outboxDir}: ${(err as Error).message}`,
+      { file: outboxDir, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  }
   const snap = ledger.snapshot();
   try {
     const file = snap.file(fileId);

@@ -131,6 +131,21 @@ describe('writeFileReport and settleFile', () => {
     ledger.close();
   });
 
+  it('an outbox that cannot be written leaves the report pending in the ledger, written once it is back', async () => {
+    const { root, ledger, fileId } = setup();
+    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    const blocked = path.join(root, 'outbox-blocked');
+    fs.writeFileSync(blocked, 'a file where the folder should be');
+    await expect(settleFile(ledger, fileId, path.join(blocked, 'invoice'))).rejects.toMatchObject({ code: 'EDOC_REPORT_WRITE' });
+    expect(ledger.getFile(fileId)?.reportState).toBe('none');
+    expect(ledger.filesToSettle().map((f) => f.id)).toEqual([fileId]);
+    fs.rmSync(blocked);
+    expect((await settleFile(ledger, fileId, path.join(blocked, 'invoice'))).settled).toBe(true);
+    expect(fs.existsSync(path.join(blocked, 'invoice', 'ventas.result.json'))).toBe(true);
+    expect(ledger.filesToSettle()).toEqual([]);
+    ledger.close();
+  });
+
   it('removes a stale errors.csv and retry file once a requeued document succeeds', async () => {
     const { outbox, ledger, fileId } = setup();
     ledger.setReadDetails(fileId, { format: 'json' });
