@@ -18,6 +18,10 @@ export const ERRORS = {
   EDOC_SERVICE_UNAUTHORIZED: 'The service refused the credentials of a company.',
   EDOC_SERVICE_BAD_RESPONSE: 'The service answered with a body that does not follow the spec.',
   EDOC_SERVICE_NOT_IMPLEMENTED: 'The operation has no documented path (E13).',
+  EDOC_SERVICE_REJECTED: 'The authority rejected the document; the reasons are the service\'s messages.',
+  EDOC_SERVICE_INVALID: 'The service refused the request as invalid (HTTP 400 or a 400 result code).',
+  EDOC_SERVICE_DUPLICATE: 'The authority answered that the number was processed before (Regla 90).',
+  EDOC_SERVICE_TRANSIENT: 'A transient fault (network, timeout, 429, 5xx); the document is retried.',
   // --- emulator -----------------------------------------------------------
   EDOC_EMULATOR_SEED_INVALID: 'The emulator seed file is not valid.',
   EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',

@@ -7,6 +7,7 @@
  */
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
+import type { ErrorCode } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { DueDocument, MarkSendingResult, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
@@ -15,7 +16,7 @@ import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
-import { decide } from './decide.js';
+import { decide, type FinalStatus } from './decide.js';
 import { sendDocument } from './send-document.js';
 
 export interface CompanySenderOptions {
@@ -177,18 +178,18 @@ export class CompanySender {
     switch (decision.action) {
       case 'pause':
         await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now(), outcome: slim(outcome, false),
-          errors: problems(outcome.messages, outcome.reason), note: 'unauthorized: company paused' });
+          errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason), note: 'unauthorized: company paused' });
         this.pause(outcome.reason);
         return;
       case 'retry':
         await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now() + decision.delayMs,
-          outcome: slim(outcome, decision.maybeDelivered), errors: problems(outcome.messages, outcome.reason) });
+          outcome: slim(outcome, decision.maybeDelivered), errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) });
         this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
           reason: outcome.reason }, 'transient fault: retry scheduled');
         return;
       case 'final': {
         const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
-          ? [] : problems(outcome.messages, decision.note ?? outcome.reason);
+          ? [] : problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages, decision.note ?? outcome.reason);
         await this.outcomes.add({ ...base, state: decision.status, outcome: slim(outcome, false), errors,
           ...(decision.note ? { note: decision.note } : {}) });
         this.logFinal(doc, decision.status, attempt, decision.note);
@@ -258,7 +259,12 @@ function slim(outcome: ServiceResponse['outcome'], maybeDeliveredFlag: boolean):
     ...(maybeDeliveredFlag ? { maybeDelivered: true } : {}) };
 }
 
-function problems(messages: readonly string[], reason: string): ReportProblem[] {
-  if (messages.length > 0) return messages.map((message) => ({ message }));
-  return [{ message: reason }];
+const FINAL_CODES: Record<FinalStatus, ErrorCode> = {
+  accepted: 'EDOC_SERVICE_DUPLICATE', duplicate: 'EDOC_SERVICE_DUPLICATE', rejected: 'EDOC_SERVICE_REJECTED',
+  invalid: 'EDOC_SERVICE_INVALID', failed: 'EDOC_SUBMIT_GAVE_UP', 'in-doubt': 'EDOC_SUBMIT_IN_DOUBT',
+};
+
+function problems(code: ErrorCode, messages: readonly string[], reason: string): ReportProblem[] {
+  if (messages.length > 0) return messages.map((message) => ({ code, message }));
+  return [{ code, message: reason }];
 }
