@@ -11,18 +11,16 @@
  * written. Pages are newest first, so a document arriving mid-read shifts the
  * pages under us: see `pullSlice` for how that is made safe.
  */
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
-import { isEdocError, type ErrorCode } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
-import { writeFileAtomic } from '../report/atomic-write.js';
-import { receivedDocumentSchema } from '../service/schemas/received.js';
 import { fetchPage, type FailedPage, type PageRetry, type ReceivedSource, type StopReason } from './fetch-page.js';
-import { decodePdf, documentDay, indexFields, receivedKey, receivedNames, type ReceivedRecord } from './received-files.js';
+import { receivedKey, type ReceivedRecord } from './received-files.js';
 import { ReceivedIndex } from './received-index.js';
+import type { PullError } from './pull-error.js';
+import { appendIndexRow, writeFailure, writeReceived } from './write-received.js';
 import { advancedCursor, formatWindow, monthSlices, type DateWindow } from './window.js';
 
 export interface ReceivedPullerOptions {
@@ -51,6 +49,8 @@ export interface PageProgress {
   seenBefore: number;
   /** 1 for the first read of the month; higher when documents arrived while it was read. */
   pass: number;
+  /** The re-read of page 1 that checks the month did not change while it was read. */
+  recheck: boolean;
 }
 
 export interface PullOptions {
@@ -59,15 +59,7 @@ export interface PullOptions {
   onPage?: (progress: PageProgress) => void;
 }
 
-export interface PullError {
-  code: ErrorCode;
-  message: string;
-  window?: DateWindow;
-  httpStatus?: number;
-  /** The document (number) an error is about. */
-  doc?: string;
-  cufe?: string;
-}
+export type { PullError } from './pull-error.js';
 
 export interface PullResult {
   company: string;
@@ -237,7 +229,7 @@ export class ReceivedPuller {
         totals.add(fetched.total);
         totalPages = fetched.totalPages;
         const counts = await this.handlePage(company.alias, fetched.data, handled, index, tally);
-        options.onPage?.({ company: company.alias, window: slice, page, totalPages, total: fetched.total, pass, ...counts });
+        options.onPage?.({ company: company.alias, window: slice, page, totalPages, total: fetched.total, pass, recheck: false, ...counts });
       }
       // One answer is a consistent snapshot by itself.
       if (pagesRead === 1) return { complete: true };
@@ -246,7 +238,9 @@ export class ReceivedPuller {
       tally.pages += 1;
       totals.add(check.total);
       const counts = await this.handlePage(company.alias, check.data, handled, index, tally);
-      options.onPage?.({ company: company.alias, window: slice, page: 1, totalPages: check.totalPages, total: check.total, pass, ...counts });
+      options.onPage?.({
+        company: company.alias, window: slice, page: 1, totalPages: check.totalPages, total: check.total, pass, recheck: true, ...counts,
+      });
       if (totals.size === 1 || handled.size >= check.total) return { complete: true };
       this.options.logger.info({ company: company.alias, window: formatWindow(slice), pass, total: check.total, handled: handled.size },
         'received documents arrived while the month was read; reading it again');
@@ -276,50 +270,18 @@ export class ReceivedPuller {
       if (this.options.ledger.seenReceived(alias, key)) {
         seenBefore += 1;
         // Recorded, but a crash came before its index row: add the row now.
-        if (!index.has(key)) await this.indexRow(index, record);
+        if (!index.has(key)) await appendIndexRow(index, record);
         continue;
       }
-      await this.writeDocument(alias, record, index, tally);
+      const written = await writeReceived({
+        dir: this.companyDir(alias), alias, record, index, ledger: this.options.ledger, logger: this.options.logger,
+      });
+      tally.errors.push(...written.errors);
       newDocs += 1;
     }
     tally.newDocs += newDocs;
     tally.seenBefore += seenBefore;
     return { newDocs, seenBefore };
-  }
-
-  private async writeDocument(alias: string, record: ReceivedRecord, index: ReceivedIndex, tally: SliceTally): Promise<void> {
-    const dir = this.companyDir(alias);
-    const names = receivedNames(record);
-    const key = receivedKey(record);
-    const doc = typeof record.documentNumber === 'string' ? record.documentNumber : undefined;
-    const log = this.options.logger.child({ company: alias, doc, cufe: key });
-    const drift = receivedDocumentSchema.safeParse(record);
-    if (!drift.success) {
-      log.warn({ code: 'EDOC_SERVICE_BAD_RESPONSE', issues: drift.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`) },
-        'received document does not follow the spec exactly; written as received');
-    }
-    await fsp.mkdir(path.join(dir, names.month), { recursive: true });
-    await writeFileAtomic(path.join(dir, names.json), `${JSON.stringify(record, null, 2)}\n`);
-    const files = [names.json];
-    const pdf = decodePdf(record);
-    if (pdf.kind === 'pdf') {
-      await writeFileAtomic(path.join(dir, names.pdf), pdf.bytes);
-      files.push(names.pdf);
-    } else if (pdf.kind === 'not-pdf') {
-      log.warn({ code: 'EDOC_RECEIVED_BAD_PDF', file: names.json }, `received document ${doc ?? key}: ${pdf.reason}; the PDF was not written`);
-      tally.errors.push({ code: 'EDOC_RECEIVED_BAD_PDF', message: pdf.reason, doc, cufe: key });
-    }
-    this.options.ledger.recordReceived({
-      company: alias, documentId: key, documentNumber: doc ?? null, documentDate: documentDay(record) ?? null, files, at: Date.now(),
-    });
-    await this.indexRow(index, record);
-  }
-
-  private async indexRow(index: ReceivedIndex, record: ReceivedRecord): Promise<void> {
-    const names = receivedNames(record);
-    const pdf = decodePdf(record);
-    const note = pdf.kind === 'not-pdf' ? `PDF not written: ${pdf.reason}` : pdf.kind === 'none' ? 'no PDF sent' : '';
-    await index.append(indexFields(record, names, pdf.kind === 'pdf', note));
   }
 
   private async index(alias: string): Promise<ReceivedIndex> {
@@ -332,12 +294,3 @@ export class ReceivedPuller {
   }
 }
 
-/** The message of an outbox write failure (disk full, permissions), undefined for any other error. */
-function writeFailure(err: unknown): string | undefined {
-  if (isEdocError(err, 'EDOC_REPORT_WRITE')) return err.message;
-  const errno = err as NodeJS.ErrnoException;
-  if (err instanceof Error && typeof errno.syscall === 'string' && typeof errno.code === 'string') {
-    return `Could not write the received documents: ${err.message}`;
-  }
-  return undefined;
-}

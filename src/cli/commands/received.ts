@@ -32,7 +32,8 @@ function explicitWindow(args: ParsedArgs, today: string): DateWindow | undefined
 }
 
 function progressLine(p: PageProgress): string {
-  const pages = p.totalPages === 0 ? 'no documents' : `page ${p.page}/${p.totalPages} (${p.total} documents)`;
+  const pages = p.totalPages === 0 ? 'no documents'
+    : p.recheck ? `re-check of page 1 (${p.total} documents)` : `page ${p.page}/${p.totalPages} (${p.total} documents)`;
   const reread = p.pass > 1 ? `, re-read ${p.pass}` : '';
   return `${p.company} ${formatWindow(p.window)} ${pages}${reread}: ${p.newDocs} new, ${p.seenBefore} seen before`;
 }
