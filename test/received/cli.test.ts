@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, cli } from '../fixtures/cli/harness.js';
+import { SEED_FILE, listFiles, readIndex, tempDir } from './helpers.js';
+
+let dir: string;
+
+function config(otherKey: string): string {
+  return [
+    'service: { baseUrl: embedded }',
+    'companies:',
+    '  - { alias: main, id: 1001, nit: "900123456", apiKey: key-1001 }',
+    `  - { alias: other, id: 2002, nit: "800555666", apiKey: ${otherKey} }`,
+    'received: { perPage: 7, startDate: 2026-03-01, lookbackDays: 3 }',
+    `emulator: { seed: ${JSON.stringify(SEED_FILE)} }`,
+    '',
+  ].join('\n');
+}
+
+beforeAll(async () => {
+  await buildCli();
+  dir = tempDir('edoc-received-cli-');
+  fs.writeFileSync(path.join(dir, 'good.yaml'), config('key-2002'));
+  fs.writeFileSync(path.join(dir, 'bad-key.yaml'), config('wrong-key'));
+}, 240_000);
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('edoc-bridge received pull (child process, embedded emulator)', () => {
+  it('backfills a window month by month with a progress line per page, then finds nothing new (exit 0)', async () => {
+    const first = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], dir);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trim().split('\n');
+    expect(lines).toContain('main: pulling 2026-04-01..2026-05-20 (2 months)');
+    expect(lines).toContain('main 2026-04-01..2026-04-30 page 2/3 (16 documents): 7 new, 0 seen before');
+    expect(lines).toContain('main 2026-04-01..2026-04-30 re-check of page 1 (16 documents): 0 new, 0 seen before');
+    expect(lines).toContain('main 2026-05-01..2026-05-20 page 1/1 (7 documents): 7 new, 0 seen before');
+    expect(lines.at(-1)).toMatch(/^main 2026-04-01\.\.2026-05-20 done: 23 new, 0 seen before, \d+ pages, 0 errors; cursor not set$/);
+    expect(first.stdout).toContain('embedded');
+    const companyDir = path.join(dir, 'outbox/received/main');
+    expect(readIndex(companyDir).rows).toHaveLength(23);
+    expect(listFiles(companyDir).filter((f) => f.endsWith('.json'))).toHaveLength(23);
+
+    const again = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], dir);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('done: 0 new, 23 seen before');
+    expect(readIndex(companyDir).rows).toHaveLength(23);
+  });
+
+  it('without --from it pulls from the cursor; a document whose PDF is not a PDF makes it exit 1', async () => {
+    const result = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/main: pulling 2026-03-01\.\.\d{4}-\d{2}-\d{2} \(\d+ months\)/);
+    expect(result.stdout).toMatch(/done: 17 new, 23 seen before/);
+    expect(result.stderr).toContain('EDOC_RECEIVED_BAD_PDF FE2005');
+    expect(readIndex(path.join(dir, 'outbox/received/main')).rows).toHaveLength(40);
+    const log = fs.readFileSync(path.join(dir, 'logs/edoc-bridge.log'), 'utf8');
+    expect(log).toContain('"msg":"received pull finished"');
+  });
+
+  it('a company whose key is refused: exit 3, the other company still pulled', async () => {
+    const result = await cli(['received', 'pull', '--config', 'bad-key.yaml', '--from', '2026-04-01', '--to', '2026-04-30'], dir);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('other: the service refused the API key of this company (401)');
+    expect(result.stderr).not.toContain('wrong-key');
+    expect(result.stdout).toContain('main 2026-04-01..2026-04-30 done: 0 new, 16 seen before');
+  });
+
+  it('usage errors exit 2: a date that is not a date, --to alone, an unknown company, no action', async () => {
+    const runs = await Promise.all([
+      cli(['received', 'pull', '--config', 'good.yaml', '--from', '2026-02-30'], dir),
+      cli(['received', 'pull', '--config', 'good.yaml', '--to', '2026-02-01'], dir),
+      cli(['received', 'pull', '--config', 'good.yaml', '--company', 'nope'], dir),
+      cli(['received', '--config', 'good.yaml'], dir),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(runs[0].stderr).toContain("--from must be a date as yyyy-MM-dd, got '2026-02-30'");
+    expect(runs[1].stderr).toContain('--to needs --from');
+    expect(runs[2].stderr).toContain("--company 'nope' is not configured; configured: main, other");
+    expect(runs[3].stderr).toContain('received pull');
+  });
+});
