@@ -1,0 +1,23 @@
+// Regenerates docs/errors.md from the catalogue in src/errors.ts (test/docs/errors-catalogue.test.ts checks they agree).
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const src = readFileSync(new URL('../src/errors.ts', import.meta.url), 'utf8');
+let out = `# Errors
+
+Every error edoc-bridge raises or reports carries a stable code from one catalogue, \`src/errors.ts\`.
+Logs (\`code\` field), the ledger, \`NAME.result.json\` (\`errors[].code\`, file-level \`error.code\`) and
+\`NAME.errors.csv\` (\`code\` column) use the same codes. A test fails when a code is missing here;
+regenerate this page with \`node scripts/errors-doc.mjs\`.
+
+Exit codes of the command line: 0 success, 1 some documents did not succeed, 2 usage or configuration
+error (every \`EDOC_CONFIG_*\`, \`EDOC_CLI_USAGE\`, \`EDOC_MAPPING_INVALID\`, \`EDOC_LEDGER_LOCKED\`, the
+emulator seed/state errors), 3 service unreachable or unauthorized.
+`;
+const body = src.slice(src.indexOf('export const ERRORS'), src.indexOf('} as const'));
+for (const line of body.split('\n')) {
+  const section = line.match(/^\s*\/\/ --- (.+?) -+\s*$/);
+  if (section) out += `\n## ${section[1]}\n\n| code | meaning |\n|---|---|\n`;
+  const entry = line.match(/^\s+(EDOC_[A-Z0-9_]+):\s*['"`](.*)['"`],?\s*$/);
+  if (entry) out += `| \`${entry[1]}\` | ${entry[2].replace(/\\'/g, "'")} |\n`;
+}
+writeFileSync(new URL('../docs/errors.md', import.meta.url), out);
