@@ -28,7 +28,7 @@ function freeReportName(db: Database.Database, company: string, kind: string, st
 export function recordFile(db: Database.Database, input: RecordFileInput): RecordFileResult {
   return db.transaction((): RecordFileResult => {
     const leftover = stmt(db, `SELECT id, state FROM files WHERE company = ? AND kind = ? AND sha256 = ?
-      AND path = ? AND archived_path IS NULL AND state <> 'failed-read' ORDER BY id DESC LIMIT 1`)
+      AND path = ? AND archived_path IS NULL ORDER BY id DESC LIMIT 1`)
       .get(input.company, input.kind, input.sha256, input.path) as { id: number; state: FileRow['state'] } | undefined;
     if (leftover) {
       addEvent(db, input.now, 'file-resumed', leftover.id, null, { state: leftover.state });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +11,12 @@ function candidate(dir: string, base: string, n: number): string {
   const ext = path.extname(base);
   const stem = ext.length > 0 && ext.length < base.length ? base.slice(0, -ext.length) : base;
   return path.join(dir, `${stem} (${n})${ext}`);
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function copyDurably(src: string, dest: string): Promise<void> {
@@ -29,7 +36,8 @@ async function copyDurably(src: string, dest: string): Promise<void> {
  * and unlinks. Returns the archived path, or undefined when the source is already gone (moved before
  * a crash).
  */
-export async function archiveOriginal(source: string, archiveDir: string): Promise<string | undefined> {
+export async function archiveOriginal(source: string, archiveDir: string,
+  expected?: { size: number; sha256: string }): Promise<string | undefined> {
   let src: fs.Stats;
   try {
     src = await fsp.lstat(source);
@@ -37,6 +45,8 @@ export async function archiveOriginal(source: string, archiveDir: string): Promi
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+  // a new file dropped under the same name meanwhile is not ours to move
+  if (expected && (src.size !== expected.size || (await sha256Of(source)) !== expected.sha256)) return undefined;
   await fsp.mkdir(archiveDir, { recursive: true });
   const base = sanitizeName(path.basename(source));
   for (let n = 1; n < 10_000; n++) {

@@ -96,7 +96,7 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
   const out: SettleResult = { settled: true };
   if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir);
   if (file.archivedPath === null) {
-    const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'));
+    const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
     // '' records "nothing left to move" so the file is not retried at every start
     ledger.markArchived(fileId, archived ?? '', now);
     if (archived !== undefined) out.archivedPath = archived;

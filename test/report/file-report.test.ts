@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -15,6 +16,9 @@ interface ResultJson {
     httpStatus: number | null; errors: { message: string }[]; warnings: string[]; response: unknown }[];
 }
 
+const CONTENT = '[{"Number":1},{"Number":2},{"Number":3}]';
+const SHA = createHash('sha256').update(CONTENT).digest('hex');
+
 function setup(name = 'ventas.json') {
   const root = tempDir();
   const inbox = path.join(root, 'inbox', 'invoice');
@@ -22,9 +26,9 @@ function setup(name = 'ventas.json') {
   fs.mkdirSync(inbox, { recursive: true });
   fs.mkdirSync(outbox, { recursive: true });
   const input = path.join(inbox, name);
-  fs.writeFileSync(input, '[{"Number":1},{"Number":2},{"Number":3}]');
+  fs.writeFileSync(input, CONTENT);
   const ledger = Ledger.open(path.join(root, 'state'));
-  const { fileId } = ledger.recordFile({ path: input, name, size: 42, sha256: 'f00d', kind: 'invoice',
+  const { fileId } = ledger.recordFile({ path: input, name, size: CONTENT.length, sha256: SHA, kind: 'invoice',
     company: 'main', now: Date.parse('2026-11-22T03:00:00Z') });
   return { root, inbox, outbox, input, ledger, fileId };
 }
@@ -48,7 +52,7 @@ describe('writeFileReport and settleFile', () => {
     const partial = await writeFileReport(ledger, fileId, outbox);
     expect(partial.final).toBe(false);
     const r1 = read(partial.resultPath);
-    expect(r1).toMatchObject({ file: 'ventas.json', kind: 'invoice', company: 'main', sha256: 'f00d',
+    expect(r1).toMatchObject({ file: 'ventas.json', kind: 'invoice', company: 'main', sha256: SHA,
       startedAt: '2026-11-22T03:00:00.000Z', finishedAt: null,
       counts: { total: 3, accepted: 1, rejected: 1, invalid: 0, failed: 0, duplicate: 0, inDoubt: 0 } });
     expect(Object.keys(r1.counts)).toEqual(['total', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'inDoubt']);
@@ -118,8 +122,8 @@ describe('writeFileReport and settleFile', () => {
     ledger.finishReading(fileId);
     await settleFile(ledger, fileId, outbox);
     const again = path.join(inbox, 'ventas-copia.json');
-    fs.writeFileSync(again, '[{"Number":1},{"Number":2},{"Number":3}]');
-    const dup = ledger.recordFile({ path: again, name: 'ventas-copia.json', size: 42, sha256: 'f00d', kind: 'invoice',
+    fs.writeFileSync(again, CONTENT);
+    const dup = ledger.recordFile({ path: again, name: 'ventas-copia.json', size: CONTENT.length, sha256: SHA, kind: 'invoice',
       company: 'main', now: Date.now() });
     expect(dup.outcome).toBe('duplicate');
     expect((await settleFile(ledger, dup.fileId, outbox)).archivedPath).toBe(path.join(outbox, 'archive', 'ventas-copia.json'));
@@ -142,6 +146,18 @@ describe('writeFileReport and settleFile', () => {
     fs.rmSync(blocked);
     expect((await settleFile(ledger, fileId, path.join(blocked, 'invoice'))).settled).toBe(true);
     expect(fs.existsSync(path.join(blocked, 'invoice', 'ventas.result.json'))).toBe(true);
+    expect(ledger.filesToSettle()).toEqual([]);
+    ledger.close();
+  });
+
+  it('does not archive a different file dropped under the same name while the first was in progress', async () => {
+    const { input, outbox, ledger, fileId } = setup();
+    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    fs.writeFileSync(input, '[{"Number":9}]');
+    const s = await settleFile(ledger, fileId, outbox);
+    expect(s.settled).toBe(true);
+    expect(s.archivedPath).toBeUndefined();
+    expect(fs.readFileSync(input, 'utf8')).toBe('[{"Number":9}]');
     expect(ledger.filesToSettle()).toEqual([]);
     ledger.close();
   });
