@@ -274,3 +274,20 @@ describe('per-file counts', () => {
     ledger.close();
   });
 });
+
+describe('iterateFileDocuments', () => {
+  it('streams in index order and leaves the connection free between pages for the writers', () => {
+    const ledger = Ledger.open(tempDir());
+    const { fileId } = ledger.recordFile(fileInput());
+    ledger.insertDocuments(fileId, docs(1_200), 1_000);
+    const seen: number[] = [];
+    for (const d of ledger.iterateFileDocuments(fileId)) {
+      seen.push(d.index);
+      // a write in the middle of the stream (an open .iterate() would make this throw "connection is busy")
+      if (d.index === 499) ledger.markSending([ledger.claimDue('main', 1_000, 1)[0].id]);
+    }
+    expect(seen).toEqual(Array.from({ length: 1_200 }, (_, i) => i));
+    expect(ledger.fileProgress(fileId).counts.sending).toBe(1);
+    ledger.close();
+  });
+});
