@@ -149,7 +149,7 @@ export class CompanySender {
   }
 
   private async attempt(doc: DueDocument): Promise<void> {
-    if (!(await this.acquireRate())) return;
+    if (!(await this.waitForRate())) return;
     const mark = await this.marks.add(doc.id);
     if (mark === 'duplicate') {
       this.options.onChanged([doc.fileId]);
@@ -158,6 +158,7 @@ export class CompanySender {
     }
     if (mark === 'skipped') return;
     const attempt = doc.attempts + 1;
+    await this.takeRateSlot();
     const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
       pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal },
     });
@@ -210,12 +211,28 @@ export class CompanySender {
       doc: doc.key ?? `#${doc.index}`, status, attempts, ...(note ? { note } : {}) }, 'document final');
   }
 
-  /** Waits for a slot of the sliding window; false when the sender stopped or paused meanwhile. */
-  private async acquireRate(): Promise<boolean> {
+  /**
+   * Waits until the window has room, without taking it, so a document does not sit `sending` while
+   * it waits for its turn; false when the sender stopped or paused meanwhile.
+   */
+  private async waitForRate(): Promise<boolean> {
     for (;;) {
       if (this.closed || this.paused) return false;
-      const wait = this.window.tryAcquire(this.now());
+      const wait = this.window.peek(this.now());
       if (wait === 0) return true;
+      await delay(wait);
+    }
+  }
+
+  /**
+   * Takes the slot right before the request leaves: the service counts arrivals, so the window must
+   * hold send times, not the moments marking began (a slow `sending` commit would bunch requests
+   * together). The document is already `sending`, so it waits (at most one window) rather than give up.
+   */
+  private async takeRateSlot(): Promise<void> {
+    for (;;) {
+      const wait = this.window.tryAcquire(this.now());
+      if (wait === 0) return;
       await delay(wait);
     }
   }
@@ -237,10 +254,18 @@ export class CompanySender {
   }
 }
 
+/**
+ * Requests started a window apart can reach the service closer together than that, by the difference
+ * of their transit times; the service counts arrivals, so our window is this much longer.
+ */
+const RATE_MARGIN_MS = 50;
+
 function windowFor(company: CompanyConfig): SlidingWindow {
   // Fractional rates (0.5/s) become one request per 2 s.
   const rps = company.rate.requestsPerSecond;
-  return rps >= 1 ? new SlidingWindow(Math.floor(rps), 1000) : new SlidingWindow(1, Math.ceil(1000 / rps));
+  return rps >= 1
+    ? new SlidingWindow(Math.floor(rps), 1000 + RATE_MARGIN_MS)
+    : new SlidingWindow(1, Math.ceil(1000 / rps) + RATE_MARGIN_MS);
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,0 +1,119 @@
+/**
+ * PRODUCT "Delivery rules": a 401 pauses only that company until the
+ * configuration is reloaded (SIGHUP); submissions never exceed the company's
+ * rate while throughput stays near it; a broken configuration on SIGHUP is
+ * refused and the daemon goes on with the old one.
+ */
+import { writeFile } from 'node:fs/promises';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, type LogLine, type Project, sleep, startTestEmulator,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice, jsonlText, jsonText } from '../helpers/documents.js';
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+  daemon = undefined;
+  emulator = undefined;
+  project = undefined;
+});
+
+function isUnauthorizedLine(l: LogLine): boolean {
+  return l.code === 'EDOC_SERVICE_UNAUTHORIZED';
+}
+
+describe('a 401 pauses only that company', () => {
+  test('company A\'s documents wait behind a wrong key (one error line) while B\'s are accepted; after SIGHUP with the right key A\'s are accepted', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN, COMPANY_OTHER]);
+    project = await createProject({
+      baseUrl: emulator.url, companies: [COMPANY_MAIN, COMPANY_OTHER], apiKeys: { main: 'not-the-key' },
+    });
+    daemon = await DaemonProcess.start(project);
+    const aDocs = Array.from({ length: 8 }, (_, i) => invoice(990_000_001 + i));
+    const bDocs = Array.from({ length: 8 }, (_, i) => invoice(990_000_101 + i, COMPANY_OTHER));
+    await project.drop('invoice', 'a.jsonl', jsonlText(aDocs), 'main');
+    await project.drop('invoice', 'b.jsonl', jsonlText(bDocs), 'other');
+
+    const b = await project.finalResult('invoice', 'b.jsonl', { company: 'other' });
+    expect(b.counts).toMatchObject({ total: 8, accepted: 8 });
+    expect(b.company).toBe('other');
+    const alert = await daemon.waitForLog(isUnauthorizedLine);
+    expect(alert.level).toBe('error');
+    expect(alert.company).toBe('main');
+    expect(JSON.stringify(alert)).not.toContain('not-the-key');
+
+    // A waits: nothing failed, nothing final, still pending in the ledger; one alert line, not one per document.
+    await sleep(1_500);
+    const a = await project.result('invoice', 'a.jsonl', 'main');
+    expect(a?.finishedAt ?? null).toBeNull();
+    expect(a?.counts.failed ?? 0).toBe(0);
+    expect(project.ledgerStates()).toEqual({ accepted: 8, pending: 8 });
+    expect(daemon.logLines().filter(isUnauthorizedLine)).toHaveLength(1);
+    expect(await emulator.client.issued({ company: COMPANY_MAIN.id })).toEqual([]);
+    expect((await emulator.client.issued({ company: COMPANY_OTHER.id })).length).toBe(8);
+
+    // The operator fixes the key and reloads.
+    await project.writeConfig({ ...project.options, apiKeys: {} });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    const fixed = await project.finalResult('invoice', 'a.jsonl', { company: 'main' });
+    expect(fixed.counts).toMatchObject({ total: 8, accepted: 8, failed: 0 });
+    expect((await emulator.client.issued({ company: COMPANY_MAIN.id })).map((d) => Number(d.number)).sort())
+      .toEqual(aDocs.map((d) => Number(d.SerieNumber)));
+    expect(daemon.logLines().filter(isUnauthorizedLine)).toHaveLength(1);
+  }, 60_000);
+
+  test('SIGHUP with a broken configuration file keeps the old one: an error line, and a later drop is still processed', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    daemon = await DaemonProcess.start(project);
+    await writeFile(project.configFile, 'service: { baseUrl: [unclosed\ncompanies: 12\n');
+    daemon.signal('SIGHUP');
+    const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
+    expect(refused.code).toMatch(/^EDOC_CONFIG_/);
+    await project.drop('invoice', 'after-reload.json', jsonText(invoice(990_000_050)));
+    const result = await project.finalResult('invoice', 'after-reload.json');
+    expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
+    expect(daemon.running).toBe(true);
+  }, 30_000);
+});
+
+describe('the rate limit', () => {
+  test('10 requests per second with concurrency 4: never more than 10 in any second at the emulator, 60 documents in about 5-6.5 s', async ({ annotate }) => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 20 });
+    project = await createProject({
+      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 10, concurrency: 4 } }],
+    });
+    daemon = await DaemonProcess.start(project);
+    await project.drop('invoice', 'sixty.jsonl', jsonlText(Array.from({ length: 60 }, (_, i) => invoice(990_000_001 + i))));
+    const result = await project.finalResult('invoice', 'sixty.jsonl', { timeoutMs: 20_000 });
+    expect(result.counts).toMatchObject({ total: 60, accepted: 60 });
+
+    const stats = await emulator.client.stats();
+    const busiest = stats.busiestSecond[String(COMPANY_MAIN.id)];
+    // From the file taken to the last document final, by the daemon's own log clock.
+    const lines = daemon.logLines();
+    const taken = Date.parse(String(lines.find((l) => l.msg === 'file taken')?.time));
+    const finals = lines.filter((l) => l.msg === 'document final').map((l) => Date.parse(String(l.time)));
+    const seconds = (Math.max(...finals) - taken) / 1000;
+    await annotate(`rate test: busiest second ${busiest} requests, 60 documents in ${seconds.toFixed(2)} s, `
+      + `peak concurrency ${stats.peakConcurrency}, E1 ${JSON.stringify(stats.requests.E1)}`);
+    expect(finals).toHaveLength(60);
+    expect(busiest).toBeLessThanOrEqual(10);
+    expect(busiest).toBeGreaterThanOrEqual(9);
+    expect(stats.peakConcurrency).toBeLessThanOrEqual(4);
+    expect(seconds).toBeGreaterThanOrEqual(4.9);
+    expect(seconds).toBeLessThanOrEqual(6.5);
+  }, 40_000);
+});
