@@ -41,13 +41,11 @@ describe('NAME.retry.<ext>: the originals that did not succeed, in the original 
     await w.add(docRow({ index: 1, state: 'accepted', raw: lines[3] }));
     await w.add(docRow({ index: 2, state: 'rejected', raw: lines[4] }));
     await w.commit();
-    const expected = Buffer.concat([
-      iconv.encode(`${header}\r\n${rows[0]}\r\n${rows[1]}\r\n${rows[3]}\r\n`, 'windows-1252'),
-    ]);
     const written = fs.readFileSync(target);
+    // the original bytes of the header and of rows 2, 3 and 5, nothing re-encoded differently
+    const originalLines = original.toString('latin1').split('\r\n');
+    const expected = Buffer.from(`${[originalLines[0], originalLines[1], originalLines[2], originalLines[4]].join('\r\n')}\r\n`, 'latin1');
     expect(written.equals(expected)).toBe(true);
-    // every byte of the written file appears in the original at the same place for the kept rows
-    expect(written.subarray(0, original.indexOf(0x0a) + 1).equals(original.subarray(0, original.indexOf(0x0a) + 1))).toBe(true);
     expect(written.includes(0x80)).toBe(true); // the euro sign stayed one cp1252 byte
   });
 
