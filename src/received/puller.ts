@@ -152,6 +152,8 @@ export class ReceivedPuller {
       try {
         end = await this.pullSlice(company, slice, await this.index(alias), tally, options);
       } catch (err) {
+        // Whatever happened, the index on disk may now end in a torn row: reopen (and repair) it next time.
+        this.indexes.delete(alias);
         const message = writeFailure(err);
         if (message === undefined) throw err;
         tally.errors.push({ code: 'EDOC_REPORT_WRITE', message, window: slice });
@@ -190,8 +192,9 @@ export class ReceivedPuller {
     else if (result.stoppedBy === 'aborted') log.info(fields, 'received pull stopped');
     else if (result.complete) log.info(fields, 'received pull finished');
     else {
-      const first = result.errors[0];
-      log.error({ ...fields, code: first?.code, err: first?.message }, 'received pull did not finish');
+      // The error that stopped the pull is the last one recorded.
+      const stop = result.errors.at(-1);
+      log.error({ ...fields, code: stop?.code, err: stop?.message }, 'received pull did not finish');
     }
     return result;
   }

@@ -131,3 +131,24 @@ describe('the scheduled window', () => {
     }
   });
 });
+
+describe('an outbox that cannot be written', () => {
+  it('stops the pull with EDOC_REPORT_WRITE, the cursor at the last complete month; the next pull finishes the job', async () => {
+    h = await harness();
+    const x = h;
+    const dir = path.join(x.outbox, 'main');
+    fs.mkdirSync(dir, { recursive: true });
+    // A file where April's folder must go: every write of an April document fails.
+    fs.writeFileSync(path.join(dir, '2026-04'), 'in the way');
+    const p = puller(x);
+    const failed = await p.pullCompany(x.config.companies[0], WINDOW);
+    expect(failed).toMatchObject({ complete: false, stoppedBy: 'write', newDocs: 17, cursor: '2026-03-31' });
+    expect(failed.errors.map((e) => e.code)).toContain('EDOC_REPORT_WRITE');
+    expect(readLog(x.logFile).find((l) => l.msg === 'received pull did not finish')).toMatchObject({ code: 'EDOC_REPORT_WRITE' });
+
+    fs.rmSync(path.join(dir, '2026-04'));
+    const again = await p.pullCompany(x.config.companies[0], WINDOW);
+    expect(again).toMatchObject({ complete: true, newDocs: 23, seenBefore: 17, cursor: TODAY });
+    expectEachOnce(x, 40);
+  });
+});

@@ -124,3 +124,21 @@ describe('ReceivedScheduler lifecycle', () => {
     expect(h.emulator.stats.snapshot().totalRequests).toBe(0);
   });
 });
+
+describe('ReceivedScheduler close during a pull', () => {
+  it('close() aborts a pull in flight: it resolves promptly and the cursor stays where it was', async () => {
+    h = await harness();
+    const x = h;
+    await setFaults(x, { latencyMs: 300, allEndpoints: true });
+    const scheduler = new ReceivedScheduler({ ledger: x.ledger, client: x.client, config: x.config, logger: x.logger, today: () => TODAY });
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await scheduler.close();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(x.ledger.getCursor('main')).toBeUndefined();
+    const stopped = readLog(x.logFile).filter((l) => l.msg === 'received pull stopped');
+    expect(stopped.map((l) => l.company).sort()).toEqual(['main', 'other']);
+    expect(readLog(x.logFile).filter((l) => l.level === 'error')).toEqual([]);
+  });
+});
