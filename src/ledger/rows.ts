@@ -74,7 +74,7 @@ export function toDocumentRow(r: RawDocument): DocumentRow {
   };
 }
 
-/** The ledger key of a document: company/kind/prefix+number. */
+/** The ledger key of a document: `company/kind/prefix/number` when `number` is `prefix/number`. */
 export function makeKey(company: string, kind: string, number: string): string {
   return `${company}/${kind}/${number}`;
 }

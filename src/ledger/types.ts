@@ -78,7 +78,10 @@ export interface FileRow {
 export interface NewDocument {
   index: number;
   source: SourcePosition;
-  /** Prefix + number when the document carries its own (`documentKey`), else null. */
+  /**
+   * The document's own number as `prefix/number` (from validate's `documentKey`), else null; the
+   * ledger key is then `company/kind/prefix/number`, the same string as validate's `formatKey`.
+   */
   number?: string | null;
   /** The document carries its own number (safe to resend after a crash). */
   ownNumber: boolean;
