@@ -152,8 +152,6 @@ export class ReceivedPuller {
       try {
         end = await this.pullSlice(company, slice, await this.index(alias), tally, options);
       } catch (err) {
-        // Whatever happened, the index on disk may now end in a torn row: reopen (and repair) it next time.
-        this.indexes.delete(alias);
         const message = writeFailure(err);
         if (message === undefined) throw err;
         tally.errors.push({ code: 'EDOC_REPORT_WRITE', message, window: slice });
@@ -288,11 +286,9 @@ export class ReceivedPuller {
   }
 
   private async index(alias: string): Promise<ReceivedIndex> {
-    let index = this.indexes.get(alias);
-    if (index === undefined) {
-      index = await ReceivedIndex.open(this.companyDir(alias));
-      this.indexes.set(alias, index);
-    }
+    const cached = this.indexes.get(alias);
+    const index = cached === undefined ? await ReceivedIndex.open(this.companyDir(alias)) : await cached.refreshed();
+    this.indexes.set(alias, index);
     return index;
   }
 }

@@ -40,7 +40,7 @@ function unneutralise(cell: string): string {
 }
 
 export class ReceivedIndex {
-  private constructor(readonly file: string, private readonly keys: Set<string>) {}
+  private constructor(readonly file: string, private readonly keys: Set<string>, private bytes: number) {}
 
   /** Opens (or creates) the index of a company folder, repairing a torn last row. */
   static async open(companyDir: string): Promise<ReceivedIndex> {
@@ -58,7 +58,7 @@ export class ReceivedIndex {
       // Absent, empty or not ours: start a fresh index; a foreign file is kept aside, not overwritten.
       if (content !== '') await fsp.rename(file, `${file}.${Date.now()}.bak`);
       await appendDurably(file, BOM + header);
-      return new ReceivedIndex(file, new Set());
+      return new ReceivedIndex(file, new Set(), Buffer.byteLength(BOM + header));
     }
     const end = content.lastIndexOf('\n') + 1;
     if (end < content.length) {
@@ -71,7 +71,16 @@ export class ReceivedIndex {
       const key = row[KEY_COLUMN];
       if (key !== undefined && key !== '') keys.add(unneutralise(key));
     }
-    return new ReceivedIndex(file, keys);
+    return new ReceivedIndex(file, keys, Buffer.byteLength(content));
+  }
+
+  /**
+   * This index, or a freshly read one when the file is no longer what this
+   * process last wrote (deleted, edited, or torn by a failed append).
+   */
+  async refreshed(): Promise<ReceivedIndex> {
+    const size = await fsp.stat(this.file).then((st) => st.size, () => -1);
+    return size === this.bytes ? this : ReceivedIndex.open(path.dirname(this.file));
   }
 
   has(key: string): boolean {
@@ -85,8 +94,10 @@ export class ReceivedIndex {
   /** Appends the row unless the index already holds the document. Returns false when it did. */
   async append(fields: IndexFields): Promise<boolean> {
     if (this.keys.has(fields.cufe)) return false;
-    await appendDurably(this.file, csvRow(RECEIVED_INDEX_COLUMNS.map((column) => fields[column])));
+    const row = csvRow(RECEIVED_INDEX_COLUMNS.map((column) => fields[column]));
+    await appendDurably(this.file, row);
     this.keys.add(fields.cufe);
+    this.bytes += Buffer.byteLength(row);
     return true;
   }
 }

@@ -130,6 +130,24 @@ describe('ReceivedPuller against the emulator', () => {
     expect(readIndex(dir).raw.equals(indexBefore)).toBe(true);
   });
 
+  it('an index deleted or edited between pulls is read again: rows of the window come back, once, no file rewritten', async () => {
+    h = await harness();
+    const p = puller(h);
+    await p.pullCompany(main(h), WINDOW);
+    const dir = path.join(h.outbox, 'main');
+    fs.rmSync(path.join(dir, 'received.csv'));
+    const again = await p.pullCompany(main(h), WINDOW);
+    expect(again).toMatchObject({ newDocs: 0, seenBefore: 40 });
+    expect(readIndex(dir).rows).toHaveLength(40);
+    // Edited by hand (a row removed): the same puller notices and adds back only what is missing.
+    const text = fs.readFileSync(path.join(dir, 'received.csv'), 'utf8').split('\r\n');
+    fs.writeFileSync(path.join(dir, 'received.csv'), [...text.slice(0, 5), ...text.slice(6)].join('\r\n'));
+    await p.pullCompany(main(h), WINDOW);
+    const rows = readIndex(dir).rows;
+    expect(rows).toHaveLength(40);
+    expect(new Set(rows.map((r) => r.cufe)).size).toBe(40);
+  });
+
   it('an empty window answers total_pages 0: one request, nothing written, the window complete', async () => {
     h = await harness();
     const pages: number[] = [];
