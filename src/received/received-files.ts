@@ -109,8 +109,15 @@ export function formatValue(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** Index cells stay on one line, so a torn last row is recognisable (received-index.ts). */
+function oneLine(fields: IndexFields): IndexFields {
+  const out = { ...fields };
+  for (const key of Object.keys(out) as (keyof IndexFields)[]) out[key] = out[key].replace(/[\r\n]+/g, ' ');
+  return out;
+}
+
 export function indexFields(record: ReceivedRecord, names: ReceivedNames, pdfWritten: boolean, note: string): IndexFields {
-  return {
+  return oneLine({
     documentDate: documentDay(record) ?? text(record, 'documentDate'),
     documentNumber: text(record, 'documentNumber'),
     providerIdentification: text(record, 'providerIdentification'),
@@ -124,5 +131,5 @@ export function indexFields(record: ReceivedRecord, names: ReceivedNames, pdfWri
     jsonFile: names.json,
     pdfFile: pdfWritten ? names.pdf : '',
     note,
-  };
+  });
 }

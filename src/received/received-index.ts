@@ -54,24 +54,33 @@ export class ReceivedIndex {
       content = '';
     }
     const header = csvRow(RECEIVED_INDEX_COLUMNS);
-    if (!content.replace(BOM, '').startsWith(header)) {
-      // Absent, empty or not ours: start a fresh index; a foreign file is kept aside, not overwritten.
-      if (content !== '') await fsp.rename(file, `${file}.${Date.now()}.bak`);
-      await appendDurably(file, BOM + header);
-      return new ReceivedIndex(file, new Set(), Buffer.byteLength(BOM + header));
-    }
+    if (!content.replace(BOM, '').startsWith(header)) return ReceivedIndex.fresh(file, content !== '');
+    // Cells never hold line breaks (see indexFields), so a last line without one is a row torn by a crash.
     const end = content.lastIndexOf('\n') + 1;
     if (end < content.length) {
       await fsp.truncate(file, Buffer.byteLength(content.slice(0, end)));
       content = content.slice(0, end);
     }
-    const rows = parse(content, { delimiter: CSV_DELIMITER, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    let rows: string[][];
+    try {
+      rows = parse(content, { delimiter: CSV_DELIMITER, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    } catch {
+      return ReceivedIndex.fresh(file, true);
+    }
     const keys = new Set<string>();
     for (const row of rows.slice(1)) {
       const key = row[KEY_COLUMN];
       if (key !== undefined && key !== '') keys.add(unneutralise(key));
     }
     return new ReceivedIndex(file, keys, Buffer.byteLength(content));
+  }
+
+  /** A new index with only its header; a file that is not ours (or broken) is kept aside, not overwritten. */
+  private static async fresh(file: string, keepAside: boolean): Promise<ReceivedIndex> {
+    if (keepAside) await fsp.rename(file, `${file}.${Date.now()}.bak`);
+    const header = BOM + csvRow(RECEIVED_INDEX_COLUMNS);
+    await appendDurably(file, header);
+    return new ReceivedIndex(file, new Set(), Buffer.byteLength(header));
   }
 
   /**
