@@ -132,7 +132,9 @@ describe('ReceivedScheduler close during a pull', () => {
     await setFaults(x, { latencyMs: 300, allEndpoints: true });
     const scheduler = new ReceivedScheduler({ ledger: x.ledger, client: x.client, config: x.config, logger: x.logger, today: () => TODAY });
     scheduler.start();
-    await new Promise((r) => setTimeout(r, 100));
+    // Both companies' first page requests are inside the emulator's latency.
+    const deadline = Date.now() + 10_000;
+    while (x.emulator.stats.snapshot().inFlight < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     const started = Date.now();
     await scheduler.close();
     expect(Date.now() - started).toBeLessThan(2_000);
