@@ -17,8 +17,47 @@ export interface OwnedCliIO extends CliIO {
   dispose(): Promise<void>;
 }
 
+interface GuardedSink extends LineSink {
+  release(): void;
+}
+
+/**
+ * A reader that went away (`edoc-bridge validate FILE | head -1`) makes the next
+ * write fail with EPIPE, emitted as an 'error' event that would crash the process
+ * with a stack trace. Output nobody reads is dropped instead; the command ends
+ * as it would have.
+ */
+function guardSink(sink: LineSink): GuardedSink {
+  let closed = false;
+  const emitter = sink as Partial<Pick<NodeJS.WritableStream, 'on' | 'off'>> & { destroyed?: boolean };
+  // EPIPE or any other failure of the stream itself: there is nowhere left to say it.
+  const onError = (): void => {
+    closed = true;
+  };
+  const listens = typeof emitter.on === 'function' && typeof emitter.off === 'function';
+  if (listens) emitter.on?.('error', onError);
+  return {
+    write(text) {
+      if (closed || emitter.destroyed === true) return false;
+      try {
+        return sink.write(text);
+      } catch (err) {
+        // a synchronous EPIPE (a file descriptor written with writeSync)
+        closed = true;
+        if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+        return false;
+      }
+    },
+    release() {
+      if (listens) emitter.off?.('error', onError);
+    },
+  };
+}
+
 export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean): OwnedCliIO {
-  const { stdout, stderr, env, cwd } = environment;
+  const { env, cwd } = environment;
+  const stdout = guardSink(environment.stdout);
+  const stderr = guardSink(environment.stderr);
   let config: Promise<Readonly<Config>> | undefined;
   let logger: Promise<AppLogger> | undefined;
   const listeners: Array<[CliSignal, () => void]> = [];
@@ -73,6 +112,11 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
       const created = logger;
       logger = undefined;
       if (created) await created.then((log) => log.close(), () => undefined);
+      // main() still writes an error line after run(); a late EPIPE must not crash then either
+      setImmediate(() => {
+        stdout.release();
+        stderr.release();
+      });
     },
   };
   return io;

@@ -15,7 +15,7 @@ export function allOptions(command: Command): OptionSpecs {
 }
 
 /** node:util's messages are long and name `--foo` with quotes; ours are one line with a way out. */
-function explain(err: unknown, command: Command): string {
+function explain(err: unknown, command: Command, argv: readonly string[]): string {
   const message = err instanceof Error ? err.message : String(err);
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) {
@@ -25,9 +25,18 @@ function explain(err: unknown, command: Command): string {
   }
   const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]} needs a value`;
+  const ambiguous = /Option '(?:(-\w), )?(--[\w-]+)' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    // `--from -5`: node will not guess whether -5 is the value or a forgotten value followed by an option
+    const at = argv.findIndex((token) => token === ambiguous[2] || (ambiguous[1] !== undefined && token === ambiguous[1]));
+    const value = at === -1 ? undefined : argv[at + 1];
+    return value === undefined
+      ? `option ${ambiguous[2]} needs a value`
+      : `option ${ambiguous[2]} needs a value, and "${value}" looks like an option; if it is the value, write ${ambiguous[2]}=${value}`;
+  }
   const noValue = /Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
   if (noValue) return `option ${noValue[1]} does not take a value`;
-  return message.split('. ')[0];
+  return message.split('\n')[0].split('. ')[0];
 }
 
 export function parseCommandArgs(command: Command, argv: readonly string[]): ParsedArgs {
@@ -40,7 +49,7 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true }) as typeof parsed;
   } catch (err) {
-    throw usageError(explain(err, command));
+    throw usageError(explain(err, command, argv));
   }
   const max = command.maxPositionals ?? 0;
   if (parsed.positionals.length > max) {

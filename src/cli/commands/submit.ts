@@ -5,17 +5,18 @@
  */
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { isEdocError } from '../../errors.js';
+import { EdocError, isEdocError } from '../../errors.js';
 import { intakeFile } from '../../daemon/intake.js';
 import { outboxDir } from '../../daemon/folders.js';
 import { Ledger } from '../../ledger/ledger.js';
+import { LOCK_FILE } from '../../ledger/lock.js';
 import type { FileProgress } from '../../ledger/types.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { writeFileReport } from '../../report/file-report.js';
 import { ServiceClient } from '../../service/client.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
-import { isDocumentKind } from '../../validate/kinds.js';
+import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
@@ -49,15 +50,16 @@ export const submitCommand: Command = {
     if (args.flag('dry-run')) return validateCommand.run(args, io);
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
-    if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
+    if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`);
     const config = await io.config();
     const company = pickCompany(config, args.string('company'));
     const logger = await io.logger();
-    const ledger = Ledger.open(config.paths.state);
+    const ledger = openLedger(config.paths.state);
     const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
     const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
-    const sender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
-      fileName: () => path.basename(file), onChanged: () => undefined });
+    // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
+    const sender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
+      fileName: () => path.basename(file), onChanged: () => setImmediate(() => sender.wake()) });
     const stop = new AbortController();
     const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort())];
     try {
@@ -73,9 +75,10 @@ export const submitCommand: Command = {
         io.err(`${path.basename(file)}: the file could not be read (it vanished)`);
         return EXIT_NOT_ALL_SUCCEEDED;
       }
-      if (taken.outcome === 'resumed') io.err(`${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
-      if (taken.outcome === 'duplicate-file') {
-        io.err(`${path.basename(file)}: the same content was submitted before; nothing was sent (see the outbox)`);
+      if (taken.outcome === 'resumed') {
+        io.err(ledger.fileProgress(taken.fileId).final
+          ? `${path.basename(file)}: this file was submitted before and every document in it is final; nothing was sent again`
+          : `${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
       }
       const paused = await waitForFile(ledger, taken.fileId, sender, stop.signal, (p) => drawProgress(io, p));
       const dir = outboxDir(config, company.alias, kind);
@@ -83,8 +86,11 @@ export const submitCommand: Command = {
       ledger.finishFile(taken.fileId);
       const report = await writeFileReport(ledger, taken.fileId, dir);
       const c = report.counts;
-      io.out(`${path.basename(file)}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
-        + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt — ${report.resultPath}`);
+      const fileError = ledger.getFile(taken.fileId)?.error;
+      io.out(fileError
+        ? `${path.basename(file)}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
+        : `${path.basename(file)}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
+          + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt — ${report.resultPath}`);
       if (report.errorsPath) io.out(`problems: ${report.errorsPath}`);
       if (paused) {
         io.err(`the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`);
@@ -97,11 +103,6 @@ export const submitCommand: Command = {
         return EXIT_SERVICE;
       }
       return EXIT_NOT_ALL_SUCCEEDED;
-    } catch (err) {
-      if (isEdocError(err, 'EDOC_LEDGER_LOCKED')) {
-        throw usageError(`${err.message} Stop the daemon first, or drop the file into its inbox.`);
-      }
-      throw err;
     } finally {
       for (const off of unsubscribe) off();
       await sender.close();
@@ -111,6 +112,18 @@ export const submitCommand: Command = {
     }
   },
 };
+
+/** The ledger, with its lock; a daemon holding it is a usage error (exit 2) that says what to do instead. */
+function openLedger(stateDir: string): Ledger {
+  try {
+    return Ledger.open(stateDir);
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_LEDGER_LOCKED')) throw err;
+    const lockFile = path.join(path.resolve(stateDir), LOCK_FILE);
+    throw new EdocError('EDOC_LEDGER_LOCKED', `${err.message.replace(/\.$/, '')} (${lockFile}). `
+      + 'Stop the daemon first, or drop the file into its inbox instead.', err.context, { cause: err });
+  }
+}
 
 /** Resolves when every document of the file is final (false), or the company got paused by a 401 (true). */
 async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender, signal: AbortSignal,

@@ -1,0 +1,206 @@
+/**
+ * PRODUCT "Command line": `edoc-bridge submit FILE --kind KIND` runs the
+ * daemon's pipeline for one file in the foreground, as a child process against
+ * an emulator on port 0; the exit code is the outcome (0 all accepted, 1 some
+ * not, 2 usage or configuration, 3 service unreachable or unauthorized).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { closedPort } from '../fixtures/cli/harness.js';
+import { runCli, runShell } from '../helpers/cli-runner.js';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, startTestEmulator, type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice, jsonText } from '../helpers/documents.js';
+
+let emulator: TestEmulator;
+const projects: Project[] = [];
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+  emulator = await startTestEmulator([COMPANY_MAIN]);
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  for (const p of projects) await p.remove();
+});
+
+async function project(options: Partial<Parameters<typeof createProject>[0]> = {}): Promise<Project> {
+  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], ...options });
+  projects.push(p);
+  return p;
+}
+
+/** Writes `name` into the project's `exports/` folder (not the inbox) and returns its path. */
+async function exportFile(p: Project, name: string, content: string): Promise<string> {
+  const dir = path.join(p.dir, 'exports');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, name);
+  await writeFile(file, content);
+  return file;
+}
+
+async function readResult(p: Project, name: string): Promise<ResultJson> {
+  return JSON.parse(await readFile(p.resultPath('invoice', name), 'utf8')) as ResultJson;
+}
+
+function numbers(from: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => from + i);
+}
+
+async function issuedCount(documentNumber: string): Promise<number> {
+  return (await emulator.client.documents()).filter((d) => d.documentNumber === documentNumber).length;
+}
+
+describe('submit FILE --kind invoice', () => {
+  test('a JSON file of 5 invoices: exit 0, one summary line, result.json in outbox/invoice, the original left in place, each issued once', async () => {
+    const p = await project();
+    const nums = numbers(990_100_001, 5);
+    const file = await exportFile(p, 'ventas.json', jsonText(nums.map((n) => invoice(n))));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(0);
+    const summary = run.stdout.trim().split('\n');
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatch(/^ventas\.json: 5 document\(s\): 5 accepted, 0 rejected, 0 invalid, 0 failed, 0 duplicate, 0 in doubt/);
+    expect(summary[0]).toContain(p.resultPath('invoice', 'ventas.json'));
+    const result = await readResult(p, 'ventas.json');
+    expect(result.counts).toMatchObject({ total: 5, accepted: 5 });
+    expect(result.finishedAt).not.toBeNull();
+    expect(result.documents.map((d) => d.key)).toEqual(nums.map((n) => `main/invoice/SETP/${n}`));
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(path.join(p.outbox('invoice'), 'archive', 'ventas.json'))).toBe(false);
+    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+
+    // The same file again: nothing is sent, and the first result.json still tells what happened.
+    const before = (await emulator.client.stats()).totalRequests;
+    const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/ventas\.json: this file was submitted before and every document in it is final; nothing was sent again/);
+    expect(again.stdout).toMatch(/5 accepted/);
+    expect((await emulator.client.stats()).totalRequests).toBe(before);
+    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+    expect((await readResult(p, 'ventas.json')).counts).toMatchObject({ total: 5, accepted: 5 });
+
+    // The same content under another name: reported as duplicate content (exit 1: nothing of it was accepted now).
+    const copy = await exportFile(p, 'ventas-copia.json', await readFile(file, 'utf8'));
+    const dup = await runCli(p, ['submit', copy, '--kind', 'invoice']);
+    expect(dup.code, dup.stderr).toBe(1);
+    expect(dup.stdout).toMatch(/^ventas-copia\.json: The same content was received before as ventas\.json.*\[EDOC_LEDGER_DUPLICATE_FILE\]/);
+    expect((await emulator.client.stats()).totalRequests).toBe(before);
+    expect((await readResult(p, 'ventas.json')).counts).toMatchObject({ total: 5, accepted: 5 });
+  });
+
+  test('a file with one invalid document: exit 1, the others accepted, errors.csv names the field; the invalid one never reaches the service', async () => {
+    const p = await project();
+    const bad = invoice(990_100_102);
+    bad.ReasonCredit = 'no debería estar aquí';
+    const file = await exportFile(p, 'mixta.json', jsonText([invoice(990_100_101), bad, invoice(990_100_103)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/3 document\(s\): 2 accepted, 0 rejected, 1 invalid/);
+    const errorsCsv = path.join(p.outbox('invoice'), 'mixta.errors.csv');
+    expect(run.stdout).toContain(`problems: ${errorsCsv}`);
+    const csv = await readFile(errorsCsv, 'utf8');
+    expect(csv).toContain('main/invoice/SETP/990100102');
+    expect(csv).toContain('ReasonCredit');
+    expect(await issuedCount('SETP990100102')).toBe(0);
+    expect(await issuedCount('SETP990100101')).toBe(1);
+  });
+
+  test('a wrong API key: exit 3 at once (the company is paused, not retried), nothing issued, the key never printed', async () => {
+    const p = await project({ apiKeys: { main: 'wrong-key-4711' }, retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 5_000 } });
+    const file = await exportFile(p, 'clave.json', jsonText([invoice(990_100_201), invoice(990_100_202)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.ms).toBeLessThan(5_000);
+    expect(run.stderr).toMatch(/refused the credentials of company main/);
+    expect(`${run.stdout}${run.stderr}`).not.toContain('wrong-key-4711');
+    expect(await issuedCount('SETP990100201')).toBe(0);
+  });
+
+  test('an unreachable service (closed port, 2 attempts): exit 3 saying it could not be reached', async () => {
+    const port = await closedPort();
+    const p = await project({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
+    const file = await exportFile(p, 'caida.json', jsonText([invoice(990_100_301), invoice(990_100_302)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/could not be reached/);
+    expect(run.stdout).toMatch(/2 document\(s\): 0 accepted, .*2 failed/);
+  });
+
+  test('a configuration that does not validate: exit 2 naming the key, nothing sent', async () => {
+    const p = await project();
+    await writeFile(p.configFile, (await readFile(p.configFile, 'utf8')).replace('timeoutMs:', 'timeoutMillis:'));
+    const file = await exportFile(p, 'config.json', jsonText([invoice(990_100_401)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^edoc-bridge submit: .*timeoutMillis.*\[EDOC_CONFIG_/);
+    expect(await issuedCount('SETP990100401')).toBe(0);
+  });
+
+  test('a daemon holding the state folder: exit 2 naming the lock and its pid, nothing sent', async () => {
+    const p = await project();
+    daemon = await DaemonProcess.start(p);
+    const file = await exportFile(p, 'ocupado.json', jsonText([invoice(990_100_501)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`pid ${daemon.child.pid}`);
+    expect(run.stderr).toContain('edoc-bridge.lock');
+    expect(run.stderr).toContain('[EDOC_LEDGER_LOCKED]');
+    expect(await issuedCount('SETP990100501')).toBe(0);
+  });
+
+  test('--dry-run prints the requests and sends nothing', async () => {
+    const p = await project();
+    const file = await exportFile(p, 'prueba.json', jsonText([invoice(990_100_601), invoice(990_100_602)]));
+    const before = (await emulator.client.stats()).totalRequests;
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice', '--dry-run']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"SerieNumber":"990100601"');
+    expect(run.stdout).toContain('"SerieNumber":"990100602"');
+    expect((await emulator.client.stats()).totalRequests).toBe(before);
+    expect(existsSync(p.resultPath('invoice', 'prueba.json'))).toBe(false);
+  });
+
+  test('--kind that is not a document kind: exit 2 with the kinds to choose from', async () => {
+    const p = await project();
+    const file = await exportFile(p, 'tipo.json', jsonText([invoice(990_100_701)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'factura']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/--kind factura is not a document kind/);
+  });
+});
+
+describe('the command line frame', () => {
+  test('validate piped into head -1 exits quietly when the reader goes away (no EPIPE crash)', async () => {
+    const p = await project();
+    const many = numbers(990_100_801, 400).map((n) => invoice(n));
+    await exportFile(p, 'grande.json', jsonText(many));
+    const run = await runShell(p, `"$NODE" "$BIN" validate exports/grande.json --kind invoice --config edoc-bridge.yaml | head -1; `
+      + 'echo "exit=${PIPESTATUS[0]}"');
+    expect(run.stdout.split('\n')[0]).toContain('"SerieNumber":"990100801"');
+    expect(run.stderr).not.toMatch(/EPIPE|Unhandled|at /);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('exit=0');
+  });
+
+  test('an option value that starts with a dash gives one readable line, exit 2', async () => {
+    const p = await project();
+    const run = await runCli(p, ['received', 'pull', '--from', '-5']);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^edoc-bridge received: option --from needs a value.*--from=-5/);
+  });
+});
