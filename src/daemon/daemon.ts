@@ -9,6 +9,7 @@ import { redactConfig } from '../config/redact.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
+import { ReceivedScheduler } from '../received/scheduler.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js';
@@ -37,6 +38,7 @@ export class Daemon {
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private readonly fileNames = new Map<number, string>();
+  private readonly received: ReceivedScheduler;
 
   private constructor(
     private config: Readonly<Config>,
@@ -48,6 +50,16 @@ export class Daemon {
     private readonly options: DaemonOptions,
   ) {
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+    // Received-document pulls share each company's request window with its submissions.
+    const rated = {
+      listReceived: async (...args: Parameters<ServiceClient['listReceived']>) => {
+        const alias = this.config.companies.find((c) => String(c.id) === String(args[0].id))?.alias;
+        const sender = alias === undefined ? undefined : this.senders.get(alias);
+        await sender?.acquireSlot();
+        return client.listReceived(...args);
+      },
+    };
+    this.received = new ReceivedScheduler({ ledger, client: rated, config, logger });
   }
 
   /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, watches. */
@@ -89,6 +101,7 @@ export class Daemon {
     }
     for (const company of config.companies) this.addSender(company);
     await this.startWatcher();
+    this.received.start();
   }
 
   private addSender(company: CompanyConfig): void {
@@ -182,6 +195,7 @@ export class Daemon {
       await this.watching;
       await this.startWatcher();
     }
+    this.received.reload(next);
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
   }
 
@@ -206,6 +220,7 @@ export class Daemon {
     const steps: [string, () => Promise<unknown> | unknown][] = [
       ['watcher', async () => { this.stopping.abort(); await this.watcher?.close(); await this.watching; }],
       ['intake', () => this.intake.onIdle()],
+      ['received', () => this.received.close()],
       ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],
       ['reports', () => this.reports.close()],
       ['client', () => this.client.close()],

@@ -77,6 +77,14 @@ export class CompanySender {
     return this.paused;
   }
 
+  /**
+   * A slot of this company's request window for another caller (the received-documents
+   * puller), so every request of the company counts against one rate.
+   */
+  acquireSlot(): Promise<void> {
+    return this.takeRateSlot();
+  }
+
   start(): void {
     this.loop ??= this.feed();
   }
@@ -178,7 +186,9 @@ export class CompanySender {
     if (httpStatus === 429) this.window.slowDown(0.5, this.now() + SLOW_DOWN_MS);
     switch (decision.action) {
       case 'pause':
-        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now(), outcome: slim(outcome, false),
+        // A 401 proves nothing about earlier attempts: keep "may have been delivered" for the resend's verdict.
+        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now(),
+          outcome: slim(outcome, maybeDelivered(doc.lastOutcome)),
           errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason), note: 'unauthorized: company paused' });
         this.pause(outcome.reason);
         return;
@@ -187,6 +197,8 @@ export class CompanySender {
           outcome: slim(outcome, decision.maybeDelivered), errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) });
         this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
           reason: outcome.reason }, 'transient fault: retry scheduled');
+        // The feeder may be asleep with nothing pending (this document was in flight): it must see the new due time.
+        this.wake();
         return;
       case 'final': {
         const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
