@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run torture`: the long reliability suites (issue 8). Their short versions run in `npm test` from test/reliability.
+export default defineConfig({
+  test: {
+    include: ['test/torture/**/*.test.ts'],
+    testTimeout: 1_800_000,
+    hookTimeout: 300_000,
+    pool: 'forks',
+    // One suite at a time: the crash suite's kill moments and the rate checks need the cores.
+    maxWorkers: 1,
+    fileParallelism: false,
+  },
+});
