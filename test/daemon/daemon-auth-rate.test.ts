@@ -7,7 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, type LogLine, type Project, sleep, startTestEmulator,
+  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, eventually, type LogLine, type Project, sleep,
+  startTestEmulator,
   type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText, jsonText } from '../helpers/documents.js';
@@ -73,6 +74,28 @@ describe('a 401 pauses only that company', () => {
       .toEqual(aDocs.map((d) => Number(d.SerieNumber)));
     expect(daemon.logLines().filter(isUnauthorizedLine)).toHaveLength(1);
   }, 60_000);
+
+  test('an answer lost before a 401 pause is not forgotten: after the reload the Regla 90 verdict counts as accepted', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1 });
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    daemon = await DaemonProcess.start(project);
+    await project.drop('invoice', 'lost.json', jsonText(invoice(990_000_077)));
+    // The document is issued, the answer lost; retries then meet 500s (answered before any processing).
+    await eventually(async () => ((await emulator?.client.stats())?.faultsInjected['drop-after-commit'] ?? 0) > 0 ? true : undefined,
+      'an answer dropped after commit');
+    await emulator.client.setFaults({ errorRate: 1 });
+    await project.writeConfig({ ...project.options, apiKeys: { main: 'rotated-away' } });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    await emulator.client.setFaults({});
+    await daemon.waitForLog(isUnauthorizedLine);
+    await project.writeConfig({ ...project.options, apiKeys: {} });
+    daemon.signal('SIGHUP');
+    const result = await project.finalResult('invoice', 'lost.json');
+    expect(result.documents[0].status).toBe('accepted');
+    expect(result.counts).toMatchObject({ total: 1, accepted: 1, duplicate: 0 });
+    expect(await emulator.client.issued()).toHaveLength(1);
+  }, 30_000);
 
   test('SIGHUP with a broken configuration file keeps the old one: an error line, and a later drop is still processed', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN]);

@@ -8,14 +8,28 @@
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mulberry32 } from '../../src/emulator/faults.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, sleep, startTestEmulator,
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, sleep, startTestEmulator,
   type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { invoice, jsonlText, jsonText, supportDocument } from '../helpers/documents.js';
+import { invoice, jsonlText, jsonText, payroll, pos, supportDocument } from '../helpers/documents.js';
 
 const FIRST = 990_000_001;
 const FILES = 4;
 const PER_FILE = 50;
+/** Numbered documents of the other endpoints (E2, E3, E5) in the same storm. */
+const OTHERS = 15;
+const OTHER_FILES: [kind: string, name: string, family: string, first: number][] = [
+  ['payroll', 'crash-payroll.jsonl', 'payroll', 2001],
+  ['pos', 'crash-pos.json', 'pos', 5001],
+  ['support-document', 'crash-support.jsonl', 'support-document', 990_000_001],
+];
+
+function otherContent(kind: string, first: number): string {
+  const numbers = Array.from({ length: OTHERS }, (_, k) => first + k);
+  if (kind === 'payroll') return jsonlText(numbers.map((n) => payroll(n)));
+  if (kind === 'pos') return jsonText(numbers.map((n) => pos(n)));
+  return jsonlText(numbers.map((n) => supportDocument(n)));
+}
 
 let emulator: TestEmulator | undefined;
 let project: Project | undefined;
@@ -49,7 +63,7 @@ function countsAddUp(r: ResultJson): boolean {
 }
 
 describe('crashes and faults', () => {
-  test('killed with SIGKILL 5 times under 500s, 502s, resets and lost answers: every numbered invoice issued exactly once', async ({ annotate }) => {
+  test('killed with SIGKILL 5 times under 500s, 502s, resets and lost answers: every numbered document issued exactly once', async ({ annotate }) => {
     const faults = { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 4242 };
     emulator = await startTestEmulator([COMPANY_MAIN], faults);
     project = await createProject({
@@ -68,6 +82,9 @@ describe('crashes and faults', () => {
         await project.drop('invoice', fileName(2), fileContent(2));
         await project.drop('invoice', fileName(3), fileContent(3));
       }
+      if (run === 1) {
+        for (const [kind, name, , first] of OTHER_FILES) await project.drop(kind, name, otherContent(kind, first));
+      }
       const afterMs = 300 + Math.floor(random() * 1200);
       await sleep(afterMs);
       await daemon.kill();
@@ -77,11 +94,13 @@ describe('crashes and faults', () => {
     daemon = await DaemonProcess.start(project);
     const results: ResultJson[] = [];
     for (let i = 0; i < FILES; i++) results.push(await project.finalResult('invoice', fileName(i), { timeoutMs: 30_000 }));
+    const others: ResultJson[] = [];
+    for (const [kind, name] of OTHER_FILES) others.push(await project.finalResult(kind, name, { timeoutMs: 30_000 }));
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
 
     const stats = await emulator.client.stats();
     await annotate(`crash test: kills ${JSON.stringify(kills)}; emulator ${stats.totalRequests} requests, faults ${JSON.stringify(stats.faultsInjected)}, `
-      + `E1 ${JSON.stringify(stats.requests.E1)}`);
+      + `requests ${JSON.stringify(stats.requests)}`);
     // The faults really happened (else the test proves nothing).
     expect(stats.faultsInjected['drop-after-commit'] ?? 0).toBeGreaterThan(0);
     expect(stats.faultsInjected.reset ?? 0).toBeGreaterThan(0);
@@ -92,7 +111,7 @@ describe('crashes and faults', () => {
     expect(recovered.length).toBeGreaterThan(0);
 
     // Every numbered invoice issued exactly once, nothing else issued.
-    const issued = await emulator.client.issued({ company: COMPANY_MAIN.id });
+    const issued = await emulator.client.issued({ company: COMPANY_MAIN.id, kind: 'invoice' });
     const numbers = issued.map((d) => Number(d.number)).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: FILES * PER_FILE }, (_, k) => FIRST + k));
 
@@ -106,8 +125,28 @@ describe('crashes and faults', () => {
       expect(r.documents.map((d) => d.key)).toEqual(
         Array.from({ length: PER_FILE }, (_, k) => `main/invoice/SETP/${FIRST + i * PER_FILE + k}`));
     }
-    expect(project.ledgerStates()).toEqual({ accepted: FILES * PER_FILE });
+    for (const [i, [kind, name, family, first]] of OTHER_FILES.entries()) {
+      const r = others[i];
+      expect(r.counts, name).toMatchObject({ total: OTHERS, accepted: OTHERS });
+      expect(countsAddUp(r)).toBe(true);
+      const got = (await emulator.client.issued({ kind: family })).map((d) => Number(d.number)).sort((a, b) => a - b);
+      expect(got, `${kind} issued once each`).toEqual(Array.from({ length: OTHERS }, (_, k) => first + k));
+    }
+    expect((await emulator.client.issued()).length).toBe(FILES * PER_FILE + OTHER_FILES.length * OTHERS);
+    expect(project.ledgerStates()).toEqual({ accepted: FILES * PER_FILE + OTHER_FILES.length * OTHERS });
   }, 90_000);
+
+  test('a lone document whose attempt met a 500 is retried within the backoff, not after the feeder\'s idle minute', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { errorRate: 1 });
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    daemon = await DaemonProcess.start(project);
+    await project.drop('invoice', 'lone.json', jsonText(invoice(990_000_001)));
+    await eventually(async () => ((await emulator?.client.stats())?.faultsInjected.error ?? 0) > 0 ? true : undefined, 'a 500');
+    await emulator.client.setFaults({});
+    const result = await project.finalResult('invoice', 'lone.json', { timeoutMs: 5_000 });
+    expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
+    expect(result.documents[0].status).toBe('accepted');
+  }, 30_000);
 
   test('support documents without their own number whose answers are lost end in-doubt and are never resent', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1, randomSeed: 7 });

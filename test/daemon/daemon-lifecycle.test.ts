@@ -1,0 +1,98 @@
+/**
+ * Issue 4 "Lifecycle": SIGTERM lets in-flight requests finish, commits and
+ * exits 0; one process per state folder; the log says where documents go.
+ */
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, startTestEmulator, type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice, jsonlText, jsonText } from '../helpers/documents.js';
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+const daemons: DaemonProcess[] = [];
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  for (const d of daemons.splice(0)) await d.stop();
+  await emulator?.close();
+  await project?.remove();
+  emulator = undefined;
+  project = undefined;
+});
+
+async function start(p: Project): Promise<DaemonProcess> {
+  const d = await DaemonProcess.start(p);
+  daemons.push(d);
+  return d;
+}
+
+describe('daemon lifecycle', () => {
+  test('SIGTERM lets in-flight requests finish, leaves nothing sending and exits 0; the next start finishes the file', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 400 });
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    const daemon = await start(project);
+    await project.drop('invoice', 'slow.jsonl', jsonlText(Array.from({ length: 30 }, (_, i) => invoice(990_000_001 + i))));
+    // Requests are at the emulator (each takes 400 ms there) when the signal comes.
+    await eventually(async () => ((await emulator?.client.stats())?.inFlight ?? 0) >= 4 ? true : undefined, 'requests in flight');
+    daemon.signal('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(daemon.logLines().some((l) => l.msg === 'stopped')).toBe(true);
+
+    const states = project.ledgerStates();
+    expect(states.sending ?? 0).toBe(0);
+    // What was in flight finished and was recorded: the ledger's accepted are exactly the emulator's issued.
+    const issued = await emulator.client.issued();
+    expect(issued.length).toBeGreaterThan(0);
+    expect(issued.length).toBeLessThan(30);
+    expect(states.accepted).toBe(issued.length);
+    expect((states.accepted ?? 0) + (states.pending ?? 0)).toBe(30);
+
+    await emulator.client.setFaults({});
+    await start(project);
+    const result = await project.finalResult('invoice', 'slow.jsonl');
+    expect(result.counts).toMatchObject({ total: 30, accepted: 30 });
+    const numbers = (await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => 990_000_001 + i));
+  }, 60_000);
+
+  test('a second daemon on the same state folder exits 2 naming the lock, and the first goes on', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    const first = await start(project);
+    const second = DaemonProcess.spawn(project);
+    daemons.push(second);
+    expect(await second.exited).toEqual({ code: 2, signal: null });
+    expect(second.stderr).toContain('EDOC_LEDGER_LOCKED');
+    expect(second.stderr).toContain(project.stateDir);
+    expect(second.stderr).toContain(`pid ${first.child.pid}`);
+    expect(first.running).toBe(true);
+    await project.drop('invoice', 'still-works.json', jsonText(invoice(990_000_001)));
+    expect((await project.finalResult('invoice', 'still-works.json')).counts.accepted).toBe(1);
+  }, 30_000);
+
+  test('the log says where documents go: loudly when it is the embedded emulator, the URL otherwise', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    let daemon = await start(project);
+    const real = await daemon.waitForLog((l) => l.msg === 'submitting to the service');
+    expect(real.baseUrl).toBe(emulator.url);
+    expect(daemon.logLines().some((l) => /EMBEDDED EMULATOR/.test(l.msg))).toBe(false);
+    const watching = await daemon.waitForLog((l) => l.msg === 'watching the inbox');
+    expect(watching.folders).toEqual(expect.arrayContaining([project.inbox('invoice'), project.inbox('pos')]));
+    await daemon.stop();
+
+    // The shipped default: `embedded` with the shipped seed (company 1001, demo key).
+    await project.writeConfig({ ...project.options, baseUrl: 'embedded', apiKeys: { main: 'demo-key-1001' } });
+    daemon = await start(project);
+    const loud = await daemon.waitForLog((l) => /EMBEDDED EMULATOR/.test(l.msg));
+    expect(loud.level).toBe('warn');
+    expect(loud.msg).toContain('NOT to the tax authority');
+    expect(String(loud.baseUrl)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await project.drop('invoice', 'embedded.json', jsonText(invoice(990_000_001)));
+    expect((await project.finalResult('invoice', 'embedded.json')).counts.accepted).toBe(1);
+  }, 30_000);
+});
