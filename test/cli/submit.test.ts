@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { closedPort } from '../fixtures/cli/harness.js';
 import { runCli, runShell } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 
@@ -179,6 +179,33 @@ describe('submit FILE --kind invoice', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--kind factura is not a document kind/);
+  });
+});
+
+describe('submit beside other commands', () => {
+  test('SIGHUP does not kill a submit in progress; status names it as the lock holder, not a daemon', async () => {
+    const p = await project();
+    await emulator.client.setFaults({ latencyMs: 700 });
+    try {
+      const file = await exportFile(p, 'lento.json', jsonText(numbers(990_100_901, 3).map((n) => invoice(n))));
+      const running = runCli(p, ['submit', file, '--kind', 'invoice']);
+      const lock = path.join(p.stateDir, 'edoc-bridge.lock');
+      const pid = await eventually(async () => {
+        try {
+          return (JSON.parse(await readFile(lock, 'utf8')) as { pid: number }).pid;
+        } catch {
+          return undefined;
+        }
+      }, 'the submit to take the lock', 10_000);
+      const status = await runCli(p, ['status', '--json']);
+      expect((JSON.parse(status.stdout) as { daemon: unknown }).daemon).toMatchObject({ running: false, pid, heldBy: 'submit' });
+      process.kill(pid, 'SIGHUP');
+      const run = await running;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/3 document\(s\): 3 accepted/);
+    } finally {
+      await emulator.client.setFaults({});
+    }
   });
 });
 

@@ -1,8 +1,14 @@
+import { isEdocError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { lockHolder } from '../../ledger/lock.js';
+import type { AttentionDocument, RequeueTarget } from '../../ledger/types.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
+import { holderCommand } from './status.js';
+
+/** In-doubt and failed documents looked at per call; an operator's list, not a bulk export. */
+const ATTENTION_LIMIT = 100_000;
 
 export const retryCommand: Command = {
   name: 'retry',
@@ -11,18 +17,20 @@ export const retryCommand: Command = {
   description: [
     'Puts the documents of an input file that failed, or one document by its key, back in',
     'the queue; a running daemon is told (SIGHUP) and sends them at once, otherwise the next',
-    'start does. In-doubt documents (sent, answer lost, no own number) are released only with',
-    '--in-doubt: that is the operator\'s word that the service did not issue them.',
-    'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number).',
+    'start of the daemon (or edoc-bridge submit of the same file) does. In-doubt documents',
+    '(sent, answer lost, no own number) are released only with --in-doubt: that is the',
+    'operator\'s word that the service did not issue them.',
+    'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
+    'a document without its own number is named as edoc-bridge status shows it: FILE#INDEX.',
   ].join('\n'),
   examples: [
     'edoc-bridge retry --file ventas-2026-11-03.csv',
     'edoc-bridge retry --document SETP/990000123',
-    'edoc-bridge retry --document main/support-document/DS/15 --in-doubt',
+    'edoc-bridge retry --document compras-0412.json#3 --in-doubt',
   ],
   options: {
     file: { type: 'string', valueName: 'NAME', description: 'input file name as shown in the outbox' },
-    document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, or prefix/number)' },
+    document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, prefix/number, or FILE#INDEX)' },
     'in-doubt': { type: 'boolean', description: 'also release in-doubt documents (you checked they were not issued)' },
   },
   needsConfig: true,
@@ -30,35 +38,73 @@ export const retryCommand: Command = {
     const file = args.string('file');
     const key = args.string('document');
     if ((file === undefined) === (key === undefined)) throw usageError('give exactly one of --file NAME or --document KEY');
+    if (file === '' || key === '') throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
     const includeInDoubt = args.flag('in-doubt');
+    const what = file ?? key ?? '';
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    // Beside a running daemon: short shared writes; otherwise take the lock like any writer.
-    const ledger = Ledger.open(config.paths.state, holder ? { shared: true } : {});
-    let result;
+    let ledger: Ledger;
     try {
-      result = ledger.requeue({ ...(file !== undefined ? { fileName: file } : { key }), includeInDoubt, now: Date.now() });
+      // Short shared writes, never the lock: a daemon (or a submit) may hold it right now or start meanwhile.
+      ledger = Ledger.open(config.paths.state, { shared: true });
+    } catch (err) {
+      if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+      io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
+      return EXIT_NOT_ALL_SUCCEEDED;
+    }
+    let result: { ids: number[]; fileIds: number[] };
+    let held: AttentionDocument[];
+    let released: AttentionDocument[];
+    try {
+      const summary = ledger.statusSummary(ATTENTION_LIMIT);
+      const target: RequeueTarget = { includeInDoubt, now: Date.now() };
+      const matches = (d: AttentionDocument): boolean => file !== undefined ? d.file === file : matchesKey(d, key ?? '');
+      const inDoubt = summary.inDoubt.filter(matches);
+      if (key !== undefined && /#\d+$/.test(key)) {
+        // FILE#INDEX: the name status gives a document without its own number
+        target.ids = [...summary.failed, ...inDoubt].filter(matches).map((d) => d.id);
+      } else if (file !== undefined) target.fileName = file;
+      else target.key = key;
+      result = ledger.requeue(target);
+      const ids = new Set(result.ids);
+      released = inDoubt.filter((d) => ids.has(d.id));
+      held = inDoubt.filter((d) => !ids.has(d.id));
     } finally {
       ledger.close();
     }
-    if (includeInDoubt) {
-      io.err('warning: in-doubt documents were released; they will be sent again. Do this only after checking with the service that they were not issued.');
+    if (released.length > 0) {
+      io.err(`warning: ${released.length} in-doubt document(s) released on your word that the service did not issue them; `
+        + 'they will be sent again and, if it did issue them, issued twice.');
+    }
+    if (held.length > 0) {
+      io.err(`${held.length} in-doubt document(s) of ${what} were not released: check with the service that they were not issued, `
+        + 'then run this again with --in-doubt');
     }
     if (result.ids.length === 0) {
-      io.out(`nothing to re-queue for ${file ?? key}${includeInDoubt ? '' : ' (in-doubt documents need --in-doubt)'}`);
+      if (held.length === 0) io.err(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''} document matches`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     io.out(`re-queued ${result.ids.length} document(s) of ${result.fileIds.length} file(s)`);
-    if (holder) {
+    const command = holder ? holderCommand(holder.pid) : undefined;
+    if (holder && (command === undefined || command === 'run')) {
       try {
         process.kill(holder.pid, 'SIGHUP');
         io.out(`the running daemon (pid ${holder.pid}) was told to pick them up`);
       } catch {
         io.out(`the daemon (pid ${holder.pid}) could not be signalled; it picks them up within a minute`);
       }
+    } else if (holder) {
+      io.out(`the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: they are sent at the daemon's next start`);
     } else {
-      io.out('no daemon is running: they are sent at its next start');
+      io.out('no daemon is running: they are sent at its next start (or by edoc-bridge submit of the same file)');
     }
     return EXIT_OK;
   },
 };
+
+/** The full key (company/kind/prefix/number), a tail of it (prefix/number), or FILE#INDEX. */
+function matchesKey(d: AttentionDocument, key: string): boolean {
+  const at = /^(.*)#(\d+)$/.exec(key);
+  if (at) return d.file === at[1] && d.index === Number(at[2]);
+  return d.key !== null && (d.key === key || d.key.endsWith(`/${key}`));
+}

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { isEdocError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledger/types.js';
 import type { Command } from '../command.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { splitCommand } from '../parse.js';
 import { renderTable } from '../table.js';
 
 const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
@@ -25,7 +27,12 @@ export const statusCommand: Command = {
   async run(args, io) {
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    const daemon = holder ? { running: true, pid: holder.pid, since: holder.startedAt } : { running: false };
+    const command = holder ? holderCommand(holder.pid) : undefined;
+    // The lock may be held by a one-shot command (submit, received pull) rather than the daemon.
+    const isDaemon = holder !== undefined && (command === undefined || command === 'run');
+    const daemon = holder
+      ? { running: isDaemon, pid: holder.pid, since: holder.startedAt, ...(isDaemon ? {} : { heldBy: command }) }
+      : { running: false };
     let summary: StatusSummary;
     try {
       const ledger = Ledger.open(config.paths.state, { readOnly: true });
@@ -42,7 +49,10 @@ export const statusCommand: Command = {
       io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary }, null, 2));
       return EXIT_OK;
     }
-    io.out(`State folder: ${config.paths.state} — ${holder ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})` : 'no daemon running'}`);
+    const held = !holder ? 'no daemon running'
+      : isDaemon ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})`
+        : `no daemon running; edoc-bridge ${command} (pid ${holder.pid}) holds it since ${holder.startedAt}`;
+    io.out(`State folder: ${config.paths.state} — ${held}`);
     io.out('');
     if (summary.byCompanyKind.length === 0) io.out('No documents in the ledger yet.');
     else {
@@ -84,4 +94,20 @@ function attention(out: (line: string) => void, title: string, docs: readonly At
     { header: 'attempts', value: (d) => String(d.attempts), align: 'right' },
     { header: 'last error', value: (d) => (d.lastError ?? '').slice(0, 120) },
   ])) out(line);
+}
+
+/**
+ * The edoc-bridge command a process runs (`run`, `submit`…), from /proc; 'unknown' for a process
+ * that is not edoc-bridge's bin, undefined where /proc cannot tell (not Linux, another user's hidepid).
+ */
+export function holderCommand(pid: number): string | undefined {
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  } catch {
+    return undefined;
+  }
+  const script = argv.findIndex((a) => /edoc-bridge(\.js)?$/.test(a));
+  if (script === -1) return 'unknown';
+  return splitCommand(argv.slice(script + 1)).name ?? 'unknown';
 }

@@ -61,7 +61,9 @@ export const submitCommand: Command = {
     const sender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
       fileName: () => path.basename(file), onChanged: () => setImmediate(() => sender.wake()) });
     const stop = new AbortController();
-    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort())];
+    // SIGHUP (edoc-bridge retry, logrotate) must not kill a submit halfway: it only wakes the sender.
+    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
+      io.onSignal('SIGHUP', () => sender.wake())];
     try {
       if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
       sender.start();
@@ -98,8 +100,11 @@ export const submitCommand: Command = {
       }
       if (stop.signal.aborted) return EXIT_NOT_ALL_SUCCEEDED;
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
-      if (c.failed > 0 && c.accepted === 0 && allUnanswered(ledger, taken.fileId)) {
-        io.err(`the service at ${service.embedded ? 'the embedded emulator' : config.service.baseUrl} could not be reached`);
+      const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
+      if (trouble !== undefined) {
+        const where = service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
+        io.err(trouble === 'unreachable' ? `${where} could not be reached`
+          : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
         return EXIT_SERVICE;
       }
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -137,11 +142,18 @@ async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender
   }
 }
 
-function allUnanswered(ledger: Ledger, fileId: number): boolean {
+/**
+ * Every failed document of the file failed for want of a service (no answer, or HTTP 429/5xx on the last
+ * attempt): 'unreachable' or the HTTP statuses seen; undefined when a failure was something else.
+ */
+function serviceTrouble(ledger: Ledger, fileId: number): string | undefined {
+  const statuses = new Set<number>();
   for (const doc of ledger.iterateFileDocuments(fileId)) {
-    if (doc.state === 'failed' && doc.httpStatus !== null) return false;
+    if (doc.state !== 'failed' || doc.httpStatus === null) continue;
+    if (doc.httpStatus !== 429 && doc.httpStatus < 500) return undefined;
+    statuses.add(doc.httpStatus);
   }
-  return true;
+  return statuses.size === 0 ? 'unreachable' : [...statuses].sort().join(', ');
 }
 
 function drawProgress(io: { stderr: { write(text: string): unknown } }, p: FileProgress): void {

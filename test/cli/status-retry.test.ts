@@ -1,0 +1,211 @@
+/**
+ * PRODUCT "Command line" and docs/operations.md: `edoc-bridge status` reads the
+ * ledger beside a running daemon; `edoc-bridge retry` re-queues failed work,
+ * releases in-doubt documents only on the operator's explicit word, and wakes
+ * a running daemon (SIGHUP). Child processes against an emulator on port 0.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli-runner.js';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ProjectOptions, startTestEmulator,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import type { FaultSet } from '../helpers/emulator-client.js';
+import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
+
+interface StatusJson {
+  stateDir: string;
+  daemon: { running: boolean; pid?: number };
+  byCompanyKind: { company: string; kind: string; counts: Record<string, number> }[];
+  filesInProgress: unknown[];
+  inDoubt: { key: string | null; file: string; index: number; lastError: string | null }[];
+  failed: { key: string | null; file: string; index: number; attempts: number; lastError: string | null }[];
+  lastPulls: unknown[];
+}
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+  daemon = undefined;
+  emulator = undefined;
+  project = undefined;
+});
+
+async function setUp(faults: FaultSet = {}, options: Partial<ProjectOptions> = {}): Promise<{ emu: TestEmulator; p: Project }> {
+  emulator = await startTestEmulator([COMPANY_MAIN], faults);
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 }, ...options });
+  return { emu: emulator, p: project };
+}
+
+async function exportFile(p: Project, name: string, content: string): Promise<string> {
+  const dir = path.join(p.dir, 'exports');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, name);
+  await writeFile(file, content);
+  return file;
+}
+
+async function statusJson(p: Project): Promise<StatusJson> {
+  const run = await runCli(p, ['status', '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as StatusJson;
+}
+
+describe('status', () => {
+  test('on an empty state folder it says there are no documents and no daemon', async () => {
+    const { p } = await setUp();
+    const run = await runCli(p, ['status']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('no daemon running');
+    expect(run.stdout).toContain('No documents in the ledger yet.');
+    const json = await statusJson(p);
+    expect(json).toMatchObject({ daemon: { running: false }, byCompanyKind: [], inDoubt: [], failed: [] });
+  });
+
+  test('after a submit: the counts table per company and kind, and --json with byCompanyKind, inDoubt, failed, daemon', async () => {
+    const { p } = await setUp();
+    const bad = invoice(990_200_003);
+    bad.ReasonCredit = 'no aplica';
+    const file = await exportFile(p, 'ventas.json', jsonText([invoice(990_200_001), invoice(990_200_002), bad]));
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
+
+    const run = await runCli(p, ['status']);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    const header = lines.find((l) => l.startsWith('company'));
+    expect(header?.split(/\s+/)).toEqual(['company', 'kind', 'pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt']);
+    expect(lines.find((l) => l.startsWith('main'))?.split(/\s+/)).toEqual(['main', 'invoice', '0', '0', '2', '0', '1', '0', '0', '0']);
+    expect(run.stdout).toContain('Received documents: no pull yet.');
+
+    const json = await statusJson(p);
+    expect(json.daemon.running).toBe(false);
+    expect(json.byCompanyKind).toEqual([{ company: 'main', kind: 'invoice', counts: expect.objectContaining({ accepted: 2, invalid: 1, failed: 0 }) as unknown }]);
+    expect(json.inDoubt).toEqual([]);
+    expect(json.failed).toEqual([]);
+  });
+
+  test('beside a running daemon it says a daemon is running, with its pid', async () => {
+    const { p } = await setUp();
+    daemon = await DaemonProcess.start(p);
+    await p.drop('invoice', 'uno.json', jsonText([invoice(990_200_101)]));
+    await p.finalResult('invoice', 'uno.json');
+    const run = await runCli(p, ['status']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`a daemon is running (pid ${daemon.child.pid}`);
+    const json = await statusJson(p);
+    expect(json.daemon).toMatchObject({ running: true, pid: daemon.child.pid });
+    expect(json.byCompanyKind[0].counts.accepted).toBe(1);
+  });
+});
+
+describe('retry', () => {
+  test('failed documents are listed by status; retry --file re-queues them and the running daemon (told by SIGHUP) gets them accepted', async () => {
+    const { emu, p } = await setUp({ errorRate: 1 });
+    daemon = await DaemonProcess.start(p);
+    await p.drop('invoice', 'caida.json', jsonText([invoice(990_200_201), invoice(990_200_202)]));
+    const failed = await p.finalResult('invoice', 'caida.json');
+    expect(failed.counts).toMatchObject({ total: 2, failed: 2 });
+
+    const run = await runCli(p, ['status']);
+    expect(run.stdout).toMatch(/Failed \(gave up; edoc-bridge retry re-queues them\): 2/);
+    expect(run.stdout).toContain('main/invoice/SETP/990200201');
+    const json = await statusJson(p);
+    expect(json.failed.map((d) => [d.key, d.file, d.attempts])).toEqual([
+      ['main/invoice/SETP/990200201', 'caida.json', 2], ['main/invoice/SETP/990200202', 'caida.json', 2]]);
+    expect(json.failed[0].lastError).toBeTruthy();
+
+    await emu.client.setFaults({});
+    const retry = await runCli(p, ['retry', '--file', 'caida.json']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stdout).toContain('re-queued 2 document(s) of 1 file(s)');
+    expect(retry.stdout).toContain(`the running daemon (pid ${daemon.child.pid}) was told to pick them up`);
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    await eventually(async () => ((await emu.client.issued()).length === 2 ? true : undefined), 'both invoices issued', 10_000);
+    const done = await eventually(async () => {
+      const r = await p.result('invoice', 'caida.json');
+      return r?.finishedAt !== null && r?.counts.accepted === 2 ? r : undefined;
+    }, 'caida.result.json rewritten with both accepted', 10_000);
+    expect(done.counts).toMatchObject({ total: 2, accepted: 2, failed: 0 });
+    expect((await statusJson(p)).failed).toEqual([]);
+    expect(daemon.running).toBe(true);
+  });
+
+  test('retry --document prefix/number re-queues just that document; submit of the same file then sends it', async () => {
+    const { emu, p } = await setUp({ errorRate: 1 });
+    const file = await exportFile(p, 'dos.json', jsonText([invoice(990_200_301), invoice(990_200_302)]));
+    const first = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(first.code, first.stderr).toBe(3);
+    expect(first.stderr).toMatch(/failed to process the requests \(HTTP 500\)/);
+    await emu.client.setFaults({});
+
+    const retry = await runCli(p, ['retry', '--document', 'SETP/990200302']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stdout).toContain('re-queued 1 document(s) of 1 file(s)');
+    expect(retry.stdout).toContain('no daemon is running');
+    const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/2 document\(s\): 1 accepted, 0 rejected, 0 invalid, 1 failed/);
+    expect((await emu.client.issued()).map((d) => d.documentNumber)).toEqual(['SETP990200302']);
+
+    const nothing = await runCli(p, ['retry', '--document', 'SETP/990200999']);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toMatch(/nothing to re-queue for SETP\/990200999/);
+  });
+
+  test('an in-doubt support document without its own number is released only with --in-doubt, with a warning', async () => {
+    const { emu, p } = await setUp({ dropAfterCommitRate: 1 });
+    const file = await exportFile(p, 'compras.json', jsonText([supportDocument()]));
+    const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stdout).toMatch(/1 document\(s\): .*1 in doubt/);
+    expect((await emu.client.documents({ kind: 'support-document' })).length).toBe(1);
+
+    const json = await statusJson(p);
+    expect(json.inDoubt.map((d) => [d.key, d.file, d.index])).toEqual([[null, 'compras.json', 0]]);
+    const shown = await runCli(p, ['status']);
+    expect(shown.stdout).toMatch(/In doubt .*: 1/);
+    expect(shown.stdout).toContain('compras.json#0');
+
+    const refused = await runCli(p, ['retry', '--file', 'compras.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/1 in-doubt document\(s\) of compras\.json were not released: check with the service .* --in-doubt/);
+    expect((await statusJson(p)).inDoubt).toHaveLength(1);
+    const refusedOne = await runCli(p, ['retry', '--document', 'compras.json#0']);
+    expect(refusedOne.code).toBe(1);
+
+    const released = await runCli(p, ['retry', '--document', 'compras.json#0', '--in-doubt']);
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stderr).toMatch(/^warning: 1 in-doubt document\(s\) released on your word/m);
+    expect(released.stdout).toContain('re-queued 1 document(s)');
+    const after = await statusJson(p);
+    expect(after.inDoubt).toEqual([]);
+    expect(after.byCompanyKind[0].counts).toMatchObject({ pending: 1, 'in-doubt': 0 });
+
+    // Released on the operator's word: the next submit of the file sends it again.
+    await emu.client.setFaults({});
+    const resent = await runCli(p, ['submit', file, '--kind', 'support-document']);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).toMatch(/1 document\(s\): 1 accepted/);
+    expect((await emu.client.documents({ kind: 'support-document' })).length).toBe(2);
+  });
+
+  test('exit 2 when neither or both of --file and --document are given', async () => {
+    const { p } = await setUp();
+    for (const args of [['retry'], ['retry', '--file', 'a.json', '--document', 'SETP/1']]) {
+      const run = await runCli(p, args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr.trim()).toBe('edoc-bridge retry: give exactly one of --file NAME or --document KEY (see edoc-bridge retry --help)');
+    }
+  });
+});
