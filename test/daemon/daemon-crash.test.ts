@@ -11,7 +11,7 @@ import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, sleep, startTestEmulator,
   type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { invoice, jsonlText, jsonText, payroll, pos, supportDocument } from '../helpers/documents.js';
+import { invoice, jsonlText, jsonText, payroll, pos, supportDocument, supportMarker } from '../helpers/documents.js';
 
 const FIRST = 990_000_001;
 const FILES = 4;
@@ -134,6 +134,50 @@ describe('crashes and faults', () => {
     }
     expect((await emulator.client.issued()).length).toBe(FILES * PER_FILE + OTHER_FILES.length * OTHERS);
     expect(project.ledgerStates()).toEqual({ accepted: FILES * PER_FILE + OTHER_FILES.length * OTHERS });
+  }, 90_000);
+
+  test('support documents without their own number under faults and SIGKILL: none issued twice, none lost silently', async ({ annotate }) => {
+    emulator = await startTestEmulator([COMPANY_MAIN],
+      { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 99 });
+    project = await createProject({
+      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 40, concurrency: 4 } }],
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
+    });
+    const total = 40;
+    const requests = Array.from({ length: total }, (_, k) => supportDocument(undefined, `[doc-${k}]`));
+    await project.drop('support-document', 'unnumbered-storm.jsonl', jsonlText(requests));
+    const random = mulberry32(777);
+    for (let run = 0; run < 4; run++) {
+      daemon = await DaemonProcess.start(project);
+      await sleep(100 + Math.floor(random() * 900));
+      await daemon.kill();
+    }
+    await emulator.client.setFaults({});
+    daemon = await DaemonProcess.start(project);
+    const result = await project.finalResult('support-document', 'unnumbered-storm.jsonl', { timeoutMs: 30_000 });
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+
+    const reached = new Map<string, number>();
+    for (const d of await emulator.client.documents({ kind: 'support-document', withRequest: true })) {
+      const marker = supportMarker(d.request, /\[doc-\d+\]/) ?? '?';
+      reached.set(marker, (reached.get(marker) ?? 0) + 1);
+    }
+    expect(reached.has('?')).toBe(false);
+    let inDoubtIssued = 0;
+    for (const doc of result.documents) {
+      const n = reached.get(`[doc-${doc.index}]`) ?? 0;
+      expect(n, `[doc-${doc.index}] reached the authority at most once`).toBeLessThanOrEqual(1);
+      if (doc.status === 'accepted') expect(n, `[doc-${doc.index}] accepted means issued`).toBe(1);
+      else expect(doc.status, `[doc-${doc.index}]`).toBe('in-doubt');
+      if (doc.status === 'in-doubt') inDoubtIssued += n;
+    }
+    expect(result.documents).toHaveLength(total);
+    expect(countsAddUp(result)).toBe(true);
+    await annotate(`unnumbered storm: ${result.counts.accepted} accepted, ${result.counts.inDoubt} in-doubt `
+      + `(${inDoubtIssued} of them issued at the emulator, the rest never arrived)`);
+    const states = project.ledgerStates();
+    expect(states.sending ?? 0).toBe(0);
+    expect(states.pending ?? 0).toBe(0);
   }, 90_000);
 
   test('a lone document whose attempt met a 500 is retried within the backoff, not after the feeder\'s idle minute', async () => {

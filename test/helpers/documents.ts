@@ -48,9 +48,16 @@ export function payroll(consecutive: number): Json {
   return doc;
 }
 
-/** A support document DS<number>, or without its own number (the service assigns the consecutive). */
-export function supportDocument(number?: number): Json {
+/**
+ * A support document DS<number>, or without its own number (the service assigns the consecutive).
+ * `marker` goes into the first line's description, to find an unnumbered document at the emulator.
+ */
+export function supportDocument(number?: number, marker?: string): Json {
   const doc = loadRequestFixture('support-document');
+  if (marker !== undefined) {
+    const item = ((doc.Lines as Json[])[0].Item as Json);
+    item.Description = `${String(item.Description)} ${marker}`;
+  }
   if (number === undefined) {
     delete doc.SeriePrefix;
     delete doc.SerieNumber;
@@ -83,4 +90,10 @@ export function jsonText(value: unknown): string {
 /** `.jsonl` text: one request per line. */
 export function jsonlText(values: readonly unknown[]): string {
   return values.map((v) => JSON.stringify(v)).join('\n') + '\n';
+}
+
+/** The marker `supportDocument` put into a request (undefined when none). */
+export function supportMarker(request: unknown, pattern: RegExp): string | undefined {
+  const lines = (request as { Lines?: { Item?: { Description?: string } }[] } | undefined)?.Lines;
+  return pattern.exec(lines?.[0]?.Item?.Description ?? '')?.[0];
 }

@@ -44,8 +44,9 @@ export class EmulatorClient {
   constructor(readonly url: string) {}
 
   /** Every document that reached the authority (accepted or rejected), optionally of one company / kind. */
-  async documents(filter: { company?: number; kind?: string } = {}): Promise<IssuedDocument[]> {
+  async documents(filter: { company?: number; kind?: string; withRequest?: boolean } = {}): Promise<IssuedDocument[]> {
     const query = new URLSearchParams();
+    if (filter.withRequest === true) query.set('withRequest', 'true');
     if (filter.company !== undefined) query.set('company', String(filter.company));
     if (filter.kind !== undefined) query.set('kind', filter.kind);
     const body = await this.get(`documents?${query.toString()}`) as { documents: IssuedDocument[] };
