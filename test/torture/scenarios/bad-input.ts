@@ -15,7 +15,9 @@ import {
 } from '../../helpers/daemon-harness.js';
 import { invoice, jsonlText, jsonText } from '../../helpers/documents.js';
 import { createMappedProject, findSecrets, reportsByFile, type FoundReport, type MappedProject } from '../../helpers/torture-project.js';
-import { brokenCorpus, goodFiles, INVALID_FIRST, invalidInvoice, type CorpusOptions, type CorpusFile } from '../corpus.js';
+import {
+  brokenCorpus, goodFiles, INVALID_FIRST, invalidInvoice, knownGapFiles, type CorpusFile, type CorpusOptions,
+} from '../corpus.js';
 
 export interface BadInputOptions extends CorpusOptions {
   /** Documents of the file deleted while it is read (invalid ones: read, never sent). */
@@ -39,11 +41,13 @@ export interface BadInputReport {
   crashLines: number;
   secretsFound: number;
   problems: string[];
+  /** Known shortfalls outside the stages these suites fix (corpus.ts knownGapFiles), still present. */
+  knownGaps: string[];
   seconds: number;
 }
 
 const GROWING_FIRST = 994_000_001;
-const LAST_FIRST = 995_000_001;
+const LAST_FIRST = 994_500_001;
 
 function isCrashLine(l: LogLine): boolean {
   return l.level === 60 || l.level === 'fatal' || l.msg === 'intake failed' || /uncaught|unhandled/i.test(l.msg);
@@ -147,6 +151,23 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
     const payrollReports = await reportsByFile(project.outbox('payroll'));
     const lastLogAt = project.logLines().length;
 
+    // Known gaps, dropped once the rest settled so they cannot disturb it (`{}` takes the service's next number).
+    const knownGaps: string[] = [];
+    const gaps = knownGapFiles();
+    for (const f of [...gaps.emptyObject.files, ...gaps.sameStem.files]) await project.drop(f.kind, f.name, f.content);
+    const gapReport = async (name: string): Promise<ResultJson | undefined> => {
+      const until = Date.now() + 10_000;
+      for (;;) {
+        const r = (await reportsByFile(outboxInvoice)).get(name)?.result;
+        if (r?.finishedAt || Date.now() > until) return r;
+        await sleep(200);
+      }
+    };
+    const empty = await gapReport('objeto-vacio.json');
+    if (empty?.counts.invalid !== 1) knownGaps.push(`${gaps.emptyObject.expected}: got ${JSON.stringify(empty?.counts)}`);
+    const stems = await Promise.all(gaps.sameStem.files.map((f) => gapReport(f.name)));
+    if (stems.some((r) => r === undefined)) knownGaps.push(`${gaps.sameStem.expected}: only ${stems.filter((r) => r).length} of 2`);
+
     // Still alive and working: one more good file after all that.
     const last = Array.from({ length: 3 }, (_, k) => invoice(LAST_FIRST + k));
     await project.drop('invoice', 'despues.jsonl', jsonlText(last));
@@ -210,11 +231,13 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
       badFiles: broken.length + 6, specialFiles: 6, goodFiles: good.length,
       goodDocuments: good.reduce((a, g) => a + g.numbers.length, 0), reportsWritten: reports.size + payrollReports.size,
       fileErrors, invalidReports, acceptedGood, issuedInvalid, duplicated, daemonPid: pid, restarts, crashLines: crashLines.length,
-      secretsFound: secrets.hits.length, problems, seconds: Math.round((Date.now() - started) / 100) / 10,
+      secretsFound: secrets.hits.length, problems, knownGaps, seconds: Math.round((Date.now() - started) / 100) / 10,
     };
   } finally {
     await daemon?.stop();
     await emulator?.close();
-    await project?.remove();
+    // EDOC_TORTURE_KEEP=1 leaves the project folder to look at.
+    if (process.env.EDOC_TORTURE_KEEP === undefined) await project?.remove();
+    else problems.push(`kept ${project?.dir}`);
   }
 }
