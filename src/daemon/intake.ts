@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { makeKey } from '../ledger/rows.js';
 import type { NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -89,7 +90,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       batch.push(toNewDocument(doc, dropped.kind, dropped.company, today));
       count++;
       if (batch.length >= INSERT_BATCH) {
-        ledger.insertDocuments(rec.fileId, batch);
+        insertBatch(ledger, rec.fileId, batch, dropped, log);
         batch = [];
         ctx.onDocuments(dropped.company.alias);
         if (ctx.signal?.aborted) {
@@ -98,7 +99,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
         }
       }
     }
-    ledger.insertDocuments(rec.fileId, batch);
+    insertBatch(ledger, rec.fileId, batch, dropped, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
     ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
@@ -115,6 +116,22 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
     throw err;
+  }
+}
+
+/**
+ * Stores a batch, then logs the final state of the documents that are final already (invalid, or
+ * their number accepted in an earlier file): they never reach a sender, which logs all the others.
+ */
+function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
+  log: Pick<AppLogger, 'info'>): void {
+  ledger.insertDocuments(fileId, batch);
+  for (const d of batch) {
+    const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
+    const invalid = d.problems !== undefined && d.problems.length > 0;
+    const earlier = !invalid && key !== null ? ledger.acceptedKey(key) : undefined;
+    if (!invalid && (earlier === undefined || earlier.fileId === fileId)) continue;
+    log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : 'duplicate', attempts: 0 }, 'document final');
   }
 }
 

@@ -148,6 +148,20 @@ describe('the daemon with JSON inputs of every kind', () => {
     expect(docs.some((d) => d.documentNumber === 'SETP990000006')).toBe(false);
   });
 
+  test('the log holds every document\'s final state once, with file, kind, company, key, status and attempts', async () => {
+    const finals = daemon.logLines().filter((l) => l.msg === 'document final');
+    const byDoc = new Map<string, number>();
+    for (const l of finals) byDoc.set(`${String(l.file)}#${String(l.doc)}`, (byDoc.get(`${String(l.file)}#${String(l.doc)}`) ?? 0) + 1);
+    expect([...byDoc.values()].every((n) => n === 1)).toBe(true);
+    const line = (file: string, doc: string) => finals.find((l) => l.file === file && l.doc === doc);
+    expect(line('sales-1.json', 'main/invoice/SETP/990000001')).toMatchObject({
+      level: 'info', kind: 'invoice', company: 'main', status: 'accepted', attempts: 1,
+    });
+    expect(line('sales-3.json', 'main/invoice/SETP/990000002')).toMatchObject({ status: 'duplicate' });
+    expect(line('mixed.jsonl', 'main/invoice/SETP/990000006')).toMatchObject({ status: 'invalid', kind: 'invoice' });
+    expect(line('mixed.jsonl', 'main/invoice/SETP/990000007')).toMatchObject({ status: 'accepted' });
+  });
+
   test('a broken JSON file gets a file-level error and is archived, while a good file dropped with it is accepted', async () => {
     await Promise.all([
       project.drop('invoice', 'broken.json', '{"Currency": "COP", "SerieNumber": '),
