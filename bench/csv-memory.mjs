@@ -4,54 +4,27 @@
 //
 //   npm run build && node bench/csv-memory.mjs [rows ...]
 //
-// Files are generated in os.tmpdir() (Windows-1252, `;`, CRLF, 3 lines per
+// Files are generated in os.tmpdir() by lib/sales-csv.mjs (Windows-1252, `;`, CRLF, 3 lines per
 // document, every 50th document with a row interleaved further down) and removed afterwards.
+// `npm run bench` runs the same reader measurement beside the daemon's (scenarios/memory.mjs).
 import { execFileSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import iconv from 'iconv-lite';
+import { writeSalesCsv } from './lib/sales-csv.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const HEADER = 'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
-
-async function generate(file, rows) {
-  const out = createWriteStream(file);
-  const write = (text) => (out.write(iconv.encode(text, 'windows-1252')) ? Promise.resolve() : new Promise((r) => out.once('drain', r)));
-  await write(`${HEADER}\r\n`);
-  const row = (doc, line) => {
-    const rate = ['19', '5', '0', ''][(doc + line) % 4];
-    return `SETP;${990000000 + doc};18/11/2026;09:15:00;18/12/2026;31;800.197.268-4;Compañía Ñandú S.A.S. ${doc};compras${doc}@andina.example;${line};77020${line};"Artículo ${line}; café ""premium""";${line + 1};1.234,5${line};${rate}\r\n`;
-  };
-  let written = 0;
-  let doc = 0;
-  let held;
-  while (written < rows) {
-    for (let line = 1; line <= 3 && written < rows; line += 1) {
-      if (doc % 50 === 0 && line === 3) {
-        held = row(doc, line); // written a few documents later: interleaved rows
-        continue;
-      }
-      await write(row(doc, line));
-      written += 1;
-    }
-    if (held !== undefined && doc % 50 === 5) {
-      await write(held);
-      written += 1;
-      held = undefined;
-    }
-    doc += 1;
-  }
-  if (held !== undefined) await write(held);
-  await new Promise((r) => out.end(r));
+/** Peak RSS of the reader + mapping alone over `file`, in a fresh child process. */
+export function readerPeak(file) {
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out);
 }
 
 async function child(file) {
-  const { loadMapping } = await import(join(root, 'dist/map/load-mapping.js'));
-  const { openCsvSource } = await import(join(root, 'dist/read/csv-source.js'));
+  const { loadMapping } = await import(join(process.env.EDOC_BENCH_CODE ?? root, 'dist/map/load-mapping.js'));
+  const { openCsvSource } = await import(join(process.env.EDOC_BENCH_CODE ?? root, 'dist/read/csv-source.js'));
   const mapping = await loadMapping(join(root, 'config/mappings/sales.csv.yaml'));
   const started = Date.now();
   const source = await openCsvSource(file, mapping, { kind: 'invoice', company: { alias: 'main', nit: '900123456' } });
@@ -74,10 +47,9 @@ async function main() {
   try {
     for (const rows of rowsList) {
       const file = join(dir, `sales-${rows}.csv`);
-      await generate(file, rows);
+      await writeSalesCsv(file, rows);
       const bytes = (await stat(file)).size;
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      results.push({ rows, mb: bytes / 1e6, ...JSON.parse(out) });
+      results.push({ rows, mb: bytes / 1e6, ...readerPeak(file) });
       await rm(file);
     }
   } finally {
@@ -93,5 +65,7 @@ async function main() {
   }
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3]);
-else await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--child') await child(process.argv[3]);
+  else await main();
+}

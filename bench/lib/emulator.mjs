@@ -1,0 +1,63 @@
+// The emulator the bench starts in its own process on 127.0.0.1, with a trace of
+// when requests arrived and when answers left (the emulator's Stats object is
+// wrapped, so the times are taken where the emulator counts requests).
+import { performance } from 'node:perf_hooks';
+import { dist } from './util.mjs';
+
+export const COMPANY = { alias: 'main', id: 1001, nit: '900123456', checkDigit: '8', apiKey: 'bench-key-1001', userId: 7 };
+
+function seed(faults) {
+  return {
+    today: null,
+    faults: { ...faults },
+    companies: [{
+      id: COMPANY.id, nit: COMPANY.nit, checkDigit: COMPANY.checkDigit, name: 'Bench Comercial SAS', apiKey: COMPANY.apiKey,
+      userIds: [COMPANY.userId],
+      ranges: [{
+        DocumentType: 'Invoice', Prefix: 'SETP', ResolutionNumber: '18760000001', ResolutionDate: '2019-01-19',
+        TechnicalKey: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', FromNumber: 990_000_000, ToNumber: 995_000_000,
+        ValidFrom: '2019-01-19T00:00:00', ValidTo: '2030-01-19T23:59:59', Active: true,
+      }],
+    }],
+  };
+}
+
+/** Epoch milliseconds with sub-millisecond resolution (comparable with Date.now() of other processes). */
+export function nowMs() {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Starts the emulator with `faults` (PRODUCT "Emulator seed file"). `trace` holds the first and last
+ * arrival, the last answer, and every arrival time when `keepArrivals` is set.
+ */
+export async function startBenchEmulator(faults = {}, { keepArrivals = false } = {}) {
+  const { startEmulator } = await dist('emulator/server.js');
+  const running = await startEmulator({ host: '127.0.0.1', port: 0, seed: seed(faults) });
+  const trace = { arrivals: 0, firstArrival: undefined, lastArrival: undefined, lastAnswer: undefined, answers: 0, times: [],
+    statuses: {} };
+  const stats = running.stats;
+  const arrival = stats.arrival.bind(stats);
+  stats.arrival = (company, now) => {
+    const t = nowMs();
+    trace.arrivals += 1;
+    trace.firstArrival ??= t;
+    trace.lastArrival = t;
+    if (keepArrivals) trace.times.push(t);
+    arrival(company, now);
+  };
+  const record = stats.record.bind(stats);
+  stats.record = (endpoint, status) => {
+    trace.answers += 1;
+    trace.lastAnswer = nowMs();
+    trace.statuses[status] = (trace.statuses[status] ?? 0) + 1;
+    record(endpoint, status);
+  };
+  return {
+    url: running.url,
+    trace,
+    snapshot: () => stats.snapshot(),
+    issuedCount: () => running.state.data.documents.length,
+    close: () => running.close(),
+  };
+}

@@ -1,0 +1,60 @@
+// 1. Throughput at the limit: the daemon against the emulator with latency L, company
+// concurrency C and a rate cap R (the emulator answers 429 past R in any sliding second).
+// N = 10 × limit + 1 documents, so an ideal sender that fills every sliding second
+// (or keeps C requests in flight all the time) scores the limit within L / 10 s.
+import { COMPANY, startBenchEmulator } from '../lib/emulator.mjs';
+import { invoicesJsonl } from '../lib/documents.mjs';
+import { DaemonProcess, Project } from '../lib/project.mjs';
+import { log, median, round, until } from '../lib/util.mjs';
+
+export const CONFIGS = [
+  { name: 'R binds (L=50 ms, C=4, R=40/s)', latencyMs: 50, concurrency: 4, rps: 40 },
+  { name: 'C/L binds (L=50 ms, C=2, R=100/s)', latencyMs: 50, concurrency: 2, rps: 100 },
+];
+
+async function once(cfg) {
+  const limit = Math.min(cfg.rps, (cfg.concurrency * 1000) / cfg.latencyMs);
+  const n = 10 * limit + 1;
+  const emulator = await startBenchEmulator({ latencyMs: cfg.latencyMs, rateLimitPerSecond: cfg.rps });
+  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: cfg.rps, concurrency: cfg.concurrency } });
+  let daemon;
+  try {
+    daemon = await DaemonProcess.start(project);
+    await project.dropRenamed('invoice', 'throughput.jsonl', invoicesJsonl(n));
+    await until(() => ((emulator.trace.statuses[200] ?? 0) >= n ? true : undefined), `${n} accepted documents`, 120_000);
+    const t = emulator.trace;
+    const seconds = (t.lastAnswer - t.firstArrival) / 1000;
+    const achieved = n / seconds;
+    const snap = emulator.snapshot();
+    return {
+      documents: n, limit, seconds: round(seconds, 3), docsPerSecond: round(achieved, 2), ratio: round(achieved / limit, 3),
+      busiestSecond: snap.busiestSecond[String(COMPANY.id)] ?? 0, peakConcurrency: snap.peakConcurrency,
+      answered429: t.statuses[429] ?? 0, requests: t.arrivals,
+    };
+  } finally {
+    await daemon?.stop();
+    await emulator.close();
+    await project.remove();
+  }
+}
+
+export async function throughput({ runs }) {
+  const results = CONFIGS.map((cfg) => ({ ...cfg, runs: [] }));
+  for (let r = 0; r < runs; r++) {
+    // The two configurations alternate so both see the same background load.
+    for (const res of results) {
+      const one = await once(res);
+      res.runs.push(one);
+      log(`throughput ${res.name} run ${r + 1}: ${one.docsPerSecond} docs/s, ratio ${one.ratio}, busiest second ${one.busiestSecond}, 429s ${one.answered429}`);
+    }
+  }
+  return results.map((res) => ({
+    name: res.name, latencyMs: res.latencyMs, concurrency: res.concurrency, rps: res.rps, limit: res.runs[0].limit,
+    documents: res.runs[0].documents,
+    docsPerSecond: median(res.runs.map((x) => x.docsPerSecond)),
+    ratio: median(res.runs.map((x) => x.ratio)),
+    busiestSecondMax: Math.max(...res.runs.map((x) => x.busiestSecond)),
+    answered429: res.runs.reduce((a, x) => a + x.answered429, 0),
+    runs: res.runs,
+  }));
+}
