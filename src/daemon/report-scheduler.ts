@@ -54,8 +54,14 @@ export class ReportScheduler {
   /** Writes every dirty report now (final ones settle). Resolves when done. */
   async flush(): Promise<void> {
     await this.running;
-    this.running = this.pass(true);
-    await this.running;
+    const pass = this.pass(true);
+    this.running = pass;
+    try {
+      await pass;
+    } finally {
+      // Left set, the timer would take it for a pass still running and postpone every later report.
+      if (this.running === pass) this.running = undefined;
+    }
   }
 
   /** Stop the timer after a last flush. Idempotent. */

@@ -1,0 +1,60 @@
+/**
+ * The report scheduler in-process with a real ledger and a real outbox folder:
+ * reports keep being rewritten as documents finish, also after an explicit
+ * flush (the submit command and tests flush in the middle of a run).
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { ReportScheduler } from '../../src/daemon/report-scheduler.js';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { createLogger, type AppLogger } from '../../src/log/logger.js';
+import { eventually } from '../helpers/daemon-harness.js';
+
+let dir: string | undefined;
+let ledger: Ledger | undefined;
+let logger: AppLogger | undefined;
+let reports: ReportScheduler | undefined;
+
+afterEach(async () => {
+  await reports?.close();
+  ledger?.close();
+  await logger?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+  reports = undefined;
+  ledger = undefined;
+  logger = undefined;
+});
+
+async function counts(outbox: string): Promise<Record<string, number> | undefined> {
+  try {
+    return (JSON.parse(await readFile(path.join(outbox, 'a.result.json'), 'utf8')) as { counts: Record<string, number> }).counts;
+  } catch {
+    return undefined;
+  }
+}
+
+test('reports are still rewritten as documents finish after an explicit flush', async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-reports-'));
+  const outbox = path.join(dir, 'outbox', 'invoice');
+  ledger = Ledger.open(path.join(dir, 'state'));
+  logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
+  const { fileId } = ledger.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
+    kind: 'invoice', company: 'main', now: Date.now() });
+  ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
+    ownNumber: true, request: {}, raw: '{}' })));
+  ledger.finishReading(fileId);
+  reports = new ReportScheduler({ ledger, logger, outboxDir: () => outbox, intervalMs: 20 });
+
+  reports.touch(fileId);
+  await reports.flush();
+  expect(await counts(outbox)).toMatchObject({ total: 2, accepted: 0 });
+
+  const [first] = ledger.claimDue('main', Date.now(), 1);
+  ledger.markSending([first.id]);
+  ledger.recordOutcome(first.id, { state: 'accepted' });
+  reports.touch(fileId);
+  await eventually(async () => ((await counts(outbox))?.accepted === 1 ? true : undefined), 'the report after the flush', 3_000);
+});
