@@ -10,14 +10,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { parse, stringify } from 'yaml';
 import {
   COMPANY_MAIN, DaemonProcess, eventually, sleep, startTestEmulator, type ProjectOptions, type TestEmulator,
 } from '../../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../../helpers/documents.js';
 import {
-  createMappedProject, findSecrets, MappedProject, RestartableEmulator, salesCsv,
+  createMappedProject, findSecrets, MappedProject, salesCsv,
 } from '../../helpers/torture-project.js';
 
 export interface FaultReport {
@@ -46,15 +45,6 @@ function secretsIn(dir: string, keys: readonly string[], problems: string[]): nu
   const { hits } = findSecrets(dir, keys);
   for (const h of hits) problems.push(`a key is written in ${h.file}`);
   return hits.length;
-}
-
-function maxAttempts(stateDir: string): number {
-  const db = new Database(path.join(stateDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT max(attempts) AS n FROM documents').get() as { n: number | null }).n ?? 0;
-  } finally {
-    db.close();
-  }
 }
 
 // --- the outbox not writable, then full ---------------------------------------------
