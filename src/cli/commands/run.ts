@@ -1,5 +1,7 @@
 import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
 import { Daemon } from '../../daemon/daemon.js';
+import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
 import { EXIT_OK } from '../exit-codes.js';
 
@@ -11,6 +13,7 @@ export const runCommand: Command = {
     'Runs until SIGINT or SIGTERM, then stops watching, drains or parks the queue,',
     'flushes the outbox and closes the ledger. SIGHUP reloads the configuration and',
     'reopens the log file (a broken new configuration is refused and the old one stays).',
+    'service.baseUrl, service.paths, service.timeoutMs, paths.state and log.file apply only at the next start.',
     'With service.baseUrl: embedded, documents go to the bundled emulator, not the tax authority.',
   ].join('\n'),
   examples: [
@@ -22,31 +25,87 @@ export const runCommand: Command = {
   async run(_args, io) {
     const config = await io.config();
     const logger = await io.logger();
-    const daemon = await Daemon.start(config, logger);
-    io.out(`edoc-bridge: running (log: ${config.log.file}); stop with Ctrl-C`);
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: string) => (): void => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, 'stopping');
-        daemon.close().then(resolve, resolve);
-      };
-      io.onSignal('SIGINT', stop('SIGINT'));
-      io.onSignal('SIGTERM', stop('SIGTERM'));
-      io.onSignal('SIGHUP', () => {
-        logger.reopen();
-        loadConfig(io.configFile, io.env, { cwd: io.cwd }).then(
-          (next) => {
-            for (const c of next.companies) logger.registerSecret(c.apiKey);
-            return daemon.reload(next);
-          },
-          (err: unknown) => {
-            logger.error({ err, code: (err as { code?: string }).code }, 'new configuration refused; the old one stays in force');
-          },
-        ).catch((err: unknown) => logger.error({ err }, 'reload failed'));
+    // Set once started; the signal handlers below exist before it does.
+    const started: { daemon?: Daemon } = {};
+    let current = config;
+    let stopRequested: string | undefined;
+    let reloadRequested = false;
+    let reloading: Promise<void> = Promise.resolve();
+    let stopped: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => { stopped = resolve; });
+
+    const stop = (signal: string) => (): void => {
+      if (stopRequested !== undefined) return;
+      stopRequested = signal;
+      logger.info({ signal }, 'stopping');
+      // During start the daemon is not there yet: it is closed as soon as Daemon.start returns.
+      const { daemon } = started;
+      if (daemon) void reloading.then(() => daemon.close()).then(stopped, stopped);
+    };
+    const reload = (): void => {
+      logger.reopen();
+      if (stopRequested !== undefined) return;
+      const { daemon } = started;
+      if (!daemon) {
+        // Handled once started; until then a SIGHUP must not end the process (its default action).
+        reloadRequested = true;
+        return;
+      }
+      // One reload at a time: a second SIGHUP waits for the first instead of racing it.
+      reloading = reloading.then(() => reloadOnce(io, logger, current, daemon)).then((next) => {
+        if (next) current = next;
       });
-    });
+    };
+    // Listening before the daemon starts: it takes the state folder's lock early, and `retry` signals the holder.
+    io.onSignal('SIGINT', stop('SIGINT'));
+    io.onSignal('SIGTERM', stop('SIGTERM'));
+    io.onSignal('SIGHUP', reload);
+
+    started.daemon = await Daemon.start(config, logger);
+    if (stopRequested !== undefined) {
+      await started.daemon.close();
+      return EXIT_OK;
+    }
+    io.out(`edoc-bridge: running (log: ${config.log.file}); stop with Ctrl-C`);
+    if (reloadRequested) reload();
+    await done;
     return EXIT_OK;
   },
 };
+
+/** Loads the file again and hands it to the daemon; a file that does not load leaves everything as it was. */
+async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd: string }, logger: AppLogger,
+  current: Readonly<Config>, daemon: Daemon): Promise<Readonly<Config> | undefined> {
+  let next: Readonly<Config>;
+  try {
+    next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
+  } catch (err) {
+    logger.error({ err, code: (err as { code?: string }).code, file: io.configFile },
+      'new configuration refused; the old one stays in force');
+    return undefined;
+  }
+  for (const c of next.companies) logger.registerSecret(c.apiKey);
+  const fixed = restartOnly(current, next);
+  if (fixed.length > 0) {
+    logger.warn({ keys: fixed }, `${fixed.join(', ')} changed: this applies only when the daemon restarts`);
+  }
+  try {
+    await daemon.reload(next);
+    logger.level = next.log.level;
+    return next;
+  } catch (err) {
+    logger.error({ err, code: (err as { code?: string }).code }, 'reload failed');
+    return undefined;
+  }
+}
+
+/** Keys the running daemon cannot change in place: its service, its ledger, its log file. */
+function restartOnly(current: Readonly<Config>, next: Readonly<Config>): string[] {
+  const keys: string[] = [];
+  if (current.service.baseUrl !== next.service.baseUrl) keys.push('service.baseUrl');
+  if (current.service.paths !== next.service.paths) keys.push('service.paths');
+  if (current.service.timeoutMs !== next.service.timeoutMs) keys.push('service.timeoutMs');
+  if (current.paths.state !== next.paths.state) keys.push('paths.state');
+  if (current.log.file !== next.log.file) keys.push('log.file');
+  return keys;
+}

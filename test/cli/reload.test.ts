@@ -1,0 +1,82 @@
+/**
+ * docs/operations.md "Signals": SIGHUP reloads the configuration of a running
+ * daemon. A changed `rate.requestsPerSecond` takes effect for the documents
+ * that follow (measured as the busiest one-second window at the emulator); a
+ * new file that does not validate is refused with an error line naming the
+ * key, and the old rate stays in force. (A file that is not even YAML is
+ * covered in test/daemon/daemon-auth-rate.test.ts.)
+ */
+import { writeFile } from 'node:fs/promises';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, type TestEmulator, startTestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+  daemon = undefined;
+  emulator = undefined;
+  project = undefined;
+});
+
+function withRate(options: ProjectOptions, requestsPerSecond: number, concurrency: number): ProjectOptions {
+  return { ...options, companies: options.companies.map((c) => ({ ...c, rate: { requestsPerSecond, concurrency } })) };
+}
+
+/** Drops `count` invoices from `first` as NAME, waits until all are accepted, returns the busiest second since the last reset. */
+async function batch(emu: TestEmulator, p: Project, name: string, first: number, count: number): Promise<{ busiest: number; ms: number }> {
+  await emu.client.resetStats();
+  const started = Date.now();
+  await p.drop('invoice', name, jsonlText(Array.from({ length: count }, (_, i) => invoice(first + i))));
+  const result = await p.finalResult('invoice', name, { timeoutMs: 15_000 });
+  expect(result.counts).toMatchObject({ total: count, accepted: count });
+  const stats = await emu.client.stats();
+  return { busiest: stats.busiestSecond[String(COMPANY_MAIN.id)] ?? 0, ms: Date.now() - started };
+}
+
+describe('SIGHUP reloads the configuration of the running daemon', () => {
+  test('rate 2/s, then a new file with a negative rate is refused (old rate kept), then 8/s takes effect', async ({ annotate }) => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject(withRate({ baseUrl: emulator.url, companies: [COMPANY_MAIN] }, 2, 2));
+    daemon = await DaemonProcess.start(project);
+
+    const slow = await batch(emulator, project, 'lento.jsonl', 990_300_001, 6);
+    expect(slow.busiest).toBe(2);
+
+    // A file that parses but does not validate: refused, the key named, the daemon goes on at 2/s.
+    await writeFile(project.configFile, project.configText(withRate(project.options, -1, 2)));
+    daemon.signal('SIGHUP');
+    const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
+    expect(refused.code).toMatch(/^EDOC_CONFIG_/);
+    expect(JSON.stringify(refused.err)).toContain('requestsPerSecond');
+    const kept = await batch(emulator, project, 'sigue-lento.jsonl', 990_300_101, 4);
+    expect(kept.busiest).toBe(2);
+    expect(daemon.running).toBe(true);
+
+    // The rate applies at once; a changed timeout only at the next start, and the daemon says so.
+    await project.writeConfig({ ...withRate(project.options, 8, 4), timeoutMs: 6_000 });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    const later = await daemon.waitForLog((l) => l.level === 'warn' && /restarts/.test(l.msg));
+    expect(later.keys).toEqual(['service.timeoutMs']);
+    const fast = await batch(emulator, project, 'rapido.jsonl', 990_300_201, 24);
+    await annotate(`reload: busiest second 2/s phase ${slow.busiest} (${slow.ms} ms for 6), after the refused file ${kept.busiest}, `
+      + `8/s phase ${fast.busiest} (${fast.ms} ms for 24)`);
+    expect(fast.busiest).toBeGreaterThanOrEqual(6);
+    expect(fast.busiest).toBeLessThanOrEqual(8);
+    // 24 documents at 2/s would take 12 s.
+    expect(fast.ms).toBeLessThan(6_000);
+    expect((await emulator.client.issued()).length).toBe(34);
+  }, 40_000);
+});
