@@ -138,7 +138,8 @@ export class ReportScheduler {
 
   private progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): void {
     const now = Date.now();
-    if (now - t.lastProgress < this.progressMs) return;
+    // The first report only sets the baseline, so the first line comes one interval after it, not two.
+    if (t.doneAtStart >= 0 && now - t.lastProgress < this.progressMs) return;
     const p = this.options.ledger.fileProgress(fileId);
     const c = p.counts;
     const done = p.total - c.pending - c.sending;

@@ -180,6 +180,37 @@ describe('crashes and faults', () => {
     expect(states.pending ?? 0).toBe(0);
   }, 90_000);
 
+  test('a 3,000-document file killed while it is read: re-read at restart, every document issued once, progress lines on the way', async ({ annotate }) => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({
+      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 300, concurrency: 8 } }],
+    });
+    const total = 3_000;
+    daemon = await DaemonProcess.start(project);
+    await project.drop('invoice', 'big.jsonl', jsonlText(Array.from({ length: total }, (_, k) => invoice(FIRST + k))));
+    await daemon.waitForLog((l) => l.msg === 'file taken');
+    await sleep(600);
+    await daemon.kill();
+    const killedWhileReading = !daemon.logLines().some((l) => l.msg === 'file read');
+    const before = project.ledgerStates();
+    const sentBefore = (await emulator.client.issued()).length;
+
+    daemon = await DaemonProcess.start(project);
+    const result = await project.finalResult('invoice', 'big.jsonl', { timeoutMs: 45_000 });
+    expect(result.counts).toMatchObject({ total, accepted: total });
+    expect(result.documents.map((d) => d.index)).toEqual(Array.from({ length: total }, (_, k) => k));
+    const numbers = (await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: total }, (_, k) => FIRST + k));
+    const progress = daemon.logLines().filter((l) => l.msg === 'progress');
+    await annotate(`big file: killed while reading ${killedWhileReading}, ledger then ${JSON.stringify(before)}, `
+      + `${sentBefore} issued before the kill; ${progress.length} progress lines: ${JSON.stringify(progress.map((l) => l.done))}`);
+    expect(killedWhileReading).toBe(true);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ file: 'big.jsonl', kind: 'invoice', company: 'main', total });
+    expect(progress[0].ratePerSecond).toEqual(expect.any(Number));
+    expect(project.ledgerStates()).toEqual({ accepted: total });
+  }, 90_000);
+
   test('a lone document whose attempt met a 500 is retried within the backoff, not after the feeder\'s idle minute', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN], { errorRate: 1 });
     project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
