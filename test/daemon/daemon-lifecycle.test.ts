@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { invoice, jsonlText, jsonText } from '../helpers/documents.js';
+import { invoice, jsonlText, jsonText, supportDocument } from '../helpers/documents.js';
 
 let emulator: TestEmulator | undefined;
 let project: Project | undefined;
@@ -57,6 +57,27 @@ describe('daemon lifecycle', () => {
     expect(result.counts).toMatchObject({ total: 30, accepted: 30 });
     const numbers = (await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => 990_000_001 + i));
+  }, 60_000);
+
+  test('SIGTERM with requests hanging past the drain bound: aborted after ~10 s, exit 0, numbered back to pending, unnumbered in-doubt', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 25_000 });
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], timeoutMs: 30_000 });
+    const daemon = await start(project);
+    await project.drop('invoice', 'hang.jsonl', jsonlText([invoice(990_000_001), invoice(990_000_002)]));
+    await project.drop('support-document', 'hang-ds.json', jsonText(supportDocument()));
+    // All three requests arrived at the emulator, which holds each for 25 s.
+    await eventually(async () => ((await emulator?.client.stats())?.busiestSecond['1001'] ?? 0) >= 3 ? true : undefined,
+      'three requests at the emulator');
+    const signalled = Date.now();
+    daemon.signal('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    const took = Date.now() - signalled;
+    expect(took).toBeGreaterThanOrEqual(9_000);
+    expect(took).toBeLessThan(20_000);
+    expect(daemon.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(true);
+    expect(project.ledgerStates()).toEqual({ pending: 2, 'in-doubt': 1 });
+    const ds = await project.finalResult('support-document', 'hang-ds.json');
+    expect(ds.documents[0].status).toBe('in-doubt');
   }, 60_000);
 
   test('a second daemon on the same state folder exits 2 naming the lock, and the first goes on', async () => {
