@@ -73,7 +73,11 @@ export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: De
         return { action: 'final', status: 'in-doubt', note: 'the request went out and no answer came back; the document has no own number' };
       }
       const maybeDelivered = ctx.maybeDeliveredBefore || mayHaveBeenDelivered(outcome, httpStatus);
-      if (ctx.attempt >= ctx.retry.maxAttempts) {
+      // A request that never left (connection refused, name not resolved) only shows the service is down:
+      // waiting cannot lose or double anything, so an outage of minutes does not use up the attempts and
+      // fail every document; the delay keeps growing to maxDelayMs.
+      const neverLeft = httpStatus === undefined && outcome.delivery === 'not-sent';
+      if (!neverLeft && ctx.attempt >= ctx.retry.maxAttempts) {
         return { action: 'final', status: 'failed', note: `gave up after ${ctx.attempt} attempts: ${outcome.reason}` };
       }
       const delayMs = nextDelay(ctx.attempt, ctx.retry, outcome.retryAfterMs, ctx.random);
