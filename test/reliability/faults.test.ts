@@ -31,9 +31,10 @@ describe('faults around the daemon (short)', () => {
     expect(report.problems).toEqual([]);
   }, 60_000);
 
-  test('the service down for 10 s: documents wait with backoff, none fails, and the catch-up stays within the rate', async ({ annotate }) => {
+  test('the service down for 10 s, far beyond the retry budget: documents wait with backoff, none fails, and the catch-up stays within the rate', async ({ annotate }) => {
     const report = await runServiceDownScenario({
-      documents: 80, requestsPerSecond: 10, downMs: 10_000, retry: { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 1_000 },
+      // A retry budget (4 attempts, at most 1 s apart) far shorter than the outage.
+      documents: 60, requestsPerSecond: 20, downMs: 10_000, retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 },
       finishTimeoutMs: 60_000,
     });
     recordRun('service down (short)', report);
