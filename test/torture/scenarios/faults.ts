@@ -92,16 +92,17 @@ export async function runOutboxScenario(o: { documents: number; blockedMs: numbe
     reportsWritten++;
     if (r2.counts.accepted !== second.length) problems.push(`after a crash while blocked: ${JSON.stringify(r2.counts)}`);
 
-    // (2) Disk full: the outbox root on a 256 KiB tmpfs, filled up (root may mount; skipped with a note when not).
+    // (2) Disk full: the outbox root on a small tmpfs, filled up to the last byte (root may mount; skipped with a
+    // note when not). Big enough for the reports and the archived original once the filler is gone.
     await daemon.stop();
     const outboxRoot = path.join(project.dir, 'outbox');
     await rm(outboxRoot, { recursive: true, force: true });
     await mkdir(outboxRoot);
-    const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', outboxRoot]);
+    const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${Math.max(1, Math.ceil(o.documents / 50))}m`, 'tmpfs', outboxRoot]);
     details.tmpfs = mount.status === 0 ? 'mounted' : `not available: ${mount.stderr.toString().trim()}`;
     if (mount.status === 0) {
       mounted = outboxRoot;
-      spawnSync('dd', ['if=/dev/zero', `of=${path.join(outboxRoot, 'filler')}`, 'bs=4k', 'count=1000'], { stdio: 'ignore' });
+      spawnSync('dd', ['if=/dev/zero', `of=${path.join(outboxRoot, 'filler')}`, 'bs=4k'], { stdio: 'ignore' });
       daemon = await DaemonProcess.start(project);
       const third = numbers(990_002_001, o.documents);
       const before = project.ledgerStates().accepted ?? 0;
