@@ -163,6 +163,22 @@ describe('retry', () => {
     expect(nothing.stderr).toMatch(/nothing to re-queue for SETP\/990200999/);
   });
 
+  test('documents of a submitted file, re-queued beside a running daemon, are accepted by it', async () => {
+    const { emu, p } = await setUp({ errorRate: 1 });
+    const file = await exportFile(p, 'manual.json', jsonText([invoice(990_200_401), invoice(990_200_402)]));
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(3);
+    await emu.client.setFaults({});
+    daemon = await DaemonProcess.start(p);
+    const retry = await runCli(p, ['retry', '--file', 'manual.json']);
+    expect(retry.code, retry.stderr).toBe(0);
+    const done = await eventually(async () => {
+      const r = await p.result('invoice', 'manual.json');
+      return r?.finishedAt !== null && r?.counts.accepted === 2 ? r : undefined;
+    }, 'manual.result.json with both accepted', 10_000);
+    expect(done.counts).toMatchObject({ total: 2, accepted: 2 });
+    expect((await emu.client.issued()).length).toBe(2);
+  });
+
   test('an in-doubt support document without its own number is released only with --in-doubt, with a warning', async () => {
     const { emu, p } = await setUp({ dropAfterCommitRate: 1 });
     const file = await exportFile(p, 'compras.json', jsonText([supportDocument()]));

@@ -134,7 +134,8 @@ describe('submit FILE --kind invoice', () => {
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/could not be reached/);
-    expect(run.stdout).toMatch(/2 document\(s\): 0 accepted, .*2 failed/);
+    expect(run.stdout).toMatch(/2 document\(s\): 0 accepted/);
+    expect(run.ms).toBeLessThan(10_000);
   });
 
   test('a configuration that does not validate: exit 2 naming the key, nothing sent', async () => {
@@ -179,6 +180,17 @@ describe('submit FILE --kind invoice', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--kind factura is not a document kind/);
+  });
+  test('a FILE that does not exist or is a folder: exit 2 in one line, before anything is opened', async () => {
+    const p = await project();
+    const missing = await runCli(p, ['submit', 'exports/no-existe.json', '--kind', 'invoice']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toMatch(/^edoc-bridge submit: .*no-existe\.json: no such file \(see edoc-bridge submit --help\)$/);
+    await mkdir(path.join(p.dir, 'exports'), { recursive: true });
+    const folder = await runCli(p, ['submit', 'exports', '--kind', 'invoice']);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/exports is a folder, not a file/);
+    expect(existsSync(p.stateDir)).toBe(false);
   });
 });
 

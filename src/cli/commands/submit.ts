@@ -4,7 +4,8 @@
  * issued is `duplicate`). The original file stays where it is.
  */
 import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { EdocError, isEdocError } from '../../errors.js';
 import { intakeFile } from '../../daemon/intake.js';
 import { outboxDir } from '../../daemon/folders.js';
@@ -14,6 +15,7 @@ import type { FileProgress } from '../../ledger/types.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { writeFileReport } from '../../report/file-report.js';
 import { ServiceClient } from '../../service/client.js';
+import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
@@ -51,12 +53,14 @@ export const submitCommand: Command = {
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
     if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`);
+    await checkReadable(file);
     const config = await io.config();
     const company = pickCompany(config, args.string('company'));
     const logger = await io.logger();
     const ledger = openLedger(config.paths.state);
     const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
-    const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    const answers = new AnswerWatch();
+    const client = answers.watch(new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs }));
     // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
     const sender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
       fileName: () => path.basename(file), onChanged: () => setImmediate(() => sender.wake()) });
@@ -82,7 +86,11 @@ export const submitCommand: Command = {
           ? `${path.basename(file)}: this file was submitted before and every document in it is final; nothing was sent again`
           : `${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
       }
-      const paused = await waitForFile(ledger, taken.fileId, sender, stop.signal, (p) => drawProgress(io, p));
+      const ended = await waitForFile(ledger, taken.fileId, sender, stop.signal, (p) => {
+        drawProgress(io, p);
+        // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
+        return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
+      });
       const dir = outboxDir(config, company.alias, kind);
       await mkdir(dir, { recursive: true });
       ledger.finishFile(taken.fileId);
@@ -92,17 +100,22 @@ export const submitCommand: Command = {
       io.out(fileError
         ? `${path.basename(file)}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
         : `${path.basename(file)}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
-          + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt — ${report.resultPath}`);
+          + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt${pendingOf(c)} — ${report.resultPath}`);
       if (report.errorsPath) io.out(`problems: ${report.errorsPath}`);
-      if (paused) {
+      const where = service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
+      if (ended === 'paused') {
         io.err(`the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`);
         return EXIT_SERVICE;
       }
-      if (stop.signal.aborted) return EXIT_NOT_ALL_SUCCEEDED;
+      if (ended === 'unreachable') {
+        io.err(`${where} could not be reached (no connection on the last attempts); the documents not sent `
+          + 'stay pending: submit the same file again later, or let the daemon send them');
+        return EXIT_SERVICE;
+      }
+      if (ended === 'stopped') return EXIT_NOT_ALL_SUCCEEDED;
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
       const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
       if (trouble !== undefined) {
-        const where = service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
         io.err(trouble === 'unreachable' ? `${where} could not be reached`
           : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
         return EXIT_SERVICE;
@@ -118,6 +131,18 @@ export const submitCommand: Command = {
   },
 };
 
+/** A FILE that is missing, a folder or unreadable is a usage error (exit 2), found before anything is opened. */
+async function checkReadable(file: string): Promise<void> {
+  try {
+    if ((await stat(file)).isDirectory()) throw usageError(`${file} is a folder, not a file`);
+    await access(file, constants.R_OK);
+  } catch (err) {
+    if (isEdocError(err)) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw usageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? String(err)})`);
+  }
+}
+
 /** The ledger, with its lock; a daemon holding it is a usage error (exit 2) that says what to do instead. */
 function openLedger(stateDir: string): Ledger {
   try {
@@ -130,15 +155,54 @@ function openLedger(stateDir: string): Ledger {
   }
 }
 
-/** Resolves when every document of the file is final (false), or the company got paused by a 401 (true). */
+/**
+ * Resolves when every document of the file is final, the company got paused by a 401, `unreachable`
+ * (called with every progress, the last one included) says to give up, or the command was interrupted.
+ */
 async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender, signal: AbortSignal,
-  progress: (p: FileProgress) => void): Promise<boolean> {
+  unreachable: (p: FileProgress) => boolean): Promise<'final' | 'paused' | 'unreachable' | 'stopped'> {
   for (;;) {
     const p = ledger.fileProgress(fileId);
-    progress(p);
-    if (p.final || signal.aborted) return false;
-    if (sender.isPaused) return true;
+    const giveUp = unreachable(p);
+    if (p.final) return 'final';
+    if (signal.aborted) return 'stopped';
+    if (sender.isPaused) return 'paused';
+    if (giveUp) return 'unreachable';
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function pendingOf(c: { total: number; accepted: number; rejected: number; invalid: number; failed: number; duplicate: number; inDoubt: number }): string {
+  const pending = c.total - c.accepted - c.rejected - c.invalid - c.failed - c.duplicate - c.inDoubt;
+  return pending > 0 ? `, ${pending} not sent yet` : '';
+}
+
+/**
+ * Counts the requests in a row that never reached the service (connection refused, no such host), over
+ * every method of the client; any answer from the service starts the count again.
+ */
+class AnswerWatch {
+  unanswered = 0;
+
+  watch(client: ServiceClient): ServiceClient {
+    return new Proxy(client, {
+      get: (target, prop) => {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: unknown[]): unknown => {
+          const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return result instanceof Promise ? result.then((r: unknown) => this.see(r)) : result;
+        };
+      },
+    });
+  }
+
+  private see<T>(response: T): T {
+    const r = response as Partial<ServiceResponse> | undefined;
+    if (r?.outcome !== undefined) {
+      this.unanswered = r.httpStatus === undefined && r.outcome.delivery === 'not-sent' ? this.unanswered + 1 : 0;
+    }
+    return response;
   }
 }
 
