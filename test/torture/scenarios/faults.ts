@@ -122,7 +122,7 @@ export async function runOutboxScenario(o: { documents: number; blockedMs: numbe
     }
     const exit = await daemon.stop();
     if (exit.code !== 0) problems.push(`SIGTERM exit ${JSON.stringify(exit)}`);
-    if (daemon.logLines().some((l) => l.level === 60 || l.msg === 'intake failed')) problems.push('crash lines in the log');
+    if (daemon.logLines().some((l) => l.level === 'fatal' || l.msg === 'intake failed')) problems.push('crash lines in the log');
     const counts = await issuedCounts(emulator.client);
     const documents = o.documents * (mounted ? 3 : 2);
     if (counts.issued !== documents || counts.duplicated !== 0) problems.push(`issued ${JSON.stringify(counts)} of ${documents}`);
