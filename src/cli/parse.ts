@@ -25,14 +25,18 @@ function explain(err: unknown, command: Command, argv: readonly string[]): strin
   }
   const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]} needs a value`;
-  const ambiguous = /Option '(?:(-\w), )?(--[\w-]+)' argument is ambiguous/.exec(message);
+  const ambiguous = /Option '(-\w|--[\w-]+)(?:, (--[\w-]+))?' argument is ambiguous/.exec(message);
   if (ambiguous) {
     // `--from -5`: node will not guess whether -5 is the value or a forgotten value followed by an option
-    const at = argv.findIndex((token) => token === ambiguous[2] || (ambiguous[1] !== undefined && token === ambiguous[1]));
+    const given = ambiguous[1];
+    const short = given.startsWith('--') ? undefined : given.slice(1);
+    const entry = short === undefined ? undefined : Object.entries(allOptions(command)).find(([, spec]) => spec.short === short);
+    const long = ambiguous[2] ?? (entry ? `--${entry[0]}` : given);
+    const at = argv.findIndex((token) => token === given || token === long);
     const value = at === -1 ? undefined : argv[at + 1];
     return value === undefined
-      ? `option ${ambiguous[2]} needs a value`
-      : `option ${ambiguous[2]} needs a value, and "${value}" looks like an option; if it is the value, write ${ambiguous[2]}=${value}`;
+      ? `option ${long} needs a value`
+      : `option ${long} needs a value, and "${value}" looks like an option; if it is the value, write ${long}=${value}`;
   }
   const noValue = /Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
   if (noValue) return `option ${noValue[1]} does not take a value`;

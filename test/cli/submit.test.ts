@@ -241,5 +241,9 @@ describe('the command line frame', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^edoc-bridge received: option --from needs a value.*--from=-5/);
+    const short = await runCli(p, ['submit', 'f.json', '-k', '-x']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe('edoc-bridge submit: option --kind needs a value, and "-x" looks like an option; '
+      + 'if it is the value, write --kind=-x (see edoc-bridge submit --help)\n');
   });
 });
