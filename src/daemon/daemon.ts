@@ -67,16 +67,22 @@ export class Daemon {
     const ledger = Ledger.open(config.paths.state);
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;
+    let daemon: Daemon | undefined;
     try {
       service = await resolveServiceUrl(config, { logger });
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
       const reports = new ReportScheduler({ ledger, logger, outboxDir: (company, kind) => outboxDir(config, company, kind) });
-      const daemon = new Daemon(config, logger, ledger, service, client, reports, options);
+      daemon = new Daemon(config, logger, ledger, service, client, reports, options);
       await daemon.begin();
       return daemon;
     } catch (err) {
-      await service?.close();
-      ledger.close();
+      // begin() may have started senders (e.g. the inbox could not be created): stop them too, or their
+      // loops keep the process alive and then crash on the closed ledger.
+      if (daemon) await daemon.close();
+      else {
+        await service?.close();
+        ledger.close();
+      }
       throw err;
     }
   }

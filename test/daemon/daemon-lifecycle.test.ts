@@ -2,6 +2,8 @@
  * Issue 4 "Lifecycle": SIGTERM lets in-flight requests finish, commits and
  * exits 0; one process per state folder; the log says where documents go.
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, startTestEmulator, type TestEmulator,
@@ -93,6 +95,22 @@ describe('daemon lifecycle', () => {
     expect(first.running).toBe(true);
     await project.drop('invoice', 'still-works.json', jsonText(invoice(990_000_001)));
     expect((await project.finalResult('invoice', 'still-works.json')).counts.accepted).toBe(1);
+  }, 30_000);
+
+  test('a daemon that cannot create its inbox stops at once with the reason, not with a crash a minute later', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    await writeFile(path.join(project.dir, 'not-a-folder'), 'x');
+    await project.writeConfig({ ...project.options, inboxRoot: path.join(project.dir, 'not-a-folder', 'inbox') });
+    const daemon = DaemonProcess.spawn(project);
+    daemons.push(daemon);
+    const started = Date.now();
+    const exit = await daemon.exited;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(exit.signal).toBeNull();
+    expect(exit.code).not.toBe(0);
+    expect(daemon.stderr).toContain('not-a-folder');
+    expect(daemon.stderr).not.toMatch(/TypeError|connection is not open|\n\s+at /);
   }, 30_000);
 
   test('the log says where documents go: loudly when it is the embedded emulator, the URL otherwise', async () => {

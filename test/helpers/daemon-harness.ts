@@ -134,6 +134,8 @@ export interface ProjectOptions {
   timeoutMs?: number;
   /** Replaces a company's key in the configuration (a wrong key for the 401 test). */
   apiKeys?: Record<string, string>;
+  /** paths.inbox instead of `<dir>/inbox`. */
+  inboxRoot?: string;
 }
 
 export class Project {
@@ -169,7 +171,7 @@ export class Project {
         rate: c.rate ?? { requestsPerSecond: 50, concurrency: 4 },
       })),
       paths: {
-        inbox: path.join(this.dir, 'inbox'), outbox: path.join(this.dir, 'outbox'),
+        inbox: options.inboxRoot ?? path.join(this.dir, 'inbox'), outbox: path.join(this.dir, 'outbox'),
         state: this.stateDir, logs: path.join(this.dir, 'logs'),
       },
       retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200, ...options.retry },
