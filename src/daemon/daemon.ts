@@ -203,6 +203,11 @@ export class Daemon {
     }
     this.received.reload(next);
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
+    const later = restartOnly(before, next);
+    if (later.length > 0) {
+      this.logger.warn({ keys: later, baseUrl: this.service.baseUrl },
+        'these settings take effect at the next start; until then the old ones stay in force');
+    }
   }
 
   /** Re-queued work (edoc-bridge retry) or anything else that made documents due. */
@@ -243,4 +248,13 @@ export class Daemon {
     }
     this.logger.info('stopped');
   }
+}
+
+/** Settings a running daemon keeps until it restarts (the service client, the ledger, the outbox, the log file). */
+function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[] {
+  const keys: [string, (c: Readonly<Config>) => unknown][] = [
+    ['service', (c) => c.service], ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state],
+    ['paths.outbox', (c) => c.paths.outbox], ['log.file', (c) => c.log.file],
+  ];
+  return keys.filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next))).map(([key]) => key);
 }

@@ -112,6 +112,22 @@ describe('a 401 pauses only that company', () => {
   }, 30_000);
 });
 
+describe('reload limits', () => {
+  test('SIGHUP that changes the service URL warns that it applies at the next start, and documents keep going to the old one', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    daemon = await DaemonProcess.start(project);
+    await project.writeConfig({ ...project.options, baseUrl: 'http://127.0.0.1:9' });
+    daemon.signal('SIGHUP');
+    const warned = await daemon.waitForLog((l) => l.level === 'warn' && /next start/.test(l.msg));
+    expect(warned.keys).toEqual(['service']);
+    expect(warned.baseUrl).toBe(emulator.url);
+    await project.drop('invoice', 'after-url-change.json', jsonText(invoice(990_000_060)));
+    expect((await project.finalResult('invoice', 'after-url-change.json')).counts.accepted).toBe(1);
+    expect(await emulator.client.issued()).toHaveLength(1);
+  }, 30_000);
+});
+
 describe('the rate limit', () => {
   test('10 requests per second with concurrency 4: never more than 10 in any second at the emulator, 60 documents in about 5-6.5 s', async ({ annotate }) => {
     emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 20 });
