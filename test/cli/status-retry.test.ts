@@ -197,8 +197,9 @@ describe('retry', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/1 in-doubt document\(s\) of compras\.json were not released: check with the service .* --in-doubt/);
     expect((await statusJson(p)).inDoubt).toHaveLength(1);
-    const refusedOne = await runCli(p, ['retry', '--document', 'compras.json#0']);
+    const refusedOne = await runCli(p, ['retry', '--document', 'main/support-document/0']);
     expect(refusedOne.code).toBe(1);
+    expect(refusedOne.stderr).toMatch(/1 in-doubt document\(s\) of main\/support-document\/0 were not released/);
 
     const released = await runCli(p, ['retry', '--document', 'compras.json#0', '--in-doubt']);
     expect(released.code, released.stderr).toBe(0);

@@ -4,6 +4,7 @@ import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, RequeueTarget } from '../../ledger/types.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
+import { isDocumentKind } from '../../validate/kinds.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 import { holderCommand } from './status.js';
 
@@ -21,7 +22,8 @@ export const retryCommand: Command = {
     '(sent, answer lost, no own number) are released only with --in-doubt: that is the',
     'operator\'s word that the service did not issue them.',
     'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
-    'a document without its own number is named as edoc-bridge status shows it: FILE#INDEX.',
+    'a document without its own number is named as edoc-bridge status shows it, FILE#INDEX, or as',
+    'company/kind/INDEX when only one file has such a document (INDEX counts from 0).',
   ].join('\n'),
   examples: [
     'edoc-bridge retry --file ventas-2026-11-03.csv',
@@ -30,7 +32,7 @@ export const retryCommand: Command = {
   ],
   options: {
     file: { type: 'string', valueName: 'NAME', description: 'input file name as shown in the outbox' },
-    document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, prefix/number, or FILE#INDEX)' },
+    document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, prefix/number), FILE#INDEX or company/kind/INDEX' },
     'in-doubt': { type: 'boolean', description: 'also release in-doubt documents (you checked they were not issued)' },
   },
   needsConfig: true,
@@ -60,9 +62,13 @@ export const retryCommand: Command = {
       const target: RequeueTarget = { includeInDoubt, now: Date.now() };
       const matches = (d: AttentionDocument): boolean => file !== undefined ? d.file === file : matchesKey(d, key ?? '');
       const inDoubt = summary.inDoubt.filter(matches);
-      if (key !== undefined && /#\d+$/.test(key)) {
-        // FILE#INDEX: the name status gives a document without its own number
-        target.ids = [...summary.failed, ...inDoubt].filter(matches).map((d) => d.id);
+      if (key !== undefined && byIndex(key)) {
+        // a document without its own number, by its place in its file
+        const found = [...summary.failed, ...inDoubt].filter(matches);
+        if (new Set(found.map((d) => d.fileId)).size > 1) {
+          throw usageError(`${key} names documents of several files: use one of ${found.map((d) => `${d.file}#${d.index}`).join(', ')}`);
+        }
+        target.ids = found.map((d) => d.id);
       } else if (file !== undefined) target.fileName = file;
       else target.key = key;
       result = ledger.requeue(target);
@@ -102,9 +108,21 @@ export const retryCommand: Command = {
   },
 };
 
-/** The full key (company/kind/prefix/number), a tail of it (prefix/number), or FILE#INDEX. */
+/** FILE#INDEX, as status shows a document without its own number, or company/kind/INDEX. */
+function byIndex(key: string): { file?: string; company?: string; kind?: string; index: number } | undefined {
+  const at = /^(.+)#(\d+)$/.exec(key);
+  if (at) return { file: at[1], index: Number(at[2]) };
+  const place = /^([^/]+)\/([^/]+)\/(\d+)$/.exec(key);
+  if (place && isDocumentKind(place[2])) return { company: place[1], kind: place[2], index: Number(place[3]) };
+  return undefined;
+}
+
+/** The full key (company/kind/prefix/number), a tail of it (prefix/number), or a place (see byIndex). */
 function matchesKey(d: AttentionDocument, key: string): boolean {
-  const at = /^(.*)#(\d+)$/.exec(key);
-  if (at) return d.file === at[1] && d.index === Number(at[2]);
+  const place = byIndex(key);
+  if (place) {
+    return d.index === place.index && (place.file === undefined || d.file === place.file)
+      && (place.company === undefined || d.company === place.company) && (place.kind === undefined || d.kind === place.kind);
+  }
   return d.key !== null && (d.key === key || d.key.endsWith(`/${key}`));
 }
