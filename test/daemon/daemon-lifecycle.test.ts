@@ -2,7 +2,7 @@
  * Issue 4 "Lifecycle": SIGTERM lets in-flight requests finish, commits and
  * exits 0; one process per state folder; the log says where documents go.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -81,6 +81,19 @@ describe('daemon lifecycle', () => {
     const ds = await project.finalResult('support-document', 'hang-ds.json');
     expect(ds.documents[0].status).toBe('in-doubt');
   }, 60_000);
+
+  test('SIGHUP reopens the log file: after logrotate renamed it, new lines go to a new file of the same name', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    const daemon = await start(project);
+    const rotated = `${project.logFile}.1`;
+    await rename(project.logFile, rotated);
+    daemon.signal('SIGHUP');
+    const reloaded = await project.waitForLog((l) => l.msg === 'configuration reloaded');
+    expect(reloaded.pid).toBe(daemon.child.pid);
+    expect((await readFile(rotated, 'utf8'))).toContain('watching the inbox');
+    expect((await readFile(rotated, 'utf8'))).not.toContain('configuration reloaded');
+  }, 30_000);
 
   test('a second daemon on the same state folder exits 2 naming the lock, and the first goes on', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN]);
