@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { closedPort } from '../fixtures/cli/harness.js';
-import { runCli, runShell } from '../helpers/cli-runner.js';
+import { runCli, runShell, spawnCli } from '../helpers/cli-runner.js';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
@@ -218,6 +218,28 @@ describe('submit beside other commands', () => {
     } finally {
       await emulator.client.setFaults({});
     }
+  });
+});
+
+describe('an interrupted submit', () => {
+  test('SIGINT: exit 1, the rest stays pending; the same command again finishes it and nothing is issued twice', async () => {
+    const p = await project({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
+    const nums = numbers(990_101_001, 6);
+    const file = await exportFile(p, 'cortado.json', jsonText(nums.map((n) => invoice(n))));
+    const child = spawnCli(p, ['submit', file, '--kind', 'invoice']);
+    await eventually(async () => ((await emulator.client.issued()).some((d) => d.documentNumber === `SETP${nums[0]}`) ? true : undefined),
+      'the first invoice issued', 10_000);
+    child.process.kill('SIGINT');
+    const first = await child.done;
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/interrupted: the documents not sent yet stay pending; submit cortado\.json again/);
+    const issuedBefore = (await emulator.client.issued()).filter((d) => nums.includes(Number(d.number))).length;
+    expect(issuedBefore).toBeLessThan(6);
+
+    const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/continuing from the ledger/);
+    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
   });
 });
 

@@ -2,7 +2,7 @@
  * One-shot CLI commands (`node bin/edoc-bridge.js <command> --config FILE`) run
  * as child processes inside a daemon-harness Project, timed, with both streams.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, type Project } from './daemon-harness.js';
 
@@ -29,6 +29,23 @@ export function runCli(project: Project, args: readonly string[], options: { con
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/** Starts a command without waiting for it (to signal it); `done` resolves when it exits. */
+export function spawnCli(project: Project, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
+  const started = Date.now();
+  const child = spawn(process.execPath, [BIN, ...args, '--config', project.configFile], {
+    cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const done = new Promise<CliRun>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal === null ? -1 : 128), stdout, stderr, ms: Date.now() - started }));
+  });
+  return { process: child, done };
 }
 
 /** Runs `command` through `bash -c` in the project folder (pipes), with the same environment. */

@@ -112,7 +112,10 @@ export const submitCommand: Command = {
           + 'stay pending: submit the same file again later, or let the daemon send them');
         return EXIT_SERVICE;
       }
-      if (ended === 'stopped') return EXIT_NOT_ALL_SUCCEEDED;
+      if (ended === 'stopped') {
+        io.err(`interrupted: the documents not sent yet stay pending; submit ${path.basename(file)} again to go on (nothing is sent twice)`);
+        return EXIT_NOT_ALL_SUCCEEDED;
+      }
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
       const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
       if (trouble !== undefined) {
