@@ -136,6 +136,8 @@ export interface ProjectOptions {
   apiKeys?: Record<string, string>;
   /** paths.inbox instead of `<dir>/inbox`. */
   inboxRoot?: string;
+  /** The `kinds` section (mappings for delimited files, POS endpoint). */
+  kinds?: Record<string, Record<string, unknown>>;
 }
 
 export class Project {
@@ -174,6 +176,7 @@ export class Project {
         inbox: options.inboxRoot ?? path.join(this.dir, 'inbox'), outbox: path.join(this.dir, 'outbox'),
         state: this.stateDir, logs: path.join(this.dir, 'logs'),
       },
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200, ...options.retry },
       watch: { stableMs: options.stableMs ?? 200, usePolling: false },
       received: { enabled: false },
