@@ -136,6 +136,18 @@ export class Ledger {
   recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): { applied: number[]; fileIds: number[] } {
     return docs.recordOutcomes(this.db, records, now);
   }
+  /**
+   * Outcomes and `sending` marks in ONE transaction (one fsync): the submit stage's hot path, where
+   * verdicts and the next marks arrive in the same turn. Outcomes go first, so a verdict frees its
+   * key before a mark checks whether that key is in flight.
+   */
+  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
+    { marks: MarkSendingResult; outcomes: { applied: number[]; fileIds: number[] } } {
+    return this.db.transaction(() => ({
+      outcomes: outcomes.length > 0 ? docs.recordOutcomes(this.db, outcomes, now) : { applied: [], fileIds: [] },
+      marks: marks.length > 0 ? docs.markSending(this.db, marks, now) : { sending: [], duplicate: [], skipped: [], deferred: [] },
+    })).immediate();
+  }
   recordOutcome(id: number, outcome: Omit<OutcomeRecord, 'id'>, now = Date.now()): boolean {
     return docs.recordOutcomes(this.db, [{ ...outcome, id }], now).applied.length === 1;
   }

@@ -33,17 +33,23 @@ export interface CompanySenderOptions {
   now?: () => number;
 }
 
+type Commit = { mark: number } | { outcome: OutcomeRecord };
+type Committed = 'sending' | 'duplicate' | 'skipped' | boolean;
+
 /** After a 429, run at half the rate for this long. */
 const SLOW_DOWN_MS = 30_000;
 
 export class CompanySender {
   private company: CompanyConfig;
+  /** Documents in process (marking, waiting for a request slot, sending, settling): 2 × concurrency. */
   private queue: PQueue;
+  /** Requests in flight: the company's concurrency. */
+  private slots: PQueue;
   private window: SlidingWindow;
   private readonly inMemory = new Set<number>();
   private readonly now: () => number;
-  private readonly marks: CommitBatcher<number, 'sending' | 'duplicate' | 'skipped'>;
-  private readonly outcomes: CommitBatcher<OutcomeRecord, boolean>;
+  private readonly marks: { add(id: number): Promise<'sending' | 'duplicate' | 'skipped'> };
+  private readonly outcomes: { add(record: OutcomeRecord): Promise<boolean> };
   private paused = false;
   private closed = false;
   private wakeUp: (() => void) | undefined;
@@ -53,20 +59,25 @@ export class CompanySender {
   constructor(private readonly options: CompanySenderOptions) {
     this.company = options.company;
     this.now = options.now ?? Date.now;
-    this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
+    this.queue = new PQueue({ concurrency: this.company.rate.concurrency * 2 });
+    this.slots = new PQueue({ concurrency: this.company.rate.concurrency });
     this.window = windowFor(this.company);
-    this.marks = new CommitBatcher((ids) => {
-      const result: MarkSendingResult = options.ledger.markSending(ids, this.now());
-      const dup = new Set(result.duplicate);
-      const sending = new Set(result.sending);
-      return ids.map((id) => (sending.has(id) ? 'sending' : dup.has(id) ? 'duplicate' : 'skipped'));
+    // Marks and verdicts of the same turn share one transaction (one fsync).
+    const commits = new CommitBatcher<Commit, Committed>((items) => {
+      const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
+      const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
+      const result = options.ledger.commitSubmissions(ids, records, this.now());
+      const marked: MarkSendingResult = result.marks;
+      if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
+      const sending = new Set(marked.sending);
+      const dup = new Set(marked.duplicate);
+      const done = new Set(result.outcomes.applied);
+      return items.map((i) => ('mark' in i
+        ? (sending.has(i.mark) ? 'sending' : dup.has(i.mark) ? 'duplicate' : 'skipped')
+        : done.has(i.outcome.id)));
     });
-    this.outcomes = new CommitBatcher((records) => {
-      const { applied, fileIds } = options.ledger.recordOutcomes(records, this.now());
-      if (fileIds.length > 0) options.onChanged(fileIds);
-      const done = new Set(applied);
-      return records.map((r) => done.has(r.id));
-    });
+    this.marks = { add: (id) => commits.add({ mark: id }) as Promise<'sending' | 'duplicate' | 'skipped'> };
+    this.outcomes = { add: (record) => commits.add({ outcome: record }) as Promise<boolean> };
   }
 
   get alias(): string {
@@ -102,7 +113,8 @@ export class CompanySender {
     this.company = company;
     this.options.retry = retry;
     if (rateChanged) this.window = windowFor(company);
-    this.queue.concurrency = company.rate.concurrency;
+    this.queue.concurrency = company.rate.concurrency * 2;
+    this.slots.concurrency = company.rate.concurrency;
     if (this.paused) {
       this.paused = false;
       this.options.logger.info({ company: company.alias }, 'configuration reloaded: submissions resume');
@@ -120,7 +132,7 @@ export class CompanySender {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
     if (await Promise.race([idle, timeout]) === 'timeout') {
-      this.options.logger.warn({ company: this.alias, inFlight: this.queue.pending }, 'stop: aborting requests still in flight');
+      this.options.logger.warn({ company: this.alias, inFlight: this.slots.pending }, 'stop: aborting requests still in flight');
       this.aborter.abort();
       await idle;
     }
@@ -134,7 +146,7 @@ export class CompanySender {
         await this.sleep(60_000);
         continue;
       }
-      const buffer = this.company.rate.concurrency * 2;
+      const buffer = this.company.rate.concurrency * 3;
       const room = buffer - (this.queue.size + this.queue.pending);
       if (room <= 0) {
         await Promise.race([this.queue.onSizeLessThan(this.company.rate.concurrency), this.sleep(1_000)]);
@@ -156,21 +168,36 @@ export class CompanySender {
     }
   }
 
+  /**
+   * A document with its own number is marked `sending` before it waits for a request slot, so its
+   * mark commits while other requests are in flight and a slot never waits on the disk; should the
+   * process die before it leaves, it is resent at start-up, which is safe (the service answers a
+   * repeated number as a duplicate). One without its own number would become in-doubt instead, so
+   * it is marked only once it holds a slot. The verdict commits after the slot is free.
+   */
   private async attempt(doc: DueDocument): Promise<void> {
-    if (!(await this.waitForRate())) return;
+    const response = doc.ownNumber
+      ? (await this.prepare(doc)) ? await this.slots.add(() => this.send(doc)) : undefined
+      : await this.slots.add(async () => ((await this.prepare(doc)) ? this.send(doc) : undefined));
+    if (response) await this.settle(doc, doc.attempts + 1, response);
+  }
+
+  /** Waits for room in the rate window, then marks the document `sending`; false when it is not to be sent now. */
+  private async prepare(doc: DueDocument): Promise<boolean> {
+    if (!(await this.waitForRate())) return false;
     const mark = await this.marks.add(doc.id);
     if (mark === 'duplicate') {
       this.options.onChanged([doc.fileId]);
       this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
-      return;
     }
-    if (mark === 'skipped') return;
-    const attempt = doc.attempts + 1;
+    return mark === 'sending';
+  }
+
+  private async send(doc: DueDocument): Promise<ServiceResponse> {
     await this.takeRateSlot();
-    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
+    return sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
       pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal },
     });
-    await this.settle(doc, attempt, response);
   }
 
   private async settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
