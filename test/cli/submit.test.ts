@@ -196,28 +196,24 @@ describe('submit FILE --kind invoice', () => {
 
 describe('submit beside other commands', () => {
   test('SIGHUP does not kill a submit in progress; status names it as the lock holder, not a daemon', async () => {
-    const p = await project();
-    await emulator.client.setFaults({ latencyMs: 700 });
-    try {
-      const file = await exportFile(p, 'lento.json', jsonText(numbers(990_100_901, 3).map((n) => invoice(n))));
-      const running = runCli(p, ['submit', file, '--kind', 'invoice']);
-      const lock = path.join(p.stateDir, 'edoc-bridge.lock');
-      const pid = await eventually(async () => {
-        try {
-          return (JSON.parse(await readFile(lock, 'utf8')) as { pid: number }).pid;
-        } catch {
-          return undefined;
-        }
-      }, 'the submit to take the lock', 10_000);
-      const status = await runCli(p, ['status', '--json']);
-      expect((JSON.parse(status.stdout) as { daemon: unknown }).daemon).toMatchObject({ running: false, pid, heldBy: 'submit' });
-      process.kill(pid, 'SIGHUP');
-      const run = await running;
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/3 document\(s\): 3 accepted/);
-    } finally {
-      await emulator.client.setFaults({});
-    }
+    // 8 invoices at 2 per second: about 4 s of work to signal and look at.
+    const p = await project({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
+    const file = await exportFile(p, 'lento.json', jsonText(numbers(990_100_901, 8).map((n) => invoice(n))));
+    const running = runCli(p, ['submit', file, '--kind', 'invoice']);
+    const lock = path.join(p.stateDir, 'edoc-bridge.lock');
+    const pid = await eventually(async () => {
+      try {
+        return (JSON.parse(await readFile(lock, 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    }, 'the submit to take the lock', 10_000);
+    process.kill(pid, 'SIGHUP');
+    const status = await runCli(p, ['status', '--json']);
+    expect((JSON.parse(status.stdout) as { daemon: unknown }).daemon).toMatchObject({ running: false, pid, heldBy: 'submit' });
+    const run = await running;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/8 document\(s\): 8 accepted/);
   });
 });
 
