@@ -7,6 +7,7 @@ import { memory } from './scenarios/memory.mjs';
 import { pickup } from './scenarios/pickup.mjs';
 import { startup } from './scenarios/startup.mjs';
 import { throughput } from './scenarios/throughput.mjs';
+import { table } from './lib/table.mjs';
 import { log, machine, ROOT } from './lib/util.mjs';
 
 const SCENARIOS = { throughput, overhead, memory, pickup, startup };
@@ -32,4 +33,7 @@ results.totalSeconds = Math.round((Date.now() - started) / 1000);
 results.machineAtEnd = machine();
 await mkdir(join(ROOT, 'bench/results'), { recursive: true });
 await writeFile(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-console.log(JSON.stringify(results.scenarios, null, 2));
+const m = results.machine;
+console.log(`edoc-bridge bench — ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, node ${m.node}, load ${m.loadAverage.join(' ')} at start; ${results.totalSeconds} s`);
+console.log(table(results));
+console.log('details: bench/results/latest.json');

@@ -2,10 +2,15 @@
 // concurrency C and a rate cap R (the emulator answers 429 past R in any sliding second).
 // N = 10 × limit + 1 documents, so an ideal sender that fills every sliding second
 // (or keeps C requests in flight all the time) scores the limit within L / 10 s.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { COMPANY, startBenchEmulator } from '../lib/emulator.mjs';
-import { invoicesJsonl } from '../lib/documents.mjs';
+import { FIRST_NUMBER, invoicesJsonl } from '../lib/documents.mjs';
 import { DaemonProcess, Project } from '../lib/project.mjs';
-import { log, median, round, until } from '../lib/util.mjs';
+import { log, median, ROOT, round, until } from '../lib/util.mjs';
+
+const run = promisify(execFile);
 
 export const CONFIGS = [
   { name: 'R binds (L=50 ms, C=4, R=40/s)', latencyMs: 50, concurrency: 4, rps: 40 },
@@ -38,14 +43,34 @@ async function once(cfg) {
   }
 }
 
+/**
+ * Where C/L binds, what a bare undici loop (bench/lib/bare-loop.mjs, same C, same emulator latency)
+ * achieves: the emulator's latency timer and this machine's load keep even it below C / L.
+ */
+async function bareOnce(cfg) {
+  const limit = (cfg.concurrency * 1000) / cfg.latencyMs;
+  const n = 10 * limit + 1;
+  const emulator = await startBenchEmulator({ latencyMs: cfg.latencyMs });
+  try {
+    await run(process.execPath, [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url, String(n), String(cfg.concurrency),
+      String(FIRST_NUMBER)], { maxBuffer: 1 << 20 });
+    const t = emulator.trace;
+    const achieved = n / ((t.lastAnswer - t.firstArrival) / 1000);
+    return { docsPerSecond: round(achieved, 2), ratio: round(achieved / limit, 3) };
+  } finally {
+    await emulator.close();
+  }
+}
+
 export async function throughput({ runs }) {
   const results = CONFIGS.map((cfg) => ({ ...cfg, runs: [] }));
   for (let r = 0; r < runs; r++) {
     // The two configurations alternate so both see the same background load.
     for (const res of results) {
       const one = await once(res);
+      if (res.rps >= (res.concurrency * 1000) / res.latencyMs) one.bare = await bareOnce(res);
       res.runs.push(one);
-      log(`throughput ${res.name} run ${r + 1}: ${one.docsPerSecond} docs/s, ratio ${one.ratio}, busiest second ${one.busiestSecond}, 429s ${one.answered429}`);
+      log(`throughput ${res.name} run ${r + 1}: ${one.docsPerSecond} docs/s, ratio ${one.ratio}, busiest second ${one.busiestSecond}, 429s ${one.answered429}${one.bare ? `, bare loop ratio ${one.bare.ratio}` : ''}`);
     }
   }
   return results.map((res) => ({
@@ -55,6 +80,7 @@ export async function throughput({ runs }) {
     ratio: median(res.runs.map((x) => x.ratio)),
     busiestSecondMax: Math.max(...res.runs.map((x) => x.busiestSecond)),
     answered429: res.runs.reduce((a, x) => a + x.answered429, 0),
+    bareRatio: res.runs[0].bare ? median(res.runs.map((x) => x.bare.ratio)) : null,
     runs: res.runs,
   }));
 }

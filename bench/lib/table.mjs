@@ -1,0 +1,44 @@
+// The table `npm run bench` prints (and docs/benchmarks.md quotes).
+function pass(ok) {
+  return ok === null || ok === undefined ? '' : ok ? 'met' : 'MISSED';
+}
+
+function row(cells) {
+  return `| ${cells.join(' | ')} |`;
+}
+
+export function table(results) {
+  const s = results.scenarios;
+  const rows = [];
+  for (const t of s.throughput ?? []) {
+    rows.push([`1. throughput, ${t.name}`, `${t.docsPerSecond} docs/s of limit ${t.limit}/s (${t.documents} docs)`,
+      `${t.ratio}${t.bareRatio === null ? '' : ` (bare undici loop: ${t.bareRatio})`}`, '>= 0.95', pass(t.ratio >= 0.95)]);
+    rows.push([`1. busiest 1-s window, ${t.name}`, `${t.busiestSecondMax} requests (429s: ${t.answered429})`, '', `<= ${t.rps}`,
+      pass(t.busiestSecondMax <= t.rps)]);
+  }
+  const o = s.overhead;
+  if (o) {
+    rows.push([`2. own overhead (${o.documents} JSONL invoices, C=${o.concurrency}, no latency)`,
+      `daemon ${o.daemonDocsPerSecond} docs/s, bare undici ${o.bareDocsPerSecond} docs/s`, `${o.ratio}`, '>= 0.6', pass(o.ratio >= 0.6)]);
+  }
+  const m = s.memory;
+  if (m) {
+    const [small, big] = m.sizes;
+    rows.push([`3. daemon peak RSS, ${small.rows} vs ${big.rows} CSV rows`, `${small.daemonPeakMb} MB vs ${big.daemonPeakMb} MB`,
+      `${m.daemonRatio}`, '<= 1.5 and < 200 MB', pass(m.daemonRatio <= 1.5 && big.daemonPeakMb < 200)]);
+    rows.push([`3. reader + mapping alone, ${small.rows} vs ${big.rows} rows`, `${small.readerPeakMb} MB vs ${big.readerPeakMb} MB`,
+      `${m.readerRatio}`, '(reference)', '']);
+  }
+  const p = s.pickup;
+  if (p) {
+    rows.push([`4. pickup, renamed in (median of ${p.trials})`, `${p.renamedMedianMs} ms to the first request`, '', '', '']);
+    rows.push([`4. pickup, written in place (median of ${p.trials})`, `${p.inPlaceMedianMs} ms (stableMs ${p.stableMs}; +${p.inPlaceOverStableMs} ms)`,
+      '', '~stableMs + 0-300 ms', pass(p.inPlaceOverStableMs >= 0 && p.inPlaceOverStableMs <= 300)]);
+  }
+  const u = s.startup;
+  if (u) {
+    rows.push([`5. start-up to 'watching the inbox', ${u.documents} documents in the ledger`, `${u.fullMs} ms (empty ledger: ${u.emptyMs} ms)`,
+      `${(u.fullMs / u.emptyMs).toFixed(2)}`, '< 2000 ms', pass(u.fullMs < 2000)]);
+  }
+  return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
+}
