@@ -35,7 +35,9 @@ export const submitCommand: Command = {
     'the kind\'s outbox folder. The original file is left where it is. A daemon holding the',
     'state folder must be stopped first (or drop the file into its inbox instead).',
     '--dry-run maps and validates only and prints the requests, like edoc-bridge validate.',
-    'Exit code: 0 every document accepted; 1 any not accepted; 3 service unreachable or unauthorized.',
+    'Run it again on the same file after an interruption or an outage: it goes on from the ledger and',
+    'sends nothing twice. Exit code: 0 every document accepted; 1 any not accepted; 2 usage or',
+    'configuration error (nothing sent); 3 service unreachable or unauthorized (the rest stays pending).',
   ].join('\n'),
   examples: [
     'edoc-bridge submit examples/ventas.csv --kind invoice',
