@@ -3,6 +3,7 @@
  * and closes in order (stop watching → finish or park the queue → flush the
  * outbox → close the ledger). Only the CLI touches signals and process.exit.
  */
+import path from 'node:path';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
@@ -71,7 +72,11 @@ export class Daemon {
     try {
       service = await resolveServiceUrl(config, { logger });
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
-      const reports = new ReportScheduler({ ledger, logger, outboxDir: (company, kind) => outboxDir(config, company, kind) });
+      // The closures read the daemon's current configuration (it changes on SIGHUP).
+      const reports = new ReportScheduler({ ledger, logger,
+        outboxDir: (company, kind) => outboxDir(daemon?.config ?? config, company, kind),
+        // a file given to `edoc-bridge submit` stays where the operator keeps it
+        archives: (file) => inboxFolders(daemon?.config ?? config).some((f) => path.resolve(f.dir) === path.dirname(path.resolve(file))) });
       daemon = new Daemon(config, logger, ledger, service, client, reports, options);
       await daemon.begin();
       return daemon;

@@ -16,6 +16,8 @@ export interface ReportSchedulerOptions {
   logger: AppLogger;
   /** The kind's outbox folder for a company. */
   outboxDir(company: string, kind: string): string;
+  /** Whether the original may be archived: only files that came from an inbox folder. @defaultValue always */
+  archives?(filePath: string): boolean;
   /** Shortest time between two reports of one file. @defaultValue 1000 */
   intervalMs?: number;
   /** Time between two progress lines of one file. @defaultValue 5000 */
@@ -109,7 +111,7 @@ export class ReportScheduler {
     this.times.set(fileId, t);
     try {
       await mkdir(outboxDir, { recursive: true });
-      const settled = await settleFile(ledger, fileId, outboxDir);
+      const settled = await settleFile(ledger, fileId, outboxDir, { archive: this.options.archives?.(file.path) ?? true });
       if (!settled.settled) {
         await writeFileReport(ledger, fileId, outboxDir);
         this.progress(fileId, file.name, file.company, file.kind, t);

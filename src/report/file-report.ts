@@ -83,7 +83,17 @@ export interface SettleResult {
  * → file `done` → final report → original to `<outboxDir>/archive/` → recorded. A file not yet
  * complete is left alone (write a progress report with `writeFileReport`).
  */
-export async function settleFile(ledger: Ledger, fileId: number, outboxDir: string, now = Date.now()): Promise<SettleResult> {
+export interface SettleOptions {
+  now?: number;
+  /**
+   * Move the original to the archive. False for a file that did not come from an inbox folder
+   * (`edoc-bridge submit FILE` leaves the operator's file where it is). @defaultValue true
+   */
+  archive?: boolean;
+}
+
+export async function settleFile(ledger: Ledger, fileId: number, outboxDir: string, options: SettleOptions = {}): Promise<SettleResult> {
+  const now = options.now ?? Date.now();
   let file = ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
   if (file.state === 'open' && ledger.fileProgress(fileId).final) {
@@ -95,7 +105,7 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
   if (file.state === 'failed-read' && !ledger.fileProgress(fileId).final) return { settled: false };
   const out: SettleResult = { settled: true };
   if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir);
-  if (file.archivedPath === null) {
+  if (file.archivedPath === null && options.archive !== false) {
     const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
     // '' records "nothing left to move" so the file is not retried at every start
     ledger.markArchived(fileId, archived ?? '', now);

@@ -7,4 +7,4 @@ export { archiveOriginal } from './archive.js';
 export { sanitizeName, outputStem, outputNames, inputExtension } from './names.js';
 export type { OutputNames } from './names.js';
 export { writeFileReport, settleFile } from './file-report.js';
-export type { FileReportResult, SettleResult } from './file-report.js';
+export type { FileReportResult, SettleOptions, SettleResult } from './file-report.js';

@@ -62,6 +62,18 @@ async function issuedCount(documentNumber: string): Promise<number> {
 }
 
 describe('submit FILE --kind invoice', () => {
+  test('a daemon started later on the same state folder leaves a submitted original where the operator keeps it', async () => {
+    const p = await project();
+    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_100_901)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(0);
+    daemon = await DaemonProcess.start(p);
+    await daemon.stop();
+    daemon = undefined;
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(path.join(p.outbox('invoice'), 'archive', 'kept.json'))).toBe(false);
+  });
+
   test('a JSON file of 5 invoices: exit 0, one summary line, result.json in outbox/invoice, the original left in place, each issued once', async () => {
     const p = await project();
     const nums = numbers(990_100_001, 5);

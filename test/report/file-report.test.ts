@@ -150,6 +150,17 @@ describe('writeFileReport and settleFile', () => {
     ledger.close();
   });
 
+  it('leaves the original in place when archiving is off (a file given to edoc-bridge submit)', async () => {
+    const { input, outbox, ledger, fileId } = setup();
+    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    const s = await settleFile(ledger, fileId, outbox, { archive: false });
+    expect(s.settled).toBe(true);
+    expect(s.archivedPath).toBeUndefined();
+    expect(fs.existsSync(input)).toBe(true);
+    expect(fs.existsSync(path.join(outbox, 'ventas.result.json'))).toBe(true);
+    ledger.close();
+  });
+
   it('does not archive a different file dropped under the same name while the first was in progress', async () => {
     const { input, outbox, ledger, fileId } = setup();
     ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
