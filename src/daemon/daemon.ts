@@ -255,11 +255,11 @@ export class Daemon {
   }
 }
 
-/** Settings a running daemon keeps until it restarts (the service client, the ledger, the outbox, the log file). */
+/** Settings a running daemon keeps until it restarts (the service client, the ledger, the log file). */
 function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[] {
   const keys: [string, (c: Readonly<Config>) => unknown][] = [
     ['service', (c) => c.service], ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state],
-    ['paths.outbox', (c) => c.paths.outbox], ['log.file', (c) => c.log.file],
+    ['log.file', (c) => c.log.file],
   ];
   return keys.filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next))).map(([key]) => key);
 }
