@@ -194,6 +194,9 @@ export class CompanySender {
   }
 
   private async send(doc: DueDocument): Promise<ServiceResponse> {
+    // Ledger commits queued meanwhile (synchronous fsyncs on this thread) run first: after the slot is
+    // taken they would hold the request back, and the service, counting arrivals, would see a burst.
+    await new Promise((resolve) => setImmediate(resolve));
     await this.takeRateSlot();
     return sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
       pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal },

@@ -148,6 +148,8 @@ describe('the rate limit', () => {
     const seconds = (Math.max(...finals) - taken) / 1000;
     await annotate(`rate test: busiest second ${busiest} requests, 60 documents in ${seconds.toFixed(2)} s, `
       + `peak concurrency ${stats.peakConcurrency}, E1 ${JSON.stringify(stats.requests.E1)}`);
+    const times = (await emulator.client.documents()).map((d) => Date.parse(d.time) - taken);
+    await annotate(`emulator times ${JSON.stringify(times)}`);
     expect(finals).toHaveLength(60);
     expect(busiest).toBeLessThanOrEqual(10);
     expect(busiest).toBeGreaterThanOrEqual(9);
