@@ -42,12 +42,6 @@ export function mayHaveBeenDelivered(outcome: Outcome, httpStatus: number | unde
   return outcome.kind === 'transient' && httpStatus !== 429 && httpStatus !== 503;
 }
 
-/** No answer at all (or a gateway timeout): the outcome is truly unknown, not a reported error. */
-function answerLost(outcome: Outcome, httpStatus: number | undefined): boolean {
-  if (httpStatus === undefined) return outcome.delivery !== 'not-sent';
-  return httpStatus === 504;
-}
-
 export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: DecideContext): Decision {
   switch (outcome.kind) {
     case 'accepted':
@@ -69,8 +63,12 @@ export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: De
         ? { action: 'final', status: 'failed', note: outcome.reason }
         : { action: 'final', status: 'in-doubt', note: outcome.reason };
     case 'transient': {
-      if (!ctx.ownNumber && answerLost(outcome, httpStatus)) {
-        return { action: 'final', status: 'in-doubt', note: 'the request went out and no answer came back; the document has no own number' };
+      // Without its own number a resend could issue a second document: only faults answered before any
+      // processing (429, 503, a connection never made) are retried; a lost answer, a gateway timeout or an
+      // uncontrolled 500/502 may come after the service issued it, so the document waits for an operator.
+      if (!ctx.ownNumber && mayHaveBeenDelivered(outcome, httpStatus)) {
+        return { action: 'final', status: 'in-doubt',
+          note: `the request may have been processed (${outcome.reason}); the document has no own number, so it is not resent` };
       }
       const maybeDelivered = ctx.maybeDeliveredBefore || mayHaveBeenDelivered(outcome, httpStatus);
       // A request that never left (connection refused, name not resolved) only shows the service is down:

@@ -54,6 +54,13 @@ describe('decide', () => {
     expect(decide(outcome('transient'), 504, ctx({ ownNumber: false }))).toMatchObject({ action: 'final', status: 'in-doubt' });
   });
 
+  it('an uncontrolled 500 or a 502 on a document without its own number makes it in-doubt; 429 and 503 are retried', () => {
+    expect(decide(outcome('transient'), 500, ctx({ ownNumber: false }))).toMatchObject({ action: 'final', status: 'in-doubt' });
+    expect(decide(outcome('transient'), 502, ctx({ ownNumber: false }))).toMatchObject({ action: 'final', status: 'in-doubt' });
+    expect(decide(outcome('transient', { retryAfterMs: 1000 }), 429, ctx({ ownNumber: false }))).toMatchObject({ action: 'retry' });
+    expect(decide(outcome('transient'), 503, ctx({ ownNumber: false }))).toMatchObject({ action: 'retry' });
+  });
+
   it('a connection refused before sending is retried even without an own number', () => {
     const refused = outcome('transient', { delivery: 'not-sent', errorCode: 'ECONNREFUSED' });
     expect(decide(refused, undefined, ctx({ ownNumber: false }))).toMatchObject({ action: 'retry', maybeDelivered: false });
