@@ -5,7 +5,7 @@
  * is done; anything different (or the file gone) is EDOC_READ_CHANGED.
  */
 import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
 
 export interface FileSnapshot {
@@ -49,5 +49,50 @@ export async function assertUnchanged(file: string, expected: FileSnapshot, byte
   }
   if (!sameSnapshot(now, expected) || (bytesRead !== undefined && bytesRead !== expected.size)) {
     throw changedError(file, 'changed while it was read');
+  }
+}
+
+/** Opens `file` to read it; a file already gone is EDOC_READ_CHANGED ("<file> <detail>", reason 'gone'). */
+export async function openToRead(file: string, detail: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'r');
+  } catch (err) {
+    if (isGone(err)) throw changedError(file, detail, err);
+    throw err;
+  }
+}
+
+export interface FileChunksOptions {
+  chunkBytes: number;
+  /** What the caller saw before; a different file at open is EDOC_READ_CHANGED "changed before it was read". */
+  expected?: FileSnapshot;
+  /** Ends "<file> disappeared before it was …" when the file is gone at open. @defaultValue 'read' */
+  verb?: string;
+}
+
+/**
+ * The bytes of one unchanged file, chunk by chunk, and (as the generator's
+ * return value) the snapshot they belong to. The snapshot comes from the open
+ * handle, so it describes the bytes read even if the path is replaced a moment
+ * later; after the last chunk the file must still be that snapshot and have
+ * given exactly its size. The buffer is reused: use a chunk before the next.
+ */
+export async function* fileChunks(file: string, options: FileChunksOptions): AsyncGenerator<Buffer, FileSnapshot, undefined> {
+  const handle = await openToRead(file, `disappeared before it was ${options.verb ?? 'read'}`);
+  try {
+    const snapshot = snapshotOf(await handle.stat());
+    if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected)) throw changedError(file, 'changed before it was read');
+    const buffer = Buffer.allocUnsafe(options.chunkBytes);
+    let bytesRead = 0;
+    for (;;) {
+      const { bytesRead: n } = await handle.read(buffer, 0, options.chunkBytes, null);
+      if (n === 0) break;
+      bytesRead += n;
+      yield buffer.subarray(0, n);
+    }
+    await assertUnchanged(file, snapshot, bytesRead);
+    return snapshot;
+  } finally {
+    await handle.close();
   }
 }

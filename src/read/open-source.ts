@@ -16,12 +16,12 @@
  * still raise is EDOC_READ_CHANGED.
  */
 import path from 'node:path';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
 import type { CompanyInfo } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { openCsvSource } from './csv-source.js';
-import { changedError, isGone, snapshotOf, type FileSnapshot } from './file-snapshot.js';
+import { changedError, isGone, openToRead, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
@@ -94,13 +94,7 @@ async function snapshotFile(file: string): Promise<FileSnapshot> {
 
 /** NUL bytes do not occur in text in any encoding we accept (UTF-8, Windows-1252, Latin-1). */
 async function assertText(file: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    if (isGone(err)) throw changedError(file, 'disappeared before it was read', err);
-    throw err;
-  }
+  const handle = await openToRead(file, 'disappeared before it was read');
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
