@@ -18,7 +18,8 @@ import path from 'node:path';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
-import { identityOf, lstatOrGone, sameIdentity, type FileIdentity } from './file-identity.js';
+import { sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
+import { lstatOrGone } from './file-identity.js';
 import { isHiddenName, isStagingName } from './file-names.js';
 import { RenameDetector } from './rename-detector.js';
 import { ReadyQueue } from './ready-queue.js';
@@ -59,7 +60,7 @@ export interface InboxWatcherOptions {
 interface Entry {
   folder: InboxFolder;
   state: 'pending' | 'taken';
-  identity: FileIdentity;
+  identity: FileSnapshot;
   /** When the current identity was first observed. */
   since: number;
 }
@@ -216,9 +217,9 @@ export class InboxWatcher {
       return;
     }
     this.warned.delete(file);
-    const identity = identityOf(stats);
+    const identity = snapshotOf(stats);
     const entry = this.entries.get(file);
-    if (entry !== undefined && sameIdentity(entry.identity, identity)) {
+    if (entry !== undefined && sameSnapshot(entry.identity, identity)) {
       // an event without new content (or a write that left no trace yet): restart the clock when pending
       if (entry.state === 'pending') entry.since = Date.now();
       return;
@@ -227,7 +228,7 @@ export class InboxWatcher {
     // the poll may have taken the previous content while we awaited
     const current = this.entries.get(file);
     if (current?.state === 'taken') {
-      if (sameIdentity(current.identity, identity)) return;
+      if (sameSnapshot(current.identity, identity)) return;
       this.queue.withdraw(file);
     }
     if (this.closed) return;
@@ -266,7 +267,7 @@ export class InboxWatcher {
     );
   }
 
-  private take(file: string, folder: InboxFolder, identity: FileIdentity, via: ReadyFile['via']): void {
+  private take(file: string, folder: InboxFolder, identity: FileSnapshot, via: ReadyFile['via']): void {
     this.entries.set(file, { folder, state: 'taken', identity, since: Date.now() });
     this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company, via }, 'inbox file ready');
     this.queue.push(file, {
@@ -314,9 +315,9 @@ export class InboxWatcher {
         this.skipNonFile(file, stats, entry.folder);
         continue;
       }
-      const identity = identityOf(stats);
+      const identity = snapshotOf(stats);
       const now = Date.now();
-      if (!sameIdentity(identity, entry.identity)) {
+      if (!sameSnapshot(identity, entry.identity)) {
         entry.identity = identity;
         entry.since = now;
       } else if (now - entry.since >= this.stableMs) {
