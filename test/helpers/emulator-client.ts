@@ -2,6 +2,7 @@
  * The emulator's inspection routes (`/_emulator/*`) over real HTTP, for tests
  * that compare what the daemon reported with what the "authority" issued.
  */
+import type { StatsSnapshot } from '../../src/emulator/stats.js';
 
 export interface IssuedDocument {
   id: number;
@@ -16,16 +17,6 @@ export interface IssuedDocument {
   reasons: string[];
   time: string;
   request?: unknown;
-}
-
-export interface EmulatorStats {
-  requests: Record<string, Record<string, number>>;
-  totalRequests: number;
-  inFlight: number;
-  peakConcurrency: number;
-  busiestSecond: Record<string, number>;
-  faultsInjected: Record<string, number>;
-  faultsInjectedTotal: number;
 }
 
 export interface FaultSet {
@@ -58,8 +49,8 @@ export class EmulatorClient {
     return (await this.documents(filter)).filter((d) => d.accepted);
   }
 
-  async stats(): Promise<EmulatorStats> {
-    return await this.get('stats') as EmulatorStats;
+  async stats(): Promise<StatsSnapshot> {
+    return await this.get('stats') as StatsSnapshot;
   }
 
   async resetStats(): Promise<void> {
