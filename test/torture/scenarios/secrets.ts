@@ -61,7 +61,7 @@ export async function runSecretsScenario(o: { documents: number }): Promise<Faul
     await writeFile(keyFile, `${COMPANY_MAIN.apiKey}\n`);
     daemon.signal('SIGHUP');
     await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
-    await eventually(() => ((project.ledgerStates().accepted ?? 0) >= half / 2 ? true : undefined), 'documents accepted after the reload', 30_000);
+    await eventually(() => ((project.ledgerStates().accepted ?? 0) >= half / 2 ? true : undefined), 'documents accepted after the reload', 60_000);
     await daemon.kill();
     daemon = await DaemonProcess.start(project);
     daemons.push(daemon);
