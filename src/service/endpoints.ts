@@ -63,86 +63,96 @@ export function canonicalPosTipo(value: string): PosTipo | undefined {
 const KEY_AND_COMPANY: readonly HeaderName[] = ['x-api-key', 'x-company-id'];
 const NONE: readonly string[] = [];
 
+interface EndpointSpec {
+  method?: HttpMethod;
+  primary: string;
+  alias?: string;
+  headers?: Partial<EndpointDef['headers']>;
+  query?: Partial<EndpointDef['query']>;
+  body?: BodyKind;
+  style?: ResponseStyle;
+}
+
+/**
+ * One row of the table. What most operations share is the default, so a row
+ * shows only where an operation differs: POST, `x-api-key` and `x-company-id`
+ * required and no other header, no query parameters, a JSON body, the common
+ * envelope.
+ */
+function endpoint(id: OperationId, name: string, spec: EndpointSpec): EndpointDef {
+  return {
+    id, name, method: spec.method ?? 'POST',
+    primary: spec.primary,
+    ...(spec.alias === undefined ? {} : { alias: spec.alias }),
+    headers: { required: spec.headers?.required ?? KEY_AND_COMPANY, optional: spec.headers?.optional ?? [] },
+    query: { required: spec.query?.required ?? NONE, optional: spec.query?.optional ?? NONE },
+    body: spec.body ?? 'json',
+    style: spec.style ?? 'envelope',
+  };
+}
+
 export const ENDPOINTS: Readonly<Record<OperationId, EndpointDef>> = Object.freeze({
-  E1: {
-    id: 'E1', name: 'Issue invoice, credit note or debit note', method: 'POST',
+  E1: endpoint('E1', 'Issue invoice, credit note or debit note', {
     primary: '/svcOrchestratorController/v1/process-invoice',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'envelope',
-  },
-  E2: {
-    id: 'E2', name: 'Issue payroll document', method: 'POST',
+  }),
+  E2: endpoint('E2', 'Issue payroll document', {
     primary: '/public/api/nomina/v1/payroll-xml-controller/process',
     alias: '/api/externalPayrollController/process',
-    headers: { required: ['x-api-key', 'x-company-id', 'x-user-id'], optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'envelope',
-  },
-  E3: {
-    id: 'E3', name: 'Issue POS document from a file', method: 'POST',
+    headers: { required: ['x-api-key', 'x-company-id', 'x-user-id'] },
+  }),
+  E3: endpoint('E3', 'Issue POS document from a file', {
     primary: '/api/pos/documents/{tipo}',
     headers: { required: [], optional: ['x-user-id'] },
-    query: { required: NONE, optional: NONE }, body: 'multipart', style: 'pos-record',
-  },
-  E4: {
-    id: 'E4', name: 'Issue POS document from a JSON body', method: 'POST',
+    body: 'multipart', style: 'pos-record',
+  }),
+  E4: endpoint('E4', 'Issue POS document from a JSON body', {
     primary: '/api/pos/documents/send-public-key',
-    headers: { required: ['x-api-key'], optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'unknown',
-  },
-  E5: {
-    id: 'E5', name: 'Issue support document', method: 'POST',
+    headers: { required: ['x-api-key'] },
+    style: 'unknown',
+  }),
+  E5: endpoint('E5', 'Issue support document', {
     primary: '/svcGeneratorDSController/v1/process-support-document',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'envelope',
-  },
-  E6: {
-    id: 'E6', name: 'Issue adjustment note on a support document', method: 'POST',
+  }),
+  E6: endpoint('E6', 'Issue adjustment note on a support document', {
     primary: '/svcGeneratorDSController/v1/process-adjustment-note',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'envelope',
-  },
-  E7: {
-    // The spec only says the `user-id` header "appears in use": it is sent when known, never required.
-    id: 'E7', name: 'Run POS commissioning', method: 'POST',
+  }),
+  // The spec only says the `user-id` header "appears in use": it is sent when known, never required.
+  E7: endpoint('E7', 'Run POS commissioning', {
     primary: '/api/pos/habilitacion',
     headers: { required: [], optional: ['user-id'] },
-    query: { required: ['companyId'], optional: ['cantidad', 'testId'] }, body: 'none', style: 'commissioning-record',
-  },
-  E8: {
-    id: 'E8', name: 'Run invoice commissioning', method: 'POST',
+    query: { required: ['companyId'], optional: ['cantidad', 'testId'] },
+    body: 'none', style: 'commissioning-record',
+  }),
+  E8: endpoint('E8', 'Run invoice commissioning', {
     primary: '/HabAuthorityTest/process-hab',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: ['test-id'] }, body: 'optional-json', style: 'envelope',
-  },
-  E9: {
-    id: 'E9', name: 'Run payroll commissioning', method: 'POST',
+    query: { optional: ['test-id'] },
+    body: 'optional-json',
+  }),
+  E9: endpoint('E9', 'Run payroll commissioning', {
     primary: '/svcHabNominaController/process-hab',
     alias: '/public/api/nomina/v1/hab-nomina-controller/send-nomina-hab',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: ['test-id'] }, body: 'optional-json', style: 'envelope',
-  },
-  E10: {
-    id: 'E10', name: 'List numbering ranges by tax id', method: 'GET',
+    query: { optional: ['test-id'] },
+    body: 'optional-json',
+  }),
+  E10: endpoint('E10', 'List numbering ranges by tax id', {
+    method: 'GET',
     primary: '/public/api/numeraciones/v1/by-nit',
     alias: '/public/api/numeraciones/by-nit',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: ['nit'], optional: NONE }, body: 'none', style: 'envelope',
-  },
-  E11: {
-    id: 'E11', name: 'Save a numbering range', method: 'POST',
+    query: { required: ['nit'] },
+    body: 'none',
+  }),
+  E11: endpoint('E11', 'Save a numbering range', {
     primary: '/public/api/numeraciones/v1/create',
     alias: '/public/api/numeraciones/create',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: NONE, optional: NONE }, body: 'json', style: 'envelope',
-  },
-  E12: {
-    id: 'E12', name: 'List received documents', method: 'GET',
+  }),
+  E12: endpoint('E12', 'List received documents', {
+    method: 'GET',
     primary: '/public/api/mail-receiver/v1/received-invoices',
     alias: '/public/svcMailReceiver/received-invoices',
-    headers: { required: KEY_AND_COMPANY, optional: [] },
-    query: { required: ['start_date', 'end_date'], optional: ['page', 'per_page'] }, body: 'none', style: 'envelope',
-  },
-} satisfies Record<OperationId, EndpointDef>);
+    query: { required: ['start_date', 'end_date'], optional: ['page', 'per_page'] },
+    body: 'none',
+  }),
+});
 
 export const OPERATION_IDS: readonly OperationId[] = Object.freeze(Object.keys(ENDPOINTS) as OperationId[]);
 
