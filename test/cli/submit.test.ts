@@ -64,7 +64,7 @@ async function issuedCount(documentNumber: string): Promise<number> {
 describe('submit FILE --kind invoice', () => {
   test('a daemon started later on the same state folder leaves a submitted original where the operator keeps it', async () => {
     const p = await project();
-    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_100_901)]));
+    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_109_901)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(0);
     daemon = await DaemonProcess.start(p);

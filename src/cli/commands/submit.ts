@@ -59,25 +59,28 @@ export const submitCommand: Command = {
     const config = await io.config();
     const company = pickCompany(config, args.string('company'));
     const logger = await io.logger();
+    const stop = new AbortController();
+    let sender: CompanySender | undefined;
+    // Handlers before the lock is taken: from then on SIGHUP (edoc-bridge retry, logrotate) must not kill a
+    // submit halfway (the default action of SIGHUP is to terminate); it only wakes the sender.
+    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
+      io.onSignal('SIGHUP', () => sender?.wake())];
     const ledger = openLedger(config.paths.state);
     const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
     const answers = new AnswerWatch();
     const client = answers.watch(new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs }));
     // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
-    const sender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
-      fileName: () => path.basename(file), onChanged: () => setImmediate(() => sender.wake()) });
-    const stop = new AbortController();
-    // SIGHUP (edoc-bridge retry, logrotate) must not kill a submit halfway: it only wakes the sender.
-    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
-      io.onSignal('SIGHUP', () => sender.wake())];
+    const companySender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
+      fileName: () => path.basename(file), onChanged: () => setImmediate(() => companySender.wake()) });
+    sender = companySender;
     try {
       if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
-      sender.start();
+      companySender.start();
       const mappingFile = config.kinds[kind].mapping;
       const taken = await intakeFile({
         ledger, config, logger, signal: stop.signal,
         mapping: async () => (mappingFile === undefined ? undefined : loadMapping(mappingFile)),
-        onDocuments: () => sender.wake(), onFileChanged: () => undefined,
+        onDocuments: () => companySender.wake(), onFileChanged: () => undefined,
       }, { path: file, kind, company });
       if (taken.fileId === undefined) {
         io.err(`${path.basename(file)}: the file could not be read (it vanished)`);
@@ -88,7 +91,7 @@ export const submitCommand: Command = {
           ? `${path.basename(file)}: this file was submitted before and every document in it is final; nothing was sent again`
           : `${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
       }
-      const ended = await waitForFile(ledger, taken.fileId, sender, stop.signal, (p) => {
+      const ended = await waitForFile(ledger, taken.fileId, companySender, stop.signal, (p) => {
         drawProgress(io, p);
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
         return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
@@ -128,7 +131,7 @@ export const submitCommand: Command = {
       return EXIT_NOT_ALL_SUCCEEDED;
     } finally {
       for (const off of unsubscribe) off();
-      await sender.close();
+      await companySender.close();
       await client.close();
       await service.close();
       ledger.close();
