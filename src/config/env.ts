@@ -1,5 +1,5 @@
 import { EdocError } from '../errors.js';
-import { formatPath } from './issues.js';
+import { formatIssuePath } from '../service/schemas/common.js';
 
 const EXPRESSION = /\$\$\{|\$\{([^}]*)\}?/g;
 const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
@@ -7,10 +7,10 @@ const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 function substituteString(text: string, env: NodeJS.ProcessEnv, file: string, path: PropertyKey[]): string {
   return text.replace(EXPRESSION, (match: string, body: string | undefined) => {
     if (match === '$${') return '${';
-    const where = `${file}: ${formatPath(path)}`;
+    const where = `${file}: ${formatIssuePath(path)}`;
     const parsed = match.endsWith('}') && body !== undefined ? BODY.exec(body) : null;
     if (!parsed) {
-      throw new EdocError('EDOC_CONFIG_INVALID', `${where}: malformed substitution "${match}" (write \${NAME} or \${NAME:-default}; $\${ for a literal \${)`, { file, path: formatPath(path) });
+      throw new EdocError('EDOC_CONFIG_INVALID', `${where}: malformed substitution "${match}" (write \${NAME} or \${NAME:-default}; $\${ for a literal \${)`, { file, path: formatIssuePath(path) });
     }
     const [, name, fallback] = parsed;
     const value = env[name];
@@ -20,7 +20,7 @@ function substituteString(text: string, env: NodeJS.ProcessEnv, file: string, pa
     throw new EdocError(
       'EDOC_CONFIG_ENV_MISSING',
       `${where}: environment variable ${name} is not set (set it, or write \${${name}:-default})`,
-      { file, path: formatPath(path), variable: name },
+      { file, path: formatIssuePath(path), variable: name },
     );
   });
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { formatIssuePath } from '../service/schemas/common.js';
 import { closest } from './suggest.js';
 
 export interface ConfigProblem {
@@ -8,15 +9,6 @@ export interface ConfigProblem {
 }
 
 type PathKey = PropertyKey;
-
-export function formatPath(path: readonly PathKey[]): string {
-  let text = '';
-  for (const key of path) {
-    if (typeof key === 'number') text += `[${key}]`;
-    else text += text === '' ? String(key) : `.${String(key)}`;
-  }
-  return text;
-}
 
 interface DefLike {
   type: string;
@@ -75,13 +67,13 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], data: unknow
       for (const key of issue.keys) {
         const suggestion = closest(key, valid);
         const hint = suggestion ? `did you mean "${suggestion}"?` : valid.length > 0 ? `valid keys: ${valid.join(', ')}` : '';
-        problems.push({ path: formatPath([...issue.path, key]), message: `unknown key "${key}"${hint ? ` (${hint})` : ''}` });
+        problems.push({ path: formatIssuePath([...issue.path, key]), message: `unknown key "${key}"${hint ? ` (${hint})` : ''}` });
       }
       continue;
     }
     let message = issue.message.replace(/^Invalid (input|option): /, '');
     if (issue.code === 'invalid_type' && valueAt(data, issue.path) === undefined) message = `is required (${message.replace(/, received undefined$/, '')})`;
-    problems.push({ path: formatPath(issue.path), message });
+    problems.push({ path: formatIssuePath(issue.path), message });
   }
   return problems;
 }
