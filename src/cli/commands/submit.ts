@@ -60,11 +60,11 @@ export const submitCommand: Command = {
     const company = pickCompany(config, args.string('company'));
     const logger = await io.logger();
     const stop = new AbortController();
-    let sender: CompanySender | undefined;
+    const current: { sender?: CompanySender } = {};
     // Handlers before the lock is taken: from then on SIGHUP (edoc-bridge retry, logrotate) must not kill a
     // submit halfway (the default action of SIGHUP is to terminate); it only wakes the sender.
     const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
-      io.onSignal('SIGHUP', () => sender?.wake())];
+      io.onSignal('SIGHUP', () => current.sender?.wake())];
     const ledger = openLedger(config.paths.state);
     const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
     const answers = new AnswerWatch();
@@ -72,7 +72,7 @@ export const submitCommand: Command = {
     // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
     const companySender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
       fileName: () => path.basename(file), onChanged: () => setImmediate(() => companySender.wake()) });
-    sender = companySender;
+    current.sender = companySender;
     try {
       if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
       companySender.start();
