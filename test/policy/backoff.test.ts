@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/emulator/faults.js';
 import { backoffCap, backoffDelay, DEFAULT_MAX_RETRY_AFTER_MS, nextDelay } from '../../src/policy/backoff.js';
 
 const opts = { baseDelayMs: 500, maxDelayMs: 60_000 };
-
-/** A repeatable uniform source (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('exponential backoff with full jitter', () => {
   it('doubles the cap per attempt from baseDelayMs up to maxDelayMs', () => {
@@ -33,7 +22,7 @@ describe('exponential backoff with full jitter', () => {
   });
 
   it('never leaves the bounds over many random draws and attempts', () => {
-    const random = seeded(42);
+    const random = mulberry32(42);
     for (let attempt = 1; attempt <= 40; attempt += 1) {
       const cap = backoffCap(attempt, opts);
       for (let i = 0; i < 200; i += 1) {
@@ -47,7 +36,7 @@ describe('exponential backoff with full jitter', () => {
   });
 
   it('spreads delays (jitter): the draws of one attempt are not all equal', () => {
-    const random = seeded(7);
+    const random = mulberry32(7);
     const draws = new Set(Array.from({ length: 50 }, () => backoffDelay(6, opts, random)));
     expect(draws.size).toBeGreaterThan(40);
   });
@@ -57,7 +46,7 @@ describe('exponential backoff with full jitter', () => {
     expect(nextDelay(1, opts, 3000, () => 0.99)).toBe(3000);
     expect(nextDelay(8, opts, 1000, () => 0.5)).toBe(30_000);
     expect(nextDelay(1, opts, 1500.2, () => 0)).toBe(1501);
-    const random = seeded(3);
+    const random = mulberry32(3);
     for (let i = 0; i < 500; i += 1) expect(nextDelay(1 + (i % 12), opts, 2000, random)).toBeGreaterThanOrEqual(2000);
   });
 

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/emulator/faults.js';
 import { SlidingWindow } from '../../src/policy/rate-window.js';
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Most acquisitions inside any half-open span [s, s + windowMs), by scanning every start at an acquisition. */
 function maxInAnyWindow(times: number[], windowMs: number): number {
@@ -44,7 +34,7 @@ describe('strict sliding window', () => {
   });
 
   it('never admits more than limit in any window under randomized times', () => {
-    const random = seeded(2026);
+    const random = mulberry32(2026);
     for (let round = 0; round < 30; round += 1) {
       const limit = 1 + Math.floor(random() * 8);
       const windowMs = 50 + Math.floor(random() * 1000);
@@ -63,7 +53,7 @@ describe('strict sliding window', () => {
   });
 
   it('admits as soon as the wait it announced has passed (waiting callers lose no throughput)', () => {
-    const random = seeded(99);
+    const random = mulberry32(99);
     const w = new SlidingWindow(5, 1000);
     const admitted: number[] = [];
     let now = 0;
@@ -108,7 +98,7 @@ describe('strict sliding window', () => {
   });
 
   it('while slowed down never admits more than limit in any stretched window', () => {
-    const random = seeded(7);
+    const random = mulberry32(7);
     const w = new SlidingWindow(4, 1000);
     w.slowDown(0.25, 50_000);
     const admitted: number[] = [];
