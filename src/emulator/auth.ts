@@ -5,7 +5,7 @@
  * E10/E11: 403; E12: 401).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { header, parseIntStrict } from './http.js';
+import { envelopeReply, header, parseIntStrict, type Reply } from './http.js';
 import type { CompanyState, EmulatorState } from './state.js';
 
 export type AuthFailure = 'missing-key' | 'missing-company' | 'bad-company-id' | 'unknown-company' | 'bad-key';
@@ -28,9 +28,11 @@ export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders)
 }
 
 /** The 401 message of E1/E5/E6/E8/E9: it names the company id (spec, Errors rule 1). */
-export function unauthorizedMessage(companyText: string): string {
+/** The E1/E5/E6/E8/E9 answer to any authentication failure: HTTP 200, ResultCode 401. */
+export function unauthorizedReply(companyText: string): Reply {
   const shown = companyText === '' ? '(sin x-company-id)' : companyText;
-  return `La llave de acceso no corresponde a la empresa ${shown}.`;
+  const message = `La llave de acceso no corresponde a la empresa ${shown}.`;
+  return envelopeReply(200, 401, false, message, [message]);
 }
 
 /** Checks a key against a company given outside the headers (E4's body companyId). */

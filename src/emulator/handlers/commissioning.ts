@@ -4,7 +4,7 @@
  * or `error` (E8: HTTP 500; E9: ResultCode 500 in HTTP 200, as the table says).
  * A company enabled once stays enabled and answers IsValid true again.
  */
-import { authenticate, unauthorizedMessage } from '../auth.js';
+import { authenticate, unauthorizedReply } from '../auth.js';
 import { envelopeReply, type EmulatorRequest, type Reply } from '../http.js';
 import type { EmulatorState } from '../state.js';
 
@@ -12,10 +12,7 @@ type Which = 'invoice' | 'payroll';
 
 function commission(state: EmulatorState, req: EmulatorRequest, which: Which): Reply {
   const auth = authenticate(state, req.headers);
-  if (!auth.ok) {
-    const message = unauthorizedMessage(auth.companyText);
-    return envelopeReply(200, 401, false, message, [message]);
-  }
+  if (!auth.ok) return unauthorizedReply(auth.companyText);
   const company = auth.company;
   const label = which === 'invoice' ? 'facturación electrónica' : 'nómina electrónica';
   if (company.enabled[which]) {

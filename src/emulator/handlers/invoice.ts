@@ -7,7 +7,7 @@
 import { e1DocumentType, invoiceRequestSchema } from '../../service/schemas/invoice.js';
 import { checkDigits } from '../../validate/check-digit.js';
 import { invoiceTotals } from '../../validate/totals.js';
-import { authenticate, unauthorizedMessage } from '../auth.js';
+import { authenticate, unauthorizedReply } from '../auth.js';
 import { envelopeReply, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
 import { issueDocument } from '../issue.js';
 import { assignNumber } from '../numbering.js';
@@ -23,10 +23,7 @@ function controlledError(errors: string[]): Reply {
 
 export function handleInvoice(state: EmulatorState, req: EmulatorRequest): Reply {
   const auth = authenticate(state, req.headers);
-  if (!auth.ok) {
-    const message = unauthorizedMessage(auth.companyText);
-    return envelopeReply(200, 401, false, message, [message]);
-  }
+  if (!auth.ok) return unauthorizedReply(auth.companyText);
   const company = auth.company;
   const json = parseJson(req.text);
   if (!json.ok) return controlledError([json.message]);

@@ -10,7 +10,7 @@ import { checkDigits } from '../../validate/check-digit.js';
 import type { Problem } from '../../validate/problem.js';
 import { supportRules } from '../../validate/support-rules.js';
 import { supportTotals } from '../../validate/totals.js';
-import { authenticate, unauthorizedMessage } from '../auth.js';
+import { authenticate, unauthorizedReply } from '../auth.js';
 import { envelopeReply, isRecord, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
 import { issueDocument } from '../issue.js';
 import { assignNumber } from '../numbering.js';
@@ -31,10 +31,7 @@ type Start = { ok: true; company: CompanyState; body: unknown } | { ok: false; r
 
 function start(state: EmulatorState, req: EmulatorRequest): Start {
   const auth = authenticate(state, req.headers);
-  if (!auth.ok) {
-    const message = unauthorizedMessage(auth.companyText);
-    return { ok: false, reply: envelopeReply(200, 401, false, message, [message]) };
-  }
+  if (!auth.ok) return { ok: false, reply: unauthorizedReply(auth.companyText) };
   const json = parseJson(req.text);
   if (!json.ok) return { ok: false, reply: invalid([json.message]) };
   return { ok: true, company: auth.company, body: json.value };
