@@ -7,16 +7,16 @@
  */
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
-import type { ErrorCode } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { DueDocument, MarkSendingResult, OutcomeRecord, ReportProblem } from '../ledger/types.js';
+import type { DueDocument, MarkSendingResult, OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 import { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
-import { decide, type FinalStatus } from './decide.js';
+import { decide } from './decide.js';
+import { FINAL_CODES, maybeDelivered, problems, slim } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
 
 export interface CompanySenderOptions {
@@ -51,6 +51,7 @@ export class CompanySender {
   private readonly marks: { add(id: number): Promise<'sending' | 'duplicate' | 'skipped'> };
   private readonly outcomes: { add(record: OutcomeRecord): Promise<boolean> };
   private paused = false;
+  private unreachable = false;
   private closed = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -205,6 +206,7 @@ export class CompanySender {
 
   private async settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
     const { outcome, httpStatus } = response;
+    this.noteReachability(response);
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, maybeDeliveredBefore: maybeDelivered(doc.lastOutcome), retry: this.options.retry,
     });
@@ -237,6 +239,19 @@ export class CompanySender {
           ...(decision.note ? { note: decision.note } : {}) });
         this.logFinal(doc, decision.status, attempt, decision.note);
       }
+    }
+  }
+
+  /** One warning when the service stops answering, one line when it answers again — not one per document. */
+  private noteReachability(response: ServiceResponse): void {
+    const unanswered = response.httpStatus === undefined && response.outcome.kind === 'transient';
+    if (unanswered && !this.unreachable) {
+      this.unreachable = true;
+      this.options.logger.warn({ code: 'EDOC_SERVICE_UNREACHABLE', company: this.alias, reason: response.outcome.reason },
+        'the service is not answering; documents wait and are retried with backoff');
+    } else if (!unanswered && response.httpStatus !== undefined && this.unreachable) {
+      this.unreachable = false;
+      this.options.logger.info({ company: this.alias }, 'the service answers again');
     }
   }
 
@@ -312,26 +327,4 @@ function windowFor(company: CompanyConfig): SlidingWindow {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** An earlier attempt (or a crash while sending) may have reached the service. */
-function maybeDelivered(lastOutcome: unknown): boolean {
-  if (lastOutcome === null || typeof lastOutcome !== 'object') return false;
-  const o = lastOutcome as { kind?: unknown; maybeDelivered?: unknown };
-  return o.maybeDelivered === true || o.kind === 'unknown';
-}
-
-function slim(outcome: ServiceResponse['outcome'], maybeDeliveredFlag: boolean): Record<string, unknown> {
-  return { kind: outcome.kind, reason: outcome.reason, resultCode: outcome.resultCode, errorCode: outcome.errorCode,
-    ...(maybeDeliveredFlag ? { maybeDelivered: true } : {}) };
-}
-
-const FINAL_CODES: Record<FinalStatus, ErrorCode> = {
-  accepted: 'EDOC_SERVICE_DUPLICATE', duplicate: 'EDOC_SERVICE_DUPLICATE', rejected: 'EDOC_SERVICE_REJECTED',
-  invalid: 'EDOC_SERVICE_INVALID', failed: 'EDOC_SUBMIT_GAVE_UP', 'in-doubt': 'EDOC_SUBMIT_IN_DOUBT',
-};
-
-function problems(code: ErrorCode, messages: readonly string[], reason: string): ReportProblem[] {
-  if (messages.length > 0) return messages.map((message) => ({ code, message }));
-  return [{ code, message: reason }];
 }

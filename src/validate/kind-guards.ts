@@ -14,19 +14,32 @@ export function kindGuards(kind: DocumentKind, request: unknown): Problem[] {
   if (r === undefined) return [problem(KIND, '', `A ${kind} request must be a JSON object`)];
   switch (kind) {
     case 'invoice':
-      return invoiceGuard(r);
+      return [...invoiceGuard(r), ...linesGuard(kind, r)];
     case 'credit-note':
-      return creditNoteGuard(r);
+      return [...creditNoteGuard(r), ...linesGuard(kind, r)];
     case 'debit-note':
-      return debitNoteGuard(r);
+      return [...debitNoteGuard(r), ...linesGuard(kind, r)];
     case 'payroll':
       return payrollGuard(r);
     case 'support-adjustment':
       return supportAdjustmentGuard(r);
     case 'support-document':
+      return linesGuard(kind, r);
     case 'pos':
       return [];
   }
+}
+
+/**
+ * The spec does not say which E1/E5 fields are required, so the schemas require none; but a document
+ * without a single line is no business document — an empty `{}` would otherwise be issued under the
+ * company's next number. (Our own rule, documented in README "Decisions".)
+ */
+function linesGuard(kind: DocumentKind, r: Record<string, unknown>): Problem[] {
+  const lines = arr(r.Lines);
+  return lines === undefined || lines.length === 0
+    ? [problem(KIND, 'Lines', `A ${kind} needs at least one entry in Lines; an empty document is not sent`)]
+    : [];
 }
 
 /** Any character at all counts: the service may read a blank reason as "has a value". */

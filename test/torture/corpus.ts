@@ -194,8 +194,8 @@ export interface KnownGap {
  */
 export function knownGapFiles(): { emptyObject: KnownGap; sameStem: KnownGap } {
   return {
-    // src/service/schemas: every E1 field is optional (the spec does not say which are required), so `{}` is
-    // sent and the service issues an invoice with its next consecutive number.
+    // Every E1 field is optional in the schema (the spec does not say which are required); the kind guard
+    // "at least one line" keeps `{}` from being issued under the next number. Checked as a failure, not a gap.
     emptyObject: { files: [{ name: 'objeto-vacio.json', kind: 'invoice', content: b('{}\n') }],
       expected: 'an empty object in the invoice folder is reported invalid, not issued' },
     // src/ledger/files.ts freeReportName: a stem is reused once the earlier file is no longer reading/open,

@@ -19,6 +19,15 @@ describe('kind guards (PRODUCT kinds table)', () => {
     expect(kindGuards('invoice', r)).toEqual([]);
   });
 
+  it('an empty document ({} or no Lines) of an E1 or E5 kind is never sent', () => {
+    for (const kind of ['invoice', 'credit-note', 'debit-note', 'support-document'] as const) {
+      expect(paths(kindGuards(kind, {}))).toContain('Lines');
+    }
+    const r = loadRequestFixture('invoice');
+    edit(r, 'Lines', []);
+    expect(paths(kindGuards('invoice', r))).toEqual(['Lines']);
+  });
+
   it('credit-note requires ReasonCredit and a DocumentReferences entry', () => {
     expect(kindGuards('credit-note', loadRequestFixture('credit-note'))).toEqual([]);
     const r = loadRequestFixture('credit-note');

@@ -151,7 +151,7 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
     const payrollReports = await reportsByFile(project.outbox('payroll'));
     const lastLogAt = project.logLines().length;
 
-    // Known gaps, dropped once the rest settled so they cannot disturb it (`{}` takes the service's next number).
+    // Dropped once the rest settled so they cannot disturb it (were `{}` sent, it would take the service's next number).
     const knownGaps: string[] = [];
     const gaps = knownGapFiles();
     for (const f of gaps.emptyObject.files) await project.drop(f.kind, f.name, f.content);
@@ -164,7 +164,7 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
       }
     };
     const empty = await gapReport('objeto-vacio.json');
-    if (empty?.counts.invalid !== 1) knownGaps.push(`${gaps.emptyObject.expected}: got ${JSON.stringify(empty?.counts)}`);
+    if (empty?.counts.invalid !== 1) problems.push(`${gaps.emptyObject.expected}: got ${JSON.stringify(empty?.counts)}`);
     // One after the other, as an ERP exporting NAME.json today and NAME.csv tomorrow would.
     const [firstStem, secondStem] = gaps.sameStem.files;
     await project.drop(firstStem.kind, firstStem.name, firstStem.content);
