@@ -4,7 +4,8 @@
 // sender submitting to a zero-latency emulator at the same time (100/s, concurrency 4) and the
 // partial result.json rewritten as documents finish. Submitting all 333,334 documents of the big
 // file would take minutes, so the daemon is stopped once the file is read. Beside it, the reader
-// alone (bench/csv-memory.mjs: CSV reader + mapping in a fresh process).
+// alone (bench/csv-memory.mjs: CSV reader + mapping in a fresh process), and the daemon once more per
+// size with its heap capped (HEAP_CAP), as a service unit can run it through NODE_OPTIONS.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,12 +15,15 @@ import { DaemonProcess, Project } from '../lib/project.mjs';
 import { writeSalesCsv } from '../lib/sales-csv.mjs';
 import { lineTime, log, median, round, sleep } from '../lib/util.mjs';
 
-async function daemonPeak(file, name) {
+/** The daemon with its heap capped, as a service unit can run it (NODE_OPTIONS). */
+export const HEAP_CAP = ['--max-old-space-size=96'];
+
+async function daemonPeak(file, name, nodeArgs = []) {
   const emulator = await startBenchEmulator({});
   const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100, concurrency: 4 } });
   let daemon;
   try {
-    daemon = await DaemonProcess.start(project);
+    daemon = await DaemonProcess.start(project, { nodeArgs });
     await sleep(300);
     const idleKb = daemon.memory()?.hwmKb;
     const { rename, link } = await import('node:fs/promises');
@@ -56,12 +60,15 @@ export async function memory({ runs, quick }) {
         daemonRuns.push(await daemonPeak(file, `sales-${rows}-${r}.csv`));
         log(`memory ${rows} rows daemon run ${r + 1}: ${JSON.stringify(daemonRuns.at(-1))}`);
       }
+      const capped = await daemonPeak(file, `sales-${rows}-capped.csv`, HEAP_CAP);
+      log(`memory ${rows} rows daemon with ${HEAP_CAP.join(' ')}: ${JSON.stringify(capped)}`);
       const reader = readerPeak(file);
       log(`memory ${rows} rows reader alone: ${JSON.stringify(reader)}`);
       out.push({
         rows, fileMB: round(mb, 1), documents: daemonRuns[0].documents, daemonRuns: daemonRuns.length,
         daemonPeakMb: median(daemonRuns.map((x) => x.peakHwmMb)), daemonIdleMb: median(daemonRuns.map((x) => x.idleHwmMb)),
-        intakeSeconds: median(daemonRuns.map((x) => x.intakeSeconds)), readerPeakMb: round(reader.maxRssKb / 1024, 1),
+        intakeSeconds: median(daemonRuns.map((x) => x.intakeSeconds)), cappedPeakMb: capped.peakHwmMb,
+        cappedIntakeSeconds: capped.intakeSeconds, readerPeakMb: round(reader.maxRssKb / 1024, 1),
         readerSeconds: round(reader.ms / 1000, 1), runs: daemonRuns,
       });
       await rm(file);
@@ -74,5 +81,7 @@ export async function memory({ runs, quick }) {
     sizes: out,
     daemonRatio: round(big.daemonPeakMb / small.daemonPeakMb, 2),
     readerRatio: round(big.readerPeakMb / small.readerPeakMb, 2),
+    heapCap: HEAP_CAP.join(' '),
+    cappedRatio: round(big.cappedPeakMb / small.cappedPeakMb, 2),
   };
 }
