@@ -44,7 +44,7 @@ export async function pickup({ runs, quick }) {
   log(`pickup renamed ms ${renamed.join(' ')}; in place ms ${inPlace.join(' ')}`);
   return {
     trials, stableMs: STABLE_MS,
-    renamedMedianMs: median(renamed), inPlaceMedianMs: median(inPlace),
+    renamedMedianMs: round(median(renamed), 1), inPlaceMedianMs: round(median(inPlace), 1),
     // The staging name of a file written and renamed within a few ms may never produce a watcher
     // event; such a file is taken by the stability rule (src/watch/rename-detector.ts says so).
     renamedTakenAfterStableMs: renamed.filter((ms) => ms >= STABLE_MS).length,
