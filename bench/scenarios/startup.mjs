@@ -38,8 +38,9 @@ async function buildLedger(stateDir, total) {
   const insFile = db.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, format, encoding, state,
     total, started_at, finished_at, archived_path, report_state) VALUES (?, ?, ?, ?, 1000, ?, 'invoice', 'main', 'jsonl', 'utf-8', ?, ?, ?, ?, ?, ?)`);
   const insDoc = db.prepare(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state, attempts,
-    next_attempt_at, last_outcome, result_code, http_status, request, response, raw, updated_at)
-    VALUES (?, ?, 'main', 'invoice', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    next_attempt_at, last_outcome, result_code, http_status, response, updated_at)
+    VALUES (?, ?, 'main', 'invoice', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insBody = db.prepare('INSERT INTO document_bodies(id, request, raw) VALUES (?, ?, ?)');
   const insCount = db.prepare('INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)');
   const pendingIds = [];
   db.transaction(() => {
@@ -58,8 +59,9 @@ async function buildLedger(stateDir, total) {
         const request = pending ? JSON.stringify(invoice(number)) : small;
         const due = pending ? (i % 3 === 2 ? now + 3_600_000 : now) : null;
         const info = insDoc.run(f, i, JSON.stringify({ lines: [i + 1] }), `main/invoice/SETP/${number}`, state, pending ? 0 : 1, due,
-          pending ? null : '{"kind":"accepted"}', pending ? null : '200', pending ? null : 200, request,
-          pending ? null : response, pending ? request : `{"SerieNumber":"${number}"}`, now);
+          pending ? null : '{"kind":"accepted"}', pending ? null : '200', pending ? null : 200,
+          pending ? null : response, now);
+        insBody.run(info.lastInsertRowid, request, pending ? request : `{"SerieNumber":"${number}"}`);
         if (pending) pendingIds.push(Number(info.lastInsertRowid));
       }
       for (const [state, c] of Object.entries(counts)) insCount.run(f, state, c);
@@ -77,7 +79,8 @@ function resetLedger(stateDir) {
     const ids = OPEN.map((k) => FILES - OPEN.length + OPEN.indexOf(k) + 1);
     db.transaction(() => {
       db.prepare(`UPDATE documents SET state = 'pending', attempts = 0, last_outcome = NULL, result_code = NULL, http_status = NULL,
-        response = NULL, errors = NULL WHERE file_id IN (${ids.join(',')}) AND request LIKE '{"Currency"%' AND state <> 'pending'`).run();
+        response = NULL, errors = NULL WHERE file_id IN (${ids.join(',')}) AND state <> 'pending'
+        AND id IN (SELECT id FROM document_bodies WHERE request LIKE '{"Currency"%')`).run();
       db.prepare(`UPDATE files SET state = 'open', report_state = 'partial', archived_path = NULL, finished_at = NULL
         WHERE id IN (${ids.join(',')})`).run();
     })();

@@ -21,8 +21,12 @@ import type { DocumentKind } from '../validate/kinds.js';
 import type { Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 
-/** Documents committed per ledger transaction while a file is read. */
+/**
+ * Documents committed per ledger transaction while a file is read; the first batch is small, so the
+ * first requests of a big file leave while the rest is still being read.
+ */
 const INSERT_BATCH = 500;
+const FIRST_BATCH = 50;
 
 export interface IntakeContext {
   ledger: Ledger;
@@ -89,7 +93,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     for await (const doc of opened.documents) {
       batch.push(toNewDocument(doc, dropped.kind, dropped.company, today));
       count++;
-      if (batch.length >= INSERT_BATCH) {
+      if (batch.length >= (count === batch.length ? FIRST_BATCH : INSERT_BATCH)) {
         insertBatch(ledger, rec.fileId, batch, dropped, log);
         batch = [];
         ctx.onDocuments(dropped.company.alias);

@@ -35,6 +35,9 @@ interface FileTimes {
 
 export class ReportScheduler {
   private readonly dirty = new Set<number>();
+  /** Dirty files whose documents are all final: settled at once, not at the next interval. */
+  private readonly complete = new Set<number>();
+  private timerAt = Infinity;
   private readonly times = new Map<number, FileTimes>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -50,7 +53,12 @@ export class ReportScheduler {
   /** The file's documents changed: its report is due. */
   touch(fileId: number): void {
     this.dirty.add(fileId);
-    this.schedule(this.intervalMs);
+    if (this.options.ledger.fileProgress(fileId).final) {
+      this.complete.add(fileId);
+      this.schedule(0);
+    } else {
+      this.schedule(this.intervalMs);
+    }
   }
 
   /** Writes every dirty report now (final ones settle). Resolves when done. */
@@ -75,16 +83,22 @@ export class ReportScheduler {
   }
 
   private schedule(ms: number): void {
-    if (this.closed || this.timer) return;
+    if (this.closed) return;
+    if (this.timer) {
+      if (this.timerAt <= Date.now() + ms) return;
+      clearTimeout(this.timer); // a complete file does not wait for the interval of the others
+    }
+    this.timerAt = Date.now() + ms;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.timerAt = Infinity;
       if (this.running) {
-        this.schedule(ms);
+        this.schedule(Math.max(ms, 20));
         return;
       }
       this.running = this.pass(false).finally(() => {
         this.running = undefined;
-        if (this.dirty.size > 0) this.schedule(this.intervalMs);
+        if (this.dirty.size > 0) this.schedule(this.complete.size > 0 ? 0 : this.intervalMs);
       });
     }, ms);
     this.timer.unref?.();
@@ -94,8 +108,9 @@ export class ReportScheduler {
     const now = Date.now();
     for (const fileId of [...this.dirty]) {
       const t = this.times.get(fileId);
-      if (!force && t && now < t.nextWrite) continue;
+      if (!force && t && now < t.nextWrite && !this.complete.has(fileId)) continue;
       this.dirty.delete(fileId);
+      this.complete.delete(fileId);
       await this.report(fileId);
     }
   }

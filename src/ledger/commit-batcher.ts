@@ -1,37 +1,51 @@
 /**
- * Gathers items added in the same turn of the event loop and commits them with ONE synchronous
- * call (one transaction, one fsync), then resolves each item's promise with its own result. Used for
- * `markSending` (await it, then send — the state is on disk before the request leaves) and for
- * outcomes (await it, then write the outbox). Concurrency C then costs about one fsync per turn
- * instead of one per document.
+ * Gathers items and commits them with ONE synchronous call (one transaction, one fsync), then
+ * resolves each item's promise with its own result. An eager item (a `sending` mark: await it, then
+ * send) is committed at the end of the current turn of the event loop, with everything waiting. A
+ * lazy item (a verdict nothing is waiting on but the outbox) may wait up to `lazyMs` for the next
+ * eager commit to ride along with. Concurrency C then costs about one fsync per turn, and verdicts
+ * add none of their own while marks keep coming.
  */
+export interface CommitBatcherOptions {
+  /** Commit at once when this many items wait. @defaultValue 500 */
+  maxBatch?: number;
+  /** The longest a lazy item waits for an eager one. @defaultValue 5 */
+  lazyMs?: number;
+}
+
 export class CommitBatcher<T, R> {
   private items: T[] = [];
   private waiters: { resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
-  private scheduled = false;
+  private eager: NodeJS.Immediate | undefined;
+  private lazy: NodeJS.Timeout | undefined;
+  private readonly maxBatch: number;
+  private readonly lazyMs: number;
 
   /**
    * @param commit receives the batch and returns one result per item, in order; it must commit
    *   before returning (the ledger's methods do).
-   * @param maxBatch flush at once when this many items wait. @defaultValue 500
    */
-  constructor(private readonly commit: (items: T[]) => R[], private readonly maxBatch = 500) {}
-
-  add(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.items.push(item);
-      this.waiters.push({ resolve, reject });
-      if (this.items.length >= this.maxBatch) this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+  constructor(private readonly commit: (items: T[]) => R[], options: CommitBatcherOptions = {}) {
+    this.maxBatch = options.maxBatch ?? 500;
+    this.lazyMs = options.lazyMs ?? 5;
   }
 
-  /** Commits what is waiting now (also called by the timer). */
+  /** Committed at the end of this turn. */
+  add(item: T): Promise<R> {
+    return this.push(item, false);
+  }
+
+  /** Committed with the next eager item, or after `lazyMs` at the latest. */
+  addLazy(item: T): Promise<R> {
+    return this.push(item, true);
+  }
+
+  /** Commits what is waiting now (also called by the timers). */
   flush(): void {
-    this.scheduled = false;
+    if (this.eager) clearImmediate(this.eager);
+    if (this.lazy) clearTimeout(this.lazy);
+    this.eager = undefined;
+    this.lazy = undefined;
     if (this.items.length === 0) return;
     const items = this.items;
     const waiters = this.waiters;
@@ -44,10 +58,20 @@ export class CommitBatcher<T, R> {
       for (const w of waiters) w.reject(err);
       return;
     }
-    waiters.forEach((w, i) => w.resolve(results[i]));
+    waiters.forEach((w, i) => w.resolve(results[i] as R));
   }
 
   get waiting(): number {
     return this.items.length;
+  }
+
+  private push(item: T, lazy: boolean): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.items.push(item);
+      this.waiters.push({ resolve, reject });
+      if (this.items.length >= this.maxBatch) this.flush();
+      else if (!lazy) this.eager ??= setImmediate(() => this.flush());
+      else this.lazy ??= setTimeout(() => this.flush(), this.lazyMs);
+    });
   }
 }

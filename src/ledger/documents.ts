@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { addEvent } from './files.js';
-import { DOCUMENT_COLUMNS, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
+import { DOCUMENT_SELECT, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import type {
   DocumentRow, DueDocument, InsertResult, MarkSendingResult, NewDocument, OutcomeRecord,
@@ -19,8 +19,9 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
   const file = stmt(db, 'SELECT company, kind FROM files WHERE id = ?').get(fileId) as { company: string; kind: string } | undefined;
   if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
   const insert = stmt(db, `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-    attempts, next_attempt_at, request, raw, problems, errors, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
+    attempts, next_attempt_at, problems, errors, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
+  const body = stmt(db, 'INSERT INTO document_bodies(id, request, raw) VALUES (?, ?, ?)');
   const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
   const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
     ON CONFLICT(file_id, state) DO UPDATE SET n = n + excluded.n`);
@@ -36,10 +37,10 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       const state = problems ? 'invalid' : dupOf ? 'duplicate' : 'pending';
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }] : null;
       const info = insert.run(fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
-        d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(d.request), d.raw, json(problems),
-        json(errors), now);
+        d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(problems), json(errors), now);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
+      body.run(id, json(d.request), d.raw);
       first ??= d.index;
       last = d.index;
       result.inserted++;
@@ -74,21 +75,28 @@ export function acceptedKey(db: Database.Database, key: string): { documentId: n
 /** Pending documents of a company due at `now`, in due order then file order. Does not change them. */
 export function claimDue(db: Database.Database, company: string, now: number, limit: number,
   exclude?: ReadonlySet<number>): DueDocument[] {
-  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, request, last_outcome FROM documents
+  // The request text is read only for the documents returned, not for the ones skipped (already queued).
+  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome FROM documents
     WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
-    .all(company, now, limit + (exclude?.size ?? 0)) as {
-      id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
-      own_number: number; attempts: number; request: string | null; last_outcome: string | null;
-    }[];
+    .all(company, now, limit + (exclude?.size ?? 0)) as DueRow[];
+  const request = stmt(db, 'SELECT request FROM document_bodies WHERE id = ?').pluck();
   const out: DueDocument[] = [];
   for (const r of rows) {
     if (exclude?.has(r.id)) continue;
-    out.push({ id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
-      ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(r.request, null),
-      lastOutcome: parse(r.last_outcome, null) });
+    out.push(toDue(r, request.get(r.id) as string | null));
     if (out.length >= limit) break;
   }
   return out;
+}
+
+interface DueRow {
+  id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
+  own_number: number; attempts: number; last_outcome: string | null;
+}
+
+function toDue(r: DueRow, request: string | null): DueDocument {
+  return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
+    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null) };
 }
 
 /** The earliest future attempt of a company (for the feeder's timer), or undefined. */
@@ -104,39 +112,72 @@ export function nextDueAt(db: Database.Database, company: string): number | unde
  * have reached the service, and it decides between resending (own number) and in-doubt.
  */
 export function markSending(db: Database.Database, ids: readonly number[], now: number): MarkSendingResult {
-  const get = stmt(db, 'SELECT id, file_id, key, state, attempts FROM documents WHERE id = ?');
-  const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' AND id <> ? LIMIT 1`);
-  const toSending = stmt(db, `UPDATE documents SET state = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ?`);
+  // One statement reads the whole batch with its key checks; one updates and one logs the documents to
+  // send (the hot path: a handful of statements per batch rather than seven per document).
+  const read = stmt(db, `SELECT d.id, d.file_id, d.key, d.state,
+      CASE WHEN d.key IS NULL THEN NULL ELSE
+        (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) END AS dup,
+      CASE WHEN d.key IS NULL THEN 0 ELSE
+        EXISTS (SELECT 1 FROM documents s WHERE s.key = d.key AND s.state = 'sending' AND s.id <> d.id) END AS busy
+    FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))`);
+  const toSending = stmt(db, `UPDATE documents SET state = 'sending', attempts = attempts + 1, updated_at = ?
+    WHERE id IN (SELECT value FROM json_each(?))`);
+  const logSending = stmt(db, `INSERT INTO events(at, file_id, document_id, type, data)
+    SELECT ?, file_id, id, 'sending', json_object('attempt', attempts) FROM documents WHERE id IN (SELECT value FROM json_each(?))`);
   const toDuplicate = stmt(db, `UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`);
-  const inFlight = stmt(db, `SELECT 1 FROM documents WHERE key = ? AND state = 'sending' AND id <> ? LIMIT 1`);
   const toLater = stmt(db, `UPDATE documents SET next_attempt_at = ?, updated_at = ? WHERE id = ?`);
   const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
   db.transaction(() => {
+    const rows = new Map((read.all(JSON.stringify(ids)) as
+      { id: number; file_id: number; key: string | null; state: string; dup: number | null; busy: number }[]).map((r) => [r.id, r]));
+    const keys = new Set<string>();
     for (const id of ids) {
-      const d = get.get(id) as { id: number; file_id: number; key: string | null; state: string; attempts: number } | undefined;
+      const d = rows.get(id);
       if (!d || d.state !== 'pending') {
         result.skipped.push(id);
         continue;
       }
-      const dupOf = d.key ? (accepted.get(d.key, id) as { id: number } | undefined) : undefined;
-      if (dupOf) {
+      if (d.dup !== null) {
         toDuplicate.run(JSON.stringify([{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: 'Already accepted; not sent again.' }]), now, id);
-        addEvent(db, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: dupOf.id });
+        addEvent(db, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: d.dup });
         result.duplicate.push(id);
         continue;
       }
-      if (d.key && inFlight.get(d.key, id)) {
+      if (d.key !== null && (d.busy === 1 || keys.has(d.key))) {
         // the same number is on its way in another document: wait for that verdict instead of racing it
         toLater.run(now + KEY_IN_FLIGHT_DELAY_MS, now, id);
         result.deferred.push(id);
         continue;
       }
-      toSending.run(now, id);
-      addEvent(db, now, 'sending', d.file_id, id, { attempt: d.attempts + 1 });
+      if (d.key !== null) keys.add(d.key);
       result.sending.push(id);
+    }
+    if (result.sending.length > 0) {
+      const list = JSON.stringify(result.sending);
+      toSending.run(now, list);
+      logSending.run(now, list);
     }
   }).immediate();
   return result;
+}
+
+/**
+ * Takes back `sending` marks whose requests never left (the sender stopped or paused before their
+ * turn): back to `pending`, due now, the attempt not counted. Returns the ids that changed.
+ */
+export function unmarkSending(db: Database.Database, ids: readonly number[], now: number): number[] {
+  const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = attempts - 1, next_attempt_at = ?, updated_at = ?
+    WHERE id = ? AND state = 'sending' RETURNING file_id`);
+  const done: number[] = [];
+  db.transaction(() => {
+    for (const id of ids) {
+      const row = back.get(now, now, id) as { file_id: number } | undefined;
+      if (!row) continue;
+      addEvent(db, now, 'not-sent', row.file_id, id);
+      done.push(id);
+    }
+  }).immediate();
+  return done;
 }
 
 /**
@@ -173,14 +214,10 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
-  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, request, last_outcome FROM documents
-    WHERE state IN ('sending','in-doubt','failed') AND state = 'sending' ORDER BY id`).all() as {
-      id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
-      own_number: number; attempts: number; request: string | null; last_outcome: string | null;
-    }[];
-  return rows.map((r) => ({ id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
-    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(r.request, null),
-    lastOutcome: parse(r.last_outcome, null) }));
+  const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
+    b.request FROM documents d JOIN document_bodies b ON b.id = d.id
+    WHERE d.state IN ('sending','in-doubt','failed') AND d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
+  return rows.map((r) => toDue(r, r.request));
 }
 
 /**
@@ -223,6 +260,6 @@ export function setInDoubt(db: Database.Database, ids: readonly number[], now: n
 }
 
 export function getDocument(db: Database.Database, id: number): DocumentRow | undefined {
-  const r = stmt(db, `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ?`).get(id) as RawDocument | undefined;
+  const r = stmt(db, `${DOCUMENT_SELECT} WHERE d.id = ?`).get(id) as RawDocument | undefined;
   return r ? toDocumentRow(r) : undefined;
 }

@@ -133,6 +133,7 @@ export class Ledger {
   }
   nextDueAt(company: string): number | undefined { return docs.nextDueAt(this.db, company); }
   markSending(ids: readonly number[], now = Date.now()): MarkSendingResult { return docs.markSending(this.db, ids, now); }
+  unmarkSending(ids: readonly number[], now = Date.now()): number[] { return docs.unmarkSending(this.db, ids, now); }
   recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): { applied: number[]; fileIds: number[] } {
     return docs.recordOutcomes(this.db, records, now);
   }

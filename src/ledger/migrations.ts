@@ -106,6 +106,19 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (company, document_id)
   ) WITHOUT ROWID;
   `,
+  // 2: a document's request and source text live in their own table, written once. Every state
+  // change rewrites the whole documents row, and with a request of a few KB inline that was three
+  // full copies (overflow pages and all) per document through the WAL.
+  `
+  CREATE TABLE document_bodies (
+    id INTEGER PRIMARY KEY,
+    request TEXT,
+    raw TEXT NOT NULL
+  );
+  INSERT INTO document_bodies(id, request, raw) SELECT id, request, raw FROM documents;
+  ALTER TABLE documents DROP COLUMN request;
+  ALTER TABLE documents DROP COLUMN raw;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -55,14 +55,14 @@ export interface RawDocument {
 }
 
 const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
-  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'raw', 'updated_at'];
+  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at'];
 
-/** The columns `toDocumentRow` reads, optionally qualified by a table alias. */
-export function documentColumns(alias?: string): string {
-  return alias ? COLUMNS.map((c) => `${alias}.${c}`).join(', ') : COLUMNS.join(', ');
-}
-
-export const DOCUMENT_COLUMNS = documentColumns();
+/**
+ * `SELECT <what toDocumentRow reads> FROM documents d JOIN document_bodies b`: the source text lives
+ * in its own table (written once; see migration 2). Filter and order on `d.`.
+ */
+export const DOCUMENT_SELECT = `SELECT ${COLUMNS.map((c) => `d.${c}`).join(', ')}, b.raw AS raw
+  FROM documents d JOIN document_bodies b ON b.id = d.id`;
 
 export function toDocumentRow(r: RawDocument): DocumentRow {
   return {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { getFile } from './files.js';
-import { DOCUMENT_COLUMNS, toDocumentRow } from './rows.js';
+import { DOCUMENT_SELECT, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { fileProgress } from './status.js';
 import type { DocumentRow, FileProgress, FileRow } from './types.js';
@@ -31,7 +31,7 @@ export class LedgerSnapshot {
 
   /** Documents in index order; stream them, do not collect them. */
   *iterateFileDocuments(fileId: number): Generator<DocumentRow> {
-    const it = this.db.prepare(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE file_id = ? ORDER BY idx`)
+    const it = this.db.prepare(`${DOCUMENT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`)
       .iterate(fileId) as IterableIterator<RawDocument>;
     for (const r of it) yield toDocumentRow(r);
   }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { addEvent, openFiles } from './files.js';
-import { DOCUMENT_COLUMNS, documentColumns, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
+import { DOCUMENT_SELECT, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
 import type {
@@ -27,7 +27,7 @@ const PAGE = 500;
  * is free between pages (an open `.iterate()` would block every other statement while the consumer awaits).
  */
 export function* iterateFileDocuments(db: Database.Database, fileId: number): Generator<DocumentRow> {
-  const page = stmt(db, `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT ${PAGE}`);
+  const page = stmt(db, `${DOCUMENT_SELECT} WHERE d.file_id = ? AND d.idx > ? ORDER BY d.idx LIMIT ${PAGE}`);
   let after = -1;
   for (;;) {
     const rows = page.all(fileId, after) as RawDocument[];
@@ -77,8 +77,8 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
 }
 
 function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
-  const rows = stmt(db, `SELECT ${documentColumns('d')}, d.company AS company, d.kind AS kind, f.name AS file
-    FROM documents d JOIN files f ON f.id = d.file_id
+  const rows = stmt(db, `${DOCUMENT_SELECT.replace(' FROM ', ', d.company AS company, d.kind AS kind, f.name AS file FROM ')}
+    JOIN files f ON f.id = d.file_id
     WHERE d.state IN ('sending','in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
     .all(state, limit) as (RawDocument & { company: string; kind: string; file: string })[];
   return rows.map((r) => {

@@ -5,11 +5,27 @@
  *
  * Only the newest `limit` acquisition times matter (a new one is admitted when
  * the oldest of them has left the window), so memory is O(limit).
+ *
+ * A slot can also be taken as a reservation whose time is the moment the request
+ * actually leaves (`Reservation.sent`): the service counts arrivals, and a request
+ * held back after its slot was taken (a connection still opening, a ledger commit
+ * on the same thread) must not leave less than a window before the one `limit`
+ * places after it. Until it is sent a reservation counts as "now, and later".
  */
+export interface Reservation {
+  /** The request left at `at`: from now on the slot counts from then. Idempotent. */
+  sent(at: number): void;
+  /** The request never left (refused connection, aborted before writing): the slot is free again. */
+  cancel(): void;
+}
+
+/** How soon to ask again when all `limit` slots are reservations whose requests have not left. */
+const OPEN_RESERVATIONS_POLL_MS = 2;
+
 export class SlidingWindow {
   readonly limit: number;
   readonly windowMs: number;
-  /** Newest `limit` acquisition times, oldest first. */
+  /** Newest `limit` acquisition times, oldest first; a reservation not yet sent is Infinity, at the end. */
   private readonly times: number[] = [];
   private last = Number.NEGATIVE_INFINITY;
   private slowFactor = 1;
@@ -35,6 +51,34 @@ export class SlidingWindow {
     this.times.push(t);
     if (this.times.length > this.limit) this.times.shift();
     return 0;
+  }
+
+  /**
+   * Like `tryAcquire`, but the slot's time is set when the request is sent: `{ wait }` to ask again
+   * later, or the reservation. Call `sent` or `cancel` on it exactly once the outcome is known.
+   */
+  tryReserve(now: number): { wait: number } | { reservation: Reservation } {
+    const t = Math.max(now, this.last);
+    this.last = t;
+    const wait = this.waitAt(t);
+    if (wait > 0) return { wait };
+    this.times.push(Number.POSITIVE_INFINITY);
+    if (this.times.length > this.limit) this.times.shift();
+    let open = true;
+    const settle = (at: number | undefined): void => {
+      if (!open) return;
+      open = false;
+      const i = this.times.lastIndexOf(Number.POSITIVE_INFINITY);
+      if (i < 0) return; // pushed out of the window by newer slots meanwhile
+      this.times.splice(i, 1);
+      if (at === undefined) return;
+      const sentAt = Math.max(at, this.last);
+      this.last = sentAt;
+      // Every finite time is at most `sentAt`: it goes after them, before the reservations still open.
+      const firstOpen = this.times.indexOf(Number.POSITIVE_INFINITY);
+      this.times.splice(firstOpen < 0 ? this.times.length : firstOpen, 0, sentAt);
+    };
+    return { reservation: { sent: (at) => settle(at), cancel: () => settle(undefined) } };
   }
 
   /** Milliseconds until an acquisition would be allowed at `now` (0 = now), recording nothing. */
@@ -68,7 +112,9 @@ export class SlidingWindow {
   private waitAt(t: number): number {
     if (this.times.length < this.limit) return 0;
     const span = this.currentWindowMs(t);
-    const oldest = this.times[0];
+    const oldest = this.times[0] as number;
+    // Every slot of the window is a request not sent yet: ask again shortly.
+    if (oldest === Number.POSITIVE_INFINITY) return OPEN_RESERVATIONS_POLL_MS;
     // The window is the half-open span (t - span, t]: the oldest leaves it once t >= oldest + span.
     const free = oldest + span;
     return free <= t ? 0 : Math.ceil(free - t);

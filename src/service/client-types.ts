@@ -44,6 +44,11 @@ export interface CallOptions {
   paths?: PathForm;
   /** Overrides the headers/body timeout and deadline for this call. */
   timeoutMs?: number;
+  /**
+   * Called synchronously when the request is handed to the socket (not called when it never is:
+   * a refused connection, an abort before writing). The rate window counts this moment.
+   */
+  onSent?: () => void;
 }
 
 export type ResponseHeaderMap = Record<string, string | string[] | undefined>;

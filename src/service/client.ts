@@ -8,6 +8,8 @@
  * `outcome.kind`. The API key is scrubbed from everything it returns.
  */
 import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { SENT_HOOK, sentHook } from './sent-hook.js';
 import { ENDPOINTS, pathFor, type HeaderName, type OperationId, type PathForm } from './endpoints.js';
 import { encodeMultipart } from './multipart.js';
 import { classify, classifyNetworkError, type Outcome } from './outcome.js';
@@ -42,6 +44,7 @@ export class ServiceClient {
   private readonly paths: PathForm;
   private readonly timeoutMs: number;
   private readonly pool: Pool;
+  private readonly dispatcher: Dispatcher;
   private closing: Promise<void> | undefined;
 
   constructor(options: ServiceClientOptions) {
@@ -61,6 +64,7 @@ export class ServiceClient {
       bodyTimeout: this.timeoutMs,
       keepAliveTimeout: 10_000,
     });
+    this.dispatcher = this.pool.compose(sentHook);
   }
 
   /** E1: invoice, credit note or debit note. */
@@ -180,9 +184,10 @@ export class ServiceClient {
     if (options.signal?.aborted) onCallerAbort();
     else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const res = await this.pool.request({
+      const res = await this.dispatcher.request({
         method: def.method, path, headers, body, signal: deadline.signal,
         headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+        ...(options.onSent ? { [SENT_HOOK]: options.onSent } : {}),
       });
       const rawBody = scrub(await res.body.text(), secret);
       const responseHeaders = res.headers as ResponseHeaderMap;

@@ -1,22 +1,26 @@
 /**
  * The submit stage of one company: a p-queue for concurrency, a strict sliding
- * window for the request rate, fed from the ledger in small batches so a file
- * of 200,000 documents never has 200,000 pending promises. Every attempt is
- * marked `sending` (committed) before its request leaves, and its outcome is
- * committed before anyone writes the outbox.
+ * window for the request rate (counted from the moment each request is written),
+ * fed from the ledger in batches so a file of 200,000 documents never has 200,000
+ * pending promises. Every attempt is marked `sending` (committed) before its
+ * request leaves, and its outcome is committed before anyone writes the outbox.
+ * Ledger commits are batched: documents with their own number are marked a batch
+ * at a time ahead of their turn, and their verdicts ride along with the next
+ * batch; documents the service numbers are marked, and settled, one turn each.
  */
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { DueDocument, MarkSendingResult, OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
-import { SlidingWindow } from '../policy/rate-window.js';
+import type { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
 import { decide } from './decide.js';
-import { FINAL_CODES, maybeDelivered, problems, slim } from './outcome-record.js';
+import { maybeDelivered, outcomeRecord } from './outcome-record.js';
+import { delay, reserveSlot, takeSlot, windowFor } from './rate-slots.js';
 import { sendDocument } from './send-document.js';
 
 export interface CompanySenderOptions {
@@ -45,8 +49,9 @@ export class CompanySender {
   private window: SlidingWindow;
   private readonly inMemory = new Set<number>();
   private readonly now: () => number;
-  private readonly marks: { add(id: number): Promise<'sending' | 'duplicate' | 'skipped'> };
-  private readonly outcomes: { add(record: OutcomeRecord): Promise<boolean> };
+  private readonly commits: CommitBatcher<Commit, Committed>;
+  /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
+  private readonly markedUnsent = new Set<number>();
   private paused = false;
   private unreachable = false;
   private closed = false;
@@ -58,9 +63,10 @@ export class CompanySender {
     this.company = options.company;
     this.now = options.now ?? Date.now;
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
-    this.window = windowFor(this.company);
+    this.window = windowFor(this.company.rate.requestsPerSecond);
     // Marks and verdicts of the same turn share one transaction (one fsync).
-    const commits = new CommitBatcher<Commit, Committed>((items) => {
+    // Verdicts of numbered documents wait up to 20 ms for the next batch of marks (see settle).
+    this.commits = new CommitBatcher<Commit, Committed>((items) => {
       const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
       const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
       const result = options.ledger.commitSubmissions(ids, records, this.now());
@@ -72,9 +78,7 @@ export class CompanySender {
       return items.map((i) => ('mark' in i
         ? (sending.has(i.mark) ? 'sending' : dup.has(i.mark) ? 'duplicate' : 'skipped')
         : done.has(i.outcome.id)));
-    });
-    this.marks = { add: (id) => commits.add({ mark: id }) as Promise<'sending' | 'duplicate' | 'skipped'> };
-    this.outcomes = { add: (record) => commits.add({ outcome: record }) as Promise<boolean> };
+    }, { lazyMs: 20 });
   }
 
   get alias(): string {
@@ -90,7 +94,7 @@ export class CompanySender {
    * puller), so every request of the company counts against one rate.
    */
   acquireSlot(): Promise<void> {
-    return this.takeRateSlot();
+    return takeSlot(() => this.window, this.now);
   }
 
   start(): void {
@@ -109,7 +113,7 @@ export class CompanySender {
     const rateChanged = company.rate.requestsPerSecond !== this.company.rate.requestsPerSecond;
     this.company = company;
     this.options.retry = retry;
-    if (rateChanged) this.window = windowFor(company);
+    if (rateChanged) this.window = windowFor(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
     if (this.paused) {
       this.paused = false;
@@ -134,6 +138,10 @@ export class CompanySender {
     }
     clearTimeout(timer);
     await this.loop;
+    // Verdicts still waiting for a commit, then the marks whose requests never left.
+    this.commits.flush();
+    if (this.markedUnsent.size > 0) this.options.ledger.unmarkSending([...this.markedUnsent], this.now());
+    this.markedUnsent.clear();
   }
 
   private async feed(): Promise<void> {
@@ -142,10 +150,12 @@ export class CompanySender {
         await this.sleep(60_000);
         continue;
       }
-      const buffer = this.company.rate.concurrency * 2;
-      const room = buffer - (this.queue.size + this.queue.pending);
-      if (room <= 0) {
-        await Promise.race([this.queue.onSizeLessThan(this.company.rate.concurrency), this.sleep(1_000)]);
+      // Up to 4C documents wait in the queue, claimed (and marked) 3C at a time once C or fewer are left:
+      // one commit for many marks, while C queued and C in flight keep the connections busy meanwhile.
+      const c = this.company.rate.concurrency;
+      const room = 4 * c - this.queue.size;
+      if (room < 3 * c) {
+        await Promise.race([this.queue.onSizeLessThan(c + 1), this.sleep(1_000)]);
         continue;
       }
       const due = this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
@@ -157,7 +167,11 @@ export class CompanySender {
       }
       for (const doc of due) {
         this.inMemory.add(doc.id);
-        void this.queue.add(() => this.attempt(doc)).catch((err: unknown) => {
+        // A document with its own number is marked ahead of its turn, all of this batch in one commit:
+        // resending it after a crash is safe (the service knows the number), so this costs no safety
+        // and saves an fsync per request. One numbered by the service is marked just before it leaves.
+        const marked = doc.ownNumber ? this.mark(doc) : undefined;
+        void this.queue.add(() => this.attempt(doc, marked)).catch((err: unknown) => {
           this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: attempt failed unexpectedly');
         }).finally(() => this.inMemory.delete(doc.id));
       }
@@ -165,21 +179,39 @@ export class CompanySender {
   }
 
   /**
-   * Mark, send and settle all inside one slot of the queue. (Marking numbered documents ahead and
-   * settling after the slot was free, d5ca8e7, let commits run between a request's rate slot and
-   * its write: the bench then saw R + 1 requests in one second in 2 of 3 runs, and no gain in
-   * overhead; see docs/benchmarks.md.)
+   * Mark (unless marked ahead), wait for the rate, send, settle. Ledger commits may run between a
+   * request's rate slot and its socket write (d5ca8e7 saw R + 1 arrivals in a second from that); the
+   * slot therefore counts from the write itself, see `send`.
    */
-  private async attempt(doc: DueDocument): Promise<void> {
-    if (!(await this.prepare(doc))) return;
+  private async attempt(doc: DueDocument, marked?: Promise<Committed>): Promise<void> {
+    if (marked) {
+      if (!this.admitted(doc, await marked)) {
+        this.markedUnsent.delete(doc.id);
+        return;
+      }
+      if (!(await this.waitForRate())) {
+        // Stopped or paused before its turn: the request never left. (At close, all at once.)
+        if (!this.closed) this.unmark(doc);
+        return;
+      }
+    } else if (!(await this.waitForRate()) || !this.admitted(doc, await this.commits.add({ mark: doc.id }))) return;
+    this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
     const response = await this.send(doc);
     await this.settle(doc, doc.attempts + 1, response);
   }
 
-  /** Waits for room in the rate window, then marks the document `sending`; false when it is not to be sent now. */
-  private async prepare(doc: DueDocument): Promise<boolean> {
-    if (!(await this.waitForRate())) return false;
-    const mark = await this.marks.add(doc.id);
+  private mark(doc: DueDocument): Promise<Committed> {
+    this.markedUnsent.add(doc.id);
+    return this.commits.add({ mark: doc.id });
+  }
+
+  private unmark(doc: DueDocument): void {
+    this.markedUnsent.delete(doc.id);
+    this.options.ledger.unmarkSending([doc.id], this.now());
+  }
+
+  /** Whether the mark made the document `sending` (to be sent now); a duplicate is final here. */
+  private admitted(doc: DueDocument, mark: Committed): boolean {
     if (mark === 'duplicate') {
       this.options.onChanged([doc.fileId]);
       this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
@@ -187,52 +219,57 @@ export class CompanySender {
     return mark === 'sending';
   }
 
+  /**
+   * Sends within a slot of the rate window that counts from the moment the request is handed to the
+   * socket (the service counts arrivals): a request held back after its slot was taken (a connection
+   * opening, a ledger commit on this thread) pushes the later ones back rather than bunch up with them.
+   */
   private async send(doc: DueDocument): Promise<ServiceResponse> {
-    // Ledger commits queued meanwhile (synchronous fsyncs on this thread) run first: after the slot is
-    // taken they would hold the request back, and the service, counting arrivals, would see a burst.
-    await new Promise((resolve) => setImmediate(resolve));
-    await this.takeRateSlot();
-    return sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
-      pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal },
+    const slot = await reserveSlot(() => this.window, this.now);
+    let sent = false;
+    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
+      pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal, onSent: () => {
+        sent = true;
+        slot.sent(this.now());
+      } },
     });
+    if (!sent) slot.cancel();
+    return response;
   }
 
-  private async settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
+  /**
+   * Commits the verdict. One of a document with its own number rides along with the next commit
+   * (at most a few ms later) and does not hold the queue slot: a crash before that commit leaves it
+   * `sending`, and its resend is answered as a duplicate, i.e. accepted. Any other is committed at
+   * the end of this turn, so it cannot end up in doubt for lack of a commit.
+   */
+  private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
     const { outcome, httpStatus } = response;
     this.noteReachability(response);
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, maybeDeliveredBefore: maybeDelivered(doc.lastOutcome), retry: this.options.retry,
     });
-    const base = {
-      id: doc.id, resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
-      httpStatus: httpStatus ?? null, warnings: outcome.warnings,
-      response: response.body === '' ? null : response.body,
-    };
     if (httpStatus === 429) this.window.slowDown(0.5, this.now() + SLOW_DOWN_MS);
+    const record = outcomeRecord(doc, response, decision, this.now());
+    let after: () => void;
     switch (decision.action) {
       case 'pause':
-        // A 401 proves nothing about earlier attempts: keep "may have been delivered" for the resend's verdict.
-        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now(),
-          outcome: slim(outcome, maybeDelivered(doc.lastOutcome)),
-          errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason), note: 'unauthorized: company paused' });
         this.pause(outcome.reason);
-        return;
+        return this.commits.add({ outcome: record }).then(() => undefined);
       case 'retry':
-        await this.outcomes.add({ ...base, state: 'pending', nextAttemptAt: this.now() + decision.delayMs,
-          outcome: slim(outcome, decision.maybeDelivered), errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) });
         this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
           reason: outcome.reason }, 'transient fault: retry scheduled');
         // The feeder may be asleep with nothing pending (this document was in flight): it must see the new due time.
-        this.wake();
-        return;
-      case 'final': {
-        const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
-          ? [] : problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages, decision.note ?? outcome.reason);
-        await this.outcomes.add({ ...base, state: decision.status, outcome: slim(outcome, false), errors,
-          ...(decision.note ? { note: decision.note } : {}) });
-        this.logFinal(doc, decision.status, attempt, decision.note);
-      }
+        after = () => this.wake();
+        break;
+      case 'final':
+        after = () => this.logFinal(doc, decision.status, attempt, decision.note);
     }
+    if (!doc.ownNumber) return this.commits.add({ outcome: record }).then(after);
+    this.commits.addLazy({ outcome: record }).then(after, (err: unknown) => {
+      this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: the verdict could not be committed');
+    });
+    return Promise.resolve();
   }
 
   /** One warning when the service stops answering, one line when it answers again — not one per document. */
@@ -274,19 +311,6 @@ export class CompanySender {
     }
   }
 
-  /**
-   * Takes the slot right before the request leaves: the service counts arrivals, so the window must
-   * hold send times, not the moments marking began (a slow `sending` commit would bunch requests
-   * together). The document is already `sending`, so it waits (at most one window) rather than give up.
-   */
-  private async takeRateSlot(): Promise<void> {
-    for (;;) {
-      const wait = this.window.tryAcquire(this.now());
-      if (wait === 0) return;
-      await delay(wait);
-    }
-  }
-
   private serviceCompany(): { id: number; apiKey: string; userId?: number } {
     const c = this.company;
     return c.userId === undefined ? { id: c.id, apiKey: c.apiKey } : { id: c.id, apiKey: c.apiKey, userId: c.userId };
@@ -302,22 +326,4 @@ export class CompanySender {
       this.wakeUp = done;
     });
   }
-}
-
-/**
- * Requests started a window apart can reach the service closer together than that, by the difference
- * of their transit times; the service counts arrivals, so our window is this much longer.
- */
-const RATE_MARGIN_MS = 50;
-
-function windowFor(company: CompanyConfig): SlidingWindow {
-  // Fractional rates (0.5/s) become one request per 2 s.
-  const rps = company.rate.requestsPerSecond;
-  return rps >= 1
-    ? new SlidingWindow(Math.floor(rps), 1000 + RATE_MARGIN_MS)
-    : new SlidingWindow(1, Math.ceil(1000 / rps) + RATE_MARGIN_MS);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

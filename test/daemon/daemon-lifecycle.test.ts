@@ -52,6 +52,14 @@ describe('daemon lifecycle', () => {
     expect(issued.length).toBeLessThan(30);
     expect(states.accepted).toBe(issued.length);
     expect((states.accepted ?? 0) + (states.pending ?? 0)).toBe(30);
+    // Documents marked `sending` ahead of their turn whose requests never left were given back: the
+    // attempt is not counted, and the history says so.
+    const pending = project.ledgerQuery<{ attempts: number }>(`SELECT attempts FROM documents WHERE state = 'pending'`);
+    expect(pending.every((d) => d.attempts === 0)).toBe(true);
+    const notSent = project.ledgerQuery<{ n: number }>(`SELECT count(*) AS n FROM events WHERE type = 'not-sent'`)[0]?.n ?? 0;
+    const sentEvents = project.ledgerQuery<{ n: number }>(`SELECT count(*) AS n FROM events WHERE type = 'sending'`)[0]?.n ?? 0;
+    expect(notSent).toBeGreaterThan(0);
+    expect(sentEvents - notSent).toBe(issued.length);
 
     await emulator.client.setFaults({});
     await start(project);

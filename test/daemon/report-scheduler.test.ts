@@ -58,3 +58,29 @@ test('reports are still rewritten as documents finish after an explicit flush', 
   reports.touch(fileId);
   await eventually(async () => ((await counts(outbox))?.accepted === 1 ? true : undefined), 'the report after the flush', 3_000);
 });
+
+test('a file whose documents are all final is settled at once, not after the interval of partial reports', async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-reports-'));
+  const outbox = path.join(dir, 'outbox', 'invoice');
+  ledger = Ledger.open(path.join(dir, 'state'));
+  logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
+  const { fileId } = ledger.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
+    kind: 'invoice', company: 'main', now: Date.now() });
+  ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
+    ownNumber: true, request: {}, raw: '{}' })));
+  ledger.finishReading(fileId);
+  reports = new ReportScheduler({ ledger, logger, outboxDir: () => outbox, intervalMs: 60_000, archives: () => false });
+  const due = ledger.claimDue('main', Date.now(), 2);
+  ledger.markSending(due.map((d) => d.id));
+  ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
+  reports.touch(fileId); // partial: waits for the (long) interval
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(await counts(outbox)).toBeUndefined();
+
+  ledger.recordOutcome(due[1]!.id, { state: 'accepted' });
+  const touched = Date.now();
+  reports.touch(fileId); // now complete: the final report does not wait for the minute
+  await eventually(async () => ((await counts(outbox))?.accepted === 2 ? true : undefined), 'the final report', 3_000);
+  expect(Date.now() - touched).toBeLessThan(2_000);
+  expect(ledger.getFile(fileId)?.reportState).toBe('final');
+});

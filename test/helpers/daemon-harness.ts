@@ -272,6 +272,16 @@ export class Project {
     }
   }
 
+  /** A read-only query on the ledger beside a running daemon. */
+  ledgerQuery<T>(sql: string, ...params: unknown[]): T[] {
+    const db = new Database(path.join(this.stateDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(sql).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
   async remove(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
   }

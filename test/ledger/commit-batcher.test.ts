@@ -28,12 +28,35 @@ describe('batched commits', () => {
       commits++;
       const { applied } = ledger.recordOutcomes(records.map((r) => ({ id: r.id, state: 'accepted' as const })));
       return records.map((r) => applied.includes(r.id));
-    }, 8);
+    }, { maxBatch: 8 });
     const applied = await Promise.all(due.map((d) => outcomes.add({ id: d.id })));
     expect(applied.every(Boolean)).toBe(true);
     expect(commits).toBe(2 + 3); // 8 + 8 at the size cap, 4 at the end of the turn
     expect(ledger.fileProgress(fileId).final).toBe(true);
     ledger.close();
+  });
+
+  it('lets lazy items wait for the next eager one, or for lazyMs at the latest', async () => {
+    const batches: string[][] = [];
+    const b = new CommitBatcher<string, string>((items) => {
+      batches.push(items);
+      return items.map((i) => `${i}!`);
+    }, { lazyMs: 30 });
+    const lazy1 = b.addLazy('verdict-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([]); // a lazy item alone does not commit at the end of the turn
+    const lazy2 = b.addLazy('verdict-2');
+    const mark = b.add('mark-1');
+    expect(await mark).toBe('mark-1!');
+    expect(await lazy1).toBe('verdict-1!');
+    expect(await lazy2).toBe('verdict-2!');
+    expect(batches).toEqual([['verdict-1', 'verdict-2', 'mark-1']]); // one commit for all three
+
+    const started = Date.now();
+    expect(await b.addLazy('verdict-3')).toBe('verdict-3!');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(batches).toHaveLength(2);
+    expect(b.waiting).toBe(0);
   });
 
   it('rejects every waiter of a batch whose commit failed', async () => {

@@ -1,3 +1,5 @@
+import Database from 'better-sqlite3';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { makeKey } from '../../src/ledger/rows.js';
@@ -24,6 +26,32 @@ describe('ledger schema', () => {
     const again = Ledger.open(dir);
     expect(again.notes).toEqual([]);
     again.close();
+  });
+
+  it('step 2 moves each request and source text out of a version-1 documents table, nothing lost', () => {
+    const dir = tempDir();
+    const v1 = new Database(path.join(dir, 'ledger.sqlite'));
+    v1.exec(MIGRATIONS[0] as string);
+    v1.pragma('user_version = 1');
+    v1.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
+      VALUES (1, '/inbox/invoice/a.jsonl', 'a.jsonl', 'a', 10, 'aaa', 'invoice', 'main', 'open', 1000)`).run();
+    const ins = v1.prepare(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state, attempts,
+      next_attempt_at, request, raw, updated_at) VALUES (1, ?, 'main', 'invoice', '{"lines":[1]}', ?, 1, ?, ?, ?, ?, ?, 1000)`);
+    ins.run(0, 'main/invoice/SETP/1', 'accepted', 1, null, '{"Number":"1"}', 'raw 0; "quoted"');
+    ins.run(1, 'main/invoice/SETP/2', 'pending', 0, 1000, '{"Number":"2"}', 'raw 1');
+    v1.prepare(`INSERT INTO file_counts(file_id, state, n) VALUES (1, 'accepted', 1), (1, 'pending', 1)`).run();
+    v1.close();
+
+    const ledger = Ledger.open(dir);
+    expect(ledger.notes).toContain(`ledger schema migrated from version 1 to ${SCHEMA_VERSION}`);
+    const columns = (ledger.db.prepare('PRAGMA table_info(documents)').all() as { name: string }[]).map((c) => c.name);
+    expect(columns).not.toContain('request');
+    expect(columns).not.toContain('raw');
+    expect([...ledger.iterateFileDocuments(1)].map((d) => [d.index, d.state, d.raw]))
+      .toEqual([[0, 'accepted', 'raw 0; "quoted"'], [1, 'pending', 'raw 1']]);
+    const due = ledger.claimDue('main', 2_000, 10);
+    expect(due.map((d) => [d.index, d.request])).toEqual([[1, { Number: '2' }]]);
+    ledger.close();
   });
 
   it('refuses a ledger written by a newer program', () => {
