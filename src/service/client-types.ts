@@ -32,10 +32,12 @@ export interface ServiceClientOptions {
    */
   timeoutMs?: number;
   /**
-   * Keep-alive connections to the base URL.
-   * @defaultValue 8
+   * Most keep-alive connections to the base URL; `null` for no cap of the client's own. The callers
+   * bound their concurrency (each company's queue, the received-documents puller), and a fixed cap
+   * shared by all companies would queue one company's requests behind another's inside undici.
+   * @defaultValue null
    */
-  connections?: number;
+  connections?: number | null;
 }
 
 export interface CallOptions {

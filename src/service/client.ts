@@ -24,7 +24,6 @@ import type {
 export type * from './client-types.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_CONNECTIONS = 8;
 const REDACTED = '[redacted]';
 
 type Query = Record<string, string | number | undefined>;
@@ -58,7 +57,7 @@ export class ServiceClient {
     this.paths = options.paths ?? 'primary';
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.pool = new Pool(this.origin, {
-      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      connections: options.connections ?? null,
       connect: { timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,

@@ -10,7 +10,7 @@ import type { Reservation } from '../policy/rate-window.js';
  * Requests sent a window apart can reach the service closer together than that, by the difference
  * of their transit times; the service counts arrivals, so our window is this much longer.
  */
-export const RATE_MARGIN_MS = 50;
+export const RATE_MARGIN_MS = 40;
 
 export function windowFor(requestsPerSecond: number): SlidingWindow {
   // Fractional rates (0.5/s) become one request per 2 s.
