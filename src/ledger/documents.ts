@@ -216,7 +216,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 export function sendingAtStart(db: Database.Database): DueDocument[] {
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
     b.request FROM documents d JOIN document_bodies b ON b.id = d.id
-    WHERE d.state IN ('sending','in-doubt','failed') AND d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
+    WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }
 

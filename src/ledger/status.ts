@@ -79,7 +79,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
 function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
   const rows = stmt(db, `${DOCUMENT_SELECT.replace(' FROM ', ', d.company AS company, d.kind AS kind, f.name AS file FROM ')}
     JOIN files f ON f.id = d.file_id
-    WHERE d.state IN ('sending','in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
+    WHERE d.state IN ('in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
     .all(state, limit) as (RawDocument & { company: string; kind: string; file: string })[];
   return rows.map((r) => {
     const d = toDocumentRow(r);
