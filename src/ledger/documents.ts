@@ -21,7 +21,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
   const insert = stmt(db, `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
     attempts, next_attempt_at, problems, errors, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
-  const body = stmt(db, 'INSERT INTO document_bodies(id, request, raw) VALUES (?, ?, ?)');
+  const body = stmt(db, 'INSERT INTO document_bodies(id, request, raw, request_is_raw) VALUES (?, ?, ?, ?)');
   const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
   const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
     ON CONFLICT(file_id, state) DO UPDATE SET n = n + excluded.n`);
@@ -40,7 +40,8 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
         d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(problems), json(errors), now);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
-      body.run(id, json(d.request), d.raw);
+      const fromRaw = d.requestFromRaw === true && d.request !== undefined;
+      body.run(id, fromRaw ? null : json(d.request), d.raw, fromRaw ? 1 : 0);
       first ??= d.index;
       last = d.index;
       result.inserted++;
@@ -79,7 +80,7 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome FROM documents
     WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
     .all(company, now, limit + (exclude?.size ?? 0)) as DueRow[];
-  const request = stmt(db, 'SELECT request FROM document_bodies WHERE id = ?').pluck();
+  const request = stmt(db, `SELECT ${REQUEST_TEXT} FROM document_bodies WHERE id = ?`).pluck();
   const out: DueDocument[] = [];
   for (const r of rows) {
     if (exclude?.has(r.id)) continue;
@@ -88,6 +89,9 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   }
   return out;
 }
+
+/** The stored request text (see document_bodies.request_is_raw). */
+const REQUEST_TEXT = 'CASE WHEN request_is_raw = 1 THEN raw ELSE request END';
 
 interface DueRow {
   id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
@@ -215,7 +219,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-    b.request FROM documents d JOIN document_bodies b ON b.id = d.id
+    CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END AS request FROM documents d JOIN document_bodies b ON b.id = d.id
     WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }

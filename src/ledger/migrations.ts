@@ -113,10 +113,12 @@ export const MIGRATIONS: readonly string[] = [
   // (state, id) made each batch commit of marks and verdicts ~2.4 times slower (bench notes in
   // docs/benchmarks.md); in-doubt and failed keep (state, id) for the status lists.
   `
+  -- request_is_raw = 1: the request is JSON.parse(raw) (JSON, JSONL inputs), stored once, as raw
   CREATE TABLE document_bodies (
     id INTEGER PRIMARY KEY,
     request TEXT,
-    raw TEXT NOT NULL
+    raw TEXT NOT NULL,
+    request_is_raw INTEGER NOT NULL DEFAULT 0
   );
   INSERT INTO document_bodies(id, request, raw) SELECT id, request, raw FROM documents;
   ALTER TABLE documents DROP COLUMN request;

@@ -87,6 +87,8 @@ export interface NewDocument {
   ownNumber: boolean;
   request?: unknown;
   raw: string;
+  /** `request` is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it. */
+  requestFromRaw?: boolean;
   /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
   problems?: ReportProblem[];
 }

@@ -35,7 +35,7 @@ function toDocument(element: SplitElement, index: number, file: string, shape: '
   const request = parseElement(element, file);
   const base = { index, source: { lines }, raw: element.text };
   if (typeof request === 'object' && request !== null && !Array.isArray(request)) {
-    return { ...base, request, problems: [] };
+    return { ...base, request, requestFromRaw: true, problems: [] };
   }
   const what = shape === 'array' ? `element ${index + 1} of the array` : 'the document';
   return {

@@ -70,5 +70,5 @@ function toDocument(rawLine: string, line: number, index: number): SourceDocumen
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ...base, problems: [{ code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not a JSON object` }] };
   }
-  return { ...base, request: value, problems: [] };
+  return { ...base, request: value, requestFromRaw: true, problems: [] };
 }

@@ -24,6 +24,8 @@ export interface SourceDocument {
   problems: Problem[];
   /** The original text of this document, exactly as in the file (for the retry file). */
   raw: string;
+  /** `request` is exactly `JSON.parse(raw)` (JSON and JSONL inputs): the ledger stores the text once. */
+  requestFromRaw?: boolean;
 }
 
 export type SourceFormat = 'json' | 'jsonl' | 'csv';

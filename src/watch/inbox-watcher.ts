@@ -16,7 +16,8 @@
  */
 import path from 'node:path';
 import { mkdir, realpath } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { watch as fsWatch } from 'node:fs';
+import type { FSWatcher as RawWatcher, Stats } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import { sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { lstatOrGone } from './file-identity.js';
@@ -79,6 +80,7 @@ export class InboxWatcher {
   private readonly warned = new Set<string>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly renames: RenameDetector;
+  private readonly stagingWatchers: RawWatcher[] = [];
   private readonly queue = new ReadyQueue<ReadyFile>();
   private chokidar: FSWatcher | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -135,6 +137,7 @@ export class InboxWatcher {
       this.folders.set(await realpath(folder.dir), folder);
     }
     const roots = new Set(this.folders.keys());
+    if (!this.usePolling) for (const dir of roots) this.watchStagingNames(dir);
     const watcher = watch([...roots], {
       depth: 0,
       ignoreInitial: false,
@@ -166,6 +169,24 @@ export class InboxWatcher {
       // a failed start still leaves a watcher to close
     }
     await this.chokidar?.close();
+    for (const w of this.stagingWatchers.splice(0)) w.close();
+  }
+
+  /**
+   * chokidar reports a file once it could stat it: a staging file renamed right after it was created
+   * gives no event, and its file would wait `stableMs`. This raw watch notes the kernel's staging names.
+   */
+  private watchStagingNames(dir: string): void {
+    try {
+      const w = fsWatch(dir, { persistent: false }, (_event, name) => {
+        if (typeof name === 'string' && isStagingName(name)) this.renames.noteName(path.join(dir, name));
+      });
+      w.on('error', (err) => this.logger.debug?.({ err, dir }, 'staging-name watch ended'));
+      this.stagingWatchers.push(w);
+    } catch (err) {
+      // Only a speed-up: without it, such a file is taken by the stability rule.
+      this.logger.debug?.({ err, dir }, 'staging-name watch unavailable');
+    }
   }
 
   private get closed(): boolean {

@@ -9,8 +9,8 @@
  * new file appears, asks "is there a staging file with this inode (and birth
  * time), or named like this file plus `.part`/`.tmp`, that no longer exists?".
  * A rename keeps both, so that match is exact; the name match covers a staging file
- * that was renamed before we could stat it. A writer so fast that the staging
- * name never produced an event at all is simply taken by the stability rule.
+ * that was renamed before we could stat it (the watcher notes staging names from the
+ * kernel's events before chokidar could stat them: `noteName`).
  */
 import path from 'node:path';
 import type { Stats } from 'node:fs';
@@ -40,6 +40,16 @@ export class RenameDetector {
       return;
     }
     this.staging.set(file, { dev: stats.dev, ino: stats.ino, birthtimeMs: stats.birthtimeMs });
+  }
+
+  /**
+   * A staging name the kernel reported (created, or renamed away): known at once by name, its inode
+   * filled in by `seen` if it still exists when stat gets to it.
+   */
+  noteName(file: string): void {
+    if (this.staging.has(file)) return;
+    this.staging.set(file, {});
+    void this.seen(file);
   }
 
   /** A staging file was unlinked (renamed away or deleted). */

@@ -143,6 +143,25 @@ describe('documents', () => {
     ledger.close();
   });
 
+  it('stores the text once when the request is JSON.parse(raw), and reads the request back from it', () => {
+    const ledger = Ledger.open(tempDir());
+    const { fileId } = ledger.recordFile(fileInput());
+    const raw = '{"SeriePrefix":"SETP", "SerieNumber":"990000001","Lines":[{"Description":"ñandú"}]}';
+    ledger.insertDocuments(fileId, [
+      { index: 0, source: { lines: [1] }, number: 'SETP/990000001', ownNumber: true, request: JSON.parse(raw), raw, requestFromRaw: true },
+      { index: 1, source: { rows: [2, 3] }, number: 'SETP/990000002', ownNumber: true, request: { SerieNumber: '990000002' }, raw: 'a;b\r\n' },
+    ], 1_000);
+    ledger.finishReading(fileId, 1_000);
+    const bodies = ledger.db.prepare('SELECT request, request_is_raw AS fromRaw FROM document_bodies ORDER BY id').all();
+    expect(bodies).toEqual([{ request: null, fromRaw: 1 }, { request: '{"SerieNumber":"990000002"}', fromRaw: 0 }]);
+    const due = ledger.claimDue('main', 2_000, 10);
+    expect(due.map((d) => d.request)).toEqual([JSON.parse(raw), { SerieNumber: '990000002' }]);
+    ledger.markSending(due.map((d) => d.id), 2_000);
+    expect(ledger.sendingAtStart().map((d) => d.request)).toEqual([JSON.parse(raw), { SerieNumber: '990000002' }]);
+    expect([...ledger.iterateFileDocuments(fileId)].map((d) => d.raw)).toEqual([raw, 'a;b\r\n']);
+    ledger.close();
+  });
+
   it('markSending increments attempts in one commit; outcomes apply only to sending documents', () => {
     const { ledger, fileId } = openWithFile(3);
     const ids = ledger.claimDue('main', 1_000, 3).map((d) => d.id);

@@ -31,8 +31,10 @@ describe('JSON input', () => {
         request: { Prefix: 'SETP', Number: '990000001' },
         problems: [],
         raw: '{\n  "Prefix": "SETP",\n  "Number": "990000001"\n}',
+        requestFromRaw: true,
       },
     ]);
+    expect(docs[0]?.request).toEqual(JSON.parse(docs[0]?.raw ?? ''));
   });
 
   it('reads an array element by element; brackets and quotes inside strings do not confuse it', async () => {

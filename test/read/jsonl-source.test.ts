@@ -19,8 +19,10 @@ describe('JSONL input', () => {
     const docs = await all(source.documents);
     expect(docs.map((d) => d.source.lines)).toEqual([[1], [3], [4], [5]]);
     expect(docs.map((d) => d.index)).toEqual([0, 1, 2, 3]);
-    expect(docs[0]).toEqual({ index: 0, source: { lines: [1] }, request: { Number: '1' }, problems: [], raw: '{"Number":"1"}' });
+    expect(docs[0]).toEqual({ index: 0, source: { lines: [1] }, request: { Number: '1' }, problems: [], raw: '{"Number":"1"}',
+      requestFromRaw: true });
     expect(docs[1].request).toBeUndefined();
+    expect(docs[1].requestFromRaw).toBeUndefined();
     expect(docs[1].raw).toBe('{"Number": 2,,}');
     expect(docs[1].problems).toEqual([expect.objectContaining({ code: 'EDOC_READ_JSON', path: '' })]);
     expect(docs[1].problems[0].message).toMatch(/^line 3 is not valid JSON/);

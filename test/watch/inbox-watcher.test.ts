@@ -84,6 +84,31 @@ for (const usePolling of [false, true]) {
       }
     });
 
+    // With fs events only: polling sees a staging name only if it lasts one poll interval (docs/configuration.md).
+    if (!usePolling) it('takes files renamed in from .part at once also when the rename follows the write immediately', async () => {
+      const slow = new InboxWatcher({ folders: [{ dir: inbox, kind: 'invoice', company: 'main' }], stableMs: 5000, usePolling });
+      try {
+        await slow.start();
+        const ready = collect(slow.files());
+        const renamedAt: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const target = path.join(inbox, `fast-${i}.json`);
+          await writeFile(`${target}.part`, `{"n":${i}}`);
+          await rename(`${target}.part`, target); // no pause: the staging name may never be stat-able
+          renamedAt.push(Date.now());
+          await sleep(50);
+        }
+        await ready.waitFor(10, 4000);
+        for (const got of ready.got) {
+          const i = Number(/fast-(\d+)/.exec(got.file.path)?.[1]);
+          expect(got.file.via).toBe('rename');
+          expect(got.at - (renamedAt[i] ?? 0)).toBeLessThan(2500);
+        }
+      } finally {
+        await slow.close();
+      }
+    });
+
     it('ignores hidden files, *.part and *.tmp', async () => {
       await watcher.start();
       const ready = collect(watcher.files());
