@@ -36,17 +36,23 @@ async function counts(outbox: string): Promise<Record<string, number> | undefine
   }
 }
 
-test('reports are still rewritten as documents finish after an explicit flush', async () => {
+/** A read file of two numbered documents, in a fresh ledger beside a fresh outbox. */
+async function twoDocumentFile(): Promise<{ outbox: string; fileId: number; ledger: Ledger; logger: AppLogger }> {
   dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-reports-'));
-  const outbox = path.join(dir, 'outbox', 'invoice');
-  ledger = Ledger.open(path.join(dir, 'state'));
+  const l = Ledger.open(path.join(dir, 'state'));
+  ledger = l;
   logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = ledger.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
+  const { fileId } = l.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
     kind: 'invoice', company: 'main', now: Date.now() });
-  ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
+  l.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
     ownNumber: true, request: {}, raw: '{}' })));
-  ledger.finishReading(fileId);
-  reports = new ReportScheduler({ ledger, logger, outboxDir: () => outbox, intervalMs: 20 });
+  l.finishReading(fileId);
+  return { outbox: path.join(dir, 'outbox', 'invoice'), fileId, ledger: l, logger };
+}
+
+test('reports are still rewritten as documents finish after an explicit flush', async () => {
+  const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
+  reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 20 });
 
   reports.touch(fileId);
   await reports.flush();
@@ -60,16 +66,8 @@ test('reports are still rewritten as documents finish after an explicit flush', 
 });
 
 test('a file whose documents are all final is settled at once, not after the interval of partial reports', async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-reports-'));
-  const outbox = path.join(dir, 'outbox', 'invoice');
-  ledger = Ledger.open(path.join(dir, 'state'));
-  logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = ledger.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
-    kind: 'invoice', company: 'main', now: Date.now() });
-  ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
-    ownNumber: true, request: {}, raw: '{}' })));
-  ledger.finishReading(fileId);
-  reports = new ReportScheduler({ ledger, logger, outboxDir: () => outbox, intervalMs: 60_000, archives: () => false });
+  const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
+  reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 60_000, archives: () => false });
   const due = ledger.claimDue('main', Date.now(), 2);
   ledger.markSending(due.map((d) => d.id));
   ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
