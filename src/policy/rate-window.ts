@@ -13,10 +13,12 @@
  * places after it. Until it is sent a reservation counts as "now, and later".
  */
 export interface Reservation {
-  /** The request left at `at`: from now on the slot counts from then. Idempotent. */
+  /**
+   * The request left at `at` (or the attempt to send it ended then: a refused connection counts too,
+   * so a service that is down gets no more connection attempts than requests): from now on the slot
+   * counts from then. Idempotent.
+   */
   sent(at: number): void;
-  /** The request never left (refused connection, aborted before writing): the slot is free again. */
-  cancel(): void;
 }
 
 /** How soon to ask again when all `limit` slots are reservations whose requests have not left. */
@@ -55,7 +57,7 @@ export class SlidingWindow {
 
   /**
    * Like `tryAcquire`, but the slot's time is set when the request is sent: `{ wait }` to ask again
-   * later, or the reservation. Call `sent` or `cancel` on it exactly once the outcome is known.
+   * later, or the reservation. Call `sent` on it once the request left or the attempt ended.
    */
   tryReserve(now: number): { wait: number } | { reservation: Reservation } {
     const t = Math.max(now, this.last);
@@ -65,20 +67,19 @@ export class SlidingWindow {
     this.times.push(Number.POSITIVE_INFINITY);
     if (this.times.length > this.limit) this.times.shift();
     let open = true;
-    const settle = (at: number | undefined): void => {
+    const sent = (at: number): void => {
       if (!open) return;
       open = false;
       const i = this.times.lastIndexOf(Number.POSITIVE_INFINITY);
       if (i < 0) return; // pushed out of the window by newer slots meanwhile
       this.times.splice(i, 1);
-      if (at === undefined) return;
       const sentAt = Math.max(at, this.last);
       this.last = sentAt;
       // Every finite time is at most `sentAt`: it goes after them, before the reservations still open.
       const firstOpen = this.times.indexOf(Number.POSITIVE_INFINITY);
       this.times.splice(firstOpen < 0 ? this.times.length : firstOpen, 0, sentAt);
     };
-    return { reservation: { sent: (at) => settle(at), cancel: () => settle(undefined) } };
+    return { reservation: { sent } };
   }
 
   /** Milliseconds until an acquisition would be allowed at `now` (0 = now), recording nothing. */

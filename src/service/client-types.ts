@@ -48,7 +48,7 @@ export interface CallOptions {
   timeoutMs?: number;
   /**
    * Called synchronously when the request is handed to the socket (not called when it never is:
-   * a refused connection, an abort before writing). The rate window counts this moment.
+   * a refused connection, an abort before writing). The rate window dates the request by it.
    */
   onSent?: () => void;
 }

@@ -233,7 +233,7 @@ export class CompanySender {
         slot.sent(this.now());
       } },
     });
-    if (!sent) slot.cancel();
+    if (!sent) slot.sent(this.now()); // a connection attempt that failed counts against the rate too
     return response;
   }
 

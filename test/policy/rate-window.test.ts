@@ -70,21 +70,20 @@ describe('strict sliding window', () => {
     expect(maxInAnyWindow(admitted, 1000)).toBe(5);
   });
 
-  it('counts a reservation from the moment its request was sent, and a slot never used is free again', () => {
+  it('counts a reservation from the moment its request was sent, or its attempt ended', () => {
     const w = new SlidingWindow(2, 1000);
     const a = w.tryReserve(0);
     const b = w.tryReserve(0);
     if (!('reservation' in a) || !('reservation' in b)) throw new Error('expected two slots');
     // both slots are taken while their requests have not left: a third waits (briefly, then asks again)
     expect(w.peek(10)).toBeGreaterThan(0);
+    b.reservation.sent(30); // its connection was refused at 30 ms: that attempt counts too
     a.reservation.sent(80); // held back 80 ms after its slot (a connection opening, a commit)
-    b.reservation.cancel(); // never left: the slot is free again
-    expect(w.peek(90)).toBe(0);
-    const c = w.tryReserve(90);
-    if (!('reservation' in c)) throw new Error('expected a slot');
-    c.reservation.sent(90);
-    // the next one must wait one window after the 80 ms send, not after the 0 ms reservation
-    expect(w.tryReserve(1000)).toEqual({ wait: 80 });
+    b.reservation.sent(500); // idempotent
+    // the next one must wait one window after the 30 ms attempt, then after the 80 ms send
+    expect(w.tryReserve(1000)).toEqual({ wait: 30 });
+    expect(w.tryReserve(1030)).toHaveProperty('reservation');
+    expect(w.tryReserve(1031)).toEqual({ wait: 49 });
     expect(w.tryReserve(1080)).toHaveProperty('reservation');
   });
 
@@ -95,7 +94,7 @@ describe('strict sliding window', () => {
       const windowMs = 100 + Math.floor(random() * 900);
       const w = new SlidingWindow(limit, windowMs);
       const sentTimes: number[] = [];
-      const open: { at: number; sent(at: number): void; cancel(): void }[] = [];
+      const open: { at: number; sent(at: number): void }[] = [];
       let now = 0;
       for (let step = 0; step < 3000; step += 1) {
         now += Math.floor(random() * 20);
@@ -104,11 +103,8 @@ describe('strict sliding window', () => {
           const r = open[i]!;
           if (r.at > now) continue;
           open.splice(i, 1);
-          if (random() < 0.1) r.cancel();
-          else {
-            r.sent(now);
-            sentTimes.push(now);
-          }
+          r.sent(now);
+          sentTimes.push(now);
         }
         const got = w.tryReserve(now);
         if ('reservation' in got) open.push({ at: now + Math.floor(random() * random() * windowMs), ...got.reservation });
