@@ -266,7 +266,9 @@ export class CompanySender {
         after = () => this.logFinal(doc, decision.status, attempt, decision.note);
     }
     if (!doc.ownNumber) return this.commits.add({ outcome: record }).then(after);
-    this.commits.addLazy({ outcome: record }).then(after, (err: unknown) => {
+    // The last document in the queue has no batch of marks to ride along with: commit it this turn.
+    const last = this.queue.size === 0 && this.queue.pending <= 1;
+    (last ? this.commits.add({ outcome: record }) : this.commits.addLazy({ outcome: record })).then(after, (err: unknown) => {
       this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: the verdict could not be committed');
     });
     return Promise.resolve();
