@@ -45,8 +45,8 @@ export async function pickup({ runs, quick }) {
   return {
     trials, stableMs: STABLE_MS,
     renamedMedianMs: round(median(renamed), 1), inPlaceMedianMs: round(median(inPlace), 1),
-    // The staging name of a file written and renamed within a few ms may never produce a watcher
-    // event; such a file is taken by the stability rule (src/watch/rename-detector.ts says so).
+    // A renamed-in file taken only after stableMs means its staging name went unseen (with fs events
+    // the watcher notes staging names from the kernel's own events; see InboxWatcher.watchStagingNames).
     renamedTakenAfterStableMs: renamed.filter((ms) => ms >= STABLE_MS).length,
     inPlaceOverStableMs: round(median(inPlace) - STABLE_MS, 1),
     renamedMs: renamed, inPlaceMs: inPlace,

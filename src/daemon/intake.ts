@@ -155,7 +155,7 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     problems: problems.map(toReportProblem),
   };
   if (doc.request !== undefined) out.request = doc.request;
-  if (doc.requestFromRaw === true && doc.request !== undefined) out.requestFromRaw = true;
+  if (doc.requestFromRaw === true) out.requestFromRaw = true;
   return out;
 }
 

@@ -80,7 +80,7 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome FROM documents
     WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
     .all(company, now, limit + (exclude?.size ?? 0)) as DueRow[];
-  const request = stmt(db, `SELECT ${REQUEST_TEXT} FROM document_bodies WHERE id = ?`).pluck();
+  const request = stmt(db, `SELECT ${REQUEST_TEXT} FROM document_bodies b WHERE b.id = ?`).pluck();
   const out: DueDocument[] = [];
   for (const r of rows) {
     if (exclude?.has(r.id)) continue;
@@ -90,8 +90,8 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   return out;
 }
 
-/** The stored request text (see document_bodies.request_is_raw). */
-const REQUEST_TEXT = 'CASE WHEN request_is_raw = 1 THEN raw ELSE request END';
+/** The stored request text of `document_bodies b` (see its request_is_raw). */
+const REQUEST_TEXT = 'CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END';
 
 interface DueRow {
   id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
@@ -219,7 +219,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-    CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END AS request FROM documents d JOIN document_bodies b ON b.id = d.id
+    ${REQUEST_TEXT} AS request FROM documents d JOIN document_bodies b ON b.id = d.id
     WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }

@@ -57,12 +57,11 @@ export interface RawDocument {
 const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
   'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at'];
 
-/**
- * `SELECT <what toDocumentRow reads> FROM documents d JOIN document_bodies b`: the source text lives
- * in its own table (written once; see migration 2). Filter and order on `d.`.
- */
-export const DOCUMENT_SELECT = `SELECT ${COLUMNS.map((c) => `d.${c}`).join(', ')}, b.raw AS raw
-  FROM documents d JOIN document_bodies b ON b.id = d.id`;
+/** What `toDocumentRow` reads, from `DOCUMENT_FROM`. */
+export const DOCUMENT_FIELDS = `${COLUMNS.map((c) => `d.${c}`).join(', ')}, b.raw AS raw`;
+/** The source text lives in its own table (written once; see migration 2). Filter and order on `d.`. */
+export const DOCUMENT_FROM = 'FROM documents d JOIN document_bodies b ON b.id = d.id';
+export const DOCUMENT_SELECT = `SELECT ${DOCUMENT_FIELDS} ${DOCUMENT_FROM}`;
 
 export function toDocumentRow(r: RawDocument): DocumentRow {
   return {

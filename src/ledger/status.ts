@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { addEvent, openFiles } from './files.js';
-import { DOCUMENT_SELECT, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
+import { DOCUMENT_FIELDS, DOCUMENT_FROM, DOCUMENT_SELECT, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
 import type {
@@ -77,8 +77,8 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
 }
 
 function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
-  const rows = stmt(db, `${DOCUMENT_SELECT.replace(' FROM ', ', d.company AS company, d.kind AS kind, f.name AS file FROM ')}
-    JOIN files f ON f.id = d.file_id
+  const rows = stmt(db, `SELECT ${DOCUMENT_FIELDS}, d.company AS company, d.kind AS kind, f.name AS file
+    ${DOCUMENT_FROM} JOIN files f ON f.id = d.file_id
     WHERE d.state IN ('in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
     .all(state, limit) as (RawDocument & { company: string; kind: string; file: string })[];
   return rows.map((r) => {

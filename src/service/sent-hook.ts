@@ -1,8 +1,8 @@
 /**
  * An undici interceptor that tells the caller the moment its request is handed to the socket:
  * undici calls `onRequestStart` synchronously right before it writes the request line (unless
- * the request was aborted by then). The rate
- * window counts that moment, not the one its slot was taken (see `SlidingWindow.tryReserve`).
+ * the request was aborted by then). The rate window counts that moment, not the one its slot was
+ * taken (see `SlidingWindow.tryReserve`).
  * The callback rides in the dispatch options under `SENT_HOOK`; requests without it pass untouched.
  */
 import type { Dispatcher } from 'undici';

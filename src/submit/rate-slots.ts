@@ -20,8 +20,8 @@ export function windowFor(requestsPerSecond: number): SlidingWindow {
 }
 
 /**
- * Waits for a slot whose time is set by `sent` (or given back by `cancel`). The window is read anew
- * each round: a reloaded configuration may have replaced it.
+ * Waits for a slot whose time is set by `sent`. The window is read anew each round: a reloaded
+ * configuration may have replaced it.
  */
 export async function reserveSlot(window: () => SlidingWindow, now: () => number): Promise<Reservation> {
   for (;;) {
