@@ -16,13 +16,13 @@
  */
 import path from 'node:path';
 import { mkdir, realpath } from 'node:fs/promises';
-import { watch as fsWatch } from 'node:fs';
-import type { FSWatcher as RawWatcher, Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import { sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
-import { lstatOrGone } from './file-identity.js';
+import { lstatOrGone, nonFileType } from './file-identity.js';
 import { isHiddenName, isStagingName } from './file-names.js';
 import { RenameDetector } from './rename-detector.js';
+import { listFoldersEvery, watchStagingNames } from './chokidar-gaps.js';
 import { ReadyQueue } from './ready-queue.js';
 
 export interface InboxFolder {
@@ -76,14 +76,17 @@ export class InboxWatcher {
   private readonly usePolling: boolean;
   private readonly logger: WatchLogger;
   private readonly pollMs: number;
+  /** chokidar's poll interval with `usePolling`, and that of the watcher's own folder listing. */
+  private readonly folderPollMs: number;
   private readonly entries = new Map<string, Entry>();
   private readonly warned = new Set<string>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly renames: RenameDetector;
-  private readonly stagingWatchers: RawWatcher[] = [];
   private readonly queue = new ReadyQueue<ReadyFile>();
   private chokidar: FSWatcher | undefined;
   private ticker: NodeJS.Timeout | undefined;
+  /** Stops what fills chokidar's gaps (chokidar-gaps.ts). */
+  private stopGapFillers: (() => void) | undefined;
   private ticking = false;
   private starting: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -96,6 +99,7 @@ export class InboxWatcher {
     this.usePolling = options.usePolling ?? false;
     this.logger = options.logger ?? SILENT;
     this.pollMs = Math.min(500, Math.max(25, Math.round(this.stableMs / 4)));
+    this.folderPollMs = Math.min(1000, Math.max(100, Math.round(this.stableMs / 2)));
     this.renames = new RenameDetector(Math.max(5000, this.stableMs * 2));
   }
 
@@ -107,13 +111,7 @@ export class InboxWatcher {
 
   /** The ready files, in the order they became ready; ends when the watcher is closed. Single consumer. */
   files(): AsyncIterableIterator<ReadyFile> {
-    const queue = this.queue;
-    return {
-      next: () => queue.next(),
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    return this.queue;
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<ReadyFile> {
@@ -137,14 +135,19 @@ export class InboxWatcher {
       this.folders.set(await realpath(folder.dir), folder);
     }
     const roots = new Set(this.folders.keys());
-    if (!this.usePolling) for (const dir of roots) this.watchStagingNames(dir);
-    const watcher = watch([...roots], {
+    const dirs = [...roots];
+    this.stopGapFillers = this.usePolling
+      ? listFoldersEvery({ dirs, intervalMs: this.folderPollMs, onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
+        onError: (err, dir) => this.logger.error({ err, dir }, 'inbox folder could not be listed') })
+      : watchStagingNames(dirs, (file) => this.renames.noteName(file),
+        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'));
+    const watcher = watch(dirs, {
       depth: 0,
       ignoreInitial: false,
       followSymlinks: false,
       usePolling: this.usePolling,
-      interval: Math.min(1000, Math.max(100, Math.round(this.stableMs / 2))),
-      binaryInterval: Math.min(1000, Math.max(100, Math.round(this.stableMs / 2))),
+      interval: this.folderPollMs,
+      binaryInterval: this.folderPollMs,
       ignored: (file: string) => !roots.has(file) && isHiddenName(file),
     });
     this.chokidar = watcher;
@@ -169,24 +172,7 @@ export class InboxWatcher {
       // a failed start still leaves a watcher to close
     }
     await this.chokidar?.close();
-    for (const w of this.stagingWatchers.splice(0)) w.close();
-  }
-
-  /**
-   * chokidar reports a file once it could stat it: a staging file renamed right after it was created
-   * gives no event, and its file would wait `stableMs`. This raw watch notes the kernel's staging names.
-   */
-  private watchStagingNames(dir: string): void {
-    try {
-      const w = fsWatch(dir, { persistent: false }, (_event, name) => {
-        if (typeof name === 'string' && isStagingName(name)) this.renames.noteName(path.join(dir, name));
-      });
-      w.on('error', (err) => this.logger.debug?.({ err, dir }, 'staging-name watch ended'));
-      this.stagingWatchers.push(w);
-    } catch (err) {
-      // Only a speed-up: without it, such a file is taken by the stability rule.
-      this.logger.debug?.({ err, dir }, 'staging-name watch unavailable');
-    }
+    this.stopGapFillers?.();
   }
 
   private get closed(): boolean {
@@ -261,6 +247,19 @@ export class InboxWatcher {
     this.ensureTicker();
   }
 
+  /** Polling mode: what chokidar did not report (folder-listing.ts) is handled as if it had. */
+  private onListing(dir: string, names: Set<string>, startedAt: number): void {
+    for (const name of names) {
+      const file = path.join(dir, name);
+      if (isHiddenName(file) || this.inflight.has(file)) continue;
+      if (isStagingName(file) ? !this.renames.has(file) : !this.entries.has(file)) this.onEvent(file);
+    }
+    for (const [file, entry] of this.entries) {
+      const listed = path.dirname(file) !== dir || names.has(path.basename(file));
+      if (!listed && entry.state === 'taken' && entry.since < startedAt) this.onGone(file);
+    }
+  }
+
   private onGone(file: string): void {
     if (isStagingName(file)) {
       this.renames.gone(file);
@@ -281,7 +280,7 @@ export class InboxWatcher {
     this.forget(file);
     if (this.warned.has(file)) return;
     this.warned.add(file);
-    const type = stats.isSymbolicLink() ? 'symbolic link' : stats.isDirectory() ? 'directory' : 'special file';
+    const type = nonFileType(stats);
     this.logger.warn(
       { file: this.shown(file, folder), kind: folder.kind, company: folder.company, type },
       `skipping ${type} in inbox: only regular files are read`,

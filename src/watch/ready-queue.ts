@@ -4,7 +4,7 @@
  * calls into the daemon, it only keeps small ReadyFile records waiting.
  * An item can be withdrawn before it is pulled (its file changed or vanished).
  */
-export class ReadyQueue<T> {
+export class ReadyQueue<T> implements AsyncIterableIterator<T> {
   private items: { key: string; value: T }[] = [];
   private head = 0;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
@@ -41,6 +41,10 @@ export class ReadyQueue<T> {
       this.waiter = undefined;
       resolve({ value: undefined, done: true });
     }
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 
   next(): Promise<IteratorResult<T>> {

@@ -95,6 +95,11 @@ export class RenameDetector {
     }
   }
 
+  /** Is this staging name known (seen, or noted by name)? */
+  has(file: string): boolean {
+    return this.staging.has(file);
+  }
+
   get size(): number {
     return this.staging.size;
   }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, mkdir, rename, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rename, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
 import { collect, recordingLogger, removeDir, sleep, tempDir, waitForLine } from './watch-helpers.js';
@@ -82,6 +82,28 @@ for (const usePolling of [false, true]) {
       } finally {
         await slow.close();
       }
+    });
+
+    // chokidar's folder poll re-reads a folder only when its mtime grew: on a share with coarse mtimes
+    // a file created in the same tick as the last poll (or before the poll's first stat) is never
+    // reported by it. Pinning the folder's mtime back reproduces that here.
+    if (usePolling) it('takes files that chokidar\'s folder poll cannot see (the folder mtime did not move)', async () => {
+      await watcher.start();
+      const ready = collect(watcher.files());
+      await sleep(STABLE_MS * 3);
+      const pinned = await stat(inbox);
+      const first = path.join(inbox, 'same-tick.json');
+      await writeFile(first, '{"n":1}');
+      await utimes(inbox, pinned.atime, pinned.mtime);
+      await ready.waitFor(1, 5000);
+      expect(ready.got[0].file).toMatchObject({ path: first, via: 'stable' });
+      // taken, archived away and dropped again under the same name, all unseen by chokidar's poll
+      await rename(first, path.join(root, 'archived.json'));
+      await sleep(STABLE_MS * 3);
+      await writeFile(first, '{"n":2}');
+      await utimes(inbox, pinned.atime, pinned.mtime);
+      await ready.waitFor(2, 5000);
+      expect(ready.got[1].file).toMatchObject({ path: first, via: 'stable', size: 7 });
     });
 
     // With fs events only: polling sees a staging name only if it lasts one poll interval (docs/configuration.md).
