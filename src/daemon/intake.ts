@@ -9,7 +9,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { makeKey } from '../ledger/rows.js';
-import type { NewDocument, ReportProblem } from '../ledger/types.js';
+import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
@@ -115,12 +115,25 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
-      ledger.failRead(rec.fileId, { code, message });
+      ledger.failRead(rec.fileId, fileErrorOf(code, message, err));
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
     throw err;
   }
+}
+
+/** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */
+function fileErrorOf(code: string, message: string, err: unknown): FileError {
+  const context = isEdocError(err) ? err.context : {};
+  const columns = Array.isArray(context.columns) ? context.columns.map(String) : undefined;
+  const field = columns?.join(', ') ?? [context.column, context.field].find((v): v is string => typeof v === 'string');
+  return {
+    code, message,
+    ...(field !== undefined && { field }),
+    ...(typeof context.row === 'number' && { rows: [context.row] }),
+    ...(typeof context.line === 'number' && { lines: [context.line] }),
+  };
 }
 
 /**

@@ -27,6 +27,10 @@ export interface SourcePosition {
 export interface FileError {
   code: string;
   message: string;
+  /** Where the reader knew it: the column(s) or field at fault, and the CSV rows or JSON lines. */
+  field?: string;
+  rows?: number[];
+  lines?: number[];
 }
 
 export interface RecordFileInput {

@@ -91,7 +91,8 @@ export class ErrorsCsvWriter {
 
   async addFileError(error: FileError): Promise<void> {
     const out = await this.open();
-    await out.write(csvRow(['', '', 'error', '', error.code, '', '', error.message]));
+    const source = error.rows ? `rows ${formatPositions(error.rows)}` : error.lines ? `lines ${formatPositions(error.lines)}` : '';
+    await out.write(csvRow(['', '', 'error', source, error.code, error.field ?? '', '', error.message]));
     this.rows++;
   }
 
