@@ -86,6 +86,16 @@ describe('E1 authority verdicts', () => {
     expect(r).toMatchObject({ IsValid: false, Errors: ['Regla: DRF01, Rechazo: La nota no referencia el documento que corrige.'] });
   });
 
+  test('E1 rejects a debit note without a reference', async () => {
+    const res = await call(emu, 'E1', { headers: AUTH, body: invoice({ ReasonDebit: 'Intereses', SeriePrefix: 'ND', SerieNumber: '3' }) });
+    expect(res.status).toBe(200);
+    expect(envelopeOf(res)).toMatchObject({
+      ResultCode: 200, IsValid: false, ResultData: 'Documento rechazado por la autoridad.',
+      Errors: ['Regla: DRF01, Rechazo: La nota no referencia el documento que corrige.'],
+    });
+    expect((await documents(emu))[0]).toMatchObject({ kind: 'debit-note', prefix: 'ND', number: '3', accepted: false });
+  });
+
   test('E1 rejects a check digit that does not match the NIT', async () => {
     const body = invoice({ CustomerParty: { Name: 'X', Identification: { DocumentNumber: '800197268', DocumentType: '31', CheckDigit: '5' } } });
     const r = envelopeOf(await call(emu, 'E1', { headers: AUTH, body }));
@@ -126,6 +136,30 @@ describe('E3 and E4 POS', () => {
     const r = await call(emu, 'E3', { tipo: 'nota-ajuste', form: posForm({ companyId: '1001', prefijo: 'POS', numeroDocumento: '10' }, content) });
     expect((r.body as Json).authorityStatus).toBe('true');
     expect((await documents(emu))[0]).toMatchObject({ kind: 'pos-credit-note', number: '10' });
+  });
+
+  test('E3 without numeroDocumento takes the next consecutive of the current range and says so in notificaciones', async () => {
+    const numbered = await emulator((seed) => {
+      const pos = (seed.companies[0].ranges as Json[]).find((r) => r.DocumentType === 'Pos') as Json;
+      pos.Next = 41;
+    });
+    try {
+      const notice = (n: number) =>
+        `Se usó la numeración por defecto POS (resolución 18760000006), vigente hasta 2030-01-19; número asignado POS${n}.`;
+      const first = await call(numbered, 'E3', { form: posForm({ companyId: '1001', prefijo: 'POS' }) });
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({
+        authorityStatus: 'true', estado: 1, prefijo: 'POS', numeroDocumento: '41', erroresAuthority: [], notificaciones: [notice(41)],
+      });
+      const second = await call(numbered, 'E3', { form: posForm({ companyId: '1001', prefijo: 'POS' }) });
+      expect(second.body).toMatchObject({ authorityStatus: 'true', numeroDocumento: '42', notificaciones: [notice(42)] });
+      expect((await documents(numbered)).map((d) => `${d.prefix as string}${d.number as string}`)).toEqual(['POS41', 'POS42']);
+    } finally { await numbered.close(); }
+  });
+
+  test('E3 with numeroDocumento carries no numbering notice', async () => {
+    const r = await call(emu, 'E3', { form: posForm({ companyId: '1001', prefijo: 'POS', numeroDocumento: '7' }) });
+    expect(r.body).toMatchObject({ authorityStatus: 'true', numeroDocumento: '7', notificaciones: [] });
   });
 
   test('E3 rejects an adjustment note without affected documents', async () => {
