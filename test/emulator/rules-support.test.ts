@@ -80,6 +80,21 @@ describe('E5 support document', () => {
     expect((await e5(body)).IsValid).toBe(true);
   });
 
+  test('E5 answers 400 when WithholdingTaxAmount is not the sum of the 05 and 06 withholdings (rule 6)', async () => {
+    const body = support();
+    (body.Total as Json).WithholdingTaxAmount = '5000.00';
+    const res = await call(emu, 'E5', { headers: AUTH, body });
+    expect(res.status).toBe(200);
+    const message = 'Total.WithholdingTaxAmount: 5000.00 should be 5350.00 (sum of the withholdings: 05 on the VAT, 06 on the taxable amount)';
+    expect(envelopeOf(res)).toEqual({ ResultCode: 400, IsValid: false, ResultData: message, Errors: [message], Warning: [] });
+    expect(await documents(emu)).toEqual([]);
+  });
+
+  test('E5 accepts WithholdingTaxAmount equal to 05 at 15.00 on the VAT plus 06 at 2.50 on the taxable amount (rule 6)', async () => {
+    // 15 % of 19000.00 = 2850.00; 2.5 % of 100000.00 = 2500.00; 5350.00 in the fixture.
+    expect(await e5(support())).toEqual({ ResultCode: 200, IsValid: true, ResultData: 'Procesado Correctamente.', Errors: [], Warning: [] });
+  });
+
   test('E5 answers 400 when the totals do not add up', async () => {
     const body = support();
     (body.Total as Json).TaxAmount = '19000.01';
@@ -152,6 +167,30 @@ describe('E6 adjustment note', () => {
     expect(r.Warning.join(' ')).not.toContain('No se informaron');
     const old = { ...full, Lines: [{ ...line(support()), PeriodStartDate: '2026-11-01' }] };
     expect((await e6(old)).ResultCode).toBe(400);
+  });
+
+  test('E6 rejected by the authority answers Procesado con errores. with the reasons in Errors', async () => {
+    expect((await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'NAS', SerieNumber: '7' })).IsValid).toBe(true);
+    const res = await call(emu, 'E6', { headers: AUTH, body: { DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'NAS', SerieNumber: '7' } });
+    expect(res.status).toBe(200);
+    expect(envelopeOf(res)).toEqual({
+      ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.',
+      Errors: ['Regla: 90, Rechazo: Documento procesado anteriormente.'],
+      Warning: ['No se informaron líneas; se anula el documento DS1 con su mismo detalle, impuestos y retenciones.'],
+    });
+    const outside = await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'NAS', SerieNumber: '5000000' });
+    expect(outside).toMatchObject({
+      ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.',
+      Errors: ['Regla: FAD05, Rechazo: El número NAS5000000 no está dentro de un rango de numeración vigente del prefijo NAS.'],
+    });
+  });
+
+  test('E6 401 repeats the message naming the company id', async () => {
+    const res = await call(emu, 'E6', { headers: BAD_KEY, body: { DocumentReferences: [{ DocumentReferred: 'DS1' }] } });
+    expect(res.status).toBe(200);
+    const message = 'La llave de acceso no corresponde a la empresa 1001.';
+    expect(envelopeOf(res)).toEqual({ ResultCode: 401, IsValid: false, ResultData: message, Errors: [message], Warning: [] });
+    expect(await documents(emu, '?kind=support-adjustment')).toEqual([]);
   });
 
   test('E6 numbers notes from its own SupportAdjustmentNote range', async () => {
