@@ -12,6 +12,15 @@ const support = (patch: Json = {}): Json => ({ ...fixture('support-document.json
 const line = (body: Json, i = 0): Json => (body.Lines as Json[])[i];
 const e5 = async (body: Json) => envelopeOf(await call(emu, 'E5', { headers: AUTH, body }));
 const e6 = async (body: Json) => envelopeOf(await call(emu, 'E6', { headers: AUTH, body }));
+/** The request bodies the emulator recorded, in issue order (with what it completed or replaced). */
+const recorded = async (on: RunningEmulator, kind: string): Promise<Json[]> => {
+  const res = await fetch(`${on.url}/_emulator/documents?withRequest=true&kind=${kind}`);
+  return ((await res.json()) as { documents: Array<{ request: Json }> }).documents.map((d) => d.request);
+};
+const COMPANY_PARTY = {
+  Name: 'Demo Comercial SAS',
+  Identification: { DocumentNumber: '900123456', DocumentType: '31', CountryCode: 'CO', CheckDigit: '8' },
+};
 
 describe('E5 support document', () => {
   test('E5 uses the current resolution and warns with its expiry date when the number is omitted', async () => {
@@ -122,6 +131,38 @@ describe('E5 support document', () => {
     const docs = ((await res.json()) as { documents: Array<{ request: { SupplierParty: Json } }> }).documents;
     expect(docs[1].request.SupplierParty.Name).toBe('Proveedor Persona Natural');
   });
+
+  test('E5 completes a partly sent party field by field from the registered provider, nested objects included (rule 1)', async () => {
+    await e5(support());
+    const registered = support().SupplierParty as Json;
+    const partial = support({ SerieNumber: '2', SupplierParty: {
+      Identification: { DocumentNumber: '1020304050' }, Email: '', Address: { AddressLine: 'Carrera 9 # 8-7' },
+    } });
+    expect((await e5(partial)).IsValid).toBe(true);
+    expect((await recorded(emu, 'support-document'))[1].SupplierParty).toEqual({
+      ...registered,
+      Address: { ...(registered.Address as Json), AddressLine: 'Carrera 9 # 8-7' },
+    });
+  });
+
+  test('E5 completes what neither the party nor a registered provider has from the issuing company (rule 1)', async () => {
+    const party = { Identification: { DocumentNumber: '79000111', DocumentType: '13', CountryCode: 'CO' }, Email: 'otro@correo.example' };
+    expect((await e5(support({ SupplierParty: party }))).IsValid).toBe(true);
+    // The sent Identification names the party: it is not completed with the company's check digit.
+    expect((await recorded(emu, 'support-document'))[0].SupplierParty).toEqual({ ...party, Name: 'Demo Comercial SAS' });
+  });
+
+  test('E5 takes the issuing company as the party when none is sent (rule 1)', async () => {
+    expect((await e5(support({ SupplierParty: undefined }))).IsValid).toBe(true);
+    expect((await recorded(emu, 'support-document'))[0].SupplierParty).toEqual(COMPANY_PARTY);
+  });
+
+  test('E5 reads CustomerParty as the party and completes it the same way (rule 1)', async () => {
+    await e5(support());
+    const body = support({ SerieNumber: '2', SupplierParty: undefined, CustomerParty: { Identification: { DocumentNumber: '1020304050' } } });
+    expect((await e5(body)).IsValid).toBe(true);
+    expect((await recorded(emu, 'support-document'))[1].SupplierParty).toEqual(support().SupplierParty);
+  });
 });
 
 describe('E6 adjustment note', () => {
@@ -191,6 +232,15 @@ describe('E6 adjustment note', () => {
     const message = 'La llave de acceso no corresponde a la empresa 1001.';
     expect(envelopeOf(res)).toEqual({ ResultCode: 401, IsValid: false, ResultData: message, Errors: [message], Warning: [] });
     expect(await documents(emu, '?kind=support-adjustment')).toEqual([]);
+  });
+
+  test('E6 with Lines completes a partly sent SupplierParty from the registered provider (rule 1)', async () => {
+    const body = {
+      DocumentReferences: [{ DocumentReferred: 'DS1' }], Lines: support().Lines, Total: support().Total, TaxTotals: support().TaxTotals,
+      SupplierParty: { Identification: { DocumentNumber: '1020304050' }, Name: 'Proveedor Renombrado' },
+    };
+    expect((await e6(body)).IsValid).toBe(true);
+    expect((await recorded(emu, 'support-adjustment'))[0].SupplierParty).toEqual({ ...(support().SupplierParty as Json), Name: 'Proveedor Renombrado' });
   });
 
   test('E6 numbers notes from its own SupportAdjustmentNote range', async () => {

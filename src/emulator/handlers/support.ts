@@ -58,17 +58,39 @@ function numberFor(
   return { prefix: assigned.prefix, number: assigned.number };
 }
 
-/** Rule 1: a party not sent (or partly sent) is completed from the registered provider, else from the company. */
+/** A value the client did not send: absent, null or a blank string. */
+function notSent(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** `sent` with every datum it lacks taken from `source`, field by field (nested objects too). */
+function fillMissing(sent: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...sent };
+  for (const [key, value] of Object.entries(source)) {
+    const own = out[key];
+    if (notSent(own)) out[key] = value;
+    else if (isRecord(own) && isRecord(value)) out[key] = fillMissing(own, value);
+  }
+  return out;
+}
+
+/**
+ * Rule 1: data not sent are completed from the provider registered under the
+ * party's identification number, and otherwise from the issuing company, field
+ * by field. The company only lends what it has (Name, Identification); an
+ * Identification that was sent names another party, so it is never completed
+ * with pieces of the company's.
+ */
 function completeSupplier(company: CompanyState, party: unknown): Record<string, unknown> {
   const sent = isRecord(party) ? party : {};
   const id = isRecord(sent.Identification) ? sent.Identification.DocumentNumber : undefined;
   const registered = typeof id === 'string' ? company.providers[id] : undefined;
-  if (registered !== undefined) return { ...registered, ...sent };
-  if (Object.keys(sent).length > 0) return sent;
-  return {
-    Name: company.name,
-    Identification: { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: company.checkDigit },
-  };
+  const known = registered === undefined ? sent : fillMissing(sent, registered);
+  const fromCompany: Record<string, unknown> = { Name: company.name };
+  if (!isRecord(known.Identification)) {
+    fromCompany.Identification = { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: company.checkDigit };
+  }
+  return fillMissing(known, fromCompany);
 }
 
 function reply(doc: IssuedDocument, warnings: string[]): Reply {
@@ -147,7 +169,8 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
   if (request.Lines !== undefined && request.Lines.length > 0) {
     const problems = [...supportRules(request, { today: state.today() }), ...supportTotals(request)];
     if (problems.length > 0) return invalid(problemMessages(problems));
-    effective = { ...request };
+    // The note's SupplierParty follows the support document rules, rule 1 included.
+    effective = { ...request, SupplierParty: completeSupplier(company, request.SupplierParty) };
   } else {
     const source = isRecord(original.request) ? original.request : {};
     effective = {
