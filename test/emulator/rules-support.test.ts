@@ -1,6 +1,7 @@
 /** Support document (E5) and adjustment note (E6) rules, over real HTTP. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { colombiaDateTime } from '../../src/policy/dates.js';
 import { AUTH, BAD_KEY, call, documents, emulator, envelopeOf, fixture } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -241,6 +242,28 @@ describe('E6 adjustment note', () => {
     };
     expect((await e6(body)).IsValid).toBe(true);
     expect((await recorded(emu, 'support-adjustment'))[0].SupplierParty).toEqual({ ...(support().SupplierParty as Json), Name: 'Proveedor Renombrado' });
+  });
+
+  test('E6 records the note with the seed\'s pinned today, whatever IssueDate is sent', async () => {
+    const pinned = await emulator((seed) => { seed.today = '2027-03-01'; });
+    try {
+      expect(envelopeOf(await call(pinned, 'E5', { headers: AUTH, body: support() })).IsValid).toBe(true);
+      const note = { DocumentReferences: [{ DocumentReferred: 'DS1' }], IssueDate: '2026-11-20T10:00:00' };
+      expect(envelopeOf(await call(pinned, 'E6', { headers: AUTH, body: note })).IsValid).toBe(true);
+      expect((await recorded(pinned, 'support-adjustment'))[0].IssueDate).toMatch(/^2027-03-01T\d{2}:\d{2}:\d{2}$/);
+    } finally { await pinned.close(); }
+  });
+
+  test('E6 without a pinned today records Colombia\'s date and time (UTC−5), not UTC\'s', async () => {
+    const live = await emulator((seed) => { seed.today = null; });
+    try {
+      expect(envelopeOf(await call(live, 'E5', { headers: AUTH, body: support() })).IsValid).toBe(true);
+      const before = colombiaDateTime();
+      expect(envelopeOf(await call(live, 'E6', { headers: AUTH, body: { DocumentReferences: [{ DocumentReferred: 'DS1' }] } })).IsValid).toBe(true);
+      const after = colombiaDateTime();
+      const issueDate = (await recorded(live, 'support-adjustment'))[0].IssueDate as string;
+      expect(issueDate >= before && issueDate <= after, `${issueDate} within [${before}, ${after}]`).toBe(true);
+    } finally { await live.close(); }
   });
 
   test('E6 numbers notes from its own SupportAdjustmentNote range', async () => {

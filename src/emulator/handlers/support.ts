@@ -4,6 +4,7 @@
  * answer ResultCode 400 in HTTP 200 with ResultData repeating the message; an
  * authority rejection answers `Procesado con errores.`.
  */
+import { colombiaDateTime } from '../../policy/dates.js';
 import { adjustmentNoteRequestSchema } from '../../service/schemas/adjustment-note.js';
 import { supportDocumentRequestSchema } from '../../service/schemas/support-document.js';
 import { checkDigits } from '../../validate/check-digit.js';
@@ -143,6 +144,15 @@ function findReference(
   return accepted;
 }
 
+/**
+ * The note is issued with the current date: the rules' clock (Colombia's date,
+ * or the seed's pinned `today`) with Colombia's wall-clock time, not UTC's.
+ */
+function issueDateNow(state: EmulatorState): string {
+  const time = colombiaDateTime().slice(10);
+  return `${state.today()}${time}`;
+}
+
 export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest): Reply {
   const begun = start(state, req);
   if (!begun.ok) return begun.reply;
@@ -197,7 +207,7 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
       CorrectionConceptCode: request.CorrectionConceptCode ?? '2',
       CorrectionConcept: request.CorrectionConcept ?? 'Se anula documento',
       Currency: 'COP',
-      IssueDate: new Date().toISOString().slice(0, 19),
+      IssueDate: issueDateNow(state),
       SeriePrefix: numbered.prefix,
       SerieNumber: numbered.number,
     },
