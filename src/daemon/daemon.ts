@@ -18,6 +18,7 @@ import { CompanySender } from '../submit/company-sender.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
 import { inboxFolders, outboxDir } from './folders.js';
+import { recoverSending } from './recover.js';
 import { intakeFile } from './intake.js';
 import { ReportScheduler } from './report-scheduler.js';
 
@@ -101,11 +102,7 @@ export class Daemon {
     } else {
       logger.info({ baseUrl: this.service.baseUrl }, 'submitting to the service');
     }
-    const recovered = ledger.recoverSending();
-    if (recovered.resent.length + recovered.inDoubt.length > 0) {
-      logger.warn({ resent: recovered.resent.length, inDoubt: recovered.inDoubt.length },
-        'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt');
-    }
+    recoverSending(ledger, logger);
     for (const file of [...ledger.filesToSettle(), ...ledger.openFiles()]) {
       this.fileNames.set(file.id, file.name);
       this.reports.touch(file.id);

@@ -13,7 +13,7 @@ import { runCli, runShell, spawnCli } from '../helpers/cli-runner.js';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { invoice, jsonText } from '../helpers/documents.js';
+import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
 const projects: Project[] = [];
@@ -248,6 +248,60 @@ describe('an interrupted submit', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/continuing from the ledger/);
     for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+  });
+});
+
+describe('a submit killed while its requests were out', () => {
+  let slow: TestEmulator;
+  beforeAll(async () => {
+    slow = await startTestEmulator([COMPANY_MAIN], { latencyMs: 2500 });
+  });
+  afterAll(async () => {
+    await slow?.close();
+  });
+
+  async function killWhileSending(p: Project, file: string, kind: string): Promise<void> {
+    const child = spawnCli(p, ['submit', file, '--kind', kind]);
+    await eventually(async () => ((await slow.client.stats()).inFlight >= 2 ? true : undefined), 'two requests in flight', 15_000);
+    child.process.kill('SIGKILL');
+    await child.done;
+  }
+
+  test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once', async () => {
+    const p = await project({ baseUrl: slow.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] });
+    const nums = numbers(990_102_001, 4);
+    const file = await exportFile(p, 'matado.json', jsonText(nums.map((n) => invoice(n))));
+    await killWhileSending(p, file, 'invoice');
+
+    const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/4 document\(s\): 4 accepted/);
+    const issued = (await slow.client.issued()).filter((d) => nums.includes(Number(d.number)));
+    expect(issued.map((d) => Number(d.number)).sort()).toEqual(nums);
+    const log = await readFile(p.logFile, 'utf8');
+    expect(log).toMatch(/"resent":[1-4],"inDoubt":0[^\n]*were being sent when the last run stopped/);
+  });
+
+  test('SIGKILL: support documents without their own number left sending are reported in doubt, not resent and not waited for', async () => {
+    const p = await project({ baseUrl: slow.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] });
+    const markers = ['kill-a', 'kill-b'];
+    const file = await exportFile(p, 'soporte.json', jsonText(markers.map((m) => supportDocument(undefined, m))));
+    await killWhileSending(p, file, 'support-document');
+
+    const again = await runCli(p, ['submit', file, '--kind', 'support-document']);
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toMatch(/2 document\(s\) left sending by a run that stopped have no own number: they are in doubt, not resent/);
+    const result = JSON.parse(await readFile(p.resultPath('support-document', 'soporte.json'), 'utf8')) as ResultJson;
+    expect(result.counts).toMatchObject({ total: 2, inDoubt: 2, accepted: 0 });
+    // the emulator took the first run's two requests (it answers them after its latency, to nobody) and no more:
+    // the second run, which has exited, sent nothing
+    const e5 = async (): Promise<number> => Object.values((await slow.client.stats()).requests.E5 ?? {}).reduce((a, b) => a + b, 0);
+    await eventually(async () => ((await e5()) >= 2 ? true : undefined), 'the first run\'s two requests answered', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await e5()).toBe(2);
+    const finals = (await readFile(p.logFile, 'utf8')).split('\n').filter((l) => l.includes('"msg":"document final"'));
+    expect(finals).toHaveLength(2);
+    for (const line of finals) expect(JSON.parse(line)).toMatchObject({ kind: 'support-document', status: 'in-doubt', company: 'main' });
   });
 });
 

@@ -8,6 +8,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { EdocError, isEdocError } from '../../errors.js';
 import { intakeFile } from '../../daemon/intake.js';
+import { recoverSending } from '../../daemon/recover.js';
 import { outboxDir } from '../../daemon/folders.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
@@ -75,6 +76,10 @@ export const submitCommand: Command = {
     current.sender = companySender;
     try {
       if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
+      const recovered = recoverSending(ledger, logger);
+      if (recovered.inDoubt > 0) {
+        io.err(`${recovered.inDoubt} document(s) left sending by a run that stopped have no own number: they are in doubt, not resent (edoc-bridge status)`);
+      }
       companySender.start();
       const mappingFile = config.kinds[kind].mapping;
       const taken = await intakeFile({

@@ -1,0 +1,27 @@
+/**
+ * Start-up recovery of the documents a stopped process left `sending` (ledger recoverSending: those
+ * with their own number go back to pending, the others become in-doubt). The daemon and
+ * `edoc-bridge submit` both run it before their senders start: senders only take pending documents,
+ * so a document left `sending` would otherwise never become final, and a foreground submit would
+ * wait for it forever. A document set in doubt here is final, so it gets its `document final` line
+ * like every other.
+ */
+import type { Ledger } from '../ledger/ledger.js';
+import type { AppLogger } from '../log/logger.js';
+
+export function recoverSending(ledger: Ledger, logger: AppLogger): { resent: number; inDoubt: number } {
+  const recovered = ledger.recoverSending();
+  const counts = { resent: recovered.resent.length, inDoubt: recovered.inDoubt.length };
+  if (counts.resent + counts.inDoubt === 0) return counts;
+  logger.warn(counts,
+    'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt');
+  for (const id of recovered.inDoubt) {
+    const doc = ledger.getDocument(id);
+    const file = doc === undefined ? undefined : ledger.getFile(doc.fileId);
+    if (doc === undefined || file === undefined) continue;
+    logger.info({ file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
+      status: 'in-doubt', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },
+    'document final');
+  }
+  return counts;
+}
