@@ -1,8 +1,15 @@
-/** Every documented path and alias of the endpoint table answers; anything else is the framework's 404/405. */
+/**
+ * Every documented path and alias of the endpoint table answers; anything else
+ * is the framework's 404/405. On the alias path of every operation that has one
+ * (E2, E9, E10, E11, E12), each row of that operation in the shared result-code
+ * table answers exactly as on the primary path.
+ */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { ENDPOINTS, OPERATION_IDS, POS_TIPOS } from '../../src/service/endpoints.js';
+import { RESULT_CODE_CASES } from '../cases/result-codes.js';
 import { AUTH, call, emulator, posForm } from './helpers.js';
+import { SCENARIOS, expectRow } from './result-code-scenarios.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => { emu = await emulator(); });
@@ -42,4 +49,28 @@ describe('paths', () => {
     const wrong = await fetch(`${emu.url}${ENDPOINTS.E10.primary}`, { method: 'POST' });
     expect(wrong.status).toBe(405);
   });
+});
+
+describe('result codes on the alias paths', () => {
+  const aliased = OPERATION_IDS.filter((op) => ENDPOINTS[op].alias !== undefined);
+
+  test('the operations with an alias path are E2, E9, E10, E11 and E12, and each has rows in the result-code table', () => {
+    expect(aliased).toEqual(['E2', 'E9', 'E10', 'E11', 'E12']);
+    for (const op of aliased) expect(RESULT_CODE_CASES.filter((row) => row.op === op).length).toBeGreaterThan(0);
+  });
+
+  for (const row of RESULT_CODE_CASES.filter((c) => ENDPOINTS[c.op].alias !== undefined)) {
+    test(`${row.id} on ${ENDPOINTS[row.op].alias ?? ''}: ${row.meaning}`, async () => {
+      const scenario = SCENARIOS[row.id];
+      expect(scenario, `no scenario for ${row.id}`).toBeDefined();
+      const aliasEmu = await emulator(scenario.edit);
+      try {
+        const result = await scenario.run(aliasEmu, 'alias');
+        expect(result.path).toBe(ENDPOINTS[row.op].alias);
+        expectRow(row, result, 'alias');
+      } finally {
+        await aliasEmu.close();
+      }
+    });
+  }
 });

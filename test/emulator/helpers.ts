@@ -39,6 +39,8 @@ export interface CallOptions {
 }
 
 export interface CallResult {
+  /** The path the request went to (without the query). */
+  path: string;
   status: number;
   headers: Headers;
   body: unknown;
@@ -67,7 +69,7 @@ export async function call(emu: { url: string }, op: OperationId, options: CallO
   } catch {
     // not JSON: kept as text
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return { path: url.pathname, status: res.status, headers: res.headers, body: parsed, text };
 }
 
 export function posForm(fields: Record<string, string>, content: unknown = fixture('pos-content.json')): FormData {
