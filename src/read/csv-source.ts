@@ -14,7 +14,7 @@ import { buildDocument } from '../map/build-document.js';
 import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { SourceDocument } from './source-document.js';
-import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
+import { detectEncoding, firstLine, recordedEncoding, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
 import { LastRowTable } from './csv-last-rows.js';
@@ -35,6 +35,7 @@ export interface OpenedCsvSource {
   format: 'csv';
   /** The header record as in the file, with its line break (header + each document's raw = valid CSV). */
   header: string;
+  /** `windows-1252`, `latin1`, `utf-8`, or `utf-8-bom` when the file starts with a UTF-8 BOM (written back in the retry file). */
   encoding: string;
   delimiter: CsvDelimiter;
   documents: AsyncIterable<CsvSourceDocument>;
@@ -163,5 +164,5 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     for (; head < queue.length; head += 1) yield finish(queue[head]);
   }
 
-  return { format: 'csv', header: headerRecord.raw, encoding, delimiter, documents: documents() };
+  return { format: 'csv', header: headerRecord.raw, encoding: await recordedEncoding(file, encoding), delimiter, documents: documents() };
 }

@@ -13,7 +13,11 @@ interface Encoder {
   encode(text: string): Buffer;
 }
 
-/** The file's original encoding; `utf-8-bom` (or any name with "bom") writes the BOM back first. */
+/**
+ * The file's original encoding as the reader recorded it; `utf-8-bom` (what src/read/csv-encoding.ts
+ * records for a UTF-8 input that started with a BOM, or any name with "bom") writes the BOM back
+ * first, since the decoded header and rows no longer hold it; plain `utf-8` writes none.
+ */
 function encoderFor(encoding: string | null): Encoder {
   const name = (encoding ?? 'utf8').toLowerCase();
   const bom = /bom/.test(name);

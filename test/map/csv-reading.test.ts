@@ -16,22 +16,35 @@ describe('reading delimited exports', () => {
     expect(req.Lines[0].Item.Description).toBe('Café – Ñame');
   });
 
-  it('reads UTF-8 with a BOM and without one', async () => {
+  it('reads UTF-8 with a BOM (recorded as utf-8-bom, so the retry file writes it back) and without one', async () => {
     const text = toCsv([sale('1', '1', { cliente_nombre: 'Ñandú Ltda.' })]);
-    for (const bytes of [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), Buffer.from(text)]) {
+    for (const [bytes, encoding] of [[Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), 'utf-8-bom'], [Buffer.from(text), 'utf-8']] as const) {
       const file = await tempFile('u.csv', bytes);
       const { source, docs } = await readAll(file, await mapping('sales'), 'invoice');
-      expect(source.encoding).toBe('utf-8');
-      expect(source.header.startsWith('prefijo;')).toBe(true);
+      expect(source.encoding).toBe(encoding);
+      expect(source.header).toBe(text.slice(0, text.indexOf('\r\n') + 2));
       expect((docs[0].request as { CustomerParty: { Name: string } }).CustomerParty.Name).toBe('Ñandú Ltda.');
     }
   });
 
   it('reads the committed BOM fixture, whose first column is the key', async () => {
     const { source, docs } = await readAll(join(FIXTURES, 'sales-utf8-bom.csv'), await mapping('sales'), 'invoice');
-    expect(source.encoding).toBe('utf-8');
+    expect(source.encoding).toBe('utf-8-bom');
     expect(docs.map((d) => d.key)).toEqual(['SETP990000201', 'SETP990000202']);
     expect(docs.every((d) => d.problems.length === 0)).toBe(true);
+  });
+
+  it('records utf-8-bom for a BOM file also when the mapping says utf-8, and utf-8 without one', async () => {
+    const yaml = { ...(await import('yaml')).parse(await readFile(join(import.meta.dirname, '../../config/mappings/sales.csv.yaml'), 'utf8')) };
+    yaml.format = { ...yaml.format, encoding: 'utf-8' };
+    const m = compileMapping(yaml, 'utf8.yaml');
+    const text = toCsv([sale('1', '1', { cliente_nombre: 'Ñandú Ltda.' })]);
+    const withBom = await readAll(await tempFile('b.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])), m, 'invoice');
+    const without = await readAll(await tempFile('n.csv', Buffer.from(text)), m, 'invoice');
+    expect([withBom.source.encoding, without.source.encoding]).toEqual(['utf-8-bom', 'utf-8']);
+    expect(withBom.source.header).toBe(without.source.header);
+    expect(withBom.docs.map((d) => d.request)).toEqual(without.docs.map((d) => d.request));
+    expect((withBom.docs[0].request as { CustomerParty: { Name: string } }).CustomerParty.Name).toBe('Ñandú Ltda.');
   });
 
   it('decodes latin1 when the mapping says so', async () => {

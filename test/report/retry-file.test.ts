@@ -57,6 +57,23 @@ describe('NAME.retry.<ext>: the originals that did not succeed, in the original 
     expect(fs.readFileSync(target).equals(Buffer.from('\uFEFFa\tb\nñ\t1\n', 'utf8'))).toBe(true);
   });
 
+  it('.csv in UTF-8 without a BOM (recorded as utf-8) writes none', async () => {
+    const target = path.join(tempDir(), 'x.retry.csv');
+    const w = new RetryFileWriter(target, { format: 'csv', encoding: 'utf-8', header: 'a;b\r\n' });
+    await w.add(docRow({ state: 'invalid', raw: 'ñ;"x;\r\ny"\r\n' }));
+    await w.commit();
+    expect(fs.readFileSync(target).equals(Buffer.from('a;b\r\nñ;"x;\r\ny"\r\n', 'utf8'))).toBe(true);
+  });
+
+  it('.csv recorded as utf-8-bom (what the reader records for a BOM input) writes the BOM once, before the header', async () => {
+    const target = path.join(tempDir(), 'x.retry.csv');
+    const w = new RetryFileWriter(target, { format: 'csv', encoding: 'utf-8-bom', header: 'a;b\r\n' });
+    await w.add(docRow({ index: 0, state: 'invalid', raw: 'ñ;1\r\n' }));
+    await w.add(docRow({ index: 1, state: 'rejected', raw: 'é;2\r\n' }));
+    await w.commit();
+    expect(fs.readFileSync(target).equals(Buffer.from('\uFEFFa;b\r\nñ;1\r\né;2\r\n', 'utf8'))).toBe(true);
+  });
+
   it('is absent (a stale one removed) when every document succeeded', async () => {
     const dir = tempDir();
     const target = path.join(dir, 'a.retry.json');
