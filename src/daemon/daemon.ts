@@ -3,7 +3,6 @@
  * and closes in order (stop watching → finish or park the queue → flush the
  * outbox → close the ledger). Only the CLI touches signals and process.exit.
  */
-import path from 'node:path';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
@@ -17,7 +16,7 @@ import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js'
 import { CompanySender } from '../submit/company-sender.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
-import { inboxFolders, outboxDir } from './folders.js';
+import { inboxFolders, inInboxFolder, outboxDir } from './folders.js';
 import { recoverSending } from './recover.js';
 import { intakeFile } from './intake.js';
 import { ReportScheduler } from './report-scheduler.js';
@@ -77,7 +76,7 @@ export class Daemon {
       const reports = new ReportScheduler({ ledger, logger,
         outboxDir: (company, kind) => outboxDir(daemon?.config ?? config, company, kind),
         // a file given to `edoc-bridge submit` stays where the operator keeps it
-        archives: (file) => inboxFolders(daemon?.config ?? config).some((f) => path.resolve(f.dir) === path.dirname(path.resolve(file))) });
+        archives: (file) => inInboxFolder(daemon?.config ?? config, file) });
       daemon = new Daemon(config, logger, ledger, service, client, reports, options);
       await daemon.begin();
       return daemon;
@@ -196,6 +195,11 @@ export class Daemon {
         this.senders.delete(alias);
         await sender.close();
       }
+    }
+    const unwatched = inboxFolders(before).map((f) => f.dir).filter((dir) => !inboxFolders(next).some((f) => f.dir === dir));
+    if (unwatched.length > 0) {
+      // files being sent from there finish in the outbox folder they began in (fixed in the ledger when taken)
+      this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
     }
     if (JSON.stringify(inboxFolders(before)) !== JSON.stringify(inboxFolders(next))
       || before.watch.stableMs !== next.watch.stableMs || before.watch.usePolling !== next.watch.usePolling) {

@@ -20,6 +20,12 @@ export function outboxDir(config: FolderConfig, company: string, kind: string): 
   return path.join(perCompany(config, config.paths.outbox, company), kind);
 }
 
+/** The file lies directly in one of the watched inbox folders (so its original is archived once final). */
+export function inInboxFolder(config: FolderConfig, file: string): boolean {
+  const dir = path.dirname(path.resolve(file));
+  return inboxFolders(config).some((f) => path.resolve(f.dir) === dir);
+}
+
 /** Every watched inbox folder: enabled kinds × companies. */
 export function inboxFolders(config: FolderConfig): { dir: string; kind: DocumentKind; company: string }[] {
   const out: { dir: string; kind: DocumentKind; company: string }[] = [];

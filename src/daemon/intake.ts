@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
+import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { makeKey } from '../ledger/rows.js';
@@ -65,7 +66,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     return { outcome: 'gone' };
   }
   const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
-    company: dropped.company.alias, now: Date.now() });
+    company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
+    archive: inInboxFolder(ctx.config, dropped.path) });
   if (rec.outcome === 'duplicate') {
     log.warn({ code: 'EDOC_LEDGER_DUPLICATE_FILE', duplicateOf: rec.duplicateOfFileId }, 'same content was taken before: not sent again');
     ctx.onFileChanged(rec.fileId);

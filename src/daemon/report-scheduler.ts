@@ -119,14 +119,15 @@ export class ReportScheduler {
     const { ledger, logger } = this.options;
     const file = ledger.getFile(fileId);
     if (!file) return;
-    const outboxDir = this.options.outboxDir(file.company, file.kind);
+    // fixed when the file was recorded (a reload may have changed the layout since); derived for older ledgers
+    const outboxDir = file.outboxDir ?? this.options.outboxDir(file.company, file.kind);
     const started = Date.now();
     const t = this.times.get(fileId) ?? { lastWrite: 0, nextWrite: 0, lastProgress: started, startedAt: started,
       doneAtStart: -1, failing: false };
     this.times.set(fileId, t);
     try {
       await mkdir(outboxDir, { recursive: true });
-      const settled = await settleFile(ledger, fileId, outboxDir, { archive: this.options.archives?.(file.path) ?? true });
+      const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true });
       if (!settled.settled) {
         await writeFileReport(ledger, fileId, outboxDir);
         this.progress(fileId, file.name, file.company, file.kind, t);

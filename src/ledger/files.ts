@@ -40,19 +40,20 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
       .get(input.company, input.kind, input.sha256) as { id: number; name: string; started_at: number } | undefined;
     const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name));
     const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
-      total, duplicate_of, started_at, finished_at) VALUES (@path, @name, @reportName, @size, @sha256, @kind,
-      @company, @state, @error, @total, @duplicateOf, @now, @finishedAt)`);
+      total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
+      @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);
+    const where = { outboxDir: input.outboxDir ?? null, archive: input.archive === undefined ? null : Number(input.archive) };
     if (original) {
       const error: FileError = {
         code: 'EDOC_LEDGER_DUPLICATE_FILE',
         message: `The same content was received before as ${original.name} (${new Date(original.started_at).toISOString()}); it is not sent again.`,
       };
-      const fileId = Number(insert.run({ ...input, reportName, state: 'done', error: json(error), total: 0,
+      const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'done', error: json(error), total: 0,
         duplicateOf: original.id, finishedAt: input.now }).lastInsertRowid);
       addEvent(db, input.now, 'file-duplicate', fileId, null, { duplicateOf: original.id, path: input.path });
       return { fileId, outcome: 'duplicate', state: 'done', duplicateOfFileId: original.id };
     }
-    const fileId = Number(insert.run({ ...input, reportName, state: 'reading', error: null, total: null,
+    const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'reading', error: null, total: null,
       duplicateOf: null, finishedAt: null }).lastInsertRowid);
     addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256 });
     return { fileId, outcome: 'new', state: 'reading' };

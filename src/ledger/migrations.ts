@@ -127,6 +127,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX documents_sending ON documents(id) WHERE state = 'sending';
   CREATE INDEX documents_attention ON documents(state, id) WHERE state IN ('in-doubt','failed');
   `,
+  // 3: where a file's outputs go, fixed when the file is recorded: its outbox folder, and whether its
+  // original is archived (it came from an inbox folder). A reload that changes the folder layout (a
+  // second company, new paths) must not split one file's reports over two folders or leave its
+  // original unarchived. NULL for files recorded before: derived from the configuration as before.
+  `
+  ALTER TABLE files ADD COLUMN outbox_dir TEXT;
+  ALTER TABLE files ADD COLUMN archive INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

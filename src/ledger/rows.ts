@@ -34,7 +34,8 @@ export interface RawFile {
   id: number; path: string; name: string; report_name: string; size: number; sha256: string; kind: string;
   company: string; format: string | null; encoding: string | null; header: string | null; state: string;
   error: string | null; total: number | null; duplicate_of: number | null; started_at: number;
-  finished_at: number | null; archived_path: string | null; report_state: string;
+  finished_at: number | null; archived_path: string | null; report_state: string; outbox_dir: string | null;
+  archive: number | null;
 }
 
 export function toFileRow(r: RawFile): FileRow {
@@ -43,7 +44,7 @@ export function toFileRow(r: RawFile): FileRow {
     kind: r.kind, company: r.company, format: r.format, encoding: r.encoding, header: r.header,
     state: r.state as FileState, error: parse(r.error, null), total: r.total, duplicateOf: r.duplicate_of,
     startedAt: r.started_at, finishedAt: r.finished_at, archivedPath: r.archived_path,
-    reportState: r.report_state as ReportState,
+    reportState: r.report_state as ReportState, outboxDir: r.outbox_dir, archive: r.archive === null ? null : r.archive === 1,
   };
 }
 

@@ -42,6 +42,10 @@ export interface RecordFileInput {
   kind: string;
   company: string;
   now: number;
+  /** Where its reports go (`outbox/<kind>` or `outbox/<company>/<kind>`). */
+  outboxDir?: string;
+  /** Its original moves to the archive once final (it came from an inbox folder). */
+  archive?: boolean;
 }
 
 export interface RecordFileResult {
@@ -77,6 +81,9 @@ export interface FileRow {
   finishedAt: number | null;
   archivedPath: string | null;
   reportState: ReportState;
+  /** The outbox folder of its reports and whether its original is archived, fixed when recorded (null: older ledger). */
+  outboxDir: string | null;
+  archive: boolean | null;
 }
 
 export interface NewDocument {

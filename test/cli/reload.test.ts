@@ -6,10 +6,13 @@
  * key, and the old rate stays in force. (A file that is not even YAML is
  * covered in test/daemon/daemon-auth-rate.test.ts.)
  */
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, type TestEmulator, startTestEmulator,
+  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, eventually, type Project, type ProjectOptions, type ResultJson,
+  type TestEmulator, startTestEmulator,
 } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
@@ -79,4 +82,35 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
     expect(fast.ms).toBeLessThan(6_000);
     expect((await emulator.client.issued()).length).toBe(34);
   }, 40_000);
+
+  test('a second company added while a file is being sent: the file finishes in the folders it began in; new drops use the new layout', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN, COMPANY_OTHER]);
+    project = await createProject(withRate({ baseUrl: emulator.url, companies: [COMPANY_MAIN] }, 2, 1));
+    daemon = await DaemonProcess.start(project);
+    const nums = Array.from({ length: 6 }, (_, i) => 990_300_501 + i);
+    await project.drop('invoice', 'en-curso.jsonl', jsonlText(nums.map((n) => invoice(n))));
+    await daemon.waitForLog((l) => l.msg === 'document final');
+
+    // one company -> two: the folders become inbox/<company>/<kind>/ and outbox/<company>/<kind>/
+    await project.writeConfig(withRate({ ...project.options, companies: [COMPANY_MAIN, COMPANY_OTHER] }, 8, 2));
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    const unwatched = await daemon.waitForLog((l) => /no longer watched/.test(l.msg));
+    expect(unwatched.folders).toContain(path.join(project.dir, 'inbox', 'invoice'));
+    const began = path.join(project.dir, 'outbox', 'invoice');
+    const result = await eventually(async () => {
+      const text = await readFile(path.join(began, 'en-curso.result.json'), 'utf8').catch(() => undefined);
+      const r = text === undefined ? undefined : JSON.parse(text) as ResultJson;
+      return r?.finishedAt === null ? undefined : r;
+    }, 'the final en-curso.result.json where the file began', 20_000);
+    expect(result.counts).toMatchObject({ total: 6, accepted: 6 });
+    expect(existsSync(path.join(began, 'archive', 'en-curso.jsonl'))).toBe(true);
+    expect(existsSync(path.join(project.dir, 'inbox', 'invoice', 'en-curso.jsonl'))).toBe(false);
+    expect(existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'en-curso.result.json'))).toBe(false);
+
+    await project.drop('invoice', 'nuevo.jsonl', jsonlText([invoice(990_300_601)]), 'main');
+    const next = await project.finalResult('invoice', 'nuevo.jsonl', { company: 'main' });
+    expect(next.counts).toMatchObject({ total: 1, accepted: 1 });
+    expect(existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'archive', 'nuevo.jsonl'))).toBe(true);
+  });
 });

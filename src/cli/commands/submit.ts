@@ -101,7 +101,7 @@ export const submitCommand: Command = {
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
         return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
       });
-      const dir = outboxDir(config, company.alias, kind);
+      const dir = ledger.getFile(taken.fileId)?.outboxDir ?? outboxDir(config, company.alias, kind);
       await mkdir(dir, { recursive: true });
       ledger.finishFile(taken.fileId);
       const report = await writeFileReport(ledger, taken.fileId, dir);
