@@ -67,8 +67,9 @@ export function errorRows(doc: DocumentRow): string[] {
   if (problems.length === 0) {
     return [csvRow([doc.index, doc.key, doc.state, sourceText(doc), doc.resultCode ?? '', '', '', FALLBACK[doc.state]])];
   }
-  return problems.map((p) => csvRow([doc.index, doc.key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
-    p.field ?? '', p.value ?? '', p.message]));
+  // one row per distinct problem: a column read by several request fields (a date that is also the due date) is one mistake
+  return [...new Set(problems.map((p) => csvRow([doc.index, doc.key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
+    p.field ?? '', p.value ?? '', p.message])))];
 }
 
 /**

@@ -112,13 +112,11 @@ describe('NAME.errors.csv of a CSV export with mapping errors (issue 5, build it
     ]);
 
     // The key cell is empty for these documents: the ledger key comes from the built request
-    // (prefix/number), which a document with a mapping problem does not have. The date is blamed
-    // once per request field that reads `fecha` (IssueDate, DueDate, PaymentMeans[0].DueDate).
+    // (prefix/number), which a document with a mapping problem does not have. The date is blamed by
+    // every request field that reads `fecha` (IssueDate, DueDate, PaymentMeans[0].DueDate): one row.
     const badDate = '1;;invalid;rows 3;EDOC_MAP_BAD_DATE;fecha;31/02/2026;"""31/02/2026"" in column ""fecha"" is not a date in the form dd/MM/yyyy"';
     expect(records(out.errorsCsv)).toEqual([
       HEADER_ROW,
-      badDate,
-      badDate,
       badDate,
       '2;;invalid;rows 4;EDOC_MAP_BAD_NUMBER;cantidad;dos;"""dos"" in column ""cantidad"" is not a number (decimal "","", thousands ""."")"',
       '3;;invalid;rows 5;EDOC_MAP_UNKNOWN_CODE;cliente_tipo_doc;XX;"Unknown code ""XX"" in column ""cliente_tipo_doc"" (lookup table ""document-types"")"',
@@ -133,8 +131,6 @@ describe('NAME.errors.csv of a CSV export with mapping errors (issue 5, build it
     const dateCells = ['1', '', 'invalid', 'rows 3', 'EDOC_MAP_BAD_DATE', 'fecha', '31/02/2026', '"31/02/2026" in column "fecha" is not a date in the form dd/MM/yyyy'];
     expect(cells).toEqual([
       ['index', 'key', 'status', 'source', 'code', 'field', 'value', 'message'],
-      dateCells,
-      dateCells,
       dateCells,
       ['2', '', 'invalid', 'rows 4', 'EDOC_MAP_BAD_NUMBER', 'cantidad', 'dos', '"dos" in column "cantidad" is not a number (decimal ",", thousands ".")'],
       ['3', '', 'invalid', 'rows 5', 'EDOC_MAP_UNKNOWN_CODE', 'cliente_tipo_doc', 'XX', 'Unknown code "XX" in column "cliente_tipo_doc" (lookup table "document-types")'],
