@@ -212,7 +212,7 @@ export class Daemon {
     const later = restartOnly(before, next);
     if (later.length > 0) {
       this.logger.warn({ keys: later, baseUrl: this.service.baseUrl },
-        'these settings take effect at the next start; until then the old ones stay in force');
+        `${later.join(', ')} changed: this applies only when the daemon restarts (the next start); until then the old settings stay in force`);
     }
   }
 
@@ -259,8 +259,9 @@ export class Daemon {
 /** Settings a running daemon keeps until it restarts (the service client, the ledger, the log file). */
 function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[] {
   const keys: [string, (c: Readonly<Config>) => unknown][] = [
-    ['service', (c) => c.service], ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state],
-    ['log.file', (c) => c.log.file],
+    ...Object.keys({ ...before.service, ...next.service }).map((k): [string, (c: Readonly<Config>) => unknown] =>
+      [`service.${k}`, (c) => (c.service as Record<string, unknown>)[k]]),
+    ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state], ['log.file', (c) => c.log.file],
   ];
   return keys.filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next))).map(([key]) => key);
 }

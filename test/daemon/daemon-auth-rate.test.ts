@@ -120,7 +120,7 @@ describe('reload limits', () => {
     await project.writeConfig({ ...project.options, baseUrl: 'http://127.0.0.1:9' });
     daemon.signal('SIGHUP');
     const warned = await daemon.waitForLog((l) => l.level === 'warn' && /next start/.test(l.msg));
-    expect(warned.keys).toEqual(['service']);
+    expect(warned.keys).toEqual(['service.baseUrl']);
     expect(warned.baseUrl).toBe(emulator.url);
     await project.drop('invoice', 'after-url-change.json', jsonText(invoice(990_000_060)));
     expect((await project.finalResult('invoice', 'after-url-change.json')).counts.accepted).toBe(1);

@@ -27,7 +27,6 @@ export const runCommand: Command = {
     const logger = await io.logger();
     // Set once started; the signal handlers below exist before it does.
     const started: { daemon?: Daemon } = {};
-    let current = config;
     let stopRequested: string | undefined;
     let reloadRequested = false;
     let reloading: Promise<void> = Promise.resolve();
@@ -52,9 +51,7 @@ export const runCommand: Command = {
         return;
       }
       // One reload at a time: a second SIGHUP waits for the first instead of racing it.
-      reloading = reloading.then(() => reloadOnce(io, logger, current, daemon)).then((next) => {
-        if (next) current = next;
-      });
+      reloading = reloading.then(() => reloadOnce(io, logger, daemon));
     };
     // Listening before the daemon starts: it takes the state folder's lock early, and `retry` signals the holder.
     io.onSignal('SIGINT', stop('SIGINT'));
@@ -75,37 +72,20 @@ export const runCommand: Command = {
 
 /** Loads the file again and hands it to the daemon; a file that does not load leaves everything as it was. */
 async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd: string }, logger: AppLogger,
-  current: Readonly<Config>, daemon: Daemon): Promise<Readonly<Config> | undefined> {
+  daemon: Daemon): Promise<void> {
   let next: Readonly<Config>;
   try {
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
   } catch (err) {
     logger.error({ err, code: (err as { code?: string }).code, file: io.configFile },
       'new configuration refused; the old one stays in force');
-    return undefined;
+    return;
   }
   for (const c of next.companies) logger.registerSecret(c.apiKey);
-  const fixed = restartOnly(current, next);
-  if (fixed.length > 0) {
-    logger.warn({ keys: fixed }, `${fixed.join(', ')} changed: this applies only when the daemon restarts`);
-  }
   try {
     await daemon.reload(next);
     logger.level = next.log.level;
-    return next;
   } catch (err) {
     logger.error({ err, code: (err as { code?: string }).code }, 'reload failed');
-    return undefined;
   }
-}
-
-/** Keys the running daemon cannot change in place: its service, its ledger, its log file. */
-function restartOnly(current: Readonly<Config>, next: Readonly<Config>): string[] {
-  const keys: string[] = [];
-  if (current.service.baseUrl !== next.service.baseUrl) keys.push('service.baseUrl');
-  if (current.service.paths !== next.service.paths) keys.push('service.paths');
-  if (current.service.timeoutMs !== next.service.timeoutMs) keys.push('service.timeoutMs');
-  if (current.paths.state !== next.paths.state) keys.push('paths.state');
-  if (current.log.file !== next.log.file) keys.push('log.file');
-  return keys;
 }
