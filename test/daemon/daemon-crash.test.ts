@@ -206,8 +206,12 @@ describe('crashes and faults', () => {
       + `${sentBefore} issued before the kill; ${progress.length} progress lines: ${JSON.stringify(progress.map((l) => l.done))}`);
     expect(killedWhileReading).toBe(true);
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress[0]).toMatchObject({ file: 'big.jsonl', kind: 'invoice', company: 'main', total });
-    expect(progress[0].ratePerSecond).toEqual(expect.any(Number));
+    expect(progress[0]).toMatchObject({ file: 'big.jsonl', kind: 'invoice', company: 'main', total, rejected: 0, invalid: 0, failed: 0,
+      done: expect.any(Number), ratePerSecond: expect.any(Number) });
+    expect(progress[0].done).toBeLessThan(total);
+    // the time left: a number once documents went out since the baseline, null while none did
+    for (const line of progress) expect(line.etaSeconds === null || (typeof line.etaSeconds === 'number' && line.etaSeconds >= 0)).toBe(true);
+    expect(progress.some((l) => typeof l.etaSeconds === 'number')).toBe(true);
     expect(project.ledgerStates()).toEqual({ accepted: total });
   }, 90_000);
 

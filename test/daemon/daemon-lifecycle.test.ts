@@ -143,6 +143,15 @@ describe('daemon lifecycle', () => {
     expect(daemon.logLines().some((l) => /EMBEDDED EMULATOR/.test(l.msg))).toBe(false);
     const watching = await daemon.waitForLog((l) => l.msg === 'watching the inbox');
     expect(watching.folders).toEqual(expect.arrayContaining([project.inbox('invoice'), project.inbox('pos')]));
+    // the effective configuration, once, with every default filled in and the key hidden
+    const effective = daemon.logLines().filter((l) => l.msg === 'effective configuration');
+    expect(effective).toHaveLength(1);
+    const logged = effective[0].config as { service: Record<string, unknown>; companies: Record<string, unknown>[]; retry: unknown };
+    expect(logged.service).toMatchObject({ baseUrl: emulator.url, paths: 'primary' });
+    expect(logged.retry).toEqual({ maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200 });
+    expect(logged.companies[0]).toMatchObject({ alias: 'main', id: COMPANY_MAIN.id });
+    expect(logged.companies[0].apiKey).toBe('[redacted]');
+    expect(JSON.stringify(effective[0])).not.toContain(COMPANY_MAIN.apiKey);
     await daemon.stop();
 
     // The shipped default: `embedded` with the shipped seed (company 1001, demo key).
