@@ -164,8 +164,9 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
   }
   const key = doc.request === undefined ? undefined : documentKey(kind, doc.request);
+  const erpKey = key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== '' ? doc.key : undefined;
   const out: NewDocument = {
-    index: doc.index, source: doc.source, ownNumber: key !== undefined, raw: doc.raw,
+    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey }, ownNumber: key !== undefined, raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     problems: problems.map(toReportProblem),
   };

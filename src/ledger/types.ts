@@ -22,6 +22,11 @@ export interface ReportProblem {
 export interface SourcePosition {
   rows?: number[];
   lines?: number[];
+  /**
+   * CSV: the export's own key columns joined (`SETP990000101`), kept for a document that has no
+   * ledger key (its request could not be built), so errors.csv can still name it as the ERP does.
+   */
+  erpKey?: string;
 }
 
 export interface FileError {

@@ -64,11 +64,12 @@ const FALLBACK: Record<string, string> = {
 export function errorRows(doc: DocumentRow): string[] {
   if (!ERROR_STATES.has(doc.state)) return [];
   const problems = [...doc.problems, ...doc.errors];
+  const key = doc.key ?? doc.source.erpKey;
   if (problems.length === 0) {
-    return [csvRow([doc.index, doc.key, doc.state, sourceText(doc), doc.resultCode ?? '', '', '', FALLBACK[doc.state]])];
+    return [csvRow([doc.index, key, doc.state, sourceText(doc), doc.resultCode ?? '', '', '', FALLBACK[doc.state]])];
   }
   // one row per distinct problem: a column read by several request fields (a date that is also the due date) is one mistake
-  return [...new Set(problems.map((p) => csvRow([doc.index, doc.key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
+  return [...new Set(problems.map((p) => csvRow([doc.index, key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
     p.field ?? '', p.value ?? '', p.message])))];
 }
 

@@ -14,7 +14,7 @@ export interface ResultCounts {
 /** One entry of `documents` in NAME.result.json (PRODUCT.md "Outputs"). */
 export interface ResultDocument {
   index: number;
-  source: { rows?: number[]; lines?: number[] };
+  source: { rows?: number[]; lines?: number[]; erpKey?: string };
   key: string | null;
   status: string;
   resultCode: string | null;

@@ -110,34 +110,37 @@ describe('NAME.errors.csv of a CSV export with mapping errors (issue 5, build it
       [6, null, 'invalid', [10, 11]],
       [7, 'main/invoice/SETP/8', 'accepted', [12]],
     ]);
+    // a document without a ledger key keeps the export's key in its source; one with a key does not need it
+    expect(out.result.documents[1].source).toEqual({ rows: [3], erpKey: 'SETP2' });
+    expect(out.result.documents[0].source).toEqual({ rows: [2, 7] });
 
-    // The key cell is empty for these documents: the ledger key comes from the built request
-    // (prefix/number), which a document with a mapping problem does not have. The date is blamed by
-    // every request field that reads `fecha` (IssueDate, DueDate, PaymentMeans[0].DueDate): one row.
-    const badDate = '1;;invalid;rows 3;EDOC_MAP_BAD_DATE;fecha;31/02/2026;"""31/02/2026"" in column ""fecha"" is not a date in the form dd/MM/yyyy"';
+    // These documents have no ledger key (it comes from the built request, prefix/number): the key
+    // cell names them by the export's own key columns (prefijo + numero). The date is blamed by every
+    // request field that reads `fecha` (IssueDate, DueDate, PaymentMeans[0].DueDate): one row.
+    const badDate = '1;SETP2;invalid;rows 3;EDOC_MAP_BAD_DATE;fecha;31/02/2026;"""31/02/2026"" in column ""fecha"" is not a date in the form dd/MM/yyyy"';
     expect(records(out.errorsCsv)).toEqual([
       HEADER_ROW,
       badDate,
-      '2;;invalid;rows 4;EDOC_MAP_BAD_NUMBER;cantidad;dos;"""dos"" in column ""cantidad"" is not a number (decimal "","", thousands ""."")"',
-      '3;;invalid;rows 5;EDOC_MAP_UNKNOWN_CODE;cliente_tipo_doc;XX;"Unknown code ""XX"" in column ""cliente_tipo_doc"" (lookup table ""document-types"")"',
-      '4;;invalid;"rows 6, 8";EDOC_MAP_INCONSISTENT;cliente_nombre;"Peña; Hermanos | Peña Hermanos";"The rows of this document disagree on column '
+      '2;SETP3;invalid;rows 4;EDOC_MAP_BAD_NUMBER;cantidad;dos;"""dos"" in column ""cantidad"" is not a number (decimal "","", thousands ""."")"',
+      '3;SETP4;invalid;rows 5;EDOC_MAP_UNKNOWN_CODE;cliente_tipo_doc;XX;"Unknown code ""XX"" in column ""cliente_tipo_doc"" (lookup table ""document-types"")"',
+      '4;SETP5;invalid;"rows 6, 8";EDOC_MAP_INCONSISTENT;cliente_nombre;"Peña; Hermanos | Peña Hermanos";"The rows of this document disagree on column '
         + '""cliente_nombre"" (""Peña; Hermanos"" vs ""Peña Hermanos""); a document-level column must repeat the same value on every row"',
-      '5;;invalid;rows 9;EDOC_MAP_MULTIPLE_VAT;iva;19/5;"Column ""iva"" holds several rates (""19/5""); a line carries one VAT rate only — split it into one row per rate"',
-      '6;;invalid;rows 10-11;EDOC_MAP_MULTIPLE_VAT;iva;19 | 5;"Line 1 appears on several rows with different VAT rates (19, 5); a line carries one VAT rate only"',
+      '5;SETP6;invalid;rows 9;EDOC_MAP_MULTIPLE_VAT;iva;19/5;"Column ""iva"" holds several rates (""19/5""); a line carries one VAT rate only — split it into one row per rate"',
+      '6;SETP7;invalid;rows 10-11;EDOC_MAP_MULTIPLE_VAT;iva;19 | 5;"Line 1 appears on several rows with different VAT rates (19, 5); a line carries one VAT rate only"',
     ]);
 
     // The same file read back as a spreadsheet would: cell by cell.
     const cells = parse((out.errorsCsv ?? '').slice(1), { delimiter: ';' }) as string[][];
-    const dateCells = ['1', '', 'invalid', 'rows 3', 'EDOC_MAP_BAD_DATE', 'fecha', '31/02/2026', '"31/02/2026" in column "fecha" is not a date in the form dd/MM/yyyy'];
+    const dateCells = ['1', 'SETP2', 'invalid', 'rows 3', 'EDOC_MAP_BAD_DATE', 'fecha', '31/02/2026', '"31/02/2026" in column "fecha" is not a date in the form dd/MM/yyyy'];
     expect(cells).toEqual([
       ['index', 'key', 'status', 'source', 'code', 'field', 'value', 'message'],
       dateCells,
-      ['2', '', 'invalid', 'rows 4', 'EDOC_MAP_BAD_NUMBER', 'cantidad', 'dos', '"dos" in column "cantidad" is not a number (decimal ",", thousands ".")'],
-      ['3', '', 'invalid', 'rows 5', 'EDOC_MAP_UNKNOWN_CODE', 'cliente_tipo_doc', 'XX', 'Unknown code "XX" in column "cliente_tipo_doc" (lookup table "document-types")'],
-      ['4', '', 'invalid', 'rows 6, 8', 'EDOC_MAP_INCONSISTENT', 'cliente_nombre', 'Peña; Hermanos | Peña Hermanos',
+      ['2', 'SETP3', 'invalid', 'rows 4', 'EDOC_MAP_BAD_NUMBER', 'cantidad', 'dos', '"dos" in column "cantidad" is not a number (decimal ",", thousands ".")'],
+      ['3', 'SETP4', 'invalid', 'rows 5', 'EDOC_MAP_UNKNOWN_CODE', 'cliente_tipo_doc', 'XX', 'Unknown code "XX" in column "cliente_tipo_doc" (lookup table "document-types")'],
+      ['4', 'SETP5', 'invalid', 'rows 6, 8', 'EDOC_MAP_INCONSISTENT', 'cliente_nombre', 'Peña; Hermanos | Peña Hermanos',
         'The rows of this document disagree on column "cliente_nombre" ("Peña; Hermanos" vs "Peña Hermanos"); a document-level column must repeat the same value on every row'],
-      ['5', '', 'invalid', 'rows 9', 'EDOC_MAP_MULTIPLE_VAT', 'iva', '19/5', 'Column "iva" holds several rates ("19/5"); a line carries one VAT rate only — split it into one row per rate'],
-      ['6', '', 'invalid', 'rows 10-11', 'EDOC_MAP_MULTIPLE_VAT', 'iva', '19 | 5', 'Line 1 appears on several rows with different VAT rates (19, 5); a line carries one VAT rate only'],
+      ['5', 'SETP6', 'invalid', 'rows 9', 'EDOC_MAP_MULTIPLE_VAT', 'iva', '19/5', 'Column "iva" holds several rates ("19/5"); a line carries one VAT rate only — split it into one row per rate'],
+      ['6', 'SETP7', 'invalid', 'rows 10-11', 'EDOC_MAP_MULTIPLE_VAT', 'iva', '19 | 5', 'Line 1 appears on several rows with different VAT rates (19, 5); a line carries one VAT rate only'],
     ]);
 
     // The retry file: the header and the rows of the invalid documents, in the original bytes (Windows-1252).
