@@ -162,6 +162,9 @@ export class Ledger {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
   requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
+  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[] } {
+    return status.confirmIssued(this.db, ids, note, now);
+  }
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
   statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }

@@ -76,6 +76,30 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
   return { ids: candidates.map((c) => c.id), fileIds: [...files] };
 }
 
+/**
+ * The operator checked at the service that these in-doubt documents were issued: they become
+ * `accepted`, with the operator's word as their warning, and their files' reports are due again.
+ * Nothing is sent. Returns the ids that changed and their files.
+ */
+export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+  const changed: number[] = [];
+  const files = new Set<number>();
+  db.transaction(() => {
+    const accept = stmt(db, `UPDATE documents SET state = 'accepted', errors = NULL, warnings = ?, next_attempt_at = NULL,
+      updated_at = ? WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
+    for (const id of ids) {
+      const row = accept.get(JSON.stringify([note]), now, id) as { file_id: number } | undefined;
+      if (!row) continue;
+      addEvent(db, now, 'confirmed-issued', row.file_id, id, { note });
+      changed.push(id);
+      files.add(row.file_id);
+    }
+    const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
+    for (const f of files) stale.run(f);
+  }).immediate();
+  return { ids: changed, fileIds: [...files] };
+}
+
 function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
   const rows = stmt(db, `SELECT ${DOCUMENT_FIELDS}, d.company AS company, d.kind AS kind, f.name AS file
     ${DOCUMENT_FROM} JOIN files f ON f.id = d.file_id

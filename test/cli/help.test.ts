@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
-const COMMANDS = ['run', 'submit', 'validate', 'status', 'retry', 'ranges', 'commission', 'received', 'emulator'];
+const COMMANDS = ['run', 'submit', 'validate', 'status', 'retry', 'resolve', 'ranges', 'commission', 'received', 'emulator'];
 
 function sink(): { lines: string[]; write(text: string): boolean } {
   const lines: string[] = [];

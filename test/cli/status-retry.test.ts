@@ -217,6 +217,40 @@ describe('retry', () => {
     expect((await emu.client.documents({ kind: 'support-document' })).length).toBe(2);
   });
 
+  test('resolve --issued records an in-doubt document the operator found issued as accepted: nothing is sent, status and result.json agree', async () => {
+    const { emu, p } = await setUp({ dropAfterCommitRate: 1 });
+    const file = await exportFile(p, 'compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
+    const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
+    expect(first.code, first.stderr).toBe(1);
+    expect((await statusJson(p)).inDoubt.map((d) => d.index)).toEqual([0, 1]);
+    const sentBefore = (await emu.client.stats()).totalRequests;
+
+    const unsaid = await runCli(p, ['resolve', '--document', 'compras.json#0']);
+    expect(unsaid.code).toBe(2);
+    expect(unsaid.stderr).toMatch(/say --issued .* if it did not, use edoc-bridge retry --in-doubt/);
+    const none = await runCli(p, ['resolve', '--document', 'compras.json#7', '--issued']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/nothing to resolve for compras\.json#7: no in-doubt document matches/);
+
+    const resolved = await runCli(p, ['resolve', '--document', 'compras.json#0', '--issued', '--note', 'DS 1043 en el portal']);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(resolved.stdout).toContain('recorded 1 document(s) as issued (accepted); nothing was sent');
+    expect(resolved.stdout).toContain(`report rewritten: ${p.resultPath('support-document', 'compras.json')}`);
+    const after = await statusJson(p);
+    expect(after.inDoubt.map((d) => d.index)).toEqual([1]);
+    expect(after.byCompanyKind[0].counts).toMatchObject({ accepted: 1, 'in-doubt': 1 });
+    const result = await p.result('support-document', 'compras.json');
+    expect(result?.counts).toMatchObject({ total: 2, accepted: 1, inDoubt: 1 });
+    const doc = result?.documents[0] as { status: string; warnings: string[]; errors: unknown[] } | undefined;
+    expect(doc?.status).toBe('accepted');
+    expect(doc?.warnings[0]).toMatch(/^confirmed issued by the operator \(edoc-bridge resolve, \d{4}-\d\d-\d\dT[^)]*\): DS 1043 en el portal$/);
+    expect(result?.finishedAt).not.toBeNull();
+    // nothing was sent for it, and retry has nothing left to release for that document
+    expect((await emu.client.stats()).totalRequests).toBe(sentBefore);
+    const retried = await runCli(p, ['retry', '--document', 'compras.json#0', '--in-doubt']);
+    expect(retried.code).toBe(1);
+  });
+
   test('exit 2 when neither or both of --file and --document are given', async () => {
     const { p } = await setUp();
     for (const args of [['retry'], ['retry', '--file', 'a.json', '--document', 'SETP/1']]) {

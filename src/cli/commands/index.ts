@@ -3,6 +3,7 @@ import { commissionCommand } from './commission.js';
 import { emulatorCommand } from './emulator.js';
 import { rangesCommand } from './ranges.js';
 import { receivedCommand } from './received.js';
+import { resolveCommand } from './resolve.js';
 import { retryCommand } from './retry.js';
 import { runCommand } from './run.js';
 import { statusCommand } from './status.js';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   statusCommand,
   retryCommand,
+  resolveCommand,
   rangesCommand,
   commissionCommand,
   receivedCommand,

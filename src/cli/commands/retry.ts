@@ -4,9 +4,9 @@ import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, RequeueTarget } from '../../ledger/types.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
-import { isDocumentKind } from '../../validate/kinds.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 import { holderCommand } from './status.js';
+import { byIndex, matchesKey } from '../document-match.js';
 
 /** In-doubt and failed documents looked at per call; an operator's list, not a bulk export. */
 const ATTENTION_LIMIT = 100_000;
@@ -107,22 +107,3 @@ export const retryCommand: Command = {
     return EXIT_OK;
   },
 };
-
-/** FILE#INDEX, as status shows a document without its own number, or company/kind/INDEX. */
-function byIndex(key: string): { file?: string; company?: string; kind?: string; index: number } | undefined {
-  const at = /^(.+)#(\d+)$/.exec(key);
-  if (at) return { file: at[1], index: Number(at[2]) };
-  const place = /^([^/]+)\/([^/]+)\/(\d+)$/.exec(key);
-  if (place && isDocumentKind(place[2])) return { company: place[1], kind: place[2], index: Number(place[3]) };
-  return undefined;
-}
-
-/** The full key (company/kind/prefix/number), a tail of it (prefix/number), or a place (see byIndex). */
-function matchesKey(d: AttentionDocument, key: string): boolean {
-  const place = byIndex(key);
-  if (place) {
-    return d.index === place.index && (place.file === undefined || d.file === place.file)
-      && (place.company === undefined || d.company === place.company) && (place.kind === undefined || d.kind === place.kind);
-  }
-  return d.key !== null && (d.key === key || d.key.endsWith(`/${key}`));
-}
