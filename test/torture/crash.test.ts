@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { recordRun } from '../helpers/torture-project.js';
 import { runCrashScenario } from './scenarios/crash.js';
+import { show } from './show.js';
 
 beforeAll(async () => {
   await buildCli();
@@ -20,7 +21,7 @@ describe('crash (torture)', () => {
       killAfterMs: { min: 200, spread: 1_300 }, finishTimeoutMs: 300_000,
     }, (line) => { void annotate(line); });
     recordRun('crash (torture)', report);
-    await annotate(`crash (torture): ${JSON.stringify(report)}`);
+    await show(annotate, `crash (torture): ${JSON.stringify(report)}`);
     expect(report).toMatchObject({ documents: 2_000, crashes: 50, lost: 0, duplicated: 0, extra: 0, reportsWritten: 20,
       reportsComplete: 20, notAccepted: 0, ledgerStates: { accepted: 2_000 }, secretsFound: 0 });
     expect(report.crashesMidSend).toBeGreaterThanOrEqual(10);

@@ -8,6 +8,7 @@ import { buildCli } from '../helpers/daemon-harness.js';
 import { recordRun } from '../helpers/torture-project.js';
 import { runLockedStateScenario, runOutboxScenario } from './scenarios/faults.js';
 import { runServiceDownScenario, runWrongKeyScenario } from './scenarios/service.js';
+import { show } from './show.js';
 
 beforeAll(async () => {
   await buildCli();
@@ -20,28 +21,28 @@ describe('faults around the daemon (torture)', () => {
       finishTimeoutMs: 180_000,
     });
     recordRun('service down (torture)', report);
-    await annotate(JSON.stringify(report));
+    await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 600_000);
 
   test('outbox a file, then full, with 200 documents per file', async ({ annotate }) => {
     const report = await runOutboxScenario({ documents: 200, blockedMs: 8_000 });
     recordRun('outbox (torture)', report);
-    await annotate(JSON.stringify(report));
+    await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 300_000);
 
   test('a second instance on the same state folder exits 2 while the first works through 300 documents', async ({ annotate }) => {
     const report = await runLockedStateScenario({ documents: 300 });
     recordRun('locked state (torture)', report);
-    await annotate(JSON.stringify(report));
+    await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 120_000);
 
   test('a wrong key pauses 400 documents; after SIGHUP they are all accepted without a burst above the rate', async ({ annotate }) => {
     const report = await runWrongKeyScenario({ documents: 400, requestsPerSecond: 25 });
     recordRun('wrong key (torture)', report);
-    await annotate(JSON.stringify(report));
+    await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 120_000);
 });

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { recordRun } from '../helpers/torture-project.js';
 import { runSecretsScenario } from './scenarios/secrets.js';
+import { show } from './show.js';
 
 beforeAll(async () => {
   await buildCli();
@@ -15,7 +16,7 @@ describe('secrets (torture)', () => {
   test('1,000 documents at trace level under faults, a refused key, SIGHUP and SIGKILL: no key in any file', async ({ annotate }) => {
     const report = await runSecretsScenario({ documents: 1_000 });
     recordRun('secrets (torture)', report);
-    await annotate(JSON.stringify(report));
+    await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 300_000);
 });
