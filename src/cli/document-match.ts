@@ -3,8 +3,26 @@
  * shows it (company/kind/prefix/number) or its tail (prefix/number), and a document without its own
  * number by its place: FILE#INDEX as edoc-bridge status shows it, or company/kind/INDEX.
  */
+import { isEdocError } from '../errors.js';
+import { Ledger } from '../ledger/ledger.js';
 import type { AttentionDocument } from '../ledger/types.js';
 import { isDocumentKind } from '../validate/kinds.js';
+
+/** In-doubt and failed documents looked at per call: an operator's list, not a bulk export. */
+export const ATTENTION_LIMIT = 100_000;
+
+/**
+ * The ledger for a command's short shared writes, never its lock (a daemon or a submit may hold it
+ * right now, or start meanwhile); undefined when the state folder has no ledger yet.
+ */
+export function openShared(stateDir: string): Ledger | undefined {
+  try {
+    return Ledger.open(stateDir, { shared: true });
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+    return undefined;
+  }
+}
 
 /** FILE#INDEX, as status shows a document without its own number, or company/kind/INDEX. */
 export function byIndex(key: string): { file?: string; company?: string; kind?: string; index: number } | undefined {

@@ -5,17 +5,12 @@
  * issued is released with `edoc-bridge retry --in-doubt` instead.
  */
 import { inInboxFolder, outboxDir } from '../../daemon/folders.js';
-import { isEdocError } from '../../errors.js';
-import { Ledger } from '../../ledger/ledger.js';
 import type { AttentionDocument } from '../../ledger/types.js';
 import { settleFile } from '../../report/file-report.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
-import { byIndex, matchesKey } from '../document-match.js';
+import { ATTENTION_LIMIT, byIndex, matchesKey, openShared } from '../document-match.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
-
-/** In-doubt documents looked at per call: an operator's list, not a bulk export. */
-const ATTENTION_LIMIT = 100_000;
 
 export const resolveCommand: Command = {
   name: 'resolve',
@@ -54,12 +49,8 @@ export const resolveCommand: Command = {
     const note = `confirmed issued by the operator (edoc-bridge resolve, ${new Date(now).toISOString()})`
       + `${args.string('note') ? `: ${args.string('note')}` : ''}`;
     const config = await io.config();
-    let ledger: Ledger;
-    try {
-      // Short shared writes, never the lock: a daemon may hold it right now.
-      ledger = Ledger.open(config.paths.state, { shared: true });
-    } catch (err) {
-      if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+    const ledger = openShared(config.paths.state);
+    if (ledger === undefined) {
       io.err(`nothing to resolve for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }

@@ -1,15 +1,10 @@
-import { isEdocError } from '../../errors.js';
-import { Ledger } from '../../ledger/ledger.js';
 import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, RequeueTarget } from '../../ledger/types.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 import { holderCommand } from './status.js';
-import { byIndex, matchesKey } from '../document-match.js';
-
-/** In-doubt and failed documents looked at per call; an operator's list, not a bulk export. */
-const ATTENTION_LIMIT = 100_000;
+import { ATTENTION_LIMIT, byIndex, matchesKey, openShared } from '../document-match.js';
 
 export const retryCommand: Command = {
   name: 'retry',
@@ -45,12 +40,8 @@ export const retryCommand: Command = {
     const what = file ?? key ?? '';
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    let ledger: Ledger;
-    try {
-      // Short shared writes, never the lock: a daemon (or a submit) may hold it right now or start meanwhile.
-      ledger = Ledger.open(config.paths.state, { shared: true });
-    } catch (err) {
-      if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+    const ledger = openShared(config.paths.state);
+    if (ledger === undefined) {
       io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
