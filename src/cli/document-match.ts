@@ -4,6 +4,8 @@
  * number by its place: FILE#INDEX as edoc-bridge status shows it, or company/kind/INDEX.
  */
 import { isEdocError } from '../errors.js';
+import type { ParsedArgs } from './command.js';
+import { usageError } from './command.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AttentionDocument } from '../ledger/types.js';
 import { isDocumentKind } from '../validate/kinds.js';
@@ -22,6 +24,15 @@ export function openShared(stateDir: string): Ledger | undefined {
     if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
     return undefined;
   }
+}
+
+/** `--file NAME` or `--document KEY`, exactly one of them; `what` names it in messages. */
+export function fileOrDocument(args: ParsedArgs): { file?: string; key?: string; what: string } {
+  const file = args.string('file');
+  const key = args.string('document');
+  if ((file === undefined) === (key === undefined)) throw usageError('give exactly one of --file NAME or --document KEY');
+  if (file === '' || key === '') throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
+  return { file, key, what: file ?? key ?? '' };
 }
 
 /** FILE#INDEX, as status shows a document without its own number, or company/kind/INDEX. */

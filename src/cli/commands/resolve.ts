@@ -9,7 +9,7 @@ import type { AttentionDocument } from '../../ledger/types.js';
 import { settleFile } from '../../report/file-report.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
-import { ATTENTION_LIMIT, byIndex, matchesKey, openShared } from '../document-match.js';
+import { ATTENTION_LIMIT, byIndex, fileOrDocument, matchesKey, openShared } from '../document-match.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const resolveCommand: Command = {
@@ -37,14 +37,10 @@ export const resolveCommand: Command = {
   },
   needsConfig: true,
   async run(args, io) {
-    const file = args.string('file');
-    const key = args.string('document');
-    if ((file === undefined) === (key === undefined)) throw usageError('give exactly one of --file NAME or --document KEY');
-    if (file === '' || key === '') throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
+    const { file, key, what } = fileOrDocument(args);
     if (!args.flag('issued')) {
       throw usageError('say --issued to record that the service issued it; if it did not, use edoc-bridge retry --in-doubt');
     }
-    const what = file ?? key ?? '';
     const now = Date.now();
     const note = `confirmed issued by the operator (edoc-bridge resolve, ${new Date(now).toISOString()})`
       + `${args.string('note') ? `: ${args.string('note')}` : ''}`;

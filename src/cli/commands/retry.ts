@@ -4,7 +4,7 @@ import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 import { holderCommand } from './status.js';
-import { ATTENTION_LIMIT, byIndex, matchesKey, openShared } from '../document-match.js';
+import { ATTENTION_LIMIT, byIndex, fileOrDocument, matchesKey, openShared } from '../document-match.js';
 
 export const retryCommand: Command = {
   name: 'retry',
@@ -32,12 +32,8 @@ export const retryCommand: Command = {
   },
   needsConfig: true,
   async run(args, io) {
-    const file = args.string('file');
-    const key = args.string('document');
-    if ((file === undefined) === (key === undefined)) throw usageError('give exactly one of --file NAME or --document KEY');
-    if (file === '' || key === '') throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
+    const { file, key, what } = fileOrDocument(args);
     const includeInDoubt = args.flag('in-doubt');
-    const what = file ?? key ?? '';
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
     const ledger = openShared(config.paths.state);
