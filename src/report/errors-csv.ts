@@ -46,11 +46,15 @@ export function formatPositions(positions: readonly number[] | undefined): strin
   return parts.join(', ');
 }
 
-function sourceText(doc: DocumentRow, problem?: ReportProblem): string {
-  if (problem?.rows && problem.rows.length > 0) return `rows ${formatPositions(problem.rows)}`;
-  if (doc.source.rows) return `rows ${formatPositions(doc.source.rows)}`;
-  if (doc.source.lines) return `lines ${formatPositions(doc.source.lines)}`;
+/** "rows 2-4" (CSV) or "lines 7" (JSON, JSONL); '' when the place is not known. */
+function positionText(place: { rows?: number[]; lines?: number[] }): string {
+  if (place.rows && place.rows.length > 0) return `rows ${formatPositions(place.rows)}`;
+  if (place.lines && place.lines.length > 0) return `lines ${formatPositions(place.lines)}`;
   return '';
+}
+
+function sourceText(doc: DocumentRow, problem?: ReportProblem): string {
+  return (problem && positionText(problem)) || positionText(doc.source);
 }
 
 const FALLBACK: Record<string, string> = {
@@ -93,8 +97,7 @@ export class ErrorsCsvWriter {
 
   async addFileError(error: FileError): Promise<void> {
     const out = await this.open();
-    const source = error.rows ? `rows ${formatPositions(error.rows)}` : error.lines ? `lines ${formatPositions(error.lines)}` : '';
-    await out.write(csvRow(['', '', 'error', source, error.code, error.field ?? '', '', error.message]));
+    await out.write(csvRow(['', '', 'error', positionText(error), error.code, error.field ?? '', '', error.message]));
     this.rows++;
   }
 
