@@ -15,13 +15,18 @@ export function getFile(db: Database.Database, fileId: number): FileRow | undefi
   return r ? toFileRow(r) : undefined;
 }
 
-/** A stem no unfinished file of the same company and kind uses, so two reports never share a name. */
-function freeReportName(db: Database.Database, company: string, kind: string, stem: string): string {
+/**
+ * The stem of a file's outbox names (`<stem>.result.json`): its own name's stem, unless a file still
+ * being worked on uses it, or another input name does (NAME.csv and NAME.json), so that two files
+ * never share a report; then `NAME (2)`, `NAME (3)`…. The same input name dropped again once the
+ * earlier one finished (ERPs reuse daily names) gets the same stem back.
+ */
+function freeReportName(db: Database.Database, company: string, kind: string, stem: string, name: string): string {
   const busy = stmt(db, `SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ?
-    AND state IN ('reading','open') LIMIT 1`);
+    AND (state IN ('reading','open') OR name <> ?) LIMIT 1`);
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stem : `${stem} (${n})`;
-    if (!busy.get(company, kind, candidate)) return candidate;
+    if (!busy.get(company, kind, candidate, name)) return candidate;
   }
 }
 
@@ -38,7 +43,7 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     const original = stmt(db, `SELECT id, name, started_at FROM files WHERE company = ? AND kind = ? AND sha256 = ?
       AND state <> 'failed-read' AND duplicate_of IS NULL ORDER BY id LIMIT 1`)
       .get(input.company, input.kind, input.sha256) as { id: number; name: string; started_at: number } | undefined;
-    const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name));
+    const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name);
     const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
       total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
       @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);

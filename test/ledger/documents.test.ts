@@ -108,6 +108,23 @@ describe('files: the same content is not submitted twice', () => {
     expect(ledger.getFile(b.fileId)?.reportName).toBe('ventas (2)');
     ledger.close();
   });
+
+  it('keeps the report of NAME.csv when NAME.json comes later, and gives a daily name its stem back', () => {
+    const ledger = Ledger.open(tempDir());
+    const finish = (fileId: number): void => {
+      ledger.finishReading(fileId);
+      expect(ledger.finishFile(fileId, 5_000)).toBe(true);
+    };
+    const csv = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', sha256: 'c1' }));
+    finish(csv.fileId);
+    const json = ledger.recordFile(fileInput({ name: 'ventas.json', path: '/inbox/invoice/ventas.json', sha256: 'j1' }));
+    finish(json.fileId);
+    const csvAgain = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', sha256: 'c2' }));
+    const jsonAgain = ledger.recordFile(fileInput({ name: 'ventas.json', path: '/inbox/invoice/ventas.json', sha256: 'j2' }));
+    expect([csv, json, csvAgain, jsonAgain].map((r) => ledger.getFile(r.fileId)?.reportName))
+      .toEqual(['ventas', 'ventas (2)', 'ventas', 'ventas (2)']);
+    ledger.close();
+  });
 });
 
 describe('documents', () => {

@@ -181,25 +181,24 @@ export function brokenCorpus(o: CorpusOptions): CorpusFile[] {
   return files;
 }
 
-export interface KnownGap {
+export interface LateCase {
   files: { name: string; kind: string; content: Buffer }[];
-  /** What should happen; the scenario checks it and lists the gap when it does not. */
+  /** What should happen; the scenario checks it and fails with this text when it does not. */
   expected: string;
 }
 
 /**
- * Inputs whose handling falls short today, outside the daemon, submit and report stages the suites
- * may fix (docs: the reliability suites' report). Dropped after the corpus settled, checked, and
- * listed as known gaps rather than failures, so `npm test` stays a guard and the gap stays visible.
+ * Inputs dropped after the corpus settled, one after the other, so that what each must give can be
+ * checked on its own: an empty object, and two files that share a name stem.
  */
-export function knownGapFiles(): { emptyObject: KnownGap; sameStem: KnownGap } {
+export function lateCases(): { emptyObject: LateCase; sameStem: LateCase } {
   return {
     // Every E1 field is optional in the schema (the spec does not say which are required); the kind guard
-    // "at least one line" keeps `{}` from being issued under the next number. Checked as a failure, not a gap.
+    // "at least one line" keeps `{}` from being issued under the next number.
     emptyObject: { files: [{ name: 'objeto-vacio.json', kind: 'invoice', content: b('{}\n') }],
       expected: 'an empty object in the invoice folder is reported invalid, not issued' },
-    // src/ledger/files.ts freeReportName: a stem is reused once the earlier file is no longer reading/open,
-    // so NAME.json and NAME.csv (or NAME.json dropped again later) share NAME.result.json.
+    // src/ledger/files.ts freeReportName: NAME.csv dropped after NAME.json gets `NAME (2).result.json`
+    // (the same input name dropped again later gets its stem back). Checked as a failure.
     sameStem: { files: [{ name: 'mismo-nombre.json', kind: 'invoice', content: b('{"a":') },
       { name: 'mismo-nombre.csv', kind: 'invoice', content: b('a;b\r\n') }],
     expected: 'two input files with the same stem keep two result.json files' },

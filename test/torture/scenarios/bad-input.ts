@@ -16,7 +16,7 @@ import {
 import { invoice, jsonlText, jsonText } from '../../helpers/documents.js';
 import { createMappedProject, findSecrets, reportsByFile, type FoundReport, type MappedProject } from '../../helpers/torture-project.js';
 import {
-  brokenCorpus, goodFiles, INVALID_FIRST, invalidInvoice, knownGapFiles, type CorpusFile, type CorpusOptions,
+  brokenCorpus, goodFiles, INVALID_FIRST, invalidInvoice, lateCases, type CorpusFile, type CorpusOptions,
 } from '../corpus.js';
 
 export interface BadInputOptions extends CorpusOptions {
@@ -41,8 +41,6 @@ export interface BadInputReport {
   crashLines: number;
   secretsFound: number;
   problems: string[];
-  /** Known shortfalls outside the stages these suites fix (corpus.ts knownGapFiles), still present. */
-  knownGaps: string[];
   seconds: number;
 }
 
@@ -152,8 +150,7 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
     const lastLogAt = project.logLines().length;
 
     // Dropped once the rest settled so they cannot disturb it (were `{}` sent, it would take the service's next number).
-    const knownGaps: string[] = [];
-    const gaps = knownGapFiles();
+    const gaps = lateCases();
     for (const f of gaps.emptyObject.files) await project.drop(f.kind, f.name, f.content);
     const gapReport = async (name: string): Promise<ResultJson | undefined> => {
       const until = Date.now() + 10_000;
@@ -173,7 +170,7 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
     await gapReport(secondStem.name);
     const afterBoth = await reportsByFile(outboxInvoice);
     const stems = gaps.sameStem.files.map((f) => afterBoth.get(f.name));
-    if (stems.some((r) => r === undefined)) knownGaps.push(`${gaps.sameStem.expected}: only ${stems.filter((r) => r).length} of 2`);
+    if (stems.some((r) => r === undefined)) problems.push(`${gaps.sameStem.expected}: only ${stems.filter((r) => r).length} of 2`);
 
     // Still alive and working: one more good file after all that.
     const last = Array.from({ length: 3 }, (_, k) => invoice(LAST_FIRST + k));
@@ -238,7 +235,7 @@ export async function runBadInputScenario(o: BadInputOptions): Promise<BadInputR
       badFiles: broken.length + 6, specialFiles: 6, goodFiles: good.length,
       goodDocuments: good.reduce((a, g) => a + g.numbers.length, 0), reportsWritten: reports.size + payrollReports.size,
       fileErrors, invalidReports, acceptedGood, issuedInvalid, duplicated, daemonPid: pid, restarts, crashLines: crashLines.length,
-      secretsFound: secrets.hits.length, problems, knownGaps, seconds: Math.round((Date.now() - started) / 100) / 10,
+      secretsFound: secrets.hits.length, problems, seconds: Math.round((Date.now() - started) / 100) / 10,
     };
   } finally {
     await daemon?.stop();
