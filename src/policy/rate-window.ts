@@ -24,6 +24,9 @@ export interface Reservation {
 /** How soon to ask again when all `limit` slots are reservations whose requests have not left. */
 const OPEN_RESERVATIONS_POLL_MS = 2;
 
+/** The slowest `refused` goes: 1/64 of the configured rate. */
+const MIN_SLOW_FACTOR = 1 / 64;
+
 export class SlidingWindow {
   readonly limit: number;
   readonly windowMs: number;
@@ -32,6 +35,7 @@ export class SlidingWindow {
   private last = Number.NEGATIVE_INFINITY;
   private slowFactor = 1;
   private slowUntil = Number.NEGATIVE_INFINITY;
+  private lastHalving = Number.NEGATIVE_INFINITY;
 
   constructor(limit: number, windowMs: number) {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
@@ -88,32 +92,46 @@ export class SlidingWindow {
   }
 
   /**
-   * After a 429: until `untilMs`, run at `factor` (0 < factor ≤ 1) of the normal
-   * rate by stretching the window to windowMs / factor. While one slow-down is
-   * active a second one keeps the stronger factor and the later end.
+   * The service refused a request for its rate (429) at `now`: run at half the rate until `untilMs`.
+   * A refusal a whole window after the last halving halves again, since the service still refuses at
+   * the slower rate, down to 1/64 of the configured rate; refusals closer together (requests sent or
+   * counted by the service before the last halving could act) count once. Each one moves the end to
+   * `untilMs`, after which the configured rate applies again.
    */
-  slowDown(factor: number, untilMs: number): void {
-    if (!(factor > 0 && factor <= 1)) throw new RangeError(`slowDown factor must be in (0, 1], got ${factor}`);
-    const active = this.slowUntil > this.last;
-    this.slowFactor = active ? Math.min(this.slowFactor, factor) : factor;
-    this.slowUntil = active ? Math.max(this.slowUntil, untilMs) : untilMs;
+  refused(now: number, untilMs: number): void {
+    const slowed = now < this.slowUntil;
+    if (slowed && now - this.lastHalving < this.current(now).windowMs) {
+      this.slowUntil = Math.max(this.slowUntil, untilMs);
+      return;
+    }
+    this.slowFactor = slowed ? Math.max(MIN_SLOW_FACTOR, this.slowFactor / 2) : 0.5;
+    this.slowUntil = slowed ? Math.max(this.slowUntil, untilMs) : untilMs;
+    this.lastHalving = now;
   }
 
-  /** The window length in force at `now` (longer while slowed down). */
-  currentWindowMs(now: number): number {
-    return now < this.slowUntil ? this.windowMs / this.slowFactor : this.windowMs;
+  /**
+   * The limit and window in force at `now`. Slowed down, the window admits fewer requests rather
+   * than stretching (a stretched window would still let the whole configured burst through at
+   * once, which a service that counts per second refuses again); below one request per window, one
+   * request per longer window.
+   */
+  current(now: number): { limit: number; windowMs: number } {
+    if (now >= this.slowUntil) return { limit: this.limit, windowMs: this.windowMs };
+    const allowed = this.limit * this.slowFactor;
+    return allowed >= 1 ? { limit: Math.floor(allowed), windowMs: this.windowMs } : { limit: 1, windowMs: this.windowMs / allowed };
   }
 
   /** Acquisitions recorded inside the window ending at `now` (for logs and tests). */
   inWindow(now: number): number {
-    const span = this.currentWindowMs(now);
+    const span = this.current(now).windowMs;
     return this.times.filter((t) => t > now - span && t <= now).length;
   }
 
   private waitAt(t: number): number {
-    if (this.times.length < this.limit) return 0;
-    const span = this.currentWindowMs(t);
-    const oldest = this.times[0] as number;
+    const { limit, windowMs: span } = this.current(t);
+    if (this.times.length < limit) return 0;
+    // the oldest of the newest `limit` acquisitions (the times are kept oldest first)
+    const oldest = this.times[this.times.length - limit] as number;
     // Every slot of the window is a request not sent yet: ask again shortly.
     if (oldest === Number.POSITIVE_INFINITY) return OPEN_RESERVATIONS_POLL_MS;
     // The window is the half-open span (t - span, t]: the oldest leaves it once t >= oldest + span.

@@ -40,7 +40,7 @@ export interface CompanySenderOptions {
 type Commit = { mark: number } | { outcome: OutcomeRecord };
 type Committed = 'sending' | 'duplicate' | 'skipped' | boolean;
 
-/** After a 429, run at half the rate for this long. */
+/** After a 429, run at half the rate (less after more of them: SlidingWindow.refused) for this long. */
 const SLOW_DOWN_MS = 30_000;
 
 export class CompanySender {
@@ -249,7 +249,7 @@ export class CompanySender {
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, maybeDeliveredBefore: maybeDelivered(doc.lastOutcome), retry: this.options.retry,
     });
-    if (httpStatus === 429) this.window.slowDown(0.5, this.now() + SLOW_DOWN_MS);
+    if (httpStatus === 429) this.window.refused(this.now(), this.now() + SLOW_DOWN_MS);
     const record = outcomeRecord(doc, response, decision, this.now());
     let after: () => void;
     switch (decision.action) {

@@ -157,4 +157,25 @@ describe('the rate limit', () => {
     expect(seconds).toBeGreaterThanOrEqual(4.9);
     expect(seconds).toBeLessThanOrEqual(6.5);
   }, 40_000);
+
+  test('a service that allows fewer requests than configured (429 with Retry-After): the company slows down and every document is accepted once', async ({ annotate }) => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { rateLimitPerSecond: 4 });
+    project = await createProject({
+      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 20, concurrency: 4 } }],
+      retry: { maxAttempts: 8, baseDelayMs: 100, maxDelayMs: 2_000 },
+    });
+    daemon = await DaemonProcess.start(project);
+    const nums = Array.from({ length: 40 }, (_, i) => 990_000_501 + i);
+    await project.drop('invoice', 'limitado.jsonl', jsonlText(nums.map((n) => invoice(n))));
+    const result = await project.finalResult('invoice', 'limitado.jsonl', { timeoutMs: 40_000 });
+    const stats = await emulator.client.stats();
+    await annotate(`429 test: ${JSON.stringify(result.counts)}, E1 ${JSON.stringify(stats.requests.E1)}`);
+    expect(result.counts).toMatchObject({ total: 40, accepted: 40 });
+    expect((await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b)).toEqual(nums);
+    const refused = stats.requests.E1?.['429'] ?? 0;
+    expect(refused).toBeGreaterThan(0);
+    // slowed down to what the service takes: a handful of refusals, where halving once (10/s against 4/s)
+    // met 112 for these 40 documents
+    expect(refused).toBeLessThan(25);
+  }, 60_000);
 });

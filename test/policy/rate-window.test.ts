@@ -122,45 +122,61 @@ describe('strict sliding window', () => {
     expect(w.tryAcquire(100)).toBeGreaterThan(0);
   });
 
-  it('slows down after a 429: the window stretches by 1 / factor until the given time', () => {
-    const w = new SlidingWindow(2, 1000);
-    w.slowDown(0.5, 10_000);
-    expect(w.currentWindowMs(0)).toBe(2000);
-    expect(w.tryAcquire(0)).toBe(0);
-    expect(w.tryAcquire(0)).toBe(0);
-    expect(w.tryAcquire(1000)).toBe(1000);
-    expect(w.tryAcquire(2000)).toBe(0);
-    // A second slow-down keeps the stronger factor and the later end.
-    w.slowDown(0.8, 20_000);
-    expect(w.currentWindowMs(2000)).toBe(2000);
-    expect(w.currentWindowMs(19_999)).toBe(2000);
-    expect(w.currentWindowMs(20_000)).toBe(1000);
-    // After the slow-down the normal window applies again.
-    const v = new SlidingWindow(1, 1000);
-    v.slowDown(0.25, 500);
-    expect(v.tryAcquire(0)).toBe(0);
-    expect(v.tryAcquire(600)).toBe(400);
+  it('a 429 halves the rate by admitting fewer requests per window, not by stretching it (no full-size burst)', () => {
+    const w = new SlidingWindow(20, 1000);
+    w.refused(0, 30_000);
+    expect(w.current(0)).toEqual({ limit: 10, windowMs: 1000 });
+    let admitted = 0;
+    for (let t = 0; t < 1000; t += 10) if (w.tryAcquire(t) === 0) admitted++;
+    expect(admitted).toBe(10);
+    // after the slow-down the configured rate applies again
+    expect(w.current(30_000)).toEqual({ limit: 20, windowMs: 1000 });
   });
 
-  it('while slowed down never admits more than limit in any stretched window', () => {
-    const random = mulberry32(7);
+  it('a 429 a whole window after the last halving halves again, down to 1/64; the rest of a burst counts once', () => {
     const w = new SlidingWindow(4, 1000);
-    w.slowDown(0.25, 50_000);
+    w.refused(0, 30_000);
+    expect(w.current(0)).toEqual({ limit: 2, windowMs: 1000 });
+    // the other refusals of the same burst (sent, or still counted by the service, before the halving)
+    w.refused(100, 30_100);
+    w.refused(999, 30_999);
+    expect(w.current(1000)).toEqual({ limit: 2, windowMs: 1000 });
+    // still refused a window later: the service allows less than half
+    w.refused(1000, 31_000);
+    expect(w.current(1000)).toEqual({ limit: 1, windowMs: 1000 });
+    w.refused(2000, 32_000);
+    // below one request per window: one per longer window
+    expect(w.current(2000)).toEqual({ limit: 1, windowMs: 2000 });
+    let now = 2000;
+    for (let i = 0; i < 10; i++) {
+      now += w.current(now).windowMs;
+      w.refused(now, now + 100_000);
+    }
+    expect(w.current(now)).toEqual({ limit: 1, windowMs: 16_000 }); // 4 × 1/64 per second
+    // no refusal until the end: the configured rate again, and the next refusal starts over at half
+    expect(w.current(now + 100_000)).toEqual({ limit: 4, windowMs: 1000 });
+    w.refused(now + 100_000, now + 130_000);
+    expect(w.current(now + 100_000)).toEqual({ limit: 2, windowMs: 1000 });
+  });
+
+  it('while slowed down never admits more than the slowed limit in any window', () => {
+    const random = mulberry32(7);
+    const w = new SlidingWindow(8, 1000);
+    w.refused(0, 50_000);
+    w.refused(1000, 50_000); // 2 per second
     const admitted: number[] = [];
-    let now = 0;
+    let now = 1000;
     while (now < 50_000) {
       if (w.tryAcquire(now) === 0) admitted.push(now);
       now += Math.floor(random() * 300);
     }
-    expect(maxInAnyWindow(admitted.filter((t) => t < 50_000), 4000)).toBeLessThanOrEqual(4);
-    expect(admitted.length).toBeGreaterThan(40);
+    expect(maxInAnyWindow(admitted, 1000)).toBeLessThanOrEqual(2);
+    expect(admitted.length).toBeGreaterThan(60);
   });
 
   it('rejects nonsense parameters early', () => {
     expect(() => new SlidingWindow(0, 1000)).toThrow(RangeError);
     expect(() => new SlidingWindow(1.5, 1000)).toThrow(RangeError);
     expect(() => new SlidingWindow(1, 0)).toThrow(RangeError);
-    expect(() => new SlidingWindow(1, 1000).slowDown(0, 1)).toThrow(RangeError);
-    expect(() => new SlidingWindow(1, 1000).slowDown(2, 1)).toThrow(RangeError);
   });
 });
