@@ -95,8 +95,8 @@ describe('status', () => {
     expect(json.failed).toEqual([]);
   });
 
-  test('beside a running daemon it says a daemon is running, with its pid', async () => {
-    const { p } = await setUp();
+  test('beside a running daemon it says a daemon is running, with its pid, and lists the files in progress', async () => {
+    const { emu, p } = await setUp();
     daemon = await DaemonProcess.start(p);
     await p.drop('invoice', 'uno.json', jsonText([invoice(990_200_101)]));
     await p.finalResult('invoice', 'uno.json');
@@ -106,6 +106,21 @@ describe('status', () => {
     const json = await statusJson(p);
     expect(json.daemon).toMatchObject({ running: true, pid: daemon.child.pid });
     expect(json.byCompanyKind[0].counts.accepted).toBe(1);
+
+    // a file still being sent shows under "Files in progress" with how many of its documents are final
+    await emu.client.setFaults({ latencyMs: 2_500 });
+    await p.drop('invoice', 'lento.json', jsonText([invoice(990_200_102), invoice(990_200_103)]));
+    const row = /^lento\.json +main +invoice +open +0\/2$/m;
+    const shown = await eventually(async () => {
+      const out = (await runCli(p, ['status'])).stdout;
+      return row.test(out) ? out : undefined;
+    }, 'lento.json in progress in the status', 10_000);
+    expect(shown).toContain('Files in progress (1):');
+    const inProgress = (await statusJson(p)).filesInProgress as { name: string; state: string; progress: { total: number } }[];
+    expect(inProgress.map((f) => [f.name, f.state, f.progress.total])).toEqual([['lento.json', 'open', 2]]);
+    await emu.client.setFaults({});
+    await p.finalResult('invoice', 'lento.json');
+    expect((await statusJson(p)).filesInProgress).toEqual([]);
   });
 });
 
