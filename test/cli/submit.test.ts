@@ -306,6 +306,20 @@ describe('a submit killed while its requests were out', () => {
 });
 
 describe('the command line frame', () => {
+  test('on a terminal a progress bar is drawn in place on stderr and ends with the file complete', async () => {
+    const p = await project();
+    const nums = numbers(990_103_001, 5);
+    const file = await exportFile(p, 'tty.json', jsonText(nums.map((n) => invoice(n))));
+    // `script` gives the command a pseudo-terminal; what it wrote comes back on stdout, both streams merged
+    const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
+    expect(run.code, run.stdout).toBe(0);
+    const frames = run.stdout.split('\r').map((f) => f.trim()).filter((f) => f.startsWith('['));
+    expect(frames.length).toBeGreaterThan(0);
+    for (const f of frames) expect(f).toMatch(/^\[[#-]{30}\] \d\/5 {2}accepted \d {2}not accepted 0/);
+    expect(frames.at(-1)).toMatch(/^\[#{30}\] 5\/5 {2}accepted 5 {2}not accepted 0/);
+    expect(run.stdout).toMatch(/tty\.json: 5 document\(s\): 5 accepted/);
+  });
+
   test('validate piped into head -1 exits quietly when the reader goes away (no EPIPE crash)', async () => {
     const p = await project();
     const many = numbers(990_100_801, 400).map((n) => invoice(n));
