@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, cli } from '../fixtures/cli/harness.js';
+import { buildCli, cli, ROOT } from '../fixtures/cli/harness.js';
 import { SEED_FILE, listFiles, readIndex, tempDir } from './helpers.js';
 
 let dir: string;
@@ -83,4 +84,57 @@ describe('edoc-bridge received pull (child process, embedded emulator)', () => {
     expect(runs[2].stderr).toContain("--company 'nope' is not configured; configured: main, other");
     expect(runs[3].stderr).toContain('received pull');
   });
+});
+
+describe('edoc-bridge received pull killed between pages (SIGKILL, child process)', () => {
+  /** Runs the pull and kills it with SIGKILL once `killAfter` progress lines were printed (never, when undefined). */
+  function pull(cwd: string, killAfter?: number): Promise<{ stdout: string; signal: NodeJS.Signals | null; code: number | null }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin/edoc-bridge.js'), 'received', 'pull', '--config', 'slow.yaml',
+        '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], { cwd, stdio: ['ignore', 'pipe', 'ignore'],
+        env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8' } });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const pages = stdout.split('\n').filter((l) => / page \d+\/\d+ /.test(l)).length;
+        if (killAfter !== undefined && pages >= killAfter) child.kill('SIGKILL');
+      });
+      child.on('close', (code, signal) => resolve({ stdout, signal, code }));
+    });
+  }
+
+  it('loses nothing and writes nothing twice: each document once in the folder and the index after two kills', async () => {
+    const slowDir = tempDir('edoc-received-kill-');
+    try {
+      // every answer of the embedded emulator 300 ms late, E12 included: the kill lands while a page is awaited
+      const seed = JSON.parse(fs.readFileSync(SEED_FILE, 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(path.join(slowDir, 'seed.json'), JSON.stringify({ ...seed, faults: { latencyMs: 300, allEndpoints: true } }));
+      fs.writeFileSync(path.join(slowDir, 'slow.yaml'), [
+        'service: { baseUrl: embedded }',
+        'companies:',
+        '  - { alias: main, id: 1001, nit: "900123456", apiKey: key-1001 }',
+        'received: { perPage: 7, startDate: 2026-03-01, lookbackDays: 3 }',
+        'emulator: { seed: seed.json }',
+        '',
+      ].join('\n'));
+      const first = await pull(slowDir, 1);
+      expect(first.signal).toBe('SIGKILL');
+      const second = await pull(slowDir, 2);
+      expect(second.signal).toBe('SIGKILL');
+      const last = await pull(slowDir);
+      expect(last.code).toBe(0);
+      const done = /done: (\d+) new, (\d+) seen before/.exec(last.stdout);
+      expect(done, last.stdout).not.toBeNull();
+      // the first two runs wrote some of the 23 documents of the window before they were killed
+      expect(Number(done?.[1]) + Number(done?.[2])).toBe(23);
+      expect(Number(done?.[2])).toBeGreaterThan(0);
+      const companyDir = path.join(slowDir, 'outbox/received/main');
+      const rows = readIndex(companyDir).rows;
+      expect(rows).toHaveLength(23);
+      expect(new Set(rows.map((r) => r.cufe)).size).toBe(23);
+      expect(listFiles(companyDir).filter((f) => f.endsWith('.json'))).toHaveLength(23);
+    } finally {
+      fs.rmSync(slowDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
