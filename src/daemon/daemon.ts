@@ -196,12 +196,13 @@ export class Daemon {
         await sender.close();
       }
     }
-    const unwatched = inboxFolders(before).map((f) => f.dir).filter((dir) => !inboxFolders(next).some((f) => f.dir === dir));
+    const [was, now] = [inboxFolders(before), inboxFolders(next)];
+    const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));
     if (unwatched.length > 0) {
       // files being sent from there finish in the outbox folder they began in (fixed in the ledger when taken)
       this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
     }
-    if (JSON.stringify(inboxFolders(before)) !== JSON.stringify(inboxFolders(next))
+    if (JSON.stringify(was) !== JSON.stringify(now)
       || before.watch.stableMs !== next.watch.stableMs || before.watch.usePolling !== next.watch.usePolling) {
       await this.watcher?.close();
       await this.watching;

@@ -3,7 +3,7 @@
  * `auto` encoding = BOM -> UTF-8; every byte valid UTF-8 -> UTF-8; otherwise
  * Windows-1252 (what Colombian ERPs on Windows write). The whole file is
  * scanned for `auto` because one `ñ` near the end decides it. A UTF-8 file
- * with a BOM is recorded as `utf-8-bom` (see recordedEncoding).
+ * with a BOM is recorded as `utf-8-bom` (see detectEncoding).
  */
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
@@ -56,25 +56,21 @@ async function isWholeFileUtf8(file: string): Promise<boolean> {
  */
 export const UTF8_WITH_BOM = 'utf-8-bom';
 
-export async function startsWithUtf8Bom(file: string): Promise<boolean> {
+async function startsWithUtf8Bom(file: string): Promise<boolean> {
   const start = await head(file, 3);
   return start.length === 3 && start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf;
 }
 
-/** The encoding to decode with (a BOM is dropped by the decoder). */
-export async function detectEncoding(file: string, configured: MappingFormat['encoding']): Promise<CsvEncoding> {
-  if (configured !== 'auto') return configured;
-  if (await startsWithUtf8Bom(file)) return 'utf-8';
-  return (await isWholeFileUtf8(file)) ? 'utf-8' : 'windows-1252';
-}
-
 /**
- * The name the file's encoding is reported and recorded under: the decoding encoding, or
- * `utf-8-bom` for UTF-8 that starts with a BOM (detected or configured), so that what is written
- * back in the original format (the retry file) starts with the BOM as the original did.
+ * `decoding`: the encoding to decode with (the decoder drops a BOM). `recorded`: the name the file's
+ * encoding is reported and recorded under, `utf-8-bom` for UTF-8 that starts with a BOM (detected or
+ * configured), so that what is written back in the original format (the retry file) starts with
+ * the BOM as the original did.
  */
-export async function recordedEncoding(file: string, decoding: CsvEncoding): Promise<string> {
-  return decoding === 'utf-8' && (await startsWithUtf8Bom(file)) ? UTF8_WITH_BOM : decoding;
+export async function detectEncoding(file: string, configured: MappingFormat['encoding']): Promise<{ decoding: CsvEncoding; recorded: string }> {
+  const bom = await startsWithUtf8Bom(file);
+  const decoding = configured !== 'auto' ? configured : (bom || (await isWholeFileUtf8(file))) ? 'utf-8' : 'windows-1252';
+  return { decoding, recorded: decoding === 'utf-8' && bom ? UTF8_WITH_BOM : decoding };
 }
 
 /** Text of the first record's line (quotes respected), for sniffing and naming the header. */

@@ -14,7 +14,7 @@ import { buildDocument } from '../map/build-document.js';
 import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { SourceDocument } from './source-document.js';
-import { detectEncoding, firstLine, recordedEncoding, sniffDelimiter } from './csv-encoding.js';
+import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
 import { LastRowTable } from './csv-last-rows.js';
@@ -59,7 +59,7 @@ function isBlank(cells: string[]): boolean {
 export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext): Promise<OpenedCsvSource> {
   const before = await stat(file);
   if (before.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
-  const encoding = await detectEncoding(file, mapping.format.encoding);
+  const { decoding: encoding, recorded } = await detectEncoding(file, mapping.format.encoding);
   const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, encoding)) : mapping.format.delimiter;
 
   let headerRecord: CsvRecord | undefined;
@@ -164,5 +164,5 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     for (; head < queue.length; head += 1) yield finish(queue[head]);
   }
 
-  return { format: 'csv', header: headerRecord.raw, encoding: await recordedEncoding(file, encoding), delimiter, documents: documents() };
+  return { format: 'csv', header: headerRecord.raw, encoding: recorded, delimiter, documents: documents() };
 }
