@@ -189,9 +189,16 @@ describe('crashes and faults', () => {
     daemon = await DaemonProcess.start(project);
     await project.drop('invoice', 'big.jsonl', jsonlText(Array.from({ length: total }, (_, k) => invoice(FIRST + k))));
     await daemon.waitForLog((l) => l.msg === 'file taken');
-    await sleep(600);
+    // Freeze the daemon (SIGSTOP) as soon as the first batch of the file is in the ledger, look at what it holds,
+    // then SIGKILL: the kill lands while the file is read, however fast this machine reads.
+    const recorded = (): number => project?.ledgerQuery<{ n: number }>('SELECT count(*) AS n FROM documents')[0]?.n ?? 0;
+    const deadline = Date.now() + 15_000;
+    while (recorded() === 0 && Date.now() < deadline) await sleep(2);
+    daemon.signal('SIGSTOP');
+    const fileState = project.ledgerQuery<{ state: string }>('SELECT state FROM files')[0]?.state;
+    const recordedAtKill = recorded();
     await daemon.kill();
-    const killedWhileReading = !daemon.logLines().some((l) => l.msg === 'file read');
+    const killedWhileReading = fileState === 'reading' && recordedAtKill > 0 && recordedAtKill < total;
     const before = project.ledgerStates();
     const sentBefore = (await emulator.client.issued()).length;
 
@@ -202,7 +209,7 @@ describe('crashes and faults', () => {
     const numbers = (await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: total }, (_, k) => FIRST + k));
     const progress = daemon.logLines().filter((l) => l.msg === 'progress');
-    await annotate(`big file: killed while reading ${killedWhileReading}, ledger then ${JSON.stringify(before)}, `
+    await annotate(`big file: killed while reading ${killedWhileReading} (${recordedAtKill} of ${total} recorded, file ${fileState}), ledger then ${JSON.stringify(before)}, `
       + `${sentBefore} issued before the kill; ${progress.length} progress lines: ${JSON.stringify(progress.map((l) => l.done))}`);
     expect(killedWhileReading).toBe(true);
     expect(progress.length).toBeGreaterThan(0);
