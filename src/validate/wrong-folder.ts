@@ -66,7 +66,7 @@ function placeOf(rows: readonly number[] | undefined): string {
 }
 
 function describe(signal: KindSignal): string {
-  if (signal.column === true) return `column "${signal.field}" holds ${shown(signal.value)}`;
+  if (signal.column === true) return `${shown(signal.value)} in column "${signal.field}"`;
   if (signal.fields !== undefined && signal.fields.length > 0) return `${signal.fields.join(', ')}`;
   return `${signal.field} ${shown(signal.value)}`;
 }

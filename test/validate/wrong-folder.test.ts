@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_KINDS, type DocumentKind } from '../../src/validate/kinds.js';
 import { validateDocument } from '../../src/validate/validate-document.js';
-import { loadRequestFixture } from '../fixtures/requests/index.js';
+import { loadRequestFixture, type RequestFixtureName } from '../fixtures/requests/index.js';
 import { edit, remove } from './edit.js';
 
 const CTX = { today: '2026-11-22', issuerNit: '900123456' };
-const FIXTURE_KIND: Record<string, DocumentKind> = {
+const FIXTURE_KIND: Record<RequestFixtureName, DocumentKind> = {
   invoice: 'invoice', 'credit-note': 'credit-note', 'debit-note': 'debit-note', payroll: 'payroll',
   'payroll-adjustment': 'payroll', 'support-document': 'support-document', 'adjustment-note': 'support-adjustment',
   'adjustment-note-annul': 'support-adjustment', 'pos-content': 'pos',
@@ -68,7 +68,7 @@ describe('a request that says it is of another kind than its folder', () => {
   });
 
   it('an adjustment note (reference, correction concept) in the support-document folder belongs in support-adjustment', () => {
-    for (const name of ['adjustment-note', 'adjustment-note-annul']) {
+    for (const name of ['adjustment-note', 'adjustment-note-annul'] as const) {
       const problems = wrongFolder('support-document', loadRequestFixture(name));
       expect(problems.length, name).toBeGreaterThan(0);
       expect(problems.every((p) => p.code === 'EDOC_VALIDATE_WRONG_FOLDER' && p.message.endsWith('drop it in the support-adjustment folder instead of the support-document folder')), name).toBe(true);
@@ -87,7 +87,7 @@ describe('a request that says it is of another kind than its folder', () => {
   });
 
   it('every fixture is at home in its own folder, and named for what it is in every other folder that excludes it', () => {
-    for (const [name, home] of Object.entries(FIXTURE_KIND)) {
+    for (const [name, home] of Object.entries(FIXTURE_KIND) as [RequestFixtureName, DocumentKind][]) {
       expect(wrongFolder(home, loadRequestFixture(name)), `${name} in ${home}`).toEqual([]);
       for (const folder of DOCUMENT_KINDS) {
         if (folder === home) continue;
