@@ -10,13 +10,14 @@
  *   200 by the service and reported `invalid` with the service's message;
  *   nothing is issued and it is sent once.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { runCli } from '../helpers/cli-runner.js';
 import { creditNote, debitNote, jsonText, supportDocument } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
@@ -97,6 +98,27 @@ describe('a document in the wrong folder (issue 12 item 5)', () => {
     expect(nd.documents[0].errors[0].message).toContain('drop it in the debit-note folder');
     expect(await requestsTo('E1')).toBe(0);
     expect(await emulator.client.documents()).toEqual([]);
+  });
+});
+
+describe('edoc-bridge validate shows the same problems (issue 12 item 5)', () => {
+  test('the credit-note export validated as an invoice, and the debit note as a credit note: exit 1, the daemon\'s problems', async () => {
+    const csv = await runCli(project, ['validate', path.join(ROOT, 'examples/credit-notes.csv'), '--kind', 'invoice']);
+    expect(csv.code).toBe(1);
+    const [doc] = csv.stdout.trim().split('\n').map((l) => JSON.parse(l) as { request: unknown; problems: { code: string; column?: string; rows?: number[]; message: string }[] });
+    expect(doc.request).toBeNull();
+    expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([
+      ['EDOC_VALIDATE_WRONG_FOLDER', 'motivo', [2, 3]], ['EDOC_VALIDATE_WRONG_FOLDER', 'ref_documento', [2, 3]], ['EDOC_VALIDATE_WRONG_FOLDER', 'prefijo', [2, 3]],
+    ]);
+    expect(doc.problems[2].message).toBe('rows 2-3: "NC" in column "prefijo" makes this a credit note, not an invoice; it is not sent: drop it in the credit-note folder instead of the invoice folder');
+    const file = path.join(project.dir, 'nd.json');
+    await writeFile(file, jsonText([debitNote(8, 'SETP990000001')]));
+    const json = await runCli(project, ['validate', file, '--kind', 'credit-note']);
+    expect(json.code).toBe(1);
+    const [nd] = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { problems: { code: string; path: string; message: string }[] });
+    expect(nd.problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', path: 'ReasonDebit' })]);
+    expect(nd.problems[0].message).toContain('makes this a debit note, not a credit note; it is not sent: drop it in the debit-note folder');
+    expect(await requestsTo('E1')).toBe(0);
   });
 });
 
