@@ -49,11 +49,17 @@ function folderNames(kinds: readonly DocumentKind[]): string {
   return `${kinds.map((k) => `the ${k}`).join(' or ')} folder`;
 }
 
-const MAX_VALUE = 40;
+/** Values are quoted short: in the message, and in the report's value column. */
+const MESSAGE_VALUE = 40;
+const REPORT_VALUE = 100;
+
+function clip(value: string, max: number): string {
+  const flat = value.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
 
 function shown(value: string): string {
-  const flat = value.replace(/\s+/g, ' ').trim();
-  return JSON.stringify(flat.length > MAX_VALUE ? `${flat.slice(0, MAX_VALUE - 1)}…` : flat);
+  return JSON.stringify(clip(value, MESSAGE_VALUE));
 }
 
 /** `rows 2-3: ` / `row 4: ` / '' (JSON: the report's source column names the lines). */
@@ -95,7 +101,7 @@ export function judgeKindSignals(folder: DocumentKind, signals: readonly KindSig
       message,
     };
     if (s.column === true) p.column = s.field;
-    if (s.column === true || s.fields === undefined) p.value = s.value;
+    if (s.column === true || s.fields === undefined) p.value = clip(s.value, REPORT_VALUE);
     if (s.rows !== undefined) p.rows = [...s.rows];
     return p;
   });

@@ -119,3 +119,18 @@ describe('a request that says it is of another kind than its folder', () => {
     expect(wrongFolder('invoice', plain)).toEqual([]);
   });
 });
+
+describe('hostile content in a sign', () => {
+  it('a huge or structured reason is quoted short in the message and in the value', () => {
+    const r = loadRequestFixture('invoice');
+    edit(r, 'ReasonCredit', `${'x'.repeat(5000)}\n=cmd`);
+    const [p] = validateDocument('invoice', r, CTX);
+    expect(p.code).toBe('EDOC_VALIDATE_WRONG_FOLDER');
+    expect(p.message.length).toBeLessThan(250);
+    expect(p.value?.length).toBeLessThanOrEqual(100);
+    edit(r, 'ReasonCredit', { nested: Array(1000).fill('y') });
+    const [q] = validateDocument('invoice', r, CTX);
+    expect(q.message.length).toBeLessThan(250);
+    expect(q.value?.length).toBeLessThanOrEqual(100);
+  });
+});
