@@ -1,8 +1,8 @@
 /**
  * Everything the bridge checks before sending a document, and everything the
- * emulator rejects: first whether the document belongs in this folder at all
- * (wrong-folder.ts), then the wire schema of the kind's resource, the kind guards, NIT
- * check digits, the issuer's NIT, totals and the support-document rules.
+ * emulator rejects. First whether the document belongs in this folder at all
+ * (wrong-folder.ts); then the wire schema of the kind's resource, the kind
+ * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
  */
 import type { z } from 'zod';
 import {
