@@ -6,6 +6,7 @@
 import { EdocError } from '../errors.js';
 import { requiredColumnsOf } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
+import { excerpt } from '../policy/excerpt.js';
 
 export function normaliseColumnName(name: string): string {
   return name.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -29,7 +30,8 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: strin
   for (const c of keyAlternative) required.add(c);
   const missing = [...required].filter((c) => !has(c));
   if (missing.length === 0) return;
-  const found = headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', ');
+  // bounded: the "header" may be a 200 MB line, or the one line of an API key file dropped by mistake
+  const found = excerpt(headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', '));
   const names = missing.map((c) => `"${c}"`).join(', ');
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',
