@@ -193,6 +193,14 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     problems: problems.map((p) => toReportProblem(p, secrets)),
   };
+  if (secrets.has(doc.raw)) {
+    // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
+    // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
+    out.raw = secrets.scrub(doc.raw);
+    out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
+      ...(out.problems ?? [])];
+    return out;
+  }
   if (doc.request !== undefined) out.request = doc.request;
   if (doc.requestFromRaw === true) out.requestFromRaw = true;
   return out;
