@@ -22,6 +22,9 @@ export function indexHeader(cells: string[]): Map<string, number> {
   return index;
 }
 
+/** Enough for the header of any real export (40 columns of ~10 characters); a 200 MB line is cut. */
+const FOUND_CHARS = 400;
+
 export function checkRequiredColumns(file: string, mapping: Mapping, kind: string, header: Map<string, number>, headerCells: string[]): void {
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
@@ -31,7 +34,7 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: strin
   const missing = [...required].filter((c) => !has(c));
   if (missing.length === 0) return;
   // bounded: the "header" may be a 200 MB line, or the one line of an API key file dropped by mistake
-  const found = excerpt(headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', '));
+  const found = excerpt(headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', '), FOUND_CHARS);
   const names = missing.map((c) => `"${c}"`).join(', ');
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',

@@ -139,7 +139,7 @@ colour: blue
     expect(err.message).toContain('service.baseURL: unknown key "baseURL" (did you mean "baseUrl"?)');
     expect(err.message).toContain('kinds.invoices: unknown key "invoices" (did you mean "invoice"?)');
     expect(err.message).toContain('retry.max_attempts: unknown key "max_attempts" (did you mean "maxAttempts"?)');
-    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, received, log, emulator\)/);
+    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, read, received, log, emulator\)/);
   });
 
   test('a wrong type names the key path companies[0].rate.requestsPerSecond', async () => {
