@@ -142,6 +142,28 @@ colour: blue
     expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, read, received, log, emulator\)/);
   });
 
+  test('an unknown key is echoed at most 40 characters long; one that looks like a secret is not echoed at all (issue 12, item 8)', async () => {
+    const long = `retryEvery${'Minute'.repeat(2_000)}`;
+    const { err: longErr } = await loadError(`${MINIMAL}retry: { ${long}: 3 }\n`);
+    expect(longErr.message).not.toContain('Minute'.repeat(20));
+    expect(longErr.message.length).toBeLessThan(400);
+    expect(longErr.message).toMatch(/retry: an unknown key of 12010 characters, not shown: it looks like a secret \(valid keys: maxAttempts, baseDelayMs, maxDelayMs\)/);
+
+    // a key pasted where a key name goes: equal to the configured key, or just long and random
+    const pasted = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    for (const key of ['key-main-0123456789', pasted]) {
+      const { err } = await loadError(`${MINIMAL}    ${key}: x\n`);
+      expect(err.message).not.toContain(key);
+      expect(err.message).toContain(`companies[0]: an unknown key of ${key.length} characters, not shown`);
+      expect(err.context.problems).toEqual([expect.objectContaining({ path: 'companies[0]' })]);
+    }
+
+    // an ordinary typo still gets its suggestion, and a key of moderate length is cut, not dropped
+    const { err: typo } = await loadError(`${MINIMAL}watch: { stable_ms: 100, ${'x'.repeat(39)}: 1 }\n`);
+    expect(typo.message).toContain('watch.stable_ms: unknown key "stable_ms" (did you mean "stableMs"?)');
+    expect(typo.message).toContain(`watch.${'x'.repeat(39)}: unknown key "${'x'.repeat(39)}"`);
+  });
+
   test('a wrong type names the key path companies[0].rate.requestsPerSecond', async () => {
     const { err } = await loadError(MINIMAL.replace('apiKey: key-main-0123456789', 'apiKey: k-0123456789\n    rate: { requestsPerSecond: five }'));
     expect(err.message).toMatch(/companies\[0\]\.rate\.requestsPerSecond: expected number/);
