@@ -14,6 +14,7 @@ import type { TransformCallback } from 'node:stream';
 import { parse } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { EdocError } from '../errors.js';
+import { excerpt } from '../policy/excerpt.js';
 import type { CsvDelimiter, CsvEncoding } from './csv-encoding.js';
 
 export interface CsvRecord {
@@ -123,7 +124,7 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   } catch (err) {
     if (err instanceof EdocError || isAbort(err)) throw err;
     const e = err as { code?: string; message?: string; lines?: number };
-    throw new EdocError('EDOC_MAP_CSV_SYNTAX', `Record ${row + 1} cannot be read as delimited text: ${e.message ?? String(err)}`, { file, row: row + 1, csvCode: e.code }, { cause: err });
+    throw new EdocError('EDOC_MAP_CSV_SYNTAX', `Record ${row + 1} cannot be read as delimited text: ${excerpt(e.message ?? String(err), 200)}`, { file, row: row + 1, csvCode: e.code }, { cause: err });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     input.destroy();
