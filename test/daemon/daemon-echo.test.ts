@@ -5,7 +5,7 @@
  * back; and SIGTERM while such a record is being read stops the daemon promptly.
  */
 import { createWriteStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -128,6 +128,23 @@ describe('input quoted back: bounded, and never a configured key', () => {
     expect((await project.finalResult('invoice', 'invoices.csv')).counts).toMatchObject({ total: 3, accepted: 3 });
     expect(daemon.running).toBe(true);
   }, 120_000);
+
+  // last: the emulator does not know the new key, so nothing can be sent afterwards
+  test('after a reload the new key is the one kept out (SIGHUP, the new configuration in force)', async () => {
+    const next = 'sk_live_Zq8Wm3Xr5Tn7Vb2Lc9Kd4Hy6Pj1Sg0AeUoTiR7MwYqPz2LnVb4Ch8FsX';
+    await project.writeConfig({ ...project.options, apiKeys: { main: next } });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    await project.drop('invoice', 'clave-nueva.csv', `${next}\n`);
+    const result = await project.finalResult('invoice', 'clave-nueva.csv');
+    expect(result.error?.message).toContain('found: [redacted]');
+    const scan = (where: string, bytes: Buffer): void => {
+      expect(bytes.toString('latin1').includes(next.slice(0, 16)), `${where} holds the start of the new key`).toBe(false);
+    };
+    for (const [name, bytes] of await outboxFiles(path.join(project.dir, 'outbox'))) scan(name, bytes);
+    scan('the ledger', await ledgerBytes(project));
+    scan('the log', await readFile(project.logFile));
+  });
 });
 
 describe('SIGTERM while one huge record is being read', () => {
@@ -138,7 +155,6 @@ describe('SIGTERM while one huge record is being read', () => {
       // 30 MiB: under the default read.maxRecordBytes (32 MiB), so it is read, not refused
       const part = path.join(project.inbox('invoice'), 'grande.csv.part');
       await writeLongRecord(part, 30);
-      const { rename } = await import('node:fs/promises');
       await rename(part, path.join(project.inbox('invoice'), 'grande.csv'));
       await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'grande.csv', 60_000);
       daemon.signal('SIGTERM');
