@@ -32,6 +32,8 @@ export const ERRORS = {
   EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
   EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
   EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',
+  EDOC_READ_SECRET: 'A document holds a configured API key; it is not sent and the key is kept nowhere.',
+  EDOC_READ_RECORD_TOO_LARGE: 'A record of a delimited file is longer than read.maxRecordBytes; the file is not read.',
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',
   EDOC_MAP_BAD_NUMBER: 'A cell does not hold a number in the mapping\'s format.',
   EDOC_MAP_BAD_DATE: 'A cell does not hold a date in the mapping\'s format.',

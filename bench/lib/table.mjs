@@ -45,5 +45,11 @@ export function table(results) {
     rows.push([`5. start-up to 'watching the inbox', ${u.documents} documents in the ledger`, `${u.fullMs} ms (empty ledger: ${u.emptyMs} ms)`,
       `${(u.fullMs / u.emptyMs).toFixed(2)}`, '< 2000 ms', pass(u.fullMs < 2000)]);
   }
+  const g = s.longRecord;
+  if (g) {
+    rows.push([`6. one long CSV record, ${g.sizes.map((x) => `${x.mb}`).join(' / ')} MB`,
+      `${g.sizes.map((x) => `${x.seconds} s`).join(' / ')} (CPU ${g.sizes.map((x) => `${x.cpuSeconds}`).join(' / ')} s; peak ${g.sizes.map((x) => `${x.peakRssMb}`).join(' / ')} MB)`,
+      `${g.growth}`, 'CPU per MB flat (ratio ~1)', pass(g.growth < 2)]);
+  }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }

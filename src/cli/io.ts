@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/load.js';
+import { configSecrets } from '../config/secrets.js';
 import { EdocError } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../log/logger.js';
@@ -85,7 +86,7 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
             file: loaded.log.file,
             level: loaded.log.level,
             console: true,
-            secrets: loaded.companies.map((company) => company.apiKey),
+            secrets: configSecrets(loaded),
           });
         } catch (err) {
           // A log file that cannot be opened is a configuration problem (exit 2), not a crash.

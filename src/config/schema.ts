@@ -183,6 +183,15 @@ const configObjectSchema = z.strictObject({
       usePolling: bool().default(false),
     })
     .prefault({}),
+  read: z
+    .strictObject({
+      /**
+       * Longest record of an input file: a CSV record in bytes, a JSON element or JSONL line in
+       * characters. A longer one makes the file a file-level error, its content not quoted.
+       */
+      maxRecordBytes: int(1_024, 1_024 * 1_024 * 1_024).default(32 * 1_024 * 1_024),
+    })
+    .prefault({}),
   received: z
     .strictObject({
       enabled: bool().default(true),

@@ -6,6 +6,7 @@
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
+import { secretScrubberOf } from '../config/secrets.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
@@ -76,7 +77,8 @@ export class Daemon {
       const reports = new ReportScheduler({ ledger, logger,
         outboxDir: (company, kind) => outboxDir(daemon?.config ?? config, company, kind),
         // a file given to `edoc-bridge submit` stays where the operator keeps it
-        archives: (file) => inInboxFolder(daemon?.config ?? config, file) });
+        archives: (file) => inInboxFolder(daemon?.config ?? config, file),
+        scrub: (text) => secretScrubberOf(daemon?.config ?? config).scrub(text) });
       daemon = new Daemon(config, logger, ledger, service, client, reports, options);
       await daemon.begin();
       return daemon;

@@ -6,14 +6,17 @@
  */
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
+import { secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
+import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
+import { excerpt } from '../policy/excerpt.js';
 import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
@@ -87,13 +90,16 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       company: { alias: dropped.company.alias, nit: dropped.company.nit },
       ...(mapping ? { mapping } : {}),
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+      maxRecordBytes: ctx.config.read.maxRecordBytes,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
     const today = ctx.today ?? colombiaToday();
+    const secrets = secretScrubberOf(ctx.config);
     let batch: NewDocument[] = [];
     let count = 0;
     for await (const doc of opened.documents) {
-      batch.push(toNewDocument(doc, dropped.kind, dropped.company, today));
+      batch.push(toNewDocument(doc, dropped.kind, dropped.company, today, secrets));
       count++;
       if (batch.length >= (count === batch.length ? FIRST_BATCH : INSERT_BATCH)) {
         insertBatch(ledger, rec.fileId, batch, dropped, log);
@@ -113,11 +119,15 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     ctx.onFileChanged(rec.fileId);
     return { fileId: rec.fileId, outcome: 'read' };
   } catch (err) {
+    if (ctx.signal?.aborted && err instanceof Error && err.name === 'AbortError') {
+      log.info('stopping: the file will be read again at the next start');
+      return { fileId: rec.fileId, outcome: 'interrupted' };
+    }
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
-      ledger.failRead(rec.fileId, fileErrorOf(code, message, err));
+      ledger.failRead(rec.fileId, fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err));
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
@@ -158,7 +168,20 @@ function isFsError(err: unknown): boolean {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
 }
 
-function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: CompanyConfig, today: string): NewDocument {
+/**
+ * What the ledger (and so every report) keeps of a message about the input: configured secrets
+ * removed, and never longer than MESSAGE_CHARS — each reader and rule quotes input through
+ * policy/excerpt.ts already; this is the backstop for one that does not.
+ */
+const MESSAGE_CHARS = 1_000;
+/** Above an excerpt's own length, so a value the reader cut already is not cut again. */
+const VALUE_CHARS = 200;
+
+function bounded(text: string, secrets: SecretScrubber): string {
+  return excerpt(secrets.scrub(text), MESSAGE_CHARS);
+}
+
+function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: CompanyConfig, today: string, secrets: SecretScrubber): NewDocument {
   const problems: Problem[] = [...doc.problems];
   if (doc.request !== undefined && problems.length === 0) {
     problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
@@ -166,20 +189,28 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   const key = doc.request === undefined ? undefined : documentKey(kind, doc.request);
   const erpKey = key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== '' ? doc.key : undefined;
   const out: NewDocument = {
-    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey }, ownNumber: key !== undefined, raw: doc.raw,
+    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
-    problems: problems.map(toReportProblem),
+    problems: problems.map((p) => toReportProblem(p, secrets)),
   };
+  if (secrets.has(doc.raw)) {
+    // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
+    // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
+    out.raw = secrets.scrub(doc.raw);
+    out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
+      ...(out.problems ?? [])];
+    return out;
+  }
   if (doc.request !== undefined) out.request = doc.request;
   if (doc.requestFromRaw === true) out.requestFromRaw = true;
   return out;
 }
 
-function toReportProblem(p: Problem): ReportProblem {
-  const out: ReportProblem = { code: p.code, message: p.message };
+function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {
+  const out: ReportProblem = { code: p.code, message: bounded(p.message, secrets) };
   const field = p.column ?? (p.path === '' ? undefined : p.path);
-  if (field !== undefined) out.field = field;
-  if (p.value !== undefined) out.value = p.value;
+  if (field !== undefined) out.field = bounded(field, secrets);
+  if (p.value !== undefined) out.value = excerpt(secrets.scrub(p.value), VALUE_CHARS);
   if (p.rows !== undefined) out.rows = p.rows;
   return out;
 }

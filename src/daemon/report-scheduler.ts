@@ -18,6 +18,8 @@ export interface ReportSchedulerOptions {
   outboxDir(company: string, kind: string): string;
   /** Whether the original may be archived: only files that came from an inbox folder. @defaultValue always */
   archives?(filePath: string): boolean;
+  /** Removes configured secrets from what the reports write (the current configuration's). @defaultValue none */
+  scrub?(text: string): string;
   /** Shortest time between two reports of one file. @defaultValue 1000 */
   intervalMs?: number;
   /** Time between two progress lines of one file. @defaultValue 5000 */
@@ -127,9 +129,10 @@ export class ReportScheduler {
     this.times.set(fileId, t);
     try {
       await mkdir(outboxDir, { recursive: true });
-      const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true });
+      const scrub = this.options.scrub?.bind(this.options);
+      const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true, scrub });
       if (!settled.settled) {
-        await writeFileReport(ledger, fileId, outboxDir);
+        await writeFileReport(ledger, fileId, outboxDir, { scrub });
         this.progress(fileId, file.name, file.company, file.kind, t);
       } else {
         this.times.delete(fileId);

@@ -5,6 +5,7 @@
  * with any problem gets no request (it is reported `invalid`).
  */
 import { isEdocError } from '../errors.js';
+import { excerpt, quoted } from '../policy/excerpt.js';
 import { isDocumentKind } from '../validate/kinds.js';
 import type { Problem } from '../validate/problem.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
@@ -44,9 +45,9 @@ function checkConsistency(mapping: Mapping, rows: RowView[], problems: Problem[]
       code: 'EDOC_MAP_INCONSISTENT',
       path: '',
       column,
-      value: values.join(' | '),
+      value: excerpt(values.join(' | ')),
       rows: [rows[0].row, ...differing.map((r) => r.row)],
-      message: `The rows of this document disagree on column "${column}" (${values.map((v) => `"${v}"`).join(' vs ')}); a document-level column must repeat the same value on every row`,
+      message: `The rows of this document disagree on column "${column}" (${excerpt(values.map((v) => quoted(v)).join(' vs '), 200)}); a document-level column must repeat the same value on every row`,
     });
   }
 }
@@ -68,7 +69,7 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
       const text = row.get(column).trim();
       if (SEVERAL_RATES.test(text)) {
         bad.add(row.row);
-        problems.push({ code: 'EDOC_MAP_MULTIPLE_VAT', path: '', column, value: text, rows: [row.row], message: `Column "${column}" holds several rates ("${text}"); a line carries one VAT rate only — split it into one row per rate` });
+        problems.push({ code: 'EDOC_MAP_MULTIPLE_VAT', path: '', column, value: excerpt(text), rows: [row.row], message: `Column "${column}" holds several rates (${quoted(text)}); a line carries one VAT rate only — split it into one row per rate` });
       }
     }
   }
@@ -87,11 +88,11 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
       code: multiple ? 'EDOC_MAP_MULTIPLE_VAT' : 'EDOC_MAP_INCONSISTENT',
       path: '',
       column: multiple ? columns.join(',') : mapping.lineKey,
-      value: multiple ? rates.join(' | ') : id,
+      value: excerpt(multiple ? rates.join(' | ') : id),
       rows: same.map((r) => r.row),
       message: multiple
-        ? `Line ${id} appears on several rows with different VAT rates (${rates.join(', ')}); a line carries one VAT rate only`
-        : `Line ${id} appears on several rows; each line of a document needs its own "${mapping.lineKey}"`,
+        ? `Line ${excerpt(id)} appears on several rows with different VAT rates (${excerpt(rates.join(', '), 200)}); a line carries one VAT rate only`
+        : `Line ${excerpt(id)} appears on several rows; each line of a document needs its own "${mapping.lineKey}"`,
     });
   }
   return bad;
@@ -130,7 +131,7 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, c
     } catch (err) {
       // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
       if (!isEdocError(err)) throw err;
-      problems.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', rows: docCtx.rows, message: `${d.name}: ${err.message}`, ...(err.context.value === undefined ? {} : { value: String(err.context.value) }) });
+      problems.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
     }
   }
   return problems.length > 0 ? { problems } : { request, problems };

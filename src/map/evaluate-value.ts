@@ -5,6 +5,7 @@
  * rest of the file still map.
  */
 import type { ErrorCode } from '../errors.js';
+import { excerpt, quoted } from '../policy/excerpt.js';
 import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import type { Problem } from '../validate/problem.js';
 import { erpDateToIso, erpTimeToIso } from './convert-date.js';
@@ -34,7 +35,7 @@ export interface EvalContext {
 }
 
 function report(ctx: EvalContext, code: ErrorCode, path: string, message: string, column: string | undefined, value: string): void {
-  const p: Problem = { code, path, message, rows: ctx.rows, value };
+  const p: Problem = { code, path, message, rows: ctx.rows, value: excerpt(value) };
   if (column !== undefined) p.column = column;
   ctx.problems.push(p);
 }
@@ -90,7 +91,7 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   if (spec.lookup !== undefined) {
     const mapped = ctx.mapping.lookups[spec.lookup][trimmed.toLowerCase()];
     if (mapped === undefined) {
-      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code "${trimmed}" in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
+      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
       return null;
     }
     value = mapped;
@@ -103,7 +104,7 @@ function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext,
     return convertUnsafe(spec, value, row, ctx, path);
   } catch (err) {
     // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
-    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `"${value}" in ${describe(spec)} cannot be converted: ${(err as Error).message}`, spec.column, value);
+    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, spec.column, value);
     return null;
   }
 }
@@ -111,7 +112,7 @@ function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext,
 function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null {
   const format = ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
-    report(ctx, code, path, `"${value}" in ${describe(spec)} is not ${what}`, spec.column, value);
+    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, spec.column, value);
     return null;
   };
   switch (spec.as) {
@@ -141,7 +142,7 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       if (timeText === '') return `${date}T00:00:00`;
       const time = erpTimeToIso(timeText);
       if (time === undefined) {
-        report(ctx, 'EDOC_MAP_BAD_DATE', path, `"${timeText}" in column "${spec.time}" is not a time of day (HH:mm:ss)`, spec.time, timeText);
+        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not a time of day (HH:mm:ss)`, spec.time, timeText);
         return null;
       }
       return `${date}T${time}`;

@@ -5,6 +5,7 @@
  * Rounding is half-up in magnitude (away from zero), the rule of the ERP layouts.
  */
 import { EdocError } from '../errors.js';
+import { excerpt } from './excerpt.js';
 
 const STRICT_AMOUNT = /^-?\d+\.\d{2}$/;
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d*))?$/;
@@ -24,7 +25,7 @@ export function isAmountString(value: unknown): value is string {
 export function parseAmount(text: string): number {
   const cents = tryParseAmount(text);
   if (cents === undefined) {
-    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not an amount with two decimals: ${JSON.stringify(text)}`, { value: String(text) });
+    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not an amount with two decimals: ${excerpt(JSON.stringify(text))}`, { value: excerpt(text) });
   }
   return cents;
 }
@@ -78,7 +79,7 @@ export function formatAmount(cents: number): string {
 export function mulRate(baseCents: number, ratePercent: string): number {
   const rate = parseDecimal(ratePercent.trim());
   if (rate === undefined) {
-    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a percentage: ${JSON.stringify(ratePercent)}`, { value: ratePercent });
+    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a percentage: ${excerpt(JSON.stringify(ratePercent))}`, { value: excerpt(ratePercent) });
   }
   return toSafeNumber(roundScaled(BigInt(baseCents) * rate.units, 100n * 10n ** BigInt(rate.scale)));
 }

@@ -6,6 +6,7 @@
 import { EdocError } from '../errors.js';
 import { requiredColumnsOf } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
+import { excerpt } from '../policy/excerpt.js';
 
 export function normaliseColumnName(name: string): string {
   return name.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -21,6 +22,9 @@ export function indexHeader(cells: string[]): Map<string, number> {
   return index;
 }
 
+/** Enough for the header of any real export (40 columns of ~10 characters); a 200 MB line is cut. */
+const FOUND_CHARS = 400;
+
 export function checkRequiredColumns(file: string, mapping: Mapping, kind: string, header: Map<string, number>, headerCells: string[]): void {
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
@@ -29,7 +33,8 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: strin
   for (const c of keyAlternative) required.add(c);
   const missing = [...required].filter((c) => !has(c));
   if (missing.length === 0) return;
-  const found = headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', ');
+  // bounded: the "header" may be a 200 MB line, or the one line of an API key file dropped by mistake
+  const found = excerpt(headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', '), FOUND_CHARS);
   const names = missing.map((c) => `"${c}"`).join(', ');
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',

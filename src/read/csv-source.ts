@@ -19,9 +19,9 @@ import type { CsvDelimiter } from './csv-encoding.js';
 import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
 import { LastRowTable } from './csv-last-rows.js';
 import { readCsvRecords } from './csv-records.js';
-import type { CsvRecord } from './csv-records.js';
+import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 
-export interface CsvSourceContext {
+export interface CsvSourceContext extends CsvReadOptions {
   kind: string;
   company: CompanyInfo;
 }
@@ -63,7 +63,8 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
   const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, encoding)) : mapping.format.delimiter;
 
   let headerRecord: CsvRecord | undefined;
-  for await (const record of readCsvRecords(file, encoding, delimiter)) {
+  const readOptions: CsvReadOptions = { maxRecordBytes: ctx.maxRecordBytes, signal: ctx.signal };
+  for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
     headerRecord = record;
     break;
   }
@@ -100,7 +101,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
 
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
-    for await (const record of readCsvRecords(file, encoding, delimiter)) {
+    for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
       if (record.row === 1 || isBlank(record.cells)) continue;
       lastRows.set(keyOf(record).key, record.row);
     }
@@ -130,7 +131,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       if (built.request !== undefined) out.request = built.request;
       return out;
     };
-    for await (const record of readCsvRecords(file, encoding, delimiter)) {
+    for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
       if (record.row === 1 || isBlank(record.cells)) continue;
       const { key, display } = keyOf(record);
       let doc = open.get(key);

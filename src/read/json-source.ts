@@ -52,7 +52,9 @@ function parseElement(element: SplitElement, file: string): unknown {
     const match = /position (\d+)/.exec(message);
     const position = match === null ? element.text.length : Number(match[1]);
     const { line, column } = locateInElement(element.text, position, element.startLine, element.startColumn);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    // V8 quotes the text around the fault: not repeated (it may be anything, an API key included)
+    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '')
+      .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
     throw new EdocError('EDOC_READ_JSON', `invalid JSON at line ${line}, column ${column}: ${reason}`, { file, line, col: column }, { cause: err });
   }
 }

@@ -122,7 +122,7 @@ export class JsonSplitter {
       this.pieces.push(rest);
       this.pieceChars += rest.length;
       if (this.pieceChars > this.maxElementChars) {
-        throw this.error(`a document is longer than ${this.maxElementChars} characters`, this.startLine, this.startColumn);
+        throw this.error(`a document is longer than ${this.maxElementChars} characters (read.maxRecordBytes)`, this.startLine, this.startColumn);
       }
     }
     return out;

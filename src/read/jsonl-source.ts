@@ -52,7 +52,7 @@ export async function* readJsonlDocuments(
 
 function checkLength(length: number, max: number, file: string, line: number): void {
   if (length > max) {
-    throw new EdocError('EDOC_READ_JSON', `line ${line} is longer than ${max} characters`, { file, line });
+    throw new EdocError('EDOC_READ_JSON', `line ${line} is longer than ${max} characters (read.maxRecordBytes)`, { file, line });
   }
 }
 
@@ -64,7 +64,8 @@ function toDocument(rawLine: string, line: number, index: number): SourceDocumen
   try {
     value = JSON.parse(raw) as unknown;
   } catch (err) {
-    const reason = err instanceof Error ? err.message.replace(/\s*in JSON at position \d+.*$/s, '') : String(err);
+    // V8 quotes the line around the fault (`Unexpected token 's', "sk_live_ab"... is not valid JSON`): not repeated
+    const reason = err instanceof Error ? err.message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '') : String(err);
     return { ...base, problems: [{ code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not valid JSON: ${reason}` }] };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

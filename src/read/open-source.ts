@@ -6,6 +6,7 @@
  * - zero bytes, only whitespace / blank lines, `[]` -> EDOC_READ_EMPTY
  * - a NUL byte in the first 8 KiB, or (JSON/JSONL) bytes that are not UTF-8 -> EDOC_READ_BINARY
  * - broken JSON -> EDOC_READ_JSON (line, col)
+ * - a record (CSV), line (JSONL) or element (JSON) longer than `maxRecordBytes` -> EDOC_READ_RECORD_TOO_LARGE / EDOC_READ_JSON
  * - gone, replaced or modified while read (inode, size, mtime) -> EDOC_READ_CHANGED
  *
  * JSON and JSONL files are read twice, both times streamed: a first pass that
@@ -21,6 +22,7 @@ import { EdocError } from '../errors.js';
 import type { CompanyInfo } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { openCsvSource } from './csv-source.js';
+import { DEFAULT_MAX_RECORD_BYTES } from './csv-records.js';
 import { changedError, isGone, openToRead, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
@@ -31,8 +33,15 @@ export interface OpenSourceOptions {
   company: CompanyInfo;
   /** The kind's mapping; required for `.csv` / `.txt`, ignored for JSON. */
   mapping?: Mapping;
-  /** Longest JSONL line accepted (counted in characters after decoding). @defaultValue 16 MiB */
+  /** Longest JSONL line accepted (counted in characters after decoding). @defaultValue maxRecordBytes */
   maxLineBytes?: number;
+  /**
+   * Longest record accepted (config `read.maxRecordBytes`): a CSV record in bytes, a JSON element or
+   * JSONL line in characters (the same for ASCII). @defaultValue 32 MiB
+   */
+  maxRecordBytes?: number;
+  /** Stops reading (daemon shutdown) between chunks of the file: the read ends with an AbortError. */
+  signal?: AbortSignal;
   /** Size and mtime the caller saw (watcher, hashFile); a different file is EDOC_READ_CHANGED. */
   expect?: { size: number; mtimeMs: number };
 }
@@ -68,17 +77,29 @@ export async function openSource(file: string, kind: string, options: OpenSource
     if (options.mapping === undefined) {
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
     }
-    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company });
+    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
+      signal: options.signal });
     return { ...csv, ...meta };
   }
 
+  const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const chunks = (): AsyncGenerator<string> => abortable(utf8Chunks(file, snapshot), options.signal);
   const read = (): AsyncGenerator<SourceDocument> =>
     format === 'json'
-      ? readJsonDocuments(utf8Chunks(file, snapshot), file)
-      : readJsonlDocuments(utf8Chunks(file, snapshot), file, { maxLineChars: options.maxLineBytes });
+      ? readJsonDocuments(chunks(), file, { maxElementChars: maxRecord })
+      : readJsonlDocuments(chunks(), file, { maxLineChars: options.maxLineBytes ?? maxRecord });
   let count = 0;
   for await (const _doc of read()) count++;
   return { format, encoding: 'utf-8', documents: read(), count, ...meta };
+}
+
+/** The chunks, checking the stop signal before each: a long JSON element or line cannot hold a shutdown back. */
+async function* abortable<T>(items: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  signal?.throwIfAborted();
+  for await (const item of items) {
+    signal?.throwIfAborted();
+    yield item;
+  }
 }
 
 async function snapshotFile(file: string): Promise<FileSnapshot> {

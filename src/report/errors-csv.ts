@@ -85,7 +85,8 @@ export class ErrorsCsvWriter {
   private out: AtomicWriter | undefined;
   private rows = 0;
 
-  constructor(readonly target: string) {}
+  /** `scrub` removes configured secrets from every row written (config/secrets.ts). */
+  constructor(readonly target: string, private readonly scrub: (text: string) => string = (t) => t) {}
 
   private async open(): Promise<AtomicWriter> {
     if (!this.out) {
@@ -97,7 +98,7 @@ export class ErrorsCsvWriter {
 
   async addFileError(error: FileError): Promise<void> {
     const out = await this.open();
-    await out.write(csvRow(['', '', 'error', positionText(error), error.code, error.field ?? '', '', error.message]));
+    await out.write(this.scrub(csvRow(['', '', 'error', positionText(error), error.code, error.field ?? '', '', error.message])));
     this.rows++;
   }
 
@@ -105,7 +106,7 @@ export class ErrorsCsvWriter {
     const rows = errorRows(doc);
     if (rows.length === 0) return;
     const out = await this.open();
-    for (const r of rows) await out.write(r);
+    for (const r of rows) await out.write(this.scrub(r));
     this.rows += rows.length;
   }
 

@@ -26,7 +26,16 @@ export interface FileReportResult {
  * exactly. A stale errors/retry file from an earlier pass is removed when nothing needs it any more.
  * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
-export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir: string): Promise<FileReportResult> {
+export interface ReportWriteOptions {
+  /**
+   * Removes configured secrets from every line of result.json and errors.csv (config/secrets.ts),
+   * behind the ledger's own scrubbing. The retry file is the ERP's own text and is not rewritten here:
+   * a document that held a key was stored with it redacted already (daemon/intake.ts).
+   */
+  scrub?: (text: string) => string;
+}
+
+export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
   try {
     await fsp.mkdir(outboxDir, { recursive: true });
   } catch (err) {
@@ -41,8 +50,8 @@ export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir:
     const final = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const names = outputNames(file.reportName, file.name);
     const resultPath = path.join(outboxDir, names.result);
-    const result = await ResultFileWriter.begin(resultPath, file, progress);
-    const errors = new ErrorsCsvWriter(path.join(outboxDir, names.errors));
+    const result = await ResultFileWriter.begin(resultPath, file, progress, options.scrub);
+    const errors = new ErrorsCsvWriter(path.join(outboxDir, names.errors), options.scrub);
     const retry = new RetryFileWriter(path.join(outboxDir, names.retry), file);
     try {
       if (file.error) await errors.addFileError(file.error);
@@ -83,7 +92,7 @@ export interface SettleResult {
  * → file `done` → final report → original to `<outboxDir>/archive/` → recorded. A file not yet
  * complete is left alone (write a progress report with `writeFileReport`).
  */
-export interface SettleOptions {
+export interface SettleOptions extends ReportWriteOptions {
   now?: number;
   /**
    * Move the original to the archive. False for a file that did not come from an inbox folder
@@ -104,7 +113,7 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
   // a read that failed half-way may still have documents in flight: their outcomes come first
   if (file.state === 'failed-read' && !ledger.fileProgress(fileId).final) return { settled: false };
   const out: SettleResult = { settled: true };
-  if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir);
+  if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
   if (file.archivedPath === null && options.archive !== false) {
     const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
     // '' records "nothing left to move" so the file is not retried at every start

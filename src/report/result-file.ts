@@ -51,9 +51,10 @@ export class ResultFileWriter {
   private first = true;
   private count = 0;
 
-  private constructor(private readonly out: AtomicWriter) {}
+  private constructor(private readonly out: AtomicWriter, private readonly scrub: (text: string) => string) {}
 
-  static async begin(target: string, file: FileRow, progress: FileProgress): Promise<ResultFileWriter> {
+  /** `scrub` removes configured secrets from every line written (config/secrets.ts). */
+  static async begin(target: string, file: FileRow, progress: FileProgress, scrub: (text: string) => string = (t) => t): Promise<ResultFileWriter> {
     const out = await AtomicWriter.create(target);
     const done = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const head: Record<string, unknown> = {
@@ -65,16 +66,16 @@ export class ResultFileWriter {
     const text = JSON.stringify(head, null, 2);
     try {
       // reopen the object to append the streamed array
-      await out.write(`${text.slice(0, -2)},\n  "documents": [`);
+      await out.write(scrub(`${text.slice(0, -2)},\n  "documents": [`));
     } catch (err) {
       await out.abort();
       throw err;
     }
-    return new ResultFileWriter(out);
+    return new ResultFileWriter(out, scrub);
   }
 
   async add(doc: DocumentRow): Promise<void> {
-    const line = JSON.stringify(resultDocument(doc));
+    const line = this.scrub(JSON.stringify(resultDocument(doc)));
     await this.out.write(this.first ? `\n    ${line}` : `,\n    ${line}`);
     this.first = false;
     this.count++;

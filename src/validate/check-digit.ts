@@ -3,6 +3,7 @@
  * the right one: a wrong digit is a typo in the NIT or the digit, and the
  * authority would reject the document after numbering it.
  */
+import { excerpt } from '../policy/excerpt.js';
 import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import { isObj, text } from './access.js';
 import { joinPath, problem, type Problem } from './problem.js';
@@ -36,11 +37,11 @@ function checkIdentification(id: Record<string, unknown>, path: string, problems
   if (raw === undefined) return;
   const nit = normaliseIdNumber(raw);
   if (!/^\d{1,15}$/.test(nit)) {
-    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'DocumentNumber'), `NIT ${JSON.stringify(raw)} is not 1 to 15 digits, so its CheckDigit cannot be verified`));
+    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'DocumentNumber'), `NIT ${excerpt(JSON.stringify(raw))} is not 1 to 15 digits, so its CheckDigit cannot be verified`));
     return;
   }
   const expected = nitCheckDigit(nit);
   if (digit !== expected) {
-    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'CheckDigit'), `CheckDigit ${digit} does not match NIT ${nit} (expected ${expected})`));
+    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'CheckDigit'), `CheckDigit ${excerpt(digit)} does not match NIT ${nit} (expected ${expected})`));
   }
 }

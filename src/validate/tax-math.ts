@@ -3,6 +3,7 @@
  * Every figure is integer cents, or undefined when a component is missing or
  * malformed: a rule then skips the comparison instead of inventing a failure.
  */
+import { excerpt } from '../policy/excerpt.js';
 import { canonicalDecimal, formatAmount, isAmountString, mulDecimals, mulRate, tryParseAmount } from '../policy/amount.js';
 import { arr, obj, text } from './access.js';
 import { joinPath, problem, type Problem } from './problem.js';
@@ -19,7 +20,7 @@ export function readAmount(o: Record<string, unknown> | undefined, key: string, 
   const value = o?.[key];
   if (value === undefined || value === null) return undefined;
   if (!isAmountString(value)) {
-    out.push(problem('EDOC_VALIDATE_AMOUNT', joinPath(path, key), `${key} must be a string with two decimals, e.g. "1234.50", not ${JSON.stringify(value)}`));
+    out.push(problem('EDOC_VALIDATE_AMOUNT', joinPath(path, key), `${key} must be a string with two decimals, e.g. "1234.50", not ${excerpt(JSON.stringify(value))}`));
     return undefined;
   }
   return tryParseAmount(value);

@@ -5,6 +5,7 @@
  * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
  */
 import type { z } from 'zod';
+import { excerpt } from '../policy/excerpt.js';
 import {
   adjustmentNoteRequestSchema,
   formatZodIssues,
@@ -101,5 +102,5 @@ function checkIssuer(kind: DocumentKind, request: unknown, issuerNit: string | u
     if (nit !== undefined) found = { path: 'IssuerParty.Identification.DocumentNumber', value: nit };
   }
   if (found === undefined || found.value.trim() === '' || normaliseIdNumber(found.value) === expected) return [];
-  return [problem('EDOC_VALIDATE_ISSUER', found.path, `The issuer NIT ${found.value} is not the company's NIT ${expected}`)];
+  return [problem('EDOC_VALIDATE_ISSUER', found.path, `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`)];
 }

@@ -24,6 +24,7 @@ describe('defaults', () => {
     expect(config.companies[0].userId).toBeUndefined();
     expect(config.retry).toEqual({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 });
     expect(config.watch).toEqual({ stableMs: 1_000, usePolling: false });
+    expect(config.read).toEqual({ maxRecordBytes: 32 * 1024 * 1024 });
     expect(config.received).toEqual({ enabled: true, every: 15 * 60_000, lookbackDays: 3, perPage: 100, startDate: '2026-01-01' });
     expect(config.log.level).toBe('info');
     expect(config.emulator.port).toBe(0);
@@ -139,7 +140,29 @@ colour: blue
     expect(err.message).toContain('service.baseURL: unknown key "baseURL" (did you mean "baseUrl"?)');
     expect(err.message).toContain('kinds.invoices: unknown key "invoices" (did you mean "invoice"?)');
     expect(err.message).toContain('retry.max_attempts: unknown key "max_attempts" (did you mean "maxAttempts"?)');
-    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, received, log, emulator\)/);
+    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, read, received, log, emulator\)/);
+  });
+
+  test('an unknown key is echoed at most 40 characters long; one that looks like a secret is not echoed at all (issue 12, item 8)', async () => {
+    const long = `retryEvery${'Minute'.repeat(2_000)}`;
+    const { err: longErr } = await loadError(`${MINIMAL}retry: { ${long}: 3 }\n`);
+    expect(longErr.message).not.toContain('Minute'.repeat(20));
+    expect(longErr.message.length).toBeLessThan(400);
+    expect(longErr.message).toMatch(/retry: an unknown key of 12010 characters, not shown: it looks like a secret \(valid keys: maxAttempts, baseDelayMs, maxDelayMs\)/);
+
+    // a key pasted where a key name goes: equal to the configured key, or just long and random
+    const pasted = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    for (const key of ['key-main-0123456789', pasted]) {
+      const { err } = await loadError(`${MINIMAL}    ${key}: x\n`);
+      expect(err.message).not.toContain(key);
+      expect(err.message).toContain(`companies[0]: an unknown key of ${key.length} characters, not shown`);
+      expect(err.context.problems).toEqual([expect.objectContaining({ path: 'companies[0]' })]);
+    }
+
+    // an ordinary typo still gets its suggestion, and a key of moderate length is cut, not dropped
+    const { err: typo } = await loadError(`${MINIMAL}watch: { stable_ms: 100, ${'x'.repeat(39)}: 1 }\n`);
+    expect(typo.message).toContain('watch.stable_ms: unknown key "stable_ms" (did you mean "stableMs"?)');
+    expect(typo.message).toContain(`watch.${'x'.repeat(39)}: unknown key "${'x'.repeat(39)}"`);
   });
 
   test('a wrong type names the key path companies[0].rate.requestsPerSecond', async () => {

@@ -7,6 +7,7 @@
 import { inInboxFolder, outboxDir } from '../../daemon/folders.js';
 import type { AttentionDocument } from '../../ledger/types.js';
 import { settleFile } from '../../report/file-report.js';
+import { secretScrubberOf } from '../../config/secrets.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { ATTENTION_LIMIT, byIndex, fileOrDocument, matchesKey, openShared } from '../document-match.js';
@@ -66,7 +67,8 @@ export const resolveCommand: Command = {
         const row = ledger.getFile(fileId);
         if (row === undefined) continue;
         const dir = row.outboxDir ?? outboxDir(config, row.company, row.kind);
-        const settled = await settleFile(ledger, fileId, dir, { archive: row.archive ?? inInboxFolder(config, row.path) });
+        const settled = await settleFile(ledger, fileId, dir, { archive: row.archive ?? inInboxFolder(config, row.path),
+          scrub: (text) => secretScrubberOf(config).scrub(text) });
         if (settled.report) reports.push(settled.report.resultPath);
       }
       io.out(`recorded ${done.ids.length} document(s) as issued (accepted); nothing was sent`);

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load.js';
+import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import { Daemon } from '../../daemon/daemon.js';
 import type { AppLogger } from '../../log/logger.js';
@@ -81,7 +82,7 @@ async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd:
       'new configuration refused; the old one stays in force');
     return;
   }
-  for (const c of next.companies) logger.registerSecret(c.apiKey);
+  for (const secret of configSecrets(next)) logger.registerSecret(secret);
   try {
     await daemon.reload(next);
     logger.level = next.log.level;

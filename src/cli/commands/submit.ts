@@ -15,6 +15,7 @@ import { LOCK_FILE } from '../../ledger/lock.js';
 import type { FileProgress } from '../../ledger/types.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { writeFileReport } from '../../report/file-report.js';
+import { secretScrubberOf } from '../../config/secrets.js';
 import { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
@@ -104,7 +105,7 @@ export const submitCommand: Command = {
       const dir = ledger.getFile(taken.fileId)?.outboxDir ?? outboxDir(config, company.alias, kind);
       await mkdir(dir, { recursive: true });
       ledger.finishFile(taken.fileId);
-      const report = await writeFileReport(ledger, taken.fileId, dir);
+      const report = await writeFileReport(ledger, taken.fileId, dir, { scrub: (text) => secretScrubberOf(config).scrub(text) });
       const c = report.counts;
       const fileError = ledger.getFile(taken.fileId)?.error;
       io.out(fileError

@@ -4,6 +4,7 @@
  * piped into jq or diffed between two versions of a mapping.
  */
 import path from 'node:path';
+import { secretScrubberOf } from '../../config/secrets.js';
 import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { colombiaToday } from '../../policy/dates.js';
@@ -51,7 +52,8 @@ export const validateCommand: Command = {
     const today = colombiaToday();
     let invalid = 0;
     try {
-      const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(mapping ? { mapping } : {}) });
+      const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(mapping ? { mapping } : {}),
+        maxRecordBytes: config.read.maxRecordBytes });
       for await (const doc of opened.documents) {
         const problems: Problem[] = [...doc.problems];
         if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
@@ -62,8 +64,10 @@ export const validateCommand: Command = {
       }
     } catch (err) {
       if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
-      io.out(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } }));
-      io.err(`${err.code}: ${err.message}`);
+      // the message may quote the file (an API key file given by mistake): configured keys are removed
+      const secrets = secretScrubberOf(config);
+      io.out(secrets.scrub(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } })));
+      io.err(secrets.scrub(`${err.code}: ${err.message}`));
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     return invalid > 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
