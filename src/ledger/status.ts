@@ -3,6 +3,7 @@ import { addEvent, openFiles } from './files.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FROM, DOCUMENT_SELECT, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
+import { numberClashMessage } from './number-text.js';
 import type {
   AttentionDocument, DocumentRow, DocumentState, FileProgress, ReportProblem, RequeueTarget, StatusSummary,
 } from './types.js';
@@ -40,11 +41,14 @@ export function* iterateFileDocuments(db: Database.Database, fileId: number): Ge
 /**
  * Puts `failed` documents (and `in-doubt` ones only with includeInDoubt) back to `pending`, due now,
  * with their attempts reset; their files reopen so the report is rewritten. `rejected`/`invalid`
- * need a corrected file (the retry file), not a resend.
+ * need a corrected file (the retry file), not a resend. An in-doubt document whose doubt is a
+ * repeated number is never re-queued: a resend only meets the same Regla 90 (resolve decides it).
+ * The sticky "may have been delivered" flag stays as it is.
  */
 export function requeue(db: Database.Database, target: RequeueTarget): { ids: number[]; fileIds: number[] } {
-  const states = target.includeInDoubt ? ['failed', 'in-doubt'] : ['failed'];
-  const inStates = `state IN (${states.map((s) => `'${s}'`).join(',')})`;
+  const inStates = target.includeInDoubt
+    ? `(state = 'failed' OR (state = 'in-doubt' AND coalesce(doubt, 'no-answer') <> 'repeated-number'))`
+    : `state = 'failed'`;
   let candidates: { id: number; file_id: number }[] = [];
   if (target.ids) {
     const one = stmt(db, `SELECT id, file_id FROM documents WHERE id = ? AND ${inStates}`);
@@ -62,7 +66,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
   }
   const files = new Set<number>();
   db.transaction(() => {
-    const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+    const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, doubt = NULL
       WHERE id = ? AND ${inStates}`);
     for (const c of candidates) {
       if (back.run(target.now, target.now, c.id).changes === 0) continue;
@@ -86,11 +90,39 @@ export function confirmIssued(db: Database.Database, ids: readonly number[], not
   const files = new Set<number>();
   db.transaction(() => {
     const accept = stmt(db, `UPDATE documents SET state = 'accepted', errors = NULL, warnings = ?, next_attempt_at = NULL,
-      updated_at = ? WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
+      updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
     for (const id of ids) {
       const row = accept.get(JSON.stringify([note]), now, id) as { file_id: number } | undefined;
       if (!row) continue;
       addEvent(db, now, 'confirmed-issued', row.file_id, id, { note });
+      changed.push(id);
+      files.add(row.file_id);
+    }
+    const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
+    for (const f of files) stale.run(f);
+  }).immediate();
+  return { ids: changed, fileIds: [...files] };
+}
+
+/**
+ * The operator checked at the authority that the document held under these in-doubt documents' number
+ * (doubt `repeated-number`) is not theirs: they become `duplicate`, with the number-clash error and the
+ * operator's word. Nothing is sent. Returns the ids that changed and their files.
+ */
+export function recordClash(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+  const changed: number[] = [];
+  const files = new Set<number>();
+  db.transaction(() => {
+    const read = stmt(db, `SELECT key FROM documents WHERE id = ? AND state = 'in-doubt' AND doubt = 'repeated-number'`).pluck();
+    const clash = stmt(db, `UPDATE documents SET state = 'duplicate', errors = ?, warnings = ?, next_attempt_at = NULL,
+      updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' AND doubt = 'repeated-number' RETURNING file_id`);
+    for (const id of ids) {
+      const key = read.get(id) as string | null | undefined;
+      if (key === undefined) continue;
+      const error = { code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(key) };
+      const row = clash.get(JSON.stringify([error]), JSON.stringify([note]), now, id) as { file_id: number } | undefined;
+      if (!row) continue;
+      addEvent(db, now, 'number-clash', row.file_id, id, { note });
       changed.push(id);
       files.add(row.file_id);
     }
@@ -109,7 +141,7 @@ function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: n
     const d = toDocumentRow(r);
     const first: ReportProblem | undefined = [...d.errors, ...d.problems][0];
     return { id: d.id, fileId: d.fileId, file: r.file, company: r.company, kind: r.kind, index: d.index, key: d.key,
-      state: d.state, attempts: d.attempts, lastError: first?.message ?? null, updatedAt: d.updatedAt };
+      state: d.state, attempts: d.attempts, lastError: first?.message ?? null, updatedAt: d.updatedAt, doubt: d.doubt };
   });
 }
 
