@@ -46,9 +46,10 @@ export function* iterateFileDocuments(db: Database.Database, fileId: number): Ge
  * The sticky "may have been delivered" flag stays as it is.
  */
 export function requeue(db: Database.Database, target: RequeueTarget): { ids: number[]; fileIds: number[] } {
-  const inStates = target.includeInDoubt
-    ? `(state = 'failed' OR (state = 'in-doubt' AND coalesce(doubt, 'no-answer') <> 'repeated-number'))`
-    : `state = 'failed'`;
+  const releasable = (t: string): string => (target.includeInDoubt
+    ? `(${t}state = 'failed' OR (${t}state = 'in-doubt' AND coalesce(${t}doubt, 'no-answer') <> 'repeated-number'))`
+    : `${t}state = 'failed'`);
+  const inStates = releasable('');
   let candidates: { id: number; file_id: number }[] = [];
   if (target.ids) {
     const one = stmt(db, `SELECT id, file_id FROM documents WHERE id = ? AND ${inStates}`);
@@ -56,7 +57,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
       .filter((r): r is { id: number; file_id: number } => r !== undefined);
   } else if (target.fileName !== undefined) {
     candidates = stmt(db, `SELECT d.id, d.file_id FROM files f JOIN documents d ON d.file_id = f.id
-      WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND d.${inStates} ORDER BY d.id`)
+      WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND ${releasable('d.')} ORDER BY d.id`)
       .all({ n: target.fileName }) as { id: number; file_id: number }[];
   } else if (target.key !== undefined) {
     // the full key (company/kind/prefix/number) as result.json shows it, or a tail of it (prefix/number, number)
