@@ -3,8 +3,11 @@
  * ledger fact (migration 4), set in the commit of the attempt that may have delivered, never cleared by
  * retry, resolve or recovery, and asked across every document of the number's family.
  */
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.js';
+import { Ledger, LEDGER_FILE } from '../../src/ledger/ledger.js';
+import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import type { DueDocument, NewDocument } from '../../src/ledger/types.js';
 import { fileInput, tempDir } from './helpers.js';
 
@@ -125,6 +128,30 @@ describe('the sticky "may have been delivered" fact', () => {
       const clash = ledger.getDocument(doc.id);
       expect(clash).toMatchObject({ state: 'duplicate', doubt: null, maybeDelivered: false, warnings: ['the portal shows another sale'] });
       expect(clash?.errors).toEqual([{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: expect.stringContaining('SETP990000001') as unknown }]);
+    } finally {
+      ledger.close();
+    }
+  });
+
+  it('migration 4 carries the fact over from an older ledger\'s last_outcome; in-doubt documents of then are no-answer', () => {
+    const dir = tempDir();
+    const old = new Database(path.join(dir, LEDGER_FILE));
+    for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
+    old.pragma('user_version = 3');
+    old.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
+      VALUES (1, '/i/a.json', 'a.json', 'a', 1, 'x', 'invoice', 'main', 'open', 1)`).run();
+    const add = old.prepare(`INSERT INTO documents(id, file_id, idx, company, kind, source, key, own_number, state, last_outcome, updated_at)
+      VALUES (?, 1, ?, 'main', 'invoice', '{}', ?, 1, ?, ?, 1)`);
+    add.run(1, 0, 'main/invoice/SETP/1', 'pending', '{"kind":"transient","maybeDelivered":true}');
+    add.run(2, 1, 'main/invoice/SETP/2', 'pending', '{"kind":"unknown","reason":"crash"}');
+    add.run(3, 2, 'main/invoice/SETP/3', 'failed', '{"kind":"transient"}');
+    add.run(4, 3, null, 'in-doubt', null);
+    for (const id of [1, 2, 3, 4]) old.prepare(`INSERT INTO document_bodies(id, raw) VALUES (?, '{}')`).run(id);
+    old.close();
+    const ledger = Ledger.open(dir);
+    try {
+      expect([1, 2, 3, 4].map((id) => ledger.getDocument(id)?.maybeDelivered)).toEqual([true, true, false, true]);
+      expect(ledger.getDocument(4)?.doubt).toBe('no-answer');
     } finally {
       ledger.close();
     }
