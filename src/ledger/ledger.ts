@@ -162,7 +162,7 @@ export class Ledger {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
   requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
-  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[] } {
+  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
     return status.confirmIssued(this.db, ids, note, now);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */

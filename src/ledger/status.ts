@@ -84,15 +84,25 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
 /**
  * The operator checked at the service that these in-doubt documents were issued: they become
  * `accepted`, with the operator's word as their warning, and their files' reports are due again.
- * Nothing is sent. Returns the ids that changed and their files.
+ * Nothing is sent. A document whose key another document already holds as accepted is left as it is
+ * (`taken`): the service holds one document per number. Returns the ids that changed and their files.
  */
-export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number):
+  { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
   const changed: number[] = [];
   const files = new Set<number>();
+  const taken: { id: number; key: string }[] = [];
   db.transaction(() => {
     const accept = stmt(db, `UPDATE documents SET state = 'accepted', errors = NULL, warnings = ?, next_attempt_at = NULL,
       updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
+    const holder = stmt(db, `SELECT d.key AS key FROM documents d WHERE d.id = ? AND d.key IS NOT NULL
+      AND EXISTS (SELECT 1 FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id)`);
     for (const id of ids) {
+      const held = holder.get(id) as { key: string } | undefined;
+      if (held) {
+        taken.push({ id, key: held.key });
+        continue;
+      }
       const row = accept.get(JSON.stringify([note]), now, id) as { file_id: number } | undefined;
       if (!row) continue;
       addEvent(db, now, 'confirmed-issued', row.file_id, id, { note });
@@ -102,7 +112,7 @@ export function confirmIssued(db: Database.Database, ids: readonly number[], not
     const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
     for (const f of files) stale.run(f);
   }).immediate();
-  return { ids: changed, fileIds: [...files] };
+  return { ids: changed, fileIds: [...files], taken };
 }
 
 /**

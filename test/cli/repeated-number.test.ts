@@ -191,6 +191,15 @@ describe('our own document whose answer was lost, sent again later', () => {
     // the authority holds our first export, once: the operator sees it and says so
     const held = await heldUnder(emu, 990_300_021);
     expect(held.map(correlation)).toEqual(['ERP-SETP-990300021']);
+    const issued = await runCli(p, ['resolve', '--document', 'perdida.json#0', '--issued', '--note', 'SETP990300021 es nuestra']);
+    expect(issued.code, issued.stderr).toBe(0);
+    r = await result(p, 'perdida.json');
+    expect(r.counts).toMatchObject({ total: 1, accepted: 1, inDoubt: 0 });
+    expect(r.documents[0].status).toBe('accepted');
+    // the service holds one document per number: the second cannot be recorded issued too
+    const twice = await runCli(p, ['resolve', '--file', 'corregida.json', '--issued']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/not recorded as issued: main\/invoice\/SETP\/990300021 — another document of ours with that number is already recorded accepted/);
     const notOurs = await runCli(p, ['resolve', '--file', 'corregida.json', '--not-ours', '--note', 'el portal muestra la primera versión']);
     expect(notOurs.code, notOurs.stderr).toBe(0);
     expect(notOurs.stdout).toMatch(/recorded 1 document\(s\) as a number clash \(duplicate, EDOC_SERVICE_NUMBER_CLASH\)/);
@@ -200,12 +209,6 @@ describe('our own document whose answer was lost, sent again later', () => {
     expect(r.documents[0].errors.map((e) => e.code)).toEqual(['EDOC_SERVICE_NUMBER_CLASH']);
     expect(r.documents[0].warnings[0]).toMatch(/by the operator's word .*: el portal muestra la primera versión$/);
     expect(await errorsCsv(p, 'corregida.json')).toMatch(/duplicate;.*EDOC_SERVICE_NUMBER_CLASH/);
-
-    const issued = await runCli(p, ['resolve', '--document', 'perdida.json#0', '--issued', '--note', 'SETP990300021 es nuestra']);
-    expect(issued.code, issued.stderr).toBe(0);
-    r = await result(p, 'perdida.json');
-    expect(r.counts).toMatchObject({ total: 1, accepted: 1, inDoubt: 0 });
-    expect(r.documents[0].status).toBe('accepted');
     expect((await statusJson(p)).inDoubt).toEqual([]);
     expect((await emu.client.stats()).totalRequests).toBe(sentBefore);
   });

@@ -80,9 +80,16 @@ export const resolveCommand: Command = {
         io.err(`${skipped} in-doubt document(s) of ${what} are in doubt for a lost answer (no-answer), not a repeated number: `
           + '--not-ours does not apply to them (use --issued, or edoc-bridge retry --in-doubt if the service did not issue them)');
       }
-      const done = issued ? ledger.confirmIssued(targets.map((d) => d.id), note, now) : ledger.recordClash(targets.map((d) => d.id), note, now);
+      const ids = targets.map((d) => d.id);
+      const done: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
+        ? ledger.confirmIssued(ids, note, now) : ledger.recordClash(ids, note, now);
+      const taken = done.taken ?? [];
+      if (taken.length > 0) {
+        io.err(`not recorded as issued: ${taken.map((t) => t.key).join(', ')} — another document of ours with that number is already `
+          + 'recorded accepted, and the service holds one document per number. If the service holds that other one, use --not-ours here.');
+      }
       if (done.ids.length === 0) {
-        if (skipped === 0) io.err(`nothing to resolve for ${what}: no in-doubt document matches (edoc-bridge status lists them)`);
+        if (skipped === 0 && taken.length === 0) io.err(`nothing to resolve for ${what}: no in-doubt document matches (edoc-bridge status lists them)`);
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       const reports = await rewriteReports(ledger, config, done.fileIds);
