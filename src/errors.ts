@@ -21,6 +21,7 @@ export const ERRORS = {
   EDOC_SERVICE_REJECTED: 'The authority rejected the document; the reasons are the service\'s messages.',
   EDOC_SERVICE_INVALID: 'The service refused the request as invalid (HTTP 400 or a 400 result code).',
   EDOC_SERVICE_DUPLICATE: 'The authority answered that the number was processed before (Regla 90).',
+  EDOC_SERVICE_NUMBER_CLASH: 'The number is already used at the service by another document (Regla 90) and nothing of ours with it can have reached the service, or the operator found so; not issued.',
   EDOC_SERVICE_TRANSIENT: 'A transient fault (network, timeout, 429, 5xx); the document is retried.',
   // --- emulator -----------------------------------------------------------
   EDOC_EMULATOR_SEED_INVALID: 'The emulator seed file is not valid.',
@@ -64,6 +65,7 @@ export const ERRORS = {
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',
+  EDOC_SUBMIT_REPEATED_NUMBER: 'The service holds a document under this number (Regla 90) and an earlier attempt of ours may have delivered it: in doubt until the operator confirms at the authority (resolve --issued or --not-ours).',
   // --- report -------------------------------------------------------------
   EDOC_REPORT_WRITE: 'An outbox file could not be written.',
   EDOC_REPORT_ARCHIVE: 'An original could not be moved to the archive.',

@@ -20,7 +20,7 @@ export function recoverSending(ledger: Ledger, logger: AppLogger): { resent: num
     const file = doc === undefined ? undefined : ledger.getFile(doc.fileId);
     if (doc === undefined || file === undefined) continue;
     logger.info({ file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
-      status: 'in-doubt', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },
+      status: 'in-doubt', doubt: 'no-answer', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },
     'document final');
   }
   return counts;

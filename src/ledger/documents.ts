@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { kindsSharingNumbers } from '../validate/kinds.js';
 import { addEvent } from './files.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
@@ -77,7 +78,7 @@ export function acceptedKey(db: Database.Database, key: string): { documentId: n
 export function claimDue(db: Database.Database, company: string, now: number, limit: number,
   exclude?: ReadonlySet<number>): DueDocument[] {
   // The request text is read only for the documents returned, not for the ones skipped (already queued).
-  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome FROM documents
+  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome, maybe_delivered FROM documents
     WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
     .all(company, now, limit + (exclude?.size ?? 0)) as DueRow[];
   const request = stmt(db, `SELECT ${REQUEST_TEXT} FROM document_bodies b WHERE b.id = ?`).pluck();
@@ -95,12 +96,27 @@ const REQUEST_TEXT = 'CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request E
 
 interface DueRow {
   id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
-  own_number: number; attempts: number; last_outcome: string | null;
+  own_number: number; attempts: number; last_outcome: string | null; maybe_delivered: number;
 }
 
 function toDue(r: DueRow, request: string | null): DueDocument {
   return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
-    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null) };
+    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null),
+    maybeDelivered: r.maybe_delivered === 1 };
+}
+
+/**
+ * Whether any document of ours with this number (company + kind family + prefix + number: invoices,
+ * credit and debit notes share one, as the authority's rule 90 does) had an attempt that may have
+ * reached the service. Decides what a repeated-number answer (Regla 90) means; see decide.ts.
+ */
+export function numberMayHaveBeenDelivered(db: Database.Database, doc: { company: string; kind: string; key: string | null; id: number }): boolean {
+  const own = stmt(db, 'SELECT maybe_delivered FROM documents WHERE id = ?').pluck().get(doc.id) === 1;
+  const head = `${doc.company}/${doc.kind}/`;
+  if (own || doc.key === null || !doc.key.startsWith(head)) return own;
+  const number = doc.key.slice(head.length);
+  const any = stmt(db, 'SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1').pluck();
+  return kindsSharingNumbers(doc.kind).some((kind) => any.get(makeKey(doc.company, kind, number)) === 1);
 }
 
 /** The earliest future attempt of a company (for the feeder's timer), or undefined. */
@@ -190,9 +206,11 @@ export function unmarkSending(db: Database.Database, ids: readonly number[], now
  */
 export function recordOutcomes(db: Database.Database, records: readonly OutcomeRecord[], now: number):
   { applied: number[]; fileIds: number[] } {
+  // maybe_delivered only ever goes up (migration 4): a later answer does not undo an earlier lost one.
   const update = stmt(db, `UPDATE documents SET state = @state, next_attempt_at = @nextAttemptAt,
     last_outcome = @outcome, result_code = @resultCode, http_status = @httpStatus, errors = @errors,
-    warnings = @warnings, response = @response, updated_at = @now WHERE id = @id AND state = 'sending'
+    warnings = @warnings, response = @response, updated_at = @now, maybe_delivered = max(maybe_delivered, @maybe),
+    doubt = @doubt WHERE id = @id AND state = 'sending'
     RETURNING file_id`);
   const applied: number[] = [];
   const files = new Set<number>();
@@ -204,10 +222,12 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
         outcome: json(r.outcome), resultCode: r.resultCode ?? null, httpStatus: r.httpStatus ?? null,
         errors: json(r.errors && r.errors.length > 0 ? r.errors : null),
         warnings: json(r.warnings && r.warnings.length > 0 ? r.warnings : null), response: json(r.response), now,
+        maybe: r.maybeDelivered === true ? 1 : 0, doubt: r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null,
       }) as { file_id: number } | undefined;
       if (!row) continue;
       applied.push(r.id);
       files.add(row.file_id);
+      if (r.maybeDelivered === true) addEvent(db, now, 'maybe-delivered', row.file_id, r.id, { httpStatus: r.httpStatus });
       addEvent(db, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
         resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
       });
@@ -233,12 +253,14 @@ export function recoverSending(db: Database.Database, now: number): { resent: nu
   const resend = docs.filter((d) => d.ownNumber).map((d) => d.id);
   const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
   db.transaction(() => {
-    // lastOutcome `unknown` tells the submitter a `duplicate` verdict on the resend means accepted earlier
-    const back = stmt(db, `UPDATE documents SET state = 'pending', next_attempt_at = ?, updated_at = ?,
+    // The request may have left before the stop: the sticky flag makes a repeated-number answer to the
+    // resend in-doubt rather than a clash (or an acceptance we cannot confirm).
+    const back = stmt(db, `UPDATE documents SET state = 'pending', next_attempt_at = ?, updated_at = ?, maybe_delivered = 1,
       last_outcome = '{"kind":"unknown","reason":"crash"}' WHERE id = ? AND state = 'sending'`);
     for (const d of docs.filter((x) => x.ownNumber)) {
       back.run(now, now, d.id);
       addEvent(db, now, 'resend-after-crash', d.fileId, d.id, { attempts: d.attempts });
+      addEvent(db, now, 'maybe-delivered', d.fileId, d.id, { reason: 'crash while sending' });
     }
     setInDoubtTx(db, doubt, now, 'The process stopped after the request was sent; the document has no own number.');
   }).immediate();
@@ -246,8 +268,9 @@ export function recoverSending(db: Database.Database, now: number): { resent: nu
 }
 
 function setInDoubtTx(db: Database.Database, ids: readonly number[], now: number, reason: string): number[] {
-  const update = stmt(db, `UPDATE documents SET state = 'in-doubt', errors = ?, next_attempt_at = NULL, updated_at = ?
-    WHERE id = ? AND state IN ('sending','pending') RETURNING file_id`);
+  // Only ever for requests that may have gone out (recovery of `sending`): the sticky flag goes with it.
+  const update = stmt(db, `UPDATE documents SET state = 'in-doubt', errors = ?, next_attempt_at = NULL, updated_at = ?,
+    doubt = 'no-answer', maybe_delivered = 1 WHERE id = ? AND state IN ('sending','pending') RETURNING file_id`);
   const done: number[] = [];
   const errors = JSON.stringify([{ code: 'EDOC_SUBMIT_IN_DOUBT', message: reason }]);
   for (const id of ids) {

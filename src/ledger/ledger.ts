@@ -162,8 +162,16 @@ export class Ledger {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
   requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
-  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[] } {
+  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
     return status.confirmIssued(this.db, ids, note, now);
+  }
+  /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
+  recordClash(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[] } {
+    return status.recordClash(this.db, ids, note, now);
+  }
+  /** Any document of ours with this number (its family) may have reached the service: see decide.ts. */
+  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: string; key: string | null }): boolean {
+    return docs.numberMayHaveBeenDelivered(this.db, doc);
   }
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }

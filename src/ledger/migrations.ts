@@ -135,6 +135,20 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN outbox_dir TEXT;
   ALTER TABLE files ADD COLUMN archive INTEGER;
   `,
+  // 4: whether an attempt of ours may have reached the service without us learning its verdict (a lost
+  // answer, a timeout, an uncontrolled 500/502/504, a controlled ResultCode 500, a crash while sending).
+  // Sticky: never cleared by retry, resolve or recovery, so a later repeated-number answer (Regla 90) can
+  // tell "maybe ours" from "someone else's" (docs/operations.md). `doubt` says why an in-doubt document is
+  // in doubt: 'no-answer' (no own number, answer lost) or 'repeated-number'. Earlier ledgers kept the
+  // first fact in last_outcome only: carried over.
+  `
+  ALTER TABLE documents ADD COLUMN maybe_delivered INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE documents ADD COLUMN doubt TEXT;
+  UPDATE documents SET maybe_delivered = 1 WHERE last_outcome IS NOT NULL AND json_valid(last_outcome)
+    AND (json_extract(last_outcome, '$.maybeDelivered') = 1 OR json_extract(last_outcome, '$.kind') = 'unknown');
+  UPDATE documents SET maybe_delivered = 1 WHERE state IN ('sending', 'in-doubt');
+  UPDATE documents SET doubt = 'no-answer' WHERE state = 'in-doubt';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

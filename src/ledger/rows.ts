@@ -52,11 +52,11 @@ export interface RawDocument {
   id: number; file_id: number; idx: number; source: string; key: string | null; own_number: number;
   state: string; attempts: number; next_attempt_at: number | null; result_code: string | null;
   http_status: number | null; errors: string | null; warnings: string | null; problems: string | null;
-  response: string | null; raw: string; updated_at: number;
+  response: string | null; raw: string; updated_at: number; doubt: string | null; maybe_delivered: number;
 }
 
 const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
-  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at'];
+  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at', 'doubt', 'maybe_delivered'];
 
 /** What `toDocumentRow` reads, from `DOCUMENT_FROM`. */
 export const DOCUMENT_FIELDS = `${COLUMNS.map((c) => `d.${c}`).join(', ')}, b.raw AS raw`;
@@ -71,6 +71,8 @@ export function toDocumentRow(r: RawDocument): DocumentRow {
     nextAttemptAt: r.next_attempt_at, resultCode: r.result_code, httpStatus: r.http_status,
     errors: parse(r.errors, []), warnings: parse(r.warnings, []), problems: parse(r.problems, []),
     response: parse(r.response, null), raw: r.raw, updatedAt: r.updated_at,
+    doubt: r.state === 'in-doubt' ? (r.doubt === 'repeated-number' ? 'repeated-number' : 'no-answer') : null,
+    maybeDelivered: r.maybe_delivered === 1,
   };
 }
 

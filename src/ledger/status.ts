@@ -3,6 +3,7 @@ import { addEvent, openFiles } from './files.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FROM, DOCUMENT_SELECT, emptyCounts, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
+import { numberClashMessage } from './number-text.js';
 import type {
   AttentionDocument, DocumentRow, DocumentState, FileProgress, ReportProblem, RequeueTarget, StatusSummary,
 } from './types.js';
@@ -40,11 +41,15 @@ export function* iterateFileDocuments(db: Database.Database, fileId: number): Ge
 /**
  * Puts `failed` documents (and `in-doubt` ones only with includeInDoubt) back to `pending`, due now,
  * with their attempts reset; their files reopen so the report is rewritten. `rejected`/`invalid`
- * need a corrected file (the retry file), not a resend.
+ * need a corrected file (the retry file), not a resend. An in-doubt document whose doubt is a
+ * repeated number is never re-queued: a resend only meets the same Regla 90 (resolve decides it).
+ * The sticky "may have been delivered" flag stays as it is.
  */
 export function requeue(db: Database.Database, target: RequeueTarget): { ids: number[]; fileIds: number[] } {
-  const states = target.includeInDoubt ? ['failed', 'in-doubt'] : ['failed'];
-  const inStates = `state IN (${states.map((s) => `'${s}'`).join(',')})`;
+  const releasable = (t: string): string => (target.includeInDoubt
+    ? `(${t}state = 'failed' OR (${t}state = 'in-doubt' AND coalesce(${t}doubt, 'no-answer') <> 'repeated-number'))`
+    : `${t}state = 'failed'`);
+  const inStates = releasable('');
   let candidates: { id: number; file_id: number }[] = [];
   if (target.ids) {
     const one = stmt(db, `SELECT id, file_id FROM documents WHERE id = ? AND ${inStates}`);
@@ -52,7 +57,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
       .filter((r): r is { id: number; file_id: number } => r !== undefined);
   } else if (target.fileName !== undefined) {
     candidates = stmt(db, `SELECT d.id, d.file_id FROM files f JOIN documents d ON d.file_id = f.id
-      WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND d.${inStates} ORDER BY d.id`)
+      WHERE (f.name = @n OR f.path = @n OR f.report_name = @n) AND ${releasable('d.')} ORDER BY d.id`)
       .all({ n: target.fileName }) as { id: number; file_id: number }[];
   } else if (target.key !== undefined) {
     // the full key (company/kind/prefix/number) as result.json shows it, or a tail of it (prefix/number, number)
@@ -62,7 +67,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
   }
   const files = new Set<number>();
   db.transaction(() => {
-    const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+    const back = stmt(db, `UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, doubt = NULL
       WHERE id = ? AND ${inStates}`);
     for (const c of candidates) {
       if (back.run(target.now, target.now, c.id).changes === 0) continue;
@@ -79,18 +84,56 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
 /**
  * The operator checked at the service that these in-doubt documents were issued: they become
  * `accepted`, with the operator's word as their warning, and their files' reports are due again.
- * Nothing is sent. Returns the ids that changed and their files.
+ * Nothing is sent. A document whose key another document already holds as accepted is left as it is
+ * (`taken`): the service holds one document per number. Returns the ids that changed and their files.
  */
-export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number):
+  { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
   const changed: number[] = [];
   const files = new Set<number>();
+  const taken: { id: number; key: string }[] = [];
   db.transaction(() => {
     const accept = stmt(db, `UPDATE documents SET state = 'accepted', errors = NULL, warnings = ?, next_attempt_at = NULL,
-      updated_at = ? WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
+      updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' RETURNING file_id`);
+    const holder = stmt(db, `SELECT d.key AS key FROM documents d WHERE d.id = ? AND d.key IS NOT NULL
+      AND EXISTS (SELECT 1 FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id)`);
     for (const id of ids) {
+      const held = holder.get(id) as { key: string } | undefined;
+      if (held) {
+        taken.push({ id, key: held.key });
+        continue;
+      }
       const row = accept.get(JSON.stringify([note]), now, id) as { file_id: number } | undefined;
       if (!row) continue;
       addEvent(db, now, 'confirmed-issued', row.file_id, id, { note });
+      changed.push(id);
+      files.add(row.file_id);
+    }
+    const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
+    for (const f of files) stale.run(f);
+  }).immediate();
+  return { ids: changed, fileIds: [...files], taken };
+}
+
+/**
+ * The operator checked at the authority that the document held under these in-doubt documents' number
+ * (doubt `repeated-number`) is not theirs: they become `duplicate`, with the number-clash error and the
+ * operator's word. Nothing is sent. Returns the ids that changed and their files.
+ */
+export function recordClash(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+  const changed: number[] = [];
+  const files = new Set<number>();
+  db.transaction(() => {
+    const read = stmt(db, `SELECT key FROM documents WHERE id = ? AND state = 'in-doubt' AND doubt = 'repeated-number'`).pluck();
+    const clash = stmt(db, `UPDATE documents SET state = 'duplicate', errors = ?, warnings = ?, next_attempt_at = NULL,
+      updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' AND doubt = 'repeated-number' RETURNING file_id`);
+    for (const id of ids) {
+      const key = read.get(id) as string | null | undefined;
+      if (key === undefined) continue;
+      const error = { code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(key) };
+      const row = clash.get(JSON.stringify([error]), JSON.stringify([note]), now, id) as { file_id: number } | undefined;
+      if (!row) continue;
+      addEvent(db, now, 'number-clash', row.file_id, id, { note });
       changed.push(id);
       files.add(row.file_id);
     }
@@ -109,7 +152,7 @@ function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: n
     const d = toDocumentRow(r);
     const first: ReportProblem | undefined = [...d.errors, ...d.problems][0];
     return { id: d.id, fileId: d.fileId, file: r.file, company: r.company, kind: r.kind, index: d.index, key: d.key,
-      state: d.state, attempts: d.attempts, lastError: first?.message ?? null, updatedAt: d.updatedAt };
+      state: d.state, attempts: d.attempts, lastError: first?.message ?? null, updatedAt: d.updatedAt, doubt: d.doubt };
   });
 }
 

@@ -10,6 +10,13 @@ export const FINAL_STATES: readonly DocumentState[] = ['accepted', 'rejected', '
 
 export type ReportState = 'none' | 'partial' | 'final';
 
+/**
+ * Why an `in-doubt` document is in doubt: `no-answer` (sent without its own number and no verdict came
+ * back) or `repeated-number` (the service answered Regla 90 and an earlier attempt of ours with that
+ * number may have delivered it: confirm at the authority, then `resolve --issued` or `--not-ours`).
+ */
+export type DoubtReason = 'no-answer' | 'repeated-number';
+
 /** One problem of a document: mapping, validation or a service message. */
 export interface ReportProblem {
   code?: string;
@@ -130,6 +137,8 @@ export interface DueDocument {
    * request may have reached the service, so a `duplicate` verdict now means it was accepted then.
    */
   lastOutcome: unknown;
+  /** An attempt of this document may have reached the service (sticky ledger fact, migration 4). */
+  maybeDelivered: boolean;
 }
 
 export interface MarkSendingResult {
@@ -157,6 +166,10 @@ export interface OutcomeRecord {
   response?: unknown;
   /** A word for the event history (e.g. "duplicate after resend: accepted the first time"). */
   note?: string;
+  /** This attempt may have reached the service without its verdict coming back: sets the sticky flag. */
+  maybeDelivered?: boolean;
+  /** For `in-doubt`: why. */
+  doubt?: DoubtReason;
 }
 
 export interface DocumentRow {
@@ -177,6 +190,10 @@ export interface DocumentRow {
   response: unknown;
   raw: string;
   updatedAt: number;
+  /** For `in-doubt`: why (null for other states). */
+  doubt: DoubtReason | null;
+  /** An attempt of this document may have reached the service (never cleared). */
+  maybeDelivered: boolean;
 }
 
 export type StateCounts = Record<DocumentState, number>;
@@ -200,6 +217,8 @@ export interface AttentionDocument {
   attempts: number;
   lastError: string | null;
   updatedAt: number;
+  /** For `in-doubt`: why (null for failed documents). */
+  doubt: DoubtReason | null;
 }
 
 export interface StatusSummary {

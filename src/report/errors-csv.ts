@@ -64,9 +64,17 @@ const FALLBACK: Record<string, string> = {
   'in-doubt': 'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).',
 };
 
+/**
+ * A `duplicate` whose number another document holds at the service (EDOC_SERVICE_NUMBER_CLASH): it
+ * was not issued and needs a new number, so it is reported like a rejection (errors.csv, retry file).
+ */
+export function isNumberClash(doc: DocumentRow): boolean {
+  return doc.state === 'duplicate' && doc.errors.some((e) => e.code === 'EDOC_SERVICE_NUMBER_CLASH');
+}
+
 /** The rows of errors.csv for one document ([] when it succeeded). */
 export function errorRows(doc: DocumentRow): string[] {
-  if (!ERROR_STATES.has(doc.state)) return [];
+  if (!ERROR_STATES.has(doc.state) && !isNumberClash(doc)) return [];
   const problems = [...doc.problems, ...doc.errors];
   const key = doc.key ?? doc.source.erpKey;
   if (problems.length === 0) {

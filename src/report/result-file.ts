@@ -22,6 +22,8 @@ export interface ResultDocument {
   errors: ReportProblem[];
   warnings: string[];
   response: unknown;
+  /** Only for `in-doubt`: why (`no-answer`, `repeated-number`; docs/operations.md). */
+  doubt?: string;
 }
 
 export function resultCounts(progress: FileProgress): ResultCounts {
@@ -35,6 +37,7 @@ export function resultDocument(d: DocumentRow): ResultDocument {
     index: d.index, source: d.source, key: d.key, status: d.state, resultCode: d.resultCode, httpStatus: d.httpStatus,
     // mapping and validation problems first: they explain why nothing was sent
     errors: [...d.problems, ...d.errors], warnings: d.warnings, response: d.response,
+    ...(d.doubt === null ? {} : { doubt: d.doubt }),
   };
 }
 

@@ -1,11 +1,13 @@
 import iconv from 'iconv-lite';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
+import { isNumberClash } from './errors-csv.js';
 
 /**
  * States whose originals go to the retry file: fix and drop back. `in-doubt` is left out on purpose:
  * it may have been issued already, and resending it from a file could issue it twice; `duplicate`
- * was issued earlier.
+ * was issued earlier — except a number clash (another document holds its number: isNumberClash),
+ * which was not issued and goes to the retry file to be given a new number.
  */
 export const RETRY_STATES: ReadonlySet<string> = new Set(['rejected', 'invalid', 'failed']);
 
@@ -75,7 +77,7 @@ export class RetryFileWriter {
   }
 
   async add(doc: DocumentRow): Promise<void> {
-    if (!RETRY_STATES.has(doc.state) || doc.raw === '') return;
+    if ((!RETRY_STATES.has(doc.state) && !isNumberClash(doc)) || doc.raw === '') return;
     const out = await this.open(doc.raw);
     if (this.file.format === 'json') {
       await out.write(`${this.count === 0 ? '' : ',\n'}${stripEol(doc.raw)}`);

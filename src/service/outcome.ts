@@ -37,7 +37,10 @@
  *   unknown; 1xx/3xx → unknown.
  * - A rejection whose only reason is the repeated-number rule
  *   (`Regla: 90, Rechazo: Documento procesado anteriormente.`) → duplicate:
- *   the number was accepted the first time (PRODUCT delivery rules).
+ *   the service holds SOME document under the number. Whose it is cannot be
+ *   read from the answer: src/submit/decide.ts decides with the ledger's fact
+ *   of whether an attempt of ours with the number may have reached the service
+ *   (a clash → `duplicate`; maybe ours → `in-doubt`, repeated-number).
  * - Network errors and timeouts → transient (`classifyNetworkError`).
  */
 import { parseRetryAfter } from '../policy/retry-after.js';

@@ -19,7 +19,7 @@ import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
 import { decide } from './decide.js';
-import { maybeDelivered, outcomeRecord } from './outcome-record.js';
+import { outcomeRecord } from './outcome-record.js';
 import { delay, reserveSlot, takeSlot, windowFor } from './rate-slots.js';
 import { sendDocument } from './send-document.js';
 
@@ -240,14 +240,18 @@ export class CompanySender {
   /**
    * Commits the verdict. One of a document with its own number rides along with the next commit
    * (at most a few ms later) and does not hold the queue slot: a crash before that commit leaves it
-   * `sending`, and its resend is answered as a duplicate, i.e. accepted. Any other is committed at
+   * `sending`, flagged "may have been delivered" by recovery, and a repeated-number answer to its
+   * resend makes it in-doubt (never issued twice, never a false clash). Any other is committed at
    * the end of this turn, so it cannot end up in doubt for lack of a commit.
    */
   private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
     const { outcome, httpStatus } = response;
     this.noteReachability(response);
+    // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
+    // committed: a document is sent again, and one with the same number is marked, only after that commit).
+    const numberMayHaveBeenDelivered = outcome.kind === 'duplicate' && this.options.ledger.numberMayHaveBeenDelivered(doc);
     const decision = decide(outcome, httpStatus, {
-      ownNumber: doc.ownNumber, attempt, maybeDeliveredBefore: maybeDelivered(doc.lastOutcome), retry: this.options.retry,
+      ownNumber: doc.ownNumber, attempt, numberMayHaveBeenDelivered, retry: this.options.retry,
     });
     if (httpStatus === 429) this.window.refused(this.now(), this.now() + SLOW_DOWN_MS);
     const record = outcomeRecord(doc, response, decision, this.now());
@@ -263,7 +267,11 @@ export class CompanySender {
         after = () => this.wake();
         break;
       case 'final':
-        after = () => this.logFinal(doc, decision.status, attempt, decision.note);
+        after = () => this.logFinal(doc, decision.status, attempt, decision.note, {
+          ...(decision.doubt ? { doubt: decision.doubt } : {}),
+          ...(decision.doubt === 'repeated-number' ? { code: 'EDOC_SUBMIT_REPEATED_NUMBER' } : {}),
+          ...(decision.clash ? { code: 'EDOC_SERVICE_NUMBER_CLASH' } : {}),
+        });
     }
     if (!doc.ownNumber) return this.commits.add({ outcome: record }).then(after);
     // The last document in the queue has no batch of marks to ride along with: commit it this turn.
@@ -295,9 +303,10 @@ export class CompanySender {
       'the service refused this company\'s credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts');
   }
 
-  private logFinal(doc: DueDocument, status: string, attempts: number, note?: string): void {
+  /** `extra`: why an in-doubt document is in doubt (`doubt`) and the code of a repeated-number verdict. */
+  private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
     this.options.logger.info({ file: this.options.fileName(doc.fileId), kind: doc.kind, company: this.alias,
-      doc: doc.key ?? `#${doc.index}`, status, attempts, ...(note ? { note } : {}) }, 'document final');
+      doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) }, 'document final');
   }
 
   /**

@@ -1,22 +1,16 @@
 /**
- * How an attempt's outcome is written to the ledger: the slim outcome kept for the next attempt's
- * decision (with its "may have been delivered" mark) and the problems, each with a catalogue code.
+ * How an attempt's outcome is written to the ledger: the slim outcome, the sticky "this attempt may
+ * have reached the service" flag (decide.ts attemptMayHaveReached), and the problems, each with a
+ * catalogue code.
  */
 import type { ErrorCode } from '../errors.js';
+import { numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
-import type { Decision, FinalStatus } from './decide.js';
+import { attemptMayHaveReached, type Decision, type FinalStatus } from './decide.js';
 
-/** An earlier attempt (or a crash while sending) may have reached the service. */
-export function maybeDelivered(lastOutcome: unknown): boolean {
-  if (lastOutcome === null || typeof lastOutcome !== 'object') return false;
-  const o = lastOutcome as { kind?: unknown; maybeDelivered?: unknown };
-  return o.maybeDelivered === true || o.kind === 'unknown';
-}
-
-export function slim(outcome: ServiceResponse['outcome'], maybeDeliveredFlag: boolean): Record<string, unknown> {
-  return { kind: outcome.kind, reason: outcome.reason, resultCode: outcome.resultCode, errorCode: outcome.errorCode,
-    ...(maybeDeliveredFlag ? { maybeDelivered: true } : {}) };
+export function slim(outcome: ServiceResponse['outcome']): Record<string, unknown> {
+  return { kind: outcome.kind, reason: outcome.reason, resultCode: outcome.resultCode, errorCode: outcome.errorCode };
 }
 
 export const FINAL_CODES: Record<FinalStatus, ErrorCode> = {
@@ -29,27 +23,36 @@ export function problems(code: ErrorCode, messages: readonly string[], reason: s
   return [{ code, message: reason }];
 }
 
+function finalErrors(doc: DueDocument, outcome: ServiceResponse['outcome'], decision: Extract<Decision, { action: 'final' }>): ReportProblem[] {
+  if (decision.status === 'accepted') return [];
+  if (decision.clash === true) return [{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(doc.key) }];
+  if (decision.doubt === 'repeated-number') {
+    return [{ code: 'EDOC_SUBMIT_REPEATED_NUMBER', message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`) }];
+  }
+  if (decision.status === 'duplicate' && outcome.messages.length === 0) return [];
+  return problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
+    decision.note ?? outcome.reason);
+}
+
 /** The ledger record of an attempt's decision; `now` dates a retry. */
 export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decision: Decision, now: number): OutcomeRecord {
   const { outcome, httpStatus } = response;
   const base = {
     id: doc.id, resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
     httpStatus: httpStatus ?? null, warnings: outcome.warnings,
-    response: response.body === '' ? null : response.body,
+    response: response.body === '' ? null : response.body, outcome: slim(outcome),
   };
   switch (decision.action) {
     case 'pause':
-      // A 401 proves nothing about earlier attempts: keep "may have been delivered" for the resend's verdict.
-      return { ...base, state: 'pending', nextAttemptAt: now, outcome: slim(outcome, maybeDelivered(doc.lastOutcome)),
+      // A 401 is answered before processing; the sticky flag of earlier attempts stays as it is.
+      return { ...base, state: 'pending', nextAttemptAt: now,
         errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason), note: 'unauthorized: company paused' };
     case 'retry':
-      return { ...base, state: 'pending', nextAttemptAt: now + decision.delayMs,
-        outcome: slim(outcome, decision.maybeDelivered), errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) };
-    case 'final': {
-      const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
-        ? [] : problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
-          decision.note ?? outcome.reason);
-      return { ...base, state: decision.status, outcome: slim(outcome, false), errors, ...(decision.note ? { note: decision.note } : {}) };
-    }
+      return { ...base, state: 'pending', nextAttemptAt: now + decision.delayMs, maybeDelivered: decision.maybeDelivered,
+        errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) };
+    case 'final':
+      return { ...base, state: decision.status, maybeDelivered: attemptMayHaveReached(outcome, httpStatus),
+        errors: finalErrors(doc, outcome, decision), ...(decision.note ? { note: decision.note } : {}),
+        ...(decision.doubt ? { doubt: decision.doubt } : {}) };
   }
 }

@@ -267,19 +267,22 @@ describe('a submit killed while its requests were out', () => {
     await child.done;
   }
 
-  test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once', async () => {
+  test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once, those cut off in doubt for their repeated number', async () => {
     const p = await project({ baseUrl: slow.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] });
     const nums = numbers(990_102_001, 4);
     const file = await exportFile(p, 'matado.json', jsonText(nums.map((n) => invoice(n))));
     await killWhileSending(p, file, 'invoice');
-
     const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/4 document\(s\): 4 accepted/);
-    const issued = (await slow.client.issued()).filter((d) => nums.includes(Number(d.number)));
-    expect(issued.map((d) => Number(d.number)).sort()).toEqual(nums);
-    const log = await readFile(p.logFile, 'utf8');
-    expect(log).toMatch(/"resent":[1-4],"inDoubt":0[^\n]*were being sent when the last run stopped/);
+    // Requests the kill cut off reached the service: their resend meets Regla 90 → in doubt, exit 1 (issue 12 item 1)
+    const inDoubt = (JSON.parse(await readFile(p.resultPath('invoice', 'matado.json'), 'utf8')) as ResultJson).documents
+      .filter((d) => d.status !== 'accepted');
+    for (const d of inDoubt) expect(d).toMatchObject({ status: 'in-doubt', doubt: 'repeated-number' });
+    expect([again.code, inDoubt.length > 0], again.stderr).toEqual([1, true]);
+    expect(again.stdout).toContain(`4 document(s): ${4 - inDoubt.length} accepted, 0 rejected, 0 invalid, 0 failed, 0 duplicate, ${inDoubt.length} in doubt`);
+    const issued = (await slow.client.documents({ withRequest: true })).filter((d) => d.accepted && nums.includes(Number(d.number)));
+    expect(issued.map((d) => Number(d.number)).sort()).toEqual(nums); // each held once, with our content
+    for (const d of issued) expect((d.request as { CorrelationDocumentId: string }).CorrelationDocumentId).toBe(`ERP-SETP-${d.number}`);
+    expect(await readFile(p.logFile, 'utf8')).toMatch(/"resent":[1-4],"inDoubt":0[^\n]*were being sent when the last run stopped/);
   });
 
   test('SIGKILL: support documents without their own number left sending are reported in doubt, not resent and not waited for', async () => {

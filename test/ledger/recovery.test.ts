@@ -39,8 +39,10 @@ describe('crash recovery', () => {
       expect(ledger.sendingAtStart()).toEqual([]);
       const due = ledger.claimDue('main', now, 10);
       expect(due.map((d) => d.id)).toEqual(r.resent);
-      // the resend knows an earlier request may have arrived: a duplicate verdict means accepted
+      // the resend knows an earlier request may have arrived (the ledger's sticky flag): a repeated-number
+      // answer to it is in doubt, not a clash and not an acceptance
       expect(due[0].lastOutcome).toMatchObject({ kind: 'unknown' });
+      expect(due.every((d) => d.maybeDelivered)).toBe(true);
       const doubt = ledger.getDocument(r.inDoubt[0]);
       expect(doubt).toMatchObject({ state: 'in-doubt' });
       expect(doubt?.errors[0].code).toBe('EDOC_SUBMIT_IN_DOUBT');
@@ -61,6 +63,8 @@ describe('start-up stays fast with a large ledger', () => {
       [`SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`, ['failed']],
       [`SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`, ['main', 1]],
       [`SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, ['k']],
+      // a repeated-number answer: may any document of ours with this number have reached the service?
+      [`SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1`, ['k']],
       [`SELECT id FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT 500`, [1, -1]],
       [`SELECT * FROM files WHERE state IN ('reading','open') ORDER BY id`, []],
       [`SELECT state, n FROM file_counts WHERE file_id = ?`, [1]],

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decide, mayHaveBeenDelivered, type DecideContext } from '../../src/submit/decide.js';
+import { attemptMayHaveReached, decide, mayHaveBeenDelivered, type DecideContext } from '../../src/submit/decide.js';
 import type { Outcome } from '../../src/service/outcome.js';
 
 const retry = { baseDelayMs: 500, maxDelayMs: 60_000, maxAttempts: 4 };
 const ctx = (over: Partial<DecideContext> = {}): DecideContext => ({
-  ownNumber: true, attempt: 1, maybeDeliveredBefore: false, retry, random: () => 0.5, ...over,
+  ownNumber: true, attempt: 1, numberMayHaveBeenDelivered: false, retry, random: () => 0.5, ...over,
 });
 const outcome = (kind: Outcome['kind'], over: Partial<Outcome> = {}): Outcome => ({
   kind, messages: [], warnings: [], reason: kind, ...over,
@@ -17,14 +17,48 @@ describe('decide', () => {
     expect(decide(outcome('invalid'), 400, ctx())).toEqual({ action: 'final', status: 'invalid' });
   });
 
-  it('a repeated number is a duplicate when nothing of ours may have reached the service', () => {
-    expect(decide(outcome('duplicate'), 200, ctx({ attempt: 2 }))).toEqual({ action: 'final', status: 'duplicate' });
+  it('a repeated number (Regla 90) when nothing of ours with that number can have reached the service is a clash: duplicate', () => {
+    for (const attempt of [1, 2, 5]) {
+      const d = decide(outcome('duplicate'), 200, ctx({ attempt }));
+      expect(d).toMatchObject({ action: 'final', status: 'duplicate', clash: true });
+      expect(d.action === 'final' && d.note).toMatch(/another document holds it/);
+    }
   });
 
-  it('a repeated number after a lost answer means our earlier attempt was accepted', () => {
-    const d = decide(outcome('duplicate'), 200, ctx({ attempt: 2, maybeDeliveredBefore: true }));
-    expect(d).toMatchObject({ action: 'final', status: 'accepted' });
-    expect(d.action === 'final' && d.note).toMatch(/earlier attempt/);
+  it('a repeated number when an attempt of ours may have reached the service is in-doubt (repeated-number), never accepted', () => {
+    for (const ownNumber of [true, false]) {
+      const d = decide(outcome('duplicate'), 200, ctx({ attempt: 2, ownNumber, numberMayHaveBeenDelivered: true }));
+      expect(d).toMatchObject({ action: 'final', status: 'in-doubt', doubt: 'repeated-number' });
+      expect(d.action === 'final' && d.clash).toBeUndefined();
+    }
+  });
+
+  it('the ledger fact does not change any other verdict', () => {
+    const maybe = ctx({ numberMayHaveBeenDelivered: true });
+    expect(decide(outcome('accepted'), 200, maybe)).toEqual({ action: 'final', status: 'accepted' });
+    expect(decide(outcome('rejected'), 200, maybe)).toEqual({ action: 'final', status: 'rejected' });
+    expect(decide(outcome('transient', { delivery: 'not-sent' }), undefined, maybe)).toMatchObject({ action: 'retry', maybeDelivered: false });
+  });
+
+  it('which attempts set the sticky "may have reached the service" flag', () => {
+    const reset = outcome('transient', { delivery: 'maybe-sent', errorCode: 'ECONNRESET' });
+    const refused = outcome('transient', { delivery: 'not-sent', errorCode: 'ECONNREFUSED' });
+    // a reset or timeout after the request left, an uncontrolled 500/502/504, a controlled ResultCode 500
+    expect(attemptMayHaveReached(reset, undefined)).toBe(true);
+    expect(attemptMayHaveReached(outcome('transient', { delivery: 'maybe-sent', errorCode: 'UND_ERR_HEADERS_TIMEOUT' }), undefined)).toBe(true);
+    for (const status of [500, 502, 504]) expect(attemptMayHaveReached(outcome('transient'), status)).toBe(true);
+    expect(attemptMayHaveReached(outcome('unknown', { resultCode: 500 }), 200)).toBe(true);
+    // never reached, or answered with a verdict
+    expect(attemptMayHaveReached(refused, undefined)).toBe(false);
+    for (const status of [429, 503]) expect(attemptMayHaveReached(outcome('transient'), status)).toBe(false);
+    expect(attemptMayHaveReached(outcome('unauthorized'), 401)).toBe(false);
+    for (const kind of ['accepted', 'rejected', 'invalid', 'duplicate'] as const) expect(attemptMayHaveReached(outcome(kind), 200)).toBe(false);
+  });
+
+  it('a retry records whether THIS attempt may have reached the service, whatever earlier ones did', () => {
+    expect(decide(outcome('transient', { retryAfterMs: 1000 }), 429, ctx({ numberMayHaveBeenDelivered: true })))
+      .toMatchObject({ action: 'retry', maybeDelivered: false });
+    expect(decide(outcome('transient'), 502, ctx())).toMatchObject({ action: 'retry', maybeDelivered: true });
   });
 
   it('unauthorized pauses the company instead of failing the document', () => {
@@ -68,7 +102,7 @@ describe('decide', () => {
 
   it('an unknown answer is failed with an own number and in-doubt without', () => {
     expect(decide(outcome('unknown'), 200, ctx())).toMatchObject({ action: 'final', status: 'failed' });
-    expect(decide(outcome('unknown'), 200, ctx({ ownNumber: false }))).toMatchObject({ action: 'final', status: 'in-doubt' });
+    expect(decide(outcome('unknown'), 200, ctx({ ownNumber: false }))).toMatchObject({ action: 'final', status: 'in-doubt', doubt: 'no-answer' });
   });
 
   it('429 and 503 cannot have been processed; 500, 502 and 504 may have', () => {

@@ -15,7 +15,8 @@ export const retryCommand: Command = {
     'the queue; a running daemon is told (SIGHUP) and sends them at once, otherwise the next',
     'start of the daemon (or edoc-bridge submit of the same file) does. In-doubt documents',
     '(sent, answer lost, no own number) are released only with --in-doubt: that is the',
-    'operator\'s word that the service did not issue them.',
+    'operator\'s word that the service did not issue them. Documents in doubt for a repeated number',
+    '(Regla 90) are never re-queued: a resend gets the same answer; use edoc-bridge resolve.',
     'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
     'a document without its own number is named as edoc-bridge status shows it, FILE#INDEX, or as',
     'company/kind/INDEX when only one file has such a document (INDEX counts from 0).',
@@ -69,8 +70,17 @@ export const retryCommand: Command = {
       io.err(`warning: ${released.length} in-doubt document(s) released on your word that the service did not issue them; `
         + 'they will be sent again and, if it did issue them, issued twice.');
     }
-    if (held.length > 0) {
-      io.err(`${held.length} in-doubt document(s) of ${what} were not released: check with the service that they were not issued, `
+    // A repeated-number doubt is never released: the resend would only meet the same Regla 90 (resolve decides it).
+    const repeated = held.filter((d) => d.doubt === 'repeated-number');
+    const unanswered = held.filter((d) => d.doubt !== 'repeated-number');
+    if (repeated.length > 0) {
+      io.err(`${repeated.length} in-doubt document(s) of ${what} were not released: the service already holds a document under `
+        + `their number (Regla 90, ${repeated.map((d) => d.key ?? `${d.file}#${d.index}`).slice(0, 5).join(', ')}${repeated.length > 5 ? ', …' : ''}), `
+        + 'so sending them again only gets the same answer. Check at the authority which document it holds under the number, then run '
+        + 'edoc-bridge resolve --document KEY --issued if it is this one, or --not-ours if it is another document.');
+    }
+    if (unanswered.length > 0) {
+      io.err(`${unanswered.length} in-doubt document(s) of ${what} were not released: check with the service that they were not issued, `
         + 'then run this again with --in-doubt');
     }
     if (result.ids.length === 0) {

@@ -73,7 +73,8 @@ export const statusCommand: Command = {
         { header: 'final/total', value: (f) => `${f.progress.total - f.progress.counts.pending - f.progress.counts.sending}/${f.progress.total}`, align: 'right' },
       ])) io.out(line);
     }
-    attention(io.out, 'In doubt (sent, outcome unknown; check the service before edoc-bridge retry --in-doubt)', summary.inDoubt);
+    attention(io.out, 'In doubt (check at the service: no-answer → edoc-bridge resolve --issued or retry --in-doubt; '
+      + 'repeated-number → edoc-bridge resolve --issued or --not-ours)', summary.inDoubt, true);
     attention(io.out, 'Failed (gave up; edoc-bridge retry re-queues them)', summary.failed);
     io.out('');
     if (summary.lastPulls.length === 0) io.out('Received documents: no pull yet.');
@@ -84,13 +85,14 @@ export const statusCommand: Command = {
   },
 };
 
-function attention(out: (line: string) => void, title: string, docs: readonly AttentionDocument[]): void {
+function attention(out: (line: string) => void, title: string, docs: readonly AttentionDocument[], why = false): void {
   if (docs.length === 0) return;
   out('');
   out(`${title}: ${docs.length}`);
   for (const line of renderTable(docs, [
     { header: 'key', value: (d) => d.key ?? `${d.file}#${d.index}` },
     { header: 'file', value: (d) => d.file },
+    ...(why ? [{ header: 'why', value: (d: AttentionDocument) => d.doubt ?? '' }] : []),
     { header: 'attempts', value: (d) => String(d.attempts), align: 'right' },
     { header: 'last error', value: (d) => (d.lastError ?? '').slice(0, 120) },
   ])) out(line);

@@ -2,9 +2,13 @@
  * Reliability suite 1, "Crash": numbered invoices over JSONL and CSV files, the
  * emulator answering 500s, 502s, resets and accepted-then-dropped answers
  * (seeded), the daemon killed with SIGKILL at seeded random moments and
- * restarted; then the faults stop and it finishes. Shared by the long run
+ * restarted; then the faults stop and it finishes. A document whose answer was
+ * lost (or cut off by a kill) meets a repeated-number answer when resent: it is
+ * in doubt for its repeated number (issue 12 item 1), and the scenario checks
+ * the emulator holds each of those once, with our content. Shared by the long run
  * (test/torture) and the short one inside `npm test` (test/reliability).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { mulberry32 } from '../../../src/emulator/faults.js';
 import {
   COMPANY_MAIN, DaemonProcess, sleep, startTestEmulator, type ResultJson, type TestEmulator,
@@ -36,7 +40,12 @@ export interface CrashReport {
   extra: number;
   reportsWritten: number;
   reportsComplete: number;
+  /** Documents neither accepted nor in doubt for a repeated number (a clash, failed, rejected…): 0. */
   notAccepted: number;
+  /** In doubt for a repeated number: the answer of our first attempt was lost (or cut off by a kill). */
+  inDoubt: number;
+  /** Of those, how many the emulator does NOT hold exactly once with the request we sent: 0. */
+  inDoubtNotOurs: number;
   ledgerStates: Record<string, number>;
   emulatorRequests: number;
   faultsInjected: Record<string, number>;
@@ -111,11 +120,26 @@ export async function runCrashScenario(o: CrashOptions, log: (line: string) => v
     let notAccepted = 0;
     for (const [i, r] of results.entries()) {
       const docs = files[i].numbers.length;
-      const complete = r.finishedAt !== null && r.counts.total === docs && r.counts.accepted === docs && r.documents.length === docs
-        && r.documents.every((d, k) => d.index === k && d.status === 'accepted' && d.key === `main/invoice/SETP/${files[i].numbers[k]}`);
+      const settled = (d: ResultJson['documents'][number]): boolean => d.status === 'accepted'
+        || (d.status === 'in-doubt' && (d as { doubt?: string }).doubt === 'repeated-number');
+      const complete = r.finishedAt !== null && r.counts.total === docs && r.counts.accepted + r.counts.inDoubt === docs
+        && r.documents.length === docs
+        && r.documents.every((d, k) => d.index === k && settled(d) && d.key === `main/invoice/SETP/${files[i].numbers[k]}`);
       if (complete) reportsComplete++;
-      notAccepted += r.documents.filter((d) => d.status !== 'accepted').length;
+      notAccepted += r.documents.filter((d) => !settled(d)).length;
     }
+    // Every in-doubt document: the emulator holds its number exactly once, with the request we sent.
+    const held = new Map<number, unknown[]>();
+    for (const d of await emulator.client.documents({ company: COMPANY_MAIN.id, kind: 'invoice', withRequest: true })) {
+      if (d.accepted) held.set(Number(d.number), [...(held.get(Number(d.number)) ?? []), d.request]);
+    }
+    const doubts = project.ledgerQuery<{ key: string; request: string }>(`SELECT d.key AS key,
+      CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END AS request
+      FROM documents d JOIN document_bodies b ON b.id = d.id WHERE d.state = 'in-doubt'`);
+    const inDoubtNotOurs = doubts.filter((d) => {
+      const there = held.get(Number(d.key.split('/').at(-1))) ?? [];
+      return there.length !== 1 || !isDeepStrictEqual(there[0], JSON.parse(d.request));
+    }).length;
     const stats = await emulator.client.stats();
     const secrets = findSecrets(project.dir, [COMPANY_MAIN.apiKey]);
     return {
@@ -129,6 +153,8 @@ export async function runCrashScenario(o: CrashOptions, log: (line: string) => v
       reportsWritten: results.length,
       reportsComplete,
       notAccepted,
+      inDoubt: doubts.length,
+      inDoubtNotOurs,
       ledgerStates: project.ledgerStates(),
       emulatorRequests: stats.totalRequests,
       faultsInjected: stats.faultsInjected,
