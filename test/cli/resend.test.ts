@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli-runner.js';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, ROOT, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { jsonText, supportDocument } from '../helpers/documents.js';
+import { jsonText, supportAdjustment, supportDocument } from '../helpers/documents.js';
 import { toCsv } from '../map/helpers.js';
 
 let emulator: TestEmulator;
@@ -28,12 +28,18 @@ const ventas = toCsv([
   { prefijo: 'SETP', numero: '990000502', fecha: '18/11/2026', cliente_tipo_doc: '31', cliente_doc: '800.197.268-4', cliente_nombre: 'Andina', descripcion: 'Arroz', cantidad: '1', valor_unitario: '4.200,00', iva: '5' },
 ]);
 
-/** The newest file of that input name in the ledger, once its report is final; its result.json. */
+/**
+ * The newest file of that input name in the ledger and its final result.json — its own, not the earlier
+ * file's under the same report name (told apart by startedAt).
+ */
 async function newestResult(kind: string, name: string, after: number): Promise<{ id: number; result: ResultJson }> {
-  const row = await eventually(() => project.ledgerQuery<{ id: number; report_name: string; state: string }>(
-    `SELECT id, report_name, state FROM files WHERE name = ? AND id > ? AND state IN ('done','failed-read') ORDER BY id DESC LIMIT 1`, name, after)[0],
-  `a new final file ${name}`, 30_000);
-  const result = await project.finalResult(kind, `${row.report_name}.json`);
+  const row = await eventually(() => project.ledgerQuery<{ id: number; report_name: string; started_at: number }>(
+    `SELECT id, report_name, started_at FROM files WHERE name = ? AND id > ? ORDER BY id DESC LIMIT 1`, name, after)[0],
+  `a new file ${name} in the ledger`, 30_000);
+  const result = await eventually(async () => {
+    const r = await project.result(kind, `${row.report_name}.json`);
+    return r !== undefined && r.finishedAt !== null && r.startedAt === new Date(row.started_at).toISOString() ? r : undefined;
+  }, `the final report of the new ${name}`, 30_000);
   return { id: row.id, result };
 }
 
@@ -140,6 +146,25 @@ describe('edoc-bridge resend', () => {
     expect(after.length - before.length).toBe(1);
     expect(after.filter((d) => d.accepted).length).toBe(before.filter((d) => d.accepted).length);
     expect(after.filter((d) => d.documentNumber === 'DSX5')).toHaveLength(2);
+  });
+
+  test('an adjustment note dropped before its support document is invalid; once the document is accepted, resend gets the note accepted', async () => {
+    const note = supportAdjustment(41, 'DS990000888', '');
+    delete (note.DocumentReferences as Record<string, unknown>[])[0].DocumentReferredCUFE;
+    await project.drop('support-adjustment', 'nota.json', jsonText([note]));
+    const first = await project.finalResult('support-adjustment', 'nota.json');
+    expect(first.documents.map((d) => d.status)).toEqual(['invalid']);
+    await archived('support-adjustment', 'nota.json');
+    const firstId = fileId('nota.json');
+
+    await project.drop('support-document', 'ds-888.json', jsonText([supportDocument(990_000_888)]));
+    expect((await project.finalResult('support-document', 'ds-888.json')).documents.map((d) => d.status)).toEqual(['accepted']);
+
+    const run = await runCli(project, ['resend', '--file', 'nota.json']);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain('1 rejected or invalid document(s) are sent again');
+    const again = await newestResult('support-adjustment', 'nota.json', firstId);
+    expect(again.result.documents.map((d) => [d.key, d.status])).toEqual([['main/support-adjustment/NDS/41', 'accepted']]);
   });
 
   test('refuses with the reason: an unknown name (2), a missing archived copy (1), in-doubt documents (1)', async () => {
