@@ -57,6 +57,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
         addEvent(db, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
       } else if (copy !== undefined) {
         if (copy === 'accepted') result.duplicate++;
+        (result.byEarlierCopy ??= []).push({ index: d.index, state: copy === 'accepted' ? 'duplicate' : 'invalid' });
         addEvent(db, now, 'earlier-copy', fileId, id, { earlierCopy: copy });
       }
     }

@@ -139,6 +139,11 @@ describe('edoc-bridge resend', () => {
       ['rejected', expect.any(Array)],
       ['duplicate', ['EDOC_LEDGER_DUPLICATE_KEY']],
     ]);
+    // the log holds each document's final state once, the ones settled by their earlier copy included
+    const finals = daemon.logLines().filter((l) => l.msg === 'document final' && l.file === 'compras.json');
+    expect(finals.map((l) => [l.doc, l.status]).sort()).toEqual([
+      ['#0', 'duplicate'], ['main/support-document/DS/990000777', 'duplicate'], ['main/support-document/DSX/5', 'rejected'],
+    ]);
     // the emulator got exactly one more request: DSX5's; nothing accepted was issued twice
     const e5After = Object.values((await emulator.client.stats()).requests.E5 ?? {}).reduce((a, b) => a + b, 0);
     expect(e5After - e5Before).toBe(1);
