@@ -108,7 +108,7 @@ describe('edoc-bridge resend', () => {
     const exact = await runCli(project, ['resend', '--file', 'ventas (2).csv']);
     expect(exact.code).toBe(1);
     expect(exact.stderr).toContain('nothing to resend: every document of ventas (2).csv was accepted');
-  });
+  }, 60_000);
 
   test('accepted documents are reported duplicate and never sent again (own number or not); rejected ones are sent again; without a daemon the file waits', async () => {
     // DSX has no numbering range: the authority rejects DSX5 (FAD05); the other two are accepted,
@@ -151,7 +151,7 @@ describe('edoc-bridge resend', () => {
     expect(after.length - before.length).toBe(1);
     expect(after.filter((d) => d.accepted).length).toBe(before.filter((d) => d.accepted).length);
     expect(after.filter((d) => d.documentNumber === 'DSX5')).toHaveLength(2);
-  });
+  }, 60_000);
 
   test('an adjustment note dropped before its support document is invalid; once the document is accepted, resend gets the note accepted', async () => {
     const note = supportAdjustment(41, 'DS990000888', '');
@@ -170,9 +170,9 @@ describe('edoc-bridge resend', () => {
     expect(run.stdout).toContain('1 rejected or invalid document(s) are sent again');
     const again = await newestResult('support-adjustment', 'nota.json', firstId);
     expect(again.result.documents.map((d) => [d.key, d.status])).toEqual([['main/support-adjustment/NDS/41', 'accepted']]);
-  });
+  }, 60_000);
 
-  test('refuses with the reason: an unknown name (2), a missing archived copy (1), in-doubt documents (1)', async () => {
+  test('refuses with the reason: an unknown name (2), a missing archived copy (1), in-doubt documents (1); a submitted file is taken from where it was', async () => {
     // a document without its own number whose answer is lost after the service issued it: in-doubt
     await emulator.client.setFaults({ dropAfterCommitRate: 1 });
     await project.drop('support-document', 'dudoso.json', jsonText([supportDocument(undefined, 'dudoso')]));
@@ -199,11 +199,24 @@ describe('edoc-bridge resend', () => {
     await rm(archivedCopy);
     const missing = await runCli(project, ['resend', '--file', archivedCopy]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`the archived copy ${archivedCopy} is missing`);
+    expect(missing.stderr).toContain(`the original to take again, ${archivedCopy}, is missing`);
     await writeFile(archivedCopy, bytes);
+
+    // a file taken by `submit` from outside the inbox is not archived: its original is copied from where it was
+    const outside = path.join(project.dir, 'fuera.json');
+    await writeFile(outside, jsonText([{ ...supportDocument(7), SeriePrefix: 'DSX' }]));
+    await daemon.stop();
+    const submitted = await runCli(project, ['submit', outside, '--kind', 'support-document']);
+    expect(submitted.code).toBe(1);
+    daemon = await DaemonProcess.start(project);
+    const again = await runCli(project, ['resend', '--file', 'fuera.json']);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toContain(`${outside} copied back to ${path.join(project.inbox('support-document'), 'fuera.json')}`);
+    const taken = await newestResult('support-document', 'fuera.json', fileId('fuera.json'));
+    expect(taken.result.documents.map((d) => d.status)).toEqual(['rejected']);
 
     const help = await runCli(project, ['resend', '--help'], { config: false });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('edoc-bridge resend --file NAME');
-  });
+  }, 120_000);
 });

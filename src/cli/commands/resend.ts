@@ -41,7 +41,8 @@ export const resendCommand: Command = {
     '(issued) or edoc-bridge retry --in-doubt (not issued). Without a running daemon the file waits in',
     'the inbox and is taken at its next start. NAME is the input file name as the outbox shows it, or',
     'the archived copy (its path, or its name in the archive folder) when several archived files share',
-    'the name. Exit 0: the file is back in the inbox; 1: refused (the reason is printed); 2: usage.',
+    'the name. A file taken by edoc-bridge submit from outside the inbox is not archived: its original is',
+    'copied from where it was. Exit 0: the file is in the inbox; 1: refused (the reason is printed); 2: usage.',
   ].join('\n'),
   examples: [
     'edoc-bridge resend --file ventas-2026-11-03.csv',
@@ -73,13 +74,13 @@ export const resendCommand: Command = {
       }
       const { request, reused } = ledger.requestResend(file.id);
       try {
-        await copyIn(file.archivedPath as string, target);
+        await copyIn(originalOf(file), target);
       } catch (err) {
         if (!reused) ledger.cancelResend(request.id);
-        throw new EdocError('EDOC_RESEND_REFUSED', `Could not copy ${file.archivedPath} to ${target}: ${(err as Error).message}`,
+        throw new EdocError('EDOC_RESEND_REFUSED', `Could not copy ${originalOf(file)} to ${target}: ${(err as Error).message}`,
           { file: target }, { cause: err });
       }
-      io.out(`${file.archivedPath} copied back to ${target}`);
+      io.out(`${originalOf(file)} copied back to ${target}`);
       io.out(describe(file, outcome));
       io.out(daemonNote(config, target));
       return EXIT_OK;
@@ -100,7 +101,7 @@ function pickFile(ledger: Ledger, name: string, absolute: string): FileRow {
   if (all.length === 0) {
     throw usageError(`no input file named ${name} in the ledger (use the name as the outbox shows it, or the archived copy's path)`);
   }
-  const archived = all.filter((f) => f.archivedPath !== null && f.archivedPath !== '');
+  const archived = all.filter((f) => (f.archivedPath !== null && f.archivedPath !== '') || submittedDone(f));
   if (archived.length === 0) {
     const f = all[all.length - 1];
     throw new EdocError('EDOC_RESEND_REFUSED', f.archivedPath === ''
@@ -108,10 +109,20 @@ function pickFile(ledger: Ledger, name: string, absolute: string): FileRow {
       : `${name} is not archived yet: it is still being worked on (state ${f.state}); see edoc-bridge status`);
   }
   if (archived.length > 1) {
-    const list = archived.map((f) => `  ${f.archivedPath}   taken ${new Date(f.startedAt).toISOString()}, ${summary(f)}`).join('\n');
+    const list = archived.map((f) => `  ${originalOf(f)}   taken ${new Date(f.startedAt).toISOString()}, ${summary(f)}`).join('\n');
     throw usageError(`${name} matches ${archived.length} archived files:\n${list}\ngive the exact one: --file ARCHIVED-PATH`);
   }
   return archived[0];
+}
+
+/** A finished file taken by `edoc-bridge submit` from outside the inbox: never archived, its original stays where it was. */
+function submittedDone(f: FileRow): boolean {
+  return f.archive === false && (f.state === 'done' || f.state === 'failed-read');
+}
+
+/** The copy to take again: the archived original, or a submitted file's own path. */
+function originalOf(f: FileRow): string {
+  return f.archivedPath !== null && f.archivedPath !== '' ? f.archivedPath : f.path;
 }
 
 function summary(f: FileRow): string {
@@ -132,14 +143,14 @@ async function refusalOf(file: FileRow, o: ContentOutcome, name: string): Promis
   }
   const read = o.accepted + o.again > 0;
   if (read && o.again === 0) return `nothing to resend: every document of ${name} was accepted`;
-  const archived = file.archivedPath as string;
+  const archived = originalOf(file);
   let copy;
   try {
     copy = await hashFile(archived);
   } catch {
-    return `the archived copy ${archived} is missing; put the original back there, or drop a corrected file into the inbox`;
+    return `the original to take again, ${archived}, is missing; put it back there, or drop a corrected file into the inbox`;
   }
-  if (copy.sha256 !== file.sha256) return `the archived copy ${archived} is not what was taken (its content changed); nothing was copied`;
+  if (copy.sha256 !== file.sha256) return `the original to take again, ${archived}, is not what was taken (its content changed); nothing was copied`;
   return undefined;
 }
 
