@@ -209,10 +209,11 @@ describe('edoc-bridge resend', () => {
     const submitted = await runCli(project, ['submit', outside, '--kind', 'support-document']);
     expect(submitted.code).toBe(1);
     daemon = await DaemonProcess.start(project);
+    const submittedId = fileId('fuera.json');
     const again = await runCli(project, ['resend', '--file', 'fuera.json']);
     expect([again.code, again.stderr]).toEqual([0, '']);
     expect(again.stdout).toContain(`${outside} copied back to ${path.join(project.inbox('support-document'), 'fuera.json')}`);
-    const taken = await newestResult('support-document', 'fuera.json', fileId('fuera.json'));
+    const taken = await newestResult('support-document', 'fuera.json', submittedId);
     expect(taken.result.documents.map((d) => d.status)).toEqual(['rejected']);
 
     const help = await runCli(project, ['resend', '--help'], { config: false });
