@@ -62,6 +62,9 @@ export const ERRORS = {
   EDOC_LEDGER_OPEN: 'The ledger file could not be opened (not a database, damaged, or not accessible).',
   EDOC_LEDGER_DUPLICATE_FILE: 'The same file content was received before; it is not sent again.',
   EDOC_LEDGER_DUPLICATE_KEY: 'A document with this key was already accepted; it is not sent again.',
+  EDOC_LEDGER_DUPLICATE_DOCUMENT: 'The same document of the same file content was accepted before (a resend); it is not sent again.',
+  EDOC_LEDGER_EARLIER_COPY_OPEN: 'The same document of the same file content taken before is not final yet; this copy is not sent.',
+  EDOC_RESEND_REFUSED: 'edoc-bridge resend cannot take this file again now (documents not final, archive missing, nothing to resend).',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',

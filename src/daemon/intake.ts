@@ -154,13 +154,16 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  */
 function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
   log: Pick<AppLogger, 'info'>): void {
-  ledger.insertDocuments(fileId, batch);
+  const inserted = ledger.insertDocuments(fileId, batch);
+  // settled by an earlier copy of the same content (a resend): never reach a sender either
+  const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
   for (const d of batch) {
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
     const invalid = d.problems !== undefined && d.problems.length > 0;
     const earlier = !invalid && key !== null ? ledger.acceptedKey(key) : undefined;
-    if (!invalid && (earlier === undefined || earlier.fileId === fileId)) continue;
-    log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : 'duplicate', attempts: 0 }, 'document final');
+    const copy = byCopy.get(d.index);
+    if (!invalid && copy === undefined && (earlier === undefined || earlier.fileId === fileId)) continue;
+    log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
   }
 }
 

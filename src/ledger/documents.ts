@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { kindsSharingNumbers } from '../validate/kinds.js';
 import { addEvent } from './files.js';
+import { earlierCopyLookup } from './resend.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import type {
@@ -27,6 +28,8 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
   const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
     ON CONFLICT(file_id, state) DO UPDATE SET n = n + excluded.n`);
   const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
+  // the same content taken before (a resend): a document's earlier copy decides whether it may go again
+  const earlier = earlierCopyLookup(db, fileId);
   const write = db.transaction((batch: NewDocument[]) => {
     let first: number | undefined;
     let last: number | undefined;
@@ -35,8 +38,10 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
       const problems = d.problems && d.problems.length > 0 ? d.problems : null;
       const dupOf = !problems && key ? (accepted.get(key) as { id: number } | undefined) : undefined;
-      const state = problems ? 'invalid' : dupOf ? 'duplicate' : 'pending';
-      const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }] : null;
+      const copy = !problems && !dupOf && earlier ? earlier(d.index, d.raw) : undefined;
+      const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
+      const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
+        : copy === undefined ? null : [earlierCopyError(copy)];
       const info = insert.run(fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
         d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(problems), json(errors), now);
       if (info.changes === 0) continue;
@@ -51,6 +56,10 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       if (dupOf) {
         result.duplicate++;
         addEvent(db, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
+      } else if (copy !== undefined) {
+        if (copy === 'accepted') result.duplicate++;
+        (result.byEarlierCopy ??= []).push({ index: d.index, state: copy === 'accepted' ? 'duplicate' : 'invalid' });
+        addEvent(db, now, 'earlier-copy', fileId, id, { earlierCopy: copy });
       }
     }
     for (const [state, n] of Object.entries(added)) if (n > 0) count.run(fileId, state, n);
@@ -66,6 +75,13 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
   }
   if (batch.length > 0) write.immediate(batch);
   return result;
+}
+
+function earlierCopyError(copy: 'accepted' | 'open'): { code: string; message: string } {
+  return copy === 'accepted'
+    ? { code: 'EDOC_LEDGER_DUPLICATE_DOCUMENT', message: 'This document was accepted when the same file content was taken before; not sent again.' }
+    : { code: 'EDOC_LEDGER_EARLIER_COPY_OPEN', message: 'Not sent: this document of the same file content taken before is not final '
+      + '(pending, failed or in-doubt); settle it there first (edoc-bridge status, retry, resolve), then resend.' };
 }
 
 export function acceptedKey(db: Database.Database, key: string): { documentId: number; fileId: number } | undefined {

@@ -30,6 +30,25 @@ function freeReportName(db: Database.Database, company: string, kind: string, st
   }
 }
 
+export interface ResendRequest {
+  id: number;
+  fileId: number;
+  requestedAt: number;
+}
+
+/** Open (not yet taken) request for this content, if any. */
+export function openResend(db: Database.Database, company: string, kind: string, sha256: string): ResendRequest | undefined {
+  const r = stmt(db, `SELECT id, file_id, requested_at FROM resend_requests WHERE company = ? AND kind = ? AND sha256 = ?
+    AND taken_by IS NULL ORDER BY id LIMIT 1`).get(company, kind, sha256) as { id: number; file_id: number; requested_at: number } | undefined;
+  return r ? { id: r.id, fileId: r.file_id, requestedAt: r.requested_at } : undefined;
+}
+
+/** Inside recordFile's transaction: the new file `fileId` takes the open request for its content. */
+function takeResend(db: Database.Database, request: ResendRequest, fileId: number, now: number): void {
+  stmt(db, 'UPDATE resend_requests SET taken_by = ?, taken_at = ? WHERE id = ? AND taken_by IS NULL').run(fileId, now, request.id);
+  addEvent(db, now, 'file-resend', fileId, null, { request: request.id, resendOf: request.fileId });
+}
+
 export function recordFile(db: Database.Database, input: RecordFileInput): RecordFileResult {
   return db.transaction((): RecordFileResult => {
     const leftover = stmt(db, `SELECT id, state FROM files WHERE company = ? AND kind = ? AND sha256 = ?
@@ -43,12 +62,14 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     const original = stmt(db, `SELECT id, name, started_at FROM files WHERE company = ? AND kind = ? AND sha256 = ?
       AND state <> 'failed-read' AND duplicate_of IS NULL ORDER BY id LIMIT 1`)
       .get(input.company, input.kind, input.sha256) as { id: number; name: string; started_at: number } | undefined;
+    // the operator asked for this content to be taken again (edoc-bridge resend): one drop goes through
+    const resend = openResend(db, input.company, input.kind, input.sha256);
     const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name);
     const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
       total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
       @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);
     const where = { outboxDir: input.outboxDir ?? null, archive: input.archive === undefined ? null : Number(input.archive) };
-    if (original) {
+    if (original && !resend) {
       const error: FileError = {
         code: 'EDOC_LEDGER_DUPLICATE_FILE',
         message: `The same content was received before as ${original.name} (${new Date(original.started_at).toISOString()}); it is not sent again.`,
@@ -61,6 +82,7 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'reading', error: null, total: null,
       duplicateOf: null, finishedAt: null }).lastInsertRowid);
     addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256 });
+    if (resend) takeResend(db, resend, fileId, input.now);
     return { fileId, outcome: 'new', state: 'reading' };
   }).immediate();
 }

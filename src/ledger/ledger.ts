@@ -9,6 +9,9 @@ import { acquireLock, releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as received from './received.js';
+import * as resend from './resend.js';
+import type { ResendRequest } from './files.js';
+import type { ContentOutcome } from './resend.js';
 import { LedgerSnapshot } from './snapshot.js';
 import * as status from './status.js';
 import type {
@@ -176,6 +179,14 @@ export class Ledger {
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
   statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+
+  // --- resend (edoc-bridge resend) -----------------------------------------
+  filesMatching(name: string): FileRow[] { return resend.filesMatching(this.db, name); }
+  contentOutcome(file: FileRow): ContentOutcome { return resend.contentOutcome(this.db, file); }
+  requestResend(fileId: number, now = Date.now()): { request: ResendRequest; reused: boolean } {
+    return resend.requestResend(this.db, fileId, now);
+  }
+  cancelResend(requestId: number, now = Date.now()): void { resend.cancelResend(this.db, requestId, now); }
 
   // --- received documents (E12) -------------------------------------------
   getCursor(company: string): string | undefined { return received.getCursor(this.db, company); }

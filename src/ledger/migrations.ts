@@ -149,6 +149,22 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE documents SET maybe_delivered = 1 WHERE state IN ('sending', 'in-doubt');
   UPDATE documents SET doubt = 'no-answer' WHERE state = 'in-doubt';
   `,
+  // 5: `edoc-bridge resend`: the operator's word that the next drop of this content (company, kind,
+  // sha256) is to be taken again, not refused as a duplicate file. One open request lets exactly one
+  // drop through; taking it records which file did.
+  `
+  CREATE TABLE resend_requests (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    company TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    requested_at INTEGER NOT NULL,
+    taken_by INTEGER REFERENCES files(id),
+    taken_at INTEGER
+  );
+  CREATE INDEX resend_open ON resend_requests(company, kind, sha256) WHERE taken_by IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

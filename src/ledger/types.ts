@@ -120,6 +120,8 @@ export interface InsertResult {
   inserted: number;
   invalid: number;
   duplicate: number;
+  /** Indexes settled by an earlier copy of the same content (a resend), with the state they got. */
+  byEarlierCopy?: { index: number; state: 'duplicate' | 'invalid' }[];
 }
 
 export interface DueDocument {

@@ -111,7 +111,12 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, c
   const lines: DeriveLine[] = [];
   if (mapping.lines !== undefined && mapping.linesField !== undefined) {
     const severalRates = checkLineRates(mapping, rows, problems);
-    rows.forEach((row, i) => {
+    const when = mapping.lines.type === 'object' ? mapping.lines.when : undefined;
+    const optional = when !== undefined;
+    rows.forEach((row) => {
+      // `$when` on the line fields: a row without line data (an annulment note's only row) is no line.
+      if (when !== undefined && when.every((column) => row.get(column).trim() === '')) return;
+      const i = lines.length;
       const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
       const path = `${mapping.linesField}[${i}]`;
       const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<string, unknown>;
@@ -122,7 +127,7 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, c
       }
       lines.push({ fields, inputs, rows: [row.row] });
     });
-    request[mapping.linesField] = lines.map((l) => l.fields);
+    if (lines.length > 0 || !optional) request[mapping.linesField] = lines.map((l) => l.fields);
   }
   if (problems.length > 0) return { problems };
   for (const d of mapping.derive) {

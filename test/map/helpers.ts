@@ -13,7 +13,7 @@ export const EXAMPLES = join(import.meta.dirname, '../../examples');
 export const FIXTURES = join(import.meta.dirname, '../fixtures/csv');
 
 const cache = new Map<string, Promise<Mapping>>();
-export function mapping(name: 'sales' | 'support-document' | 'payroll'): Promise<Mapping> {
+export function mapping(name: 'sales' | 'support-document' | 'payroll' | 'support-adjustment' | 'pos'): Promise<Mapping> {
   let m = cache.get(name);
   if (m === undefined) {
     m = loadMapping(join(MAPPINGS, `${name}.csv.yaml`));

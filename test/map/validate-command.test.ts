@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +27,19 @@ describe('edoc-bridge validate', () => {
     ]);
     expect((lines[0].request as { Total: { PayableAmount: string } }).Total.PayableAmount).toBe('1565297.50');
   });
+
+  it('validates every shipped example (every kind, CSV, JSON and JSONL) with the shipped configuration: exit 0, no problem', async () => {
+    const kinds: Record<string, string> = {
+      invoices: 'invoice', 'credit-notes': 'credit-note', 'debit-notes': 'debit-note', payroll: 'payroll',
+      'support-documents': 'support-document', 'support-adjustments': 'support-adjustment', pos: 'pos',
+    };
+    const files = (await readdir(EXAMPLES)).filter((f) => /\.(csv|jsonl?)$/.test(f));
+    expect(files).toHaveLength(21);
+    for (const f of files) {
+      const { code, lines } = await validate(join(EXAMPLES, f), kinds[f.replace(/(-jsonl?)?\.[a-z]+$/, '')]);
+      expect([f, code, lines.length >= 1, lines.flatMap((l) => l.problems as unknown[])]).toEqual([f, 0, true, []]);
+    }
+  }, 120_000);
 
   it('exits 1 and prints the problems with their rows when a document is invalid', async () => {
     const file = await tempFile('ventas.csv', toCsv([sale('1', '1'), sale('2', '1', { fecha: '2026-11-18' })]), 'windows-1252');

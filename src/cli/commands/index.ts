@@ -3,6 +3,7 @@ import { commissionCommand } from './commission.js';
 import { emulatorCommand } from './emulator.js';
 import { rangesCommand } from './ranges.js';
 import { receivedCommand } from './received.js';
+import { resendCommand } from './resend.js';
 import { resolveCommand } from './resolve.js';
 import { retryCommand } from './retry.js';
 import { runCommand } from './run.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand,
   retryCommand,
   resolveCommand,
+  resendCommand,
   rangesCommand,
   commissionCommand,
   receivedCommand,

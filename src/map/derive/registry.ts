@@ -4,7 +4,9 @@
  * from the columns, so the column wiring stays in YAML.
  */
 import type { EvalContext } from '../evaluate-value.js';
+import { supportAdjustmentTotals } from './adjustment-totals.js';
 import { payrollTotals } from './payroll-totals.js';
+import { posTotals } from './pos-totals.js';
 import { salesTotals } from './sales-totals.js';
 import { supportTotals } from './support-totals.js';
 
@@ -28,6 +30,8 @@ const DERIVATIONS: Record<string, Derivation> = {
   'sales-totals': salesTotals,
   'support-totals': supportTotals,
   'payroll-totals': payrollTotals,
+  'support-adjustment-totals': supportAdjustmentTotals,
+  'pos-totals': posTotals,
 };
 
 export function isKnownDerivation(name: string): boolean {

@@ -1,0 +1,101 @@
+/**
+ * Taking the same content again (`edoc-bridge resend`). The content-hash rule refuses a second drop of
+ * a file; a resend request is the operator's word that exactly one more drop of that content is to be
+ * read. What keeps a resend exactly-once is per document: a document whose earlier copy (same content,
+ * same place in the file, same source text) was accepted is not sent again, whether or not it carries
+ * its own number; one whose earlier copy is not final yet (pending, sending, failed, in-doubt) is held,
+ * because that copy may still be sent or released. Only copies that were rejected or invalid go again.
+ */
+import type Database from 'better-sqlite3';
+import { addEvent, getFile, openResend } from './files.js';
+import type { ResendRequest } from './files.js';
+import { stmt } from './rows.js';
+import type { DocumentState, FileRow } from './types.js';
+
+/** Records that the next drop of `fileId`'s content is to be taken again; an open request for it is reused. */
+export function requestResend(db: Database.Database, fileId: number, now: number): { request: ResendRequest; reused: boolean } {
+  return db.transaction(() => {
+    const file = getFile(db, fileId);
+    if (!file) throw new Error(`requestResend: no file ${fileId}`);
+    const open = openResend(db, file.company, file.kind, file.sha256);
+    if (open) return { request: open, reused: true };
+    const id = Number(stmt(db, `INSERT INTO resend_requests(file_id, company, kind, sha256, requested_at) VALUES (?, ?, ?, ?, ?)`)
+      .run(fileId, file.company, file.kind, file.sha256, now).lastInsertRowid);
+    addEvent(db, now, 'resend-requested', fileId, null, { request: id });
+    return { request: { id, fileId, requestedAt: now }, reused: false };
+  }).immediate();
+}
+
+/** Withdraws an open request (its copy into the inbox failed). */
+export function cancelResend(db: Database.Database, requestId: number, now: number): void {
+  db.transaction(() => {
+    const r = stmt(db, 'DELETE FROM resend_requests WHERE id = ? AND taken_by IS NULL RETURNING file_id').get(requestId) as
+      { file_id: number } | undefined;
+    if (r) addEvent(db, now, 'resend-cancelled', r.file_id, null, { request: requestId });
+  }).immediate();
+}
+
+/** Ids of the earlier files of the same content that hold documents (not duplicate-file records), oldest first. */
+function earlierFiles(db: Database.Database, fileId: number): number[] {
+  return stmt(db, `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.sha256 = f.sha256
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`).pluck().all(fileId) as number[];
+}
+
+export type EarlierCopy = 'accepted' | 'open' | undefined;
+
+/**
+ * For insertDocuments: how the earlier copies of a document (same content file, same index, same source
+ * text) ended. undefined when the file's content was never taken before (the common case: no lookups).
+ */
+export function earlierCopyLookup(db: Database.Database, fileId: number): ((index: number, raw: string) => EarlierCopy) | undefined {
+  const earlier = earlierFiles(db, fileId);
+  if (earlier.length === 0) return undefined;
+  const states = stmt(db, `SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
+    WHERE d.file_id IN (SELECT value FROM json_each(?)) AND d.idx = ? AND b.raw = ?`).pluck();
+  const ids = JSON.stringify(earlier);
+  return (index, raw) => classify(states.all(ids, index, raw) as DocumentState[]);
+}
+
+function classify(states: readonly DocumentState[]): EarlierCopy {
+  if (states.includes('accepted')) return 'accepted';
+  if (states.some((s) => s === 'pending' || s === 'sending' || s === 'failed' || s === 'in-doubt')) return 'open';
+  return undefined;
+}
+
+export interface ContentOutcome {
+  /** Documents per outcome over every copy of this content: `accepted` (an accepted copy, or its number
+   * accepted elsewhere: a resend reports it duplicate), `again` (only rejected/invalid copies: sent again),
+   * and the ones that block a resend. */
+  accepted: number;
+  again: number;
+  failed: number;
+  inDoubt: number;
+  inProgress: number;
+}
+
+/** What a resend of `file`'s content would do with each of its documents (see the module comment). */
+export function contentOutcome(db: Database.Database, file: FileRow): ContentOutcome {
+  const rows = stmt(db, `SELECT d.idx AS idx, group_concat(d.state) AS states FROM documents d JOIN files f ON f.id = d.file_id
+    WHERE f.company = ? AND f.kind = ? AND f.sha256 = ? GROUP BY d.idx`)
+    .all(file.company, file.kind, file.sha256) as { idx: number; states: string }[];
+  const out: ContentOutcome = { accepted: 0, again: 0, failed: 0, inDoubt: 0, inProgress: 0 };
+  for (const r of rows) {
+    const states = r.states.split(',');
+    if (states.includes('accepted') || states.includes('duplicate')) out.accepted++;
+    else if (states.includes('in-doubt')) out.inDoubt++;
+    else if (states.includes('pending') || states.includes('sending')) out.inProgress++;
+    else if (states.includes('failed')) out.failed++;
+    else out.again++;
+  }
+  return out;
+}
+
+/**
+ * Files an operator may mean by `name`: its input name, report stem, original path, or archived copy
+ * (full path or the archive's own name, `NAME (2).csv`), oldest first.
+ */
+export function filesMatching(db: Database.Database, name: string): FileRow[] {
+  const rows = stmt(db, `SELECT id FROM files WHERE name = @n OR report_name = @n OR path = @n OR archived_path = @n
+    OR (archived_path <> '' AND substr(archived_path, -length(@n) - 1) = '/' || @n) ORDER BY id`).pluck().all({ n: name }) as number[];
+  return rows.map((id) => getFile(db, id)).filter((f): f is FileRow => f !== undefined);
+}

@@ -1,0 +1,52 @@
+/**
+ * `derive: pos-totals` (POS documents, E3/E4 content). Per line `valorBruto` =
+ * unidades × valorUnitarioBruto and, when the line has a VAT rate (input
+ * `vat`; empty = no tax entry), `tributos` [{ id 01, IVA, valorImporte, valorBase,
+ * porcentaje }]. Document `tributos`: one per tax with one entry per rate;
+ * `totales` (numbers, as the spec types them): valorBruto = Σ lines,
+ * valorTotalSinImpuestos = valorBruto, valorTotalConImpuestos = valorNeto =
+ * valorBruto + Σ taxes, charges and discounts 0 (the layout carries none).
+ */
+import { formatAmount, mulDecimals, mulRate } from '../../policy/amount.js';
+import type { DeriveInput } from './registry.js';
+
+const VAT = { id: '01', nombre: 'IVA' };
+
+/** Cents as the number the POS content carries (`2380000` -> 23800). */
+function money(cents: number): number {
+  return Number(formatAmount(cents));
+}
+
+export function posTotals({ request, lines }: DeriveInput): void {
+  let gross = 0;
+  let taxes = 0;
+  const byRate = new Map<string, { base: number; tax: number }>();
+  for (const line of lines) {
+    const { unidades, valorUnitarioBruto } = line.fields;
+    if (typeof unidades !== 'string' || typeof valorUnitarioBruto !== 'string') continue;
+    const net = mulDecimals(unidades, valorUnitarioBruto);
+    if (net === undefined) continue;
+    gross += net;
+    line.fields.valorBruto = money(net);
+    const rate = line.inputs.vat;
+    if (typeof rate !== 'string') continue;
+    const tax = mulRate(net, rate);
+    taxes += tax;
+    const porcentaje = Number(rate);
+    line.fields.tributos = [{ ...VAT, esImpuesto: true, valorImporte: money(tax), valorBase: money(net), porcentaje }];
+    const acc = byRate.get(rate) ?? { base: 0, tax: 0 };
+    acc.base += net;
+    acc.tax += tax;
+    byRate.set(rate, acc);
+  }
+  if (byRate.size > 0) {
+    request.tributos = [{
+      ...VAT, esImpuesto: true, valorImporteTotal: money(taxes),
+      detalles: [...byRate].map(([rate, acc]) => ({ valorImporte: money(acc.tax), valorBase: money(acc.base), porcentaje: Number(rate) })),
+    }];
+  }
+  request.totales = {
+    valorBruto: money(gross), valorCargos: 0, valorDescuentos: 0, valorTotalSinImpuestos: money(gross),
+    valorTotalConImpuestos: money(gross + taxes), valorNeto: money(gross + taxes),
+  };
+}
