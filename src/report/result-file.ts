@@ -24,6 +24,15 @@ export interface ResultDocument {
   response: unknown;
 }
 
+/** In a duplicate drop's report: the earlier file with the same content, its report and when it was processed. */
+export interface DuplicateOf {
+  file: string;
+  /** Its result.json, relative to this report's folder (`NAME.result.json`, or `archive/…` once moved aside). */
+  result: string;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
 export function resultCounts(progress: FileProgress): ResultCounts {
   const c = progress.counts;
   return { total: progress.total, accepted: c.accepted, rejected: c.rejected, invalid: c.invalid, failed: c.failed,
@@ -53,7 +62,7 @@ export class ResultFileWriter {
 
   private constructor(private readonly out: AtomicWriter) {}
 
-  static async begin(target: string, file: FileRow, progress: FileProgress): Promise<ResultFileWriter> {
+  static async begin(target: string, file: FileRow, progress: FileProgress, duplicateOf?: DuplicateOf): Promise<ResultFileWriter> {
     const out = await AtomicWriter.create(target);
     const done = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const head: Record<string, unknown> = {
@@ -61,6 +70,7 @@ export class ResultFileWriter {
       startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
     };
     if (file.error) head.error = { code: file.error.code, message: file.error.message };
+    if (duplicateOf !== undefined) head.duplicateOf = duplicateOf;
     head.counts = resultCounts(progress);
     const text = JSON.stringify(head, null, 2);
     try {
