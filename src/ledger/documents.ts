@@ -192,7 +192,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
   { applied: number[]; fileIds: number[] } {
   const update = stmt(db, `UPDATE documents SET state = @state, next_attempt_at = @nextAttemptAt,
     last_outcome = @outcome, result_code = @resultCode, http_status = @httpStatus, errors = @errors,
-    warnings = @warnings, response = @response, updated_at = @now WHERE id = @id AND state = 'sending'
+    warnings = @warnings, response = @response, key = coalesce(key, @key), updated_at = @now WHERE id = @id AND state = 'sending'
     RETURNING file_id`);
   const applied: number[] = [];
   const files = new Set<number>();
@@ -204,12 +204,14 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
         outcome: json(r.outcome), resultCode: r.resultCode ?? null, httpStatus: r.httpStatus ?? null,
         errors: json(r.errors && r.errors.length > 0 ? r.errors : null),
         warnings: json(r.warnings && r.warnings.length > 0 ? r.warnings : null), response: json(r.response), now,
+        key: r.key ?? null,
       }) as { file_id: number } | undefined;
       if (!row) continue;
       applied.push(r.id);
       files.add(row.file_id);
       addEvent(db, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
         resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
+        ...(r.key === undefined ? {} : { assignedKey: r.key }),
       });
     }
   }).immediate();

@@ -162,6 +162,8 @@ export interface OutcomeRecord {
   response?: unknown;
   /** A word for the event history (e.g. "duplicate after resend: accepted the first time"). */
   note?: string;
+  /** The key of a document the service numbered, from the number it assigned; a key already set stays. */
+  key?: string;
 }
 
 export interface DocumentRow {

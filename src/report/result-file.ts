@@ -1,4 +1,5 @@
 import type { DocumentRow, FileProgress, FileRow, ReportProblem } from '../ledger/types.js';
+import { identifiersIn, issuedNumberIn, type IssuedNumber } from '../service/issued.js';
 import { AtomicWriter } from './atomic-write.js';
 
 export interface ResultCounts {
@@ -22,6 +23,34 @@ export interface ResultDocument {
   errors: ReportProblem[];
   warnings: string[];
   response: unknown;
+  /** What was issued, as data; null unless the document is `accepted` (docs/operations.md "result.json"). */
+  issued: Issued | null;
+}
+
+/**
+ * The number a document was issued under and every identifier the service returned for it: `prefix`
+ * and `number` (the document's own, or the one the service assigned), `numberedBy` (`erp` or
+ * `service`), and the response's identifiers under the spec's names (POS: `cude`, `qr`, `idDocumento`).
+ */
+export interface Issued {
+  prefix: string | null;
+  number: string | null;
+  numberedBy: 'erp' | 'service';
+  [identifier: string]: string | number | null;
+}
+
+/** `company/kind/prefix/number` → prefix and number (a prefix may hold a `/`, a number never does). */
+function keyNumber(key: string | null): IssuedNumber | undefined {
+  const parts = key?.split('/') ?? [];
+  return parts.length < 4 ? undefined : { prefix: parts.slice(2, -1).join('/'), number: parts[parts.length - 1] };
+}
+
+export function issuedOf(d: DocumentRow): Issued | null {
+  if (d.state !== 'accepted') return null;
+  // the key holds the assigned number since it was accepted; older ledgers: read from the stored answer
+  const n = keyNumber(d.key) ?? issuedNumberIn(d.response, d.warnings);
+  return { prefix: n?.prefix ?? null, number: n?.number ?? null, numberedBy: d.ownNumber ? 'erp' : 'service',
+    ...identifiersIn(d.response) };
 }
 
 /** In a duplicate drop's report: the earlier file with the same content, its report and when it was processed. */
@@ -44,6 +73,7 @@ export function resultDocument(d: DocumentRow): ResultDocument {
     index: d.index, source: d.source, key: d.key, status: d.state, resultCode: d.resultCode, httpStatus: d.httpStatus,
     // mapping and validation problems first: they explain why nothing was sent
     errors: [...d.problems, ...d.errors], warnings: d.warnings, response: d.response,
+    issued: issuedOf(d),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
+import { assignedKey } from './assigned-key.js';
 import type { Decision, FinalStatus } from './decide.js';
 
 /** An earlier attempt (or a crash while sending) may have reached the service. */
@@ -49,7 +50,10 @@ export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decis
       const errors = decision.status === 'accepted' || decision.status === 'duplicate' && outcome.messages.length === 0
         ? [] : problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
           decision.note ?? outcome.reason);
-      return { ...base, state: decision.status, outcome: slim(outcome, false), errors, ...(decision.note ? { note: decision.note } : {}) };
+      // a document the service numbered is known by its assigned number from now on
+      const key = decision.status === 'accepted' ? assignedKey(doc, response) : undefined;
+      return { ...base, state: decision.status, outcome: slim(outcome, false), errors, ...(decision.note ? { note: decision.note } : {}),
+        ...(key === undefined ? {} : { key }) };
     }
   }
 }
