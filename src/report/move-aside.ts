@@ -7,7 +7,7 @@
  * archive, the ledger, then the outbox names are unlinked; a crash between any two steps is repaired
  * by running it again (links to the very same files count as done).
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
