@@ -4,8 +4,9 @@
  * set moves to the archive beside its original — `archive/<archived original's name>.result.json`,
  * `.errors.csv`, `.retry.<ext>` — byte for byte, never overwriting anything, and the ledger records
  * the new place, where later rewrites of that report (resolve, retry) go. Order: hard links in the
- * archive, the ledger, then the outbox names are unlinked; a crash between any two steps is repaired
- * by running it again (links to the very same files count as done).
+ * archive, then the ledger; the caller's new report then takes the outbox names (renamed over them, a
+ * companion it does not have removed), so a reader never finds NAME.result.json missing. A crash
+ * between any two steps is repaired by running it again (links to the very same files count as done).
  */
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -14,10 +15,13 @@ import { EdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { FileRow } from '../ledger/types.js';
 import { placeExclusive } from './archive.js';
-import { fsyncDir, removeDurably } from './atomic-write.js';
+import { fsyncDir } from './atomic-write.js';
 import { outputNames, sanitizeName } from './names.js';
 
-/** Moves aside the reports of earlier files holding `fileId`'s outbox names in `outboxDir`. */
+/**
+ * Moves aside the reports of earlier files holding `fileId`'s outbox names in `outboxDir`. The caller
+ * writes `fileId`'s whole report set next (writeFileReport), which replaces what is left under them.
+ */
 export async function moveAsideEarlierReports(ledger: Ledger, fileId: number, outboxDir: string, now = Date.now()): Promise<void> {
   if (ledger.readOnly) return;
   // another folder (a configuration changed since) is no collision
@@ -86,7 +90,6 @@ async function moveAside(ledger: Ledger, holder: FileRow, outboxDir: string, wit
     if (!placed) continue; // something appeared there meanwhile: the next name
     await fsyncDir(archiveDir);
     ledger.relocateReport(holder.id, archiveDir, stem, now);
-    for (const [i, src] of stats.entries()) if (src !== undefined) await removeDurably(sources[i]);
     return;
   }
   throw new EdocError('EDOC_REPORT_WRITE', `No free archive name for the report ${base}.result.json in ${archiveDir}.`,
