@@ -169,6 +169,8 @@ describe('outbox reports are never overwritten by another file\'s (edoc-bridge s
     expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(0);
     const now = await readJson(path.join(outbox, 'lote.result.json'));
     expect(now.documents.map((d) => d.key)).toEqual(['main/invoice/SETP/990200022']);
+    // the foreground path writes the same result.json: what was issued is there as data
+    expect((now.documents[0] as { issued?: unknown }).issued).toEqual({ prefix: 'SETP', number: '990200022', numberedBy: 'erp' });
     // not archived by submit: the earlier report set is kept under its name and finishing time
     const archive = await snapshot(path.join(outbox, 'archive'));
     const kept = [...archive.keys()];
