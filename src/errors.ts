@@ -44,6 +44,7 @@ export const ERRORS = {
   // --- validate -----------------------------------------------------------
   EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',
   EDOC_VALIDATE_KIND: 'The request does not match the kind of its inbox folder.',
+  EDOC_VALIDATE_WRONG_FOLDER: 'The document itself says it is of another kind than its inbox folder (a reason, a reference, a document-type column, a note prefix); it is not sent.',
   EDOC_VALIDATE_TOTALS: 'Amounts do not add up.',
   EDOC_VALIDATE_TAX: 'A tax entry breaks the spec\'s tax rules.',
   EDOC_VALIDATE_CHECK_DIGIT: 'A check digit does not match its NIT.',

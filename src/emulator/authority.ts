@@ -2,7 +2,8 @@
  * The emulator plays the tax authority too. A document reaching it is
  * rejected (IsValid false, HTTP 200) with reasons `Regla: CODE, Rechazo: text`:
  *   90     the number was already accepted for the company + family + prefix (spec)
- *   FAD05  the number lies outside every current range of its prefix (emulator's own code)
+ *   FAD05  the number lies outside every current range of its prefix (emulator's own code; E1 and
+ *          POS only: for E5/E6 the spec lists numbering among the 400 data errors, support.ts)
  *   FAU04  amounts do not add up: lines vs Total, tax = base × rate (emulator's own code)
  *   DRF01  a credit or debit note without a reference to the corrected document (emulator's own code)
  *   FAJ24  a check digit does not match its NIT (emulator's own code)
@@ -27,6 +28,8 @@ export interface VerdictInput {
   number: string;
   /** False for payroll, whose numbering is the company's payroll prefix rather than a range. */
   checkRange?: boolean;
+  /** The range the caller already found the number in (E5/E6): not checked again. */
+  range?: RangeState;
   totals?: Problem[];
   checkDigits?: Problem[];
   /** Credit / debit notes: whether the request refers to the corrected document. */
@@ -43,8 +46,8 @@ export function authorityVerdict(state: EmulatorState, input: VerdictInput): Ver
   const reasons: string[] = [];
   const { company, kind, prefix, number } = input;
   if (state.findAccepted(company.id, familyOf(kind), prefix, number) !== undefined) reasons.push(REGLA_90);
-  let range: RangeState | undefined;
-  if (input.checkRange !== false) {
+  let range: RangeState | undefined = input.range;
+  if (range === undefined && input.checkRange !== false) {
     range = rangeContaining(state, company, kind, prefix, number);
     if (range === undefined) {
       reasons.push(regla('FAD05', `El número ${prefix}${number} no está dentro de un rango de numeración vigente del prefijo ${prefix}.`));

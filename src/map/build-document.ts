@@ -5,13 +5,16 @@
  * with any problem gets no request (it is reported `invalid`).
  */
 import { isEdocError } from '../errors.js';
+import { isDocumentKind } from '../validate/kinds.js';
 import type { Problem } from '../validate/problem.js';
+import { judgeKindSignals } from '../validate/wrong-folder.js';
 import { columnsOf, specColumns } from './compile-node.js';
 import { evaluateNode } from './evaluate-node.js';
 import type { CompanyInfo, EvalContext, RowView } from './evaluate-value.js';
 import { evaluateValue } from './evaluate-value.js';
 import type { DeriveLine } from './derive/registry.js';
 import { getDerivation } from './derive/registry.js';
+import { mappingKindSignals } from './kind-check.js';
 import type { Mapping } from './mapping-types.js';
 
 export interface BuiltDocument {
@@ -95,6 +98,11 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
 }
 
 export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, company: CompanyInfo): BuiltDocument {
+  // A document the export shows to be of another kind is reported as that alone, and never built.
+  if (mapping.kindCheck !== undefined && isDocumentKind(kind)) {
+    const elsewhere = judgeKindSignals(kind, mappingKindSignals(mapping.kindCheck, rows));
+    if (elsewhere.length > 0) return { problems: elsewhere };
+  }
   const problems: Problem[] = [];
   checkConsistency(mapping, rows, problems);
   const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems };

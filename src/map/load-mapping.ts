@@ -9,6 +9,7 @@ import { compileNode, compileValue, mappingError } from './compile-node.js';
 import { compileDatePattern } from './convert-date.js';
 import type { CompileContext } from './compile-node.js';
 import { isKnownDerivation } from './derive/registry.js';
+import { compileKindCheck } from './kind-check.js';
 import { mappingFileSchema } from './mapping-schema.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
 
@@ -80,6 +81,8 @@ export function compileMapping(data: unknown, file: string): Mapping {
     document: compileNode(m.document, 'document', docCtx),
     derive,
   };
+  const kindCheck = compileKindCheck(m.kindCheck, file);
+  if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
   if (m.lines !== undefined) {
     mapping.linesField = m.lines.field;
     mapping.lines = compileNode(m.lines.fields, 'lines.fields', lineCtx);

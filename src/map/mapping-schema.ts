@@ -32,6 +32,17 @@ const deriveItemSchema = z.union([
   z.strictObject({ name: z.string().min(1), inputs: z.record(z.string(), z.unknown()).optional() }),
 ]);
 
+/**
+ * `kindCheck`: columns of the export that show what a document is (a reason, a corrected document, a
+ * document-type column, a note prefix), and the kinds each shows; compiled and checked in kind-check.ts.
+ */
+const kindCheckItemSchema = z.strictObject({
+  column: z.string().min(1),
+  filled: z.array(z.string().min(1)).min(1).optional(),
+  values: z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
+});
+export type KindCheckInput = z.infer<typeof kindCheckItemSchema>;
+
 export const mappingFileSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
@@ -57,5 +68,6 @@ export const mappingFileSchema = z.strictObject({
     })
     .optional(),
   derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
+  kindCheck: z.array(kindCheckItemSchema).optional(),
 });
 export type MappingFile = z.infer<typeof mappingFileSchema>;

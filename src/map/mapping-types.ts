@@ -2,6 +2,7 @@
  * A mapping after loading: the YAML's shape, checked and compiled into a tree
  * that the engine walks per document. See docs/mappings.md for the language.
  */
+import type { DocumentKind } from '../validate/kinds.js';
 
 export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
 
@@ -45,6 +46,15 @@ export interface Derive {
   lineInputs: Record<string, ValueSpec>;
 }
 
+/** One `kindCheck` entry: a column and the kinds its cells show (see map/kind-check.ts). */
+export interface KindCheck {
+  column: string;
+  /** Any non-blank cell shows one of these kinds. */
+  filled?: DocumentKind[];
+  /** A cell equal to a key (trimmed, lower-cased) shows one of its kinds; other cells show nothing. */
+  values?: Record<string, DocumentKind[]>;
+}
+
 export interface Mapping {
   /** The YAML file it was loaded from (for error messages). */
   file: string;
@@ -61,4 +71,6 @@ export interface Mapping {
   /** Column whose equal values within a document denote the same line (a repeated line). */
   lineKey?: string;
   derive: Derive[];
+  /** What the export's own columns say about a document's kind (absent: nothing is checked). */
+  kindCheck?: KindCheck[];
 }

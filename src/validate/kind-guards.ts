@@ -2,6 +2,8 @@
  * The PRODUCT kinds table: the inbox folder says what the document must be, and
  * E1 infers its type from ReasonCredit / ReasonDebit, so a stray reason would
  * silently issue a credit note instead of an invoice. These guards stop that.
+ * A document whose own fields show another kind (a ReasonDebit in the
+ * credit-note folder) is reported before them, by wrong-folder.ts.
  */
 import type { DocumentKind } from './kinds.js';
 import { arr, filled, isObj, obj, str, text } from './access.js';

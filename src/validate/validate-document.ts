@@ -1,7 +1,8 @@
 /**
  * Everything the bridge checks before sending a document, and everything the
- * emulator rejects: the wire schema of the kind's resource, the kind guards, NIT
- * check digits, the issuer's NIT, totals and the support-document rules.
+ * emulator rejects. First whether the document belongs in this folder at all
+ * (wrong-folder.ts); then the wire schema of the kind's resource, the kind
+ * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
  */
 import type { z } from 'zod';
 import {
@@ -19,8 +20,10 @@ import { checkDigits } from './check-digit.js';
 import { kindGuards } from './kind-guards.js';
 import type { DocumentKind } from './kinds.js';
 import { problem, type Problem } from './problem.js';
+import { requestKindSignals } from './request-kind-signals.js';
 import { supportRules } from './support-rules.js';
 import { invoiceTotals, supportTotals } from './totals.js';
+import { judgeKindSignals } from './wrong-folder.js';
 
 export interface ValidateContext {
   /** Colombia's current date, `yyyy-MM-dd` (the 6-day PeriodStartDate rule). */
@@ -30,6 +33,9 @@ export interface ValidateContext {
 }
 
 export function validateDocument(kind: DocumentKind, request: unknown, ctx: ValidateContext): Problem[] {
+  // A document of another kind is reported as that alone: the rules of this folder's kind do not apply to it.
+  const elsewhere = judgeKindSignals(kind, requestKindSignals(request));
+  if (elsewhere.length > 0) return elsewhere;
   const schemaProblems = checkSchema(kind, request);
   const ruleProblems = [...kindGuards(kind, request), ...checkDigits(request), ...checkIssuer(kind, request, ctx.issuerNit)];
   if (kind === 'support-document' || kind === 'support-adjustment') ruleProblems.push(...supportRules(request, ctx));

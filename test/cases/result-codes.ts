@@ -209,6 +209,21 @@ export const RESULT_CODE_CASES: readonly ResultCodeCase[] = [
   { id: 'E6-200-http200-regla90', op: 'E6', resultCode: 200, http: 200, isValid: false, source: 'extra',
     meaning: 'Adjustment note rejected only for a repeated number.', outcome: 'duplicate',
     body: env(200, false, SUPPORT_REJECTED_MESSAGE, [REGLA_90]) },
+  // The spec's E5/E6 400 row names numbering among the data that do not allow issuing: a number
+  // outside every current range of its prefix, or a prefix without a range of the document's type.
+  ...(['E5', 'E6'] as const).flatMap((op): ResultCodeCase[] => {
+    const [prefix, what] = op === 'E5' ? ['DS', 'documento soporte'] : ['NAS', 'notas de ajuste'];
+    const outside = `El número ${prefix}5000000 no está dentro de un rango de numeración vigente de ${what} con prefijo ${prefix} para la empresa 1001.`;
+    const noRange = `No hay una resolución de ${what} vigente con prefijo SETP para la empresa 1001.`;
+    return [
+      { id: `${op}-400-http200-number-outside-range`, op, resultCode: 400, http: 200, isValid: false, source: 'extra',
+        meaning: 'Numbering: the number is outside every current range of its prefix (a 400, not an authority rejection).',
+        outcome: 'invalid', body: env(400, false, outside, [outside]) },
+      { id: `${op}-400-http200-prefix-without-range`, op, resultCode: 400, http: 200, isValid: false, source: 'extra',
+        meaning: 'Numbering: the prefix has no current range of this document type.',
+        outcome: 'invalid', body: env(400, false, noRange, [noRange]) },
+    ];
+  }),
   { id: 'E3-200-false-regla90', op: 'E3', http: 200, authorityStatus: 'false', source: 'extra',
     meaning: 'POS document rejected only for a repeated number.', outcome: 'duplicate', body: posRecord('false', [REGLA_90]) },
 ];

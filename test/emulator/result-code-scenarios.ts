@@ -29,6 +29,9 @@ const fault = async (emu: RunningEmulator, faults: Json): Promise<void> => setFa
 const issueSupport = async (emu: RunningEmulator): Promise<void> => {
   expect((await call(emu, 'E5', { headers: AUTH, body: support() })).status).toBe(200);
 };
+/** A NIT whose CheckDigit does not match: the authority rejects the document (FAJ24) after numbering it. */
+const BAD_DIGIT_NIT = { DocumentNumber: '830045123', DocumentType: '31', CountryCode: 'CO', CheckDigit: '9' };
+const badDigitSupplier = (): Json => ({ ...(support().SupplierParty as Json), Identification: BAD_DIGIT_NIT });
 const annul = (number?: string): Json => ({ DocumentReferences: [{ DocumentReferred: 'DS1' }], ...(number === undefined ? {} : { SeriePrefix: 'NAS', SerieNumber: number }) });
 const newRange = (): Json => ({
   Prefix: 'FV', AuthorizationNumber: '18764000009', ValidFrom: '2026-01-01T00:00:00', ValidTo: '2027-01-01T00:00:00',
@@ -70,19 +73,31 @@ export const SCENARIOS: Record<string, Scenario> = {
     run: async (emu, pathForm) => { await fault(emu, { errorRate: 1 }); return call(emu, 'E2', { pathForm, headers: PAYROLL_HEADERS, body: payroll() }); },
   },
   'E5-200-http200-valid': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: support() }) },
-  'E5-200-http200-invalid': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: { ...support(), SerieNumber: '5000000' } }) },
+  'E5-200-http200-invalid': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: { ...support(), SupplierParty: badDigitSupplier() } }) },
   'E5-200-http200-regla90': { run: async (emu) => { await issueSupport(emu); return call(emu, 'E5', { headers: AUTH, body: support() }); } },
   'E5-400-http200': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: { ...support(), SeriePrefix: 'ZZ', SerieNumber: undefined } }) },
   'E5-401-http200': { run: (emu) => call(emu, 'E5', { headers: BAD_KEY, body: support() }) },
   'E5-500-http500': { run: async (emu) => { await fault(emu, { errorRate: 1 }); return call(emu, 'E5', { headers: AUTH, body: support() }); } },
   'E6-200-http200-valid': { run: async (emu) => { await issueSupport(emu); return call(emu, 'E6', { headers: AUTH, body: annul() }); } },
-  'E6-200-http200-invalid': { run: async (emu) => { await issueSupport(emu); return call(emu, 'E6', { headers: AUTH, body: annul('5000000') }); } },
+  'E6-200-http200-invalid': {
+    run: async (emu) => {
+      await issueSupport(emu);
+      const s = support();
+      return call(emu, 'E6', { headers: AUTH, body: { ...annul(), Lines: s.Lines, TaxTotals: s.TaxTotals, Total: s.Total, SupplierParty: badDigitSupplier() } });
+    },
+  },
   'E6-200-http200-regla90': {
     run: async (emu) => {
       await issueSupport(emu);
       await call(emu, 'E6', { headers: AUTH, body: annul('7') });
       return call(emu, 'E6', { headers: AUTH, body: annul('7') });
     },
+  },
+  'E5-400-http200-number-outside-range': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: { ...support(), SerieNumber: '5000000' } }) },
+  'E5-400-http200-prefix-without-range': { run: (emu) => call(emu, 'E5', { headers: AUTH, body: { ...support(), SeriePrefix: 'SETP' } }) },
+  'E6-400-http200-number-outside-range': { run: async (emu) => { await issueSupport(emu); return call(emu, 'E6', { headers: AUTH, body: annul('5000000') }); } },
+  'E6-400-http200-prefix-without-range': {
+    run: async (emu) => { await issueSupport(emu); return call(emu, 'E6', { headers: AUTH, body: { ...annul('7'), SeriePrefix: 'SETP' } }); },
   },
   'E6-400-http200': { run: (emu) => call(emu, 'E6', { headers: AUTH, body: annul() }) },
   'E6-401-http200': { run: (emu) => call(emu, 'E6', { headers: BAD_KEY, body: annul() }) },
@@ -148,6 +163,11 @@ export function expectRow(row: ResultCodeCase, result: CallResult, form: PathFor
   expect(outcome.kind).toBe(row.outcome);
   if (row.id.endsWith('regla90')) {
     expect(row.op === 'E3' ? body.erroresAuthority : body.Errors).toEqual([REGLA_90]);
+  }
+  if (row.id.endsWith('-number-outside-range') || row.id.endsWith('-prefix-without-range')) {
+    // Spec additional rule 1: for a 400, ResultData repeats the error message.
+    const sample = row.body as Json;
+    expect({ Errors: body.Errors, ResultData: body.ResultData }).toEqual({ Errors: sample.Errors, ResultData: sample.ResultData });
   }
   if (row.id === 'E1-429-retry-after') {
     expect(result.headers.get('retry-after')).toBe('1');

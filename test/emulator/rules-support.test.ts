@@ -111,6 +111,42 @@ describe('E5 support document', () => {
     expect((await e5(body)).ResultCode).toBe(400);
   });
 
+  test('E5 answers 400 in HTTP 200 for a number outside every current range of its prefix (numbering), and issues nothing', async () => {
+    const res = await call(emu, 'E5', { headers: AUTH, body: support({ SerieNumber: '5000000' }) });
+    expect(res.status).toBe(200);
+    const message = 'El número DS5000000 no está dentro de un rango de numeración vigente de documento soporte con prefijo DS para la empresa 1001.';
+    expect(envelopeOf(res)).toEqual({ ResultCode: 400, IsValid: false, ResultData: message, Errors: [message], Warning: [] });
+    expect(await documents(emu)).toEqual([]);
+  });
+
+  test('E5 answers 400 in HTTP 200 for a prefix without a support-document range, sent number or not', async () => {
+    const message = 'No hay una resolución de documento soporte vigente con prefijo SETP para la empresa 1001.';
+    for (const body of [support({ SeriePrefix: 'SETP', SerieNumber: '990000001' }), support({ SeriePrefix: 'SETP', SerieNumber: undefined })]) {
+      const res = await call(emu, 'E5', { headers: AUTH, body });
+      expect(res.status).toBe(200);
+      expect(envelopeOf(res)).toEqual({ ResultCode: 400, IsValid: false, ResultData: message, Errors: [message], Warning: [] });
+    }
+    expect(await documents(emu)).toEqual([]);
+  });
+
+  test('E5 answers 400 for a number of a range that is not active', async () => {
+    const inactive = await emulator((seed) => {
+      for (const r of seed.companies[0].ranges as Json[]) if (r.Prefix === 'DS') r.Active = false;
+    });
+    try {
+      const r = envelopeOf(await call(inactive, 'E5', { headers: AUTH, body: support() }));
+      expect(r).toMatchObject({ ResultCode: 400, IsValid: false, Errors: ['No hay una resolución de documento soporte vigente con prefijo DS para la empresa 1001.'] });
+    } finally { await inactive.close(); }
+  });
+
+  test('E5 rejected by the authority (a NIT check digit that does not match) answers Procesado con errores.', async () => {
+    const body = support();
+    (body.SupplierParty as Json).Identification = { DocumentNumber: '830045123', DocumentType: '31', CountryCode: 'CO', CheckDigit: '9' };
+    const r = await e5(body);
+    expect(r).toMatchObject({ ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.' });
+    expect(r.Errors).toEqual([expect.stringMatching(/^Regla: FAJ24, Rechazo: SupplierParty\.Identification\.CheckDigit: /)]);
+  });
+
   test('E5 rejects a repeated number with Procesado con errores.', async () => {
     await e5(support());
     expect(await e5(support())).toMatchObject({ ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.',
@@ -187,8 +223,10 @@ describe('E6 adjustment note', () => {
 
   test('E6 answers 400 for an unknown reference, a rejected one, and a missing identifier', async () => {
     expect((await e6({ DocumentReferences: [{ DocumentReferred: 'DS99' }] })).Errors[0]).toContain('no existe');
-    await e5(support({ SerieNumber: '5000000' }));
-    const rejected = await e6({ DocumentReferences: [{ DocumentReferred: 'DS5000000' }] });
+    const badDigit = support({ SerieNumber: '5' });
+    (badDigit.SupplierParty as Json).Identification = { DocumentNumber: '830045123', DocumentType: '31', CountryCode: 'CO', CheckDigit: '9' };
+    expect(await e5(badDigit)).toMatchObject({ ResultCode: 200, IsValid: false });
+    const rejected = await e6({ DocumentReferences: [{ DocumentReferred: 'DS5' }] });
     expect(rejected).toMatchObject({ ResultCode: 400, IsValid: false });
     expect(rejected.Errors[0]).toContain('no fue aceptado');
     expect((await e6({ DocumentReferences: [{ IssueDate: '2026-11-20' }] })).ResultCode).toBe(400);
@@ -220,11 +258,22 @@ describe('E6 adjustment note', () => {
       Errors: ['Regla: 90, Rechazo: Documento procesado anteriormente.'],
       Warning: ['No se informaron líneas; se anula el documento DS1 con su mismo detalle, impuestos y retenciones.'],
     });
-    const outside = await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'NAS', SerieNumber: '5000000' });
-    expect(outside).toMatchObject({
-      ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.',
-      Errors: ['Regla: FAD05, Rechazo: El número NAS5000000 no está dentro de un rango de numeración vigente del prefijo NAS.'],
-    });
+    const body = { DocumentReferences: [{ DocumentReferred: 'DS1' }], Lines: support().Lines, Total: support().Total, TaxTotals: support().TaxTotals,
+      SupplierParty: { ...(support().SupplierParty as Json), Identification: { DocumentNumber: '830045123', DocumentType: '31', CountryCode: 'CO', CheckDigit: '9' } } };
+    const digit = await e6(body);
+    expect(digit).toMatchObject({ ResultCode: 200, IsValid: false, ResultData: 'Procesado con errores.' });
+    expect(digit.Errors).toEqual([expect.stringMatching(/^Regla: FAJ24, Rechazo: /)]);
+  });
+
+  test('E6 answers 400 in HTTP 200 for a number outside every current range of its prefix, or a prefix without a notes range', async () => {
+    const outside = await call(emu, 'E6', { headers: AUTH, body: { DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'NAS', SerieNumber: '5000000' } });
+    expect(outside.status).toBe(200);
+    const message = 'El número NAS5000000 no está dentro de un rango de numeración vigente de notas de ajuste con prefijo NAS para la empresa 1001.';
+    expect(envelopeOf(outside)).toMatchObject({ ResultCode: 400, IsValid: false, ResultData: message, Errors: [message] });
+    const noRange = await e6({ DocumentReferences: [{ DocumentReferred: 'DS1' }], SeriePrefix: 'DS', SerieNumber: '7' });
+    const noRangeMessage = 'No hay una resolución de notas de ajuste vigente con prefijo DS para la empresa 1001.';
+    expect(noRange).toMatchObject({ ResultCode: 400, IsValid: false, ResultData: noRangeMessage, Errors: [noRangeMessage] });
+    expect(await documents(emu, '?kind=support-adjustment')).toEqual([]);
   });
 
   test('E6 401 repeats the message naming the company id', async () => {

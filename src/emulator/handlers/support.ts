@@ -14,8 +14,8 @@ import { supportTotals } from '../../validate/totals.js';
 import { authenticate, unauthorizedReply } from '../auth.js';
 import { envelopeReply, isRecord, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
 import { issueDocument } from '../issue.js';
-import { assignNumber } from '../numbering.js';
-import type { CompanyState, DocKind, EmulatorState, IssuedDocument } from '../state.js';
+import { assignNumber, rangeContaining, rangeTypesFor } from '../numbering.js';
+import type { CompanyState, DocKind, EmulatorState, IssuedDocument, RangeState } from '../state.js';
 import { OK_MESSAGE } from './invoice.js';
 
 export const SUPPORT_REJECTED_MESSAGE = 'Procesado con errores.';
@@ -41,22 +41,33 @@ function start(state: EmulatorState, req: EmulatorRequest): Start {
 interface Numbered {
   prefix: string;
   number: string;
+  /** The current range the number lies in: the authority then does not check it again. */
+  range: RangeState;
 }
 
-/** The body's prefix + number, or the next consecutive of the current range (with its Warning). */
+/**
+ * The body's prefix + number, or the next consecutive of the current range (with its Warning).
+ * Numbering is data that do not allow issuing (the spec's E5/E6 400 row): a number outside every
+ * current range of its prefix, or a prefix without a current range of the document's type, is a
+ * message for a 400, never a document that reaches the authority.
+ */
 function numberFor(
   state: EmulatorState, company: CompanyState, kind: DocKind, request: { SeriePrefix?: string; SerieNumber?: string }, warnings: string[],
 ): Numbered | string {
   const prefix = request.SeriePrefix?.trim() ?? '';
   const number = request.SerieNumber?.trim() ?? '';
-  if (number !== '') return { prefix, number };
-  const assigned = assignNumber(state, company, kind, prefix === '' ? undefined : prefix);
-  if (assigned === undefined) {
-    const what = kind === 'support-document' ? 'documento soporte' : 'notas de ajuste';
-    return `No hay una resolución de ${what} vigente${prefix === '' ? '' : ` con prefijo ${prefix}`} para la empresa ${company.id}.`;
+  const what = kind === 'support-document' ? 'documento soporte' : 'notas de ajuste';
+  const noRange = `No hay una resolución de ${what} vigente${prefix === '' ? '' : ` con prefijo ${prefix}`} para la empresa ${company.id}.`;
+  if (number !== '') {
+    const range = rangeContaining(state, company, kind, prefix, number);
+    if (range !== undefined) return { prefix, number, range };
+    if (state.currentRanges(company, rangeTypesFor(kind), prefix).length === 0) return noRange;
+    return `El número ${prefix}${number} no está dentro de un rango de numeración vigente de ${what} con prefijo ${prefix} para la empresa ${company.id}.`;
   }
+  const assigned = assignNumber(state, company, kind, prefix === '' ? undefined : prefix);
+  if (assigned === undefined) return noRange;
   warnings.push(assigned.warning);
-  return { prefix: assigned.prefix, number: assigned.number };
+  return { prefix: assigned.prefix, number: assigned.number, range: assigned.range };
 }
 
 /** A value the client did not send: absent, null or a blank string. */
@@ -115,7 +126,7 @@ export function handleSupportDocument(state: EmulatorState, req: EmulatorRequest
   const supplier = completeSupplier(company, request.SupplierParty ?? request.CustomerParty);
   const doc = issueDocument(
     state,
-    { company, kind: 'support-document', prefix: numbered.prefix, number: numbered.number, checkDigits: checkDigits(request) },
+    { company, kind: 'support-document', prefix: numbered.prefix, number: numbered.number, range: numbered.range, checkDigits: checkDigits(request) },
     { ...request, SupplierParty: supplier, SeriePrefix: numbered.prefix, SerieNumber: numbered.number },
   );
   const id = isRecord(supplier.Identification) ? supplier.Identification.DocumentNumber : undefined;
@@ -201,7 +212,7 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
 
   const doc = issueDocument(
     state,
-    { company, kind: 'support-adjustment', prefix: numbered.prefix, number: numbered.number, checkDigits: checkDigits(request) },
+    { company, kind: 'support-adjustment', prefix: numbered.prefix, number: numbered.number, range: numbered.range, checkDigits: checkDigits(request) },
     {
       ...effective,
       CorrectionConceptCode: request.CorrectionConceptCode ?? '2',
