@@ -79,8 +79,13 @@ export async function archiveOriginal(source: string, archiveDir: string,
     try {
       if (!(await placeExclusive(source, dest, src))) continue;
       await fsyncDir(archiveDir);
-      await fsp.unlink(source);
-      await fsyncDir(path.dirname(source));
+      // The ERP may have dropped a new file under the same name since the lstat (a daily name, renamed
+      // in over it): that one is not ours to unlink. Checked last, right before the unlink.
+      const still = await fsp.lstat(source).catch(() => undefined);
+      if (still !== undefined && still.ino === src.ino && still.dev === src.dev) {
+        await fsp.unlink(source);
+        await fsyncDir(path.dirname(source));
+      }
       return dest;
     } catch (err) {
       throw new EdocError('EDOC_REPORT_ARCHIVE', `Could not archive ${source}: ${(err as Error).message}`,

@@ -54,8 +54,10 @@ async function finalAt(file: string): Promise<ResultJson & { duplicateOf?: Recor
   }, `final ${file}`, 30_000);
 }
 
-async function archivedOriginal(p: Project, name: string): Promise<void> {
-  await eventually(() => (existsSync(path.join(p.outbox('invoice'), 'archive', name)) ? true : undefined), `archive/${name}`);
+/** The original is in the archive and gone from the inbox (the move links first, then unlinks). */
+async function archivedOriginal(p: Project, name: string, inboxName = name): Promise<void> {
+  await eventually(() => (existsSync(path.join(p.outbox('invoice'), 'archive', name))
+    && !existsSync(path.join(p.inbox('invoice'), inboxName)) ? true : undefined), `archive/${name}`);
 }
 
 describe('outbox reports are never overwritten by another file\'s (daemon)', () => {
@@ -75,7 +77,7 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
 
       await p.drop('invoice', 'ventas.json', content);
       const dup = await finalAt(path.join(outbox, 'ventas (2).result.json'));
-      await archivedOriginal(p, 'ventas (2).json');
+      await archivedOriginal(p, 'ventas (2).json', 'ventas.json');
       expect(dup.error?.code).toBe('EDOC_LEDGER_DUPLICATE_FILE');
       expect(dup.error?.message).toContain('ventas.json');
       expect(dup.error?.message).toContain('ventas.result.json');
@@ -116,7 +118,7 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
         return r !== undefined && r.sha256 !== first.sha256 && r.finishedAt !== null ? r : undefined;
       }, 'the new diario.result.json');
       expect(second.counts).toMatchObject({ total: 1, accepted: 1 });
-      await archivedOriginal(p, 'diario (2).json');
+      await archivedOriginal(p, 'diario (2).json', 'diario.json');
       // the new file's report took the names; nothing of the earlier is left under them
       const now = await snapshot(outbox);
       expect([...now.keys()].sort()).toEqual(['diario.result.json']);
