@@ -225,7 +225,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
   // maybe_delivered only ever goes up (migration 4): a later answer does not undo an earlier lost one.
   const update = stmt(db, `UPDATE documents SET state = @state, next_attempt_at = @nextAttemptAt,
     last_outcome = @outcome, result_code = @resultCode, http_status = @httpStatus, errors = @errors,
-    warnings = @warnings, response = @response, updated_at = @now, maybe_delivered = max(maybe_delivered, @maybe),
+    warnings = @warnings, response = @response, key = coalesce(key, @key), updated_at = @now, maybe_delivered = max(maybe_delivered, @maybe),
     doubt = @doubt WHERE id = @id AND state = 'sending'
     RETURNING file_id`);
   const applied: number[] = [];
@@ -239,6 +239,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
         errors: json(r.errors && r.errors.length > 0 ? r.errors : null),
         warnings: json(r.warnings && r.warnings.length > 0 ? r.warnings : null), response: json(r.response), now,
         maybe: r.maybeDelivered === true ? 1 : 0, doubt: r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null,
+        key: r.key ?? null,
       }) as { file_id: number } | undefined;
       if (!row) continue;
       applied.push(r.id);
@@ -246,6 +247,7 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
       if (r.maybeDelivered === true) addEvent(db, now, 'maybe-delivered', row.file_id, r.id, { httpStatus: r.httpStatus });
       addEvent(db, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
         resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
+        ...(r.key === undefined ? {} : { assignedKey: r.key }),
       });
     }
   }).immediate();

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { outputStem } from '../report/names.js';
+import { outputNames, outputStem } from '../report/names.js';
 import { json, stmt, toFileRow } from './rows.js';
 import type { RawFile } from './rows.js';
 import type { FileError, FileRow, RecordFileInput, RecordFileResult, ReportState } from './types.js';
@@ -17,16 +18,21 @@ export function getFile(db: Database.Database, fileId: number): FileRow | undefi
 
 /**
  * The stem of a file's outbox names (`<stem>.result.json`): its own name's stem, unless a file still
- * being worked on uses it, or another input name does (NAME.csv and NAME.json), so that two files
- * never share a report; then `NAME (2)`, `NAME (3)`…. The same input name dropped again once the
- * earlier one finished (ERPs reuse daily names) gets the same stem back.
+ * being worked on uses it (reading, documents not final, or its final report not written yet), or
+ * another input name does (NAME.csv and NAME.json), so that two files never share a report; then
+ * `NAME (2)`, `NAME (3)`…. The same input name dropped again once the earlier one finished (ERPs reuse
+ * daily names) gets the same stem back: the earlier report set then moves to the archive before the
+ * new one is written (src/report/move-aside.ts). `fresh` (a duplicate drop, whose report must never
+ * take the place of the outcome it duplicates) takes only a stem no file's report holds.
  */
-function freeReportName(db: Database.Database, company: string, kind: string, stem: string, name: string): string {
-  const busy = stmt(db, `SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ?
-    AND (state IN ('reading','open') OR name <> ?) LIMIT 1`);
+function freeReportName(db: Database.Database, company: string, kind: string, stem: string, name: string, fresh: boolean): string {
+  const held = stmt(db, 'SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL LIMIT 1');
+  const busy = stmt(db, `SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL
+    AND (state IN ('reading','open') OR report_state <> 'final' OR name <> ?) LIMIT 1`);
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stem : `${stem} (${n})`;
-    if (!busy.get(company, kind, candidate, name)) return candidate;
+    const taken = fresh ? held.get(company, kind, candidate) : busy.get(company, kind, candidate, name);
+    if (!taken) return candidate;
   }
 }
 
@@ -59,12 +65,15 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
       return { fileId: leftover.id, outcome: 'resumed', state: leftover.state };
     }
     // a read that failed proves nothing about the content: the same bytes may be dropped again
-    const original = stmt(db, `SELECT id, name, started_at FROM files WHERE company = ? AND kind = ? AND sha256 = ?
-      AND state <> 'failed-read' AND duplicate_of IS NULL ORDER BY id LIMIT 1`)
-      .get(input.company, input.kind, input.sha256) as { id: number; name: string; started_at: number } | undefined;
-    // the operator asked for this content to be taken again (edoc-bridge resend): one drop goes through
+    const original = stmt(db, `SELECT id, name, report_name, report_dir, started_at FROM files WHERE company = ? AND kind = ?
+      AND sha256 = ? AND state <> 'failed-read' AND duplicate_of IS NULL ORDER BY id LIMIT 1`)
+      .get(input.company, input.kind, input.sha256) as
+      { id: number; name: string; report_name: string; report_dir: string | null; started_at: number } | undefined;
+    // the operator asked for this content to be taken again (edoc-bridge resend): one drop goes through,
+    // and like any new file it takes NAME.result.json once the earlier report set has moved aside
     const resend = openResend(db, input.company, input.kind, input.sha256);
-    const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name);
+    const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name,
+      original !== undefined && !resend);
     const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
       total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
       @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);
@@ -72,7 +81,8 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     if (original && !resend) {
       const error: FileError = {
         code: 'EDOC_LEDGER_DUPLICATE_FILE',
-        message: `The same content was received before as ${original.name} (${new Date(original.started_at).toISOString()}); it is not sent again.`,
+        message: `The same content was received before as ${original.name} (taken ${new Date(original.started_at).toISOString()}; `
+          + `its report: ${reportPlace(original.report_name, original.name, original.report_dir)}); it is not sent again.`,
       };
       const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'done', error: json(error), total: 0,
         duplicateOf: original.id, finishedAt: input.now }).lastInsertRowid);
@@ -84,6 +94,40 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256 });
     if (resend) takeResend(db, resend, fileId, input.now);
     return { fileId, outcome: 'new', state: 'reading' };
+  }).immediate();
+}
+
+/** `NAME.result.json`, or `archive/…` once the report moved aside, as seen from the outbox folder. */
+function reportPlace(reportName: string, name: string, reportDir: string | null): string {
+  const result = outputNames(reportName, name).result;
+  return reportDir === null ? result : `${path.basename(reportDir)}/${result}`;
+}
+
+/**
+ * Other files whose reports hold the outbox names `reportName` in the company's kind (not moved
+ * aside), recorded before `fileId`, newest first: a file about to write its first report under
+ * those names moves theirs aside first.
+ */
+export function reportHolders(db: Database.Database, fileId: number): FileRow[] {
+  const file = getFile(db, fileId);
+  if (!file || file.reportDir !== null) return [];
+  return (stmt(db, `SELECT * FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL AND id < ?
+    ORDER BY id DESC`).all(file.company, file.kind, file.reportName, fileId) as RawFile[]).map(toFileRow);
+}
+
+/** The stem is taken in `dir` by the moved-aside reports of a file other than `fileId`. */
+export function reportPlaceTaken(db: Database.Database, dir: string, reportName: string, fileId: number): boolean {
+  return stmt(db, 'SELECT 1 FROM files WHERE report_dir = ? AND report_name = ? AND id <> ? LIMIT 1')
+    .get(dir, reportName, fileId) !== undefined;
+}
+
+/** The file's reports now live in `dir` as `reportName` (moved aside: a later file took its names). */
+export function relocateReport(db: Database.Database, fileId: number, dir: string, reportName: string, now: number): void {
+  db.transaction(() => {
+    const from = stmt(db, 'SELECT report_name, outbox_dir FROM files WHERE id = ?').get(fileId) as
+      { report_name: string; outbox_dir: string | null } | undefined;
+    stmt(db, 'UPDATE files SET report_dir = ?, report_name = ? WHERE id = ?').run(dir, reportName, fileId);
+    addEvent(db, now, 'report-moved', fileId, null, { from: from?.report_name, to: path.join(dir, reportName) });
   }).immediate();
 }
 

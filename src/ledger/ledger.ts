@@ -104,6 +104,13 @@ export class Ledger {
   markReported(fileId: number, state: ReportState): void { files.markReported(this.db, fileId, state); }
   markArchived(fileId: number, archivedPath: string, now = Date.now()): void { files.markArchived(this.db, fileId, archivedPath, now); }
   getFile(fileId: number): FileRow | undefined { return files.getFile(this.db, fileId); }
+  reportHolders(fileId: number): FileRow[] { return files.reportHolders(this.db, fileId); }
+  reportPlaceTaken(dir: string, reportName: string, fileId: number): boolean {
+    return files.reportPlaceTaken(this.db, dir, reportName, fileId);
+  }
+  relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): void {
+    files.relocateReport(this.db, fileId, dir, reportName, now);
+  }
   openFiles(): FileRow[] { return files.openFiles(this.db); }
   filesToSettle(): FileRow[] { return files.filesToSettle(this.db); }
   fileProgress(fileId: number): FileProgress { return status.fileProgress(this.db, fileId); }

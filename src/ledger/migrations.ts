@@ -165,6 +165,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX resend_open ON resend_requests(company, kind, sha256) WHERE taken_by IS NULL;
   `,
+  // 6: where a file's reports live once a later file took over their outbox names (the same input name
+  // dropped again): its report set moved to the archive beside its original, and every later rewrite
+  // of it (resolve, retry) goes there. NULL: the reports are in the file's outbox folder.
+  `
+  ALTER TABLE files ADD COLUMN report_dir TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

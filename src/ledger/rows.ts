@@ -35,7 +35,7 @@ export interface RawFile {
   company: string; format: string | null; encoding: string | null; header: string | null; state: string;
   error: string | null; total: number | null; duplicate_of: number | null; started_at: number;
   finished_at: number | null; archived_path: string | null; report_state: string; outbox_dir: string | null;
-  archive: number | null;
+  archive: number | null; report_dir: string | null;
 }
 
 export function toFileRow(r: RawFile): FileRow {
@@ -45,6 +45,7 @@ export function toFileRow(r: RawFile): FileRow {
     state: r.state as FileState, error: parse(r.error, null), total: r.total, duplicateOf: r.duplicate_of,
     startedAt: r.started_at, finishedAt: r.finished_at, archivedPath: r.archived_path,
     reportState: r.report_state as ReportState, outboxDir: r.outbox_dir, archive: r.archive === null ? null : r.archive === 1,
+    reportDir: r.report_dir,
   };
 }
 

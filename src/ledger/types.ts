@@ -96,6 +96,11 @@ export interface FileRow {
   /** The outbox folder of its reports and whether its original is archived, fixed when recorded (null: older ledger). */
   outboxDir: string | null;
   archive: boolean | null;
+  /**
+   * Set once a later file took over its outbox names: its reports were moved to this folder (the
+   * archive beside its original) under `reportName`, and are rewritten there. Null: in `outboxDir`.
+   */
+  reportDir: string | null;
 }
 
 export interface NewDocument {
@@ -172,6 +177,8 @@ export interface OutcomeRecord {
   maybeDelivered?: boolean;
   /** For `in-doubt`: why. */
   doubt?: DoubtReason;
+  /** The key of a document the service numbered, from the number it assigned; a key already set stays. */
+  key?: string;
 }
 
 export interface DocumentRow {

@@ -30,11 +30,36 @@ async function copyDurably(src: string, dest: string): Promise<void> {
 }
 
 /**
+ * Puts `source`'s content at `dest` without ever overwriting: a hard link, or where links are
+ * impossible (another file system, EXDEV; a share without them) an exclusive copy, fsynced. True when
+ * `dest` now holds it — also when `dest` is already a link to this very file (linked by a run that
+ * died before unlinking the source); false when `dest` is another file.
+ */
+export async function placeExclusive(source: string, dest: string, src: fs.Stats): Promise<boolean> {
+  try {
+    await fsp.link(source, dest);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      const there = await fsp.lstat(dest).catch(() => undefined);
+      return there !== undefined && there.ino === src.ino && there.dev === src.dev;
+    }
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+  }
+  try {
+    await copyDurably(source, dest);
+    return true;
+  } catch (copyErr) {
+    if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw copyErr;
+  }
+}
+
+/**
  * Moves `source` into `archiveDir` under its (sanitised) name, or `name (2).ext`, `name (3).ext`…
- * Never overwrites: a hard link fails if the name exists, then the source is unlinked. Where links
- * are impossible (another file system, EXDEV; or a share without them) it copies exclusively, fsyncs,
- * and unlinks. Returns the archived path, or undefined when the source is already gone (moved before
- * a crash).
+ * Never overwrites (`placeExclusive`), then the source is unlinked. Returns the archived path, or
+ * undefined when the source is already gone (moved before a crash).
  */
 export async function archiveOriginal(source: string, archiveDir: string,
   expected?: { size: number; sha256: string }): Promise<string | undefined> {
@@ -52,28 +77,15 @@ export async function archiveOriginal(source: string, archiveDir: string,
   for (let n = 1; n < 10_000; n++) {
     const dest = candidate(archiveDir, base, n);
     try {
-      try {
-        await fsp.link(source, dest);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') {
-          // linked by a run that died before the unlink: that archived copy is this very file
-          const there = await fsp.lstat(dest).catch(() => undefined);
-          if (!there || there.ino !== src.ino || there.dev !== src.dev) continue;
-        } else if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') {
-          throw err;
-        } else {
-          try {
-            await copyDurably(source, dest);
-          } catch (copyErr) {
-            if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') continue;
-            throw copyErr;
-          }
-        }
-      }
+      if (!(await placeExclusive(source, dest, src))) continue;
       await fsyncDir(archiveDir);
-      await fsp.unlink(source);
-      await fsyncDir(path.dirname(source));
+      // The ERP may have dropped a new file under the same name since the lstat (a daily name, renamed
+      // in over it): that one is not ours to unlink. Checked last, right before the unlink.
+      const still = await fsp.lstat(source).catch(() => undefined);
+      if (still !== undefined && still.ino === src.ino && still.dev === src.dev) {
+        await fsp.unlink(source);
+        await fsyncDir(path.dirname(source));
+      }
       return dest;
     } catch (err) {
       throw new EdocError('EDOC_REPORT_ARCHIVE', `Could not archive ${source}: ${(err as Error).message}`,

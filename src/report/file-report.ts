@@ -2,11 +2,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ResultCounts } from './result-file.js';
+import type { LedgerSnapshot } from '../ledger/snapshot.js';
+import type { FileRow } from '../ledger/types.js';
+import type { DuplicateOf, ResultCounts } from './result-file.js';
 import { ResultFileWriter, resultCounts } from './result-file.js';
 import { ErrorsCsvWriter } from './errors-csv.js';
 import { RetryFileWriter } from './retry-file.js';
 import { archiveOriginal } from './archive.js';
+import { moveAsideEarlierReports } from './move-aside.js';
 import { outputNames } from './names.js';
 
 export interface FileReportResult {
@@ -42,6 +45,8 @@ export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir:
     throw new EdocError('EDOC_REPORT_WRITE', `Could not create the outbox folder ${outboxDir}: ${(err as Error).message}`,
       { file: outboxDir, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
   }
+  // an earlier file's report under the same names is the ERP's only copy of that outcome: kept aside first
+  await moveAsideEarlierReports(ledger, fileId, outboxDir);
   const snap = ledger.snapshot();
   try {
     const file = snap.file(fileId);
@@ -49,10 +54,11 @@ export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir:
     const progress = snap.fileProgress(fileId);
     const final = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const names = outputNames(file.reportName, file.name);
-    const resultPath = path.join(outboxDir, names.result);
-    const result = await ResultFileWriter.begin(resultPath, file, progress, options.scrub);
-    const errors = new ErrorsCsvWriter(path.join(outboxDir, names.errors), options.scrub);
-    const retry = new RetryFileWriter(path.join(outboxDir, names.retry), file);
+    const dir = file.reportDir ?? outboxDir;
+    const resultPath = path.join(dir, names.result);
+    const result = await ResultFileWriter.begin(resultPath, file, progress, duplicateOf(snap, file, dir, outboxDir), options.scrub);
+    const errors = new ErrorsCsvWriter(path.join(dir, names.errors), options.scrub);
+    const retry = new RetryFileWriter(path.join(dir, names.retry), file);
     try {
       if (file.error) await errors.addFileError(file.error);
       for (const doc of snap.iterateFileDocuments(fileId)) {
@@ -77,6 +83,16 @@ export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir:
   } finally {
     snap.close();
   }
+}
+
+/** For a duplicate drop: the earlier file it repeats, where its report is (relative to `dir`) and when it was taken. */
+function duplicateOf(snap: LedgerSnapshot, file: FileRow, dir: string, outboxDir: string): DuplicateOf | undefined {
+  const earlier = file.duplicateOf === null ? undefined : snap.file(file.duplicateOf);
+  if (earlier === undefined) return undefined;
+  const report = path.join(earlier.reportDir ?? earlier.outboxDir ?? outboxDir, outputNames(earlier.reportName, earlier.name).result);
+  return { file: earlier.name, result: path.relative(dir, report).split(path.sep).join('/'),
+    startedAt: new Date(earlier.startedAt).toISOString(),
+    finishedAt: earlier.finishedAt === null ? null : new Date(earlier.finishedAt).toISOString() };
 }
 
 export interface SettleResult {

@@ -1,4 +1,5 @@
 import type { DocumentRow, FileProgress, FileRow, ReportProblem } from '../ledger/types.js';
+import { identifiersIn, issuedNumberIn, type IssuedNumber } from '../service/issued.js';
 import { AtomicWriter } from './atomic-write.js';
 
 export interface ResultCounts {
@@ -24,6 +25,43 @@ export interface ResultDocument {
   response: unknown;
   /** Only for `in-doubt`: why (`no-answer`, `repeated-number`; docs/operations.md). */
   doubt?: string;
+  /** What was issued, as data; null unless the document is `accepted` (docs/operations.md "result.json"). */
+  issued: Issued | null;
+}
+
+/**
+ * The number a document was issued under and every identifier the service returned for it: `prefix`
+ * and `number` (the document's own, or the one the service assigned), `numberedBy` (`erp` or
+ * `service`), and the response's identifiers under the spec's names (POS: `cude`, `qr`, `idDocumento`).
+ */
+export interface Issued {
+  prefix: string | null;
+  number: string | null;
+  numberedBy: 'erp' | 'service';
+  [identifier: string]: string | number | null;
+}
+
+/** `company/kind/prefix/number` → prefix and number (a prefix may hold a `/`, a number never does). */
+function keyNumber(key: string | null): IssuedNumber | undefined {
+  const parts = key?.split('/') ?? [];
+  return parts.length < 4 ? undefined : { prefix: parts.slice(2, -1).join('/'), number: parts[parts.length - 1] };
+}
+
+export function issuedOf(d: DocumentRow): Issued | null {
+  if (d.state !== 'accepted') return null;
+  // the key holds the assigned number since it was accepted; older ledgers: read from the stored answer
+  const n = keyNumber(d.key) ?? issuedNumberIn(d.response, d.warnings);
+  return { prefix: n?.prefix ?? null, number: n?.number ?? null, numberedBy: d.ownNumber ? 'erp' : 'service',
+    ...identifiersIn(d.response) };
+}
+
+/** In a duplicate drop's report: the earlier file with the same content, its report and when it was processed. */
+export interface DuplicateOf {
+  file: string;
+  /** Its result.json, relative to this report's folder (`NAME.result.json`, or `archive/…` once moved aside). */
+  result: string;
+  startedAt: string;
+  finishedAt: string | null;
 }
 
 export function resultCounts(progress: FileProgress): ResultCounts {
@@ -38,6 +76,7 @@ export function resultDocument(d: DocumentRow): ResultDocument {
     // mapping and validation problems first: they explain why nothing was sent
     errors: [...d.problems, ...d.errors], warnings: d.warnings, response: d.response,
     ...(d.doubt === null ? {} : { doubt: d.doubt }),
+    issued: issuedOf(d),
   };
 }
 
@@ -56,8 +95,12 @@ export class ResultFileWriter {
 
   private constructor(private readonly out: AtomicWriter, private readonly scrub: (text: string) => string) {}
 
-  /** `scrub` removes configured secrets from every line written (config/secrets.ts). */
-  static async begin(target: string, file: FileRow, progress: FileProgress, scrub: (text: string) => string = (t) => t): Promise<ResultFileWriter> {
+  /**
+   * `duplicateOf`: in a duplicate drop's report, the earlier file; `scrub` removes configured secrets
+   * from every line written (config/secrets.ts).
+   */
+  static async begin(target: string, file: FileRow, progress: FileProgress, duplicateOf?: DuplicateOf,
+    scrub: (text: string) => string = (t) => t): Promise<ResultFileWriter> {
     const out = await AtomicWriter.create(target);
     const done = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const head: Record<string, unknown> = {
@@ -65,6 +108,7 @@ export class ResultFileWriter {
       startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
     };
     if (file.error) head.error = { code: file.error.code, message: file.error.message };
+    if (duplicateOf !== undefined) head.duplicateOf = duplicateOf;
     head.counts = resultCounts(progress);
     const text = JSON.stringify(head, null, 2);
     try {

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../errors.js';
 import { numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
+import { assignedKey } from './assigned-key.js';
 import { attemptMayHaveReached, type Decision, type FinalStatus } from './decide.js';
 
 export function slim(outcome: ServiceResponse['outcome']): Record<string, unknown> {
@@ -50,9 +51,12 @@ export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decis
     case 'retry':
       return { ...base, state: 'pending', nextAttemptAt: now + decision.delayMs, maybeDelivered: decision.maybeDelivered,
         errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) };
-    case 'final':
+    case 'final': {
+      // a document the service numbered is known by its assigned number from now on
+      const key = decision.status === 'accepted' ? assignedKey(doc, response) : undefined;
       return { ...base, state: decision.status, maybeDelivered: attemptMayHaveReached(outcome, httpStatus),
         errors: finalErrors(doc, outcome, decision), ...(decision.note ? { note: decision.note } : {}),
-        ...(decision.doubt ? { doubt: decision.doubt } : {}) };
+        ...(decision.doubt ? { doubt: decision.doubt } : {}), ...(key === undefined ? {} : { key }) };
+    }
   }
 }

@@ -86,3 +86,21 @@ function makeKey(prefix: unknown, number: unknown): DocumentKey | undefined {
   // Consecutives are integers to the authority: 0990000001 and 990000001 are one number.
   return { prefix: p, number: /^\d+$/.test(n) ? n.replace(/^0+(?=\d)/, '') : n };
 }
+
+/** A key from a prefix and a number as the service stated them, normalised as a request's number is. */
+export function keyFrom(prefix: string, number: string): DocumentKey | undefined {
+  return makeKey(prefix, number);
+}
+
+/** The prefix a request names, with or without its number (the service numbers within that prefix). */
+export function requestPrefix(kind: DocumentKind, request: unknown): string | undefined {
+  const r = obj(request);
+  switch (kind) {
+    case 'payroll':
+      return firstFilled(obj(r?.NumeroSecuenciaXML)?.Prefijo);
+    case 'pos':
+      return firstFilled(obj(posContent(r)?.documento)?.prefijo, r?.prefijo);
+    default:
+      return firstFilled(r?.SeriePrefix);
+  }
+}

@@ -114,6 +114,7 @@ describe('files: the same content is not submitted twice', () => {
     const finish = (fileId: number): void => {
       ledger.finishReading(fileId);
       expect(ledger.finishFile(fileId, 5_000)).toBe(true);
+      ledger.markReported(fileId, 'final');
     };
     const csv = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', sha256: 'c1' }));
     finish(csv.fileId);
@@ -123,6 +124,39 @@ describe('files: the same content is not submitted twice', () => {
     const jsonAgain = ledger.recordFile(fileInput({ name: 'ventas.json', path: '/inbox/invoice/ventas.json', sha256: 'j2' }));
     expect([csv, json, csvAgain, jsonAgain].map((r) => ledger.getFile(r.fileId)?.reportName))
       .toEqual(['ventas', 'ventas (2)', 'ventas', 'ventas (2)']);
+    ledger.close();
+  });
+
+  it('does not give a daily name back while the earlier file\'s final report is not written', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput({ name: 'ventas.csv', sha256: 'a1' }));
+    ledger.finishReading(a.fileId);
+    ledger.finishFile(a.fileId, 5_000);
+    const b = ledger.recordFile(fileInput({ name: 'ventas.csv', sha256: 'b1' }));
+    expect(ledger.getFile(b.fileId)?.reportName).toBe('ventas (2)');
+    ledger.close();
+  });
+
+  it('gives a duplicate drop a report name no file\'s report holds, and names the earlier file and its report', () => {
+    const ledger = Ledger.open(tempDir());
+    const a = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', now: Date.UTC(2026, 10, 20) }));
+    ledger.finishReading(a.fileId);
+    ledger.finishFile(a.fileId, 5_000);
+    ledger.markReported(a.fileId, 'final');
+    ledger.markArchived(a.fileId, '/outbox/invoice/archive/ventas.csv');
+    const other = ledger.recordFile(fileInput({ name: 'ventas (2).csv', path: '/inbox/invoice/ventas (2).csv', sha256: 'other' }));
+    const dup = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', now: 9_000 }));
+    expect(dup.outcome).toBe('duplicate');
+    expect(ledger.getFile(other.fileId)?.reportName).toBe('ventas (2)');
+    const row = ledger.getFile(dup.fileId);
+    expect(row?.reportName).toBe('ventas (3)');
+    expect(row?.error?.message).toBe('The same content was received before as ventas.csv (taken 2026-11-20T00:00:00.000Z; '
+      + 'its report: ventas.result.json); it is not sent again.');
+    // moved aside later: a new duplicate names the report where it is now
+    ledger.relocateReport(a.fileId, '/outbox/invoice/archive', 'ventas.csv');
+    const dup2 = ledger.recordFile(fileInput({ name: 'copia.csv', path: '/inbox/invoice/copia.csv', now: 9_500 }));
+    expect(ledger.getFile(dup2.fileId)?.error?.message).toContain('its report: archive/ventas.csv.result.json');
+    expect(ledger.reportHolders(dup2.fileId)).toEqual([]);
     ledger.close();
   });
 });

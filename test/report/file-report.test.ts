@@ -57,7 +57,9 @@ describe('writeFileReport and settleFile', () => {
       counts: { total: 3, accepted: 1, rejected: 1, invalid: 0, failed: 0, duplicate: 0, inDoubt: 0 } });
     expect(Object.keys(r1.counts)).toEqual(['total', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'inDoubt']);
     expect(r1.documents[0]).toEqual({ index: 0, source: { lines: [1] }, key: 'main/invoice/SETP0', status: 'accepted',
-      resultCode: '100', httpStatus: 200, errors: [], warnings: ['Note'], response: { Cufe: 'abc' } });
+      resultCode: '100', httpStatus: 200, errors: [], warnings: ['Note'], response: { Cufe: 'abc' },
+      // this test's key is not `company/kind/prefix/number`, and the answer is no shape the spec gives
+      issued: { prefix: null, number: null, numberedBy: 'erp' } });
     expect(r1.documents[2].status).toBe('sending');
     expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: false });
 
