@@ -58,6 +58,8 @@ export const ERRORS = {
   EDOC_LEDGER_OPEN: 'The ledger file could not be opened (not a database, damaged, or not accessible).',
   EDOC_LEDGER_DUPLICATE_FILE: 'The same file content was received before; it is not sent again.',
   EDOC_LEDGER_DUPLICATE_KEY: 'A document with this key was already accepted; it is not sent again.',
+  EDOC_LEDGER_WRITE: 'A ledger commit failed for a reason other than a full disk; work pauses and the commit is retried.',
+  EDOC_STORAGE_FULL: 'The disk holding the ledger or the outbox is full (or failing): work pauses and resumes by itself when space returns.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',

@@ -9,6 +9,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
@@ -113,6 +114,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     ctx.onFileChanged(rec.fileId);
     return { fileId: rec.fileId, outcome: 'read' };
   } catch (err) {
+    // A full disk is not the file's fault: it stays `reading` and is taken again when space returns.
+    if (isStorageFull(err)) throw storageFullError(err, `the ledger (reading ${name})`);
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');

@@ -92,6 +92,17 @@ export class Ledger {
     return new LedgerSnapshot(this.dbPath);
   }
 
+  /**
+   * A real write (a row added and removed in one transaction, one fsync): succeeds only when the
+   * ledger can grow again after a full disk (StorageWatch).
+   */
+  probeWrite(now = Date.now()): void {
+    this.db.transaction(() => {
+      const id = this.db.prepare(`INSERT INTO events(at, type) VALUES (?, 'storage-probe')`).run(now).lastInsertRowid;
+      this.db.prepare('DELETE FROM events WHERE id = ?').run(id);
+    }).immediate();
+  }
+
   // --- files ---------------------------------------------------------------
   recordFile(input: RecordFileInput): RecordFileResult { return files.recordFile(this.db, input); }
   setReadDetails(fileId: number, details: ReadDetails): void { files.setReadDetails(this.db, fileId, details); }
