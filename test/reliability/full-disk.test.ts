@@ -16,7 +16,7 @@ import { invoice, jsonlText, supportDocument, supportMarker } from '../helpers/d
 import { mountSupport, SmallDisk } from '../helpers/small-disk.js';
 
 const support = mountSupport();
-if (!support.ok) console.warn(`full-disk tests skipped: ${support.reason}`);
+if (!support.ok) process.stderr.write(`full-disk tests skipped: ${support.reason}\n`);
 
 let emulator: TestEmulator | undefined;
 let project: Project | undefined;
@@ -59,7 +59,7 @@ function expectAllAccepted(result: ResultJson, total: number): void {
   expect(result.documents.every((d) => d.status === 'accepted')).toBe(true);
 }
 
-describe.skipIf(!support.ok)('full disk (tmpfs)', () => {
+describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped: ${support.reason}`}`, () => {
   test('verdicts that cannot be committed while answers come back: one pause line, no crash, resumes by itself when space returns, each document issued once', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1_500 });
     const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
