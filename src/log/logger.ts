@@ -86,9 +86,11 @@ export function createLogger(options: LoggerOptions): AppLogger {
     failedAt = undefined;
     destination = open();
     // a newline first: the line torn by the failure ends there, and NDJSON readers skip it
-    destination.write(`\n${JSON.stringify({ level: 'warn', time: new Date().toISOString(), pid: process.pid, lost,
-      msg: 'the log file could not be written for a while (disk full?): lines were lost' })}\n`);
+    const dropped = lost;
     lost = 0;
+    destination.write(`\n${JSON.stringify({ level: 'warn', time: new Date().toISOString(), pid: process.pid, lost: dropped,
+      msg: 'the log file could not be written for a while (disk full?): lines were lost' })}\n`);
+    if (failedAt !== undefined) lost += dropped; // still full: counted again next time
     return failedAt === undefined;
   };
 
