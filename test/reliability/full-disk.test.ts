@@ -137,6 +137,23 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
+  test('a daemon started on a full disk waits with one line instead of exiting (no restart loop), and starts when space returns', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
+    disk!.fill();
+    daemon = DaemonProcess.spawn(p);
+    const waiting = await daemon.waitForLog((l) => l.code === 'EDOC_STORAGE_FULL' && l.level === 'error', 30_000);
+    expect(waiting.msg).toMatch(/cannot start yet/);
+    await p.drop('invoice', 'early.jsonl', jsonlText([invoice(990_000_001)]));
+    expect(daemon.running).toBe(true);
+    disk!.free();
+    await daemon.waitForLog((l) => l.msg === 'watching the inbox', 60_000);
+    const result = await p.finalResult('invoice', 'early.jsonl', { timeoutMs: 30_000 });
+    expectAllAccepted(result, 1);
+    expect(daemon.logLines().filter((l) => l.code === 'EDOC_STORAGE_FULL' && l.level === 'error')).toHaveLength(1);
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+  }, 120_000);
+
   test('the log file on the full disk too: the daemon does not die, and logs again once space returns', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN]);
     const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 }, true);
