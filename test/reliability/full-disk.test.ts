@@ -109,6 +109,31 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
+  test('stopped (SIGTERM) during the pause with answers it could not record: exits 0; the next start resends only what it must, each number issued once', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1_500 });
+    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
+    daemon = await DaemonProcess.start(p);
+    const numbered = Array.from({ length: 10 }, (_, k) => invoice(990_000_001 + k));
+    await p.drop('invoice', 'stop.jsonl', jsonlText(numbered));
+    await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'stop.jsonl');
+    await eventually(() => ((p.ledgerStates().sending ?? 0) >= 4 ? true : undefined), 'requests in flight');
+    disk!.fill();
+    await daemon.waitForLog(isPause);
+    await eventually(async () => ((await emulator!.client.issued()).length > (p.ledgerStates().accepted ?? 0) ? true : undefined),
+      'an answer that could not be committed', 20_000);
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    expect(daemon.stderr).not.toMatch(/^\s+at /m);
+
+    disk!.free();
+    daemon = await DaemonProcess.start(p);
+    const result = await p.finalResult('invoice', 'stop.jsonl', { timeoutMs: 30_000 });
+    expect(result.counts.total).toBe(10);
+    expect(result.documents.every((d) => d.status === 'accepted' || d.status === 'duplicate')).toBe(true);
+    const issued = (await emulator.client.issued({ kind: 'invoice' })).map((d) => d.number);
+    expect(issued.sort()).toEqual(numbered.map((d) => String(d.SerieNumber)).sort());
+    expect(p.ledgerStates().sending ?? 0).toBe(0);
+  }, 120_000);
+
   test('an intake that fails mid-file (SQLITE_FULL) is taken again by itself when space returns: no touch, no restart', async () => {
     emulator = await startTestEmulator([COMPANY_MAIN]);
     const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 200, concurrency: 8 });
