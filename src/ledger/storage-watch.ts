@@ -121,7 +121,9 @@ async function headroom(dir: string, bytes: number): Promise<void> {
     await fh.write(Buffer.alloc(bytes));
     await fh.sync();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && fh === undefined) return; // folder not there (yet)
+    // Only space counts here: a folder that is missing or not writable for another reason (permissions,
+    // read-only) is the report writer's to log, and must not hold the whole daemon paused.
+    if (!isStorageFull(err)) return;
     throw err;
   } finally {
     await fh?.close().catch(() => undefined);
