@@ -146,12 +146,15 @@ export class ReportScheduler {
       t.failing = false;
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
-      // A full disk is one line for the whole daemon (StorageWatch), not one per file.
-      if (!t.failing && this.options.storage?.report(err, 'outbox') !== true) logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
-        'cannot write the outbox; results are kept in the ledger and written when it is back');
-      t.failing = this.options.storage?.paused !== true;
+      // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
+      const full = this.options.storage?.report(err, 'outbox') === true;
+      if (!full && !t.failing) {
+        logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
+          'cannot write the outbox; results are kept in the ledger and written when it is back');
+      }
+      t.failing ||= !full;
       this.dirty.add(fileId);
-      t.nextWrite = Date.now() + (this.options.storage?.paused === true ? 0 : 5_000);
+      t.nextWrite = Date.now() + (full ? 0 : 5_000);
       return;
     }
     const took = Date.now() - started;
