@@ -9,6 +9,11 @@ import v8 from 'node:v8';
 // before any of the program is loaded, so every command and every way of starting it gets it.
 v8.setFlagsFromString('--heap-growing-percent=20');
 
+// Whatever the umask it was started with, nothing the bridge creates is readable by the world: the
+// ledger, logs, outbox and received documents are customer data. Files also get explicit modes where
+// they are created (docs/operations.md, "File modes"); this covers folders and anything else.
+process.umask(process.umask() | 0o007);
+
 const { main } = await import('../dist/cli/main.js');
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },

@@ -65,6 +65,8 @@ export const ERRORS = {
   EDOC_LEDGER_DUPLICATE_DOCUMENT: 'The same document of the same file content was accepted before (a resend); it is not sent again.',
   EDOC_LEDGER_EARLIER_COPY_OPEN: 'The same document of the same file content taken before is not final yet; this copy is not sent.',
   EDOC_RESEND_REFUSED: 'edoc-bridge resend cannot take this file again now (documents not final, archive missing, nothing to resend).',
+  EDOC_LEDGER_WRITE: 'A ledger commit failed for a reason other than a full disk; work pauses and the commit is retried.',
+  EDOC_STORAGE_FULL: 'The disk holding the ledger or the outbox is full (or failing): work pauses and resumes by itself when space returns.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../config/load.js';
 import { closest } from '../config/suggest.js';
 import { isEdocError } from '../errors.js';
+import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { redactDeep } from '../log/redact.js';
 import type { Command } from './command.js';
 import { COMMANDS, findCommand } from './commands/index.js';
@@ -54,7 +55,9 @@ async function runCommand(command: Command, argv: readonly string[], environment
     io = createCliIO(environment, args.string('config') ?? DEFAULT_CONFIG_FILE, args.flag('verbose'));
     if (command.needsConfig) await io.config();
     return await command.run(args, io);
-  } catch (err) {
+  } catch (caught) {
+    // a full disk, wherever it struck, is one clear line with its own code (EDOC_STORAGE_FULL), not a database message
+    const err = isStorageFull(caught) ? storageFullError(caught, 'the ledger or the outbox') : caught;
     const line = isEdocError(err, 'EDOC_CLI_USAGE') && !verbose ? `${err.message} (see ${prefix} --help)` : describeError(err, verbose);
     environment.stderr.write(`${prefix}: ${line}\n`);
     return exitCodeFor(err);

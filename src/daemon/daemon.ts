@@ -8,6 +8,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
 import { secretScrubberOf } from '../config/secrets.js';
 import { Ledger } from '../ledger/ledger.js';
+import { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
@@ -41,6 +42,8 @@ export class Daemon {
   private closing: Promise<void> | undefined;
   private readonly fileNames = new Map<number, string>();
   private readonly received: ReceivedScheduler;
+  /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
+  private readonly deferred = new Map<string, ReadyFile>();
 
   private constructor(
     private config: Readonly<Config>,
@@ -49,9 +52,16 @@ export class Daemon {
     private readonly service: ResolvedService,
     private readonly client: ServiceClient,
     private readonly reports: ReportScheduler,
+    private readonly storage: StorageWatch,
     private readonly options: DaemonOptions,
   ) {
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+    storage.onResume(() => {
+      const files = [...this.deferred.values()];
+      this.deferred.clear();
+      for (const file of files) void this.intake.add(() => this.take(file));
+      this.wake();
+    });
     // Received-document pulls share each company's request window with its submissions.
     const rated = {
       listReceived: async (...args: Parameters<ServiceClient['listReceived']>) => {
@@ -73,13 +83,14 @@ export class Daemon {
     try {
       service = await resolveServiceUrl(config, { logger });
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+      const storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
       // The closures read the daemon's current configuration (it changes on SIGHUP).
-      const reports = new ReportScheduler({ ledger, logger,
+      const reports = new ReportScheduler({ ledger, logger, storage,
         outboxDir: (company, kind) => outboxDir(daemon?.config ?? config, company, kind),
         // a file given to `edoc-bridge submit` stays where the operator keeps it
         archives: (file) => inInboxFolder(daemon?.config ?? config, file),
         scrub: (text) => secretScrubberOf(daemon?.config ?? config).scrub(text) });
-      daemon = new Daemon(config, logger, ledger, service, client, reports, options);
+      daemon = new Daemon(config, logger, ledger, service, client, reports, storage, options);
       await daemon.begin();
       return daemon;
     } catch (err) {
@@ -116,7 +127,7 @@ export class Daemon {
   private addSender(company: CompanyConfig): void {
     const sender = new CompanySender({
       ledger: this.ledger, client: this.client, company, retry: this.config.retry, pos: this.config.kinds.pos,
-      logger: this.logger, fileName: (id) => this.fileName(id),
+      logger: this.logger, fileName: (id) => this.fileName(id), storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
     });
     this.senders.set(company.alias, sender);
@@ -145,6 +156,10 @@ export class Daemon {
   private async take(file: ReadyFile): Promise<void> {
     const company = this.config.companies.find((c) => c.alias === file.company);
     if (!company || this.stopping.signal.aborted) return;
+    if (this.storage.paused) {
+      this.deferred.set(file.path, file);
+      return;
+    }
     try {
       const result = await intakeFile({
         ledger: this.ledger, config: this.config, logger: this.logger,
@@ -156,6 +171,11 @@ export class Daemon {
       }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs });
       if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
     } catch (err) {
+      // A full disk: the file is taken again (read on from the ledger) when space returns.
+      if (this.storage.report(err, 'intake')) {
+        this.deferred.set(file.path, file);
+        return;
+      }
       // One bad file never takes the daemon down.
       this.logger.error({ err, file: file.path, kind: file.kind, company: file.company }, 'intake failed');
     }
@@ -239,6 +259,7 @@ export class Daemon {
     const drainMs = this.options.drainTimeoutMs ?? 10_000;
     const steps: [string, () => Promise<unknown> | unknown][] = [
       ['watcher', async () => { this.stopping.abort(); await this.watcher?.close(); await this.watching; }],
+      ['storage', () => this.storage.close()],
       ['intake', () => this.intake.onIdle()],
       ['received', () => this.received.close()],
       ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],

@@ -10,6 +10,7 @@ import { secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
@@ -123,6 +124,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       log.info('stopping: the file will be read again at the next start');
       return { fileId: rec.fileId, outcome: 'interrupted' };
     }
+    // A full disk is not the file's fault: it stays `reading` and is taken again when space returns.
+    if (isStorageFull(err)) throw storageFullError(err, `the ledger (reading ${name})`);
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');

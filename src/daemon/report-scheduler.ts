@@ -8,6 +8,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Ledger } from '../ledger/ledger.js';
+import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { settleFile, writeFileReport } from '../report/file-report.js';
 
@@ -24,6 +25,8 @@ export interface ReportSchedulerOptions {
   intervalMs?: number;
   /** Time between two progress lines of one file. @defaultValue 5000 */
   progressMs?: number;
+  /** A full disk pauses the daemon's writers with one line; reports are rewritten as soon as it lifts. */
+  storage?: StorageWatch;
 }
 
 interface FileTimes {
@@ -50,6 +53,7 @@ export class ReportScheduler {
   constructor(private readonly options: ReportSchedulerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
     this.progressMs = options.progressMs ?? 5_000;
+    options.storage?.onResume(() => this.schedule(0));
   }
 
   /** The file's documents changed: its report is due. */
@@ -107,6 +111,7 @@ export class ReportScheduler {
   }
 
   private async pass(force: boolean): Promise<void> {
+    if (!force && this.options.storage?.paused === true) return; // rewritten when it lifts (onResume)
     const now = Date.now();
     for (const fileId of [...this.dirty]) {
       const t = this.times.get(fileId);
@@ -144,11 +149,15 @@ export class ReportScheduler {
       t.failing = false;
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
-      if (!t.failing) logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
-        'cannot write the outbox; results are kept in the ledger and written when it is back');
-      t.failing = true;
+      // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
+      const full = this.options.storage?.report(err, 'outbox') === true;
+      if (!full && !t.failing) {
+        logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
+          'cannot write the outbox; results are kept in the ledger and written when it is back');
+      }
+      t.failing ||= !full;
       this.dirty.add(fileId);
-      t.nextWrite = Date.now() + 5_000;
+      t.nextWrite = Date.now() + (full ? 0 : 5_000);
       return;
     }
     const took = Date.now() - started;

@@ -40,7 +40,7 @@ export async function loadStateFile(file: string): Promise<StateData | undefined
 
 export async function writeAtomic(file: string, text: string): Promise<void> {
   const temp = `${file}.${process.pid}.tmp`;
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'w', 0o600);
   try {
     await handle.writeFile(text, 'utf8');
     await handle.sync();

@@ -52,10 +52,11 @@ export class Ledger {
     if (options.readOnly || options.shared) {
       return new Ledger(openExisting(dbPath, stateDir, options.readOnly === true, timeout), dbPath, options.readOnly === true, undefined);
     }
-    fs.mkdirSync(stateDir, { recursive: true });
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const lock = acquireLock(stateDir);
     let db: Database.Database | undefined;
     try {
+      makePrivate(dbPath);
       db = new Database(dbPath, { timeout });
       db.pragma('journal_mode = WAL');
       // FULL: a commit survives power loss, not only a process crash — "sending" must be on disk before the request leaves
@@ -93,6 +94,17 @@ export class Ledger {
   /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
   snapshot(): LedgerSnapshot {
     return new LedgerSnapshot(this.dbPath);
+  }
+
+  /**
+   * A real write (a row added and removed in one transaction, one fsync): succeeds only when the
+   * ledger can grow again after a full disk (StorageWatch).
+   */
+  probeWrite(now = Date.now()): void {
+    this.db.transaction(() => {
+      const id = this.db.prepare(`INSERT INTO events(at, type) VALUES (?, 'storage-probe')`).run(now).lastInsertRowid;
+      this.db.prepare('DELETE FROM events WHERE id = ?').run(id);
+    }).immediate();
   }
 
   // --- files ---------------------------------------------------------------
@@ -201,6 +213,24 @@ export class Ledger {
   recordPull(company: string, at: number, data?: unknown): void { received.recordPull(this.db, company, at, data); }
   seenReceived(company: string, documentId: string): boolean { return received.seenReceived(this.db, company, documentId); }
   recordReceived(record: ReceivedRecord): boolean { return received.recordReceived(this.db, record); }
+}
+
+/**
+ * The ledger is customer data: owner-only whatever the umask. The file is created 0600 before SQLite
+ * opens it (SQLite gives its -wal, -shm and -journal files the database's mode); files of an older
+ * ledger are tightened too.
+ */
+function makePrivate(dbPath: string): void {
+  try {
+    fs.closeSync(fs.openSync(dbPath, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`]) {
+    try {
+      fs.chmodSync(file, 0o600);
+    } catch { /* absent, or not ours to change (best effort; SQLite reports what matters) */ }
+  }
 }
 
 /** An existing ledger of the current schema, without the lock: read-only, or shared for short operator writes. */

@@ -76,7 +76,7 @@ export function acquireLock(stateDir: string): HeldLock {
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
-      fd = fs.openSync(file, 'wx', 0o644);
+      fd = fs.openSync(file, 'wx', 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = readLock(file);

@@ -40,6 +40,9 @@ export interface LoggerControls {
 export type AppLogger = Logger & LoggerControls;
 
 const DEFAULT_LEVEL: LevelWithSilent = 'info';
+/** Logs hold customer data (keys, names, errors): the owner only, whatever the umask (docs/operations.md). */
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
 
 function hoistCode(obj: Record<string, unknown>): Record<string, unknown> {
   const err = obj.err as { code?: unknown } | undefined;
@@ -55,14 +58,41 @@ function hoistCode(obj: Record<string, unknown>): Record<string, unknown> {
 export function createLogger(options: LoggerOptions): AppLogger {
   const scrubber = new SecretScrubber();
   for (const secret of options.secrets ?? []) scrubber.add(secret);
-  mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
-  const destination = pino.destination({ dest: options.file, mkdir: true, sync: options.sync ?? true, append: true });
-  let reportedFailure = false;
-  destination.on('error', (err: Error) => {
-    if (reportedFailure) return;
-    reportedFailure = true;
-    process.stderr.write(`edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`);
-  });
+  mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true, mode: PRIVATE_DIR });
+  // A log file that cannot be written (disk full) never takes the process down: lines are dropped and
+  // counted, a fresh destination is tried at most once a second, and the first line after it says how
+  // many were lost. (A SonicBoom that failed once keeps the torn line and writes nothing after it.)
+  let failedAt: number | undefined;
+  let lost = 0;
+  const open = (): ReturnType<typeof pino.destination> => {
+    const d = pino.destination({ dest: options.file, mkdir: true, sync: options.sync ?? true, append: true, mode: PRIVATE_FILE });
+    d.on('error', (err: Error) => {
+      if (failedAt === undefined) process.stderr.write(`edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`);
+      failedAt = Date.now();
+      lost++;
+    });
+    return d;
+  };
+  let destination = open();
+  const recovered = (): boolean => {
+    if (failedAt === undefined) return true;
+    if (Date.now() - failedAt < 1_000) return false;
+    const failed = destination;
+    failed.removeAllListeners('error');
+    failed.on('error', () => undefined); // its torn buffer is dropped with it
+    try {
+      failed.destroy();
+    } catch { /* dropped either way */ }
+    failedAt = undefined;
+    destination = open();
+    // a newline first: the line torn by the failure ends there, and NDJSON readers skip it
+    const dropped = lost;
+    lost = 0;
+    destination.write(`\n${JSON.stringify({ level: 'warn', time: new Date().toISOString(), pid: process.pid, lost: dropped,
+      msg: 'the log file could not be written for a while (disk full?): lines were lost' })}\n`);
+    if (failedAt !== undefined) lost += dropped; // still full: counted again next time
+    return failedAt === undefined;
+  };
 
   const consoleSink = options.consoleStream ?? (options.console && process.stdout.isTTY ? process.stdout : undefined);
   const color = options.consoleStream === undefined && consoleSink !== undefined;
@@ -71,7 +101,8 @@ export function createLogger(options: LoggerOptions): AppLogger {
   const stream = {
     write(line: string): boolean {
       if (closing) return true;
-      destination.write(line);
+      if (recovered()) destination.write(line);
+      else lost++;
       if (consoleSink) consoleSink.write(formatConsoleLine(line, color));
       return true;
     },

@@ -115,7 +115,7 @@ async function appendDurably(file: string, text: string): Promise<void> {
   let fh: fsp.FileHandle | undefined;
   try {
     const created = !fs.existsSync(file);
-    fh = await fsp.open(file, 'a', 0o644);
+    fh = await fsp.open(file, 'a', 0o640);
     await fh.write(text);
     await fh.sync();
     await fh.close();

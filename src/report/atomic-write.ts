@@ -47,7 +47,8 @@ export class AtomicWriter {
   static async create(target: string): Promise<AtomicWriter> {
     const w = new AtomicWriter(target);
     try {
-      w.fh = await fsp.open(w.tempPath, 'wx', 0o644);
+      // outbox files are customer data: owner read-write, group read (the ERP's account), never the world
+      w.fh = await fsp.open(w.tempPath, 'wx', 0o640);
     } catch (err) {
       throw writeError(target, err);
     }

@@ -11,17 +11,18 @@
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { DueDocument, MarkSendingResult, OutcomeRecord } from '../ledger/types.js';
+import type { DueDocument } from '../ledger/types.js';
+import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import type { DocumentKind } from '../validate/kinds.js';
-import { CommitBatcher } from '../ledger/commit-batcher.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { delay, reserveSlot, takeSlot, windowFor } from './rate-slots.js';
 import { sendDocument } from './send-document.js';
+import { SubmissionCommits, type Committed } from './submission-commits.js';
 
 export interface CompanySenderOptions {
   ledger: Ledger;
@@ -34,11 +35,10 @@ export interface CompanySenderOptions {
   fileName(fileId: number): string;
   /** Documents of these files reached a final state (or changed): their reports are due. */
   onChanged(fileIds: readonly number[]): void;
+  /** Pauses every writer while the disk is full; one of the sender's own when absent. */
+  storage?: StorageWatch;
   now?: () => number;
 }
-
-type Commit = { mark: number } | { outcome: OutcomeRecord };
-type Committed = 'sending' | 'duplicate' | 'skipped' | boolean;
 
 /** After a 429, run at half the rate (less after more of them: SlidingWindow.refused) for this long. */
 const SLOW_DOWN_MS = 30_000;
@@ -49,7 +49,7 @@ export class CompanySender {
   private window: SlidingWindow;
   private readonly inMemory = new Set<number>();
   private readonly now: () => number;
-  private readonly commits: CommitBatcher<Commit, Committed>;
+  private readonly commits: SubmissionCommits;
   /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
   private readonly markedUnsent = new Set<number>();
   private paused = false;
@@ -64,21 +64,9 @@ export class CompanySender {
     this.now = options.now ?? Date.now;
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.window = windowFor(this.company.rate.requestsPerSecond);
-    // Marks and verdicts of the same turn share one transaction (one fsync).
-    // Verdicts of numbered documents wait up to 20 ms for the next batch of marks (see settle).
-    this.commits = new CommitBatcher<Commit, Committed>((items) => {
-      const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
-      const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
-      const result = options.ledger.commitSubmissions(ids, records, this.now());
-      const marked: MarkSendingResult = result.marks;
-      if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
-      const sending = new Set(marked.sending);
-      const dup = new Set(marked.duplicate);
-      const done = new Set(result.outcomes.applied);
-      return items.map((i) => ('mark' in i
-        ? (sending.has(i.mark) ? 'sending' : dup.has(i.mark) ? 'duplicate' : 'skipped')
-        : done.has(i.outcome.id)));
-    }, { lazyMs: 20 });
+    this.commits = new SubmissionCommits({ ledger: options.ledger, logger: options.logger, company: this.company.alias,
+      onChanged: (ids) => options.onChanged(ids), now: () => this.now(),
+      ...(options.storage === undefined ? {} : { storage: options.storage }) });
   }
 
   get alias(): string {
@@ -87,6 +75,11 @@ export class CompanySender {
 
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** Writing is paused by a full disk (or verdicts are held until it can be written). */
+  get storageBlocked(): boolean {
+    return this.commits.blocked;
   }
 
   /**
@@ -139,15 +132,14 @@ export class CompanySender {
     clearTimeout(timer);
     await this.loop;
     // Verdicts still waiting for a commit, then the marks whose requests never left.
-    this.commits.flush();
-    if (this.markedUnsent.size > 0) this.options.ledger.unmarkSending([...this.markedUnsent], this.now());
+    await this.commits.close([...this.markedUnsent]);
     this.markedUnsent.clear();
   }
 
   private async feed(): Promise<void> {
     while (!this.closed) {
-      if (this.paused) {
-        await this.sleep(60_000);
+      if (this.paused || this.commits.blocked) {
+        await this.sleep(this.paused ? 60_000 : 250);
         continue;
       }
       // Up to 4C documents wait in the queue, claimed (and marked) 3C at a time once C or fewer are left:
@@ -184,17 +176,17 @@ export class CompanySender {
    * slot therefore counts from the write itself, see `send`.
    */
   private async attempt(doc: DueDocument, marked?: Promise<Committed>): Promise<void> {
-    if (marked) {
-      if (!this.admitted(doc, await marked)) {
-        this.markedUnsent.delete(doc.id);
-        return;
-      }
-      if (!(await this.waitForRate())) {
-        // Stopped or paused before its turn: the request never left. (At close, all at once.)
-        if (!this.closed) this.unmark(doc);
-        return;
-      }
-    } else if (!(await this.waitForRate()) || !this.admitted(doc, await this.commits.add({ mark: doc.id }))) return;
+    if (!marked && !(await this.waitForRate())) return;
+    if (!this.admitted(doc, await (marked ?? this.mark(doc)))) {
+      this.markedUnsent.delete(doc.id);
+      return;
+    }
+    // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
+    if (!(await this.waitForRate())) {
+      // Stopped or paused before its turn: the request never left. (At close, all at once.)
+      if (!this.closed) this.unmark(doc);
+      return;
+    }
     this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
     const response = await this.send(doc);
     await this.settle(doc, doc.attempts + 1, response);
@@ -202,12 +194,12 @@ export class CompanySender {
 
   private mark(doc: DueDocument): Promise<Committed> {
     this.markedUnsent.add(doc.id);
-    return this.commits.add({ mark: doc.id });
+    return this.commits.mark(doc.id, doc.key ?? doc.id);
   }
 
   private unmark(doc: DueDocument): void {
-    this.markedUnsent.delete(doc.id);
-    this.options.ledger.unmarkSending([doc.id], this.now());
+    // one that cannot be taken back (full disk) stays in markedUnsent: taken back at close
+    if (this.commits.unmark([doc.id])) this.markedUnsent.delete(doc.id);
   }
 
   /** Whether the mark made the document `sending` (to be sent now); a duplicate is final here. */
@@ -259,7 +251,7 @@ export class CompanySender {
     switch (decision.action) {
       case 'pause':
         this.pause(outcome.reason);
-        return this.commits.add({ outcome: record }).then(() => undefined);
+        return this.commits.verdict(record, () => undefined);
       case 'retry':
         this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
           reason: outcome.reason }, 'transient fault: retry scheduled');
@@ -273,12 +265,10 @@ export class CompanySender {
           ...(decision.clash ? { code: 'EDOC_SERVICE_NUMBER_CLASH' } : {}),
         });
     }
-    if (!doc.ownNumber) return this.commits.add({ outcome: record }).then(after);
+    if (!doc.ownNumber) return this.commits.verdict(record, after);
     // The last document in the queue has no batch of marks to ride along with: commit it this turn.
     const last = this.queue.size === 0 && this.queue.pending <= 1;
-    (last ? this.commits.add({ outcome: record }) : this.commits.addLazy({ outcome: record })).then(after, (err: unknown) => {
-      this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: the verdict could not be committed');
-    });
+    void this.commits.verdict(record, after, !last);
     return Promise.resolve();
   }
 
@@ -316,6 +306,10 @@ export class CompanySender {
   private async waitForRate(): Promise<boolean> {
     for (;;) {
       if (this.closed || this.paused) return false;
+      if (this.commits.blocked) { // a full disk: the request waits, marked, until space returns
+        await delay(250);
+        continue;
+      }
       const wait = this.window.peek(this.now());
       if (wait === 0) return true;
       await delay(wait);

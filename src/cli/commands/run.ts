@@ -2,6 +2,7 @@ import { loadConfig } from '../../config/load.js';
 import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import { Daemon } from '../../daemon/daemon.js';
+import { isStorageFull } from '../../ledger/storage-full.js';
 import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -59,9 +60,9 @@ export const runCommand: Command = {
     io.onSignal('SIGTERM', stop('SIGTERM'));
     io.onSignal('SIGHUP', reload);
 
-    started.daemon = await Daemon.start(config, logger);
-    if (stopRequested !== undefined) {
-      await started.daemon.close();
+    started.daemon = await startWhenWritable(config, logger, () => stopRequested !== undefined);
+    if (started.daemon === undefined || stopRequested !== undefined) {
+      await started.daemon?.close();
       return EXIT_OK;
     }
     io.out(`edoc-bridge: running (log: ${config.log.file}); stop with Ctrl-C`);
@@ -70,6 +71,35 @@ export const runCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/**
+ * Starts the daemon; on a full disk (the ledger cannot even be opened or recovered) it waits with one
+ * line and tries again (1 s … 30 s) rather than exit, which under systemd would be a restart loop.
+ * Undefined when a stop was requested meanwhile.
+ */
+async function startWhenWritable(config: Readonly<Config>, logger: AppLogger, stopped: () => boolean): Promise<Daemon | undefined> {
+  let delayMs = 1_000;
+  let waiting = false;
+  for (;;) {
+    try {
+      const daemon = await Daemon.start(config, logger);
+      if (waiting) logger.info({ code: 'EDOC_STORAGE_FULL' }, 'storage writable again: the daemon starts');
+      return daemon;
+    } catch (err) {
+      if (!isStorageFull(err)) throw err;
+      if (!waiting) {
+        logger.error({ err, code: 'EDOC_STORAGE_FULL', state: config.paths.state },
+          'the disk is full: the daemon cannot start yet; it tries again by itself until there is space');
+      }
+      waiting = true;
+    }
+    for (const until = Date.now() + delayMs; Date.now() < until;) {
+      if (stopped()) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    delayMs = Math.min(delayMs * 2, 30_000);
+  }
+}
 
 /** Loads the file again and hands it to the daemon; a file that does not load leaves everything as it was. */
 async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd: string }, logger: AppLogger,

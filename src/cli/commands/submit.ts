@@ -102,6 +102,11 @@ export const submitCommand: Command = {
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
         return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
       });
+      if (ended === 'storage') {
+        io.err(`the disk holding the ledger or the outbox is full [EDOC_STORAGE_FULL]: ${path.basename(file)} stopped, the documents `
+          + 'not sent yet stay pending. Free space and submit the same file again: nothing is sent twice.');
+        return EXIT_NOT_ALL_SUCCEEDED;
+      }
       const dir = ledger.getFile(taken.fileId)?.outboxDir ?? outboxDir(config, company.alias, kind);
       await mkdir(dir, { recursive: true });
       ledger.finishFile(taken.fileId);
@@ -174,13 +179,15 @@ function openLedger(stateDir: string): Ledger {
  * (called with every progress, the last one included) says to give up, or the command was interrupted.
  */
 async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender, signal: AbortSignal,
-  unreachable: (p: FileProgress) => boolean): Promise<'final' | 'paused' | 'unreachable' | 'stopped'> {
+  unreachable: (p: FileProgress) => boolean): Promise<'final' | 'paused' | 'unreachable' | 'stopped' | 'storage'> {
   for (;;) {
     const p = ledger.fileProgress(fileId);
     const giveUp = unreachable(p);
     if (p.final) return 'final';
     if (signal.aborted) return 'stopped';
     if (sender.isPaused) return 'paused';
+    // a foreground command does not wait for space: it stops cleanly and the re-run goes on
+    if (sender.storageBlocked) return 'storage';
     if (giveUp) return 'unreachable';
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -107,10 +107,12 @@ export async function runOutboxScenario(o: { documents: number; blockedMs: numbe
       const third = numbers(990_002_001, o.documents);
       const before = project.ledgerStates().accepted ?? 0;
       await project.drop('invoice', 'disco-lleno.jsonl', jsonlText(third.map((n) => invoice(n))));
-      await eventually(() => (project.ledgerStates().accepted === before + third.length ? true : undefined), 'third file accepted', 30_000);
-      await daemon.waitForLog((l) => l.code === 'EDOC_REPORT_WRITE' && l.file === 'disco-lleno.jsonl');
+      // A full disk pauses the daemon with one EDOC_STORAGE_FULL line (issue 12 item 10): sending may stop
+      // before every document went, so the documents are counted once the space is back.
+      await daemon.waitForLog((l) => l.code === 'EDOC_STORAGE_FULL' && l.level === 'error');
       await sleep(o.blockedMs);
       await rm(path.join(outboxRoot, 'filler'));
+      await eventually(() => (project.ledgerStates().accepted === before + third.length ? true : undefined), 'third file accepted', 30_000);
       const r3 = await project.finalResult('invoice', 'disco-lleno.jsonl', { timeoutMs: 30_000 });
       reportsWritten++;
       if (r3.counts.accepted !== third.length) problems.push(`after the disk had room again: ${JSON.stringify(r3.counts)}`);
