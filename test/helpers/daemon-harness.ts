@@ -316,6 +316,10 @@ export interface ResultDocumentJson {
   errors: { code?: string; field?: string; message: string }[];
   warnings: string[];
   response: unknown;
+  /** Only for `in-doubt`: why (`no-answer`, `repeated-number`). */
+  doubt?: string;
+  /** What was issued; null unless accepted. */
+  issued?: Record<string, unknown> | null;
 }
 
 export interface ResultJson {
