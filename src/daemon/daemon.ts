@@ -39,6 +39,7 @@ export class Daemon {
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private readonly fileNames = new Map<number, string>();
+  private readonly intakeByPath = new Map<string, Promise<void>>();
   private readonly received: ReceivedScheduler;
 
   private constructor(
@@ -136,8 +137,21 @@ export class Daemon {
       if (this.stopping.signal.aborted) break;
       // Back-pressure: do not pull more ready files than the intake can read.
       await this.intake.onSizeLessThan(this.intake.concurrency);
-      void this.intake.add(() => this.take(file));
+      void this.intake.add(() => this.takeInTurn(file));
     }
+  }
+
+  /**
+   * One intake per path at a time: new content of a file whose earlier read is still running (and will
+   * be dropped as changed) is read after it, so the two never share the path's ledger rows.
+   */
+  private takeInTurn(file: ReadyFile): Promise<void> {
+    const before = this.intakeByPath.get(file.path) ?? Promise.resolve();
+    const mine = before.then(() => this.take(file));
+    this.intakeByPath.set(file.path, mine);
+    return mine.finally(() => {
+      if (this.intakeByPath.get(file.path) === mine) this.intakeByPath.delete(file.path);
+    });
   }
 
   private async take(file: ReadyFile): Promise<void> {

@@ -1,9 +1,16 @@
 /**
  * Intake of one complete input file: hash → ledger (content dedup) → read/map
- * → validate → documents into the ledger in batches. The file's documents are
- * committed before any of them is sent; reading streams, so memory does not
- * grow with the file.
+ * → validate → documents into the ledger in batches, held back → verify → release.
+ * Reading streams, so memory does not grow with the file. No document is sent
+ * before the whole file was read and found unchanged: same inode, size and
+ * mtime as when it was hashed, and the bytes the documents came from hash to
+ * the recorded SHA-256 (hashed as they were read, no extra pass). A file that
+ * changed while read is dropped from the ledger (nothing of it was sent) and
+ * taken again once stable; one that changes after its documents were released
+ * gets EDOC_READ_CHANGED_AFTER_SEND (ledger recordFile, report settleFile).
  */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { inInboxFolder, outboxDir } from './folders.js';
@@ -14,6 +21,7 @@ import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
+import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
@@ -50,9 +58,15 @@ export interface DroppedFile {
   company: CompanyConfig;
   size?: number;
   mtimeMs?: number;
+  /** The name's original bytes (hex) when they were not UTF-8 and the watcher renamed the file. */
+  originalName?: string;
 }
 
-export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted';
+/**
+ * `changed`: the file changed while it was read; its intake was dropped (nothing sent) and the caller
+ * takes it again once it is stable.
+ */
+export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
 
 export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
   const { ledger, logger } = ctx;
@@ -67,7 +81,14 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   }
   const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
     company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
-    archive: inInboxFolder(ctx.config, dropped.path) });
+    archive: inInboxFolder(ctx.config, dropped.path),
+    ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }) });
+  if (rec.changedAfterSend?.newlyFlagged === true) {
+    log.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', earlierFile: rec.changedAfterSend.fileId, sha256: hash.sha256 },
+      'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the earlier report carries the error, '
+      + 'the original is not archived, and the new content is taken as a new file');
+  }
+  if (rec.changedAfterSend !== undefined) ctx.onFileChanged(rec.changedAfterSend.fileId);
   if (rec.outcome === 'duplicate') {
     log.warn({ code: 'EDOC_LEDGER_DUPLICATE_FILE', duplicateOf: rec.duplicateOfFileId }, 'same content was taken before: not sent again');
     ctx.onFileChanged(rec.fileId);
@@ -83,10 +104,12 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
   try {
     const mapping = await ctx.mapping(dropped.kind);
+    const readHash = createHash('sha256');
     const opened = await openSource(dropped.path, dropped.kind, {
       company: { alias: dropped.company.alias, nit: dropped.company.nit },
       ...(mapping ? { mapping } : {}),
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+      hash: readHash,
     });
     ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
     const today = ctx.today ?? colombiaToday();
@@ -106,6 +129,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       }
     }
     insertBatch(ledger, rec.fileId, batch, dropped, log);
+    const changed = await changedSince(dropped.path, hash, readHash.digest('hex'));
+    if (changed !== undefined) return dropChanged(ctx, rec.fileId, changed, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
     ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
@@ -113,6 +138,9 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     ctx.onFileChanged(rec.fileId);
     return { fileId: rec.fileId, outcome: 'read' };
   } catch (err) {
+    if (isEdocError(err, 'EDOC_READ_CHANGED')) {
+      return dropChanged(ctx, rec.fileId, err.context.reason === 'gone' ? 'gone' : 'changed', log);
+    }
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
@@ -123,6 +151,31 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     }
     throw err;
   }
+}
+
+/**
+ * What differs between the file now and the bytes the documents came from: 'gone', 'changed', or
+ * undefined when it is the same file (inode, size, mtime) and the bytes read hash to the recorded hash.
+ */
+async function changedSince(file: string, taken: FileSnapshot & { sha256: string }, readSha256: string):
+  Promise<'gone' | 'changed' | undefined> {
+  try {
+    const now = snapshotOf(await stat(file));
+    return sameSnapshot(now, taken) && readSha256 === taken.sha256 ? undefined : 'changed';
+  } catch (err) {
+    if (isGone(err)) return 'gone';
+    throw err;
+  }
+}
+
+/** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
+function dropChanged(ctx: IntakeContext, fileId: number, how: 'gone' | 'changed', log: Pick<AppLogger, 'warn'>):
+  { fileId?: number; outcome: IntakeOutcome } {
+  ctx.ledger.dropIntake(fileId, { reason: how === 'gone' ? 'disappeared while it was read' : 'changed while it was read' });
+  log.warn({ code: 'EDOC_READ_CHANGED', reason: how }, how === 'gone'
+    ? 'the file disappeared while it was read: nothing of it was sent'
+    : 'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
+  return { outcome: how === 'gone' ? 'gone' : 'changed' };
 }
 
 /** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */

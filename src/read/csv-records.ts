@@ -5,6 +5,7 @@
  * row) and its original text including its line break. Memory: the stream
  * buffers only.
  */
+import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
@@ -49,7 +50,8 @@ class RawTap extends Transform {
   }
 }
 
-export async function* readCsvRecords(file: string, encoding: CsvEncoding, delimiter: CsvDelimiter): AsyncGenerator<CsvRecord> {
+export async function* readCsvRecords(file: string, encoding: CsvEncoding, delimiter: CsvDelimiter,
+  hash?: Hash): AsyncGenerator<CsvRecord> {
   const tap = new RawTap();
   const parser = parse({
     delimiter,
@@ -62,6 +64,8 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   const input = createReadStream(file, { highWaterMark: 64 * 1024 });
   const decoder = iconv.decodeStream(encoding) as unknown as Transform;
   input.on('error', (err) => parser.destroy(err));
+  // the raw bytes, as read: the intake checks they are the bytes it hashed (see OpenSourceOptions.hash)
+  if (hash !== undefined) input.on('data', (chunk) => hash.update(chunk));
   decoder.on('error', (err) => parser.destroy(err));
   input.pipe(decoder).pipe(tap).pipe(parser);
   let row = 0;

@@ -15,6 +15,7 @@
  * The second pass checks it reads the same bytes, so the only error it can
  * still raise is EDOC_READ_CHANGED.
  */
+import type { Hash } from 'node:crypto';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
@@ -35,6 +36,11 @@ export interface OpenSourceOptions {
   maxLineBytes?: number;
   /** Size and mtime the caller saw (watcher, hashFile); a different file is EDOC_READ_CHANGED. */
   expect?: { size: number; mtimeMs: number };
+  /**
+   * Fed with every byte of the pass the documents come from (the one the caller iterates), so the
+   * caller can check they are the bytes it hashed before (no extra pass over the file).
+   */
+  hash?: Hash;
 }
 
 export interface OpenedFile extends OpenedSource {
@@ -68,17 +74,17 @@ export async function openSource(file: string, kind: string, options: OpenSource
     if (options.mapping === undefined) {
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
     }
-    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company });
+    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company, ...(options.hash ? { hash: options.hash } : {}) });
     return { ...csv, ...meta };
   }
 
-  const read = (): AsyncGenerator<SourceDocument> =>
+  const read = (hash?: Hash): AsyncGenerator<SourceDocument> =>
     format === 'json'
-      ? readJsonDocuments(utf8Chunks(file, snapshot), file)
-      : readJsonlDocuments(utf8Chunks(file, snapshot), file, { maxLineChars: options.maxLineBytes });
+      ? readJsonDocuments(utf8Chunks(file, snapshot, hash), file)
+      : readJsonlDocuments(utf8Chunks(file, snapshot, hash), file, { maxLineChars: options.maxLineBytes });
   let count = 0;
   for await (const _doc of read()) count++;
-  return { format, encoding: 'utf-8', documents: read(), count, ...meta };
+  return { format, encoding: 'utf-8', documents: read(options.hash), count, ...meta };
 }
 
 async function snapshotFile(file: string): Promise<FileSnapshot> {
