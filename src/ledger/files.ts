@@ -47,6 +47,10 @@ function dropIntakeTx(db: Database.Database, fileId: number, now: number, data: 
   stmt(db, 'DELETE FROM file_counts WHERE file_id = ?').run(fileId);
   stmt(db, 'UPDATE files SET duplicate_of = NULL WHERE duplicate_of = ?').run(fileId);
   stmt(db, 'DELETE FROM files WHERE id = ?').run(fileId);
+  // SQLite would hand the highest id out again: remember it, so events and logs never name two files by one id
+  stmt(db, `INSERT INTO kv(key, value, updated_at) VALUES ('files.lastDroppedId', ?, ?)
+    ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = excluded.updated_at`)
+    .run(String(fileId), now);
   addEvent(db, now, 'file-dropped', fileId, null, { ...data, documents: docs });
   return true;
 }
@@ -87,7 +91,7 @@ function releasedAtPath(db: Database.Database, input: RecordFileInput): { id: nu
       archive: number | null; archived_path: string | null } | undefined;
   if (last === undefined || last.sha256 === input.sha256) return undefined;
   const flagged = last.error !== null && last.error.includes(CHANGED_AFTER_SEND);
-  const ours = last.state === 'open' || (last.state === 'done' && last.archive === 1 && last.archived_path === null);
+  const ours = last.archived_path === null && (last.state === 'open' || (last.state === 'done' && last.archive === 1));
   return flagged || ours ? last : undefined;
 }
 
@@ -121,8 +125,11 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name,
       released?.report_name);
     const { originalName: _originalName, ...row } = input;
-    const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
-      total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
+    const insert = stmt(db, `INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, error,
+      total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (
+      max(coalesce((SELECT max(id) FROM files), 0),
+        coalesce((SELECT CAST(value AS INTEGER) FROM kv WHERE key = 'files.lastDroppedId'), 0)) + 1,
+      @path, @name, @reportName, @size, @sha256,
       @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);
     const where = { outboxDir: input.outboxDir ?? null, archive: input.archive === undefined ? null : Number(input.archive) };
     if (original) {
