@@ -76,6 +76,10 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   try {
     hash = await hashFile(dropped.path);
   } catch (err) {
+    if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason === 'changed') {
+      log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' }, 'the file changed while it was hashed: it is taken again once it is unchanged');
+      return { outcome: 'changed' };
+    }
     log.warn({ err, code: isEdocError(err) ? err.code : 'EDOC_READ_CHANGED' }, 'input file vanished before it could be read');
     return { outcome: 'gone' };
   }
