@@ -3,6 +3,7 @@
  * and closes in order (stop watching → finish or park the queue → flush the
  * outbox → close the ledger). Only the CLI touches signals and process.exit.
  */
+import { unlink } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
@@ -18,7 +19,7 @@ import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
 import { inboxFolders, inInboxFolder, outboxDir } from './folders.js';
 import { recoverSending } from './recover.js';
-import { intakeFile } from './intake.js';
+import { intakeFile, type IntakeOutcome } from './intake.js';
 import { ReportScheduler } from './report-scheduler.js';
 
 export interface DaemonOptions {
@@ -125,7 +126,7 @@ export class Daemon {
   private async startWatcher(): Promise<void> {
     const folders = inboxFolders(this.config);
     const watcher = new InboxWatcher({ folders, stableMs: this.config.watch.stableMs, usePolling: this.config.watch.usePolling,
-      logger: this.logger });
+      doneMarker: this.config.watch.doneMarker, logger: this.logger });
     await watcher.start();
     this.watcher = watcher;
     this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
@@ -165,8 +166,12 @@ export class Daemon {
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
         ...(this.options.today ? { today: this.options.today } : {}),
-      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs });
+      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs,
+        ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
       if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
+      // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
+      // interrupted by shutdown, keeps it (taken again)
+      if (file.marker !== undefined && MARKER_DONE.has(result.outcome)) await removeMarker(file.marker, this.logger);
     } catch (err) {
       // One bad file never takes the daemon down.
       this.logger.error({ err, file: file.path, kind: file.kind, company: file.company }, 'intake failed');
@@ -216,8 +221,7 @@ export class Daemon {
       // files being sent from there finish in the outbox folder they began in (fixed in the ledger when taken)
       this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
     }
-    if (JSON.stringify(was) !== JSON.stringify(now)
-      || before.watch.stableMs !== next.watch.stableMs || before.watch.usePolling !== next.watch.usePolling) {
+    if (JSON.stringify(was) !== JSON.stringify(now) || JSON.stringify(before.watch) !== JSON.stringify(next.watch)) {
       await this.watcher?.close();
       await this.watching;
       await this.startWatcher();
@@ -268,6 +272,16 @@ export class Daemon {
       }
     }
     this.logger.info('stopped');
+  }
+}
+
+const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
+
+async function removeMarker(marker: string, logger: AppLogger): Promise<void> {
+  try {
+    await unlink(marker);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
   }
 }
 
