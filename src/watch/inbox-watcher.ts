@@ -120,7 +120,10 @@ export class InboxWatcher {
       ? listFoldersEvery({ dirs, intervalMs: this.folderPollMs, onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
         onError: (err, dir) => this.logger.error({ err, dir }, 'inbox folder could not be listed') })
       : watchStagingNames(dirs, (file) => this.renames.noteName(file),
-        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'));
+        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'),
+        (file) => { if (NameRepair.suspect(path.basename(file))) this.onEvent(file); });
+    // names that are not UTF-8 are renamed before chokidar's first scan, which could not stat them
+    for (const dir of dirs) await this.names.repair(dir);
     const watcher = watch(dirs, {
       depth: 0,
       ignoreInitial: false,
