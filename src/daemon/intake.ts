@@ -134,7 +134,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     }
     insertBatch(ledger, rec.fileId, batch, dropped, log);
     const changed = await changedSince(dropped.path, hash, readHash.digest('hex'));
-    if (changed !== undefined) return dropChanged(ctx, rec.fileId, changed, log);
+    if (changed === 'gone') throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, { file: name, reason: 'gone' });
+    if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
     ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
@@ -142,9 +143,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     ctx.onFileChanged(rec.fileId);
     return { fileId: rec.fileId, outcome: 'read' };
   } catch (err) {
-    if (isEdocError(err, 'EDOC_READ_CHANGED')) {
-      return dropChanged(ctx, rec.fileId, err.context.reason === 'gone' ? 'gone' : 'changed', log);
-    }
+    // gone: reported below like any file that cannot be read (nothing of it was released, so nothing was sent)
+    if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason !== 'gone') return dropChanged(ctx, rec.fileId, log);
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
@@ -173,13 +173,11 @@ async function changedSince(file: string, taken: FileSnapshot & { sha256: string
 }
 
 /** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
-function dropChanged(ctx: IntakeContext, fileId: number, how: 'gone' | 'changed', log: Pick<AppLogger, 'warn'>):
-  { fileId?: number; outcome: IntakeOutcome } {
-  ctx.ledger.dropIntake(fileId, { reason: how === 'gone' ? 'disappeared while it was read' : 'changed while it was read' });
-  log.warn({ code: 'EDOC_READ_CHANGED', reason: how }, how === 'gone'
-    ? 'the file disappeared while it was read: nothing of it was sent'
-    : 'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
-  return { outcome: how === 'gone' ? 'gone' : 'changed' };
+function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): { fileId?: number; outcome: IntakeOutcome } {
+  ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
+  log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' },
+    'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
+  return { outcome: 'changed' };
 }
 
 /** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */
