@@ -4,7 +4,7 @@
  * Windows-1252 names) is read, issued and reported instead of being ignored.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -57,6 +57,18 @@ describe.each([false, true])('a file name in Windows-1252 bytes (usePolling %s)'
     expect(daemon!.logLines().filter((l) => l.code === 'EDOC_READ_NAME_NOT_UTF8')).toHaveLength(1);
   }, 120_000);
 });
+
+test('a Windows-1252 name left in the inbox while the daemon was down is taken at the next start', async () => {
+  emulator = await startTestEmulator([COMPANY_MAIN]);
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 200 });
+  const dir = project.inbox('invoice');
+  await mkdir(dir, { recursive: true });
+  await writeFile(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from('n\xf3mina_dic.json', 'latin1')]), jsonText([invoice(990_400_101)]));
+  daemon = await DaemonProcess.start(project);
+  await daemon.waitForLog((l) => l.code === 'EDOC_READ_NAME_NOT_UTF8', 20_000);
+  const result = await project.finalResult('invoice', 'nómina_dic.json', { timeoutMs: 30_000 });
+  expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
+}, 120_000);
 
 describe('the done-marker convention (watch.doneMarker)', () => {
   test('a data file waits for its marker, is then taken at once, and the marker is deleted and never read as an input; a marker alone is left with one warning', async () => {
