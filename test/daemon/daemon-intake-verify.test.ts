@@ -42,7 +42,7 @@ afterEach(async () => {
 async function start(): Promise<Project> {
   emulator = await startTestEmulator([COMPANY_MAIN]);
   project = await createProject({
-    baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 200,
+    baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }], stableMs: 200,
     kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
   });
   daemon = await DaemonProcess.start(project);
@@ -54,7 +54,8 @@ interface IssuedRequest { Lines?: unknown[]; Total?: { PayableAmount?: string } 
 describe('a file still being written', () => {
   test('a CSV whose writer pauses longer than stableMs in the middle of a document issues every document whole, none from the part written before the pause', async () => {
     const p = await start();
-    const count = 1_500;
+    // big enough that its read takes far longer than the test needs to see 'file taken' and freeze the daemon
+    const count = 2_500;
     const first = 990_100_000;
     const file = path.join(p.inbox('invoice'), 'ventas-lentas.csv');
     const writer = await open(file, 'w');
