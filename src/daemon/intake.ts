@@ -31,11 +31,10 @@ import type { Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 
 /**
- * Documents committed per ledger transaction while a file is read; the first batch is small, so the
- * first requests of a big file leave while the rest is still being read.
+ * Documents committed per ledger transaction while a file is read (held back: none is due before the
+ * whole file was read and verified, so a big file's first request leaves after its read).
  */
 const INSERT_BATCH = 500;
-const FIRST_BATCH = 50;
 
 export interface IntakeContext {
   ledger: Ledger;
@@ -122,10 +121,9 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     for await (const doc of opened.documents) {
       batch.push(toNewDocument(doc, dropped.kind, dropped.company, today));
       count++;
-      if (batch.length >= (count === batch.length ? FIRST_BATCH : INSERT_BATCH)) {
+      if (batch.length >= INSERT_BATCH) {
         insertBatch(ledger, rec.fileId, batch, dropped, log);
         batch = [];
-        ctx.onDocuments(dropped.company.alias);
         if (ctx.signal?.aborted) {
           log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
           return { fileId: rec.fileId, outcome: 'interrupted' };
