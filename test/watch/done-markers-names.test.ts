@@ -3,12 +3,13 @@
  * not UTF-8, on real folders.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DoneMarkers } from '../../src/watch/done-markers.js';
+import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
 import { escapedName, NameRepair } from '../../src/watch/non-utf8-names.js';
-import { recordingLogger, removeDir, tempDir } from './watch-helpers.js';
+import { collect, recordingLogger, removeDir, tempDir, waitForLine } from './watch-helpers.js';
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -64,3 +65,37 @@ describe('NameRepair', () => {
     expect(escapedName(Buffer.from('x\\y\x01', 'latin1'))).toBe('x\\x5cy\\x01');
   });
 });
+
+for (const usePolling of [false, true]) {
+  describe(`the watcher with done markers and Windows-1252 names (${usePolling ? 'polling' : 'fs events'})`, () => {
+    let watcher: InboxWatcher | undefined;
+    afterEach(async () => {
+      await watcher?.close();
+      watcher = undefined;
+    });
+
+    test('a file renamed in from .part still waits for its marker; a Latin-1 name is handed out under its decoding with its original bytes', async () => {
+      dir = await tempDir();
+      const inbox = path.join(dir, 'inbox');
+      const logger = recordingLogger();
+      watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'invoice', company: 'main' }], stableMs: 100, usePolling,
+        doneMarker: { suffixes: ['.ok'], replaceExtension: true }, logger });
+      await watcher.start();
+      const ready = collect(watcher.files());
+      await writeFile(path.join(inbox, 'lote.json.part'), '[]');
+      await rename(path.join(inbox, 'lote.json.part'), path.join(inbox, 'lote.json'));
+      const raw = Buffer.from('a\xf1o.json', 'latin1');
+      await writeFile(Buffer.concat([Buffer.from(`${inbox}/`), raw]), '[]');
+      await waitForLine(logger, 'an inbox file name is not UTF-8 (Windows-1252 / Latin-1 bytes a\\xf1o.json): renamed to año.json and taken as that');
+      // neither has a marker yet: nothing is handed out
+      expect(ready.got).toHaveLength(0);
+      await writeFile(path.join(inbox, 'lote.ok'), '');
+      await ready.waitFor(1);
+      expect(ready.got[0].file).toMatchObject({ path: path.join(inbox, 'lote.json'), via: 'marker', marker: path.join(inbox, 'lote.ok') });
+      await writeFile(path.join(inbox, 'año.ok'), '');
+      await ready.waitFor(2);
+      expect(ready.got[1].file).toMatchObject({ path: path.join(inbox, 'año.json'), via: 'marker', originalName: raw.toString('hex') });
+      expect(ready.got).toHaveLength(2);
+    });
+  });
+}
