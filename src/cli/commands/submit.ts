@@ -97,7 +97,9 @@ export const submitCommand: Command = {
         taken = await intake();
       }
       if (taken.fileId === undefined) {
-        io.err(`${path.basename(file)}: the file could not be read (it vanished)`);
+        io.err(taken.outcome === 'changed'
+          ? `${path.basename(file)}: stopped while the file was still changing; nothing of it was sent`
+          : `${path.basename(file)}: the file could not be read (it vanished)`);
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (taken.outcome === 'resumed') {
