@@ -181,6 +181,16 @@ const configObjectSchema = z.strictObject({
       stableMs: int(0).default(1_000),
       /** Poll instead of native events (network shares). */
       usePolling: bool().default(false),
+      /**
+       * Done-marker convention (Camel's doneFileName): a data file is taken only once its marker exists.
+       * Off while `suffixes` is empty. `NAME.ext.done` by default; `NAME.done` with `replaceExtension`.
+       */
+      doneMarker: z
+        .strictObject({
+          suffixes: z.array(z.string().regex(/^\.[^/\\]+$/, 'a suffix such as .done or .ok')).default([]),
+          replaceExtension: bool().default(false),
+        })
+        .prefault({}),
     })
     .prefault({}),
   read: z

@@ -3,6 +3,7 @@
  * and closes in order (stop watching → finish or park the queue → flush the
  * outbox → close the ledger). Only the CLI touches signals and process.exit.
  */
+import { unlink } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
@@ -20,7 +21,7 @@ import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
 import { inboxFolders, inInboxFolder, outboxDir } from './folders.js';
 import { recoverSending } from './recover.js';
-import { intakeFile } from './intake.js';
+import { intakeFile, type IntakeOutcome } from './intake.js';
 import { ReportScheduler } from './report-scheduler.js';
 
 export interface DaemonOptions {
@@ -41,6 +42,7 @@ export class Daemon {
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private readonly fileNames = new Map<number, string>();
+  private readonly intakeByPath = new Map<string, Promise<void>>();
   private readonly received: ReceivedScheduler;
   /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
   private readonly deferred = new Map<string, ReadyFile>();
@@ -137,7 +139,7 @@ export class Daemon {
   private async startWatcher(): Promise<void> {
     const folders = inboxFolders(this.config);
     const watcher = new InboxWatcher({ folders, stableMs: this.config.watch.stableMs, usePolling: this.config.watch.usePolling,
-      logger: this.logger });
+      doneMarker: this.config.watch.doneMarker, logger: this.logger });
     await watcher.start();
     this.watcher = watcher;
     this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
@@ -149,8 +151,21 @@ export class Daemon {
       if (this.stopping.signal.aborted) break;
       // Back-pressure: do not pull more ready files than the intake can read.
       await this.intake.onSizeLessThan(this.intake.concurrency);
-      void this.intake.add(() => this.take(file));
+      void this.intake.add(() => this.takeInTurn(file));
     }
+  }
+
+  /**
+   * One intake per path at a time: new content of a file whose earlier read is still running (and will
+   * be dropped as changed) is read after it, so the two never share the path's ledger rows.
+   */
+  private takeInTurn(file: ReadyFile): Promise<void> {
+    const before = this.intakeByPath.get(file.path) ?? Promise.resolve();
+    const mine = before.then(() => this.take(file));
+    this.intakeByPath.set(file.path, mine);
+    return mine.finally(() => {
+      if (this.intakeByPath.get(file.path) === mine) this.intakeByPath.delete(file.path);
+    });
   }
 
   private async take(file: ReadyFile): Promise<void> {
@@ -168,8 +183,12 @@ export class Daemon {
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
         ...(this.options.today ? { today: this.options.today } : {}),
-      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs });
+      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs,
+        ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
       if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
+      // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
+      // interrupted by shutdown, keeps it (taken again)
+      if (file.marker !== undefined && MARKER_DONE.has(result.outcome)) await removeMarker(file.marker, this.logger);
     } catch (err) {
       // A full disk: the file is taken again (read on from the ledger) when space returns.
       if (this.storage.report(err, 'intake')) {
@@ -224,8 +243,7 @@ export class Daemon {
       // files being sent from there finish in the outbox folder they began in (fixed in the ledger when taken)
       this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
     }
-    if (JSON.stringify(was) !== JSON.stringify(now)
-      || before.watch.stableMs !== next.watch.stableMs || before.watch.usePolling !== next.watch.usePolling) {
+    if (JSON.stringify(was) !== JSON.stringify(now) || JSON.stringify(before.watch) !== JSON.stringify(next.watch)) {
       await this.watcher?.close();
       await this.watching;
       await this.startWatcher();
@@ -277,6 +295,16 @@ export class Daemon {
       }
     }
     this.logger.info('stopped');
+  }
+}
+
+const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
+
+async function removeMarker(marker: string, logger: AppLogger): Promise<void> {
+  try {
+    await unlink(marker);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
   }
 }
 

@@ -1,9 +1,16 @@
 /**
  * Intake of one complete input file: hash → ledger (content dedup) → read/map
- * → validate → documents into the ledger in batches. The file's documents are
- * committed before any of them is sent; reading streams, so memory does not
- * grow with the file.
+ * → validate → documents into the ledger in batches, held back → verify → release.
+ * Reading streams, so memory does not grow with the file. No document is sent
+ * before the whole file was read and found unchanged: same inode, size and
+ * mtime as when it was hashed, and the bytes the documents came from hash to
+ * the recorded SHA-256 (hashed as they were read, no extra pass). A file that
+ * changed while read is dropped from the ledger (nothing of it was sent) and
+ * taken again once stable; one that changes after its documents were released
+ * gets EDOC_READ_CHANGED_AFTER_SEND (ledger recordFile, report settleFile).
  */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
@@ -18,6 +25,7 @@ import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
 import { excerpt } from '../policy/excerpt.js';
+import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
@@ -27,11 +35,10 @@ import type { Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 
 /**
- * Documents committed per ledger transaction while a file is read; the first batch is small, so the
- * first requests of a big file leave while the rest is still being read.
+ * Documents committed per ledger transaction while a file is read (held back: none is due before the
+ * whole file was read and verified, so a big file's first request leaves after its read).
  */
 const INSERT_BATCH = 500;
-const FIRST_BATCH = 50;
 
 export interface IntakeContext {
   ledger: Ledger;
@@ -54,9 +61,15 @@ export interface DroppedFile {
   company: CompanyConfig;
   size?: number;
   mtimeMs?: number;
+  /** The name's original bytes (hex) when they were not UTF-8 and the watcher renamed the file. */
+  originalName?: string;
 }
 
-export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted';
+/**
+ * `changed`: the file changed while it was read; its intake was dropped (nothing sent) and the caller
+ * takes it again once it is stable.
+ */
+export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
 
 export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
   const { ledger, logger } = ctx;
@@ -66,12 +79,23 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   try {
     hash = await hashFile(dropped.path);
   } catch (err) {
+    if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason === 'changed') {
+      log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' }, 'the file changed while it was hashed: it is taken again once it is unchanged');
+      return { outcome: 'changed' };
+    }
     log.warn({ err, code: isEdocError(err) ? err.code : 'EDOC_READ_CHANGED' }, 'input file vanished before it could be read');
     return { outcome: 'gone' };
   }
   const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
     company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
-    archive: inInboxFolder(ctx.config, dropped.path) });
+    archive: inInboxFolder(ctx.config, dropped.path),
+    ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }) });
+  if (rec.changedAfterSend?.newlyFlagged === true) {
+    log.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', earlierFile: rec.changedAfterSend.fileId, sha256: hash.sha256 },
+      'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the earlier report carries the error, '
+      + 'the original is not archived, and the new content is taken as a new file');
+  }
+  if (rec.changedAfterSend !== undefined) ctx.onFileChanged(rec.changedAfterSend.fileId);
   if (rec.outcome === 'duplicate') {
     log.warn({ code: 'EDOC_LEDGER_DUPLICATE_FILE', duplicateOf: rec.duplicateOfFileId }, 'same content was taken before: not sent again');
     ctx.onFileChanged(rec.fileId);
@@ -87,12 +111,14 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
   try {
     const mapping = await ctx.mapping(dropped.kind);
+    const readHash = createHash('sha256');
     const opened = await openSource(dropped.path, dropped.kind, {
       company: { alias: dropped.company.alias, nit: dropped.company.nit },
       ...(mapping ? { mapping } : {}),
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
       maxRecordBytes: ctx.config.read.maxRecordBytes,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      hash: readHash,
     });
     ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
     const today = ctx.today ?? colombiaToday();
@@ -102,10 +128,9 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     for await (const doc of opened.documents) {
       batch.push(toNewDocument(doc, dropped.kind, dropped.company, today, secrets));
       count++;
-      if (batch.length >= (count === batch.length ? FIRST_BATCH : INSERT_BATCH)) {
+      if (batch.length >= INSERT_BATCH) {
         insertBatch(ledger, rec.fileId, batch, dropped, log);
         batch = [];
-        ctx.onDocuments(dropped.company.alias);
         if (ctx.signal?.aborted) {
           log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
           return { fileId: rec.fileId, outcome: 'interrupted' };
@@ -113,6 +138,9 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       }
     }
     insertBatch(ledger, rec.fileId, batch, dropped, log);
+    const changed = await changedSince(dropped.path, hash, readHash.digest('hex'));
+    if (changed === 'gone') throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, { file: name, reason: 'gone' });
+    if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
     ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
@@ -126,6 +154,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     }
     // A full disk is not the file's fault: it stays `reading` and is taken again when space returns.
     if (isStorageFull(err)) throw storageFullError(err, `the ledger (reading ${name})`);
+    // gone: reported below like any file that cannot be read (nothing of it was released, so nothing was sent)
+    if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason !== 'gone') return dropChanged(ctx, rec.fileId, log);
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
@@ -136,6 +166,29 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     }
     throw err;
   }
+}
+
+/**
+ * What differs between the file now and the bytes the documents came from: 'gone', 'changed', or
+ * undefined when it is the same file (inode, size, mtime) and the bytes read hash to the recorded hash.
+ */
+async function changedSince(file: string, taken: FileSnapshot & { sha256: string }, readSha256: string):
+  Promise<'gone' | 'changed' | undefined> {
+  try {
+    const now = snapshotOf(await stat(file));
+    return sameSnapshot(now, taken) && readSha256 === taken.sha256 ? undefined : 'changed';
+  } catch (err) {
+    if (isGone(err)) return 'gone';
+    throw err;
+  }
+}
+
+/** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
+function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): { fileId?: number; outcome: IntakeOutcome } {
+  ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
+  log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' },
+    'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
+  return { outcome: 'changed' };
 }
 
 /** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */

@@ -141,6 +141,11 @@ export class ReportScheduler {
         this.progress(fileId, file.name, file.company, file.kind, t);
       } else {
         this.times.delete(fileId);
+        if (settled.changedAfterSend === true) {
+          logger.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', file: file.name, kind: file.kind, company: file.company },
+            'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived '
+            + 'and is taken as a new file');
+        }
         const counts = settled.report?.counts;
         logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath },
           'file complete');

@@ -16,6 +16,9 @@ export const KEY_IN_FLIGHT_DELAY_MS = 2000;
  * Stores a file's documents, ~1000 per transaction (one fsync each). Indexes already stored are
  * ignored, so a file whose reading was cut by a crash is simply read again. A document with problems
  * is stored `invalid`; one whose key was already accepted is stored `duplicate` — neither is sent.
+ * A pending document is stored held back (no `next_attempt_at`, so `claimDue` never sees it): the
+ * file's documents become due together in `finishReading`, once the whole file was read and found
+ * unchanged — no document may leave from content that is not the file's final content.
  */
 export function insertDocuments(db: Database.Database, fileId: number, docs: Iterable<NewDocument>, now: number): InsertResult {
   const file = stmt(db, 'SELECT company, kind FROM files WHERE id = ?').get(fileId) as { company: string; kind: string } | undefined;
@@ -43,7 +46,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
         : copy === undefined ? null : [earlierCopyError(copy)];
       const info = insert.run(fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
-        d.ownNumber ? 1 : 0, state, state === 'pending' ? now : null, json(problems), json(errors), now);
+        d.ownNumber ? 1 : 0, state, null, json(problems), json(errors), now);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
       const fromRaw = d.requestFromRaw === true && d.request !== undefined;
@@ -137,8 +140,9 @@ export function numberMayHaveBeenDelivered(db: Database.Database, doc: { company
 
 /** The earliest future attempt of a company (for the feeder's timer), or undefined. */
 export function nextDueAt(db: Database.Database, company: string): number | undefined {
+  // documents of a file still being read have no next_attempt_at yet (held back)
   const r = stmt(db, `SELECT next_attempt_at AS t FROM documents WHERE company = ? AND state = 'pending'
-    ORDER BY next_attempt_at LIMIT 1`).get(company) as { t: number } | undefined;
+    AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`).get(company) as { t: number } | undefined;
   return r?.t;
 }
 

@@ -25,14 +25,15 @@ export function getFile(db: Database.Database, fileId: number): FileRow | undefi
  * new one is written (src/report/move-aside.ts). `fresh` (a duplicate drop, whose report must never
  * take the place of the outcome it duplicates) takes only a stem no file's report holds.
  */
-function freeReportName(db: Database.Database, company: string, kind: string, stem: string, name: string, fresh: boolean): string {
+function freeReportName(db: Database.Database, company: string, kind: string, stem: string, name: string, fresh: boolean,
+  avoid?: string): string {
   const held = stmt(db, 'SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL LIMIT 1');
   const busy = stmt(db, `SELECT 1 FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL
     AND (state IN ('reading','open') OR report_state <> 'final' OR name <> ?) LIMIT 1`);
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stem : `${stem} (${n})`;
     const taken = fresh ? held.get(company, kind, candidate) : busy.get(company, kind, candidate, name);
-    if (!taken) return candidate;
+    if (candidate !== avoid && !taken) return candidate;
   }
 }
 
@@ -55,6 +56,70 @@ function takeResend(db: Database.Database, request: ResendRequest, fileId: numbe
   addEvent(db, now, 'file-resend', fileId, null, { request: request.id, resendOf: request.fileId });
 }
 
+/** The code of the file-level error set on a file whose original changed after its documents were released. */
+export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';
+
+/**
+ * Deletes an intake of which nothing was sent: the file is still `reading`, so its documents were
+ * never due (insertDocuments holds them back). Duplicates recorded against it lose their link (the
+ * content they named was never processed). Returns false when the file is not `reading`.
+ */
+function dropIntakeTx(db: Database.Database, fileId: number, now: number, data: Record<string, unknown>): boolean {
+  const row = stmt(db, `SELECT state FROM files WHERE id = ?`).get(fileId) as { state: string } | undefined;
+  if (row?.state !== 'reading') return false;
+  stmt(db, 'DELETE FROM document_bodies WHERE id IN (SELECT id FROM documents WHERE file_id = ?)').run(fileId);
+  const docs = stmt(db, 'DELETE FROM documents WHERE file_id = ?').run(fileId).changes;
+  stmt(db, 'DELETE FROM file_counts WHERE file_id = ?').run(fileId);
+  stmt(db, 'UPDATE files SET duplicate_of = NULL WHERE duplicate_of = ?').run(fileId);
+  stmt(db, 'DELETE FROM files WHERE id = ?').run(fileId);
+  // SQLite would hand the highest id out again: remember it, so events and logs never name two files by one id
+  stmt(db, `INSERT INTO kv(key, value, updated_at) VALUES ('files.lastDroppedId', ?, ?)
+    ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)), updated_at = excluded.updated_at`)
+    .run(String(fileId), now);
+  addEvent(db, now, 'file-dropped', fileId, null, { ...data, documents: docs });
+  return true;
+}
+
+export function dropIntake(db: Database.Database, fileId: number, now: number, data: Record<string, unknown>): boolean {
+  return db.transaction(() => dropIntakeTx(db, fileId, now, data)).immediate();
+}
+
+/**
+ * The original of a file whose documents were released (sending began) changed: a file-level error on
+ * it, and its report is written again. Documents already sent keep their outcomes; those not sent yet
+ * are not sent from content that is no longer the file's (stored `invalid`, like failRead): the new
+ * content sends them. Returns false when it carried that error already.
+ */
+export function flagChangedAfterSend(db: Database.Database, fileId: number, error: FileError, now: number): boolean {
+  return db.transaction(() => {
+    const row = stmt(db, 'SELECT error FROM files WHERE id = ?').get(fileId) as { error: string | null } | undefined;
+    if (row === undefined || (row.error !== null && row.error.includes(CHANGED_AFTER_SEND))) return false;
+    stmt(db, `UPDATE files SET error = ?, report_state = 'none' WHERE id = ?`).run(json(error), fileId);
+    const held = stmt(db, `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
+      WHERE file_id = ? AND state = 'pending'`).run(JSON.stringify([{ code: CHANGED_AFTER_SEND,
+      message: 'Not sent: the file changed after sending began; its new content is taken as a new file.' }]), now, fileId).changes;
+    addEvent(db, now, 'file-changed-after-send', fileId, null, { ...error, heldBack: held });
+    return true;
+  }).immediate();
+}
+
+/**
+ * The file last recorded from this path whose content is not `sha256`, when its documents were released
+ * and its original is still ours (not archived): new content there means the file changed after
+ * sending began. `edoc-bridge submit` files (never archived) count only while still open.
+ */
+function releasedAtPath(db: Database.Database, input: RecordFileInput): { id: number; name: string; report_name: string;
+  error: string | null } | undefined {
+  const last = stmt(db, `SELECT id, name, report_name, state, sha256, error, archive, archived_path FROM files
+    WHERE company = ? AND kind = ? AND path = ? ORDER BY id DESC LIMIT 1`).get(input.company, input.kind, input.path) as
+    { id: number; name: string; report_name: string; state: string; sha256: string; error: string | null;
+      archive: number | null; archived_path: string | null } | undefined;
+  if (last === undefined || last.sha256 === input.sha256) return undefined;
+  const flagged = last.error !== null && last.error.includes(CHANGED_AFTER_SEND);
+  const ours = last.archived_path === null && (last.state === 'open' || (last.state === 'done' && last.archive === 1));
+  return flagged || ours ? last : undefined;
+}
+
 export function recordFile(db: Database.Database, input: RecordFileInput): RecordFileResult {
   return db.transaction((): RecordFileResult => {
     const leftover = stmt(db, `SELECT id, state FROM files WHERE company = ? AND kind = ? AND sha256 = ?
@@ -72,10 +137,28 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
     // the operator asked for this content to be taken again (edoc-bridge resend): one drop goes through,
     // and like any new file it takes NAME.result.json once the earlier report set has moved aside
     const resend = openResend(db, input.company, input.kind, input.sha256);
+    // an earlier read of this path that can no longer be read on (its content is gone): nothing of it was sent
+    const stale = stmt(db, `SELECT id FROM files WHERE company = ? AND kind = ? AND path = ? AND state = 'reading'
+      AND sha256 <> ?`).all(input.company, input.kind, input.path, input.sha256) as { id: number }[];
+    for (const s of stale) dropIntakeTx(db, s.id, input.now, { reason: 'content replaced before it was read to the end' });
+    const released = releasedAtPath(db, input);
+    let changedAfterSend: RecordFileResult['changedAfterSend'];
+    if (released !== undefined) {
+      const error: FileError = { code: CHANGED_AFTER_SEND, message: `${released.name} changed after its documents were `
+        + 'released for sending: they were sent from the earlier content, and the original was not archived. The new '
+        + `content is taken as a new file (documents accepted already are reported duplicate there).` };
+      const newly = flagChangedAfterSend(db, released.id, error, input.now);
+      changedAfterSend = { fileId: released.id, reportName: released.report_name, newlyFlagged: newly };
+    }
+    // the new content must not overwrite the report that carries the error
     const reportName = freeReportName(db, input.company, input.kind, outputStem(input.name), input.name,
-      original !== undefined && !resend);
-    const insert = stmt(db, `INSERT INTO files(path, name, report_name, size, sha256, kind, company, state, error,
-      total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (@path, @name, @reportName, @size, @sha256,
+      original !== undefined && !resend, released?.report_name);
+    const { originalName: _originalName, ...row } = input;
+    const insert = stmt(db, `INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, error,
+      total, duplicate_of, started_at, finished_at, outbox_dir, archive) VALUES (
+      max(coalesce((SELECT max(id) FROM files), 0),
+        coalesce((SELECT CAST(value AS INTEGER) FROM kv WHERE key = 'files.lastDroppedId'), 0)) + 1,
+      @path, @name, @reportName, @size, @sha256,
       @kind, @company, @state, @error, @total, @duplicateOf, @now, @finishedAt, @outboxDir, @archive)`);
     const where = { outboxDir: input.outboxDir ?? null, archive: input.archive === undefined ? null : Number(input.archive) };
     if (original && !resend) {
@@ -84,16 +167,18 @@ export function recordFile(db: Database.Database, input: RecordFileInput): Recor
         message: `The same content was received before as ${original.name} (taken ${new Date(original.started_at).toISOString()}; `
           + `its report: ${reportPlace(original.report_name, original.name, original.report_dir)}); it is not sent again.`,
       };
-      const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'done', error: json(error), total: 0,
+      const fileId = Number(insert.run({ ...row, ...where, reportName, state: 'done', error: json(error), total: 0,
         duplicateOf: original.id, finishedAt: input.now }).lastInsertRowid);
       addEvent(db, input.now, 'file-duplicate', fileId, null, { duplicateOf: original.id, path: input.path });
-      return { fileId, outcome: 'duplicate', state: 'done', duplicateOfFileId: original.id };
+      return { fileId, outcome: 'duplicate', state: 'done', duplicateOfFileId: original.id,
+        ...(changedAfterSend === undefined ? {} : { changedAfterSend }) };
     }
-    const fileId = Number(insert.run({ ...input, ...where, reportName, state: 'reading', error: null, total: null,
+    const fileId = Number(insert.run({ ...row, ...where, reportName, state: 'reading', error: null, total: null,
       duplicateOf: null, finishedAt: null }).lastInsertRowid);
-    addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256 });
+    addEvent(db, input.now, 'file-recorded', fileId, null, { path: input.path, size: input.size, sha256: input.sha256,
+      ...(input.originalName === undefined ? {} : { originalName: input.originalName }) });
     if (resend) takeResend(db, resend, fileId, input.now);
-    return { fileId, outcome: 'new', state: 'reading' };
+    return { fileId, outcome: 'new', state: 'reading', ...(changedAfterSend === undefined ? {} : { changedAfterSend }) };
   }).immediate();
 }
 
@@ -143,12 +228,17 @@ export function setReadDetails(db: Database.Database, fileId: number, d: ReadDet
     .run(d.format, d.encoding ?? null, d.header ?? null, fileId);
 }
 
-/** Every document of the file is in the ledger: it is `open` until they are all final. */
+/**
+ * Every document of the file is in the ledger and the file was found unchanged: it is `open` until they
+ * are all final, and its pending documents are released (due now) in the same transaction.
+ */
 export function finishReading(db: Database.Database, fileId: number, now: number): void {
   db.transaction(() => {
     const total = (stmt(db, 'SELECT coalesce(sum(n), 0) AS n FROM file_counts WHERE file_id = ?').get(fileId) as { n: number }).n;
-    stmt(db, `UPDATE files SET state = 'open', total = ? WHERE id = ? AND state = 'reading'`).run(total, fileId);
-    addEvent(db, now, 'file-read', fileId, null, { total });
+    if (stmt(db, `UPDATE files SET state = 'open', total = ? WHERE id = ? AND state = 'reading'`).run(total, fileId).changes === 0) return;
+    const released = stmt(db, `UPDATE documents SET next_attempt_at = ? WHERE file_id = ? AND state = 'pending'
+      AND next_attempt_at IS NULL`).run(now, fileId).changes;
+    addEvent(db, now, 'file-read', fileId, null, { total, released });
   }).immediate();
 }
 

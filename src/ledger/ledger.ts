@@ -112,6 +112,13 @@ export class Ledger {
   setReadDetails(fileId: number, details: ReadDetails): void { files.setReadDetails(this.db, fileId, details); }
   finishReading(fileId: number, now = Date.now()): void { files.finishReading(this.db, fileId, now); }
   failRead(fileId: number, error: FileError, now = Date.now()): number { return files.failRead(this.db, fileId, error, now); }
+  /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */
+  dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): boolean {
+    return files.dropIntake(this.db, fileId, now, data);
+  }
+  flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): boolean {
+    return files.flagChangedAfterSend(this.db, fileId, error, now);
+  }
   finishFile(fileId: number, now = Date.now()): boolean { return files.finishFile(this.db, fileId, now); }
   markReported(fileId: number, state: ReportState): void { files.markReported(this.db, fileId, state); }
   markArchived(fileId: number, archivedPath: string, now = Date.now()): void { files.markArchived(this.db, fileId, archivedPath, now); }

@@ -58,6 +58,8 @@ export interface RecordFileInput {
   outboxDir?: string;
   /** Its original moves to the archive once final (it came from an inbox folder). */
   archive?: boolean;
+  /** The name's bytes as the file system held them (hex), when they were not UTF-8 and the file was renamed. */
+  originalName?: string;
 }
 
 export interface RecordFileResult {
@@ -70,6 +72,11 @@ export interface RecordFileResult {
   outcome: 'new' | 'resumed' | 'duplicate';
   state: FileState;
   duplicateOfFileId?: number;
+  /**
+   * The file recorded last from this path held other content, and its documents were released: that
+   * file changed after sending began. It now carries the EDOC_READ_CHANGED_AFTER_SEND error.
+   */
+  changedAfterSend?: { fileId: number; reportName: string; newlyFlagged: boolean };
 }
 
 export interface FileRow {

@@ -8,6 +8,7 @@
  * bytes of a record are kept as a list of chunks and joined once, when the
  * record ends, so a long record costs time in proportion to its length.
  */
+import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
@@ -30,6 +31,8 @@ export interface CsvReadOptions {
   maxRecordBytes?: number;
   /** Stops the read (daemon shutdown): the generator ends with an AbortError. */
   signal?: AbortSignal;
+  /** Fed with the raw bytes as read: the intake checks they are the bytes it hashed (OpenSourceOptions.hash). */
+  hash?: Hash;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 32 * 1024 * 1024;
@@ -107,6 +110,9 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   const input = createReadStream(file, { highWaterMark: 64 * 1024 });
   const decoder = iconv.decodeStream(encoding) as unknown as Transform;
   input.on('error', (err) => parser.destroy(err));
+  // the raw bytes, as read: the intake checks they are the bytes it hashed (see OpenSourceOptions.hash)
+  const hash = options.hash;
+  if (hash !== undefined) input.on('data', (chunk) => hash.update(chunk));
   decoder.on('error', (err) => parser.destroy(err));
   tap.on('error', (err) => parser.destroy(err));
   const onAbort = (): void => { parser.destroy(abortError(options.signal)); };

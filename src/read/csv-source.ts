@@ -8,6 +8,7 @@
  * earlier one that is still open. With consecutive rows at most one document is
  * held at a time, whatever the size of the file.
  */
+import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
 import { buildDocument } from '../map/build-document.js';
@@ -24,6 +25,8 @@ import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 export interface CsvSourceContext extends CsvReadOptions {
   kind: string;
   company: CompanyInfo;
+  /** Fed with the bytes of the pass the documents come from. */
+  hash?: Hash;
 }
 
 export interface CsvSourceDocument extends SourceDocument {
@@ -131,7 +134,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       if (built.request !== undefined) out.request = built.request;
       return out;
     };
-    for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
+    for await (const record of readCsvRecords(file, encoding, delimiter, ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
       if (record.row === 1 || isBlank(record.cells)) continue;
       const { key, display } = keyOf(record);
       let doc = open.get(key);

@@ -4,6 +4,7 @@
  * file's inode, size and mtime when it opens it and checks them again when it
  * is done; anything different (or the file gone) is EDOC_READ_CHANGED.
  */
+import type { Hash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
@@ -68,6 +69,8 @@ export interface FileChunksOptions {
   expected?: FileSnapshot;
   /** Ends "<file> disappeared before it was …" when the file is gone at open. @defaultValue 'read' */
   verb?: string;
+  /** Fed with every byte read, in order (the intake checks the bytes the documents came from). */
+  hash?: Hash;
 }
 
 /**
@@ -88,6 +91,7 @@ export async function* fileChunks(file: string, options: FileChunksOptions): Asy
       const { bytesRead: n } = await handle.read(buffer, 0, options.chunkBytes, null);
       if (n === 0) break;
       bytesRead += n;
+      options.hash?.update(buffer.subarray(0, n));
       yield buffer.subarray(0, n);
     }
     await assertUnchanged(file, snapshot, bytesRead);

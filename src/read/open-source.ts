@@ -16,6 +16,7 @@
  * The second pass checks it reads the same bytes, so the only error it can
  * still raise is EDOC_READ_CHANGED.
  */
+import type { Hash } from 'node:crypto';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
@@ -44,6 +45,11 @@ export interface OpenSourceOptions {
   signal?: AbortSignal;
   /** Size and mtime the caller saw (watcher, hashFile); a different file is EDOC_READ_CHANGED. */
   expect?: { size: number; mtimeMs: number };
+  /**
+   * Fed with every byte of the pass the documents come from (the one the caller iterates), so the
+   * caller can check they are the bytes it hashed before (no extra pass over the file).
+   */
+  hash?: Hash;
 }
 
 export interface OpenedFile extends OpenedSource {
@@ -78,19 +84,19 @@ export async function openSource(file: string, kind: string, options: OpenSource
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
     }
     const csv = await openCsvSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
-      signal: options.signal });
+      signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
     return { ...csv, ...meta };
   }
 
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-  const chunks = (): AsyncGenerator<string> => abortable(utf8Chunks(file, snapshot), options.signal);
-  const read = (): AsyncGenerator<SourceDocument> =>
+  const chunks = (hash?: Hash): AsyncGenerator<string> => abortable(utf8Chunks(file, snapshot, hash), options.signal);
+  const read = (hash?: Hash): AsyncGenerator<SourceDocument> =>
     format === 'json'
-      ? readJsonDocuments(chunks(), file, { maxElementChars: maxRecord })
-      : readJsonlDocuments(chunks(), file, { maxLineChars: options.maxLineBytes ?? maxRecord });
+      ? readJsonDocuments(chunks(hash), file, { maxElementChars: maxRecord })
+      : readJsonlDocuments(chunks(hash), file, { maxLineChars: options.maxLineBytes ?? maxRecord });
   let count = 0;
   for await (const _doc of read()) count++;
-  return { format, encoding: 'utf-8', documents: read(), count, ...meta };
+  return { format, encoding: 'utf-8', documents: read(options.hash), count, ...meta };
 }
 
 /** The chunks, checking the stop signal before each: a long JSON element or line cannot hold a shutdown back. */

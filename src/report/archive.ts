@@ -13,6 +13,22 @@ function candidate(dir: string, base: string, n: number): string {
   return path.join(dir, `${stem} (${n})${ext}`);
 }
 
+/**
+ * Is the file at `source` still the content the ledger recorded? 'gone' when nothing is there, 'changed'
+ * when other content is (rewritten, grown, or replaced after the file was taken).
+ */
+export async function originalState(source: string, expected: { size: number; sha256: string }): Promise<'same' | 'gone' | 'changed'> {
+  let src: fs.Stats;
+  try {
+    src = await fsp.lstat(source);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    throw err;
+  }
+  if (!src.isFile()) return 'changed';
+  return src.size === expected.size && (await sha256Of(source)) === expected.sha256 ? 'same' : 'changed';
+}
+
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);

@@ -8,9 +8,10 @@ import type { DuplicateOf, ResultCounts } from './result-file.js';
 import { ResultFileWriter, resultCounts } from './result-file.js';
 import { ErrorsCsvWriter } from './errors-csv.js';
 import { RetryFileWriter } from './retry-file.js';
-import { archiveOriginal } from './archive.js';
+import { archiveOriginal, originalState } from './archive.js';
 import { moveAsideEarlierReports } from './move-aside.js';
 import { outputNames } from './names.js';
+import { CHANGED_AFTER_SEND } from '../ledger/files.js';
 
 export interface FileReportResult {
   resultPath: string;
@@ -101,6 +102,8 @@ export interface SettleResult {
   report?: FileReportResult;
   /** Where the original went; undefined when it was already gone (archived before a crash). */
   archivedPath?: string;
+  /** The original changed after its documents were released: flagged now, left in place, not archived. */
+  changedAfterSend?: boolean;
 }
 
 /**
@@ -129,8 +132,18 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
   // a read that failed half-way may still have documents in flight: their outcomes come first
   if (file.state === 'failed-read' && !ledger.fileProgress(fileId).final) return { settled: false };
   const out: SettleResult = { settled: true };
+  const archive = file.archivedPath === null && options.archive !== false;
+  // Content other than what was read is never archived as the processed original: it stays in the inbox
+  // (taken again as a new file), and this file's report says so. A duplicate-file row read nothing.
+  if (archive && file.state === 'done' && file.duplicateOf === null && !ledger.readOnly
+    && (await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed') {
+    out.changedAfterSend = ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed `
+      + 'after its documents were released for sending: they were sent from the earlier content. The changed file was '
+      + 'not archived; it stays in the inbox and is taken as a new file.' }, now);
+    file = ledger.getFile(fileId) ?? file;
+  }
   if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
-  if (file.archivedPath === null && options.archive !== false) {
+  if (archive) {
     const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
     // '' records "nothing left to move" so the file is not retried at every start
     ledger.markArchived(fileId, archived ?? '', now);

@@ -2,6 +2,7 @@ import iconv from 'iconv-lite';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
 import { isNumberClash } from './errors-csv.js';
+import { CHANGED_AFTER_SEND } from '../ledger/files.js';
 
 /**
  * States whose originals go to the retry file: fix and drop back. `in-doubt` is left out on purpose:
@@ -78,6 +79,8 @@ export class RetryFileWriter {
 
   async add(doc: DocumentRow): Promise<void> {
     if ((!RETRY_STATES.has(doc.state) && !isNumberClash(doc)) || doc.raw === '') return;
+    // held back because the file changed after sending began: its new content sends it, not a retry of the old text
+    if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
     const out = await this.open(doc.raw);
     if (this.file.format === 'json') {
       await out.write(`${this.count === 0 ? '' : ',\n'}${stripEol(doc.raw)}`);

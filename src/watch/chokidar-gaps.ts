@@ -24,13 +24,20 @@ import { isStagingName } from './file-names.js';
 
 type Report = (err: unknown, dir: string) => void;
 
-/** Calls `onName` with the full path of every staging name the kernel reports in these folders. */
-export function watchStagingNames(dirs: string[], onName: (file: string) => void, onError: Report): () => void {
+/**
+ * Calls `onName` with the full path of every staging name the kernel reports in these folders, and
+ * `onOther` with every other name: chokidar drops a name that is not UTF-8 (it cannot stat the name
+ * Node decoded), so that is the one place the watcher learns of such a file in fs-events mode.
+ */
+export function watchStagingNames(dirs: string[], onName: (file: string) => void, onError: Report,
+  onOther?: (file: string) => void): () => void {
   const watchers: FSWatcher[] = [];
   for (const dir of dirs) {
     try {
       const w = fsWatch(dir, { persistent: false }, (_event, name) => {
-        if (typeof name === 'string' && isStagingName(name)) onName(path.join(dir, name));
+        if (typeof name !== 'string') return;
+        if (isStagingName(name)) onName(path.join(dir, name));
+        else onOther?.(path.join(dir, name));
       });
       w.on('error', (err) => onError(err, dir));
       watchers.push(w);

@@ -10,6 +10,10 @@
  * found by the initial scan (it waits only after 'ready'), and would also delay
  * renamed-in files, which must be taken at once.
  *
+ * With the done-marker convention on (done-markers.ts), a file is taken only
+ * once its marker exists, and then at once. A name that is not UTF-8 is
+ * renamed to its Windows-1252 decoding first (non-utf8-names.ts).
+ *
  * Each content is handed out once per path: a path stays "taken" until its file
  * is removed (archived) or replaced by a different inode / size / mtime, and a
  * later file under the same name is a new drop.
@@ -24,39 +28,11 @@ import { isHiddenName, isStagingName } from './file-names.js';
 import { RenameDetector } from './rename-detector.js';
 import { listFoldersEvery, watchStagingNames } from './chokidar-gaps.js';
 import { ReadyQueue } from './ready-queue.js';
+import { DoneMarkers } from './done-markers.js';
+import type { InboxFolder, InboxWatcherOptions, ReadyFile, WatchLogger } from './watch-types.js';
+import { NameRepair } from './non-utf8-names.js';
 
-export interface InboxFolder {
-  /** The inbox folder; created at start when missing. Only its direct children are watched. */
-  dir: string;
-  kind: string;
-  company: string;
-}
-
-export interface ReadyFile {
-  path: string;
-  kind: string;
-  company: string;
-  size: number;
-  mtimeMs: number;
-  /** Why the file was taken: it stayed unchanged for `stableMs`, or it was renamed in from a staging name. */
-  via: 'stable' | 'rename';
-}
-
-/** The part of a pino logger the watcher uses. */
-export interface WatchLogger {
-  warn(obj: Record<string, unknown>, msg: string): void;
-  error(obj: Record<string, unknown>, msg: string): void;
-  debug?(obj: Record<string, unknown>, msg: string): void;
-}
-
-export interface InboxWatcherOptions {
-  folders: InboxFolder[];
-  /** How long size and mtime must stay unchanged. @defaultValue 1000 */
-  stableMs?: number;
-  /** Poll instead of fs events (network shares). @defaultValue false */
-  usePolling?: boolean;
-  logger?: WatchLogger;
-}
+export type { InboxFolder, InboxWatcherOptions, ReadyFile, WatchLogger } from './watch-types.js';
 
 interface Entry {
   folder: InboxFolder;
@@ -82,6 +58,8 @@ export class InboxWatcher {
   private readonly warned = new Set<string>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly renames: RenameDetector;
+  private readonly markers: DoneMarkers;
+  private readonly names: NameRepair;
   private readonly queue = new ReadyQueue<ReadyFile>();
   private chokidar: FSWatcher | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -101,6 +79,8 @@ export class InboxWatcher {
     this.pollMs = Math.min(500, Math.max(25, Math.round(this.stableMs / 4)));
     this.folderPollMs = Math.min(1000, Math.max(100, Math.round(this.stableMs / 2)));
     this.renames = new RenameDetector(Math.max(5000, this.stableMs * 2));
+    this.markers = new DoneMarkers(options.doneMarker);
+    this.names = new NameRepair(this.logger, (dir) => ({ kind: this.folders.get(dir)?.kind, company: this.folders.get(dir)?.company }));
   }
 
   /** Create missing folders, scan what is there, then watch. Resolves once the initial scan is done. */
@@ -140,7 +120,10 @@ export class InboxWatcher {
       ? listFoldersEvery({ dirs, intervalMs: this.folderPollMs, onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
         onError: (err, dir) => this.logger.error({ err, dir }, 'inbox folder could not be listed') })
       : watchStagingNames(dirs, (file) => this.renames.noteName(file),
-        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'));
+        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'),
+        (file) => { if (NameRepair.suspect(path.basename(file))) this.onEvent(file); });
+    // names that are not UTF-8 are renamed before chokidar's first scan, which could not stat them
+    for (const dir of dirs) await this.names.repair(dir);
     const watcher = watch(dirs, {
       depth: 0,
       ignoreInitial: false,
@@ -208,6 +191,11 @@ export class InboxWatcher {
     if (this.closed) return;
     const folder = this.folderOf(file);
     if (folder === undefined) return;
+    if (NameRepair.suspect(path.basename(file))) await this.names.repair(path.dirname(file));
+    if (this.markers.isMarker(file)) {
+      await this.onMarker(file, folder);
+      return;
+    }
     if (isStagingName(file)) {
       await this.renames.seen(file);
       this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company }, 'staging file seen');
@@ -239,7 +227,7 @@ export class InboxWatcher {
       this.queue.withdraw(file);
     }
     if (this.closed) return;
-    if (renamed) {
+    if (renamed && !this.markers.enabled) {
       this.take(file, folder, identity, 'rename');
       return;
     }
@@ -287,17 +275,23 @@ export class InboxWatcher {
     );
   }
 
-  private take(file: string, folder: InboxFolder, identity: FileSnapshot, via: ReadyFile['via']): void {
+  /** A done marker: its data files are taken at the next poll; a marker alone is left alone, with one warning. */
+  private async onMarker(marker: string, folder: InboxFolder): Promise<void> {
+    const files = await this.markers.dataFilesOf(marker);
+    for (const file of files) this.onEvent(file);
+    if (files.length > 0 || this.warned.has(marker)) return;
+    this.warned.add(marker);
+    this.logger.warn({ file: this.shown(marker, folder), kind: folder.kind, company: folder.company, code: 'EDOC_READ_MARKER_ALONE' },
+      'a done marker has no data file beside it: left alone (its data file is taken once it appears)');
+  }
+
+  private take(file: string, folder: InboxFolder, identity: FileSnapshot, via: ReadyFile['via'], marker?: string): void {
     this.entries.set(file, { folder, state: 'taken', identity, since: Date.now() });
     this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company, via }, 'inbox file ready');
-    this.queue.push(file, {
-      path: this.shown(file, folder),
-      kind: folder.kind,
-      company: folder.company,
-      size: identity.size,
-      mtimeMs: identity.mtimeMs,
-      via,
-    });
+    const originalName = this.names.takeOriginal(file);
+    this.queue.push(file, { path: this.shown(file, folder), kind: folder.kind, company: folder.company, size: identity.size,
+      mtimeMs: identity.mtimeMs, via, ...(marker === undefined ? {} : { marker: this.shown(marker, folder) }),
+      ...(originalName === undefined ? {} : { originalName }) });
   }
 
   private ensureTicker(): void {
@@ -340,6 +334,9 @@ export class InboxWatcher {
       if (!sameSnapshot(identity, entry.identity)) {
         entry.identity = identity;
         entry.since = now;
+      } else if (this.markers.enabled) {
+        const marker = await this.markers.markerOf(file);
+        if (marker !== undefined && this.entries.get(file) === entry && !this.closed) this.take(file, entry.folder, identity, 'marker', marker);
       } else if (now - entry.since >= this.stableMs) {
         this.take(file, entry.folder, identity, 'stable');
       }

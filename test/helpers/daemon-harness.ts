@@ -138,6 +138,8 @@ export interface ProjectOptions {
   inboxRoot?: string;
   /** The `kinds` section (mappings for delimited files, POS endpoint). */
   kinds?: Record<string, Record<string, unknown>>;
+  /** More `watch` keys (doneMarker, usePolling). */
+  watch?: Record<string, unknown>;
 }
 
 export class Project {
@@ -178,7 +180,7 @@ export class Project {
       },
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200, ...options.retry },
-      watch: { stableMs: options.stableMs ?? 200, usePolling: false },
+      watch: { stableMs: options.stableMs ?? 200, usePolling: false, ...options.watch },
       received: { enabled: false },
       log: { level: 'info' },
       emulator: { seed: path.join(ROOT, 'config/emulator-seed.json') },

@@ -103,7 +103,7 @@ describe('files: the same content is not submitted twice', () => {
   it('gives a second unfinished file with the same name its own report name', () => {
     const ledger = Ledger.open(tempDir());
     const a = ledger.recordFile(fileInput({ name: 'ventas.csv' }));
-    const b = ledger.recordFile(fileInput({ name: 'ventas.csv', sha256: 'bbb' }));
+    const b = ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/elsewhere/ventas.csv', sha256: 'bbb' }));
     expect(ledger.getFile(a.fileId)?.reportName).toBe('ventas');
     expect(ledger.getFile(b.fileId)?.reportName).toBe('ventas (2)');
     ledger.close();
@@ -249,6 +249,7 @@ describe('documents', () => {
     const { ledger } = openWithFile(1);
     const f2 = ledger.recordFile(fileInput({ sha256: 'x2', path: '/inbox/invoice/x2.json', name: 'x2.json' }));
     ledger.insertDocuments(f2.fileId, docs(1), 1_000);
+    ledger.finishReading(f2.fileId, 1_000);
     const [a, b] = ledger.claimDue('main', 1_000, 2);
     ledger.markSending([a.id], 1_000);
     ledger.recordOutcome(a.id, { state: 'accepted' }, 1_100);
@@ -260,6 +261,7 @@ describe('documents', () => {
     const { ledger } = openWithFile(1);
     const f2 = ledger.recordFile(fileInput({ sha256: 'x3', path: '/inbox/invoice/x3.json', name: 'x3.json' }));
     ledger.insertDocuments(f2.fileId, docs(1), 1_000);
+    ledger.finishReading(f2.fileId, 1_000);
     const [a, b] = ledger.claimDue('main', 1_000, 2);
     expect(ledger.markSending([a.id, b.id], 1_000)).toEqual({ sending: [a.id], duplicate: [], skipped: [], deferred: [b.id] });
     expect(ledger.claimDue('main', 1_000, 5)).toEqual([]);
@@ -378,6 +380,7 @@ describe('iterateFileDocuments', () => {
     const ledger = Ledger.open(tempDir());
     const { fileId } = ledger.recordFile(fileInput());
     ledger.insertDocuments(fileId, docs(1_200), 1_000);
+    ledger.finishReading(fileId, 1_000);
     const seen: number[] = [];
     for (const d of ledger.iterateFileDocuments(fileId)) {
       seen.push(d.index);

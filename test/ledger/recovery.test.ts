@@ -94,6 +94,7 @@ describe('start-up stays fast with a large ledger', () => {
     ledger.insertDocuments(fileId, (function* () {
       for (let i = 0; i < 200_000; i++) yield { index: i, source: { lines: [i + 1] }, number: `N${i}`, ownNumber: true, raw: '{}' };
     })(), 1);
+    ledger.finishReading(fileId, 1);
     ledger.markSending(ledger.claimDue('main', 1, 20).map((d) => d.id), 2);
     ledger.close();
     const t0 = performance.now();

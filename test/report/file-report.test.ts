@@ -99,23 +99,21 @@ describe('writeFileReport and settleFile', () => {
     ledger.close();
   });
 
-  it('a read that fails half-way holds back unsent documents and settles once those in flight are answered', async () => {
+  it('a read that fails half-way sends none of the documents read before the failure', async () => {
     const { outbox, ledger, fileId } = setup('cortado.jsonl');
     ledger.setReadDetails(fileId, { format: 'jsonl' });
     ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [i + 1] },
       number: `N${i}`, ownNumber: true, raw: `{"n":${i}}` })));
-    const [first] = ledger.claimDue('main', Date.now(), 1);
-    ledger.markSending([first.id]);
-    expect(ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' })).toBe(2);
+    // held back while the file is read: nothing is due before the read ends
     expect(ledger.claimDue('main', Date.now(), 10)).toEqual([]);
-    expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: false });
-    ledger.recordOutcome(first.id, { state: 'accepted' });
+    expect(ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' })).toBe(3);
+    expect(ledger.claimDue('main', Date.now(), 10)).toEqual([]);
     expect((await settleFile(ledger, fileId, outbox)).settled).toBe(true);
     const r = read(path.join(outbox, 'cortado.result.json'));
     expect(r.error?.code).toBe('EDOC_READ_JSON');
-    expect(r.documents.map((d) => d.status)).toEqual(['accepted', 'invalid', 'invalid']);
+    expect(r.documents.map((d) => d.status)).toEqual(['invalid', 'invalid', 'invalid']);
     expect(r.finishedAt).not.toBeNull();
-    expect(fs.readFileSync(path.join(outbox, 'cortado.retry.jsonl'), 'utf8')).toBe('{"n":1}\n{"n":2}\n');
+    expect(fs.readFileSync(path.join(outbox, 'cortado.retry.jsonl'), 'utf8')).toBe('{"n":0}\n{"n":1}\n{"n":2}\n');
     ledger.close();
   });
 

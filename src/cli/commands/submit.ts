@@ -26,6 +26,7 @@ import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { pickCompany } from '../service-session.js';
 import { validateCommand } from './validate.js';
+import { waitUntilStable } from '../../watch/wait-stable.js';
 
 export const submitCommand: Command = {
   name: 'submit',
@@ -83,13 +84,23 @@ export const submitCommand: Command = {
       }
       companySender.start();
       const mappingFile = config.kinds[kind].mapping;
-      const taken = await intakeFile({
+      const intake = () => intakeFile({
         ledger, config, logger, signal: stop.signal,
         mapping: async () => (mappingFile === undefined ? undefined : loadMapping(mappingFile)),
         onDocuments: () => companySender.wake(), onFileChanged: () => undefined,
       }, { path: file, kind, company });
+      let taken = await intake();
+      // the daemon's rule: nothing is sent from content that changed while it was read; read it again once stable
+      while (taken.outcome === 'changed' && !stop.signal.aborted) {
+        io.err(`${path.basename(file)}: the file changed while it was read; nothing of it was sent. `
+          + `Reading it again once it is unchanged for ${config.watch.stableMs} ms`);
+        if (!(await waitUntilStable(file, config.watch.stableMs, stop.signal))) break;
+        taken = await intake();
+      }
       if (taken.fileId === undefined) {
-        io.err(`${path.basename(file)}: the file could not be read (it vanished)`);
+        io.err(taken.outcome === 'changed'
+          ? `${path.basename(file)}: stopped while the file was still changing; nothing of it was sent`
+          : `${path.basename(file)}: the file could not be read (it vanished)`);
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (taken.outcome === 'resumed') {
