@@ -70,7 +70,7 @@ export class Daemon {
     let service: ResolvedService | undefined;
     let daemon: Daemon | undefined;
     try {
-      service = await resolveServiceUrl(config, { logger });
+      service = await resolveServiceUrl(config, { logger, publish: true });
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
       // The closures read the daemon's current configuration (it changes on SIGHUP).
       const reports = new ReportScheduler({ ledger, logger,
