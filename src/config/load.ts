@@ -5,6 +5,7 @@ import { EdocError } from '../errors.js';
 import { substituteEnv } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { describeIssues } from './issues.js';
+import { checkMappings } from './mappings.js';
 import { configSchema } from './schema.js';
 import type { CompanyConfig, Config, ParsedConfig } from './schema.js';
 
@@ -104,5 +105,7 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
     const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     throw new EdocError('EDOC_CONFIG_INVALID', `${file}${at}: not valid YAML: ${what}`, { file, line: first.linePos?.[0].line });
   }
-  return resolveConfig(doc.toJS(), { file, env, cwd: options.cwd });
+  const config = await resolveConfig(doc.toJS(), { file, env, cwd: options.cwd });
+  await checkMappings(config, file);
+  return config;
 }
