@@ -81,6 +81,12 @@ export interface Command {
   maxPositionals?: number;
   /** main() loads the configuration before run(). */
   needsConfig?: boolean;
+  /**
+   * The command calls the service, so the configuration is loaded with the companies' API keys resolved
+   * (an unset `${VAR}` or unreadable apiKeyFile is then an error). Commands that never call the service
+   * say false and get every `apiKey` as ''. @defaultValue true
+   */
+  needsSecrets?: boolean | ((args: ParsedArgs) => boolean);
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 

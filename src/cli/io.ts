@@ -54,7 +54,8 @@ function guardSink(sink: LineSink): GuardedSink {
   };
 }
 
-export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean): OwnedCliIO {
+/** `secrets: false` loads the configuration without the companies' API keys (a command that never calls the service). */
+export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean, secrets = true): OwnedCliIO {
   const { env, cwd } = environment;
   const stdout = guardSink(environment.stdout);
   const stderr = guardSink(environment.stderr);
@@ -72,7 +73,7 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
     verbose,
     configFile,
     config() {
-      config ??= loadConfig(configFile, env, { cwd }).catch((err: unknown) => {
+      config ??= loadConfig(configFile, env, { cwd, secrets }).catch((err: unknown) => {
         config = undefined;
         throw err;
       });

@@ -36,6 +36,7 @@ export const resolveCommand: Command = {
     note: { type: 'string', valueName: 'TEXT', description: 'what you found (number, who checked), kept with the document' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const { file, key, what } = fileOrDocument(args);
     if (!args.flag('issued')) {

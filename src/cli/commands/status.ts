@@ -24,6 +24,7 @@ export const statusCommand: Command = {
     json: { type: 'boolean', description: 'print the summary as JSON' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const config = await io.config();
     const holder = lockHolder(config.paths.state);

@@ -51,6 +51,7 @@ export const submitCommand: Command = {
   },
   maxPositionals: 1,
   needsConfig: true,
+  needsSecrets: (args) => !args.flag('dry-run'),
   async run(args, io) {
     if (args.flag('dry-run')) return validateCommand.run(args, io);
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));

@@ -38,6 +38,7 @@ export const validateCommand: Command = {
   },
   maxPositionals: 1,
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
