@@ -42,6 +42,11 @@ export interface CliIO {
   out(text: string): void;
   /** Writes one line (a newline is added) to stderr. */
   err(text: string): void;
+  /**
+   * Draws a status line (a progress bar) on stderr when it is a terminal, redrawn in place, with the lines
+   * printed meanwhile above it; `final` leaves it on screen. Does nothing off a terminal.
+   */
+  progress(text: string, final?: boolean): void;
   readonly stdout: LineSink;
   readonly stderr: LineSink;
   readonly env: NodeJS.ProcessEnv;

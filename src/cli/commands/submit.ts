@@ -20,7 +20,7 @@ import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { pickCompany } from '../service-session.js';
@@ -234,11 +234,11 @@ function serviceTrouble(ledger: Ledger, fileId: number): string | undefined {
   return statuses.size === 0 ? 'unreachable' : [...statuses].sort().join(', ');
 }
 
-function drawProgress(io: { stderr: { write(text: string): unknown } }, p: FileProgress): void {
-  if (!process.stderr.isTTY || p.total === 0) return;
+function drawProgress(io: Pick<CliIO, 'progress'>, p: FileProgress): void {
+  if (p.total === 0) return;
   const done = p.total - p.counts.pending - p.counts.sending;
   const width = 30;
   const filled = Math.round((done / p.total) * width);
-  io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
-    + `  not accepted ${done - p.counts.accepted}${p.final ? '\n' : ''}`);
+  io.progress(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
+    + `  not accepted ${done - p.counts.accepted}`, p.final);
 }
