@@ -315,7 +315,7 @@ describe('the command line frame', () => {
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
     // each frame is drawn after an erase-line (ESC[2K)
-    const frames = run.stdout.replace(/\u001b\[2K/g, '').split('\r').map((f) => f.trim()).filter((f) => f.startsWith('['));
+    const frames = run.stdout.split('\u001b[2K').join('').split('\r').map((f) => f.trim()).filter((f) => f.startsWith('['));
     expect(frames.length).toBeGreaterThan(0);
     for (const f of frames) expect(f).toMatch(/^\[[#-]{30}\] \d\/5 {2}accepted \d {2}not accepted 0/);
     expect(frames.at(-1)).toMatch(/^\[#{30}\] 5\/5 {2}accepted 5 {2}not accepted 0/);
@@ -336,7 +336,7 @@ describe('the command line frame', () => {
     for (const line of bars) expect(line).toMatch(bar);
     const finals = screen.filter((line) => line.includes('document final'));
     expect(finals).toHaveLength(40);
-    for (const line of finals) expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  document final  /);
+    for (const line of finals) expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}document final {2}/);
     expect(screen.indexOf(bars[0])).toBeGreaterThan(screen.lastIndexOf(finals[39]));
     expect(screen.at(-1)).toMatch(/pantalla\.json: 40 document\(s\): 40 accepted/);
   });

@@ -20,9 +20,9 @@ export function screenText(bytes: string): string[] {
       row++;
       line();
     } else if (ch === '\u001b' && bytes[i + 1] === '[') {
-      const match = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(bytes.slice(i, i + 16));
+      const match = /^\[([0-9;?]*)([A-Za-z])/.exec(bytes.slice(i + 1, i + 16));
       if (!match) continue;
-      i += match[0].length - 1;
+      i += match[0].length;
       const [, param, command] = match;
       const current = line();
       if (command === 'K' && (param === '' || param === '0')) current.length = Math.min(current.length, col);
