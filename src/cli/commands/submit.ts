@@ -4,8 +4,7 @@
  * issued is `duplicate`). The original file stays where it is.
  */
 import path from 'node:path';
-import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { EdocError, isEdocError } from '../../errors.js';
 import { intakeFile } from '../../daemon/intake.js';
 import { recoverSending } from '../../daemon/recover.js';
@@ -23,6 +22,7 @@ import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
+import { checkReadable } from '../input-file.js';
 import { pickCompany } from '../service-session.js';
 import { validateCommand } from './validate.js';
 
@@ -144,18 +144,6 @@ export const submitCommand: Command = {
     }
   },
 };
-
-/** A FILE that is missing, a folder or unreadable is a usage error (exit 2), found before anything is opened. */
-async function checkReadable(file: string): Promise<void> {
-  try {
-    if ((await stat(file)).isDirectory()) throw usageError(`${file} is a folder, not a file`);
-    await access(file, constants.R_OK);
-  } catch (err) {
-    if (isEdocError(err)) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? String(err)})`);
-  }
-}
 
 /** The ledger, with its lock; a daemon holding it is a usage error (exit 2) that says what to do instead. */
 function openLedger(stateDir: string): Ledger {

@@ -14,6 +14,7 @@ import type { Problem } from '../../validate/problem.js';
 import { validateDocument } from '../../validate/validate-document.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
+import { checkReadable } from '../input-file.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const validateCommand: Command = {
@@ -26,7 +27,8 @@ export const validateCommand: Command = {
     'business rules. Prints one JSON object per document: { index, source, key,',
     'request, problems }. Exit code 0 when every document is valid; 1 when some',
     'are not, or when the file cannot be read at all (then one { file, error } object',
-    'is printed); 2 when the command line, configuration or mapping is invalid.',
+    'is printed); 2 when the command line, configuration or mapping is invalid, or FILE is',
+    'missing, a folder or unreadable (the same answer as submit).',
   ].join('\n'),
   examples: [
     'edoc-bridge validate examples/invoices.csv --kind invoice',
@@ -43,6 +45,7 @@ export const validateCommand: Command = {
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
     if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
+    await checkReadable(file);
     const config = await io.config();
     const alias = args.string('company');
     const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);

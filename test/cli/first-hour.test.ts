@@ -1,0 +1,55 @@
+/**
+ * Issue 15, a new user's first hour: the small stumbles of the command line,
+ * each run through the real CLI as a child process.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli-runner.js';
+import { buildCli, COMPANY_MAIN, createProject, type Project, ROOT, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+
+let emulator: TestEmulator;
+const projects: Project[] = [];
+
+beforeAll(async () => {
+  await buildCli();
+  emulator = await startTestEmulator([COMPANY_MAIN]);
+}, 240_000);
+
+afterAll(async () => {
+  await emulator?.close();
+  for (const p of projects) await p.remove();
+});
+
+async function project(): Promise<Project> {
+  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN],
+    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } });
+  projects.push(p);
+  return p;
+}
+
+describe('a file that is not there', () => {
+  test('validate and submit give the same answer for a missing file: "no such file", exit 2', async () => {
+    const p = await project();
+    const missing = path.join(p.dir, 'ventas-que-no-existe.csv');
+    const validate = await runCli(p, ['validate', missing, '--kind', 'invoice']);
+    const submit = await runCli(p, ['submit', missing, '--kind', 'invoice']);
+    expect(validate.code).toBe(2);
+    expect(submit.code).toBe(2);
+    expect(validate.stdout).toBe('');
+    // the same line but for the command's name
+    expect(validate.stderr.replaceAll('validate', 'submit')).toBe(submit.stderr);
+    expect(validate.stderr).toContain(`${missing}: no such file`);
+    expect(validate.stderr).not.toContain('EDOC_READ_CHANGED');
+  });
+
+  test('validate on a folder says it is a folder, like submit', async () => {
+    const p = await project();
+    const folder = path.join(p.dir, 'carpeta.csv');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'x'), 'x');
+    const validate = await runCli(p, ['validate', folder, '--kind', 'invoice']);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toContain(`${folder} is a folder, not a file`);
+  });
+});
