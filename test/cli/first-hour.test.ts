@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
+import { invoice, jsonText } from '../helpers/documents.js';
 import { buildCli, COMPANY_MAIN, createProject, type Project, ROOT, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
 
 let emulator: TestEmulator;
@@ -51,5 +52,27 @@ describe('a file that is not there', () => {
     const validate = await runCli(p, ['validate', folder, '--kind', 'invoice']);
     expect(validate.code).toBe(2);
     expect(validate.stderr).toContain(`${folder} is a folder, not a file`);
+  });
+});
+
+describe('submit says what is known about the service', () => {
+  test('the connection dropped after the service processed the requests: not "could not be reached", but that they may have been issued', async () => {
+    const dropping = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1 });
+    try {
+      const p = await createProject({ baseUrl: dropping.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } });
+      projects.push(p);
+      const file = path.join(p.dir, 'caidas.json');
+      await writeFile(file, jsonText([invoice(990_104_001), invoice(990_104_002)]));
+      const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).not.toMatch(/could not be reached/);
+      expect(run.stderr).toMatch(/the connection dropped after the requests went out/);
+      expect(run.stderr).toMatch(/may have been issued/);
+      expect(run.stderr).toContain('edoc-bridge retry --file caidas.json');
+      // what the emulator holds: both documents were issued
+      expect((await dropping.client.issued()).length).toBe(2);
+    } finally {
+      await dropping.close();
+    }
   });
 });

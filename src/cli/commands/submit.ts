@@ -130,7 +130,7 @@ export const submitCommand: Command = {
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
       const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
       if (trouble !== undefined) {
-        io.err(trouble === 'unreachable' ? `${where} could not be reached`
+        io.err(trouble === 'unreachable' ? noAnswer(where, answers, path.basename(file))
           : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
         return EXIT_SERVICE;
       }
@@ -185,6 +185,11 @@ function pendingOf(c: { total: number; accepted: number; rejected: number; inval
  */
 class AnswerWatch {
   unanswered = 0;
+  /** Requests that never left (connection refused, no such host), over the whole run. */
+  notSent = 0;
+  /** Requests that went out and got no answer (connection dropped, timeout): the service may have processed them. */
+  lost = 0;
+  lostCode: string | undefined;
 
   watch(client: ServiceClient): ServiceClient {
     return new Proxy(client, {
@@ -203,9 +208,28 @@ class AnswerWatch {
     const r = response as Partial<ServiceResponse> | undefined;
     if (r?.outcome !== undefined) {
       this.unanswered = r.httpStatus === undefined && r.outcome.delivery === 'not-sent' ? this.unanswered + 1 : 0;
+      if (r.httpStatus === undefined && r.outcome.delivery === 'not-sent') this.notSent += 1;
+      if (r.httpStatus === undefined && r.outcome.delivery === 'maybe-sent') {
+        this.lost += 1;
+        this.lostCode = r.outcome.errorCode;
+      }
     }
     return response;
   }
+}
+
+/**
+ * Documents failed without any answer: say what is known. A request that went out and lost its answer may
+ * have been processed (a failed document is one with its own number, so a resend cannot issue it twice).
+ */
+function noAnswer(where: string, answers: AnswerWatch, name: string): string {
+  if (answers.lost === 0) return `${where} could not be reached`;
+  const retry = `the service may have processed them: the failed documents may have been issued. Re-queue them with `
+    + `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
+  const code = answers.lostCode === undefined ? '' : ` (${answers.lostCode})`;
+  return answers.notSent === 0
+    ? `the connection dropped after the requests went out and no answer came back from ${where}${code}; ${retry}`
+    : `${where} could not be reached on some attempts, and on others the connection dropped after the requests went out${code}; ${retry}`;
 }
 
 /**
