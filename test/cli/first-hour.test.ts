@@ -7,7 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import { invoice, jsonText } from '../helpers/documents.js';
-import { buildCli, COMPANY_MAIN, createProject, type Project, ROOT, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+} from '../helpers/daemon-harness.js';
 
 let emulator: TestEmulator;
 const projects: Project[] = [];
@@ -75,4 +77,26 @@ describe('submit says what is known about the service', () => {
       await dropping.close();
     }
   });
+});
+
+describe('the daemon after a submit', () => {
+  test('a file submit handled is not logged "file complete" again at every daemon start', async () => {
+    const p = await project();
+    const file = path.join(p.dir, 'a-mano.json');
+    await writeFile(file, jsonText([invoice(990_104_101)]));
+    const submitted = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    for (const [i, name] of ['primera.json', 'segunda.json'].entries()) {
+      const daemon = await DaemonProcess.start(p);
+      try {
+        // a file of this run, complete: the start-up pass over earlier files (lower ids) has run by then
+        await p.drop('invoice', name, jsonText([invoice(990_104_111 + i)]));
+        await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === name);
+      } finally {
+        await daemon.stop();
+      }
+    }
+    const completes = p.logLines().filter((l) => l.msg === 'file complete').map((l) => l.file);
+    expect(completes).toEqual(['primera.json', 'segunda.json']);
+  }, 60_000);
 });
