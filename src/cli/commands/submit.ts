@@ -41,7 +41,7 @@ export const submitCommand: Command = {
     'configuration error (nothing sent); 3 service unreachable or unauthorized (the rest stays pending).',
   ].join('\n'),
   examples: [
-    'edoc-bridge submit examples/ventas.csv --kind invoice',
+    'edoc-bridge submit examples/invoices.csv --kind invoice',
     'edoc-bridge submit nomina.json --kind payroll --company main --dry-run',
   ],
   options: {
