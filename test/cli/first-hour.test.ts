@@ -2,9 +2,11 @@
  * Issue 15, a new user's first hour: the small stumbles of the command line,
  * each run through the real CLI as a child process.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 import {
@@ -99,4 +101,12 @@ describe('the daemon after a submit', () => {
     const completes = p.logLines().filter((l) => l.msg === 'file complete').map((l) => l.file);
     expect(completes).toEqual(['primera.json', 'segunda.json']);
   }, 60_000);
+});
+
+describe('help', () => {
+  test('every examples/ file a command\'s --help names exists', () => {
+    const named = COMMANDS.flatMap((c) => c.examples.flatMap((e) => e.match(/examples\/[\w.-]+/g) ?? []));
+    expect(named).toContain('examples/invoices.csv');
+    for (const file of named) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
+  });
 });
