@@ -19,7 +19,7 @@ import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
 import { documentKey } from '../validate/document-key.js';
 import type { DocumentKind } from '../validate/kinds.js';
-import type { Problem } from '../validate/problem.js';
+import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 
 /**
@@ -168,7 +168,7 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   const out: NewDocument = {
     index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey }, ownNumber: key !== undefined, raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
-    problems: problems.map(toReportProblem),
+    problems: distinctProblems(problems).map(toReportProblem),
   };
   if (doc.request !== undefined) out.request = doc.request;
   if (doc.requestFromRaw === true) out.requestFromRaw = true;

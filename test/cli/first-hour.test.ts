@@ -3,14 +3,15 @@
  * each run through the real CLI as a child process.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import iconv from 'iconv-lite';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, ROOT, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 
 let emulator: TestEmulator;
@@ -108,5 +109,56 @@ describe('help', () => {
     const named = COMMANDS.flatMap((c) => c.examples.flatMap((e) => e.match(/examples\/[\w.-]+/g) ?? []));
     expect(named).toContain('examples/invoices.csv');
     for (const file of named) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
+  });
+});
+
+describe('one problem, said once, in one form', () => {
+  /** examples/invoices.csv with the first invoice dated 31/02/2026 and no due date: fecha is read as three dates. */
+  async function badDateExport(p: Project): Promise<string> {
+    const text = iconv.decode(await readFile(path.join(ROOT, 'examples/invoices.csv')), 'windows-1252')
+      .split('\n').map((line) => (line.includes(';990000101;') ? line.replace('18/11/2026;09:15:00;18/12/2026', '31/02/2026;09:15:00;') : line))
+      .join('\n');
+    const file = path.join(p.dir, 'fechas.csv');
+    await writeFile(file, iconv.encode(text, 'windows-1252'));
+    return file;
+  }
+
+  test('a bad date read by three request fields is one problem in result.json and in validate', async () => {
+    const p = await project();
+    const file = await badDateExport(p);
+    const submitted = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(submitted.code, submitted.stderr).toBe(1);
+    const result = JSON.parse(await readFile(p.resultPath('invoice', 'fechas.csv'), 'utf8')) as ResultJson;
+    const first = result.documents.find((d) => d.index === 0);
+    expect(first?.status).toBe('invalid');
+    expect(first?.errors.filter((e) => e.code === 'EDOC_MAP_BAD_DATE')).toEqual([
+      expect.objectContaining({ field: 'fecha', message: expect.stringContaining('31/02/2026') as unknown }),
+    ]);
+    const validated = await runCli(p, ['validate', file, '--kind', 'invoice']);
+    const line = JSON.parse(validated.stdout.split('\n')[0]) as { key: unknown; source: { erpKey?: string }; problems: unknown[] };
+    expect(line.problems).toHaveLength(1);
+    // the key as result.json has it: none of its own (no request), the export's key as source.erpKey
+    expect(line.key).toBe(first?.key);
+    expect(line.source.erpKey).toBe('SETP990000101');
+  });
+
+  test('validate names a document by the key result.json, status and retry use', async () => {
+    // an emulator of its own: the examples' numbers were issued on the shared one by the test before
+    const own = await startTestEmulator([COMPANY_MAIN]);
+    const p = await createProject({ baseUrl: own.url, companies: [COMPANY_MAIN],
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } });
+    projects.push(p);
+    try {
+    const validated = await runCli(p, ['validate', path.join(ROOT, 'examples/invoices.csv'), '--kind', 'invoice']);
+    expect(validated.code, validated.stdout.slice(0, 2000)).toBe(0);
+    const keys = validated.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { key: string }).key);
+    expect(keys).toEqual(['main/invoice/SETP/990000101', 'main/invoice/SETP/990000102', 'main/invoice/SETP/990000103']);
+    const submitted = await runCli(p, ['submit', path.join(ROOT, 'examples/invoices.csv'), '--kind', 'invoice']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const result = JSON.parse(await readFile(p.resultPath('invoice', 'invoices.csv'), 'utf8')) as ResultJson;
+    expect(result.documents.map((d) => d.key)).toEqual(keys);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -8,9 +8,9 @@ import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
-import { documentKey } from '../../validate/document-key.js';
+import { documentKey, formatKey } from '../../validate/document-key.js';
 import { isDocumentKind } from '../../validate/kinds.js';
-import type { Problem } from '../../validate/problem.js';
+import { distinctProblems, type Problem } from '../../validate/problem.js';
 import { validateDocument } from '../../validate/validate-document.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
@@ -60,9 +60,13 @@ export const validateCommand: Command = {
         const problems: Problem[] = [...doc.problems];
         if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
         const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
-        const key = own !== undefined ? `${own.prefix}${own.number}` : ((doc as { key?: string }).key ?? null);
+        // the key as result.json, status and retry show it; a document without its own has the export's key
+        // columns joined as source.erpKey, as in result.json
+        const key = own === undefined ? null : formatKey(company.alias, kind, own);
+        const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
+        const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
         if (problems.length > 0 || doc.request === undefined) invalid += 1;
-        io.out(JSON.stringify({ index: doc.index, source: doc.source, key, request: doc.request ?? null, problems }));
+        io.out(JSON.stringify({ index: doc.index, source, key, request: doc.request ?? null, problems: distinctProblems(problems) }));
       }
     } catch (err) {
       if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
