@@ -162,3 +162,20 @@ describe('one problem, said once, in one form', () => {
     }
   });
 });
+
+describe('a file-level error of a file the daemon archived', () => {
+  test('the missing-column message names the file, not the inbox path it no longer has', async () => {
+    const p = await project();
+    const daemon = await DaemonProcess.start(p);
+    try {
+      await p.drop('invoice', 'cortas.csv', 'prefijo;numero;fecha\r\nSETP;990000201;18/11/2026\r\n');
+      const result = await p.finalResult('invoice', 'cortas.csv');
+      expect(result.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');
+      expect(result.error?.message).toMatch(/missing from the header of cortas\.csv \(/);
+      expect(result.error?.message).not.toContain(p.inbox('invoice'));
+      await expect.poll(() => existsSync(path.join(p.inbox('invoice'), 'cortas.csv')), { timeout: 10_000 }).toBe(false);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
+});
