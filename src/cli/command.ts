@@ -42,6 +42,11 @@ export interface CliIO {
   out(text: string): void;
   /** Writes one line (a newline is added) to stderr. */
   err(text: string): void;
+  /**
+   * Draws a status line (a progress bar) on stderr when it is a terminal, redrawn in place, with the lines
+   * printed meanwhile above it; `final` leaves it on screen. Does nothing off a terminal.
+   */
+  progress(text: string, final?: boolean): void;
   readonly stdout: LineSink;
   readonly stderr: LineSink;
   readonly env: NodeJS.ProcessEnv;
@@ -81,6 +86,12 @@ export interface Command {
   maxPositionals?: number;
   /** main() loads the configuration before run(). */
   needsConfig?: boolean;
+  /**
+   * The command calls the service, so the configuration is loaded with the companies' API keys resolved
+   * (an unset `${VAR}` or unreadable apiKeyFile is then an error). Commands that never call the service
+   * say false and get every `apiKey` as ''. @defaultValue true
+   */
+  needsSecrets?: boolean | ((args: ParsedArgs) => boolean);
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 

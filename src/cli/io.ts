@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { createLogger } from '../log/logger.js';
 import type { AppLogger, LineSink } from '../log/logger.js';
 import type { CliIO, CliSignal } from './command.js';
+import { StatusLine } from './status-line.js';
 
 export interface CliEnvironment {
   stdout: LineSink;
@@ -55,17 +56,26 @@ function guardSink(sink: LineSink): GuardedSink {
   };
 }
 
-export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean): OwnedCliIO {
+/** `secrets: false` loads the configuration without the companies' API keys (a command that never calls the service). */
+export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean, secrets = true): OwnedCliIO {
   const { env, cwd } = environment;
   const stdout = guardSink(environment.stdout);
   const stderr = guardSink(environment.stderr);
+  const isTerminal = (sink: LineSink): boolean => (sink as { isTTY?: boolean }).isTTY === true;
+  // The progress bar lives on stderr; every line printed while it is drawn goes above it.
+  const status = isTerminal(environment.stderr) ? new StatusLine(stderr) : undefined;
+  const print = (sink: LineSink, text: string): void => {
+    if (status) status.above(sink, text);
+    else sink.write(text);
+  };
   let config: Promise<Readonly<Config>> | undefined;
   let logger: Promise<AppLogger> | undefined;
   const listeners: Array<[CliSignal, () => void]> = [];
 
   const io: OwnedCliIO = {
-    out: (text) => void stdout.write(`${text}\n`),
-    err: (text) => void stderr.write(`${text}\n`),
+    out: (text) => print(stdout, `${text}\n`),
+    err: (text) => print(stderr, `${text}\n`),
+    progress: (text, final) => status?.update(text, final),
     stdout,
     stderr,
     env,
@@ -73,7 +83,7 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
     verbose,
     configFile,
     config() {
-      config ??= loadConfig(configFile, env, { cwd }).catch((err: unknown) => {
+      config ??= loadConfig(configFile, env, { cwd, secrets }).catch((err: unknown) => {
         config = undefined;
         throw err;
       });
@@ -86,6 +96,8 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
             file: loaded.log.file,
             level: loaded.log.level,
             console: true,
+            // console lines go to stdout when it is a terminal, above a progress bar being drawn
+            ...(isTerminal(environment.stdout) ? { consoleStream: { write: (text: string) => print(stdout, text) }, color: true } : {}),
             secrets: configSecrets(loaded),
           });
         } catch (err) {
@@ -109,6 +121,7 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
       };
     },
     async dispose() {
+      status?.end();
       for (const [signal, handler] of listeners.splice(0)) process.off(signal, handler);
       const created = logger;
       logger = undefined;

@@ -52,7 +52,8 @@ async function runCommand(command: Command, argv: readonly string[], environment
   let io: ReturnType<typeof createCliIO> | undefined;
   try {
     const args = parseCommandArgs(command, argv);
-    io = createCliIO(environment, args.string('config') ?? DEFAULT_CONFIG_FILE, args.flag('verbose'));
+    const secrets = typeof command.needsSecrets === 'function' ? command.needsSecrets(args) : command.needsSecrets ?? true;
+    io = createCliIO(environment, args.string('config') ?? DEFAULT_CONFIG_FILE, args.flag('verbose'), secrets);
     if (command.needsConfig) await io.config();
     return await command.run(args, io);
   } catch (caught) {

@@ -41,7 +41,9 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
   const config = await io.config();
   const company = pickCompany(config, alias);
   const service = await resolveServiceUrl(config);
-  if (service.embedded) {
+  if (service.shared === true) {
+    io.err(`note: service.baseUrl is "embedded": talking to the running daemon's emulator (${service.baseUrl}), not the tax authority's service`);
+  } else if (service.embedded) {
     const kept = config.emulator.state === undefined ? '; without emulator.state nothing it records outlives this command' : '';
     io.err(`note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`);
   }

@@ -16,3 +16,8 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
     .trimEnd();
   return [line(columns.map((c) => c.header)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
 }
+
+/** `1 page`, `2 pages`, `0 errors`. */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}

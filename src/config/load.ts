@@ -5,6 +5,7 @@ import { EdocError } from '../errors.js';
 import { substituteEnv } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { describeIssues } from './issues.js';
+import { checkMappings } from './mappings.js';
 import { configSchema } from './schema.js';
 import type { CompanyConfig, Config, ParsedConfig } from './schema.js';
 
@@ -17,6 +18,19 @@ export interface ResolveOptions {
   env?: NodeJS.ProcessEnv;
   /** Relative paths resolve against this folder; default process.cwd(). */
   cwd?: string;
+  /**
+   * Resolve the companies' API keys (`${VAR}` in apiKey, apiKeyFile read). Commands that never call the
+   * service pass false: the keys are then not looked at and every `apiKey` is ''. @defaultValue true
+   */
+  secrets?: boolean;
+}
+
+/** The data with each company's apiKey replaced by a placeholder, so that an unset `${VAR}` in it is not an error. */
+function withoutSecrets(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || !('companies' in data) || !Array.isArray(data.companies)) return data;
+  const companies = (data.companies as unknown[]).map((company) => (company !== null && typeof company === 'object'
+    && 'apiKey' in company && typeof company.apiKey === 'string' ? { ...company, apiKey: 'not-read' } : company));
+  return { ...data, companies };
 }
 
 function errnoOf(err: unknown): string {
@@ -48,7 +62,8 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
   const { file } = options;
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const substituted = substituteEnv(data ?? {}, env, file);
+  const secrets = options.secrets ?? true;
+  const substituted = substituteEnv((secrets ? data : withoutSecrets(data)) ?? {}, env, file);
   if (substituted === null || typeof substituted !== 'object' || Array.isArray(substituted)) {
     throw new EdocError('EDOC_CONFIG_INVALID', `${file}: the top level must be a mapping of keys (service, companies, paths, ...)`, { file });
   }
@@ -66,7 +81,7 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
   const companies: CompanyConfig[] = [];
   for (const [index, company] of config.companies.entries()) {
     const apiKeyFile = company.apiKeyFile === undefined ? undefined : abs(company.apiKeyFile);
-    const apiKey = apiKeyFile === undefined ? (company.apiKey as string) : await readApiKeyFile(company, index, apiKeyFile, file);
+    const apiKey = !secrets ? '' : apiKeyFile === undefined ? (company.apiKey as string) : await readApiKeyFile(company, index, apiKeyFile, file);
     companies.push({ ...company, apiKey, ...(apiKeyFile === undefined ? {} : { apiKeyFile }) });
   }
   const kinds = Object.fromEntries(
@@ -89,7 +104,8 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
  * never a key. `file` and every relative path inside it resolve against `options.cwd`
  * (default: the working directory).
  */
-export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, options: { cwd?: string } = {}): Promise<Readonly<Config>> {
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env,
+  options: { cwd?: string; secrets?: boolean } = {}): Promise<Readonly<Config>> {
   let text: string;
   try {
     text = await readFile(path.resolve(options.cwd ?? process.cwd(), file), 'utf8');
@@ -104,5 +120,7 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
     const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     throw new EdocError('EDOC_CONFIG_INVALID', `${file}${at}: not valid YAML: ${what}`, { file, line: first.linePos?.[0].line });
   }
-  return resolveConfig(doc.toJS(), { file, env, cwd: options.cwd });
+  const config = await resolveConfig(doc.toJS(), { file, env, cwd: options.cwd, secrets: options.secrets });
+  await checkMappings(config, file);
+  return config;
 }

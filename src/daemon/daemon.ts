@@ -83,7 +83,7 @@ export class Daemon {
     let service: ResolvedService | undefined;
     let daemon: Daemon | undefined;
     try {
-      service = await resolveServiceUrl(config, { logger });
+      service = await resolveServiceUrl(config, { logger, publish: true });
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
       const storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
       // The closures read the daemon's current configuration (it changes on SIGHUP).

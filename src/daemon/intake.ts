@@ -31,7 +31,7 @@ import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
 import { documentKey } from '../validate/document-key.js';
 import type { DocumentKind } from '../validate/kinds.js';
-import type { Problem } from '../validate/problem.js';
+import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 
 /**
@@ -250,7 +250,7 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   const out: NewDocument = {
     index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
-    problems: problems.map((p) => toReportProblem(p, secrets)),
+    problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
   };
   if (secrets.has(doc.raw)) {
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):

@@ -147,8 +147,10 @@ export class ReportScheduler {
             + 'and is taken as a new file');
         }
         const counts = settled.report?.counts;
-        logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath },
-          'file complete');
+        // said once, when the final report or the archive happens: not again for a file settled before (submit's)
+        if (settled.report !== undefined || settled.archivedPath !== undefined) {
+          logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath }, 'file complete');
+        }
       }
       if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
       t.failing = false;

@@ -21,6 +21,8 @@ export interface LoggerOptions {
   console?: boolean;
   /** Where console lines go instead of stdout (always used when given). */
   consoleStream?: LineSink;
+  /** Colour the level of console lines. @defaultValue true when they go to stdout, false to a consoleStream */
+  color?: boolean;
   /** Write each line before the log call returns, so a crash loses nothing. @defaultValue true */
   sync?: boolean;
   /** Values scrubbed from every line (the companies' API keys). */
@@ -95,7 +97,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
   };
 
   const consoleSink = options.consoleStream ?? (options.console && process.stdout.isTTY ? process.stdout : undefined);
-  const color = options.consoleStream === undefined && consoleSink !== undefined;
+  const color = consoleSink !== undefined && (options.color ?? options.consoleStream === undefined);
   let closing: Promise<void> | undefined;
 
   const stream = {

@@ -3,6 +3,7 @@
  * surrounding (and repeated inner) spaces ignored; extra columns ignored; a
  * missing required column is a file-level error naming it.
  */
+import path from 'node:path';
 import { EdocError } from '../errors.js';
 import { requiredColumnsOf } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -38,7 +39,8 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: strin
   const names = missing.map((c) => `"${c}"`).join(', ');
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',
-    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${file} (mapping ${mapping.name} for ${kind}; found: ${found})`,
+    // the file's name, not its path: by the time the message is read the file has moved to the archive
+    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})`,
     { file, column: missing[0], columns: missing, row: 1 },
   );
 }

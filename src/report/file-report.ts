@@ -148,6 +148,9 @@ export async function settleFile(ledger: Ledger, fileId: number, outboxDir: stri
     // '' records "nothing left to move" so the file is not retried at every start
     ledger.markArchived(fileId, archived ?? '', now);
     if (archived !== undefined) out.archivedPath = archived;
+  } else if (file.archivedPath === null) {
+    // a file that stays where it is (edoc-bridge submit): nothing to move, and nothing left to settle at the next start
+    ledger.markArchived(fileId, '', now);
   }
   return out;
 }

@@ -28,3 +28,17 @@ export function joinPath(base: string, ...parts: (string | number)[]): string {
   }
   return path;
 }
+
+/**
+ * One problem per mistake: a column read by several request fields (a date that is also the due date and
+ * the payment's due date) gives the same problem once per field; they differ only in `path`. Kept in order.
+ */
+export function distinctProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const id = JSON.stringify([p.code, p.column ?? p.path, p.value ?? null, p.rows ?? null, p.message]);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}

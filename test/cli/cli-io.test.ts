@@ -66,7 +66,7 @@ describe('exit codes', () => {
   test('main() runs in-process with its own streams and working directory', async () => {
     const dir = await project();
     const stderr = sink();
-    const code = await main(['status', '--config', 'edoc-bridge.yaml'], { stdout: sink(), stderr, env: {}, cwd: dir });
+    const code = await main(['ranges', 'list', '--config', 'edoc-bridge.yaml'], { stdout: sink(), stderr, env: {}, cwd: dir });
     expect(code).toBe(EXIT_USAGE);
     expect(stderr.lines.join('')).toContain('edoc-bridge.yaml: companies[0].apiKey: environment variable KEY is not set');
   });

@@ -118,11 +118,17 @@ describe('edoc-bridge ranges create (E11)', () => {
     const { code, stdout } = await run([...CREATE, '--current', '150', '--name', 'Ventas 2026']);
     expect(code).toBe(0);
     expect(stdout).toContain('Range registered for company main (id 3001, NIT 900123456):');
-    expect(stdout).toMatch(/^FV +100 +200 +18764000100 +- +2026-01-01T00:00:00 +2027-12-31T23:59:59 +Invoice +ok$/m);
+    expect(stdout).toMatch(/^FV +100 +200 +18764000100 +- +2026-01-01 +2027-12-31 +\S+ +ok$/m);
     const stored = emu.state.company(3001)?.ranges.find((r) => r.Prefix === 'FV');
     expect(stored).toMatchObject({ ResolutionNumber: '18764000100', FromNumber: 100, ToNumber: 200, Next: 150, ValidFrom: '2026-01-01T00:00:00', ValidTo: '2027-12-31T23:59:59' });
     const listed = await run(['ranges', 'list', '--json']);
     expect((JSON.parse(listed.stdout) as Array<{ Prefix: string }>).map((r) => r.Prefix)).toContain('FV');
+    // the registered range reads as ranges list shows it: the TYPE is the authority's code in both, not the name sent
+    const table = await run(['ranges', 'list']);
+    const row = (text: string): string | undefined => text.split('\n').find((line) => line.startsWith('FV '))?.replace(/ +/g, ' ');
+    expect(row(stdout)).toBeDefined();
+    expect(row(stdout)).toBe(row(table.stdout));
+    expect(row(stdout)).not.toContain('Invoice');
   });
 
   test('a range with the same prefix and resolution is refused by the service: its message is printed, exit 1', async () => {

@@ -316,7 +316,8 @@ describe('the command line frame', () => {
     // `script` gives the command a pseudo-terminal; what it wrote comes back on stdout, both streams merged
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
-    const frames = run.stdout.split('\r').map((f) => f.trim()).filter((f) => f.startsWith('['));
+    // each frame is drawn after an erase-line (ESC[2K)
+    const frames = run.stdout.split('\u001b[2K').join('').split('\r').map((f) => f.trim()).filter((f) => f.startsWith('['));
     expect(frames.length).toBeGreaterThan(0);
     for (const f of frames) expect(f).toMatch(/^\[[#-]{30}\] \d\/5 {2}accepted \d {2}not accepted 0/);
     expect(frames.at(-1)).toMatch(/^\[#{30}\] 5\/5 {2}accepted 5 {2}not accepted 0/);

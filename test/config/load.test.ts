@@ -1,9 +1,12 @@
-import { writeFile } from 'node:fs/promises';
+import { cp, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { EdocError } from '../../src/errors.js';
 import { MINIMAL, writeConfig } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function loadError(text: string, env: NodeJS.ProcessEnv = {}): Promise<{ err: EdocError; file: string }> {
   const { file, dir } = await writeConfig(text);
@@ -41,6 +44,8 @@ paths: { inbox: in, logs: var/log }
 kinds: { invoice: { mapping: config/mappings/sales.csv.yaml } }
 emulator: { seed: seed.json, state: /abs/emulator.json }
 `);
+    // configured mappings are loaded with the configuration: the relative one must be there
+    await cp(path.join(ROOT, 'config/mappings/sales.csv.yaml'), path.join(dir, 'config/mappings/sales.csv.yaml'), { recursive: true });
     const config = await loadConfig(file, {}, { cwd: dir });
     expect(config.paths.inbox).toBe(path.join(dir, 'in'));
     expect(config.paths.outbox).toBe(path.join(dir, 'outbox'));

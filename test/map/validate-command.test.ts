@@ -21,9 +21,9 @@ describe('edoc-bridge validate', () => {
     const { code, lines } = await validate(join(EXAMPLES, 'invoices.csv'), 'invoice');
     expect(code).toBe(0);
     expect(lines.map((l) => [l.index, l.key, (l.source as { rows: number[] }).rows, (l.problems as unknown[]).length])).toEqual([
-      [0, 'SETP990000101', [2, 3, 5, 6], 0],
-      [1, 'SETP990000102', [4, 7], 0],
-      [2, 'SETP990000103', [8, 9], 0],
+      [0, 'main/invoice/SETP/990000101', [2, 3, 5, 6], 0],
+      [1, 'main/invoice/SETP/990000102', [4, 7], 0],
+      [2, 'main/invoice/SETP/990000103', [8, 9], 0],
     ]);
     expect((lines[0].request as { Total: { PayableAmount: string } }).Total.PayableAmount).toBe('1565297.50');
   });

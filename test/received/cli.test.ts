@@ -52,6 +52,16 @@ describe('edoc-bridge received pull (child process, embedded emulator)', () => {
     expect(readIndex(companyDir).rows).toHaveLength(23);
   });
 
+  it('counts read as words: "1 page", and status shows the last pull in words, not as JSON', async () => {
+    const pull = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-05-01', '--to', '2026-05-20'], dir);
+    expect(pull.code, pull.stderr).toBe(0);
+    expect(pull.stdout.trim().split('\n').at(-1)).toBe('main 2026-05-01..2026-05-20 done: 0 new, 7 seen before, 1 page, 0 errors; cursor not set');
+    const status = await cli(['status', '--config', 'good.yaml'], dir);
+    expect(status.code, status.stderr).toBe(0);
+    const line = status.stdout.split('\n').find((l) => l.startsWith('Received documents: last pull for main'));
+    expect(line).toMatch(/^Received documents: last pull for main at \S+Z \(2026-05-01\.\.2026-05-20\): 0 new, 7 seen before, 1 page, 0 errors$/);
+  });
+
   it('without --from it pulls from the cursor; a document whose PDF is not a PDF makes it exit 1', async () => {
     const result = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main'], dir);
     expect(result.code).toBe(1);

@@ -151,7 +151,7 @@ describe('NAME.errors.csv of a CSV export with mapping errors (issue 5, build it
   it('a missing column fails the whole file: one row with the column(s) in `field` and row 1, no documents', async () => {
     const missing = rows.map(({ cantidad: _c, precio_unitario: _p, ...rest }) => rest);
     const out = await throughReports('sin-precio.csv', iconv.encode(toCsv(missing), 'windows-1252'));
-    const message = `Columns "cantidad", "precio_unitario" missing from the header of ${out.input} (mapping sales for invoice; `
+    const message = `Columns "cantidad", "precio_unitario" missing from the header of sin-precio.csv (mapping sales for invoice; `
       + 'found: prefijo, numero, fecha, hora, cliente_tipo_doc, cliente_doc, cliente_nombre, linea, descripcion, iva)';
     expect(out.result.error).toEqual({ code: 'EDOC_MAP_MISSING_COLUMN', message });
     expect(out.result.counts).toEqual({ total: 0, accepted: 0, rejected: 0, invalid: 0, failed: 0, duplicate: 0, inDoubt: 0 });

@@ -6,7 +6,7 @@ import type { CliIO, Command, ParsedArgs } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_USAGE } from '../exit-codes.js';
 import { buildRangeRequest } from '../range-request.js';
-import { openSession, pickCompany, resultData, throwIfUnreachable } from '../service-session.js';
+import { openSession, pickCompany, resultData, throwIfUnreachable, type ServiceSession } from '../service-session.js';
 import { renderTable, type Column } from '../table.js';
 
 const CREATE_OPTIONS = ['type', 'prefix', 'authorization', 'from', 'to', 'valid-from', 'valid-to', 'current', 'name'] as const;
@@ -119,11 +119,25 @@ async function create(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     io.out(`Range registered for company ${company.alias} (id ${company.id}, NIT ${company.nit}):`);
     const today = colombiaToday();
-    for (const line of renderTable(ranges.map((range) => ({ range, flags: rangeFlags(range, today) })), COLUMNS)) io.out(line);
+    // The create answer echoes the DocumentType sent ("Invoice") where the list has the authority's code (spec):
+    // show the range as `ranges list` will, and the echo only when the list cannot be had.
+    const listed = await registeredAsListed(session, built.request.Prefix, built.request.AuthorizationNumber);
+    const shown = listed.length > 0 ? listed : ranges;
+    for (const line of renderTable(shown.map((range) => ({ range, flags: rangeFlags(range, today) })), COLUMNS)) io.out(line);
+    if (listed.length === 0) io.out('(TYPE as sent; edoc-bridge ranges list shows the authority\'s code)');
     return EXIT_OK;
   } finally {
     await session.close();
   }
+}
+
+/** The ranges E10 lists with this prefix and resolution number; [] when the list cannot be had. */
+async function registeredAsListed(session: ServiceSession, prefix: string, resolution: string): Promise<NumberingRange[]> {
+  const { company, client } = session;
+  const response = await client.listRanges(company, { nit: company.nit });
+  if (response.outcome.kind !== 'accepted') return [];
+  const parsed = z.array(numberingRangeSchema).safeParse(resultData(response.body));
+  return parsed.success ? parsed.data.filter((r) => r.Prefix === prefix && r.ResolutionNumber === resolution) : [];
 }
 
 export const rangesCommand: Command = {

@@ -7,6 +7,7 @@ import { ServiceClient } from '../../service/client.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
+import { counted } from '../table.js';
 
 function pickCompanies(config: Readonly<Config>, alias: string | undefined): CompanyConfig[] {
   if (alias === undefined) return [...config.companies];
@@ -33,7 +34,7 @@ function explicitWindow(args: ParsedArgs, today: string): DateWindow | undefined
 
 function progressLine(p: PageProgress): string {
   const pages = p.totalPages === 0 ? 'no documents'
-    : p.recheck ? `re-check of page 1 (${p.total} documents)` : `page ${p.page}/${p.totalPages} (${p.total} documents)`;
+    : p.recheck ? `re-check of page 1 (${counted(p.total, 'document')})` : `page ${p.page}/${p.totalPages} (${counted(p.total, 'document')})`;
   const reread = p.pass > 1 ? `, re-read ${p.pass}` : '';
   return `${p.company} ${formatWindow(p.window)} ${pages}${reread}: ${p.newDocs} new, ${p.seenBefore} seen before`;
 }
@@ -41,7 +42,7 @@ function progressLine(p: PageProgress): string {
 function summaryLine(r: PullResult): string {
   const state = r.complete ? 'done' : `stopped (${r.stoppedBy ?? 'incomplete'})`;
   return `${r.company} ${formatWindow(r.window)} ${state}: ${r.newDocs} new, ${r.seenBefore} seen before, `
-    + `${r.pages} pages, ${r.errors.length} errors; cursor ${r.cursor ?? 'not set'}`;
+    + `${counted(r.pages, 'page')}, ${counted(r.errors.length, 'error')}; cursor ${r.cursor ?? 'not set'}`;
 }
 
 function exitCode(results: readonly PullResult[]): number {

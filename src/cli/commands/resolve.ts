@@ -51,6 +51,7 @@ export const resolveCommand: Command = {
     note: { type: 'string', valueName: 'TEXT', description: 'what you found (number, who checked), kept with the document' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const { file, key, what } = fileOrDocument(args);
     const issued = args.flag('issued');

@@ -32,6 +32,7 @@ export const retryCommand: Command = {
     'in-doubt': { type: 'boolean', description: 'also release in-doubt documents (you checked they were not issued)' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const { file, key, what } = fileOrDocument(args);
     const includeInDoubt = args.flag('in-doubt');

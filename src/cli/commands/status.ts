@@ -6,7 +6,7 @@ import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledg
 import type { Command } from '../command.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { splitCommand } from '../parse.js';
-import { renderTable } from '../table.js';
+import { counted, renderTable } from '../table.js';
 
 const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
 
@@ -24,6 +24,7 @@ export const statusCommand: Command = {
     json: { type: 'boolean', description: 'print the summary as JSON' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
@@ -79,11 +80,27 @@ export const statusCommand: Command = {
     io.out('');
     if (summary.lastPulls.length === 0) io.out('Received documents: no pull yet.');
     for (const pull of summary.lastPulls) {
-      io.out(`Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pull.data ? ` ${JSON.stringify(pull.data)}` : ''}`);
+      io.out(`Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`);
     }
     return EXIT_OK;
   },
 };
+
+/** What the received puller recorded of its last pull (received/puller.ts), in words; '' when it recorded nothing known. */
+function pullSummary(data: unknown): string {
+  if (data === null || typeof data !== 'object') return '';
+  const d = data as { window?: unknown; pages?: unknown; new?: unknown; seenBefore?: unknown; errors?: unknown; cursor?: unknown };
+  const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const parts = [
+    num(d.new) === undefined ? undefined : `${num(d.new)} new`,
+    num(d.seenBefore) === undefined ? undefined : `${num(d.seenBefore)} seen before`,
+    num(d.pages) === undefined ? undefined : counted(num(d.pages) as number, 'page'),
+    num(d.errors) === undefined ? undefined : counted(num(d.errors) as number, 'error'),
+  ].filter((part): part is string => part !== undefined);
+  const window = typeof d.window === 'string' ? ` (${d.window})` : '';
+  const cursor = typeof d.cursor === 'string' ? `; cursor ${d.cursor}` : '';
+  return parts.length === 0 && window === '' ? '' : `${window}: ${parts.join(', ')}${cursor}`;
+}
 
 function attention(out: (line: string) => void, title: string, docs: readonly AttentionDocument[], why = false): void {
   if (docs.length === 0) return;

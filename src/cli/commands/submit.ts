@@ -4,8 +4,7 @@
  * issued is `duplicate`). The original file stays where it is.
  */
 import path from 'node:path';
-import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { EdocError, isEdocError } from '../../errors.js';
 import { intakeFile } from '../../daemon/intake.js';
 import { recoverSending } from '../../daemon/recover.js';
@@ -21,9 +20,10 @@ import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
+import { checkReadable } from '../input-file.js';
 import { pickCompany } from '../service-session.js';
 import { validateCommand } from './validate.js';
 import { waitUntilStable } from '../../watch/wait-stable.js';
@@ -43,7 +43,7 @@ export const submitCommand: Command = {
     'configuration error (nothing sent); 3 service unreachable or unauthorized (the rest stays pending).',
   ].join('\n'),
   examples: [
-    'edoc-bridge submit examples/ventas.csv --kind invoice',
+    'edoc-bridge submit examples/invoices.csv --kind invoice',
     'edoc-bridge submit nomina.json --kind payroll --company main --dry-run',
   ],
   options: {
@@ -53,6 +53,7 @@ export const submitCommand: Command = {
   },
   maxPositionals: 1,
   needsConfig: true,
+  needsSecrets: (args) => !args.flag('dry-run'),
   async run(args, io) {
     if (args.flag('dry-run')) return validateCommand.run(args, io);
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
@@ -146,7 +147,7 @@ export const submitCommand: Command = {
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
       const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
       if (trouble !== undefined) {
-        io.err(trouble === 'unreachable' ? `${where} could not be reached`
+        io.err(trouble === 'unreachable' ? noAnswer(where, answers, path.basename(file))
           : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
         return EXIT_SERVICE;
       }
@@ -160,18 +161,6 @@ export const submitCommand: Command = {
     }
   },
 };
-
-/** A FILE that is missing, a folder or unreadable is a usage error (exit 2), found before anything is opened. */
-async function checkReadable(file: string): Promise<void> {
-  try {
-    if ((await stat(file)).isDirectory()) throw usageError(`${file} is a folder, not a file`);
-    await access(file, constants.R_OK);
-  } catch (err) {
-    if (isEdocError(err)) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? String(err)})`);
-  }
-}
 
 /** The ledger, with its lock; a daemon holding it is a usage error (exit 2) that says what to do instead. */
 function openLedger(stateDir: string): Ledger {
@@ -215,6 +204,11 @@ function pendingOf(c: { total: number; accepted: number; rejected: number; inval
  */
 class AnswerWatch {
   unanswered = 0;
+  /** Requests that never left (connection refused, no such host), over the whole run. */
+  notSent = 0;
+  /** Requests that went out and got no answer (connection dropped, timeout): the service may have processed them. */
+  lost = 0;
+  lostCode: string | undefined;
 
   watch(client: ServiceClient): ServiceClient {
     return new Proxy(client, {
@@ -233,9 +227,28 @@ class AnswerWatch {
     const r = response as Partial<ServiceResponse> | undefined;
     if (r?.outcome !== undefined) {
       this.unanswered = r.httpStatus === undefined && r.outcome.delivery === 'not-sent' ? this.unanswered + 1 : 0;
+      if (r.httpStatus === undefined && r.outcome.delivery === 'not-sent') this.notSent += 1;
+      if (r.httpStatus === undefined && r.outcome.delivery === 'maybe-sent') {
+        this.lost += 1;
+        this.lostCode = r.outcome.errorCode;
+      }
     }
     return response;
   }
+}
+
+/**
+ * Documents failed without any answer: say what is known. A request that went out and lost its answer may
+ * have been processed (a failed document is one with its own number, so a resend cannot issue it twice).
+ */
+function noAnswer(where: string, answers: AnswerWatch, name: string): string {
+  if (answers.lost === 0) return `${where} could not be reached`;
+  const retry = `the service may have processed them: the failed documents may have been issued. Re-queue them with `
+    + `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
+  const code = answers.lostCode === undefined ? '' : ` (${answers.lostCode})`;
+  return answers.notSent === 0
+    ? `the connection dropped after the requests went out and no answer came back from ${where}${code}; ${retry}`
+    : `${where} could not be reached on some attempts, and on others the connection dropped after the requests went out${code}; ${retry}`;
 }
 
 /**
@@ -252,11 +265,11 @@ function serviceTrouble(ledger: Ledger, fileId: number): string | undefined {
   return statuses.size === 0 ? 'unreachable' : [...statuses].sort().join(', ');
 }
 
-function drawProgress(io: { stderr: { write(text: string): unknown } }, p: FileProgress): void {
-  if (!process.stderr.isTTY || p.total === 0) return;
+function drawProgress(io: Pick<CliIO, 'progress'>, p: FileProgress): void {
+  if (p.total === 0) return;
   const done = p.total - p.counts.pending - p.counts.sending;
   const width = 30;
   const filled = Math.round((done / p.total) * width);
-  io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
-    + `  not accepted ${done - p.counts.accepted}${p.final ? '\n' : ''}`);
+  io.progress(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
+    + `  not accepted ${done - p.counts.accepted}`, p.final);
 }

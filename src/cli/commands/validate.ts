@@ -9,12 +9,13 @@ import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
-import { documentKey } from '../../validate/document-key.js';
+import { documentKey, formatKey } from '../../validate/document-key.js';
 import { isDocumentKind } from '../../validate/kinds.js';
-import type { Problem } from '../../validate/problem.js';
+import { distinctProblems, type Problem } from '../../validate/problem.js';
 import { validateDocument } from '../../validate/validate-document.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
+import { checkReadable } from '../input-file.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const validateCommand: Command = {
@@ -27,7 +28,8 @@ export const validateCommand: Command = {
     'business rules. Prints one JSON object per document: { index, source, key,',
     'request, problems }. Exit code 0 when every document is valid; 1 when some',
     'are not, or when the file cannot be read at all (then one { file, error } object',
-    'is printed); 2 when the command line, configuration or mapping is invalid.',
+    'is printed); 2 when the command line, configuration or mapping is invalid, or FILE is',
+    'missing, a folder or unreadable (the same answer as submit).',
   ].join('\n'),
   examples: [
     'edoc-bridge validate examples/invoices.csv --kind invoice',
@@ -39,10 +41,12 @@ export const validateCommand: Command = {
   },
   maxPositionals: 1,
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
     if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
+    await checkReadable(file);
     const config = await io.config();
     const alias = args.string('company');
     const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
@@ -58,9 +62,13 @@ export const validateCommand: Command = {
         const problems: Problem[] = [...doc.problems];
         if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
         const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
-        const key = own !== undefined ? `${own.prefix}${own.number}` : ((doc as { key?: string }).key ?? null);
+        // the key as result.json, status and retry show it; a document without its own has the export's key
+        // columns joined as source.erpKey, as in result.json
+        const key = own === undefined ? null : formatKey(company.alias, kind, own);
+        const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
+        const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
         if (problems.length > 0 || doc.request === undefined) invalid += 1;
-        io.out(JSON.stringify({ index: doc.index, source: doc.source, key, request: doc.request ?? null, problems }));
+        io.out(JSON.stringify({ index: doc.index, source, key, request: doc.request ?? null, problems: distinctProblems(problems) }));
       }
     } catch (err) {
       if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
