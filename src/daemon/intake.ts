@@ -193,7 +193,8 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     problems: problems.map((p) => toReportProblem(p, secrets)),
   };
-  if (secrets.has(doc.raw)) {
+  // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
+  if (secrets.has(doc.raw) || (doc.request !== undefined && secrets.has(JSON.stringify(doc.request)))) {
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
     // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
     out.raw = secrets.scrub(doc.raw);

@@ -1,0 +1,56 @@
+/**
+ * Outsider attacks on issue 12 (items 1, 5, 8/9) through the real daemon (a
+ * child process) against the emulator over HTTP, each one a defect found and
+ * fixed:
+ * - a configured API key written with JSON `\u` escapes is the key once the
+ *   JSON is parsed: it must not reach the service (EDOC_READ_SECRET), though
+ *   the file's text never shows it literally;
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, startTestEmulator, type TestEmulator,
+} from '../helpers/daemon-harness.js';
+import { invoice } from '../helpers/documents.js';
+
+let emulator: TestEmulator;
+let project: Project;
+let daemon: DaemonProcess;
+
+beforeAll(async () => {
+  await buildCli();
+  emulator = await startTestEmulator([COMPANY_MAIN]);
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2 } });
+  daemon = await DaemonProcess.start(project);
+}, 120_000);
+
+afterAll(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+});
+
+/** Requests the emulator received on an operation, whatever their answer. */
+async function requestsTo(op: string): Promise<number> {
+  return Object.values((await emulator.client.stats()).requests[op] ?? {}).reduce((a, b) => a + b, 0);
+}
+
+/** `text` with every character as a JSON `\uXXXX` escape. */
+function unicodeEscaped(text: string): string {
+  return [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+}
+
+describe('a configured key hidden by JSON escapes (issue 12 item 8)', () => {
+  test('an invoice whose description holds the company key as \\u escapes is invalid EDOC_READ_SECRET and never sent', async () => {
+    const doc = invoice(990_000_401, COMPANY_MAIN);
+    const lines = doc.Lines as { Item: { Description: string } }[];
+    lines[0].Item.Description = 'KEYMARK';
+    const text = JSON.stringify(doc).replace('KEYMARK', `note ${unicodeEscaped(COMPANY_MAIN.apiKey)}`);
+    expect(text).not.toContain(COMPANY_MAIN.apiKey);
+    await project.drop('invoice', 'escaped-key.json', text);
+    const result = await project.finalResult('invoice', 'escaped-key.json');
+    expect(result.counts).toMatchObject({ total: 1, invalid: 1, accepted: 0 });
+    expect(result.documents[0].errors.map((e) => e.code)).toContain('EDOC_READ_SECRET');
+    expect(await requestsTo('E1')).toBe(0);
+    expect(await emulator.client.documents()).toEqual([]);
+  });
+});
