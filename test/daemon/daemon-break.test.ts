@@ -5,12 +5,14 @@
  * - a configured API key written with JSON `\u` escapes is the key once the
  *   JSON is parsed: it must not reach the service (EDOC_READ_SECRET), though
  *   the file's text never shows it literally;
+ * - a credit note whose ReasonDebit is blank is a credit note to the service
+ *   (ReasonCredit has a value): not a wrong-folder / contradictory document.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
-import { invoice } from '../helpers/documents.js';
+import { creditNote, invoice, jsonText } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
 let project: Project;
@@ -52,5 +54,19 @@ describe('a configured key hidden by JSON escapes (issue 12 item 8)', () => {
     expect(result.documents[0].errors.map((e) => e.code)).toContain('EDOC_READ_SECRET');
     expect(await requestsTo('E1')).toBe(0);
     expect(await emulator.client.documents()).toEqual([]);
+  });
+});
+
+describe('a blank reason is no sign of another kind (issue 12 item 5)', () => {
+  test('credit notes with ReasonDebit "" and "  " beside their ReasonCredit are sent and accepted as credit notes', async () => {
+    const referred = invoice(990_000_402, COMPANY_MAIN);
+    await project.drop('invoice', 'referred.json', jsonText([referred]));
+    expect((await project.finalResult('invoice', 'referred.json')).counts).toMatchObject({ accepted: 1 });
+    const empty = { ...creditNote(402, 'SETP990000402'), ReasonDebit: '' };
+    const blank = { ...creditNote(403, 'SETP990000402'), ReasonDebit: '  ' };
+    await project.drop('credit-note', 'blank-debit.json', jsonText([empty, blank]));
+    const result = await project.finalResult('credit-note', 'blank-debit.json');
+    expect(result.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([['accepted', []], ['accepted', []]]);
+    expect((await emulator.client.documents({ kind: 'credit-note' })).map((d) => d.number)).toEqual(['402', '403']);
   });
 });
