@@ -6,9 +6,14 @@
  *   JSON is parsed: it must not reach the service (EDOC_READ_SECRET), though
  *   the file's text never shows it literally;
  * - a credit note whose ReasonDebit is blank is a credit note to the service
- *   (ReasonCredit has a value): not a wrong-folder / contradictory document.
+ *   (ReasonCredit has a value): not a wrong-folder / contradictory document;
+ * - a number clash (not issued, needs a new number) is listed by `status`,
+ *   not only counted among the harmless duplicates.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ServiceClient } from '../../src/service/client.js';
+import type { InvoiceRequest } from '../../src/service/schemas/index.js';
+import { runCli } from '../helpers/cli-runner.js';
 import {
   buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
@@ -67,6 +72,31 @@ describe('a blank reason is no sign of another kind (issue 12 item 5)', () => {
     await project.drop('credit-note', 'blank-debit.json', jsonText([empty, blank]));
     const result = await project.finalResult('credit-note', 'blank-debit.json');
     expect(result.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([['accepted', []], ['accepted', []]]);
-    expect((await emulator.client.documents({ kind: 'credit-note' })).map((d) => d.number)).toEqual(['402', '403']);
+    expect((await emulator.client.documents({ kind: 'credit-note' })).map((d) => d.number).sort()).toEqual(['402', '403']);
+  });
+});
+
+describe('status shows a number clash (issue 12 item 1)', () => {
+  test('an invoice whose number another system issued is listed by status and status --json with its key and the clash error', async () => {
+    const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 5_000 });
+    try {
+      const other = invoice(990_000_404, COMPANY_MAIN);
+      other.CorrelationDocumentId = 'OTRO-SISTEMA';
+      expect((await client.issueInvoice({ id: COMPANY_MAIN.id, apiKey: COMPANY_MAIN.apiKey }, other as unknown as InvoiceRequest)).outcome.kind)
+        .toBe('accepted');
+    } finally {
+      await client.close();
+    }
+    await project.drop('invoice', 'taken.json', jsonText([invoice(990_000_404, COMPANY_MAIN)]));
+    const result = await project.finalResult('invoice', 'taken.json');
+    expect(result.documents[0]).toMatchObject({ status: 'duplicate', errors: [expect.objectContaining({ code: 'EDOC_SERVICE_NUMBER_CLASH' })] });
+    const text = await runCli(project, ['status']);
+    expect(text.code).toBe(0);
+    const section = text.stdout.slice(text.stdout.indexOf('Number clashes'));
+    expect(section).toMatch(/^Number clashes .*: 1$/m);
+    expect(section).toContain('main/invoice/SETP/990000404');
+    expect(section).toContain('The number SETP990000404 is already used at the service by another document');
+    const json = JSON.parse((await runCli(project, ['status', '--json'])).stdout) as { clashes: { key: string; lastError: string }[] };
+    expect(json.clashes.map((c) => c.key)).toEqual(['main/invoice/SETP/990000404']);
   });
 });
