@@ -93,9 +93,11 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       maxRecordBytes: ctx.config.read.maxRecordBytes,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
-    const today = ctx.today ?? colombiaToday();
     const secrets = secretScrubberOf(ctx.config);
+    // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
+    const header = opened.header === undefined ? null : secrets.scrub(opened.header);
+    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header });
+    const today = ctx.today ?? colombiaToday();
     let batch: NewDocument[] = [];
     let count = 0;
     for await (const doc of opened.documents) {

@@ -8,16 +8,21 @@
  * - a credit note whose ReasonDebit is blank is a credit note to the service
  *   (ReasonCredit has a value): not a wrong-folder / contradictory document;
  * - a number clash (not issued, needs a new number) is listed by `status`,
- *   not only counted among the harmless duplicates.
+ *   not only counted among the harmless duplicates;
+ * - a configured key as a column name of a CSV header is not kept in the
+ *   ledger (the header of the file) nor written to the retry file.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { creditNote, invoice, jsonText } from '../helpers/documents.js';
+import { SALES_HEADER, salesRow } from '../helpers/torture-project.js';
 
 let emulator: TestEmulator;
 let project: Project;
@@ -26,7 +31,8 @@ let daemon: DaemonProcess;
 beforeAll(async () => {
   await buildCli();
   emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2 } });
+  const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2 }, kinds: { invoice: sales } });
   daemon = await DaemonProcess.start(project);
 }, 120_000);
 
@@ -98,5 +104,23 @@ describe('status shows a number clash (issue 12 item 1)', () => {
     expect(section).toContain('The number SETP990000404 is already used at the service by another document');
     const json = JSON.parse((await runCli(project, ['status', '--json'])).stdout) as { clashes: { key: string; lastError: string }[] };
     expect(json.clashes.map((c) => c.key)).toEqual(['main/invoice/SETP/990000404']);
+  });
+});
+
+describe('a configured key as a CSV column name (issue 12 item 8)', () => {
+  test('the ledger keeps the header with the key redacted, and the retry file shows [redacted] in its place', async () => {
+    const header = `${SALES_HEADER};${COMPANY_MAIN.apiKey}`;
+    const rows = [salesRow(990_000_405), salesRow(990_000_406, 1, { cantidad: 'diez' })].map((r) => `${r};x`);
+    await project.drop('invoice', 'key-column.csv', `${[header, ...rows].join('\r\n')}\r\n`);
+    const result = await project.finalResult('invoice', 'key-column.csv');
+    expect(result.counts).toMatchObject({ total: 2, accepted: 1, invalid: 1 });
+    const files = project.ledgerQuery<{ header: string }>('SELECT header FROM files WHERE name = ?', 'key-column.csv');
+    expect(files).toHaveLength(1);
+    expect(files[0].header).toContain('ref_cufe;[redacted]');
+    expect(files[0].header).not.toContain(COMPANY_MAIN.apiKey);
+    const retry = await readFile(project.resultPath('invoice', 'key-column.csv').replace(/\.result\.json$/, '.retry.csv'), 'utf8');
+    expect(retry).toContain('ref_cufe;[redacted]');
+    expect(retry).toContain('diez');
+    expect(retry).not.toContain(COMPANY_MAIN.apiKey);
   });
 });
