@@ -200,6 +200,8 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
     // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
     out.raw = secrets.scrub(doc.raw);
+    // Text that hides the key in escapes (`\u0074…`) is kept as the parsed document with the key redacted.
+    if (out.raw === doc.raw && doc.requestFromRaw === true) out.raw = secrets.scrub(JSON.stringify(doc.request));
     out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
       ...(out.problems ?? [])];
     return out;

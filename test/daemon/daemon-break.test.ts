@@ -65,6 +65,15 @@ describe('a configured key hidden by JSON escapes (issue 12 item 8)', () => {
     expect(result.documents[0].errors.map((e) => e.code)).toContain('EDOC_READ_SECRET');
     expect(await requestsTo('E1')).toBe(0);
     expect(await emulator.client.documents()).toEqual([]);
+    // kept nowhere, escaped or not: the ledger's copy and the retry file hold [redacted] instead
+    const escaped = unicodeEscaped(COMPANY_MAIN.apiKey);
+    const retry = await readFile(project.resultPath('invoice', 'escaped-key.json').replace(/\.result\.json$/, '.retry.json'), 'utf8');
+    expect(retry).toContain('note [redacted]');
+    expect(retry).not.toContain(escaped);
+    const bodies = project.ledgerQuery<{ raw: string }>(`SELECT b.raw FROM document_bodies b JOIN documents d ON d.id = b.id
+      JOIN files f ON f.id = d.file_id WHERE f.name = ?`, 'escaped-key.json');
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0].raw).not.toContain(escaped);
   });
 });
 
