@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../config/load.js';
+import { secretScrubberOf } from '../config/secrets.js';
 import { closest } from '../config/suggest.js';
 import { isEdocError } from '../errors.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
@@ -46,6 +47,19 @@ function describeError(err: unknown, verbose: boolean): string {
   return lines.join('\n');
 }
 
+/**
+ * The error line without the configuration's secrets: an error may quote a configured value (a
+ * mapping entry) or input that holds a key. Without a loaded configuration there is nothing to scrub.
+ */
+async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undefined): Promise<string> {
+  if (io === undefined) return line;
+  try {
+    return secretScrubberOf(await io.config()).scrub(line);
+  } catch {
+    return line;
+  }
+}
+
 async function runCommand(command: Command, argv: readonly string[], environment: CliEnvironment): Promise<number> {
   const verbose = argv.includes('--verbose');
   const prefix = `edoc-bridge ${command.name}`;
@@ -60,7 +74,7 @@ async function runCommand(command: Command, argv: readonly string[], environment
     // a full disk, wherever it struck, is one clear line with its own code (EDOC_STORAGE_FULL), not a database message
     const err = isStorageFull(caught) ? storageFullError(caught, 'the ledger or the outbox') : caught;
     const line = isEdocError(err, 'EDOC_CLI_USAGE') && !verbose ? `${err.message} (see ${prefix} --help)` : describeError(err, verbose);
-    environment.stderr.write(`${prefix}: ${line}\n`);
+    environment.stderr.write(`${prefix}: ${command.needsConfig ? await scrubbed(line, io) : line}\n`);
     return exitCodeFor(err);
   } finally {
     await io?.dispose();

@@ -120,9 +120,11 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       hash: readHash,
     });
-    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header: opened.header ?? null });
-    const today = ctx.today ?? colombiaToday();
     const secrets = secretScrubberOf(ctx.config);
+    // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
+    const header = opened.header === undefined ? null : secrets.scrub(opened.header);
+    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header });
+    const today = ctx.today ?? colombiaToday();
     let batch: NewDocument[] = [];
     let count = 0;
     for await (const doc of opened.documents) {
@@ -252,10 +254,13 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
   };
-  if (secrets.has(doc.raw)) {
+  // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
+  if (secrets.has(doc.raw) || (doc.request !== undefined && secrets.has(JSON.stringify(doc.request)))) {
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
     // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
     out.raw = secrets.scrub(doc.raw);
+    // Text that hides the key in escapes (`\u0074…`) is kept as the parsed document with the key redacted.
+    if (out.raw === doc.raw && doc.requestFromRaw === true) out.raw = secrets.scrub(JSON.stringify(doc.request));
     out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
       ...(out.problems ?? [])];
     return out;

@@ -143,11 +143,15 @@ export function recordClash(db: Database.Database, ids: readonly number[], note:
   return { ids: changed, fileIds: [...files] };
 }
 
-function attention(db: Database.Database, state: 'in-doubt' | 'failed', limit: number): AttentionDocument[] {
+/** In-doubt, failed, or a clash: a `duplicate` the service refused for another document's number (not issued). */
+function attention(db: Database.Database, state: 'in-doubt' | 'failed' | 'clash', limit: number): AttentionDocument[] {
+  const where = state === 'clash'
+    ? `d.state = 'duplicate' AND d.errors LIKE '%"EDOC_SERVICE_NUMBER_CLASH"%'`
+    : `d.state IN ('in-doubt','failed') AND d.state = '${state}'`;
   const rows = stmt(db, `SELECT ${DOCUMENT_FIELDS}, d.company AS company, d.kind AS kind, f.name AS file
     ${DOCUMENT_FROM} JOIN files f ON f.id = d.file_id
-    WHERE d.state IN ('in-doubt','failed') AND d.state = ? ORDER BY d.id LIMIT ?`)
-    .all(state, limit) as (RawDocument & { company: string; kind: string; file: string })[];
+    WHERE ${where} ORDER BY d.id LIMIT ?`)
+    .all(limit) as (RawDocument & { company: string; kind: string; file: string })[];
   return rows.map((r) => {
     const d = toDocumentRow(r);
     const first: ReportProblem | undefined = [...d.errors, ...d.problems][0];
@@ -177,6 +181,7 @@ export function statusSummary(db: Database.Database, listLimit = 100): StatusSum
       state: f.state, progress: fileProgress(db, f.id) })),
     inDoubt: attention(db, 'in-doubt', listLimit),
     failed: attention(db, 'failed', listLimit),
+    clashes: attention(db, 'clash', listLimit),
     lastPulls: pulls.map((p) => {
       const v = parse<{ at: number; data: unknown }>(p.value, { at: 0, data: null });
       return { company: p.key.slice('pull:'.length), at: v.at, data: v.data };

@@ -242,6 +242,8 @@ export interface StatusSummary {
   filesInProgress: { id: number; name: string; company: string; kind: string; state: FileState; progress: FileProgress }[];
   inDoubt: AttentionDocument[];
   failed: AttentionDocument[];
+  /** `duplicate` documents refused for a number another document holds at the service (EDOC_SERVICE_NUMBER_CLASH): not issued. */
+  clashes: AttentionDocument[];
   lastPulls: { company: string; at: number; data: unknown }[];
 }
 

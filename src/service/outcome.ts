@@ -181,6 +181,11 @@ function rejection(messages: readonly string[], reason: string): Verdict {
   return { kind: 'rejected', reason };
 }
 
+/** Whether one of the reasons is the repeated-number rule (Regla 90), alone or with others. */
+export function mentionsRepeatedNumber(messages: readonly string[]): boolean {
+  return messages.some((m) => REPEATED_NUMBER.test(m));
+}
+
 export function isRepeatedNumberOnly(messages: readonly string[]): boolean {
   return rejection(messages, '').kind === 'duplicate';
 }

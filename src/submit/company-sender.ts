@@ -17,6 +17,7 @@ import type { AppLogger } from '../log/logger.js';
 import type { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
+import { mentionsRepeatedNumber } from '../service/outcome.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
@@ -241,7 +242,8 @@ export class CompanySender {
     this.noteReachability(response);
     // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
     // committed: a document is sent again, and one with the same number is marked, only after that commit).
-    const numberMayHaveBeenDelivered = outcome.kind === 'duplicate' && this.options.ledger.numberMayHaveBeenDelivered(doc);
+    const repeated = outcome.kind === 'duplicate' || (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
+    const numberMayHaveBeenDelivered = repeated && this.options.ledger.numberMayHaveBeenDelivered(doc);
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, numberMayHaveBeenDelivered, retry: this.options.retry,
     });

@@ -17,10 +17,12 @@
  *   - yes → it may be ours or someone else's: never `accepted` on that answer
  *     alone. Final `in-doubt` with doubt `repeated-number`; the operator
  *     confirms at the authority and runs `resolve --issued` or `--not-ours`.
+ *   A rejection naming Regla 90 among other reasons (a range no longer current
+ *   at a resend) is decided the same way when the flag is set.
  */
 import { nextDelay, type BackoffOptions } from '../policy/backoff.js';
 import type { DoubtReason } from '../ledger/types.js';
-import type { Outcome } from '../service/outcome.js';
+import { mentionsRepeatedNumber, type Outcome } from '../service/outcome.js';
 
 export type FinalStatus = 'accepted' | 'rejected' | 'invalid' | 'failed' | 'duplicate' | 'in-doubt';
 
@@ -75,7 +77,12 @@ export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: De
         : { action: 'final', status: 'duplicate', clash: true,
           note: 'repeated number (Regla 90) and nothing of ours with it can have reached the service: another document holds it' };
     case 'rejected':
-      return { action: 'final', status: 'rejected' };
+      // Regla 90 beside other reasons (a range no longer current at the resend): the reasons refuse this
+      // attempt, but the service holds a document under the number, and it may be our earlier attempt.
+      return ctx.numberMayHaveBeenDelivered && mentionsRepeatedNumber(outcome.messages)
+        ? { action: 'final', status: 'in-doubt', doubt: 'repeated-number',
+          note: 'rejected with Regla 90 (repeated number) after an attempt of ours that may have reached the service: not a confirmed rejection' }
+        : { action: 'final', status: 'rejected' };
     case 'invalid':
       return { action: 'final', status: 'invalid' };
     case 'unauthorized':

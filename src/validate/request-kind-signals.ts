@@ -4,7 +4,8 @@
  *
  * - E1 infers the type from the reasons: `ReasonCredit` with a value gives a
  *   credit note; otherwise `ReasonDebit` with a value a debit note. A reason of
- *   the other note is also a sign (a credit note with a ReasonDebit).
+ *   the other note is also a sign (a credit note with a ReasonDebit), but a
+ *   blank ReasonDebit beside a ReasonCredit is none: the service ignores it.
  * - A `DocumentReferences` entry naming a document is the corrected document
  *   of a note: a credit or debit note (E1) or a support adjustment note (E6).
  *   An invoice or a support document corrects nothing.
@@ -61,7 +62,9 @@ export function requestKindSignals(request: unknown): KindSignal[] {
     if (found.length > 0) signals.push({ field: found[0], value: '', kinds: family.kinds, fields: found });
   }
   if (present(r.ReasonCredit)) signals.push({ field: 'ReasonCredit', value: valueText(r.ReasonCredit), kinds: ['credit-note'] });
-  if (present(r.ReasonDebit)) signals.push({ field: 'ReasonDebit', value: valueText(r.ReasonDebit), kinds: ['debit-note'] });
+  // E1 reads ReasonDebit only when ReasonCredit is empty: beside a ReasonCredit, a blank one shows nothing.
+  const debitShows = present(r.ReasonCredit) ? filled(r.ReasonDebit) : present(r.ReasonDebit);
+  if (debitShows) signals.push({ field: 'ReasonDebit', value: valueText(r.ReasonDebit), kinds: ['debit-note'] });
   const refs = references(r);
   if (refs.length > 0) {
     signals.push({ field: `DocumentReferences[${refs[0].index}]`, value: refs[0].named, kinds: ['credit-note', 'debit-note', 'support-adjustment'] });

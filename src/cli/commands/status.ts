@@ -12,12 +12,12 @@ const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rej
 
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'ledger summary: documents by state, files in progress, in-doubt and failed documents, last pull',
+  summary: 'ledger summary: documents by state, files in progress, in-doubt, failed and clashing documents, last pull',
   usage: 'edoc-bridge status [--json] [--config FILE]',
   description: [
     'Reads the ledger without taking its lock, so it works beside a running daemon.',
     'Lists every in-doubt and failed document with its key and last error; release them',
-    'with edoc-bridge retry.',
+    'with edoc-bridge retry. Lists number clashes (not issued) too.',
   ].join('\n'),
   examples: ['edoc-bridge status', 'edoc-bridge status --json | jq .inDoubt'],
   options: {
@@ -44,7 +44,7 @@ export const statusCommand: Command = {
       }
     } catch (err) {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
-      summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], lastPulls: [] };
+      summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], clashes: [], lastPulls: [] };
     }
     if (args.flag('json')) {
       io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary }, null, 2));
@@ -77,6 +77,7 @@ export const statusCommand: Command = {
     attention(io.out, 'In doubt (check at the service: no-answer → edoc-bridge resolve --issued or retry --in-doubt; '
       + 'repeated-number → edoc-bridge resolve --issued or --not-ours)', summary.inDoubt, true);
     attention(io.out, 'Failed (gave up; edoc-bridge retry re-queues them)', summary.failed);
+    attention(io.out, 'Number clashes (not issued: the service holds another document under the number; give it a new number)', summary.clashes);
     io.out('');
     if (summary.lastPulls.length === 0) io.out('Received documents: no pull yet.');
     for (const pull of summary.lastPulls) {
