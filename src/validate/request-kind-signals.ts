@@ -6,9 +6,11 @@
  *   credit note; otherwise `ReasonDebit` with a value a debit note. A reason of
  *   the other note is also a sign (a credit note with a ReasonDebit), but a
  *   blank ReasonDebit beside a ReasonCredit is none: the service ignores it.
- * - A `DocumentReferences` entry naming a document is the corrected document
- *   of a note: a credit or debit note (E1) or a support adjustment note (E6).
- *   An invoice or a support document corrects nothing.
+ * - A `DocumentReferences` entry naming a document is no sign within E1: the
+ *   spec lists `DocumentReferences` (with a `Type`) among the invoice's own
+ *   fields and tells a note by its reasons only, so an invoice may name an
+ *   order or another document. The support document (E5) has no such field:
+ *   there a reference is the corrected document of an adjustment note (E6).
  * - Fields that only one resource of the spec has place a request in its
  *   family: payroll (`Trabajador`, `Devengados`, …), POS (`documento`,
  *   `detalles`, `jsonOriginal`, …), support (`SupplierParty`,
@@ -67,7 +69,8 @@ export function requestKindSignals(request: unknown): KindSignal[] {
   if (debitShows) signals.push({ field: 'ReasonDebit', value: valueText(r.ReasonDebit), kinds: ['debit-note'] });
   const refs = references(r);
   if (refs.length > 0) {
-    signals.push({ field: `DocumentReferences[${refs[0].index}]`, value: refs[0].named, kinds: ['credit-note', 'debit-note', 'support-adjustment'] });
+    signals.push({ field: `DocumentReferences[${refs[0].index}]`, value: refs[0].named,
+      kinds: ['invoice', 'credit-note', 'debit-note', 'support-adjustment'] });
   }
   return signals;
 }

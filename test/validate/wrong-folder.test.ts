@@ -22,12 +22,8 @@ const wrongFolder = (kind: DocumentKind, request: unknown) =>
 describe('a request that says it is of another kind than its folder', () => {
   it('a credit note (ReasonCredit) in the invoice folder names the field, the kind and the folder it belongs in', () => {
     const problems = validateDocument('invoice', loadRequestFixture('credit-note'), CTX);
-    expect(problems.map((p) => [p.code, p.path])).toEqual([
-      ['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit'],
-      ['EDOC_VALIDATE_WRONG_FOLDER', 'DocumentReferences[0]'],
-    ]);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit']]);
     expect(problems[0].message).toBe('ReasonCredit "Devolución parcial de los bienes" makes this a credit note, not an invoice; it is not sent: drop it in the credit-note folder instead of the invoice folder');
-    expect(problems[1].message).toMatch(/^DocumentReferences\[0\] "SETP990000001" makes this a credit note or a debit note or a support adjustment note, not an invoice; it is not sent: drop it in the credit-note folder/);
   });
 
   it('a debit note (ReasonDebit) in the credit-note folder belongs in the debit-note folder; nothing else is reported', () => {
@@ -54,12 +50,16 @@ describe('a request that says it is of another kind than its folder', () => {
     expect(wrongFolder('credit-note', both)[0].message).toBe('ReasonDebit "Intereses" makes this a debit note, not a credit note, but ReasonCredit "Devolución parcial de los bienes" says a credit note; it is not sent: correct the document');
   });
 
-  it('a reference to a corrected document in an invoice makes it a note', () => {
+  it('an invoice may carry DocumentReferences (the spec lists them among E1 fields; only the reasons make a note)', () => {
     const r = loadRequestFixture('invoice');
+    edit(r, 'DocumentReferences', [{ DocumentReferred: 'OC-123', IssueDate: '2026-11-18', Type: 'OrderReference' }]);
+    expect(wrongFolder('invoice', r)).toEqual([]);
     edit(r, 'DocumentReferences', [{ DocumentReferred: 'SETP990000001', IssueDate: '2026-11-18' }]);
-    const problems = wrongFolder('invoice', r);
-    expect(problems.map((p) => [p.code, p.path, p.value])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'DocumentReferences[0]', 'SETP990000001']]);
-    expect(problems[0].message).toContain('drop it in the credit-note or the debit-note folder');
+    expect(wrongFolder('invoice', r)).toEqual([]);
+    // In the support-document folder a reference is still an adjustment note's (E5 has no such field).
+    const ds = loadRequestFixture('support-document');
+    edit(ds, 'DocumentReferences', [{ DocumentReferred: 'DS990000001' }]);
+    expect(wrongFolder('support-document', ds).map((p) => [p.code, p.path])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'DocumentReferences[0]']]);
     // An empty list, or an entry naming nothing, is no reference.
     edit(r, 'DocumentReferences', []);
     expect(wrongFolder('invoice', r)).toEqual([]);
