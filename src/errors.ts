@@ -73,6 +73,7 @@ export const ERRORS = {
   EDOC_STORAGE_FULL: 'The disk holding the ledger or the outbox is full (or failing): work pauses and resumes by itself when space returns.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
+  EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',
   EDOC_SUBMIT_IN_DOUBT: 'A request went out and no answer came back; the document has no own number.',
   EDOC_SUBMIT_REPEATED_NUMBER: 'The service holds a document under this number (Regla 90) and an earlier attempt of ours may have delivered it: in doubt until the operator confirms at the authority (resolve --issued or --not-ours).',
   // --- report -------------------------------------------------------------

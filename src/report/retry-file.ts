@@ -81,6 +81,9 @@ export class RetryFileWriter {
     if ((!RETRY_STATES.has(doc.state) && !isNumberClash(doc)) || doc.raw === '') return;
     // held back because the file changed after sending began: its new content sends it, not a retry of the old text
     if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
+    // failed, but an attempt may have reached the service: it may be issued, and a fixed copy sent under another
+    // number would issue it twice (EDOC_SUBMIT_MAYBE_ISSUED); `edoc-bridge retry` re-queues it safely
+    if (doc.state === 'failed' && doc.maybeDelivered) return;
     const out = await this.open(doc.raw);
     if (this.file.format === 'json') {
       await out.write(`${this.count === 0 ? '' : ',\n'}${stripEol(doc.raw)}`);

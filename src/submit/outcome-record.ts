@@ -24,15 +24,23 @@ export function problems(code: ErrorCode, messages: readonly string[], reason: s
   return [{ code, message: reason }];
 }
 
-function finalErrors(doc: DueDocument, outcome: ServiceResponse['outcome'], decision: Extract<Decision, { action: 'final' }>): ReportProblem[] {
+function finalErrors(doc: DueDocument, response: ServiceResponse, decision: Extract<Decision, { action: 'final' }>): ReportProblem[] {
+  const { outcome } = response;
   if (decision.status === 'accepted') return [];
   if (decision.clash === true) return [{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(doc.key) }];
   if (decision.doubt === 'repeated-number') {
     return [{ code: 'EDOC_SUBMIT_REPEATED_NUMBER', message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`) }];
   }
   if (decision.status === 'duplicate' && outcome.messages.length === 0) return [];
-  return problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
+  const found = problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
     decision.note ?? outcome.reason);
+  // A failed document an attempt of which may have reached the service may be issued already: it stays out
+  // of the retry file (retry-file.ts), and the report says how to find out without issuing it twice.
+  if (decision.status === 'failed' && (doc.maybeDelivered || attemptMayHaveReached(outcome, response.httpStatus))) {
+    found.push({ code: 'EDOC_SUBMIT_MAYBE_ISSUED', message: 'An attempt may have reached the service, so it may be issued already: '
+      + 'do not send it under another number. Re-queue it with edoc-bridge retry (a repeated-number answer then tells).' });
+  }
+  return found;
 }
 
 /** The ledger record of an attempt's decision; `now` dates a retry. */
@@ -55,7 +63,7 @@ export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decis
       // a document the service numbered is known by its assigned number from now on
       const key = decision.status === 'accepted' ? assignedKey(doc, response) : undefined;
       return { ...base, state: decision.status, maybeDelivered: attemptMayHaveReached(outcome, httpStatus),
-        errors: finalErrors(doc, outcome, decision), ...(decision.note ? { note: decision.note } : {}),
+        errors: finalErrors(doc, response, decision), ...(decision.note ? { note: decision.note } : {}),
         ...(decision.doubt ? { doubt: decision.doubt } : {}), ...(key === undefined ? {} : { key }) };
     }
   }

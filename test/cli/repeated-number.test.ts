@@ -226,3 +226,19 @@ describe('our own document whose answer was lost, sent again later', () => {
     expect((await statusJson(p)).inDoubt.map((d) => d.doubt)).toEqual(['no-answer']);
   });
 });
+
+describe('a failed document that may be issued already', () => {
+  test('answers lost on every attempt: failed with EDOC_SUBMIT_MAYBE_ISSUED and kept out of the retry file', async () => {
+    const { emu, p } = await setUp({ retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
+    await emu.client.setFaults({ dropAfterCommitRate: 1 });
+    const lost = await exportFile(p, 'perdidas.json', jsonText(invoice(990_300_031)));
+    expect((await runCli(p, ['submit', lost, '--kind', 'invoice'])).code).not.toBe(0);
+    const r = await result(p, 'perdidas.json');
+    expect(r.documents[0].status).toBe('failed');
+    expect(r.documents[0].errors.map((e) => e.code)).toContain('EDOC_SUBMIT_MAYBE_ISSUED');
+    // the service does hold it: a copy under another number would issue the sale twice
+    expect(await heldUnder(emu, 990_300_031)).toHaveLength(1);
+    expect(await errorsCsv(p, 'perdidas.json')).toMatch(/EDOC_SUBMIT_MAYBE_ISSUED/);
+    await expect(readFile(path.join(p.outbox('invoice'), 'perdidas.retry.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});
