@@ -70,10 +70,10 @@ test('a Windows-1252 name left in the inbox while the daemon was down is taken a
   expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
 }, 120_000);
 
-test('a Windows-1252 name whose decoding was taken by a file in the inbox is renamed and taken once that file is archived', async () => {
+test.each([false, true])('a Windows-1252 name whose decoding was taken by a file in the inbox is renamed and taken once that file is archived (usePolling %s)', async (usePolling) => {
   // the UTF-8 file is still being sent (latency) when the Latin-1 one arrives
   emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1500 });
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 200 });
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 200, watch: { usePolling } });
   daemon = await DaemonProcess.start(project);
   const dir = project.inbox('invoice');
   await writeFile(path.join(dir, 'café.json'), jsonText([invoice(990_400_201)]));
