@@ -255,6 +255,7 @@ export class InboxWatcher {
     }
     this.forget(file);
     this.warned.delete(file);
+    void this.names.freed(file)?.catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not rename a file name that is not UTF-8'));
   }
 
   private forget(file: string): void {

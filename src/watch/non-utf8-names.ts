@@ -11,7 +11,8 @@
  * name's. Windows-1252 decodes every byte sequence, so every such name has a
  * decoding. A file that cannot be renamed (the decoded name exists already, or
  * the folder is read-only) is left where it is, with one warning naming it
- * (bytes escaped).
+ * (bytes escaped); when the file holding its decoded name leaves the inbox
+ * (archived), the rename is tried again.
  */
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -35,6 +36,8 @@ export class NameRepair {
   private readonly warned = new Set<string>();
   /** Renamed path -> the original name's bytes (hex), for the ledger. */
   private readonly originals = new Map<string, string>();
+  /** Decoded paths a file could not be renamed to (the name was taken): tried again when that name goes. */
+  private readonly blocked = new Set<string>();
   private running: Promise<void> | undefined;
 
   constructor(private readonly logger: NameRepairLogger, private readonly context: (dir: string) => Record<string, unknown>) {}
@@ -49,6 +52,12 @@ export class NameRepair {
     const hex = this.originals.get(file);
     this.originals.delete(file);
     return hex;
+  }
+
+  /** `file` left the inbox: a name that could not take its decoding because of it is renamed now. */
+  freed(file: string): Promise<void> | undefined {
+    if (!this.blocked.delete(file)) return undefined;
+    return this.repair(path.dirname(file));
   }
 
   /** Renames every entry of `dir` whose name is not UTF-8 to its Windows-1252 decoding. One pass at a time. */
@@ -80,12 +89,14 @@ export class NameRepair {
         await rename(from, to);
       } catch (err) {
         const key = `${dir}\u0000${raw.toString('hex')}`;
+        this.blocked.add(to);
         if (this.warned.has(key)) continue;
         this.warned.add(key);
         this.logger.warn({ ...fields, file: path.join(dir, escaped), err },
           `an inbox file name is not UTF-8 and could not be renamed to ${decoded}: the file is left where it is, unread`);
         continue;
       }
+      this.warned.delete(`${dir}\u0000${raw.toString('hex')}`);
       this.originals.set(to, raw.toString('hex'));
       this.logger.warn({ ...fields, file: to },
         `an inbox file name is not UTF-8 (Windows-1252 / Latin-1 bytes ${escaped}): renamed to ${decoded} and taken as that`);

@@ -1,6 +1,6 @@
 /**
  * Commands that never call the service (status, validate, retry, resolve,
- * submit --dry-run) do not need the companies' API keys: an unset
+ * resend, submit --dry-run) do not need the companies' API keys: an unset
  * `${EDOC_API_KEY}` or an unreadable apiKeyFile does not stop them. Commands
  * that call the service still refuse the configuration, naming the key.
  */
@@ -52,12 +52,16 @@ describe('commands that never call the service need no secrets', () => {
     expect(ranges.stderr).toMatch(/companies\[0\]\.apiKey: environment variable EDOC_API_KEY is not set.*\[EDOC_CONFIG_ENV_MISSING\]/);
   });
 
-  test('status and retry work when the apiKeyFile cannot be read; run refuses naming it', async () => {
+  test('status, retry and resend work when the apiKeyFile cannot be read; run refuses naming it', async () => {
     const p = await project({ apiKeyFile: path.join(ROOT, 'no-such-dir/main.key') });
     const status = await runCli(p, ['status']);
     expect(status.code, status.stderr).toBe(0);
     const retry = await runCli(p, ['retry', '--file', 'nada.csv']);
     expect(retry.stderr).not.toContain('EDOC_CONFIG_KEY_FILE');
+    // resend only reads the ledger and copies an archived original: the running daemon sends
+    const resend = await runCli(p, ['resend', '--file', 'nada.csv']);
+    expect(resend.stderr).not.toContain('EDOC_CONFIG_KEY_FILE');
+    expect(resend.stdout + resend.stderr).toContain('nothing to resend');
     const run = await runCli(p, ['run'], { timeoutMs: 20_000 });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('[EDOC_CONFIG_KEY_FILE]');

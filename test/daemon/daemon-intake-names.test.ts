@@ -70,6 +70,23 @@ test('a Windows-1252 name left in the inbox while the daemon was down is taken a
   expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
 }, 120_000);
 
+test.each([false, true])('a Windows-1252 name whose decoding was taken by a file in the inbox is renamed and taken once that file is archived (usePolling %s)', async (usePolling) => {
+  // the UTF-8 file is still being sent (latency) when the Latin-1 one arrives
+  emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1500 });
+  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 200, watch: { usePolling } });
+  daemon = await DaemonProcess.start(project);
+  const dir = project.inbox('invoice');
+  await writeFile(path.join(dir, 'café.json'), jsonText([invoice(990_400_201)]));
+  await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'café.json', 20_000);
+  await writeFile(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from('caf\xe9.json', 'latin1')]), jsonText([invoice(990_400_203)]));
+  await daemon.waitForLog((l) => l.code === 'EDOC_READ_NAME_NOT_UTF8', 20_000);
+
+  await eventually(async () => ((await emulator!.client.issued()).length === 2 ? true : undefined), 'both invoices issued', 30_000);
+  await eventually(() => (readdirSync(dir).length === 0 ? true : undefined), 'the inbox emptied', 20_000);
+  const result = await project.finalResult('invoice', 'café.json', { timeoutMs: 30_000 });
+  expect(result.documents.map((d) => d.key)).toEqual(['main/invoice/SETP/990400203']);
+}, 120_000);
+
 describe('the done-marker convention (watch.doneMarker)', () => {
   test('a data file waits for its marker, is then taken at once, and the marker is deleted and never read as an input; a marker alone is left with one warning', async () => {
     const p = await start({ doneMarker: { suffixes: ['.done', '.ok'] } });

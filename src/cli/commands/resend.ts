@@ -52,6 +52,7 @@ export const resendCommand: Command = {
     file: { type: 'string', valueName: 'NAME', description: 'input file name, or its archived copy (path or archive name)' },
   },
   needsConfig: true,
+  needsSecrets: false,
   async run(args, io) {
     const name = args.string('file');
     if (name === undefined || name === '') throw usageError('give --file NAME (the input file name as shown in the outbox)');
