@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../config/load.js';
-import { secretScrubberOf } from '../config/secrets.js';
+import { bestEffortSecrets, secretScrubberOf } from '../config/secrets.js';
+import { SecretScrubber } from '../log/secrets.js';
 import { closest } from '../config/suggest.js';
 import { isEdocError } from '../errors.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
@@ -51,12 +52,15 @@ function describeError(err: unknown, verbose: boolean): string {
  * The error line without the configuration's secrets: an error may quote a configured value (a
  * mapping entry) or input that holds a key. Without a loaded configuration there is nothing to scrub.
  */
-async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undefined): Promise<string> {
+async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undefined, environment: CliEnvironment): Promise<string> {
   if (io === undefined) return line;
+  // read-only commands load the configuration without its keys, and a configuration that failed to
+  // load (a mapping error quoting a key) gives none: the file's own secrets are read as far as they can be
+  const fromFile = new SecretScrubber(bestEffortSecrets(io.configFile, environment.env, environment.cwd));
   try {
-    return secretScrubberOf(await io.config()).scrub(line);
+    return fromFile.scrub(secretScrubberOf(await io.config()).scrub(line));
   } catch {
-    return line;
+    return fromFile.scrub(line);
   }
 }
 
@@ -74,7 +78,7 @@ async function runCommand(command: Command, argv: readonly string[], environment
     // a full disk, wherever it struck, is one clear line with its own code (EDOC_STORAGE_FULL), not a database message
     const err = isStorageFull(caught) ? storageFullError(caught, 'the ledger or the outbox') : caught;
     const line = isEdocError(err, 'EDOC_CLI_USAGE') && !verbose ? `${err.message} (see ${prefix} --help)` : describeError(err, verbose);
-    environment.stderr.write(`${prefix}: ${command.needsConfig ? await scrubbed(line, io) : line}\n`);
+    environment.stderr.write(`${prefix}: ${command.needsConfig ? await scrubbed(line, io, environment) : line}\n`);
     return exitCodeFor(err);
   } finally {
     await io?.dispose();

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
 import type { Config } from './schema.js';
@@ -29,4 +32,38 @@ export function secretScrubberOf(config: Readonly<Config>): SecretScrubber {
     scrubbers.set(config, scrubber);
   }
   return scrubber;
+}
+
+/**
+ * The secrets a configuration file names, read as far as it can be without validating it: each
+ * company's `apiKey` (with `${VAR}` / `${VAR:-default}` taken from `env`), the content of a readable
+ * `apiKeyFile`, and any string under a key named like a secret. For scrubbing an error line when the
+ * configuration could not be loaded (a mapping error quoting a key) or was loaded without its secrets
+ * (read-only commands): nothing here ever fails.
+ */
+export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: string): string[] {
+  const out = new Set<string>();
+  let data: unknown;
+  try {
+    data = parseYaml(readFileSync(path.resolve(cwd, file), 'utf8'));
+  } catch {
+    return [];
+  }
+  const expand = (text: string): string => text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_m, name: string, fallback: string | undefined) => env[name] ?? fallback ?? '');
+  const walk = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== 'object' || depth > 12) return;
+    for (const [key, item] of Object.entries(value)) {
+      if (typeof item === 'string' && key === 'apiKeyFile') {
+        try {
+          out.add(readFileSync(path.resolve(cwd, expand(item)), 'utf8').trim());
+        } catch {
+          // unreadable: nothing it holds can have been printed either
+        }
+      } else if (typeof item === 'string' && isSecretKey(key)) out.add(expand(item));
+      else walk(item, depth + 1);
+    }
+  };
+  walk(data, 0);
+  return [...out].filter((s) => s !== '');
 }
