@@ -4,7 +4,7 @@
  * watch notices: the file gets EDOC_READ_CHANGED_AFTER_SEND, loudly, and the grown copy goes back to the
  * inbox, where its whole content is taken as a new file. Real daemon, real emulator, a real open writer.
  */
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -62,6 +62,7 @@ describe('a file written on after it was archived', () => {
 
     const line = await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND' && l.file === 'hold.csv', 30_000);
     expect(line.level).toBe('error');
+    expect(line.inbox).toBe(file);
     const earlier = await eventually(async () => {
       const r = await p.result('invoice', 'hold.csv');
       return r?.error?.code === 'EDOC_READ_CHANGED_AFTER_SEND' ? r : undefined;
@@ -72,6 +73,10 @@ describe('a file written on after it was archived', () => {
     const later = await p.finalResult('invoice', 'hold (2).csv', { timeoutMs: 60_000 });
     expect(later.error).toBeUndefined();
     expect(later.documents.map((d) => d.status)).toEqual(['duplicate', 'accepted']);
+    // the grown content is archived in its turn, whole
+    const archived = await eventually(() => p.ledgerQuery<{ a: string | null }>(
+      `SELECT archived_path AS a FROM files WHERE name = 'hold.csv' ORDER BY id`)[1]?.a ?? undefined, 'the grown file archived', 30_000);
+    expect(await readFile(archived, 'utf8')).toBe(HEADER + row(first) + row(first + 1));
     const numbers = (await emulator.client.issued()).map((d) => d.documentNumber).sort();
     expect(numbers).toEqual([`SETP${first}`, `SETP${first + 1}`]);
   }, 240_000);
