@@ -179,6 +179,13 @@ const configObjectSchema = z.strictObject({
     .strictObject({
       /** How long size and mtime must stay unchanged before a file is taken. */
       stableMs: int(0).default(1_000),
+      /**
+       * How long the daemon watches an original after archiving it: a writer that wrote on into the
+       * archived copy (archiving is a rename) makes its file EDOC_READ_CHANGED_AFTER_SEND, and the copy
+       * goes back to the inbox as a new file. 0 turns the watch off. Looks every `stableMs` (1 s when 0).
+       * @defaultValue 600000 (10 minutes)
+       */
+      archiveWatchMs: int(0).default(600_000),
       /** Poll instead of native events (network shares). */
       usePolling: bool().default(false),
       /**

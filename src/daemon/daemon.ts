@@ -23,6 +23,7 @@ import { inboxFolders, inInboxFolder, outboxDir } from './folders.js';
 import { recoverSending } from './recover.js';
 import { intakeFile, type IntakeOutcome } from './intake.js';
 import { ReportScheduler } from './report-scheduler.js';
+import { ArchiveWatch } from './archive-watch.js';
 
 export interface DaemonOptions {
   /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
@@ -55,6 +56,7 @@ export class Daemon {
     private readonly client: ServiceClient,
     private readonly reports: ReportScheduler,
     private readonly storage: StorageWatch,
+    private readonly archived: ArchiveWatch,
     private readonly options: DaemonOptions,
   ) {
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
@@ -87,12 +89,17 @@ export class Daemon {
       const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
       const storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
       // The closures read the daemon's current configuration (it changes on SIGHUP).
+      const current = (): Readonly<Config> => daemon?.config ?? config;
+      const archived = new ArchiveWatch({ ledger, logger, watchMs: () => current().watch.archiveWatchMs,
+        intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => reports.touch(id) });
       const reports = new ReportScheduler({ ledger, logger, storage,
+        onArchived: (id, archivedPath) => void archived.add(id, archivedPath).catch((err: unknown) =>
+          logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
         outboxDir: (company, kind) => outboxDir(daemon?.config ?? config, company, kind),
         // a file given to `edoc-bridge submit` stays where the operator keeps it
         archives: (file) => inInboxFolder(daemon?.config ?? config, file),
         scrub: (text) => secretScrubberOf(daemon?.config ?? config).scrub(text) });
-      daemon = new Daemon(config, logger, ledger, service, client, reports, storage, options);
+      daemon = new Daemon(config, logger, ledger, service, client, reports, storage, archived, options);
       await daemon.begin();
       return daemon;
     } catch (err) {
@@ -117,6 +124,7 @@ export class Daemon {
       logger.info({ baseUrl: this.service.baseUrl }, 'submitting to the service');
     }
     recoverSending(ledger, logger);
+    await this.archived.start();
     for (const file of [...ledger.filesToSettle(), ...ledger.openFiles()]) {
       this.fileNames.set(file.id, file.name);
       this.reports.touch(file.id);
@@ -277,6 +285,7 @@ export class Daemon {
     const drainMs = this.options.drainTimeoutMs ?? 10_000;
     const steps: [string, () => Promise<unknown> | unknown][] = [
       ['watcher', async () => { this.stopping.abort(); await this.watcher?.close(); await this.watching; }],
+      ['archive watch', () => this.archived.close()],
       ['storage', () => this.storage.close()],
       ['intake', () => this.intake.onIdle()],
       ['received', () => this.received.close()],

@@ -25,6 +25,8 @@ export interface ReportSchedulerOptions {
   intervalMs?: number;
   /** Time between two progress lines of one file. @defaultValue 5000 */
   progressMs?: number;
+  /** The original of a file was just moved to the archive (the archive watch keeps an eye on it). */
+  onArchived?(fileId: number, archivedPath: string): void;
   /** A full disk pauses the daemon's writers with one line; reports are rewritten as soon as it lifts. */
   storage?: StorageWatch;
 }
@@ -146,6 +148,7 @@ export class ReportScheduler {
             'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived '
             + 'and is taken as a new file');
         }
+        if (settled.archivedPath !== undefined) this.options.onArchived?.(fileId, settled.archivedPath);
         const counts = settled.report?.counts;
         // said once, when the final report or the archive happens: not again for a file settled before (submit's)
         if (settled.report !== undefined || settled.archivedPath !== undefined) {

@@ -291,3 +291,13 @@ export function filesToSettle(db: Database.Database): FileRow[] {
   return (stmt(db, `SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`)
     .all() as RawFile[]).filter((r) => r.state === 'done' || r.state === 'failed-read').map(toFileRow);
 }
+
+/**
+ * Files sent and archived since `since` (finished then or later) whose archived copy is still where it
+ * was put and not yet flagged as changed: the daemon watches them again after a restart (archive watch).
+ */
+export function recentlyArchived(db: Database.Database, since: number): FileRow[] {
+  return (stmt(db, `SELECT * FROM files WHERE state = 'done' AND duplicate_of IS NULL AND finished_at >= ?
+    AND archived_path IS NOT NULL AND archived_path <> '' ORDER BY id`).all(since) as RawFile[]).map(toFileRow)
+    .filter((f) => f.error === null || f.error.code !== CHANGED_AFTER_SEND);
+}

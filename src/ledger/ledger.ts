@@ -132,6 +132,7 @@ export class Ledger {
   }
   openFiles(): FileRow[] { return files.openFiles(this.db); }
   filesToSettle(): FileRow[] { return files.filesToSettle(this.db); }
+  recentlyArchived(since: number): FileRow[] { return files.recentlyArchived(this.db, since); }
   fileProgress(fileId: number): FileProgress { return status.fileProgress(this.db, fileId); }
 
   // --- documents -----------------------------------------------------------

@@ -6,7 +6,8 @@ import { EdocError } from '../errors.js';
 import { fsyncDir } from './atomic-write.js';
 import { sanitizeName } from './names.js';
 
-function candidate(dir: string, base: string, n: number): string {
+/** `dir/base` for n = 1, else `dir/stem (n).ext`. */
+export function candidate(dir: string, base: string, n: number): string {
   if (n === 1) return path.join(dir, base);
   const ext = path.extname(base);
   const stem = ext.length > 0 && ext.length < base.length ? base.slice(0, -ext.length) : base;
@@ -29,7 +30,7 @@ export async function originalState(source: string, expected: { size: number; sh
   return src.size === expected.size && (await sha256Of(source)) === expected.sha256 ? 'same' : 'changed';
 }
 
-async function sha256Of(file: string): Promise<string> {
+export async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');

@@ -26,7 +26,8 @@ describe('defaults', () => {
     expect(config.companies[0].rate).toEqual({ requestsPerSecond: 5, concurrency: 4 });
     expect(config.companies[0].userId).toBeUndefined();
     expect(config.retry).toEqual({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 });
-    expect(config.watch).toEqual({ stableMs: 1_000, usePolling: false, doneMarker: { suffixes: [], replaceExtension: false } });
+    expect(config.watch).toEqual({ stableMs: 1_000, archiveWatchMs: 600_000, usePolling: false,
+      doneMarker: { suffixes: [], replaceExtension: false } });
     expect(config.read).toEqual({ maxRecordBytes: 32 * 1024 * 1024 });
     expect(config.received).toEqual({ enabled: true, every: 15 * 60_000, lookbackDays: 3, perPage: 100, startDate: '2026-01-01' });
     expect(config.log.level).toBe('info');

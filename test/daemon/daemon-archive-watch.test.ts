@@ -1,0 +1,83 @@
+/**
+ * Issue 12 item 2, after the archive: a writer that keeps its file open and writes on after the daemon
+ * sent and archived it writes into the archived copy (archiving is a rename, same inode). The archive
+ * watch notices: the file gets EDOC_READ_CHANGED_AFTER_SEND, loudly, and the grown copy goes back to the
+ * inbox, where its whole content is taken as a new file. Real daemon, real emulator, a real open writer.
+ */
+import { open, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, ROOT, startTestEmulator, type TestEmulator,
+} from '../helpers/daemon-harness.js';
+
+const HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
+  + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;'
+  + 'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+
+function row(number: number): string {
+  return `SETP;${number};18/11/2026;09:15:00;18/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;`
+    + 'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
+}
+
+let emulator: TestEmulator | undefined;
+let project: Project | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  await buildCli();
+}, 240_000);
+
+afterEach(async () => {
+  await daemon?.stop();
+  await emulator?.close();
+  await project?.remove();
+  daemon = undefined;
+});
+
+describe('a file written on after it was archived', () => {
+  test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async () => {
+    emulator = await startTestEmulator([COMPANY_MAIN]);
+    const p = project = await createProject({
+      baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 300,
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+    });
+    daemon = await DaemonProcess.start(p);
+    const first = 990_300_000;
+    const file = path.join(p.inbox('invoice'), 'hold.csv');
+    const writer = await open(file, 'w');
+    try {
+      await writer.write(HEADER + row(first));
+      await writer.sync();
+      // the daemon takes, sends and archives the file while the writer still holds it open
+      const result = await p.finalResult('invoice', 'hold.csv', { timeoutMs: 60_000 });
+      expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
+      await eventually(() => (p.ledgerQuery<{ a: string | null }>(`SELECT archived_path AS a FROM files WHERE name = 'hold.csv'`)[0]?.a
+        ?? '').includes('archive') ? true : undefined, 'the original archived', 30_000);
+      await writer.write(row(first + 1));
+      await writer.sync();
+    } finally {
+      await writer.close();
+    }
+
+    const line = await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND' && l.file === 'hold.csv', 30_000);
+    expect(line.level).toBe('error');
+    expect(line.inbox).toBe(file);
+    const earlier = await eventually(async () => {
+      const r = await p.result('invoice', 'hold.csv');
+      return r?.error?.code === 'EDOC_READ_CHANGED_AFTER_SEND' ? r : undefined;
+    }, 'the first report rewritten with the error', 30_000);
+    expect(earlier.error?.message).toMatch(/archived/);
+    expect(earlier.documents.map((d) => d.status)).toEqual(['accepted']);
+    // the grown content is taken again as a new file: the first document a duplicate by its number, the second sent
+    const later = await p.finalResult('invoice', 'hold (2).csv', { timeoutMs: 60_000 });
+    expect(later.error).toBeUndefined();
+    expect(later.documents.map((d) => d.status)).toEqual(['duplicate', 'accepted']);
+    // the grown content is archived in its turn, whole
+    const archived = await eventually(() => p.ledgerQuery<{ a: string | null }>(
+      `SELECT archived_path AS a FROM files WHERE name = 'hold.csv' ORDER BY id`)[1]?.a ?? undefined, 'the grown file archived', 30_000);
+    expect(await readFile(archived, 'utf8')).toBe(HEADER + row(first) + row(first + 1));
+    const numbers = (await emulator.client.issued()).map((d) => d.documentNumber).sort();
+    expect(numbers).toEqual([`SETP${first}`, `SETP${first + 1}`]);
+  }, 240_000);
+});
