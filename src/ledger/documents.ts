@@ -41,7 +41,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
       const problems = d.problems && d.problems.length > 0 ? d.problems : null;
       const dupOf = !problems && key ? (accepted.get(key) as { id: number } | undefined) : undefined;
-      const copy = !problems && !dupOf && earlier ? earlier(d.index, d.raw) : undefined;
+      const copy = !problems && !dupOf && earlier ? earlier(d.index, d.raw, d.ownNumber === true) : undefined;
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
         : copy === undefined ? null : [earlierCopyError(copy)];
@@ -82,7 +82,8 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
 
 function earlierCopyError(copy: 'accepted' | 'open'): { code: string; message: string } {
   return copy === 'accepted'
-    ? { code: 'EDOC_LEDGER_DUPLICATE_DOCUMENT', message: 'This document was accepted when the same file content was taken before; not sent again.' }
+    ? { code: 'EDOC_LEDGER_DUPLICATE_DOCUMENT', message: 'This document was accepted when the same file content (or this file before it changed) '
+      + 'was taken before; not sent again.' }
     : { code: 'EDOC_LEDGER_EARLIER_COPY_OPEN', message: 'Not sent: this document of the same file content taken before is not final '
       + '(pending, failed or in-doubt); settle it there first (edoc-bridge status, retry, resolve), then resend.' };
 }

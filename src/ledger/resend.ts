@@ -5,6 +5,7 @@
  * same place in the file, same source text) was accepted is not sent again, whether or not it carries
  * its own number; one whose earlier copy is not final yet (pending, sending, failed, in-doubt) is held,
  * because that copy may still be sent or released. Only copies that were rejected or invalid go again.
+ * The same rule covers the new content of a file that changed after its documents were sent.
  */
 import type Database from 'better-sqlite3';
 import { addEvent, getFile, openResend } from './files.js';
@@ -41,19 +42,39 @@ function earlierFiles(db: Database.Database, fileId: number): number[] {
     WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`).pluck().all(fileId) as number[];
 }
 
+/**
+ * Earlier files at the same path that changed after their documents were sent
+ * (EDOC_READ_CHANGED_AFTER_SEND): this file is their grown or rewritten content.
+ */
+function changedFilesAtPath(db: Database.Database, fileId: number): number[] {
+  return stmt(db, `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.path = f.path
+    AND e.sha256 <> f.sha256 AND e.error LIKE '%EDOC_READ_CHANGED_AFTER_SEND%'
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`).pluck().all(fileId) as number[];
+}
+
 export type EarlierCopy = 'accepted' | 'open' | undefined;
 
 /**
- * For insertDocuments: how the earlier copies of a document (same content file, same index, same source
- * text) ended. undefined when the file's content was never taken before (the common case: no lookups).
+ * For insertDocuments: how the earlier copies of a document (same index, same source text) ended, in
+ * the earlier files of the same content (a resend) and, for a document the service numbers, in the
+ * earlier content of a file that changed after sending began: its number rule cannot tell that the
+ * service issued it from the first content, so without this it would be issued again. (A document
+ * with its own number is kept from a second issue there by the number rule.) undefined when there is
+ * no earlier copy to look at (the common case: no lookups).
  */
-export function earlierCopyLookup(db: Database.Database, fileId: number): ((index: number, raw: string) => EarlierCopy) | undefined {
-  const earlier = earlierFiles(db, fileId);
-  if (earlier.length === 0) return undefined;
+export function earlierCopyLookup(db: Database.Database, fileId: number):
+  ((index: number, raw: string, ownNumber: boolean) => EarlierCopy) | undefined {
+  const same = earlierFiles(db, fileId);
+  const changed = changedFilesAtPath(db, fileId);
+  if (same.length === 0 && changed.length === 0) return undefined;
   const states = stmt(db, `SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
     WHERE d.file_id IN (SELECT value FROM json_each(?)) AND d.idx = ? AND b.raw = ?`).pluck();
-  const ids = JSON.stringify(earlier);
-  return (index, raw) => classify(states.all(ids, index, raw) as DocumentState[]);
+  const all = JSON.stringify([...same, ...changed]);
+  const sameOnly = JSON.stringify(same);
+  return (index, raw, ownNumber) => {
+    if (ownNumber && same.length === 0) return undefined;
+    return classify(states.all(ownNumber ? sameOnly : all, index, raw) as DocumentState[]);
+  };
 }
 
 function classify(states: readonly DocumentState[]): EarlierCopy {

@@ -89,3 +89,27 @@ describe('release after a verified read', () => {
     ledger.close();
   });
 });
+
+describe('the new content of a file that changed after sending began', () => {
+  it('a document accepted from the first content, with or without its own number, is duplicate there and not sent; new ones are', () => {
+    const ledger = Ledger.open(tempDir());
+    const at = { name: 'compras.json', path: '/inbox/support-document/compras.json', archive: true };
+    // the service numbered document 0 (no own number), document 1 has its own
+    const first = (i: number) => (i === 0 ? { number: undefined, ownNumber: false } : {});
+    const a = ledger.recordFile(fileInput({ ...at, kind: 'support-document' }));
+    ledger.insertDocuments(a.fileId, docs(2, first), 1_000);
+    ledger.finishReading(a.fileId, 1_000);
+    for (const d of ledger.claimDue('main', 1_000, 2)) {
+      ledger.markSending([d.id], 1_100);
+      ledger.recordOutcome(d.id, { state: 'accepted' }, 1_200);
+    }
+    // the writer went on: the same two documents, then a third
+    const b = ledger.recordFile(fileInput({ ...at, kind: 'support-document', sha256: 'grown', now: 2_000 }));
+    expect(b.changedAfterSend?.fileId).toBe(a.fileId);
+    ledger.insertDocuments(b.fileId, docs(3, first), 2_000);
+    ledger.finishReading(b.fileId, 2_000);
+    expect(ledger.fileProgress(b.fileId).counts).toMatchObject({ duplicate: 2, pending: 1 });
+    expect(ledger.claimDue('main', 3_000, 10).map((d) => d.index)).toEqual([2]);
+    ledger.close();
+  });
+});
