@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
+import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
 
 /**
@@ -49,8 +50,14 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
   } catch {
     return [];
   }
-  const expand = (text: string): string => text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_m, name: string, fallback: string | undefined) => env[name] ?? fallback ?? '');
+  // the loader's own substitution rule (config/env.ts); a variable it cannot resolve names no secret
+  const expand = (text: string): string => {
+    try {
+      return substituteEnv(text, env, file) as string;
+    } catch {
+      return '';
+    }
+  };
   const walk = (value: unknown, depth: number): void => {
     if (value === null || typeof value !== 'object' || depth > 12) return;
     for (const [key, item] of Object.entries(value)) {

@@ -109,8 +109,7 @@ export function confirmIssued(db: Database.Database, ids: readonly number[], not
       changed.push(id);
       files.add(row.file_id);
     }
-    const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
-    for (const f of files) stale.run(f);
+    reportsStale(db, files);
   }).immediate();
   return { ids: changed, fileIds: [...files], taken };
 }
@@ -137,8 +136,7 @@ export function recordClash(db: Database.Database, ids: readonly number[], note:
       changed.push(id);
       files.add(row.file_id);
     }
-    const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
-    for (const f of files) stale.run(f);
+    reportsStale(db, files);
   }).immediate();
   return { ids: changed, fileIds: [...files] };
 }
@@ -187,4 +185,10 @@ export function statusSummary(db: Database.Database, listLimit = 100): StatusSum
       return { company: p.key.slice('pull:'.length), at: v.at, data: v.data };
     }),
   };
+}
+
+/** Inside a transaction: the reports of these files are to be rewritten (a document of theirs changed). */
+function reportsStale(db: Database.Database, files: Iterable<number>): void {
+  const stale = stmt(db, `UPDATE files SET report_state = 'partial' WHERE id = ?`);
+  for (const f of files) stale.run(f);
 }
