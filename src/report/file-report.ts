@@ -30,12 +30,7 @@ export interface FileReportResult {
   final: boolean;
 }
 
-/**
- * Writes NAME.result.json, NAME.errors.csv and NAME.retry.<ext> of one input file from the ledger
- * alone — in one streamed pass over a consistent snapshot — so after a crash the report is rebuilt
- * exactly. A stale errors/retry file from an earlier pass is removed when nothing needs it any more.
- * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
- */
+/** How a report set is written (`writeReportSet`, and `writeFileReport` / `settleFile` in daemon/file-reports.ts). */
 export interface ReportWriteOptions {
   /**
    * Removes configured secrets from every line of result.json and errors.csv (config/secrets.ts),
@@ -56,9 +51,12 @@ export async function ensureOutboxDir(outboxDir: string): Promise<void> {
 }
 
 /**
- * Writes the report set of `fileId` from `source` (its outbox folder exists, earlier reports under its
- * names are moved aside): errors and retry first, so once result.json says final its companions are
- * in place. Returns whether this report is the file's last (`final`), for the caller to record.
+ * Writes NAME.result.json, NAME.errors.csv and NAME.retry.<ext> of `fileId` from `source` alone, in
+ * one streamed pass, so after a crash the report is rebuilt exactly (its outbox folder exists, earlier
+ * reports under its names are moved aside). A stale errors/retry file from an earlier pass is removed
+ * when nothing needs it any more. Errors and retry first: once result.json says final its companions
+ * are in place. Returns whether this report is the file's last (`final`), for the caller to record.
+ * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
 export async function writeReportSet(source: ReportSource, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
   const file = source.file(fileId);
