@@ -40,7 +40,8 @@ function resolve(srcDir, fromFile, spec) {
   if (!spec.startsWith('.')) return undefined;
   let target = path.resolve(path.dirname(fromFile), spec);
   if (target.endsWith('.js')) target = `${target.slice(0, -3)}.ts`;
-  else if (!target.endsWith('.ts')) target = path.join(target, 'index.ts');
+  else if (path.extname(target) === '') target = path.join(target, 'index.ts'); // a folder: its index
+  // any other extension (.ts, .json) names the file itself
   const rel = path.relative(srcDir, target);
   return rel.startsWith('..') ? undefined : rel.split(path.sep).join('/');
 }
