@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
-import { settleFile, writeFileReport } from '../report/file-report.js';
+import { settleFile, writeFileReport } from './file-reports.js';
 
 export interface ReportSchedulerOptions {
   ledger: Ledger;

@@ -1,8 +1,11 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { outputNames, outputStem } from '../report/names.js';
+import { outputNames, outputStem } from '../policy/outbox-names.js';
 import { json, stmt, toFileRow } from './rows.js';
 import type { RawFile } from './rows.js';
+import { CHANGED_AFTER_SEND } from './types.js';
+
+export { CHANGED_AFTER_SEND }; // src/daemon/archive-watch.ts imports it from here
 import type { FileError, FileRow, RecordFileInput, RecordFileResult, ReportState } from './types.js';
 
 export function addEvent(db: Database.Database, at: number, type: string, fileId: number | null,
@@ -56,8 +59,6 @@ function takeResend(db: Database.Database, request: ResendRequest, fileId: numbe
   addEvent(db, now, 'file-resend', fileId, null, { request: request.id, resendOf: request.fileId });
 }
 
-/** The code of the file-level error set on a file whose original changed after its documents were released. */
-export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';
 
 /**
  * Deletes an intake of which nothing was sent: the file is still `reading`, so its documents were

@@ -264,3 +264,6 @@ export interface ReceivedRecord {
   files: string[];
   at: number;
 }
+
+/** The code of the file-level error set on a file whose original changed after its documents were released. */
+export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';

@@ -5,29 +5,12 @@
  * is done; anything different (or the file gone) is EDOC_READ_CHANGED.
  */
 import type { Hash } from 'node:crypto';
-import type { Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
+import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../watch/file-snapshot.js';
 
-export interface FileSnapshot {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
-
-export function snapshotOf(stats: Stats): FileSnapshot {
-  return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
-}
-
-export function sameSnapshot(a: FileSnapshot, b: FileSnapshot): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
-}
-
-export function isGone(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
+// the identity of a file on disk is the watcher's (it waits for it to settle); the reader checks it still holds
+export { isGone, sameSnapshot, snapshotOf, type FileSnapshot };
 
 /**
  * `context.reason` tells the daemon what to do: 'gone' — nothing left to report

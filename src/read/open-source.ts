@@ -1,5 +1,6 @@
 /**
- * The one entry point of the read stage: picks the reader by extension and
+ * The one entry point of the intake stage (read/ with the mapping engine it
+ * drives, map/: docs/architecture.md, "Flow"): picks the reader by extension and
  * turns every reason a file cannot be read as a whole into a file-level
  * EdocError before the first document is handed out:
  * - unsupported extension, or a delimited file whose kind has no mapping -> EDOC_READ_UNSUPPORTED

@@ -4,7 +4,7 @@
  * after a crash computes the same names and overwrites, never duplicates.
  */
 import { createHash } from 'node:crypto';
-import { sanitizeName } from '../report/names.js';
+import { sanitizeName } from '../policy/outbox-names.js';
 
 /** A received document as the service sent it: every key kept, nothing assumed beyond being an object. */
 export type ReceivedRecord = Readonly<Record<string, unknown>>;

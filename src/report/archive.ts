@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
 import { fsyncDir } from './atomic-write.js';
-import { sanitizeName } from './names.js';
+import { sanitizeName } from '../policy/outbox-names.js';
 
 /** `dir/base` for n = 1, else `dir/stem (n).ext`. */
 export function candidate(dir: string, base: string, n: number): string {

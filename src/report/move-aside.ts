@@ -4,42 +4,19 @@
  * set moves to the archive beside its original — `archive/<archived original's name>.result.json`,
  * `.errors.csv`, `.retry.<ext>` — byte for byte, never overwriting anything, and the ledger records
  * the new place, where later rewrites of that report (resolve, retry) go. Order: hard links in the
- * archive, then the ledger; the caller's new report then takes the outbox names (renamed over them, a
- * companion it does not have removed), so a reader never finds NAME.result.json missing. A crash
- * between any two steps is repaired by running it again (links to the very same files count as done).
+ * archive (here), then the ledger (the caller, src/daemon/file-reports.ts); the new report then takes
+ * the outbox names (renamed over them, a companion it does not have removed), so a reader never finds
+ * NAME.result.json missing. A crash between any two steps is repaired by running it again (links to
+ * the very same files count as done).
  */
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
 import type { FileRow } from '../ledger/types.js';
 import { placeExclusive } from './archive.js';
 import { fsyncDir } from './atomic-write.js';
-import { outputNames, sanitizeName } from './names.js';
-
-/**
- * Moves aside the reports of earlier files holding `fileId`'s outbox names in `outboxDir`. The caller
- * writes `fileId`'s whole report set next (writeFileReport), which replaces what is left under them.
- */
-export async function moveAsideEarlierReports(ledger: Ledger, fileId: number, outboxDir: string, now = Date.now()): Promise<void> {
-  if (ledger.readOnly) return;
-  // another folder (a configuration changed since) is no collision
-  const holders = ledger.reportHolders(fileId).filter((h) => (h.outboxDir ?? outboxDir) === outboxDir);
-  // only the newest can still have its files under those names: an older one's were replaced before
-  // this was built (ledgers of older versions), and it only needs its new place for later rewrites
-  let withFiles = true;
-  for (const holder of holders) {
-    try {
-      await moveAside(ledger, holder, outboxDir, withFiles, now);
-    } catch (err) {
-      if (err instanceof EdocError) throw err;
-      throw new EdocError('EDOC_REPORT_WRITE', `Could not move the earlier report ${holder.reportName}.result.json to the archive: `
-        + `${(err as Error).message}`, { file: holder.name, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
-    }
-    withFiles = false;
-  }
-}
+import { outputNames, sanitizeName } from '../policy/outbox-names.js';
 
 /** The stem of a moved-aside report set: its original's archived name, else its name and finishing time. */
 function asideStem(file: FileRow): string {
@@ -72,7 +49,21 @@ async function free(dests: readonly string[], sources: readonly (fs.Stats | unde
   return true;
 }
 
-async function moveAside(ledger: Ledger, holder: FileRow, outboxDir: string, withFiles: boolean, now: number): Promise<void> {
+/** Where a moved-aside report set now lives: `<archiveDir>/<stem>.result.json` and companions. */
+export interface ReportPlace {
+  archiveDir: string;
+  stem: string;
+}
+
+/**
+ * Links the report set of `holder` (an earlier file holding outbox names in `outboxDir`) into
+ * `<outboxDir>/archive/` under the first free stem, and returns that place for the caller to record
+ * before it writes the new report. `withFiles` false: only a new place is needed (an older holder,
+ * whose files were replaced before). `placeTaken` asks the ledger whether another report set was
+ * recorded at a stem already.
+ */
+export async function moveReportSetAside(holder: FileRow, outboxDir: string, withFiles: boolean,
+  placeTaken: (archiveDir: string, stem: string) => boolean): Promise<ReportPlace> {
   const archiveDir = path.join(outboxDir, 'archive');
   const sources = outputPaths(outboxDir, holder.reportName, holder.name);
   const stats = withFiles ? await Promise.all(sources.map(statOrUndefined)) : sources.map(() => undefined);
@@ -80,7 +71,7 @@ async function moveAside(ledger: Ledger, holder: FileRow, outboxDir: string, wit
   const base = asideStem(holder);
   for (let n = 1; n < 10_000; n++) {
     const stem = n === 1 ? base : `${base} (${n})`;
-    if (ledger.reportPlaceTaken(archiveDir, stem, holder.id)) continue;
+    if (placeTaken(archiveDir, stem)) continue;
     const dests = outputPaths(archiveDir, stem, holder.name);
     if (!(await free(dests, stats))) continue;
     let placed = true;
@@ -89,9 +80,15 @@ async function moveAside(ledger: Ledger, holder: FileRow, outboxDir: string, wit
     }
     if (!placed) continue; // something appeared there meanwhile: the next name
     await fsyncDir(archiveDir);
-    ledger.relocateReport(holder.id, archiveDir, stem, now);
-    return;
+    return { archiveDir, stem };
   }
   throw new EdocError('EDOC_REPORT_WRITE', `No free archive name for the report ${base}.result.json in ${archiveDir}.`,
     { file: holder.name, archiveDir });
+}
+
+/** A failure to move `holder`'s report set, as EDOC_REPORT_WRITE (an EdocError passes through). */
+export function moveAsideError(holder: FileRow, err: unknown): EdocError {
+  if (err instanceof EdocError) return err;
+  return new EdocError('EDOC_REPORT_WRITE', `Could not move the earlier report ${holder.reportName}.result.json to the archive: `
+    + `${(err as Error).message}`, { file: holder.name, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
 }

@@ -1,8 +1,8 @@
 import iconv from 'iconv-lite';
+import { CHANGED_AFTER_SEND } from '../ledger/types.js';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
 import { isNumberClash } from './errors-csv.js';
-import { CHANGED_AFTER_SEND } from '../ledger/files.js';
 
 /**
  * States whose originals go to the retry file: fix and drop back. `in-doubt` is left out on purpose:

@@ -7,7 +7,7 @@
  */
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { isGone } from '../read/file-snapshot.js';
+import { isGone } from './file-snapshot.js';
 
 /** lstat that answers `undefined` for a path that is gone instead of throwing. */
 export async function lstatOrGone(file: string): Promise<Stats | undefined> {

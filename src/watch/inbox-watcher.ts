@@ -22,7 +22,7 @@ import path from 'node:path';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
-import { sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
+import { sameSnapshot, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { lstatOrGone, nonFileType } from './file-identity.js';
 import { isHiddenName, isStagingName } from './file-names.js';
 import { RenameDetector } from './rename-detector.js';

@@ -3,7 +3,7 @@
  * the watcher's stability rule, for `edoc-bridge submit`, which takes a file
  * that changed while it was read again once it is unchanged.
  */
-import { sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
+import { sameSnapshot, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { lstatOrGone } from './file-identity.js';
 
 /** Resolves true once stable, false when the file is gone or `signal` aborts. */

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ArchiveWatch } from '../../src/daemon/archive-watch.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
-import { settleFile } from '../../src/report/file-report.js';
+import { settleFile } from '../../src/daemon/file-reports.js';
 
 const CONTENT = '[{"Number":1}]';
 const GROWN = '[{"Number":1},{"Number":2}]';

@@ -14,7 +14,7 @@ import { intakeFile } from '../../src/daemon/intake.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
-import { settleFile } from '../../src/report/file-report.js';
+import { settleFile } from '../../src/daemon/file-reports.js';
 import { sale, toCsv } from '../map/helpers.js';
 import { tempDir } from './helpers.js';
 

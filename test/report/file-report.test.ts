@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import type { NewDocument } from '../../src/ledger/types.js';
-import { settleFile, writeFileReport } from '../../src/report/file-report.js';
+import { settleFile, writeFileReport } from '../../src/daemon/file-reports.js';
 import { tempDir, tempFiles } from './helpers.js';
 
 interface ResultJson {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import type { NewDocument } from '../../src/ledger/types.js';
-import { settleFile, writeFileReport } from '../../src/report/file-report.js';
+import { settleFile, writeFileReport } from '../../src/daemon/file-reports.js';
 import { tempDir } from './helpers.js';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');

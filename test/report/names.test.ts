@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outputNames, outputStem, sanitizeName } from '../../src/report/names.js';
+import { outputNames, outputStem, sanitizeName } from '../../src/policy/outbox-names.js';
 
 describe('output names derived from input names', () => {
   it('drops separators, parent references and control characters, keeps unicode letters', () => {

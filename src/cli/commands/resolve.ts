@@ -12,7 +12,7 @@
 import { inInboxFolder, outboxDir } from '../../daemon/folders.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { AttentionDocument } from '../../ledger/types.js';
-import { settleFile } from '../../report/file-report.js';
+import { settleFile } from '../../daemon/file-reports.js';
 import { secretScrubberOf } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import type { Command } from '../command.js';

@@ -13,7 +13,7 @@ import { Ledger } from '../../ledger/ledger.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
 import type { FileProgress } from '../../ledger/types.js';
 import { loadMapping } from '../../map/load-mapping.js';
-import { writeFileReport } from '../../report/file-report.js';
+import { writeFileReport } from '../../daemon/file-reports.js';
 import { secretScrubberOf } from '../../config/secrets.js';
 import { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';

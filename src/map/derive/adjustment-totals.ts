@@ -4,7 +4,7 @@
  * lines annuls the referenced document with its own detail (spec E6
  * behaviour 2), so it carries no amounts at all.
  */
-import type { DeriveInput } from './registry.js';
+import type { DeriveInput } from './derive-types.js';
 import { supportTotals } from './support-totals.js';
 
 export function supportAdjustmentTotals(input: DeriveInput): void {

@@ -5,7 +5,7 @@
  * excluded line (no rate) gets no entry and does not.
  */
 import { formatAmount, mulDecimals, mulRate } from '../../policy/amount.js';
-import type { DeriveLine } from './registry.js';
+import type { DeriveLine } from './derive-types.js';
 
 export const VAT = '01';
 

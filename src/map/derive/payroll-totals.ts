@@ -5,7 +5,7 @@
  * are not money and are not summed.
  */
 import { formatAmount, tryParseAmount } from '../../policy/amount.js';
-import type { DeriveInput } from './registry.js';
+import type { DeriveInput } from './derive-types.js';
 
 const EARNING_AMOUNTS = new Set([
   'SueldoTrabajado', 'AuxilioTransporte', 'ViaticoManutAlojS', 'ViaticoManutAlojNS', 'Pago', 'PagoNS', 'PagoIntereses',

@@ -8,7 +8,7 @@
  * valorBruto + Σ taxes, charges and discounts 0 (the layout carries none).
  */
 import { formatAmount, mulDecimals, mulRate } from '../../policy/amount.js';
-import type { DeriveInput } from './registry.js';
+import type { DeriveInput } from './derive-types.js';
 
 const VAT = { id: '01', nombre: 'IVA' };
 

@@ -6,7 +6,7 @@
 import { formatAmount } from '../../policy/amount.js';
 import { applyLineAmounts, VAT, vatSubTotals } from './line-amounts.js';
 import type { LineAmounts } from './line-amounts.js';
-import type { DeriveInput } from './registry.js';
+import type { DeriveInput } from './derive-types.js';
 
 export function salesTotals({ request, lines }: DeriveInput): void {
   const amounts: LineAmounts[] = [];

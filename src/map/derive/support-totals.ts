@@ -7,7 +7,7 @@
  */
 import { formatAmount, mulRate } from '../../policy/amount.js';
 import { applyLineAmounts, VAT } from './line-amounts.js';
-import type { DeriveInput } from './registry.js';
+import type { DeriveInput } from './derive-types.js';
 
 export function supportTotals({ request, lines }: DeriveInput): void {
   let net = 0;

@@ -1,3 +1,4 @@
+/** Outbox names of an input file: the ledger fixes a file's stem when it records it, the report stage writes under it. */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 

@@ -1,0 +1,117 @@
+/**
+ * A file's reports and the ledger's record of them: the report stage (src/report/) writes the files
+ * from a read of the ledger; this records what it wrote (reported, moved aside, finished, archived).
+ * The daemon's report scheduler and the commands that report (`submit`, `resolve`) call these two.
+ */
+import path from 'node:path';
+import type { Ledger } from '../ledger/ledger.js';
+import { CHANGED_AFTER_SEND } from '../ledger/types.js';
+import { archiveOriginal, originalState } from '../report/archive.js';
+import { ensureOutboxDir, writeReportSet } from '../report/file-report.js';
+import type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
+import { moveAsideError, moveReportSetAside } from '../report/move-aside.js';
+
+export type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
+
+/**
+ * Writes NAME.result.json, NAME.errors.csv and NAME.retry.<ext> of one input file from the ledger
+ * alone — in one streamed pass over a consistent snapshot — so after a crash the report is rebuilt
+ * exactly, then records it `partial` or `final`. `outboxDir` is the kind's outbox folder
+ * (`outbox/<kind>` or `outbox/<company>/<kind>`).
+ */
+export async function writeFileReport(ledger: Ledger, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
+  await ensureOutboxDir(outboxDir);
+  // an earlier file's report under the same names is the ERP's only copy of that outcome: kept aside first
+  await moveAsideEarlierReports(ledger, fileId, outboxDir);
+  const snap = ledger.snapshot();
+  let out: FileReportResult;
+  try {
+    out = await writeReportSet(snap, fileId, outboxDir, options);
+  } finally {
+    snap.close();
+  }
+  if (!ledger.readOnly) ledger.markReported(fileId, out.final ? 'final' : 'partial');
+  return out;
+}
+
+/**
+ * Moves aside the reports of earlier files holding `fileId`'s outbox names in `outboxDir` (links in
+ * the archive, then the new place recorded, one holder at a time). The caller writes `fileId`'s whole
+ * report set next, which replaces what is left under them.
+ */
+async function moveAsideEarlierReports(ledger: Ledger, fileId: number, outboxDir: string, now = Date.now()): Promise<void> {
+  if (ledger.readOnly) return;
+  // another folder (a configuration changed since) is no collision
+  const holders = ledger.reportHolders(fileId).filter((h) => (h.outboxDir ?? outboxDir) === outboxDir);
+  // only the newest can still have its files under those names: an older one's were replaced before
+  // this was built (ledgers of older versions), and it only needs its new place for later rewrites
+  let withFiles = true;
+  for (const holder of holders) {
+    try {
+      const place = await moveReportSetAside(holder, outboxDir, withFiles, (dir, stem) => ledger.reportPlaceTaken(dir, stem, holder.id));
+      ledger.relocateReport(holder.id, place.archiveDir, place.stem, now);
+    } catch (err) {
+      throw moveAsideError(holder, err);
+    }
+    withFiles = false;
+  }
+}
+
+export interface SettleResult {
+  /** Every document is final: the file was marked done, reported for the last time and archived. */
+  settled: boolean;
+  report?: FileReportResult;
+  /** Where the original went; undefined when it was already gone (archived before a crash). */
+  archivedPath?: string;
+  /** The original changed after its documents were released: flagged now, left in place, not archived. */
+  changedAfterSend?: boolean;
+}
+
+/**
+ * The end of a file's life, safe to repeat after a crash at any step: when every document is final
+ * → file `done` → final report → original to `<outboxDir>/archive/` → recorded. A file not yet
+ * complete is left alone (write a progress report with `writeFileReport`).
+ */
+export interface SettleOptions extends ReportWriteOptions {
+  now?: number;
+  /**
+   * Move the original to the archive. False for a file that did not come from an inbox folder
+   * (`edoc-bridge submit FILE` leaves the operator's file where it is). @defaultValue true
+   */
+  archive?: boolean;
+}
+
+export async function settleFile(ledger: Ledger, fileId: number, outboxDir: string, options: SettleOptions = {}): Promise<SettleResult> {
+  const now = options.now ?? Date.now();
+  let file = ledger.getFile(fileId);
+  if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
+  if (file.state === 'open' && ledger.fileProgress(fileId).final) {
+    ledger.finishFile(fileId, now);
+    file = ledger.getFile(fileId) ?? file;
+  }
+  if (file.state !== 'done' && file.state !== 'failed-read') return { settled: false };
+  // a read that failed half-way may still have documents in flight: their outcomes come first
+  if (file.state === 'failed-read' && !ledger.fileProgress(fileId).final) return { settled: false };
+  const out: SettleResult = { settled: true };
+  const archive = file.archivedPath === null && options.archive !== false;
+  // Content other than what was read is never archived as the processed original: it stays in the inbox
+  // (taken again as a new file), and this file's report says so. A duplicate-file row read nothing.
+  if (archive && file.state === 'done' && file.duplicateOf === null && !ledger.readOnly
+    && (await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed') {
+    out.changedAfterSend = ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed `
+      + 'after its documents were released for sending: they were sent from the earlier content. The changed file was '
+      + 'not archived; it stays in the inbox and is taken as a new file.' }, now);
+    file = ledger.getFile(fileId) ?? file;
+  }
+  if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
+  if (archive) {
+    const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
+    // '' records "nothing left to move" so the file is not retried at every start
+    ledger.markArchived(fileId, archived ?? '', now);
+    if (archived !== undefined) out.archivedPath = archived;
+  } else if (file.archivedPath === null) {
+    // a file that stays where it is (edoc-bridge submit): nothing to move, and nothing left to settle at the next start
+    ledger.markArchived(fileId, '', now);
+  }
+  return out;
+}
