@@ -3,7 +3,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
-import { buildCli, cli, closedPort, emulatorWith, workspace, type TestCompany } from '../fixtures/cli/harness.js';
+import { buildCli, cli, closedPort, workspace, type TestCompany } from '../fixtures/cli/harness.js';
+import { startTestEmulator } from '../helpers/daemon-harness.js';
 
 type Setting = { invoice: 'enabled' | 'succeed' | 'fail' | 'error'; payroll: 'enabled' | 'succeed' | 'fail' | 'error'; pos: 'succeed' | 'fail' | 'partial' | 'error' };
 
@@ -22,11 +23,11 @@ const dirs: string[] = [];
 
 beforeAll(async () => {
   await buildCli();
-  emu = await emulatorWith({
+  emu = (await startTestEmulator({
     companies: Object.entries(SETTINGS).map(([alias, s]) => ({
       id: s.id, nit: '900123456', checkDigit: '8', name: `${alias} SAS`, apiKey: key(s.id), userIds: [7], commissioning: s.commissioning,
     })),
-  });
+  })).running;
   ws = await workspace(emu.url, COMPANIES);
   dirs.push(ws.dir);
 }, 240_000);

@@ -7,8 +7,9 @@ import { rangeFlags } from '../../src/cli/commands/ranges.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { NumberingRange } from '../../src/service/schemas/numbering.js';
 import {
-  buildCli, cli, closedPort, emulatorStats, emulatorWith, workspace, type TestCompany,
+  buildCli, cli, closedPort, emulatorStats, workspace, type TestCompany,
 } from '../fixtures/cli/harness.js';
+import { startTestEmulator } from '../helpers/daemon-harness.js';
 
 const KEY = 'ranges-key-3001';
 const COMPANY: TestCompany = { alias: 'main', id: 3001, nit: '900123456', apiKey: KEY, userId: 7 };
@@ -19,7 +20,7 @@ const dirs: string[] = [];
 
 beforeAll(async () => {
   await buildCli();
-  emu = await emulatorWith({
+  emu = (await startTestEmulator({
     companies: [{
       id: 3001, nit: '900123456', checkDigit: '8', name: 'Rangos SAS', apiKey: KEY, userIds: [7],
       ranges: [
@@ -33,7 +34,7 @@ beforeAll(async () => {
           FromNumber: 1, ToNumber: 9, ValidFrom: '2025-01-01T00:00:00', ValidTo: '2099-01-01T23:59:59', Active: false },
       ],
     }],
-  });
+  })).running;
   ws = await workspace(emu.url, [COMPANY]);
   dirs.push(ws.dir);
 }, 240_000);

@@ -17,10 +17,15 @@ import type { SeedInput } from '../../src/emulator/seed.js';
 import { EmulatorClient, type FaultSet } from './emulator-client.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
+export const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
 const MAIN = path.join(ROOT, 'dist/cli/main.js');
-// Shared with test/fixtures/cli/harness.ts so two test files never build at once.
+// One build at a time across test files (test/fixtures/cli/harness.ts re-exports buildCli).
 const BUILD_LOCK = path.join(ROOT, 'dist/.cli-test-build.lock');
+
+/** The environment of every CLI child process: nothing inherited but PATH, a home in the project, UTC. */
+export function childEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: dir, LANG: 'C.UTF-8', TZ: 'UTC', ...extra };
+}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -119,8 +124,45 @@ export interface TestEmulator {
   close(): Promise<void>;
 }
 
-export async function startTestEmulator(companies: readonly TestCompany[], faults: FaultSet = {}): Promise<TestEmulator> {
-  const running = await startEmulator({ host: '127.0.0.1', port: 0, seed: seedFor(companies, faults) });
+/**
+ * What a test emulator starts from: the companies a test asks for (seeded by
+ * `seedFor` with every range the fixtures need), a seed object, or the path of
+ * a seed file (the shipped one, the received-documents one).
+ */
+export type TestSeed = readonly TestCompany[] | SeedInput | string;
+
+export interface TestEmulatorOptions {
+  /** A fixed port, to bring the service back on the same address. @defaultValue 0 (a free port) */
+  port?: number;
+  /** The emulator's state file: what was issued survives a restart. */
+  stateFile?: string;
+  /** Pins the emulator's "today" (yyyy-MM-dd), e.g. the last day of a range. */
+  today?: string;
+}
+
+function isCompanies(seed: TestSeed): seed is readonly TestCompany[] {
+  return Array.isArray(seed);
+}
+
+/** A seed file as an object, changed by `edit` (the one builder for seeds kept as files). */
+export function seedFile<T = SeedInput>(file: string, edit?: (seed: T) => void): T {
+  const seed = JSON.parse(readFileSync(file, 'utf8')) as T;
+  edit?.(seed);
+  return seed;
+}
+
+function seedInput(seed: TestSeed, faults: FaultSet, today: string | undefined): SeedInput {
+  const base = isCompanies(seed) ? seedFor(seed, faults) : typeof seed === 'string' ? seedFile(seed) : seed;
+  const withFaults = isCompanies(seed) || Object.keys(faults).length === 0 ? base : { ...base, faults: { ...base.faults, ...faults } };
+  return today === undefined ? withFaults : { ...withFaults, today };
+}
+
+/** The emulator on 127.0.0.1 (a free port unless `options.port`), in this process; the only way tests start one. */
+export async function startTestEmulator(seed: TestSeed, faults: FaultSet = {}, options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  const running = await startEmulator({
+    host: '127.0.0.1', port: options.port ?? 0, seed: seedInput(seed, faults, options.today),
+    ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
+  });
   return { running, client: new EmulatorClient(running.url), url: running.url, close: () => running.close() };
 }
 
@@ -364,8 +406,7 @@ export class DaemonProcess {
   static spawn(project: Project): DaemonProcess {
     const logStart = project.logLines().length;
     const child = spawn(process.execPath, [BIN, 'run', '--config', project.configFile], {
-      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(project.dir),
     });
     return new DaemonProcess(child, project, logStart);
   }

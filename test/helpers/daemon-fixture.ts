@@ -1,0 +1,154 @@
+/**
+ * `daemonTest`: the vitest fixture (`test.extend`) for "a daemon project". A
+ * test asks for a temp project folder (configuration, inbox/outbox/state), an
+ * emulator on a free port seeded with its companies, and the daemon and CLI
+ * bound to that project; everything it started is cleaned up after it, passed
+ * or failed: child processes stopped (SIGKILL when they hang), emulators
+ * closed, folders removed, each step run even if an earlier one failed.
+ *
+ *   daemonTest('…', async ({ daemonProject }) => {
+ *     const { project, emulator, startDaemon, cli } = await daemonProject({ faults: { errorRate: 1 } });
+ *   });
+ *
+ * or, when every test of a file uses the same project, the lazy fixtures
+ * `project`, `emulator`, `startDaemon` and `cli` (options by
+ * `daemonTest.override({ projectOptions: … })`). The CLI is built once per file
+ * with `beforeAll(buildCli, BUILD_TIMEOUT_MS)` (a build can outlast a test's timeout).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { test } from 'vitest';
+import { runCli, spawnCli, type CliRun } from './cli-runner.js';
+import {
+  COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
+  type TestEmulator,
+} from './daemon-harness.js';
+import type { FaultSet } from './emulator-client.js';
+
+/** How long `beforeAll(buildCli, …)` may take on a loaded machine. */
+export const BUILD_TIMEOUT_MS = 240_000;
+
+export interface DaemonProjectOptions extends Partial<Omit<ProjectOptions, 'baseUrl' | 'companies'>> {
+  /** The companies of the configuration, seeded in the emulator. @defaultValue [COMPANY_MAIN] */
+  companies?: readonly TestCompany[];
+  /** The emulator's faults from the start. @defaultValue none */
+  faults?: FaultSet;
+  /** An emulator already running (a second project against the same service); a new one when absent. */
+  emulator?: TestEmulator;
+}
+
+export interface DaemonProject {
+  project: Project;
+  emulator: TestEmulator;
+  /** Spawns the daemon on this project and waits until it watches the inbox. */
+  startDaemon(timeoutMs?: number): Promise<DaemonProcess>;
+  /** Spawns the daemon without waiting (for start-up failures). */
+  spawnDaemon(): DaemonProcess;
+  /** A one-shot command against this project's configuration. */
+  cli(args: readonly string[], options?: { config?: boolean; timeoutMs?: number }): Promise<CliRun>;
+  /** A command left running (to signal it); stopped after the test if still alive. */
+  spawnCli(args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> };
+}
+
+/** Everything one test started, closed in reverse order. */
+export class TestResources {
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+
+  /** Runs `cleanup` after the test (last registered, first run). */
+  defer(cleanup: () => Promise<unknown>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  async emulator(companies: readonly TestCompany[] = [COMPANY_MAIN], faults: FaultSet = {}): Promise<TestEmulator> {
+    const emulator = await startTestEmulator(companies, faults);
+    this.defer(() => emulator.close());
+    return emulator;
+  }
+
+  async project(options: ProjectOptions): Promise<Project> {
+    const project = await createProject(options);
+    this.defer(() => project.remove());
+    return project;
+  }
+
+  spawnDaemon(project: Project): DaemonProcess {
+    const daemon = DaemonProcess.spawn(project);
+    this.defer(() => daemon.stop(5_000));
+    return daemon;
+  }
+
+  async startDaemon(project: Project, timeoutMs = 15_000): Promise<DaemonProcess> {
+    const daemon = this.spawnDaemon(project);
+    await daemon.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
+    return daemon;
+  }
+
+  spawnCli(project: Project, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
+    const run = spawnCli(project, args);
+    this.defer(async () => {
+      if (run.process.exitCode === null && run.process.signalCode === null) run.process.kill('SIGKILL');
+      await run.done;
+    });
+    return run;
+  }
+
+  /** A project with its own emulator (or `options.emulator`), its daemon and CLI bound to it. */
+  async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
+    const { companies = [COMPANY_MAIN], faults = {}, emulator: shared, ...rest } = options;
+    const emulator = shared ?? await this.emulator(companies, faults);
+    const project = await this.project({ ...rest, baseUrl: emulator.url, companies });
+    return {
+      project, emulator,
+      startDaemon: (timeoutMs) => this.startDaemon(project, timeoutMs),
+      spawnDaemon: () => this.spawnDaemon(project),
+      cli: (args, cliOptions) => runCli(project, args, cliOptions),
+      spawnCli: (args) => this.spawnCli(project, args),
+    };
+  }
+
+  /** Every cleanup, newest first, each even if an earlier one failed; the first failure is rethrown. */
+  async close(): Promise<void> {
+    const failures: unknown[] = [];
+    for (const cleanup of this.cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+}
+
+export interface DaemonFixtures {
+  /** The options of the lazy `project`/`emulator` fixtures. @defaultValue {} (COMPANY_MAIN, no faults) */
+  projectOptions: DaemonProjectOptions;
+  /** What this test started; closed after it. */
+  resources: TestResources;
+  /** Makes a project (and its emulator unless given one); as many as the test needs. */
+  daemonProject: (options?: DaemonProjectOptions) => Promise<DaemonProject>;
+  /** The test's project set-up (from `projectOptions`), made on first use. */
+  setup: DaemonProject;
+  project: Project;
+  emulator: TestEmulator;
+  startDaemon: DaemonProject['startDaemon'];
+  cli: DaemonProject['cli'];
+}
+
+export const daemonTest = test.extend<DaemonFixtures>({
+  projectOptions: {},
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  resources: async ({}, use) => {
+    const resources = new TestResources();
+    try {
+      await use(resources);
+    } finally {
+      await resources.close();
+    }
+  },
+  daemonProject: async ({ resources }, use) => use((options) => resources.daemonProject(options)),
+  setup: async ({ resources, projectOptions }, use) => use(await resources.daemonProject(projectOptions)),
+  project: async ({ setup }, use) => use(setup.project),
+  emulator: async ({ setup }, use) => use(setup.emulator),
+  startDaemon: async ({ setup }, use) => use(setup.startDaemon),
+  cli: async ({ setup }, use) => use(setup.cli),
+});
