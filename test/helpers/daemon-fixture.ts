@@ -32,6 +32,8 @@ export interface DaemonProjectOptions extends Partial<Omit<ProjectOptions, 'base
   companies?: readonly TestCompany[];
   /** The emulator's faults from the start. @defaultValue none */
   faults?: FaultSet;
+  /** The companies the emulator knows when not the configuration's (one added to the configuration later). @defaultValue companies */
+  seed?: readonly TestCompany[];
   /** An emulator already running (a second project against the same service); a new one when absent. */
   emulator?: TestEmulator;
 }
@@ -72,7 +74,10 @@ export class TestResources {
 
   spawnDaemon(project: Project): DaemonProcess {
     const daemon = DaemonProcess.spawn(project);
-    this.defer(() => daemon.stop(5_000));
+    this.defer(() => {
+      daemon.signal('SIGCONT'); // a test may have left it frozen (SIGSTOP)
+      return daemon.stop(5_000);
+    });
     return daemon;
   }
 
@@ -93,8 +98,8 @@ export class TestResources {
 
   /** A project with its own emulator (or `options.emulator`), its daemon and CLI bound to it. */
   async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
-    const { companies = [COMPANY_MAIN], faults = {}, emulator: shared, ...rest } = options;
-    const emulator = shared ?? await this.emulator(companies, faults);
+    const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulator: shared, ...rest } = options;
+    const emulator = shared ?? await this.emulator(seed, faults);
     const project = await this.project({ ...rest, baseUrl: emulator.url, companies });
     return {
       project, emulator,
