@@ -20,13 +20,23 @@ export interface CliRun {
   ms: number;
 }
 
+export interface CliOptions {
+  /** Adds `--config target.configFile`. @defaultValue true */
+  config?: boolean;
+  /** Kills the command after this long. @defaultValue 30000 */
+  timeoutMs?: number;
+  /** Kills the command when aborted (the fixture's clean-up after a failed or timed-out test). */
+  signal?: AbortSignal;
+}
+
 /** Runs a command in `target.dir`, with `--config target.configFile` added unless `config: false` or there is none. */
-export function runCli(target: CliTarget, args: readonly string[], options: { config?: boolean; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(target: CliTarget, args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
   const full = options.config === false || target.configFile === undefined ? [...args] : [...args, '--config', target.configFile];
   const started = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...full], {
       cwd: target.dir, timeout: options.timeoutMs ?? 30_000, env: childEnv(target.dir),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       resolve({ code, stdout, stderr, ms: Date.now() - started });

@@ -17,7 +17,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { test } from 'vitest';
-import { runCli, spawnCli, type CliRun } from './cli-runner.js';
+import { runCli, spawnCli, type CliOptions, type CliRun } from './cli-runner.js';
 import {
   COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
   type TestEmulator,
@@ -46,7 +46,7 @@ export interface DaemonProject {
   /** Spawns the daemon without waiting (for start-up failures). */
   spawnDaemon(): DaemonProcess;
   /** A one-shot command against this project's configuration. */
-  cli(args: readonly string[], options?: { config?: boolean; timeoutMs?: number }): Promise<CliRun>;
+  cli(args: readonly string[], options?: Omit<CliOptions, 'signal'>): Promise<CliRun>;
   /** A command left running (to signal it); stopped after the test if still alive. */
   spawnCli(args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> };
 }
@@ -54,6 +54,8 @@ export interface DaemonProject {
 /** Everything one test started, closed in reverse order. */
 export class TestResources {
   private readonly cleanups: (() => Promise<unknown>)[] = [];
+  /** Aborted first at clean-up: kills the one-shot commands a failed or timed-out test left running. */
+  readonly commands = new AbortController();
 
   /** Runs `cleanup` after the test (last registered, first run). */
   defer(cleanup: () => Promise<unknown>): void {
@@ -96,6 +98,11 @@ export class TestResources {
     return run;
   }
 
+  /** A one-shot command, killed at clean-up if still running. */
+  runCli(project: Project, args: readonly string[], options: Omit<CliOptions, 'signal'> = {}): Promise<CliRun> {
+    return runCli(project, args, { ...options, signal: this.commands.signal });
+  }
+
   /** A project with its own emulator (or `options.emulator`), its daemon and CLI bound to it. */
   async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
     const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulator: shared, ...rest } = options;
@@ -105,7 +112,7 @@ export class TestResources {
       project, emulator,
       startDaemon: (timeoutMs) => this.startDaemon(project, timeoutMs),
       spawnDaemon: () => this.spawnDaemon(project),
-      cli: (args, cliOptions) => runCli(project, args, cliOptions),
+      cli: (args, cliOptions) => this.runCli(project, args, cliOptions),
       spawnCli: (args) => this.spawnCli(project, args),
     };
   }
@@ -113,6 +120,7 @@ export class TestResources {
   /** Every cleanup, newest first, each even if an earlier one failed; the first failure is rethrown. */
   async close(): Promise<void> {
     const failures: unknown[] = [];
+    this.commands.abort();
     for (const cleanup of this.cleanups.splice(0).reverse()) {
       try {
         await cleanup();

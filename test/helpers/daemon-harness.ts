@@ -327,7 +327,8 @@ export class Project {
   }
 
   async remove(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    // retries: a child process killed a moment ago may still be closing files in it
+    await rm(this.dir, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 
