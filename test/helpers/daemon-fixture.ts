@@ -10,13 +10,13 @@
  *     const { project, emulator, startDaemon, cli } = await daemonProject({ faults: { errorRate: 1 } });
  *   });
  *
- * or, when every test of a file uses the same project, the lazy fixtures
- * `project`, `emulator`, `startDaemon` and `cli` (options by
- * `daemonTest.override({ projectOptions: … })`). The CLI is built once per file
+ * or the lazy fixtures `project`, `emulator`, `startDaemon` and `cli` (options by
+ * `daemonTest.override({ projectOptions: … })`). A file whose tests share one
+ * running daemon takes `fileResources()` in its `beforeAll`. The CLI is built once per file
  * with `beforeAll(buildCli, BUILD_TIMEOUT_MS)` (a build can outlast a test's timeout).
  */
 import type { ChildProcess } from 'node:child_process';
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import { runCli, spawnCli, type CliOptions, type CliRun } from './cli-runner.js';
 import {
   COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
@@ -130,6 +130,16 @@ export class TestResources {
     }
     if (failures.length > 0) throw failures[0];
   }
+}
+
+/**
+ * The same resources for a file whose tests share one project and daemon (set up in its
+ * `beforeAll`): everything started through them is cleaned up after the file's last test.
+ */
+export function fileResources(): TestResources {
+  const resources = new TestResources();
+  afterAll(() => resources.close());
+  return resources;
 }
 
 export interface DaemonFixtures {
