@@ -27,11 +27,13 @@ import type { FaultSet } from './emulator-client.js';
 /** How long `beforeAll(buildCli, …)` may take on a loaded machine. */
 export const BUILD_TIMEOUT_MS = 240_000;
 
-export interface DaemonProjectOptions extends Partial<Omit<ProjectOptions, 'baseUrl' | 'companies'>> {
+export interface DaemonProjectOptions extends Partial<Omit<ProjectOptions, 'companies'>> {
   /** The companies of the configuration, seeded in the emulator. @defaultValue [COMPANY_MAIN] */
   companies?: readonly TestCompany[];
   /** The emulator's faults from the start. @defaultValue none */
   faults?: FaultSet;
+  /** A service URL other than the emulator's (a port nothing listens on). @defaultValue the emulator's */
+  baseUrl?: string;
   /** The companies the emulator knows when not the configuration's (one added to the configuration later). @defaultValue companies */
   seed?: readonly TestCompany[];
   /** An emulator already running (a second project against the same service); a new one when absent. */
@@ -107,7 +109,7 @@ export class TestResources {
   async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
     const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulator: shared, ...rest } = options;
     const emulator = shared ?? await this.emulator(seed, faults);
-    const project = await this.project({ ...rest, baseUrl: emulator.url, companies });
+    const project = await this.project({ baseUrl: emulator.url, ...rest, companies });
     return {
       project, emulator,
       startDaemon: (timeoutMs) => this.startDaemon(project, timeoutMs),
