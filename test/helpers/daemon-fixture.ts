@@ -16,11 +16,14 @@
  * with `beforeAll(buildCli, BUILD_TIMEOUT_MS)` (a build can outlast a test's timeout).
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, test } from 'vitest';
 import { runCli, spawnCli, type CliOptions, type CliRun } from './cli-runner.js';
 import {
   COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
-  type TestEmulator,
+  type TestEmulator, type TestEmulatorOptions, type TestSeed,
 } from './daemon-harness.js';
 import type { FaultSet } from './emulator-client.js';
 
@@ -36,6 +39,8 @@ export interface DaemonProjectOptions extends Partial<Omit<ProjectOptions, 'comp
   baseUrl?: string;
   /** The companies the emulator knows when not the configuration's (one added to the configuration later). @defaultValue companies */
   seed?: readonly TestCompany[];
+  /** A fixed port, a state file, a pinned "today" for the new emulator. */
+  emulatorOptions?: TestEmulatorOptions;
   /** An emulator already running (a second project against the same service); a new one when absent. */
   emulator?: TestEmulator;
 }
@@ -64,10 +69,18 @@ export class TestResources {
     this.cleanups.push(cleanup);
   }
 
-  async emulator(companies: readonly TestCompany[] = [COMPANY_MAIN], faults: FaultSet = {}): Promise<TestEmulator> {
-    const emulator = await startTestEmulator(companies, faults);
+  /** An emulator seeded with `seed` (companies, a seed object or a seed file), closed after the test. */
+  async emulator(seed: TestSeed = [COMPANY_MAIN], faults: FaultSet = {}, options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+    const emulator = await startTestEmulator(seed, faults, options);
     this.defer(() => emulator.close());
     return emulator;
+  }
+
+  /** An empty temp folder, removed after the test. */
+  async tempDir(prefix = 'edoc-test-'): Promise<string> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+    this.defer(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
+    return dir;
   }
 
   async project(options: ProjectOptions): Promise<Project> {
@@ -107,8 +120,8 @@ export class TestResources {
 
   /** A project with its own emulator (or `options.emulator`), its daemon and CLI bound to it. */
   async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
-    const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulator: shared, ...rest } = options;
-    const emulator = shared ?? await this.emulator(seed, faults);
+    const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulatorOptions, emulator: shared, ...rest } = options;
+    const emulator = shared ?? await this.emulator(seed, faults, emulatorOptions);
     const project = await this.project({ baseUrl: emulator.url, ...rest, companies });
     return {
       project, emulator,
