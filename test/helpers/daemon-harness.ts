@@ -151,7 +151,9 @@ export function seedFile<T = SeedInput>(file: string, edit?: (seed: T) => void):
   return seed;
 }
 
-function seedInput(seed: TestSeed, faults: FaultSet, today: string | undefined): SeedInput {
+function seedInput(seed: TestSeed, faults: FaultSet, today: string | undefined): SeedInput | string {
+  // a seed file with nothing to change is read by the emulator itself (its errors name the file)
+  if (typeof seed === 'string' && Object.keys(faults).length === 0 && today === undefined) return seed;
   const base = isCompanies(seed) ? seedFor(seed, faults) : typeof seed === 'string' ? seedFile(seed) : seed;
   const withFaults = isCompanies(seed) || Object.keys(faults).length === 0 ? base : { ...base, faults: { ...base.faults, ...faults } };
   return today === undefined ? withFaults : { ...withFaults, today };
