@@ -27,6 +27,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Kills the command when aborted (the fixture's clean-up after a failed or timed-out test). */
   signal?: AbortSignal;
+  /** More environment variables (set to '' to have one defined but empty). */
+  env?: Record<string, string>;
 }
 
 /** Runs a command in `target.dir`, with `--config target.configFile` added unless `config: false` or there is none. */
@@ -35,7 +37,7 @@ export function runCli(target: CliTarget, args: readonly string[], options: CliO
   const started = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...full], {
-      cwd: target.dir, timeout: options.timeoutMs ?? 30_000, env: childEnv(target.dir),
+      cwd: target.dir, timeout: options.timeoutMs ?? 30_000, env: childEnv(target.dir, options.env),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
