@@ -8,7 +8,7 @@
  *   confirms at the authority (`resolve --issued` / `--not-ours`).
  * Each test also reads what the emulator holds under the number, to check the report tells the truth.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
@@ -32,14 +32,6 @@ beforeAll(async () => {
 async function setUp(daemonProject: DaemonFixtures['daemonProject'], options: Partial<ProjectOptions> = {}): Promise<{ emu: TestEmulator; p: Project }> {
   const { emulator, project } = await daemonProject({ retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 50 }, ...options });
   return { emu: emulator, p: project };
-}
-
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
 }
 
 /** Another system issues `number` at the service first, with its own content. */
@@ -88,7 +80,7 @@ describe('a repeated number (Regla 90) through edoc-bridge submit', () => {
   test('a number another document holds, answered at our first attempt: duplicate with EDOC_SERVICE_NUMBER_CLASH naming the number, in errors.csv and the retry file', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject);
     await issuedByOthers(emu, 990_300_001);
-    const file = await exportFile(p, 'choque.json', jsonText([invoice(990_300_001), invoice(990_300_002)]));
+    const file = await p.exportFile('choque.json', jsonText([invoice(990_300_001), invoice(990_300_002)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/2 document\(s\): 1 accepted, 0 rejected, 0 invalid, 0 failed, 1 duplicate, 0 in doubt/);
@@ -114,7 +106,7 @@ describe('a repeated number (Regla 90) through edoc-bridge submit', () => {
     const { emu, p } = await setUp(daemonProject);
     await issuedByOthers(emu, 990_300_011);
     await emu.client.setFaults(RESET_THEN_PASS);
-    const file = await exportFile(p, 'reset.json', jsonText(invoice(990_300_011)));
+    const file = await p.exportFile('reset.json', jsonText(invoice(990_300_011)));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect((await emu.client.stats()).faultsInjected.reset).toBe(1);
     expect(run.code, run.stdout).toBe(1);
@@ -138,7 +130,7 @@ describe('our own document whose answer was lost, sent again later', () => {
   test('through retry and through a new file with the same number: in-doubt repeated-number (never duplicate); resolve --issued and --not-ours settle them; status, result.json and errors.csv agree', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const first = await exportFile(p, 'perdida.json', jsonText(invoice(990_300_021)));
+    const first = await p.exportFile('perdida.json', jsonText(invoice(990_300_021)));
     const lost = await runCli(p, ['submit', first, '--kind', 'invoice']);
     expect(lost.code).not.toBe(0);
     expect((await result(p, 'perdida.json')).documents[0].status).toBe('failed');
@@ -156,7 +148,7 @@ describe('our own document whose answer was lost, sent again later', () => {
     // a corrected export of the same number, as a new file
     const corrected = invoice(990_300_021);
     corrected.CorrelationDocumentId = 'ERP-SETP-990300021-v2';
-    const second = await exportFile(p, 'corregida.json', jsonText(corrected));
+    const second = await p.exportFile('corregida.json', jsonText(corrected));
     const again = await runCli(p, ['submit', second, '--kind', 'invoice']);
     expect(again.code, again.stdout).toBe(1);
     r = await result(p, 'corregida.json');
@@ -206,7 +198,7 @@ describe('our own document whose answer was lost, sent again later', () => {
   test('resolve --not-ours applies only to a repeated-number doubt, and needs exactly one of --issued / --not-ours', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'sin-numero.json', jsonText(supportDocument(undefined, 'uno')));
+    const file = await p.exportFile('sin-numero.json', jsonText(supportDocument(undefined, 'uno')));
     expect((await runCli(p, ['submit', file, '--kind', 'support-document'])).code).toBe(1);
     const both = await runCli(p, ['resolve', '--file', 'sin-numero.json', '--issued', '--not-ours']);
     expect(both.code).toBe(2);
@@ -221,7 +213,7 @@ describe('a failed document that may be issued already', () => {
   test('answers lost on every attempt: failed with EDOC_SUBMIT_MAYBE_ISSUED and kept out of the retry file', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const lost = await exportFile(p, 'perdidas.json', jsonText(invoice(990_300_031)));
+    const lost = await p.exportFile('perdidas.json', jsonText(invoice(990_300_031)));
     expect((await runCli(p, ['submit', lost, '--kind', 'invoice'])).code).not.toBe(0);
     const r = await result(p, 'perdidas.json');
     expect(r.documents[0].status).toBe('failed');

@@ -4,8 +4,6 @@
  * releases in-doubt documents only on the operator's explicit word, and wakes
  * a running daemon (SIGHUP). Child processes against an emulator on port 0.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
@@ -38,14 +36,6 @@ async function setUp(daemonProject: DaemonFixtures['daemonProject'], faults: Fau
   return { emu: emulator, p: project, startDaemon };
 }
 
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
-
 async function statusJson(p: Project): Promise<StatusJson> {
   const run = await runCli(p, ['status', '--json']);
   expect(run.code, run.stderr).toBe(0);
@@ -67,7 +57,7 @@ describe('status', () => {
     const { p } = await setUp(daemonProject);
     const bad = invoice(990_200_003);
     bad.ReasonCredit = 'no aplica';
-    const file = await exportFile(p, 'ventas.json', jsonText([invoice(990_200_001), invoice(990_200_002), bad]));
+    const file = await p.exportFile('ventas.json', jsonText([invoice(990_200_001), invoice(990_200_002), bad]));
     expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
 
     const run = await runCli(p, ['status']);
@@ -148,7 +138,7 @@ describe('retry', () => {
 
   test('retry --document prefix/number re-queues just that document; submit of the same file then sends it', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { errorRate: 1 });
-    const file = await exportFile(p, 'dos.json', jsonText([invoice(990_200_301), invoice(990_200_302)]));
+    const file = await p.exportFile('dos.json', jsonText([invoice(990_200_301), invoice(990_200_302)]));
     const first = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toMatch(/failed to process the requests \(HTTP 500\)/);
@@ -170,7 +160,7 @@ describe('retry', () => {
 
   test('documents of a submitted file, re-queued beside a running daemon, are accepted by it', async ({ daemonProject }) => {
     const { emu, p, startDaemon } = await setUp(daemonProject, { errorRate: 1 });
-    const file = await exportFile(p, 'manual.json', jsonText([invoice(990_200_401), invoice(990_200_402)]));
+    const file = await p.exportFile('manual.json', jsonText([invoice(990_200_401), invoice(990_200_402)]));
     expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(3);
     await emu.client.setFaults({});
     await startDaemon();
@@ -186,7 +176,7 @@ describe('retry', () => {
 
   test('an in-doubt support document without its own number is released only with --in-doubt, with a warning', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'compras.json', jsonText([supportDocument()]));
+    const file = await p.exportFile('compras.json', jsonText([supportDocument()]));
     const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/1 document\(s\): .*1 in doubt/);
@@ -224,7 +214,7 @@ describe('retry', () => {
 
   test('resolve --issued records an in-doubt document the operator found issued as accepted: nothing is sent, status and result.json agree', async ({ daemonProject }) => {
     const { emu, p } = await setUp(daemonProject, { dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
+    const file = await p.exportFile('compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
     const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
     expect(first.code, first.stderr).toBe(1);
     expect((await statusJson(p)).inDoubt.map((d) => d.index)).toEqual([0, 1]);

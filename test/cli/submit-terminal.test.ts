@@ -4,11 +4,9 @@
  * redrawn in place, checked on the final screen a small interpreter rebuilds;
  * through a pipe there is no bar.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runShell } from '../helpers/cli-runner.js';
-import { buildCli, type Project } from '../helpers/daemon-harness.js';
+import { buildCli } from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 import { screenText } from '../helpers/terminal-screen.js';
@@ -16,14 +14,6 @@ import { screenText } from '../helpers/terminal-screen.js';
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
-
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
 
 function numbers(from: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => from + i);
@@ -33,7 +23,7 @@ describe('submit on a terminal and off one', () => {
   test('on a terminal the per-document lines print above the bar, which is redrawn in place and left once, complete, at the end', async ({ daemonProject }) => {
     const { project: p } = await daemonProject();
     const nums = numbers(990_103_101, 40);
-    const file = await exportFile(p, 'pantalla.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('pantalla.json', jsonText(nums.map((n) => invoice(n))));
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
     const screen = screenText(run.stdout);
@@ -51,7 +41,7 @@ describe('submit on a terminal and off one', () => {
 
   test('off a terminal (a pipe) there is no bar and no carriage return', async ({ daemonProject }) => {
     const { project: p } = await daemonProject();
-    const file = await exportFile(p, 'tubo.json', jsonText(numbers(990_103_201, 5).map((n) => invoice(n))));
+    const file = await p.exportFile('tubo.json', jsonText(numbers(990_103_201, 5).map((n) => invoice(n))));
     const run = await runShell(p, `"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile} 2>&1 | cat`);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).not.toContain('\r');

@@ -20,15 +20,6 @@ beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-/** Writes `name` into the project's `exports/` folder (not the inbox) and returns its path. */
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
-
 async function readResult(p: Project, name: string): Promise<ResultJson> {
   return JSON.parse(await readFile(p.resultPath('invoice', name), 'utf8')) as ResultJson;
 }
@@ -44,7 +35,7 @@ async function issuedCount(emulator: TestEmulator, documentNumber: string): Prom
 describe('submit FILE --kind invoice', () => {
   test('a daemon started later on the same state folder leaves a submitted original where the operator keeps it', async ({ daemonProject }) => {
     const { project: p, startDaemon } = await daemonProject();
-    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_109_901)]));
+    const file = await p.exportFile('kept.json', jsonText([invoice(990_109_901)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(0);
     const daemon = await startDaemon();
@@ -56,7 +47,7 @@ describe('submit FILE --kind invoice', () => {
   test('a JSON file of 5 invoices: exit 0, one summary line, result.json in outbox/invoice, the original left in place, each issued once', async ({ daemonProject }) => {
     const { emulator, project: p } = await daemonProject();
     const nums = numbers(990_100_001, 5);
-    const file = await exportFile(p, 'ventas.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('ventas.json', jsonText(nums.map((n) => invoice(n))));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(0);
     const summary = run.stdout.trim().split('\n');
@@ -82,7 +73,7 @@ describe('submit FILE --kind invoice', () => {
     expect((await readResult(p, 'ventas.json')).counts).toMatchObject({ total: 5, accepted: 5 });
 
     // The same content under another name: reported as duplicate content (exit 1: nothing of it was accepted now).
-    const copy = await exportFile(p, 'ventas-copia.json', await readFile(file, 'utf8'));
+    const copy = await p.exportFile('ventas-copia.json', await readFile(file, 'utf8'));
     const dup = await runCli(p, ['submit', copy, '--kind', 'invoice']);
     expect(dup.code, dup.stderr).toBe(1);
     expect(dup.stdout).toMatch(/^ventas-copia\.json: The same content was received before as ventas\.json.*\[EDOC_LEDGER_DUPLICATE_FILE\]/);
@@ -94,7 +85,7 @@ describe('submit FILE --kind invoice', () => {
     const { emulator, project: p } = await daemonProject();
     const bad = invoice(990_100_102);
     bad.ReasonCredit = 'no debería estar aquí';
-    const file = await exportFile(p, 'mixta.json', jsonText([invoice(990_100_101), bad, invoice(990_100_103)]));
+    const file = await p.exportFile('mixta.json', jsonText([invoice(990_100_101), bad, invoice(990_100_103)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/3 document\(s\): 2 accepted, 0 rejected, 1 invalid/);
@@ -109,7 +100,7 @@ describe('submit FILE --kind invoice', () => {
 
   test('a wrong API key: exit 3 at once (the company is paused, not retried), nothing issued, the key never printed', async ({ daemonProject }) => {
     const { emulator, project: p } = await daemonProject({ apiKeys: { main: 'wrong-key-4711' }, retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 5_000 } });
-    const file = await exportFile(p, 'clave.json', jsonText([invoice(990_100_201), invoice(990_100_202)]));
+    const file = await p.exportFile('clave.json', jsonText([invoice(990_100_201), invoice(990_100_202)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.ms).toBeLessThan(5_000);
@@ -121,7 +112,7 @@ describe('submit FILE --kind invoice', () => {
   test('an unreachable service (closed port, 2 attempts): exit 3 saying it could not be reached', async ({ daemonProject }) => {
     const port = await closedPort();
     const { project: p } = await daemonProject({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
-    const file = await exportFile(p, 'caida.json', jsonText([invoice(990_100_301), invoice(990_100_302)]));
+    const file = await p.exportFile('caida.json', jsonText([invoice(990_100_301), invoice(990_100_302)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/could not be reached/);
@@ -132,7 +123,7 @@ describe('submit FILE --kind invoice', () => {
   test('a configuration that does not validate: exit 2 naming the key, nothing sent', async ({ daemonProject }) => {
     const { emulator, project: p } = await daemonProject();
     await writeFile(p.configFile, (await readFile(p.configFile, 'utf8')).replace('timeoutMs:', 'timeoutMillis:'));
-    const file = await exportFile(p, 'config.json', jsonText([invoice(990_100_401)]));
+    const file = await p.exportFile('config.json', jsonText([invoice(990_100_401)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -143,7 +134,7 @@ describe('submit FILE --kind invoice', () => {
   test('a daemon holding the state folder: exit 2 naming the lock and its pid, nothing sent', async ({ daemonProject }) => {
     const { emulator, project: p, startDaemon } = await daemonProject();
     const daemon = await startDaemon();
-    const file = await exportFile(p, 'ocupado.json', jsonText([invoice(990_100_501)]));
+    const file = await p.exportFile('ocupado.json', jsonText([invoice(990_100_501)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`pid ${daemon.child.pid}`);
@@ -154,7 +145,7 @@ describe('submit FILE --kind invoice', () => {
 
   test('--dry-run prints the requests and sends nothing', async ({ daemonProject }) => {
     const { emulator, project: p } = await daemonProject();
-    const file = await exportFile(p, 'prueba.json', jsonText([invoice(990_100_601), invoice(990_100_602)]));
+    const file = await p.exportFile('prueba.json', jsonText([invoice(990_100_601), invoice(990_100_602)]));
     const before = (await emulator.client.stats()).totalRequests;
     const run = await runCli(p, ['submit', file, '--kind', 'invoice', '--dry-run']);
     expect(run.code, run.stderr).toBe(0);
@@ -166,7 +157,7 @@ describe('submit FILE --kind invoice', () => {
 
   test('--kind that is not a document kind: exit 2 with the kinds to choose from', async ({ daemonProject }) => {
     const { project: p } = await daemonProject();
-    const file = await exportFile(p, 'tipo.json', jsonText([invoice(990_100_701)]));
+    const file = await p.exportFile('tipo.json', jsonText([invoice(990_100_701)]));
     const run = await runCli(p, ['submit', file, '--kind', 'factura']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -189,7 +180,7 @@ describe('submit beside other commands', () => {
   test('SIGHUP does not kill a submit in progress; status names it as the lock holder, not a daemon', async ({ daemonProject }) => {
     // 8 invoices at 2 per second: about 4 s of work to signal and look at.
     const { project: p } = await daemonProject({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
-    const file = await exportFile(p, 'lento.json', jsonText(numbers(990_100_901, 8).map((n) => invoice(n))));
+    const file = await p.exportFile('lento.json', jsonText(numbers(990_100_901, 8).map((n) => invoice(n))));
     const running = runCli(p, ['submit', file, '--kind', 'invoice']);
     const lock = path.join(p.stateDir, 'edoc-bridge.lock');
     const pid = await eventually(async () => {
@@ -212,7 +203,7 @@ describe('an interrupted submit', () => {
   test('SIGINT: exit 1, the rest stays pending; the same command again finishes it and nothing is issued twice', async ({ daemonProject }) => {
     const { emulator, project: p } = await daemonProject({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
     const nums = numbers(990_101_001, 6);
-    const file = await exportFile(p, 'cortado.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('cortado.json', jsonText(nums.map((n) => invoice(n))));
     const child = spawnCli(p, ['submit', file, '--kind', 'invoice']);
     await eventually(async () => ((await emulator.client.issued()).some((d) => d.documentNumber === `SETP${nums[0]}`) ? true : undefined),
       'the first invoice issued', 10_000);
@@ -243,7 +234,7 @@ describe('a submit killed while its requests were out', () => {
   test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once, those cut off in doubt for their repeated number', async ({ daemonProject }) => {
     const { emulator: slow, project: p } = await daemonProject(SLOW);
     const nums = numbers(990_102_001, 4);
-    const file = await exportFile(p, 'matado.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('matado.json', jsonText(nums.map((n) => invoice(n))));
     await killWhileSending(slow, p, file, 'invoice');
     const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
     // Requests the kill cut off reached the service: their resend meets Regla 90 → in doubt, exit 1 (issue 12 item 1)
@@ -261,7 +252,7 @@ describe('a submit killed while its requests were out', () => {
   test('SIGKILL: support documents without their own number left sending are reported in doubt, not resent and not waited for', async ({ daemonProject }) => {
     const { emulator: slow, project: p } = await daemonProject(SLOW);
     const markers = ['kill-a', 'kill-b'];
-    const file = await exportFile(p, 'soporte.json', jsonText(markers.map((m) => supportDocument(undefined, m))));
+    const file = await p.exportFile('soporte.json', jsonText(markers.map((m) => supportDocument(undefined, m))));
     await killWhileSending(slow, p, file, 'support-document');
 
     const again = await runCli(p, ['submit', file, '--kind', 'support-document']);
@@ -285,7 +276,7 @@ describe('the command line frame', () => {
   test('on a terminal a progress bar is drawn in place on stderr and ends with the file complete', async ({ daemonProject }) => {
     const { project: p } = await daemonProject();
     const nums = numbers(990_103_001, 5);
-    const file = await exportFile(p, 'tty.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('tty.json', jsonText(nums.map((n) => invoice(n))));
     // `script` gives the command a pseudo-terminal; what it wrote comes back on stdout, both streams merged
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
@@ -300,7 +291,7 @@ describe('the command line frame', () => {
   test('validate piped into head -1 exits quietly when the reader goes away (no EPIPE crash)', async ({ daemonProject }) => {
     const { project: p } = await daemonProject();
     const many = numbers(990_100_801, 400).map((n) => invoice(n));
-    await exportFile(p, 'grande.json', jsonText(many));
+    await p.exportFile('grande.json', jsonText(many));
     const run = await runShell(p, `"$NODE" "$BIN" validate exports/grande.json --kind invoice --config edoc-bridge.yaml | head -1; `
       + 'echo "exit=${PIPESTATUS[0]}"');
     expect(run.stdout.split('\n')[0]).toContain('"SerieNumber":"990100801"');
