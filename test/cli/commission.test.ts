@@ -1,9 +1,9 @@
 /** `edoc-bridge commission invoice|payroll|pos` as a real child process against the emulator (E8, E9, E7). */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
-import { buildCli, cli, closedPort, emulatorWith, workspace, type TestCompany } from '../fixtures/cli/harness.js';
+import { buildCli, cli, closedPort, workspace, type TestCompany } from '../fixtures/cli/harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 
 type Setting = { invoice: 'enabled' | 'succeed' | 'fail' | 'error'; payroll: 'enabled' | 'succeed' | 'fail' | 'error'; pos: 'succeed' | 'fail' | 'partial' | 'error' };
 
@@ -18,23 +18,17 @@ const COMPANIES: TestCompany[] = Object.entries(SETTINGS).map(([alias, s]) => ({
 
 let emu: RunningEmulator;
 let ws: { dir: string; config: string };
-const dirs: string[] = [];
+const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  emu = await emulatorWith({
+  emu = (await resources.emulator({
     companies: Object.entries(SETTINGS).map(([alias, s]) => ({
       id: s.id, nit: '900123456', checkDigit: '8', name: `${alias} SAS`, apiKey: key(s.id), userIds: [7], commissioning: s.commissioning,
     })),
-  });
-  ws = await workspace(emu.url, COMPANIES);
-  dirs.push(ws.dir);
+  })).running;
+  ws = await workspace(resources, emu.url, COMPANIES);
 }, 240_000);
-
-afterAll(async () => {
-  await emu.close();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 const run = (args: string[], config = ws.config) => cli([...args, '--config', config], ws.dir);
 
@@ -70,8 +64,7 @@ describe('edoc-bridge commission invoice (E8)', () => {
   });
 
   test('a key that does not belong to the company (ResultCode 401) ends with exit 3 and never prints the key', async () => {
-    const wrong = await workspace(emu.url, [{ ...COMPANIES[1], apiKey: 'not-the-right-key' }]);
-    dirs.push(wrong.dir);
+    const wrong = await workspace(resources, emu.url, [{ ...COMPANIES[1], apiKey: 'not-the-right-key' }]);
     const { code, stdout, stderr } = await run(['commission', 'invoice'], wrong.config);
     expect(code).toBe(3);
     expect(stderr).toContain('the service refused the credentials of company "beta" (id 4002)');
@@ -135,8 +128,7 @@ describe('edoc-bridge commission pos (E7)', () => {
 describe('edoc-bridge commission: usage, configuration, reachability', () => {
   test('an unreachable service (a closed port) ends with exit 3 in one line', async () => {
     const port = await closedPort();
-    const down = await workspace(`http://127.0.0.1:${port}`, [COMPANIES[0]]);
-    dirs.push(down.dir);
+    const down = await workspace(resources, `http://127.0.0.1:${port}`, [COMPANIES[0]]);
     const { code, stderr } = await run(['commission', 'pos'], down.config);
     expect(code).toBe(3);
     expect(stderr.trim().split('\n')).toHaveLength(1);

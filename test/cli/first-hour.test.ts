@@ -6,37 +6,25 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, type Project, type ResultJson, ROOT,
 } from '../helpers/daemon-harness.js';
-
-let emulator: TestEmulator;
-const projects: Project[] = [];
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
 }, 240_000);
 
-afterAll(async () => {
-  await emulator?.close();
-  for (const p of projects) await p.remove();
-});
-
-async function project(): Promise<Project> {
-  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN],
-    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } });
-  projects.push(p);
-  return p;
-}
+/** Projects whose invoices may also come as the sales CSV of the examples. */
+const MAPPED = { kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } };
 
 describe('a file that is not there', () => {
-  test('validate and submit give the same answer for a missing file: "no such file", exit 2', async () => {
-    const p = await project();
+  test('validate and submit give the same answer for a missing file: "no such file", exit 2', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject(MAPPED);
     const missing = path.join(p.dir, 'ventas-que-no-existe.csv');
     const validate = await runCli(p, ['validate', missing, '--kind', 'invoice']);
     const submit = await runCli(p, ['submit', missing, '--kind', 'invoice']);
@@ -49,8 +37,8 @@ describe('a file that is not there', () => {
     expect(validate.stderr).not.toContain('EDOC_READ_CHANGED');
   });
 
-  test('validate on a folder says it is a folder, like submit', async () => {
-    const p = await project();
+  test('validate on a folder says it is a folder, like submit', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject(MAPPED);
     const folder = path.join(p.dir, 'carpeta.csv');
     await mkdir(folder);
     await writeFile(path.join(folder, 'x'), 'x');
@@ -61,36 +49,32 @@ describe('a file that is not there', () => {
 });
 
 describe('submit says what is known about the service', () => {
-  test('the connection dropped after the service processed the requests: not "could not be reached", but that they may have been issued', async () => {
-    const dropping = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1 });
-    try {
-      const p = await createProject({ baseUrl: dropping.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } });
-      projects.push(p);
-      const file = path.join(p.dir, 'caidas.json');
-      await writeFile(file, jsonText([invoice(990_104_001), invoice(990_104_002)]));
-      const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
-      expect(run.code, run.stderr).toBe(3);
-      expect(run.stderr).not.toMatch(/could not be reached/);
-      expect(run.stderr).toMatch(/the connection dropped after the requests went out/);
-      expect(run.stderr).toMatch(/may have been issued/);
-      expect(run.stderr).toContain('edoc-bridge retry --file caidas.json');
-      // what the emulator holds: both documents were issued
-      expect((await dropping.client.issued()).length).toBe(2);
-    } finally {
-      await dropping.close();
-    }
+  test('the connection dropped after the service processed the requests: not "could not be reached", but that they may have been issued', async ({ daemonProject }) => {
+    const { emulator: dropping, project: p } = await daemonProject({
+      faults: { dropAfterCommitRate: 1 }, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
+    });
+    const file = path.join(p.dir, 'caidas.json');
+    await writeFile(file, jsonText([invoice(990_104_001), invoice(990_104_002)]));
+    const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).not.toMatch(/could not be reached/);
+    expect(run.stderr).toMatch(/the connection dropped after the requests went out/);
+    expect(run.stderr).toMatch(/may have been issued/);
+    expect(run.stderr).toContain('edoc-bridge retry --file caidas.json');
+    // what the emulator holds: both documents were issued
+    expect((await dropping.client.issued()).length).toBe(2);
   });
 });
 
 describe('the daemon after a submit', () => {
-  test('a file submit handled is not logged "file complete" again at every daemon start', async () => {
-    const p = await project();
+  test('a file submit handled is not logged "file complete" again at every daemon start', async ({ daemonProject }) => {
+    const { project: p, startDaemon } = await daemonProject(MAPPED);
     const file = path.join(p.dir, 'a-mano.json');
     await writeFile(file, jsonText([invoice(990_104_101)]));
     const submitted = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(submitted.code, submitted.stderr).toBe(0);
     for (const [i, name] of ['primera.json', 'segunda.json'].entries()) {
-      const daemon = await DaemonProcess.start(p);
+      const daemon = await startDaemon();
       try {
         // a file of this run, complete: the start-up pass over earlier files (lower ids) has run by then
         await p.drop('invoice', name, jsonText([invoice(990_104_111 + i)]));
@@ -123,8 +107,8 @@ describe('one problem, said once, in one form', () => {
     return file;
   }
 
-  test('a bad date read by three request fields is one problem in result.json and in validate', async () => {
-    const p = await project();
+  test('a bad date read by three request fields is one problem in result.json and in validate', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject(MAPPED);
     const file = await badDateExport(p);
     const submitted = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(submitted.code, submitted.stderr).toBe(1);
@@ -142,13 +126,9 @@ describe('one problem, said once, in one form', () => {
     expect(line.source.erpKey).toBe('SETP990000101');
   });
 
-  test('validate names a document by the key result.json, status and retry use', async () => {
-    // an emulator of its own: the examples' numbers were issued on the shared one by the test before
-    const own = await startTestEmulator([COMPANY_MAIN]);
-    const p = await createProject({ baseUrl: own.url, companies: [COMPANY_MAIN],
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } });
-    projects.push(p);
-    try {
+  test('validate names a document by the key result.json, status and retry use', async ({ daemonProject }) => {
+    // an emulator of its own (every test has one): the examples' numbers were issued by the test before
+    const { project: p } = await daemonProject(MAPPED);
     const validated = await runCli(p, ['validate', path.join(ROOT, 'examples/invoices.csv'), '--kind', 'invoice']);
     expect(validated.code, validated.stdout.slice(0, 2000)).toBe(0);
     const keys = validated.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { key: string }).key);
@@ -157,16 +137,13 @@ describe('one problem, said once, in one form', () => {
     expect(submitted.code, submitted.stderr).toBe(0);
     const result = JSON.parse(await readFile(p.resultPath('invoice', 'invoices.csv'), 'utf8')) as ResultJson;
     expect(result.documents.map((d) => d.key)).toEqual(keys);
-    } finally {
-      await own.close();
-    }
   });
 });
 
 describe('a file-level error of a file the daemon archived', () => {
-  test('the missing-column message names the file, not the inbox path it no longer has', async () => {
-    const p = await project();
-    const daemon = await DaemonProcess.start(p);
+  test('the missing-column message names the file, not the inbox path it no longer has', async ({ daemonProject }) => {
+    const { project: p, startDaemon } = await daemonProject(MAPPED);
+    const daemon = await startDaemon();
     try {
       await p.drop('invoice', 'cortas.csv', 'prefijo;numero;fecha\r\nSETP;990000201;18/11/2026\r\n');
       const result = await p.finalResult('invoice', 'cortas.csv');

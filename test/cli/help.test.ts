@@ -1,13 +1,12 @@
-import { execFile, execSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { runCli, type CliRun } from '../helpers/cli-runner.js';
+import { buildCli } from '../helpers/daemon-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
 const COMMANDS = ['run', 'submit', 'validate', 'status', 'retry', 'resolve', 'ranges', 'commission', 'received', 'emulator'];
 
 function sink(): { lines: string[]; write(text: string): boolean } {
@@ -15,38 +14,12 @@ function sink(): { lines: string[]; write(text: string): boolean } {
   return { lines, write: (text: string) => lines.push(text) > 0 };
 }
 
-interface Result { code: number; stdout: string; stderr: string }
-
-function cli(args: string[], cwd = ROOT): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, EDOC_API_KEY: '' }, timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** The CLI in `cwd` (the repository by default) with EDOC_API_KEY defined but empty. */
+function cli(args: string[], cwd = ROOT): Promise<CliRun> {
+  return runCli({ dir: cwd }, args, { timeoutMs: 20_000, env: { EDOC_API_KEY: '' } });
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-beforeAll(() => {
-  // `npm test` has just built; building again while other files' child processes run
-  // would rewrite dist/ under them. Build only when a source is newer than the output.
-  const distFresh = existsSync(path.join(ROOT, 'dist/cli/main.js')) && newestMtime(path.join(ROOT, 'dist')) >= newestMtime(path.join(ROOT, 'src'));
-  if (!distFresh) {
-    try {
-      execSync('npm run build', { cwd: ROOT, stdio: 'pipe' });
-    } catch {
-      // Another stage may be mid-edit and fail to typecheck; tsc still emits. Checked below.
-    }
-  }
-  expect(existsSync(path.join(ROOT, 'dist/cli/main.js'))).toBe(true);
-}, 120_000);
+beforeAll(buildCli, 240_000);
 
 describe('edoc-bridge --help', () => {
   test('lists every command of the command line with its summary, exit 0', async () => {

@@ -6,44 +6,29 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, ROOT,
 } from '../helpers/daemon-harness.js';
-
-let emulator: TestEmulator;
-const projects: Project[] = [];
-let daemon: DaemonProcess | undefined;
+import { daemonTest as test, type DaemonProjectOptions } from '../helpers/daemon-fixture.js';
 
 const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
 const MISSPELT = path.join(ROOT, 'config/mappings/sales.csv.yml');
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
 }, 240_000);
 
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  for (const p of projects) await p.remove();
-});
-
-async function project(mapping: string): Promise<Project> {
-  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], kinds: { invoice: { mapping } } });
-  projects.push(p);
-  return p;
+/** A project whose invoices come through `mapping`. */
+function mapped(mapping: string): DaemonProjectOptions {
+  return { kinds: { invoice: { mapping } } };
 }
 
 describe('configured mappings are checked with the configuration', () => {
-  test('run with a misspelt mapping path exits 2 naming kinds.invoice.mapping, before anything is watched', async () => {
-    const p = await project(MISSPELT);
+  test('run with a misspelt mapping path exits 2 naming kinds.invoice.mapping, before anything is watched', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject(mapped(MISSPELT));
     const run = await runCli(p, ['run'], { timeoutMs: 20_000 });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('kinds.invoice.mapping');
@@ -52,8 +37,8 @@ describe('configured mappings are checked with the configuration', () => {
     expect(p.logLines().some((l) => l.msg === 'watching the inbox')).toBe(false);
   });
 
-  test('a mapping that does not compile refuses the configuration with its own key and problem', async () => {
-    const p = await project(SALES);
+  test('a mapping that does not compile refuses the configuration with its own key and problem', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject(mapped(SALES));
     const broken = path.join(p.dir, 'broken.yaml');
     await writeFile(broken, (await readFile(SALES, 'utf8')).replace(/^(\s*)date:.*$/m, '$1date: not-a-date-pattern'));
     await expect(loadConfig(p.configFile, {}, { cwd: p.dir }).then(() => 'loaded')).resolves.toBe('loaded');
@@ -64,9 +49,9 @@ describe('configured mappings are checked with the configuration', () => {
     expect(err?.message).toMatch(/kinds\.invoice\.mapping: .*broken\.yaml.*format\.date/);
   });
 
-  test('SIGHUP with a misspelt mapping path is refused naming the key; the old mapping stays in force', async () => {
-    const p = await project(SALES);
-    daemon = await DaemonProcess.start(p);
+  test('SIGHUP with a misspelt mapping path is refused naming the key; the old mapping stays in force', async ({ daemonProject }) => {
+    const { project: p, startDaemon } = await daemonProject(mapped(SALES));
+    const daemon = await startDaemon();
     const text = await readFile(p.configFile, 'utf8');
     await writeFile(p.configFile, text.replace(SALES, MISSPELT));
     daemon.signal('SIGHUP');

@@ -1,25 +1,26 @@
 /** `edoc-bridge ranges list|create` as a real child process against the emulator (E10, E11). */
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { buildRangeRequest, expandDate } from '../../src/cli/range-request.js';
 import { rangeFlags } from '../../src/cli/commands/ranges.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { NumberingRange } from '../../src/service/schemas/numbering.js';
 import {
-  buildCli, cli, closedPort, emulatorStats, emulatorWith, workspace, type TestCompany,
+  buildCli, cli, closedPort, emulatorStats, workspace, type TestCompany,
 } from '../fixtures/cli/harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 
 const KEY = 'ranges-key-3001';
 const COMPANY: TestCompany = { alias: 'main', id: 3001, nit: '900123456', apiKey: KEY, userId: 7 };
 
 let emu: RunningEmulator;
 let ws: { dir: string; config: string };
-const dirs: string[] = [];
+const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  emu = await emulatorWith({
+  emu = (await resources.emulator({
     companies: [{
       id: 3001, nit: '900123456', checkDigit: '8', name: 'Rangos SAS', apiKey: KEY, userIds: [7],
       ranges: [
@@ -33,15 +34,9 @@ beforeAll(async () => {
           FromNumber: 1, ToNumber: 9, ValidFrom: '2025-01-01T00:00:00', ValidTo: '2099-01-01T23:59:59', Active: false },
       ],
     }],
-  });
-  ws = await workspace(emu.url, [COMPANY]);
-  dirs.push(ws.dir);
+  })).running;
+  ws = await workspace(resources, emu.url, [COMPANY]);
 }, 240_000);
-
-afterAll(async () => {
-  await emu.close();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 const run = (args: string[], config = ws.config) => cli([...args, '--config', config], ws.dir);
 
@@ -73,8 +68,7 @@ describe('edoc-bridge ranges list (E10)', () => {
   });
 
   test('a key the service refuses (E10 403) ends with exit 3 and never prints the key', async () => {
-    const wrong = await workspace(emu.url, [{ ...COMPANY, apiKey: 'wrong-secret-key' }]);
-    dirs.push(wrong.dir);
+    const wrong = await workspace(resources, emu.url, [{ ...COMPANY, apiKey: 'wrong-secret-key' }]);
     const { code, stdout, stderr } = await run(['ranges', 'list'], wrong.config);
     expect(code).toBe(3);
     expect(stderr).toMatch(/^edoc-bridge ranges: the service refused the credentials of company "main" \(id 3001\).*\[EDOC_SERVICE_UNAUTHORIZED\]$/m);
@@ -84,8 +78,7 @@ describe('edoc-bridge ranges list (E10)', () => {
 
   test('an unreachable service (a closed port) ends with exit 3 in one line', async () => {
     const port = await closedPort();
-    const down = await workspace(`http://127.0.0.1:${port}`, [COMPANY]);
-    dirs.push(down.dir);
+    const down = await workspace(resources, `http://127.0.0.1:${port}`, [COMPANY]);
     const { code, stderr } = await run(['ranges', 'list'], down.config);
     expect(code).toBe(3);
     expect(stderr).toMatch(new RegExp(`could not reach the service at http://127\\.0\\.0\\.1:${port} while listing the numbering ranges: .*ECONNREFUSED`));
@@ -140,8 +133,7 @@ describe('edoc-bridge ranges create (E11)', () => {
   });
 
   test('sends the configured NIT, so a NIT that is not the company\'s is refused with every message of Errors (exit 1)', async () => {
-    const other = await workspace(emu.url, [{ ...COMPANY, nit: '811999888' }]);
-    dirs.push(other.dir);
+    const other = await workspace(resources, emu.url, [{ ...COMPANY, nit: '811999888' }]);
     const { code, stderr } = await run(['ranges', 'create', '--type', 'Pos', '--prefix', 'FE', '--authorization', '18764000001',
       '--from', '1', '--to', '10', '--valid-from', '2026-01-01', '--valid-to', '2026-12-31'], other.config);
     expect(code).toBe(1);
@@ -175,8 +167,7 @@ describe('edoc-bridge ranges create (E11)', () => {
   });
 
   test('a key the service refuses (E11 403) ends with exit 3', async () => {
-    const wrong = await workspace(emu.url, [{ ...COMPANY, apiKey: 'another-wrong-key' }]);
-    dirs.push(wrong.dir);
+    const wrong = await workspace(resources, emu.url, [{ ...COMPANY, apiKey: 'another-wrong-key' }]);
     const { code, stdout, stderr } = await run([...CREATE.slice(0, 7), '18764000999', ...CREATE.slice(8)], wrong.config);
     expect(code).toBe(3);
     expect(stderr).toContain('[EDOC_SERVICE_UNAUTHORIZED]');
@@ -255,8 +246,7 @@ describe('ranges list with service.baseUrl: embedded', () => {
     await writeFile(seed, JSON.stringify({ companies: [{ id: 5005, nit: '800111222', checkDigit: '1', name: 'Embebida SAS', apiKey: 'embedded-key',
       ranges: [{ DocumentType: 'SupportDocument', Prefix: 'DSE', ResolutionNumber: '55', FromNumber: 7, ToNumber: 70,
         ValidFrom: '2026-01-01T00:00:00', ValidTo: '2099-12-31T23:59:59' }] }] }));
-    const embedded = await workspace('embedded', [{ alias: 'emb', id: 5005, nit: '800111222', apiKey: 'embedded-key' }], `emulator: { seed: ${JSON.stringify(seed)} }`);
-    dirs.push(embedded.dir);
+    const embedded = await workspace(resources, 'embedded', [{ alias: 'emb', id: 5005, nit: '800111222', apiKey: 'embedded-key' }], `emulator: { seed: ${JSON.stringify(seed)} }`);
     const { code, stdout, stderr } = await run(['ranges', 'list'], embedded.config);
     expect(code).toBe(0);
     expect(stderr).toContain('note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority\'s service');

@@ -9,32 +9,19 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, eventually, type Project, type ProjectOptions, type ResultJson,
-  type TestEmulator, startTestEmulator,
+  buildCli, COMPANY_MAIN, COMPANY_OTHER, eventually, type Project, type ResultJson, type TestCompany, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
 
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-  emulator = undefined;
-  project = undefined;
-});
-
-function withRate(options: ProjectOptions, requestsPerSecond: number, concurrency: number): ProjectOptions {
-  return { ...options, companies: options.companies.map((c) => ({ ...c, rate: { requestsPerSecond, concurrency } })) };
+function withRate(companies: readonly TestCompany[], requestsPerSecond: number, concurrency: number): TestCompany[] {
+  return companies.map((c) => ({ ...c, rate: { requestsPerSecond, concurrency } }));
 }
 
 /** Drops `count` invoices from `first` as NAME, waits until all are accepted, returns the busiest second since the last reset. */
@@ -49,16 +36,15 @@ async function batch(emu: TestEmulator, p: Project, name: string, first: number,
 }
 
 describe('SIGHUP reloads the configuration of the running daemon', () => {
-  test('rate 2/s, then a new file with a negative rate is refused (old rate kept), then 8/s takes effect', async ({ annotate }) => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject(withRate({ baseUrl: emulator.url, companies: [COMPANY_MAIN] }, 2, 2));
-    daemon = await DaemonProcess.start(project);
+  test('rate 2/s, then a new file with a negative rate is refused (old rate kept), then 8/s takes effect', async ({ annotate, daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ companies: withRate([COMPANY_MAIN], 2, 2) });
+    const daemon = await startDaemon();
 
     const slow = await batch(emulator, project, 'lento.jsonl', 990_300_001, 6);
     expect(slow.busiest).toBe(2);
 
     // A file that parses but does not validate: refused, the key named, the daemon goes on at 2/s.
-    await writeFile(project.configFile, project.configText(withRate(project.options, -1, 2)));
+    await writeFile(project.configFile, project.configText({ ...project.options, companies: withRate(project.options.companies, -1, 2) }));
     daemon.signal('SIGHUP');
     const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
     expect(refused.code).toMatch(/^EDOC_CONFIG_/);
@@ -68,7 +54,7 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
     expect(daemon.running).toBe(true);
 
     // The rate applies at once; a changed timeout only at the next start, and the daemon says so.
-    await project.writeConfig({ ...withRate(project.options, 8, 4), timeoutMs: 6_000 });
+    await project.writeConfig({ ...project.options, companies: withRate(project.options.companies, 8, 4), timeoutMs: 6_000 });
     daemon.signal('SIGHUP');
     await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
     const later = await daemon.waitForLog((l) => l.level === 'warn' && /restarts/.test(l.msg));
@@ -83,16 +69,15 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
     expect((await emulator.client.issued()).length).toBe(34);
   }, 40_000);
 
-  test('a second company added while a file is being sent: the file finishes in the folders it began in; new drops use the new layout', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN, COMPANY_OTHER]);
-    project = await createProject(withRate({ baseUrl: emulator.url, companies: [COMPANY_MAIN] }, 2, 1));
-    daemon = await DaemonProcess.start(project);
+  test('a second company added while a file is being sent: the file finishes in the folders it began in; new drops use the new layout', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ seed: [COMPANY_MAIN, COMPANY_OTHER], companies: withRate([COMPANY_MAIN], 2, 1) });
+    const daemon = await startDaemon();
     const nums = Array.from({ length: 6 }, (_, i) => 990_300_501 + i);
     await project.drop('invoice', 'en-curso.jsonl', jsonlText(nums.map((n) => invoice(n))));
     await daemon.waitForLog((l) => l.msg === 'document final');
 
     // one company -> two: the folders become inbox/<company>/<kind>/ and outbox/<company>/<kind>/
-    await project.writeConfig(withRate({ ...project.options, companies: [COMPANY_MAIN, COMPANY_OTHER] }, 8, 2));
+    await project.writeConfig({ ...project.options, companies: withRate([COMPANY_MAIN, COMPANY_OTHER], 8, 2) });
     daemon.signal('SIGHUP');
     await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
     const unwatched = await daemon.waitForLog((l) => /no longer watched/.test(l.msg));

@@ -8,48 +8,30 @@
  *   confirms at the authority (`resolve --issued` / `--not-ours`).
  * Each test also reads what the emulator holds under the number, to check the report tells the truth.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, type Project, type ProjectOptions, type ResultJson, startTestEmulator, stem,
+  buildCli, COMPANY_MAIN, type Project, type ProjectOptions, type ResultJson, stem,
   type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test, type DaemonFixtures } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 import type { IssuedDocument } from '../helpers/emulator-client.js';
 
 /** With resetRate 0.5, this seed's first draw resets the connection and the next three pass. */
 const RESET_THEN_PASS = { resetRate: 0.5, randomSeed: 35 };
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await emulator?.close();
-  await project?.remove();
-  emulator = undefined;
-  project = undefined;
-});
-
-async function setUp(options: Partial<ProjectOptions> = {}): Promise<{ emu: TestEmulator; p: Project }> {
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 50 }, ...options });
+async function setUp(daemonProject: DaemonFixtures['daemonProject'], options: Partial<ProjectOptions> = {}): Promise<{ emu: TestEmulator; p: Project }> {
+  const { emulator, project } = await daemonProject({ retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 50 }, ...options });
   return { emu: emulator, p: project };
-}
-
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
 }
 
 /** Another system issues `number` at the service first, with its own content. */
@@ -95,10 +77,10 @@ async function statusJson(p: Project): Promise<StatusJson> {
 }
 
 describe('a repeated number (Regla 90) through edoc-bridge submit', () => {
-  test('a number another document holds, answered at our first attempt: duplicate with EDOC_SERVICE_NUMBER_CLASH naming the number, in errors.csv and the retry file', async () => {
-    const { emu, p } = await setUp();
+  test('a number another document holds, answered at our first attempt: duplicate with EDOC_SERVICE_NUMBER_CLASH naming the number, in errors.csv and the retry file', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject);
     await issuedByOthers(emu, 990_300_001);
-    const file = await exportFile(p, 'choque.json', jsonText([invoice(990_300_001), invoice(990_300_002)]));
+    const file = await p.exportFile('choque.json', jsonText([invoice(990_300_001), invoice(990_300_002)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/2 document\(s\): 1 accepted, 0 rejected, 0 invalid, 0 failed, 1 duplicate, 0 in doubt/);
@@ -120,11 +102,11 @@ describe('a repeated number (Regla 90) through edoc-bridge submit', () => {
     expect((await heldUnder(emu, 990_300_001)).map(correlation)).toEqual(['OTRO-SISTEMA-1']);
   });
 
-  test('a number another document holds, met after a connection reset: in-doubt (repeated-number), not accepted', async () => {
-    const { emu, p } = await setUp();
+  test('a number another document holds, met after a connection reset: in-doubt (repeated-number), not accepted', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject);
     await issuedByOthers(emu, 990_300_011);
     await emu.client.setFaults(RESET_THEN_PASS);
-    const file = await exportFile(p, 'reset.json', jsonText(invoice(990_300_011)));
+    const file = await p.exportFile('reset.json', jsonText(invoice(990_300_011)));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect((await emu.client.stats()).faultsInjected.reset).toBe(1);
     expect(run.code, run.stdout).toBe(1);
@@ -145,10 +127,10 @@ describe('a repeated number (Regla 90) through edoc-bridge submit', () => {
 });
 
 describe('our own document whose answer was lost, sent again later', () => {
-  test('through retry and through a new file with the same number: in-doubt repeated-number (never duplicate); resolve --issued and --not-ours settle them; status, result.json and errors.csv agree', async () => {
-    const { emu, p } = await setUp({ retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
+  test('through retry and through a new file with the same number: in-doubt repeated-number (never duplicate); resolve --issued and --not-ours settle them; status, result.json and errors.csv agree', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const first = await exportFile(p, 'perdida.json', jsonText(invoice(990_300_021)));
+    const first = await p.exportFile('perdida.json', jsonText(invoice(990_300_021)));
     const lost = await runCli(p, ['submit', first, '--kind', 'invoice']);
     expect(lost.code).not.toBe(0);
     expect((await result(p, 'perdida.json')).documents[0].status).toBe('failed');
@@ -166,7 +148,7 @@ describe('our own document whose answer was lost, sent again later', () => {
     // a corrected export of the same number, as a new file
     const corrected = invoice(990_300_021);
     corrected.CorrelationDocumentId = 'ERP-SETP-990300021-v2';
-    const second = await exportFile(p, 'corregida.json', jsonText(corrected));
+    const second = await p.exportFile('corregida.json', jsonText(corrected));
     const again = await runCli(p, ['submit', second, '--kind', 'invoice']);
     expect(again.code, again.stdout).toBe(1);
     r = await result(p, 'corregida.json');
@@ -213,10 +195,10 @@ describe('our own document whose answer was lost, sent again later', () => {
     expect((await emu.client.stats()).totalRequests).toBe(sentBefore);
   });
 
-  test('resolve --not-ours applies only to a repeated-number doubt, and needs exactly one of --issued / --not-ours', async () => {
-    const { emu, p } = await setUp({ retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
+  test('resolve --not-ours applies only to a repeated-number doubt, and needs exactly one of --issued / --not-ours', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'sin-numero.json', jsonText(supportDocument(undefined, 'uno')));
+    const file = await p.exportFile('sin-numero.json', jsonText(supportDocument(undefined, 'uno')));
     expect((await runCli(p, ['submit', file, '--kind', 'support-document'])).code).toBe(1);
     const both = await runCli(p, ['resolve', '--file', 'sin-numero.json', '--issued', '--not-ours']);
     expect(both.code).toBe(2);
@@ -228,10 +210,10 @@ describe('our own document whose answer was lost, sent again later', () => {
 });
 
 describe('a failed document that may be issued already', () => {
-  test('answers lost on every attempt: failed with EDOC_SUBMIT_MAYBE_ISSUED and kept out of the retry file', async () => {
-    const { emu, p } = await setUp({ retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
+  test('answers lost on every attempt: failed with EDOC_SUBMIT_MAYBE_ISSUED and kept out of the retry file', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const lost = await exportFile(p, 'perdidas.json', jsonText(invoice(990_300_031)));
+    const lost = await p.exportFile('perdidas.json', jsonText(invoice(990_300_031)));
     expect((await runCli(p, ['submit', lost, '--kind', 'invoice'])).code).not.toBe(0);
     const r = await result(p, 'perdidas.json');
     expect(r.documents[0].status).toBe('failed');

@@ -7,17 +7,19 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, DaemonProcess, eventually, type Project, type ResultJson, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { jsonText, supportAdjustment, supportDocument } from '../helpers/documents.js';
 import { toCsv } from '../map/helpers.js';
 
 let emulator: TestEmulator;
 let project: Project;
 let daemon: DaemonProcess;
+const resources = fileResources();
 let mappingFile: string;
 
 const SALES_MAPPING = path.join(ROOT, 'config/mappings/sales.csv.yaml');
@@ -55,19 +57,12 @@ async function archived(kind: string, name: string): Promise<void> {
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+  ({ emulator, project } = await resources.daemonProject());
   mappingFile = path.join(project.dir, 'sales.csv.yaml');
   await writeFile(mappingFile, await readFile(SALES_MAPPING, 'utf8'));
   await project.writeConfig({ ...project.options, kinds: { invoice: { mapping: mappingFile } } });
-  daemon = await DaemonProcess.start(project);
+  daemon = await resources.startDaemon(project);
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-});
 
 describe('edoc-bridge resend', () => {
   test('a file archived with a file-level mapping error is taken again after the mapping is fixed (SIGHUP): its documents are accepted', async () => {

@@ -4,14 +4,13 @@
  * releases in-doubt documents only on the operator's explicit word, and wakes
  * a running daemon (SIGHUP). Child processes against an emulator on port 0.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ProjectOptions, startTestEmulator,
+  buildCli, COMPANY_MAIN, eventually, type Project, type ProjectOptions,
   type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test, type DaemonFixtures, type DaemonProject } from '../helpers/daemon-fixture.js';
 import type { FaultSet } from '../helpers/emulator-client.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 
@@ -25,35 +24,16 @@ interface StatusJson {
   lastPulls: unknown[];
 }
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
-
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-  emulator = undefined;
-  project = undefined;
-});
-
-async function setUp(faults: FaultSet = {}, options: Partial<ProjectOptions> = {}): Promise<{ emu: TestEmulator; p: Project }> {
-  emulator = await startTestEmulator([COMPANY_MAIN], faults);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 }, ...options });
-  return { emu: emulator, p: project };
-}
-
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
+async function setUp(daemonProject: DaemonFixtures['daemonProject'], faults: FaultSet = {}, options: Partial<ProjectOptions> = {})
+  : Promise<{ emu: TestEmulator; p: Project; startDaemon: DaemonProject['startDaemon'] }> {
+  const { emulator, project, startDaemon } = await daemonProject({
+    faults, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 }, ...options,
+  });
+  return { emu: emulator, p: project, startDaemon };
 }
 
 async function statusJson(p: Project): Promise<StatusJson> {
@@ -63,8 +43,8 @@ async function statusJson(p: Project): Promise<StatusJson> {
 }
 
 describe('status', () => {
-  test('on an empty state folder it says there are no documents and no daemon', async () => {
-    const { p } = await setUp();
+  test('on an empty state folder it says there are no documents and no daemon', async ({ daemonProject }) => {
+    const { p } = await setUp(daemonProject);
     const run = await runCli(p, ['status']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('no daemon running');
@@ -73,11 +53,11 @@ describe('status', () => {
     expect(json).toMatchObject({ daemon: { running: false }, byCompanyKind: [], inDoubt: [], failed: [] });
   });
 
-  test('after a submit: the counts table per company and kind, and --json with byCompanyKind, inDoubt, failed, daemon', async () => {
-    const { p } = await setUp();
+  test('after a submit: the counts table per company and kind, and --json with byCompanyKind, inDoubt, failed, daemon', async ({ daemonProject }) => {
+    const { p } = await setUp(daemonProject);
     const bad = invoice(990_200_003);
     bad.ReasonCredit = 'no aplica';
-    const file = await exportFile(p, 'ventas.json', jsonText([invoice(990_200_001), invoice(990_200_002), bad]));
+    const file = await p.exportFile('ventas.json', jsonText([invoice(990_200_001), invoice(990_200_002), bad]));
     expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
 
     const run = await runCli(p, ['status']);
@@ -95,9 +75,9 @@ describe('status', () => {
     expect(json.failed).toEqual([]);
   });
 
-  test('beside a running daemon it says a daemon is running, with its pid, and lists the files in progress', async () => {
-    const { emu, p } = await setUp();
-    daemon = await DaemonProcess.start(p);
+  test('beside a running daemon it says a daemon is running, with its pid, and lists the files in progress', async ({ daemonProject }) => {
+    const { emu, p, startDaemon } = await setUp(daemonProject);
+    const daemon = await startDaemon();
     await p.drop('invoice', 'uno.json', jsonText([invoice(990_200_101)]));
     await p.finalResult('invoice', 'uno.json');
     const run = await runCli(p, ['status']);
@@ -125,9 +105,9 @@ describe('status', () => {
 });
 
 describe('retry', () => {
-  test('failed documents are listed by status; retry --file re-queues them and the running daemon (told by SIGHUP) gets them accepted', async () => {
-    const { emu, p } = await setUp({ errorRate: 1 });
-    daemon = await DaemonProcess.start(p);
+  test('failed documents are listed by status; retry --file re-queues them and the running daemon (told by SIGHUP) gets them accepted', async ({ daemonProject }) => {
+    const { emu, p, startDaemon } = await setUp(daemonProject, { errorRate: 1 });
+    const daemon = await startDaemon();
     await p.drop('invoice', 'caida.json', jsonText([invoice(990_200_201), invoice(990_200_202)]));
     const failed = await p.finalResult('invoice', 'caida.json');
     expect(failed.counts).toMatchObject({ total: 2, failed: 2 });
@@ -156,9 +136,9 @@ describe('retry', () => {
     expect(daemon.running).toBe(true);
   });
 
-  test('retry --document prefix/number re-queues just that document; submit of the same file then sends it', async () => {
-    const { emu, p } = await setUp({ errorRate: 1 });
-    const file = await exportFile(p, 'dos.json', jsonText([invoice(990_200_301), invoice(990_200_302)]));
+  test('retry --document prefix/number re-queues just that document; submit of the same file then sends it', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { errorRate: 1 });
+    const file = await p.exportFile('dos.json', jsonText([invoice(990_200_301), invoice(990_200_302)]));
     const first = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toMatch(/failed to process the requests \(HTTP 500\)/);
@@ -178,12 +158,12 @@ describe('retry', () => {
     expect(nothing.stderr).toMatch(/nothing to re-queue for SETP\/990200999/);
   });
 
-  test('documents of a submitted file, re-queued beside a running daemon, are accepted by it', async () => {
-    const { emu, p } = await setUp({ errorRate: 1 });
-    const file = await exportFile(p, 'manual.json', jsonText([invoice(990_200_401), invoice(990_200_402)]));
+  test('documents of a submitted file, re-queued beside a running daemon, are accepted by it', async ({ daemonProject }) => {
+    const { emu, p, startDaemon } = await setUp(daemonProject, { errorRate: 1 });
+    const file = await p.exportFile('manual.json', jsonText([invoice(990_200_401), invoice(990_200_402)]));
     expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(3);
     await emu.client.setFaults({});
-    daemon = await DaemonProcess.start(p);
+    await startDaemon();
     const retry = await runCli(p, ['retry', '--file', 'manual.json']);
     expect(retry.code, retry.stderr).toBe(0);
     const done = await eventually(async () => {
@@ -194,9 +174,9 @@ describe('retry', () => {
     expect((await emu.client.issued()).length).toBe(2);
   });
 
-  test('an in-doubt support document without its own number is released only with --in-doubt, with a warning', async () => {
-    const { emu, p } = await setUp({ dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'compras.json', jsonText([supportDocument()]));
+  test('an in-doubt support document without its own number is released only with --in-doubt, with a warning', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { dropAfterCommitRate: 1 });
+    const file = await p.exportFile('compras.json', jsonText([supportDocument()]));
     const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/1 document\(s\): .*1 in doubt/);
@@ -232,9 +212,9 @@ describe('retry', () => {
     expect((await emu.client.documents({ kind: 'support-document' })).length).toBe(2);
   });
 
-  test('resolve --issued records an in-doubt document the operator found issued as accepted: nothing is sent, status and result.json agree', async () => {
-    const { emu, p } = await setUp({ dropAfterCommitRate: 1 });
-    const file = await exportFile(p, 'compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
+  test('resolve --issued records an in-doubt document the operator found issued as accepted: nothing is sent, status and result.json agree', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { dropAfterCommitRate: 1 });
+    const file = await p.exportFile('compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
     const first = await runCli(p, ['submit', file, '--kind', 'support-document']);
     expect(first.code, first.stderr).toBe(1);
     expect((await statusJson(p)).inDoubt.map((d) => d.index)).toEqual([0, 1]);
@@ -266,8 +246,8 @@ describe('retry', () => {
     expect(retried.code).toBe(1);
   });
 
-  test('exit 2 when neither or both of --file and --document are given', async () => {
-    const { p } = await setUp();
+  test('exit 2 when neither or both of --file and --document are given', async ({ daemonProject }) => {
+    const { p } = await setUp(daemonProject);
     for (const args of [['retry'], ['retry', '--file', 'a.json', '--document', 'SETP/1']]) {
       const run = await runCli(p, args);
       expect(run.code, args.join(' ')).toBe(2);

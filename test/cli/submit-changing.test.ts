@@ -5,26 +5,22 @@
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, type Project, sleep, startTestEmulator, type TestEmulator,
+  buildCli, type Project, sleep, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
 let project: Project;
+const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 300 });
+  ({ emulator, project } = await resources.daemonProject({ stableMs: 300 }));
 }, 240_000);
-
-afterAll(async () => {
-  await emulator?.close();
-  await project?.remove();
-});
 
 test('submit on a file an exporter is still appending to: it reads the file again once unchanged and sends every document of the final content, each once', async () => {
   const dir = path.join(project.dir, 'exports');

@@ -4,50 +4,26 @@
  * redrawn in place, checked on the final screen a small interpreter rebuilds;
  * through a pipe there is no bar.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { runShell } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, type Project, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+import { buildCli } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 import { screenText } from '../helpers/terminal-screen.js';
 
-let emulator: TestEmulator;
-const projects: Project[] = [];
-
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
 }, 240_000);
-
-afterAll(async () => {
-  await emulator?.close();
-  for (const p of projects) await p.remove();
-});
-
-async function project(): Promise<Project> {
-  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-  projects.push(p);
-  return p;
-}
-
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
 
 function numbers(from: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => from + i);
 }
 
 describe('submit on a terminal and off one', () => {
-  test('on a terminal the per-document lines print above the bar, which is redrawn in place and left once, complete, at the end', async () => {
-    const p = await project();
+  test('on a terminal the per-document lines print above the bar, which is redrawn in place and left once, complete, at the end', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const nums = numbers(990_103_101, 40);
-    const file = await exportFile(p, 'pantalla.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('pantalla.json', jsonText(nums.map((n) => invoice(n))));
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
     const screen = screenText(run.stdout);
@@ -63,9 +39,9 @@ describe('submit on a terminal and off one', () => {
     expect(screen.at(-1)).toMatch(/pantalla\.json: 40 document\(s\): 40 accepted/);
   });
 
-  test('off a terminal (a pipe) there is no bar and no carriage return', async () => {
-    const p = await project();
-    const file = await exportFile(p, 'tubo.json', jsonText(numbers(990_103_201, 5).map((n) => invoice(n))));
+  test('off a terminal (a pipe) there is no bar and no carriage return', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
+    const file = await p.exportFile('tubo.json', jsonText(numbers(990_103_201, 5).map((n) => invoice(n))));
     const run = await runShell(p, `"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile} 2>&1 | cat`);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).not.toContain('\r');

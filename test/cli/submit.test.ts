@@ -7,47 +7,18 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { closedPort } from '../fixtures/cli/harness.js';
 import { runCli, runShell, spawnCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, eventually, type Project, type ResultJson, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
-
-let emulator: TestEmulator;
-const projects: Project[] = [];
-let daemon: DaemonProcess | undefined;
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
 }, 240_000);
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  for (const p of projects) await p.remove();
-});
-
-async function project(options: Partial<Parameters<typeof createProject>[0]> = {}): Promise<Project> {
-  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], ...options });
-  projects.push(p);
-  return p;
-}
-
-/** Writes `name` into the project's `exports/` folder (not the inbox) and returns its path. */
-async function exportFile(p: Project, name: string, content: string): Promise<string> {
-  const dir = path.join(p.dir, 'exports');
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
 
 async function readResult(p: Project, name: string): Promise<ResultJson> {
   return JSON.parse(await readFile(p.resultPath('invoice', name), 'utf8')) as ResultJson;
@@ -57,27 +28,26 @@ function numbers(from: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => from + i);
 }
 
-async function issuedCount(documentNumber: string): Promise<number> {
+async function issuedCount(emulator: TestEmulator, documentNumber: string): Promise<number> {
   return (await emulator.client.documents()).filter((d) => d.documentNumber === documentNumber).length;
 }
 
 describe('submit FILE --kind invoice', () => {
-  test('a daemon started later on the same state folder leaves a submitted original where the operator keeps it', async () => {
-    const p = await project();
-    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_109_901)]));
+  test('a daemon started later on the same state folder leaves a submitted original where the operator keeps it', async ({ daemonProject }) => {
+    const { project: p, startDaemon } = await daemonProject();
+    const file = await p.exportFile('kept.json', jsonText([invoice(990_109_901)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(0);
-    daemon = await DaemonProcess.start(p);
+    const daemon = await startDaemon();
     await daemon.stop();
-    daemon = undefined;
     expect(existsSync(file)).toBe(true);
     expect(existsSync(path.join(p.outbox('invoice'), 'archive', 'kept.json'))).toBe(false);
   });
 
-  test('a JSON file of 5 invoices: exit 0, one summary line, result.json in outbox/invoice, the original left in place, each issued once', async () => {
-    const p = await project();
+  test('a JSON file of 5 invoices: exit 0, one summary line, result.json in outbox/invoice, the original left in place, each issued once', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject();
     const nums = numbers(990_100_001, 5);
-    const file = await exportFile(p, 'ventas.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('ventas.json', jsonText(nums.map((n) => invoice(n))));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(0);
     const summary = run.stdout.trim().split('\n');
@@ -90,7 +60,7 @@ describe('submit FILE --kind invoice', () => {
     expect(result.documents.map((d) => d.key)).toEqual(nums.map((n) => `main/invoice/SETP/${n}`));
     expect(existsSync(file)).toBe(true);
     expect(existsSync(path.join(p.outbox('invoice'), 'archive', 'ventas.json'))).toBe(false);
-    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+    for (const n of nums) expect(await issuedCount(emulator, `SETP${n}`)).toBe(1);
 
     // The same file again: nothing is sent, and the first result.json still tells what happened.
     const before = (await emulator.client.stats()).totalRequests;
@@ -99,11 +69,11 @@ describe('submit FILE --kind invoice', () => {
     expect(again.stderr).toMatch(/ventas\.json: this file was submitted before and every document in it is final; nothing was sent again/);
     expect(again.stdout).toMatch(/5 accepted/);
     expect((await emulator.client.stats()).totalRequests).toBe(before);
-    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+    for (const n of nums) expect(await issuedCount(emulator, `SETP${n}`)).toBe(1);
     expect((await readResult(p, 'ventas.json')).counts).toMatchObject({ total: 5, accepted: 5 });
 
     // The same content under another name: reported as duplicate content (exit 1: nothing of it was accepted now).
-    const copy = await exportFile(p, 'ventas-copia.json', await readFile(file, 'utf8'));
+    const copy = await p.exportFile('ventas-copia.json', await readFile(file, 'utf8'));
     const dup = await runCli(p, ['submit', copy, '--kind', 'invoice']);
     expect(dup.code, dup.stderr).toBe(1);
     expect(dup.stdout).toMatch(/^ventas-copia\.json: The same content was received before as ventas\.json.*\[EDOC_LEDGER_DUPLICATE_FILE\]/);
@@ -111,11 +81,11 @@ describe('submit FILE --kind invoice', () => {
     expect((await readResult(p, 'ventas.json')).counts).toMatchObject({ total: 5, accepted: 5 });
   });
 
-  test('a file with one invalid document: exit 1, the others accepted, errors.csv names the field; the invalid one never reaches the service', async () => {
-    const p = await project();
+  test('a file with one invalid document: exit 1, the others accepted, errors.csv names the field; the invalid one never reaches the service', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject();
     const bad = invoice(990_100_102);
     bad.ReasonCredit = 'no debería estar aquí';
-    const file = await exportFile(p, 'mixta.json', jsonText([invoice(990_100_101), bad, invoice(990_100_103)]));
+    const file = await p.exportFile('mixta.json', jsonText([invoice(990_100_101), bad, invoice(990_100_103)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/3 document\(s\): 2 accepted, 0 rejected, 1 invalid/);
@@ -124,25 +94,25 @@ describe('submit FILE --kind invoice', () => {
     const csv = await readFile(errorsCsv, 'utf8');
     expect(csv).toContain('main/invoice/SETP/990100102');
     expect(csv).toContain('ReasonCredit');
-    expect(await issuedCount('SETP990100102')).toBe(0);
-    expect(await issuedCount('SETP990100101')).toBe(1);
+    expect(await issuedCount(emulator, 'SETP990100102')).toBe(0);
+    expect(await issuedCount(emulator, 'SETP990100101')).toBe(1);
   });
 
-  test('a wrong API key: exit 3 at once (the company is paused, not retried), nothing issued, the key never printed', async () => {
-    const p = await project({ apiKeys: { main: 'wrong-key-4711' }, retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 5_000 } });
-    const file = await exportFile(p, 'clave.json', jsonText([invoice(990_100_201), invoice(990_100_202)]));
+  test('a wrong API key: exit 3 at once (the company is paused, not retried), nothing issued, the key never printed', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject({ apiKeys: { main: 'wrong-key-4711' }, retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 5_000 } });
+    const file = await p.exportFile('clave.json', jsonText([invoice(990_100_201), invoice(990_100_202)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.ms).toBeLessThan(5_000);
     expect(run.stderr).toMatch(/refused the credentials of company main/);
     expect(`${run.stdout}${run.stderr}`).not.toContain('wrong-key-4711');
-    expect(await issuedCount('SETP990100201')).toBe(0);
+    expect(await issuedCount(emulator, 'SETP990100201')).toBe(0);
   });
 
-  test('an unreachable service (closed port, 2 attempts): exit 3 saying it could not be reached', async () => {
+  test('an unreachable service (closed port, 2 attempts): exit 3 saying it could not be reached', async ({ daemonProject }) => {
     const port = await closedPort();
-    const p = await project({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
-    const file = await exportFile(p, 'caida.json', jsonText([invoice(990_100_301), invoice(990_100_302)]));
+    const { project: p } = await daemonProject({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
+    const file = await p.exportFile('caida.json', jsonText([invoice(990_100_301), invoice(990_100_302)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/could not be reached/);
@@ -150,32 +120,32 @@ describe('submit FILE --kind invoice', () => {
     expect(run.ms).toBeLessThan(10_000);
   });
 
-  test('a configuration that does not validate: exit 2 naming the key, nothing sent', async () => {
-    const p = await project();
+  test('a configuration that does not validate: exit 2 naming the key, nothing sent', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject();
     await writeFile(p.configFile, (await readFile(p.configFile, 'utf8')).replace('timeoutMs:', 'timeoutMillis:'));
-    const file = await exportFile(p, 'config.json', jsonText([invoice(990_100_401)]));
+    const file = await p.exportFile('config.json', jsonText([invoice(990_100_401)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^edoc-bridge submit: .*timeoutMillis.*\[EDOC_CONFIG_/);
-    expect(await issuedCount('SETP990100401')).toBe(0);
+    expect(await issuedCount(emulator, 'SETP990100401')).toBe(0);
   });
 
-  test('a daemon holding the state folder: exit 2 naming the lock and its pid, nothing sent', async () => {
-    const p = await project();
-    daemon = await DaemonProcess.start(p);
-    const file = await exportFile(p, 'ocupado.json', jsonText([invoice(990_100_501)]));
+  test('a daemon holding the state folder: exit 2 naming the lock and its pid, nothing sent', async ({ daemonProject }) => {
+    const { emulator, project: p, startDaemon } = await daemonProject();
+    const daemon = await startDaemon();
+    const file = await p.exportFile('ocupado.json', jsonText([invoice(990_100_501)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`pid ${daemon.child.pid}`);
     expect(run.stderr).toContain('edoc-bridge.lock');
     expect(run.stderr).toContain('[EDOC_LEDGER_LOCKED]');
-    expect(await issuedCount('SETP990100501')).toBe(0);
+    expect(await issuedCount(emulator, 'SETP990100501')).toBe(0);
   });
 
-  test('--dry-run prints the requests and sends nothing', async () => {
-    const p = await project();
-    const file = await exportFile(p, 'prueba.json', jsonText([invoice(990_100_601), invoice(990_100_602)]));
+  test('--dry-run prints the requests and sends nothing', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject();
+    const file = await p.exportFile('prueba.json', jsonText([invoice(990_100_601), invoice(990_100_602)]));
     const before = (await emulator.client.stats()).totalRequests;
     const run = await runCli(p, ['submit', file, '--kind', 'invoice', '--dry-run']);
     expect(run.code, run.stderr).toBe(0);
@@ -185,16 +155,16 @@ describe('submit FILE --kind invoice', () => {
     expect(existsSync(p.resultPath('invoice', 'prueba.json'))).toBe(false);
   });
 
-  test('--kind that is not a document kind: exit 2 with the kinds to choose from', async () => {
-    const p = await project();
-    const file = await exportFile(p, 'tipo.json', jsonText([invoice(990_100_701)]));
+  test('--kind that is not a document kind: exit 2 with the kinds to choose from', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
+    const file = await p.exportFile('tipo.json', jsonText([invoice(990_100_701)]));
     const run = await runCli(p, ['submit', file, '--kind', 'factura']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--kind factura is not a document kind/);
   });
-  test('a FILE that does not exist or is a folder: exit 2 in one line, before anything is opened', async () => {
-    const p = await project();
+  test('a FILE that does not exist or is a folder: exit 2 in one line, before anything is opened', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const missing = await runCli(p, ['submit', 'exports/no-existe.json', '--kind', 'invoice']);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toMatch(/^edoc-bridge submit: .*no-existe\.json: no such file \(see edoc-bridge submit --help\)$/);
@@ -207,10 +177,10 @@ describe('submit FILE --kind invoice', () => {
 });
 
 describe('submit beside other commands', () => {
-  test('SIGHUP does not kill a submit in progress; status names it as the lock holder, not a daemon', async () => {
+  test('SIGHUP does not kill a submit in progress; status names it as the lock holder, not a daemon', async ({ daemonProject }) => {
     // 8 invoices at 2 per second: about 4 s of work to signal and look at.
-    const p = await project({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
-    const file = await exportFile(p, 'lento.json', jsonText(numbers(990_100_901, 8).map((n) => invoice(n))));
+    const { project: p } = await daemonProject({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
+    const file = await p.exportFile('lento.json', jsonText(numbers(990_100_901, 8).map((n) => invoice(n))));
     const running = runCli(p, ['submit', file, '--kind', 'invoice']);
     const lock = path.join(p.stateDir, 'edoc-bridge.lock');
     const pid = await eventually(async () => {
@@ -230,10 +200,10 @@ describe('submit beside other commands', () => {
 });
 
 describe('an interrupted submit', () => {
-  test('SIGINT: exit 1, the rest stays pending; the same command again finishes it and nothing is issued twice', async () => {
-    const p = await project({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
+  test('SIGINT: exit 1, the rest stays pending; the same command again finishes it and nothing is issued twice', async ({ daemonProject }) => {
+    const { emulator, project: p } = await daemonProject({ companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 2, concurrency: 1 } }] });
     const nums = numbers(990_101_001, 6);
-    const file = await exportFile(p, 'cortado.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('cortado.json', jsonText(nums.map((n) => invoice(n))));
     const child = spawnCli(p, ['submit', file, '--kind', 'invoice']);
     await eventually(async () => ((await emulator.client.issued()).some((d) => d.documentNumber === `SETP${nums[0]}`) ? true : undefined),
       'the first invoice issued', 10_000);
@@ -247,31 +217,25 @@ describe('an interrupted submit', () => {
     const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/continuing from the ledger/);
-    for (const n of nums) expect(await issuedCount(`SETP${n}`)).toBe(1);
+    for (const n of nums) expect(await issuedCount(emulator, `SETP${n}`)).toBe(1);
   });
 });
 
 describe('a submit killed while its requests were out', () => {
-  let slow: TestEmulator;
-  beforeAll(async () => {
-    slow = await startTestEmulator([COMPANY_MAIN], { latencyMs: 2500 });
-  });
-  afterAll(async () => {
-    await slow?.close();
-  });
+  const SLOW = { faults: { latencyMs: 2500 }, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] };
 
-  async function killWhileSending(p: Project, file: string, kind: string): Promise<void> {
+  async function killWhileSending(slow: TestEmulator, p: Project, file: string, kind: string): Promise<void> {
     const child = spawnCli(p, ['submit', file, '--kind', kind]);
     await eventually(async () => ((await slow.client.stats()).inFlight >= 2 ? true : undefined), 'two requests in flight', 15_000);
     child.process.kill('SIGKILL');
     await child.done;
   }
 
-  test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once, those cut off in doubt for their repeated number', async () => {
-    const p = await project({ baseUrl: slow.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] });
+  test('SIGKILL: the same command again resends the numbered invoices left sending and finishes; each is issued once, those cut off in doubt for their repeated number', async ({ daemonProject }) => {
+    const { emulator: slow, project: p } = await daemonProject(SLOW);
     const nums = numbers(990_102_001, 4);
-    const file = await exportFile(p, 'matado.json', jsonText(nums.map((n) => invoice(n))));
-    await killWhileSending(p, file, 'invoice');
+    const file = await p.exportFile('matado.json', jsonText(nums.map((n) => invoice(n))));
+    await killWhileSending(slow, p, file, 'invoice');
     const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
     // Requests the kill cut off reached the service: their resend meets Regla 90 → in doubt, exit 1 (issue 12 item 1)
     const inDoubt = (JSON.parse(await readFile(p.resultPath('invoice', 'matado.json'), 'utf8')) as ResultJson).documents
@@ -285,11 +249,11 @@ describe('a submit killed while its requests were out', () => {
     expect(await readFile(p.logFile, 'utf8')).toMatch(/"resent":[1-4],"inDoubt":0[^\n]*were being sent when the last run stopped/);
   });
 
-  test('SIGKILL: support documents without their own number left sending are reported in doubt, not resent and not waited for', async () => {
-    const p = await project({ baseUrl: slow.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 2 } }] });
+  test('SIGKILL: support documents without their own number left sending are reported in doubt, not resent and not waited for', async ({ daemonProject }) => {
+    const { emulator: slow, project: p } = await daemonProject(SLOW);
     const markers = ['kill-a', 'kill-b'];
-    const file = await exportFile(p, 'soporte.json', jsonText(markers.map((m) => supportDocument(undefined, m))));
-    await killWhileSending(p, file, 'support-document');
+    const file = await p.exportFile('soporte.json', jsonText(markers.map((m) => supportDocument(undefined, m))));
+    await killWhileSending(slow, p, file, 'support-document');
 
     const again = await runCli(p, ['submit', file, '--kind', 'support-document']);
     expect(again.code, again.stderr).toBe(1);
@@ -309,10 +273,10 @@ describe('a submit killed while its requests were out', () => {
 });
 
 describe('the command line frame', () => {
-  test('on a terminal a progress bar is drawn in place on stderr and ends with the file complete', async () => {
-    const p = await project();
+  test('on a terminal a progress bar is drawn in place on stderr and ends with the file complete', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const nums = numbers(990_103_001, 5);
-    const file = await exportFile(p, 'tty.json', jsonText(nums.map((n) => invoice(n))));
+    const file = await p.exportFile('tty.json', jsonText(nums.map((n) => invoice(n))));
     // `script` gives the command a pseudo-terminal; what it wrote comes back on stdout, both streams merged
     const run = await runShell(p, `script -qec '"$NODE" "$BIN" submit ${file} --kind invoice --config ${p.configFile}' /dev/null`);
     expect(run.code, run.stdout).toBe(0);
@@ -324,10 +288,10 @@ describe('the command line frame', () => {
     expect(run.stdout).toMatch(/tty\.json: 5 document\(s\): 5 accepted/);
   });
 
-  test('validate piped into head -1 exits quietly when the reader goes away (no EPIPE crash)', async () => {
-    const p = await project();
+  test('validate piped into head -1 exits quietly when the reader goes away (no EPIPE crash)', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const many = numbers(990_100_801, 400).map((n) => invoice(n));
-    await exportFile(p, 'grande.json', jsonText(many));
+    await p.exportFile('grande.json', jsonText(many));
     const run = await runShell(p, `"$NODE" "$BIN" validate exports/grande.json --kind invoice --config edoc-bridge.yaml | head -1; `
       + 'echo "exit=${PIPESTATUS[0]}"');
     expect(run.stdout.split('\n')[0]).toContain('"SerieNumber":"990100801"');
@@ -336,8 +300,8 @@ describe('the command line frame', () => {
     expect(run.stdout).toContain('exit=0');
   });
 
-  test('an option value that starts with a dash gives one readable line, exit 2', async () => {
-    const p = await project();
+  test('an option value that starts with a dash gives one readable line, exit 2', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const run = await runCli(p, ['received', 'pull', '--from', '-5']);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');

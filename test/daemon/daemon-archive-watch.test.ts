@@ -6,10 +6,11 @@
  */
 import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, eventually, ROOT,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 
 const HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
   + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;'
@@ -20,29 +21,17 @@ function row(number: number): string {
     + 'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
 }
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
-
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-});
-
 describe('a file written on after it was archived', () => {
-  test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    const p = project = await createProject({
-      baseUrl: emulator.url, companies: [COMPANY_MAIN], stableMs: 300,
+  test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async ({ daemonProject }) => {
+    const { emulator, project: p, startDaemon } = await daemonProject({
+      companies: [COMPANY_MAIN], stableMs: 300,
       kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
     });
-    daemon = await DaemonProcess.start(p);
+    const daemon = await startDaemon();
     const first = 990_300_000;
     const file = path.join(p.inbox('invoice'), 'hold.csv');
     const writer = await open(file, 'w');

@@ -5,42 +5,27 @@
  * refused and the daemon goes on with the old one.
  */
 import { writeFile } from 'node:fs/promises';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, COMPANY_OTHER, createProject, DaemonProcess, eventually, type LogLine, type Project, sleep,
-  startTestEmulator,
-  type TestEmulator,
+  buildCli, COMPANY_MAIN, COMPANY_OTHER, eventually, type LogLine, sleep,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText, jsonText } from '../helpers/documents.js';
-
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
 
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
-
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-  emulator = undefined;
-  project = undefined;
-});
 
 function isUnauthorizedLine(l: LogLine): boolean {
   return l.code === 'EDOC_SERVICE_UNAUTHORIZED';
 }
 
 describe('a 401 pauses only that company', () => {
-  test('company A\'s documents wait behind a wrong key (one error line) while B\'s are accepted; after SIGHUP with the right key A\'s are accepted', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN, COMPANY_OTHER]);
-    project = await createProject({
-      baseUrl: emulator.url, companies: [COMPANY_MAIN, COMPANY_OTHER], apiKeys: { main: 'not-the-key' },
+  test('company A\'s documents wait behind a wrong key (one error line) while B\'s are accepted; after SIGHUP with the right key A\'s are accepted', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      companies: [COMPANY_MAIN, COMPANY_OTHER], apiKeys: { main: 'not-the-key' },
     });
-    daemon = await DaemonProcess.start(project);
+    const daemon = await startDaemon();
     const aDocs = Array.from({ length: 8 }, (_, i) => invoice(990_000_001 + i));
     const bDocs = Array.from({ length: 8 }, (_, i) => invoice(990_000_101 + i, COMPANY_OTHER));
     await project.drop('invoice', 'a.jsonl', jsonlText(aDocs), 'main');
@@ -75,13 +60,12 @@ describe('a 401 pauses only that company', () => {
     expect(daemon.logLines().filter(isUnauthorizedLine)).toHaveLength(1);
   }, 60_000);
 
-  test('an answer lost before a 401 pause is not forgotten: after the reload the Regla 90 verdict is in doubt (repeated-number), never a clash', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    daemon = await DaemonProcess.start(project);
+  test('an answer lost before a 401 pause is not forgotten: after the reload the Regla 90 verdict is in doubt (repeated-number), never a clash', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { dropAfterCommitRate: 1 }, companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
     await project.drop('invoice', 'lost.json', jsonText(invoice(990_000_077)));
     // The document is issued, the answer lost; retries then meet 500s (answered before any processing).
-    await eventually(async () => ((await emulator?.client.stats())?.faultsInjected['drop-after-commit'] ?? 0) > 0 ? true : undefined,
+    await eventually(async () => ((await emulator.client.stats())?.faultsInjected['drop-after-commit'] ?? 0) > 0 ? true : undefined,
       'an answer dropped after commit');
     await emulator.client.setFaults({ errorRate: 1 });
     await project.writeConfig({ ...project.options, apiKeys: { main: 'rotated-away' } });
@@ -98,10 +82,9 @@ describe('a 401 pauses only that company', () => {
     expect(await emulator.client.issued()).toHaveLength(1);
   }, 30_000);
 
-  test('SIGHUP with a broken configuration file keeps the old one: an error line, and a later drop is still processed', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    daemon = await DaemonProcess.start(project);
+  test('SIGHUP with a broken configuration file keeps the old one: an error line, and a later drop is still processed', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
     await writeFile(project.configFile, 'service: { baseUrl: [unclosed\ncompanies: 12\n');
     daemon.signal('SIGHUP');
     const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
@@ -114,10 +97,9 @@ describe('a 401 pauses only that company', () => {
 });
 
 describe('reload limits', () => {
-  test('SIGHUP that changes the service URL warns that it applies at the next start, and documents keep going to the old one', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    daemon = await DaemonProcess.start(project);
+  test('SIGHUP that changes the service URL warns that it applies at the next start, and documents keep going to the old one', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
     await project.writeConfig({ ...project.options, baseUrl: 'http://127.0.0.1:9' });
     daemon.signal('SIGHUP');
     const warned = await daemon.waitForLog((l) => l.level === 'warn' && /next start/.test(l.msg));
@@ -130,12 +112,11 @@ describe('reload limits', () => {
 });
 
 describe('the rate limit', () => {
-  test('10 requests per second with concurrency 4: never more than 10 in any second at the emulator, 60 documents in about 5-6.5 s', async ({ annotate }) => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 20 });
-    project = await createProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 10, concurrency: 4 } }],
+  test('10 requests per second with concurrency 4: never more than 10 in any second at the emulator, 60 documents in about 5-6.5 s', async ({ annotate, daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults: { latencyMs: 20 }, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 10, concurrency: 4 } }],
     });
-    daemon = await DaemonProcess.start(project);
+    const daemon = await startDaemon();
     await project.drop('invoice', 'sixty.jsonl', jsonlText(Array.from({ length: 60 }, (_, i) => invoice(990_000_001 + i))));
     const result = await project.finalResult('invoice', 'sixty.jsonl', { timeoutMs: 20_000 });
     expect(result.counts).toMatchObject({ total: 60, accepted: 60 });
@@ -159,13 +140,12 @@ describe('the rate limit', () => {
     expect(seconds).toBeLessThanOrEqual(6.5);
   }, 40_000);
 
-  test('a service that allows fewer requests than configured (429 with Retry-After): the company slows down and every document is accepted once', async ({ annotate }) => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { rateLimitPerSecond: 4 });
-    project = await createProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 20, concurrency: 4 } }],
+  test('a service that allows fewer requests than configured (429 with Retry-After): the company slows down and every document is accepted once', async ({ annotate, daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults: { rateLimitPerSecond: 4 }, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 20, concurrency: 4 } }],
       retry: { maxAttempts: 8, baseDelayMs: 100, maxDelayMs: 2_000 },
     });
-    daemon = await DaemonProcess.start(project);
+    await startDaemon();
     const nums = Array.from({ length: 40 }, (_, i) => 990_000_501 + i);
     await project.drop('invoice', 'limitado.jsonl', jsonlText(nums.map((n) => invoice(n))));
     const result = await project.finalResult('invoice', 'limitado.jsonl', { timeoutMs: 40_000 });

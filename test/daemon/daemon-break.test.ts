@@ -14,33 +14,28 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { creditNote, invoice, jsonText } from '../helpers/documents.js';
 import { SALES_HEADER, salesRow } from '../helpers/torture-project.js';
 
 let emulator: TestEmulator;
 let project: Project;
-let daemon: DaemonProcess;
+
+const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
   const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 2 }, kinds: { invoice: sales } });
-  daemon = await DaemonProcess.start(project);
+  ({ emulator, project } = await resources.daemonProject({ retry: { maxAttempts: 2 }, kinds: { invoice: sales } }));
+  await resources.startDaemon(project);
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-});
 
 /** Requests the emulator received on an operation, whatever their answer. */
 async function requestsTo(op: string): Promise<number> {

@@ -9,12 +9,12 @@
  * never `accepted` on that answer alone and never a clash (issue 12 item 1);
  * the test checks the emulator holds each of those once, with our content.
  */
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { mulberry32 } from '../../src/emulator/faults.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, sleep, startTestEmulator,
-  type TestEmulator,
+  buildCli, COMPANY_MAIN, type DaemonProcess, eventually, type ResultJson, sleep,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText, jsonText, payroll, pos, supportDocument, supportMarker } from '../helpers/documents.js';
 
 const FIRST = 990_000_001;
@@ -35,22 +35,9 @@ function otherContent(kind: string, first: number): string {
   return jsonlText(numbers.map((n) => supportDocument(n)));
 }
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
-
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
-
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-  emulator = undefined;
-  project = undefined;
-});
 
 function fileName(i: number): string {
   return i % 2 === 0 ? `batch-${i}.json` : `batch-${i}.jsonl`;
@@ -67,11 +54,10 @@ function countsAddUp(r: ResultJson): boolean {
 }
 
 describe('crashes and faults', () => {
-  test('killed with SIGKILL 6 times under 500s, 502s, resets and lost answers: every numbered document issued exactly once, reported accepted or in doubt for its repeated number', async ({ annotate }) => {
+  test('killed with SIGKILL 6 times under 500s, 502s, resets and lost answers: every numbered document issued exactly once, reported accepted or in doubt for its repeated number', async ({ annotate, daemonProject }) => {
     const faults = { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 4242 };
-    emulator = await startTestEmulator([COMPANY_MAIN], faults);
-    project = await createProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 60, concurrency: 4 } }],
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 60, concurrency: 4 } }],
       retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
     });
     // Two files are there before the first start (the start-up scan), two arrive while it runs.
@@ -80,8 +66,9 @@ describe('crashes and faults', () => {
 
     const random = mulberry32(20261122);
     const kills: { afterMs: number; requestsSoFar: number }[] = [];
+    let daemon: DaemonProcess;
     for (let run = 0; run < 6; run++) {
-      daemon = await DaemonProcess.start(project);
+      daemon = await startDaemon();
       if (run === 0) {
         await project.drop('invoice', fileName(2), fileContent(2));
         await project.drop('invoice', fileName(3), fileContent(3));
@@ -95,7 +82,7 @@ describe('crashes and faults', () => {
       kills.push({ afterMs, requestsSoFar: (await emulator.client.stats()).totalRequests });
     }
     await emulator.client.setFaults({});
-    daemon = await DaemonProcess.start(project);
+    daemon = await startDaemon();
     const results: ResultJson[] = [];
     for (let i = 0; i < FILES; i++) results.push(await project.finalResult('invoice', fileName(i), { timeoutMs: 30_000 }));
     const others: ResultJson[] = [];
@@ -167,24 +154,24 @@ describe('crashes and faults', () => {
     await annotate(`crash test: ${total - inDoubt} accepted, ${inDoubt} in doubt (repeated-number), all held once with our content`);
   }, 90_000);
 
-  test('support documents without their own number under faults and SIGKILL: none issued twice, none lost silently', async ({ annotate }) => {
-    emulator = await startTestEmulator([COMPANY_MAIN],
-      { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 99 });
-    project = await createProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 40, concurrency: 4 } }],
+  test('support documents without their own number under faults and SIGKILL: none issued twice, none lost silently', async ({ annotate, daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults: { errorRate: 0.1, badGatewayRate: 0.1, resetRate: 0.1, dropAfterCommitRate: 0.1, latencyMs: 5, randomSeed: 99 },
+      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 40, concurrency: 4 } }],
       retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
     });
     const total = 40;
     const requests = Array.from({ length: total }, (_, k) => supportDocument(undefined, `[doc-${k}]`));
     await project.drop('support-document', 'unnumbered-storm.jsonl', jsonlText(requests));
     const random = mulberry32(777);
+    let daemon: DaemonProcess;
     for (let run = 0; run < 4; run++) {
-      daemon = await DaemonProcess.start(project);
+      daemon = await startDaemon();
       await sleep(100 + Math.floor(random() * 900));
       await daemon.kill();
     }
     await emulator.client.setFaults({});
-    daemon = await DaemonProcess.start(project);
+    daemon = await startDaemon();
     const result = await project.finalResult('support-document', 'unnumbered-storm.jsonl', { timeoutMs: 30_000 });
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
 
@@ -211,13 +198,12 @@ describe('crashes and faults', () => {
     expect(states.pending ?? 0).toBe(0);
   }, 90_000);
 
-  test('a 3,000-document file killed while it is read: re-read at restart, every document issued once, progress lines on the way', async ({ annotate }) => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 300, concurrency: 8 } }],
+  test('a 3,000-document file killed while it is read: re-read at restart, every document issued once, progress lines on the way', async ({ annotate, daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 300, concurrency: 8 } }],
     });
     const total = 3_000;
-    daemon = await DaemonProcess.start(project);
+    let daemon = await startDaemon();
     await project.drop('invoice', 'big.jsonl', jsonlText(Array.from({ length: total }, (_, k) => invoice(FIRST + k))));
     await daemon.waitForLog((l) => l.msg === 'file taken');
     // Freeze the daemon (SIGSTOP) as soon as the first batch of the file is in the ledger, look at what it holds,
@@ -233,7 +219,7 @@ describe('crashes and faults', () => {
     const before = project.ledgerStates();
     const sentBefore = (await emulator.client.issued()).length;
 
-    daemon = await DaemonProcess.start(project);
+    daemon = await startDaemon();
     const result = await project.finalResult('invoice', 'big.jsonl', { timeoutMs: 45_000 });
     // A document whose request the kill cut off after it reached the service meets Regla 90 when resent:
     // in doubt for its repeated number, not accepted on that answer alone (issue 12 item 1).
@@ -257,22 +243,20 @@ describe('crashes and faults', () => {
     expect(project.ledgerStates()).toEqual(inDoubt.length === 0 ? { accepted: total } : { accepted: total - inDoubt.length, 'in-doubt': inDoubt.length });
   }, 90_000);
 
-  test('a lone document whose attempt met a 500 is retried within the backoff, not after the feeder\'s idle minute', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { errorRate: 1 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    daemon = await DaemonProcess.start(project);
+  test('a lone document whose attempt met a 500 is retried within the backoff, not after the feeder\'s idle minute', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { errorRate: 1 }, companies: [COMPANY_MAIN] });
+    await startDaemon();
     await project.drop('invoice', 'lone.json', jsonText(invoice(990_000_001)));
-    await eventually(async () => ((await emulator?.client.stats())?.faultsInjected.error ?? 0) > 0 ? true : undefined, 'a 500');
+    await eventually(async () => ((await emulator.client.stats())?.faultsInjected.error ?? 0) > 0 ? true : undefined, 'a 500');
     await emulator.client.setFaults({});
     const result = await project.finalResult('invoice', 'lone.json', { timeoutMs: 5_000 });
     expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
     expect(result.documents[0].status).toBe('accepted');
   }, 30_000);
 
-  test('support documents without their own number whose answers are lost end in-doubt and are never resent', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1, randomSeed: 7 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    daemon = await DaemonProcess.start(project);
+  test('support documents without their own number whose answers are lost end in-doubt and are never resent', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { dropAfterCommitRate: 1, randomSeed: 7 }, companies: [COMPANY_MAIN] });
+    let daemon = await startDaemon();
     await project.drop('support-document', 'unnumbered.json', jsonText([supportDocument(), supportDocument(), supportDocument()]));
     const result = await project.finalResult('support-document', 'unnumbered.json');
     expect(result.counts).toMatchObject({ total: 3, inDoubt: 3, accepted: 0, failed: 0 });
@@ -283,7 +267,7 @@ describe('crashes and faults', () => {
     // A restart does not resend them either.
     await daemon.stop();
     await emulator.client.setFaults({});
-    daemon = await DaemonProcess.start(project);
+    daemon = await startDaemon();
     await sleep(1_000);
     const issued = await emulator.client.documents({ kind: 'support-document' });
     expect(issued).toHaveLength(3);

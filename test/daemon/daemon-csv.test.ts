@@ -5,35 +5,29 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 
 let emulator: TestEmulator;
 let project: Project;
-let daemon: DaemonProcess;
 
 const mapping = (name: string) => ({ mapping: path.join(ROOT, 'config/mappings', name) });
 
+const resources = fileResources();
+
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({
-    baseUrl: emulator.url, companies: [COMPANY_MAIN],
+  ({ emulator, project } = await resources.daemonProject({
     kinds: {
       invoice: mapping('sales.csv.yaml'), 'credit-note': mapping('sales.csv.yaml'), 'debit-note': mapping('sales.csv.yaml'),
       payroll: mapping('payroll.csv.yaml'),
     },
-  });
-  daemon = await DaemonProcess.start(project);
+  }));
+  await resources.startDaemon(project);
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-});
 
 async function dropExample(kind: string, name: string): Promise<void> {
   await project.drop(kind, name, await readFile(path.join(ROOT, 'examples', name)));

@@ -7,11 +7,11 @@
 import { createWriteStream } from 'node:fs';
 import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, ROOT, startTestEmulator, type TestCompany,
-  type TestEmulator,
+  buildCli, COMPANY_MAIN, type DaemonProcess, eventually, type Project, ROOT, type TestCompany,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test, fileResources } from '../helpers/daemon-fixture.js';
 
 // Longer than an excerpt (60 characters), so a cut-off start of it would be caught too.
 const KEY = 'sk_live_9fQ2xLm7Rt4ZpW8vNc3Kd6HyBj1SgAe5Uo0TiXr7MwYqPz2LnVb4Ch8Fs';
@@ -19,16 +19,9 @@ const COMPANY: TestCompany = { ...COMPANY_MAIN, apiKey: KEY };
 const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
 const HEADER = 'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
 
-let emulator: TestEmulator;
-
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY]);
 }, 120_000);
-
-afterAll(async () => {
-  await emulator?.close();
-});
 
 /** Every file under `dir` except the archived originals, as bytes. */
 async function outboxFiles(dir: string): Promise<Map<string, Buffer>> {
@@ -74,16 +67,12 @@ async function writeLongRecord(file: string, mb: number): Promise<void> {
 describe('input quoted back: bounded, and never a configured key', () => {
   let project: Project;
   let daemon: DaemonProcess;
+  const resources = fileResources();
 
   beforeAll(async () => {
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY], kinds: { invoice: sales } });
-    daemon = await DaemonProcess.start(project);
+    ({ project } = await resources.daemonProject({ companies: [COMPANY], kinds: { invoice: sales } }));
+    daemon = await resources.startDaemon(project);
   }, 60_000);
-
-  afterAll(async () => {
-    await daemon?.stop();
-    await project?.remove();
-  });
 
   test('a copy of the API key file dropped as a CSV, a TXT and a JSONL file: the key is in no report, no ledger byte and no log line', async () => {
     await project.drop('invoice', 'clave.csv', `${KEY}\n`);
@@ -148,25 +137,21 @@ describe('input quoted back: bounded, and never a configured key', () => {
 });
 
 describe('SIGTERM while one huge record is being read', () => {
-  test('the daemon stops promptly and leaves the file to be read at the next start', async () => {
-    const project = await createProject({ baseUrl: emulator.url, companies: [COMPANY], kinds: { invoice: sales } });
-    try {
-      const daemon = await DaemonProcess.start(project);
-      // 30 MiB: under the default read.maxRecordBytes (32 MiB), so it is read, not refused
-      const part = path.join(project.inbox('invoice'), 'grande.csv.part');
-      await writeLongRecord(part, 30);
-      await rename(part, path.join(project.inbox('invoice'), 'grande.csv'));
-      await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'grande.csv', 60_000);
-      daemon.signal('SIGTERM');
-      // generous: it takes about a second; reading the record to the end took 20 s and more before
-      const exit = await Promise.race([daemon.exited, new Promise<'late'>((resolve) => { setTimeout(() => resolve('late'), 10_000); })]);
-      if (exit === 'late') await daemon.kill();
-      expect(exit).toEqual({ code: 0, signal: null });
-      const [file] = project.ledgerQuery<{ state: string }>("SELECT state FROM files WHERE name = 'grande.csv'");
-      expect(file.state).toBe('reading');
-      await eventually(() => (project.logLines().some((l) => l.msg === 'stopped') ? true : undefined), 'the stopped line');
-    } finally {
-      await project.remove();
-    }
+  test('the daemon stops promptly and leaves the file to be read at the next start', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ companies: [COMPANY], kinds: { invoice: sales } });
+    const daemon = await startDaemon();
+    // 30 MiB: under the default read.maxRecordBytes (32 MiB), so it is read, not refused
+    const part = path.join(project.inbox('invoice'), 'grande.csv.part');
+    await writeLongRecord(part, 30);
+    await rename(part, path.join(project.inbox('invoice'), 'grande.csv'));
+    await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'grande.csv', 60_000);
+    daemon.signal('SIGTERM');
+    // generous: it takes about a second; reading the record to the end took 20 s and more before
+    const exit = await Promise.race([daemon.exited, new Promise<'late'>((resolve) => { setTimeout(() => resolve('late'), 10_000); })]);
+    if (exit === 'late') await daemon.kill();
+    expect(exit).toEqual({ code: 0, signal: null });
+    const [file] = project.ledgerQuery<{ state: string }>("SELECT state FROM files WHERE name = 'grande.csv'");
+    expect(file.state).toBe('reading');
+    await eventually(() => (project.logLines().some((l) => l.msg === 'stopped') ? true : undefined), 'the stopped line');
   }, 120_000);
 });

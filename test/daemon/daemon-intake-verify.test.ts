@@ -8,10 +8,11 @@
  */
 import { open, appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, type DaemonProcess, eventually, type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test, type DaemonFixtures } from '../helpers/daemon-fixture.js';
 
 const HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
   + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;'
@@ -23,37 +24,23 @@ function row(number: number, line: number, qty: number): string {
     + `compras@andina.example;1;42;2;${line};77020${line};Producto ${line};${qty};94;1.000,00;19;;;;\r\n`;
 }
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
-
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  if (daemon?.running) daemon.signal('SIGCONT');
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-});
-
-async function start(): Promise<Project> {
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({
-    baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }], stableMs: 200,
+async function start(daemonProject: DaemonFixtures['daemonProject']): Promise<{ p: Project; emulator: TestEmulator; daemon: DaemonProcess }> {
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }], stableMs: 200,
     kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
   });
-  daemon = await DaemonProcess.start(project);
-  return project;
+  return { p: project, emulator, daemon: await startDaemon() };
 }
 
 interface IssuedRequest { Lines?: unknown[]; Total?: { PayableAmount?: string } }
 
 describe('a file still being written', () => {
-  test('a CSV whose writer pauses longer than stableMs in the middle of a document issues every document whole, none from the part written before the pause', async () => {
-    const p = await start();
+  test('a CSV whose writer pauses longer than stableMs in the middle of a document issues every document whole, none from the part written before the pause', async ({ daemonProject }) => {
+    const { p, emulator, daemon } = await start(daemonProject);
     // big enough that its read takes far longer than the test needs to see 'file taken' and freeze the daemon
     const count = 2_500;
     const first = 990_100_000;
@@ -67,22 +54,22 @@ describe('a file still being written', () => {
     await writer.sync();
 
     // the pause is longer than stableMs: the daemon takes the file; it is frozen while it reads it
-    await daemon!.waitForLog((l) => l.msg === 'file taken' && l.file === 'ventas-lentas.csv', 30_000);
-    daemon!.signal('SIGSTOP');
+    await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'ventas-lentas.csv', 30_000);
+    daemon.signal('SIGSTOP');
     const rows = p.ledgerQuery<{ state: string }>(`SELECT state FROM files WHERE name = 'ventas-lentas.csv'`);
     expect(rows.map((r) => r.state), 'the read ended before the test could freeze the daemon: make part 1 bigger').toEqual(['reading']);
-    expect(await emulator!.client.documents()).toEqual([]);
+    expect(await emulator.client.documents()).toEqual([]);
     // the writer goes on: the rest of the last document, then the file is complete
     await writer.write(row(first + count - 1, 2, 2) + row(first + count - 1, 3, 3));
     await writer.close();
-    daemon!.signal('SIGCONT');
+    daemon.signal('SIGCONT');
 
-    await daemon!.waitForLog((l) => l.code === 'EDOC_READ_CHANGED' && l.file === 'ventas-lentas.csv', 30_000);
+    await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED' && l.file === 'ventas-lentas.csv', 30_000);
     const result = await p.finalResult('invoice', 'ventas-lentas.csv', { timeoutMs: 120_000 });
     expect(result.error).toBeUndefined();
     expect(result.counts).toMatchObject({ total: count, accepted: count, duplicate: 0 });
 
-    const issued = await emulator!.client.documents({ withRequest: true });
+    const issued = await emulator.client.documents({ withRequest: true });
     expect(issued).toHaveLength(count);
     const last = issued.find((d) => d.documentNumber === `SETP${first + count - 1}`);
     const request = last?.request as IssuedRequest;
@@ -92,10 +79,10 @@ describe('a file still being written', () => {
     for (const d of issued.filter((x) => x !== last)) expect((d.request as IssuedRequest).Lines).toHaveLength(2);
   }, 240_000);
 
-  test('a file rewritten after sending began gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log; its new content is taken as a new file', async () => {
-    const p = await start();
+  test('a file rewritten after sending began gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log; its new content is taken as a new file', async ({ daemonProject }) => {
+    const { p, emulator, daemon } = await start(daemonProject);
     // answers are slow, so the file can be changed while its documents are being sent
-    await emulator!.client.setFaults({ latencyMs: 1_500 });
+    await emulator.client.setFaults({ latencyMs: 1_500 });
     const first = 990_200_000;
     let content = HEADER;
     for (let i = 0; i < 4; i++) content += row(first + i, 1, 1);
@@ -103,9 +90,9 @@ describe('a file still being written', () => {
     await eventually(() => (p.ledgerQuery<{ n: number }>(`SELECT count(*) AS n FROM documents WHERE state = 'sending'`)[0].n > 0
       ? true : undefined), 'a document being sent', 30_000);
     await appendFile(file, row(first + 4, 1, 1));
-    await emulator!.client.setFaults({});
+    await emulator.client.setFaults({});
 
-    const line = await daemon!.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND', 30_000);
+    const line = await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND', 30_000);
     expect(line.level).toBe('error');
     const earlier = await p.finalResult('invoice', 'reescrito.csv', { timeoutMs: 60_000 });
     expect(earlier.error?.code).toBe('EDOC_READ_CHANGED_AFTER_SEND');
@@ -124,7 +111,7 @@ describe('a file still being written', () => {
     expect(archived[0]).toBe('');
     expect(archived[1]).toMatch(/archive/);
     // every number issued once, the fifth from the new content
-    const numbers = (await emulator!.client.issued()).map((d) => d.documentNumber).sort();
+    const numbers = (await emulator.client.issued()).map((d) => d.documentNumber).sort();
     expect(numbers).toEqual([0, 1, 2, 3, 4].map((i) => `SETP${first + i}`));
   }, 240_000);
 });

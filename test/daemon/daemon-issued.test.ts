@@ -5,10 +5,11 @@
  * the POS record's cude, qr and idDocumento. A service-numbered document becomes known by its
  * assigned number: its ledger key, so a later file carrying that number is a duplicate, not sent.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultDocumentJson, startTestEmulator, type TestEmulator,
+  buildCli, type Project, type ResultDocumentJson, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, payroll, pos, supportAdjustment, supportDocument, supportMarker } from '../helpers/documents.js';
 import type { IssuedDocument } from '../helpers/emulator-client.js';
 
@@ -17,23 +18,13 @@ type Doc = ResultDocumentJson & { issued: Issued | null };
 
 let emulator: TestEmulator;
 let project: Project;
-let daemon: DaemonProcess;
-let e4: { project: Project; daemon: DaemonProcess } | undefined;
+const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-  daemon = await DaemonProcess.start(project);
+  ({ emulator, project } = await resources.daemonProject());
+  await resources.startDaemon(project);
 }, 240_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await e4?.daemon.stop();
-  await emulator?.close();
-  await project?.remove();
-  await e4?.project.remove();
-});
 
 async function documents(p: Project, kind: string, name: string): Promise<Doc[]> {
   const result = await p.finalResult(kind, name);
@@ -123,8 +114,9 @@ describe('result.json says what was issued, as data', () => {
   });
 
   test('E4 POS (JSON body): the same record fields', async () => {
-    const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], kinds: { pos: { endpoint: 'E4' } } });
-    e4 = { project: p, daemon: await DaemonProcess.start(p) };
+    // a second project on the same service, its daemon beside the first
+    const { project: p } = await resources.daemonProject({ emulator, kinds: { pos: { endpoint: 'E4' } } });
+    await resources.startDaemon(p);
     await p.drop('pos', 'e4.json', jsonText([pos(5101)]));
     const [doc] = await documents(p, 'pos', 'e4.json');
     const at = await emulated('pos', (r) => r.numeroDocumento === '5101');

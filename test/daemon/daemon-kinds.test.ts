@@ -7,10 +7,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ResultJson, sleep, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, type DaemonProcess, type Project, type ResultJson, sleep, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import {
   creditNote, debitNote, invoice, jsonlText, jsonText, payroll, pos, supportAdjustment, supportDocument,
 } from '../helpers/documents.js';
@@ -19,18 +20,13 @@ let emulator: TestEmulator;
 let project: Project;
 let daemon: DaemonProcess;
 
+const resources = fileResources();
+
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-  daemon = await DaemonProcess.start(project);
+  ({ emulator, project } = await resources.daemonProject());
+  daemon = await resources.startDaemon(project);
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-});
 
 function statuses(result: ResultJson): string[] {
   return result.documents.map((d) => d.status);

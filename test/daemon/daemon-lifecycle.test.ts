@@ -4,42 +4,24 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, eventually,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText, jsonText, supportDocument } from '../helpers/documents.js';
-
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-const daemons: DaemonProcess[] = [];
 
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  for (const d of daemons.splice(0)) await d.stop();
-  await emulator?.close();
-  await project?.remove();
-  emulator = undefined;
-  project = undefined;
-});
-
-async function start(p: Project): Promise<DaemonProcess> {
-  const d = await DaemonProcess.start(p);
-  daemons.push(d);
-  return d;
-}
-
 describe('daemon lifecycle', () => {
-  test('SIGTERM lets in-flight requests finish, leaves nothing sending and exits 0; the next start finishes the file', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 400 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    const daemon = await start(project);
+  test('SIGTERM lets in-flight requests finish, leaves nothing sending and exits 0; the next start finishes the file', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { latencyMs: 400 }, companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
     await project.drop('invoice', 'slow.jsonl', jsonlText(Array.from({ length: 30 }, (_, i) => invoice(990_000_001 + i))));
     // Requests are at the emulator (each takes 400 ms there) when the signal comes.
-    await eventually(async () => ((await emulator?.client.stats())?.inFlight ?? 0) >= 4 ? true : undefined, 'requests in flight');
+    await eventually(async () => ((await emulator.client.stats())?.inFlight ?? 0) >= 4 ? true : undefined, 'requests in flight');
     daemon.signal('SIGTERM');
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(daemon.logLines().some((l) => l.msg === 'stopped')).toBe(true);
@@ -62,21 +44,20 @@ describe('daemon lifecycle', () => {
     expect(sentEvents - notSent).toBe(issued.length);
 
     await emulator.client.setFaults({});
-    await start(project);
+    await startDaemon();
     const result = await project.finalResult('invoice', 'slow.jsonl');
     expect(result.counts).toMatchObject({ total: 30, accepted: 30 });
     const numbers = (await emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => 990_000_001 + i));
   }, 60_000);
 
-  test('SIGTERM with requests hanging past the drain bound: aborted after ~10 s, exit 0, numbered back to pending, unnumbered in-doubt', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 25_000 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], timeoutMs: 30_000 });
-    const daemon = await start(project);
+  test('SIGTERM with requests hanging past the drain bound: aborted after ~10 s, exit 0, numbered back to pending, unnumbered in-doubt', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { latencyMs: 25_000 }, companies: [COMPANY_MAIN], timeoutMs: 30_000 });
+    const daemon = await startDaemon();
     await project.drop('invoice', 'hang.jsonl', jsonlText([invoice(990_000_001), invoice(990_000_002)]));
     await project.drop('support-document', 'hang-ds.json', jsonText(supportDocument()));
     // All three requests arrived at the emulator, which holds each for 25 s.
-    await eventually(async () => ((await emulator?.client.stats())?.busiestSecond['1001'] ?? 0) >= 3 ? true : undefined,
+    await eventually(async () => ((await emulator.client.stats())?.busiestSecond['1001'] ?? 0) >= 3 ? true : undefined,
       'three requests at the emulator');
     const signalled = Date.now();
     daemon.signal('SIGTERM');
@@ -90,10 +71,9 @@ describe('daemon lifecycle', () => {
     expect(ds.documents[0].status).toBe('in-doubt');
   }, 60_000);
 
-  test('SIGHUP reopens the log file: after logrotate renamed it, new lines go to a new file of the same name', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    const daemon = await start(project);
+  test('SIGHUP reopens the log file: after logrotate renamed it, new lines go to a new file of the same name', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
     const rotated = `${project.logFile}.1`;
     await rename(project.logFile, rotated);
     daemon.signal('SIGHUP');
@@ -103,12 +83,10 @@ describe('daemon lifecycle', () => {
     expect((await readFile(rotated, 'utf8'))).not.toContain('configuration reloaded');
   }, 30_000);
 
-  test('a second daemon on the same state folder exits 2 naming the lock, and the first goes on', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    const first = await start(project);
-    const second = DaemonProcess.spawn(project);
-    daemons.push(second);
+  test('a second daemon on the same state folder exits 2 naming the lock, and the first goes on', async ({ daemonProject }) => {
+    const { project, startDaemon, spawnDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    const first = await startDaemon();
+    const second = spawnDaemon();
     expect(await second.exited).toEqual({ code: 2, signal: null });
     expect(second.stderr).toContain('EDOC_LEDGER_LOCKED');
     expect(second.stderr).toContain(project.stateDir);
@@ -118,13 +96,11 @@ describe('daemon lifecycle', () => {
     expect((await project.finalResult('invoice', 'still-works.json')).counts.accepted).toBe(1);
   }, 30_000);
 
-  test('a daemon that cannot create its inbox stops at once with the reason, not with a crash a minute later', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+  test('a daemon that cannot create its inbox stops at once with the reason, not with a crash a minute later', async ({ daemonProject }) => {
+    const { project, spawnDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
     await writeFile(path.join(project.dir, 'not-a-folder'), 'x');
     await project.writeConfig({ ...project.options, inboxRoot: path.join(project.dir, 'not-a-folder', 'inbox') });
-    const daemon = DaemonProcess.spawn(project);
-    daemons.push(daemon);
+    const daemon = spawnDaemon();
     const started = Date.now();
     const exit = await daemon.exited;
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -134,10 +110,9 @@ describe('daemon lifecycle', () => {
     expect(daemon.stderr).not.toMatch(/TypeError|connection is not open|\n\s+at /);
   }, 30_000);
 
-  test('the log says where documents go: loudly when it is the embedded emulator, the URL otherwise', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    let daemon = await start(project);
+  test('the log says where documents go: loudly when it is the embedded emulator, the URL otherwise', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    let daemon = await startDaemon();
     const real = await daemon.waitForLog((l) => l.msg === 'submitting to the service');
     expect(real.baseUrl).toBe(emulator.url);
     expect(daemon.logLines().some((l) => /EMBEDDED EMULATOR/.test(l.msg))).toBe(false);
@@ -156,7 +131,7 @@ describe('daemon lifecycle', () => {
 
     // The shipped default: `embedded` with the shipped seed (company 1001, demo key).
     await project.writeConfig({ ...project.options, baseUrl: 'embedded', apiKeys: { main: 'demo-key-1001' } });
-    daemon = await start(project);
+    daemon = await startDaemon();
     const loud = await daemon.waitForLog((l) => /EMBEDDED EMULATOR/.test(l.msg));
     expect(loud.level).toBe('warn');
     expect(loud.msg).toContain('NOT to the tax authority');

@@ -8,49 +8,32 @@
  * `in-doubt` (repeated-number), like a Regla 90 answer alone.
  * Real daemon (child process), emulator over HTTP with a state file, restarted.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, seedFor,
-} from '../helpers/daemon-harness.js';
-import { EmulatorClient } from '../helpers/emulator-client.js';
+import { beforeAll, describe, expect } from 'vitest';
+import { buildCli, COMPANY_MAIN, eventually } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
-
-let dir: string;
-let emulator: RunningEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
 
 beforeAll(async () => {
   await buildCli();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-regla90-mixed-'));
 }, 120_000);
 
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  await rm(dir, { recursive: true, force: true });
-});
-
 describe('Regla 90 with another reason after a lost answer (issue 12 item 1)', () => {
-  test('issued on the range\'s last day, resent the next day: in-doubt repeated-number, not rejected', async () => {
-    const stateFile = path.join(dir, 'emulator-state.json');
+  test('issued on the range\'s last day, resent the next day: in-doubt repeated-number, not rejected', async ({ daemonProject, resources }) => {
+    const stateFile = path.join(await resources.tempDir('edoc-regla90-mixed-'), 'emulator-state.json');
     // the ranges of seedFor are valid to 2030-01-19T23:59:59
-    emulator = await startEmulator({ host: '127.0.0.1', port: 0, stateFile,
-      seed: { ...seedFor([COMPANY_MAIN], { dropAfterCommitRate: 1 }), today: '2030-01-19' } });
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults: { dropAfterCommitRate: 1 }, emulatorOptions: { stateFile, today: '2030-01-19' },
+      retry: { maxAttempts: 8, baseDelayMs: 1_000, maxDelayMs: 2_000 },
+    });
     const port = Number(new URL(emulator.url).port);
-    const client = new EmulatorClient(emulator.url);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 8, baseDelayMs: 1_000, maxDelayMs: 2_000 } });
-    daemon = await DaemonProcess.start(project);
+    const { client } = emulator;
+    await startDaemon();
     await project.drop('invoice', 'last-day.json', jsonText([invoice(990_000_501, COMPANY_MAIN)]));
     await eventually(async () => ((await client.documents({ kind: 'invoice' })).some((d) => d.accepted) ? true : undefined),
       'the first attempt issued at the emulator');
     await emulator.close();
-    emulator = await startEmulator({ host: '127.0.0.1', port, stateFile, seed: { ...seedFor([COMPANY_MAIN]), today: '2030-01-20' } });
+    await resources.emulator([COMPANY_MAIN], {}, { port, stateFile, today: '2030-01-20' });
     const result = await project.finalResult('invoice', 'last-day.json', { timeoutMs: 30_000 });
     const doc = result.documents[0];
     expect(doc.status).toBe('in-doubt');

@@ -5,31 +5,19 @@
  * and otherwise `in-doubt` (repeated-number), never `accepted`; `edoc-bridge retry` beside the running
  * daemon follows it too.
  */
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, eventually, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
-
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
 
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
-
-afterEach(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-  daemon = undefined;
-  emulator = undefined;
-  project = undefined;
-});
 
 async function issuedByOthers(emu: TestEmulator, number: number): Promise<void> {
   const client = new ServiceClient({ baseUrl: emu.url, timeoutMs: 5_000 });
@@ -50,14 +38,13 @@ async function correlationsUnder(emu: TestEmulator, number: number): Promise<unk
 }
 
 describe('repeated numbers in the daemon', () => {
-  test('another document holds the number: after a connection reset it is in-doubt (repeated-number); answered directly it is a clash', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+  test('another document holds the number: after a connection reset it is in-doubt (repeated-number); answered directly it is a clash', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
     await issuedByOthers(emulator, 990_400_001);
     await issuedByOthers(emulator, 990_400_002);
     // resetRate 0.5 with seed 35: the first request is reset (after it was written), the next ones pass
     await emulator.client.setFaults({ resetRate: 0.5, randomSeed: 35 });
-    daemon = await DaemonProcess.start(project);
+    const daemon = await startDaemon();
     await project.drop('invoice', 'tras-reset.json', jsonText(invoice(990_400_001)));
     const afterReset = await project.finalResult('invoice', 'tras-reset.json');
     expect((await emulator.client.stats()).faultsInjected.reset).toBe(1);
@@ -79,10 +66,9 @@ describe('repeated numbers in the daemon', () => {
     expect(await correlationsUnder(emulator, 990_400_002)).toEqual(['OTRO-SISTEMA-1']);
   }, 60_000);
 
-  test('our document whose answer was lost (failed), re-queued with edoc-bridge retry beside the daemon: in-doubt repeated-number, held once with our content', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { dropAfterCommitRate: 1 });
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN], retry: { maxAttempts: 1 } });
-    daemon = await DaemonProcess.start(project);
+  test('our document whose answer was lost (failed), re-queued with edoc-bridge retry beside the daemon: in-doubt repeated-number, held once with our content', async ({ daemonProject }) => {
+    const { emulator, project, startDaemon } = await daemonProject({ faults: { dropAfterCommitRate: 1 }, companies: [COMPANY_MAIN], retry: { maxAttempts: 1 } });
+    await startDaemon();
     await project.drop('invoice', 'perdida.json', jsonText(invoice(990_400_011)));
     expect((await project.finalResult('invoice', 'perdida.json')).documents[0].status).toBe('failed');
     await emulator.client.setFaults({});

@@ -7,31 +7,17 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type Project, type ResultJson, startTestEmulator, type TestEmulator,
+  buildCli, eventually, type Project, type ResultJson,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
-
-let emulator: TestEmulator;
-const projects: Project[] = [];
 
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
 }, 240_000);
-
-afterAll(async () => {
-  await emulator?.close();
-  for (const p of projects) await p.remove();
-});
-
-async function project(): Promise<Project> {
-  const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-  projects.push(p);
-  return p;
-}
 
 /** Every file of a folder (not sub-folders) with its bytes. */
 async function snapshot(dir: string): Promise<Map<string, Buffer>> {
@@ -61,9 +47,9 @@ async function archivedOriginal(p: Project, name: string, inboxName = name): Pro
 }
 
 describe('outbox reports are never overwritten by another file\'s (daemon)', () => {
-  test('the same content and name again: the earlier report set stays byte for byte; the duplicate gets NAME (2) naming the earlier', async () => {
-    const p = await project();
-    const daemon = await DaemonProcess.start(p);
+  test('the same content and name again: the earlier report set stays byte for byte; the duplicate gets NAME (2) naming the earlier', async ({ daemonProject }) => {
+    const { emulator, project: p, startDaemon } = await daemonProject();
+    const daemon = await startDaemon();
     try {
       const outbox = p.outbox('invoice');
       // one accepted and one rejected (outside every range): result.json, errors.csv and the retry file all exist
@@ -101,9 +87,9 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
     }
   });
 
-  test('the same name with new content: the earlier report set moves to archive/ beside its original, byte for byte; a restart changes nothing', async () => {
-    const p = await project();
-    let daemon = await DaemonProcess.start(p);
+  test('the same name with new content: the earlier report set moves to archive/ beside its original, byte for byte; a restart changes nothing', async ({ daemonProject }) => {
+    const { project: p, startDaemon } = await daemonProject();
+    let daemon = await startDaemon();
     const outbox = p.outbox('invoice');
     try {
       await p.drop('invoice', 'diario.json', jsonText([invoice(990_200_011), invoice(18)]));
@@ -133,7 +119,7 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
 
       // a restart rebuilds nothing twice and moves nothing again
       await daemon.stop();
-      daemon = await DaemonProcess.start(p);
+      daemon = await startDaemon();
       await daemon.stop();
       expect([...(await snapshot(outbox)).entries()]).toEqual([...now.entries()]);
       expect([...(await snapshot(path.join(outbox, 'archive'))).entries()]).toEqual([...archive.entries()]);
@@ -144,8 +130,8 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
 });
 
 describe('outbox reports are never overwritten by another file\'s (edoc-bridge submit)', () => {
-  test('the same content from another folder gets NAME (2); an edited file under the same path moves the earlier report aside', async () => {
-    const p = await project();
+  test('the same content from another folder gets NAME (2); an edited file under the same path moves the earlier report aside', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const outbox = p.outbox('invoice');
     const write = async (dir: string, content: string): Promise<string> => {
       await mkdir(path.join(p.dir, dir), { recursive: true });

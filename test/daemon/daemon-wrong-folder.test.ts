@@ -13,35 +13,29 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, ROOT, startTestEmulator, type TestEmulator,
+  buildCli, type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { creditNote, debitNote, jsonText, supportDocument } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
 let project: Project;
-let daemon: DaemonProcess;
 
 const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
 
+const resources = fileResources();
+
 beforeAll(async () => {
   await buildCli();
-  emulator = await startTestEmulator([COMPANY_MAIN]);
-  project = await createProject({
-    baseUrl: emulator.url, companies: [COMPANY_MAIN],
+  ({ emulator, project } = await resources.daemonProject({
     kinds: { invoice: sales, 'credit-note': sales, 'debit-note': sales },
     retry: { maxAttempts: 2 },
-  });
-  daemon = await DaemonProcess.start(project);
+  }));
+  await resources.startDaemon(project);
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await emulator?.close();
-  await project?.remove();
-});
 
 /** Requests the emulator received on an operation, whatever their answer. */
 async function requestsTo(op: string): Promise<number> {

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pathFor, ENDPOINTS, type OperationId, type PathForm } from '../../src/service/endpoints.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { SeedInput } from '../../src/emulator/seed.js';
+import { seedFile, startTestEmulator, type TestEmulatorOptions } from '../helpers/daemon-harness.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SEED_FILE = `${ROOT}config/emulator-seed.json`;
@@ -19,14 +20,14 @@ export function fixture(name: string): Json {
 
 /** The shipped seed with today pinned, optionally changed by `edit`. */
 export function testSeed(edit?: (seed: Json & { companies: Json[] }) => void): SeedInput {
-  const seed = JSON.parse(readFileSync(SEED_FILE, 'utf8')) as Json & { companies: Json[] };
-  seed.today = TODAY;
-  edit?.(seed);
-  return seed as SeedInput;
+  return seedFile<Json & { companies: Json[] }>(SEED_FILE, (seed) => {
+    seed.today = TODAY;
+    edit?.(seed);
+  }) as SeedInput;
 }
 
-export async function emulator(edit?: (seed: Json & { companies: Json[] }) => void, options: Partial<EmulatorOptions> = {}): Promise<RunningEmulator> {
-  return startEmulator({ seed: testSeed(edit), ...options });
+export async function emulator(edit?: (seed: Json & { companies: Json[] }) => void, options: TestEmulatorOptions = {}): Promise<RunningEmulator> {
+  return (await startTestEmulator(testSeed(edit), {}, options)).running;
 }
 
 export interface CallOptions {

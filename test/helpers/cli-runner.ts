@@ -1,12 +1,16 @@
 /**
  * One-shot CLI commands (`node bin/edoc-bridge.js <command> --config FILE`) run
- * as child processes inside a daemon-harness Project, timed, with both streams.
+ * as child processes in a project folder, timed, with both streams. The only
+ * CLI runner of the tests (test/fixtures/cli/harness.ts `cli` wraps `runCli`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { ROOT, type Project } from './daemon-harness.js';
+import { BIN, childEnv } from './daemon-harness.js';
 
-const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
+/** Where a command runs: a daemon-harness Project, or any folder (with a configuration file or none). */
+export interface CliTarget {
+  dir: string;
+  configFile?: string;
+}
 
 export interface CliRun {
   code: number;
@@ -16,14 +20,25 @@ export interface CliRun {
   ms: number;
 }
 
-/** Runs a command against the project's configuration (added as `--config` unless `config: false`). */
-export function runCli(project: Project, args: readonly string[], options: { config?: boolean; timeoutMs?: number } = {}): Promise<CliRun> {
-  const full = options.config === false ? [...args] : [...args, '--config', project.configFile];
+export interface CliOptions {
+  /** Adds `--config target.configFile`. @defaultValue true */
+  config?: boolean;
+  /** Kills the command after this long. @defaultValue 30000 */
+  timeoutMs?: number;
+  /** Kills the command when aborted (the fixture's clean-up after a failed or timed-out test). */
+  signal?: AbortSignal;
+  /** More environment variables (set to '' to have one defined but empty). */
+  env?: Record<string, string>;
+}
+
+/** Runs a command in `target.dir`, with `--config target.configFile` added unless `config: false` or there is none. */
+export function runCli(target: CliTarget, args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  const full = options.config === false || target.configFile === undefined ? [...args] : [...args, '--config', target.configFile];
   const started = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...full], {
-      cwd: project.dir, timeout: options.timeoutMs ?? 30_000,
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+      cwd: target.dir, timeout: options.timeoutMs ?? 30_000, env: childEnv(target.dir, options.env),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       resolve({ code, stdout, stderr, ms: Date.now() - started });
@@ -32,11 +47,11 @@ export function runCli(project: Project, args: readonly string[], options: { con
 }
 
 /** Starts a command without waiting for it (to signal it); `done` resolves when it exits. */
-export function spawnCli(project: Project, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
+export function spawnCli(target: CliTarget, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args, '--config', project.configFile], {
-    cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+  const config = target.configFile === undefined ? [] : ['--config', target.configFile];
+  const child = spawn(process.execPath, [BIN, ...args, ...config], {
+    cwd: target.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(target.dir),
   });
   let stdout = '';
   let stderr = '';
@@ -48,13 +63,12 @@ export function spawnCli(project: Project, args: readonly string[]): { process: 
   return { process: child, done };
 }
 
-/** Runs `command` through `bash -c` in the project folder (pipes), with the same environment. */
-export function runShell(project: Project, command: string, timeoutMs = 30_000): Promise<CliRun> {
+/** Runs `command` through `bash -c` in the folder (pipes), with the same environment plus $NODE and $BIN. */
+export function runShell(target: CliTarget, command: string, timeoutMs = 30_000): Promise<CliRun> {
   const started = Date.now();
   return new Promise((resolve) => {
     execFile('/bin/bash', ['-c', command], {
-      cwd: project.dir, timeout: timeoutMs,
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC', NODE: process.execPath, BIN },
+      cwd: target.dir, timeout: timeoutMs, env: childEnv(target.dir, { NODE: process.execPath, BIN }),
     }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       resolve({ code, stdout, stderr, ms: Date.now() - started });

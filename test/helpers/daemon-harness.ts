@@ -12,15 +12,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import type { SeedInput } from '../../src/emulator/seed.js';
-import { EmulatorClient, type FaultSet } from './emulator-client.js';
+import type { TestCompany } from './test-emulator.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
+export const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
 const MAIN = path.join(ROOT, 'dist/cli/main.js');
-// Shared with test/fixtures/cli/harness.ts so two test files never build at once.
+// One build at a time across test files (test/fixtures/cli/harness.ts re-exports buildCli).
 const BUILD_LOCK = path.join(ROOT, 'dist/.cli-test-build.lock');
+
+/** The environment of every CLI child process: nothing inherited but PATH, a home in the project, UTC. */
+export function childEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: dir, LANG: 'C.UTF-8', TZ: 'UTC', ...extra };
+}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,64 +68,12 @@ export async function buildCli(): Promise<void> {
   if (!existsSync(MAIN)) throw new Error('npm run build did not produce dist/cli/main.js');
 }
 
-// --- companies and the emulator ---------------------------------------------
+// --- companies and the emulator (test-emulator.ts) ---------------------------
 
-export interface TestCompany {
-  alias: string;
-  id: number;
-  nit: string;
-  checkDigit: string;
-  apiKey: string;
-  userId: number;
-  rate?: { requestsPerSecond: number; concurrency: number };
-}
-
-export const COMPANY_MAIN: TestCompany = {
-  alias: 'main', id: 1001, nit: '900123456', checkDigit: '8', apiKey: 'test-key-1001', userId: 7,
-};
-export const COMPANY_OTHER: TestCompany = {
-  alias: 'other', id: 1002, nit: '800197268', checkDigit: '4', apiKey: 'test-key-1002', userId: 8,
-};
-
-function range(type: string, prefix: string, from: number, to: number): Record<string, unknown> {
-  return {
-    DocumentType: type, Prefix: prefix, ResolutionNumber: `1876${prefix.length}${from}`, ResolutionDate: '2019-01-19',
-    TechnicalKey: null, FromNumber: from, ToNumber: to, ValidFrom: '2019-01-19T00:00:00', ValidTo: '2030-01-19T23:59:59',
-    Active: true,
-  };
-}
-
-/** A seed with every range the request fixtures (and numbered variants of them) need. */
-export function seedFor(companies: readonly TestCompany[], faults: FaultSet = {}): SeedInput {
-  return {
-    today: null,
-    faults: { ...faults },
-    companies: companies.map((c) => ({
-      id: c.id, nit: c.nit, checkDigit: c.checkDigit, name: `Empresa ${c.alias}`, apiKey: c.apiKey,
-      userIds: [c.userId], payrollPrefix: 'NOM',
-      ranges: [
-        range('Invoice', 'SETP', 990_000_000, 995_000_000),
-        range('CreditNote', 'NC', 1, 999_999),
-        range('DebitNote', 'ND', 1, 999_999),
-        range('SupportDocument', 'DS', 1, 999_999_999),
-        range('SupportAdjustmentNote', 'NDS', 1, 999_999),
-        range('Pos', 'POS', 1, 9_999_999),
-      ],
-    })) as SeedInput['companies'],
-  };
-}
-
-export interface TestEmulator {
-  running: RunningEmulator;
-  client: EmulatorClient;
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startTestEmulator(companies: readonly TestCompany[], faults: FaultSet = {}): Promise<TestEmulator> {
-  const running = await startEmulator({ host: '127.0.0.1', port: 0, seed: seedFor(companies, faults) });
-  return { running, client: new EmulatorClient(running.url), url: running.url, close: () => running.close() };
-}
+export {
+  COMPANY_MAIN, COMPANY_OTHER, seedFile, seedFor, startTestEmulator, type TestCompany, type TestEmulator,
+  type TestEmulatorOptions, type TestSeed,
+} from './test-emulator.js';
 
 // --- the project folder -------------------------------------------------------
 
@@ -201,6 +152,15 @@ export class Project {
     await writeFile(`${target}.part`, content);
     await rename(`${target}.part`, target);
     return target;
+  }
+
+  /** Writes `name` into the project's `exports/` folder (not the inbox, for `submit`) and returns its path. */
+  async exportFile(name: string, content: string | Buffer): Promise<string> {
+    const dir = path.join(this.dir, 'exports');
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, name);
+    await writeFile(file, content);
+    return file;
   }
 
   resultPath(kind: string, name: string, company?: string): string {
@@ -285,7 +245,8 @@ export class Project {
   }
 
   async remove(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    // retries: a child process killed a moment ago may still be closing files in it
+    await rm(this.dir, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 
@@ -364,8 +325,7 @@ export class DaemonProcess {
   static spawn(project: Project): DaemonProcess {
     const logStart = project.logLines().length;
     const child = spawn(process.execPath, [BIN, 'run', '--config', project.configFile], {
-      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(project.dir),
     });
     return new DaemonProcess(child, project, logStart);
   }

@@ -10,10 +10,10 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
 import { colombiaDateDaysAgo } from '../fixtures/requests/index.js';
 import {
-  Project, ROOT, seedFor, type ProjectOptions, type ResultJson, type TestCompany,
+  Project, ROOT, startTestEmulator, type ProjectOptions, type ResultJson, type TestCompany,
 } from './daemon-harness.js';
 import { EmulatorClient, type FaultSet } from './emulator-client.js';
 
@@ -82,7 +82,7 @@ export class RestartableEmulator {
 
   static async start(companies: readonly TestCompany[], stateDir: string, faults: FaultSet = {}): Promise<RestartableEmulator> {
     const stateFile = path.join(stateDir, 'emulator-state.json');
-    const running = await startEmulator({ host: '127.0.0.1', port: 0, seed: seedFor(companies, faults), stateFile });
+    const { running } = await startTestEmulator(companies, faults, { stateFile });
     const port = Number(new URL(running.url).port);
     const emu = new RestartableEmulator(running.url, port, stateFile, companies, faults);
     emu.running = running;
@@ -105,9 +105,7 @@ export class RestartableEmulator {
 
   async restart(): Promise<void> {
     if (this.running) return;
-    this.running = await startEmulator({
-      host: '127.0.0.1', port: this.port, seed: seedFor(this.companies, this.faults), stateFile: this.stateFile,
-    });
+    this.running = (await startTestEmulator(this.companies, this.faults, { port: this.port, stateFile: this.stateFile })).running;
   }
 
   async close(): Promise<void> {

@@ -8,12 +8,12 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, readdir, rename, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { EmulatorClient } from '../helpers/emulator-client.js';
 import { EXAMPLES, sale, toCsv } from './helpers.js';
@@ -31,6 +31,7 @@ interface ResultFile {
 let dir: string;
 let daemon: ChildProcess;
 let emulator: RunningEmulator;
+const resources = fileResources();
 
 async function waitForResult(kind: string, name: string): Promise<ResultFile> {
   const file = join(dir, 'outbox', kind, `${name}.result.json`);
@@ -63,8 +64,8 @@ const KIND_OF: Record<string, string> = {
 describe('the shipped examples in a running daemon on the shipped configuration and emulator seed', () => {
   beforeAll(async () => {
     await buildCli();
-    dir = await mkdtemp(join(tmpdir(), 'edoc-examples-'));
-    emulator = await startEmulator({ host: '127.0.0.1', port: 0, seed: join(root, 'config/emulator-seed.json') });
+    dir = await resources.tempDir('edoc-examples-');
+    emulator = (await resources.emulator(join(root, 'config/emulator-seed.json'))).running;
     const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');
     const config = shipped
       .replace('baseUrl: embedded', `baseUrl: ${emulator.url}`)
@@ -92,7 +93,6 @@ describe('the shipped examples in a running daemon on the shipped configuration 
       daemon.kill('SIGTERM');
       await exited;
     }
-    await emulator?.close();
   });
 
   it('every kind has a CSV, a JSON and a JSONL example', async () => {

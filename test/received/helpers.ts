@@ -7,11 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { SeedInput } from '../../src/emulator/seed.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
+import { seedFile, startTestEmulator } from '../helpers/daemon-harness.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SEED_FILE = path.join(ROOT, 'test/fixtures/received/seed.json');
@@ -22,7 +23,7 @@ type Json = Record<string, unknown>;
 export type SeedDoc = Json & { cufe: string; documentId: string; documentNumber: string; documentDate: string; pdfDocument: string };
 
 export function seed(): SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] } {
-  return JSON.parse(fs.readFileSync(SEED_FILE, 'utf8')) as SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] };
+  return seedFile<SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] }>(SEED_FILE);
 }
 
 export function seedDocs(company = 0): SeedDoc[] {
@@ -67,7 +68,7 @@ export async function makeConfig(dir: string, baseUrl: string, options: HarnessO
 
 export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = tempDir();
-  const emulator = await startEmulator({ seed: seed() });
+  const { running: emulator } = await startTestEmulator(SEED_FILE);
   const config = await makeConfig(dir, emulator.url, options);
   const ledger = Ledger.open(config.paths.state);
   const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 5000 });

@@ -6,47 +6,45 @@
  */
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, eventually, type LogLine, type Project, type ResultJson,
-  startTestEmulator, type TestEmulator,
+  buildCli, COMPANY_MAIN, eventually, type LogLine, type Project, type ResultJson,
 } from '../helpers/daemon-harness.js';
 import { runCli, spawnCli } from '../helpers/cli-runner.js';
+import { daemonTest as test, type DaemonFixtures, type DaemonProject, type TestResources } from '../helpers/daemon-fixture.js';
+import type { FaultSet } from '../helpers/emulator-client.js';
 import { invoice, jsonlText, supportDocument, supportMarker } from '../helpers/documents.js';
 import { mountSupport, SmallDisk } from '../helpers/small-disk.js';
 
 const support = mountSupport();
 if (!support.ok) process.stderr.write(`full-disk tests skipped: ${support.reason}\n`);
 
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
-let daemon: DaemonProcess | undefined;
-let disk: SmallDisk | undefined;
-
 beforeAll(async () => {
   if (support.ok) await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await daemon?.stop();
-  disk?.free();
-  disk?.unmount();
-  await emulator?.close();
-  await project?.remove();
-  [daemon, disk, emulator, project] = [undefined, undefined, undefined, undefined];
-}, 60_000);
+interface SmallDiskProject extends DaemonProject {
+  p: Project;
+  disk: SmallDisk;
+}
 
-/** A project whose state/ and outbox/ are on a fresh tmpfs of `sizeMb`; logs/ stays on the real disk unless `logsOnDisk`. */
-async function smallDiskProject(em: TestEmulator, sizeMb: number, rate: { requestsPerSecond: number; concurrency: number },
-  logsOnDisk = false): Promise<Project> {
-  project = await createProject({ baseUrl: em.url, companies: [{ ...COMPANY_MAIN, rate }],
-    retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 } });
-  disk = SmallDisk.mount(path.join(project.dir, 'disk'), sizeMb);
+/**
+ * A project whose state/ and outbox/ are on a fresh tmpfs of `sizeMb`; logs/ stays on the real disk unless `logsOnDisk`.
+ * The disk is freed and unmounted after the test, after the daemon stopped and before the folder goes.
+ */
+async function smallDiskProject(daemonProject: DaemonFixtures['daemonProject'], resources: TestResources, faults: FaultSet, sizeMb: number,
+  rate: { requestsPerSecond: number; concurrency: number }, logsOnDisk = false): Promise<SmallDiskProject> {
+  const setup = await daemonProject({ faults, companies: [{ ...COMPANY_MAIN, rate }], retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 } });
+  const disk = SmallDisk.mount(path.join(setup.project.dir, 'disk'), sizeMb);
+  resources.defer(async () => {
+    disk.free();
+    disk.unmount();
+  });
   for (const sub of ['state', 'outbox', ...(logsOnDisk ? ['logs'] : [])]) {
     await mkdir(path.join(disk.dir, sub));
-    await symlink(path.join(disk.dir, sub), path.join(project.dir, sub));
+    await symlink(path.join(disk.dir, sub), path.join(setup.project.dir, sub));
   }
-  return project;
+  return { ...setup, p: setup.project, disk };
 }
 
 const isPause = (l: LogLine): boolean => l.code === 'EDOC_STORAGE_FULL' && l.level === 'error';
@@ -60,10 +58,9 @@ function expectAllAccepted(result: ResultJson, total: number): void {
 }
 
 describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped: ${support.reason}`}`, () => {
-  test('verdicts that cannot be committed while answers come back: one pause line, no crash, resumes by itself when space returns, each document issued once', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1_500 });
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
-    daemon = await DaemonProcess.start(p);
+  test('verdicts that cannot be committed while answers come back: one pause line, no crash, resumes by itself when space returns, each document issued once', async ({ daemonProject, resources }) => {
+    const { emulator, p, disk, startDaemon } = await smallDiskProject(daemonProject, resources, { latencyMs: 1_500 }, 32, { requestsPerSecond: 50, concurrency: 4 });
+    const daemon = await startDaemon();
     const numbered = Array.from({ length: 12 }, (_, k) => invoice(990_000_001 + k));
     const unnumbered = Array.from({ length: 12 }, (_, k) => supportDocument(undefined, `[doc-${k}]`));
     await p.drop('invoice', 'numbered.jsonl', jsonlText(numbered));
@@ -72,18 +69,18 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'numbered.jsonl');
     // requests are in flight (1.5 s each): fill the disk under them
     await eventually(() => ((p.ledgerStates().sending ?? 0) >= 4 ? true : undefined), 'requests in flight');
-    disk!.fill();
+    disk.fill();
     await daemon.waitForLog(isPause);
     // answers arrive while the disk is full: the authority issued more than the ledger could record
     await eventually(async () => {
-      const issued = (await emulator!.client.issued()).length;
+      const issued = (await emulator.client.issued()).length;
       const recorded = (p.ledgerStates().accepted ?? 0);
       return issued > recorded ? true : undefined;
     }, 'an answer that could not be committed', 20_000);
     const issuedWhileFull = (await emulator.client.issued()).length;
     expect(daemon.running).toBe(true);
 
-    disk!.free();
+    disk.free();
     await daemon.waitForLog(isResume, 60_000);
     const r1 = await p.finalResult('invoice', 'numbered.jsonl', { timeoutMs: 30_000 });
     const r2 = await p.finalResult('support-document', 'unnumbered.jsonl', { timeoutMs: 30_000 });
@@ -109,23 +106,22 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
-  test('stopped (SIGTERM) during the pause with answers it could not record: exits 0; the next start resends only what it must, each number issued once', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 1_500 });
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
-    daemon = await DaemonProcess.start(p);
+  test('stopped (SIGTERM) during the pause with answers it could not record: exits 0; the next start resends only what it must, each number issued once', async ({ daemonProject, resources }) => {
+    const { emulator, p, disk, startDaemon } = await smallDiskProject(daemonProject, resources, { latencyMs: 1_500 }, 32, { requestsPerSecond: 50, concurrency: 4 });
+    let daemon = await startDaemon();
     const numbered = Array.from({ length: 10 }, (_, k) => invoice(990_000_001 + k));
     await p.drop('invoice', 'stop.jsonl', jsonlText(numbered));
     await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'stop.jsonl');
     await eventually(() => ((p.ledgerStates().sending ?? 0) >= 4 ? true : undefined), 'requests in flight');
-    disk!.fill();
+    disk.fill();
     await daemon.waitForLog(isPause);
-    await eventually(async () => ((await emulator!.client.issued()).length > (p.ledgerStates().accepted ?? 0) ? true : undefined),
+    await eventually(async () => ((await emulator.client.issued()).length > (p.ledgerStates().accepted ?? 0) ? true : undefined),
       'an answer that could not be committed', 20_000);
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
     expect(daemon.stderr).not.toMatch(/^\s+at /m);
 
-    disk!.free();
-    daemon = await DaemonProcess.start(p);
+    disk.free();
+    daemon = await startDaemon();
     const result = await p.finalResult('invoice', 'stop.jsonl', { timeoutMs: 30_000 });
     expect(result.counts.total).toBe(10);
     // a verdict never recorded means its resend meets the repeated-number rule: in doubt (ours, held once), never a clash
@@ -135,11 +131,10 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(p.ledgerStates().sending ?? 0).toBe(0);
   }, 120_000);
 
-  test('an intake that fails mid-file (SQLITE_FULL) is taken again by itself when space returns: no touch, no restart', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 200, concurrency: 8 });
-    daemon = await DaemonProcess.start(p);
-    disk!.fill(200 * 1024);
+  test('an intake that fails mid-file (SQLITE_FULL) is taken again by itself when space returns: no touch, no restart', async ({ daemonProject, resources }) => {
+    const { emulator, p, disk, startDaemon } = await smallDiskProject(daemonProject, resources, {}, 32, { requestsPerSecond: 200, concurrency: 8 });
+    const daemon = await startDaemon();
+    disk.fill(200 * 1024);
     const total = 400;
     const requests = Array.from({ length: total }, (_, k) => invoice(990_000_001 + k));
     await p.drop('invoice', 'big.jsonl', jsonlText(requests));
@@ -150,7 +145,7 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(p.ledgerQuery<{ state: string }>(`SELECT state FROM files WHERE name = 'big.jsonl'`)).toEqual([{ state: 'reading' }]);
     expect(daemon.running).toBe(true);
 
-    disk!.free();
+    disk.free();
     await daemon.waitForLog(isResume, 60_000);
     const result = await p.finalResult('invoice', 'big.jsonl', { timeoutMs: 60_000 });
     expectAllAccepted(result, total);
@@ -163,16 +158,15 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
-  test('a daemon started on a full disk waits with one line instead of exiting (no restart loop), and starts when space returns', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 });
-    disk!.fill();
-    daemon = DaemonProcess.spawn(p);
+  test('a daemon started on a full disk waits with one line instead of exiting (no restart loop), and starts when space returns', async ({ daemonProject, resources }) => {
+    const { p, disk, spawnDaemon } = await smallDiskProject(daemonProject, resources, {}, 32, { requestsPerSecond: 50, concurrency: 4 });
+    disk.fill();
+    const daemon = spawnDaemon();
     const waiting = await daemon.waitForLog((l) => l.code === 'EDOC_STORAGE_FULL' && l.level === 'error', 30_000);
     expect(waiting.msg).toMatch(/cannot start yet/);
     await p.drop('invoice', 'early.jsonl', jsonlText([invoice(990_000_001)]));
     expect(daemon.running).toBe(true);
-    disk!.free();
+    disk.free();
     await daemon.waitForLog((l) => l.msg === 'watching the inbox', 60_000);
     const result = await p.finalResult('invoice', 'early.jsonl', { timeoutMs: 30_000 });
     expectAllAccepted(result, 1);
@@ -180,11 +174,10 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
-  test('the log file on the full disk too: the daemon does not die, and logs again once space returns', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 4 }, true);
-    daemon = await DaemonProcess.start(p);
-    disk!.fill();
+  test('the log file on the full disk too: the daemon does not die, and logs again once space returns', async ({ daemonProject, resources }) => {
+    const { p, disk, startDaemon } = await smallDiskProject(daemonProject, resources, {}, 32, { requestsPerSecond: 50, concurrency: 4 }, true);
+    const daemon = await startDaemon();
+    disk.fill();
     // the last page of the log file holds some slack: use it up with empty lines (NDJSON readers skip them)
     const { appendFileSync } = await import('node:fs');
     for (;;) {
@@ -196,9 +189,9 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     }
     await p.drop('invoice', 'one.jsonl', jsonlText([invoice(990_000_001), invoice(990_000_002)]));
     // nothing can be written, not even the log: the process must simply still be there
-    await eventually(() => (daemon!.stderr.includes('cannot write the log file') ? true : undefined), 'the log failure on stderr', 20_000);
+    await eventually(() => (daemon.stderr.includes('cannot write the log file') ? true : undefined), 'the log failure on stderr', 20_000);
     expect(daemon.running).toBe(true);
-    disk!.free();
+    disk.free();
     const result = await p.finalResult('invoice', 'one.jsonl', { timeoutMs: 60_000 });
     expectAllAccepted(result, 2);
     await daemon.waitForLog((l) => l.msg === 'file complete');
@@ -207,9 +200,8 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 
-  test('edoc-bridge submit on a disk that fills up: a clear error and exit code 1, no stack; the re-run issues nothing twice', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN], { latencyMs: 300 });
-    const p = await smallDiskProject(emulator, 32, { requestsPerSecond: 50, concurrency: 2 });
+  test('edoc-bridge submit on a disk that fills up: a clear error and exit code 1, no stack; the re-run issues nothing twice', async ({ daemonProject, resources }) => {
+    const { emulator, p, disk } = await smallDiskProject(daemonProject, resources, { latencyMs: 300 }, 32, { requestsPerSecond: 50, concurrency: 2 });
     const total = 30;
     const requests = Array.from({ length: total }, (_, k) => invoice(990_000_001 + k));
     const file = path.join(p.dir, 'lote.jsonl');
@@ -223,7 +215,7 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
         return undefined; // no ledger yet
       }
     }, 'some documents accepted', 30_000);
-    disk!.fill();
+    disk.fill();
     const first = await run.done;
     expect(first.code).toBe(1);
     expect(first.stderr).toContain('EDOC_STORAGE_FULL');
@@ -231,7 +223,7 @@ describe.skipIf(!support.ok)(`full disk (tmpfs)${support.ok ? '' : ` — skipped
     const issuedBefore = (await emulator.client.issued()).length;
     expect(issuedBefore).toBeLessThan(total);
 
-    disk!.free();
+    disk.free();
     const second = await runCli(p, ['submit', file, '--kind', 'invoice'], { timeoutMs: 60_000 });
     expect(second.stderr).not.toMatch(/^\s+at /m);
     expect([0, 1]).toContain(second.code);

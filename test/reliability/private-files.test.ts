@@ -7,33 +7,23 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import {
-  buildCli, COMPANY_MAIN, createProject, eventually, type Project, ROOT, startTestEmulator, type TestEmulator,
+  BIN, buildCli, childEnv, COMPANY_MAIN, eventually, type Project, ROOT,
 } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-
-const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
-
-let emulator: TestEmulator | undefined;
-let project: Project | undefined;
 
 beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-afterEach(async () => {
-  await emulator?.close();
-  await project?.remove();
-  [emulator, project] = [undefined, undefined];
-});
-
 /** `edoc-bridge ARGS --config FILE` started by a shell whose umask is 000. */
 function underUmask000(p: Project, args: readonly string[]): { kill(): void; done: Promise<{ code: number | null; stderr: string }> } {
   const child = spawn('/bin/sh', ['-c', 'umask 000; exec "$NODE" "$BIN" "$@"', 'sh', ...args, '--config', p.configFile], {
     cwd: p.dir, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: p.dir, LANG: 'C.UTF-8', TZ: 'UTC', NODE: process.execPath, BIN },
+    env: childEnv(p.dir, { NODE: process.execPath, BIN }),
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
@@ -87,9 +77,8 @@ function expectPrivate(p: Project): string[] {
 }
 
 describe('private files (umask 000)', () => {
-  test('the daemon: ledger, WAL, lock, log, emulator state, outbox reports, received documents and index are never world-readable', async () => {
-    project = await createProject({ baseUrl: 'embedded', companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }] });
-    const p = project;
+  test('the daemon: ledger, WAL, lock, log, emulator state, outbox reports, received documents and index are never world-readable', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject({ baseUrl: 'embedded', companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }] });
     const config = parse(p.configText()) as Record<string, unknown>;
     config.received = { enabled: true, every: '15m', lookbackDays: 3, startDate: '2026-06-01' };
     config.emulator = { seed: path.join(ROOT, 'config/emulator-seed.json'), state: path.join(p.stateDir, 'emulator.json') };
@@ -118,10 +107,8 @@ describe('private files (umask 000)', () => {
     expectPrivate(p);
   }, 120_000);
 
-  test('edoc-bridge submit: a fresh ledger, its log and the reports are private too', async () => {
-    emulator = await startTestEmulator([COMPANY_MAIN]);
-    project = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
-    const p = project;
+  test('edoc-bridge submit: a fresh ledger, its log and the reports are private too', async ({ daemonProject }) => {
+    const { project: p } = await daemonProject();
     const file = path.join(p.dir, 'ventas.jsonl');
     await writeFile(file, `${jsonlText([invoice(990_000_001, COMPANY_MAIN)])}{"not":"an invoice"}\n`);
     const run = underUmask000(p, ['submit', file, '--kind', 'invoice']);
