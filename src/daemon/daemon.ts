@@ -15,7 +15,7 @@ import { loadMapping } from '../map/load-mapping.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
-import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js';
+import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { CompanySender } from '../submit/company-sender.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';

@@ -17,7 +17,7 @@ import { writeFileReport } from '../../report/file-report.js';
 import { secretScrubberOf } from '../../config/secrets.js';
 import { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
-import { resolveServiceUrl } from '../../service/embedded.js';
+import { resolveServiceUrl } from '../../daemon/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
 import type { CliIO, Command } from '../command.js';
