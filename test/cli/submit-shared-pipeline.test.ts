@@ -103,4 +103,21 @@ describe('submit and the daemon run one pipeline', () => {
     expect(earlier?.finishedAt).not.toBeNull();
     for (const n of [...nums, 990_160_013]) expect(await issuedCount(n)).toBe(1);
   });
+
+  test('the same submit again after a daemon ran on the state folder: submitted before, nothing sent, exit 0 (not duplicate content)', async () => {
+    const p = await createProject({ baseUrl: emulator.url, companies: [COMPANY_MAIN] });
+    projects.push(p);
+    const file = await exportFile(p, 'kept.json', jsonText([invoice(990_160_021)]));
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(0);
+    daemon = await DaemonProcess.start(p);
+    await daemon.stop();
+    daemon = undefined;
+    const before = (await emulator.client.stats()).totalRequests;
+    const again = await runCli(p, ['submit', file, '--kind', 'invoice']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/kept\.json: this file was submitted before and every document in it is final; nothing was sent again/);
+    expect(again.stdout).toMatch(/^kept\.json: 1 document\(s\): 1 accepted/);
+    expect((await emulator.client.stats()).totalRequests).toBe(before);
+    expect(await issuedCount(990_160_021)).toBe(1);
+  });
 });
