@@ -8,7 +8,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { closest } from '../config/suggest.js';
 import { EdocError } from '../errors.js';
 import { ServiceClient, type ServiceResponse } from '../service/client.js';
-import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js';
+import { resolveServiceUrl, type ResolvedService } from '../daemon/embedded.js';
 import type { CliIO } from './command.js';
 import { usageError } from './command.js';
 

@@ -10,7 +10,11 @@ import { mkdir } from 'node:fs/promises';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
-import { settleFile, writeFileReport } from './file-reports.js';
+import type { FileRow } from '../ledger/types.js';
+import { settleFile, writeFileReport, type FileReportResult } from './file-reports.js';
+
+/** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
+export type FileReport = FileReportResult;
 
 export interface ReportSchedulerOptions {
   ledger: Ledger;
@@ -124,39 +128,39 @@ export class ReportScheduler {
     }
   }
 
-  private async report(fileId: number): Promise<void> {
-    const { ledger, logger } = this.options;
-    const file = ledger.getFile(fileId);
-    if (!file) return;
-    // fixed when the file was recorded (a reload may have changed the layout since); derived for older ledgers
-    const outboxDir = file.outboxDir ?? this.options.outboxDir(file.company, file.kind);
-    const started = Date.now();
-    const t = this.times.get(fileId) ?? { lastWrite: 0, nextWrite: 0, lastProgress: started, startedAt: started,
-      doneAtStart: -1, failing: false };
-    this.times.set(fileId, t);
+  /**
+   * Writes the file's report now, outside the interval (`edoc-bridge submit` at its end): settled when
+   * every document is final, a progress report otherwise; one final already is written again. Throws
+   * when the outbox cannot be written.
+   */
+  async reportNow(fileId: number): Promise<FileReport> {
+    await this.running;
+    const job = (async () => {
+      this.dirty.delete(fileId);
+      this.complete.delete(fileId);
+      const file = this.options.ledger.getFile(fileId);
+      if (!file) throw new Error(`reportNow: no file ${fileId} in the ledger`);
+      const written = await this.write(file, this.timesOf(fileId));
+      return written ?? writeFileReport(this.options.ledger, fileId, this.outboxOf(file), { scrub: this.scrub() });
+    })();
+    // a timer pass waits for this one, as for a flush
+    const running = job.then(() => undefined, () => undefined);
+    this.running = running;
     try {
-      await mkdir(outboxDir, { recursive: true });
-      const scrub = this.options.scrub?.bind(this.options);
-      const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true, scrub });
-      if (!settled.settled) {
-        await writeFileReport(ledger, fileId, outboxDir, { scrub });
-        this.progress(fileId, file.name, file.company, file.kind, t);
-      } else {
-        this.times.delete(fileId);
-        if (settled.changedAfterSend === true) {
-          logger.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', file: file.name, kind: file.kind, company: file.company },
-            'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived '
-            + 'and is taken as a new file');
-        }
-        if (settled.archivedPath !== undefined) this.options.onArchived?.(fileId, settled.archivedPath);
-        const counts = settled.report?.counts;
-        // said once, when the final report or the archive happens: not again for a file settled before (submit's)
-        if (settled.report !== undefined || settled.archivedPath !== undefined) {
-          logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath }, 'file complete');
-        }
-      }
-      if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
-      t.failing = false;
+      return await job;
+    } finally {
+      if (this.running === running) this.running = undefined;
+    }
+  }
+
+  private async report(fileId: number): Promise<void> {
+    const { logger } = this.options;
+    const file = this.options.ledger.getFile(fileId);
+    if (!file) return;
+    const started = Date.now();
+    const t = this.timesOf(fileId);
+    try {
+      await this.write(file, t);
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
       // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
@@ -174,6 +178,53 @@ export class ReportScheduler {
     t.lastWrite = Date.now();
     // Big reports cost more to write: space them so writing never dominates.
     t.nextWrite = t.lastWrite + Math.max(this.intervalMs, took * 10);
+  }
+
+  private timesOf(fileId: number): FileTimes {
+    const now = Date.now();
+    const t = this.times.get(fileId) ?? { lastWrite: 0, nextWrite: 0, lastProgress: now, startedAt: now, doneAtStart: -1, failing: false };
+    this.times.set(fileId, t);
+    return t;
+  }
+
+  /** Fixed when the file was recorded (a reload may have changed the layout since); derived for older ledgers. */
+  private outboxOf(file: FileRow): string {
+    return file.outboxDir ?? this.options.outboxDir(file.company, file.kind);
+  }
+
+  private scrub(): ((text: string) => string) | undefined {
+    return this.options.scrub?.bind(this.options);
+  }
+
+  /** Settles the file, or writes its progress report; the report written, if any (none for one settled before). */
+  private async write(file: FileRow, t: FileTimes): Promise<FileReport | undefined> {
+    const { ledger, logger } = this.options;
+    const fileId = file.id;
+    const outboxDir = this.outboxOf(file);
+    await mkdir(outboxDir, { recursive: true });
+    const scrub = this.scrub();
+    const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true, scrub });
+    let written = settled.report;
+    if (!settled.settled) {
+      written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
+      this.progress(fileId, file.name, file.company, file.kind, t);
+    } else {
+      this.times.delete(fileId);
+      if (settled.changedAfterSend === true) {
+        logger.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', file: file.name, kind: file.kind, company: file.company },
+          'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived '
+          + 'and is taken as a new file');
+      }
+      if (settled.archivedPath !== undefined) this.options.onArchived?.(fileId, settled.archivedPath);
+      const counts = settled.report?.counts;
+      // said once, when the final report or the archive happens: not again for a file settled before
+      if (settled.report !== undefined || settled.archivedPath !== undefined) {
+        logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath }, 'file complete');
+      }
+    }
+    if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
+    t.failing = false;
+    return written;
   }
 
   private progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): void {

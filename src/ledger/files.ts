@@ -123,8 +123,9 @@ function releasedAtPath(db: Database.Database, input: RecordFileInput): { id: nu
 
 export function recordFile(db: Database.Database, input: RecordFileInput): RecordFileResult {
   return db.transaction((): RecordFileResult => {
+    // not moved: unfinished, or (archive = 0) settled where the operator keeps it (`submit` FILE again)
     const leftover = stmt(db, `SELECT id, state FROM files WHERE company = ? AND kind = ? AND sha256 = ?
-      AND path = ? AND archived_path IS NULL ORDER BY id DESC LIMIT 1`)
+      AND path = ? AND (archived_path IS NULL OR (archived_path = '' AND archive = 0)) ORDER BY id DESC LIMIT 1`)
       .get(input.company, input.kind, input.sha256, input.path) as { id: number; state: FileRow['state'] } | undefined;
     if (leftover) {
       addEvent(db, input.now, 'file-resumed', leftover.id, null, { state: leftover.state });

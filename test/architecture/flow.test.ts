@@ -13,13 +13,7 @@ import { arrowKey, flowArrows, importCycles, importsOf, LAYERS } from '../../scr
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** Arrows against the flow that stay for now, each with its reason. Keep it empty or near empty. */
-const ALLOWED: Record<string, string> = {
-  // moved by the pipeline branch: starting the embedded emulator is the daemon's wiring, not the wire contract's
-  'service/embedded.ts -> emulator/server.ts': 'moved by the pipeline branch',
-  'service/embedded.ts -> config/schema.ts': 'moved by the pipeline branch (with embedded.ts: it reads the emulator settings)',
-  // the embedded emulator's URL is published in the state folder whose lock holder it checks; it goes with embedded.ts
-  'service/embedded-endpoint.ts -> ledger/lock.ts': 'moved by the pipeline branch (with embedded.ts, its only writer)',
-};
+const ALLOWED: Record<string, string> = {};
 
 describe('import arrows against the flow', () => {
   it('every folder and top-level file of src/ has a layer', () => {

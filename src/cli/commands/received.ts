@@ -4,7 +4,7 @@ import { colombiaToday, isDate } from '../../policy/dates.js';
 import { ReceivedPuller, type PageProgress, type PullResult } from '../../received/puller.js';
 import { formatWindow, monthSlices, scheduledWindow, type DateWindow } from '../../received/window.js';
 import { ServiceClient } from '../../service/client.js';
-import { resolveServiceUrl } from '../../service/embedded.js';
+import { resolveServiceUrl } from '../../daemon/embedded.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { counted } from '../table.js';

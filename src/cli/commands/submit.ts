@@ -4,21 +4,16 @@
  * issued is `duplicate`). The original file stays where it is.
  */
 import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import type { Config } from '../../config/schema.js';
 import { EdocError, isEdocError } from '../../errors.js';
-import { intakeFile } from '../../daemon/intake.js';
-import { recoverSending } from '../../daemon/recover.js';
-import { outboxDir } from '../../daemon/folders.js';
-import { Ledger } from '../../ledger/ledger.js';
+import { Pipeline, type PipelineOptions } from '../../daemon/pipeline.js';
+import type { Ledger } from '../../ledger/ledger.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
 import type { FileProgress } from '../../ledger/types.js';
-import { loadMapping } from '../../map/load-mapping.js';
-import { writeFileReport } from '../../daemon/file-reports.js';
-import { secretScrubberOf } from '../../config/secrets.js';
-import { ServiceClient } from '../../service/client.js';
+import type { AppLogger } from '../../log/logger.js';
+import type { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
-import { resolveServiceUrl } from '../../service/embedded.js';
-import { CompanySender } from '../../submit/company-sender.js';
+import type { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
@@ -64,73 +59,78 @@ export const submitCommand: Command = {
     const company = pickCompany(config, args.string('company'));
     const logger = await io.logger();
     const stop = new AbortController();
-    const current: { sender?: CompanySender } = {};
+    const current: { pipeline?: Pipeline } = {};
     // Handlers before the lock is taken: from then on SIGHUP (edoc-bridge retry, logrotate) must not kill a
     // submit halfway (the default action of SIGHUP is to terminate); it only wakes the sender.
     const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
-      io.onSignal('SIGHUP', () => current.sender?.wake())];
-    const ledger = openLedger(config.paths.state);
-    const service = await resolveServiceUrl(config, { logger }).catch((err: unknown) => { ledger.close(); throw err; });
+      io.onSignal('SIGHUP', () => current.pipeline?.wake())];
     const answers = new AnswerWatch();
-    const client = answers.watch(new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs }));
-    // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
-    const companySender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
-      fileName: () => path.basename(file), onChanged: () => setImmediate(() => companySender.wake()) });
-    current.sender = companySender;
+    let pipeline: Pipeline;
     try {
-      if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
-      const recovered = recoverSending(ledger, logger);
-      if (recovered.inDoubt > 0) {
-        io.err(`${recovered.inDoubt} document(s) left sending by a run that stopped have no own number: they are in doubt, not resent (edoc-bridge status)`);
+      // the daemon's pipeline, sending for this company only
+      pipeline = await openPipeline(config, logger, { companies: [company.alias], signal: stop.signal,
+        watchClient: (client) => answers.watch(client),
+        onStart: (service) => {
+          if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
+        } });
+    } catch (err) {
+      for (const off of unsubscribe) off();
+      throw err;
+    }
+    current.pipeline = pipeline;
+    const { ledger } = pipeline;
+    const name = path.basename(file);
+    try {
+      if (pipeline.recovered.inDoubt > 0) {
+        io.err(`${pipeline.recovered.inDoubt} document(s) left sending by a run that stopped have no own number: they are in doubt, not resent (edoc-bridge status)`);
       }
-      companySender.start();
-      const mappingFile = config.kinds[kind].mapping;
-      const intake = () => intakeFile({
-        ledger, config, logger, signal: stop.signal,
-        mapping: async () => (mappingFile === undefined ? undefined : loadMapping(mappingFile)),
-        onDocuments: () => companySender.wake(), onFileChanged: () => undefined,
-      }, { path: file, kind, company });
+      const intake = () => pipeline.take({ path: file, kind, company: company.alias });
       let taken = await intake();
       // the daemon's rule: nothing is sent from content that changed while it was read; read it again once stable
       while (taken.outcome === 'changed' && !stop.signal.aborted) {
-        io.err(`${path.basename(file)}: the file changed while it was read; nothing of it was sent. `
+        io.err(`${name}: the file changed while it was read; nothing of it was sent. `
           + `Reading it again once it is unchanged for ${config.watch.stableMs} ms`);
         if (!(await waitUntilStable(file, config.watch.stableMs, stop.signal))) break;
         taken = await intake();
       }
-      if (taken.fileId === undefined) {
-        io.err(taken.outcome === 'changed'
-          ? `${path.basename(file)}: stopped while the file was still changing; nothing of it was sent`
-          : `${path.basename(file)}: the file could not be read (it vanished)`);
+      if (taken.outcome === 'deferred') {
+        if (taken.error !== undefined) throw taken.error;
+        io.err(storageFull(name));
         return EXIT_NOT_ALL_SUCCEEDED;
       }
-      if (taken.outcome === 'resumed') {
-        io.err(ledger.fileProgress(taken.fileId).final
-          ? `${path.basename(file)}: this file was submitted before and every document in it is final; nothing was sent again`
-          : `${path.basename(file)}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
+      if (!('fileId' in taken) || taken.fileId === undefined) {
+        io.err(taken.outcome === 'changed' ? `${name}: stopped while the file was still changing; nothing of it was sent`
+          : taken.outcome === 'skipped' ? `interrupted: nothing of ${name} was sent`
+            : `${name}: the file could not be read (it vanished)`);
+        return EXIT_NOT_ALL_SUCCEEDED;
       }
-      const ended = await waitForFile(ledger, taken.fileId, companySender, stop.signal, (p) => {
+      const fileId = taken.fileId;
+      if (taken.outcome === 'resumed') {
+        io.err(ledger.fileProgress(fileId).final
+          ? `${name}: this file was submitted before and every document in it is final; nothing was sent again`
+          : `${name}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
+      }
+      const sender = pipeline.sender(company.alias);
+      if (sender === undefined) throw new Error(`submit: no sender for company ${company.alias}`);
+      const ended = await waitForFile(ledger, fileId, sender, stop.signal, (p) => {
         drawProgress(io, p);
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
         return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
       });
       if (ended === 'storage') {
-        io.err(`the disk holding the ledger or the outbox is full [EDOC_STORAGE_FULL]: ${path.basename(file)} stopped, the documents `
-          + 'not sent yet stay pending. Free space and submit the same file again: nothing is sent twice.');
+        io.err(storageFull(name));
         return EXIT_NOT_ALL_SUCCEEDED;
       }
-      const dir = ledger.getFile(taken.fileId)?.outboxDir ?? outboxDir(config, company.alias, kind);
-      await mkdir(dir, { recursive: true });
-      ledger.finishFile(taken.fileId);
-      const report = await writeFileReport(ledger, taken.fileId, dir, { scrub: (text) => secretScrubberOf(config).scrub(text) });
+      // settled (final report; archived only when it lies in a watched inbox folder) once every document is final
+      const report = await pipeline.report(fileId);
       const c = report.counts;
-      const fileError = ledger.getFile(taken.fileId)?.error;
+      const fileError = ledger.getFile(fileId)?.error;
       io.out(fileError
-        ? `${path.basename(file)}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
-        : `${path.basename(file)}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
+        ? `${name}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
+        : `${name}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
           + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt${pendingOf(c)} — ${report.resultPath}`);
       if (report.errorsPath) io.out(`problems: ${report.errorsPath}`);
-      const where = service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
+      const where = pipeline.service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
       if (ended === 'paused') {
         io.err(`the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`);
         return EXIT_SERVICE;
@@ -141,34 +141,36 @@ export const submitCommand: Command = {
         return EXIT_SERVICE;
       }
       if (ended === 'stopped') {
-        io.err(`interrupted: the documents not sent yet stay pending; submit ${path.basename(file)} again to go on (nothing is sent twice)`);
+        io.err(`interrupted: the documents not sent yet stay pending; submit ${name} again to go on (nothing is sent twice)`);
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
-      const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, taken.fileId) : undefined;
+      const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, fileId) : undefined;
       if (trouble !== undefined) {
-        io.err(trouble === 'unreachable' ? noAnswer(where, answers, path.basename(file))
+        io.err(trouble === 'unreachable' ? noAnswer(where, answers, name)
           : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
         return EXIT_SERVICE;
       }
       return EXIT_NOT_ALL_SUCCEEDED;
     } finally {
       for (const off of unsubscribe) off();
-      await companySender.close();
-      await client.close();
-      await service.close();
-      ledger.close();
+      await pipeline.close();
     }
   },
 };
 
-/** The ledger, with its lock; a daemon holding it is a usage error (exit 2) that says what to do instead. */
-function openLedger(stateDir: string): Ledger {
+function storageFull(name: string): string {
+  return `the disk holding the ledger or the outbox is full [EDOC_STORAGE_FULL]: ${name} stopped, the documents `
+    + 'not sent yet stay pending. Free space and submit the same file again: nothing is sent twice.';
+}
+
+/** The pipeline; a daemon holding the state folder's lock is a usage error (exit 2) that says what to do instead. */
+async function openPipeline(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions): Promise<Pipeline> {
   try {
-    return Ledger.open(stateDir);
+    return await Pipeline.open(config, logger, options);
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_LOCKED')) throw err;
-    const lockFile = path.join(path.resolve(stateDir), LOCK_FILE);
+    const lockFile = path.join(path.resolve(config.paths.state), LOCK_FILE);
     throw new EdocError('EDOC_LEDGER_LOCKED', `${err.message.replace(/\.$/, '')} (${lockFile}). `
       + 'Stop the daemon first, or drop the file into its inbox instead.', err.context, { cause: err });
   }

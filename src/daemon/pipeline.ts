@@ -1,0 +1,325 @@
+/**
+ * The one pipeline the daemon and `edoc-bridge submit` both run: intake → ledger → per-company
+ * senders → reports, wired here once. Opening it takes the state folder's lock, resolves the service
+ * (or starts the embedded emulator), recovers the documents a stopped run left `sending`, and starts
+ * the storage watch, the archive watch, the report scheduler and the senders. What feeds it differs:
+ * the daemon offers it the files its inbox watcher finds; `submit` takes the one file it was named
+ * and waits until that file is final. Closing runs every step even when one before it failed.
+ */
+import { unlink } from 'node:fs/promises';
+import PQueue from 'p-queue';
+import type { CompanyConfig, Config } from '../config/schema.js';
+import { secretScrubberOf } from '../config/secrets.js';
+import { Ledger } from '../ledger/ledger.js';
+import { StorageWatch } from '../ledger/storage-watch.js';
+import type { AppLogger } from '../log/logger.js';
+import { loadMapping } from '../map/load-mapping.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { ServiceClient } from '../service/client.js';
+import { CompanySender } from '../submit/company-sender.js';
+import type { DocumentKind } from '../validate/kinds.js';
+import { ArchiveWatch } from './archive-watch.js';
+import { resolveServiceUrl, type ResolvedService } from './embedded.js';
+import { inInboxFolder, outboxDir } from './folders.js';
+import { intakeFile, type DroppedFile, type IntakeOutcome } from './intake.js';
+import { recoverSending } from './recover.js';
+import { ReportScheduler, type FileReport } from './report-scheduler.js';
+
+export interface PipelineOptions {
+  /**
+   * Publish the embedded emulator's address in the state folder, so commands run beside this process
+   * use it (the daemon). @defaultValue false
+   */
+  publish?: boolean;
+  /** The companies that get a sender (`submit` sends for the one it was given). @defaultValue every configured company */
+  companies?: readonly string[];
+  /** Wraps the service client the senders use (`submit` counts the requests no service answered). */
+  watchClient?(client: ServiceClient): ServiceClient;
+  /** Called once the service is known, before recovery (the daemon's log lines, submit's note). */
+  onStart?(service: ResolvedService): void;
+  /** Aborting it stops reading input files, like `close()` does (submit's Ctrl-C). */
+  signal?: AbortSignal;
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
+  drainTimeoutMs?: number;
+  /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
+  intakeConcurrency?: number;
+  /** Pinned "today" for validation (tests). */
+  today?: string;
+}
+
+/** An input file ready to be taken: from the inbox watcher, or named to `submit`. */
+export interface PipelineFile extends Omit<DroppedFile, 'company'> {
+  /** The company's alias. */
+  company: string;
+  /** The done marker that made it ready: removed once the file is in the ledger for good. */
+  marker?: string;
+}
+
+/**
+ * What taking a file came to: the intake's outcome; `deferred` when a full disk stopped it (taken
+ * again when space returns; `error` says why); `skipped` when the pipeline is stopping or the
+ * company is not configured (any more).
+ */
+export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'deferred'; error?: unknown } | { outcome: 'skipped' };
+
+export type CloseStep = [name: string, step: () => Promise<unknown> | unknown];
+
+export class Pipeline {
+  private readonly senders = new Map<string, CompanySender>();
+  private readonly mappings = new Map<string, Promise<Mapping>>();
+  private readonly fileNames = new Map<number, string>();
+  private readonly intake: PQueue;
+  private readonly intakeByPath = new Map<string, Promise<unknown>>();
+  /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
+  private readonly deferred = new Map<string, PipelineFile>();
+  private readonly stopping = new AbortController();
+  private readonly storage: StorageWatch;
+  private readonly archived: ArchiveWatch;
+  private readonly reports: ReportScheduler;
+  private closing: Promise<void> | undefined;
+  /** What start-up recovery found left `sending` by a stopped run. */
+  recovered = { resent: 0, inDoubt: 0 };
+  readonly client: ServiceClient;
+
+  private constructor(
+    private config: Readonly<Config>,
+    private readonly logger: AppLogger,
+    readonly ledger: Ledger,
+    readonly service: ResolvedService,
+    private readonly options: PipelineOptions,
+  ) {
+    this.client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+    options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
+    this.storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
+    this.storage.onResume(() => {
+      const files = [...this.deferred.values()];
+      this.deferred.clear();
+      for (const file of files) void this.intake.add(() => this.takeLogged(file));
+      this.wake();
+    });
+    // The closures read the current configuration (it changes on SIGHUP).
+    this.archived = new ArchiveWatch({ ledger, logger, watchMs: () => this.config.watch.archiveWatchMs,
+      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id) });
+    this.reports = new ReportScheduler({ ledger, logger, storage: this.storage,
+      onArchived: (id, archivedPath) => void this.archived.add(id, archivedPath).catch((err: unknown) =>
+        logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
+      outboxDir: (company, kind) => outboxDir(this.config, company, kind),
+      // a file given to `edoc-bridge submit` stays where the operator keeps it
+      archives: (file) => inInboxFolder(this.config, file),
+      scrub: (text) => secretScrubberOf(this.config).scrub(text) });
+  }
+
+  /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, starts the senders. */
+  static async open(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions = {}): Promise<Pipeline> {
+    const ledger = Ledger.open(config.paths.state);
+    for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
+    let service: ResolvedService | undefined;
+    let pipeline: Pipeline | undefined;
+    try {
+      service = await resolveServiceUrl(config, { logger, publish: options.publish === true });
+      pipeline = new Pipeline(config, logger, ledger, service, options);
+      await pipeline.begin();
+      return pipeline;
+    } catch (err) {
+      // begin() may have started senders: stop them too, or their loops keep the process alive and crash on the closed ledger.
+      if (pipeline) await pipeline.close();
+      else {
+        await service?.close();
+        ledger.close();
+      }
+      throw err;
+    }
+  }
+
+  private async begin(): Promise<void> {
+    this.options.onStart?.(this.service);
+    this.recovered = recoverSending(this.ledger, this.logger);
+    await this.archived.start();
+    for (const file of [...this.ledger.filesToSettle(), ...this.ledger.openFiles()]) {
+      this.fileNames.set(file.id, file.name);
+      this.reports.touch(file.id);
+    }
+    for (const company of this.config.companies) if (this.sends(company.alias)) this.addSender(company);
+  }
+
+  private sends(alias: string): boolean {
+    return this.options.companies === undefined || this.options.companies.includes(alias);
+  }
+
+  private addSender(company: CompanyConfig): void {
+    const client = this.options.watchClient?.(this.client) ?? this.client;
+    const sender = new CompanySender({
+      ledger: this.ledger, client, company, retry: this.config.retry, pos: this.config.kinds.pos,
+      logger: this.logger, fileName: (id) => this.fileName(id), storage: this.storage,
+      onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
+    });
+    this.senders.set(company.alias, sender);
+    sender.start();
+  }
+
+  /** The company's sender, when this pipeline sends for it. */
+  sender(alias: string): CompanySender | undefined {
+    return this.senders.get(alias);
+  }
+
+  /** Queues a ready file for intake (waits while the intake is full: back-pressure on the watcher). */
+  async offer(file: PipelineFile): Promise<void> {
+    await this.intake.onSizeLessThan(this.intake.concurrency);
+    void this.intake.add(() => this.takeInTurn(file));
+  }
+
+  /**
+   * One intake per path at a time: new content of a file whose earlier read is still running (and will
+   * be dropped as changed) is read after it, so the two never share the path's ledger rows.
+   */
+  private takeInTurn(file: PipelineFile): Promise<unknown> {
+    const before = this.intakeByPath.get(file.path) ?? Promise.resolve();
+    const mine = before.then(() => this.takeLogged(file));
+    this.intakeByPath.set(file.path, mine);
+    return mine.finally(() => {
+      if (this.intakeByPath.get(file.path) === mine) this.intakeByPath.delete(file.path);
+    });
+  }
+
+  private async takeLogged(file: PipelineFile): Promise<void> {
+    try {
+      await this.take(file);
+    } catch (err) {
+      // One bad file never takes the daemon down.
+      this.logger.error({ err, file: file.path, kind: file.kind, company: file.company }, 'intake failed');
+    }
+  }
+
+  /**
+   * Reads the file into the ledger and wakes its company's sender. A full disk defers it (taken again
+   * when space returns); any other failure of the intake itself is thrown.
+   */
+  async take(file: PipelineFile): Promise<Taken> {
+    const company = this.config.companies.find((c) => c.alias === file.company);
+    if (!company || this.stopping.signal.aborted) return { outcome: 'skipped' };
+    if (this.storage.paused) {
+      this.deferred.set(file.path, file);
+      return { outcome: 'deferred' };
+    }
+    try {
+      const result = await intakeFile({
+        ledger: this.ledger, config: this.config, logger: this.logger,
+        mapping: (kind) => this.mapping(kind),
+        onDocuments: (alias) => this.senders.get(alias)?.wake(),
+        onFileChanged: (id) => this.reports.touch(id),
+        signal: this.stopping.signal,
+        ...(this.options.today ? { today: this.options.today } : {}),
+      }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
+        ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
+      if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
+      // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
+      // interrupted by shutdown, keeps it (taken again)
+      if (file.marker !== undefined && MARKER_DONE.has(result.outcome)) await removeMarker(file.marker, this.logger);
+      return result;
+    } catch (err) {
+      // A full disk: the file is taken again (read on from the ledger) when space returns.
+      if (this.storage.report(err, 'intake')) {
+        this.deferred.set(file.path, file);
+        return { outcome: 'deferred', error: err };
+      }
+      throw err;
+    }
+  }
+
+  private mapping(kind: DocumentKind): Promise<Mapping | undefined> {
+    const file = this.config.kinds[kind].mapping;
+    if (file === undefined) return Promise.resolve(undefined);
+    let loaded = this.mappings.get(file);
+    if (!loaded) {
+      loaded = loadMapping(file);
+      this.mappings.set(file, loaded);
+      loaded.catch(() => this.mappings.delete(file));
+    }
+    return loaded;
+  }
+
+  private fileName(fileId: number): string {
+    let name = this.fileNames.get(fileId);
+    if (name === undefined) {
+      name = this.ledger.getFile(fileId)?.name ?? `#${fileId}`;
+      this.fileNames.set(fileId, name);
+    }
+    return name;
+  }
+
+  /** Writes the file's report now (settled when every document is final) and returns what it wrote. */
+  report(fileId: number): Promise<FileReport> {
+    return this.reports.reportNow(fileId);
+  }
+
+  /** Waits until every report is written. */
+  flushReports(): Promise<void> {
+    return this.reports.flush();
+  }
+
+  /** Re-queued work (edoc-bridge retry) or anything else that made documents due. */
+  wake(): void {
+    for (const sender of this.senders.values()) sender.wake();
+  }
+
+  /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
+  async update(next: Readonly<Config>): Promise<void> {
+    this.config = next;
+    this.mappings.clear();
+    for (const company of next.companies) {
+      if (!this.sends(company.alias)) continue;
+      const sender = this.senders.get(company.alias);
+      if (sender) sender.update(company, next.retry);
+      else this.addSender(company);
+    }
+    for (const [alias, sender] of this.senders) {
+      if (!next.companies.some((c) => c.alias === alias)) {
+        this.senders.delete(alias);
+        await sender.close();
+      }
+    }
+  }
+
+  /**
+   * Stop reading → `first` (the daemon's watcher and puller) → finish (or park) in-flight work → flush
+   * the outbox → close the ledger. Each step runs even when an earlier one failed. Idempotent.
+   */
+  close(first: readonly CloseStep[] = []): Promise<void> {
+    this.closing ??= this.doClose(first);
+    return this.closing;
+  }
+
+  private async doClose(first: readonly CloseStep[]): Promise<void> {
+    this.stopping.abort();
+    const drainMs = this.options.drainTimeoutMs ?? 10_000;
+    const steps: CloseStep[] = [
+      ...first,
+      ['archive watch', () => this.archived.close()],
+      ['storage', () => this.storage.close()],
+      ['intake', () => this.intake.onIdle()],
+      ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],
+      ['reports', () => this.reports.close()],
+      ['client', () => this.client.close()],
+      ['service', () => this.service.close()],
+      ['ledger', () => this.ledger.close()],
+    ];
+    for (const [name, step] of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.logger.error({ err, step: name }, 'error while stopping');
+      }
+    }
+  }
+}
+
+const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
+
+async function removeMarker(marker: string, logger: AppLogger): Promise<void> {
+  try {
+    await unlink(marker);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
+  }
+}
