@@ -12,6 +12,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
+import { CompanyRates } from '../rate/company-rate.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
@@ -26,7 +27,7 @@ import { ReportScheduler } from './report-scheduler.js';
 import { ArchiveWatch } from './archive-watch.js';
 
 export interface DaemonOptions {
-  /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
   drainTimeoutMs?: number;
   /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
   intakeConcurrency?: number;
@@ -36,6 +37,8 @@ export interface DaemonOptions {
 
 export class Daemon {
   private readonly senders = new Map<string, CompanySender>();
+  /** Each company's one rate: its sender's, and borrowed by the received-documents pull. */
+  private readonly rates = new CompanyRates();
   private readonly mappings = new Map<string, Promise<Mapping>>();
   private readonly intake: PQueue;
   private readonly stopping = new AbortController();
@@ -66,16 +69,7 @@ export class Daemon {
       for (const file of files) void this.intake.add(() => this.take(file));
       this.wake();
     });
-    // Received-document pulls share each company's request window with its submissions.
-    const rated = {
-      listReceived: async (...args: Parameters<ServiceClient['listReceived']>) => {
-        const alias = this.config.companies.find((c) => String(c.id) === String(args[0].id))?.alias;
-        const sender = alias === undefined ? undefined : this.senders.get(alias);
-        await sender?.acquireSlot();
-        return client.listReceived(...args);
-      },
-    };
-    this.received = new ReceivedScheduler({ ledger, client: rated, config, logger });
+    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: this.rates });
   }
 
   /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, watches. */
@@ -136,7 +130,7 @@ export class Daemon {
 
   private addSender(company: CompanyConfig): void {
     const sender = new CompanySender({
-      ledger: this.ledger, client: this.client, company, retry: this.config.retry, pos: this.config.kinds.pos,
+      ledger: this.ledger, client: this.client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
       logger: this.logger, fileName: (id) => this.fileName(id), storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
     });
@@ -282,7 +276,7 @@ export class Daemon {
   }
 
   private async doClose(): Promise<void> {
-    const drainMs = this.options.drainTimeoutMs ?? 10_000;
+    const drainMs = this.options.drainTimeoutMs; // undefined: the sender's default
     const steps: [string, () => Promise<unknown> | unknown][] = [
       ['watcher', async () => { this.stopping.abort(); await this.watcher?.close(); await this.watching; }],
       ['archive watch', () => this.archived.close()],

@@ -19,6 +19,7 @@ import { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
+import { CompanyRates } from '../../rate/company-rate.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
@@ -74,7 +75,8 @@ export const submitCommand: Command = {
     const answers = new AnswerWatch();
     const client = answers.watch(new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs }));
     // An outcome was committed: a retry may now be due sooner than the feed loop's idle sleep (up to a minute).
-    const companySender: CompanySender = new CompanySender({ ledger, client, company, retry: config.retry, pos: config.kinds.pos, logger,
+    const companySender: CompanySender = new CompanySender({ ledger, client, company, rate: new CompanyRates().of(company),
+      retry: config.retry, pos: config.kinds.pos, logger,
       fileName: () => path.basename(file), onChanged: () => setImmediate(() => companySender.wake()) });
     current.sender = companySender;
     try {
