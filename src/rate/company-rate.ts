@@ -117,21 +117,21 @@ export type CompanyRatesOptions = Omit<CompanyRateOptions, 'requestsPerSecond'>;
 
 /**
  * The rates of every company, one each, made on first use: the place the wiring asks. A company
- * removed by a reload and added again gets its rate back, history and slow-down included.
+ * removed by a reload and added again gets its rate back, history and slow-down included. A
+ * reloaded rate is applied by the company's sender (`CompanyRate.configure`), not here: a borrower
+ * still holding the old configuration (a pull that began before the reload) must not set it back.
  */
 export class CompanyRates {
   private readonly rates = new Map<string, CompanyRate>();
 
   constructor(private readonly options: CompanyRatesOptions = {}) {}
 
-  /** The company's one rate, set to its configured `rate.requestsPerSecond`. */
+  /** The company's one rate (made at `rate.requestsPerSecond` when first asked for). */
   of(company: { alias: string; rate: { requestsPerSecond: number } }): CompanyRate {
     let rate = this.rates.get(company.alias);
     if (rate === undefined) {
       rate = new CompanyRate({ ...this.options, requestsPerSecond: company.rate.requestsPerSecond });
       this.rates.set(company.alias, rate);
-    } else {
-      rate.configure(company.rate.requestsPerSecond);
     }
     return rate;
   }

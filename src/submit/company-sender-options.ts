@@ -70,8 +70,8 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   company: CompanyConfig;
   /**
    * The company's one rate (window, transit margin, 429 slow-down), shared with the received-documents
-   * puller: made by the wiring (`CompanyRates.of(company)`). The sender sets it to the company's
-   * configured rate on `update`.
+   * puller: made by the wiring (`CompanyRates.of(company)`). The sender applies a reloaded
+   * `rate.requestsPerSecond` to it (`update`).
    */
   rate: CompanyRate;
   retry: Config['retry'];

@@ -44,14 +44,17 @@ describe('CompanyRate', () => {
     expect(rate.current().limit).toBe(8);
   });
 
-  test('a reload with the same rate keeps the window (and its slow-down); a new rate starts a new one', () => {
+  test('one rate per company; a borrower with an older configuration does not set it back; configure applies a new rate', () => {
     const rates = new CompanyRates({ now: () => 0 });
     const main = rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } });
     main.refused();
     expect(rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } })).toBe(main);
-    expect(main.current().limit).toBe(2);
     expect(rates.of({ alias: 'other', rate: { requestsPerSecond: 4 } })).not.toBe(main);
-    rates.of({ alias: 'main', rate: { requestsPerSecond: 6 } });
+    main.configure(4); // the same rate: the window and its slow-down stay
+    expect(main.current().limit).toBe(2);
+    main.configure(6); // the sender applies a reload
+    expect(main.current().limit).toBe(6);
+    rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } }); // a pull begun before the reload
     expect(main.current().limit).toBe(6);
   });
 
