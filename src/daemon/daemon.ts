@@ -16,7 +16,7 @@ import { inboxFolders } from './folders.js';
 import { Pipeline } from './pipeline.js';
 
 export interface DaemonOptions {
-  /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
   drainTimeoutMs?: number;
   /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
   intakeConcurrency?: number;
@@ -38,16 +38,8 @@ export class Daemon {
   ) {
     const { ledger, client } = pipeline;
     this.service = pipeline.service;
-    // Received-document pulls share each company's request window with its submissions.
-    const rated = {
-      listReceived: async (...args: Parameters<ServiceClient['listReceived']>) => {
-        const alias = this.config.companies.find((c) => String(c.id) === String(args[0].id))?.alias;
-        const sender = alias === undefined ? undefined : this.pipeline.sender(alias);
-        await sender?.acquireSlot();
-        return client.listReceived(...args);
-      },
-    };
-    this.received = new ReceivedScheduler({ ledger, client: rated, config, logger });
+    // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
+    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates });
   }
 
   get ledger(): Ledger {

@@ -16,6 +16,7 @@ import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
+import { CompanyRates } from '../rate/company-rate.js';
 import { CompanySender } from '../submit/company-sender.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { ArchiveWatch } from './archive-watch.js';
@@ -39,7 +40,7 @@ export interface PipelineOptions {
   onStart?(service: ResolvedService): void;
   /** Aborting it stops reading input files, like `close()` does (submit's Ctrl-C). */
   signal?: AbortSignal;
-  /** How long close() lets in-flight requests finish before aborting them. @defaultValue 10000 */
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
   drainTimeoutMs?: number;
   /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
   intakeConcurrency?: number;
@@ -66,6 +67,8 @@ export type CloseStep = [name: string, step: () => Promise<unknown> | unknown];
 
 export class Pipeline {
   private readonly senders = new Map<string, CompanySender>();
+  /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
+  readonly rates = new CompanyRates();
   private readonly mappings = new Map<string, Promise<Mapping>>();
   private readonly fileNames = new Map<number, string>();
   private readonly intake: PQueue;
@@ -150,7 +153,7 @@ export class Pipeline {
   private addSender(company: CompanyConfig): void {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     const sender = new CompanySender({
-      ledger: this.ledger, client, company, retry: this.config.retry, pos: this.config.kinds.pos,
+      ledger: this.ledger, client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
       logger: this.logger, fileName: (id) => this.fileName(id), storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
     });
@@ -292,7 +295,7 @@ export class Pipeline {
 
   private async doClose(first: readonly CloseStep[]): Promise<void> {
     this.stopping.abort();
-    const drainMs = this.options.drainTimeoutMs ?? 10_000;
+    const drainMs = this.options.drainTimeoutMs; // undefined: the sender's default
     const steps: CloseStep[] = [
       ...first,
       ['archive watch', () => this.archived.close()],

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { nextDelay } from '../policy/backoff.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import type { CallOptions, ListReceivedInput, ServiceCompany, ServiceResponse } from '../service/client-types.js';
 import { receivedPageSchema } from '../service/schemas/received.js';
 import type { ReceivedRecord } from './received-files.js';
@@ -60,6 +61,8 @@ export interface FetchPageInput {
   logger: Logger;
   signal?: AbortSignal;
   random?: () => number;
+  /** The company's rate: each request borrows a slot of it (dated when sent) and tells it of a 429. */
+  rate?: CompanyRate | undefined;
 }
 
 function describe(res: ServiceResponse): string {
@@ -76,8 +79,11 @@ export async function fetchPage(input: FetchPageInput): Promise<FetchedPage | Fa
   const where = `E12 ${window.from}..${window.to} page ${page}`;
   for (let attempt = 1; ; attempt += 1) {
     if (input.signal?.aborted) return aborted();
-    const res = await input.client.listReceived(input.company,
-      { startDate: window.from, endDate: window.to, page, perPage: input.perPage }, { signal: input.signal });
+    const query = { startDate: window.from, endDate: window.to, page, perPage: input.perPage };
+    const { rate, signal } = input;
+    const res = rate === undefined
+      ? await input.client.listReceived(input.company, query, { signal })
+      : await rate.send((onSent) => input.client.listReceived(input.company, query, { signal, onSent }), signal);
     if (input.signal?.aborted) return aborted();
     const httpStatus = res.httpStatus;
     switch (res.outcome.kind) {

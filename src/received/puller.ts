@@ -16,6 +16,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
+import type { CompanyRates } from '../rate/company-rate.js';
 import { fetchPage, type FailedPage, type PageRetry, type ReceivedSource, type StopReason } from './fetch-page.js';
 import { receivedKey, type ReceivedRecord } from './received-files.js';
 import { ReceivedIndex } from './received-index.js';
@@ -36,6 +37,11 @@ export interface ReceivedPullerOptions {
   maxPasses?: number;
   /** Jitter source of the backoff. */
   random?: () => number;
+  /**
+   * Each company's rate (the daemon's, shared with its submissions): every page request borrows a
+   * slot of it, and a 429 slows the whole company. Without it pages go unrated (`edoc-bridge received`).
+   */
+  rates?: CompanyRates;
 }
 
 export interface PageProgress {
@@ -257,6 +263,7 @@ export class ReceivedPuller {
     return fetchPage({
       client: this.options.client, company, window, page, perPage: this.config.received.perPage,
       retry: this.retry, logger: this.options.logger.child({ company: company.alias }), signal, random: this.options.random,
+      rate: this.options.rates?.of(company),
     });
   }
 

@@ -10,6 +10,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
+import type { CompanyRates } from '../rate/company-rate.js';
 import type { PageRetry, ReceivedSource } from './fetch-page.js';
 import { ReceivedPuller, type PullResult } from './puller.js';
 import { formatWindow, scheduledWindow } from './window.js';
@@ -25,6 +26,8 @@ export interface ReceivedSchedulerOptions {
   retry?: Partial<PageRetry>;
   /** Delay of each company's first pull after start(). @defaultValue 0 */
   firstDelayMs?: number;
+  /** Each company's rate, shared with its submissions: every page request borrows a slot of it. */
+  rates?: CompanyRates;
 }
 
 export class ReceivedScheduler {
@@ -112,7 +115,7 @@ export class ReceivedScheduler {
   private makePuller(): ReceivedPuller {
     return new ReceivedPuller({
       ledger: this.options.ledger, client: this.options.client, config: this.config, logger: this.options.logger,
-      today: this.today, retry: this.options.retry,
+      today: this.today, retry: this.options.retry, ...(this.options.rates ? { rates: this.options.rates } : {}),
     });
   }
 

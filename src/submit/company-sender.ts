@@ -1,6 +1,6 @@
 /**
- * The submit stage of one company: a p-queue for concurrency, a strict sliding
- * window for the request rate (counted from the moment each request is written),
+ * The submit stage of one company: a p-queue for concurrency, the company's rate
+ * (`rate/company-rate.ts`: a slot per request, dated when it is written; 429s slow it),
  * fed from the ledger in batches so a file of 200,000 documents never has 200,000
  * pending promises. Every attempt is marked `sending` (committed) before its
  * request leaves, and its outcome is committed before anyone writes the outbox.
@@ -9,45 +9,25 @@
  * batch; documents the service numbers are marked, and settled, one turn each.
  */
 import PQueue from 'p-queue';
-import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
-import type { StorageWatch } from '../ledger/storage-watch.js';
-import type { AppLogger } from '../log/logger.js';
-import type { SlidingWindow } from '../policy/rate-window.js';
-import type { ServiceClient } from '../service/client.js';
+import { delay, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
 import type { DocumentKind } from '../validate/kinds.js';
+import { senderTuning, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
-import { delay, reserveSlot, takeSlot, windowFor } from './rate-slots.js';
 import { sendDocument } from './send-document.js';
-import { SubmissionCommits, type Committed } from './submission-commits.js';
+import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
-export interface CompanySenderOptions {
-  ledger: Ledger;
-  client: ServiceClient;
-  company: CompanyConfig;
-  retry: Config['retry'];
-  pos: PosKindConfig;
-  logger: AppLogger;
-  /** The input file's name, for POS `tipo` and log lines. */
-  fileName(fileId: number): string;
-  /** Documents of these files reached a final state (or changed): their reports are due. */
-  onChanged(fileIds: readonly number[]): void;
-  /** Pauses every writer while the disk is full; one of the sender's own when absent. */
-  storage?: StorageWatch;
-  now?: () => number;
-}
-
-/** After a 429, run at half the rate (less after more of them: SlidingWindow.refused) for this long. */
-const SLOW_DOWN_MS = 30_000;
+export { COMPANY_SENDER_DEFAULTS, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 
 export class CompanySender {
   private company: CompanyConfig;
   private queue: PQueue;
-  private window: SlidingWindow;
+  private readonly rate: CompanyRate;
+  private readonly tuning: Readonly<CompanySenderTuning>;
   private readonly inMemory = new Set<number>();
   private readonly now: () => number;
   private readonly commits: SubmissionCommits;
@@ -62,11 +42,13 @@ export class CompanySender {
 
   constructor(private readonly options: CompanySenderOptions) {
     this.company = options.company;
+    this.tuning = senderTuning(options);
     this.now = options.now ?? Date.now;
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
-    this.window = windowFor(this.company.rate.requestsPerSecond);
+    this.rate = options.rate;
+    this.rate.configure(this.company.rate.requestsPerSecond);
     this.commits = new SubmissionCommits({ ledger: options.ledger, logger: options.logger, company: this.company.alias,
-      onChanged: (ids) => options.onChanged(ids), now: () => this.now(),
+      onChanged: (ids) => options.onChanged(ids), now: () => this.now(), lazyMs: this.tuning.lazyCommitMs,
       ...(options.storage === undefined ? {} : { storage: options.storage }) });
   }
 
@@ -83,14 +65,6 @@ export class CompanySender {
     return this.commits.blocked;
   }
 
-  /**
-   * A slot of this company's request window for another caller (the received-documents
-   * puller), so every request of the company counts against one rate.
-   */
-  acquireSlot(): Promise<void> {
-    return takeSlot(() => this.window, this.now);
-  }
-
   start(): void {
     this.loop ??= this.feed();
   }
@@ -104,10 +78,9 @@ export class CompanySender {
 
   /** A reloaded configuration: new key, rate or concurrency; a paused company resumes. */
   update(company: CompanyConfig, retry: Config['retry']): void {
-    const rateChanged = company.rate.requestsPerSecond !== this.company.rate.requestsPerSecond;
     this.company = company;
     this.options.retry = retry;
-    if (rateChanged) this.window = windowFor(company.rate.requestsPerSecond);
+    this.rate.configure(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
     if (this.paused) {
       this.paused = false;
@@ -117,7 +90,7 @@ export class CompanySender {
   }
 
   /** Stop feeding; let in-flight requests finish up to `timeoutMs`, then abort them. Idempotent. */
-  async close(timeoutMs = 10_000): Promise<void> {
+  async close(timeoutMs = this.tuning.drainTimeoutMs): Promise<void> {
     if (this.closed) return this.loop;
     this.closed = true;
     this.queue.clear();
@@ -139,22 +112,25 @@ export class CompanySender {
 
   private async feed(): Promise<void> {
     while (!this.closed) {
+      const { idleMs, queuedPerConnection, refillAtPerConnection } = this.tuning;
       if (this.paused || this.commits.blocked) {
-        await this.sleep(this.paused ? 60_000 : 250);
+        await this.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
-      // Up to 4C documents wait in the queue, claimed (and marked) 3C at a time once C or fewer are left:
-      // one commit for many marks, while C queued and C in flight keep the connections busy meanwhile.
+      // Up to 4C documents wait in the queue (C: concurrency), claimed (and marked) 3C at a time once C or
+      // fewer are left (the defaults): one commit for many marks, while C queued and C in flight keep the
+      // connections busy meanwhile.
       const c = this.company.rate.concurrency;
-      const room = 4 * c - this.queue.size;
-      if (room < 3 * c) {
-        await Promise.race([this.queue.onSizeLessThan(c + 1), this.sleep(1_000)]);
+      const refillAt = Math.floor(refillAtPerConnection * c);
+      if (this.queue.size > refillAt) {
+        await Promise.race([this.queue.onSizeLessThan(refillAt + 1), this.sleep(this.tuning.refillCheckMs)]);
         continue;
       }
+      const room = Math.max(1, Math.floor(queuedPerConnection * c) - this.queue.size);
       const due = this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
       if (due.length === 0) {
         const next = this.options.ledger.nextDueAt(this.alias);
-        const wait = next === undefined ? 60_000 : Math.max(5, Math.min(next - this.now(), 60_000));
+        const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.sleep(wait);
         continue;
       }
@@ -176,7 +152,7 @@ export class CompanySender {
    * request's rate slot and its socket write (d5ca8e7 saw R + 1 arrivals in a second from that); the
    * slot therefore counts from the write itself, see `send`.
    */
-  private async attempt(doc: DueDocument, marked?: Promise<Committed>): Promise<void> {
+  private async attempt(doc: DueDocument, marked?: Promise<MarkResult>): Promise<void> {
     if (!marked && !(await this.waitForRate())) return;
     if (!this.admitted(doc, await (marked ?? this.mark(doc)))) {
       this.markedUnsent.delete(doc.id);
@@ -193,7 +169,7 @@ export class CompanySender {
     await this.settle(doc, doc.attempts + 1, response);
   }
 
-  private mark(doc: DueDocument): Promise<Committed> {
+  private mark(doc: DueDocument): Promise<MarkResult> {
     this.markedUnsent.add(doc.id);
     return this.commits.mark(doc.id, doc.key ?? doc.id);
   }
@@ -204,30 +180,19 @@ export class CompanySender {
   }
 
   /** Whether the mark made the document `sending` (to be sent now); a duplicate is final here. */
-  private admitted(doc: DueDocument, mark: Committed): boolean {
-    if (mark === 'duplicate') {
+  private admitted(doc: DueDocument, mark: MarkResult): boolean {
+    if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
       this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
     }
-    return mark === 'sending';
+    return mark.to === 'send';
   }
 
-  /**
-   * Sends within a slot of the rate window that counts from the moment the request is handed to the
-   * socket (the service counts arrivals): a request held back after its slot was taken (a connection
-   * opening, a ledger commit on this thread) pushes the later ones back rather than bunch up with them.
-   */
-  private async send(doc: DueDocument): Promise<ServiceResponse> {
-    const slot = await reserveSlot(() => this.window, this.now);
-    let sent = false;
-    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
-      pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal, onSent: () => {
-        sent = true;
-        slot.sent(this.now());
-      } },
-    });
-    if (!sent) slot.sent(this.now()); // a connection attempt that failed counts against the rate too
-    return response;
+  /** Sends within a slot of the company's rate, dated when the request is handed to the socket (`CompanyRate.send`). */
+  private send(doc: DueDocument): Promise<ServiceResponse> {
+    const signal = this.aborter.signal;
+    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind,
+      doc.request, { pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal, onSent } }), signal);
   }
 
   /**
@@ -247,7 +212,6 @@ export class CompanySender {
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, numberMayHaveBeenDelivered, retry: this.options.retry,
     });
-    if (httpStatus === 429) this.window.refused(this.now(), this.now() + SLOW_DOWN_MS);
     const record = outcomeRecord(doc, response, decision, this.now());
     let after: () => void;
     switch (decision.action) {
@@ -309,10 +273,10 @@ export class CompanySender {
     for (;;) {
       if (this.closed || this.paused) return false;
       if (this.commits.blocked) { // a full disk: the request waits, marked, until space returns
-        await delay(250);
+        await delay(this.tuning.storagePollMs);
         continue;
       }
-      const wait = this.window.peek(this.now());
+      const wait = this.rate.waitMs();
       if (wait === 0) return true;
       await delay(wait);
     }

@@ -12,8 +12,27 @@ import type { OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 
 type Commit = { mark: number } | { outcome: OutcomeRecord };
-/** 'unsaved': the mark could not be committed (full disk): the request must not leave. */
-export type Committed = 'sending' | 'duplicate' | 'skipped' | 'unsaved' | boolean;
+
+/** What committing a document's `sending` mark came to: only `send` lets its request leave. */
+export type MarkResult =
+  /** Committed `sending`, the attempt counted: send it now. */
+  | { readonly to: 'send' }
+  /** Another document with its key was accepted meanwhile: committed final `duplicate`, never sent. */
+  | { readonly to: 'duplicate' }
+  /** No longer pending (re-queued, settled by an operator): left as it is. */
+  | { readonly to: 'not-pending' }
+  /** A document with the same key is on its way: left pending, due again a little later. */
+  | { readonly to: 'key-in-flight' }
+  /** The mark could not be committed (full disk): left pending, and the request must not leave. */
+  | { readonly to: 'unsaved' };
+
+/** What committing a verdict came to: `applied` false when the document had left `sending` meanwhile. */
+type VerdictResult = { readonly verdict: true; readonly applied: boolean };
+
+const MARKED = {
+  send: { to: 'send' }, duplicate: { to: 'duplicate' }, notPending: { to: 'not-pending' },
+  keyInFlight: { to: 'key-in-flight' }, unsaved: { to: 'unsaved' },
+} as const satisfies Record<string, MarkResult>;
 
 export interface SubmissionCommitsOptions {
   ledger: Ledger;
@@ -24,11 +43,13 @@ export interface SubmissionCommitsOptions {
   /** Shared by every writer of the daemon; one of its own when absent. */
   storage?: StorageWatch;
   now(): number;
+  /** The longest a lazy verdict waits for the next batch of marks. */
+  lazyMs: number;
 }
 
 export class SubmissionCommits {
   readonly storage: StorageWatch;
-  private readonly batcher: CommitBatcher<Commit, Committed>;
+  private readonly batcher: CommitBatcher<Commit, MarkResult | VerdictResult>;
   private readonly held: { record: OutcomeRecord; after: () => void }[] = [];
   private readonly unhook: () => void;
 
@@ -37,19 +58,21 @@ export class SubmissionCommits {
     this.storage = options.storage ?? new StorageWatch({ probe: () => ledger.probeWrite(), logger: options.logger });
     this.unhook = this.storage.beforeResume(() => this.commitHeld());
     // Marks and verdicts of the same turn share one transaction (one fsync).
-    // Verdicts of numbered documents wait up to 20 ms for the next batch of marks (see CompanySender.settle).
-    this.batcher = new CommitBatcher<Commit, Committed>((items) => {
+    // Verdicts of numbered documents wait up to `lazyMs` for the next batch of marks (see CompanySender.settle).
+    this.batcher = new CommitBatcher<Commit, MarkResult | VerdictResult>((items) => {
       const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
       const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
       const result = ledger.commitSubmissions(ids, records, options.now());
       if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
       const sending = new Set(result.marks.sending);
       const dup = new Set(result.marks.duplicate);
+      const later = new Set(result.marks.deferred);
       const done = new Set(result.outcomes.applied);
-      return items.map((i) => ('mark' in i
-        ? (sending.has(i.mark) ? 'sending' : dup.has(i.mark) ? 'duplicate' : 'skipped')
-        : done.has(i.outcome.id)));
-    }, { lazyMs: 20 });
+      return items.map((i): MarkResult | VerdictResult => ('mark' in i
+        ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? MARKED.duplicate
+          : later.has(i.mark) ? MARKED.keyInFlight : MARKED.notPending)
+        : { verdict: true, applied: done.has(i.outcome.id) }));
+    }, { lazyMs: options.lazyMs });
   }
 
   /** Writing waits: the disk is full, or verdicts are held. */
@@ -58,12 +81,12 @@ export class SubmissionCommits {
   }
 
   /** Marks the document `sending` at the end of this turn. Never rejects (a mark made ahead may wait unawaited). */
-  mark(id: number, doc: string | number): Promise<Committed> {
-    return this.batcher.add({ mark: id }).catch((err: unknown): Committed => {
+  mark(id: number, doc: string | number): Promise<MarkResult> {
+    return this.batcher.add({ mark: id }).then((r) => r as MarkResult, (err: unknown): MarkResult => {
       if (!this.storage.report(err, 'submit')) {
         this.options.logger.error({ err, company: this.options.company, doc }, 'submit: the sending mark could not be committed');
       }
-      return 'unsaved';
+      return MARKED.unsaved;
     });
   }
 

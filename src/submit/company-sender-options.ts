@@ -1,0 +1,102 @@
+/**
+ * What a `CompanySender` is given, and its tuning with every default in one object
+ * (`COMPANY_SENDER_DEFAULTS`). The tuning is not user configuration: the defaults are what the daemon
+ * and `edoc-bridge submit` run with; tests pass small values instead of waiting.
+ */
+import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { StorageWatch } from '../ledger/storage-watch.js';
+import type { AppLogger } from '../log/logger.js';
+import type { CompanyRate } from '../rate/company-rate.js';
+import type { ServiceClient } from '../service/client.js';
+
+export interface CompanySenderTuning {
+  /**
+   * Documents waiting in the queue at most, per request the company may have in flight
+   * (`rate.concurrency`, C): the feeder claims up to this × C from the ledger, marking those with
+   * their own number `sending` in one commit.
+   * @defaultValue 4
+   */
+  queuedPerConnection: number;
+  /**
+   * The feeder claims again once this × C or fewer documents wait in the queue (so at least
+   * (`queuedPerConnection` − this) × C at a time: one commit for many marks, while C queued and C in
+   * flight keep the connections busy meanwhile).
+   * @defaultValue 1
+   */
+  refillAtPerConnection: number;
+  /**
+   * The feeder's longest sleep with nothing to do: nothing due, or the company paused by a 401.
+   * `wake()` and a reload end it early; a retry due sooner shortens it.
+   * @defaultValue 60000
+   */
+  idleMs: number;
+  /**
+   * How often the feeder looks again whether the queue has room, besides being told when it has.
+   * @defaultValue 1000
+   */
+  refillCheckMs: number;
+  /**
+   * How often a writer held by a full disk (or by verdicts waiting to be committed) looks again.
+   * @defaultValue 250
+   */
+  storagePollMs: number;
+  /**
+   * The longest the verdict of a document with its own number waits to ride along with the next
+   * batch of `sending` marks (one commit, one fsync for both); the last one in the queue does not wait.
+   * @defaultValue 20
+   */
+  lazyCommitMs: number;
+  /**
+   * How long `close()` lets requests in flight finish before aborting them.
+   * @defaultValue 10000
+   */
+  drainTimeoutMs: number;
+}
+
+export const COMPANY_SENDER_DEFAULTS: Readonly<CompanySenderTuning> = Object.freeze({
+  queuedPerConnection: 4,
+  refillAtPerConnection: 1,
+  idleMs: 60_000,
+  refillCheckMs: 1_000,
+  storagePollMs: 250,
+  lazyCommitMs: 20,
+  drainTimeoutMs: 10_000,
+});
+
+export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
+  ledger: Ledger;
+  client: ServiceClient;
+  company: CompanyConfig;
+  /**
+   * The company's one rate (window, transit margin, 429 slow-down), shared with the received-documents
+   * puller: made by the wiring (`CompanyRates.of(company)`). The sender applies a reloaded
+   * `rate.requestsPerSecond` to it (`update`).
+   */
+  rate: CompanyRate;
+  retry: Config['retry'];
+  pos: PosKindConfig;
+  logger: AppLogger;
+  /** The input file's name, for POS `tipo` and log lines. */
+  fileName(fileId: number): string;
+  /** Documents of these files reached a final state (or changed): their reports are due. */
+  onChanged(fileIds: readonly number[]): void;
+  /** Pauses every writer while the disk is full; one of the sender's own when absent. */
+  storage?: StorageWatch;
+  /** The clock. @defaultValue Date.now */
+  now?: () => number;
+}
+
+/** The tuning in force: the given values over the defaults; an impossible combination is refused early. */
+export function senderTuning(options: Partial<CompanySenderTuning>): Readonly<CompanySenderTuning> {
+  const tuning = { ...COMPANY_SENDER_DEFAULTS };
+  for (const key of Object.keys(COMPANY_SENDER_DEFAULTS) as (keyof CompanySenderTuning)[]) {
+    const value = options[key];
+    if (value !== undefined) tuning[key] = value;
+  }
+  if (!(tuning.refillAtPerConnection >= 0 && tuning.queuedPerConnection > tuning.refillAtPerConnection)) {
+    throw new RangeError(`CompanySender: queuedPerConnection (${tuning.queuedPerConnection}) must be greater than `
+      + `refillAtPerConnection (${tuning.refillAtPerConnection}) >= 0`);
+  }
+  return Object.freeze(tuning);
+}

@@ -1,0 +1,113 @@
+/**
+ * The one owner of a company's rate (issue 16 item 2): its slots, dated when a request is sent; the
+ * 429 slow-down; one per company from `CompanyRates`, borrowed explicitly by the received-documents
+ * puller against the emulator over real HTTP.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { CompanyRate, CompanyRates, COMPANY_RATE_DEFAULTS } from '../../src/rate/company-rate.js';
+import { ReceivedPuller } from '../../src/received/puller.js';
+import { TODAY, harness, type Harness } from '../received/helpers.js';
+
+describe('CompanyRate', () => {
+  test('a slot is dated when the request is handed to the socket, not when it was taken', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 1, now: () => clock });
+    // the slot is taken at 0, the request leaves at 500 (a connection opening)
+    await rate.send(async (onSent) => {
+      clock = 500;
+      onSent();
+      clock = 600;
+      return { httpStatus: 200 };
+    });
+    expect(rate.waitMs()).toBe(500 + 1000 + COMPANY_RATE_DEFAULTS.transitMarginMs - 600);
+  });
+
+  test('a request that never left (refused connection) counts from when the attempt ended', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 1, transitMarginMs: 0, now: () => clock });
+    await rate.send(async () => {
+      clock = 300;
+      return { httpStatus: undefined };
+    });
+    expect(rate.waitMs()).toBe(1000);
+  });
+
+  test('a 429 halves the rate for slowDownMs from the last one; the configured rate applies again after', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 8, slowDownMs: 5_000, now: () => clock });
+    await rate.send(async () => ({ httpStatus: 429 }));
+    expect(rate.current().limit).toBe(4);
+    clock = 4_999;
+    expect(rate.current().limit).toBe(4);
+    clock = 5_000;
+    expect(rate.current().limit).toBe(8);
+  });
+
+  test('one rate per company; a borrower with an older configuration does not set it back; configure applies a new rate', () => {
+    const rates = new CompanyRates({ now: () => 0 });
+    const main = rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } });
+    main.refused();
+    expect(rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } })).toBe(main);
+    expect(rates.of({ alias: 'other', rate: { requestsPerSecond: 4 } })).not.toBe(main);
+    main.configure(4); // the same rate: the window and its slow-down stay
+    expect(main.current().limit).toBe(2);
+    main.configure(6); // the sender applies a reload
+    expect(main.current().limit).toBe(6);
+    rates.of({ alias: 'main', rate: { requestsPerSecond: 4 } }); // a pull begun before the reload
+    expect(main.current().limit).toBe(6);
+  });
+
+  test('waiting for a slot ends when the signal aborts: the request goes ahead and ends as aborted', async () => {
+    const rate = new CompanyRate({ requestsPerSecond: 0.01 }); // one request per 100 s
+    await rate.send(async () => ({ httpStatus: 200 }));
+    const stop = new AbortController();
+    const second = rate.send(async () => ({ httpStatus: stop.signal.aborted ? undefined : 200 }), stop.signal);
+    stop.abort();
+    await expect(second).resolves.toEqual({ httpStatus: undefined });
+  });
+});
+
+describe('the received-documents puller borrows the company\'s rate', () => {
+  let h: Harness | undefined;
+
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  function withRate(config: Readonly<Config>, requestsPerSecond: number): Readonly<Config> {
+    return { ...config, companies: config.companies.map((c) => ({ ...c, rate: { requestsPerSecond, concurrency: 1 } })) };
+  }
+
+  async function setFaults(x: Harness, faults: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${x.emulator.url}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults) });
+    expect(res.status).toBe(200);
+  }
+
+  test('every page request takes a slot of the company\'s rate: never more than the rate in any second', async () => {
+    h = await harness();
+    const config = withRate(h.config, 3);
+    const rates = new CompanyRates();
+    const puller = new ReceivedPuller({ ledger: h.ledger, client: h.client, config, logger: h.logger, today: () => TODAY, rates });
+    const result = await puller.pullCompany(config.companies[0]!, { from: '2026-03-01', to: TODAY });
+    expect(result).toMatchObject({ complete: true, newDocs: 40 });
+    const stats = h.emulator.stats.snapshot();
+    expect(stats.requests.E12?.['200']).toBeGreaterThan(3);
+    expect(stats.busiestSecond['1001']).toBeLessThanOrEqual(3);
+  }, 30_000);
+
+  test('a 429 answered to a page slows the whole company: the rate its sender shares is halved', async () => {
+    h = await harness();
+    await setFaults(h, { rateLimitPerSecond: 1 });
+    const config = withRate(h.config, 4);
+    const rates = new CompanyRates();
+    const shared = rates.of(config.companies[0]!); // what the daemon hands the company's sender
+    const puller = new ReceivedPuller({ ledger: h.ledger, client: h.client, config, logger: h.logger, today: () => TODAY, rates,
+      retry: { attempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
+    const result = await puller.pullCompany(config.companies[0]!, { from: '2026-04-01', to: TODAY });
+    expect(result).toMatchObject({ complete: true });
+    expect(h.emulator.stats.snapshot().requests.E12?.['429']).toBeGreaterThan(0);
+    expect(shared.current().limit).toBeLessThan(4);
+  }, 30_000);
+});

@@ -1,0 +1,145 @@
+/**
+ * CompanySender in-process (issue 16 item 4): a real ledger, the emulator over real HTTP, a real
+ * client; small tuning values instead of waiting; every wait is on a condition.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { COMPANY_SENDER_DEFAULTS } from '../../src/submit/company-sender.js';
+import { senderTuning } from '../../src/submit/company-sender-options.js';
+import { eventually } from '../helpers/daemon-harness.js';
+import { FIRST_NUMBER, SenderHarness, type SenderSetup } from './sender-harness.js';
+
+let h: SenderHarness | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function start(setup: SenderSetup): Promise<SenderHarness> {
+  h = await SenderHarness.start(setup);
+  h.sender.start();
+  return h;
+}
+
+function numbers(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => FIRST_NUMBER + i);
+}
+
+async function allAccepted(x: SenderHarness, n: number, timeoutMs = 15_000): Promise<void> {
+  await eventually(() => (x.states().accepted === n ? true : undefined), `${n} documents accepted`, timeoutMs);
+}
+
+async function issuedNumbers(x: SenderHarness): Promise<number[]> {
+  return (await x.emulator.client.issued()).map((d) => Number(d.number)).sort((a, b) => a - b);
+}
+
+describe('CompanySender', () => {
+  test('accepted: every document is sent once, committed accepted, one "document final" line each', async () => {
+    const x = await start({ documents: 6 });
+    await allAccepted(x, 6);
+    expect(await issuedNumbers(x)).toEqual(numbers(6));
+    expect(x.documents().map((d) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+    await eventually(() => (x.logLines().filter((l) => l.msg === 'document final').length === 6 ? true : undefined), 'six final lines');
+    expect(x.logLines().filter((l) => l.msg === 'document final').every((l) => l.status === 'accepted')).toBe(true);
+  });
+
+  test('a transient 500 is retried with backoff, then accepted once', async () => {
+    const x = await start({ documents: 1, faults: { errorRate: 1 }, retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 40 } });
+    await eventually(async () => ((await x.emulator.client.stats()).requests.E1?.['500'] ?? 0) >= 2 ? true : undefined, 'two 500s');
+    await x.emulator.client.setFaults({});
+    await allAccepted(x, 1);
+    const [doc] = x.documents();
+    expect(doc!.attempts).toBeGreaterThanOrEqual(3);
+    expect(await issuedNumbers(x)).toEqual([FIRST_NUMBER]);
+    expect(x.events().filter((e) => e.type === 'retry-scheduled').length).toBe(doc!.attempts - 1);
+  });
+
+  test('a 429 slows the company down: every document accepted once, the rate halved or less, few refusals', async () => {
+    const x = await start({
+      documents: 24, faults: { rateLimitPerSecond: 3 }, rate: { requestsPerSecond: 12, concurrency: 4 },
+      retry: { maxAttempts: 12, baseDelayMs: 50, maxDelayMs: 2_000 },
+    });
+    expect(x.rate.current().limit).toBe(12);
+    await allAccepted(x, 24, 40_000);
+    expect(await issuedNumbers(x)).toEqual(numbers(24));
+    const refused = (await x.emulator.client.stats()).requests.E1?.['429'] ?? 0;
+    expect(refused).toBeGreaterThan(0);
+    // still within the 30 s slow-down after the last 429
+    expect(x.rate.current().limit).toBeLessThanOrEqual(6);
+    expect(refused).toBeLessThan(24);
+  }, 60_000);
+
+  test('a 401 pauses the company with one error line, the documents pending; a reload with the right key resumes it', async () => {
+    const x = await start({ documents: 8, apiKey: 'not-the-key', rate: { requestsPerSecond: 200, concurrency: 4 } });
+    await eventually(() => (x.sender.isPaused ? true : undefined), 'the sender paused');
+    await eventually(() => (x.states().pending === 8 ? true : undefined), 'every document pending again');
+    // the requests that met the 401 keep their attempt; the ones marked ahead were taken back unsent
+    expect(x.documents().every((d) => d.attempts <= 1)).toBe(true);
+    expect(x.events().filter((e) => e.type === 'not-sent').length).toBeGreaterThan(0);
+    expect(await x.emulator.client.issued()).toEqual([]);
+    const alerts = () => x.logLines().filter((l) => l.code === 'EDOC_SERVICE_UNAUTHORIZED');
+    await eventually(() => (alerts().length > 0 ? true : undefined), 'the alert line');
+    expect(JSON.stringify(x.logLines())).not.toContain('not-the-key');
+
+    x.sender.update({ ...x.company, apiKey: 'test-key-1001' }, x.config.retry);
+    expect(x.sender.isPaused).toBe(false);
+    await allAccepted(x, 8);
+    expect(await issuedNumbers(x)).toEqual(numbers(8));
+    expect(alerts()).toHaveLength(1);
+  });
+
+  test('close drains the request in flight and takes back the marks made ahead whose requests never left', async () => {
+    // concurrency 1: one request in flight (slow), three more marked `sending` ahead of their turn
+    const x = await start({ documents: 8, faults: { latencyMs: 400 }, rate: { requestsPerSecond: 200, concurrency: 1 } });
+    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 && x.states().sending === 4 ? true : undefined),
+      'one request in flight and three marked ahead');
+    await x.sender.close();
+    const states = x.states();
+    expect(states.sending).toBeUndefined();
+    expect(states.accepted).toBe(1);
+    expect(states.pending).toBe(7);
+    expect(await issuedNumbers(x)).toEqual([FIRST_NUMBER]);
+    // taken back: the attempt uncounted, a `not-sent` event each
+    expect(x.documents().filter((d) => d.state === 'pending').every((d) => d.attempts === 0)).toBe(true);
+    expect(x.events().filter((e) => e.type === 'not-sent')).toHaveLength(3);
+  });
+
+  test('close aborts a request still in flight after drainTimeoutMs; the numbered document stays pending, maybe delivered', async () => {
+    const x = await start({ documents: 1, faults: { latencyMs: 30_000 }, tuning: { drainTimeoutMs: 100 } });
+    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 ? true : undefined), 'the request in flight');
+    await x.sender.close();
+    const [doc] = x.documents();
+    expect(doc).toMatchObject({ state: 'pending', attempts: 1, maybeDelivered: true });
+    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(true);
+  });
+
+  test('verdicts of numbered documents ride along with the next batch of marks (one commit), the last one at once', async () => {
+    // No verdict may wait for the lazy timer: with a minute of it, every verdict commits with a batch of marks or the last one's.
+    const x = await start({ documents: 12, rate: { requestsPerSecond: 500, concurrency: 1 }, tuning: { lazyCommitMs: 60_000 } });
+    await allAccepted(x, 12);
+    const events = x.events();
+    const markCommits = new Set(events.filter((e) => e.type === 'sending').map((e) => e.at));
+    const verdicts = events.filter((e) => e.type === 'accepted');
+    expect(verdicts).toHaveLength(12);
+    const last = Math.max(...verdicts.map((e) => e.at));
+    const alone = verdicts.filter((e) => !markCommits.has(e.at) && e.at !== last);
+    expect(alone).toEqual([]);
+    // batched: fewer commits than verdicts
+    expect(new Set(verdicts.map((e) => e.at)).size).toBeLessThan(12);
+  });
+
+  test('requests in flight never exceed rate.concurrency, and the rate holds in every second', async () => {
+    const x = await start({ documents: 30, faults: { latencyMs: 60 }, rate: { requestsPerSecond: 15, concurrency: 3 } });
+    await allAccepted(x, 30);
+    const stats = await x.emulator.client.stats();
+    expect(stats.peakConcurrency).toBeLessThanOrEqual(3);
+    expect(stats.peakConcurrency).toBeGreaterThanOrEqual(2);
+    expect(stats.busiestSecond['1001']).toBeLessThanOrEqual(15);
+  });
+
+  test('tuning that cannot work is refused early; the defaults are one object', () => {
+    expect(() => senderTuning({ queuedPerConnection: 1, refillAtPerConnection: 1 }))
+      .toThrow(/queuedPerConnection \(1\) must be greater than refillAtPerConnection \(1\)/);
+    expect(senderTuning({ lazyCommitMs: 5 })).toEqual({ ...COMPANY_SENDER_DEFAULTS, lazyCommitMs: 5 });
+  });
+});
