@@ -11,7 +11,7 @@ import ts from 'typescript';
  * business rules), then the stages in the order a document goes through them, then the wiring.
  */
 export const LAYERS = [
-  'errors', 'policy', 'log', 'service', 'kinds', 'validate',
+  'errors', 'policy', 'log', 'service', 'rate', 'kinds', 'validate',
   'watch', 'map', 'read', 'config', 'ledger', 'submit', 'report', 'received', 'emulator', 'daemon', 'cli',
 ];
 

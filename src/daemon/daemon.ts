@@ -8,7 +8,6 @@ import { redactConfig } from '../config/redact.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
-import type { ServiceClient } from '../service/client.js';
 import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import type { ResolvedService } from './embedded.js';
