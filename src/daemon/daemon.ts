@@ -17,7 +17,7 @@ import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { resolveServiceUrl, type ResolvedService } from '../service/embedded.js';
 import { CompanySender } from '../submit/company-sender.js';
-import type { DocumentKind } from '../validate/kinds.js';
+import type { DocumentKind } from '../kinds/index.js';
 import { InboxWatcher, type ReadyFile } from '../watch/inbox-watcher.js';
 import { inboxFolders, inInboxFolder, outboxDir } from './folders.js';
 import { recoverSending } from './recover.js';
@@ -191,7 +191,7 @@ export class Daemon {
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
         ...(this.options.today ? { today: this.options.today } : {}),
-      }, { path: file.path, kind: file.kind as DocumentKind, company, size: file.size, mtimeMs: file.mtimeMs,
+      }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
         ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
       if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was

@@ -30,7 +30,7 @@ import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
 import { documentKey } from '../validate/document-key.js';
-import type { DocumentKind } from '../validate/kinds.js';
+import type { DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../validate/validate-document.js';
 

@@ -6,7 +6,7 @@
  */
 import { isEdocError } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
-import { isDocumentKind } from '../validate/kinds.js';
+import { isDocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
 import { columnsOf, specColumns } from './compile-node.js';

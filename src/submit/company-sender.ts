@@ -18,7 +18,6 @@ import type { SlidingWindow } from '../policy/rate-window.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
-import type { DocumentKind } from '../validate/kinds.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { delay, reserveSlot, takeSlot, windowFor } from './rate-slots.js';
@@ -220,7 +219,7 @@ export class CompanySender {
   private async send(doc: DueDocument): Promise<ServiceResponse> {
     const slot = await reserveSlot(() => this.window, this.now);
     let sent = false;
-    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind, doc.request, {
+    const response = await sendDocument(this.options.client, this.serviceCompany(), doc.kind, doc.request, {
       pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal: this.aborter.signal, onSent: () => {
         sent = true;
         slot.sent(this.now());

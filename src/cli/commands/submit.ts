@@ -19,7 +19,7 @@ import { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
 import { resolveServiceUrl } from '../../service/embedded.js';
 import { CompanySender } from '../../submit/company-sender.js';
-import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
+import { DOCUMENT_KINDS, isDocumentKind } from '../../kinds/index.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';

@@ -10,7 +10,7 @@ import { loadMapping } from '../../map/load-mapping.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
 import { documentKey, formatKey } from '../../validate/document-key.js';
-import { isDocumentKind } from '../../validate/kinds.js';
+import { isDocumentKind } from '../../kinds/index.js';
 import { distinctProblems, type Problem } from '../../validate/problem.js';
 import { validateDocument } from '../../validate/validate-document.js';
 import type { Command } from '../command.js';
