@@ -11,6 +11,7 @@ export interface FlowArrow extends ImportEdge {
 export const LAYERS: readonly string[];
 export const LEDGER_WRITERS: readonly string[];
 export const LEDGER_RECORDS: readonly string[];
+export const FILE_LAYERS: Readonly<Record<string, string>>;
 export function layerOf(rel: string): string | undefined;
 export function importsOf(srcDir: string): ImportEdge[];
 export function flowArrows(srcDir: string): FlowArrow[];

@@ -11,7 +11,7 @@ import ts from 'typescript';
  * business rules), then the stages in the order a document goes through them, then the wiring.
  */
 export const LAYERS = [
-  'errors', 'policy', 'log', 'service', 'rate', 'kinds', 'validate',
+  'errors', 'policy', 'log', 'service', 'rate', 'validate', 'kinds',
   'watch', 'map', 'read', 'config', 'ledger', 'submit', 'report', 'received', 'emulator', 'daemon', 'cli',
 ];
 
@@ -21,8 +21,16 @@ export const LEDGER_WRITERS = ['ledger', 'submit', 'received', 'daemon', 'cli'];
 /** The ledger's record shapes, which any stage may read; everything else in ledger/ is an operation. */
 export const LEDGER_RECORDS = ['ledger/types.ts'];
 
+/**
+ * Files whose layer is not their folder's: vocabulary every layer speaks. The names of the document kinds (the one
+ * list, `DocumentKind`, `parseKind`, their labels) sit with the pure policies; the descriptors of kinds/ sit above
+ * the business rules they name.
+ */
+export const FILE_LAYERS = { 'kinds/names.ts': 'policy' };
+
 /** `errors.ts` → errors, `map/derive/x.ts` → map; undefined for a folder that has no layer. */
 export function layerOf(rel) {
+  if (Object.hasOwn(FILE_LAYERS, rel)) return FILE_LAYERS[rel];
   const top = rel.split('/')[0].replace(/\.ts$/, '');
   return LAYERS.includes(top) ? top : undefined;
 }

@@ -69,6 +69,7 @@ export const ERRORS = {
   EDOC_LEDGER_DUPLICATE_DOCUMENT: 'The same document of the same file content was accepted before (a resend); it is not sent again.',
   EDOC_LEDGER_EARLIER_COPY_OPEN: 'The same document of the same file content taken before is not final yet; this copy is not sent.',
   EDOC_RESEND_REFUSED: 'edoc-bridge resend cannot take this file again now (documents not final, archive missing, nothing to resend).',
+  EDOC_KIND_UNKNOWN: 'A text that must name a document kind (a ledger row\'s kind column) names none of PRODUCT\'s kinds: a damaged ledger, or one written by a newer version.',
   EDOC_LEDGER_WRITE: 'A ledger commit failed for a reason other than a full disk; work pauses and the commit is retried.',
   EDOC_STORAGE_FULL: 'The disk holding the ledger or the outbox is full (or failing): work pauses and resumes by itself when space returns.',
   // --- submit -------------------------------------------------------------

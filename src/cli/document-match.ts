@@ -8,7 +8,7 @@ import type { ParsedArgs } from './command.js';
 import { usageError } from './command.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AttentionDocument } from '../ledger/types.js';
-import { isDocumentKind } from '../validate/kinds.js';
+import { isDocumentKind } from '../kinds/index.js';
 
 /** In-doubt and failed documents looked at per call: an operator's list, not a bulk export. */
 export const ATTENTION_LIMIT = 100_000;

@@ -1,5 +1,5 @@
-export { configSchema, KINDS, LOG_LEVELS, isLoopbackHost } from './schema.js';
-export type { Config, CompanyConfig, Kind, KindConfig, ParsedConfig, PosKindConfig } from './schema.js';
+export { configSchema, LOG_LEVELS, isLoopbackHost } from './schema.js';
+export type { Config, CompanyConfig, KindConfig, ParsedConfig, PosKindConfig } from './schema.js';
 export { loadConfig, resolveConfig, DEFAULT_CONFIG_FILE } from './load.js';
 export type { ResolveOptions } from './load.js';
 export { redactConfig } from './redact.js';

@@ -1,17 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/names.js';
 import { parseDuration } from './duration.js';
 
-/** The document kinds of PRODUCT's table; each is an inbox folder name. */
-export const KINDS = [
-  'invoice', 'credit-note', 'debit-note', 'payroll', 'support-document', 'support-adjustment', 'pos',
-] as const;
-export type Kind = (typeof KINDS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Names a company alias may not take: they would collide with kind or outbox folders. */
-const RESERVED_ALIASES = new Set<string>([...KINDS, 'received', 'archive']);
+const RESERVED_ALIASES = new Set<string>([...DOCUMENT_KINDS, 'received', 'archive']);
 
 // `${VAR}` substitution always yields strings; numbers and booleans written that way
 // are accepted when the whole string is a number / boolean.
@@ -128,6 +124,7 @@ const posKindSchema = kindSchema.extend({
   endpoint: z.enum(['E3', 'E4']).default('E3'),
 });
 
+/** One entry per name of DOCUMENT_KINDS (src/kinds/): `satisfies` refuses a missing or an extra kind. */
 const kindsSchema = z.strictObject({
   invoice: kindSchema.prefault({}),
   'credit-note': kindSchema.prefault({}),
@@ -136,7 +133,7 @@ const kindsSchema = z.strictObject({
   'support-document': kindSchema.prefault({}),
   'support-adjustment': kindSchema.prefault({}),
   pos: posKindSchema.prefault({}),
-});
+} satisfies Record<DocumentKind, z.ZodType>);
 
 const retrySchema = z
   .strictObject({

@@ -8,7 +8,6 @@ import { redactConfig } from '../config/redact.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
-import type { DocumentKind } from '../validate/kinds.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxFolders } from './folders.js';
@@ -83,7 +82,7 @@ export class Daemon {
     for await (const file of watcher) {
       if (this.closing !== undefined) break;
       // Back-pressure: do not pull more ready files than the intake can read.
-      await this.pipeline.offer({ ...file, kind: file.kind as DocumentKind });
+      await this.pipeline.offer(file);
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { DOCUMENT_KINDS, type DocumentKind } from '../validate/kinds.js';
+import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/index.js';
 
 type FolderConfig = Pick<Config, 'companies' | 'paths' | 'kinds'>;
 

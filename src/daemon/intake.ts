@@ -29,10 +29,10 @@ import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/fil
 import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
-import { documentKey } from '../validate/document-key.js';
-import type { DocumentKind } from '../validate/kinds.js';
+import { documentKey } from '../kinds/document-key.js';
+import type { DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
-import { validateDocument } from '../validate/validate-document.js';
+import { validateDocument } from '../kinds/validate-document.js';
 
 /**
  * Documents committed per ledger transaction while a file is read (held back: none is due before the

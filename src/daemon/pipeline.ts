@@ -18,7 +18,7 @@ import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { CompanyRates } from '../rate/company-rate.js';
 import { CompanySender } from '../submit/company-sender.js';
-import type { DocumentKind } from '../validate/kinds.js';
+import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir } from './folders.js';

@@ -5,6 +5,7 @@
  * `--state` file as it is; every mutation goes through `changed()` so the file
  * follows.
  */
+import { kindOf, type DocumentKind, type NumberingFamily } from '../kinds/index.js';
 import type { Seed, SeedRange, RangeDocumentType } from './seed.js';
 
 export type DocKind =
@@ -13,14 +14,19 @@ export type DocKind =
   | 'support-document' | 'support-adjustment'
   | 'pos' | 'pos-credit-note' | 'pos-debit-note';
 
-/** Numbers are unique per company + family + prefix (the authority's rule 90). */
-export type DocFamily = 'invoice' | 'payroll' | 'support-document' | 'support-adjustment' | 'pos';
+/** Numbers are unique per company + family + prefix (the authority's rule 90); the bridge's kind descriptors say which. */
+export type DocFamily = NumberingFamily;
+
+/** The bridge's kind (src/kinds/) each of the emulator's finer kinds is issued as. */
+const BRIDGE_KIND: Readonly<Record<DocKind, DocumentKind>> = {
+  invoice: 'invoice', 'credit-note': 'credit-note', 'debit-note': 'debit-note',
+  payroll: 'payroll', 'payroll-adjustment': 'payroll', 'payroll-elimination': 'payroll',
+  'support-document': 'support-document', 'support-adjustment': 'support-adjustment',
+  pos: 'pos', 'pos-credit-note': 'pos', 'pos-debit-note': 'pos',
+};
 
 export function familyOf(kind: DocKind): DocFamily {
-  if (kind === 'invoice' || kind === 'credit-note' || kind === 'debit-note') return 'invoice';
-  if (kind.startsWith('payroll')) return 'payroll';
-  if (kind.startsWith('pos')) return 'pos';
-  return kind as DocFamily;
+  return kindOf(BRIDGE_KIND[kind]).numbering;
 }
 
 export interface IssuedDocument {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { kindsSharingNumbers } from '../validate/kinds.js';
+import { kindsSharingNumbers, parseKind, type DocumentKind } from '../kinds/index.js';
 import { addEvent } from './files.js';
 import { earlierCopyLookup } from './resend.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, stmt, toDocumentRow } from './rows.js';
@@ -120,7 +120,7 @@ interface DueRow {
 }
 
 function toDue(r: DueRow, request: string | null): DueDocument {
-  return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: r.kind, key: r.key,
+  return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
     ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null),
     maybeDelivered: r.maybe_delivered === 1 };
 }
@@ -130,7 +130,7 @@ function toDue(r: DueRow, request: string | null): DueDocument {
  * credit and debit notes share one, as the authority's rule 90 does) had an attempt that may have
  * reached the service. Decides what a repeated-number answer (Regla 90) means; see decide.ts.
  */
-export function numberMayHaveBeenDelivered(db: Database.Database, doc: { company: string; kind: string; key: string | null; id: number }): boolean {
+export function numberMayHaveBeenDelivered(db: Database.Database, doc: { company: string; kind: DocumentKind; key: string | null; id: number }): boolean {
   const own = stmt(db, 'SELECT maybe_delivered FROM documents WHERE id = ?').pluck().get(doc.id) === 1;
   const head = `${doc.company}/${doc.kind}/`;
   if (own || doc.key === null || !doc.key.startsWith(head)) return own;

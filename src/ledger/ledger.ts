@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { EdocError } from '../errors.js';
+import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
 import * as files from './files.js';
 import type { ReadDetails } from './files.js';
@@ -200,7 +201,7 @@ export class Ledger {
     return status.recordClash(this.db, ids, note, now);
   }
   /** Any document of ours with this number (its family) may have reached the service: see decide.ts. */
-  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: string; key: string | null }): boolean {
+  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): boolean {
     return docs.numberMayHaveBeenDelivered(this.db, doc);
   }
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }

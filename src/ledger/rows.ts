@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { parseKind } from '../kinds/index.js';
 import type { DocumentRow, DocumentState, FileRow, FileState, ReportState, StateCounts } from './types.js';
 
 const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
@@ -41,7 +42,7 @@ export interface RawFile {
 export function toFileRow(r: RawFile): FileRow {
   return {
     id: r.id, path: r.path, name: r.name, reportName: r.report_name, size: r.size, sha256: r.sha256,
-    kind: r.kind, company: r.company, format: r.format, encoding: r.encoding, header: r.header,
+    kind: parseKind(r.kind, `ledger file ${r.id}`), company: r.company, format: r.format, encoding: r.encoding, header: r.header,
     state: r.state as FileState, error: parse(r.error, null), total: r.total, duplicateOf: r.duplicate_of,
     startedAt: r.started_at, finishedAt: r.finished_at, archivedPath: r.archived_path,
     reportState: r.report_state as ReportState, outboxDir: r.outbox_dir, archive: r.archive === null ? null : r.archive === 1,

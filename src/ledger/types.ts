@@ -1,4 +1,5 @@
 /** Shapes the ledger stores and returns. Times are epoch milliseconds. */
+import type { DocumentKind } from '../kinds/index.js';
 
 export type FileState = 'reading' | 'open' | 'done' | 'failed-read';
 
@@ -51,7 +52,7 @@ export interface RecordFileInput {
   name: string;
   size: number;
   sha256: string;
-  kind: string;
+  kind: DocumentKind;
   company: string;
   now: number;
   /** Where its reports go (`outbox/<kind>` or `outbox/<company>/<kind>`). */
@@ -87,7 +88,7 @@ export interface FileRow {
   reportName: string;
   size: number;
   sha256: string;
-  kind: string;
+  kind: DocumentKind;
   company: string;
   format: string | null;
   encoding: string | null;
@@ -141,7 +142,7 @@ export interface DueDocument {
   fileId: number;
   index: number;
   company: string;
-  kind: string;
+  kind: DocumentKind;
   key: string | null;
   ownNumber: boolean;
   attempts: number;

@@ -6,7 +6,7 @@
  */
 import { isEdocError } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
-import { isDocumentKind } from '../validate/kinds.js';
+import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
 import { columnsOf, specColumns } from './compile-node.js';
@@ -98,9 +98,9 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
   return bad;
 }
 
-export function buildDocument(mapping: Mapping, rows: RowView[], kind: string, company: CompanyInfo): BuiltDocument {
+export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentKind, company: CompanyInfo): BuiltDocument {
   // A document the export shows to be of another kind is reported as that alone, and never built.
-  if (mapping.kindCheck !== undefined && isDocumentKind(kind)) {
+  if (mapping.kindCheck !== undefined) {
     const elsewhere = judgeKindSignals(kind, mappingKindSignals(mapping.kindCheck, rows));
     if (elsewhere.length > 0) return { problems: elsewhere };
   }

@@ -5,6 +5,7 @@
 import { EdocError } from '../errors.js';
 import type { MappingNode, ValueSpec } from './mapping-types.js';
 import { VALUE_SOURCE_KEYS, valueSpecSchema } from './mapping-schema.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompileContext {
   file: string;
@@ -107,7 +108,7 @@ export function specColumns(spec: ValueSpec, out: Set<string>): Set<string> {
 }
 
 /** Columns that must be in the header for `kind`: columns of required values without a default. */
-export function requiredColumnsOf(node: MappingNode, kind: string, out: Set<string> = new Set()): Set<string> {
+export function requiredColumnsOf(node: MappingNode, kind: DocumentKind, out: Set<string> = new Set()): Set<string> {
   if (node.type === 'value') {
     const s = node.spec;
     if (s.required && s.default === undefined && (s.kinds === undefined || s.kinds.includes(kind)) && s.column !== undefined) out.add(s.column);

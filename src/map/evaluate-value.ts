@@ -11,6 +11,7 @@ import type { Problem } from '../validate/problem.js';
 import { erpDateToIso, erpTimeToIso } from './convert-date.js';
 import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
 import type { Mapping, ValueSpec } from './mapping-types.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompanyInfo {
   alias: string;
@@ -26,7 +27,7 @@ export interface RowView {
 
 export interface EvalContext {
   mapping: Mapping;
-  kind: string;
+  kind: DocumentKind;
   company: CompanyInfo;
   /** Rows blamed by problems (a document field: all the document's rows; a line field: its row). */
   rows: number[];

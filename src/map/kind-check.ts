@@ -15,7 +15,7 @@
  *     values: { FV: invoice, NC: credit-note, ND: debit-note }
  * ```
  */
-import { DOCUMENT_KINDS, isDocumentKind, type DocumentKind } from '../validate/kinds.js';
+import { DOCUMENT_KINDS, isDocumentKind, type DocumentKind } from '../kinds/index.js';
 import type { KindSignal } from '../validate/wrong-folder.js';
 import { mappingError } from './compile-node.js';
 import type { RowView } from './evaluate-value.js';
@@ -23,13 +23,14 @@ import type { KindCheckInput } from './mapping-schema.js';
 import type { KindCheck } from './mapping-types.js';
 
 function kindsOf(input: string | string[], path: string, file: string): DocumentKind[] {
-  const list = Array.isArray(input) ? input : [input];
-  for (const [i, k] of list.entries()) {
+  const kinds = new Set<DocumentKind>();
+  for (const [i, k] of (Array.isArray(input) ? input : [input]).entries()) {
     if (!isDocumentKind(k)) {
       throw mappingError(file, Array.isArray(input) ? `${path}[${i}]` : path, `unknown kind "${k}" (one of ${DOCUMENT_KINDS.join(', ')})`);
     }
+    kinds.add(k);
   }
-  return [...new Set(list as DocumentKind[])];
+  return [...kinds];
 }
 
 export function compileKindCheck(input: readonly KindCheckInput[] | undefined, file: string): KindCheck[] | undefined {

@@ -2,7 +2,7 @@
  * A mapping after loading: the YAML's shape, checked and compiled into a tree
  * that the engine walks per document. See docs/mappings.md for the language.
  */
-import type { DocumentKind } from '../validate/kinds.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
 

@@ -8,6 +8,7 @@ import { EdocError } from '../errors.js';
 import { requiredColumnsOf } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export function normaliseColumnName(name: string): string {
   return name.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -26,7 +27,7 @@ export function indexHeader(cells: string[]): Map<string, number> {
 /** Enough for the header of any real export (40 columns of ~10 characters); a 200 MB line is cut. */
 const FOUND_CHARS = 400;
 
-export function checkRequiredColumns(file: string, mapping: Mapping, kind: string, header: Map<string, number>, headerCells: string[]): void {
+export function checkRequiredColumns(file: string, mapping: Mapping, kind: DocumentKind, header: Map<string, number>, headerCells: string[]): void {
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
   const has = (c: string): boolean => header.has(normaliseColumnName(c));

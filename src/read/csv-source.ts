@@ -21,9 +21,10 @@ import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-he
 import { LastRowTable } from './csv-last-rows.js';
 import { readCsvRecords } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export interface CsvSourceContext extends CsvReadOptions {
-  kind: string;
+  kind: DocumentKind;
   company: CompanyInfo;
   /** Fed with the bytes of the pass the documents come from. */
   hash?: Hash;

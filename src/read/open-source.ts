@@ -30,6 +30,7 @@ import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
 import { utf8Chunks } from './utf8-chunks.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 export interface OpenSourceOptions {
   company: CompanyInfo;
@@ -67,7 +68,7 @@ export function formatOf(file: string): SourceFormat | undefined {
   return FORMATS[path.extname(file).toLowerCase()];
 }
 
-export async function openSource(file: string, kind: string, options: OpenSourceOptions): Promise<OpenedFile> {
+export async function openSource(file: string, kind: DocumentKind, options: OpenSourceOptions): Promise<OpenedFile> {
   const format = formatOf(file);
   if (format === undefined) {
     throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: unsupported file type (use .json, .jsonl, .csv or .txt)`, { file, kind });

@@ -8,11 +8,10 @@ import type { DueDocument } from '../ledger/types.js';
 import { makeKey } from '../ledger/rows.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { issuedNumberIn } from '../service/issued.js';
-import { keyFrom, requestPrefix } from '../validate/document-key.js';
-import { isDocumentKind } from '../validate/kinds.js';
+import { keyFrom, requestPrefix } from '../kinds/document-key.js';
 
 export function assignedKey(doc: DueDocument, response: ServiceResponse): string | undefined {
-  if (doc.key !== null || !isDocumentKind(doc.kind)) return undefined;
+  if (doc.key !== null) return undefined;
   const found = issuedNumberIn(response.body, response.outcome.warnings, requestPrefix(doc.kind, doc.request));
   const key = found === undefined ? undefined : keyFrom(found.prefix, found.number);
   return key === undefined ? undefined : makeKey(doc.company, doc.kind, `${key.prefix}/${key.number}`);

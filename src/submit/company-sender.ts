@@ -14,7 +14,6 @@ import type { DueDocument } from '../ledger/types.js';
 import { delay, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
-import type { DocumentKind } from '../validate/kinds.js';
 import { senderTuning, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
@@ -191,7 +190,7 @@ export class CompanySender {
   /** Sends within a slot of the company's rate, dated when the request is handed to the socket (`CompanyRate.send`). */
   private send(doc: DueDocument): Promise<ServiceResponse> {
     const signal = this.aborter.signal;
-    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc.kind as DocumentKind,
+    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc.kind,
       doc.request, { pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal, onSent } }), signal);
   }
 

@@ -20,7 +20,7 @@
  *   Payroll's `TipoNota` 1 and 2 are still payroll (E2 serves all three).
  */
 import { arr, filled, isObj, obj, text } from './access.js';
-import type { DocumentKind } from './kinds.js';
+import type { DocumentKind } from '../kinds/names.js';
 import type { KindSignal } from './wrong-folder.js';
 
 const SALES: readonly DocumentKind[] = ['invoice', 'credit-note', 'debit-note'];

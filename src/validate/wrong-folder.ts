@@ -11,7 +11,7 @@
  * JSON and JSONL inputs) and the mapping's `kindCheck` (map/kind-check.ts, CSV
  * columns a mapping does not carry into the request).
  */
-import type { DocumentKind } from './kinds.js';
+import { KIND_LABELS, type DocumentKind } from '../kinds/names.js';
 import type { Problem } from './problem.js';
 
 export interface KindSignal {
@@ -29,19 +29,10 @@ export interface KindSignal {
   fields?: string[];
 }
 
-const KIND_NAMES: Record<DocumentKind, string> = {
-  invoice: 'an invoice',
-  'credit-note': 'a credit note',
-  'debit-note': 'a debit note',
-  payroll: 'a payroll document',
-  'support-document': 'a support document',
-  'support-adjustment': 'a support adjustment note',
-  pos: 'a POS document',
-};
 
 /** `['credit-note', 'debit-note']` -> `a credit note or a debit note`. */
 export function kindNames(kinds: readonly DocumentKind[]): string {
-  return kinds.map((k) => KIND_NAMES[k]).join(' or ');
+  return kinds.map((k) => KIND_LABELS[k]).join(' or ');
 }
 
 /** `['credit-note', 'debit-note']` -> `the credit-note or the debit-note folder`. */
@@ -90,7 +81,7 @@ export function judgeKindSignals(folder: DocumentKind, signals: readonly KindSig
   for (const s of signals) belongs = belongs.filter((k) => s.kinds.includes(k));
   return against.map((s) => {
     const verb = s.fields !== undefined && s.fields.length > 1 ? 'make' : 'makes';
-    const says = `${placeOf(s.rows)}${describe(s)} ${verb} this ${kindNames(s.kinds)}, not ${KIND_NAMES[folder]}`;
+    const says = `${placeOf(s.rows)}${describe(s)} ${verb} this ${kindNames(s.kinds)}, not ${KIND_LABELS[folder]}`;
     const others = signals.filter((o) => !o.kinds.some((k) => s.kinds.includes(k)));
     const message = belongs.length > 0
       ? `${says}; it is not sent: drop it in ${folderNames(belongs)} instead of the ${folder} folder`

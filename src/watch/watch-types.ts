@@ -1,16 +1,17 @@
 /** The shapes the inbox watcher takes and hands out (inbox-watcher.ts). */
+import type { DocumentKind } from '../kinds/index.js';
 import type { DoneMarkerOptions } from './done-markers.js';
 
 export interface InboxFolder {
   /** The inbox folder; created at start when missing. Only its direct children are watched. */
   dir: string;
-  kind: string;
+  kind: DocumentKind;
   company: string;
 }
 
 export interface ReadyFile {
   path: string;
-  kind: string;
+  kind: DocumentKind;
   company: string;
   size: number;
   mtimeMs: number;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Ledger, LEDGER_FILE } from '../../src/ledger/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import type { DueDocument, NewDocument } from '../../src/ledger/types.js';
+import type { DocumentKind } from '../../src/kinds/index.js';
 import { fileInput, tempDir } from './helpers.js';
 
 function numbered(index: number, number: string): NewDocument {
@@ -20,7 +21,7 @@ function open(): Ledger {
 }
 
 /** Records a file of `kind` with the given numbers and returns its documents, due. */
-function addFile(ledger: Ledger, name: string, kind: string, numbers: string[]): DueDocument[] {
+function addFile(ledger: Ledger, name: string, kind: DocumentKind, numbers: string[]): DueDocument[] {
   const { fileId } = ledger.recordFile(fileInput({ path: `/inbox/${kind}/${name}`, name, sha256: name, kind }));
   ledger.insertDocuments(fileId, numbers.map((n, i) => numbered(i, n)), 1_000);
   ledger.finishReading(fileId, 1_000);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adjustmentNoteRequestSchema, posDocumentContentSchema } from '../../src/service/schemas/index.js';
-import { validateDocument } from '../../src/validate/validate-document.js';
+import { validateDocument } from '../../src/kinds/validate-document.js';
 import { COMPANY, EXAMPLES, mapping, readAll, tempFile, toCsv } from './helpers.js';
 
 describe('the POS and support-adjustment layouts map the shipped examples to exact requests', () => {

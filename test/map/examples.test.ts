@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CsvSourceDocument } from '../../src/read/csv-source.js';
 import { invoiceRequestSchema, payrollRequestSchema, supportDocumentRequestSchema } from '../../src/service/schemas/index.js';
-import type { DocumentKind } from '../../src/validate/kinds.js';
-import { validateDocument } from '../../src/validate/validate-document.js';
+import type { DocumentKind } from '../../src/kinds/index.js';
+import { validateDocument } from '../../src/kinds/validate-document.js';
 import { COMPANY, EXAMPLES, mapping, readAll } from './helpers.js';
 
 type Req = Record<string, unknown>;

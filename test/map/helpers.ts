@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { loadMapping } from '../../src/map/load-mapping.js';
+import type { DocumentKind } from '../../src/kinds/index.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openCsvSource } from '../../src/read/csv-source.js';
 import type { CsvSourceDocument, OpenedCsvSource } from '../../src/read/csv-source.js';
@@ -29,7 +30,7 @@ export async function tempFile(name: string, content: string | Buffer, encoding:
   return file;
 }
 
-export async function readAll(file: string, m: Mapping, kind: string): Promise<{ source: OpenedCsvSource; docs: CsvSourceDocument[] }> {
+export async function readAll(file: string, m: Mapping, kind: DocumentKind): Promise<{ source: OpenedCsvSource; docs: CsvSourceDocument[] }> {
   const source = await openCsvSource(file, m, { kind, company: COMPANY });
   const docs: CsvSourceDocument[] = [];
   for await (const d of source.documents) docs.push(d);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentKey, formatKey, ownNumber } from '../../src/validate/document-key.js';
+import { documentKey, formatKey, ownNumber } from '../../src/kinds/document-key.js';
 import { loadRequestFixture } from '../fixtures/requests/index.js';
 import { edit, remove } from './edit.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateDocument } from '../../src/validate/validate-document.js';
-import type { DocumentKind } from '../../src/validate/kinds.js';
+import { validateDocument } from '../../src/kinds/validate-document.js';
+import type { DocumentKind } from '../../src/kinds/index.js';
 import { colombiaToday } from '../../src/policy/dates.js';
 import { loadRequestFixture, type RequestFixtureName } from '../fixtures/requests/index.js';
 

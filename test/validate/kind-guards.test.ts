@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { kindGuards } from '../../src/validate/kind-guards.js';
-import { DOCUMENT_KINDS } from '../../src/validate/kinds.js';
+import { kindGuards } from '../../src/kinds/kind-guards.js';
+import { DOCUMENT_KINDS } from '../../src/kinds/index.js';
 import { loadRequestFixture } from '../fixtures/requests/index.js';
 import { edit, paths, remove } from './edit.js';
 

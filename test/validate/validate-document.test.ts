@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateDocument } from '../../src/validate/validate-document.js';
+import { validateDocument } from '../../src/kinds/validate-document.js';
 import { addDays } from '../../src/policy/dates.js';
 import { loadRequestFixture, requestFixtureText } from '../fixtures/requests/index.js';
 import { edit, paths, push } from './edit.js';

@@ -4,8 +4,8 @@
  * requests; the CSV side is test/map/kind-check.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_KINDS, type DocumentKind } from '../../src/validate/kinds.js';
-import { validateDocument } from '../../src/validate/validate-document.js';
+import { DOCUMENT_KINDS, type DocumentKind } from '../../src/kinds/index.js';
+import { validateDocument } from '../../src/kinds/validate-document.js';
 import { loadRequestFixture, type RequestFixtureName } from '../fixtures/requests/index.js';
 import { edit, remove } from './edit.js';
 

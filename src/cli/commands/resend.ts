@@ -19,7 +19,6 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { ContentOutcome } from '../../ledger/resend.js';
 import type { FileRow } from '../../ledger/types.js';
 import { hashFile } from '../../read/hash.js';
-import { isDocumentKind } from '../../validate/kinds.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { openShared } from '../document-match.js';
@@ -159,7 +158,7 @@ function inboxOf(config: Readonly<Config>, file: FileRow): string {
   if (!config.companies.some((c) => c.alias === file.company)) {
     throw usageError(`${file.name} belongs to company ${file.company}, which is not in the configuration`);
   }
-  if (!isDocumentKind(file.kind) || !config.kinds[file.kind].enabled) {
+  if (!config.kinds[file.kind].enabled) {
     throw usageError(`${file.name} is of kind ${file.kind}, which is not enabled in the configuration`);
   }
   return inboxDir(config, file.company, file.kind);

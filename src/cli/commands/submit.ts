@@ -14,7 +14,7 @@ import type { AppLogger } from '../../log/logger.js';
 import type { ServiceClient } from '../../service/client.js';
 import type { ServiceResponse } from '../../service/client-types.js';
 import type { CompanySender } from '../../submit/company-sender.js';
-import { DOCUMENT_KINDS, isDocumentKind } from '../../validate/kinds.js';
+import { DOCUMENT_KINDS, isDocumentKind } from '../../kinds/index.js';
 import type { CliIO, Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';

@@ -5,26 +5,16 @@
  * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
  */
 import type { z } from 'zod';
+import { kindOf, type DocumentKind } from './index.js';
 import { excerpt } from '../policy/excerpt.js';
-import {
-  adjustmentNoteRequestSchema,
-  formatZodIssues,
-  invoiceRequestSchema,
-  payrollRequestSchema,
-  posDocumentContentSchema,
-  posJsonRequestSchema,
-  supportDocumentRequestSchema,
-} from '../service/schemas/index.js';
+import { formatZodIssues } from '../service/schemas/index.js';
 import { normaliseIdNumber } from '../policy/nit.js';
-import { isObj, obj, text } from './access.js';
-import { checkDigits } from './check-digit.js';
+import { obj, text } from '../validate/access.js';
+import { checkDigits } from '../validate/check-digit.js';
 import { kindGuards } from './kind-guards.js';
-import type { DocumentKind } from './kinds.js';
-import { problem, type Problem } from './problem.js';
-import { requestKindSignals } from './request-kind-signals.js';
-import { supportRules } from './support-rules.js';
-import { invoiceTotals, supportTotals } from './totals.js';
-import { judgeKindSignals } from './wrong-folder.js';
+import { problem, type Problem } from '../validate/problem.js';
+import { requestKindSignals } from '../validate/request-kind-signals.js';
+import { judgeKindSignals } from '../validate/wrong-folder.js';
 
 export interface ValidateContext {
   /** Colombia's current date, `yyyy-MM-dd` (the 6-day PeriodStartDate rule). */
@@ -37,15 +27,11 @@ export function validateDocument(kind: DocumentKind, request: unknown, ctx: Vali
   // A document of another kind is reported as that alone: the rules of this folder's kind do not apply to it.
   const elsewhere = judgeKindSignals(kind, requestKindSignals(request));
   if (elsewhere.length > 0) return elsewhere;
+  const descriptor = kindOf(kind);
   const schemaProblems = checkSchema(kind, request);
-  const ruleProblems = [...kindGuards(kind, request), ...checkDigits(request), ...checkIssuer(kind, request, ctx.issuerNit)];
-  if (kind === 'support-document' || kind === 'support-adjustment') ruleProblems.push(...supportRules(request, ctx));
-  const totalProblems =
-    kind === 'invoice' || kind === 'credit-note' || kind === 'debit-note'
-      ? invoiceTotals(request)
-      : kind === 'support-document' || kind === 'support-adjustment'
-        ? supportTotals(request)
-        : [];
+  const ruleProblems = [...kindGuards(kind, request), ...checkDigits(request), ...checkIssuer(kind, request, ctx.issuerNit),
+    ...descriptor.rules(request, ctx)];
+  const totalProblems = descriptor.totals(request);
   // One message per field: a later stage stays quiet about a path an earlier one
   // already reported (a malformed amount is not also a sum that fails to add up).
   const out: Problem[] = [];
@@ -63,23 +49,9 @@ export function validateDocument(kind: DocumentKind, request: unknown, ctx: Vali
   return out;
 }
 
-/** The zod schema the kind's request must match. */
+/** The zod schema the kind's request must match (its descriptor's). */
 export function schemaFor(kind: DocumentKind, request?: unknown): z.ZodType {
-  switch (kind) {
-    case 'invoice':
-    case 'credit-note':
-    case 'debit-note':
-      return invoiceRequestSchema;
-    case 'payroll':
-      return payrollRequestSchema;
-    case 'support-document':
-      return supportDocumentRequestSchema;
-    case 'support-adjustment':
-      return adjustmentNoteRequestSchema;
-    case 'pos':
-      // An E4 body carries the content as text in jsonOriginal; otherwise it is the content itself.
-      return isObj(request) && 'jsonOriginal' in request ? posJsonRequestSchema : posDocumentContentSchema;
-  }
+  return kindOf(kind).schema(request);
 }
 
 function checkSchema(kind: DocumentKind, request: unknown): Problem[] {
@@ -93,14 +65,21 @@ function checkIssuer(kind: DocumentKind, request: unknown, issuerNit: string | u
   const r = obj(request);
   if (r === undefined) return [];
   const expected = normaliseIdNumber(issuerNit);
+  const path = kindOf(kind).issuerPath;
   let found: { path: string; value: string } | undefined;
-  if (kind === 'payroll') {
-    const nit = text(obj(r.Empleador)?.NIT);
-    if (nit !== undefined) found = { path: 'Empleador.NIT', value: nit };
-  } else if (kind === 'invoice' || kind === 'credit-note' || kind === 'debit-note') {
-    const nit = text(obj(obj(r.IssuerParty)?.Identification)?.DocumentNumber);
-    if (nit !== undefined) found = { path: 'IssuerParty.Identification.DocumentNumber', value: nit };
+  if (path !== undefined) {
+    const nit = text(valueAt(r, path));
+    if (nit !== undefined) found = { path, value: nit };
   }
   if (found === undefined || found.value.trim() === '' || normaliseIdNumber(found.value) === expected) return [];
   return [problem('EDOC_VALIDATE_ISSUER', found.path, `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`)];
+}
+
+/** The value at a dotted path of objects (`IssuerParty.Identification.DocumentNumber`). */
+function valueAt(r: Record<string, unknown>, path: string): unknown {
+  const parts = path.split('.');
+  const leaf = parts.pop() ?? '';
+  let at: Record<string, unknown> | undefined = r;
+  for (const part of parts) at = obj(at?.[part]);
+  return at?.[leaf];
 }

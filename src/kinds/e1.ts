@@ -1,0 +1,21 @@
+/**
+ * What invoices, credit notes and debit notes share (invoice.ts, credit-note.ts, debit-note.ts): one
+ * operation, E1, which tells them apart by `ReasonCredit` / `ReasonDebit` alone; one schema, one key,
+ * one numbering family, the issuer in `IssuerParty` and the invoice totals rule.
+ */
+import { invoiceRequestSchema, type InvoiceRequest } from '../service/schemas/invoice.js';
+import { invoiceTotals } from '../validate/totals.js';
+import { none, type KindDescriptor } from './descriptor.js';
+import { seriesKey, seriesPrefix } from './keys.js';
+
+export const E1_PARTS = {
+  endpoint: 'E1',
+  numbering: 'invoice',
+  send: (client, company, request, ctx) => client.issueInvoice(company, request as InvoiceRequest, ctx.options),
+  schema: () => invoiceRequestSchema,
+  key: seriesKey,
+  prefix: seriesPrefix,
+  issuerPath: 'IssuerParty.Identification.DocumentNumber',
+  totals: invoiceTotals,
+  rules: none,
+} satisfies Omit<KindDescriptor, 'name' | 'label' | 'guards'>;

@@ -1,0 +1,5 @@
+export { DOCUMENT_KINDS, isDocumentKind, parseKind, type DocumentKind } from './names.js';
+export { KINDS, kindOf, kindsSharingNumbers } from './registry.js';
+export type { KindDescriptor, NumberingFamily, SendContext } from './descriptor.js';
+export type { DocumentKey, PosNumbering } from './keys.js';
+export { posTipoFor } from './pos.js';

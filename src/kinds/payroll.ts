@@ -1,0 +1,49 @@
+/**
+ * `payroll` (PRODUCT: E2): normal payroll, adjustment (`TipoNota` 1, with `Reemplazar`) and
+ * elimination (`TipoNota` 2, with `Eliminar`). Numbered by `NumeroSecuenciaXML`; the employer's NIT
+ * must be the company's.
+ */
+import { payrollRequestSchema, type PayrollRequest } from '../service/schemas/payroll.js';
+import { obj, text } from '../validate/access.js';
+import { KIND } from '../validate/guard-rules.js';
+import { problem, type Problem } from '../validate/problem.js';
+import { none, type KindDescriptor } from './descriptor.js';
+import { firstFilled, makeKey } from './keys.js';
+import { KIND_LABELS } from './names.js';
+
+/** TipoNota: absent or '' = normal payroll, '1' = adjustment (Reemplazar), '2' = elimination (Eliminar). */
+function payrollGuard(r: Record<string, unknown>): Problem[] {
+  const raw = r.TipoNota;
+  const tipo = raw === undefined || raw === null ? '' : text(raw)?.trim();
+  if (tipo === undefined || !['', '1', '2'].includes(tipo)) {
+    return [problem(KIND, 'TipoNota', `TipoNota must be empty (payroll), 1 (adjustment note) or 2 (elimination note), not ${JSON.stringify(raw)}`)];
+  }
+  const out: Problem[] = [];
+  const hasReplace = r.Reemplazar !== undefined && r.Reemplazar !== null;
+  const hasDelete = r.Eliminar !== undefined && r.Eliminar !== null;
+  if (hasReplace && tipo !== '1') {
+    out.push(problem(KIND, 'Reemplazar', `The Reemplazar block belongs to an adjustment note (TipoNota 1), but TipoNota is ${tipo === '' ? 'empty' : tipo}`));
+  }
+  if (hasDelete && tipo !== '2') {
+    out.push(problem(KIND, 'Eliminar', `The Eliminar block belongs to an elimination note (TipoNota 2), but TipoNota is ${tipo === '' ? 'empty' : tipo}`));
+  }
+  return out;
+}
+
+export const PAYROLL: KindDescriptor = {
+  name: 'payroll',
+  label: KIND_LABELS['payroll'],
+  endpoint: 'E2',
+  numbering: 'payroll',
+  send: (client, company, request, ctx) => client.issuePayroll(company, request as PayrollRequest, ctx.options),
+  schema: () => payrollRequestSchema,
+  key: (request) => {
+    const seq = obj(obj(request)?.NumeroSecuenciaXML);
+    return seq === undefined ? undefined : makeKey(seq.Prefijo, seq.Consecutivo);
+  },
+  prefix: (request) => firstFilled(obj(obj(request)?.NumeroSecuenciaXML)?.Prefijo),
+  issuerPath: 'Empleador.NIT',
+  guards: payrollGuard,
+  totals: none,
+  rules: none,
+};
