@@ -41,6 +41,17 @@ export interface CompanySenderOptions {
   now?: () => number;
 }
 
+/**
+ * How many documents may wait in a company's queue: 4C, or as many as its rate lets leave in 100 ms
+ * when that is more (a fast service and a high rate), at most 16C. Refilled once C or fewer are left,
+ * so a refill is one commit of depth − C marks: fewer commits (fsyncs) per document where the rate
+ * allows many, and never more marked ahead than the rate sends within about 100 ms (or 16 answers).
+ */
+export function queueDepth(rate: { requestsPerSecond: number; concurrency: number }): number {
+  const c = rate.concurrency;
+  return Math.min(16 * c, Math.max(4 * c, Math.floor(rate.requestsPerSecond / 10)));
+}
+
 /** After a 429, run at half the rate (less after more of them: SlidingWindow.refused) for this long. */
 const SLOW_DOWN_MS = 30_000;
 
@@ -143,11 +154,12 @@ export class CompanySender {
         await this.sleep(this.paused ? 60_000 : 250);
         continue;
       }
-      // Up to 4C documents wait in the queue, claimed (and marked) 3C at a time once C or fewer are left:
+      // Up to queueDepth documents wait in the queue, claimed (and marked) together once C or fewer are left:
       // one commit for many marks, while C queued and C in flight keep the connections busy meanwhile.
       const c = this.company.rate.concurrency;
-      const room = 4 * c - this.queue.size;
-      if (room < 3 * c) {
+      const depth = queueDepth(this.company.rate);
+      const room = depth - this.queue.size;
+      if (room < depth - c) {
         await Promise.race([this.queue.onSizeLessThan(c + 1), this.sleep(1_000)]);
         continue;
       }

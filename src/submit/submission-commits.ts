@@ -11,6 +11,14 @@ import { StorageWatch } from '../ledger/storage-watch.js';
 import type { OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 
+/**
+ * The longest a verdict of a document with its own number waits for a batch of marks to share its commit
+ * (fsync). A crash in that time leaves the document `sending`: resent at the next start, answered as a
+ * duplicate (docs/architecture.md, "Submit"). At 100 ms, verdicts alone cost at most 10 commits a second
+ * however fast the service answers; the last document of the queue does not wait (CompanySender.settle).
+ */
+export const VERDICT_WAIT_MS = 100;
+
 type Commit = { mark: number } | { outcome: OutcomeRecord };
 /** 'unsaved': the mark could not be committed (full disk): the request must not leave. */
 export type Committed = 'sending' | 'duplicate' | 'skipped' | 'unsaved' | boolean;
@@ -37,7 +45,7 @@ export class SubmissionCommits {
     this.storage = options.storage ?? new StorageWatch({ probe: () => ledger.probeWrite(), logger: options.logger });
     this.unhook = this.storage.beforeResume(() => this.commitHeld());
     // Marks and verdicts of the same turn share one transaction (one fsync).
-    // Verdicts of numbered documents wait up to 20 ms for the next batch of marks (see CompanySender.settle).
+    // Verdicts of numbered documents wait up to VERDICT_WAIT_MS for the next batch of marks (see CompanySender.settle).
     this.batcher = new CommitBatcher<Commit, Committed>((items) => {
       const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
       const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
@@ -49,7 +57,7 @@ export class SubmissionCommits {
       return items.map((i) => ('mark' in i
         ? (sending.has(i.mark) ? 'sending' : dup.has(i.mark) ? 'duplicate' : 'skipped')
         : done.has(i.outcome.id)));
-    }, { lazyMs: 20 });
+    }, { lazyMs: VERDICT_WAIT_MS });
   }
 
   /** Writing waits: the disk is full, or verdicts are held. */
