@@ -63,6 +63,9 @@ export class Ledger {
       // FULL: a commit survives power loss, not only a process crash — "sending" must be on disk before the request leaves
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      // Statement journals and sorts in memory: SQLite otherwise writes them to temporary files in /var/tmp
+      // (one file per multi-row statement of a batch commit, ~200 writes each); they never serve crash recovery.
+      db.pragma('temp_store = MEMORY');
       const ledger = new Ledger(db, dbPath, false, lock);
       const m = migrate(db);
       if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);

@@ -60,8 +60,10 @@ export interface RawDocument {
 const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
   'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at', 'doubt', 'maybe_delivered'];
 
+/** The `documents d` columns `toDocumentRow` reads (all but `raw`). */
+export const DOCUMENT_COLUMNS = COLUMNS.map((c) => `d.${c}`).join(', ');
 /** What `toDocumentRow` reads, from `DOCUMENT_FROM`. */
-export const DOCUMENT_FIELDS = `${COLUMNS.map((c) => `d.${c}`).join(', ')}, b.raw AS raw`;
+export const DOCUMENT_FIELDS = `${DOCUMENT_COLUMNS}, b.raw AS raw`;
 /** The source text lives in its own table (written once; see migration 2). Filter and order on `d.`. */
 export const DOCUMENT_FROM = 'FROM documents d JOIN document_bodies b ON b.id = d.id';
 export const DOCUMENT_SELECT = `SELECT ${DOCUMENT_FIELDS} ${DOCUMENT_FROM}`;

@@ -1,9 +1,13 @@
 import Database from 'better-sqlite3';
 import { getFile } from './files.js';
-import { DOCUMENT_SELECT, toDocumentRow } from './rows.js';
+import { DOCUMENT_COLUMNS, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { fileProgress } from './status.js';
 import type { DocumentRow, FileProgress, FileRow } from './types.js';
+
+/** The report's document rows: the body table is read only where the retry file may need the source text. */
+const REPORT_SELECT = `SELECT ${DOCUMENT_COLUMNS}, CASE WHEN d.state IN ('rejected','invalid','failed','duplicate')
+  THEN (SELECT b.raw FROM document_bodies b WHERE b.id = d.id) ELSE '' END AS raw FROM documents d`;
 
 /**
  * A consistent read-only view of the ledger on its own connection (WAL lets it read while the writer
@@ -29,9 +33,14 @@ export class LedgerSnapshot {
     return fileProgress(this.db, fileId);
   }
 
-  /** Documents in index order; stream them, do not collect them. */
+  /**
+   * Documents in index order; stream them, do not collect them. For the report: `raw` (the source text,
+   * a few KB each) is read only for the states whose originals may go to the retry file (rejected,
+   * invalid, failed, and a duplicate that is a number clash); '' for the others (accepted, pending,
+   * sending, in-doubt), which no report writes out.
+   */
   *iterateFileDocuments(fileId: number): Generator<DocumentRow> {
-    const it = this.db.prepare(`${DOCUMENT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`)
+    const it = this.db.prepare(`${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`)
       .iterate(fileId) as IterableIterator<RawDocument>;
     for (const r of it) yield toDocumentRow(r);
   }

@@ -26,6 +26,20 @@ export interface CompanySenderTuning {
    */
   refillAtPerConnection: number;
   /**
+   * Where the rate lets more leave within `queueAheadMs` than `queuedPerConnection` × C, the queue holds
+   * that many instead (fewer commits and fsyncs per document on a fast service with a high rate), but
+   * never more than this × C.
+   * @defaultValue 16
+   */
+  maxQueuedPerConnection: number;
+  /**
+   * How far ahead of the rate the queue may hold documents marked `sending`, in milliseconds of the
+   * company's `requestsPerSecond`. Where the rate binds (the default 5/s), the queue stays
+   * `queuedPerConnection` × C.
+   * @defaultValue 100
+   */
+  queueAheadMs: number;
+  /**
    * The feeder's longest sleep with nothing to do: nothing due, or the company paused by a 401.
    * `wake()` and a reload end it early; a retry due sooner shortens it.
    * @defaultValue 60000
@@ -44,6 +58,10 @@ export interface CompanySenderTuning {
   /**
    * The longest the verdict of a document with its own number waits to ride along with the next
    * batch of `sending` marks (one commit, one fsync for both); the last one in the queue does not wait.
+   * Safe at any value: a crash before that commit leaves the document `sending`, and recovery resends it
+   * as "may have been delivered" (its own number makes the resend a duplicate at the service, not a
+   * second issue, though a Regla 90 answer to it leaves it `in-doubt`, repeated-number, for the operator:
+   * so the wait stays short).
    * @defaultValue 20
    */
   lazyCommitMs: number;
@@ -57,6 +75,8 @@ export interface CompanySenderTuning {
 export const COMPANY_SENDER_DEFAULTS: Readonly<CompanySenderTuning> = Object.freeze({
   queuedPerConnection: 4,
   refillAtPerConnection: 1,
+  maxQueuedPerConnection: 16,
+  queueAheadMs: 100,
   idleMs: 60_000,
   refillCheckMs: 1_000,
   storagePollMs: 250,
@@ -98,5 +118,21 @@ export function senderTuning(options: Partial<CompanySenderTuning>): Readonly<Co
     throw new RangeError(`CompanySender: queuedPerConnection (${tuning.queuedPerConnection}) must be greater than `
       + `refillAtPerConnection (${tuning.refillAtPerConnection}) >= 0`);
   }
+  if (!(tuning.maxQueuedPerConnection >= tuning.queuedPerConnection)) {
+    throw new RangeError(`CompanySender: maxQueuedPerConnection (${tuning.maxQueuedPerConnection}) must be at least `
+      + `queuedPerConnection (${tuning.queuedPerConnection})`);
+  }
   return Object.freeze(tuning);
+}
+
+/**
+ * How many documents may wait in a company's queue: `queuedPerConnection` × C, or as many as its rate
+ * lets leave in `queueAheadMs` when that is more (a fast service and a high rate), at most
+ * `maxQueuedPerConnection` × C.
+ */
+export function queueDepth(rate: { requestsPerSecond: number; concurrency: number },
+  tuning: Pick<CompanySenderTuning, 'queuedPerConnection' | 'maxQueuedPerConnection' | 'queueAheadMs'> = COMPANY_SENDER_DEFAULTS): number {
+  const c = rate.concurrency;
+  const ahead = Math.floor((rate.requestsPerSecond * tuning.queueAheadMs) / 1000);
+  return Math.floor(Math.min(tuning.maxQueuedPerConnection * c, Math.max(tuning.queuedPerConnection * c, ahead)));
 }

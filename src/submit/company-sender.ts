@@ -14,13 +14,13 @@ import type { DueDocument } from '../ledger/types.js';
 import { delay, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
-import { senderTuning, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
+import { queueDepth, senderTuning, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
-export { COMPANY_SENDER_DEFAULTS, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
+export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 
 export class CompanySender {
   private company: CompanyConfig;
@@ -111,21 +111,22 @@ export class CompanySender {
 
   private async feed(): Promise<void> {
     while (!this.closed) {
-      const { idleMs, queuedPerConnection, refillAtPerConnection } = this.tuning;
+      const { idleMs, refillAtPerConnection } = this.tuning;
       if (this.paused || this.commits.blocked) {
         await this.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
-      // Up to 4C documents wait in the queue (C: concurrency), claimed (and marked) 3C at a time once C or
-      // fewer are left (the defaults): one commit for many marks, while C queued and C in flight keep the
-      // connections busy meanwhile.
+      // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in
+      // queueAheadMs), claimed (and marked) together once C or fewer are left (the defaults): one commit for
+      // many marks, while C queued and C in flight keep the connections busy meanwhile.
       const c = this.company.rate.concurrency;
+      const depth = queueDepth(this.company.rate, this.tuning);
       const refillAt = Math.floor(refillAtPerConnection * c);
       if (this.queue.size > refillAt) {
         await Promise.race([this.queue.onSizeLessThan(refillAt + 1), this.sleep(this.tuning.refillCheckMs)]);
         continue;
       }
-      const room = Math.max(1, Math.floor(queuedPerConnection * c) - this.queue.size);
+      const room = Math.max(1, depth - this.queue.size);
       const due = this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
       if (due.length === 0) {
         const next = this.options.ledger.nextDueAt(this.alias);

@@ -54,6 +54,14 @@ describe('ledger schema', () => {
     ledger.close();
   });
 
+  it('keeps statement journals and sorts in memory, not in a temporary file per batch commit', () => {
+    // a multi-row statement after another write in one transaction (markSending after recordOutcomes in
+    // commitSubmissions) needs a statement journal: on disk that was a new /var/tmp file per commit
+    const ledger = Ledger.open(tempDir());
+    expect(ledger.db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+    ledger.close();
+  });
+
   it('refuses a ledger written by a newer program', () => {
     const dir = tempDir();
     const l = Ledger.open(dir);
@@ -371,6 +379,23 @@ describe('per-file counts', () => {
     const counts = Object.fromEntries(Object.entries(ledger.fileProgress(fileId).counts).filter(([, n]) => n > 0));
     expect(counts).toEqual(truth);
     expect(ledger.fileProgress(fileId).total).toBe(40);
+    ledger.close();
+  });
+});
+
+describe('the report snapshot', () => {
+  it('reads the source text only of documents the retry file may take, not of accepted or pending ones', () => {
+    const { ledger, fileId } = openWithFile(4);
+    const [a, b, c] = ledger.claimDue('main', 1_000, 3).map((d) => d.id);
+    ledger.markSending([a, b, c], 1_000);
+    ledger.recordOutcomes([{ id: a, state: 'accepted' }, { id: b, state: 'rejected' }, { id: c, state: 'failed' }], 1_100);
+    const snap = ledger.snapshot();
+    try {
+      expect([...snap.iterateFileDocuments(fileId)].map((d) => [d.index, d.state, d.raw])).toEqual([
+        [0, 'accepted', ''], [1, 'rejected', '{"Number":1}'], [2, 'failed', '{"Number":2}'], [3, 'pending', '']]);
+    } finally {
+      snap.close();
+    }
     ledger.close();
   });
 });

@@ -89,8 +89,9 @@ describe('CompanySender', () => {
   });
 
   test('close drains the request in flight and takes back the marks made ahead whose requests never left', async () => {
-    // concurrency 1: one request in flight (slow), three more marked `sending` ahead of their turn
-    const x = await start({ documents: 8, faults: { latencyMs: 400 }, rate: { requestsPerSecond: 200, concurrency: 1 } });
+    // concurrency 1: one request in flight (slow), three more marked `sending` ahead of their turn (the queue
+    // holds 4C: at 20/s the rate sends fewer than that in queueAheadMs)
+    const x = await start({ documents: 8, faults: { latencyMs: 400 }, rate: { requestsPerSecond: 20, concurrency: 1 } });
     await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 && x.states().sending === 4 ? true : undefined),
       'one request in flight and three marked ahead');
     await x.sender.close();
