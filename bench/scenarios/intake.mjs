@@ -13,8 +13,11 @@ import { CODE, ROOT, log, median, round } from '../lib/util.mjs';
 
 const MODES = ['floor', 'read', 'full'];
 
+/** The V8 flag bin/edoc-bridge.js sets for the daemon: every mode runs with it, as the daemon would. */
+const DAEMON_V8_FLAGS = ['--heap-growing-percent=20'];
+
 /** One mode over `file` with the build in `code` (a folder with dist/ and node_modules), in a fresh process. */
-export function intakeRun(mode, file, code = CODE, nodeArgs = []) {
+export function intakeRun(mode, file, code = CODE, nodeArgs = DAEMON_V8_FLAGS) {
   const out = execFileSync(process.execPath, [...nodeArgs, path.join(ROOT, 'bench/intake-speed.mjs'), '--child', mode, file, code],
     { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out);
