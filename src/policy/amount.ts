@@ -33,8 +33,32 @@ export function parseAmount(text: string): number {
 /** Like `parseAmount` but answers `undefined` instead of throwing (also for non-strings). */
 export function tryParseAmount(value: unknown): number | undefined {
   if (!isAmountString(value)) return undefined;
+  const fast = smallCents(value);
+  if (fast !== undefined) return fast;
   const dec = parseDecimal(value);
   return dec === undefined ? undefined : toSafeNumber(dec.units);
+}
+
+/**
+ * Digits an integer may have and still be exact in a double with room to spare: the fast paths below
+ * stay under 10^15, far inside Number.MAX_SAFE_INTEGER; longer text takes the bigint path.
+ */
+const FAST_DIGITS = 15;
+
+/**
+ * Cents of a decimal text with at most two decimals and at most FAST_DIGITS digits, in plain number
+ * arithmetic (exact there: no rounding is needed); undefined for anything else, which the callers
+ * then read through the bigint path. Amounts are read a dozen times per document, so this is hot.
+ */
+function smallCents(text: string): number | undefined {
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const int = m[2];
+  const fraction = m[3] ?? '';
+  if (fraction.length > 2 || int.length + 2 > FAST_DIGITS) return undefined;
+  const cents = Number(int) * 100 + (fraction === '' ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction));
+  // never -0: the bigint path gives 0 for '-0.00'
+  return m[1] === '-' && cents !== 0 ? -cents : cents;
 }
 
 /**
@@ -55,6 +79,8 @@ export function parseAmountLenient(value: number | string): number | undefined {
   } else {
     text = value.trim();
   }
+  const fast = smallCents(text);
+  if (fast !== undefined) return fast;
   const dec = parseDecimal(text);
   if (dec === undefined) return undefined;
   return toSafeNumber(roundScaled(dec.units * 100n, 10n ** BigInt(dec.scale)));
@@ -111,19 +137,31 @@ export function parseDecimal(text: string): Decimal | undefined {
   return { units: m[1] === '-' ? -units : units, scale: fraction.length };
 }
 
-/** Canonical text of a decimal (`'19.00'` and `'19'` both give `'19'`), for grouping rates. */
+/**
+ * Canonical text of a decimal (`'19.00'` and `'19'` both give `'19'`), for grouping rates: no sign
+ * but `-`, no leading zeros but the one before the point, no trailing zeros after it, and no sign on
+ * zero. Text work only (it was bigint arithmetic; the same results, test/policy/amount-fast.test.ts).
+ */
 export function canonicalDecimal(text: string): string | undefined {
-  const dec = parseDecimal(text.trim());
-  if (dec === undefined) return undefined;
-  let { units, scale } = dec;
-  while (scale > 0 && units % 10n === 0n) {
-    units /= 10n;
-    scale -= 1;
-  }
-  if (scale === 0) return units.toString();
-  const neg = units < 0n;
-  const digits = (neg ? -units : units).toString().padStart(scale + 1, '0');
-  return `${neg ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  const m = DECIMAL.exec(text.trim());
+  if (m === null) return undefined;
+  const int = stripLeadingZeros(m[2]);
+  const fraction = stripTrailingZeros(m[3] ?? '');
+  if (int === '0' && fraction === '') return '0';
+  const sign = m[1] === '-' ? '-' : '';
+  return fraction === '' ? `${sign}${int}` : `${sign}${int}.${fraction}`;
+}
+
+function stripLeadingZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
+}
+
+function stripTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 48) end--;
+  return end === digits.length ? digits : digits.slice(0, end);
 }
 
 /** True when the decimal text equals zero (`'0'`, `'0.00'`). */
