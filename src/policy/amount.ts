@@ -103,6 +103,11 @@ export function formatAmount(cents: number): string {
  * decimal string (`'19'`, `'19.00'`, `'2.50'`) read exactly, never as a float.
  */
 export function mulRate(baseCents: number, ratePercent: string): number {
+  const small = smallDecimal(ratePercent.trim());
+  if (small !== undefined && Number.isSafeInteger(baseCents)) {
+    const product = Math.abs(baseCents) * small.units;
+    if (product <= FAST_PRODUCT) return signed(baseCents < 0 !== small.negative, divideHalfUp(product, 100 * 10 ** small.scale));
+  }
   const rate = parseDecimal(ratePercent.trim());
   if (rate === undefined) {
     throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a percentage: ${excerpt(JSON.stringify(ratePercent))}`, { value: excerpt(ratePercent) });
@@ -115,6 +120,12 @@ export function mulRate(baseCents: number, ratePercent: string): number {
  * Undefined when either is not a plain decimal.
  */
 export function mulDecimals(a: string, b: string): number | undefined {
+  const sx = smallDecimal(a.trim());
+  const sy = sx === undefined ? undefined : smallDecimal(b.trim());
+  if (sx !== undefined && sy !== undefined) {
+    const product = sx.units * sy.units;
+    if (product <= FAST_PRODUCT / 100) return signed(sx.negative !== sy.negative, divideHalfUp(product * 100, 10 ** (sx.scale + sy.scale)));
+  }
   const x = parseDecimal(a.trim());
   const y = parseDecimal(b.trim());
   if (x === undefined || y === undefined) return undefined;
@@ -126,6 +137,30 @@ export function sumAmounts(cents: readonly number[]): number {
   let total = 0n;
   for (const c of cents) total += BigInt(c);
   return toSafeNumber(total);
+}
+
+/** Products up to this are exact in a double, and so is everything derived from them below. */
+const FAST_PRODUCT = 2 ** 52;
+
+/** A decimal text of at most FAST_DIGITS digits as a plain number of units (exact); undefined otherwise. */
+function smallDecimal(text: string): { units: number; scale: number; negative: boolean } | undefined {
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const fraction = m[3] ?? '';
+  if (m[2].length + fraction.length > FAST_DIGITS) return undefined;
+  return { units: Number(m[2] + fraction), scale: fraction.length, negative: m[1] === '-' };
+}
+
+/** numerator / denominator rounded half-up, both whole, non-negative and exact in a double. */
+function divideHalfUp(numerator: number, denominator: number): number {
+  const rest = numerator % denominator;
+  const q = (numerator - rest) / denominator;
+  return rest * 2 >= denominator ? q + 1 : q;
+}
+
+/** `value` negated when `negative`, never -0 (the bigint arithmetic has no negative zero). */
+function signed(negative: boolean, value: number): number {
+  return negative && value !== 0 ? -value : value;
 }
 
 /** A decimal string (optional sign, optional fraction) held exactly; undefined when malformed. */
