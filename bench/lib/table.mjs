@@ -56,8 +56,8 @@ export function table(results) {
     for (const [name, b] of Object.entries(k.builds)) {
       const tag = name === 'this' ? '' : ` (${name})`;
       rows.push([`7. intake speed${tag}, ${k.rows} CSV rows: csv-parse + iconv / no ledger / full`,
-        `${b.floor.rowsPerSecond} / ${b.read.rowsPerSecond} / ${b.full.rowsPerSecond} rows/s (${b.floor.seconds} / ${b.read.seconds} / ${b.full.seconds} s)`,
-        `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead}`, '(reference)', '']);
+        `${b.floor.rowsPerSecond} / ${b.read.rowsPerSecond} / ${b.full.rowsPerSecond} rows/s (${b.floor.seconds} / ${b.read.seconds} / ${b.full.seconds} s; CPU ${b.floor.cpuSeconds} / ${b.read.cpuSeconds} / ${b.full.cpuSeconds} s)`,
+        `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead} (CPU: ${b.cpu.fullOverFloor}, ${b.cpu.readOverFloor}, ${b.cpu.fullOverRead})`, '(reference)', '']);
     }
   }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
