@@ -51,5 +51,14 @@ export function table(results) {
       `${g.sizes.map((x) => `${x.seconds} s`).join(' / ')} (CPU ${g.sizes.map((x) => `${x.cpuSeconds}`).join(' / ')} s; peak ${g.sizes.map((x) => `${x.peakRssMb}`).join(' / ')} MB)`,
       `${g.growth}`, 'CPU per MB flat (ratio ~1)', pass(g.growth < 2)]);
   }
+  const k = s.intake;
+  if (k) {
+    for (const [name, b] of Object.entries(k.builds)) {
+      const tag = name === 'this' ? '' : ` (${name})`;
+      rows.push([`7. intake speed${tag}, ${k.rows} CSV rows: csv-parse + iconv / no ledger / full`,
+        `${b.floor.rowsPerSecond} / ${b.read.rowsPerSecond} / ${b.full.rowsPerSecond} rows/s (${b.floor.seconds} / ${b.read.seconds} / ${b.full.seconds} s; CPU ${b.floor.cpuSeconds} / ${b.read.cpuSeconds} / ${b.full.cpuSeconds} s)`,
+        `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead} (CPU: ${b.cpu.fullOverFloor}, ${b.cpu.readOverFloor}, ${b.cpu.fullOverRead})`, '(reference)', '']);
+    }
+  }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }

@@ -215,15 +215,13 @@ function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument
   const inserted = ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
-  // insertDocuments looked every key up already: when it stored the whole batch and found no key accepted,
-  // none is (no query per document to find that out again)
-  const lookUp = inserted.duplicate > 0 || inserted.inserted < batch.length;
+  // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)
+  const byKey = new Set((inserted.byAcceptedKey ?? []).filter((a) => a.fileId !== fileId).map((a) => a.index));
   for (const d of batch) {
-    const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
     const invalid = d.problems !== undefined && d.problems.length > 0;
-    const earlier = lookUp && !invalid && key !== null ? ledger.acceptedKey(key) : undefined;
     const copy = byCopy.get(d.index);
-    if (!invalid && copy === undefined && (earlier === undefined || earlier.fileId === fileId)) continue;
+    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
+    const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
     log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
   }
 }
@@ -259,9 +257,12 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   };
   // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
   // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
-  // that text, which was just checked: no second serialisation of it (one per document) is needed.
-  const hidden = doc.request !== undefined && !(doc.requestFromRaw === true && !doc.raw.includes('\\'));
-  if (secrets.has(doc.raw) || (hidden && secrets.has(JSON.stringify(doc.request)))) {
+  // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any
+  // other request's text is made once here, checked, and stored as is.
+  const requestText = doc.request === undefined || doc.requestFromRaw === true ? undefined : JSON.stringify(doc.request);
+  const escaped = doc.request !== undefined && doc.requestFromRaw === true && doc.raw.includes('\\');
+  if (secrets.has(doc.raw) || (requestText !== undefined && secrets.has(requestText))
+    || (escaped && secrets.has(JSON.stringify(doc.request)))) {
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
     // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
     out.raw = secrets.scrub(doc.raw);
@@ -273,6 +274,7 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   }
   if (doc.request !== undefined) out.request = doc.request;
   if (doc.requestFromRaw === true) out.requestFromRaw = true;
+  else if (requestText !== undefined) out.requestText = requestText;
   return out;
 }
 

@@ -27,7 +27,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
     attempts, next_attempt_at, problems, errors, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
   const body = stmt(db, 'INSERT INTO document_bodies(id, request, raw, request_is_raw) VALUES (?, ?, ?, ?)');
-  const accepted = stmt(db, `SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
+  const accepted = stmt(db, `SELECT id, file_id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
   const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
     ON CONFLICT(file_id, state) DO UPDATE SET n = n + excluded.n`);
   const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
@@ -40,7 +40,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
     for (const d of batch) {
       const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
       const problems = d.problems && d.problems.length > 0 ? d.problems : null;
-      const dupOf = !problems && key ? (accepted.get(key) as { id: number } | undefined) : undefined;
+      const dupOf = !problems && key ? (accepted.get(key) as { id: number; file_id: number } | undefined) : undefined;
       const copy = !problems && !dupOf && earlier ? earlier(d.index, d.raw, d.ownNumber === true) : undefined;
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
@@ -50,7 +50,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
       const fromRaw = d.requestFromRaw === true && d.request !== undefined;
-      body.run(id, fromRaw ? null : json(d.request), d.raw, fromRaw ? 1 : 0);
+      body.run(id, fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? 1 : 0);
       first ??= d.index;
       last = d.index;
       result.inserted++;
@@ -58,6 +58,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       if (state === 'invalid') result.invalid++;
       if (dupOf) {
         result.duplicate++;
+        (result.byAcceptedKey ??= []).push({ index: d.index, fileId: dupOf.file_id });
         addEvent(db, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
       } else if (copy !== undefined) {
         if (copy === 'accepted') result.duplicate++;

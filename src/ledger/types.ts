@@ -122,6 +122,8 @@ export interface NewDocument {
   /** The document carries its own number (safe to resend after a crash). */
   ownNumber: boolean;
   request?: unknown;
+  /** `JSON.stringify(request)` when the caller made it already (intake's secret check): stored as is, not made twice. */
+  requestText?: string;
   raw: string;
   /** `request` is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it. */
   requestFromRaw?: boolean;
@@ -135,6 +137,8 @@ export interface InsertResult {
   duplicate: number;
   /** Indexes settled by an earlier copy of the same content (a resend), with the state they got. */
   byEarlierCopy?: { index: number; state: 'duplicate' | 'invalid' }[];
+  /** Indexes stored `duplicate` because their key was accepted already, with the file of the accepted document. */
+  byAcceptedKey?: { index: number; fileId: number }[];
 }
 
 export interface DueDocument {

@@ -38,6 +38,8 @@ function checkConsistency(mapping: Mapping, rows: RowView[], problems: Problem[]
   if (rows.length < 2) return;
   for (const column of documentColumns(mapping)) {
     const first = rows[0].get(column).trim();
+    // the rows agree on nearly every column of nearly every document: ask without building a list first
+    if (rows.every((r) => r.get(column).trim() === first)) continue;
     const differing = rows.filter((r) => r.get(column).trim() !== first);
     if (differing.length === 0) continue;
     const values = [...new Set([first, ...differing.map((r) => r.get(column).trim())])];

@@ -11,6 +11,15 @@ function escapeRe(s: string): string {
 }
 
 const cache = new Map<string, RegExp>();
+/** The last format asked for: one mapping's format object is asked for on every number of a file. */
+let last: { format: Pick<MappingFormat, 'decimal' | 'thousands'>; decimal: string; thousands: string; re: RegExp } | undefined;
+
+function patternOf(format: Pick<MappingFormat, 'decimal' | 'thousands'>): RegExp {
+  if (last !== undefined && last.format === format && last.decimal === format.decimal && last.thousands === format.thousands) return last.re;
+  const re = numberPattern(format.decimal, format.thousands);
+  last = { format, decimal: format.decimal, thousands: format.thousands, re };
+  return re;
+}
 
 function numberPattern(decimal: string, thousands: string): RegExp {
   const id = `${decimal}|${thousands}`;
@@ -26,10 +35,12 @@ function numberPattern(decimal: string, thousands: string): RegExp {
 
 /** `'1.234,5'` -> `'1234.5'`; undefined when the text is not a number in this format. */
 export function erpNumberToPlain(text: string, format: Pick<MappingFormat, 'decimal' | 'thousands'>): string | undefined {
-  const t = text.trim().replace(/^\$\s*/, '');
-  const m = numberPattern(format.decimal, format.thousands).exec(t);
+  const trimmed = text.trim();
+  const t = trimmed.startsWith('$') ? trimmed.replace(/^\$\s*/, '') : trimmed;
+  const m = patternOf(format).exec(t);
   if (m === null || (m[2] === undefined && m[3] === undefined)) return undefined;
-  const int = (m[2] ?? '0').split(format.thousands === '' ? /$^/ : format.thousands).join('');
+  const digits = m[2] ?? '0';
+  const int = format.thousands !== '' && digits.includes(format.thousands) ? digits.split(format.thousands).join('') : digits;
   const sign = m[1] === '-' ? '-' : '';
   return m[3] === undefined ? `${sign}${int}` : `${sign}${int}.${m[3]}`;
 }

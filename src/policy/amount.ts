@@ -33,8 +33,32 @@ export function parseAmount(text: string): number {
 /** Like `parseAmount` but answers `undefined` instead of throwing (also for non-strings). */
 export function tryParseAmount(value: unknown): number | undefined {
   if (!isAmountString(value)) return undefined;
+  const fast = smallCents(value);
+  if (fast !== undefined) return fast;
   const dec = parseDecimal(value);
   return dec === undefined ? undefined : toSafeNumber(dec.units);
+}
+
+/**
+ * Digits an integer may have and still be exact in a double with room to spare: the fast paths below
+ * stay under 10^15, far inside Number.MAX_SAFE_INTEGER; longer text takes the bigint path.
+ */
+const FAST_DIGITS = 15;
+
+/**
+ * Cents of a decimal text with at most two decimals and at most FAST_DIGITS digits, in plain number
+ * arithmetic (exact there: no rounding is needed); undefined for anything else, which the callers
+ * then read through the bigint path. Amounts are read a dozen times per document, so this is hot.
+ */
+function smallCents(text: string): number | undefined {
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const int = m[2];
+  const fraction = m[3] ?? '';
+  if (fraction.length > 2 || int.length + 2 > FAST_DIGITS) return undefined;
+  const cents = Number(int) * 100 + (fraction === '' ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction));
+  // never -0: the bigint path gives 0 for '-0.00'
+  return m[1] === '-' && cents !== 0 ? -cents : cents;
 }
 
 /**
@@ -55,6 +79,8 @@ export function parseAmountLenient(value: number | string): number | undefined {
   } else {
     text = value.trim();
   }
+  const fast = smallCents(text);
+  if (fast !== undefined) return fast;
   const dec = parseDecimal(text);
   if (dec === undefined) return undefined;
   return toSafeNumber(roundScaled(dec.units * 100n, 10n ** BigInt(dec.scale)));
@@ -77,6 +103,11 @@ export function formatAmount(cents: number): string {
  * decimal string (`'19'`, `'19.00'`, `'2.50'`) read exactly, never as a float.
  */
 export function mulRate(baseCents: number, ratePercent: string): number {
+  const small = smallDecimal(ratePercent.trim());
+  if (small !== undefined && Number.isSafeInteger(baseCents)) {
+    const product = Math.abs(baseCents) * small.units;
+    if (product <= FAST_PRODUCT) return signed(baseCents < 0 !== small.negative, divideHalfUp(product, 100 * 10 ** small.scale));
+  }
   const rate = parseDecimal(ratePercent.trim());
   if (rate === undefined) {
     throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a percentage: ${excerpt(JSON.stringify(ratePercent))}`, { value: excerpt(ratePercent) });
@@ -89,6 +120,12 @@ export function mulRate(baseCents: number, ratePercent: string): number {
  * Undefined when either is not a plain decimal.
  */
 export function mulDecimals(a: string, b: string): number | undefined {
+  const sx = smallDecimal(a.trim());
+  const sy = sx === undefined ? undefined : smallDecimal(b.trim());
+  if (sx !== undefined && sy !== undefined) {
+    const product = sx.units * sy.units;
+    if (product <= FAST_PRODUCT / 100) return signed(sx.negative !== sy.negative, divideHalfUp(product * 100, 10 ** (sx.scale + sy.scale)));
+  }
   const x = parseDecimal(a.trim());
   const y = parseDecimal(b.trim());
   if (x === undefined || y === undefined) return undefined;
@@ -102,6 +139,30 @@ export function sumAmounts(cents: readonly number[]): number {
   return toSafeNumber(total);
 }
 
+/** Products up to this are exact in a double, and so is everything derived from them below. */
+const FAST_PRODUCT = 2 ** 52;
+
+/** A decimal text of at most FAST_DIGITS digits as a plain number of units (exact); undefined otherwise. */
+function smallDecimal(text: string): { units: number; scale: number; negative: boolean } | undefined {
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const fraction = m[3] ?? '';
+  if (m[2].length + fraction.length > FAST_DIGITS) return undefined;
+  return { units: Number(m[2] + fraction), scale: fraction.length, negative: m[1] === '-' };
+}
+
+/** numerator / denominator rounded half-up, both whole, non-negative and exact in a double. */
+function divideHalfUp(numerator: number, denominator: number): number {
+  const rest = numerator % denominator;
+  const q = (numerator - rest) / denominator;
+  return rest * 2 >= denominator ? q + 1 : q;
+}
+
+/** `value` negated when `negative`, never -0 (the bigint arithmetic has no negative zero). */
+function signed(negative: boolean, value: number): number {
+  return negative && value !== 0 ? -value : value;
+}
+
 /** A decimal string (optional sign, optional fraction) held exactly; undefined when malformed. */
 export function parseDecimal(text: string): Decimal | undefined {
   const m = DECIMAL.exec(text);
@@ -111,19 +172,31 @@ export function parseDecimal(text: string): Decimal | undefined {
   return { units: m[1] === '-' ? -units : units, scale: fraction.length };
 }
 
-/** Canonical text of a decimal (`'19.00'` and `'19'` both give `'19'`), for grouping rates. */
+/**
+ * Canonical text of a decimal (`'19.00'` and `'19'` both give `'19'`), for grouping rates: no sign
+ * but `-`, no leading zeros but the one before the point, no trailing zeros after it, and no sign on
+ * zero. Text work only (it was bigint arithmetic; the same results, test/policy/amount-fast.test.ts).
+ */
 export function canonicalDecimal(text: string): string | undefined {
-  const dec = parseDecimal(text.trim());
-  if (dec === undefined) return undefined;
-  let { units, scale } = dec;
-  while (scale > 0 && units % 10n === 0n) {
-    units /= 10n;
-    scale -= 1;
-  }
-  if (scale === 0) return units.toString();
-  const neg = units < 0n;
-  const digits = (neg ? -units : units).toString().padStart(scale + 1, '0');
-  return `${neg ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  const m = DECIMAL.exec(text.trim());
+  if (m === null) return undefined;
+  const int = stripLeadingZeros(m[2]);
+  const fraction = stripTrailingZeros(m[3] ?? '');
+  if (int === '0' && fraction === '') return '0';
+  const sign = m[1] === '-' ? '-' : '';
+  return fraction === '' ? `${sign}${int}` : `${sign}${int}.${fraction}`;
+}
+
+function stripLeadingZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
+}
+
+function stripTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 48) end--;
+  return end === digits.length ? digits : digits.slice(0, end);
 }
 
 /** True when the decimal text equals zero (`'0'`, `'0.00'`). */

@@ -33,6 +33,11 @@ export interface CsvReadOptions {
   signal?: AbortSignal;
   /** Fed with the raw bytes as read: the intake checks they are the bytes it hashed (OpenSourceOptions.hash). */
   hash?: Hash;
+  /**
+   * Cut out each record's original text (`CsvRecord.raw`); a pass that needs only the cells (the
+   * key pass of csv-source.ts) skips it and gets `raw: ''`. @defaultValue true
+   */
+  raw?: boolean;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 32 * 1024 * 1024;
@@ -73,6 +78,12 @@ class RawTap extends Transform {
 
   /** Text from the last claimed byte up to `end`, released afterwards. */
   claim(end: number): string {
+    const parts = this.release(end);
+    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8');
+  }
+
+  /** Releases the bytes up to `end`, answering them as a list of pieces. */
+  release(end: number): Buffer[] {
     let need = end - this.base;
     const parts: Buffer[] = [];
     while (need > 0 && this.chunks.length > 0) {
@@ -90,7 +101,7 @@ class RawTap extends Transform {
       }
     }
     this.base = end;
-    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8');
+    return parts;
   }
 }
 
@@ -119,10 +130,16 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   options.signal?.addEventListener('abort', onAbort, { once: true });
   input.pipe(decoder).pipe(tap).pipe(parser);
   let row = 0;
+  const withRaw = options.raw !== false;
   try {
     options.signal?.throwIfAborted();
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
       row += 1;
+      if (!withRaw) {
+        tap.release(item.info.bytes);
+        yield { row, cells: item.record, raw: '' };
+        continue;
+      }
       let raw = tap.claim(item.info.bytes).replace(/^[\r\n]+/, '');
       if (!/[\r\n]$/.test(raw)) raw += '\r\n';
       yield { row, cells: item.record, raw };

@@ -105,7 +105,8 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
 
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
-    for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
+    // the key pass needs the cells only, not each record's original text
+    for await (const record of readCsvRecords(file, encoding, delimiter, { ...readOptions, raw: false })) {
       if (record.row === 1 || isBlank(record.cells)) continue;
       lastRows.set(keyOf(record).key, record.row);
     }

@@ -50,10 +50,15 @@ export function lineProduct(line: Record<string, unknown>): number | undefined {
   return quantity === undefined || price === undefined ? undefined : mulDecimals(quantity, price);
 }
 
-/** Compares one figure; pushes a totals problem naming both values when they differ. */
-export function expectAmount(out: Problem[], path: string, actual: number | undefined, expected: number | undefined, how: string): void {
+/**
+ * Compares one figure; pushes a totals problem naming both values when they differ. `how` may be a
+ * function, so a message that quotes input is only made when it is needed (every line of every
+ * document is compared).
+ */
+export function expectAmount(out: Problem[], path: string, actual: number | undefined, expected: number | undefined,
+  how: string | (() => string)): void {
   if (actual === undefined || expected === undefined || actual === expected) return;
-  out.push(problem('EDOC_VALIDATE_TOTALS', path, `${formatAmount(actual)} should be ${formatAmount(expected)} (${how})`));
+  out.push(problem('EDOC_VALIDATE_TOTALS', path, `${formatAmount(actual)} should be ${formatAmount(expected)} (${typeof how === 'string' ? how : how()})`));
 }
 
 /** Sum of defined values; undefined as soon as one is missing. */

@@ -76,12 +76,12 @@ function invoiceLine(line: Record<string, unknown>, path: string, out: Problem[]
   const net = readAmount(line, 'NetAmount', path, out);
   readAmount(line, 'GrossAmount', path, out);
   readAmount(line, 'UnitPrice', path, out);
-  expectAmount(out, joinPath(path, 'NetAmount'), net, lineProduct(line), `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
+  expectAmount(out, joinPath(path, 'NetAmount'), net, lineProduct(line), () => `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
   const entries = readTaxEntries(line.TaxSubTotals, joinPath(path, 'TaxSubTotals'), out);
   arr(line.TaxSubTotals)?.forEach((item, j) => {
     const e = obj(item);
     const entry = entries?.[j];
-    expectAmount(out, joinPath(path, 'TaxSubTotals', j, 'TaxAmount'), entry?.amount, taxOf(entry?.base, e), `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
+    expectAmount(out, joinPath(path, 'TaxSubTotals', j, 'TaxAmount'), entry?.amount, taxOf(entry?.base, e), () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
   });
   if (entries !== undefined) checkCategoryTotals(line.TaxTotals, entries, joinPath(path, 'TaxTotals'), out);
   return { net, entries };
@@ -116,11 +116,11 @@ export function supportTotals(request: unknown): Problem[] {
 function supportLine(line: Record<string, unknown>, f: SupportLineFigures, out: Problem[]): void {
   const path = f.path;
   const ignored: Problem[] = [];
-  expectAmount(out, joinPath(path, 'NetAmount'), readAmount(line, 'NetAmount', path, ignored), lineProduct(line), `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
+  expectAmount(out, joinPath(path, 'NetAmount'), readAmount(line, 'NetAmount', path, ignored), lineProduct(line), () => `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
   arr(line.TaxSubTotals)?.forEach((item, j) => {
     const e = obj(item);
     const here = joinPath(path, 'TaxSubTotals', j);
-    expectAmount(out, joinPath(here, 'TaxAmount'), readAmount(e, 'TaxAmount', here, ignored), taxOf(f.vatEntries[j]?.base, e), `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
+    expectAmount(out, joinPath(here, 'TaxAmount'), readAmount(e, 'TaxAmount', here, ignored), taxOf(f.vatEntries[j]?.base, e), () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
   });
   for (const w of f.withholdings) {
     const on = w.category === '05' ? 'the line\'s VAT' : w.category === '06' ? 'the line\'s taxable amount' : 'TaxableAmount';
