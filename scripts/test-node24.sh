@@ -18,7 +18,7 @@
 #    (process.execPath or `node`) run on it.
 set -euo pipefail
 
-NODE24_VERSION="${NODE24_VERSION:-24.21.0}"
+NODE24_VERSION="${NODE24_VERSION:-24.18.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="$root/.cache/node24"
 
@@ -54,6 +54,16 @@ fi
 bs_src="$root/node_modules/better-sqlite3"
 [ -f "$bs_src/package.json" ] || { echo "test-node24: run npm ci first" >&2; exit 1; }
 bs_version="$(node -p "require('$bs_src/package.json').version")"
+# Node >= 24.19 headers make node::ObjectWrap register an environment cleanup
+# hook; better-sqlite3 12 (built on ObjectWrap) then aborts the process
+# (SIGABRT, "Assertion failed: (env) != nullptr") when a Statement is garbage
+# collected outside a JS context. better-sqlite3 13 (Node-API) has no such
+# wrapper but needs Node >= 22. See README "Node versions".
+if [ "${bs_version%%.*}" -lt 13 ] && grep -q AddCleanupHook "$nodedir/include/node/node_object_wrap.h"; then
+  echo "test-node24: better-sqlite3@$bs_version cannot be built against Node $NODE24_VERSION's headers" >&2
+  echo "  (its node::ObjectWrap aborts on Node >= 24.19); use NODE24_VERSION=24.18.0 or better-sqlite3 >= 13" >&2
+  exit 1
+fi
 abi="$("$node24" -p process.versions.modules)"
 stamp="better-sqlite3@$bs_version node@$NODE24_VERSION abi $abi"
 bs_built="$cache/better-sqlite3"
