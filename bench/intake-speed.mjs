@@ -68,8 +68,6 @@ async function read(file, code) {
 
 async function full(file, code, dir) {
   const dist = (rel) => import(join(code, 'dist', rel));
-  // the per-kind entry points moved from validate/ to kinds/ (issue 16); a "before" build has them in validate/
-  const either = (rel) => dist(`kinds/${rel}`).catch(() => dist(`validate/${rel}`));
   const { loadConfig } = await dist('config/load.js');
   const { createLogger } = await dist('log/logger.js');
   const { Ledger } = await dist('ledger/ledger.js');
