@@ -98,17 +98,16 @@ export function acceptedKey(db: Database.Database, key: string): { documentId: n
 /** Pending documents of a company due at `now`, in due order then file order. Does not change them. */
 export function claimDue(db: Database.Database, company: string, now: number, limit: number,
   exclude?: ReadonlySet<number>): DueDocument[] {
-  // The request text is read only for the documents returned, not for the ones skipped (already queued).
-  const rows = stmt(db, `SELECT id, file_id, idx, company, kind, key, own_number, attempts, last_outcome, maybe_delivered FROM documents
-    WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
-    .all(company, now, limit + (exclude?.size ?? 0)) as DueRow[];
-  const request = stmt(db, `SELECT ${REQUEST_TEXT} FROM document_bodies b WHERE b.id = ?`).pluck();
+  // One statement: the documents already queued (`exclude`) are left out by the query itself, so the request
+  // text is read only for the documents returned (and not looked up one statement each).
+  const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
+      d.maybe_delivered, ${REQUEST_TEXT} AS request
+    FROM documents d JOIN document_bodies b ON b.id = d.id
+    WHERE d.company = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.id NOT IN (SELECT value FROM json_each(?))
+    ORDER BY d.next_attempt_at, d.id LIMIT ?`)
+    .all(company, now, JSON.stringify(exclude === undefined ? [] : [...exclude]), limit) as (DueRow & { request: string | null })[];
   const out: DueDocument[] = [];
-  for (const r of rows) {
-    if (exclude?.has(r.id)) continue;
-    out.push(toDue(r, request.get(r.id) as string | null));
-    if (out.length >= limit) break;
-  }
+  for (const r of rows) out.push(toDue(r, r.request));
   return out;
 }
 

@@ -12,20 +12,32 @@ const NIT_TYPE = '31';
 
 export function checkDigits(request: unknown): Problem[] {
   const problems: Problem[] = [];
-  walk(request, '', problems);
+  walk(request, [], problems);
   return problems;
 }
 
-function walk(node: unknown, path: string, problems: Problem[]): void {
+/**
+ * `at` is the path as its parts, joined only where an Identification is found: this walks every node of
+ * every document at intake, and building a path string per node was most of its time.
+ */
+function walk(node: unknown, at: (string | number)[], problems: Problem[]): void {
   if (Array.isArray(node)) {
-    node.forEach((item, i) => walk(item, joinPath(path, i), problems));
+    for (let i = 0; i < node.length; i++) {
+      at.push(i);
+      walk(node[i], at, problems);
+      at.pop();
+    }
     return;
   }
   if (!isObj(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    const here = joinPath(path, key);
-    if (key === 'Identification' && isObj(value)) checkIdentification(value, here, problems);
-    else walk(value, here, problems);
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
+    const value = node[key];
+    if (value === null || typeof value !== 'object') continue;
+    at.push(key);
+    if (key === 'Identification' && isObj(value)) checkIdentification(value, joinPath('', ...at), problems);
+    else walk(value, at, problems);
+    at.pop();
   }
 }
 

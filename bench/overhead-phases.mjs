@@ -1,0 +1,65 @@
+// The overhead scenario's phases, one daemon run after one bare-loop run, N times:
+//   node bench/overhead-phases.mjs [RUNS] [COUNT]   (EDOC_BENCH_CODE selects the build)
+// intake = drop → first request's arrival at the emulator; `file read` = drop → the daemon's
+// `file read` log line; cpuMs = the daemon's CPU time (user + system) over the same span, cpuIntakeMs
+// up to `file read` (polled, so approximate); sending = first → last arrival; end = last arrival → `file complete`.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { FIRST_NUMBER, invoicesJsonl } from './lib/documents.mjs';
+import { startBenchEmulator } from './lib/emulator.mjs';
+import { DaemonProcess, Project } from './lib/project.mjs';
+import { lineTime, median, ROOT, round } from './lib/util.mjs';
+
+const [runsText, countText] = process.argv.slice(2);
+const runs = Number(runsText ?? 3);
+const n = Number(countText ?? 5000);
+const text = invoicesJsonl(n);
+
+async function bare() {
+  const emulator = await startBenchEmulator({});
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url,
+      String(n), '8', String(FIRST_NUMBER)], { maxBuffer: 1 << 20 });
+    return JSON.parse(stdout).ms;
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function daemonRun() {
+  const emulator = await startBenchEmulator({});
+  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100_000, concurrency: 8 } });
+  let daemon;
+  try {
+    daemon = await DaemonProcess.start(project);
+    const cpu = () => readFileSync(`/proc/${daemon.child.pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13)
+      .reduce((a, b) => a + Number(b) * 10, 0);
+    const cpuBefore = cpu();
+    const dropped = await project.dropRenamed('invoice', 'overhead.jsonl', text);
+    const read = await daemon.waitForLog((l) => l.msg === 'file read', 600_000, 2);
+    const cpuRead = cpu() - cpuBefore;
+    const done = await daemon.waitForLog((l) => l.msg === 'file complete', 600_000);
+    const cpuMs = cpu() - cpuBefore;
+    const t = emulator.trace;
+    return { total: lineTime(done) - dropped, intake: t.firstArrival - dropped, fileRead: lineTime(read) - dropped,
+      sending: t.lastArrival - t.firstArrival, end: lineTime(done) - t.lastArrival, cpuMs, cpuIntakeMs: cpuRead };
+  } finally {
+    await daemon?.stop();
+    await emulator.close();
+    await project.remove();
+  }
+}
+
+const rows = [];
+for (let r = 0; r < runs; r++) {
+  const b = await bare();
+  const d = await daemonRun();
+  const row = { ...Object.fromEntries(Object.entries(d).map(([k, v]) => [k, round(v, 0)])), bare: round(b, 0),
+    ratio: round(b / d.total, 3) };
+  rows.push(row);
+  console.log(JSON.stringify(row));
+}
+const keys = Object.keys(rows[0]);
+console.log(JSON.stringify({ median: Object.fromEntries(keys.map((k) => [k, median(rows.map((x) => x[k]))])) }));
