@@ -16,6 +16,7 @@ import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
+import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
 import { CompanySender } from '../submit/company-sender.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -83,6 +84,8 @@ export class Pipeline {
   /** What start-up recovery found left `sending` by a stopped run. */
   recovered = { resent: 0, inDoubt: 0 };
   readonly client: ServiceClient;
+  /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
+  readonly health = new ServiceHealth();
 
   private constructor(
     private config: Readonly<Config>,
@@ -92,6 +95,10 @@ export class Pipeline {
     private readonly options: PipelineOptions,
   ) {
     this.client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    this.client.observe((call) => {
+      if (call.httpStatus !== undefined) this.health.noteAnswer();
+      else if (!call.aborted && call.outcome === 'transient') this.health.noteFailure(`${call.op}: no answer`);
+    });
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });

@@ -53,6 +53,25 @@ export interface CallOptions {
   onSent?: () => void;
 }
 
+/**
+ * What an observer of the client sees of one call, after it ended: never the body, the headers or
+ * the key. `httpStatus` is absent when no HTTP answer arrived.
+ */
+export interface CallRecord {
+  op: OperationId;
+  /** The company's id as sent in `x-company-id`. */
+  companyId: string;
+  httpStatus?: number;
+  outcome: Outcome['kind'];
+  /** Whole call, request built to answer read (or failure). */
+  durationMs: number;
+  /** The caller aborted it (shutdown): says nothing about the service. */
+  aborted: boolean;
+}
+
+/** Told of every call the client made (metrics, whether the service answers). Must not throw. */
+export type CallObserver = (call: CallRecord) => void;
+
 export type ResponseHeaderMap = Record<string, string | string[] | undefined>;
 
 export interface ServiceResponse {

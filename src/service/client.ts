@@ -14,7 +14,7 @@ import { ENDPOINTS, pathFor, type HeaderName, type OperationId, type PathForm } 
 import { encodeMultipart } from './multipart.js';
 import { classify, classifyNetworkError, type Outcome } from './outcome.js';
 import type {
-  CallOptions, CommissioningInput, ListRangesInput, ListReceivedInput, PosCommissioningInput, PosFileInput,
+  CallObserver, CallOptions, CommissioningInput, ListRangesInput, ListReceivedInput, PosCommissioningInput, PosFileInput,
   PosJsonInput, ResponseHeaderMap, ServiceClientOptions, ServiceCompany, ServiceResponse,
 } from './client-types.js';
 import type {
@@ -45,6 +45,7 @@ export class ServiceClient {
   private readonly pool: Pool;
   private readonly dispatcher: Dispatcher;
   private closing: Promise<void> | undefined;
+  private readonly observers = new Set<CallObserver>();
 
   constructor(options: ServiceClientOptions) {
     const url = new URL(options.baseUrl);
@@ -141,6 +142,12 @@ export class ServiceClient {
     return this.call('E12', company, { query }, options);
   }
 
+  /** Tells `observer` of every call from now on (after it ended); returns the function that stops it. */
+  observe(observer: CallObserver): () => void {
+    this.observers.add(observer);
+    return () => { this.observers.delete(observer); };
+  }
+
   /** Closes the pool; safe to call more than once. Calls made afterwards answer a transient outcome. */
   close(): Promise<void> {
     this.closing ??= this.pool.close().catch(() => this.pool.destroy());
@@ -148,6 +155,18 @@ export class ServiceClient {
   }
 
   private async call(op: OperationId, company: ServiceCompany, prepared: PreparedCall, options: CallOptions = {}): Promise<ServiceResponse> {
+    const response = await this.send(op, company, prepared, options);
+    if (this.observers.size > 0) {
+      const record = { op, companyId: String(company.id), httpStatus: response.httpStatus, outcome: response.outcome.kind,
+        durationMs: response.durationMs, aborted: options.signal?.aborted === true };
+      for (const observer of this.observers) {
+        try { observer(record); } catch { /* an observer's fault is not the call's */ }
+      }
+    }
+    return response;
+  }
+
+  private async send(op: OperationId, company: ServiceCompany, prepared: PreparedCall, options: CallOptions): Promise<ServiceResponse> {
     const started = performance.now();
     const secret = company.apiKey;
     const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
