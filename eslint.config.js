@@ -17,6 +17,13 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware, for src/ and test/ only (the one rule that needs types): a ledger call is async
+    // (src/ledger/port.ts), and a forgotten await lets the next step run before the commit it depends on.
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     files: ['src/cli/**/*.ts', 'bench/**', 'bin/**', 'test/fixtures/**'],
     rules: { 'no-console': 'off' },
   },

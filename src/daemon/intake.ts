@@ -16,7 +16,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
@@ -41,7 +41,7 @@ import { validateDocument } from '../kinds/validate-document.js';
 const INSERT_BATCH = 500;
 
 export interface IntakeContext {
-  ledger: Ledger;
+  ledger: LedgerPort;
   config: Readonly<Config>;
   logger: AppLogger;
   mapping(kind: DocumentKind): Promise<Mapping | undefined>;
@@ -86,7 +86,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     log.warn({ err, code: isEdocError(err) ? err.code : 'EDOC_READ_CHANGED' }, 'input file vanished before it could be read');
     return { outcome: 'gone' };
   }
-  const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
+  const rec = await ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
     company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
     archive: inInboxFolder(ctx.config, dropped.path),
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }) });
@@ -123,7 +123,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     const secrets = secretScrubberOf(ctx.config);
     // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
     const header = opened.header === undefined ? null : secrets.scrub(opened.header);
-    ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header });
+    await ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header });
     const today = ctx.today ?? colombiaToday();
     let batch: NewDocument[] = [];
     let count = 0;
@@ -131,7 +131,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       batch.push(toNewDocument(doc, dropped.kind, dropped.company, today, secrets));
       count++;
       if (batch.length >= INSERT_BATCH) {
-        insertBatch(ledger, rec.fileId, batch, dropped, log);
+        await insertBatch(ledger, rec.fileId, batch, dropped, log);
         batch = [];
         if (ctx.signal?.aborted) {
           log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
@@ -139,12 +139,12 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
         }
       }
     }
-    insertBatch(ledger, rec.fileId, batch, dropped, log);
+    await insertBatch(ledger, rec.fileId, batch, dropped, log);
     const changed = await changedSince(dropped.path, hash, readHash.digest('hex'));
     if (changed === 'gone') throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, { file: name, reason: 'gone' });
     if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
-    ledger.finishReading(rec.fileId);
+    await ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
     ctx.onDocuments(dropped.company.alias);
     ctx.onFileChanged(rec.fileId);
@@ -162,7 +162,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
-      ledger.failRead(rec.fileId, fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err));
+      await ledger.failRead(rec.fileId, fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err));
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
@@ -186,8 +186,8 @@ async function changedSince(file: string, taken: FileSnapshot & { sha256: string
 }
 
 /** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
-function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): { fileId?: number; outcome: IntakeOutcome } {
-  ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
+async function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
+  await ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
   log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' },
     'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
   return { outcome: 'changed' };
@@ -210,9 +210,9 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  * Stores a batch, then logs the final state of the documents that are final already (invalid, or
  * their number accepted in an earlier file): they never reach a sender, which logs all the others.
  */
-function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
-  log: Pick<AppLogger, 'info'>): void {
-  const inserted = ledger.insertDocuments(fileId, batch);
+async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
+  log: Pick<AppLogger, 'info'>): Promise<void> {
+  const inserted = await ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
   // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)

@@ -101,8 +101,8 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   // One statement: the documents already queued (`exclude`) are left out by the query itself, so the request
   // text is read only for the documents returned (and not looked up one statement each).
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-      d.maybe_delivered, ${REQUEST_TEXT} AS request
-    FROM documents d JOIN document_bodies b ON b.id = d.id
+      d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request
+    FROM documents d JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id
     WHERE d.company = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.id NOT IN (SELECT value FROM json_each(?))
     ORDER BY d.next_attempt_at, d.id LIMIT ?`)
     .all(company, now, JSON.stringify(exclude === undefined ? [] : [...exclude]), limit) as (DueRow & { request: string | null })[];
@@ -115,12 +115,12 @@ export function claimDue(db: Database.Database, company: string, now: number, li
 const REQUEST_TEXT = 'CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END';
 
 interface DueRow {
-  id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
+  id: number; file_id: number; file_name: string; idx: number; company: string; kind: string; key: string | null;
   own_number: number; attempts: number; last_outcome: string | null; maybe_delivered: number;
 }
 
 function toDue(r: DueRow, request: string | null): DueDocument {
-  return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
+  return { id: r.id, fileId: r.file_id, fileName: r.file_name, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
     ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null),
     maybeDelivered: r.maybe_delivered === 1 };
 }
@@ -261,9 +261,9 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
-  const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-    ${REQUEST_TEXT} AS request FROM documents d JOIN document_bodies b ON b.id = d.id
-    WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
+  const rows = stmt(db, `SELECT d.id, d.file_id, f.name AS file_name, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts,
+    d.last_outcome, d.maybe_delivered, ${REQUEST_TEXT} AS request FROM documents d JOIN document_bodies b ON b.id = d.id
+    JOIN files f ON f.id = d.file_id WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }
 

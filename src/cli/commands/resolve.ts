@@ -10,7 +10,7 @@
  * `edoc-bridge retry --in-doubt` instead.
  */
 import { inInboxFolder, outboxDir } from '../../daemon/folders.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import type { AttentionDocument } from '../../ledger/types.js';
 import { settleFile } from '../../daemon/file-reports.js';
 import { secretScrubberOf } from '../../config/secrets.js';
@@ -66,14 +66,14 @@ export const resolveCommand: Command = {
     const word = issued ? 'confirmed issued by the operator' : 'number held by another document, by the operator\'s word';
     const note = `${word} (edoc-bridge resolve, ${new Date(now).toISOString()})${args.string('note') ? `: ${args.string('note')}` : ''}`;
     const config = await io.config();
-    const ledger = openShared(config.paths.state);
+    const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
       io.err(`nothing to resolve for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     try {
       const matches = (d: AttentionDocument): boolean => (file !== undefined ? d.file === file : matchesKey(d, key ?? ''));
-      const found = ledger.statusSummary(ATTENTION_LIMIT).inDoubt.filter(matches);
+      const found = (await ledger.statusSummary(ATTENTION_LIMIT)).inDoubt.filter(matches);
       if (key !== undefined && byIndex(key) && new Set(found.map((d) => d.fileId)).size > 1) {
         throw usageError(`${key} names documents of several files: use one of ${found.map((d) => `${d.file}#${d.index}`).join(', ')}`);
       }
@@ -85,7 +85,7 @@ export const resolveCommand: Command = {
       }
       const ids = targets.map((d) => d.id);
       const done: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
-        ? ledger.confirmIssued(ids, note, now) : ledger.recordClash(ids, note, now);
+        ? await ledger.confirmIssued(ids, note, now) : await ledger.recordClash(ids, note, now);
       const taken = done.taken ?? [];
       if (taken.length > 0) {
         io.err(`not recorded as issued: ${taken.map((t) => t.key).join(', ')} — another document of ours with that number is already `
@@ -103,15 +103,15 @@ export const resolveCommand: Command = {
       for (const r of reports) io.out(`report rewritten: ${r}`);
       return EXIT_OK;
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 };
 
-async function rewriteReports(ledger: Ledger, config: Readonly<Config>, fileIds: readonly number[]): Promise<string[]> {
+async function rewriteReports(ledger: LedgerPort, config: Readonly<Config>, fileIds: readonly number[]): Promise<string[]> {
   const reports: string[] = [];
   for (const fileId of fileIds) {
-    const row = ledger.getFile(fileId);
+    const row = await ledger.getFile(fileId);
     if (row === undefined) continue;
     const dir = row.outboxDir ?? outboxDir(config, row.company, row.kind);
     const settled = await settleFile(ledger, fileId, dir, { archive: row.archive ?? inInboxFolder(config, row.path),

@@ -38,7 +38,7 @@ export const retryCommand: Command = {
     const includeInDoubt = args.flag('in-doubt');
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    const ledger = openShared(config.paths.state);
+    const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
       io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -47,7 +47,7 @@ export const retryCommand: Command = {
     let held: AttentionDocument[];
     let released: AttentionDocument[];
     try {
-      const summary = ledger.statusSummary(ATTENTION_LIMIT);
+      const summary = await ledger.statusSummary(ATTENTION_LIMIT);
       const target: RequeueTarget = { includeInDoubt, now: Date.now() };
       const matches = (d: AttentionDocument): boolean => file !== undefined ? d.file === file : matchesKey(d, key ?? '');
       const inDoubt = summary.inDoubt.filter(matches);
@@ -60,12 +60,12 @@ export const retryCommand: Command = {
         target.ids = found.map((d) => d.id);
       } else if (file !== undefined) target.fileName = file;
       else target.key = key;
-      result = ledger.requeue(target);
+      result = await ledger.requeue(target);
       const ids = new Set(result.ids);
       released = inDoubt.filter((d) => ids.has(d.id));
       held = inDoubt.filter((d) => !ids.has(d.id));
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     if (released.length > 0) {
       io.err(`warning: ${released.length} in-doubt document(s) released on your word that the service did not issue them; `
