@@ -85,6 +85,8 @@ export async function settleFile(ledger: LedgerPort, fileId: number, outboxDir: 
   const now = options.now ?? Date.now();
   let file = await ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
+  // The progress read only saves a write; finishFile itself re-checks in its transaction that every
+  // document is final (an operator's retry may have re-queued one since).
   if (file.state === 'open' && (await ledger.fileProgress(fileId)).final) {
     await ledger.finishFile(fileId, now);
     file = await ledger.getFile(fileId) ?? file;

@@ -275,6 +275,8 @@ export class ReceivedPuller {
       const key = receivedKey(record);
       if (handled.has(key)) continue;
       handled.add(key);
+      // A read here and the record (recordReceived, first one stands) later: a company's pulls never overlap (one
+      // scheduler per daemon; `received pull` takes the state folder's lock), and a repeat would only be ignored.
       if (await this.options.ledger.seenReceived(alias, key)) {
         seenBefore += 1;
         // Recorded, but a crash came before its index row: add the row now.

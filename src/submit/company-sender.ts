@@ -127,6 +127,9 @@ export class CompanySender {
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
+      // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
+      // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
+      // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
       const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
       if (due.length === 0) {
         const next = await this.options.ledger.nextDueAt(this.alias);

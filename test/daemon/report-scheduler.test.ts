@@ -54,14 +54,14 @@ test('reports are still rewritten as documents finish after an explicit flush', 
   const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
   reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 20 });
 
-  await reports.touch(fileId);
+  reports.touch(fileId);
   await reports.flush();
   expect(await counts(outbox)).toMatchObject({ total: 2, accepted: 0 });
 
   const [first] = await ledger.claimDue('main', Date.now(), 1);
   await ledger.markSending([first.id]);
   await ledger.recordOutcome(first.id, { state: 'accepted' });
-  await reports.touch(fileId);
+  reports.touch(fileId);
   await eventually(async () => ((await counts(outbox))?.accepted === 1 ? true : undefined), 'the report after the flush', 3_000);
 });
 
@@ -71,13 +71,13 @@ test('a file whose documents are all final is settled at once, not after the int
   const due = await ledger.claimDue('main', Date.now(), 2);
   await ledger.markSending(due.map((d) => d.id));
   await ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
-  await reports.touch(fileId); // partial: waits for the (long) interval
+  reports.touch(fileId); // partial: waits for the (long) interval
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(await counts(outbox)).toBeUndefined();
 
   await ledger.recordOutcome(due[1]!.id, { state: 'accepted' });
   const touched = Date.now();
-  await reports.touch(fileId); // now complete: the final report does not wait for the minute
+  reports.touch(fileId); // now complete: the final report does not wait for the minute
   await eventually(async () => ((await counts(outbox))?.accepted === 2 ? true : undefined), 'the final report', 3_000);
   expect(Date.now() - touched).toBeLessThan(2_000);
   expect((await ledger.getFile(fileId))?.reportState).toBe('final');

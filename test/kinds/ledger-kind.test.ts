@@ -6,9 +6,9 @@ import { isEdocError } from '../../src/errors.js';
 import { Ledger, LEDGER_FILE } from '../../src/ledger/ledger.js';
 import { docs, fileInput, tempDir } from '../ledger/helpers.js';
 
-function thrown(fn: () => unknown): unknown {
+async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     return err;
   }
@@ -34,10 +34,10 @@ describe('ledger rows: kind', () => {
 
     ledger = Ledger.open(dir);
     try {
-      const fileErr = thrown(() => ledger.getFile(fileId));
+      const fileErr = await thrown(() => ledger.getFile(fileId));
       expect(isEdocError(fileErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
       expect((fileErr as Error).message).toMatch(new RegExp(`^ledger file ${fileId}: "Credit-Note" is not a document kind`));
-      const docErr = thrown(() => ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10));
+      const docErr = await thrown(() => ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10));
       expect(isEdocError(docErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
       expect((docErr as Error).message).toMatch(new RegExp(`^ledger document ${docId}: "nota" is not a document kind`));
     } finally {

@@ -65,6 +65,9 @@ export const resendCommand: Command = {
     let outcome: ContentOutcome;
     try {
       file = await pickFile(ledger, name, path.resolve(name));
+      // A preview for the operator, read apart from the request below: the daemon may settle documents in
+      // between, which is harmless — what decides each document is the daemon's own check when it reads the
+      // copy (insertDocuments' earlier-copy rule, in its transaction), and requestResend reuses an open request.
       outcome = await ledger.contentOutcome(file);
       const refusal = await refusalOf(file, outcome, name);
       if (refusal !== undefined) return refuse(io, refusal);
