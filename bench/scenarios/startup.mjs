@@ -28,7 +28,7 @@ function finalState(i) {
 
 async function buildLedger(stateDir, total) {
   const { Ledger } = await dist('ledger/ledger.js');
-  Ledger.open(stateDir).close();
+  await Ledger.open(stateDir).close();
   const db = new Database(path.join(stateDir, 'ledger.sqlite'));
   db.pragma('synchronous = OFF');
   const now = Date.now();
