@@ -272,22 +272,23 @@ export function sendingAtStart(db: Database.Database): DueDocument[] {
  * their own number, whose repeat the service rejects as a duplicate; the rest become `in-doubt`.
  */
 export function recoverSending(db: Database.Database, now: number): { resent: number[]; inDoubt: number[] } {
-  const docs = sendingAtStart(db);
-  const resend = docs.filter((d) => d.ownNumber).map((d) => d.id);
-  const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
-  db.transaction(() => {
+  // The read inside the write transaction: what is recovered is exactly what was `sending` (port.ts's atomicity rule).
+  return db.transaction(() => {
+    const docs = sendingAtStart(db);
+    const resend = docs.filter((d) => d.ownNumber);
+    const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
     // The request may have left before the stop: the sticky flag makes a repeated-number answer to the
     // resend in-doubt rather than a clash (or an acceptance we cannot confirm).
     const back = stmt(db, `UPDATE documents SET state = 'pending', next_attempt_at = ?, updated_at = ?, maybe_delivered = 1,
       last_outcome = '{"kind":"unknown","reason":"crash"}' WHERE id = ? AND state = 'sending'`);
-    for (const d of docs.filter((x) => x.ownNumber)) {
+    for (const d of resend) {
       back.run(now, now, d.id);
       addEvent(db, now, 'resend-after-crash', d.fileId, d.id, { attempts: d.attempts });
       addEvent(db, now, 'maybe-delivered', d.fileId, d.id, { reason: 'crash while sending' });
     }
     setInDoubtTx(db, doubt, now, 'The process stopped after the request was sent; the document has no own number.');
+    return { resent: resend.map((d) => d.id), inDoubt: doubt };
   }).immediate();
-  return { resent: resend, inDoubt: doubt };
 }
 
 function setInDoubtTx(db: Database.Database, ids: readonly number[], now: number, reason: string): number[] {
