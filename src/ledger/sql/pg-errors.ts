@@ -45,7 +45,7 @@ export function classifyPgError(err: unknown, phase: PgPhase, display: string, p
   if (REFUSED.has(code) || /SASL|SCRAM|password authentication|client password must be|does not support SSL|SSL.*(required|off)|self[- ]signed|certificate/i.test(message)) {
     return new EdocError('EDOC_LEDGER_REFUSED', `The PostgreSQL server ${display} refused the ledger's connection: ${reason}`, context, { cause: scrubbedCause(err, password) });
   }
-  const lostText = /Connection terminated|connection.*(ended|closed|lost)|terminating connection|server closed the connection/i.test(message);
+  const lostText = /Connection terminated|connection.*(ended|closed|lost)|terminating connection|server closed the connection|not queryable/i.test(message);
   if (phase === 'connect' && (NETWORK.has(code) || code === '57P03' || /timeout/i.test(message) || lostText)) {
     return new EdocError('EDOC_LEDGER_UNREACHABLE', `The PostgreSQL ledger ${display} could not be reached: ${reason}`, context, { cause: scrubbedCause(err, password) });
   }

@@ -42,6 +42,31 @@ const types = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A client that closes its socket when connecting fails on our side (no password to answer the server's
+ * SCRAM challenge): node-postgres leaves that socket open, and the server keeps the half-authenticated
+ * session until authentication_timeout (a minute), which blocks DROP DATABASE and holds a slot.
+ */
+class LedgerClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+  override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+    const closeOnError = (err: Error | null): void => {
+      if (err) (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    };
+    if (callback === undefined) {
+      return super.connect().catch((err: Error) => {
+        closeOnError(err);
+        throw err;
+      });
+    }
+    super.connect(((err: Error | null, c: pg.Client) => {
+      closeOnError(err);
+      (callback as (err: Error | null, c: pg.Client) => void)(err, c);
+    }) as (err: Error) => void);
+  }
+}
+
 /** Opens a pool on `url` (resolved once: password, PG* variables, ~/.pgpass); nothing connects until the first statement. */
 export function openPostgresExecutor(url: string, options: PostgresOptions = {}): PostgresExecutor {
   return new PostgresExecutor(resolvePgConnection(url, options.env), options);
@@ -63,9 +88,13 @@ export class PostgresExecutor implements SqlExecutor {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: options.applicationName ?? 'edoc-bridge',
       types,
+      Client: LedgerClient as unknown as new () => pg.ClientBase,
     });
     // an idle client that dies (server restart, pg_terminate_backend) is an 'error' event: unhandled, it would end the process
     this.pool.on('error', (err) => options.onIdleError?.(this.classify(err, 'query')));
+    // the same on a checked-out client (in a transaction) would be an uncaught exception: its statement in
+    // flight, or the next one, fails with the error anyway, so the event itself is only swallowed
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
