@@ -40,7 +40,8 @@ export function classifyPgError(err: unknown, phase: PgPhase, display: string, p
   if (isEdocError(err)) return err;
   const code = codeOf(err);
   const reason = scrubPassword(textOf(err), password);
-  const context = { server: display, sqlState: code === '' ? undefined : code };
+  const isErrno = NETWORK.has(code) || /^E[A-Z]{5,}$/.test(code) || code.startsWith('ERR_');
+  const context = isErrno ? { server: display, errno: code } : { server: display, sqlState: /^[0-9A-Z]{5}$/.test(code) ? code : undefined };
   const message = textOf(err);
   if (REFUSED.has(code) || /SASL|SCRAM|password authentication|client password must be|does not support SSL|SSL.*(required|off)|self[- ]signed|certificate/i.test(message)) {
     return new EdocError('EDOC_LEDGER_REFUSED', `The PostgreSQL server ${display} refused the ledger's connection: ${reason}`, context, { cause: scrubbedCause(err, password) });
