@@ -29,7 +29,8 @@ function textOf(err: unknown): string {
 /** `text` without the password (as written, or URL-encoded) and without any URL's password. */
 export function scrubPassword(text: string, password: string | undefined): string {
   let out = redactUrlPassword(text);
-  if (password !== undefined && password.length > 0) {
+  // as the log scrubber does (log/secrets.ts): shorter values would blank out ordinary letters of the message
+  if (password !== undefined && password.length >= 4) {
     for (const form of new Set([password, encodeURIComponent(password)])) out = out.split(form).join(REDACTED);
   }
   return out;
