@@ -17,7 +17,7 @@
 // programs run as that user.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +100,9 @@ export async function startServer(bindir, dir) {
   const socketDir = path.join(dir, 'sock');
   mkdirSync(socketDir, { mode: 0o700 });
   if (user) {
+    // the user the server runs as must be able to reach its folder through ours (traverse only)
+    const parent = path.dirname(dir);
+    chmodSync(parent, (statSync(parent).mode & 0o7777) | 0o011);
     chownSync(dir, user.uid, user.gid);
     chownSync(socketDir, user.uid, user.gid);
   }
@@ -151,8 +154,6 @@ function stopServer(child) {
 async function main() {
   const given = process.argv[2];
   const dir = given ?? mkdtempSync(path.join(os.tmpdir(), 'edoc-pg-'));
-  // the server's own folder (DIR/pg) belongs to the user it runs as, who must be able to reach it
-  chmodSync(dir, 0o711);
   const report = (name, text) => { if (given) writeFileSync(path.join(dir, name), text, { mode: 0o600 }); };
   const found = findPostgres();
   if (!found.bindir) {
