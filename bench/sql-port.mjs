@@ -4,6 +4,7 @@
 // Not part of `npm run bench` (issue 13's figures will go there once the ledger runs on the port).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import pg from 'pg';
 import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
