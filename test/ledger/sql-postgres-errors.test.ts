@@ -132,6 +132,17 @@ describePg('the PostgreSQL ledger connection fails clearly and keeps its passwor
     await exec.close();
   });
 
+  it('sslmode in the URL is honoured: require against a server without TLS is refused, disable connects', async () => {
+    const required = openPostgresExecutor(`${db().url}?sslmode=require`);
+    const err = await failure(required.get('SELECT 1'));
+    await required.close();
+    expect(isEdocError(err, 'EDOC_LEDGER_REFUSED')).toBe(true);
+    expect((err as Error).message).toMatch(/does not support SSL/);
+    const plain = openPostgresExecutor(`${db().url}?sslmode=disable`);
+    expect(await plain.get('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).toEqual({ ssl: false });
+    await plain.close();
+  });
+
   it('a full disk (SQLSTATE 53100) is a storage-full error like SQLite\'s', async () => {
     const exec = openPostgresExecutor(db().url);
     const err = await failure(exec.run(`DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$`));
