@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
+    // one throwaway PostgreSQL server per run (test/helpers/postgres.ts gives each file its own database)
+    globalSetup: ['test/helpers/postgres-setup.ts'],
   },
 });

@@ -10,5 +10,6 @@ export default defineConfig({
     // One suite at a time: the crash suite's kill moments and the rate checks need the cores.
     maxWorkers: 1,
     fileParallelism: false,
+    globalSetup: ['test/helpers/postgres-setup.ts'],
   },
 });

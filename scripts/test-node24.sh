@@ -11,7 +11,7 @@
 #    package already in node_modules (prebuild-install is never called: no
 #    GitHub). Both are cached in .cache/node24/ (gitignored) by version.
 # 3. The suite runs in a throw-away copy of the project (the files git tracks or
-#    would track) whose node_modules links to ours except better-sqlite3, which
+#    would track, but a node_modules symlink of a work tree) whose node_modules links to ours except better-sqlite3, which
 #    is the Node 24 build. Our node_modules is never written, so the Node 20
 #    build stays as it is whatever happens to this run.
 # 4. Node 24 is first on PATH, so `npm`, vitest and every CLI the tests spawn
@@ -92,7 +92,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/edoc-bridge-node24.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   (cd "$root" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    while IFS= read -r -d '' f; do [ -e "$f" ] && [ "${f%%/*}" != node_modules ] && printf '%s\0' "$f"; done |
     tar --null -T - -cf -) | tar -C "$work" -xf -
 else
   tar -C "$root" --exclude=./node_modules --exclude=./dist --exclude=./.cache --exclude=./.git \

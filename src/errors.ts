@@ -72,6 +72,9 @@ export const ERRORS = {
   EDOC_KIND_UNKNOWN: 'A text that must name a document kind (a ledger row\'s kind column) names none of PRODUCT\'s kinds: a damaged ledger, or one written by a newer version.',
   EDOC_LEDGER_WRITE: 'A ledger commit failed for a reason other than a full disk; work pauses and the commit is retried.',
   EDOC_STORAGE_FULL: 'The disk holding the ledger or the outbox is full (or failing): work pauses and resumes by itself when space returns.',
+  EDOC_LEDGER_UNREACHABLE: 'The PostgreSQL ledger (ledger.url) could not be reached: no server answers at that host and port, the network failed, or the connection timed out.',
+  EDOC_LEDGER_REFUSED: 'The PostgreSQL server refused the ledger\'s connection: wrong password, unknown role or database, no pg_hba.conf entry, or TLS required or refused.',
+  EDOC_LEDGER_CONNECTION_LOST: 'The connection to the PostgreSQL ledger broke while in use (server restarted, session terminated, network cut); a commit in flight may or may not have been applied.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',

@@ -3,7 +3,8 @@ import { DEFAULT_CONFIG_FILE } from '../config/load.js';
 import { bestEffortSecrets, secretScrubberOf } from '../config/secrets.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { closest } from '../config/suggest.js';
-import { isEdocError } from '../errors.js';
+import type { Config } from '../config/schema.js';
+import { EdocError, isEdocError } from '../errors.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { redactDeep } from '../log/redact.js';
 import type { Command } from './command.js';
@@ -30,6 +31,9 @@ export function exitCodeFor(err: unknown): number {
   if (isEdocError(err)) {
     if (err.code.startsWith('EDOC_CONFIG_') || USAGE_CODES.has(err.code)) return EXIT_USAGE;
     if (err.code === 'EDOC_SERVICE_UNREACHABLE' || err.code === 'EDOC_SERVICE_UNAUTHORIZED') return EXIT_SERVICE;
+    // the PostgreSQL ledger: down or cut off may pass (3, systemd restarts), refused credentials will not (2, it does not)
+    if (err.code === 'EDOC_LEDGER_UNREACHABLE' || err.code === 'EDOC_LEDGER_CONNECTION_LOST') return EXIT_SERVICE;
+    if (err.code === 'EDOC_LEDGER_REFUSED') return EXIT_USAGE;
   }
   return EXIT_NOT_ALL_SUCCEEDED;
 }
@@ -64,6 +68,20 @@ async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undef
   }
 }
 
+/** Commands that work with ledger.url set: they use no ledger, or (ledger) the PostgreSQL one. */
+const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator']);
+
+/**
+ * ledger.url names a PostgreSQL ledger, and only `ledger migrate` uses it so far (issue 13): every other
+ * command would quietly keep its documents in the SQLite state folder instead, so it refuses to start.
+ */
+function refuseUnwiredLedger(command: Command, config: Readonly<Config>): void {
+  if (config.ledger.url === undefined || POSTGRES_READY.has(command.name)) return;
+  throw new EdocError('EDOC_CONFIG_INVALID',
+    `ledger.url is set, and edoc-bridge ${command.name} does not run on the PostgreSQL ledger yet (only edoc-bridge ledger migrate does; see docs/cluster.md); remove ledger.url to use the SQLite ledger in paths.state`,
+    { path: 'ledger.url' });
+}
+
 async function runCommand(command: Command, argv: readonly string[], environment: CliEnvironment): Promise<number> {
   const verbose = argv.includes('--verbose');
   const prefix = `edoc-bridge ${command.name}`;
@@ -72,7 +90,7 @@ async function runCommand(command: Command, argv: readonly string[], environment
     const args = parseCommandArgs(command, argv);
     const secrets = typeof command.needsSecrets === 'function' ? command.needsSecrets(args) : command.needsSecrets ?? true;
     io = createCliIO(environment, args.string('config') ?? DEFAULT_CONFIG_FILE, args.flag('verbose'), secrets);
-    if (command.needsConfig) await io.config();
+    if (command.needsConfig) refuseUnwiredLedger(command, await io.config());
     return await command.run(args, io);
   } catch (caught) {
     // a full disk, wherever it struck, is one clear line with its own code (EDOC_STORAGE_FULL), not a database message

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/names.js';
 import { parseDuration } from './duration.js';
+import { clusterSchema, ledgerSchema } from './ledger-schema.js';
 
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -225,6 +226,8 @@ const configObjectSchema = z.strictObject({
       file: filePath().optional(),
     })
     .prefault({}),
+  ledger: ledgerSchema.prefault({}),
+  cluster: clusterSchema.prefault({}),
   emulator: z
     .strictObject({
       /** Seed file of the embedded / standalone emulator. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
+import { urlPassword } from '../log/url-secret.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
 
@@ -12,6 +13,12 @@ import type { Config } from './schema.js';
  */
 export function configSecrets(config: Readonly<Config>): string[] {
   const out = new Set<string>(config.companies.map((c) => c.apiKey));
+  const ledgerPassword = config.ledger?.url === undefined ? undefined : urlPassword(config.ledger.url);
+  if (ledgerPassword !== undefined) {
+    // as written and as it appears inside a URL (a message quoting the URL shows it encoded)
+    out.add(ledgerPassword);
+    out.add(encodeURIComponent(ledgerPassword));
+  }
   const walk = (value: unknown, depth: number): void => {
     if (value === null || typeof value !== 'object' || depth > 12) return;
     for (const [key, item] of Object.entries(value)) {
@@ -38,7 +45,7 @@ export function secretScrubberOf(config: Readonly<Config>): SecretScrubber {
 /**
  * The secrets a configuration file names, read as far as it can be without validating it: each
  * company's `apiKey` (with `${VAR}` / `${VAR:-default}` taken from `env`), the content of a readable
- * `apiKeyFile`, and any string under a key named like a secret. For scrubbing an error line when the
+ * `apiKeyFile`, any string under a key named like a secret, and the password of a URL (ledger.url). For scrubbing an error line when the
  * configuration could not be loaded (a mapping error quoting a key) or was loaded without its secrets
  * (read-only commands): nothing here ever fails.
  */
@@ -68,7 +75,11 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
           // unreadable: nothing it holds can have been printed either
         }
       } else if (typeof item === 'string' && isSecretKey(key)) out.add(expand(item));
-      else walk(item, depth + 1);
+      else if (typeof item === 'string' && item.includes('://')) {
+        // a URL's password (ledger.url): as written and URL-encoded
+        const password = urlPassword(expand(item));
+        if (password !== undefined) out.add(password).add(encodeURIComponent(password));
+      } else walk(item, depth + 1);
     }
   };
   walk(data, 0);

@@ -8,16 +8,18 @@ import { EdocError, isEdocError } from '../errors.js';
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR)/;
 /** errno codes of a file system that refuses to grow a file. */
 const ERRNO_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+/** PostgreSQL's SQLSTATEs for the same (node-postgres puts them in `code`): disk_full, io_error. */
+const POSTGRES_CODES = new Set(['53100', '58030']);
 
 function codeOf(err: object): string | undefined {
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (SQLITE_CODES.test(code) || ERRNO_CODES.has(code))) return code;
+  if (typeof code === 'string' && (SQLITE_CODES.test(code) || ERRNO_CODES.has(code) || POSTGRES_CODES.has(code))) return code;
   // our own errors keep the system's code in context.errno (EDOC_REPORT_WRITE, EDOC_REPORT_ARCHIVE…)
   const errno = isEdocError(err) ? err.context.errno : undefined;
   return typeof errno === 'string' && ERRNO_CODES.has(errno) ? errno : undefined;
 }
 
-/** The SQLite or errno code that makes `err` (or one of its causes) a storage failure, if any. */
+/** The SQLite, PostgreSQL or errno code that makes `err` (or one of its causes) a storage failure, if any. */
 export function storageFullCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && typeof e === 'object' && e !== null; depth++) {

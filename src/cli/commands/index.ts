@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { commissionCommand } from './commission.js';
 import { emulatorCommand } from './emulator.js';
+import { ledgerCommand } from './ledger.js';
 import { rangesCommand } from './ranges.js';
 import { receivedCommand } from './received.js';
 import { resendCommand } from './resend.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   rangesCommand,
   commissionCommand,
   receivedCommand,
+  ledgerCommand,
   emulatorCommand,
 ];
 

@@ -1,0 +1,58 @@
+// What the SQL port (src/ledger/sql) costs per statement, beside better-sqlite3 called directly, and what a
+// statement costs on the throwaway PostgreSQL server (one round trip each, over TCP on 127.0.0.1).
+//   npm run build && node bench/sql-port.mjs [--n 20000]
+// Not part of `npm run bench` (issue 13's figures will go there once the ledger runs on the port).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import pg from 'pg';
+import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
+import { openSqliteExecutor } from '../dist/ledger/sql/sqlite.js';
+import { openPostgresExecutor } from '../dist/ledger/sql/postgres.js';
+
+const n = Number(process.argv[process.argv.indexOf('--n') + 1]) || 20_000;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-bench-sql-'));
+const rate = (count, ms) => `${Math.round(count / (ms / 1000)).toLocaleString('en')}/s (${((ms * 1000) / count).toFixed(1)} µs each)`;
+const time = async (fn) => { const t = performance.now(); await fn(); return performance.now() - t; };
+const rows = [];
+
+async function measure(label, db, raw) {
+  await db.exec('CREATE TABLE t (id BIGINT PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = await time(() => db.transaction(async (tx) => {
+    for (let i = 1; i <= n; i++) await tx.run('INSERT INTO t(id, v) VALUES (?, ?)', [i, `value ${i}`]);
+  }));
+  const get = await time(async () => { for (let i = 1; i <= n; i++) await db.get('SELECT v FROM t WHERE id = ?', [i]); });
+  rows.push([label, `insert ×${n} in one transaction: ${rate(n, insert)}`, `get by id ×${n}: ${rate(n, get)}`]);
+  if (raw) {
+    raw.exec('CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+    const ins = raw.prepare('INSERT INTO r(id, v) VALUES (?, ?)');
+    const rawInsert = await time(() => raw.transaction(() => { for (let i = 1; i <= n; i++) ins.run(i, `value ${i}`); }).immediate());
+    const sel = raw.prepare('SELECT v FROM r WHERE id = ?');
+    const rawGet = await time(() => { for (let i = 1; i <= n; i++) sel.get(i); });
+    rows.push(['better-sqlite3 directly', `insert ×${n} in one transaction: ${rate(n, rawInsert)}`, `get by id ×${n}: ${rate(n, rawGet)}`]);
+  }
+}
+
+try {
+  const sqlite = openSqliteExecutor(path.join(dir, 'bench.sqlite'));
+  await measure('SqliteExecutor', sqlite, sqlite.db);
+  await sqlite.close();
+  const found = findPostgres();
+  if (found.bindir) {
+    const server = await startServer(found.bindir, path.join(dir, 'pg'));
+    const { info } = server;
+    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres' });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE bench OWNER ${info.user}`);
+    await admin.end();
+    const pgdb = openPostgresExecutor(`postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/bench`);
+    await measure('PostgresExecutor (fsync off)', pgdb);
+    await pgdb.close();
+    await server.stop();
+  } else rows.push(['PostgreSQL', found.reason, '']);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`sql-port bench — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+for (const r of rows) console.log(`  ${r.join(' | ')}`);

@@ -1,0 +1,214 @@
+/**
+ * The SQL port on SQLite (better-sqlite3): one connection, statements prepared once per text, and a
+ * mutex so that the statements of a transaction, which awaits between them, never interleave with
+ * another caller's on the one connection. Outside a transaction a statement runs at once when nothing
+ * holds the connection (the common case costs no queueing).
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { checkParams } from './executor.js';
+import type { RunResult, SqlExecutor, SqlParams } from './executor.js';
+import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
+
+/** Prepared statements kept per connection; beyond this the oldest is dropped (generated SQL must not grow it forever). */
+const STATEMENT_CACHE = 1_000;
+
+export interface SqliteOpenOptions {
+  /** How long a statement waits for another connection's lock. @defaultValue 5000 */
+  busyTimeoutMs?: number;
+  /** No writes, no pragmas that write. @defaultValue false */
+  readOnly?: boolean;
+}
+
+/** Opens `file` with the ledger's settings (WAL, synchronous FULL, foreign keys) and wraps it. */
+export function openSqliteExecutor(file: string, options: SqliteOpenOptions = {}): SqliteExecutor {
+  if (!options.readOnly && !fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+  const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000, readonly: options.readOnly === true, fileMustExist: options.readOnly === true });
+  try {
+    if (!options.readOnly) {
+      db.pragma('journal_mode = WAL');
+      // FULL: a commit survives power loss, not only a process crash ("sending" is on disk before the request leaves)
+      db.pragma('synchronous = FULL');
+      db.pragma('temp_store = MEMORY');
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new SqliteExecutor(db, { ownsConnection: true });
+}
+
+export class SqliteExecutor implements SqlExecutor {
+  readonly dialect = 'sqlite' as const;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly mutex = new Mutex();
+  private closing: Promise<void> | undefined;
+
+  /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
+  constructor(readonly db: Database.Database, private readonly options: { ownsConnection?: boolean } = {}) {}
+
+  all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    return this.outside(() => this.allNow<T>(sql, params));
+  }
+
+  get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    return this.outside(() => this.getNow<T>(sql, params));
+  }
+
+  run(sql: string, params: SqlParams = []): Promise<RunResult> {
+    return this.outside(() => this.runNow(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.outside(() => void this.db.exec(sql));
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    refuseInsideOwnTransaction(this);
+    this.checkOpen();
+    await this.mutex.lock();
+    try {
+      // IMMEDIATE: the write lock is taken now, so a commit never fails on another process's lock halfway
+      this.db.exec('BEGIN IMMEDIATE');
+      const tx = new SqliteTransaction(this);
+      try {
+        const result = await inTransactionScope(this, () => fn(tx));
+        tx.finish();
+        this.db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        tx.finish();
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      // after the transaction in flight, if any
+      await this.mutex.lock();
+      try {
+        this.statements.clear();
+        if (this.options.ownsConnection && this.db.open) this.db.close();
+      } finally {
+        this.mutex.unlock();
+      }
+    })();
+    return this.closing;
+  }
+
+  // --- on the connection, now (the caller holds it) ------------------------------------------------
+  /** @internal */
+  allNow<T>(sql: string, params: SqlParams): T[] {
+    const stmt = this.prepare(sql, params);
+    if (!stmt.reader) {
+      stmt.run(...params);
+      return [];
+    }
+    return stmt.all(...params) as T[];
+  }
+
+  /** @internal */
+  getNow<T>(sql: string, params: SqlParams): T | undefined {
+    const stmt = this.prepare(sql, params);
+    if (!stmt.reader) {
+      stmt.run(...params);
+      return undefined;
+    }
+    return stmt.get(...params) as T | undefined;
+  }
+
+  /** @internal */
+  runNow(sql: string, params: SqlParams): RunResult {
+    return { changes: this.prepare(sql, params).run(...params).changes };
+  }
+
+  private prepare(sql: string, params: SqlParams): Database.Statement {
+    checkParams(sql, params);
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value as string);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private checkOpen(): void {
+    if (this.closing !== undefined) throw new Error('the ledger executor is closed');
+  }
+
+  /** A statement outside any transaction: at once when the connection is free, else after the holder. */
+  private async outside<T>(op: () => T): Promise<T> {
+    refuseInsideOwnTransaction(this);
+    this.checkOpen();
+    if (!this.mutex.tryLock()) await this.mutex.lock();
+    try {
+      return op();
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+}
+
+/** The executor a transaction's function gets: the same connection, no locking (the transaction holds it). */
+class SqliteTransaction implements SqlExecutor {
+  readonly dialect = 'sqlite' as const;
+  private finished = false;
+  private savepoints = 0;
+
+  constructor(private readonly root: SqliteExecutor) {}
+
+  finish(): void {
+    this.finished = true;
+  }
+
+  async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    this.check();
+    return this.root.allNow<T>(sql, params);
+  }
+
+  async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    this.check();
+    return this.root.getNow<T>(sql, params);
+  }
+
+  async run(sql: string, params: SqlParams = []): Promise<RunResult> {
+    this.check();
+    return this.root.runNow(sql, params);
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.check();
+    this.root.db.exec(sql);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    this.check();
+    const name = `sp${++this.savepoints}`;
+    this.root.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(this);
+      this.root.db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      if (this.root.db.inTransaction) {
+        this.root.db.exec(`ROLLBACK TO ${name}`);
+        this.root.db.exec(`RELEASE ${name}`);
+      }
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    throw new Error('close() on a transaction: close the executor it came from');
+  }
+
+  private check(): void {
+    if (this.finished) throw new Error('a statement on a transaction that has already ended (a call not awaited inside it?)');
+  }
+}
