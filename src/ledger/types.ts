@@ -129,6 +129,8 @@ export interface NewDocument {
   requestFromRaw?: boolean;
   /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
   problems?: ReportProblem[];
+  /** The other party's identification (the kind's descriptor's `customer`), for the console's search. */
+  customer?: string | null;
 }
 
 export interface InsertResult {
