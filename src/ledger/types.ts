@@ -261,6 +261,8 @@ export interface RequeueTarget {
   /** Release `in-doubt` documents too (the operator checked the service). */
   includeInDoubt?: boolean;
   now: number;
+  /** Who asked, for the event history ('cli', 'console', 'api'). */
+  by?: string;
 }
 
 export interface ReceivedRecord {
