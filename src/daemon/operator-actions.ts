@@ -11,6 +11,7 @@ import { secretScrubberOf } from '../config/secrets.js';
 import { isDocumentKind } from '../kinds/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AttentionDocument, RequeueTarget } from '../ledger/types.js';
+import type { ConsoleActions } from '../http/console/deps.js';
 import { settleFile } from './file-reports.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 
@@ -191,4 +192,27 @@ export async function rewriteReports(ledger: Ledger, config: Readonly<Config>, f
     if (settled.report) reports.push(settled.report.resultPath);
   }
   return reports;
+}
+
+/**
+ * The console's actions on a running daemon's own ledger connection: re-queued work wakes the senders
+ * at once, and reports are rewritten through the daemon's report scheduler (never beside it).
+ */
+export function consoleActions(ledger: Ledger, daemon: { wake(): void; report(fileId: number): Promise<{ resultPath?: string }> }): ConsoleActions {
+  return {
+    retry: (ids, options) => {
+      const result = retryDocuments(ledger, { ids }, options);
+      if (result.ids.length > 0) daemon.wake();
+      return Promise.resolve(result);
+    },
+    resolve: (ids, options) => resolveDocuments(ledger, { ids }, { ...options, via: 'console',
+      rewrite: async (fileIds) => {
+        const written: string[] = [];
+        for (const id of fileIds) {
+          const report = await daemon.report(id);
+          if (report.resultPath !== undefined) written.push(report.resultPath);
+        }
+        return written;
+      } }),
+  };
 }

@@ -193,11 +193,31 @@ export function filesNamed(db: Database.Database, name: string): FileRow[] {
     .all({ n: name }) as RawFile[]).map(toFileRow);
 }
 
+/** Documents by state per company, from the per-file counts (file_counts: never the documents). */
+export function countsByCompany(db: Database.Database): Map<string, StateCounts> {
+  const out = new Map<string, StateCounts>();
+  for (const r of stmt(db, `SELECT f.company AS company, c.state AS state, sum(c.n) AS n FROM file_counts c
+    JOIN files f ON f.id = c.file_id GROUP BY f.company, c.state`).all() as { company: string; state: DocumentState; n: number }[]) {
+    let counts = out.get(r.company);
+    if (counts === undefined) {
+      counts = emptyCounts();
+      out.set(r.company, counts);
+    }
+    counts[r.state] = r.n;
+  }
+  return out;
+}
+
 /** The read side the console and `show` use, bound to one connection. */
 export class ConsoleQueries {
   constructor(private readonly db: Database.Database) {}
+  countsByCompany(): Map<string, StateCounts> { return countsByCompany(this.db); }
   listFiles(q: { state?: FileState; before?: number; limit: number }): Page<ConsoleFile> { return listFiles(this.db, q); }
   findFiles(name: string, limit: number): ConsoleFile[] { return findFiles(this.db, name, limit); }
+  file(id: number): ConsoleFile | undefined {
+    const r = stmt(this.db, 'SELECT * FROM files WHERE id = ?').get(id) as RawFile | undefined;
+    return r === undefined ? undefined : withCounts(this.db, [r])[0];
+  }
   filesNamed(name: string): FileRow[] { return filesNamed(this.db, name); }
   fileDocuments(fileId: number, q: { after?: number; limit: number }): Page<ConsoleDocument> { return fileDocuments(this.db, fileId, q); }
   attention(state: 'failed' | 'in-doubt', q: { after?: number; limit: number }): Page<ConsoleDocument> {
