@@ -26,7 +26,7 @@ function finalState(i) {
   return 'accepted';
 }
 
-async function buildLedger(stateDir, total) {
+export async function buildLedger(stateDir, total) {
   const { Ledger } = await dist('ledger/ledger.js');
   Ledger.open(stateDir).close();
   const db = new Database(path.join(stateDir, 'ledger.sqlite'));
