@@ -173,6 +173,11 @@ export class Pipeline {
     return [...this.senders.values()].map((s) => s.view());
   }
 
+  /** True while a full disk (or a ledger that cannot be written) holds intake and submissions (readiness). */
+  get storagePaused(): boolean {
+    return this.storage.paused;
+  }
+
   /** The company's sender, when this pipeline sends for it. */
   sender(alias: string): CompanySender | undefined {
     return this.senders.get(alias);

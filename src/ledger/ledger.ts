@@ -15,6 +15,7 @@ import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
 import { ConsoleQueries } from './console-queries.js';
 import { LedgerSnapshot } from './snapshot.js';
+import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import * as status from './status.js';
 import type {
   DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
@@ -220,6 +221,8 @@ export class Ledger {
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
   statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+  /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
+  operatorCounts(): OperatorCounts { return operatorCounts(this.db); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
   filesMatching(name: string): FileRow[] { return resend.filesMatching(this.db, name); }
