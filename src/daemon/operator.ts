@@ -3,18 +3,24 @@
  * routes, the readiness checks, the metrics and the idle service probe. Started by the daemon after
  * its watcher runs, closed first when it stops. Absent `http` in the configuration: none of it.
  *
- * Routes: health and readiness (public), metrics (token), and the console's routes (token) — the
- * console adds its `consoleRoutes(...)` in `routesOf` below.
+ * Routes: health and readiness (public), metrics (token), and the console's pages (token,
+ * http/console/): it reads the pipeline's ledger and senders, and its actions are the CLI's
+ * (daemon/operator-actions.ts) with the daemon's own report scheduler and wake-up.
  */
 import { access } from 'node:fs/promises';
+import path from 'node:path';
+import type { AlertLog } from '../alerts/alert-record.js';
 import type { Config } from '../config/schema.js';
 import { checkReadiness, serviceAnswers, type ReadinessCheck } from '../health/readiness.js';
+import type { ConsoleDeps } from '../http/console/deps.js';
+import { consoleRoutes } from '../http/console/routes.js';
 import { healthRoutes } from '../http/health-routes.js';
 import { createOperatorMetrics, type OperatorMetrics } from '../http/metrics.js';
 import type { Route } from '../http/route.js';
 import { startOperatorServer, type OperatorServer } from '../http/server.js';
 import type { AppLogger } from '../log/logger.js';
 import type { RangeState } from '../ranges/range-state.js';
+import { consoleActions } from './operator-actions.js';
 import type { Pipeline } from './pipeline.js';
 import { SERVICE_PROBE_DEFAULTS, ServiceProbe } from './service-probe.js';
 
@@ -25,8 +31,10 @@ export interface OperatorSurfaceOptions {
   pipeline: Pipeline;
   /** What is wrong with the inbox watcher, or undefined while it runs (the daemon knows). */
   watcherProblem: () => Promise<string | undefined> | string | undefined;
-  /** The numbering-range watch's view (ranges/), when it runs: the range metrics. */
+  /** The numbering-range watch's view (ranges/), when it runs: the range metrics and the console. */
   ranges?: () => readonly RangeState[];
+  /** The alerts raised, when alerts run: the console's "last alerts". */
+  alerts?: AlertLog;
   /** The idle probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs */
   probeTimeoutMs?: number;
 }
@@ -66,7 +74,7 @@ export class OperatorSurface {
     probe.start();
     try {
       const server = await startOperatorServer({ listen: http.listen, token: http.token, sessionIdleMs: http.sessionIdleMs,
-        routes: routesOf(checks, metrics), logger });
+        routes: [...routesOf(checks, metrics), ...consoleRoutes(consoleDeps(options))], logger });
       return new OperatorSurface(server, metrics, probe, checks);
     } catch (err) {
       metrics.close();
@@ -103,8 +111,19 @@ function routesOf(checks: readonly ReadinessCheck[], metrics: OperatorMetrics): 
   return [
     ...healthRoutes(checks),
     metrics.route,
-    // the console (ops-console): ...consoleRoutes({ ... }),
   ];
+}
+
+function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
+  const { pipeline } = options;
+  return {
+    ledger: pipeline.ledger,
+    companies: () => pipeline.senderViews(),
+    ...(options.ranges === undefined ? {} : { ranges: options.ranges }),
+    ...(options.alerts === undefined ? {} : { alerts: options.alerts }),
+    receivedDir: (company) => path.join(options.config().paths.outbox, 'received', company),
+    actions: consoleActions(pipeline.ledger, { wake: () => pipeline.wake(), report: (fileId) => pipeline.report(fileId) }),
+  };
 }
 
 function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, probeTimeoutMs: number): ReadinessCheck[] {

@@ -18,7 +18,7 @@ import { invoice, jsonText } from '../helpers/documents.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SKIP = existsSync(CHROMIUM) ? undefined : `console browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`;
-if (SKIP !== undefined) console.warn(SKIP);
+if (SKIP !== undefined) process.stderr.write(`${SKIP}\n`);
 
 const TOKEN = 'browser-test-token-0123456789abcdef';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',

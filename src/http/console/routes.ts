@@ -1,6 +1,6 @@
 /**
  * The operator console: plain server-rendered HTML on the operator listener, every route behind the
- * token (session cookie or Bearer). No front-end build and no script: each page is one paged ledger
+ * token (session cookie or Bearer) but an empty /favicon.ico. No front-end build and no script: each page is one paged ledger
  * query (ledger/console-queries.ts) rendered by a pure function, and actions are forms POSTed with the
  * session's CSRF token (checked by the listener).
  */
@@ -48,6 +48,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
   };
 
   return [
+    // browsers ask for it on every page, the login form's too: nothing, and no error line in their console
+    { method: 'GET', path: '/favicon.ico', access: 'public', handle: ({ res }) => { res.writeHead(204, { 'Cache-Control': 'max-age=86400' }); res.end(); } },
     get('/console.css', (r) => {
       r.res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'private, max-age=300' });
       r.res.end(CONSOLE_CSS);
