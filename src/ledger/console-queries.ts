@@ -84,10 +84,10 @@ export function listFiles(db: Database.Database, q: { state?: FileState; before?
   return paged(withCounts(db, rows), limit, (f) => f.id);
 }
 
-/** Files whose name starts with `name` (files_name), newest first; at most `limit` (refine the name for more). */
+/** Files whose name starts with `name` (files_name), by name; at most `limit` (refine the name for more). */
 export function findFiles(db: Database.Database, name: string, limit: number): ConsoleFile[] {
   // a range on the index instead of LIKE, which the index cannot serve (case rules, wildcards in names)
-  const rows = stmt(db, `SELECT * FROM files WHERE name >= ? AND name < ? ORDER BY name, id DESC LIMIT ?`)
+  const rows = stmt(db, `SELECT * FROM files WHERE name >= ? AND name < ? ORDER BY name, id LIMIT ?`)
     .all(name, `${name}\u{10FFFF}`, capped(limit)) as RawFile[];
   return withCounts(db, rows);
 }
@@ -164,19 +164,24 @@ export function documentHistory(db: Database.Database, id: number): DocumentHist
     eventsCut: events.length > EVENTS_MAX };
 }
 
-/** Received documents of a company (the table's primary key), by the service's id descending; `before` is an id. */
+/**
+ * Received documents of a company, newest recorded first (received_at); `before` is the cursor of the
+ * last row shown (`at:documentId`, as `next` gives it).
+ */
 export function receivedDocuments(db: Database.Database, company: string, q: { before?: string; limit: number }): { rows: ReceivedRow[]; next?: string } {
   const limit = capped(q.limit);
-  const rows = (q.before === undefined
-    ? stmt(db, 'SELECT * FROM received WHERE company = ? ORDER BY document_id DESC LIMIT ?').all(company, limit + 1)
-    : stmt(db, 'SELECT * FROM received WHERE company = ? AND document_id < ? ORDER BY document_id DESC LIMIT ?')
-      .all(company, q.before, limit + 1)) as { company: string; document_id: string; document_number: string | null;
-    document_date: string | null; files: string; at: number }[];
+  const cursor = q.before === undefined ? undefined : /^(\d{1,15}):(.*)$/s.exec(q.before);
+  const rows = (cursor === undefined || cursor === null
+    ? stmt(db, 'SELECT * FROM received WHERE company = ? ORDER BY at DESC, document_id DESC LIMIT ?').all(company, limit + 1)
+    : stmt(db, `SELECT * FROM received WHERE company = ? AND (at, document_id) < (?, ?)
+      ORDER BY at DESC, document_id DESC LIMIT ?`).all(company, Number(cursor[1]), cursor[2], limit + 1)) as
+    { company: string; document_id: string; document_number: string | null; document_date: string | null; files: string; at: number }[];
   const mapped = rows.map((r) => ({ company: r.company, documentId: r.document_id, documentNumber: r.document_number,
     documentDate: r.document_date, files: parse<string[]>(r.files, []), at: r.at }));
   if (mapped.length <= limit) return { rows: mapped };
   const kept = mapped.slice(0, limit);
-  return { rows: kept, next: kept[kept.length - 1].documentId };
+  const last = kept[kept.length - 1];
+  return { rows: kept, next: `${last.at}:${last.documentId}` };
 }
 
 /** One received document, for its PDF. */

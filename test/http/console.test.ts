@@ -215,8 +215,10 @@ describe('the console', () => {
       files: ['2026-11/FE1_abc.json', '2026-11/FE1_abc.pdf'], at: 1_000 });
     ledger.recordReceived({ company: 'main', documentId: 'cufe-2', documentNumber: 'FE2', files: ['../../../secret.pdf'], at: 1_000 });
     ledger.recordReceived({ company: 'main', documentId: 'cufe-3', documentNumber: 'FE3', files: [path.join(dir, 'secret.pdf')], at: 1_000 });
+    ledger.recordReceived({ company: 'main', documentId: 'cufe-0', documentNumber: 'FE-LATEST', files: [], at: 9_000 });
     const list = await call('/received', { headers: bearer });
     escaped(list.text);
+    expect(list.text.indexOf('FE-LATEST')).toBeLessThan(list.text.indexOf('cufe-1')); // newest recorded first
     expect(list.text).toContain('href="/received/main/cufe-1/pdf"');
     const pdf = await call('/received/main/cufe-1/pdf', { headers: bearer });
     expect(pdf.status).toBe(200);

@@ -19,8 +19,8 @@ import type { FileState } from '../../ledger/types.js';
 export const CONSOLE_PAGE = 50;
 const ALERTS_SHOWN = 100;
 
-function show(r: RouteRequest, title: string, body: Html, search = ''): void {
-  sendHtml(r.res, 200, withCsrf(layout(title, body, search), r.csrf));
+function show(r: RouteRequest, title: string, body: Html, search = '', by = 'any'): void {
+  sendHtml(r.res, 200, withCsrf(layout(title, body, search, by), r.csrf));
 }
 
 function cursor(r: RouteRequest, name: string): number | undefined {
@@ -91,7 +91,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
           if (page.next !== undefined) results.next = page.next;
         }
       }
-      show(r, 'Search', searchPage(results), text);
+      show(r, 'Search', searchPage(results), text, by);
     }),
     get(/^\/documents\/(?<id>[^/]+)$/, (r) => {
       const id = documentId(r);
