@@ -79,7 +79,7 @@ export const POS: KindDescriptor = {
     const r = obj(request);
     return firstFilled(obj(posContent(r)?.documento)?.prefijo, r?.prefijo);
   },
-  customer: (request) => customerId(obj(posContent(obj(request))?.adquiriente)?.identificacion),
+  customer: (request) => customerId(obj((posContent(obj(request)) ?? obj(request))?.adquiriente)?.identificacion),
   guards: none,
   totals: none,
   rules: none,
