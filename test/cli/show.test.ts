@@ -40,6 +40,9 @@ describe('show', () => {
     expect(lines.find((l) => l.includes('SETP/990300001'))).toMatch(/^\s*0\s+main\/invoice\/SETP\/990300001\s+failed\s+2\s+\S/);
     expect(lines.find((l) => l.includes('SETP/990300003'))).toMatch(/invalid\s+0\s+\S/);
 
+    // a path as typed finds the file by its name
+    expect((await runCli(p, ['show', 'export/hoy/caida.json'])).stdout).toContain('caida.json — main/invoice, done');
+
     const json = await runCli(p, ['show', 'caida.json', '--json']);
     expect(json.code, json.stderr).toBe(0);
     const parsed = JSON.parse(json.stdout) as ShowFileJson;

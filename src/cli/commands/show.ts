@@ -2,6 +2,7 @@
  * `edoc-bridge show`: the console's file and document pages for people without a browser. Reads the
  * ledger without its lock (like `status`), so it works beside a running daemon, and needs no API key.
  */
+import path from 'node:path';
 import { isEdocError } from '../../errors.js';
 import type { ConsoleDocument, DocumentHistory } from '../../ledger/console-queries.js';
 import { Ledger } from '../../ledger/ledger.js';
@@ -76,7 +77,9 @@ function fileJson(f: FileRow): Record<string, unknown> {
 }
 
 function showFile(ledger: Ledger, name: string, json: boolean, io: CliIO): number {
-  const files = ledger.console.filesNamed(name);
+  // a path as typed (inbox/invoice/x.csv) is not the absolute path the ledger keeps: its name then
+  const byName = ledger.console.filesNamed(name);
+  const files = byName.length > 0 || path.basename(name) === name ? byName : ledger.console.filesNamed(path.basename(name));
   if (files.length === 0) {
     io.err(`no input file named ${name} in the ledger (edoc-bridge status lists the files in progress)`);
     return EXIT_NOT_ALL_SUCCEEDED;
