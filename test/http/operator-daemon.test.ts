@@ -109,6 +109,23 @@ describe('a running daemon', () => {
   });
 });
 
+describe('reload', () => {
+  daemonTest('SIGHUP: a new token applies at once, the old one is refused; neither reaches the log', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const daemon = await startDaemon();
+    const url = await listenerUrl(daemon);
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(200);
+    const NEW_TOKEN = 'the-new-console-token-9876543210';
+    await project.writeConfig({ ...project.options, http: { ...HTTP, token: NEW_TOKEN } });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(401);
+    expect((await get(`${url}/metrics`, { authorization: `Bearer ${NEW_TOKEN}` })).status).toBe(200);
+    const log = JSON.stringify(project.logLines());
+    for (const secret of [TOKEN, NEW_TOKEN, COMPANY_MAIN.apiKey]) expect(log).not.toContain(secret);
+  });
+});
+
 describe('start-up refusals', () => {
   daemonTest('a port in use is one clear error naming http.listen, exit 2', async ({ daemonProject }) => {
     const blocker = createServer();
