@@ -4,6 +4,7 @@
  * ledger after a SIGKILL and a restart, and the start-up refusals. No answer ever carries a key or
  * the token.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect } from 'vitest';
 import { BUILD_TIMEOUT_MS, daemonTest } from '../helpers/daemon-fixture.js';
@@ -78,6 +79,21 @@ describe('a running daemon', () => {
 
     emulator = await startTestEmulator([COMPANY_MAIN], {}, { port });
     await eventually(async () => ((await get(`${url}/readyz`)).status === 200 ? true : undefined), 'ready again');
+  });
+
+  daemonTest('readiness names the watcher when an inbox folder disappears, and keeps saying so once it is made again (not watched any more)', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const url = await listenerUrl(await startDaemon());
+    await eventually(async () => ((await get(`${url}/readyz`)).status === 200 ? true : undefined), 'ready');
+    await rm(project.inbox('payroll'), { recursive: true });
+    const down = await get(`${url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.text)).toMatchObject({ checks: { watcher: 'failing' },
+      failing: [{ check: 'watcher', problem: 'the inbox folder of main/payroll does not exist' }] });
+    await mkdir(project.inbox('payroll'));
+    const still = await get(`${url}/readyz`);
+    expect(still.status).toBe(503);
+    expect(still.text).toContain('was removed while watched: files dropped there are not seen until the daemon restarts');
   });
 
   daemonTest('metrics agree with the ledger after a SIGKILL in the middle of sending and a restart', async ({ daemonProject }) => {
