@@ -11,7 +11,7 @@ import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxFolders } from './folders.js';
-import { missingFolder, OperatorSurface } from './operator.js';
+import { InboxFolderCheck, OperatorSurface } from './operator.js';
 import { Pipeline } from './pipeline.js';
 
 export interface DaemonOptions {
@@ -32,6 +32,7 @@ export class Daemon {
   /** The consume loop ended while the daemon was not stopping (readiness says so). */
   private watcherEnded = false;
   private operatorSurface: OperatorSurface | undefined;
+  private readonly folderCheck = new InboxFolderCheck();
   private readonly received: ReceivedScheduler;
   private readonly service: ResolvedService;
 
@@ -89,6 +90,7 @@ export class Daemon {
       doneMarker: this.config.watch.doneMarker, logger: this.logger });
     await watcher.start();
     this.watcher = watcher;
+    this.folderCheck.reset();
     this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
     this.watching = this.consume(watcher);
   }
@@ -112,7 +114,7 @@ export class Daemon {
     if (this.closing !== undefined) return 'the daemon is stopping';
     if (this.watcher === undefined || this.restarting) return 'the inbox watcher is (re)starting';
     if (this.watcherEnded) return 'the inbox watcher stopped';
-    return missingFolder(inboxFolders(this.config));
+    return this.folderCheck.problem(inboxFolders(this.config));
   }
 
   /** The operator listener's address, when `http` is configured. */

@@ -152,14 +152,31 @@ function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, p
   return [ledger, watcher, service];
 }
 
-/** What is wrong with the inbox folders the watcher watches: one that no longer exists (named by company and kind, not path). */
-export async function missingFolder(folders: readonly { dir: string; kind: string; company: string }[]): Promise<string | undefined> {
-  for (const folder of folders) {
-    try {
-      await access(folder.dir);
-    } catch {
-      return `the inbox folder of ${folder.company}/${folder.kind} does not exist`;
-    }
+/**
+ * What is wrong with the inbox folders the watcher watches: one that no longer exists, or one that was
+ * removed while watched and made again (the watcher does not see into a folder made anew: files
+ * dropped there wait until the watcher restarts). Named by company and kind, never by path: /readyz is
+ * public. A new watcher (`reset`, at start and when a reload restarts it) forgets what was lost.
+ */
+export class InboxFolderCheck {
+  private readonly lost = new Set<string>();
+
+  reset(): void {
+    this.lost.clear();
   }
-  return undefined;
+
+  async problem(folders: readonly { dir: string; kind: string; company: string }[]): Promise<string | undefined> {
+    for (const folder of folders) {
+      try {
+        await access(folder.dir);
+      } catch {
+        this.lost.add(folder.dir);
+        return `the inbox folder of ${folder.company}/${folder.kind} does not exist`;
+      }
+      if (this.lost.has(folder.dir)) {
+        return `the inbox folder of ${folder.company}/${folder.kind} was removed while watched: files dropped there are not seen until the daemon restarts`;
+      }
+    }
+    return undefined;
+  }
 }

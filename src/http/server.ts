@@ -34,6 +34,8 @@ export interface OperatorServerOptions {
   failureDelayMs?: number;
   /** Lock-out of addresses that keep sending wrong tokens (http/login-guard.ts). */
   guard?: LoginGuardOptions;
+  /** How long a client may take to send its headers. @defaultValue 10000 */
+  headersTimeoutMs?: number;
 }
 
 export interface OperatorServer {
@@ -59,7 +61,10 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
   }
   const auth = new OperatorAuth({ token: options.token, sessionIdleMs: options.sessionIdleMs, guard: options.guard });
   const handler = new RequestHandler(options, auth, isLoopbackHost(address.host));
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server = createServer({ headersTimeout, requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout), keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // how often Node looks for requests past those timeouts (30 s by default: a slow client would get 40 s)
+    connectionsCheckingInterval: 1_000 },
     (req, res) => { void handler.handle(req, res); });
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -114,7 +119,13 @@ class RequestHandler {
     res.setHeader('X-Request-Id', requestId);
     let pathname = '?';
     try {
-      const url = new URL(req.url ?? '/', 'http://listener.invalid');
+      const target = req.url ?? '';
+      // origin-form only: `//host/x` or an absolute URL would otherwise be read as another host's path
+      if (!target.startsWith('/') || target.startsWith('//')) {
+        sendError(req, res, { status: 400, error: 'bad-request', message: 'The request target must be a path such as /metrics.' });
+        return;
+      }
+      const url = new URL(`http://listener.invalid${target}`);
       pathname = url.pathname;
       await this.dispatch(req, res, url);
     } catch (err) {

@@ -4,6 +4,7 @@
  * ledger after a SIGKILL and a restart, and the start-up refusals. No answer ever carries a key or
  * the token.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect } from 'vitest';
 import { BUILD_TIMEOUT_MS, daemonTest } from '../helpers/daemon-fixture.js';
@@ -80,6 +81,21 @@ describe('a running daemon', () => {
     await eventually(async () => ((await get(`${url}/readyz`)).status === 200 ? true : undefined), 'ready again');
   });
 
+  daemonTest('readiness names the watcher when an inbox folder disappears, and keeps saying so once it is made again (not watched any more)', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const url = await listenerUrl(await startDaemon());
+    await eventually(async () => ((await get(`${url}/readyz`)).status === 200 ? true : undefined), 'ready');
+    await rm(project.inbox('payroll'), { recursive: true });
+    const down = await get(`${url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.text)).toMatchObject({ checks: { watcher: 'failing' },
+      failing: [{ check: 'watcher', problem: 'the inbox folder of main/payroll does not exist' }] });
+    await mkdir(project.inbox('payroll'));
+    const still = await get(`${url}/readyz`);
+    expect(still.status).toBe(503);
+    expect(still.text).toContain('was removed while watched: files dropped there are not seen until the daemon restarts');
+  });
+
   daemonTest('metrics agree with the ledger after a SIGKILL in the middle of sending and a restart', async ({ daemonProject }) => {
     const slow = { ...COMPANY_MAIN, rate: { requestsPerSecond: 20, concurrency: 1 } };
     const { project, startDaemon } = await daemonProject({ http: HTTP, companies: [slow] });
@@ -106,6 +122,23 @@ describe('a running daemon', () => {
     expect(ledger.reduce((sum, r) => sum + r.n, 0)).toBe(60);
     expect(ledger.length).toBeGreaterThan(1); // more than one status
     expect(samples(metrics.text, 'edoc_files_total').get('{kind="invoice",outcome="done"}')).toBe(1);
+  });
+});
+
+describe('reload', () => {
+  daemonTest('SIGHUP: a new token applies at once, the old one is refused; neither reaches the log', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const daemon = await startDaemon();
+    const url = await listenerUrl(daemon);
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(200);
+    const NEW_TOKEN = 'the-new-console-token-9876543210';
+    await project.writeConfig({ ...project.options, http: { ...HTTP, token: NEW_TOKEN } });
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(401);
+    expect((await get(`${url}/metrics`, { authorization: `Bearer ${NEW_TOKEN}` })).status).toBe(200);
+    const log = JSON.stringify(project.logLines());
+    for (const secret of [TOKEN, NEW_TOKEN, COMPANY_MAIN.apiKey]) expect(log).not.toContain(secret);
   });
 });
 

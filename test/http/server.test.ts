@@ -278,3 +278,39 @@ describe('listening', () => {
     await s.close();
   });
 });
+
+describe('hostile peers', () => {
+  async function raw(text: string, waitMs = 5_000): Promise<string> {
+    const { connect } = await import('node:net');
+    const { port } = new URL(server!.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+      let got = '';
+      socket.on('data', (chunk) => { got += chunk.toString(); });
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+      setTimeout(() => { socket.destroy(); resolve(got); }, waitMs).unref();
+    });
+  }
+
+  test('a request target that is not a path (//host/x, an absolute URL) is 400', async () => {
+    await start();
+    expect(await raw('GET //evil.example/secret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await raw('GET http://evil.example/public HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+  });
+
+  test('a client that never finishes its headers is cut off (headers timeout), and the listener keeps serving', async () => {
+    await start({ headersTimeoutMs: 1_000 });
+    const started = Date.now();
+    const answer = await raw('GET /public HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 20_000);
+    expect(Date.now() - started).toBeLessThan(19_000);
+    expect(answer === '' || answer.startsWith('HTTP/1.1 408') || answer.startsWith('HTTP/1.1 400')).toBe(true);
+    expect((await call('/public')).status).toBe(200);
+  }, 30_000);
+
+  test('HEAD of a GET route answers its headers', async () => {
+    await start();
+    const answer = await call('/public', { method: 'HEAD' });
+    expect(answer.status).toBe(200);
+  });
+});
