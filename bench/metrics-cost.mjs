@@ -1,6 +1,6 @@
 // The cost of GET /metrics with 1,000,000 documents in the ledger (issue 14):
-//   npx tsc -p tsconfig.build.json && node bench/metrics-cost.mjs [DOCUMENTS] [SCRAPES]
-// Builds the ledger of the startup scenario (2,000 files of 500 documents; bench/scenarios/startup.mjs),
+//   npx tsc -p tsconfig.build.json && node bench/metrics-cost.mjs [DOCUMENTS] [SCRAPES] [PER_FILE]
+// Builds the ledger of the startup scenario (files of PER_FILE documents, 500 by default: 2,000 files; bench/scenarios/startup.mjs),
 // opens it as the daemon does, starts the operator listener with the metrics route, and times SCRAPES
 // scrapes over real HTTP with the Bearer token (after one warm-up), plus the ledger read alone.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { dist, median, round } from './lib/util.mjs';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const scrapes = Number(process.argv[3] ?? 20);
+const perFile = Number(process.argv[4] ?? 500);
 const TOKEN = 'bench-token-0123456789abcdef';
 
 const { Ledger } = await dist('ledger/ledger.js');
@@ -21,8 +22,8 @@ const { createLogger } = await dist('log/logger.js');
 const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-bench-metrics-'));
 try {
   const t = Date.now();
-  await buildLedger(path.join(dir, 'state'), total);
-  console.log(`ledger of ${total} documents built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  await buildLedger(path.join(dir, 'state'), total, perFile);
+  console.log(`ledger of ${total} documents in ${total / perFile} files built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   const ledger = Ledger.open(path.join(dir, 'state'));
   const logger = createLogger({ file: path.join(dir, 'bench.log'), level: 'warn' });
   const metrics = createOperatorMetrics({
@@ -56,7 +57,7 @@ try {
     await logger.close();
   }
   console.log(JSON.stringify({
-    documents: total, scrapes, bytes,
+    documents: total, files: total / perFile, scrapes, bytes,
     ledgerCountsMs: { median: round(median(ledgerMs), 1), max: round(Math.max(...ledgerMs), 1) },
     scrapeMs: { median: round(median(scrapeMs), 1), max: round(Math.max(...scrapeMs), 1) },
   }));

@@ -40,13 +40,10 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  // One ledger read per scrape, shared by every gauge that comes from it.
-  let scrape: { at: number; counts: OperatorCounts } | undefined;
-  const counts = (): OperatorCounts => {
-    const at = Date.now();
-    if (scrape === undefined || at - scrape.at > 250) scrape = { at, counts: sources.counts() };
-    return scrape.counts;
-  };
+  // One ledger read per scrape, shared by every gauge that comes from it (read by the route before
+  // the registry collects; a caller of `registry.metrics()` alone gets one read per gauge).
+  let scrape: OperatorCounts | undefined;
+  const counts = (): OperatorCounts => scrape ?? sources.counts();
 
   new Gauge({
     name: 'edoc_documents_total', registers: [registry], labelNames: ['company', 'kind', 'status'] as const,
@@ -130,7 +127,13 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
     route: {
       method: 'GET', path: '/metrics', access,
       async handle({ res }) {
-        const text = await registry.metrics();
+        let text: string;
+        try {
+          scrape = sources.counts();
+          text = await registry.metrics();
+        } finally {
+          scrape = undefined;
+        }
         res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': Buffer.byteLength(text) });
         res.end(text);
       },
