@@ -77,10 +77,10 @@ describe.skipIf(SKIP !== undefined)('the console in a real browser', () => {
 
       const documentUrl = page.url();
       await page.click('button:text-is("Retry")');
-      await page.waitForURL(/\/documents\/\d+\/retry$/);
+      await page.waitForURL(/\/documents\/\d+\?notice=/);
       expect(await page.locator('.notice').first().textContent()).toBe('re-queued 1 document(s) of 1 file(s)');
       await eventually(async () => {
-        await page.goto(documentUrl); // a GET: reloading the POST's answer would post the form again
+        await page.goto(documentUrl);
         return (await shownState(page)) === 'accepted' ? true : undefined;
       }, 'the document page shows it accepted', 20_000);
       expect(await page.locator('td:text-is("requeued")').count()).toBe(1);

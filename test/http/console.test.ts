@@ -98,9 +98,17 @@ async function login(): Promise<{ cookie: string; csrf: string }> {
   return { cookie, csrf };
 }
 
-function post(pathname: string, session: { cookie: string }, fields: Record<string, string>): Promise<Answer> {
-  return call(pathname, { method: 'POST', body: new URLSearchParams(fields).toString(),
+/** A form POSTed as the browser does, following the 303 to the page that shows what it came to. */
+async function post(pathname: string, session: { cookie: string }, fields: Record<string, string>): Promise<Answer> {
+  const answer = await call(pathname, { method: 'POST', body: new URLSearchParams(fields).toString(),
     headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' } });
+  if (answer.status !== 303) return answer;
+  const location = answer.headers.get('location') ?? '';
+  expect(location).toMatch(/^\/documents\/\d+\?notice=[\w-]+$/);
+  const page = await call(location, { headers: { cookie: session.cookie, accept: 'text/html' } });
+  // the notice is shown once: a reload shows the page without it (and posts nothing again)
+  expect((await call(location, { headers: { cookie: session.cookie, accept: 'text/html' } })).text).not.toContain('class="notice"');
+  return page;
 }
 
 /** No hostile value reaches a page unescaped. */

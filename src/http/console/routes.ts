@@ -4,10 +4,11 @@
  * query (ledger/console-queries.ts) rendered by a pure function, and actions are forms POSTed with the
  * session's CSRF token (checked by the listener).
  */
-import { sendError, sendHtml } from '../replies.js';
+import { redirect, sendError, sendHtml } from '../replies.js';
 import type { Route, RouteRequest } from '../route.js';
 import type { ConsoleDeps } from './deps.js';
 import { layout, withCsrf, type Html } from './html.js';
+import { Notices } from './notices.js';
 import { documentPage, type Notice } from './page-document.js';
 import { attentionPage, filePage, FILE_STATES, filesPage, searchPage, type SearchResults } from './pages-documents.js';
 import { alertsTable, companiesPage, receivedPage } from './pages-overview.js';
@@ -34,6 +35,11 @@ function notFound(r: RouteRequest, what: string): void {
 
 export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const q = deps.ledger.console;
+  const notices = new Notices();
+  // after an action the browser is sent to the document's page (a reload then does not post the form again)
+  const afterAction = (r: RouteRequest, id: number, notice: Notice): void => {
+    redirect(r.res, `/documents/${id}?notice=${notices.put(notice)}`);
+  };
   const get = (path: string | RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({ method: 'GET', path, access: 'token', handle });
   const post = (path: RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({ method: 'POST', path, access: 'token', handle });
   const documentId = (r: RouteRequest): number | undefined => (/^\d{1,15}$/.test(r.params.id ?? '') ? Number(r.params.id) : undefined);
@@ -96,7 +102,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     get(/^\/documents\/(?<id>[^/]+)$/, (r) => {
       const id = documentId(r);
       if (id === undefined) notFound(r, 'document');
-      else showDocument(r, id);
+      else showDocument(r, id, notices.take(r.url.searchParams.get('notice')));
     }),
     post(/^\/documents\/(?<id>[^/]+)\/retry$/, async (r) => {
       const id = documentId(r);
@@ -105,7 +111,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         return;
       }
       const outcome = await deps.actions.retry([id], { includeInDoubt: r.form.get('in-doubt') === '1', by: r.principal?.name ?? 'console' });
-      showDocument(r, id, outcome);
+      afterAction(r, id, outcome);
     }),
     post(/^\/documents\/(?<id>[^/]+)\/resolve$/, async (r) => {
       const id = documentId(r);
@@ -116,7 +122,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       }
       const note = (r.form.get('note') ?? '').trim().slice(0, 500);
       const outcome = await deps.actions.resolve([id], { word, by: r.principal?.name ?? 'console', ...(note === '' ? {} : { note }) });
-      showDocument(r, id, outcome);
+      afterAction(r, id, outcome);
     }),
     get('/received', (r) => {
       const companies = deps.companies().map((c) => c.alias);
