@@ -13,7 +13,9 @@ import * as received from './received.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
+import { ConsoleQueries } from './console-queries.js';
 import { LedgerSnapshot } from './snapshot.js';
+import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import * as status from './status.js';
 import type {
   DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
@@ -43,6 +45,7 @@ export class Ledger {
   /** Things worth one log line from the opener (a stale lock taken over, a migration). */
   readonly notes: string[] = [];
   private closed = false;
+  private views: ConsoleQueries | undefined;
 
   private constructor(readonly db: Database.Database, readonly dbPath: string, readonly readOnly: boolean,
     private readonly lock: HeldLock | undefined) {}
@@ -93,6 +96,12 @@ export class Ledger {
     } finally {
       if (this.lock) releaseLock(this.lock);
     }
+  }
+
+  /** The paged reads of the operator console and `edoc-bridge show` (ledger/console-queries.ts). */
+  get console(): ConsoleQueries {
+    this.views ??= new ConsoleQueries(this.db);
+    return this.views;
   }
 
   /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
@@ -196,12 +205,14 @@ export class Ledger {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
   requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
-  confirmIssued(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
-    return status.confirmIssued(this.db, ids, note, now);
+  /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
+  confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
+    { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
+    return status.confirmIssued(this.db, ids, note, now, by);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
-  recordClash(ids: readonly number[], note: string, now = Date.now()): { ids: number[]; fileIds: number[] } {
-    return status.recordClash(this.db, ids, note, now);
+  recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): { ids: number[]; fileIds: number[] } {
+    return status.recordClash(this.db, ids, note, now, by);
   }
   /** Any document of ours with this number (its family) may have reached the service: see decide.ts. */
   numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): boolean {
@@ -210,6 +221,8 @@ export class Ledger {
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
   statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+  /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
+  operatorCounts(): OperatorCounts { return operatorCounts(this.db); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
   filesMatching(name: string): FileRow[] { return resend.filesMatching(this.db, name); }
