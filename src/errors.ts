@@ -83,6 +83,8 @@ export const ERRORS = {
   // --- report -------------------------------------------------------------
   EDOC_REPORT_WRITE: 'An outbox file could not be written.',
   EDOC_REPORT_ARCHIVE: 'An original could not be moved to the archive.',
+  // --- operator listener -------------------------------------------------
+  EDOC_HTTP_LISTEN: 'The operator listener (http.listen) could not start: the port is in use, the address is not on this machine, or binding it is not allowed.',
   // --- received -----------------------------------------------------------
   EDOC_RECEIVED_BAD_PDF: 'A received document\'s pdfDocument is not a PDF.',
   EDOC_RECEIVED_BAD_WINDOW: 'The service refused the date window of a received-documents pull (bad dates, or its framework 400).',

@@ -26,13 +26,14 @@ function finalState(i) {
   return 'accepted';
 }
 
-async function buildLedger(stateDir, total) {
+/** `perFile`: documents per file (the metrics benchmark also builds a ledger of many small files). */
+export async function buildLedger(stateDir, total, perFile = PER_FILE) {
   const { Ledger } = await dist('ledger/ledger.js');
   await Ledger.open(stateDir).close();
   const db = new Database(path.join(stateDir, 'ledger.sqlite'));
   db.pragma('synchronous = OFF');
   const now = Date.now();
-  const files = total / PER_FILE;
+  const files = total / perFile;
   const small = JSON.stringify({ SeriePrefix: 'SETP', Currency: 'COP', Lines: [{ Number: '1', Quantity: '1.00' }] });
   const response = JSON.stringify({ Code: 200, Success: true, ResultData: { Cufe: 'f'.repeat(96), Number: 0 }, Messages: [] });
   const insFile = db.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, format, encoding, state,
@@ -48,12 +49,12 @@ async function buildLedger(stateDir, total) {
     for (let f = 1; f <= files; f++) {
       const open = f > files - OPEN.length;
       insFile.run(f, `/erp/inbox/invoice/export-${f}.jsonl`, `export-${f}.jsonl`, `export-${f}`, `sha-${f}`, open ? 'open' : 'done',
-        PER_FILE, now - (files - f) * 60_000, open ? null : now, open ? null : `/erp/outbox/invoice/archive/export-${f}.jsonl`,
+        perFile, now - (files - f) * 60_000, open ? null : now, open ? null : `/erp/outbox/invoice/archive/export-${f}.jsonl`,
         open ? 'partial' : 'final');
       const counts = {};
-      for (let i = 0; i < PER_FILE; i++, n++) {
+      for (let i = 0; i < perFile; i++, n++) {
         const number = 990_000_001 + n;
-        const pending = open && (f === files - 1 || i >= PER_FILE / 2);
+        const pending = open && (f === files - 1 || i >= perFile / 2);
         const state = pending ? 'pending' : finalState(n);
         counts[state] = (counts[state] ?? 0) + 1;
         const request = pending ? JSON.stringify(invoice(number)) : small;

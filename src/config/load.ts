@@ -25,12 +25,21 @@ export interface ResolveOptions {
   secrets?: boolean;
 }
 
-/** The data with each company's apiKey replaced by a placeholder, so that an unset `${VAR}` in it is not an error. */
+/**
+ * The data with each company's apiKey (and the listener's token) replaced by a placeholder, so that
+ * an unset `${VAR}` in them is not an error.
+ */
 function withoutSecrets(data: unknown): unknown {
-  if (data === null || typeof data !== 'object' || !('companies' in data) || !Array.isArray(data.companies)) return data;
-  const companies = (data.companies as unknown[]).map((company) => (company !== null && typeof company === 'object'
+  if (data === null || typeof data !== 'object') return data;
+  let out = data as Record<string, unknown>;
+  const { http } = out;
+  if (http !== null && typeof http === 'object' && 'token' in http && typeof http.token === 'string') {
+    out = { ...out, http: { ...http, token: 'not-read-not-read-not-read' } };
+  }
+  if (!Array.isArray(out.companies)) return out;
+  const companies = (out.companies as unknown[]).map((company) => (company !== null && typeof company === 'object'
     && 'apiKey' in company && typeof company.apiKey === 'string' ? { ...company, apiKey: 'not-read' } : company));
-  return { ...data, companies };
+  return { ...out, companies };
 }
 
 function errnoOf(err: unknown): string {

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/names.js';
 import { parseDuration } from './duration.js';
 import { clusterSchema, ledgerSchema } from './ledger-schema.js';
+import { httpSchema } from './http-schema.js';
+import { isLoopbackHost } from './loopback.js';
+
+export { isLoopbackHost };
 
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -38,11 +42,6 @@ const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-
   const date = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }, 'is not a real calendar date');
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 const serviceSchema = z
   .strictObject({
@@ -228,6 +227,8 @@ const configObjectSchema = z.strictObject({
     .prefault({}),
   ledger: ledgerSchema.prefault({}),
   cluster: clusterSchema.prefault({}),
+  /** The operator listener (health, metrics, console); none when absent. See config/http-schema.ts. */
+  http: httpSchema.optional(),
   emulator: z
     .strictObject({
       /** Seed file of the embedded / standalone emulator. */

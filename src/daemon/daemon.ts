@@ -11,6 +11,7 @@ import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxFolders } from './folders.js';
+import { InboxFolderCheck, OperatorSurface } from './operator.js';
 import { Pipeline } from './pipeline.js';
 
 export interface DaemonOptions {
@@ -20,12 +21,18 @@ export interface DaemonOptions {
   intakeConcurrency?: number;
   /** Pinned "today" for validation (tests). */
   today?: string;
+  /** The idle service probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs (5000) */
+  probeTimeoutMs?: number;
 }
 
 export class Daemon {
   private watcher: InboxWatcher | undefined;
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
+  /** The consume loop ended while the daemon was not stopping (readiness says so). */
+  private watcherEnded = false;
+  private operatorSurface: OperatorSurface | undefined;
+  private readonly folderCheck = new InboxFolderCheck();
   private readonly received: ReceivedScheduler;
   private readonly service: ResolvedService;
 
@@ -59,6 +66,15 @@ export class Daemon {
     try {
       await daemon.startWatcher();
       daemon.received.start();
+      // after the watcher: readiness asks it. A listener that cannot start (port in use) stops the start
+      // (EDOC_HTTP_LISTEN, exit 2): probes would fail anyway, and a daemon quietly without its
+      // listener is worse than one that says so at once.
+      daemon.operatorSurface = await OperatorSurface.start({
+        config: () => daemon.config, logger, pipeline,
+        watcherProblem: () => daemon.watcherProblem(),
+        probeTimeoutMs: options.probeTimeoutMs,
+        // ranges: the numbering-range watch (ops-alerts) plugs in here
+      });
       return daemon;
     } catch (err) {
       // the senders run already (e.g. the inbox could not be created): stop them too, or their
@@ -74,16 +90,36 @@ export class Daemon {
       doneMarker: this.config.watch.doneMarker, logger: this.logger });
     await watcher.start();
     this.watcher = watcher;
+    this.folderCheck.reset();
     this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
     this.watching = this.consume(watcher);
   }
 
   private async consume(watcher: InboxWatcher): Promise<void> {
-    for await (const file of watcher) {
-      if (this.closing !== undefined) break;
-      // Back-pressure: do not pull more ready files than the intake can read.
-      await this.pipeline.offer(file);
+    try {
+      for await (const file of watcher) {
+        if (this.closing !== undefined) break;
+        // Back-pressure: do not pull more ready files than the intake can read.
+        await this.pipeline.offer(file);
+      }
+    } finally {
+      if (this.watcher === watcher && this.closing === undefined && !this.restarting) this.watcherEnded = true;
     }
+  }
+
+  private restarting = false;
+
+  /** What is wrong with the inbox watcher (readiness), or undefined while it runs. */
+  private async watcherProblem(): Promise<string | undefined> {
+    if (this.closing !== undefined) return 'the daemon is stopping';
+    if (this.watcher === undefined || this.restarting) return 'the inbox watcher is (re)starting';
+    if (this.watcherEnded) return 'the inbox watcher stopped';
+    return this.folderCheck.problem(inboxFolders(this.config));
+  }
+
+  /** The operator listener's address, when `http` is configured. */
+  get operatorUrl(): string | undefined {
+    return this.operatorSurface?.url;
   }
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
@@ -98,11 +134,20 @@ export class Daemon {
       this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
     }
     if (JSON.stringify(was) !== JSON.stringify(now) || JSON.stringify(before.watch) !== JSON.stringify(next.watch)) {
-      await this.watcher?.close();
-      await this.watching;
-      await this.startWatcher();
+      this.restarting = true;
+      try {
+        await this.watcher?.close();
+        await this.watching;
+        await this.startWatcher();
+      } finally {
+        this.restarting = false;
+      }
     }
     this.received.reload(next);
+    this.operatorSurface?.reload(before, next, this.logger);
+    if (this.operatorSurface === undefined && next.http !== undefined) {
+      this.logger.warn({ keys: ['http'] }, 'http was added: the operator listener starts when the daemon restarts');
+    }
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
     const later = restartOnly(before, next);
     if (later.length > 0) {
@@ -129,6 +174,8 @@ export class Daemon {
 
   private async doClose(): Promise<void> {
     await this.pipeline.close([
+      // first: probes see "not ready" by the connection refused, not by a half-stopped daemon
+      ['operator listener', () => this.operatorSurface?.close()],
       ['watcher', async () => { await this.watcher?.close(); await this.watching; }],
       ['received', () => this.received.close()],
     ]);

@@ -30,7 +30,7 @@ import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
 import { documentKey } from '../kinds/document-key.js';
-import type { DocumentKind } from '../kinds/index.js';
+import { kindOf, type DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../kinds/validate-document.js';
 
@@ -253,6 +253,7 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   const out: NewDocument = {
     index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
+    customer: customerOf(kind, doc.request, secrets),
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
   };
   // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
@@ -276,6 +277,12 @@ function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: Company
   if (doc.requestFromRaw === true) out.requestFromRaw = true;
   else if (requestText !== undefined) out.requestText = requestText;
   return out;
+}
+
+/** The customer id the console searches by (scrubbed like everything else the ledger keeps of the input). */
+function customerOf(kind: DocumentKind, request: unknown, secrets: SecretScrubber): string | null {
+  const id = request === undefined ? undefined : kindOf(kind).customer(request);
+  return id === undefined ? null : secrets.scrub(id);
 }
 
 function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {

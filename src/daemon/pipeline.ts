@@ -19,7 +19,7 @@ import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
-import { CompanySender } from '../submit/company-sender.js';
+import { CompanySender, type SenderView } from '../submit/company-sender.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
@@ -165,6 +165,16 @@ export class Pipeline {
     });
     this.senders.set(company.alias, sender);
     sender.start();
+  }
+
+  /** What each company's sender is doing now (the console). */
+  senderViews(): SenderView[] {
+    return [...this.senders.values()].map((s) => s.view());
+  }
+
+  /** True while a full disk (or a ledger that cannot be written) holds intake and submissions (readiness). */
+  get storagePaused(): boolean {
+    return this.storage.paused;
   }
 
   /** The company's sender, when this pipeline sends for it. */

@@ -13,7 +13,7 @@ export type RouteAccess = 'public' | 'token';
 export interface Principal {
   /** How the caller proved the token. */
   via: 'bearer' | 'cookie';
-  /** A short, non-secret name for the ledger ('console' or 'api'); never the token. */
+  /** A short, non-secret name for the ledger ('console' or 'api'; 'local' when no token is configured); never the token. */
   name: string;
 }
 

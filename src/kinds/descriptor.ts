@@ -52,6 +52,11 @@ export interface KindDescriptor {
   prefix(request: unknown): string | undefined;
   /** Dotted path of the issuer's tax id in the request (checked against the company's NIT); none: not checked. */
   readonly issuerPath?: string;
+  /**
+   * The other party's identification (the customer, the supplier of a support document, the worker of a
+   * payroll), as the operator searches for it in the console; undefined when the request names none.
+   */
+  customer(request: unknown): string | undefined;
   /** The guards of PRODUCT's kinds table, on a request that is a JSON object. */
   guards(request: Record<string, unknown>): Problem[];
   /** The totals rule: amounts that must add up. */

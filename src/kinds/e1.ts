@@ -6,6 +6,7 @@
 import { invoiceRequestSchema, type InvoiceRequest } from '../service/schemas/invoice.js';
 import { invoiceTotals } from '../validate/totals.js';
 import { none, type KindDescriptor } from './descriptor.js';
+import { partyIdentification } from './customer.js';
 import { seriesKey, seriesPrefix } from './keys.js';
 
 export const E1_PARTS = {
@@ -16,6 +17,7 @@ export const E1_PARTS = {
   key: seriesKey,
   prefix: seriesPrefix,
   issuerPath: 'IssuerParty.Identification.DocumentNumber',
+  customer: (request) => partyIdentification(request, 'CustomerParty'),
   totals: invoiceTotals,
   rules: none,
 } satisfies Omit<KindDescriptor, 'name' | 'label' | 'guards'>;

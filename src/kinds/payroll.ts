@@ -8,6 +8,7 @@ import { obj, text } from '../validate/access.js';
 import { KIND } from '../validate/guard-rules.js';
 import { problem, type Problem } from '../validate/problem.js';
 import { none, type KindDescriptor } from './descriptor.js';
+import { customerId } from './customer.js';
 import { firstFilled, makeKey } from './keys.js';
 import { KIND_LABELS } from './names.js';
 
@@ -43,6 +44,7 @@ export const PAYROLL: KindDescriptor = {
   },
   prefix: (request) => firstFilled(obj(obj(request)?.NumeroSecuenciaXML)?.Prefijo),
   issuerPath: 'Empleador.NIT',
+  customer: (request) => customerId(obj(obj(request)?.Trabajador)?.NumeroDocumento),
   guards: payrollGuard,
   totals: none,
   rules: none,

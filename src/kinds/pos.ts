@@ -9,6 +9,7 @@ import type { PosTipoInput } from '../service/endpoints.js';
 import { posDocumentContentSchema, posJsonRequestSchema, type PosDocumentContent } from '../service/schemas/pos.js';
 import { isObj, obj } from '../validate/access.js';
 import { none, type KindDescriptor, type PosSending, type SendContext } from './descriptor.js';
+import { customerId } from './customer.js';
 import { firstFilled, makeKey, type DocumentKey, type PosNumbering } from './keys.js';
 import { KIND_LABELS } from './names.js';
 
@@ -78,6 +79,7 @@ export const POS: KindDescriptor = {
     const r = obj(request);
     return firstFilled(obj(posContent(r)?.documento)?.prefijo, r?.prefijo);
   },
+  customer: (request) => customerId(obj((posContent(obj(request)) ?? obj(request))?.adquiriente)?.identificacion),
   guards: none,
   totals: none,
   rules: none,

@@ -10,6 +10,7 @@ import { joinPath, problem, type Problem } from '../validate/problem.js';
 import { supportRules } from '../validate/support-rules.js';
 import { supportTotals } from '../validate/totals.js';
 import type { KindDescriptor } from './descriptor.js';
+import { partyIdentification } from './customer.js';
 import { seriesKey, seriesPrefix } from './keys.js';
 import { KIND_LABELS } from './names.js';
 
@@ -46,6 +47,7 @@ export const SUPPORT_ADJUSTMENT: KindDescriptor = {
   schema: () => adjustmentNoteRequestSchema,
   key: seriesKey,
   prefix: seriesPrefix,
+  customer: (request) => partyIdentification(request, 'SupplierParty'),
   guards: supportAdjustmentGuard,
   totals: supportTotals,
   rules: supportRules,

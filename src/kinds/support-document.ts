@@ -7,6 +7,7 @@ import { linesGuard } from '../validate/guard-rules.js';
 import { supportRules } from '../validate/support-rules.js';
 import { supportTotals } from '../validate/totals.js';
 import type { KindDescriptor } from './descriptor.js';
+import { partyIdentification } from './customer.js';
 import { seriesKey, seriesPrefix } from './keys.js';
 import { KIND_LABELS } from './names.js';
 
@@ -19,6 +20,8 @@ export const SUPPORT_DOCUMENT: KindDescriptor = {
   schema: () => supportDocumentRequestSchema,
   key: seriesKey,
   prefix: seriesPrefix,
+  // the spec accepts CustomerParty as an equivalent of SupplierParty
+  customer: (request) => partyIdentification(request, 'SupplierParty', 'CustomerParty'),
   guards: (r) => linesGuard('support-document', r),
   totals: supportTotals,
   rules: supportRules,

@@ -24,8 +24,8 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
   const file = stmt(db, 'SELECT company, kind FROM files WHERE id = ?').get(fileId) as { company: string; kind: string } | undefined;
   if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
   const insert = stmt(db, `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-    attempts, next_attempt_at, problems, errors, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
+    attempts, next_attempt_at, problems, errors, updated_at, customer)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING`);
   const body = stmt(db, 'INSERT INTO document_bodies(id, request, raw, request_is_raw) VALUES (?, ?, ?, ?)');
   const accepted = stmt(db, `SELECT id, file_id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`);
   const count = stmt(db, `INSERT INTO file_counts(file_id, state, n) VALUES (?, ?, ?)
@@ -46,7 +46,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
         : copy === undefined ? null : [earlierCopyError(copy)];
       const info = insert.run(fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
-        d.ownNumber ? 1 : 0, state, null, json(problems), json(errors), now);
+        d.ownNumber ? 1 : 0, state, null, json(problems), json(errors), now, d.customer ?? null);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
       const fromRaw = d.requestFromRaw === true && d.request !== undefined;

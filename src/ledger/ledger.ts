@@ -14,7 +14,9 @@ import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
 import type { LedgerPort, OutcomesResult, Verdict } from './port.js';
+import { ConsoleQueries } from './console-queries.js';
 import { LedgerSnapshot } from './snapshot.js';
+import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import * as status from './status.js';
 import type {
   DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
@@ -46,6 +48,7 @@ export class Ledger implements LedgerPort {
   /** Things worth one log line from the opener (a stale lock taken over, a migration). */
   readonly notes: string[] = [];
   private closed = false;
+  private views: ConsoleQueries | undefined;
 
   private constructor(readonly db: Database.Database, readonly dbPath: string, readonly readOnly: boolean,
     private readonly lock: HeldLock | undefined) {}
@@ -96,6 +99,12 @@ export class Ledger implements LedgerPort {
     } finally {
       if (this.lock) releaseLock(this.lock);
     }
+  }
+
+  /** The paged reads of the operator console and `edoc-bridge show` (ledger/console-queries.ts). */
+  get console(): ConsoleQueries {
+    this.views ??= new ConsoleQueries(this.db);
+    return this.views;
   }
 
   /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
@@ -195,12 +204,14 @@ export class Ledger implements LedgerPort {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
   async requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.db, target); }
-  async confirmIssued(ids: readonly number[], note: string, now = Date.now()):
+  /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
+  async confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
-    return status.confirmIssued(this.db, ids, note, now);
+    return status.confirmIssued(this.db, ids, note, now, by);
   }
-  async recordClash(ids: readonly number[], note: string, now = Date.now()): Promise<{ ids: number[]; fileIds: number[] }> {
-    return status.recordClash(this.db, ids, note, now);
+  /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
+  async recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
+    return status.recordClash(this.db, ids, note, now, by);
   }
   async numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
     return docs.numberMayHaveBeenDelivered(this.db, doc);
@@ -209,6 +220,8 @@ export class Ledger implements LedgerPort {
   /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
   async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> { yield* status.iterateFileDocuments(this.db, fileId); }
   async statusSummary(listLimit?: number): Promise<StatusSummary> { return status.statusSummary(this.db, listLimit); }
+  /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
+  async operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.db); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
   async filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.db, name); }

@@ -171,6 +171,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE files ADD COLUMN report_dir TEXT;
   `,
+  // 7: the operator console searches documents by their customer's identification (kinds/: each kind's
+  // descriptor says where it is in the request) and files by name: both were only inside JSON text or
+  // without an index, a full scan of a million rows per search. It lists received documents newest first. `customer` is written once, with the
+  // document; documents recorded before this step have none (not backfilled: a JSON walk of every
+  // stored request at start-up, per kind, for an old-documents search). Partial index: most rows of a
+  // POS ledger have no customer.
+  `
+  ALTER TABLE documents ADD COLUMN customer TEXT;
+  CREATE INDEX documents_customer ON documents(customer) WHERE customer IS NOT NULL;
+  CREATE INDEX files_name ON files(name);
+  CREATE INDEX received_at ON received(company, at, document_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,6 +20,8 @@
  */
 import type { DocumentKind } from '../kinds/index.js';
 import type { ReadDetails, ResendRequest } from './files.js';
+import type { ConsoleQueries } from './console-queries.js';
+import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
 import type {
   DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
@@ -49,6 +51,9 @@ export interface LedgerSnapshotPort {
   iterateFileDocuments(fileId: number): AsyncIterable<DocumentRow>;
   close(): Promise<void>;
 }
+
+/** The console's paged reads (console-queries.ts), each method one read: what a backend provides for them. */
+export type ConsoleReads = { readonly [K in keyof ConsoleQueries]: ConsoleQueries[K] };
 
 export interface LedgerPort {
   /** Opened without writes (`edoc-bridge status` beside a running daemon): callers skip what would record. */
@@ -157,12 +162,21 @@ export interface LedgerPort {
   // --- operator actions (retry, resolve, status) ---------------------------------------------------
   /** Failed (and, when asked, in-doubt) documents back to pending, their files reopened; only those still in those states. */
   requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }>;
-  /** In-doubt documents confirmed issued: `accepted`, unless another document holds their key (`taken`). */
-  confirmIssued(ids: readonly number[], note: string, now?: number):
+  /**
+   * In-doubt documents confirmed issued: `accepted`, unless another document holds their key (`taken`).
+   * `by`: who gave the word ('cli', 'console', 'api'), kept in the event history.
+   */
+  confirmIssued(ids: readonly number[], note: string, now?: number, by?: string):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }>;
   /** In-doubt (repeated-number) documents whose number is not theirs: `duplicate` with the clash error. */
-  recordClash(ids: readonly number[], note: string, now?: number): Promise<{ ids: number[]; fileIds: number[] }>;
+  recordClash(ids: readonly number[], note: string, now?: number, by?: string): Promise<{ ids: number[]; fileIds: number[] }>;
   statusSummary(listLimit?: number): Promise<StatusSummary>;
+
+  // --- operator surface (console, metrics) ---------------------------------------------------------
+  /** The paged reads of the operator console and `edoc-bridge show`; reads only, each one call. */
+  readonly console: ConsoleReads;
+  /** Documents, files and received documents counted for the metrics, in one read transaction. */
+  operatorCounts(): Promise<OperatorCounts>;
 
   // --- resend (edoc-bridge resend) ------------------------------------------------------------------
   filesMatching(name: string): Promise<FileRow[]>;

@@ -71,7 +71,8 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
       WHERE id = ? AND ${inStates}`);
     for (const c of candidates) {
       if (back.run(target.now, target.now, c.id).changes === 0) continue;
-      addEvent(db, target.now, 'requeued', c.file_id, c.id, { includeInDoubt: target.includeInDoubt === true });
+      addEvent(db, target.now, 'requeued', c.file_id, c.id, { includeInDoubt: target.includeInDoubt === true,
+        ...(target.by === undefined ? {} : { by: target.by }) });
       files.add(c.file_id);
     }
     const reopen = stmt(db, `UPDATE files SET state = 'open', finished_at = NULL, report_state = 'partial'
@@ -87,7 +88,7 @@ export function requeue(db: Database.Database, target: RequeueTarget): { ids: nu
  * Nothing is sent. A document whose key another document already holds as accepted is left as it is
  * (`taken`): the service holds one document per number. Returns the ids that changed and their files.
  */
-export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number):
+export function confirmIssued(db: Database.Database, ids: readonly number[], note: string, now: number, by?: string):
   { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
   const changed: number[] = [];
   const files = new Set<number>();
@@ -105,7 +106,7 @@ export function confirmIssued(db: Database.Database, ids: readonly number[], not
       }
       const row = accept.get(JSON.stringify([note]), now, id) as { file_id: number } | undefined;
       if (!row) continue;
-      addEvent(db, now, 'confirmed-issued', row.file_id, id, { note });
+      addEvent(db, now, 'confirmed-issued', row.file_id, id, { note, ...(by === undefined ? {} : { by }) });
       changed.push(id);
       files.add(row.file_id);
     }
@@ -119,7 +120,7 @@ export function confirmIssued(db: Database.Database, ids: readonly number[], not
  * (doubt `repeated-number`) is not theirs: they become `duplicate`, with the number-clash error and the
  * operator's word. Nothing is sent. Returns the ids that changed and their files.
  */
-export function recordClash(db: Database.Database, ids: readonly number[], note: string, now: number): { ids: number[]; fileIds: number[] } {
+export function recordClash(db: Database.Database, ids: readonly number[], note: string, now: number, by?: string): { ids: number[]; fileIds: number[] } {
   const changed: number[] = [];
   const files = new Set<number>();
   db.transaction(() => {
@@ -132,7 +133,7 @@ export function recordClash(db: Database.Database, ids: readonly number[], note:
       const error = { code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(key) };
       const row = clash.get(JSON.stringify([error]), JSON.stringify([note]), now, id) as { file_id: number } | undefined;
       if (!row) continue;
-      addEvent(db, now, 'number-clash', row.file_id, id, { note });
+      addEvent(db, now, 'number-clash', row.file_id, id, { note, ...(by === undefined ? {} : { by }) });
       changed.push(id);
       files.add(row.file_id);
     }

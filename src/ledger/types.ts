@@ -129,6 +129,8 @@ export interface NewDocument {
   requestFromRaw?: boolean;
   /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
   problems?: ReportProblem[];
+  /** The other party's identification (the kind's descriptor's `customer`), for the console's search. */
+  customer?: string | null;
 }
 
 export interface InsertResult {
@@ -261,6 +263,8 @@ export interface RequeueTarget {
   /** Release `in-doubt` documents too (the operator checked the service). */
   includeInDoubt?: boolean;
   now: number;
+  /** Who asked, for the event history ('cli', 'console', 'api'). */
+  by?: string;
 }
 
 export interface ReceivedRecord {

@@ -22,6 +22,25 @@ import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
 export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
 
+/** What an operator sees of a company's sender (the console): read-only, a snapshot. */
+export interface SenderView {
+  alias: string;
+  /** Claimed from the ledger and waiting for a connection. */
+  queued: number;
+  /** Requests on the wire now. */
+  inFlight: number;
+  concurrency: number;
+  /** Configured requests per second, and what the rate allows now (lower after a 429). */
+  requestsPerSecond: number;
+  currentLimit: number;
+  /** Paused by a 401 until the configuration is reloaded with a working key. */
+  paused: boolean;
+  /** The last request got no answer from the service. */
+  unreachable: boolean;
+  /** Waiting for disk space to record verdicts. */
+  storageBlocked: boolean;
+}
+
 export class CompanySender {
   private company: CompanyConfig;
   private queue: PQueue;
@@ -66,6 +85,12 @@ export class CompanySender {
 
   start(): void {
     this.loop ??= this.feed();
+  }
+
+  view(): SenderView {
+    return { alias: this.alias, queued: this.queue.size, inFlight: this.queue.pending, concurrency: this.company.rate.concurrency,
+      requestsPerSecond: this.company.rate.requestsPerSecond, currentLimit: this.rate.current().limit, paused: this.paused,
+      unreachable: this.unreachable, storageBlocked: this.commits.blocked };
   }
 
   /** New documents may be due (a file was read, an operator re-queued work). */

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli-runner.js';
 import { buildCli, COMPANY_MAIN, createProject, type Project } from '../helpers/daemon-harness.js';
 import { adminQuery, describePg, usePgDatabase } from '../helpers/postgres.js';
+import { PG_SCHEMA_VERSION as V } from '../../src/ledger/sql/pg-migrations.js';
 
 const db = usePgDatabase();
 const WRONG = 'Wr0ng-pass:word/x';
@@ -56,12 +57,12 @@ describePg('edoc-bridge ledger migrate on PostgreSQL', () => {
     const first = await runCli(p, ['ledger', 'migrate'], { env });
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     const where = `postgres://${server.user}@${server.host}:${server.port}/${name}`;
-    expect(first.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema migrated from version 0 to 2`);
+    expect(first.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema migrated from version 0 to ${V}`);
     const again = await runCli(p, ['ledger', 'migrate'], { env });
-    expect(again.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema at version 2, nothing to migrate`);
+    expect(again.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema at version ${V}, nothing to migrate`);
     for (const run of [first, again]) expect(printed(run)).not.toContain(server.password);
     const versions = await adminQuery('SELECT version, program FROM schema_version ORDER BY version', [], name);
-    expect(versions.rows).toEqual([{ version: 1, program: 'edoc-bridge' }, { version: 2, program: 'edoc-bridge' }]);
+    expect(versions.rows).toEqual(Array.from({ length: V }, (_, i) => ({ version: i + 1, program: 'edoc-bridge' })));
   });
 
   test('takes the password from PGPASSWORD when the URL has none', async () => {
@@ -69,7 +70,7 @@ describePg('edoc-bridge ledger migrate on PostgreSQL', () => {
     const p = await project({ url: `postgres://${server.user}@${server.host}:${server.port}/${name}` });
     const run = await runCli(p, ['ledger', 'migrate'], { env: { PGPASSWORD: server.password } });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/schema (migrated from version \d to 2|at version 2)/);
+    expect(run.stdout).toMatch(new RegExp(`schema (migrated from version \\d to ${V}|at version ${V})`));
   });
 
   test('a wrong password: exit 2, one line naming the server and EDOC_LEDGER_REFUSED, the password nowhere (--verbose too)', async () => {

@@ -91,6 +91,8 @@ export interface ProjectOptions {
   kinds?: Record<string, Record<string, unknown>>;
   /** More `watch` keys (doneMarker, usePolling). */
   watch?: Record<string, unknown>;
+  /** The `http` section (the operator listener); none when absent. */
+  http?: Record<string, unknown>;
 }
 
 export class Project {
@@ -135,6 +137,7 @@ export class Project {
       received: { enabled: false },
       log: { level: 'info' },
       emulator: { seed: path.join(ROOT, 'config/emulator-seed.json') },
+      ...(options.http === undefined ? {} : { http: options.http }),
     };
     return stringify(config);
   }

@@ -8,6 +8,7 @@ import { resendCommand } from './resend.js';
 import { resolveCommand } from './resolve.js';
 import { retryCommand } from './retry.js';
 import { runCommand } from './run.js';
+import { showCommand } from './show.js';
 import { statusCommand } from './status.js';
 import { submitCommand } from './submit.js';
 import { validateCommand } from './validate.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   submitCommand,
   validateCommand,
   statusCommand,
+  showCommand,
   retryCommand,
   resolveCommand,
   resendCommand,

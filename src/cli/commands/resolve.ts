@@ -9,15 +9,10 @@
  * An in-doubt document without its own number that was not issued is released with
  * `edoc-bridge retry --in-doubt` instead.
  */
-import { inInboxFolder, outboxDir } from '../../daemon/folders.js';
-import type { LedgerPort } from '../../ledger/port.js';
-import type { AttentionDocument } from '../../ledger/types.js';
-import { settleFile } from '../../daemon/file-reports.js';
-import { secretScrubberOf } from '../../config/secrets.js';
-import type { Config } from '../../config/schema.js';
+import { resolveDocuments, rewriteReports } from '../../daemon/operator-actions.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
-import { ATTENTION_LIMIT, byIndex, fileOrDocument, matchesKey, openShared } from '../document-match.js';
+import { fileOrDocument, openShared } from '../document-match.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const resolveCommand: Command = {
@@ -62,9 +57,6 @@ export const resolveCommand: Command = {
         : 'say --issued to record that the service issued it (or --not-ours for a repeated number held by another document); '
           + 'if it did not, use edoc-bridge retry --in-doubt');
     }
-    const now = Date.now();
-    const word = issued ? 'confirmed issued by the operator' : 'number held by another document, by the operator\'s word';
-    const note = `${word} (edoc-bridge resolve, ${new Date(now).toISOString()})${args.string('note') ? `: ${args.string('note')}` : ''}`;
     const config = await io.config();
     const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
@@ -72,51 +64,17 @@ export const resolveCommand: Command = {
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     try {
-      const matches = (d: AttentionDocument): boolean => (file !== undefined ? d.file === file : matchesKey(d, key ?? ''));
-      const found = (await ledger.statusSummary(ATTENTION_LIMIT)).inDoubt.filter(matches);
-      if (key !== undefined && byIndex(key) && new Set(found.map((d) => d.fileId)).size > 1) {
-        throw usageError(`${key} names documents of several files: use one of ${found.map((d) => `${d.file}#${d.index}`).join(', ')}`);
-      }
-      const targets = issued ? found : found.filter((d) => d.doubt === 'repeated-number');
-      const skipped = found.length - targets.length;
-      if (skipped > 0) {
-        io.err(`${skipped} in-doubt document(s) of ${what} are in doubt for a lost answer (no-answer), not a repeated number: `
-          + '--not-ours does not apply to them (use --issued, or edoc-bridge retry --in-doubt if the service did not issue them)');
-      }
-      const ids = targets.map((d) => d.id);
-      const done: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
-        ? await ledger.confirmIssued(ids, note, now) : await ledger.recordClash(ids, note, now);
-      const taken = done.taken ?? [];
-      if (taken.length > 0) {
-        io.err(`not recorded as issued: ${taken.map((t) => t.key).join(', ')} — another document of ours with that number is already `
-          + 'recorded accepted, and the service holds one document per number. If the service holds that other one, use --not-ours here.');
-      }
-      if (done.ids.length === 0) {
-        if (skipped === 0 && taken.length === 0) io.err(`nothing to resolve for ${what}: no in-doubt document matches (edoc-bridge status lists them)`);
-        return EXIT_NOT_ALL_SUCCEEDED;
-      }
-      const reports = await rewriteReports(ledger, config, done.fileIds);
-      io.out(issued
-        ? `recorded ${done.ids.length} document(s) as issued (accepted); nothing was sent`
-        : `recorded ${done.ids.length} document(s) as a number clash (duplicate, EDOC_SERVICE_NUMBER_CLASH): the service holds another `
-          + 'document under their number; nothing was sent. Give them a new number and send them again.');
-      for (const r of reports) io.out(`report rewritten: ${r}`);
-      return EXIT_OK;
+      const note = args.string('note');
+      const result = await resolveDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, {
+        word: issued ? 'issued' : 'not-ours', by: 'cli', via: 'edoc-bridge resolve', ...(note === undefined ? {} : { note }),
+        rewrite: (fileIds) => rewriteReports(ledger, config, fileIds),
+      });
+      if (result.ambiguous !== undefined) throw usageError(result.ambiguous);
+      for (const line of result.notes) io.err(line);
+      for (const line of result.done) io.out(line);
+      return result.ids.length === 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
     } finally {
       await ledger.close();
     }
   },
 };
-
-async function rewriteReports(ledger: LedgerPort, config: Readonly<Config>, fileIds: readonly number[]): Promise<string[]> {
-  const reports: string[] = [];
-  for (const fileId of fileIds) {
-    const row = await ledger.getFile(fileId);
-    if (row === undefined) continue;
-    const dir = row.outboxDir ?? outboxDir(config, row.company, row.kind);
-    const settled = await settleFile(ledger, fileId, dir, { archive: row.archive ?? inInboxFolder(config, row.path),
-      scrub: (text) => secretScrubberOf(config).scrub(text) });
-    if (settled.report) reports.push(settled.report.resultPath);
-  }
-  return reports;
-}

@@ -1,10 +1,10 @@
 import { lockHolder } from '../../ledger/lock.js';
-import type { AttentionDocument, RequeueTarget } from '../../ledger/types.js';
+import { retryDocuments, type ActionResult } from '../../daemon/operator-actions.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 import { holderCommand } from './status.js';
-import { ATTENTION_LIMIT, byIndex, fileOrDocument, matchesKey, openShared } from '../document-match.js';
+import { fileOrDocument, openShared } from '../document-match.js';
 
 export const retryCommand: Command = {
   name: 'retry',
@@ -43,52 +43,16 @@ export const retryCommand: Command = {
       io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
-    let result: { ids: number[]; fileIds: number[] };
-    let held: AttentionDocument[];
-    let released: AttentionDocument[];
+    let result: ActionResult;
     try {
-      const summary = await ledger.statusSummary(ATTENTION_LIMIT);
-      const target: RequeueTarget = { includeInDoubt, now: Date.now() };
-      const matches = (d: AttentionDocument): boolean => file !== undefined ? d.file === file : matchesKey(d, key ?? '');
-      const inDoubt = summary.inDoubt.filter(matches);
-      if (key !== undefined && byIndex(key)) {
-        // a document without its own number, by its place in its file
-        const found = [...summary.failed, ...inDoubt].filter(matches);
-        if (new Set(found.map((d) => d.fileId)).size > 1) {
-          throw usageError(`${key} names documents of several files: use one of ${found.map((d) => `${d.file}#${d.index}`).join(', ')}`);
-        }
-        target.ids = found.map((d) => d.id);
-      } else if (file !== undefined) target.fileName = file;
-      else target.key = key;
-      result = await ledger.requeue(target);
-      const ids = new Set(result.ids);
-      released = inDoubt.filter((d) => ids.has(d.id));
-      held = inDoubt.filter((d) => !ids.has(d.id));
+      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, by: 'cli' });
     } finally {
       await ledger.close();
     }
-    if (released.length > 0) {
-      io.err(`warning: ${released.length} in-doubt document(s) released on your word that the service did not issue them; `
-        + 'they will be sent again and, if it did issue them, issued twice.');
-    }
-    // A repeated-number doubt is never released: the resend would only meet the same Regla 90 (resolve decides it).
-    const repeated = held.filter((d) => d.doubt === 'repeated-number');
-    const unanswered = held.filter((d) => d.doubt !== 'repeated-number');
-    if (repeated.length > 0) {
-      io.err(`${repeated.length} in-doubt document(s) of ${what} were not released: the service already holds a document under `
-        + `their number (Regla 90, ${repeated.map((d) => d.key ?? `${d.file}#${d.index}`).slice(0, 5).join(', ')}${repeated.length > 5 ? ', …' : ''}), `
-        + 'so sending them again only gets the same answer. Check at the authority which document it holds under the number, then run '
-        + 'edoc-bridge resolve --document KEY --issued if it is this one, or --not-ours if it is another document.');
-    }
-    if (unanswered.length > 0) {
-      io.err(`${unanswered.length} in-doubt document(s) of ${what} were not released: check with the service that they were not issued, `
-        + 'then run this again with --in-doubt');
-    }
-    if (result.ids.length === 0) {
-      if (held.length === 0) io.err(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''} document matches`);
-      return EXIT_NOT_ALL_SUCCEEDED;
-    }
-    io.out(`re-queued ${result.ids.length} document(s) of ${result.fileIds.length} file(s)`);
+    if (result.ambiguous !== undefined) throw usageError(result.ambiguous);
+    for (const note of result.notes) io.err(note);
+    for (const line of result.done) io.out(line);
+    if (result.ids.length === 0) return EXIT_NOT_ALL_SUCCEEDED;
     const command = holder ? holderCommand(holder.pid) : undefined;
     if (holder && (command === undefined || command === 'run')) {
       try {

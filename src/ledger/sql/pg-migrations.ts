@@ -3,7 +3,8 @@
  * (ledger/migrations.ts, steps 1-6) translated column for column: the same tables, columns, NOT NULLs,
  * CHECKs, defaults, partial indexes and the file_counts trigger; INTEGER ids, times (epoch ms) and sizes
  * are BIGINT (SQLite's INTEGER is 64-bit), flags SMALLINT 0/1 (so the same `= 1` works in both), JSON
- * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13).
+ * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13). Later SQLite steps follow as
+ * their own steps here (3 = SQLite's 7).
  * Never edit a step that has shipped: append one. `schema_version` holds one row per applied step.
  */
 import { EdocError } from '../../errors.js';
@@ -177,6 +178,14 @@ export const PG_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (path, sha256)
   );
   CREATE INDEX file_claims_open ON file_claims(company) WHERE file_id IS NULL;
+  `,
+  // 3: the SQLite ledger's step 7 (the console's searches: a document's customer, files by name,
+  // received documents newest first).
+  `
+  ALTER TABLE documents ADD COLUMN customer TEXT;
+  CREATE INDEX documents_customer ON documents(customer) WHERE customer IS NOT NULL;
+  CREATE INDEX files_name ON files(name);
+  CREATE INDEX received_at ON received(company, at, document_id);
   `,
 ];
 

@@ -1,0 +1,182 @@
+/**
+ * The operator surface of the daemon, wired in one place: the listener (http/server.ts) with its
+ * routes, the readiness checks, the metrics and the idle service probe. Started by the daemon after
+ * its watcher runs, closed first when it stops. Absent `http` in the configuration: none of it.
+ *
+ * Routes: health and readiness (public), metrics (token), and the console's pages (token,
+ * http/console/): it reads the pipeline's ledger and senders, and its actions are the CLI's
+ * (daemon/operator-actions.ts) with the daemon's own report scheduler and wake-up.
+ */
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import type { AlertLog } from '../alerts/alert-record.js';
+import type { Config } from '../config/schema.js';
+import { checkReadiness, serviceAnswers, type ReadinessCheck } from '../health/readiness.js';
+import type { ConsoleDeps } from '../http/console/deps.js';
+import { consoleRoutes } from '../http/console/routes.js';
+import { healthRoutes } from '../http/health-routes.js';
+import { createOperatorMetrics, type OperatorMetrics } from '../http/metrics.js';
+import type { Route } from '../http/route.js';
+import { startOperatorServer, type OperatorServer } from '../http/server.js';
+import type { AppLogger } from '../log/logger.js';
+import type { RangeState } from '../ranges/range-state.js';
+import { consoleActions } from './operator-actions.js';
+import type { Pipeline } from './pipeline.js';
+import { SERVICE_PROBE_DEFAULTS, ServiceProbe } from './service-probe.js';
+
+export interface OperatorSurfaceOptions {
+  /** The current configuration (it changes on SIGHUP). */
+  config: () => Readonly<Config>;
+  logger: AppLogger;
+  pipeline: Pipeline;
+  /** What is wrong with the inbox watcher, or undefined while it runs (the daemon knows). */
+  watcherProblem: () => Promise<string | undefined> | string | undefined;
+  /** The numbering-range watch's view (ranges/), when it runs: the range metrics and the console. */
+  ranges?: () => readonly RangeState[];
+  /** The alerts raised, when alerts run: the console's "last alerts". */
+  alerts?: AlertLog;
+  /** The idle probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs */
+  probeTimeoutMs?: number;
+}
+
+/** How long a ledger write probe's verdict is reused: a flood of /readyz must not become a flood of writes. */
+const LEDGER_PROBE_REUSE_MS = 2_000;
+
+export class OperatorSurface {
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly server: OperatorServer,
+    private readonly metrics: OperatorMetrics,
+    private readonly probe: ServiceProbe,
+    readonly checks: readonly ReadinessCheck[],
+  ) {}
+
+  /** The listener's address as bound. */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** Starts the probe and the listener; undefined when the configuration has no `http`. A port in use throws EDOC_HTTP_LISTEN. */
+  static async start(options: OperatorSurfaceOptions): Promise<OperatorSurface | undefined> {
+    const http = options.config().http;
+    if (http === undefined) return undefined;
+    const { pipeline, logger } = options;
+    const probe = new ServiceProbe({ client: pipeline.client, rates: pipeline.rates, config: options.config, logger,
+      timeoutMs: options.probeTimeoutMs });
+    const checks = readinessChecks(options, http.probeIdleMs, options.probeTimeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs);
+    const metrics = createOperatorMetrics({
+      counts: () => pipeline.ledger.operatorCounts(),
+      companies: () => options.config().companies,
+      observe: (observer) => pipeline.client.observe(observer),
+      ...(options.ranges === undefined ? {} : { ranges: options.ranges }),
+    });
+    probe.start();
+    try {
+      const server = await startOperatorServer({ listen: http.listen, token: http.token, sessionIdleMs: http.sessionIdleMs,
+        routes: [...routesOf(checks, metrics), ...consoleRoutes(consoleDeps(options))], logger });
+      return new OperatorSurface(server, metrics, probe, checks);
+    } catch (err) {
+      metrics.close();
+      await probe.close();
+      throw err;
+    }
+  }
+
+  /** Readiness as /readyz reports it (tests, `status`). */
+  readiness(): ReturnType<typeof checkReadiness> {
+    return checkReadiness(this.checks);
+  }
+
+  /** A new configuration (SIGHUP): the token applies now; a changed listen or session time on the next start. */
+  reload(before: Readonly<Config>, next: Readonly<Config>, logger: AppLogger): void {
+    this.server.setToken(next.http?.token);
+    if (next.http === undefined || next.http.listen !== before.http?.listen || next.http.sessionIdleMs !== before.http?.sessionIdleMs) {
+      logger.warn({ keys: ['http'] }, 'http (listen, sessionIdleMs, or the listener itself) changed: this applies only when the daemon restarts; the token applies now');
+    }
+  }
+
+  /** Closes the listener (open connections too), the metrics' observer and the probe. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.server.close();
+      this.metrics.close();
+      await this.probe.close();
+    })();
+    return this.closing;
+  }
+}
+
+function routesOf(checks: readonly ReadinessCheck[], metrics: OperatorMetrics): Route[] {
+  return [
+    ...healthRoutes(checks),
+    metrics.route,
+  ];
+}
+
+function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
+  const { pipeline } = options;
+  return {
+    ledger: pipeline.ledger,
+    companies: () => pipeline.senderViews(),
+    ...(options.ranges === undefined ? {} : { ranges: options.ranges }),
+    ...(options.alerts === undefined ? {} : { alerts: options.alerts }),
+    receivedDir: (company) => path.join(options.config().paths.outbox, 'received', company),
+    actions: consoleActions(pipeline.ledger, { wake: () => pipeline.wake(), report: (fileId) => pipeline.report(fileId) }),
+  };
+}
+
+function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, probeTimeoutMs: number): ReadinessCheck[] {
+  const { pipeline } = options;
+  let lastProbe: { at: number; problem: string | undefined } | undefined;
+  const ledger: ReadinessCheck = {
+    name: 'ledger',
+    check: async () => {
+      if (pipeline.storagePaused) return 'paused: the disk is full or the ledger cannot be written (EDOC_STORAGE_FULL / EDOC_LEDGER_WRITE)';
+      const now = Date.now();
+      if (lastProbe === undefined || now - lastProbe.at > LEDGER_PROBE_REUSE_MS) {
+        let problem: string | undefined;
+        try {
+          await pipeline.ledger.probeWrite(now);
+        } catch (err) {
+          problem = `a write probe failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+        }
+        lastProbe = { at: now, problem };
+      }
+      return lastProbe.problem;
+    },
+  };
+  const watcher: ReadinessCheck = { name: 'watcher', check: () => options.watcherProblem() };
+  // An answer older than two probe periods (plus the probe's own timeout) means the probe is stuck.
+  const service = serviceAnswers(pipeline.health, 2 * probeIdleMs + probeTimeoutMs);
+  return [ledger, watcher, service];
+}
+
+/**
+ * What is wrong with the inbox folders the watcher watches: one that no longer exists, or one that was
+ * removed while watched and made again (the watcher does not see into a folder made anew: files
+ * dropped there wait until the watcher restarts). Named by company and kind, never by path: /readyz is
+ * public. A new watcher (`reset`, at start and when a reload restarts it) forgets what was lost.
+ */
+export class InboxFolderCheck {
+  private readonly lost = new Set<string>();
+
+  reset(): void {
+    this.lost.clear();
+  }
+
+  async problem(folders: readonly { dir: string; kind: string; company: string }[]): Promise<string | undefined> {
+    for (const folder of folders) {
+      try {
+        await access(folder.dir);
+      } catch {
+        this.lost.add(folder.dir);
+        return `the inbox folder of ${folder.company}/${folder.kind} does not exist`;
+      }
+      if (this.lost.has(folder.dir)) {
+        return `the inbox folder of ${folder.company}/${folder.kind} was removed while watched: files dropped there are not seen until the daemon restarts`;
+      }
+    }
+    return undefined;
+  }
+}
