@@ -49,7 +49,7 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
         d.ownNumber ? 1 : 0, state, null, json(problems), json(errors), now);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
-      const fromRaw = d.requestFromRaw === true && d.request !== undefined;
+      const fromRaw = d.requestFromRaw === true;
       body.run(id, fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? 1 : 0);
       first ??= d.index;
       last = d.index;

@@ -121,11 +121,15 @@ export interface NewDocument {
   number?: string | null;
   /** The document carries its own number (safe to resend after a crash). */
   ownNumber: boolean;
+  /** The request, stored as `JSON.stringify(request)` unless `requestText` or `requestFromRaw` gives its text. */
   request?: unknown;
   /** `JSON.stringify(request)` when the caller made it already (intake's secret check): stored as is, not made twice. */
   requestText?: string;
   raw: string;
-  /** `request` is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it. */
+  /**
+   * The request is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it
+   * (`request` itself may then be absent: the intake worker does not hand the parsed request over).
+   */
   requestFromRaw?: boolean;
   /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
   problems?: ReportProblem[];
