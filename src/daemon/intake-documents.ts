@@ -132,8 +132,15 @@ function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubbe
       ...(out.problems ?? [])];
     return out;
   }
-  if (doc.requestFromRaw === true && doc.request !== undefined) out.requestFromRaw = true;
-  else if (requestText !== undefined) out.requestText = requestText;
+  if (doc.requestFromRaw === true && doc.request !== undefined) {
+    out.requestFromRaw = true;
+    // A text exactly as JSON.stringify writes the request is sent as stored, never parsed and written again
+    // (ledger claimDue); any other (blanks, escapes, numbers written otherwise, a repeated name) is
+    // serialised from the parsed request at each send, as it was validated. Only for documents that may go.
+    if (out.problems === undefined || out.problems.length === 0) out.rawIsRequestText = JSON.stringify(doc.request) === doc.raw;
+  } else if (requestText !== undefined) {
+    out.requestText = requestText;
+  }
   return out;
 }
 

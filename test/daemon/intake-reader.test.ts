@@ -91,6 +91,8 @@ describe('the intake worker', () => {
     const [a, b] = [await collect(viaWorker), await collect(here)];
     expect(a).toHaveLength(6);
     expect(a.map((d) => (d.problems ?? []).length > 0)).toEqual([false, true, true, true, true, false]);
+    // sent as stored only where the line is exactly what JSON.stringify writes (not the one with \\u0043)
+    expect(a.map((d) => d.rawIsRequestText)).toEqual([true, undefined, undefined, undefined, undefined, false]);
     // the worker leaves the parsed request behind: its text is what the ledger stores
     expect(a).toEqual(b.map(({ request: _request, ...rest }) => rest));
     expect(viaWorker.details).toEqual(here.details);
