@@ -35,6 +35,14 @@ class Channel {
 }
 
 const WORKER_SCRIPT = new URL('./intake-worker.js', import.meta.url);
+/**
+ * The worker's young generation, MB (V8's default is 3 × 16). Its garbage is short-lived (a line's text,
+ * the parsed request, the checks' temporaries), so a small one costs little CPU, and it keeps the
+ * daemon's peak memory where it was before the worker: a 1,000,000-row export under 200 MB (benchmark
+ * figure 3, docs/benchmarks.md "Third pass"). The old generation is not capped: a large record must not
+ * become an out-of-memory failure.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
 
 export class IntakeReader {
   private worker: Worker | undefined;
@@ -120,7 +128,7 @@ export class IntakeReader {
 
   private spawn(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.script);
+    const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     worker.unref();
     worker.on('message', (m: FromWorker) => {
       const channel = this.jobs.get(m.id);
