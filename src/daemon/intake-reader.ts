@@ -90,7 +90,12 @@ export class IntakeReader {
       if (this.jobs.delete(id)) this.post({ type: 'cancel', id }); // a no-op for a job that ended in the worker
       if (this.jobs.size === 0) this.worker?.unref(); // an idle worker does not keep a process alive
     };
-    this.post({ type: 'read', id, job, secrets });
+    try {
+      this.post({ type: 'read', id, job, secrets });
+    } catch (err) {
+      end(); // a job that cannot be handed over (nothing in it may fail to clone; a mapping is plain data)
+      throw new EdocError('EDOC_READ_WORKER', `the file could not be handed to the intake worker: ${err instanceof Error ? err.message : String(err)}`);
+    }
     const first = await channel.next();
     if (first.type !== 'opened') {
       end();
