@@ -3,6 +3,7 @@
 // Builds the ledger of the startup scenario (files of PER_FILE documents, 500 by default: 2,000 files; bench/scenarios/startup.mjs),
 // opens it as the daemon does, starts the operator listener with the metrics route, and times SCRAPES
 // scrapes over real HTTP with the Bearer token (after one warm-up), plus the ledger read alone.
+import { performance } from 'node:perf_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,7 @@ try {
       const b = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 300)); // past the 250 ms reuse of one ledger read
       const c = performance.now();
-      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const res = await globalThis.fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
       const text = await res.text();
       const d = performance.now();
       if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
