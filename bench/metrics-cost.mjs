@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { buildLedger } from './scenarios/startup.mjs';
 import { dist, median, round } from './lib/util.mjs';
 
@@ -56,7 +57,22 @@ try {
     ledger.close();
     await logger.close();
   }
-  console.log(JSON.stringify({
+  // each of the ledger's three queries alone (ledger/operator-counts.ts), on a read-only connection
+  const db = new Database(path.join(dir, 'state', 'ledger.sqlite'), { readonly: true });
+  const queries = {
+    documents: `SELECT f.company, f.kind, c.state, sum(c.n) AS n FROM file_counts c JOIN files f ON f.id = c.file_id GROUP BY f.company, f.kind, c.state`,
+    files: `SELECT kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END AS outcome, count(*) AS n FROM files GROUP BY kind, outcome`,
+    received: 'SELECT company, count(*) AS n FROM received GROUP BY company',
+  };
+  const perQueryMs = {};
+  for (const [name, sql] of Object.entries(queries)) {
+    const statement = db.prepare(sql);
+    const times = [];
+    for (let i = 0; i < 5; i++) { const a = performance.now(); statement.all(); times.push(performance.now() - a); }
+    perQueryMs[name] = round(median(times), 1);
+  }
+  db.close();
+  console.log(JSON.stringify({ perQueryMs,
     documents: total, files: total / perFile, scrapes, bytes,
     ledgerCountsMs: { median: round(median(ledgerMs), 1), max: round(Math.max(...ledgerMs), 1) },
     scrapeMs: { median: round(median(scrapeMs), 1), max: round(Math.max(...scrapeMs), 1) },
