@@ -5,6 +5,8 @@
 // scrapes over real HTTP with the Bearer token (after one warm-up), plus the ledger read alone.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { buildLedger } from './scenarios/startup.mjs';
@@ -43,10 +45,10 @@ try {
       const b = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 300)); // past the 250 ms reuse of one ledger read
       const c = performance.now();
-      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      const text = await res.text();
+      const res = await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const text = await res.body.text();
       const d = performance.now();
-      if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
+      if (res.statusCode !== 200) throw new Error(`scrape answered ${res.statusCode}`);
       bytes = text.length;
       if (i > 0) { ledgerMs.push(b - a); scrapeMs.push(d - c); }
       if (i === 0) console.log(text.split('\n').filter((l) => l.startsWith('edoc_documents_total')).join('\n'));
