@@ -2,7 +2,7 @@
 //   node bench/overhead-phases.mjs [RUNS] [COUNT]   (EDOC_BENCH_CODE selects the build)
 // intake = drop → first request's arrival at the emulator; `file read` = drop → the daemon's
 // `file read` log line; cpuMs = the daemon's CPU time (user + system) over the same span, cpuIntakeMs
-// up to `file read` (polled, so approximate); sending = first → last arrival; end = last arrival → `file complete`.
+// up to `file read` (polled, so approximate), mainCpu… the same of the daemon's main thread alone; sending = first → last arrival; end = last arrival → `file complete`.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,17 +34,21 @@ async function daemonRun() {
   let daemon;
   try {
     daemon = await DaemonProcess.start(project);
-    const cpu = () => readFileSync(`/proc/${daemon.child.pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13)
+    // the whole process (every thread), and its main thread alone (the intake worker reads on another)
+    const cpuOf = (stat) => readFileSync(stat, 'utf8').split(') ')[1].split(' ').slice(11, 13)
       .reduce((a, b) => a + Number(b) * 10, 0);
-    const cpuBefore = cpu();
+    const cpu = () => cpuOf(`/proc/${daemon.child.pid}/stat`);
+    const cpuMain = () => cpuOf(`/proc/${daemon.child.pid}/task/${daemon.child.pid}/stat`);
+    const [cpuBefore, mainBefore] = [cpu(), cpuMain()];
     const dropped = await project.dropRenamed('invoice', 'overhead.jsonl', text);
     const read = await daemon.waitForLog((l) => l.msg === 'file read', 600_000, 2);
-    const cpuRead = cpu() - cpuBefore;
+    const [cpuRead, mainRead] = [cpu() - cpuBefore, cpuMain() - mainBefore];
     const done = await daemon.waitForLog((l) => l.msg === 'file complete', 600_000);
-    const cpuMs = cpu() - cpuBefore;
+    const [cpuMs, mainMs] = [cpu() - cpuBefore, cpuMain() - mainBefore];
     const t = emulator.trace;
     return { total: lineTime(done) - dropped, intake: t.firstArrival - dropped, fileRead: lineTime(read) - dropped,
-      sending: t.lastArrival - t.firstArrival, end: lineTime(done) - t.lastArrival, cpuMs, cpuIntakeMs: cpuRead };
+      sending: t.lastArrival - t.firstArrival, end: lineTime(done) - t.lastArrival, cpuMs, cpuIntakeMs: cpuRead,
+      mainCpuMs: mainMs, mainCpuIntakeMs: mainRead };
   } finally {
     await daemon?.stop();
     await emulator.close();

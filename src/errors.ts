@@ -39,6 +39,7 @@ export const ERRORS = {
   EDOC_READ_CHANGED_AFTER_SEND: 'The input file changed after its documents were released for sending.',
   EDOC_READ_NAME_NOT_UTF8: 'An input file name is not UTF-8 (a Windows-1252 / Latin-1 name).',
   EDOC_READ_MARKER_ALONE: 'A done-marker file has no data file beside it.',
+  EDOC_READ_WORKER: 'The intake worker thread stopped while it read the file; nothing of it was sent.',
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',
   EDOC_MAP_BAD_NUMBER: 'A cell does not hold a number in the mapping\'s format.',
   EDOC_MAP_BAD_DATE: 'A cell does not hold a date in the mapping\'s format.',

@@ -9,36 +9,24 @@
  * taken again once stable; one that changes after its documents were released
  * gets EDOC_READ_CHANGED_AFTER_SEND (ledger recordFile, report settleFile).
  */
-import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
-import { secretScrubberOf } from '../config/secrets.js';
+import { configSecrets, secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
-import type { FileError, NewDocument, ReportProblem } from '../ledger/types.js';
+import type { FileError, NewDocument } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
-import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
-import { excerpt } from '../policy/excerpt.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
-import { openSource } from '../read/open-source.js';
-import type { SourceDocument } from '../read/source-document.js';
-import { documentKey } from '../kinds/document-key.js';
-import { kindOf, type DocumentKind } from '../kinds/index.js';
-import { distinctProblems, type Problem } from '../validate/problem.js';
-import { validateDocument } from '../kinds/validate-document.js';
-
-/**
- * Documents committed per ledger transaction while a file is read (held back: none is due before the
- * whole file was read and verified, so a big file's first request leaves after its read).
- */
-const INSERT_BATCH = 500;
+import type { DocumentKind } from '../kinds/index.js';
+import { bounded, readDocumentBatches, type ReadJob } from './intake-documents.js';
+import type { IntakeReader } from './intake-reader.js';
 
 export interface IntakeContext {
   ledger: LedgerPort;
@@ -53,6 +41,8 @@ export interface IntakeContext {
   today?: string;
   /** Stop reading between batches (daemon shutdown): the file stays `reading` and is re-read next start. */
   signal?: AbortSignal;
+  /** Reads on the intake worker (the daemon's); absent: the file is read on this thread. */
+  reader?: IntakeReader;
 }
 
 export interface DroppedFile {
@@ -111,36 +101,27 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
   try {
     const mapping = await ctx.mapping(dropped.kind);
-    const readHash = createHash('sha256');
-    const opened = await openSource(dropped.path, dropped.kind, {
-      company: { alias: dropped.company.alias, nit: dropped.company.nit },
-      ...(mapping ? { mapping } : {}),
-      expect: { size: hash.size, mtimeMs: hash.mtimeMs },
-      maxRecordBytes: ctx.config.read.maxRecordBytes,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      hash: readHash,
-    });
+    const job: ReadJob = {
+      path: dropped.path, kind: dropped.kind, company: { alias: dropped.company.alias, nit: dropped.company.nit },
+      ...(mapping ? { mapping } : {}), expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+      maxRecordBytes: ctx.config.read.maxRecordBytes, today: ctx.today ?? colombiaToday(),
+    };
     const secrets = secretScrubberOf(ctx.config);
-    // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
-    const header = opened.header === undefined ? null : secrets.scrub(opened.header);
-    await ledger.setReadDetails(rec.fileId, { format: opened.format, encoding: opened.encoding, header });
-    const today = ctx.today ?? colombiaToday();
-    let batch: NewDocument[] = [];
+    // On the intake worker where the daemon has one (the second core is idle while a file is read), else here.
+    const opened = ctx.reader
+      ? await ctx.reader.read(job, configSecrets(ctx.config), ctx.signal)
+      : await readDocumentBatches(job, secrets, ctx.signal);
+    await ledger.setReadDetails(rec.fileId, opened.details);
     let count = 0;
-    for await (const doc of opened.documents) {
-      batch.push(toNewDocument(doc, dropped.kind, dropped.company, today, secrets));
-      count++;
-      if (batch.length >= INSERT_BATCH) {
-        await insertBatch(ledger, rec.fileId, batch, dropped, log);
-        batch = [];
-        if (ctx.signal?.aborted) {
-          log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
-          return { fileId: rec.fileId, outcome: 'interrupted' };
-        }
+    for await (const batch of opened.batches) {
+      await insertBatch(ledger, rec.fileId, batch, dropped, log);
+      count += batch.length;
+      if (ctx.signal?.aborted) {
+        log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
+        return { fileId: rec.fileId, outcome: 'interrupted' };
       }
     }
-    await insertBatch(ledger, rec.fileId, batch, dropped, log);
-    const changed = await changedSince(dropped.path, hash, readHash.digest('hex'));
+    const changed = await changedSince(dropped.path, hash, opened.sha256());
     if (changed === 'gone') throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, { file: name, reason: 'gone' });
     if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
@@ -228,68 +209,4 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
 
 function isFsError(err: unknown): boolean {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
-}
-
-/**
- * What the ledger (and so every report) keeps of a message about the input: configured secrets
- * removed, and never longer than MESSAGE_CHARS — each reader and rule quotes input through
- * policy/excerpt.ts already; this is the backstop for one that does not.
- */
-const MESSAGE_CHARS = 1_000;
-/** Above an excerpt's own length, so a value the reader cut already is not cut again. */
-const VALUE_CHARS = 200;
-
-function bounded(text: string, secrets: SecretScrubber): string {
-  return excerpt(secrets.scrub(text), MESSAGE_CHARS);
-}
-
-function toNewDocument(doc: SourceDocument, kind: DocumentKind, company: CompanyConfig, today: string, secrets: SecretScrubber): NewDocument {
-  const problems: Problem[] = [...doc.problems];
-  if (doc.request !== undefined && problems.length === 0) {
-    problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
-  }
-  const key = doc.request === undefined ? undefined : documentKey(kind, doc.request);
-  const erpKey = key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== '' ? doc.key : undefined;
-  const out: NewDocument = {
-    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
-    number: key === undefined ? null : `${key.prefix}/${key.number}`,
-    customer: customerOf(kind, doc.request, secrets),
-    problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
-  };
-  // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
-  // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
-  // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any
-  // other request's text is made once here, checked, and stored as is.
-  const requestText = doc.request === undefined || doc.requestFromRaw === true ? undefined : JSON.stringify(doc.request);
-  const escaped = doc.request !== undefined && doc.requestFromRaw === true && doc.raw.includes('\\');
-  if (secrets.has(doc.raw) || (requestText !== undefined && secrets.has(requestText))
-    || (escaped && secrets.has(JSON.stringify(doc.request)))) {
-    // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
-    // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
-    out.raw = secrets.scrub(doc.raw);
-    // Text that hides the key in escapes (`\u0074…`) is kept as the parsed document with the key redacted.
-    if (out.raw === doc.raw && doc.requestFromRaw === true) out.raw = secrets.scrub(JSON.stringify(doc.request));
-    out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
-      ...(out.problems ?? [])];
-    return out;
-  }
-  if (doc.request !== undefined) out.request = doc.request;
-  if (doc.requestFromRaw === true) out.requestFromRaw = true;
-  else if (requestText !== undefined) out.requestText = requestText;
-  return out;
-}
-
-/** The customer id the console searches by (scrubbed like everything else the ledger keeps of the input). */
-function customerOf(kind: DocumentKind, request: unknown, secrets: SecretScrubber): string | null {
-  const id = request === undefined ? undefined : kindOf(kind).customer(request);
-  return id === undefined ? null : secrets.scrub(id);
-}
-
-function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {
-  const out: ReportProblem = { code: p.code, message: bounded(p.message, secrets) };
-  const field = p.column ?? (p.path === '' ? undefined : p.path);
-  if (field !== undefined) out.field = bounded(field, secrets);
-  if (p.value !== undefined) out.value = excerpt(secrets.scrub(p.value), VALUE_CHARS);
-  if (p.rows !== undefined) out.rows = p.rows;
-  return out;
 }

@@ -25,6 +25,7 @@ import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { intakeFile, type DroppedFile, type IntakeOutcome } from './intake.js';
+import { IntakeReader } from './intake-reader.js';
 import { recoverSending } from './recover.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 
@@ -73,6 +74,8 @@ export class Pipeline {
   readonly rates = new CompanyRates();
   private readonly mappings = new Map<string, Promise<Mapping>>();
   private readonly intake: PQueue;
+  /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
+  private readonly reader: IntakeReader | undefined;
   private readonly intakeByPath = new Map<string, Promise<unknown>>();
   /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
   private readonly deferred = new Map<string, PipelineFile>();
@@ -100,6 +103,7 @@ export class Pipeline {
       else if (!call.aborted && call.outcome === 'transient') this.health.noteFailure(`${call.op}: no answer`);
     });
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+    this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
     this.storage.onResume(() => {
@@ -145,6 +149,7 @@ export class Pipeline {
   private async begin(): Promise<void> {
     this.options.onStart?.(this.service);
     this.recovered = await recoverSending(this.ledger, this.logger);
+    this.reader?.start();
     await this.archived.start();
     for (const file of [...await this.ledger.filesToSettle(), ...await this.ledger.openFiles()]) {
       this.reports.touch(file.id);
@@ -228,6 +233,7 @@ export class Pipeline {
         onDocuments: (alias) => this.senders.get(alias)?.wake(),
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
+        ...(this.reader ? { reader: this.reader } : {}),
         ...(this.options.today ? { today: this.options.today } : {}),
       }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
         ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
@@ -308,6 +314,7 @@ export class Pipeline {
       ['archive watch', () => this.archived.close()],
       ['storage', () => this.storage.close()],
       ['intake', () => this.intake.onIdle()],
+      ['intake worker', () => this.reader?.close()],
       ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],
       ['reports', () => this.reports.close()],
       ['client', () => this.client.close()],

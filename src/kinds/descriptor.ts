@@ -42,7 +42,12 @@ export interface KindDescriptor {
   /** The operation that issues it (PRODUCT's kinds table). POS: E3, or E4 where `kinds.pos.endpoint` says so. */
   readonly endpoint: OperationId;
   readonly numbering: NumberingFamily;
-  /** Issues one validated request at its operation. */
+  /**
+   * The request is its operation's JSON body as it is: a stored text that is exactly `JSON.stringify(request)`
+   * may be sent in its place (a `JsonText` given to `send`). POS builds its body from the request: not so.
+   */
+  readonly bodyIsRequest?: true;
+  /** Issues one validated request at its operation (`request` a `JsonText` only where `bodyIsRequest`). */
   send(client: ServiceClient, company: ServiceCompany, request: unknown, ctx: SendContext): Promise<ServiceResponse>;
   /** The zod schema the request must match (POS: the E4 body or the E3 content, by the request's shape). */
   schema(request: unknown): z.ZodType;

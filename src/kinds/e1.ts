@@ -12,6 +12,7 @@ import { seriesKey, seriesPrefix } from './keys.js';
 export const E1_PARTS = {
   endpoint: 'E1',
   numbering: 'invoice',
+  bodyIsRequest: true,
   send: (client, company, request, ctx) => client.issueInvoice(company, request as InvoiceRequest, ctx.options),
   schema: () => invoiceRequestSchema,
   key: seriesKey,

@@ -36,6 +36,7 @@ export const PAYROLL: KindDescriptor = {
   label: KIND_LABELS['payroll'],
   endpoint: 'E2',
   numbering: 'payroll',
+  bodyIsRequest: true,
   send: (client, company, request, ctx) => client.issuePayroll(company, request as PayrollRequest, ctx.options),
   schema: () => payrollRequestSchema,
   key: (request) => {

@@ -43,6 +43,7 @@ export const SUPPORT_ADJUSTMENT: KindDescriptor = {
   label: KIND_LABELS['support-adjustment'],
   endpoint: 'E6',
   numbering: 'support-adjustment',
+  bodyIsRequest: true,
   send: (client, company, request, ctx) => client.issueAdjustmentNote(company, request as AdjustmentNoteRequest, ctx.options),
   schema: () => adjustmentNoteRequestSchema,
   key: seriesKey,

@@ -16,6 +16,7 @@ export const SUPPORT_DOCUMENT: KindDescriptor = {
   label: KIND_LABELS['support-document'],
   endpoint: 'E5',
   numbering: 'support-document',
+  bodyIsRequest: true,
   send: (client, company, request, ctx) => client.issueSupportDocument(company, request as SupportDocumentRequest, ctx.options),
   schema: () => supportDocumentRequestSchema,
   key: seriesKey,

@@ -49,8 +49,8 @@ export function insertDocuments(db: Database.Database, fileId: number, docs: Ite
         d.ownNumber ? 1 : 0, state, null, json(problems), json(errors), now, d.customer ?? null);
       if (info.changes === 0) continue;
       const id = Number(info.lastInsertRowid);
-      const fromRaw = d.requestFromRaw === true && d.request !== undefined;
-      body.run(id, fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? 1 : 0);
+      const fromRaw = d.requestFromRaw === true;
+      body.run(id, fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? (d.rawIsRequestText === true ? RAW_EXACT : 1) : 0);
       first ??= d.index;
       last = d.index;
       result.inserted++;
@@ -101,7 +101,7 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   // One statement: the documents already queued (`exclude`) are left out by the query itself, so the request
   // text is read only for the documents returned (and not looked up one statement each).
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-      d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request
+      d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
     FROM documents d JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id
     WHERE d.company = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.id NOT IN (SELECT value FROM json_each(?))
     ORDER BY d.next_attempt_at, d.id LIMIT ?`)
@@ -111,18 +111,32 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   return out;
 }
 
+/**
+ * `document_bodies.request_is_raw`: 0 the request's text is `request`, made by `JSON.stringify`; 1 it is
+ * `raw` (JSON, JSONL inputs), stored once; RAW_EXACT it is `raw`, and `raw` is exactly what `JSON.stringify`
+ * makes of it (intake compared the two). 0 and RAW_EXACT texts are sent as they are stored.
+ */
+const RAW_EXACT = 2;
 /** The stored request text of `document_bodies b` (see its request_is_raw). */
-const REQUEST_TEXT = 'CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END';
+const REQUEST_TEXT = 'CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END';
 
 interface DueRow {
   id: number; file_id: number; file_name: string; idx: number; company: string; kind: string; key: string | null;
-  own_number: number; attempts: number; last_outcome: string | null; maybe_delivered: number;
+  own_number: number; attempts: number; last_outcome: string | null; maybe_delivered: number; text_form: number;
 }
 
 function toDue(r: DueRow, request: string | null): DueDocument {
+  let parsed: { value: unknown } | undefined;
   return { id: r.id, fileId: r.file_id, fileName: r.file_name, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
-    ownNumber: r.own_number === 1, attempts: r.attempts, request: parse(request, null), lastOutcome: parse(r.last_outcome, null),
-    maybeDelivered: r.maybe_delivered === 1 };
+    ownNumber: r.own_number === 1, attempts: r.attempts, lastOutcome: parse(r.last_outcome, null),
+    maybeDelivered: r.maybe_delivered === 1,
+    ...(request !== null && r.text_form !== 1 ? { requestText: request } : {}),
+    // parsed only where something reads it (a send of requestText does not)
+    get request(): unknown {
+      parsed ??= { value: parse(request, null) };
+      return parsed.value;
+    },
+  };
 }
 
 /**
@@ -262,8 +276,9 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
   const rows = stmt(db, `SELECT d.id, d.file_id, f.name AS file_name, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts,
-    d.last_outcome, d.maybe_delivered, ${REQUEST_TEXT} AS request FROM documents d JOIN document_bodies b ON b.id = d.id
-    JOIN files f ON f.id = d.file_id WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
+    d.last_outcome, d.maybe_delivered, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form FROM documents d
+    JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id WHERE d.state = 'sending' ORDER BY d.id`)
+    .all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }
 

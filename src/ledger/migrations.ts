@@ -183,6 +183,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX files_name ON files(name);
   CREATE INDEX received_at ON received(company, at, document_id);
   `,
+  // 8: document_bodies.request_is_raw = 2: the request is `raw`, and `raw` is exactly JSON.stringify of it,
+  // so it is sent as stored (ledger/documents.ts). No table changes; the version moves on so that an older
+  // program, which would read such a row's request from the empty `request` column, refuses the ledger.
+  `
+  SELECT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

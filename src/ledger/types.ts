@@ -121,11 +121,17 @@ export interface NewDocument {
   number?: string | null;
   /** The document carries its own number (safe to resend after a crash). */
   ownNumber: boolean;
+  /** The request, stored as `JSON.stringify(request)` unless `requestText` or `requestFromRaw` gives its text. */
   request?: unknown;
   /** `JSON.stringify(request)` when the caller made it already (intake's secret check): stored as is, not made twice. */
   requestText?: string;
+  /** With `requestFromRaw`: `raw` is exactly `JSON.stringify(request)` too (no blank, escape or number written otherwise). */
+  rawIsRequestText?: boolean;
   raw: string;
-  /** `request` is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it. */
+  /**
+   * The request is exactly `JSON.parse(raw)`: only `raw` is stored, and the request is read back from it
+   * (`request` itself may then be absent: the intake worker does not hand the parsed request over).
+   */
   requestFromRaw?: boolean;
   /** Mapping / validation problems; a document with problems is stored `invalid` and never sent. */
   problems?: ReportProblem[];
@@ -154,7 +160,10 @@ export interface DueDocument {
   key: string | null;
   ownNumber: boolean;
   attempts: number;
-  request: unknown;
+  /** The request, parsed from its stored text when first read (a send of `requestText` never reads it). */
+  readonly request: unknown;
+  /** The stored request text where it is exactly `JSON.stringify(request)`: what is sent, as is. */
+  requestText?: string;
   /**
    * The last recorded outcome (`null` before the first attempt). `{ kind: 'unknown' }` means an earlier
    * request may have reached the service, so a `duplicate` verdict now means it was accepted then.

@@ -12,6 +12,11 @@ import type { SourceDocument } from './source-document.js';
 export interface JsonlReadOptions {
   /** Longest line accepted, in characters. @defaultValue 16 Mi */
   maxLineChars?: number;
+  /**
+   * Parse each line (the default). false: the documents carry their text only, no request and no problems;
+   * for a pass that counts the documents and meets every file-level error, which no line's content causes.
+   */
+  parse?: boolean;
 }
 
 export async function* readJsonlDocuments(
@@ -20,6 +25,7 @@ export async function* readJsonlDocuments(
   options: JsonlReadOptions = {},
 ): AsyncGenerator<SourceDocument> {
   const maxLineChars = options.maxLineChars ?? 16 * 1024 * 1024;
+  const parse = options.parse ?? true;
   let pending = '';
   let lineNumber = 0;
   let index = 0;
@@ -31,7 +37,7 @@ export async function* readJsonlDocuments(
       start = nl + 1;
       lineNumber++;
       checkLength(line.length, maxLineChars, file, lineNumber);
-      const doc = toDocument(line, lineNumber, index);
+      const doc = toDocument(line, lineNumber, index, parse);
       if (doc !== undefined) {
         index++;
         yield doc;
@@ -41,7 +47,7 @@ export async function* readJsonlDocuments(
     checkLength(pending.length, maxLineChars, file, lineNumber + 1);
   }
   if (pending.length > 0) {
-    const doc = toDocument(pending, ++lineNumber, index);
+    const doc = toDocument(pending, ++lineNumber, index, parse);
     if (doc !== undefined) {
       index++;
       yield doc;
@@ -56,10 +62,11 @@ function checkLength(length: number, max: number, file: string, line: number): v
   }
 }
 
-function toDocument(rawLine: string, line: number, index: number): SourceDocument | undefined {
+function toDocument(rawLine: string, line: number, index: number, parse: boolean): SourceDocument | undefined {
   const raw = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
   if (raw.trim() === '') return undefined;
   const base = { index, source: { lines: [line] }, raw };
+  if (!parse) return { ...base, problems: [] };
   let value: unknown;
   try {
     value = JSON.parse(raw) as unknown;

@@ -92,12 +92,13 @@ export async function openSource(file: string, kind: DocumentKind, options: Open
 
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const chunks = (hash?: Hash): AsyncGenerator<string> => abortable(utf8Chunks(file, snapshot, hash), options.signal);
-  const read = (hash?: Hash): AsyncGenerator<SourceDocument> =>
+  const read = (hash?: Hash, parse = true): AsyncGenerator<SourceDocument> =>
     format === 'json'
       ? readJsonDocuments(chunks(hash), file, { maxElementChars: maxRecord })
-      : readJsonlDocuments(chunks(hash), file, { maxLineChars: options.maxLineBytes ?? maxRecord });
+      : readJsonlDocuments(chunks(hash), file, { maxLineChars: options.maxLineBytes ?? maxRecord, parse });
   let count = 0;
-  for await (const _doc of read()) count++;
+  // JSONL: a line's content is that document's problem, never the file's, so the first pass parses no line.
+  for await (const _doc of read(undefined, false)) count++;
   return { format, encoding: 'utf-8', documents: read(options.hash), count, ...meta };
 }
 

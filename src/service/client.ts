@@ -7,6 +7,7 @@
  * rawBody, durationMs }` and the caller (submit/) decides what to do from
  * `outcome.kind`. The API key is scrubbed from everything it returns.
  */
+import { JsonText } from './json-text.js';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { SENT_HOOK, sentHook } from './sent-hook.js';
@@ -31,7 +32,7 @@ type Query = Record<string, string | number | undefined>;
 interface PreparedCall {
   path?: { tipo?: string };
   query?: Query;
-  /** A JSON body (serialised here) or an encoded multipart body. */
+  /** A JSON body (serialised here, unless it is JSON text already) or an encoded multipart body. */
   json?: unknown;
   multipart?: () => Promise<{ body: Buffer; contentType: string }>;
 }
@@ -68,12 +69,12 @@ export class ServiceClient {
   }
 
   /** E1: invoice, credit note or debit note. */
-  issueInvoice(company: ServiceCompany, request: InvoiceRequest, options?: CallOptions): Promise<ServiceResponse> {
+  issueInvoice(company: ServiceCompany, request: InvoiceRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
     return this.call('E1', company, { json: request }, options);
   }
 
   /** E2: payroll, adjustment note (TipoNota 1) or elimination note (TipoNota 2). */
-  issuePayroll(company: ServiceCompany, request: PayrollRequest, options?: CallOptions): Promise<ServiceResponse> {
+  issuePayroll(company: ServiceCompany, request: PayrollRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
     return this.call('E2', company, { json: request }, options);
   }
 
@@ -101,12 +102,12 @@ export class ServiceClient {
   }
 
   /** E5: support document. */
-  issueSupportDocument(company: ServiceCompany, request: SupportDocumentRequest, options?: CallOptions): Promise<ServiceResponse> {
+  issueSupportDocument(company: ServiceCompany, request: SupportDocumentRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
     return this.call('E5', company, { json: request }, options);
   }
 
   /** E6: adjustment note on a support document. */
-  issueAdjustmentNote(company: ServiceCompany, request: AdjustmentNoteRequest, options?: CallOptions): Promise<ServiceResponse> {
+  issueAdjustmentNote(company: ServiceCompany, request: AdjustmentNoteRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
     return this.call('E6', company, { json: request }, options);
   }
 
@@ -181,7 +182,7 @@ export class ServiceClient {
         body = encoded.body;
         headers['content-type'] = encoded.contentType;
       } else if (prepared.json !== undefined) {
-        body = JSON.stringify(prepared.json);
+        body = prepared.json instanceof JsonText ? prepared.json.text : JSON.stringify(prepared.json);
         headers['content-type'] = 'application/json';
       }
     } catch (err) {

@@ -219,8 +219,7 @@ export class CompanySender {
   /** Sends within a slot of the company's rate, dated when the request is handed to the socket (`CompanyRate.send`). */
   private send(doc: DueDocument): Promise<ServiceResponse> {
     const signal = this.aborter.signal;
-    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc.kind,
-      doc.request, { pos: this.options.pos, fileName: doc.fileName, options: { signal, onSent } }), signal);
+    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: doc.fileName, options: { signal, onSent } }), signal);
   }
 
   /**

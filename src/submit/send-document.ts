@@ -1,14 +1,19 @@
 /**
  * One document to the operation of its kind (its descriptor's `send`, src/kinds/). The request
- * was validated before it was queued; this only picks the endpoint and its inputs.
+ * was validated before it was queued; this only picks the endpoint and its inputs. Where the kind's
+ * body is the request itself and the ledger holds its exact JSON text, that text is sent as is.
  */
 import { kindOf, type DocumentKind, type SendContext } from '../kinds/index.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceCompany, ServiceResponse } from '../service/client-types.js';
+import { JsonText } from '../service/json-text.js';
 
 export { posTipoFor, type SendContext } from '../kinds/index.js';
 
-export function sendDocument(client: ServiceClient, company: ServiceCompany, kind: DocumentKind, request: unknown,
+/** `doc.requestText`: exactly `JSON.stringify(doc.request)` when given (`DueDocument.requestText`). */
+export function sendDocument(client: ServiceClient, company: ServiceCompany, doc: { kind: DocumentKind; request: unknown; requestText?: string },
   ctx: SendContext): Promise<ServiceResponse> {
-  return kindOf(kind).send(client, company, request, ctx);
+  const kind = kindOf(doc.kind);
+  const request = kind.bodyIsRequest === true && doc.requestText !== undefined ? new JsonText(doc.requestText) : doc.request;
+  return kind.send(client, company, request, ctx);
 }

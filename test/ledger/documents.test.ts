@@ -222,6 +222,26 @@ describe('documents', () => {
     await ledger.close();
   });
 
+  it('hands out the stored text to send as is only where it is exactly JSON.stringify of the request', async () => {
+    const ledger = Ledger.open(tempDir());
+    const { fileId } = await ledger.recordFile(fileInput());
+    const exact = '{"SeriePrefix":"SETP","SerieNumber":"990000001","Total":1.5}';
+    const blanks = '{"SeriePrefix":"SETP", "SerieNumber":"990000002","Total":1.50}';
+    await ledger.insertDocuments(fileId, [
+      { index: 0, source: { lines: [1] }, number: 'SETP/990000001', ownNumber: true, raw: exact, requestFromRaw: true, rawIsRequestText: true },
+      { index: 1, source: { lines: [2] }, number: 'SETP/990000002', ownNumber: true, raw: blanks, requestFromRaw: true, rawIsRequestText: false },
+      { index: 2, source: { rows: [2] }, number: 'SETP/990000003', ownNumber: true, request: { SerieNumber: '990000003' }, raw: 'a;b' },
+    ], 1_000);
+    await ledger.finishReading(fileId, 1_000);
+    const due = await ledger.claimDue('main', 2_000, 10);
+    expect(due.map((d) => d.requestText)).toEqual([exact, undefined, '{"SerieNumber":"990000003"}']);
+    // the request is still there for whatever reads it (parsed when first read)
+    expect(due.map((d) => d.request)).toEqual([JSON.parse(exact), JSON.parse(blanks), { SerieNumber: '990000003' }]);
+    await ledger.markSending(due.map((d) => d.id), 2_000);
+    expect((await ledger.sendingAtStart()).map((d) => d.requestText)).toEqual([exact, undefined, '{"SerieNumber":"990000003"}']);
+    await ledger.close();
+  });
+
   it('markSending increments attempts in one commit; outcomes apply only to sending documents', async () => {
     const { ledger, fileId } = await openWithFile(3);
     const ids = (await ledger.claimDue('main', 1_000, 3)).map((d) => d.id);
@@ -356,7 +376,7 @@ describe('read-only open', () => {
     try {
       expect(ro.readOnly).toBe(true);
       expect((await ro.fileProgress(fileId)).total).toBe(2);
-      await expect(ro.setCursor('main', 'x')).rejects.toThrow(/readonly/i);
+      await expect(await ro.setCursor('main', 'x')).rejects.toThrow(/readonly/i);
     } finally {
       await ro.close();
     }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readJsonlDocuments } from '../../src/read/jsonl-source.js';
 import { openSource } from '../../src/read/open-source.js';
 import { COMPANY, FIXTURES, all, edocError, removeDir, tempDir } from './read-helpers.js';
 
@@ -28,6 +29,18 @@ describe('JSONL input', () => {
     expect(docs[1].problems[0].message).toMatch(/^line 3 is not valid JSON/);
     expect(docs[2].problems[0].message).toBe('line 4 is not a JSON object');
     expect(docs[3].request).toEqual({ Number: '4' });
+  });
+
+  it('parse: false hands out the text of each line only (the counting pass parses no line)', async () => {
+    async function* chunks(): AsyncGenerator<string> {
+      yield '{"Number":"1"}\r\n\n{"Number": 2,,}\n[1]';
+    }
+    const docs = await all(readJsonlDocuments(chunks(), 'x.jsonl', { parse: false }));
+    expect(docs).toEqual([
+      { index: 0, source: { lines: [1] }, raw: '{"Number":"1"}', problems: [] },
+      { index: 1, source: { lines: [3] }, raw: '{"Number": 2,,}', problems: [] },
+      { index: 2, source: { lines: [4] }, raw: '[1]', problems: [] },
+    ]);
   });
 
   it('treats a file of blank lines as empty', async () => {

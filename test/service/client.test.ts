@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient, type CallOptions, type ServiceCompany, type ServiceResponse } from '../../src/service/client.js';
+import { JsonText } from '../../src/service/json-text.js';
 import { ENDPOINTS, type OperationId, type PathForm } from '../../src/service/endpoints.js';
 import type {
   AdjustmentNoteRequest, CreateNumberingRequest, InvoiceRequest, PayrollRequest, SupportDocumentRequest,
@@ -163,6 +164,14 @@ describe('ServiceClient requests, per operation and path form', () => {
       expect(rec.headers['content-type']).toBeUndefined();
       expect(rec.body.length).toBe(0);
     }
+  });
+
+  it('a JsonText body is sent byte for byte as given (the ledger hands out only texts JSON.stringify would write)', async () => {
+    const text = '{"SeriePrefix":"SETP","SerieNumber":"990000001","Description":"ñandú"}';
+    const result = await newClient().issueInvoice(COMPANY, new JsonText(text));
+    expect(result.outcome.kind).toBe('accepted');
+    expect(recorded[0].headers['content-type']).toBe('application/json');
+    expect(recorded[0].body.toString('utf8')).toBe(text);
   });
 
   it('E2, E9, E10, E11 and E12 go to different paths in alias form; the others fall back to the primary path', () => {

@@ -4,7 +4,7 @@
  * CHECKs, defaults, partial indexes and the file_counts trigger; INTEGER ids, times (epoch ms) and sizes
  * are BIGINT (SQLite's INTEGER is 64-bit), flags SMALLINT 0/1 (so the same `= 1` works in both), JSON
  * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13). Later SQLite steps follow as
- * their own steps here (3 = SQLite's 7).
+ * their own steps here (3 = SQLite's 7, 4 = SQLite's 8).
  * Never edit a step that has shipped: append one. `schema_version` holds one row per applied step.
  */
 import { EdocError } from '../../errors.js';
@@ -186,6 +186,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX documents_customer ON documents(customer) WHERE customer IS NOT NULL;
   CREATE INDEX files_name ON files(name);
   CREATE INDEX received_at ON received(company, at, document_id);
+  `,
+  // 4: the SQLite ledger's step 8: request_is_raw = 2 (the stored text is exactly JSON.stringify of the
+  // request and is sent as is).
+  `
+  ALTER TABLE document_bodies DROP CONSTRAINT document_bodies_request_is_raw_check;
+  ALTER TABLE document_bodies ADD CONSTRAINT document_bodies_request_is_raw_check CHECK (request_is_raw IN (0, 1, 2));
   `,
 ];
 

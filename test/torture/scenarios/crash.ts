@@ -134,7 +134,7 @@ export async function runCrashScenario(o: CrashOptions, log: (line: string) => v
       if (d.accepted) held.set(Number(d.number), [...(held.get(Number(d.number)) ?? []), d.request]);
     }
     const doubts = project.ledgerQuery<{ key: string; request: string }>(`SELECT d.key AS key,
-      CASE WHEN b.request_is_raw = 1 THEN b.raw ELSE b.request END AS request
+      CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END AS request
       FROM documents d JOIN document_bodies b ON b.id = d.id WHERE d.state = 'in-doubt'`);
     const inDoubtNotOurs = doubts.filter((d) => {
       const there = held.get(Number(d.key.split('/').at(-1))) ?? [];

@@ -1,0 +1,161 @@
+/**
+ * The part of an intake that needs no ledger: open the file, read and map it, validate each document,
+ * and turn it into what the ledger stores (request text, key, problems, source), in batches. It runs
+ * in the intake worker (`intake-reader.ts`) in the daemon, or in-process where no worker is at hand,
+ * the same code either way; the caller does the ledger inserts and the verification of the read.
+ */
+import { createHash } from 'node:crypto';
+import type { NewDocument, ReportProblem } from '../ledger/types.js';
+import type { SecretScrubber } from '../log/secrets.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { excerpt } from '../policy/excerpt.js';
+import { openSource } from '../read/open-source.js';
+import type { SourceDocument, SourceFormat } from '../read/source-document.js';
+import { documentKey } from '../kinds/document-key.js';
+import { kindOf, type DocumentKind } from '../kinds/index.js';
+import { distinctProblems, type Problem } from '../validate/problem.js';
+import { validateDocument } from '../kinds/validate-document.js';
+
+/**
+ * Documents committed per ledger transaction while a file is read (held back: none is due before the
+ * whole file was read and verified, so a big file's first request leaves after its read).
+ */
+export const INSERT_BATCH = 500;
+
+/** What reading one file needs: plain data, so it can be handed to a worker thread. */
+export interface ReadJob {
+  path: string;
+  kind: DocumentKind;
+  company: { alias: string; nit: string };
+  mapping?: Mapping;
+  /** Size and mtime when the file was hashed: a file that differs at open is `EDOC_READ_CHANGED`. */
+  expect: { size: number; mtimeMs: number };
+  maxRecordBytes: number;
+  /** Colombia's date the documents are validated against. */
+  today: string;
+}
+
+export interface ReadDetails {
+  format: SourceFormat;
+  encoding: string;
+  /** CSV: the header line, configured secrets redacted. */
+  header: string | null;
+}
+
+/** An opened file's documents, in batches of up to INSERT_BATCH, ready for `Ledger.insertDocuments`. */
+export interface DocumentBatches {
+  details: ReadDetails;
+  batches: AsyncIterable<NewDocument[]>;
+  /** The SHA-256 (hex) of the bytes the documents came from; once `batches` ended. */
+  sha256(): string;
+}
+
+/** Opens the file (file-level errors throw here or from `batches`) and reads it in batches. */
+export async function readDocumentBatches(job: ReadJob, secrets: SecretScrubber, signal?: AbortSignal): Promise<DocumentBatches> {
+  const hash = createHash('sha256');
+  const opened = await openSource(job.path, job.kind, {
+    company: job.company,
+    ...(job.mapping ? { mapping: job.mapping } : {}),
+    expect: job.expect,
+    maxRecordBytes: job.maxRecordBytes,
+    ...(signal ? { signal } : {}),
+    hash,
+  });
+  // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
+  const header = opened.header === undefined ? null : secrets.scrub(opened.header);
+  let digest: string | undefined;
+  async function* batches(): AsyncGenerator<NewDocument[]> {
+    let batch: NewDocument[] = [];
+    for await (const doc of opened.documents) {
+      batch.push(toNewDocument(doc, job, secrets));
+      if (batch.length >= INSERT_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+    digest = hash.digest('hex');
+  }
+  return {
+    details: { format: opened.format, encoding: opened.encoding, header },
+    batches: batches(),
+    sha256: () => {
+      if (digest === undefined) throw new Error('the read has not ended');
+      return digest;
+    },
+  };
+}
+
+/**
+ * What the ledger (and so every report) keeps of a message about the input: configured secrets
+ * removed, and never longer than MESSAGE_CHARS — each reader and rule quotes input through
+ * policy/excerpt.ts already; this is the backstop for one that does not.
+ */
+const MESSAGE_CHARS = 1_000;
+/** Above an excerpt's own length, so a value the reader cut already is not cut again. */
+const VALUE_CHARS = 200;
+
+export function bounded(text: string, secrets: SecretScrubber): string {
+  return excerpt(secrets.scrub(text), MESSAGE_CHARS);
+}
+
+/**
+ * The stored form of a document. The parsed request itself is not kept in it: its text is (`requestText`,
+ * or `raw` when `requestFromRaw`), so only strings and small objects cross to the ledger's thread.
+ */
+function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubber): NewDocument {
+  const problems: Problem[] = [...doc.problems];
+  if (doc.request !== undefined && problems.length === 0) {
+    problems.push(...validateDocument(job.kind, doc.request, { today: job.today, issuerNit: job.company.nit }));
+  }
+  const key = doc.request === undefined ? undefined : documentKey(job.kind, doc.request);
+  const erpKey = key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== '' ? doc.key : undefined;
+  const out: NewDocument = {
+    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
+    number: key === undefined ? null : `${key.prefix}/${key.number}`,
+    customer: customerOf(job.kind, doc.request, secrets),
+    problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
+  };
+  // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
+  // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
+  // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any
+  // other request's text is made once here, checked, and stored as is.
+  const requestText = doc.request === undefined || doc.requestFromRaw === true ? undefined : JSON.stringify(doc.request);
+  const escaped = doc.request !== undefined && doc.requestFromRaw === true && doc.raw.includes('\\');
+  if (secrets.has(doc.raw) || (requestText !== undefined && secrets.has(requestText))
+    || (escaped && secrets.has(JSON.stringify(doc.request)))) {
+    // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
+    // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
+    out.raw = secrets.scrub(doc.raw);
+    // Text that hides the key in escapes (`\u0074…`) is kept as the parsed document with the key redacted.
+    if (out.raw === doc.raw && doc.requestFromRaw === true) out.raw = secrets.scrub(JSON.stringify(doc.request));
+    out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
+      ...(out.problems ?? [])];
+    return out;
+  }
+  if (doc.requestFromRaw === true && doc.request !== undefined) {
+    out.requestFromRaw = true;
+    // A text exactly as JSON.stringify writes the request is sent as stored, never parsed and written again
+    // (ledger claimDue); any other (blanks, escapes, numbers written otherwise, a repeated name) is
+    // serialised from the parsed request at each send, as it was validated. Only for documents that may go.
+    if (out.problems === undefined || out.problems.length === 0) out.rawIsRequestText = JSON.stringify(doc.request) === doc.raw;
+  } else if (requestText !== undefined) {
+    out.requestText = requestText;
+  }
+  return out;
+}
+
+/** The customer id the console searches by (scrubbed like everything else the ledger keeps of the input). */
+function customerOf(kind: DocumentKind, request: unknown, secrets: SecretScrubber): string | null {
+  const id = request === undefined ? undefined : kindOf(kind).customer(request);
+  return id === undefined ? null : secrets.scrub(id);
+}
+
+function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {
+  const out: ReportProblem = { code: p.code, message: bounded(p.message, secrets) };
+  const field = p.column ?? (p.path === '' ? undefined : p.path);
+  if (field !== undefined) out.field = bounded(field, secrets);
+  if (p.value !== undefined) out.value = excerpt(secrets.scrub(p.value), VALUE_CHARS);
+  if (p.rows !== undefined) out.rows = p.rows;
+  return out;
+}

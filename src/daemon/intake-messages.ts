@@ -1,0 +1,32 @@
+/** The messages between the intake reader (main thread) and the intake worker: strings and small objects only. */
+import type { ErrorCode, ErrorContext } from '../errors.js';
+import type { NewDocument } from '../ledger/types.js';
+import type { ReadDetails, ReadJob } from './intake-documents.js';
+
+/**
+ * Batches of one job the worker may have handed over and the main thread not yet stored: two, so the
+ * worker reads the next batch while the main thread stores one, and no more (bounded memory).
+ */
+export const AHEAD = 2;
+
+export type ToWorker =
+  | { type: 'read'; id: number; job: ReadJob; secrets: readonly string[] }
+  /** The main thread took one batch: the worker may hand over one more. */
+  | { type: 'ack'; id: number }
+  /** Stop reading (daemon shutdown, or the main thread gave up on the file). */
+  | { type: 'cancel'; id: number };
+
+export type FromWorker =
+  | { type: 'opened'; id: number; details: ReadDetails }
+  | { type: 'batch'; id: number; docs: NewDocument[] }
+  | { type: 'done'; id: number; sha256: string }
+  | { type: 'error'; id: number; error: SerializedError };
+
+/** An error thrown in the worker as it crosses: an EdocError keeps its code and context, a file-system error its errno code. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  edoc?: ErrorCode;
+  context?: ErrorContext;
+  errno?: string;
+}

@@ -1,0 +1,184 @@
+/**
+ * Reads input files on a worker thread (`intake-worker.ts`): while a file is read nothing is sent (no
+ * document leaves before the whole read is verified), so the second core is otherwise idle, and
+ * reading, parsing and validating there leaves the main thread only the ledger inserts, pipelined
+ * with the worker's reading. One worker serves every intake of the pipeline (jobs interleave there as
+ * they did on the main thread); it is started by `start()`, ended by `close()`, and one that dies is
+ * replaced for the next file — each read it was doing fails with `EDOC_READ_WORKER`, a file-level
+ * error like any unreadable file (nothing of it was released, so nothing was sent).
+ */
+import { Worker } from 'node:worker_threads';
+import { EdocError } from '../errors.js';
+import type { NewDocument } from '../ledger/types.js';
+import type { AppLogger } from '../log/logger.js';
+import type { DocumentBatches, ReadJob } from './intake-documents.js';
+import type { FromWorker, SerializedError, ToWorker } from './intake-messages.js';
+
+type Result = Exclude<FromWorker, { type: 'opened' }> | { type: 'opened'; details: DocumentBatches['details'] } | { type: 'failed'; error: Error };
+
+/** One job's messages as they arrive, taken one at a time. */
+class Channel {
+  private readonly queue: Result[] = [];
+  private waiter: ((r: Result) => void) | undefined;
+
+  push(result: Result): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter) waiter(result);
+    else this.queue.push(result);
+  }
+
+  next(): Promise<Result> {
+    const first = this.queue.shift();
+    return first === undefined ? new Promise((resolve) => { this.waiter = resolve; }) : Promise.resolve(first);
+  }
+}
+
+const WORKER_SCRIPT = new URL('./intake-worker.js', import.meta.url);
+/**
+ * The worker's young generation, MB (V8's default is 3 × 16). Its garbage is short-lived (a line's text,
+ * the parsed request, the checks' temporaries), so a small one costs little CPU, and it keeps the
+ * daemon's peak memory where it was before the worker: a 1,000,000-row export under 200 MB (benchmark
+ * figure 3, docs/benchmarks.md "Third pass"). The old generation is not capped: a large record must not
+ * become an out-of-memory failure.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
+
+export class IntakeReader {
+  private worker: Worker | undefined;
+  private readonly jobs = new Map<number, Channel>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly logger: AppLogger, private readonly script: URL = WORKER_SCRIPT) {}
+
+  /** Whether this build has the worker's script (the built JavaScript; run from TypeScript sources, intake reads in-process). */
+  static available(): boolean {
+    return !import.meta.url.endsWith('.ts');
+  }
+
+  /** Starts the worker now, so it has loaded its modules before the first file comes. */
+  start(): void {
+    if (!this.closed) this.spawn();
+  }
+
+  /** Ends the worker; reads still running fail (the pipeline stopped reading first). Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll(new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)'));
+    if (worker) await worker.terminate();
+  }
+
+  /** Opens `job.path` on the worker; like `readDocumentBatches`, file-level errors throw here or from `batches`. */
+  async read(job: ReadJob, secrets: readonly string[], signal?: AbortSignal): Promise<DocumentBatches> {
+    signal?.throwIfAborted();
+    if (this.closed) throw new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)');
+    const worker = this.spawn();
+    const id = this.nextId++;
+    const channel = new Channel();
+    this.jobs.set(id, channel);
+    worker.ref();
+    const onAbort = (): void => {
+      this.post({ type: 'cancel', id });
+      channel.push({ type: 'failed', error: signal?.reason instanceof Error ? signal.reason : abortError() });
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const end = (): void => {
+      signal?.removeEventListener('abort', onAbort);
+      if (this.jobs.delete(id)) this.post({ type: 'cancel', id }); // a no-op for a job that ended in the worker
+      if (this.jobs.size === 0) this.worker?.unref(); // an idle worker does not keep a process alive
+    };
+    try {
+      this.post({ type: 'read', id, job, secrets });
+    } catch (err) {
+      end(); // a job that cannot be handed over (nothing in it may fail to clone; a mapping is plain data)
+      throw new EdocError('EDOC_READ_WORKER', `the file could not be handed to the intake worker: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const first = await channel.next();
+    if (first.type !== 'opened') {
+      end();
+      throw errorOf(first);
+    }
+    let sha256: string | undefined;
+    const post = (m: ToWorker): void => this.post(m);
+    async function* batches(): AsyncGenerator<NewDocument[]> {
+      try {
+        for (;;) {
+          const r = await channel.next();
+          if (r.type === 'batch') {
+            post({ type: 'ack', id });
+            yield r.docs;
+          } else if (r.type === 'done') {
+            sha256 = r.sha256;
+            return;
+          } else {
+            throw errorOf(r);
+          }
+        }
+      } finally {
+        end();
+      }
+    }
+    return {
+      details: first.details,
+      batches: batches(),
+      sha256: () => {
+        if (sha256 === undefined) throw new Error('the read has not ended');
+        return sha256;
+      },
+    };
+  }
+
+  private spawn(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    worker.unref();
+    worker.on('message', (m: FromWorker) => {
+      const channel = this.jobs.get(m.id);
+      if (channel === undefined) return;
+      channel.push(m.type === 'opened' ? { type: 'opened', details: m.details } : m);
+    });
+    const died = (why: string): void => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      if (this.closed) return;
+      this.logger.error({ code: 'EDOC_READ_WORKER', reason: why, reads: this.jobs.size },
+        'the intake worker stopped: the files it was reading fail, a new worker takes the next ones');
+      this.failAll(new EdocError('EDOC_READ_WORKER', `the intake worker stopped while it read the file (${why}); `
+        + 'nothing of it was sent: drop the file again to retry'));
+    };
+    worker.on('error', (err) => died(err.message));
+    worker.on('exit', (code) => died(`exit code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private post(message: ToWorker): void {
+    this.worker?.postMessage(message);
+  }
+
+  private failAll(error: Error): void {
+    for (const channel of this.jobs.values()) channel.push({ type: 'failed', error });
+  }
+}
+
+function abortError(): Error {
+  return new DOMException('This operation was aborted', 'AbortError');
+}
+
+function errorOf(r: Result): Error {
+  if (r.type === 'failed') return r.error;
+  if (r.type === 'error') return deserialize(r.error);
+  return new Error(`intake worker: unexpected ${r.type}`);
+}
+
+/** The worker's error as the in-process read would have thrown it (see intake.ts: what is file-level, what is not). */
+function deserialize(e: SerializedError): Error {
+  if (e.edoc !== undefined) return new EdocError(e.edoc, e.message, e.context ?? {});
+  const err = new Error(e.message) as NodeJS.ErrnoException;
+  err.name = e.name;
+  if (e.errno !== undefined) err.code = e.errno;
+  return err;
+}

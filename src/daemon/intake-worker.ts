@@ -1,0 +1,99 @@
+/**
+ * The intake worker thread (started by `intake-reader.ts`): reads, parses, maps and validates input
+ * files (`readDocumentBatches`) on a core of its own while the main thread stores the batches in the
+ * ledger. It holds no ledger and sends nothing; every job runs until it ends, fails or is cancelled.
+ * At most AHEAD batches of a job wait for the main thread, so memory stays bounded by the batch size
+ * however large the file.
+ */
+import { parentPort } from 'node:worker_threads';
+import { isEdocError } from '../errors.js';
+import { SecretScrubber } from '../log/secrets.js';
+import { readDocumentBatches } from './intake-documents.js';
+import { AHEAD, type FromWorker, type SerializedError, type ToWorker } from './intake-messages.js';
+
+interface Running {
+  aborter: AbortController;
+  credit: number;
+  /** Resolves when the main thread took a batch (credit came back) or the job was cancelled. */
+  wake?: () => void;
+}
+
+const port = parentPort;
+if (port === null) throw new Error('intake-worker.js runs as a worker thread only');
+const jobs = new Map<number, Running>();
+const scrubbers = new Map<string, SecretScrubber>();
+
+function post(message: FromWorker): void {
+  try {
+    port?.postMessage(message);
+  } catch (err) {
+    // an error context that cannot be cloned: the error still crosses, without its context
+    if (message.type !== 'error' || message.error.context === undefined) throw err;
+    const { context: _dropped, ...error } = message.error;
+    port?.postMessage({ ...message, error });
+  }
+}
+
+function scrubberOf(secrets: readonly string[]): SecretScrubber {
+  const id = JSON.stringify(secrets);
+  let s = scrubbers.get(id);
+  if (s === undefined) {
+    s = new SecretScrubber(secrets);
+    scrubbers.clear(); // one configuration at a time: a reload brings new secrets
+    scrubbers.set(id, s);
+  }
+  return s;
+}
+
+function serialize(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const errno = (err as NodeJS.ErrnoException).code;
+  return {
+    name: err.name, message: err.message,
+    ...(isEdocError(err) ? { edoc: err.code, context: err.context } : typeof errno === 'string' ? { errno } : {}),
+  };
+}
+
+async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promise<void> {
+  const running: Running = { aborter: new AbortController(), credit: AHEAD };
+  jobs.set(id, running);
+  try {
+    const read = await readDocumentBatches(job.job, scrubberOf(job.secrets), running.aborter.signal);
+    post({ type: 'opened', id, details: read.details });
+    for await (const docs of read.batches) {
+      while (running.credit === 0) {
+        running.aborter.signal.throwIfAborted();
+        await new Promise<void>((resolve) => { running.wake = resolve; });
+      }
+      running.aborter.signal.throwIfAborted();
+      running.credit--;
+      post({ type: 'batch', id, docs });
+    }
+    post({ type: 'done', id, sha256: read.sha256() });
+  } catch (err) {
+    post({ type: 'error', id, error: serialize(err) });
+  } finally {
+    jobs.delete(id);
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'read':
+      void run(message.id, message);
+      break;
+    case 'ack': {
+      const running = jobs.get(message.id);
+      if (running === undefined) break;
+      running.credit++;
+      running.wake?.();
+      break;
+    }
+    case 'cancel': {
+      const running = jobs.get(message.id);
+      running?.aborter.abort();
+      running?.wake?.();
+      break;
+    }
+  }
+});
