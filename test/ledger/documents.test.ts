@@ -376,7 +376,7 @@ describe('read-only open', () => {
     try {
       expect(ro.readOnly).toBe(true);
       expect((await ro.fileProgress(fileId)).total).toBe(2);
-      await expect(await ro.setCursor('main', 'x')).rejects.toThrow(/readonly/i);
+      await expect(ro.setCursor('main', 'x')).rejects.toThrow(/readonly/i);
     } finally {
       await ro.close();
     }
