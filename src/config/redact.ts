@@ -1,7 +1,12 @@
 import { redactDeep } from '../log/redact.js';
 import type { Config } from './schema.js';
+import { redactedWebhook } from './webhook-url.js';
 
 /** The configuration as it may be logged: API keys (and anything named like a secret) replaced by "[redacted]". */
 export function redactConfig(config: Readonly<Config>): Record<string, unknown> {
-  return redactDeep(config) as unknown as Record<string, unknown>;
+  const redacted = redactDeep(config) as unknown as Record<string, unknown>;
+  // the webhook URL carries its receiver's token: shown as its origin only
+  const alerts = redacted.alerts as Record<string, unknown> | undefined;
+  if (alerts !== undefined && typeof alerts.webhook === 'string') redacted.alerts = { ...alerts, webhook: redactedWebhook(alerts.webhook) };
+  return redacted;
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/names.js';
+import { alertsSchema } from './alerts-schema.js';
 import { parseDuration } from './duration.js';
 
 
@@ -225,6 +226,7 @@ const configObjectSchema = z.strictObject({
       file: filePath().optional(),
     })
     .prefault({}),
+  alerts: alertsSchema.prefault({}),
   emulator: z
     .strictObject({
       /** Seed file of the embedded / standalone emulator. */

@@ -5,6 +5,7 @@ import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
+import { webhookSecrets } from './webhook-url.js';
 
 /**
  * Every secret value of a loaded configuration: each company's API key (read from its apiKeyFile
@@ -20,6 +21,7 @@ export function configSecrets(config: Readonly<Config>): string[] {
     }
   };
   walk(config, 0);
+  for (const part of webhookSecrets(config.alerts.webhook)) out.add(part);
   return [...out];
 }
 
@@ -68,6 +70,7 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
           // unreadable: nothing it holds can have been printed either
         }
       } else if (typeof item === 'string' && isSecretKey(key)) out.add(expand(item));
+      else if (typeof item === 'string' && key === 'webhook') for (const part of webhookSecrets(expand(item))) out.add(part);
       else walk(item, depth + 1);
     }
   };

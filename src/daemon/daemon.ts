@@ -9,6 +9,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
+import { Alerting } from './alerting.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxFolders } from './folders.js';
 import { Pipeline } from './pipeline.js';
@@ -20,6 +21,8 @@ export interface DaemonOptions {
   intakeConcurrency?: number;
   /** Pinned "today" for validation (tests). */
   today?: string;
+  /** The alerts' clock (the Colombian day's end) and how often they read the ledger's counts (tests). */
+  alerts?: { now?: () => number; tickMs?: number };
 }
 
 export class Daemon {
@@ -28,16 +31,21 @@ export class Daemon {
   private closing: Promise<void> | undefined;
   private readonly received: ReceivedScheduler;
   private readonly service: ResolvedService;
+  /** The numbering-range watch and the alerts (the operator listener reads `rangeWatch.snapshot` and `alerts.recent`). */
+  readonly alerting: Alerting;
 
   private constructor(
     private config: Readonly<Config>,
     private readonly logger: AppLogger,
     private readonly pipeline: Pipeline,
+    options: DaemonOptions = {},
   ) {
     const { ledger, client } = pipeline;
     this.service = pipeline.service;
+    this.alerting = new Alerting(pipeline, config, logger, options.alerts);
     // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
-    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates });
+    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates,
+      onPull: (company, outcome) => this.alerting.pulled(company, outcome) });
   }
 
   get ledger(): Ledger {
@@ -55,8 +63,9 @@ export class Daemon {
         logger.info({ baseUrl: service.baseUrl }, 'submitting to the service');
       }
     } });
-    const daemon = new Daemon(config, logger, pipeline);
+    const daemon = new Daemon(config, logger, pipeline, options);
     try {
+      daemon.alerting.start(); // before the watcher: the first files are checked against the ranges
       await daemon.startWatcher();
       daemon.received.start();
       return daemon;
@@ -103,6 +112,7 @@ export class Daemon {
       await this.startWatcher();
     }
     this.received.reload(next);
+    this.alerting.reload(next);
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
     const later = restartOnly(before, next);
     if (later.length > 0) {
@@ -131,6 +141,7 @@ export class Daemon {
     await this.pipeline.close([
       ['watcher', async () => { await this.watcher?.close(); await this.watching; }],
       ['received', () => this.received.close()],
+      ['alerting', () => this.alerting.close()],
     ]);
     this.logger.info('stopped');
   }

@@ -29,7 +29,7 @@ import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/fil
 import { hashFile } from '../read/hash.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument } from '../read/source-document.js';
-import { documentKey } from '../kinds/document-key.js';
+import { documentKey, type DocumentKey } from '../kinds/document-key.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../kinds/validate-document.js';
@@ -53,6 +53,11 @@ export interface IntakeContext {
   today?: string;
   /** Stop reading between batches (daemon shutdown): the file stays `reading` and is re-read next start. */
   signal?: AbortSignal;
+  /**
+   * The numbering-range check (ranges/range-watch.ts): why a document's own number may not be sent,
+   * or undefined. A promise only when it must read the ranges again (most documents answer at once).
+   */
+  checkNumber?(company: string, kind: DocumentKind, key: DocumentKey): Problem | undefined | Promise<Problem | undefined>;
 }
 
 export interface DroppedFile {
@@ -128,7 +133,11 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     let batch: NewDocument[] = [];
     let count = 0;
     for await (const doc of opened.documents) {
-      batch.push(toNewDocument(doc, dropped.kind, dropped.company, today, secrets));
+      const next = toNewDocument(doc, dropped.kind, dropped.company, today, secrets);
+      if (ctx.checkNumber !== undefined && next.number !== null && (next.problems?.length ?? 0) === 0) {
+        await checkRange(ctx.checkNumber, next, doc, dropped, secrets);
+      }
+      batch.push(next);
       count++;
       if (batch.length >= INSERT_BATCH) {
         insertBatch(ledger, rec.fileId, batch, dropped, log);
@@ -224,6 +233,16 @@ function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
     log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
   }
+}
+
+/** A number outside every active range of its prefix is refused here, as `invalid`: nothing is sent. */
+async function checkRange(check: NonNullable<IntakeContext['checkNumber']>, next: NewDocument, doc: SourceDocument,
+  dropped: DroppedFile, secrets: SecretScrubber): Promise<void> {
+  const key = documentKey(dropped.kind, doc.request);
+  if (key === undefined) return;
+  const answer = check(dropped.company.alias, dropped.kind, key);
+  const refused = answer instanceof Promise ? await answer : answer;
+  if (refused !== undefined) next.problems = [toReportProblem(refused, secrets)];
 }
 
 function isFsError(err: unknown): boolean {

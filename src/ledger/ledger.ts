@@ -9,6 +9,7 @@ import type { ReadDetails } from './files.js';
 import { acquireLock, releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
+import * as ranges from './ranges.js';
 import * as received from './received.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
@@ -16,7 +17,7 @@ import type { ContentOutcome } from './resend.js';
 import { LedgerSnapshot } from './snapshot.js';
 import * as status from './status.js';
 import type {
-  DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
+  CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
   OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
 } from './types.js';
 
@@ -210,6 +211,14 @@ export class Ledger {
   getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
   iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
   statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+
+  // --- operator surface (ranges watch, alerts) --------------------------------
+  /** Highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
+  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): number | undefined {
+    return ranges.highestNumberUsed(this.db, company, kinds, prefix, from, to);
+  }
+  /** Per company, documents in doubt and (withUnsent) documents not sent yet. */
+  openCounts(withUnsent = true): CompanyOpenCounts[] { return ranges.openCounts(this.db, withUnsent); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
   filesMatching(name: string): FileRow[] { return resend.filesMatching(this.db, name); }
