@@ -36,7 +36,10 @@ export class Alerting {
   private webhook: WebhookDelivery | undefined;
   private webhookUrl: string | undefined;
   private closing: Promise<void> | undefined;
-  private readonly onSender = (event: SenderEvent): void => this.documents.senderEvent(event);
+  private readonly onSender = (event: SenderEvent): void => {
+    this.documents.senderEvent(event);
+    if (event.type === 'final' && event.status === 'accepted') this.rangeWatch.touch(event.company);
+  };
 
   constructor(private readonly pipeline: Pipeline, private config: Readonly<Config>, private readonly logger: AppLogger,
     options: AlertingOptions = {}) {

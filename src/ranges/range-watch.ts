@@ -72,6 +72,7 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   private readonly now: () => number;
   private readonly today: () => string;
   private timers: NodeJS.Timeout[] = [];
+  private readonly touched = new Map<string, NodeJS.Timeout>();
   private saving: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
 
@@ -198,6 +199,21 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     return false;
   }
 
+  /**
+   * Documents of the company were issued: numbers left are computed again from the ledger within a
+   * second (one read for a whole burst of acceptances), so the alerts and metrics need not wait a minute.
+   */
+  touch(alias: string): void {
+    if (this.touched.has(alias) || this.closing) return;
+    const timer = setTimeout(() => {
+      this.touched.delete(alias);
+      const watch = this.watches.get(alias);
+      if (watch !== undefined) this.recompute(alias, watch);
+    }, 1_000);
+    timer.unref();
+    this.touched.set(alias, timer);
+  }
+
   private recomputeAll(): void {
     for (const [alias, watch] of this.watches) if (watch.known !== undefined) this.recompute(alias, watch);
   }
@@ -234,7 +250,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const timer of this.timers) clearInterval(timer);
+      for (const timer of this.touched.values()) clearTimeout(timer);
       this.timers = [];
+      this.touched.clear();
       this.abort.abort();
       await Promise.allSettled([...this.watches.values()].map((w) => w.reading));
       await this.saving;
