@@ -39,6 +39,7 @@ const COLUMNS: readonly Column<ShownRange>[] = [
   { header: 'VALID FROM', value: (r) => r.range.ValidDateFrom },
   { header: 'VALID TO', value: (r) => r.range.ValidDateTo },
   { header: 'TYPE', value: (r) => r.range.ResolutionType ?? '-' },
+  // what the ledger used of each range: the last number, the numbers and days left
   { header: 'LAST USED', value: (r) => (r.use?.lastUsed === undefined ? '-' : String(r.use.lastUsed)), align: 'right' },
   { header: 'NUMBERS LEFT', value: (r) => (r.use === undefined ? '-' : String(r.use.numbersLeft)), align: 'right' },
   { header: 'DAYS LEFT', value: (r) => (r.use === undefined ? '-' : String(r.use.daysLeft)), align: 'right' },
@@ -156,7 +157,8 @@ async function create(args: ParsedArgs, io: CliIO): Promise<number> {
     // show the range as `ranges list` will, and the echo only when the list cannot be had.
     const listed = await registeredAsListed(session, built.request.Prefix, built.request.AuthorizationNumber);
     const shown = listed.length > 0 ? listed : ranges;
-    for (const line of renderTable(shown.map((range) => ({ range, flags: rangeFlags(range, today) })), COLUMNS)) io.out(line);
+    const rows = withUse(config.paths.state, company.alias, today, shown.map((range) => ({ range, flags: rangeFlags(range, today) })));
+    for (const line of renderTable(rows, COLUMNS)) io.out(line);
     if (listed.length === 0) io.out('(TYPE as sent; edoc-bridge ranges list shows the authority\'s code)');
     return EXIT_OK;
   } finally {
