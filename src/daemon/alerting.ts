@@ -83,7 +83,9 @@ export class Alerting {
 
   /** A new configuration (SIGHUP): thresholds apply at once; a changed webhook takes the alerts from now on. */
   reload(next: Readonly<Config>): void {
+    const every = this.config.alerts.ranges.every;
     this.config = next;
+    if (next.alerts.ranges.every !== every) this.rangeWatch.reschedule();
     this.setWebhook(next);
     this.documents.tick(); // a reload lifts 401 pauses: their episodes end
   }

@@ -93,6 +93,15 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     this.timers = [every, ledger];
   }
 
+  /** A reloaded `alerts.ranges.every` takes effect: the schedule starts again from now. */
+  reschedule(): void {
+    if (this.timers.length === 0 || this.closing) return;
+    clearInterval(this.timers[0]);
+    const every = setInterval(() => void this.readAll(), this.options.everyMs());
+    every.unref();
+    this.timers[0] = every;
+  }
+
   /** Every range known now, each with numbers and days left. */
   snapshot(): readonly RangeState[] {
     return [...this.watches.values()].flatMap((w) => w.states);

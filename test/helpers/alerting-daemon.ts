@@ -22,13 +22,13 @@ export interface InProcessDaemon {
 export async function startInProcess(resources: TestResources, project: Project, options: DaemonOptions = {}): Promise<InProcessDaemon> {
   const config = await loadConfig(project.configFile, {}, { cwd: project.dir });
   const logger = createLogger({ file: project.logFile, level: 'debug', secrets: configSecrets(config) });
-  let daemon: Daemon | undefined;
+  const holder: { daemon?: Daemon } = {};
   resources.defer(async () => {
-    await daemon?.close();
+    await holder.daemon?.close();
     await logger.close();
   });
-  daemon = await Daemon.start(config, logger, { drainTimeoutMs: 1_000, ...options });
-  const started = daemon;
+  const started = await Daemon.start(config, logger, { drainTimeoutMs: 1_000, ...options });
+  holder.daemon = started;
   return {
     daemon: started, logger,
     async reload() {
