@@ -83,9 +83,12 @@ export class Alerting {
 
   /** A new configuration (SIGHUP): thresholds apply at once; a changed webhook takes the alerts from now on. */
   reload(next: Readonly<Config>): void {
-    const every = this.config.alerts.ranges.every;
+    const before = this.config;
     this.config = next;
-    if (next.alerts.ranges.every !== every) this.rangeWatch.reschedule();
+    if (next.alerts.ranges.every !== before.alerts.ranges.every) this.rangeWatch.reschedule();
+    // a company added (or given another key or NIT) has its ranges read now, not at the next hour
+    const changed = next.companies.filter((c) => !before.companies.some((b) => b.alias === c.alias && b.apiKey === c.apiKey && b.nit === c.nit));
+    for (const company of changed) void this.rangeWatch.read(company.alias);
     this.setWebhook(next);
     this.documents.tick(); // a reload lifts 401 pauses: their episodes end
   }
