@@ -31,7 +31,7 @@ try {
   console.log(`${N} documents stored in ${Math.round(performance.now() - t)} ms`);
   const plan = (sql, ...args) => ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args).map((p) => p.detail).join('; ');
   console.log('plan, highest used:', plan(`SELECT key FROM documents WHERE key >= ? AND key <= ? AND length(key) = ? AND state <> 'invalid' ORDER BY key DESC LIMIT 1`, 'a', 'b', 3));
-  console.log('plan, in doubt:', plan(`SELECT company, count(*) AS n FROM documents WHERE state = 'in-doubt' GROUP BY company`));
+  console.log('plan, in doubt:', plan(`SELECT company, count(*) AS n FROM documents WHERE state IN ('in-doubt','failed') AND state = 'in-doubt' GROUP BY company`));
   console.log('plan, pending:', plan(`SELECT company, count(*) AS n FROM documents WHERE state = 'pending' GROUP BY company`));
   const cases = [
     ['highestNumberUsed, SETP 990000000–995000000', () => ledger.highestNumberUsed('main', RANGE_KINDS, 'SETP', 990_000_000, 995_000_000)],

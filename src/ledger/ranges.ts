@@ -8,19 +8,19 @@ import type Database from 'better-sqlite3';
 import { stmt } from './rows.js';
 import type { CompanyOpenCounts } from './types.js';
 
+/** Jumps over groups of longer keys before a length is read by one scan instead (see `highestOfLength`). */
+const MAX_JUMPS = 2_000;
+
 /**
  * Highest number in [from, to] that a document of `company` with `prefix` holds, among `kinds`
  * (keys are `company/kind/prefix/number`, numbers without leading zeros). A document refused
  * locally (`invalid`) was never sent and uses no number. Numbers of one length sort as text like
- * integers, so each length of [from, to] is one descending range read on the key index; keys of
- * other lengths in between are skipped by the length test.
+ * integers, so each length of [from, to] is read downwards on the key index, from the longest.
  */
 export function highestNumberUsed(db: Database.Database, company: string, kinds: readonly string[], prefix: string,
   from: number, to: number): number | undefined {
   if (!(Number.isSafeInteger(from) && Number.isSafeInteger(to)) || from > to || to < 0) return undefined;
   const low = Math.max(from, 0);
-  const read = stmt(db, `SELECT key FROM documents WHERE key >= ? AND key <= ? AND length(key) = ? AND state <> 'invalid'
-    ORDER BY key DESC LIMIT 1`).pluck();
   let best: number | undefined;
   for (const kind of kinds) {
     const head = `${company}/${kind}/${prefix}/`;
@@ -28,14 +28,44 @@ export function highestNumberUsed(db: Database.Database, company: string, kinds:
       const lo = Math.max(low, digits === 1 ? 0 : 10 ** (digits - 1));
       const hi = Math.min(to, 10 ** digits - 1);
       if (lo > hi) continue;
-      const key = read.get(head + String(lo), head + String(hi), head.length + digits) as string | undefined;
-      if (key === undefined) continue;
-      const n = Number(key.slice(head.length));
+      const n = highestOfLength(db, head, digits, String(lo), String(hi));
+      if (n === undefined) continue;
       if (best === undefined || n > best) best = n;
       break; // a longer number is always larger: shorter lengths cannot beat it
     }
   }
   return best;
+}
+
+/**
+ * The highest `digits`-long number in [lo, hi] under `head`. Keys of other lengths share the text
+ * interval (`…/9905` lies between `…/1` and `…/999`), so the read steps down from the top: a longer
+ * key `p…` sends it to just after `p` (the longest key that can still be `p` itself), a shorter one
+ * or a refused one to just below it. Each step skips a whole group; past MAX_JUMPS groups (numbers of
+ * many lengths under one prefix) the length is read by one scan of the interval instead.
+ */
+function highestOfLength(db: Database.Database, head: string, digits: number, lo: string, hi: string): number | undefined {
+  const below = stmt(db, 'SELECT key FROM documents WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1').pluck();
+  const used = stmt(db, `SELECT 1 FROM documents WHERE key = ? AND state <> 'invalid' LIMIT 1`).pluck();
+  const floor = head + lo;
+  // ' ' sorts before every digit: `head + hi + ' '` is just after `head + hi` and before any longer key starting with it
+  let bound = `${head}${hi} `;
+  for (let jump = 0; jump < MAX_JUMPS; jump++) {
+    const key = below.get(floor, bound) as string | undefined;
+    if (key === undefined) return undefined;
+    const number = key.slice(head.length);
+    if (number.length > digits) {
+      bound = `${head}${number.slice(0, digits)} `;
+    } else if (number.length === digits && /^\d+$/.test(number) && used.get(key) !== undefined) {
+      return Number(number);
+    } else {
+      bound = key;
+    }
+  }
+  const scan = stmt(db, `SELECT max(CAST(substr(key, ?) AS INTEGER)) FROM documents
+    WHERE key >= ? AND key < ? AND length(key) = ? AND state <> 'invalid'`).pluck();
+  const n = scan.get(head.length + 1, floor, `${head}${hi} `, head.length + digits) as number | null;
+  return n ?? undefined;
 }
 
 /**
@@ -54,7 +84,9 @@ export function openCounts(db: Database.Database, withUnsent: boolean): CompanyO
   };
   // documents_attention (state, id) WHERE state IN ('in-doubt','failed'); documents_due is partial on pending;
   // documents_sending (id) WHERE state = 'sending'
-  for (const r of stmt(db, `SELECT company, count(*) AS n FROM documents WHERE state = 'in-doubt' GROUP BY company`)
+  // the state IN (…) term lets SQLite use the partial index (it does not infer it from state = 'in-doubt')
+  for (const r of stmt(db, `SELECT company, count(*) AS n FROM documents WHERE state IN ('in-doubt','failed') AND state = 'in-doubt'
+    GROUP BY company`)
     .all() as { company: string; n: number }[]) entry(r.company).inDoubt = r.n;
   if (!withUnsent) return [...byCompany.values()];
   for (const r of stmt(db, `SELECT company, count(*) AS n FROM documents WHERE state = 'pending' GROUP BY company`)
