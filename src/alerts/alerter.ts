@@ -60,7 +60,8 @@ export class Alerter implements AlertLog {
     if (this.open.has(episode)) return false;
     const at = this.now();
     const record: AlertRecord = {
-      id: `${episode}:${at.toString(36)}${(this.sequence++).toString(36)}`, kind: input.kind, severity: input.severity,
+      // not the episode's key: that may hold text the service sent (a range's prefix)
+      id: `${input.kind}:${input.company ?? '-'}:${at.toString(36)}${(this.sequence++).toString(36)}`, kind: input.kind, severity: input.severity,
       ...(input.company === undefined ? {} : { company: input.company }), message: input.message, details: input.details ?? {}, at,
     };
     this.open.set(episode, record);

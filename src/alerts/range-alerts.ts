@@ -6,6 +6,7 @@
  * corrected one lifts the condition; a graver one taking its place ends it silently.
  */
 import type { AlertsConfig } from '../config/alerts-schema.js';
+import { excerpt } from '../policy/excerpt.js';
 import { prefixSummaries, type PrefixSummary } from '../ranges/range-math.js';
 import type { RangeState } from '../ranges/range-state.js';
 import type { AlertKind } from './alert-record.js';
@@ -40,19 +41,20 @@ export class RangeAlerts {
 
   private toggle(s: PrefixSummary, kind: RangeKind, now: boolean, silentEnd: boolean): void {
     const episode = `${kind}:${s.company}:${s.prefix}`;
-    const details = { prefix: s.prefix, numbersLeft: s.numbersLeft, daysLeft: s.daysLeft ?? null, validRanges: s.valid };
+    const details = { prefix: excerpt(s.prefix, 40), numbersLeft: s.numbersLeft, daysLeft: s.daysLeft ?? null, validRanges: s.valid };
     if (now) {
       this.alerter.raise(episode, { kind, severity: kind === 'range-low' || kind === 'range-expiring' ? 'warning' : 'error',
         company: s.company, message: this.message(kind, s), details });
     } else if (this.alerter.isOpen(episode)) {
       this.alerter.end(episode, silentEnd ? undefined : { kind, company: s.company, details,
-        message: `numbering prefix ${s.prefix} of company ${s.company} is fine again: ${s.numbersLeft} numbers left`
+        message: `numbering prefix ${excerpt(s.prefix, 40)} of company ${s.company} is fine again: ${s.numbersLeft} numbers left`
           + `${s.daysLeft === undefined ? '' : `, ${s.daysLeft} days left`}` });
     }
   }
 
   private message(kind: RangeKind, s: PrefixSummary): string {
-    const who = `numbering prefix ${s.prefix} of company ${s.company}`;
+    // the prefix is the service's text: bounded, one line
+    const who = `numbering prefix ${excerpt(s.prefix, 40)} of company ${s.company}`;
     switch (kind) {
       case 'range-expired':
         return `${who}: every range has expired (the last ${s.expiredDaysAgo ?? 0} days ago); documents with it will be rejected. Register a new resolution (edoc-bridge ranges create)`;
