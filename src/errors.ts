@@ -60,6 +60,7 @@ export const ERRORS = {
   EDOC_VALIDATE_AMOUNT: 'An amount is not a string with two decimals (or a percentage is not a number).',
   EDOC_VALIDATE_NIT: 'A NIT is not made of 1 to 15 digits.',
   EDOC_VALIDATE_ISSUER: 'The issuer tax id in the request is not the company\'s NIT.',
+  EDOC_VALIDATE_OUT_OF_RANGE: 'The document\'s own number is outside every active numbering range of its prefix (E10, read again just before): it is not sent.',
   // --- ledger -------------------------------------------------------------
   EDOC_LEDGER_LOCKED: 'Another edoc-bridge process holds the state folder.',
   EDOC_LEDGER_MIGRATION: 'The ledger schema could not be migrated.',
@@ -90,6 +91,10 @@ export const ERRORS = {
   EDOC_RECEIVED_BAD_PDF: 'A received document\'s pdfDocument is not a PDF.',
   EDOC_RECEIVED_BAD_WINDOW: 'The service refused the date window of a received-documents pull (bad dates, or its framework 400).',
   EDOC_RECEIVED_INCOMPLETE: 'The received documents of a window kept changing while they were read; the cursor did not advance.',
+  // --- ranges / alerts ----------------------------------------------------
+  EDOC_RANGES_UNREADABLE: 'A company\'s numbering ranges (E10) could not be read; the last ones read are kept and nothing is refused on their account.',
+  EDOC_ALERT_UNDELIVERED: 'The alert webhook did not take a message; it is retried with backoff in the background.',
+  EDOC_ALERT_DROPPED: 'Alerts were dropped (the oldest first) because the webhook stayed down while more came than the queue holds.',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/names.js';
+import { alertsSchema } from './alerts-schema.js';
 import { parseDuration } from './duration.js';
 import { clusterSchema, ledgerSchema } from './ledger-schema.js';
 import { httpSchema } from './http-schema.js';
@@ -229,6 +230,7 @@ const configObjectSchema = z.strictObject({
   cluster: clusterSchema.prefault({}),
   /** The operator listener (health, metrics, console); none when absent. See config/http-schema.ts. */
   http: httpSchema.optional(),
+  alerts: alertsSchema.prefault({}),
   emulator: z
     .strictObject({
       /** Seed file of the embedded / standalone emulator. */

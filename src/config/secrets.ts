@@ -6,6 +6,7 @@ import { SecretScrubber } from '../log/secrets.js';
 import { urlPassword } from '../log/url-secret.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
+import { webhookSecrets } from './webhook-url.js';
 
 /**
  * Every secret value of a loaded configuration: each company's API key (read from its apiKeyFile
@@ -27,6 +28,7 @@ export function configSecrets(config: Readonly<Config>): string[] {
     }
   };
   walk(config, 0);
+  for (const part of webhookSecrets(config.alerts.webhook)) out.add(part);
   return [...out];
 }
 
@@ -75,6 +77,7 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
           // unreadable: nothing it holds can have been printed either
         }
       } else if (typeof item === 'string' && isSecretKey(key)) out.add(expand(item));
+      else if (typeof item === 'string' && key === 'webhook') for (const part of webhookSecrets(expand(item))) out.add(part);
       else if (typeof item === 'string' && item.includes('://')) {
         // a URL's password (ledger.url): as written and URL-encoded
         const password = urlPassword(expand(item));

@@ -9,6 +9,7 @@ import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
+import { Alerting } from './alerting.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxFolders } from './folders.js';
 import { InboxFolderCheck, OperatorSurface } from './operator.js';
@@ -23,6 +24,8 @@ export interface DaemonOptions {
   today?: string;
   /** The idle service probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs (5000) */
   probeTimeoutMs?: number;
+  /** The alerts' clock (the Colombian day's end) and how often they read the ledger's counts (tests). */
+  alerts?: { now?: () => number; tickMs?: number };
 }
 
 export class Daemon {
@@ -35,16 +38,21 @@ export class Daemon {
   private readonly folderCheck = new InboxFolderCheck();
   private readonly received: ReceivedScheduler;
   private readonly service: ResolvedService;
+  /** The numbering-range watch and the alerts (the operator listener reads `rangeWatch.snapshot` and `alerts.recent`). */
+  readonly alerting: Alerting;
 
   private constructor(
     private config: Readonly<Config>,
     private readonly logger: AppLogger,
     private readonly pipeline: Pipeline,
+    options: DaemonOptions = {},
   ) {
     const { ledger, client } = pipeline;
     this.service = pipeline.service;
+    this.alerting = new Alerting(pipeline, config, logger, options.alerts);
     // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
-    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates });
+    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates,
+      onPull: (company, outcome) => this.alerting.pulled(company, outcome) });
   }
 
   get ledger(): LedgerPort {
@@ -62,8 +70,9 @@ export class Daemon {
         logger.info({ baseUrl: service.baseUrl }, 'submitting to the service');
       }
     } });
-    const daemon = new Daemon(config, logger, pipeline);
+    const daemon = new Daemon(config, logger, pipeline, options);
     try {
+      daemon.alerting.start(); // before the watcher: the first files are checked against the ranges
       await daemon.startWatcher();
       daemon.received.start();
       // after the watcher: readiness asks it. A listener that cannot start (port in use) stops the start
@@ -73,7 +82,8 @@ export class Daemon {
         config: () => daemon.config, logger, pipeline,
         watcherProblem: () => daemon.watcherProblem(),
         probeTimeoutMs: options.probeTimeoutMs,
-        // ranges: the numbering-range watch (ops-alerts) plugs in here
+        ranges: () => daemon.alerting.rangeWatch.snapshot(),
+        alerts: daemon.alerting.alerts,
       });
       return daemon;
     } catch (err) {
@@ -148,6 +158,7 @@ export class Daemon {
     if (this.operatorSurface === undefined && next.http !== undefined) {
       this.logger.warn({ keys: ['http'] }, 'http was added: the operator listener starts when the daemon restarts');
     }
+    this.alerting.reload(next);
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
     const later = restartOnly(before, next);
     if (later.length > 0) {
@@ -178,6 +189,7 @@ export class Daemon {
       ['operator listener', () => this.operatorSurface?.close()],
       ['watcher', async () => { await this.watcher?.close(); await this.watching; }],
       ['received', () => this.received.close()],
+      ['alerting', () => this.alerting.close()],
     ]);
     this.logger.info('stopped');
   }

@@ -151,7 +151,7 @@ function customerOf(kind: DocumentKind, request: unknown, secrets: SecretScrubbe
   return id === undefined ? null : secrets.scrub(id);
 }
 
-function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {
+export function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {
   const out: ReportProblem = { code: p.code, message: bounded(p.message, secrets) };
   const field = p.column ?? (p.path === '' ? undefined : p.path);
   if (field !== undefined) out.field = bounded(field, secrets);

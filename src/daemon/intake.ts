@@ -20,12 +20,15 @@ import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
+import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
+import type { DocumentKey } from '../kinds/document-key.js';
 import type { DocumentKind } from '../kinds/index.js';
-import { bounded, readDocumentBatches, type ReadJob } from './intake-documents.js';
+import type { Problem } from '../validate/problem.js';
+import { bounded, readDocumentBatches, toReportProblem, type ReadJob } from './intake-documents.js';
 import type { IntakeReader } from './intake-reader.js';
 
 export interface IntakeContext {
@@ -43,6 +46,11 @@ export interface IntakeContext {
   signal?: AbortSignal;
   /** Reads on the intake worker (the daemon's); absent: the file is read on this thread. */
   reader?: IntakeReader;
+  /**
+   * The numbering-range check (ranges/range-watch.ts): why a document's own number may not be sent,
+   * or undefined. A promise only when it must read the ranges again (most documents answer at once).
+   */
+  checkNumber?(company: string, kind: DocumentKind, key: DocumentKey): Problem | undefined | Promise<Problem | undefined>;
 }
 
 export interface DroppedFile {
@@ -114,6 +122,8 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     await ledger.setReadDetails(rec.fileId, opened.details);
     let count = 0;
     for await (const batch of opened.batches) {
+      // a number outside every active range of its prefix: refused here, as invalid, before it is stored
+      if (ctx.checkNumber !== undefined) await checkRanges(ctx.checkNumber, batch, dropped, secretScrubberOf(ctx.config));
       await insertBatch(ledger, rec.fileId, batch, dropped, log);
       count += batch.length;
       if (ctx.signal?.aborted) {
@@ -204,6 +214,19 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
     if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
     log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
+  }
+}
+
+/** A number outside every active range of its prefix is refused here, as `invalid`: nothing is sent. */
+async function checkRanges(check: NonNullable<IntakeContext['checkNumber']>, batch: NewDocument[], dropped: DroppedFile,
+  secrets: SecretScrubber): Promise<void> {
+  for (const next of batch) {
+    if (next.number === null || next.number === undefined || (next.problems?.length ?? 0) > 0) continue;
+    const slash = next.number.lastIndexOf('/');
+    const key: DocumentKey = { prefix: next.number.slice(0, slash), number: next.number.slice(slash + 1) };
+    const answer = check(dropped.company.alias, dropped.kind, key);
+    const refused = answer instanceof Promise ? await answer : answer;
+    if (refused !== undefined) next.problems = [toReportProblem(refused, secrets)];
   }
 }
 

@@ -6,6 +6,7 @@
  * the daemon offers it the files its inbox watcher finds; `submit` takes the one file it was named
  * and waits until that file is final. Closing runs every step even when one before it failed.
  */
+import { EventEmitter } from 'node:events';
 import { unlink } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
@@ -19,12 +20,12 @@ import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
-import { CompanySender, type SenderView } from '../submit/company-sender.js';
+import { CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir } from './folders.js';
-import { intakeFile, type DroppedFile, type IntakeOutcome } from './intake.js';
+import { intakeFile, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { recoverSending } from './recover.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
@@ -89,6 +90,10 @@ export class Pipeline {
   readonly client: ServiceClient;
   /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
   readonly health = new ServiceHealth();
+  /** What the senders tell (a company paused, a document final): the alerts listen. */
+  readonly senderEvents = new EventEmitter<{ event: [SenderEvent] }>();
+  /** The numbering-range check of each document's own number at intake (the daemon's range watch); none when absent. */
+  checkNumber: IntakeContext['checkNumber'];
 
   private constructor(
     private config: Readonly<Config>,
@@ -167,6 +172,7 @@ export class Pipeline {
       ledger: this.ledger, client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
       logger: this.logger, storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
+      onEvent: (event) => this.senderEvents.emit('event', event),
     });
     this.senders.set(company.alias, sender);
     sender.start();
@@ -235,6 +241,7 @@ export class Pipeline {
         signal: this.stopping.signal,
         ...(this.reader ? { reader: this.reader } : {}),
         ...(this.options.today ? { today: this.options.today } : {}),
+        ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
       }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
         ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was

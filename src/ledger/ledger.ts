@@ -9,6 +9,7 @@ import type { ReadDetails } from './files.js';
 import { acquireLock, releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
+import * as ranges from './ranges.js';
 import * as received from './received.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
@@ -19,7 +20,7 @@ import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import * as status from './status.js';
 import type {
-  DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
+  CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
   OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
 } from './types.js';
 
@@ -222,6 +223,14 @@ export class Ledger implements LedgerPort {
   async statusSummary(listLimit?: number): Promise<StatusSummary> { return status.statusSummary(this.db, listLimit); }
   /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
   async operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.db); }
+
+  // --- operator surface (ranges watch, alerts) --------------------------------
+  /** Highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
+  async highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined> {
+    return ranges.highestNumberUsed(this.db, company, kinds, prefix, from, to);
+  }
+  /** Per company, documents in doubt and (withUnsent) documents not sent yet. */
+  async openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> { return ranges.openCounts(this.db, withUnsent); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
   async filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.db, name); }

@@ -24,7 +24,7 @@ import type { ConsoleQueries } from './console-queries.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
 import type {
-  DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
+  CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
   OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
 } from './types.js';
 
@@ -177,6 +177,10 @@ export interface LedgerPort {
   readonly console: ConsoleReads;
   /** Documents, files and received documents counted for the metrics, in one read transaction. */
   operatorCounts(): Promise<OperatorCounts>;
+  /** The range watch: the highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
+  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined>;
+  /** The alerts: per company, documents in doubt and (withUnsent) documents not sent yet. */
+  openCounts(withUnsent?: boolean): Promise<CompanyOpenCounts[]>;
 
   // --- resend (edoc-bridge resend) ------------------------------------------------------------------
   filesMatching(name: string): Promise<FileRow[]>;

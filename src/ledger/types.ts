@@ -287,3 +287,12 @@ export interface ReceivedRecord {
 
 /** The code of the file-level error set on a file whose original changed after its documents were released. */
 export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';
+
+/** What the alerts count per company (Ledger.openCounts). */
+export interface CompanyOpenCounts {
+  company: string;
+  /** Documents `in-doubt` (waiting for an operator). */
+  inDoubt: number;
+  /** Documents not sent yet or being sent (`pending`, `sending`); 0 unless asked for. */
+  unsent: number;
+}

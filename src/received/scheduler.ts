@@ -28,6 +28,8 @@ export interface ReceivedSchedulerOptions {
   firstDelayMs?: number;
   /** Each company's rate, shared with its submissions: every page request borrows a slot of it. */
   rates?: CompanyRates;
+  /** Told after each scheduled pull whether it read its window (alerts); `reason` never holds a key or a body. */
+  onPull?(company: string, outcome: { ok: true } | { ok: false; reason: string }): void;
 }
 
 export class ReceivedScheduler {
@@ -163,9 +165,14 @@ export class ReceivedScheduler {
           `received documents pull PAUSED for company ${company.alias}: the service refused its API key; `
           + 'fix the key and reload the configuration (SIGHUP) to resume');
       }
+      if (result.stoppedBy !== 'aborted') {
+        this.options.onPull?.(company.alias, result.stoppedBy === undefined ? { ok: true }
+          : { ok: false, reason: `${result.stoppedBy}${result.errors[0]?.code ? ` (${result.errors[0].code})` : ''}` });
+      }
       return result;
     } catch (err) {
       log.error({ err }, 'received pull failed unexpectedly; retried on the next tick');
+      this.options.onPull?.(company.alias, { ok: false, reason: 'unexpected error (see the log)' });
       return undefined;
     }
   }

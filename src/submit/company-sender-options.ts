@@ -103,7 +103,14 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   storage?: StorageWatch;
   /** The clock. @defaultValue Date.now */
   now?: () => number;
+  /** Told when the company is paused (credentials refused) and when a document reaches its final state (alerts). */
+  onEvent?(event: SenderEvent): void;
 }
+
+/** What the sender tells the operator surface: never a key, never a request. */
+export type SenderEvent =
+  | { type: 'paused'; company: string; reason: string }
+  | { type: 'final'; company: string; status: string; doubt?: string };
 
 /** The tuning in force: the given values over the defaults; an impossible combination is refused early. */
 export function senderTuning(options: Partial<CompanySenderTuning>): Readonly<CompanySenderTuning> {

@@ -20,7 +20,7 @@ import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
-export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
+export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning, type SenderEvent } from './company-sender-options.js';
 
 /** What an operator sees of a company's sender (the console): read-only, a snapshot. */
 export interface SenderView {
@@ -292,12 +292,14 @@ export class CompanySender {
     // One line for the whole company, not one per document: its documents simply wait.
     this.options.logger.error({ code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
       'the service refused this company\'s credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts');
+    this.options.onEvent?.({ type: 'paused', company: this.alias, reason });
   }
 
   /** `extra`: why an in-doubt document is in doubt (`doubt`) and the code of a repeated-number verdict. */
   private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
     this.options.logger.info({ file: doc.fileName, kind: doc.kind, company: this.alias,
       doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) }, 'document final');
+    this.options.onEvent?.({ type: 'final', company: this.alias, status, ...(extra.doubt ? { doubt: extra.doubt } : {}) });
   }
 
   /**

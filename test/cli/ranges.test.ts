@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { buildRangeRequest, expandDate } from '../../src/cli/range-request.js';
 import { rangeFlags } from '../../src/cli/commands/ranges.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { colombiaToday, daysBetween } from '../../src/policy/dates.js';
 import type { NumberingRange } from '../../src/service/schemas/numbering.js';
 import {
   buildCli, cli, closedPort, emulatorStats, workspace, type TestCompany,
@@ -48,8 +49,10 @@ describe('edoc-bridge ranges list (E10)', () => {
     const { code, stdout, stderr } = await run(['ranges', 'list']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/PREFIX +FROM +TO +RESOLUTION +RESOLUTION DATE +VALID FROM +VALID TO +TYPE +CHECK/);
-    expect(stdout).toMatch(/^FE +1 +5000 +18764000001 +2025-01-10 +2025-01-10 +2099-12-31 +\S+ +ok$/m);
+    expect(stdout).toMatch(/PREFIX +FROM +TO +RESOLUTION +RESOLUTION DATE +VALID FROM +VALID TO +TYPE +LAST USED +NUMBERS LEFT +DAYS LEFT +CHECK/);
+    // no ledger yet: nothing used, every number left; days left to the last valid day, today in Colombia
+    const days = daysBetween(colombiaToday(), '2099-12-31');
+    expect(stdout).toMatch(new RegExp(`^FE +1 +5000 +18764000001 +2025-01-10 +2025-01-10 +2099-12-31 +\\S+ +- +5000 +${days} +ok$`, 'm'));
     expect(stdout).toMatch(/^NCX .*2019-03-01 +2020-03-01 .*! expired$/m);
     expect(stdout).toMatch(/^NDX .* - +2099-06-01 +2099-01-01 .*! ends before it starts$/m);
     expect(stdout).not.toContain('OLD');
@@ -62,7 +65,8 @@ describe('edoc-bridge ranges list (E10)', () => {
     expect(code).toBe(0);
     const ranges = JSON.parse(stdout) as Array<Record<string, unknown>>;
     expect(ranges.map((r) => r.Prefix)).toEqual(['FE', 'NCX', 'NDX']);
-    expect(ranges[0]).toMatchObject({ FromNumber: '1', ToNumber: '5000', ResolutionNumber: '18764000001', TechnicalKey: 'tk-fe', flags: [] });
+    expect(ranges[0]).toMatchObject({ FromNumber: '1', ToNumber: '5000', ResolutionNumber: '18764000001', TechnicalKey: 'tk-fe', flags: [],
+      numbersLeft: 5000, daysLeft: daysBetween(colombiaToday(), '2099-12-31') });
     expect(ranges[1].flags).toEqual(['expired']);
     expect(ranges[2].flags).toEqual(['ends before it starts']);
   });
@@ -111,7 +115,7 @@ describe('edoc-bridge ranges create (E11)', () => {
     const { code, stdout } = await run([...CREATE, '--current', '150', '--name', 'Ventas 2026']);
     expect(code).toBe(0);
     expect(stdout).toContain('Range registered for company main (id 3001, NIT 900123456):');
-    expect(stdout).toMatch(/^FV +100 +200 +18764000100 +- +2026-01-01 +2027-12-31 +\S+ +ok$/m);
+    expect(stdout).toMatch(new RegExp(`^FV +100 +200 +18764000100 +- +2026-01-01 +2027-12-31 +\\S+ +- +101 +${daysBetween(colombiaToday(), '2027-12-31')} +ok$`, 'm'));
     const stored = emu.state.company(3001)?.ranges.find((r) => r.Prefix === 'FV');
     expect(stored).toMatchObject({ ResolutionNumber: '18764000100', FromNumber: 100, ToNumber: 200, Next: 150, ValidFrom: '2026-01-01T00:00:00', ValidTo: '2027-12-31T23:59:59' });
     const listed = await run(['ranges', 'list', '--json']);

@@ -52,11 +52,11 @@ describe('outbox reports are never overwritten by another file\'s (daemon)', () 
     const daemon = await startDaemon();
     try {
       const outbox = p.outbox('invoice');
-      // one accepted and one rejected (outside every range): result.json, errors.csv and the retry file all exist
+      // one accepted and one refused (outside every range: invalid, not sent): result.json, errors.csv and the retry file all exist
       const content = jsonText([invoice(990_200_001), invoice(17)]);
       await p.drop('invoice', 'ventas.json', content);
       const first = await p.finalResult('invoice', 'ventas.json');
-      expect(first.counts).toMatchObject({ total: 2, accepted: 1, rejected: 1 });
+      expect(first.counts).toMatchObject({ total: 2, accepted: 1, invalid: 1 });
       await archivedOriginal(p, 'ventas.json');
       const before = await snapshot(outbox);
       expect([...before.keys()].sort()).toEqual(['ventas.errors.csv', 'ventas.result.json', 'ventas.retry.json']);

@@ -93,6 +93,10 @@ export interface ProjectOptions {
   watch?: Record<string, unknown>;
   /** The `http` section (the operator listener); none when absent. */
   http?: Record<string, unknown>;
+  /** The `alerts` section (webhook, thresholds). */
+  alerts?: Record<string, unknown>;
+  /** `received` keys over the default `{ enabled: false }`. */
+  received?: Record<string, unknown>;
 }
 
 export class Project {
@@ -134,7 +138,8 @@ export class Project {
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200, ...options.retry },
       watch: { stableMs: options.stableMs ?? 200, usePolling: false, ...options.watch },
-      received: { enabled: false },
+      received: { enabled: false, ...options.received },
+      ...(options.alerts === undefined ? {} : { alerts: options.alerts }),
       log: { level: 'info' },
       emulator: { seed: path.join(ROOT, 'config/emulator-seed.json') },
       ...(options.http === undefined ? {} : { http: options.http }),

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { EdocError } from '../../errors.js';
+import { EdocError, isEdocError } from '../../errors.js';
+import { openLedger, type LedgerLocation } from '../../ledger/open.js';
+import type { LedgerPort } from '../../ledger/port.js';
+import { activeRange, RANGE_KINDS, rangeState } from '../../ranges/range-math.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { numberingRangeSchema, type NumberingRange } from '../../service/schemas/numbering.js';
 import type { CliIO, Command, ParsedArgs } from '../command.js';
@@ -14,6 +17,8 @@ const CREATE_OPTIONS = ['type', 'prefix', 'authorization', 'from', 'to', 'valid-
 interface ShownRange {
   range: NumberingRange;
   flags: string[];
+  /** With what the ledger used of it (list only). */
+  use?: { lastUsed?: number; numbersLeft: number; daysLeft: number };
 }
 
 /** Why a listed range needs a look: the list may carry a ValidDateTo before ValidDateFrom (spec), or one already past. */
@@ -35,6 +40,10 @@ const COLUMNS: readonly Column<ShownRange>[] = [
   { header: 'VALID FROM', value: (r) => r.range.ValidDateFrom },
   { header: 'VALID TO', value: (r) => r.range.ValidDateTo },
   { header: 'TYPE', value: (r) => r.range.ResolutionType ?? '-' },
+  // what the ledger used of each range: the last number, the numbers and days left
+  { header: 'LAST USED', value: (r) => (r.use?.lastUsed === undefined ? '-' : String(r.use.lastUsed)), align: 'right' },
+  { header: 'NUMBERS LEFT', value: (r) => (r.use === undefined ? '-' : String(r.use.numbersLeft)), align: 'right' },
+  { header: 'DAYS LEFT', value: (r) => (r.use === undefined ? '-' : String(r.use.daysLeft)), align: 'right' },
   { header: 'CHECK', value: (r) => (r.flags.length === 0 ? 'ok' : `! ${r.flags.join(', ')}`) },
 ];
 
@@ -65,10 +74,12 @@ async function list(args: ParsedArgs, io: CliIO): Promise<number> {
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     const today = colombiaToday();
-    const shown = readRanges(resultData(response.body)).map((range) => ({ range, flags: rangeFlags(range, today) }));
+    const config = await io.config();
+    const shown = await withUse(config, company.alias, today,
+      readRanges(resultData(response.body)).map((range) => ({ range, flags: rangeFlags(range, today) })));
     const flagged = shown.filter((r) => r.flags.length > 0).length;
     if (args.flag('json')) {
-      io.out(JSON.stringify(shown.map((r) => ({ ...r.range, flags: r.flags })), null, 2));
+      io.out(JSON.stringify(shown.map((r) => ({ ...r.range, flags: r.flags, ...r.use })), null, 2));
       return EXIT_OK;
     }
     io.out(`Numbering ranges of company ${company.alias} (id ${company.id}, NIT ${company.nit}), today ${today} in Colombia:`);
@@ -81,6 +92,35 @@ async function list(args: ParsedArgs, io: CliIO): Promise<number> {
     return EXIT_OK;
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * Numbers and days left of each range, from the ledger (read-only, beside a running daemon): the
+ * highest number of the prefix used within the range. Without a ledger yet, nothing is used.
+ */
+async function withUse(config: LedgerLocation, company: string, today: string, shown: ShownRange[]): Promise<ShownRange[]> {
+  let ledger: LedgerPort | undefined;
+  try {
+    ledger = await openLedger(config, { readOnly: true });
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
+  }
+  try {
+    const out: ShownRange[] = [];
+    for (const r of shown) {
+      const active = activeRange(r.range);
+      if (active === undefined) {
+        out.push(r);
+        continue;
+      }
+      const lastUsed = await ledger?.highestNumberUsed(company, RANGE_KINDS, active.prefix, active.from, active.to);
+      const state = rangeState(company, active, lastUsed, today, Date.now());
+      out.push({ ...r, use: { ...(lastUsed === undefined ? {} : { lastUsed }), numbersLeft: state.numbersLeft, daysLeft: state.daysLeft } });
+    }
+    return out;
+  } finally {
+    await ledger?.close();
   }
 }
 
@@ -123,7 +163,8 @@ async function create(args: ParsedArgs, io: CliIO): Promise<number> {
     // show the range as `ranges list` will, and the echo only when the list cannot be had.
     const listed = await registeredAsListed(session, built.request.Prefix, built.request.AuthorizationNumber);
     const shown = listed.length > 0 ? listed : ranges;
-    for (const line of renderTable(shown.map((range) => ({ range, flags: rangeFlags(range, today) })), COLUMNS)) io.out(line);
+    const rows = await withUse(config, company.alias, today, shown.map((range) => ({ range, flags: rangeFlags(range, today) })));
+    for (const line of renderTable(rows, COLUMNS)) io.out(line);
     if (listed.length === 0) io.out('(TYPE as sent; edoc-bridge ranges list shows the authority\'s code)');
     return EXIT_OK;
   } finally {
@@ -151,9 +192,11 @@ export const rangesCommand: Command = {
   ].join('\n'),
   description: [
     'list asks the service for the company\'s active ranges (by the NIT in the configuration) and',
-    'prints them as a table. A range whose validity ends before it starts, or has already ended',
-    '(today in Colombia), is flagged in the CHECK column and counted on the last line. --json prints',
-    'the ranges as the service sent them, each with a "flags" array.',
+    'prints them as a table, with the last number of each that the ledger used, the numbers left',
+    'after it and the days left (today in Colombia). A range whose validity ends before it starts,',
+    'or has already ended, is flagged in the CHECK column and counted on the last line. --json prints',
+    'the ranges as the service sent them, each with a "flags" array, numbersLeft, daysLeft and',
+    'lastUsed (when the ledger used one).',
     '',
     'create registers a range. TYPE: Invoice, CreditNote, DebitNote, ContingencyInvoice,',
     'SupportDocument, Pos. DATE: yyyy-MM-dd (from 00:00:00 of --valid-from to 23:59:59 of',

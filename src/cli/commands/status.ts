@@ -4,7 +4,9 @@ import { openLedger } from '../../ledger/open.js';
 import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledger/types.js';
 import type { Command } from '../command.js';
+import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../parse.js';
 import { counted, renderTable } from '../table.js';
 
@@ -17,7 +19,8 @@ export const statusCommand: Command = {
   description: [
     'Reads the ledger without taking its lock, so it works beside a running daemon.',
     'Lists every in-doubt and failed document with its key and last error; release them',
-    'with edoc-bridge retry. Lists number clashes (not issued) too.',
+    'with edoc-bridge retry. Lists number clashes (not issued) too, and the numbering ranges',
+    'with numbers and days left as the daemon last read them (status itself never asks the service).',
   ].join('\n'),
   examples: ['edoc-bridge status', 'edoc-bridge status --json | jq .inDoubt'],
   options: {
@@ -46,8 +49,9 @@ export const statusCommand: Command = {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
       summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], clashes: [], lastPulls: [] };
     }
+    const ranges = storedRanges(config.paths.state, colombiaToday()) ?? null;
     if (args.flag('json')) {
-      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary }, null, 2));
+      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary, ranges }, null, 2));
       return EXIT_OK;
     }
     const held = !holder ? 'no daemon running'
@@ -83,6 +87,8 @@ export const statusCommand: Command = {
     for (const pull of summary.lastPulls) {
       io.out(`Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`);
     }
+    io.out('');
+    for (const line of rangeLines(ranges ?? undefined)) io.out(line);
     return EXIT_OK;
   },
 };
