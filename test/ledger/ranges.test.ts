@@ -36,15 +36,15 @@ describe('highestNumberUsed', () => {
     for (let i = 0; i < 3_000; i++) used.push(`FE/${990_000_100 + i}`);
     const ledger = await ledgerWith(used, ['FE/4998', 'FE/50']);
     const high = (from: number, to: number) => ledger.highestNumberUsed('main', RANGE_KINDS, 'FE', from, to);
-    expect(high(1, 5000)).toBe(5000);
-    expect(high(1, 4999)).toBe(4999);
-    expect(high(1, 998)).toBe(99);
-    expect(high(100, 998)).toBeUndefined();
-    expect(high(1, 60)).toBe(42); // FE 50 was refused (invalid): it used no number
-    expect(high(5002, 12344)).toBeUndefined();
-    expect(high(1, 999_999)).toBe(12345);
-    expect(high(990_000_000, 995_000_000)).toBe(990_003_099);
-    expect(high(1, 9)).toBe(7);
+    expect(await high(1, 5000)).toBe(5000);
+    expect(await high(1, 4999)).toBe(4999);
+    expect(await high(1, 998)).toBe(99);
+    expect(await high(100, 998)).toBeUndefined();
+    expect(await high(1, 60)).toBe(42); // FE 50 was refused (invalid): it used no number
+    expect(await high(5002, 12344)).toBeUndefined();
+    expect(await high(1, 999_999)).toBe(12345);
+    expect(await high(990_000_000, 995_000_000)).toBe(990_003_099);
+    expect(await high(1, 9)).toBe(7);
     expect(await ledger.highestNumberUsed('main', RANGE_KINDS, 'NC', 1, 5000)).toBeUndefined();
     expect(await ledger.highestNumberUsed('other', RANGE_KINDS, 'FE', 1, 5000)).toBeUndefined();
   });
