@@ -191,6 +191,18 @@ describe('token routes', () => {
     expect(wrong.text).toContain('name="next" value="/"');
   });
 
+  test('login never redirects to another host, even through dot segments that resolve to //host', async () => {
+    await start();
+    for (const evil of ['/.//evil.example', '/..//evil.example/x', '/a/..//evil.example', '/%2e//evil.example', '/%2e%2e//evil.example']) {
+      const shown = await call(`/login?next=${encodeURIComponent(evil)}`, { headers: { accept: 'text/html' } });
+      expect(shown.text).not.toMatch(/value="\/\//);
+      const answer = await call('/login', form({ token: TOKEN, next: evil }));
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).not.toMatch(/^\/\//);
+      expect(answer.headers.get('location')).not.toMatch(/^[a-z]+:/i);
+    }
+  });
+
   test('login sets the session cookie; a cookie POST needs the session\'s CSRF token; logout ends the session', async () => {
     await start();
     const { cookie, csrf } = await login();
