@@ -221,7 +221,7 @@ function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument
 async function checkRanges(check: NonNullable<IntakeContext['checkNumber']>, batch: NewDocument[], dropped: DroppedFile,
   secrets: SecretScrubber): Promise<void> {
   for (const next of batch) {
-    if (next.number === null || (next.problems?.length ?? 0) > 0) continue;
+    if (next.number === null || next.number === undefined || (next.problems?.length ?? 0) > 0) continue;
     const slash = next.number.lastIndexOf('/');
     const key: DocumentKey = { prefix: next.number.slice(0, slash), number: next.number.slice(slash + 1) };
     const answer = check(dropped.company.alias, dropped.kind, key);
