@@ -82,7 +82,8 @@ export function safeNext(next: string | null | undefined): string {
   if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f\u007f\\]/.test(next)) return '/';
   try {
     const url = new URL(next, 'http://listener.invalid');
-    if (url.host !== 'listener.invalid') return '/';
+    // dot segments can resolve `/.//host` to `//host`, which a browser reads as another host
+    if (url.host !== 'listener.invalid' || url.pathname.startsWith('//')) return '/';
     return `${url.pathname}${url.search}`;
   } catch {
     return '/';

@@ -36,6 +36,8 @@ export interface OperatorServerOptions {
   guard?: LoginGuardOptions;
   /** How long a client may take to send its headers. @defaultValue 10000 */
   headersTimeoutMs?: number;
+  /** Connections open at once; past this new ones are closed unanswered. @defaultValue 256 */
+  maxConnections?: number;
 }
 
 export interface OperatorServer {
@@ -50,6 +52,8 @@ export interface OperatorServer {
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Each connection is a file descriptor of the daemon: a flood of idle ones must not leave none for the ledger and the inbox. */
+const MAX_CONNECTIONS = 256;
 
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
   const address = parseListen(options.listen);
@@ -66,6 +70,7 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
     // how often Node looks for requests past those timeouts (30 s by default: a slow client would get 40 s)
     connectionsCheckingInterval: 1_000 },
     (req, res) => { void handler.handle(req, res); });
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();

@@ -4,6 +4,7 @@
  * an address that keeps guessing, limits, errors, and that the token never comes back in an answer.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -191,6 +192,18 @@ describe('token routes', () => {
     expect(wrong.text).toContain('name="next" value="/"');
   });
 
+  test('login never redirects to another host, even through dot segments that resolve to //host', async () => {
+    await start();
+    for (const evil of ['/.//evil.example', '/..//evil.example/x', '/a/..//evil.example', '/%2e//evil.example', '/%2e%2e//evil.example']) {
+      const shown = await call(`/login?next=${encodeURIComponent(evil)}`, { headers: { accept: 'text/html' } });
+      expect(shown.text).not.toMatch(/value="\/\//);
+      const answer = await call('/login', form({ token: TOKEN, next: evil }));
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).not.toMatch(/^\/\//);
+      expect(answer.headers.get('location')).not.toMatch(/^[a-z]+:/i);
+    }
+  });
+
   test('login sets the session cookie; a cookie POST needs the session\'s CSRF token; logout ends the session', async () => {
     await start();
     const { cookie, csrf } = await login();
@@ -307,6 +320,29 @@ describe('hostile peers', () => {
     expect(answer === '' || answer.startsWith('HTTP/1.1 408') || answer.startsWith('HTTP/1.1 400')).toBe(true);
     expect((await call('/public')).status).toBe(200);
   }, 30_000);
+
+  test('idle connections past maxConnections are dropped, so a flood cannot use up the daemon\'s file descriptors', async () => {
+    await start({ maxConnections: 5 });
+    const { connect } = await import('node:net');
+    const { port } = new URL(server!.url);
+    const idle = await Promise.all(Array.from({ length: 5 }, () => new Promise<Socket>((resolve) => {
+      // one answered request each: the listener has then counted the connection, which stays open (keep-alive)
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET /public HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      socket.once('data', () => resolve(socket));
+      socket.on('error', () => undefined);
+    })));
+    try {
+      // the sixth is closed without an answer while the five hold their slots
+      expect(await raw('GET /public HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toBe('');
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+    for (;;) {
+      const answer = await raw('GET /public HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      if (answer.startsWith('HTTP/1.1 200')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
 
   test('HEAD of a GET route answers its headers', async () => {
     await start();
