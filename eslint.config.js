@@ -17,6 +17,18 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware, for src/ and test/ only (the one rule that needs types): a ledger call is async
+    // (src/ledger/port.ts), and a forgotten await lets the next step run before the commit it depends on.
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      // `if (ledger.seenReceived(…))` without await is always true; an async callback where void is expected loses its errors
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     files: ['src/cli/**/*.ts', 'bench/**', 'bin/**', 'test/fixtures/**'],
     rules: { 'no-console': 'off' },
   },

@@ -96,13 +96,13 @@ async function full(file, code, dir) {
     { path: dropped, kind: 'invoice', company, size: st.size, mtimeMs: st.mtimeMs });
   const { ms, cpuMs } = clock();
   if (result.outcome !== 'read') throw new Error(`intake ended ${result.outcome}`);
-  const file_ = ledger.getFile(result.fileId);
+  const file_ = await ledger.getFile(result.fileId);
   const counts = ledger.db.prepare('SELECT state, n FROM file_counts WHERE file_id = ?').all(result.fileId);
   const rows = ledger.db.prepare('SELECT source FROM documents WHERE file_id = ?').pluck().all(result.fileId)
     .reduce((n, s) => n + JSON.parse(s).rows.length, 0);
   const held = ledger.db.prepare("SELECT count(*) FROM documents WHERE file_id = ? AND state = 'pending' AND next_attempt_at IS NULL").pluck().get(result.fileId);
   if (held !== 0) throw new Error(`${held} documents still held back after the intake`);
-  ledger.close();
+  await ledger.close();
   await logger.close();
   const documents = counts.reduce((n, c) => n + c.n, 0);
   return { rows, documents, invalid: counts.find((c) => c.state === 'invalid')?.n ?? 0, ms, cpuMs, fileState: file_.state };

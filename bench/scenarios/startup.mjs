@@ -29,7 +29,7 @@ function finalState(i) {
 /** `perFile`: documents per file (the metrics benchmark also builds a ledger of many small files). */
 export async function buildLedger(stateDir, total, perFile = PER_FILE) {
   const { Ledger } = await dist('ledger/ledger.js');
-  Ledger.open(stateDir).close();
+  await Ledger.open(stateDir).close();
   const db = new Database(path.join(stateDir, 'ledger.sqlite'));
   db.pragma('synchronous = OFF');
   const now = Date.now();

@@ -21,7 +21,7 @@ export interface DocumentAlertsOptions {
   alerter: Alerter;
   config(): AlertsConfig;
   /** The ledger's counts per company (Ledger.openCounts); `unsent` only needed near the day's end. */
-  counts(withUnsent: boolean): CompanyOpenCounts[];
+  counts(withUnsent: boolean): Promise<CompanyOpenCounts[]> | CompanyOpenCounts[];
   /** Whether the company's sender is paused now (a reload lifts it). */
   isPaused(company: string): boolean;
   now?: () => number;
@@ -42,7 +42,7 @@ export class DocumentAlerts {
 
   start(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.tick(), this.options.tickMs ?? 30_000);
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 30_000);
     this.timer.unref();
     this.tickSoon();
   }
@@ -84,27 +84,27 @@ export class DocumentAlerts {
     if (this.soon !== undefined) return;
     this.soon = setTimeout(() => {
       this.soon = undefined;
-      this.tick();
+      void this.tick();
     }, 50);
     this.soon.unref();
   }
 
-  /** Reads the counts and opens or ends the episodes they decide. */
-  tick(): void {
+  /** Reads the counts and opens or ends the episodes they decide. Never rejects (errors go to onError). */
+  async tick(): Promise<void> {
     try {
-      this.check();
+      await this.check();
     } catch (err) {
       this.options.onError(err);
     }
   }
 
-  private check(): void {
+  private async check(): Promise<void> {
     const { alerter, config } = this.options;
     const now = this.now();
     const colombia = now + COLOMBIA_OFFSET_MS;
     const msLeft = DAY_MS - (((colombia % DAY_MS) + DAY_MS) % DAY_MS);
     const dayEnding = msLeft <= config().dayEndLead;
-    const counts = new Map(this.options.counts(dayEnding).map((c) => [c.company, c]));
+    const counts = new Map((await this.options.counts(dayEnding)).map((c) => [c.company, c]));
     for (const episode of alerter.openEpisodes('document-in-doubt:')) {
       const company = episode.slice('document-in-doubt:'.length);
       if ((counts.get(company)?.inDoubt ?? 0) === 0) {

@@ -7,15 +7,16 @@
 import { isEdocError } from '../errors.js';
 import type { ParsedArgs } from './command.js';
 import { usageError } from './command.js';
-import { Ledger } from '../ledger/ledger.js';
+import { openLedger } from '../ledger/open.js';
+import type { LedgerPort } from '../ledger/port.js';
 
 /**
  * The ledger for a command's short shared writes, never its lock (a daemon or a submit may hold it
  * right now, or start meanwhile); undefined when the state folder has no ledger yet.
  */
-export function openShared(stateDir: string): Ledger | undefined {
+export async function openShared(stateDir: string): Promise<LedgerPort | undefined> {
   try {
-    return Ledger.open(stateDir, { shared: true });
+    return await openLedger({ paths: { state: stateDir } }, { shared: true });
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
     return undefined;

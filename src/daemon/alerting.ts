@@ -90,7 +90,7 @@ export class Alerting {
     const changed = next.companies.filter((c) => !before.companies.some((b) => b.alias === c.alias && b.apiKey === c.apiKey && b.nit === c.nit));
     for (const company of changed) void this.rangeWatch.read(company.alias);
     this.setWebhook(next);
-    this.documents.tick(); // a reload lifts 401 pauses: their episodes end
+    void this.documents.tick(); // a reload lifts 401 pauses: their episodes end
   }
 
   private setWebhook(config: Readonly<Config>): void {

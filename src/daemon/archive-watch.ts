@@ -9,7 +9,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import { CHANGED_AFTER_SEND } from '../ledger/files.js';
 import type { FileRow } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
@@ -17,7 +17,7 @@ import { candidate, placeExclusive, sha256Of } from '../report/archive.js';
 import { fsyncDir } from '../report/atomic-write.js';
 
 export interface ArchiveWatchOptions {
-  ledger: Ledger;
+  ledger: LedgerPort;
   logger: AppLogger;
   /** How long an archived original is watched; 0 turns the watch off. Read at each add (it changes on SIGHUP). */
   watchMs(): number;
@@ -56,7 +56,7 @@ export class ArchiveWatch {
   async start(): Promise<void> {
     const ms = this.options.watchMs();
     if (ms > 0) {
-      for (const file of this.options.ledger.recentlyArchived(this.now() - ms)) {
+      for (const file of await this.options.ledger.recentlyArchived(this.now() - ms)) {
         await this.watch(file, file.archivedPath ?? '', (file.finishedAt ?? 0) + ms);
       }
     }
@@ -67,7 +67,7 @@ export class ArchiveWatch {
   /** The file's original was just moved to `archivedPath`. */
   async add(fileId: number, archivedPath: string): Promise<void> {
     const ms = this.options.watchMs();
-    const file = this.options.ledger.getFile(fileId);
+    const file = await this.options.ledger.getFile(fileId);
     if (ms <= 0 || this.closed || file === undefined) return;
     await this.watch(file, archivedPath, this.now() + ms);
   }
@@ -126,11 +126,11 @@ export class ArchiveWatch {
 
   private async changed(fileId: number, archived: string, st: Stats): Promise<void> {
     const { ledger, logger } = this.options;
-    const file = ledger.getFile(fileId);
+    const file = await ledger.getFile(fileId);
     if (file === undefined) return;
     const where = { code: CHANGED_AFTER_SEND, file: file.name, kind: file.kind, company: file.company, archived };
     // flagged before the copy is back in the inbox: its new content then never takes this file's report names
-    ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed after it was sent `
+    await ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed after it was sent `
       + 'and archived (written on into the archived copy): its documents were sent from the earlier content. The changed '
       + 'copy is put back in the inbox and taken as a new file (documents accepted already are reported duplicate there).' },
     this.now());

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
@@ -55,7 +55,7 @@ export class Daemon {
       onPull: (company, outcome) => this.alerting.pulled(company, outcome) });
   }
 
-  get ledger(): Ledger {
+  get ledger(): LedgerPort {
     return this.pipeline.ledger;
   }
 

@@ -15,7 +15,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { configSecrets, secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument } from '../ledger/types.js';
@@ -32,7 +32,7 @@ import { bounded, readDocumentBatches, toReportProblem, type ReadJob } from './i
 import type { IntakeReader } from './intake-reader.js';
 
 export interface IntakeContext {
-  ledger: Ledger;
+  ledger: LedgerPort;
   config: Readonly<Config>;
   logger: AppLogger;
   mapping(kind: DocumentKind): Promise<Mapping | undefined>;
@@ -84,7 +84,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     log.warn({ err, code: isEdocError(err) ? err.code : 'EDOC_READ_CHANGED' }, 'input file vanished before it could be read');
     return { outcome: 'gone' };
   }
-  const rec = ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
+  const rec = await ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
     company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
     archive: inInboxFolder(ctx.config, dropped.path),
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }) });
@@ -119,12 +119,12 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     const opened = ctx.reader
       ? await ctx.reader.read(job, configSecrets(ctx.config), ctx.signal)
       : await readDocumentBatches(job, secrets, ctx.signal);
-    ledger.setReadDetails(rec.fileId, opened.details);
+    await ledger.setReadDetails(rec.fileId, opened.details);
     let count = 0;
     for await (const batch of opened.batches) {
       // a number outside every active range of its prefix: refused here, as invalid, before it is stored
       if (ctx.checkNumber !== undefined) await checkRanges(ctx.checkNumber, batch, dropped, secretScrubberOf(ctx.config));
-      insertBatch(ledger, rec.fileId, batch, dropped, log);
+      await insertBatch(ledger, rec.fileId, batch, dropped, log);
       count += batch.length;
       if (ctx.signal?.aborted) {
         log.info({ documents: count }, 'stopping: the file will be read on from the ledger at the next start');
@@ -135,7 +135,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     if (changed === 'gone') throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, { file: name, reason: 'gone' });
     if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
     if (count === 0) throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, { file: name });
-    ledger.finishReading(rec.fileId);
+    await ledger.finishReading(rec.fileId);
     log.info({ documents: count }, 'file read');
     ctx.onDocuments(dropped.company.alias);
     ctx.onFileChanged(rec.fileId);
@@ -153,7 +153,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
-      ledger.failRead(rec.fileId, fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err));
+      await ledger.failRead(rec.fileId, fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err));
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
@@ -177,8 +177,8 @@ async function changedSince(file: string, taken: FileSnapshot & { sha256: string
 }
 
 /** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
-function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): { fileId?: number; outcome: IntakeOutcome } {
-  ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
+async function dropChanged(ctx: IntakeContext, fileId: number, log: Pick<AppLogger, 'warn'>): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
+  await ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
   log.warn({ code: 'EDOC_READ_CHANGED', reason: 'changed' },
     'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged');
   return { outcome: 'changed' };
@@ -201,9 +201,9 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  * Stores a batch, then logs the final state of the documents that are final already (invalid, or
  * their number accepted in an earlier file): they never reach a sender, which logs all the others.
  */
-function insertBatch(ledger: Ledger, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
-  log: Pick<AppLogger, 'info'>): void {
-  const inserted = ledger.insertDocuments(fileId, batch);
+async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
+  log: Pick<AppLogger, 'info'>): Promise<void> {
+  const inserted = await ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
   // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)

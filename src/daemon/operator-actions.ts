@@ -9,7 +9,7 @@
 import type { Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
 import { isDocumentKind } from '../kinds/index.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { AttentionDocument, RequeueTarget } from '../ledger/types.js';
 import type { ConsoleActions } from '../http/console/deps.js';
 import { settleFile } from './file-reports.js';
@@ -60,15 +60,17 @@ export interface ActionResult {
   reports?: string[];
 }
 
-function inDoubtAndFailed(ledger: Ledger, target: ActionTarget): { inDoubt: AttentionDocument[]; failed: AttentionDocument[] } {
+async function inDoubtAndFailed(ledger: LedgerPort, target: ActionTarget): Promise<{ inDoubt: AttentionDocument[]; failed: AttentionDocument[] }> {
   if ('ids' in target) {
-    const docs = target.ids.map((id) => ledger.console.history(id)?.document).filter((d) => d !== undefined).map((d) => ({
+    const found = [];
+    for (const id of target.ids) found.push((await ledger.console.history(id))?.document);
+    const docs = found.filter((d) => d !== undefined).map((d) => ({
       id: d.id, fileId: d.fileId, file: d.file, company: d.company, kind: d.kind, index: d.index, key: d.key, state: d.state,
       attempts: d.attempts, lastError: null, updatedAt: d.updatedAt, doubt: d.doubt,
     }));
     return { inDoubt: docs.filter((d) => d.state === 'in-doubt'), failed: docs.filter((d) => d.state === 'failed') };
   }
-  const summary = ledger.statusSummary(ATTENTION_LIMIT);
+  const summary = await ledger.statusSummary(ATTENTION_LIMIT);
   const matches = (d: AttentionDocument): boolean => ('file' in target ? d.file === target.file : matchesKey(d, target.key));
   return { inDoubt: summary.inDoubt.filter(matches), failed: summary.failed.filter(matches) };
 }
@@ -82,11 +84,11 @@ function severalFiles(key: string, found: readonly AttentionDocument[]): string 
  * Puts failed documents (in-doubt ones only with `includeInDoubt`, never a repeated-number doubt) back in
  * the queue. The caller then tells the senders (a running daemon: SIGHUP from the CLI, `wake()` in it).
  */
-export function retryDocuments(ledger: Ledger, target: ActionTarget, options: { includeInDoubt: boolean; by: string; now?: number }): ActionResult {
+export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, options: { includeInDoubt: boolean; by: string; now?: number }): Promise<ActionResult> {
   const what = describeTarget(target);
   const { includeInDoubt } = options;
   const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? Date.now(), by: options.by };
-  const found = inDoubtAndFailed(ledger, target);
+  const found = await inDoubtAndFailed(ledger, target);
   if ('ids' in target) requeue.ids = [...target.ids];
   else if ('key' in target && byIndex(target.key)) {
     // a document without its own number, by its place in its file
@@ -96,7 +98,7 @@ export function retryDocuments(ledger: Ledger, target: ActionTarget, options: { 
     requeue.ids = all.map((d) => d.id);
   } else if ('file' in target) requeue.fileName = target.file;
   else requeue.key = target.key;
-  const result = ledger.requeue(requeue);
+  const result = await ledger.requeue(requeue);
   const changed = new Set(result.ids);
   const released = found.inDoubt.filter((d) => changed.has(d.id));
   const held = found.inDoubt.filter((d) => !changed.has(d.id));
@@ -138,13 +140,13 @@ export interface ResolveOptions {
 }
 
 /** Records the operator's word on in-doubt documents; nothing is sent. Their files' reports are rewritten. */
-export async function resolveDocuments(ledger: Ledger, target: ActionTarget, options: ResolveOptions): Promise<ActionResult> {
+export async function resolveDocuments(ledger: LedgerPort, target: ActionTarget, options: ResolveOptions): Promise<ActionResult> {
   const what = describeTarget(target);
   const now = options.now ?? Date.now();
   const issued = options.word === 'issued';
   const word = issued ? 'confirmed issued by the operator' : 'number held by another document, by the operator\'s word';
   const note = `${word} (${options.via}, ${new Date(now).toISOString()})${options.note ? `: ${options.note}` : ''}`;
-  const found = inDoubtAndFailed(ledger, target).inDoubt;
+  const found = (await inDoubtAndFailed(ledger, target)).inDoubt;
   if ('key' in target && byIndex(target.key)) {
     const ambiguous = severalFiles(target.key, found);
     if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
@@ -158,7 +160,7 @@ export async function resolveDocuments(ledger: Ledger, target: ActionTarget, opt
   }
   const ids = targets.map((d) => d.id);
   const changed: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
-    ? ledger.confirmIssued(ids, note, now, options.by) : ledger.recordClash(ids, note, now, options.by);
+    ? await ledger.confirmIssued(ids, note, now, options.by) : await ledger.recordClash(ids, note, now, options.by);
   const taken = changed.taken ?? [];
   if (taken.length > 0) {
     notes.push(`not recorded as issued: ${taken.map((t) => t.key).join(', ')} — another document of ours with that number is already `
@@ -181,10 +183,10 @@ export async function resolveDocuments(ledger: Ledger, target: ActionTarget, opt
  * Rewrites (and settles, when final) the reports of these files from a process that is not the daemon
  * (`edoc-bridge resolve`): where each file's reports live is fixed in the ledger. Returns the result.json paths.
  */
-export async function rewriteReports(ledger: Ledger, config: Readonly<Config>, fileIds: readonly number[]): Promise<string[]> {
+export async function rewriteReports(ledger: LedgerPort, config: Readonly<Config>, fileIds: readonly number[]): Promise<string[]> {
   const reports: string[] = [];
   for (const fileId of fileIds) {
-    const row = ledger.getFile(fileId);
+    const row = await ledger.getFile(fileId);
     if (row === undefined) continue;
     const dir = row.outboxDir ?? outboxDir(config, row.company, row.kind);
     const settled = await settleFile(ledger, fileId, dir, { archive: row.archive ?? inInboxFolder(config, row.path),
@@ -198,10 +200,10 @@ export async function rewriteReports(ledger: Ledger, config: Readonly<Config>, f
  * The console's actions on a running daemon's own ledger connection: re-queued work wakes the senders
  * at once, and reports are rewritten through the daemon's report scheduler (never beside it).
  */
-export function consoleActions(ledger: Ledger, daemon: { wake(): void; report(fileId: number): Promise<{ resultPath?: string }> }): ConsoleActions {
+export function consoleActions(ledger: LedgerPort, daemon: { wake(): void; report(fileId: number): Promise<{ resultPath?: string }> }): ConsoleActions {
   return {
-    retry: (ids, options) => {
-      const result = retryDocuments(ledger, { ids }, options);
+    retry: async (ids, options) => {
+      const result = await retryDocuments(ledger, { ids }, options);
       if (result.ids.length > 0) daemon.wake();
       return Promise.resolve(result);
     },

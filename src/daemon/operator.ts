@@ -131,13 +131,13 @@ function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, p
   let lastProbe: { at: number; problem: string | undefined } | undefined;
   const ledger: ReadinessCheck = {
     name: 'ledger',
-    check: () => {
+    check: async () => {
       if (pipeline.storagePaused) return 'paused: the disk is full or the ledger cannot be written (EDOC_STORAGE_FULL / EDOC_LEDGER_WRITE)';
       const now = Date.now();
       if (lastProbe === undefined || now - lastProbe.at > LEDGER_PROBE_REUSE_MS) {
         let problem: string | undefined;
         try {
-          pipeline.ledger.probeWrite(now);
+          await pipeline.ledger.probeWrite(now);
         } catch (err) {
           problem = `a write probe failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
         }

@@ -11,7 +11,8 @@ import { unlink } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
-import { Ledger } from '../ledger/ledger.js';
+import { openLedger } from '../ledger/open.js';
+import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { loadMapping } from '../map/load-mapping.js';
@@ -73,7 +74,6 @@ export class Pipeline {
   /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
   readonly rates = new CompanyRates();
   private readonly mappings = new Map<string, Promise<Mapping>>();
-  private readonly fileNames = new Map<number, string>();
   private readonly intake: PQueue;
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
@@ -98,7 +98,7 @@ export class Pipeline {
   private constructor(
     private config: Readonly<Config>,
     private readonly logger: AppLogger,
-    readonly ledger: Ledger,
+    readonly ledger: LedgerPort,
     readonly service: ResolvedService,
     private readonly options: PipelineOptions,
   ) {
@@ -131,7 +131,7 @@ export class Pipeline {
 
   /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, starts the senders. */
   static async open(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions = {}): Promise<Pipeline> {
-    const ledger = Ledger.open(config.paths.state);
+    const ledger = await openLedger(config);
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;
@@ -145,7 +145,7 @@ export class Pipeline {
       if (pipeline) await pipeline.close();
       else {
         await service?.close();
-        ledger.close();
+        await ledger.close();
       }
       throw err;
     }
@@ -153,11 +153,10 @@ export class Pipeline {
 
   private async begin(): Promise<void> {
     this.options.onStart?.(this.service);
-    this.recovered = recoverSending(this.ledger, this.logger);
+    this.recovered = await recoverSending(this.ledger, this.logger);
     this.reader?.start();
     await this.archived.start();
-    for (const file of [...this.ledger.filesToSettle(), ...this.ledger.openFiles()]) {
-      this.fileNames.set(file.id, file.name);
+    for (const file of [...await this.ledger.filesToSettle(), ...await this.ledger.openFiles()]) {
       this.reports.touch(file.id);
     }
     for (const company of this.config.companies) if (this.sends(company.alias)) this.addSender(company);
@@ -171,7 +170,7 @@ export class Pipeline {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     const sender = new CompanySender({
       ledger: this.ledger, client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
-      logger: this.logger, fileName: (id) => this.fileName(id), storage: this.storage,
+      logger: this.logger, storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
       onEvent: (event) => this.senderEvents.emit('event', event),
     });
@@ -245,7 +244,6 @@ export class Pipeline {
         ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
       }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
         ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
-      if (result.fileId !== undefined) this.fileNames.set(result.fileId, file.path.split(/[\\/]/).pop() ?? file.path);
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
       // interrupted by shutdown, keeps it (taken again)
       if (file.marker !== undefined && MARKER_DONE.has(result.outcome)) await removeMarker(file.marker, this.logger);
@@ -272,14 +270,6 @@ export class Pipeline {
     return loaded;
   }
 
-  private fileName(fileId: number): string {
-    let name = this.fileNames.get(fileId);
-    if (name === undefined) {
-      name = this.ledger.getFile(fileId)?.name ?? `#${fileId}`;
-      this.fileNames.set(fileId, name);
-    }
-    return name;
-  }
 
   /** Writes the file's report now (settled when every document is final) and returns what it wrote. */
   report(fileId: number): Promise<FileReport> {

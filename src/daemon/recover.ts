@@ -6,18 +6,18 @@
  * wait for it forever. A document set in doubt here is final, so it gets its `document final` line
  * like every other.
  */
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
 
-export function recoverSending(ledger: Ledger, logger: AppLogger): { resent: number; inDoubt: number } {
-  const recovered = ledger.recoverSending();
+export async function recoverSending(ledger: LedgerPort, logger: AppLogger): Promise<{ resent: number; inDoubt: number }> {
+  const recovered = await ledger.recoverSending();
   const counts = { resent: recovered.resent.length, inDoubt: recovered.inDoubt.length };
   if (counts.resent + counts.inDoubt === 0) return counts;
   logger.warn(counts,
     'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt');
   for (const id of recovered.inDoubt) {
-    const doc = ledger.getDocument(id);
-    const file = doc === undefined ? undefined : ledger.getFile(doc.fileId);
+    const doc = await ledger.getDocument(id);
+    const file = doc === undefined ? undefined : await ledger.getFile(doc.fileId);
     if (doc === undefined || file === undefined) continue;
     logger.info({ file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
       status: 'in-doubt', doubt: 'no-answer', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },

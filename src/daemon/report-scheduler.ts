@@ -7,7 +7,7 @@
  * results stay in the ledger and the file stays dirty until a write succeeds.
  */
 import { mkdir } from 'node:fs/promises';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
@@ -17,7 +17,7 @@ import { settleFile, writeFileReport, type FileReportResult } from './file-repor
 export type FileReport = FileReportResult;
 
 export interface ReportSchedulerOptions {
-  ledger: Ledger;
+  ledger: LedgerPort;
   logger: AppLogger;
   /** The kind's outbox folder for a company. */
   outboxDir(company: string, kind: string): string;
@@ -62,15 +62,20 @@ export class ReportScheduler {
     options.storage?.onResume(() => this.schedule(0));
   }
 
-  /** The file's documents changed: its report is due. */
+  /**
+   * The file's documents changed: its report is due — at once when the file is complete, else within
+   * the interval. Dirty now (a flush right after writes it); whether it is complete is read after: only
+   * a scheduling hint, since the pass reads the ledger again and settles a file only when the ledger
+   * says every document is final (finishFile checks that in its own transaction).
+   */
   touch(fileId: number): void {
     this.dirty.add(fileId);
-    if (this.options.ledger.fileProgress(fileId).final) {
+    this.schedule(this.intervalMs);
+    this.options.ledger.fileProgress(fileId).then((p) => {
+      if (!p.final || !this.dirty.has(fileId)) return;
       this.complete.add(fileId);
       this.schedule(0);
-    } else {
-      this.schedule(this.intervalMs);
-    }
+    }, (err: unknown) => this.options.logger.warn({ err, fileId }, 'could not read a file\'s progress; its report is written at the next pass'));
   }
 
   /** Writes every dirty report now (final ones settle). Resolves when done. */
@@ -138,7 +143,7 @@ export class ReportScheduler {
     const job = (async () => {
       this.dirty.delete(fileId);
       this.complete.delete(fileId);
-      const file = this.options.ledger.getFile(fileId);
+      const file = await this.options.ledger.getFile(fileId);
       if (!file) throw new Error(`reportNow: no file ${fileId} in the ledger`);
       const written = await this.write(file, this.timesOf(fileId));
       return written ?? writeFileReport(this.options.ledger, fileId, this.outboxOf(file), { scrub: this.scrub() });
@@ -155,7 +160,7 @@ export class ReportScheduler {
 
   private async report(fileId: number): Promise<void> {
     const { logger } = this.options;
-    const file = this.options.ledger.getFile(fileId);
+    const file = await this.options.ledger.getFile(fileId);
     if (!file) return;
     const started = Date.now();
     const t = this.timesOf(fileId);
@@ -207,7 +212,7 @@ export class ReportScheduler {
     let written = settled.report;
     if (!settled.settled) {
       written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
-      this.progress(fileId, file.name, file.company, file.kind, t);
+      await this.progress(fileId, file.name, file.company, file.kind, t);
     } else {
       this.times.delete(fileId);
       if (settled.changedAfterSend === true) {
@@ -227,11 +232,11 @@ export class ReportScheduler {
     return written;
   }
 
-  private progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): void {
+  private async progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): Promise<void> {
     const now = Date.now();
     // The first report only sets the baseline, so the first line comes one interval after it, not two.
     if (t.doneAtStart >= 0 && now - t.lastProgress < this.progressMs) return;
-    const p = this.options.ledger.fileProgress(fileId);
+    const p = await this.options.ledger.fileProgress(fileId);
     const c = p.counts;
     const done = p.total - c.pending - c.sending;
     if (t.doneAtStart < 0) {

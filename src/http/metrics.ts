@@ -17,7 +17,7 @@ import type { Route } from './route.js';
 
 export interface MetricsSources {
   /** The ledger's counts, read at each scrape. */
-  counts(): OperatorCounts;
+  counts(): Promise<OperatorCounts>;
   /** The configured companies (the current configuration: it changes on SIGHUP). */
   companies(): readonly { alias: string; id: number }[];
   /** Subscribes to every service call (ServiceClient.observe); returns the unsubscribe. */
@@ -41,50 +41,56 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   collectDefaultMetrics({ register: registry });
 
   // One ledger read per scrape, shared by every gauge that comes from it (read by the route before
-  // the registry collects; a caller of `registry.metrics()` alone gets one read per gauge).
+  // the registry collects; a caller of `registry.metrics()` alone gets one read per gauge). The read is
+  // async (the ledger port), so these gauges collect asynchronously (prom-client awaits them).
   let scrape: OperatorCounts | undefined;
-  const counts = (): OperatorCounts => scrape ?? sources.counts();
+  const counts = async (): Promise<OperatorCounts> => scrape ?? sources.counts();
 
   new Gauge({
     name: 'edoc_documents_total', registers: [registry], labelNames: ['company', 'kind', 'status'] as const,
     help: 'Documents in the ledger by company, kind and status (as in result.json). A gauge: a document moves from pending to its final status; the final statuses only grow.',
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
-      for (const r of counts().documents) this.set({ company: r.company, kind: r.kind, status: r.state }, r.n);
+      for (const r of c.documents) this.set({ company: r.company, kind: r.kind, status: r.state }, r.n);
     },
   });
   new Gauge({
     name: 'edoc_queue_depth', registers: [registry], labelNames: ['company'] as const,
     help: 'Documents waiting to be sent or being sent (pending + sending), per company.',
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
       for (const c of sources.companies()) this.set({ company: c.alias }, 0);
-      for (const r of counts().documents) if (r.state === 'pending' || r.state === 'sending') this.inc({ company: r.company }, r.n);
+      for (const r of c.documents) if (r.state === 'pending' || r.state === 'sending') this.inc({ company: r.company }, r.n);
     },
   });
   new Gauge({
     name: 'edoc_in_doubt_documents', registers: [registry], labelNames: ['company'] as const,
     help: 'Documents in doubt (an attempt may have been issued; needs resolve), per company.',
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
       for (const c of sources.companies()) this.set({ company: c.alias }, 0);
-      for (const r of counts().documents) if (r.state === 'in-doubt') this.inc({ company: r.company }, r.n);
+      for (const r of c.documents) if (r.state === 'in-doubt') this.inc({ company: r.company }, r.n);
     },
   });
   new Gauge({
     name: 'edoc_files_total', registers: [registry], labelNames: ['kind', 'outcome'] as const,
     help: 'Input files in the ledger by kind and outcome (reading, open, done, failed-read, duplicate).',
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
-      for (const r of counts().files) this.set({ kind: r.kind, outcome: r.outcome }, r.n);
+      for (const r of c.files) this.set({ kind: r.kind, outcome: r.outcome }, r.n);
     },
   });
   new Counter({
     name: 'edoc_received_documents_total', registers: [registry], labelNames: ['company'] as const,
     help: 'Received documents (pulled from the service) in the ledger, per company.',
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
-      for (const r of counts().received) this.inc({ company: r.company }, r.n);
+      for (const r of c.received) this.inc({ company: r.company }, r.n);
     },
   });
 
@@ -129,7 +135,7 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
       async handle({ res }) {
         let text: string;
         try {
-          scrape = sources.counts();
+          scrape = await sources.counts();
           text = await registry.metrics();
         } finally {
           scrape = undefined;

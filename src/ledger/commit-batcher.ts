@@ -1,5 +1,5 @@
 /**
- * Gathers items and commits them with ONE synchronous call (one transaction, one fsync), then
+ * Gathers items and commits them with ONE call (one transaction, one fsync), then
  * resolves each item's promise with its own result. An eager item (a `sending` mark: await it, then
  * send) is committed at the end of the current turn of the event loop, with everything waiting. A
  * lazy item (a verdict nothing is waiting on but the outbox) may wait up to `lazyMs` for the next
@@ -18,14 +18,20 @@ export class CommitBatcher<T, R> {
   private waiters: { resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
   private eager: NodeJS.Immediate | undefined;
   private lazy: NodeJS.Timeout | undefined;
+  /** The commit under way: one at a time, so batches commit in the order they were gathered. */
+  private running: Promise<void> | undefined;
+  /** Something asked for a commit while one was under way: the next one starts as soon as it ends. */
+  private again = false;
   private readonly maxBatch: number;
   private readonly lazyMs: number;
 
   /**
-   * @param commit receives the batch and returns one result per item, in order; it must commit
-   *   before returning (the ledger's methods do).
+   * @param commit receives the batch and resolves with one result per item, in order, once the batch
+   *   is committed (the ledger port's methods do). Commits never overlap: items that arrive while one
+   *   runs go with the next, so two batches never race each other (a mark of a key in one batch and
+   *   its verdict or another mark of it in the next see each other's effects).
    */
-  constructor(private readonly commit: (items: T[]) => R[], options: CommitBatcherOptions = {}) {
+  constructor(private readonly commit: (items: T[]) => Promise<R[]>, options: CommitBatcherOptions = {}) {
     this.maxBatch = options.maxBatch ?? 500;
     this.lazyMs = options.lazyMs ?? 5;
   }
@@ -40,25 +46,45 @@ export class CommitBatcher<T, R> {
     return this.push(item, true);
   }
 
-  /** Commits what is waiting now (also called by the timers). */
-  flush(): void {
+  /**
+   * Commits what is waiting now (also called by the timers), at most `maxBatch` items per commit;
+   * resolves once everything that waited at the call is committed (or failed: its waiters are rejected).
+   */
+  flush(): Promise<void> {
     if (this.eager) clearImmediate(this.eager);
     if (this.lazy) clearTimeout(this.lazy);
     this.eager = undefined;
     this.lazy = undefined;
-    if (this.items.length === 0) return;
-    const items = this.items;
-    const waiters = this.waiters;
-    this.items = [];
-    this.waiters = [];
-    let results: R[];
-    try {
-      results = this.commit(items);
-    } catch (err) {
-      for (const w of waiters) w.reject(err);
-      return;
+    if (this.running) {
+      this.again = true;
+      return this.running.then(() => this.flush());
     }
-    waiters.forEach((w, i) => w.resolve(results[i] as R));
+    if (this.items.length === 0) return Promise.resolve();
+    const items = this.items.splice(0, this.maxBatch);
+    const waiters = this.waiters.splice(0, items.length);
+    let committed: Promise<R[]>;
+    try {
+      committed = this.commit(items);
+    } catch (err) {
+      committed = Promise.reject(err);
+    }
+    const run = committed.then((results) => {
+      this.running = undefined;
+      waiters.forEach((w, i) => w.resolve(results[i] as R));
+    }, (err: unknown) => {
+      this.running = undefined;
+      for (const w of waiters) w.reject(err);
+    }).then(() => {
+      // more than maxBatch waited, or items asked for a commit meanwhile
+      if (this.items.length >= this.maxBatch || (this.again && this.items.length > 0)) {
+        this.again = false;
+        return this.flush();
+      }
+      this.again = false;
+      return undefined;
+    });
+    this.running = run;
+    return run;
   }
 
   get waiting(): number {
@@ -69,9 +95,9 @@ export class CommitBatcher<T, R> {
     return new Promise<R>((resolve, reject) => {
       this.items.push(item);
       this.waiters.push({ resolve, reject });
-      if (this.items.length >= this.maxBatch) this.flush();
-      else if (!lazy) this.eager ??= setImmediate(() => this.flush());
-      else this.lazy ??= setTimeout(() => this.flush(), this.lazyMs);
+      if (this.items.length >= this.maxBatch) void this.flush();
+      else if (!lazy) this.eager ??= setImmediate(() => void this.flush());
+      else this.lazy ??= setTimeout(() => void this.flush(), this.lazyMs);
     });
   }
 }

@@ -216,23 +216,23 @@ export function countsByCompany(db: Database.Database): Map<string, StateCounts>
 /** The read side the console and `show` use, bound to one connection. */
 export class ConsoleQueries {
   constructor(private readonly db: Database.Database) {}
-  countsByCompany(): Map<string, StateCounts> { return countsByCompany(this.db); }
-  listFiles(q: { state?: FileState; before?: number; limit: number }): Page<ConsoleFile> { return listFiles(this.db, q); }
-  findFiles(name: string, limit: number): ConsoleFile[] { return findFiles(this.db, name, limit); }
-  file(id: number): ConsoleFile | undefined {
+  async countsByCompany(): Promise<Map<string, StateCounts>> { return countsByCompany(this.db); }
+  async listFiles(q: { state?: FileState; before?: number; limit: number }): Promise<Page<ConsoleFile>> { return listFiles(this.db, q); }
+  async findFiles(name: string, limit: number): Promise<ConsoleFile[]> { return findFiles(this.db, name, limit); }
+  async file(id: number): Promise<ConsoleFile | undefined> {
     const r = stmt(this.db, 'SELECT * FROM files WHERE id = ?').get(id) as RawFile | undefined;
     return r === undefined ? undefined : withCounts(this.db, [r])[0];
   }
-  filesNamed(name: string): FileRow[] { return filesNamed(this.db, name); }
-  fileDocuments(fileId: number, q: { after?: number; limit: number }): Page<ConsoleDocument> { return fileDocuments(this.db, fileId, q); }
-  attention(state: 'failed' | 'in-doubt', q: { after?: number; limit: number }): Page<ConsoleDocument> {
+  async filesNamed(name: string): Promise<FileRow[]> { return filesNamed(this.db, name); }
+  async fileDocuments(fileId: number, q: { after?: number; limit: number }): Promise<Page<ConsoleDocument>> { return fileDocuments(this.db, fileId, q); }
+  async attention(state: 'failed' | 'in-doubt', q: { after?: number; limit: number }): Promise<Page<ConsoleDocument>> {
     return attentionDocuments(this.db, state, q);
   }
-  byCustomer(customer: string, q: { after?: number; limit: number }): Page<ConsoleDocument> { return customerDocuments(this.db, customer, q); }
-  byKey(text: string, limit: number): ConsoleDocument[] { return keyDocuments(this.db, text, limit); }
-  history(id: number): DocumentHistory | undefined { return documentHistory(this.db, id); }
-  received(company: string, q: { before?: string; limit: number }): { rows: ReceivedRow[]; next?: string } {
+  async byCustomer(customer: string, q: { after?: number; limit: number }): Promise<Page<ConsoleDocument>> { return customerDocuments(this.db, customer, q); }
+  async byKey(text: string, limit: number): Promise<ConsoleDocument[]> { return keyDocuments(this.db, text, limit); }
+  async history(id: number): Promise<DocumentHistory | undefined> { return documentHistory(this.db, id); }
+  async received(company: string, q: { before?: string; limit: number }): Promise<{ rows: ReceivedRow[]; next?: string }> {
     return receivedDocuments(this.db, company, q);
   }
-  receivedOne(company: string, documentId: string): ReceivedRow | undefined { return receivedDocument(this.db, company, documentId); }
+  async receivedOne(company: string, documentId: string): Promise<ReceivedRow | undefined> { return receivedDocument(this.db, company, documentId); }
 }

@@ -101,8 +101,8 @@ export function claimDue(db: Database.Database, company: string, now: number, li
   // One statement: the documents already queued (`exclude`) are left out by the query itself, so the request
   // text is read only for the documents returned (and not looked up one statement each).
   const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-      d.maybe_delivered, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
-    FROM documents d JOIN document_bodies b ON b.id = d.id
+      d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
+    FROM documents d JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id
     WHERE d.company = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.id NOT IN (SELECT value FROM json_each(?))
     ORDER BY d.next_attempt_at, d.id LIMIT ?`)
     .all(company, now, JSON.stringify(exclude === undefined ? [] : [...exclude]), limit) as (DueRow & { request: string | null })[];
@@ -121,13 +121,13 @@ const RAW_EXACT = 2;
 const REQUEST_TEXT = 'CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END';
 
 interface DueRow {
-  id: number; file_id: number; idx: number; company: string; kind: string; key: string | null;
+  id: number; file_id: number; file_name: string; idx: number; company: string; kind: string; key: string | null;
   own_number: number; attempts: number; last_outcome: string | null; maybe_delivered: number; text_form: number;
 }
 
 function toDue(r: DueRow, request: string | null): DueDocument {
   let parsed: { value: unknown } | undefined;
-  return { id: r.id, fileId: r.file_id, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
+  return { id: r.id, fileId: r.file_id, fileName: r.file_name, index: r.idx, company: r.company, kind: parseKind(r.kind, `ledger document ${r.id}`), key: r.key,
     ownNumber: r.own_number === 1, attempts: r.attempts, lastOutcome: parse(r.last_outcome, null),
     maybeDelivered: r.maybe_delivered === 1,
     ...(request !== null && r.text_form !== 1 ? { requestText: request } : {}),
@@ -275,9 +275,10 @@ export function recordOutcomes(db: Database.Database, records: readonly OutcomeR
 
 /** Documents left `sending` by a process that died: their requests may or may not have arrived. */
 export function sendingAtStart(db: Database.Database): DueDocument[] {
-  const rows = stmt(db, `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-    ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form FROM documents d JOIN document_bodies b ON b.id = d.id
-    WHERE d.state = 'sending' ORDER BY d.id`).all() as (DueRow & { request: string | null })[];
+  const rows = stmt(db, `SELECT d.id, d.file_id, f.name AS file_name, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts,
+    d.last_outcome, d.maybe_delivered, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form FROM documents d
+    JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id WHERE d.state = 'sending' ORDER BY d.id`)
+    .all() as (DueRow & { request: string | null })[];
   return rows.map((r) => toDue(r, r.request));
 }
 
@@ -286,22 +287,23 @@ export function sendingAtStart(db: Database.Database): DueDocument[] {
  * their own number, whose repeat the service rejects as a duplicate; the rest become `in-doubt`.
  */
 export function recoverSending(db: Database.Database, now: number): { resent: number[]; inDoubt: number[] } {
-  const docs = sendingAtStart(db);
-  const resend = docs.filter((d) => d.ownNumber).map((d) => d.id);
-  const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
-  db.transaction(() => {
+  // The read inside the write transaction: what is recovered is exactly what was `sending` (port.ts's atomicity rule).
+  return db.transaction(() => {
+    const docs = sendingAtStart(db);
+    const resend = docs.filter((d) => d.ownNumber);
+    const doubt = docs.filter((d) => !d.ownNumber).map((d) => d.id);
     // The request may have left before the stop: the sticky flag makes a repeated-number answer to the
     // resend in-doubt rather than a clash (or an acceptance we cannot confirm).
     const back = stmt(db, `UPDATE documents SET state = 'pending', next_attempt_at = ?, updated_at = ?, maybe_delivered = 1,
       last_outcome = '{"kind":"unknown","reason":"crash"}' WHERE id = ? AND state = 'sending'`);
-    for (const d of docs.filter((x) => x.ownNumber)) {
+    for (const d of resend) {
       back.run(now, now, d.id);
       addEvent(db, now, 'resend-after-crash', d.fileId, d.id, { attempts: d.attempts });
       addEvent(db, now, 'maybe-delivered', d.fileId, d.id, { reason: 'crash while sending' });
     }
     setInDoubtTx(db, doubt, now, 'The process stopped after the request was sent; the document has no own number.');
+    return { resent: resend.map((d) => d.id), inDoubt: doubt };
   }).immediate();
-  return { resent: resend, inDoubt: doubt };
 }
 
 function setInDoubtTx(db: Database.Database, ids: readonly number[], now: number, reason: string): number[] {

@@ -261,10 +261,16 @@ export function failRead(db: Database.Database, fileId: number, error: FileError
   }).immediate();
 }
 
-/** Every document is final: the file is done. Returns false when it was not open. */
+/**
+ * Every document is final: the file is done. Returns false when it was not open or a document of it
+ * is still pending or sending — checked here, in the same statement as the change, so a re-queue
+ * committed after the caller read the file's progress is never overwritten (the ledger port's
+ * atomicity rule, port.ts).
+ */
 export function finishFile(db: Database.Database, fileId: number, now: number): boolean {
   return db.transaction(() => {
-    const changed = stmt(db, `UPDATE files SET state = 'done', finished_at = ? WHERE id = ? AND state = 'open'`)
+    const changed = stmt(db, `UPDATE files SET state = 'done', finished_at = ? WHERE id = ? AND state = 'open'
+      AND NOT EXISTS (SELECT 1 FROM file_counts WHERE file_id = files.id AND state IN ('pending','sending') AND n > 0)`)
       .run(now, fileId).changes === 1;
     if (changed) addEvent(db, now, 'file-done', fileId, null);
     return changed;

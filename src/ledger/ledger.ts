@@ -14,6 +14,7 @@ import * as received from './received.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
+import type { LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
 import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
@@ -39,10 +40,12 @@ export interface LedgerOpenOptions {
 }
 
 /**
- * The single source of truth: every file, document and state change, each committed before the
- * effect it stands for. Synchronous (better-sqlite3); one writer process per state folder.
+ * The SQLite backend of the ledger port (port.ts): the single source of truth, every file, document
+ * and state change committed before the effect it stands for. better-sqlite3 is synchronous, so each
+ * method runs whole (one transaction) before its Promise settles; an `async` method over it costs one
+ * resolved promise. One writer process per state folder (the lock).
  */
-export class Ledger {
+export class Ledger implements LedgerPort {
   /** Things worth one log line from the opener (a stale lock taken over, a migration). */
   readonly notes: string[] = [];
   private closed = false;
@@ -89,7 +92,7 @@ export class Ledger {
   }
 
   /** Closes the connection and releases the lock. Safe to call twice; each step runs even if one fails. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
@@ -106,7 +109,7 @@ export class Ledger {
   }
 
   /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
-  snapshot(): LedgerSnapshot {
+  async snapshot(): Promise<LedgerSnapshot> {
     return new LedgerSnapshot(this.dbPath);
   }
 
@@ -114,7 +117,7 @@ export class Ledger {
    * A real write (a row added and removed in one transaction, one fsync): succeeds only when the
    * ledger can grow again after a full disk (StorageWatch).
    */
-  probeWrite(now = Date.now()): void {
+  async probeWrite(now = Date.now()): Promise<void> {
     this.db.transaction(() => {
       const id = this.db.prepare(`INSERT INTO events(at, type) VALUES (?, 'storage-probe')`).run(now).lastInsertRowid;
       this.db.prepare('DELETE FROM events WHERE id = ?').run(id);
@@ -122,35 +125,36 @@ export class Ledger {
   }
 
   // --- files ---------------------------------------------------------------
-  recordFile(input: RecordFileInput): RecordFileResult { return files.recordFile(this.db, input); }
-  setReadDetails(fileId: number, details: ReadDetails): void { files.setReadDetails(this.db, fileId, details); }
-  finishReading(fileId: number, now = Date.now()): void { files.finishReading(this.db, fileId, now); }
-  failRead(fileId: number, error: FileError, now = Date.now()): number { return files.failRead(this.db, fileId, error, now); }
-  /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */
-  dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): boolean {
+  async recordFile(input: RecordFileInput): Promise<RecordFileResult> { return files.recordFile(this.db, input); }
+  async setReadDetails(fileId: number, details: ReadDetails): Promise<void> { files.setReadDetails(this.db, fileId, details); }
+  async finishReading(fileId: number, now = Date.now()): Promise<void> { files.finishReading(this.db, fileId, now); }
+  async failRead(fileId: number, error: FileError, now = Date.now()): Promise<number> { return files.failRead(this.db, fileId, error, now); }
+  async dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): Promise<boolean> {
     return files.dropIntake(this.db, fileId, now, data);
   }
-  flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): boolean {
+  async flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): Promise<boolean> {
     return files.flagChangedAfterSend(this.db, fileId, error, now);
   }
-  finishFile(fileId: number, now = Date.now()): boolean { return files.finishFile(this.db, fileId, now); }
-  markReported(fileId: number, state: ReportState): void { files.markReported(this.db, fileId, state); }
-  markArchived(fileId: number, archivedPath: string, now = Date.now()): void { files.markArchived(this.db, fileId, archivedPath, now); }
-  getFile(fileId: number): FileRow | undefined { return files.getFile(this.db, fileId); }
-  reportHolders(fileId: number): FileRow[] { return files.reportHolders(this.db, fileId); }
-  reportPlaceTaken(dir: string, reportName: string, fileId: number): boolean {
+  async finishFile(fileId: number, now = Date.now()): Promise<boolean> { return files.finishFile(this.db, fileId, now); }
+  async markReported(fileId: number, state: ReportState): Promise<void> { files.markReported(this.db, fileId, state); }
+  async markArchived(fileId: number, archivedPath: string, now = Date.now()): Promise<void> {
+    files.markArchived(this.db, fileId, archivedPath, now);
+  }
+  async getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.db, fileId); }
+  async reportHolders(fileId: number): Promise<FileRow[]> { return files.reportHolders(this.db, fileId); }
+  async reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
     return files.reportPlaceTaken(this.db, dir, reportName, fileId);
   }
-  relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): void {
+  async relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): Promise<void> {
     files.relocateReport(this.db, fileId, dir, reportName, now);
   }
-  openFiles(): FileRow[] { return files.openFiles(this.db); }
-  filesToSettle(): FileRow[] { return files.filesToSettle(this.db); }
-  recentlyArchived(since: number): FileRow[] { return files.recentlyArchived(this.db, since); }
-  fileProgress(fileId: number): FileProgress { return status.fileProgress(this.db, fileId); }
+  async openFiles(): Promise<FileRow[]> { return files.openFiles(this.db); }
+  async filesToSettle(): Promise<FileRow[]> { return files.filesToSettle(this.db); }
+  async recentlyArchived(since: number): Promise<FileRow[]> { return files.recentlyArchived(this.db, since); }
+  async fileProgress(fileId: number): Promise<FileProgress> { return status.fileProgress(this.db, fileId); }
 
   // --- documents -----------------------------------------------------------
-  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): InsertResult {
+  async insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
     return docs.insertDocuments(this.db, fileId, documents, now);
   }
   /** Inserts an async stream of documents (the reader's), ~1000 per transaction. */
@@ -171,82 +175,77 @@ export class Ledger {
     if (batch.length > 0) flush();
     return total;
   }
-  acceptedKey(key: string): { documentId: number; fileId: number } | undefined { return docs.acceptedKey(this.db, key); }
-  claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): DueDocument[] {
+  async acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> { return docs.acceptedKey(this.db, key); }
+  async claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): Promise<DueDocument[]> {
     return docs.claimDue(this.db, company, now, limit, exclude);
   }
-  nextDueAt(company: string): number | undefined { return docs.nextDueAt(this.db, company); }
-  markSending(ids: readonly number[], now = Date.now()): MarkSendingResult { return docs.markSending(this.db, ids, now); }
-  unmarkSending(ids: readonly number[], now = Date.now()): number[] { return docs.unmarkSending(this.db, ids, now); }
-  recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): { applied: number[]; fileIds: number[] } {
+  async nextDueAt(company: string): Promise<number | undefined> { return docs.nextDueAt(this.db, company); }
+  async markSending(ids: readonly number[], now = Date.now()): Promise<MarkSendingResult> { return docs.markSending(this.db, ids, now); }
+  async unmarkSending(ids: readonly number[], now = Date.now()): Promise<number[]> { return docs.unmarkSending(this.db, ids, now); }
+  async recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): Promise<OutcomesResult> {
     return docs.recordOutcomes(this.db, records, now);
   }
-  /**
-   * Outcomes and `sending` marks in ONE transaction (one fsync): the submit stage's hot path, where
-   * verdicts and the next marks arrive in the same turn. Outcomes go first, so a verdict frees its
-   * key before a mark checks whether that key is in flight.
-   */
-  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
-    { marks: MarkSendingResult; outcomes: { applied: number[]; fileIds: number[] } } {
+  async commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
+    Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }> {
     return this.db.transaction(() => ({
       outcomes: outcomes.length > 0 ? docs.recordOutcomes(this.db, outcomes, now) : { applied: [], fileIds: [] },
       marks: marks.length > 0 ? docs.markSending(this.db, marks, now) : { sending: [], duplicate: [], skipped: [], deferred: [] },
     })).immediate();
   }
-  recordOutcome(id: number, outcome: Omit<OutcomeRecord, 'id'>, now = Date.now()): boolean {
+  async recordOutcome(id: number, outcome: Verdict, now = Date.now()): Promise<boolean> {
     return docs.recordOutcomes(this.db, [{ ...outcome, id }], now).applied.length === 1;
   }
-  scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
-    now = Date.now()): boolean {
+  async scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
+    now = Date.now()): Promise<boolean> {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
-  sendingAtStart(): DueDocument[] { return docs.sendingAtStart(this.db); }
-  recoverSending(now = Date.now()): { resent: number[]; inDoubt: number[] } { return docs.recoverSending(this.db, now); }
-  setInDoubt(ids: readonly number[], reason: string, now = Date.now()): number[] {
+  async sendingAtStart(): Promise<DueDocument[]> { return docs.sendingAtStart(this.db); }
+  async recoverSending(now = Date.now()): Promise<{ resent: number[]; inDoubt: number[] }> { return docs.recoverSending(this.db, now); }
+  async setInDoubt(ids: readonly number[], reason: string, now = Date.now()): Promise<number[]> {
     return docs.setInDoubt(this.db, ids, now, reason);
   }
-  requeue(target: RequeueTarget): { ids: number[]; fileIds: number[] } { return status.requeue(this.db, target); }
+  async requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.db, target); }
   /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
-  confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
-    { ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] } {
+  async confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
+    Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
     return status.confirmIssued(this.db, ids, note, now, by);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
-  recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): { ids: number[]; fileIds: number[] } {
+  async recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
     return status.recordClash(this.db, ids, note, now, by);
   }
-  /** Any document of ours with this number (its family) may have reached the service: see decide.ts. */
-  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): boolean {
+  async numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
     return docs.numberMayHaveBeenDelivered(this.db, doc);
   }
-  getDocument(id: number): DocumentRow | undefined { return docs.getDocument(this.db, id); }
-  iterateFileDocuments(fileId: number): Generator<DocumentRow> { return status.iterateFileDocuments(this.db, fileId); }
-  statusSummary(listLimit?: number): StatusSummary { return status.statusSummary(this.db, listLimit); }
+  async getDocument(id: number): Promise<DocumentRow | undefined> { return docs.getDocument(this.db, id); }
+  /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
+  async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> { yield* status.iterateFileDocuments(this.db, fileId); }
+  async statusSummary(listLimit?: number): Promise<StatusSummary> { return status.statusSummary(this.db, listLimit); }
   /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
-  operatorCounts(): OperatorCounts { return operatorCounts(this.db); }
+  async operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.db); }
 
   // --- operator surface (ranges watch, alerts) --------------------------------
   /** Highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
-  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): number | undefined {
+  async highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined> {
     return ranges.highestNumberUsed(this.db, company, kinds, prefix, from, to);
   }
   /** Per company, documents in doubt and (withUnsent) documents not sent yet. */
-  openCounts(withUnsent = true): CompanyOpenCounts[] { return ranges.openCounts(this.db, withUnsent); }
+  async openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> { return ranges.openCounts(this.db, withUnsent); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
-  filesMatching(name: string): FileRow[] { return resend.filesMatching(this.db, name); }
-  contentOutcome(file: FileRow): ContentOutcome { return resend.contentOutcome(this.db, file); }
-  requestResend(fileId: number, now = Date.now()): { request: ResendRequest; reused: boolean } {
+  async filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.db, name); }
+  async contentOutcome(file: FileRow): Promise<ContentOutcome> { return resend.contentOutcome(this.db, file); }
+  async requestResend(fileId: number, now = Date.now()): Promise<{ request: ResendRequest; reused: boolean }> {
     return resend.requestResend(this.db, fileId, now);
   }
-  cancelResend(requestId: number, now = Date.now()): void { resend.cancelResend(this.db, requestId, now); }
+  async cancelResend(requestId: number, now = Date.now()): Promise<void> { resend.cancelResend(this.db, requestId, now); }
 
   // --- received documents (E12) -------------------------------------------
-  getCursor(company: string): string | undefined { return received.getCursor(this.db, company); }
-  setCursor(company: string, cursor: string, now = Date.now()): void { received.setCursor(this.db, company, cursor, now); }
-  recordPull(company: string, at: number, data?: unknown): void { received.recordPull(this.db, company, at, data); }
-  seenReceived(company: string, documentId: string): boolean { return received.seenReceived(this.db, company, documentId); }
-  recordReceived(record: ReceivedRecord): boolean { return received.recordReceived(this.db, record); }
+  async getCursor(company: string): Promise<string | undefined> { return received.getCursor(this.db, company); }
+  async setCursor(company: string, cursor: string, now = Date.now()): Promise<void> { received.setCursor(this.db, company, cursor, now); }
+  async recordPull(company: string, at: number, data?: unknown): Promise<void> { received.recordPull(this.db, company, at, data); }
+  async seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.db, company, documentId); }
+  async recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.db, record); }
 }
 
 /**

@@ -3,6 +3,7 @@ import { getFile } from './files.js';
 import { DOCUMENT_COLUMNS, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { fileProgress } from './status.js';
+import type { LedgerSnapshotPort } from './port.js';
 import type { DocumentRow, FileProgress, FileRow } from './types.js';
 
 /** The report's document rows: the body table is read only where the retry file may need the source text. */
@@ -14,7 +15,7 @@ const REPORT_SELECT = `SELECT ${DOCUMENT_COLUMNS}, CASE WHEN d.state IN ('reject
  * commits). The report streams 200,000 documents through `.iterate()` across awaits: on a private
  * connection that blocks nobody, and one read transaction keeps counts and documents in agreement.
  */
-export class LedgerSnapshot {
+export class LedgerSnapshot implements LedgerSnapshotPort {
   private readonly db: Database.Database;
   private closed = false;
 
@@ -25,11 +26,11 @@ export class LedgerSnapshot {
     this.db.prepare('SELECT 1 FROM files LIMIT 1').get();
   }
 
-  file(fileId: number): FileRow | undefined {
+  async file(fileId: number): Promise<FileRow | undefined> {
     return getFile(this.db, fileId);
   }
 
-  fileProgress(fileId: number): FileProgress {
+  async fileProgress(fileId: number): Promise<FileProgress> {
     return fileProgress(this.db, fileId);
   }
 
@@ -39,13 +40,13 @@ export class LedgerSnapshot {
    * invalid, failed, and a duplicate that is a number clash); '' for the others (accepted, pending,
    * sending, in-doubt), which no report writes out.
    */
-  *iterateFileDocuments(fileId: number): Generator<DocumentRow> {
+  async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {
     const it = this.db.prepare(`${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`)
       .iterate(fileId) as IterableIterator<RawDocument>;
     for (const r of it) yield toDocumentRow(r);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {

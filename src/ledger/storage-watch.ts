@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import { isStorageFull, storageFullCode } from './storage-full.js';
 
 export interface StorageWatchOptions {
-  /** A real write transaction on the ledger (`Ledger.probeWrite`). */
-  probe(): void;
+  /** A real write transaction on the ledger (`LedgerPort.probeWrite`). */
+  probe(): void | Promise<void>;
   logger: Pick<Logger, 'info' | 'error' | 'warn'>;
   /** Folders (state, outbox) that must take `headroomBytes` before work resumes; a missing one is skipped. */
   dirs?: readonly string[];
@@ -91,7 +91,7 @@ export class StorageWatch {
   private async probe(): Promise<void> {
     try {
       for (const dir of this.options.dirs ?? []) await headroom(dir, this.options.headroomBytes ?? 65_536);
-      this.options.probe();
+      await this.options.probe();
       for (const step of this.before) await step();
     } catch {
       this.schedule();

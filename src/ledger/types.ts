@@ -152,6 +152,8 @@ export interface InsertResult {
 export interface DueDocument {
   id: number;
   fileId: number;
+  /** The input file's name (POS `tipo`, log lines): read with the document, so the sender needs no second lookup. */
+  fileName: string;
   index: number;
   company: string;
   kind: DocumentKind;

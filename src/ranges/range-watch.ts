@@ -30,7 +30,7 @@ export interface RangeWatchOptions {
   client: Pick<ServiceClient, 'listRanges'>;
   rates: CompanyRates;
   /** The ledger's highest number of a prefix in [from, to] (Ledger.highestNumberUsed). */
-  highestUsed(company: string, kinds: readonly DocumentKind[], prefix: string, from: number, to: number): number | undefined;
+  highestUsed(company: string, kinds: readonly DocumentKind[], prefix: string, from: number, to: number): Promise<number | undefined>;
   logger: Logger;
   /** How often E10 is read (alerts.ranges.every). */
   everyMs(): number;
@@ -59,6 +59,8 @@ interface CompanyWatch {
   error?: { reason: string; at: number };
   /** The last re-read a refusal asked for: when it began and whether it read the ranges. */
   recheck?: { at: number; ok: boolean };
+  /** Counts recomputations: the ledger read is async, and only the latest one's result is kept. */
+  computed?: number;
 }
 
 export interface RangeWatchEvents {
@@ -187,7 +189,7 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
           if (watch.error !== undefined) this.options.logger.info({ company: alias }, 'numbering ranges read again');
           watch.error = undefined;
           watch.known = { ranges, readAt: this.now() };
-          this.recompute(alias, watch);
+          await this.recompute(alias, watch);
           return true;
         }
         failure = 'the service answered ranges that do not follow the spec';
@@ -217,23 +219,28 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     const timer = setTimeout(() => {
       this.touched.delete(alias);
       const watch = this.watches.get(alias);
-      if (watch !== undefined) this.recompute(alias, watch);
+      if (watch !== undefined) void this.recompute(alias, watch);
     }, 1_000);
     timer.unref();
     this.touched.set(alias, timer);
   }
 
   private recomputeAll(): void {
-    for (const [alias, watch] of this.watches) if (watch.known !== undefined) this.recompute(alias, watch);
+    for (const [alias, watch] of this.watches) if (watch.known !== undefined) void this.recompute(alias, watch);
   }
 
-  private recompute(alias: string, watch: CompanyWatch): void {
+  /** Never rejects: a failed ledger read leaves the states as they were. */
+  private async recompute(alias: string, watch: CompanyWatch): Promise<void> {
     if (watch.known === undefined || this.closing) return;
     const today = this.today();
-    const { readAt } = watch.known;
+    const { ranges, readAt } = watch.known;
+    const n = (watch.computed ?? 0) + 1;
+    watch.computed = n;
     try {
-      watch.states = watch.known.ranges.map((r) =>
-        rangeState(alias, r, this.options.highestUsed(alias, RANGE_KINDS, r.prefix, r.from, r.to), today, readAt));
+      const used = await Promise.all(ranges.map((r) => this.options.highestUsed(alias, RANGE_KINDS, r.prefix, r.from, r.to)));
+      // a later recomputation (newer ranges, or a newer read of the ledger) started meanwhile: it decides
+      if (watch.computed !== n || this.closing) return;
+      watch.states = ranges.map((r, i) => rangeState(alias, r, used[i], today, readAt));
     } catch (err) {
       // the ledger closed under us (shutdown) or is busy: the states stay as they were until the next minute
       this.options.logger.warn({ err, company: alias }, 'numbers used of the ranges could not be read from the ledger');
@@ -263,7 +270,7 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
       this.timers = [];
       this.touched.clear();
       this.abort.abort();
-      await Promise.allSettled([...this.watches.values()].map((w) => w.reading));
+      await Promise.allSettled([...this.watches.values()].flatMap((w) => (w.reading === undefined ? [] : [w.reading])));
       await this.saving;
     })();
     return this.closing;

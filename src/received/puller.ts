@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
 import type { CompanyRates } from '../rate/company-rate.js';
@@ -25,7 +25,7 @@ import { appendIndexRow, writeFailure, writeReceived } from './write-received.js
 import { advancedCursor, formatWindow, monthSlices, type DateWindow } from './window.js';
 
 export interface ReceivedPullerOptions {
-  ledger: Ledger;
+  ledger: LedgerPort;
   client: ReceivedSource;
   config: Readonly<Pick<Config, 'received' | 'paths' | 'retry'>>;
   logger: Logger;
@@ -145,7 +145,7 @@ export class ReceivedPuller {
     const { ledger } = this.options;
     const config = this.config;
     const result: PullResult = {
-      company: alias, window, pages: 0, newDocs: 0, seenBefore: 0, errors: [], complete: false, cursor: ledger.getCursor(alias),
+      company: alias, window, pages: 0, newDocs: 0, seenBefore: 0, errors: [], complete: false, cursor: await ledger.getCursor(alias),
     };
     if (!isDate(window.from) || !isDate(window.to) || window.from > window.to) {
       result.errors.push({ code: 'EDOC_RECEIVED_BAD_WINDOW', message: `Not a window of yyyy-MM-dd dates: ${formatWindow(window)}`, window });
@@ -173,12 +173,12 @@ export class ReceivedPuller {
       }
       const cursor = advancedCursor(result.cursor, config.received.startDate, slice, this.today());
       if (cursor !== undefined) {
-        ledger.setCursor(alias, cursor);
+        await ledger.setCursor(alias, cursor);
         result.cursor = cursor;
       }
     }
     result.complete = true;
-    ledger.recordPull(alias, Date.now(), {
+    await ledger.recordPull(alias, Date.now(), {
       window: formatWindow(window), pages: result.pages, new: result.newDocs, seenBefore: result.seenBefore,
       errors: result.errors.length, cursor: result.cursor ?? null,
     });
@@ -275,7 +275,9 @@ export class ReceivedPuller {
       const key = receivedKey(record);
       if (handled.has(key)) continue;
       handled.add(key);
-      if (this.options.ledger.seenReceived(alias, key)) {
+      // A read here and the record (recordReceived, first one stands) later: a company's pulls never overlap (one
+      // scheduler per daemon; `received pull` takes the state folder's lock), and a repeat would only be ignored.
+      if (await this.options.ledger.seenReceived(alias, key)) {
         seenBefore += 1;
         // Recorded, but a crash came before its index row: add the row now.
         if (!index.has(key)) await appendIndexRow(index, record);

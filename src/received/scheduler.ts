@@ -7,7 +7,7 @@
  * next tick, the cursor unmoved so nothing is skipped.
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
 import type { CompanyRates } from '../rate/company-rate.js';
@@ -16,7 +16,7 @@ import { ReceivedPuller, type PullResult } from './puller.js';
 import { formatWindow, scheduledWindow } from './window.js';
 
 export interface ReceivedSchedulerOptions {
-  ledger: Ledger;
+  ledger: LedgerPort;
   client: ReceivedSource;
   config: Readonly<Config>;
   logger: Logger;
@@ -155,7 +155,7 @@ export class ReceivedScheduler {
     const { received } = this.config;
     try {
       const window = scheduledWindow({
-        cursor: this.options.ledger.getCursor(company.alias), lookbackDays: received.lookbackDays,
+        cursor: await this.options.ledger.getCursor(company.alias), lookbackDays: received.lookbackDays,
         startDate: received.startDate, today: this.today(),
       });
       const result = await this.puller.pullCompany(company, window, { signal: this.abort.signal });

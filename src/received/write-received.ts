@@ -7,7 +7,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isEdocError } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { writeFileAtomic } from '../report/atomic-write.js';
 import { receivedDocumentSchema } from '../service/schemas/received.js';
@@ -21,7 +21,7 @@ export interface WriteReceivedInput {
   alias: string;
   record: ReceivedRecord;
   index: ReceivedIndex;
-  ledger: Ledger;
+  ledger: LedgerPort;
   logger: Logger;
 }
 
@@ -49,7 +49,7 @@ export async function writeReceived(input: WriteReceivedInput): Promise<{ errors
     log.warn({ code: 'EDOC_RECEIVED_BAD_PDF', file: names.json }, `received document ${doc ?? key}: ${pdf.reason}; the PDF was not written`);
     errors.push({ code: 'EDOC_RECEIVED_BAD_PDF', message: pdf.reason, doc, cufe: key });
   }
-  input.ledger.recordReceived({
+  await input.ledger.recordReceived({
     company: alias, documentId: key, documentNumber: doc ?? null, documentDate: documentDay(record) ?? null, files, at: Date.now(),
   });
   await appendIndexRow(input.index, record);

@@ -13,10 +13,10 @@ import { outputNames } from '../policy/outbox-names.js';
  * stage only reads it; recording that a report was written is the caller's (src/daemon/file-reports.ts).
  */
 export interface ReportSource {
-  file(fileId: number): FileRow | undefined;
-  fileProgress(fileId: number): FileProgress;
+  file(fileId: number): Promise<FileRow | undefined>;
+  fileProgress(fileId: number): Promise<FileProgress>;
   /** Documents in index order, streamed. */
-  iterateFileDocuments(fileId: number): Iterable<DocumentRow>;
+  iterateFileDocuments(fileId: number): AsyncIterable<DocumentRow>;
 }
 
 export interface FileReportResult {
@@ -59,19 +59,19 @@ export async function ensureOutboxDir(outboxDir: string): Promise<void> {
  * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
 export async function writeReportSet(source: ReportSource, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
-  const file = source.file(fileId);
+  const file = await source.file(fileId);
   if (!file) throw new Error(`writeFileReport: no file ${fileId} in the ledger`);
-  const progress = source.fileProgress(fileId);
+  const progress = await source.fileProgress(fileId);
   const final = file.state === 'done' || (file.state === 'failed-read' && progress.final);
   const names = outputNames(file.reportName, file.name);
   const dir = file.reportDir ?? outboxDir;
   const resultPath = path.join(dir, names.result);
-  const result = await ResultFileWriter.begin(resultPath, file, progress, duplicateOf(source, file, dir, outboxDir), options.scrub);
+  const result = await ResultFileWriter.begin(resultPath, file, progress, await duplicateOf(source, file, dir, outboxDir), options.scrub);
   const errors = new ErrorsCsvWriter(path.join(dir, names.errors), options.scrub);
   const retry = new RetryFileWriter(path.join(dir, names.retry), file);
   try {
     if (file.error) await errors.addFileError(file.error);
-    for (const doc of source.iterateFileDocuments(fileId)) {
+    for await (const doc of source.iterateFileDocuments(fileId)) {
       await result.add(doc);
       await errors.add(doc);
       await retry.add(doc);
@@ -90,8 +90,8 @@ export async function writeReportSet(source: ReportSource, fileId: number, outbo
 }
 
 /** For a duplicate drop: the earlier file it repeats, where its report is (relative to `dir`) and when it was taken. */
-function duplicateOf(source: ReportSource, file: FileRow, dir: string, outboxDir: string): DuplicateOf | undefined {
-  const earlier = file.duplicateOf === null ? undefined : source.file(file.duplicateOf);
+async function duplicateOf(source: ReportSource, file: FileRow, dir: string, outboxDir: string): Promise<DuplicateOf | undefined> {
+  const earlier = file.duplicateOf === null ? undefined : await source.file(file.duplicateOf);
   if (earlier === undefined) return undefined;
   const report = path.join(earlier.reportDir ?? earlier.outboxDir ?? outboxDir, outputNames(earlier.reportName, earlier.name).result);
   return { file: earlier.name, result: path.relative(dir, report).split(path.sep).join('/'),

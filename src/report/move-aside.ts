@@ -63,7 +63,7 @@ export interface ReportPlace {
  * recorded at a stem already.
  */
 export async function moveReportSetAside(holder: FileRow, outboxDir: string, withFiles: boolean,
-  placeTaken: (archiveDir: string, stem: string) => boolean): Promise<ReportPlace> {
+  placeTaken: (archiveDir: string, stem: string) => boolean | Promise<boolean>): Promise<ReportPlace> {
   const archiveDir = path.join(outboxDir, 'archive');
   const sources = outputPaths(outboxDir, holder.reportName, holder.name);
   const stats = withFiles ? await Promise.all(sources.map(statOrUndefined)) : sources.map(() => undefined);
@@ -71,7 +71,7 @@ export async function moveReportSetAside(holder: FileRow, outboxDir: string, wit
   const base = asideStem(holder);
   for (let n = 1; n < 10_000; n++) {
     const stem = n === 1 ? base : `${base} (${n})`;
-    if (placeTaken(archiveDir, stem)) continue;
+    if (await placeTaken(archiveDir, stem)) continue;
     const dests = outputPaths(archiveDir, stem, holder.name);
     if (!(await free(dests, stats))) continue;
     let placed = true;

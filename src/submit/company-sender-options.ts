@@ -4,7 +4,7 @@
  * and `edoc-bridge submit` run with; tests pass small values instead of waiting.
  */
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { CompanyRate } from '../rate/company-rate.js';
@@ -85,7 +85,7 @@ export const COMPANY_SENDER_DEFAULTS: Readonly<CompanySenderTuning> = Object.fre
 });
 
 export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
-  ledger: Ledger;
+  ledger: LedgerPort;
   client: ServiceClient;
   company: CompanyConfig;
   /**
@@ -97,8 +97,6 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   retry: Config['retry'];
   pos: PosKindConfig;
   logger: AppLogger;
-  /** The input file's name, for POS `tipo` and log lines. */
-  fileName(fileId: number): string;
   /** Documents of these files reached a final state (or changed): their reports are due. */
   onChanged(fileIds: readonly number[]): void;
   /** Pauses every writer while the disk is full; one of the sender's own when absent. */

@@ -152,9 +152,12 @@ export class CompanySender {
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
-      const due = this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+      // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
+      // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
+      // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
+      const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
       if (due.length === 0) {
-        const next = this.options.ledger.nextDueAt(this.alias);
+        const next = await this.options.ledger.nextDueAt(this.alias);
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.sleep(wait);
         continue;
@@ -186,7 +189,7 @@ export class CompanySender {
     // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
     if (!(await this.waitForRate())) {
       // Stopped or paused before its turn: the request never left. (At close, all at once.)
-      if (!this.closed) this.unmark(doc);
+      if (!this.closed) await this.unmark(doc);
       return;
     }
     this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
@@ -199,9 +202,9 @@ export class CompanySender {
     return this.commits.mark(doc.id, doc.key ?? doc.id);
   }
 
-  private unmark(doc: DueDocument): void {
+  private async unmark(doc: DueDocument): Promise<void> {
     // one that cannot be taken back (full disk) stays in markedUnsent: taken back at close
-    if (this.commits.unmark([doc.id])) this.markedUnsent.delete(doc.id);
+    if (await this.commits.unmark([doc.id])) this.markedUnsent.delete(doc.id);
   }
 
   /** Whether the mark made the document `sending` (to be sent now); a duplicate is final here. */
@@ -216,7 +219,7 @@ export class CompanySender {
   /** Sends within a slot of the company's rate, dated when the request is handed to the socket (`CompanyRate.send`). */
   private send(doc: DueDocument): Promise<ServiceResponse> {
     const signal = this.aborter.signal;
-    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: this.options.fileName(doc.fileId), options: { signal, onSent } }), signal);
+    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: doc.fileName, options: { signal, onSent } }), signal);
   }
 
   /**
@@ -227,12 +230,20 @@ export class CompanySender {
    * the end of this turn, so it cannot end up in doubt for lack of a commit.
    */
   private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
-    const { outcome, httpStatus } = response;
+    const { outcome } = response;
     this.noteReachability(response);
     // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
     // committed: a document is sent again, and one with the same number is marked, only after that commit).
+    // Read in one call and used by the verdict's commit in another: nothing in between can change it, since
+    // markSending keeps one document per number `sending` at a time (others wait, `key-in-flight`), and only
+    // a document `sending` gets the flag — this one, whose verdict is not committed yet.
     const repeated = outcome.kind === 'duplicate' || (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
-    const numberMayHaveBeenDelivered = repeated && this.options.ledger.numberMayHaveBeenDelivered(doc);
+    if (!repeated) return this.commitVerdict(doc, attempt, response, false);
+    return this.options.ledger.numberMayHaveBeenDelivered(doc).then((maybe) => this.commitVerdict(doc, attempt, response, maybe));
+  }
+
+  private commitVerdict(doc: DueDocument, attempt: number, response: ServiceResponse, numberMayHaveBeenDelivered: boolean): Promise<void> {
+    const { outcome, httpStatus } = response;
     const decision = decide(outcome, httpStatus, {
       ownNumber: doc.ownNumber, attempt, numberMayHaveBeenDelivered, retry: this.options.retry,
     });
@@ -286,7 +297,7 @@ export class CompanySender {
 
   /** `extra`: why an in-doubt document is in doubt (`doubt`) and the code of a repeated-number verdict. */
   private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
-    this.options.logger.info({ file: this.options.fileName(doc.fileId), kind: doc.kind, company: this.alias,
+    this.options.logger.info({ file: doc.fileName, kind: doc.kind, company: this.alias,
       doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) }, 'document final');
     this.options.onEvent?.({ type: 'final', company: this.alias, status, ...(extra.doubt ? { doubt: extra.doubt } : {}) });
   }

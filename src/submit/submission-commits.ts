@@ -6,7 +6,7 @@
  * of the company is sent, so a document the service numbers never looks unsent.
  */
 import { CommitBatcher } from '../ledger/commit-batcher.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
 import type { OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
@@ -35,7 +35,7 @@ const MARKED = {
 } as const satisfies Record<string, MarkResult>;
 
 export interface SubmissionCommitsOptions {
-  ledger: Ledger;
+  ledger: LedgerPort;
   logger: AppLogger;
   company: string;
   /** Documents of these files changed state. */
@@ -59,10 +59,10 @@ export class SubmissionCommits {
     this.unhook = this.storage.beforeResume(() => this.commitHeld());
     // Marks and verdicts of the same turn share one transaction (one fsync).
     // Verdicts of numbered documents wait up to `lazyMs` for the next batch of marks (see CompanySender.settle).
-    this.batcher = new CommitBatcher<Commit, MarkResult | VerdictResult>((items) => {
+    this.batcher = new CommitBatcher<Commit, MarkResult | VerdictResult>(async (items) => {
       const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
       const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
-      const result = ledger.commitSubmissions(ids, records, options.now());
+      const result = await ledger.commitSubmissions(ids, records, options.now());
       if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
       const sending = new Set(result.marks.sending);
       const dup = new Set(result.marks.duplicate);
@@ -100,9 +100,9 @@ export class SubmissionCommits {
   }
 
   /** Takes back marks whose requests never left; false (they stay marked) when that cannot be committed. */
-  unmark(ids: readonly number[]): boolean {
+  async unmark(ids: readonly number[]): Promise<boolean> {
     try {
-      if (ids.length > 0) this.options.ledger.unmarkSending(ids, this.options.now());
+      if (ids.length > 0) await this.options.ledger.unmarkSending(ids, this.options.now());
       return true;
     } catch (err) {
       this.storage.report(err, 'submit');
@@ -110,11 +110,14 @@ export class SubmissionCommits {
     }
   }
 
-  /** Commits the held verdicts; throws while the ledger still cannot be written. */
-  commitHeld(): void {
+  /** Commits the held verdicts; rejects while the ledger still cannot be written. */
+  async commitHeld(): Promise<void> {
     if (this.held.length === 0) return;
-    const result = this.options.ledger.commitSubmissions([], this.held.map((h) => h.record), this.options.now());
-    const afters = this.held.splice(0).map((h) => h.after);
+    // They stay held (the sender stays blocked) until committed; one held while this commit ran waits for the next.
+    const held = this.held.slice();
+    const result = await this.options.ledger.commitSubmissions([], held.map((h) => h.record), this.options.now());
+    this.held.splice(0, held.length);
+    const afters = held.map((h) => h.after);
     if (result.outcomes.fileIds.length > 0) this.options.onChanged(result.outcomes.fileIds);
     for (const after of afters) after();
   }
@@ -127,11 +130,11 @@ export class SubmissionCommits {
   async close(unsent: readonly number[]): Promise<void> {
     this.unhook();
     if (this.options.storage === undefined) this.storage.close();
-    this.batcher.flush();
+    await this.batcher.flush();
     await new Promise((resolve) => setImmediate(resolve)); // the flushed verdicts' handlers run (a failed one is held)
     try {
-      this.commitHeld();
-      if (unsent.length > 0) this.options.ledger.unmarkSending(unsent, this.options.now());
+      await this.commitHeld();
+      if (unsent.length > 0) await this.options.ledger.unmarkSending(unsent, this.options.now());
     } catch (err) {
       this.options.logger.error({ err, code: 'EDOC_STORAGE_FULL', company: this.options.company, verdicts: this.held.length },
         'stop: answers could not be recorded (disk full); those documents stay sending and are recovered at the next start');

@@ -24,7 +24,7 @@ let watch: ArchiveWatch | undefined;
 
 afterEach(async () => {
   await watch?.close();
-  ledger?.close();
+  await ledger?.close();
   await logger?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   dir = watch = ledger = logger = undefined;
@@ -40,13 +40,13 @@ async function archivedFile(name = 'ventas.json') {
   fs.writeFileSync(input, CONTENT);
   const l = ledger = Ledger.open(path.join(dir, 'state'));
   logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = l.recordFile({ path: input, name, size: CONTENT.length, archive: true,
+  const { fileId } = await l.recordFile({ path: input, name, size: CONTENT.length, archive: true,
     sha256: createHash('sha256').update(CONTENT).digest('hex'), kind: 'invoice', company: 'main', now: Date.now() });
-  l.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'SETP1', ownNumber: true, request: {}, raw: CONTENT }]);
-  l.finishReading(fileId);
-  const [doc] = l.claimDue('main', Date.now(), 1);
-  l.markSending([doc.id]);
-  l.recordOutcome(doc.id, { state: 'accepted', resultCode: '100', httpStatus: 200 });
+  await l.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'SETP1', ownNumber: true, request: {}, raw: CONTENT }]);
+  await l.finishReading(fileId);
+  const [doc] = await l.claimDue('main', Date.now(), 1);
+  await l.markSending([doc.id]);
+  await l.recordOutcome(doc.id, { state: 'accepted', resultCode: '100', httpStatus: 200 });
   const settled = await settleFile(l, fileId, outbox);
   const archived = settled.archivedPath ?? '';
   expect(archived).toBe(path.join(outbox, 'archive', name));
@@ -71,7 +71,7 @@ describe('the archive watch', () => {
     await watch.check();
     expect(flagged).toEqual([f.fileId]);
     expect(watch.size).toBe(0);
-    const file = f.ledger.getFile(f.fileId);
+    const file = await f.ledger.getFile(f.fileId);
     expect(file?.error?.code).toBe('EDOC_READ_CHANGED_AFTER_SEND');
     expect(file?.error?.message).toMatch(/after it was sent and archived/);
     expect(file?.reportState).toBe('none');
@@ -112,7 +112,7 @@ describe('the archive watch', () => {
     await watch.check();
     expect(flagged).toEqual([]);
     expect(watch.size).toBe(1);
-    expect(f.ledger.getFile(f.fileId)?.error).toBeNull();
+    expect((await f.ledger.getFile(f.fileId))?.error).toBeNull();
     expect(fs.readFileSync(f.archived, 'utf8')).toBe(CONTENT);
   });
 
@@ -127,7 +127,7 @@ describe('the archive watch', () => {
     await watch.check();
     expect(watch.size).toBe(0);
     expect(flagged).toEqual([]);
-    expect(f.ledger.getFile(f.fileId)?.error).toBeNull();
+    expect((await f.ledger.getFile(f.fileId))?.error).toBeNull();
     expect(fs.existsSync(f.archived)).toBe(true);
   });
 
@@ -145,7 +145,7 @@ describe('the archive watch', () => {
 
   test('after a restart the watch is re-armed for files archived less than archiveWatchMs ago, and a grown copy is caught', async () => {
     const f = await archivedFile();
-    const finished = f.ledger.getFile(f.fileId)?.finishedAt ?? 0;
+    const finished = (await f.ledger.getFile(f.fileId))?.finishedAt ?? 0;
     const flagged: number[] = [];
     // too old to watch
     const old = newWatch(f.ledger, f.logger, 1_000, { now: finished + 1_001 }, flagged);

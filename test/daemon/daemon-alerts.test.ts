@@ -101,9 +101,9 @@ describe('alerts reach the webhook once per episode', () => {
     const ledger = Ledger.open(project.stateDir, { shared: true });
     try {
       const ids = project.ledgerQuery<{ id: number }>(`SELECT id FROM documents WHERE state = 'in-doubt'`).map((r) => r.id);
-      ledger.confirmIssued(ids, 'checked at the authority');
+      await ledger.confirmIssued(ids, 'checked at the authority');
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     const ended = await once(receiver, 'document-in-doubt', 'info');
     expect(ended.id).toBe(opened.id);

@@ -160,8 +160,8 @@ describe('the intake worker', () => {
     const taken = await intakeFile({ ledger, config, logger, today: '2026-11-22', mapping: async () => undefined, reader,
       onDocuments: () => undefined, onFileChanged: () => undefined }, { path: input, kind: 'invoice', company: config.companies[0] });
     expect(taken.outcome).toBe('failed-read');
-    const row = ledger.getFile(taken.fileId ?? -1);
+    const row = await ledger.getFile(taken.fileId ?? -1);
     expect(row?.error?.code).toBe('EDOC_READ_WORKER');
-    expect(ledger.claimDue('main', Date.now() + 60_000, 10)).toEqual([]);
+    expect(await ledger.claimDue('main', Date.now() + 60_000, 10)).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ let reports: ReportScheduler | undefined;
 
 afterEach(async () => {
   await reports?.close();
-  ledger?.close();
+  await ledger?.close();
   await logger?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   dir = undefined;
@@ -42,11 +42,11 @@ async function twoDocumentFile(): Promise<{ outbox: string; fileId: number; ledg
   const l = Ledger.open(path.join(dir, 'state'));
   ledger = l;
   logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = l.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
+  const { fileId } = await l.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
     kind: 'invoice', company: 'main', now: Date.now() });
-  l.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
+  await l.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
     ownNumber: true, request: {}, raw: '{}' })));
-  l.finishReading(fileId);
+  await l.finishReading(fileId);
   return { outbox: path.join(dir, 'outbox', 'invoice'), fileId, ledger: l, logger };
 }
 
@@ -58,9 +58,9 @@ test('reports are still rewritten as documents finish after an explicit flush', 
   await reports.flush();
   expect(await counts(outbox)).toMatchObject({ total: 2, accepted: 0 });
 
-  const [first] = ledger.claimDue('main', Date.now(), 1);
-  ledger.markSending([first.id]);
-  ledger.recordOutcome(first.id, { state: 'accepted' });
+  const [first] = await ledger.claimDue('main', Date.now(), 1);
+  await ledger.markSending([first.id]);
+  await ledger.recordOutcome(first.id, { state: 'accepted' });
   reports.touch(fileId);
   await eventually(async () => ((await counts(outbox))?.accepted === 1 ? true : undefined), 'the report after the flush', 3_000);
 });
@@ -68,17 +68,17 @@ test('reports are still rewritten as documents finish after an explicit flush', 
 test('a file whose documents are all final is settled at once, not after the interval of partial reports', async () => {
   const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
   reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 60_000, archives: () => false });
-  const due = ledger.claimDue('main', Date.now(), 2);
-  ledger.markSending(due.map((d) => d.id));
-  ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
+  const due = await ledger.claimDue('main', Date.now(), 2);
+  await ledger.markSending(due.map((d) => d.id));
+  await ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
   reports.touch(fileId); // partial: waits for the (long) interval
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(await counts(outbox)).toBeUndefined();
 
-  ledger.recordOutcome(due[1]!.id, { state: 'accepted' });
+  await ledger.recordOutcome(due[1]!.id, { state: 'accepted' });
   const touched = Date.now();
   reports.touch(fileId); // now complete: the final report does not wait for the minute
   await eventually(async () => ((await counts(outbox))?.accepted === 2 ? true : undefined), 'the final report', 3_000);
   expect(Date.now() - touched).toBeLessThan(2_000);
-  expect(ledger.getFile(fileId)?.reportState).toBe('final');
+  expect((await ledger.getFile(fileId))?.reportState).toBe('final');
 });

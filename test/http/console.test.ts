@@ -39,14 +39,14 @@ function doc(index: number, number: string | null, customer: string | null, raw 
 }
 
 /** A file whose documents ended as `states` say (failed / in-doubt / accepted), through the ledger's own API. */
-function fileWith(name: string, docs: NewDocument[], states: ('failed' | 'in-doubt' | 'accepted')[]): { fileId: number; ids: number[] } {
-  const { fileId } = ledger.recordFile({ path: path.join(dir, 'inbox', name), name, size: 10, sha256: `sha-${name}`, kind: 'invoice',
+async function fileWith(name: string, docs: NewDocument[], states: ('failed' | 'in-doubt' | 'accepted')[]): Promise<{ fileId: number; ids: number[] }> {
+  const { fileId } = await ledger.recordFile({ path: path.join(dir, 'inbox', name), name, size: 10, sha256: `sha-${name}`, kind: 'invoice',
     company: 'main', now: 1_000, outboxDir: path.join(dir, 'outbox', 'invoice') });
-  ledger.insertDocuments(fileId, docs, 1_000);
-  ledger.finishReading(fileId, 1_000);
-  const ids = ledger.claimDue('main', 2_000, 1000).filter((d) => d.fileId === fileId).map((d) => d.id);
-  ledger.markSending(ids, 2_000);
-  ledger.recordOutcomes(ids.map((id, i) => ({ id, state: states[i], httpStatus: 500, maybeDelivered: states[i] === 'in-doubt',
+  await ledger.insertDocuments(fileId, docs, 1_000);
+  await ledger.finishReading(fileId, 1_000);
+  const ids = (await ledger.claimDue('main', 2_000, 1000)).filter((d) => d.fileId === fileId).map((d) => d.id);
+  await ledger.markSending(ids, 2_000);
+  await ledger.recordOutcomes(ids.map((id, i) => ({ id, state: states[i], httpStatus: 500, maybeDelivered: states[i] === 'in-doubt',
     errors: [{ code: 'EDOC_SERVICE_TRANSIENT', message: `the service said ${EVIL}` }] })), 3_000);
   return { fileId, ids };
 }
@@ -71,7 +71,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await server.close();
-  ledger.close();
+  await ledger.close();
   await logger.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -131,7 +131,7 @@ describe('the console', () => {
   });
 
   test('companies: queue, rate, pause by 401, counts from the ledger, ranges and the last alerts, all escaped', async () => {
-    fileWith('a.json', [doc(0, 'SETP/1', 'C1'), doc(1, 'SETP/2', 'C1')], ['failed', 'accepted']);
+    await fileWith('a.json', [doc(0, 'SETP/1', 'C1'), doc(1, 'SETP/2', 'C1')], ['failed', 'accepted']);
     alerts.push({ id: 'a1', kind: 'company-paused', severity: 'error', company: 'main', message: `paused ${EVIL}`, details: { why: EVIL }, at: 4_000 });
     const page = await call('/', { headers: bearer });
     expect(page.status).toBe(200);
@@ -146,8 +146,8 @@ describe('the console', () => {
 
   test('files by state with their documents, paged; hostile and very long names escaped and cut', async () => {
     const many = Array.from({ length: 120 }, (_, i) => doc(i, `SETP/${100 + i}`, null));
-    fileWith(LONG, many, many.map(() => 'accepted'));
-    const evil = fileWith(EVIL, [doc(0, 'SETP/9', EVIL, `{"raw":"${'\\u0000'}\u0001 ${EVIL}"}`)], ['failed']);
+    await fileWith(LONG, many, many.map(() => 'accepted'));
+    const evil = await fileWith(EVIL, [doc(0, 'SETP/9', EVIL, `{"raw":"${'\\u0000'}\u0001 ${EVIL}"}`)], ['failed']);
     const files = await call('/files?state=open', { headers: bearer });
     escaped(files.text);
     expect(files.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&quot;&amp;');
@@ -168,7 +168,7 @@ describe('the console', () => {
   });
 
   test('search by file name, document number (key, prefix/number, PREFIXNUMBER) and customer id', async () => {
-    const { ids } = fileWith('ventas-2026-11-03.json', [doc(0, 'SETP/990000123', '900123456'), doc(1, 'SETP/990000124', '800')], ['failed', 'accepted']);
+    const { ids } = await fileWith('ventas-2026-11-03.json', [doc(0, 'SETP/990000123', '900123456'), doc(1, 'SETP/990000124', '800')], ['failed', 'accepted']);
     const byName = await call('/search?q=ventas-2026&by=file', { headers: bearer });
     expect(byName.text).toContain('ventas-2026-11-03.json');
     for (const q of ['main/invoice/SETP/990000123', 'SETP/990000123', 'SETP990000123', 'SETP/0990000123']) {
@@ -182,35 +182,35 @@ describe('the console', () => {
   });
 
   test('a failed document is retried from its page (CSRF checked), the ledger records who, and the senders are woken', async () => {
-    const { ids } = fileWith('caida.json', [doc(0, 'SETP/5', null)], ['failed']);
+    const { ids } = await fileWith('caida.json', [doc(0, 'SETP/5', null)], ['failed']);
     const session = await login();
     const failed = await call('/attention?state=failed', { headers: { cookie: session.cookie, accept: 'text/html' } });
     expect(failed.text).toContain(`href="/documents/${ids[0]}"`);
     expect((await post(`/documents/${ids[0]}/retry`, session, { action: 'retry' })).status).toBe(403);
     expect((await post(`/documents/${ids[0]}/retry`, session, { action: 'retry', _csrf: 'forged' })).status).toBe(403);
-    expect(ledger.getDocument(ids[0])?.state).toBe('failed');
+    expect((await ledger.getDocument(ids[0]))?.state).toBe('failed');
     const done = await post(`/documents/${ids[0]}/retry`, session, { action: 'retry', _csrf: session.csrf });
     expect(done.status).toBe(200);
     expect(done.text).toContain('re-queued 1 document(s) of 1 file(s)');
-    expect(ledger.getDocument(ids[0])?.state).toBe('pending');
+    expect((await ledger.getDocument(ids[0]))?.state).toBe('pending');
     expect(woken).toBe(1);
-    const history = ledger.console.history(ids[0]);
+    const history = await ledger.console.history(ids[0]);
     expect(history?.events.at(-1)).toMatchObject({ type: 'requeued', data: { by: 'console', includeInDoubt: false } });
     expect(done.text).toContain('requeued');
   });
 
   test('an in-doubt document: retry without the operator\'s word is refused; resolve --issued records who and rewrites the report', async () => {
-    const { ids } = fileWith('dudas.json', [doc(0, null, null)], ['in-doubt']);
+    const { ids } = await fileWith('dudas.json', [doc(0, null, null)], ['in-doubt']);
     const session = await login();
     const refused = await post(`/documents/${ids[0]}/retry`, session, { _csrf: session.csrf });
     expect(refused.text).toContain('were not released');
-    expect(ledger.getDocument(ids[0])?.state).toBe('in-doubt');
+    expect((await ledger.getDocument(ids[0]))?.state).toBe('in-doubt');
     const resolved = await post(`/documents/${ids[0]}/resolve`, session, { _csrf: session.csrf, word: 'issued', note: `portal ${EVIL}` });
     escaped(resolved.text);
     expect(resolved.text).toContain('recorded 1 document(s) as issued (accepted); nothing was sent');
     expect(resolved.text).toMatch(/report rewritten: .*dudas\.result\.json/);
-    expect(ledger.getDocument(ids[0])?.state).toBe('accepted');
-    expect(ledger.console.history(ids[0])?.events.at(-1)).toMatchObject({ type: 'confirmed-issued', data: { by: 'console' } });
+    expect((await ledger.getDocument(ids[0]))?.state).toBe('accepted');
+    expect((await ledger.console.history(ids[0]))?.events.at(-1)).toMatchObject({ type: 'confirmed-issued', data: { by: 'console' } });
     expect((await post(`/documents/${ids[0]}/resolve`, session, { _csrf: session.csrf, word: 'maybe' })).status).toBe(400);
   });
 
@@ -219,11 +219,11 @@ describe('the console', () => {
     await mkdir(path.join(received, '2026-11'), { recursive: true });
     await writeFile(path.join(received, '2026-11', 'FE1_abc.pdf'), '%PDF-1.4 test');
     await writeFile(path.join(dir, 'secret.pdf'), '%PDF-1.4 secret');
-    ledger.recordReceived({ company: 'main', documentId: 'cufe-1', documentNumber: EVIL, documentDate: '2026-11-03',
+    await ledger.recordReceived({ company: 'main', documentId: 'cufe-1', documentNumber: EVIL, documentDate: '2026-11-03',
       files: ['2026-11/FE1_abc.json', '2026-11/FE1_abc.pdf'], at: 1_000 });
-    ledger.recordReceived({ company: 'main', documentId: 'cufe-2', documentNumber: 'FE2', files: ['../../../secret.pdf'], at: 1_000 });
-    ledger.recordReceived({ company: 'main', documentId: 'cufe-3', documentNumber: 'FE3', files: [path.join(dir, 'secret.pdf')], at: 1_000 });
-    ledger.recordReceived({ company: 'main', documentId: 'cufe-0', documentNumber: 'FE-LATEST', files: [], at: 9_000 });
+    await ledger.recordReceived({ company: 'main', documentId: 'cufe-2', documentNumber: 'FE2', files: ['../../../secret.pdf'], at: 1_000 });
+    await ledger.recordReceived({ company: 'main', documentId: 'cufe-3', documentNumber: 'FE3', files: [path.join(dir, 'secret.pdf')], at: 1_000 });
+    await ledger.recordReceived({ company: 'main', documentId: 'cufe-0', documentNumber: 'FE-LATEST', files: [], at: 9_000 });
     const list = await call('/received', { headers: bearer });
     escaped(list.text);
     expect(list.text.indexOf('FE-LATEST')).toBeLessThan(list.text.indexOf('cufe-1')); // newest recorded first

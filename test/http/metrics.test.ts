@@ -76,7 +76,7 @@ test('received documents and files come from the ledger; the range gauges from t
     lastUsed: 900, numbersLeft: 100, daysLeft: 42, readAt: Date.now(),
   }];
   const { url, ledger } = await rig(() => ranges);
-  for (const id of ['a', 'b', 'c']) ledger.recordReceived({ company: 'main', documentId: id, files: [], at: Date.now() });
+  for (const id of ['a', 'b', 'c']) await ledger.recordReceived({ company: 'main', documentId: id, files: [], at: Date.now() });
   const text = await scrape(url);
   expect(text).toContain('edoc_received_documents_total{company="main"} 3');
   expect(text).toContain('# TYPE edoc_received_documents_total counter');

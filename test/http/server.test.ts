@@ -120,7 +120,7 @@ describe('public routes', () => {
     expect(body.requestId).toBe(answer.headers.get('x-request-id'));
     expect(answer.text).not.toContain('exploded');
     expect((await call('/public')).status).toBe(200);
-    await logger.flush?.();
+    await new Promise<void>((resolve) => { logger.flush(() => resolve()); });
     const lines = (await readFile(path.join(dir, 'edoc-bridge.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const failed = lines.filter((l) => l.msg === 'operator request failed');
     expect(failed).toHaveLength(1);

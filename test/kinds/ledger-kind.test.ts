@@ -6,9 +6,9 @@ import { isEdocError } from '../../src/errors.js';
 import { Ledger, LEDGER_FILE } from '../../src/ledger/ledger.js';
 import { docs, fileInput, tempDir } from '../ledger/helpers.js';
 
-function thrown(fn: () => unknown): unknown {
+async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     return err;
   }
@@ -16,15 +16,15 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('ledger rows: kind', () => {
-  it('reads a recorded kind back as the kind, and a kind no version wrote as an error naming the row', () => {
+  it('reads a recorded kind back as the kind, and a kind no version wrote as an error naming the row', async () => {
     const dir = tempDir();
     let ledger = Ledger.open(dir);
-    const { fileId } = ledger.recordFile(fileInput({ kind: 'credit-note', path: '/inbox/credit-note/a.json' }));
-    ledger.insertDocuments(fileId, docs(1), 1_000);
-    ledger.finishReading(fileId, 1_000);
-    expect(ledger.getFile(fileId)?.kind).toBe('credit-note');
-    expect(ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10).map((d) => d.kind)).toEqual(['credit-note']);
-    ledger.close();
+    const { fileId } = await ledger.recordFile(fileInput({ kind: 'credit-note', path: '/inbox/credit-note/a.json' }));
+    await ledger.insertDocuments(fileId, docs(1), 1_000);
+    await ledger.finishReading(fileId, 1_000);
+    expect((await ledger.getFile(fileId))?.kind).toBe('credit-note');
+    expect((await ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10)).map((d) => d.kind)).toEqual(['credit-note']);
+    await ledger.close();
 
     const raw = new Database(path.join(dir, LEDGER_FILE));
     raw.prepare('UPDATE files SET kind = ?').run('Credit-Note');
@@ -34,14 +34,14 @@ describe('ledger rows: kind', () => {
 
     ledger = Ledger.open(dir);
     try {
-      const fileErr = thrown(() => ledger.getFile(fileId));
+      const fileErr = await thrown(() => ledger.getFile(fileId));
       expect(isEdocError(fileErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
       expect((fileErr as Error).message).toMatch(new RegExp(`^ledger file ${fileId}: "Credit-Note" is not a document kind`));
-      const docErr = thrown(() => ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10));
+      const docErr = await thrown(() => ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10));
       expect(isEdocError(docErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
       expect((docErr as Error).message).toMatch(new RegExp(`^ledger document ${docId}: "nota" is not a document kind`));
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

@@ -46,3 +46,10 @@ export function killHard(child: ChildProcess): Promise<void> {
     child.kill('SIGKILL');
   });
 }
+
+/** Every item of an async stream (the ledger's document iterators), for assertions on small files. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

@@ -32,9 +32,9 @@ describe('ledger lock: one process per state folder', () => {
     child = await holdLedger(dir, 3);
     const ro = Ledger.open(dir, { readOnly: true });
     try {
-      expect(ro.statusSummary().byCompanyKind[0].counts.sending).toBe(3);
+      expect((await ro.statusSummary()).byCompanyKind[0].counts.sending).toBe(3);
     } finally {
-      ro.close();
+      await ro.close();
     }
   });
 
@@ -51,28 +51,28 @@ describe('ledger lock: one process per state folder', () => {
       expect(info.pid).toBe(process.pid);
       expect(Date.parse(info.startedAt)).toBeGreaterThan(0);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('treats an empty lock file (writer died before writing) and its own reused pid as stale', () => {
+  it('treats an empty lock file (writer died before writing) and its own reused pid as stale', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, LOCK_FILE), '');
-    Ledger.open(dir).close();
+    await Ledger.open(dir).close();
     fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, startedAt: 'earlier boot' }));
     const ledger = Ledger.open(dir);
     expect(ledger.notes.some((n) => n.includes('stale lock'))).toBe(true);
-    ledger.close();
+    await ledger.close();
   });
 
-  it('refuses a second open in the same process and releases the lock on close, twice safely', () => {
+  it('refuses a second open in the same process and releases the lock on close, twice safely', async () => {
     const dir = tempDir();
     const ledger = Ledger.open(dir);
     expect(() => Ledger.open(dir)).toThrow(/in use/);
-    ledger.close();
-    ledger.close();
+    await ledger.close();
+    await ledger.close();
     expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
-    Ledger.open(dir).close();
+    await Ledger.open(dir).close();
   });
 
   it('read-only open of a folder with no ledger says so', () => {

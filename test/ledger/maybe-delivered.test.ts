@@ -21,120 +21,120 @@ function open(): Ledger {
 }
 
 /** Records a file of `kind` with the given numbers and returns its documents, due. */
-function addFile(ledger: Ledger, name: string, kind: DocumentKind, numbers: string[]): DueDocument[] {
-  const { fileId } = ledger.recordFile(fileInput({ path: `/inbox/${kind}/${name}`, name, sha256: name, kind }));
-  ledger.insertDocuments(fileId, numbers.map((n, i) => numbered(i, n)), 1_000);
-  ledger.finishReading(fileId, 1_000);
-  return ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 1_000).filter((d) => d.fileId === fileId);
+async function addFile(ledger: Ledger, name: string, kind: DocumentKind, numbers: string[]): Promise<DueDocument[]> {
+  const { fileId } = await ledger.recordFile(fileInput({ path: `/inbox/${kind}/${name}`, name, sha256: name, kind }));
+  await ledger.insertDocuments(fileId, numbers.map((n, i) => numbered(i, n)), 1_000);
+  await ledger.finishReading(fileId, 1_000);
+  return (await ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 1_000)).filter((d) => d.fileId === fileId);
 }
 
-function send(ledger: Ledger, doc: DueDocument): void {
-  expect(ledger.markSending([doc.id], 2_000).sending).toEqual([doc.id]);
+async function send(ledger: Ledger, doc: DueDocument): Promise<void> {
+  expect((await ledger.markSending([doc.id], 2_000)).sending).toEqual([doc.id]);
 }
 
 describe('the sticky "may have been delivered" fact', () => {
-  it('is set by an attempt whose answer was lost, in the same commit as its outcome, and logged as an event', () => {
+  it('is set by an attempt whose answer was lost, in the same commit as its outcome, and logged as an event', async () => {
     const ledger = open();
     try {
-      const [doc] = addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
+      const [doc] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
       expect(doc.maybeDelivered).toBe(false);
-      expect(ledger.numberMayHaveBeenDelivered(doc)).toBe(false);
-      send(ledger, doc);
-      ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: true }], 2_500);
-      expect(ledger.getDocument(doc.id)?.maybeDelivered).toBe(true);
-      expect(ledger.numberMayHaveBeenDelivered(doc)).toBe(true);
+      expect(await ledger.numberMayHaveBeenDelivered(doc)).toBe(false);
+      await send(ledger, doc);
+      await ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: true }], 2_500);
+      expect((await ledger.getDocument(doc.id))?.maybeDelivered).toBe(true);
+      expect(await ledger.numberMayHaveBeenDelivered(doc)).toBe(true);
       const events = ledger.db.prepare(`SELECT type FROM events WHERE document_id = ? ORDER BY id`).pluck().all(doc.id);
       expect(events).toContain('maybe-delivered');
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('is not set by attempts that cannot have reached the service, and a later answer never clears it', () => {
+  it('is not set by attempts that cannot have reached the service, and a later answer never clears it', async () => {
     const ledger = open();
     try {
-      const [doc] = addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
-      send(ledger, doc);
-      ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: false }], 2_500);
-      expect(ledger.getDocument(doc.id)?.maybeDelivered).toBe(false);
-      send(ledger, doc);
-      ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: true }], 2_600);
-      send(ledger, doc);
-      ledger.recordOutcomes([{ id: doc.id, state: 'failed', maybeDelivered: false }], 2_700);
-      expect(ledger.getDocument(doc.id)).toMatchObject({ state: 'failed', maybeDelivered: true });
+      const [doc] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
+      await send(ledger, doc);
+      await ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: false }], 2_500);
+      expect((await ledger.getDocument(doc.id))?.maybeDelivered).toBe(false);
+      await send(ledger, doc);
+      await ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: true }], 2_600);
+      await send(ledger, doc);
+      await ledger.recordOutcomes([{ id: doc.id, state: 'failed', maybeDelivered: false }], 2_700);
+      expect(await ledger.getDocument(doc.id)).toMatchObject({ state: 'failed', maybeDelivered: true });
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('survives retry (requeue), resolve --issued, recovery after a crash and a reopen', () => {
+  it('survives retry (requeue), resolve --issued, recovery after a crash and a reopen', async () => {
     const dir = tempDir();
     let ledger = Ledger.open(dir);
-    const [a, b] = addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
-    send(ledger, a);
-    ledger.recordOutcomes([{ id: a.id, state: 'failed', maybeDelivered: true }], 2_500);
-    expect(ledger.requeue({ fileName: 'a.json', now: 3_000 }).ids).toEqual([a.id]);
-    expect(ledger.getDocument(a.id)).toMatchObject({ state: 'pending', maybeDelivered: true, attempts: 0 });
+    const [a, b] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
+    await send(ledger, a);
+    await ledger.recordOutcomes([{ id: a.id, state: 'failed', maybeDelivered: true }], 2_500);
+    expect((await ledger.requeue({ fileName: 'a.json', now: 3_000 })).ids).toEqual([a.id]);
+    expect(await ledger.getDocument(a.id)).toMatchObject({ state: 'pending', maybeDelivered: true, attempts: 0 });
     // resent; the answer is a repeated number after the lost one: in doubt
-    send(ledger, a);
-    ledger.recordOutcomes([{ id: a.id, state: 'in-doubt', doubt: 'repeated-number' }], 3_500);
-    expect(ledger.getDocument(a.id)).toMatchObject({ state: 'in-doubt', doubt: 'repeated-number', maybeDelivered: true });
-    expect(ledger.confirmIssued([a.id], 'checked', 4_000).ids).toEqual([a.id]);
-    expect(ledger.getDocument(a.id)).toMatchObject({ state: 'accepted', doubt: null, maybeDelivered: true });
+    await send(ledger, a);
+    await ledger.recordOutcomes([{ id: a.id, state: 'in-doubt', doubt: 'repeated-number' }], 3_500);
+    expect(await ledger.getDocument(a.id)).toMatchObject({ state: 'in-doubt', doubt: 'repeated-number', maybeDelivered: true });
+    expect((await ledger.confirmIssued([a.id], 'checked', 4_000)).ids).toEqual([a.id]);
+    expect(await ledger.getDocument(a.id)).toMatchObject({ state: 'accepted', doubt: null, maybeDelivered: true });
     // a crash while b was sending: recovery resends it, flagged
-    send(ledger, b);
-    ledger.close();
+    await send(ledger, b);
+    await ledger.close();
     ledger = Ledger.open(dir);
     try {
-      expect(ledger.recoverSending(5_000).resent).toEqual([b.id]);
-      expect(ledger.getDocument(b.id)).toMatchObject({ state: 'pending', maybeDelivered: true });
-      expect(ledger.getDocument(a.id)?.maybeDelivered).toBe(true);
+      expect((await ledger.recoverSending(5_000)).resent).toEqual([b.id]);
+      expect(await ledger.getDocument(b.id)).toMatchObject({ state: 'pending', maybeDelivered: true });
+      expect((await ledger.getDocument(a.id))?.maybeDelivered).toBe(true);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('is asked across documents with the same number: another file, and the kinds that share E1 numbering', () => {
+  it('is asked across documents with the same number: another file, and the kinds that share E1 numbering', async () => {
     const ledger = open();
     try {
-      const [lost] = addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
-      send(ledger, lost);
-      ledger.recordOutcomes([{ id: lost.id, state: 'failed', maybeDelivered: true }], 2_500);
-      const [again] = addFile(ledger, 'b.json', 'invoice', ['SETP/990000001']);
-      const [credit] = addFile(ledger, 'c.json', 'credit-note', ['SETP/990000001']);
-      const [support] = addFile(ledger, 'd.json', 'support-document', ['SETP/990000001']);
-      const [other] = addFile(ledger, 'e.json', 'invoice', ['SETP/990000002']);
+      const [lost] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
+      await send(ledger, lost);
+      await ledger.recordOutcomes([{ id: lost.id, state: 'failed', maybeDelivered: true }], 2_500);
+      const [again] = await addFile(ledger, 'b.json', 'invoice', ['SETP/990000001']);
+      const [credit] = await addFile(ledger, 'c.json', 'credit-note', ['SETP/990000001']);
+      const [support] = await addFile(ledger, 'd.json', 'support-document', ['SETP/990000001']);
+      const [other] = await addFile(ledger, 'e.json', 'invoice', ['SETP/990000002']);
       expect(again.maybeDelivered).toBe(false);
-      expect(ledger.numberMayHaveBeenDelivered(again)).toBe(true);
-      expect(ledger.numberMayHaveBeenDelivered(credit)).toBe(true);
+      expect(await ledger.numberMayHaveBeenDelivered(again)).toBe(true);
+      expect(await ledger.numberMayHaveBeenDelivered(credit)).toBe(true);
       // another number family (E5), another number: nothing of ours can be there
-      expect(ledger.numberMayHaveBeenDelivered(support)).toBe(false);
-      expect(ledger.numberMayHaveBeenDelivered(other)).toBe(false);
+      expect(await ledger.numberMayHaveBeenDelivered(support)).toBe(false);
+      expect(await ledger.numberMayHaveBeenDelivered(other)).toBe(false);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('retry --in-doubt never re-queues a repeated-number doubt; resolve --not-ours makes it a clash with the operator\'s word', () => {
+  it('retry --in-doubt never re-queues a repeated-number doubt; resolve --not-ours makes it a clash with the operator\'s word', async () => {
     const ledger = open();
     try {
-      const [doc, unnumbered] = addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
-      send(ledger, doc);
-      ledger.recordOutcomes([{ id: doc.id, state: 'in-doubt', doubt: 'repeated-number' }], 2_500);
-      send(ledger, unnumbered);
-      ledger.recordOutcomes([{ id: unnumbered.id, state: 'in-doubt' }], 2_500);
-      expect(ledger.statusSummary().inDoubt.map((d) => [d.id, d.doubt])).toEqual([[doc.id, 'repeated-number'], [unnumbered.id, 'no-answer']]);
-      expect(ledger.requeue({ fileName: 'a.json', includeInDoubt: true, now: 3_000 }).ids).toEqual([unnumbered.id]);
-      expect(ledger.recordClash([doc.id, unnumbered.id], 'the portal shows another sale', 4_000).ids).toEqual([doc.id]);
-      const clash = ledger.getDocument(doc.id);
+      const [doc, unnumbered] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
+      await send(ledger, doc);
+      await ledger.recordOutcomes([{ id: doc.id, state: 'in-doubt', doubt: 'repeated-number' }], 2_500);
+      await send(ledger, unnumbered);
+      await ledger.recordOutcomes([{ id: unnumbered.id, state: 'in-doubt' }], 2_500);
+      expect((await ledger.statusSummary()).inDoubt.map((d) => [d.id, d.doubt])).toEqual([[doc.id, 'repeated-number'], [unnumbered.id, 'no-answer']]);
+      expect((await ledger.requeue({ fileName: 'a.json', includeInDoubt: true, now: 3_000 })).ids).toEqual([unnumbered.id]);
+      expect((await ledger.recordClash([doc.id, unnumbered.id], 'the portal shows another sale', 4_000)).ids).toEqual([doc.id]);
+      const clash = await ledger.getDocument(doc.id);
       expect(clash).toMatchObject({ state: 'duplicate', doubt: null, maybeDelivered: false, warnings: ['the portal shows another sale'] });
       expect(clash?.errors).toEqual([{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: expect.stringContaining('SETP990000001') as unknown }]);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it('migration 4 carries the fact over from an older ledger\'s last_outcome; in-doubt documents of then are no-answer', () => {
+  it('migration 4 carries the fact over from an older ledger\'s last_outcome; in-doubt documents of then are no-answer', async () => {
     const dir = tempDir();
     const old = new Database(path.join(dir, LEDGER_FILE));
     for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
@@ -151,10 +151,10 @@ describe('the sticky "may have been delivered" fact', () => {
     old.close();
     const ledger = Ledger.open(dir);
     try {
-      expect([1, 2, 3, 4].map((id) => ledger.getDocument(id)?.maybeDelivered)).toEqual([true, true, false, true]);
-      expect(ledger.getDocument(4)?.doubt).toBe('no-answer');
+      expect(await Promise.all([1, 2, 3, 4].map(async (id) => (await ledger.getDocument(id))?.maybeDelivered))).toEqual([true, true, false, true]);
+      expect((await ledger.getDocument(4))?.doubt).toBe('no-answer');
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

@@ -17,12 +17,12 @@ describe('crash recovery', () => {
     await killHard(child);
     const ledger = Ledger.open(dir);
     try {
-      const left = ledger.sendingAtStart();
+      const left = await ledger.sendingAtStart();
       expect(left.map((d) => d.index)).toEqual([0, 1, 2, 3, 4, 5]);
       expect(left.every((d) => d.attempts === 1)).toBe(true);
       expect(left.filter((d) => d.ownNumber).map((d) => d.index)).toEqual([0, 2, 4]);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -33,28 +33,28 @@ describe('crash recovery', () => {
     const ledger = Ledger.open(dir);
     try {
       const now = Date.now();
-      const r = ledger.recoverSending(now);
+      const r = await ledger.recoverSending(now);
       expect(r.resent).toHaveLength(2);
       expect(r.inDoubt).toHaveLength(2);
-      expect(ledger.sendingAtStart()).toEqual([]);
-      const due = ledger.claimDue('main', now, 10);
+      expect(await ledger.sendingAtStart()).toEqual([]);
+      const due = await ledger.claimDue('main', now, 10);
       expect(due.map((d) => d.id)).toEqual(r.resent);
       // the resend knows an earlier request may have arrived (the ledger's sticky flag): a repeated-number
       // answer to it is in doubt, not a clash and not an acceptance
       expect(due[0].lastOutcome).toMatchObject({ kind: 'unknown' });
       expect(due.every((d) => d.maybeDelivered)).toBe(true);
-      const doubt = ledger.getDocument(r.inDoubt[0]);
+      const doubt = await ledger.getDocument(r.inDoubt[0]);
       expect(doubt).toMatchObject({ state: 'in-doubt' });
       expect(doubt?.errors[0].code).toBe('EDOC_SUBMIT_IN_DOUBT');
-      expect(ledger.statusSummary().inDoubt).toHaveLength(2);
+      expect((await ledger.statusSummary()).inDoubt).toHaveLength(2);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });
 
 describe('start-up stays fast with a large ledger', () => {
-  it('start-up and hot queries use indexes, never a scan of documents', () => {
+  it('start-up and hot queries use indexes, never a scan of documents', async () => {
     const ledger = Ledger.open(tempDir());
     const plan = (sql: string, ...params: unknown[]) =>
       (ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
@@ -83,26 +83,26 @@ describe('start-up stays fast with a large ledger', () => {
       expect(p, sql).toMatch(/USING (COVERING )?INDEX|USING PRIMARY KEY|USING INTEGER PRIMARY KEY/);
       expect(p, sql).not.toMatch(/SCAN (documents|[dbas])\b(?! USING)/);
     }
-    ledger.close();
+    await ledger.close();
   });
 
-  it('opens a ledger of 200,000 documents with work in flight in well under a second', () => {
+  it('opens a ledger of 200,000 documents with work in flight in well under a second', async () => {
     const dir = tempDir();
     const ledger = Ledger.open(dir);
-    const { fileId } = ledger.recordFile({ path: '/i/big.json', name: 'big.json', size: 1, sha256: 'big',
+    const { fileId } = await ledger.recordFile({ path: '/i/big.json', name: 'big.json', size: 1, sha256: 'big',
       kind: 'invoice', company: 'main', now: 1 });
-    ledger.insertDocuments(fileId, (function* () {
+    await ledger.insertDocuments(fileId, (function* () {
       for (let i = 0; i < 200_000; i++) yield { index: i, source: { lines: [i + 1] }, number: `N${i}`, ownNumber: true, raw: '{}' };
     })(), 1);
-    ledger.finishReading(fileId, 1);
-    ledger.markSending(ledger.claimDue('main', 1, 20).map((d) => d.id), 2);
-    ledger.close();
+    await ledger.finishReading(fileId, 1);
+    await ledger.markSending((await ledger.claimDue('main', 1, 20)).map((d) => d.id), 2);
+    await ledger.close();
     const t0 = performance.now();
     const again = Ledger.open(dir);
-    const left = again.sendingAtStart();
-    const files = again.openFiles();
+    const left = await again.sendingAtStart();
+    const files = await again.openFiles();
     const elapsed = performance.now() - t0;
-    again.close();
+    await again.close();
     expect(left).toHaveLength(20);
     expect(files).toHaveLength(1);
     expect(elapsed).toBeLessThan(500);

@@ -48,7 +48,7 @@ async function stored(name: string, bytes: Buffer, kind: DocumentKind): Promise<
     expect(rows.length).toBeGreaterThan(0);
     return rows.map((r) => JSON.stringify(r)).join('\n');
   } finally {
-    ledger.close();
+    await ledger.close();
     await logger.close();
   }
 }

@@ -42,9 +42,9 @@ async function setup(): Promise<{ emulator: TestEmulator; ledger: Ledger; watch:
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const ledger = Ledger.open(dir);
   cleanups.push(() => ledger.close());
-  const { fileId } = ledger.recordFile(fileInput());
+  const { fileId } = await ledger.recordFile(fileInput());
   // FE 40 and FE 7 used; FE 90 refused locally (invalid: never sent, no number used); FE 150 outside the range
-  ledger.insertDocuments(fileId, docs(4, (i) => ({ number: ['FE/40', 'FE/7', 'FE/90', 'FE/150'][i],
+  await ledger.insertDocuments(fileId, docs(4, (i) => ({ number: ['FE/40', 'FE/7', 'FE/90', 'FE/150'][i],
     ...(i === 2 ? { problems: [{ code: 'EDOC_VALIDATE_TOTALS', message: 'x' }] } : {}) })));
   const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 5_000 });
   cleanups.push(() => client.close());
@@ -119,7 +119,7 @@ describe('RangeWatch', () => {
     // never read at all (the service down from the start)
     await emulator.close();
     const fresh = new RangeWatch({ companies: () => [COMPANY], client: new ServiceClient({ baseUrl: emulator.url, timeoutMs: 2_000 }),
-      rates: new CompanyRates(), logger: createLogger({ file: path.join(dir, 'b.log') }), highestUsed: () => undefined,
+      rates: new CompanyRates(), logger: createLogger({ file: path.join(dir, 'b.log') }), highestUsed: async () => undefined,
       everyMs: () => 3_600_000, refuse: () => true });
     cleanups.push(() => fresh.close());
     fresh.start();

@@ -60,7 +60,7 @@ describe('pagination while documents arrive', () => {
     const result = await puller(x, client).pullCompany(x.config.companies[0], WINDOW);
     expect(result).toMatchObject({ complete: true, newDocs: 44, seenBefore: 0 });
     expectEachOnce(x, 44);
-    for (const d of [...late, mid]) expect(x.ledger.seenReceived('main', d.cufe)).toBe(true);
+    for (const d of [...late, mid]) expect(await x.ledger.seenReceived('main', d.cufe)).toBe(true);
     // March's first read ended with 20 handled of 21 listed, so March was read again (4 more pages).
     expect(result.pages).toBe(9 + 4);
     expect(readLog(x.logFile).filter((l) => l.msg === 'received documents arrived while the month was read; reading it again'))
@@ -77,7 +77,7 @@ describe('pagination while documents arrive', () => {
     const result = await puller(x, client).pullCompany(x.config.companies[0], WINDOW);
     expect(result).toMatchObject({ complete: false, stoppedBy: 'incomplete', cursor: undefined });
     expect(result.errors.map((e) => e.code)).toContain('EDOC_RECEIVED_INCOMPLETE');
-    expect(x.ledger.getCursor('main')).toBeUndefined();
+    expect(await x.ledger.getCursor('main')).toBeUndefined();
     const again = await puller(x).pullCompany(x.config.companies[0], WINDOW);
     expect(again.complete).toBe(true);
     expectEachOnce(x, 40 + n);
@@ -93,7 +93,7 @@ describe('a crash between pages', () => {
     });
     await expect(puller(x, crash).pullCompany(x.config.companies[0], WINDOW)).rejects.toThrow('simulated crash');
     // March was finished (cursor at its end); April page 1 written; nothing later.
-    expect(x.ledger.getCursor('main')).toBe('2026-03-31');
+    expect(await x.ledger.getCursor('main')).toBe('2026-03-31');
     const dir = path.join(x.outbox, 'main');
     expectEachOnce(x, 17 + 7);
 

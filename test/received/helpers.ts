@@ -79,7 +79,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     async close() {
       await client.close();
       await emulator.close();
-      ledger.close();
+      await ledger.close();
       await logger.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -40,14 +40,14 @@ describe('ReceivedPuller against the emulator', () => {
     expect(files.filter((f) => f.endsWith('.json'))).toHaveLength(40);
     expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(docs.filter((d, i) => i % 3 === 0).length);
     expect(files).toContain('2026-03/FE2000_' + docs[0].cufe.slice(0, 12) + '.json');
-    for (const d of docs) expect(h.ledger.seenReceived('main', receivedKey(d))).toBe(true);
+    for (const d of docs) expect(await h.ledger.seenReceived('main', receivedKey(d))).toBe(true);
 
     const index = readIndex(dir);
     expect(index.header).toEqual([...RECEIVED_INDEX_COLUMNS]);
     expect(index.rows).toHaveLength(40);
     expect([...counts(index.rows.map((r) => r.cufe)).values()].every((n) => n === 1)).toBe(true);
-    expect(h.ledger.getCursor('main')).toBe(TODAY);
-    const pull = h.ledger.statusSummary().lastPulls.find((p) => p.company === 'main');
+    expect(await h.ledger.getCursor('main')).toBe(TODAY);
+    const pull = (await h.ledger.statusSummary()).lastPulls.find((p) => p.company === 'main');
     expect(pull?.data).toMatchObject({ window: '2026-03-01..2026-05-20', new: 40, seenBefore: 0, errors: 1 });
 
     const line = readLog(h.logFile).find((l) => l.msg === 'received pull finished');
@@ -113,7 +113,7 @@ describe('ReceivedPuller against the emulator', () => {
     const row = readIndex(dir).rows.find((r) => r.documentNumber === 'FE2007');
     expect(row?.cufe).toBe(doc.documentId);
     expect(row?.jsonFile).toBe(`2026-03/FE2007_${doc.documentId.slice(0, 12)}.json`);
-    expect(h.ledger.seenReceived('main', doc.documentId)).toBe(true);
+    expect(await h.ledger.seenReceived('main', doc.documentId)).toBe(true);
   });
 
   it('a second pull of the same window writes nothing new', async () => {
@@ -163,9 +163,9 @@ describe('ReceivedPuller against the emulator', () => {
     h = await harness();
     const p = puller(h);
     await p.pullCompany(main(h), { from: '2026-04-01', to: '2026-04-30' });
-    expect(h.ledger.getCursor('main')).toBeUndefined();
+    expect(await h.ledger.getCursor('main')).toBeUndefined();
     await p.pullCompany(main(h), { from: '2026-03-01', to: '2026-03-15' });
-    expect(h.ledger.getCursor('main')).toBe('2026-03-15');
+    expect(await h.ledger.getCursor('main')).toBe('2026-03-15');
     const r = await p.pullCompany(main(h), { from: '2026-03-10', to: '2026-04-30' });
     expect(r).toMatchObject({ newDocs: 17 - 8, cursor: '2026-04-30' });
   });

@@ -47,7 +47,7 @@ describe('E12 failures', () => {
       expect(errors[0]).toMatchObject({ company: 'other', code: 'EDOC_SERVICE_UNAUTHORIZED', httpStatus: 401 });
       expect(String(errors[0].msg)).toMatch(/PAUSED for company other/);
       expect(JSON.stringify(readLog(x.logFile))).not.toContain('wrong-key');
-      expect(x.ledger.getCursor('other')).toBeUndefined();
+      expect(await x.ledger.getCursor('other')).toBeUndefined();
 
       scheduler.reload(await makeConfig(x.dir, x.emulator.url));
       expect(scheduler.isPaused('other')).toBe(false);
@@ -103,11 +103,11 @@ describe('ReceivedScheduler lifecycle', () => {
     const scheduler = new ReceivedScheduler({ ledger: x.ledger, client: x.client, config: x.config, logger: x.logger, today: () => TODAY });
     scheduler.start();
     const deadline = Date.now() + 10_000;
-    while ((x.ledger.getCursor('main') !== TODAY || x.ledger.getCursor('other') !== TODAY) && Date.now() < deadline) {
+    while ((await x.ledger.getCursor('main') !== TODAY || await x.ledger.getCursor('other') !== TODAY) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(x.ledger.getCursor('main')).toBe(TODAY);
-    expect(x.ledger.getCursor('other')).toBe(TODAY);
+    expect(await x.ledger.getCursor('main')).toBe(TODAY);
+    expect(await x.ledger.getCursor('other')).toBe(TODAY);
     await Promise.all([scheduler.close(), scheduler.close()]);
     const requests = x.emulator.stats.snapshot().totalRequests;
     await new Promise((r) => setTimeout(r, 200));
@@ -138,7 +138,7 @@ describe('ReceivedScheduler close during a pull', () => {
     const started = Date.now();
     await scheduler.close();
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(x.ledger.getCursor('main')).toBeUndefined();
+    expect(await x.ledger.getCursor('main')).toBeUndefined();
     const stopped = readLog(x.logFile).filter((l) => l.msg === 'received pull stopped');
     expect(stopped.map((l) => l.company).sort()).toEqual(['main', 'other']);
     expect(readLog(x.logFile).filter((l) => l.level === 'error')).toEqual([]);

@@ -51,9 +51,9 @@ async function throughReports(name: string, bytes: Buffer): Promise<Outbox> {
     const taken = await intakeFile({ ledger, config, logger, today: '2026-11-22', mapping: async () => mapping,
       onDocuments: () => undefined, onFileChanged: () => undefined }, { path: input, kind: 'invoice', company });
     if (taken.fileId === undefined) throw new Error(`${name} was not taken: ${taken.outcome}`);
-    const due = ledger.claimDue('main', Date.now() + 60_000, 1000);
-    ledger.markSending(due.map((d) => d.id));
-    ledger.recordOutcomes(due.map((d) => ({ id: d.id, state: 'accepted', resultCode: '100', httpStatus: 200 })));
+    const due = await ledger.claimDue('main', Date.now() + 60_000, 1000);
+    await ledger.markSending(due.map((d) => d.id));
+    await ledger.recordOutcomes(due.map((d) => ({ id: d.id, state: 'accepted', resultCode: '100', httpStatus: 200 })));
     const settled = await settleFile(ledger, taken.fileId, outbox);
     expect(settled.settled).toBe(true);
     const stem = name.replace(/\.[^.]+$/, '');
@@ -65,7 +65,7 @@ async function throughReports(name: string, bytes: Buffer): Promise<Outbox> {
       result: JSON.parse(fs.readFileSync(path.join(outbox, `${stem}.result.json`), 'utf8')) as Outbox['result'],
     };
   } finally {
-    ledger.close();
+    await ledger.close();
     await logger.close();
   }
 }

@@ -19,7 +19,7 @@ interface ResultJson {
 const CONTENT = '[{"Number":1},{"Number":2},{"Number":3}]';
 const SHA = createHash('sha256').update(CONTENT).digest('hex');
 
-function setup(name = 'ventas.json') {
+async function setup(name = 'ventas.json') {
   const root = tempDir();
   const inbox = path.join(root, 'inbox', 'invoice');
   const outbox = path.join(root, 'outbox', 'invoice');
@@ -28,7 +28,7 @@ function setup(name = 'ventas.json') {
   const input = path.join(inbox, name);
   fs.writeFileSync(input, CONTENT);
   const ledger = Ledger.open(path.join(root, 'state'));
-  const { fileId } = ledger.recordFile({ path: input, name, size: CONTENT.length, sha256: SHA, kind: 'invoice',
+  const { fileId } = await ledger.recordFile({ path: input, name, size: CONTENT.length, sha256: SHA, kind: 'invoice',
     company: 'main', now: Date.parse('2026-11-22T03:00:00Z') });
   return { root, inbox, outbox, input, ledger, fileId };
 }
@@ -37,14 +37,14 @@ const read = (p: string) => JSON.parse(fs.readFileSync(p, 'utf8')) as ResultJson
 
 describe('writeFileReport and settleFile', () => {
   it('writes result.json, errors.csv and the retry file from the ledger, then settles and archives', async () => {
-    const { outbox, input, ledger, fileId } = setup();
-    ledger.setReadDetails(fileId, { format: 'json', encoding: 'utf8' });
-    ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [1] },
+    const { outbox, input, ledger, fileId } = await setup();
+    await ledger.setReadDetails(fileId, { format: 'json', encoding: 'utf8' });
+    await ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [1] },
       number: `SETP${i}`, ownNumber: true, request: { Number: i }, raw: `{"Number":${i + 1}}` })), 1_000);
-    ledger.finishReading(fileId, 1_000);
-    const ids = ledger.claimDue('main', Date.now(), 3).map((d) => d.id);
-    ledger.markSending(ids);
-    ledger.recordOutcomes([
+    await ledger.finishReading(fileId, 1_000);
+    const ids = (await ledger.claimDue('main', Date.now(), 3)).map((d) => d.id);
+    await ledger.markSending(ids);
+    await ledger.recordOutcomes([
       { id: ids[0], state: 'accepted', resultCode: '100', httpStatus: 200, warnings: ['Note'], response: { Cufe: 'abc' } },
       { id: ids[1], state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ message: 'NIT; no "válido"' }] },
     ]);
@@ -63,7 +63,7 @@ describe('writeFileReport and settleFile', () => {
     expect(r1.documents[2].status).toBe('sending');
     expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: false });
 
-    ledger.recordOutcome(ids[2], { state: 'accepted', resultCode: '100', httpStatus: 200 });
+    await ledger.recordOutcome(ids[2], { state: 'accepted', resultCode: '100', httpStatus: 200 });
     const settled = await settleFile(ledger, fileId, outbox);
     expect(settled.settled).toBe(true);
     expect(settled.archivedPath).toBe(path.join(outbox, 'archive', 'ventas.json'));
@@ -74,17 +74,17 @@ describe('writeFileReport and settleFile', () => {
     expect(JSON.parse(fs.readFileSync(path.join(outbox, 'ventas.retry.json'), 'utf8'))).toEqual([{ Number: 2 }]);
     const csv = parse(fs.readFileSync(path.join(outbox, 'ventas.errors.csv'), 'utf8').slice(1), { delimiter: ';' }) as string[][];
     expect(csv[1]).toEqual(['1', 'main/invoice/SETP1', 'rejected', 'lines 1', '99', '', '', 'NIT; no "válido"']);
-    expect(ledger.getFile(fileId)).toMatchObject({ state: 'done', reportState: 'final' });
-    expect(ledger.filesToSettle()).toEqual([]);
+    expect(await ledger.getFile(fileId)).toMatchObject({ state: 'done', reportState: 'final' });
+    expect(await ledger.filesToSettle()).toEqual([]);
     expect(tempFiles(outbox)).toEqual([]);
     // settling again (a crash after the archive step) changes nothing
     expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: true });
-    ledger.close();
+    await ledger.close();
   });
 
   it('a file that could not be read gets result.json with the error and zero documents, errors.csv, and is archived', async () => {
-    const { outbox, ledger, fileId } = setup('roto.json');
-    ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' }, Date.now());
+    const { outbox, ledger, fileId } = await setup('roto.json');
+    await ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' }, Date.now());
     const s = await settleFile(ledger, fileId, outbox);
     expect(s.settled).toBe(true);
     const r = read(path.join(outbox, 'roto.result.json'));
@@ -96,34 +96,34 @@ describe('writeFileReport and settleFile', () => {
     expect(csv[1]).toEqual(['', '', 'error', '', 'EDOC_READ_JSON', '', '', 'Unexpected end of JSON input at line 1']);
     expect(fs.existsSync(path.join(outbox, 'roto.retry.json'))).toBe(false);
     expect(fs.existsSync(path.join(outbox, 'archive', 'roto.json'))).toBe(true);
-    ledger.close();
+    await ledger.close();
   });
 
   it('a read that fails half-way sends none of the documents read before the failure', async () => {
-    const { outbox, ledger, fileId } = setup('cortado.jsonl');
-    ledger.setReadDetails(fileId, { format: 'jsonl' });
-    ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [i + 1] },
+    const { outbox, ledger, fileId } = await setup('cortado.jsonl');
+    await ledger.setReadDetails(fileId, { format: 'jsonl' });
+    await ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [i + 1] },
       number: `N${i}`, ownNumber: true, raw: `{"n":${i}}` })));
     // held back while the file is read: nothing is due before the read ends
-    expect(ledger.claimDue('main', Date.now(), 10)).toEqual([]);
-    expect(ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' })).toBe(3);
-    expect(ledger.claimDue('main', Date.now(), 10)).toEqual([]);
+    expect(await ledger.claimDue('main', Date.now(), 10)).toEqual([]);
+    expect(await ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' })).toBe(3);
+    expect(await ledger.claimDue('main', Date.now(), 10)).toEqual([]);
     expect((await settleFile(ledger, fileId, outbox)).settled).toBe(true);
     const r = read(path.join(outbox, 'cortado.result.json'));
     expect(r.error?.code).toBe('EDOC_READ_JSON');
     expect(r.documents.map((d) => d.status)).toEqual(['invalid', 'invalid', 'invalid']);
     expect(r.finishedAt).not.toBeNull();
     expect(fs.readFileSync(path.join(outbox, 'cortado.retry.jsonl'), 'utf8')).toBe('{"n":0}\n{"n":1}\n{"n":2}\n');
-    ledger.close();
+    await ledger.close();
   });
 
   it('the same content dropped again is reported with the earlier file named, not sent, and archived', async () => {
-    const { inbox, outbox, ledger, fileId } = setup();
-    ledger.finishReading(fileId);
+    const { inbox, outbox, ledger, fileId } = await setup();
+    await ledger.finishReading(fileId);
     await settleFile(ledger, fileId, outbox);
     const again = path.join(inbox, 'ventas-copia.json');
     fs.writeFileSync(again, CONTENT);
-    const dup = ledger.recordFile({ path: again, name: 'ventas-copia.json', size: CONTENT.length, sha256: SHA, kind: 'invoice',
+    const dup = await ledger.recordFile({ path: again, name: 'ventas-copia.json', size: CONTENT.length, sha256: SHA, kind: 'invoice',
       company: 'main', now: Date.now() });
     expect(dup.outcome).toBe('duplicate');
     expect((await settleFile(ledger, dup.fileId, outbox)).archivedPath).toBe(path.join(outbox, 'archive', 'ventas-copia.json'));
@@ -132,80 +132,80 @@ describe('writeFileReport and settleFile', () => {
     expect(r.error?.message).toContain('ventas.json');
     expect(r.documents).toEqual([]);
     expect(fs.existsSync(path.join(outbox, 'ventas-copia.errors.csv'))).toBe(true);
-    ledger.close();
+    await ledger.close();
   });
 
   it('an outbox that cannot be written leaves the report pending in the ledger, written once it is back', async () => {
-    const { root, ledger, fileId } = setup();
-    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    const { root, ledger, fileId } = await setup();
+    await ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
     const blocked = path.join(root, 'outbox-blocked');
     fs.writeFileSync(blocked, 'a file where the folder should be');
     await expect(settleFile(ledger, fileId, path.join(blocked, 'invoice'))).rejects.toMatchObject({ code: 'EDOC_REPORT_WRITE' });
-    expect(ledger.getFile(fileId)?.reportState).toBe('none');
-    expect(ledger.filesToSettle().map((f) => f.id)).toEqual([fileId]);
+    expect((await ledger.getFile(fileId))?.reportState).toBe('none');
+    expect((await ledger.filesToSettle()).map((f) => f.id)).toEqual([fileId]);
     fs.rmSync(blocked);
     expect((await settleFile(ledger, fileId, path.join(blocked, 'invoice'))).settled).toBe(true);
     expect(fs.existsSync(path.join(blocked, 'invoice', 'ventas.result.json'))).toBe(true);
-    expect(ledger.filesToSettle()).toEqual([]);
-    ledger.close();
+    expect(await ledger.filesToSettle()).toEqual([]);
+    await ledger.close();
   });
 
   it('leaves the original in place when archiving is off (a file given to edoc-bridge submit)', async () => {
-    const { input, outbox, ledger, fileId } = setup();
-    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    const { input, outbox, ledger, fileId } = await setup();
+    await ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
     const s = await settleFile(ledger, fileId, outbox, { archive: false });
     expect(s.settled).toBe(true);
     expect(s.archivedPath).toBeUndefined();
     expect(fs.existsSync(input)).toBe(true);
     expect(fs.existsSync(path.join(outbox, 'ventas.result.json'))).toBe(true);
-    ledger.close();
+    await ledger.close();
   });
 
   it('does not archive a different file dropped under the same name while the first was in progress', async () => {
-    const { input, outbox, ledger, fileId } = setup();
-    ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
+    const { input, outbox, ledger, fileId } = await setup();
+    await ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
     fs.writeFileSync(input, '[{"Number":9}]');
     const s = await settleFile(ledger, fileId, outbox);
     expect(s.settled).toBe(true);
     expect(s.archivedPath).toBeUndefined();
     expect(fs.readFileSync(input, 'utf8')).toBe('[{"Number":9}]');
-    expect(ledger.filesToSettle()).toEqual([]);
-    ledger.close();
+    expect(await ledger.filesToSettle()).toEqual([]);
+    await ledger.close();
   });
 
   it('removes a stale errors.csv and retry file once a requeued document succeeds', async () => {
-    const { outbox, ledger, fileId } = setup();
-    ledger.setReadDetails(fileId, { format: 'json' });
-    ledger.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'N1', ownNumber: true, raw: '{"a":1}' }]);
-    ledger.finishReading(fileId);
-    const [d] = ledger.claimDue('main', Date.now(), 1);
-    ledger.markSending([d.id]);
-    ledger.recordOutcome(d.id, { state: 'failed', errors: [{ message: 'gave up' }] });
+    const { outbox, ledger, fileId } = await setup();
+    await ledger.setReadDetails(fileId, { format: 'json' });
+    await ledger.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'N1', ownNumber: true, raw: '{"a":1}' }]);
+    await ledger.finishReading(fileId);
+    const [d] = await ledger.claimDue('main', Date.now(), 1);
+    await ledger.markSending([d.id]);
+    await ledger.recordOutcome(d.id, { state: 'failed', errors: [{ message: 'gave up' }] });
     await settleFile(ledger, fileId, outbox);
     expect(fs.existsSync(path.join(outbox, 'ventas.errors.csv'))).toBe(true);
     expect(fs.existsSync(path.join(outbox, 'ventas.retry.json'))).toBe(true);
 
-    ledger.requeue({ fileName: 'ventas.json', now: Date.now() });
-    ledger.markSending([d.id]);
-    ledger.recordOutcome(d.id, { state: 'accepted' });
+    await ledger.requeue({ fileName: 'ventas.json', now: Date.now() });
+    await ledger.markSending([d.id]);
+    await ledger.recordOutcome(d.id, { state: 'accepted' });
     await settleFile(ledger, fileId, outbox);
     expect(fs.readdirSync(outbox).sort()).toEqual(['archive', 'ventas.result.json']);
     expect(read(path.join(outbox, 'ventas.result.json')).counts.accepted).toBe(1);
-    ledger.close();
+    await ledger.close();
   });
 
   it('streams a 200,000-document report with bounded memory; result.json parses and counts match', async () => {
-    const { outbox, ledger, fileId } = setup('grande.jsonl');
-    ledger.setReadDetails(fileId, { format: 'jsonl' });
+    const { outbox, ledger, fileId } = await setup('grande.jsonl');
+    await ledger.setReadDetails(fileId, { format: 'jsonl' });
     const problem = [{ code: 'EDOC_VALIDATE_TOTALS', field: 'LegalMonetaryTotal.PayableAmount',
       message: 'PayableAmount 119.00 does not equal the sum of the lines plus taxes (120.00).' }];
-    ledger.insertDocuments(fileId, (function* (): Generator<NewDocument> {
+    await ledger.insertDocuments(fileId, (function* (): Generator<NewDocument> {
       for (let i = 0; i < 200_000; i++) {
         yield { index: i, source: { lines: [i + 1] }, number: `SETP${990000000 + i}`, ownNumber: true,
           raw: `{"Number":${990000000 + i},"Customer":"Cliente número ${i}"}`, problems: i % 2 === 0 ? problem : undefined };
       }
     })());
-    ledger.finishReading(fileId);
+    await ledger.finishReading(fileId);
 
     const before = process.memoryUsage().heapUsed;
     let peak = before;
@@ -226,6 +226,6 @@ describe('writeFileReport and settleFile', () => {
     const retryLines = fs.readFileSync(report.retryPath ?? '', 'utf8').split('\n');
     expect(retryLines).toHaveLength(100_001);
     expect(tempFiles(outbox)).toEqual([]);
-    ledger.close();
+    await ledger.close();
   }, 30_000);
 });

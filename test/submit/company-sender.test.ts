@@ -26,7 +26,7 @@ function numbers(n: number): number[] {
 }
 
 async function allAccepted(x: SenderHarness, n: number, timeoutMs = 15_000): Promise<void> {
-  await eventually(() => (x.states().accepted === n ? true : undefined), `${n} documents accepted`, timeoutMs);
+  await eventually(async () => ((await x.states()).accepted === n ? true : undefined), `${n} documents accepted`, timeoutMs);
 }
 
 async function issuedNumbers(x: SenderHarness): Promise<number[]> {
@@ -38,7 +38,7 @@ describe('CompanySender', () => {
     const x = await start({ documents: 6 });
     await allAccepted(x, 6);
     expect(await issuedNumbers(x)).toEqual(numbers(6));
-    expect(x.documents().map((d) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect((await x.documents()).map((d) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
     await eventually(() => (x.logLines().filter((l) => l.msg === 'document final').length === 6 ? true : undefined), 'six final lines');
     expect(x.logLines().filter((l) => l.msg === 'document final').every((l) => l.status === 'accepted')).toBe(true);
   });
@@ -48,7 +48,7 @@ describe('CompanySender', () => {
     await eventually(async () => ((await x.emulator.client.stats()).requests.E1?.['500'] ?? 0) >= 2 ? true : undefined, 'two 500s');
     await x.emulator.client.setFaults({});
     await allAccepted(x, 1);
-    const [doc] = x.documents();
+    const [doc] = await x.documents();
     expect(doc!.attempts).toBeGreaterThanOrEqual(3);
     expect(await issuedNumbers(x)).toEqual([FIRST_NUMBER]);
     expect(x.events().filter((e) => e.type === 'retry-scheduled').length).toBe(doc!.attempts - 1);
@@ -72,9 +72,9 @@ describe('CompanySender', () => {
   test('a 401 pauses the company with one error line, the documents pending; a reload with the right key resumes it', async () => {
     const x = await start({ documents: 8, apiKey: 'not-the-key', rate: { requestsPerSecond: 200, concurrency: 4 } });
     await eventually(() => (x.sender.isPaused ? true : undefined), 'the sender paused');
-    await eventually(() => (x.states().pending === 8 ? true : undefined), 'every document pending again');
+    await eventually(async () => ((await x.states()).pending === 8 ? true : undefined), 'every document pending again');
     // the requests that met the 401 keep their attempt; the ones marked ahead were taken back unsent
-    expect(x.documents().every((d) => d.attempts <= 1)).toBe(true);
+    expect((await x.documents()).every((d) => d.attempts <= 1)).toBe(true);
     expect(x.events().filter((e) => e.type === 'not-sent').length).toBeGreaterThan(0);
     expect(await x.emulator.client.issued()).toEqual([]);
     const alerts = () => x.logLines().filter((l) => l.code === 'EDOC_SERVICE_UNAUTHORIZED');
@@ -92,16 +92,16 @@ describe('CompanySender', () => {
     // concurrency 1: one request in flight (slow), three more marked `sending` ahead of their turn (the queue
     // holds 4C: at 20/s the rate sends fewer than that in queueAheadMs)
     const x = await start({ documents: 8, faults: { latencyMs: 400 }, rate: { requestsPerSecond: 20, concurrency: 1 } });
-    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 && x.states().sending === 4 ? true : undefined),
+    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 && (await x.states()).sending === 4 ? true : undefined),
       'one request in flight and three marked ahead');
     await x.sender.close();
-    const states = x.states();
+    const states = await x.states();
     expect(states.sending).toBeUndefined();
     expect(states.accepted).toBe(1);
     expect(states.pending).toBe(7);
     expect(await issuedNumbers(x)).toEqual([FIRST_NUMBER]);
     // taken back: the attempt uncounted, a `not-sent` event each
-    expect(x.documents().filter((d) => d.state === 'pending').every((d) => d.attempts === 0)).toBe(true);
+    expect((await x.documents()).filter((d) => d.state === 'pending').every((d) => d.attempts === 0)).toBe(true);
     expect(x.events().filter((e) => e.type === 'not-sent')).toHaveLength(3);
   });
 
@@ -109,7 +109,7 @@ describe('CompanySender', () => {
     const x = await start({ documents: 1, faults: { latencyMs: 30_000 }, tuning: { drainTimeoutMs: 100 } });
     await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 ? true : undefined), 'the request in flight');
     await x.sender.close();
-    const [doc] = x.documents();
+    const [doc] = await x.documents();
     expect(doc).toMatchObject({ state: 'pending', attempts: 1, maybeDelivered: true });
     expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(true);
   });

@@ -17,6 +17,7 @@ import { ServiceClient } from '../../src/service/client.js';
 import { CompanySender, type CompanySenderTuning } from '../../src/submit/company-sender.js';
 import { COMPANY_MAIN, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonText } from '../helpers/documents.js';
+import { collect } from '../ledger/helpers.js';
 import type { FaultSet } from '../helpers/emulator-client.js';
 
 export const FIRST_NUMBER = 990_000_001;
@@ -59,30 +60,30 @@ export class SenderHarness {
     }, { file: 'test.yaml', cwd: dir, env: {} });
     const company = config.companies[0]!;
     const ledger = Ledger.open(config.paths.state);
-    const { fileId } = ledger.recordFile({ path: path.join(dir, 'inbox', 'a.jsonl'), name: 'a.jsonl', size: 1, sha256: 'x',
+    const { fileId } = await ledger.recordFile({ path: path.join(dir, 'inbox', 'a.jsonl'), name: 'a.jsonl', size: 1, sha256: 'x',
       kind: 'invoice', company: company.alias, now: Date.now() });
-    ledger.insertDocuments(fileId, Array.from({ length: o.documents }, (_, i) => {
+    await ledger.insertDocuments(fileId, Array.from({ length: o.documents }, (_, i) => {
       const request = invoice(FIRST_NUMBER + i);
       return { index: i, source: { lines: [i + 1] }, number: `SETP/${FIRST_NUMBER + i}`, ownNumber: true, request, raw: jsonText(request) };
     }));
-    ledger.finishReading(fileId);
+    await ledger.finishReading(fileId);
     const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 10_000 });
     const logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log'), level: 'debug' });
     const rate = new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond });
     const sender = new CompanySender({
       ledger, client, company, rate, retry: config.retry, pos: config.kinds.pos, logger,
-      fileName: () => 'a.jsonl', onChanged: () => undefined, ...o.tuning,
+      onChanged: () => undefined, ...o.tuning,
     });
     return new SenderHarness(dir, config, company, emulator, ledger, client, logger, rate, sender, fileId);
   }
 
-  documents(): DocumentRow[] {
-    return [...this.ledger.iterateFileDocuments(this.fileId)];
+  documents(): Promise<DocumentRow[]> {
+    return (collect(this.ledger.iterateFileDocuments(this.fileId)));
   }
 
-  states(): Record<string, number> {
+  async states(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    for (const d of this.documents()) counts[d.state] = (counts[d.state] ?? 0) + 1;
+    for (const d of await this.documents()) counts[d.state] = (counts[d.state] ?? 0) + 1;
     return counts;
   }
 
@@ -107,7 +108,7 @@ export class SenderHarness {
     await this.sender.close();
     await this.client.close();
     await this.emulator.close();
-    this.ledger.close();
+    await this.ledger.close();
     await this.logger.close();
     await rm(this.dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EdocError, isEdocError } from '../../errors.js';
-import { Ledger } from '../../ledger/ledger.js';
+import { openLedger, type LedgerLocation } from '../../ledger/open.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import { activeRange, RANGE_KINDS, rangeState } from '../../ranges/range-math.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { numberingRangeSchema, type NumberingRange } from '../../service/schemas/numbering.js';
@@ -74,7 +75,7 @@ async function list(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     const today = colombiaToday();
     const config = await io.config();
-    const shown = withUse(config.paths.state, company.alias, today,
+    const shown = await withUse(config, company.alias, today,
       readRanges(resultData(response.body)).map((range) => ({ range, flags: rangeFlags(range, today) })));
     const flagged = shown.filter((r) => r.flags.length > 0).length;
     if (args.flag('json')) {
@@ -98,23 +99,28 @@ async function list(args: ParsedArgs, io: CliIO): Promise<number> {
  * Numbers and days left of each range, from the ledger (read-only, beside a running daemon): the
  * highest number of the prefix used within the range. Without a ledger yet, nothing is used.
  */
-function withUse(stateDir: string, company: string, today: string, shown: ShownRange[]): ShownRange[] {
-  let ledger: Ledger | undefined;
+async function withUse(config: LedgerLocation, company: string, today: string, shown: ShownRange[]): Promise<ShownRange[]> {
+  let ledger: LedgerPort | undefined;
   try {
-    ledger = Ledger.open(stateDir, { readOnly: true });
+    ledger = await openLedger(config, { readOnly: true });
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
   }
   try {
-    return shown.map((r) => {
+    const out: ShownRange[] = [];
+    for (const r of shown) {
       const active = activeRange(r.range);
-      if (active === undefined) return r;
-      const lastUsed = ledger?.highestNumberUsed(company, RANGE_KINDS, active.prefix, active.from, active.to);
+      if (active === undefined) {
+        out.push(r);
+        continue;
+      }
+      const lastUsed = await ledger?.highestNumberUsed(company, RANGE_KINDS, active.prefix, active.from, active.to);
       const state = rangeState(company, active, lastUsed, today, Date.now());
-      return { ...r, use: { ...(lastUsed === undefined ? {} : { lastUsed }), numbersLeft: state.numbersLeft, daysLeft: state.daysLeft } };
-    });
+      out.push({ ...r, use: { ...(lastUsed === undefined ? {} : { lastUsed }), numbersLeft: state.numbersLeft, daysLeft: state.daysLeft } });
+    }
+    return out;
   } finally {
-    ledger?.close();
+    await ledger?.close();
   }
 }
 
@@ -157,7 +163,7 @@ async function create(args: ParsedArgs, io: CliIO): Promise<number> {
     // show the range as `ranges list` will, and the echo only when the list cannot be had.
     const listed = await registeredAsListed(session, built.request.Prefix, built.request.AuthorizationNumber);
     const shown = listed.length > 0 ? listed : ranges;
-    const rows = withUse(config.paths.state, company.alias, today, shown.map((range) => ({ range, flags: rangeFlags(range, today) })));
+    const rows = await withUse(config, company.alias, today, shown.map((range) => ({ range, flags: rangeFlags(range, today) })));
     for (const line of renderTable(rows, COLUMNS)) io.out(line);
     if (listed.length === 0) io.out('(TYPE as sent; edoc-bridge ranges list shows the authority\'s code)');
     return EXIT_OK;

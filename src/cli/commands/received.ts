@@ -1,5 +1,5 @@
 import type { CompanyConfig, Config } from '../../config/schema.js';
-import { Ledger } from '../../ledger/ledger.js';
+import { openLedger } from '../../ledger/open.js';
 import { colombiaToday, isDate } from '../../policy/dates.js';
 import { ReceivedPuller, type PageProgress, type PullResult } from '../../received/puller.js';
 import { formatWindow, monthSlices, scheduledWindow, type DateWindow } from '../../received/window.js';
@@ -59,7 +59,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   const today = colombiaToday();
   const window = explicitWindow(args, today);
   const logger = await io.logger();
-  const ledger = Ledger.open(config.paths.state);
+  const ledger = await openLedger(config);
   const controller = new AbortController();
   const stopOn = (signal: 'SIGINT' | 'SIGTERM') => io.onSignal(signal, () => {
     io.err(`edoc-bridge received: ${signal}; stopping after the current page (the cursor stays where it was)`);
@@ -81,7 +81,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
     for (const company of companies) {
       if (controller.signal.aborted) break;
       const w = window ?? scheduledWindow({
-        cursor: ledger.getCursor(company.alias), lookbackDays: config.received.lookbackDays,
+        cursor: await ledger.getCursor(company.alias), lookbackDays: config.received.lookbackDays,
         startDate: config.received.startDate, today,
       });
       const months = monthSlices(w).length;
@@ -99,7 +99,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   } finally {
     await client?.close();
     await service?.close();
-    ledger.close();
+    await ledger.close();
   }
 }
 

@@ -15,7 +15,7 @@ import type { Config } from '../../config/schema.js';
 import { inboxDir } from '../../daemon/folders.js';
 import { EdocError } from '../../errors.js';
 import { lockHolder } from '../../ledger/lock.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import type { ContentOutcome } from '../../ledger/resend.js';
 import type { FileRow } from '../../ledger/types.js';
 import { hashFile } from '../../read/hash.js';
@@ -56,7 +56,7 @@ export const resendCommand: Command = {
     const name = args.string('file');
     if (name === undefined || name === '') throw usageError('give --file NAME (the input file name as shown in the outbox)');
     const config = await io.config();
-    const ledger = openShared(config.paths.state);
+    const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
       io.err(`nothing to resend: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -64,19 +64,22 @@ export const resendCommand: Command = {
     let file: FileRow;
     let outcome: ContentOutcome;
     try {
-      file = pickFile(ledger, name, path.resolve(name));
-      outcome = ledger.contentOutcome(file);
+      file = await pickFile(ledger, name, path.resolve(name));
+      // A preview for the operator, read apart from the request below: the daemon may settle documents in
+      // between, which is harmless — what decides each document is the daemon's own check when it reads the
+      // copy (insertDocuments' earlier-copy rule, in its transaction), and requestResend reuses an open request.
+      outcome = await ledger.contentOutcome(file);
       const refusal = await refusalOf(file, outcome, name);
       if (refusal !== undefined) return refuse(io, refusal);
       const target = path.join(inboxOf(config, file), file.name);
       if (fs.existsSync(target)) {
         return refuse(io, `${target} is in the inbox already (dropped again and not taken yet?): nothing was copied`);
       }
-      const { request, reused } = ledger.requestResend(file.id);
+      const { request, reused } = await ledger.requestResend(file.id);
       try {
         await copyIn(originalOf(file), target);
       } catch (err) {
-        if (!reused) ledger.cancelResend(request.id);
+        if (!reused) await ledger.cancelResend(request.id);
         throw new EdocError('EDOC_RESEND_REFUSED', `Could not copy ${originalOf(file)} to ${target}: ${(err as Error).message}`,
           { file: target }, { cause: err });
       }
@@ -85,7 +88,7 @@ export const resendCommand: Command = {
       io.out(daemonNote(config, target));
       return EXIT_OK;
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 };
@@ -96,8 +99,8 @@ function refuse(io: CliIO, message: string): number {
 }
 
 /** The one archived file NAME means; a usage error listing the candidates when it means several. */
-function pickFile(ledger: Ledger, name: string, absolute: string): FileRow {
-  const all = [...new Map([...ledger.filesMatching(name), ...ledger.filesMatching(absolute)].map((f) => [f.id, f])).values()];
+async function pickFile(ledger: LedgerPort, name: string, absolute: string): Promise<FileRow> {
+  const all = [...new Map([...await ledger.filesMatching(name), ...await ledger.filesMatching(absolute)].map((f) => [f.id, f])).values()];
   if (all.length === 0) {
     throw usageError(`no input file named ${name} in the ledger (use the name as the outbox shows it, or the archived copy's path)`);
   }

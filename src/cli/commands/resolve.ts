@@ -58,7 +58,7 @@ export const resolveCommand: Command = {
           + 'if it did not, use edoc-bridge retry --in-doubt');
     }
     const config = await io.config();
-    const ledger = openShared(config.paths.state);
+    const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
       io.err(`nothing to resolve for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -74,7 +74,7 @@ export const resolveCommand: Command = {
       for (const line of result.done) io.out(line);
       return result.ids.length === 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 };

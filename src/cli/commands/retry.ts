@@ -38,16 +38,16 @@ export const retryCommand: Command = {
     const includeInDoubt = args.flag('in-doubt');
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    const ledger = openShared(config.paths.state);
+    const ledger = await openShared(config.paths.state);
     if (ledger === undefined) {
       io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     let result: ActionResult;
     try {
-      result = retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, by: 'cli' });
+      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, by: 'cli' });
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     if (result.ambiguous !== undefined) throw usageError(result.ambiguous);
     for (const note of result.notes) io.err(note);

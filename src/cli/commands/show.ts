@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { isEdocError } from '../../errors.js';
 import type { ConsoleDocument, DocumentHistory } from '../../ledger/console-queries.js';
-import { Ledger } from '../../ledger/ledger.js';
+import { openLedger } from '../../ledger/open.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import type { DocumentRow, FileRow } from '../../ledger/types.js';
 import { byIndex } from '../../daemon/operator-actions.js';
 import type { Command, CliIO } from '../command.js';
@@ -45,18 +46,18 @@ export const showCommand: Command = {
     if ((key === undefined) === (file === undefined)) throw usageError('give an input file name, or --document KEY (not both)');
     if (key === '' || file === '') throw usageError('the file name or key is empty');
     const config = await io.config();
-    let ledger: Ledger;
+    let ledger: LedgerPort;
     try {
-      ledger = Ledger.open(config.paths.state, { readOnly: true });
+      ledger = await openLedger(config, { readOnly: true });
     } catch (err) {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
       io.err(`nothing to show: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
     }
     try {
-      return file !== undefined ? showFile(ledger, file, args.flag('json'), io) : showDocument(ledger, key ?? '', args.flag('json'), io);
+      return file !== undefined ? await showFile(ledger, file, args.flag('json'), io) : await showDocument(ledger, key ?? '', args.flag('json'), io);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 };
@@ -76,10 +77,10 @@ function fileJson(f: FileRow): Record<string, unknown> {
     startedAt: f.startedAt, finishedAt: f.finishedAt, archivedPath: f.archivedPath };
 }
 
-function showFile(ledger: Ledger, name: string, json: boolean, io: CliIO): number {
+async function showFile(ledger: LedgerPort, name: string, json: boolean, io: CliIO): Promise<number> {
   // a path as typed (inbox/invoice/x.csv) is not the absolute path the ledger keeps: its name then
-  const byName = ledger.console.filesNamed(name);
-  const files = byName.length > 0 || path.basename(name) === name ? byName : ledger.console.filesNamed(path.basename(name));
+  const byName = await ledger.console.filesNamed(name);
+  const files = byName.length > 0 || path.basename(name) === name ? byName : await ledger.console.filesNamed(path.basename(name));
   if (files.length === 0) {
     io.err(`no input file named ${name} in the ledger (edoc-bridge status lists the files in progress)`);
     return EXIT_NOT_ALL_SUCCEEDED;
@@ -88,9 +89,9 @@ function showFile(ledger: Ledger, name: string, json: boolean, io: CliIO): numbe
     // one line per document, streamed: a file of 200,000 documents is never one string in memory
     io.out('{"files": [');
     for (const [i, f] of files.entries()) {
-      io.out(`${JSON.stringify({ ...fileJson(f), progress: ledger.fileProgress(f.id) }).slice(0, -1)}, "documents": [`);
+      io.out(`${JSON.stringify({ ...fileJson(f), progress: await ledger.fileProgress(f.id) }).slice(0, -1)}, "documents": [`);
       let previous: string | undefined;
-      for (const d of ledger.iterateFileDocuments(f.id)) {
+      for await (const d of ledger.iterateFileDocuments(f.id)) {
         if (previous !== undefined) io.out(`${previous},`);
         previous = JSON.stringify(documentJson(d));
       }
@@ -102,12 +103,12 @@ function showFile(ledger: Ledger, name: string, json: boolean, io: CliIO): numbe
   }
   for (const [i, f] of files.entries()) {
     if (i > 0) io.out('');
-    const progress = ledger.fileProgress(f.id);
+    const progress = await ledger.fileProgress(f.id);
     const counts = Object.entries(progress.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
     io.out(`${f.name} — ${f.company}/${f.kind}, ${f.state}, taken ${new Date(f.startedAt).toISOString()}: ${progress.total} document(s)${counts === '' ? '' : `: ${counts}`}`);
     if (f.error !== null) io.out(`file error: ${f.error.code}: ${f.error.message}`);
     const docs: DocumentRow[] = [];
-    for (const d of ledger.iterateFileDocuments(f.id)) {
+    for await (const d of ledger.iterateFileDocuments(f.id)) {
       if (docs.length === PAGE) break;
       docs.push(d);
     }
@@ -125,11 +126,14 @@ function showFile(ledger: Ledger, name: string, json: boolean, io: CliIO): numbe
 }
 
 /** The documents KEY names: by number through the key index, or by place (FILE#INDEX, company/kind/INDEX). */
-function findDocuments(ledger: Ledger, key: string): ConsoleDocument[] {
+async function findDocuments(ledger: LedgerPort, key: string): Promise<ConsoleDocument[]> {
   const place = byIndex(key);
   if (place?.file !== undefined) {
-    return ledger.console.filesNamed(place.file).flatMap((f) => ledger.console.fileDocuments(f.id, { after: place.index - 1, limit: 1 }).rows)
-      .filter((d) => d.index === place.index);
+    const rows: ConsoleDocument[] = [];
+    for (const f of await ledger.console.filesNamed(place.file)) {
+      rows.push(...(await ledger.console.fileDocuments(f.id, { after: place.index - 1, limit: 1 })).rows);
+    }
+    return rows.filter((d) => d.index === place.index);
   }
   if (place !== undefined) {
     // company/kind/INDEX: a document without its own number, in any file of that company and kind
@@ -137,7 +141,7 @@ function findDocuments(ledger: Ledger, key: string): ConsoleDocument[] {
     for (const state of ['in-doubt', 'failed'] as const) {
       let after: number | undefined;
       do {
-        const page = ledger.console.attention(state, { after, limit: 200 });
+        const page = await ledger.console.attention(state, { after, limit: 200 });
         found.push(...page.rows.filter((d) => d.index === place.index && d.company === place.company && d.kind === place.kind && d.key === null));
         after = page.next;
       } while (after !== undefined);
@@ -147,8 +151,12 @@ function findDocuments(ledger: Ledger, key: string): ConsoleDocument[] {
   return ledger.console.byKey(key, 50);
 }
 
-function showDocument(ledger: Ledger, key: string, json: boolean, io: CliIO): number {
-  const histories = findDocuments(ledger, key).map((d) => ledger.console.history(d.id)).filter((h): h is DocumentHistory => h !== undefined);
+async function showDocument(ledger: LedgerPort, key: string, json: boolean, io: CliIO): Promise<number> {
+  const histories: DocumentHistory[] = [];
+  for (const d of await findDocuments(ledger, key)) {
+    const h = await ledger.console.history(d.id);
+    if (h !== undefined) histories.push(h);
+  }
   if (histories.length === 0) {
     io.err(`no document ${key} in the ledger (give its key as result.json shows it, prefix/number, or FILE#INDEX)`);
     return EXIT_NOT_ALL_SUCCEEDED;

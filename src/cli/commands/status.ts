@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isEdocError } from '../../errors.js';
-import { Ledger } from '../../ledger/ledger.js';
+import { openLedger } from '../../ledger/open.js';
 import { lockHolder } from '../../ledger/lock.js';
 import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledger/types.js';
 import type { Command } from '../command.js';
@@ -39,11 +39,11 @@ export const statusCommand: Command = {
       : { running: false };
     let summary: StatusSummary;
     try {
-      const ledger = Ledger.open(config.paths.state, { readOnly: true });
+      const ledger = await openLedger(config, { readOnly: true });
       try {
-        summary = ledger.statusSummary();
+        summary = await ledger.statusSummary();
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     } catch (err) {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;

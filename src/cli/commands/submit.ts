@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import { EdocError, isEdocError } from '../../errors.js';
 import { Pipeline, type PipelineOptions } from '../../daemon/pipeline.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
 import type { FileProgress } from '../../ledger/types.js';
 import type { AppLogger } from '../../log/logger.js';
@@ -106,7 +106,7 @@ export const submitCommand: Command = {
       }
       const fileId = taken.fileId;
       if (taken.outcome === 'resumed') {
-        io.err(ledger.fileProgress(fileId).final
+        io.err((await ledger.fileProgress(fileId)).final
           ? `${name}: this file was submitted before and every document in it is final; nothing was sent again`
           : `${name}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
       }
@@ -124,7 +124,7 @@ export const submitCommand: Command = {
       // settled (final report; archived only when it lies in a watched inbox folder) once every document is final
       const report = await pipeline.report(fileId);
       const c = report.counts;
-      const fileError = ledger.getFile(fileId)?.error;
+      const fileError = (await ledger.getFile(fileId))?.error;
       io.out(fileError
         ? `${name}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
         : `${name}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
@@ -145,7 +145,7 @@ export const submitCommand: Command = {
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
-      const trouble = c.failed > 0 && c.accepted === 0 ? serviceTrouble(ledger, fileId) : undefined;
+      const trouble = c.failed > 0 && c.accepted === 0 ? await serviceTrouble(ledger, fileId) : undefined;
       if (trouble !== undefined) {
         io.err(trouble === 'unreachable' ? noAnswer(where, answers, name)
           : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
@@ -180,10 +180,10 @@ async function openPipeline(config: Readonly<Config>, logger: AppLogger, options
  * Resolves when every document of the file is final, the company got paused by a 401, `unreachable`
  * (called with every progress, the last one included) says to give up, or the command was interrupted.
  */
-async function waitForFile(ledger: Ledger, fileId: number, sender: CompanySender, signal: AbortSignal,
+async function waitForFile(ledger: LedgerPort, fileId: number, sender: CompanySender, signal: AbortSignal,
   unreachable: (p: FileProgress) => boolean): Promise<'final' | 'paused' | 'unreachable' | 'stopped' | 'storage'> {
   for (;;) {
-    const p = ledger.fileProgress(fileId);
+    const p = await ledger.fileProgress(fileId);
     const giveUp = unreachable(p);
     if (p.final) return 'final';
     if (signal.aborted) return 'stopped';
@@ -257,9 +257,9 @@ function noAnswer(where: string, answers: AnswerWatch, name: string): string {
  * Every failed document of the file failed for want of a service (no answer, or HTTP 429/5xx on the last
  * attempt): 'unreachable' or the HTTP statuses seen; undefined when a failure was something else.
  */
-function serviceTrouble(ledger: Ledger, fileId: number): string | undefined {
+async function serviceTrouble(ledger: LedgerPort, fileId: number): Promise<string | undefined> {
   const statuses = new Set<number>();
-  for (const doc of ledger.iterateFileDocuments(fileId)) {
+  for await (const doc of ledger.iterateFileDocuments(fileId)) {
     if (doc.state !== 'failed' || doc.httpStatus === null) continue;
     if (doc.httpStatus !== 429 && doc.httpStatus < 500) return undefined;
     statuses.add(doc.httpStatus);

@@ -6,7 +6,7 @@
  * the console only names the documents and who asked.
  */
 import type { AlertLog } from '../../alerts/alert-record.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { LedgerPort } from '../../ledger/port.js';
 import type { RangeState } from '../../ranges/range-state.js';
 import type { SenderView } from '../../submit/company-sender.js';
 
@@ -27,7 +27,7 @@ export interface ConsoleActions {
 }
 
 export interface ConsoleDeps {
-  ledger: Ledger;
+  ledger: LedgerPort;
   companies(): CompanyView[];
   ranges?(): readonly RangeState[];
   alerts?: AlertLog;

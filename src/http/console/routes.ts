@@ -44,8 +44,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const post = (path: RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({ method: 'POST', path, access: 'token', handle });
   const documentId = (r: RouteRequest): number | undefined => (/^\d{1,15}$/.test(r.params.id ?? '') ? Number(r.params.id) : undefined);
 
-  const showDocument = (r: RouteRequest, id: number, notice?: Notice): void => {
-    const h = q.history(id);
+  const showDocument = async (r: RouteRequest, id: number, notice?: Notice): Promise<void> => {
+    const h = await q.history(id);
     if (h === undefined) {
       notFound(r, 'document');
       return;
@@ -60,49 +60,49 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       r.res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'private, max-age=300' });
       r.res.end(CONSOLE_CSS);
     }),
-    get('/', (r) => show(r, 'Companies', companiesPage({ companies: deps.companies(), counts: q.countsByCompany(),
+    get('/', async (r) => show(r, 'Companies', companiesPage({ companies: deps.companies(), counts: await q.countsByCompany(),
       ranges: deps.ranges?.(), alerts: deps.alerts?.recent(5) }))),
     get('/alerts', (r) => show(r, 'Last alerts', alertsTable(deps.alerts?.recent(ALERTS_SHOWN)))),
-    get('/files', (r) => {
+    get('/files', async (r) => {
       const text = r.url.searchParams.get('state') ?? '';
       const state = FILE_STATES.includes(text as FileState) ? (text as FileState) : undefined;
-      const page = q.listFiles({ ...(state === undefined ? {} : { state }), before: cursor(r, 'before'), limit: CONSOLE_PAGE });
+      const page = await q.listFiles({ ...(state === undefined ? {} : { state }), before: cursor(r, 'before'), limit: CONSOLE_PAGE });
       show(r, state === undefined ? 'Files' : `Files ${state}`, filesPage(state, page.rows, page.next));
     }),
-    get(/^\/files\/(?<id>[^/]+)$/, (r) => {
-      const file = /^\d{1,15}$/.test(r.params.id ?? '') ? q.file(Number(r.params.id)) : undefined;
+    get(/^\/files\/(?<id>[^/]+)$/, async (r) => {
+      const file = /^\d{1,15}$/.test(r.params.id ?? '') ? await q.file(Number(r.params.id)) : undefined;
       if (file === undefined) {
         notFound(r, 'file');
         return;
       }
-      const page = q.fileDocuments(file.id, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
+      const page = await q.fileDocuments(file.id, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
       show(r, `File ${file.name}`, filePage(file, page.rows, page.next));
     }),
-    get('/attention', (r) => {
+    get('/attention', async (r) => {
       const state = r.url.searchParams.get('state') === 'in-doubt' ? 'in-doubt' : 'failed';
-      const page = q.attention(state, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
+      const page = await q.attention(state, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
       show(r, state === 'failed' ? 'Failed documents' : 'In-doubt documents', attentionPage(state, page.rows, page.next));
     }),
-    get('/search', (r) => {
+    get('/search', async (r) => {
       const text = (r.url.searchParams.get('q') ?? '').trim().slice(0, 200);
       const byText = r.url.searchParams.get('by');
       const by: SearchResults['by'] = byText === 'file' || byText === 'number' || byText === 'customer' ? byText : 'any';
       const results: SearchResults = { q: text, by, files: [], documents: [] };
       if (text !== '') {
-        if (by === 'any' || by === 'file') results.files = q.findFiles(text, CONSOLE_PAGE);
-        if (by === 'any' || by === 'number') results.documents = q.byKey(text, CONSOLE_PAGE);
+        if (by === 'any' || by === 'file') results.files = await q.findFiles(text, CONSOLE_PAGE);
+        if (by === 'any' || by === 'number') results.documents = await q.byKey(text, CONSOLE_PAGE);
         if (by === 'customer' || (by === 'any' && results.documents.length === 0)) {
-          const page = q.byCustomer(text, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
+          const page = await q.byCustomer(text, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
           results.documents = page.rows;
           if (page.next !== undefined) results.next = page.next;
         }
       }
       show(r, 'Search', searchPage(results), text, by);
     }),
-    get(/^\/documents\/(?<id>[^/]+)$/, (r) => {
+    get(/^\/documents\/(?<id>[^/]+)$/, async (r) => {
       const id = documentId(r);
       if (id === undefined) notFound(r, 'document');
-      else showDocument(r, id, notices.take(r.url.searchParams.get('notice')));
+      else await showDocument(r, id, notices.take(r.url.searchParams.get('notice')));
     }),
     post(/^\/documents\/(?<id>[^/]+)\/retry$/, async (r) => {
       const id = documentId(r);
@@ -124,12 +124,12 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       const outcome = await deps.actions.resolve([id], { word, by: r.principal?.name ?? 'console', ...(note === '' ? {} : { note }) });
       afterAction(r, id, outcome);
     }),
-    get('/received', (r) => {
+    get('/received', async (r) => {
       const companies = deps.companies().map((c) => c.alias);
       const asked = r.url.searchParams.get('company');
       const company = asked !== null && companies.includes(asked) ? asked : companies[0];
       const before = r.url.searchParams.get('before') ?? undefined;
-      const page = company === undefined ? { rows: [] } : q.received(company, { ...(before === undefined ? {} : { before }), limit: CONSOLE_PAGE });
+      const page = company === undefined ? { rows: [] } : await q.received(company, { ...(before === undefined ? {} : { before }), limit: CONSOLE_PAGE });
       show(r, 'Received documents', receivedPage(companies, company, page.rows, page.next));
     }),
     get(/^\/received\/(?<company>[^/]+)\/(?<id>[^/]+)\/pdf$/, async (r) => {
@@ -139,7 +139,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         notFound(r, 'received document');
         return;
       }
-      const row = q.receivedOne(company, r.params.id ?? '');
+      const row = await q.receivedOne(company, r.params.id ?? '');
       const pdf = row?.files.find((f) => f.toLowerCase().endsWith('.pdf'));
       const file = pdf === undefined ? undefined : await confinedFile(deps.receivedDir(company), pdf);
       if (file === undefined || pdf === undefined) {
