@@ -11,6 +11,7 @@ import { secretScrubberOf } from '../config/secrets.js';
 import { redactedWebhook } from '../config/webhook-url.js';
 import type { AlertLog } from '../alerts/alert-record.js';
 import { Alerter } from '../alerts/alerter.js';
+import { closeInOrder } from './close-steps.js';
 import { DocumentAlerts } from '../alerts/document-alerts.js';
 import { RangeAlerts } from '../alerts/range-alerts.js';
 import { ServiceAlerts } from '../alerts/service-alerts.js';
@@ -111,20 +112,13 @@ export class Alerting {
     this.closing ??= (async () => {
       this.pipeline.checkNumber = undefined;
       this.pipeline.senderEvents.off('event', this.onSender);
-      const steps: [string, () => unknown][] = [
+      await closeInOrder([
         ['service alerts', () => this.service.close()],
         ['document alerts', () => this.documents.close()],
         ['range watch', () => this.rangeWatch.close()],
         ['webhook', () => this.webhook?.close()],
         ['alerts file', () => this.alerter.flush()],
-      ];
-      for (const [name, step] of steps) {
-        try {
-          await step();
-        } catch (err) {
-          this.logger.error({ err, step: name }, 'error while stopping');
-        }
-      }
+      ], this.logger);
     })();
     return this.closing;
   }

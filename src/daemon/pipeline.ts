@@ -27,6 +27,7 @@ import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { intakeFile, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
+import { closeInOrder, type CloseStep } from './close-steps.js';
 import { recoverSending } from './recover.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 
@@ -67,7 +68,7 @@ export interface PipelineFile extends Omit<DroppedFile, 'company'> {
  */
 export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'deferred'; error?: unknown } | { outcome: 'skipped' };
 
-export type CloseStep = [name: string, step: () => Promise<unknown> | unknown];
+export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
   private readonly senders = new Map<string, CompanySender>();
@@ -328,13 +329,7 @@ export class Pipeline {
       ['service', () => this.service.close()],
       ['ledger', () => this.ledger.close()],
     ];
-    for (const [name, step] of steps) {
-      try {
-        await step();
-      } catch (err) {
-        this.logger.error({ err, step: name }, 'error while stopping');
-      }
-    }
+    await closeInOrder(steps, this.logger);
   }
 }
 

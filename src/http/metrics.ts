@@ -45,6 +45,13 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   // async (the ledger port), so these gauges collect asynchronously (prom-client awaits them).
   let scrape: OperatorCounts | undefined;
   const counts = async (): Promise<OperatorCounts> => scrape ?? sources.counts();
+  /** A per-company gauge: the documents in `states`, 0 for a configured company with none. */
+  const perCompany = async (gauge: Gauge<'company'>, states: readonly string[]): Promise<void> => {
+    const c = await counts();
+    gauge.reset();
+    for (const company of sources.companies()) gauge.set({ company: company.alias }, 0);
+    for (const r of c.documents) if (states.includes(r.state)) gauge.inc({ company: r.company }, r.n);
+  };
 
   new Gauge({
     name: 'edoc_documents_total', registers: [registry], labelNames: ['company', 'kind', 'status'] as const,
@@ -58,22 +65,12 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   new Gauge({
     name: 'edoc_queue_depth', registers: [registry], labelNames: ['company'] as const,
     help: 'Documents waiting to be sent or being sent (pending + sending), per company.',
-    async collect() {
-      const c = await counts();
-      this.reset();
-      for (const c of sources.companies()) this.set({ company: c.alias }, 0);
-      for (const r of c.documents) if (r.state === 'pending' || r.state === 'sending') this.inc({ company: r.company }, r.n);
-    },
+    async collect() { await perCompany(this, ['pending', 'sending']); },
   });
   new Gauge({
     name: 'edoc_in_doubt_documents', registers: [registry], labelNames: ['company'] as const,
     help: 'Documents in doubt (an attempt may have been issued; needs resolve), per company.',
-    async collect() {
-      const c = await counts();
-      this.reset();
-      for (const c of sources.companies()) this.set({ company: c.alias }, 0);
-      for (const r of c.documents) if (r.state === 'in-doubt') this.inc({ company: r.company }, r.n);
-    },
+    async collect() { await perCompany(this, ['in-doubt']); },
   });
   new Gauge({
     name: 'edoc_files_total', registers: [registry], labelNames: ['kind', 'outcome'] as const,
