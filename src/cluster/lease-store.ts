@@ -26,6 +26,8 @@ export interface LeaseRow {
   expiresAt: Date;
   /** Whether expires_at is still in the future by the database's clock. */
   live: boolean;
+  /** Milliseconds until it expires (negative: expired), by the database's clock. */
+  expiresInMs: number;
 }
 
 const ms = '?::double precision * interval \'1 millisecond\'';
@@ -89,7 +91,9 @@ export async function releaseLeases(db: SqlExecutor, node: string, held: readonl
 
 /** Every lease row, by company (status). */
 export async function listLeases(db: SqlExecutor): Promise<LeaseRow[]> {
-  const rows = await db.all<{ company: string; owner: string | null; epoch: number; acquired_at: Date | null; expires_at: Date; live: boolean }>(
-    'SELECT company, owner, epoch, acquired_at, expires_at, expires_at > now() AS live FROM company_leases ORDER BY company');
-  return rows.map((r) => ({ company: r.company, owner: r.owner, epoch: r.epoch, acquiredAt: r.acquired_at, expiresAt: r.expires_at, live: r.live }));
+  const rows = await db.all<{ company: string; owner: string | null; epoch: number; acquired_at: Date | null; expires_at: Date; live: boolean;
+    in_ms: number; }>(`SELECT company, owner, epoch, acquired_at, expires_at, expires_at > now() AS live,
+      (extract(epoch FROM expires_at - now()) * 1000)::bigint AS in_ms FROM company_leases ORDER BY company`);
+  return rows.map((r) => ({ company: r.company, owner: r.owner, epoch: r.epoch, acquiredAt: r.acquired_at, expiresAt: r.expires_at,
+    live: r.live, expiresInMs: r.in_ms }));
 }

@@ -21,6 +21,8 @@ export interface NodeRow extends NodeIdentity {
   stoppedAt: Date | null;
   /** Heartbeat younger than leaseMs and not stopped. */
   live: boolean;
+  /** How long ago the last heartbeat was, by the database's clock. */
+  heartbeatAgeMs: number;
 }
 
 /** This process as a node: `cluster.node`, else host name and pid (unique per machine and run). */
@@ -80,12 +82,13 @@ export async function markStopped(db: SqlExecutor, name: string): Promise<void> 
 /** Every node, live ones first (status). */
 export async function listNodes(db: SqlExecutor, leaseMs: number): Promise<NodeRow[]> {
   const rows = await db.all<{ name: string; host: string; pid: number; version: string; started_at: Date; heartbeat_at: Date;
-    stopped_at: Date | null; live: boolean }>(`
+    stopped_at: Date | null; live: boolean; age_ms: number }>(`
     SELECT name, host, pid, version, started_at, heartbeat_at, stopped_at,
+      (extract(epoch FROM now() - heartbeat_at) * 1000)::bigint AS age_ms,
       stopped_at IS NULL AND heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS live
     FROM nodes ORDER BY live DESC, name`, [leaseMs]);
   return rows.map((r) => ({ name: r.name, host: r.host, pid: r.pid, version: r.version, startedAt: r.started_at,
-    heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, live: r.live }));
+    heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, live: r.live, heartbeatAgeMs: r.age_ms }));
 }
 
 function processAlive(pid: number): boolean {
