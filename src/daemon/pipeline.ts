@@ -121,7 +121,8 @@ export class Pipeline {
     });
     // The closures read the current configuration (it changes on SIGHUP).
     this.archived = new ArchiveWatch({ ledger, logger, watchMs: () => this.config.watch.archiveWatchMs,
-      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id) });
+      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id),
+      owns: (company) => this.owns(company) });
     this.reports = new ReportScheduler({ ledger, logger, storage: this.storage,
       onArchived: (id, archivedPath) => void this.archived.add(id, archivedPath).catch((err: unknown) =>
         logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
@@ -161,10 +162,13 @@ export class Pipeline {
   private async begin(): Promise<void> {
     this.options.onStart?.(this.service);
     this.reader?.start();
-    await this.archived.start();
+    const clustered = this.companies.cluster !== undefined;
+    if (!clustered) await this.archived.start();
     await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, reports: this.reports,
       company: (alias) => (this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined),
       stopping: () => this.closing !== undefined, drainMs: this.options.drainTimeoutMs }, this.config.companies);
+    // a cluster node re-arms the archive watch of the companies its first heartbeat took
+    if (clustered) await this.archived.start();
   }
 
   /** What start-up recovery found left `sending` by a stopped run (cluster: by the last owners of the companies taken). */
