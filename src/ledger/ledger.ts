@@ -12,6 +12,7 @@ import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
+import * as places from './report-places.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
@@ -161,12 +162,12 @@ export class Ledger implements LedgerPort {
     return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
   getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.sql, fileId); }
-  reportHolders(fileId: number): Promise<FileRow[]> { return files.reportHolders(this.sql, fileId); }
+  reportHolders(fileId: number): Promise<FileRow[]> { return places.reportHolders(this.sql, fileId); }
   reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
-    return files.reportPlaceTaken(this.sql, dir, reportName, fileId);
+    return places.reportPlaceTaken(this.sql, dir, reportName, fileId);
   }
   relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): Promise<void> {
-    return files.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
+    return places.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
   }
   openFiles(company?: string): Promise<FileRow[]> { return files.openFiles(this.sql, company); }
   filesToSettle(company?: string): Promise<FileRow[]> { return files.filesToSettle(this.sql, company); }

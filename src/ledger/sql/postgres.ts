@@ -32,6 +32,8 @@ export interface PostgresOptions {
   env?: NodeJS.ProcessEnv;
   /** An idle pooled connection failed (the server went away between statements); the pool drops it. */
   onIdleError?: (err: unknown) => void;
+  /** Every transaction of every connection read-only (`edoc-bridge status`): a write is refused by the server. @defaultValue false */
+  readOnly?: boolean;
 }
 
 /** int8 as a JS number: exact up to 2^53, an error beyond (never a silently rounded id). */
@@ -91,6 +93,7 @@ export class PostgresExecutor implements SqlExecutor {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: options.applicationName ?? 'edoc-bridge',
+      ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
       types,
       Client: LedgerClient as unknown as new () => pg.ClientBase,
     });
