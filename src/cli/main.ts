@@ -69,7 +69,7 @@ async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undef
 }
 
 /** Commands that work with ledger.url set: they use no ledger, or (ledger) the PostgreSQL one. */
-const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator']);
+const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator', 'run', 'status']);
 
 /**
  * ledger.url names a PostgreSQL ledger, and only `ledger migrate` uses it so far (issue 13): every other

@@ -15,6 +15,8 @@ import { listNodes, nodeIdentity, type NodeRow } from './membership.js';
 export interface ClusterNodeOptions {
   /** The ledger's URL (the cluster's tables live in the ledger's database). */
   url: string;
+  /** paths.inbox: file claims name files relative to it. */
+  inbox: string;
   /** cluster.node; host name and pid when absent. */
   node?: string | undefined;
   leaseMs: number;
@@ -41,7 +43,7 @@ export class ClusterNode {
       onIdleError: (err) => options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended') });
     this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
       logger: options.logger, events: options.events });
-    this.fence = new ClusterFence(this.keeper);
+    this.fence = new ClusterFence(this.keeper, options.inbox);
   }
 
   get name(): string {
