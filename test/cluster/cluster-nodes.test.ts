@@ -7,13 +7,13 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
-import { buildCli, DaemonProcess, eventually, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
 
