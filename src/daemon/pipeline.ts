@@ -129,7 +129,7 @@ export class Pipeline {
         logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
       outboxDir: (company, kind) => outboxDir(this.config, company, kind),
       // a file given to `edoc-bridge submit` stays where the operator keeps it
-      archives: (file) => inInboxFolder(this.config, file),
+      archives: (file) => inInboxFolder(this.config, file), owns: (company) => this.owns(company),
       scrub: (text) => secretScrubberOf(this.config).scrub(text) });
   }
 
