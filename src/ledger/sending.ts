@@ -6,7 +6,7 @@
  */
 import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvent } from './files.js';
+import { addEvent, addEvents, type LedgerEvent } from './files.js';
 import { json } from './rows.js';
 import { greatest, idList, INT_PARAM } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
@@ -103,6 +103,7 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
   const applied: number[] = [];
   const files = new Set<number>();
   const companies = new Set<string>();
+  const events: LedgerEvent[] = [];
   for (const r of records) {
     if (r.state === 'pending' && r.nextAttemptAt === undefined) throw new Error('a retry needs nextAttemptAt');
     const row = await tx.get<{ file_id: number; company: string }>(update, [r.state, r.state === 'pending' ? r.nextAttemptAt : null,
@@ -113,12 +114,13 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
     applied.push(r.id);
     files.add(row.file_id);
     companies.add(row.company);
-    if (r.maybeDelivered === true) await addEvent(tx, now, 'maybe-delivered', row.file_id, r.id, { httpStatus: r.httpStatus });
-    await addEvent(tx, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
+    if (r.maybeDelivered === true) events.push({ at: now, type: 'maybe-delivered', fileId: row.file_id, documentId: r.id, data: { httpStatus: r.httpStatus } });
+    events.push({ at: now, type: r.state === 'pending' ? 'retry-scheduled' : r.state, fileId: row.file_id, documentId: r.id, data: {
       resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
       ...(r.key === undefined ? {} : { assignedKey: r.key }),
-    });
+    } });
   }
+  await addEvents(tx, events);
   await fence(tx, companies);
   return { applied, fileIds: [...files] };
 }
