@@ -20,6 +20,8 @@ import type { MarkSendingResult, OutcomeRecord } from './types.js';
 export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now: number, fence: Fence): Promise<MarkSendingResult> {
   // One statement reads the whole batch with its key checks; one updates and one logs the documents to
   // send (the hot path: a handful of statements per batch rather than seven per document).
+  // On PostgreSQL the read locks the batch's rows (FOR UPDATE): a second mark of one document, on another
+  // connection, waits for this one and then finds it `sending` (SQLite runs one writer at a time anyway).
   const batch = idList(tx, ids);
   const rows = new Map((await tx.all<{ id: number; file_id: number; company: string; key: string | null; state: string;
     dup: number | null; busy: number }>(`SELECT d.id, d.file_id, d.company, d.key, d.state,
@@ -27,7 +29,7 @@ export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now
         (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) END AS dup,
       CASE WHEN d.key IS NOT NULL AND EXISTS (SELECT 1 FROM documents s WHERE s.key = d.key AND s.state = 'sending' AND s.id <> d.id)
         THEN 1 ELSE 0 END AS busy
-    FROM documents d WHERE d.id IN ${batch.sql}`, [batch.param])).map((r) => [r.id, r]));
+    FROM documents d WHERE d.id IN ${batch.sql}${tx.dialect === 'postgres' ? ' FOR UPDATE OF d' : ''}`, [batch.param])).map((r) => [r.id, r]));
   const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
   const companies = new Set<string>();
   const keys = new Set<string>();
