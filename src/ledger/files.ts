@@ -15,6 +15,28 @@ export async function addEvent(q: SqlExecutor, at: number, type: string, fileId:
   await q.run('INSERT INTO events(at, file_id, document_id, type, data) VALUES (?, ?, ?, ?, ?)', [at, fileId, documentId, type, json(data)]);
 }
 
+export interface LedgerEvent {
+  at: number;
+  type: string;
+  fileId: number | null;
+  documentId: number | null;
+  data?: unknown;
+}
+
+/**
+ * Several events in order. On PostgreSQL one statement for all of them (a round trip per event would
+ * be most of a verdict batch's cost); SQLite, in process, inserts them one by one, which is as cheap.
+ */
+export async function addEvents(q: SqlExecutor, events: readonly LedgerEvent[]): Promise<void> {
+  if (q.dialect === 'sqlite' || events.length < 2) {
+    for (const e of events) await addEvent(q, e.at, e.type, e.fileId, e.documentId, e.data);
+    return;
+  }
+  await q.run(`INSERT INTO events(at, file_id, document_id, type, data) SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]),
+    CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))`, [events.map((e) => e.at), events.map((e) => e.fileId),
+    events.map((e) => e.documentId), events.map((e) => e.type), events.map((e) => json(e.data))]);
+}
+
 export async function getFile(q: Pick<SqlExecutor, 'get'>, fileId: number): Promise<FileRow | undefined> {
   const r = await q.get<RawFile>('SELECT * FROM files WHERE id = ?', [fileId]);
   return r ? toFileRow(r) : undefined;
@@ -147,8 +169,17 @@ function insertFileSql(q: SqlExecutor): string {
   });
 }
 
+/** pg_advisory_xact_lock's first key for intakes: "edoc" in ASCII, as pg-migrations.ts's; its second key is a company/kind's hash. */
+const INTAKE_LOCK_SPACE = 0x65646f63;
+
 export function recordFile(q: SqlExecutor, input: RecordFileInput, fence: Fence = NO_FENCE): Promise<RecordFileResult> {
   return q.transaction(async (tx): Promise<RecordFileResult> => {
+    // Everything below reads and then writes on the strength of the read (same content? a stale read of
+    // the path?). SQLite's BEGIN IMMEDIATE already runs one writer at a time; on PostgreSQL (READ COMMITTED)
+    // two intakes of one company and kind, on two connections or two nodes, take turns here instead.
+    if (tx.dialect === 'postgres') {
+      await tx.get(`SELECT pg_advisory_xact_lock(${INTAKE_LOCK_SPACE}, hashtext(CAST(? AS TEXT)))`, [`${input.company}/${input.kind}`]);
+    }
     await fence(tx, [input.company]);
     const result = await recordFileTx(tx, input);
     // cluster: the node's claim of the dropped file, in the transaction that records it (cluster/file-claims.ts)
