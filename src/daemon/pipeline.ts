@@ -140,7 +140,8 @@ export class Pipeline {
     const companies = new CompanyRuntime(config, logger, () => (built?.config ?? config).companies);
     const cluster = companies.cluster;
     // the fence: every pipeline write checks this node's lease of the company in the same transaction
-    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: applicationName(cluster.name) });
+    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: applicationName(cluster.name),
+      idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs });
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;

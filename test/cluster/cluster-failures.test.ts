@@ -102,12 +102,16 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
     await eventually(async () => ((await emulator.client.issued({ company: company.id })).length >= 10 ? true : undefined), 'a few sent');
     nodes.get(frozen)!.signal('SIGSTOP');
     const stoppedAt = Date.now();
-    await eventually(async () => ((await ownerOf(company.alias)) === 'b' ? true : undefined), 'b to take the company', 30_000);
-    const takenMs = Date.now() - stoppedAt;
-    const issuedAtTakeOver = (await emulator.client.issued({ company: company.id })).length;
-    await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > issuedAtTakeOver ? true : undefined),
-      'b to send for it');
-    nodes.get(frozen)!.signal('SIGCONT');
+    let takenMs: number;
+    try {
+      await eventually(async () => ((await ownerOf(company.alias)) === 'b' ? true : undefined), 'b to take the company', 30_000);
+      takenMs = Date.now() - stoppedAt;
+      const issuedAtTakeOver = (await emulator.client.issued({ company: company.id })).length;
+      await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > issuedAtTakeOver ? true : undefined),
+        'b to send for it');
+    } finally {
+      nodes.get(frozen)!.signal('SIGCONT');
+    }
     const aLog = await cluster.node(frozen);
     await eventually(() => (aLog.logLines().some((l) => l.msg === 'cluster: company lost' && l.company === company.alias) ? true : undefined),
       'the resumed node to drop the company', 30_000);
@@ -121,9 +125,14 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
     const sent = await dropMixed(company, 'cut', 120, 20);
     for (let i = 0; i < 3; i++) {
       const before = (await emulator.client.issued({ company: company.id })).length;
-      await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > before + 5 ? true : undefined), 'sending');
+      await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > before + 5 ? true : undefined), 'sending')
+        .catch(async (err: unknown) => {
+          const tail = (await cluster.node(cut)).logLines().slice(-40).map((l) => JSON.stringify(l)).join('\n');
+          throw new Error(`${String(err)}\n${tail}`);
+        });
       const killed = await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2',
         [`edoc-bridge ${cut}`, db().name]);
+      expect(nodes.get(cut)!.running, nodes.get(cut)!.stderr).toBe(true);
       expect(killed.rowCount).toBeGreaterThan(0);
     }
     await annotate(`pg_terminate_backend ×3: ${await checkOnce(company, 'cut', sent)}`);
