@@ -178,8 +178,12 @@ export class CompanySender {
    */
   private async attempt(doc: DueDocument, marked?: Promise<MarkResult>): Promise<void> {
     if (!marked && !(await this.waitForRate())) return;
-    if (!this.admitted(doc, await (marked ?? this.mark(doc)))) {
-      this.markedUnsent.delete(doc.id);
+    const mark = await (marked ?? this.mark(doc));
+    if (!this.admitted(doc, mark)) {
+      // a mark whose commit broke (PostgreSQL: connection cut while committing) may have been applied
+      // nonetheless: take it back (only a document still `sending` changes), for its request never left
+      if (mark.to === 'unsaved' && !this.lost) await this.unmark(doc);
+      else this.markedUnsent.delete(doc.id);
       return;
     }
     // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
