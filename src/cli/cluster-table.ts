@@ -15,6 +15,9 @@ export async function readClusterStatus(config: Pick<Config, 'ledger' | 'cluster
   const [{ clusterStatus }, { openPostgresExecutor }] = await Promise.all([import('../cluster/cluster-node.js'), import('../ledger/sql/postgres.js')]);
   const db = openPostgresExecutor(url, { maxConnections: 1, applicationName: 'edoc-bridge status' });
   try {
+    // a database never migrated (status before the first node started) has no cluster yet
+    const migrated = await db.get<{ t: string | null }>(`SELECT to_regclass('company_leases')::text AS t`);
+    if (migrated?.t == null) return { nodes: [], leases: [] };
     return await clusterStatus(db, config.cluster.leaseMs);
   } finally {
     await db.close();
