@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { Deadlines } from '../../src/service/deadlines.js';
+
+function aborted(signal: AbortSignal): Promise<{ at: number; reason: unknown }> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve({ at: Date.now(), reason: signal.reason });
+    else signal.addEventListener('abort', () => resolve({ at: Date.now(), reason: signal.reason }), { once: true });
+  });
+}
+
+describe('Deadlines', () => {
+  it('calls of one slice share a signal that aborts no earlier than the timeout, with ETIMEDOUT', async () => {
+    let now = 1_000_000;
+    const deadlines = new Deadlines(() => now);
+    const a = deadlines.signal(200);
+    now += 5; // the same slice (a twentieth of 200 ms is 10 ms)
+    const b = deadlines.signal(200);
+    expect(b).toBe(a);
+    now += 10; // the next slice
+    expect(deadlines.signal(200)).not.toBe(a);
+    expect(deadlines.signal(300)).not.toBe(a); // another timeout, another deadline
+    const started = Date.now();
+    const { at, reason } = await aborted(a);
+    // ends 10 ms after the slice's end + 200 ms (the injected clock moved 15 ms past its start)
+    expect(at - started).toBeGreaterThanOrEqual(190);
+    expect(reason).toMatchObject({ code: 'ETIMEDOUT', message: 'no complete answer within 200 ms' });
+  });
+
+  it('a caller\'s abort ends its own slices at once with its reason; an aborted caller is its own signal', async () => {
+    const deadlines = new Deadlines();
+    const caller = new AbortController();
+    const other = new AbortController();
+    const mine = deadlines.signal(60_000, caller.signal);
+    const theirs = deadlines.signal(60_000, other.signal);
+    const none = deadlines.signal(60_000);
+    expect(new Set([mine, theirs, none]).size).toBe(3);
+    expect(deadlines.signal(60_000, caller.signal)).toBe(mine);
+    caller.abort(new Error('stopping'));
+    expect((await aborted(mine)).reason).toMatchObject({ message: 'stopping' });
+    expect(theirs.aborted).toBe(false);
+    expect(none.aborted).toBe(false);
+    const gone = AbortSignal.abort();
+    expect(deadlines.signal(60_000, gone)).toBe(gone);
+    // a slice ended by its caller is not handed out again
+    expect(deadlines.signal(60_000, caller.signal).aborted).toBe(true);
+  });
+
+  it('a slice never keeps the process alive on its own (its timer is unref\'d)', () => {
+    const deadlines = new Deadlines();
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    deadlines.signal(3_600_000);
+    const after = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    expect(after).toBe(before);
+  });
+});
