@@ -14,8 +14,6 @@ import { setMaxListeners } from 'node:events';
 interface Slice {
   controller: AbortController;
   timer: NodeJS.Timeout;
-  /** Takes the slice's listener off the caller's signal. */
-  unlisten?: () => void;
 }
 
 const MAX_SLICE_MS = 1_000;
@@ -39,35 +37,45 @@ export class Deadlines {
     const sliceMs = Math.min(MAX_SLICE_MS, Math.max(1, Math.floor(timeoutMs / 20)));
     const index = Math.floor(this.now() / sliceMs);
     const key = `${timeoutMs}/${index}`;
-    let slices = this.open;
-    if (caller !== undefined) {
-      slices = this.byCaller.get(caller) ?? new Map<string, Slice>();
-      this.byCaller.set(caller, slices);
-    }
+    const slices = caller === undefined ? this.open : this.slicesOf(caller);
     const found = slices.get(key);
     if (found !== undefined) return found.controller.signal;
-    return this.start(slices, key, timeoutMs, (index + 1) * sliceMs + timeoutMs - this.now(), caller).controller.signal;
+    return this.start(slices, key, timeoutMs, (index + 1) * sliceMs + timeoutMs - this.now()).controller.signal;
   }
 
-  private start(slices: Map<string, Slice>, key: string, timeoutMs: number, inMs: number, caller?: AbortSignal): Slice {
+  /**
+   * A caller's slices, with ONE listener on its signal for all of them: a long-lived signal (a sender's,
+   * for its whole life) gets no listener per slice, which would pass Node's warning of 10 per signal.
+   */
+  private slicesOf(caller: AbortSignal): Map<string, Slice> {
+    let slices = this.byCaller.get(caller);
+    if (slices === undefined) {
+      const mine = new Map<string, Slice>();
+      caller.addEventListener('abort', () => {
+        for (const slice of mine.values()) {
+          clearTimeout(slice.timer);
+          slice.controller.abort(caller.reason);
+        }
+        mine.clear();
+      }, { once: true });
+      this.byCaller.set(caller, mine);
+      slices = mine;
+    }
+    return slices;
+  }
+
+  private start(slices: Map<string, Slice>, key: string, timeoutMs: number, inMs: number): Slice {
     const controller = new AbortController();
     // every call of the slice listens to it while it waits: many at once is the point, not a leak
     setMaxListeners(0, controller.signal);
-    const end = (reason: unknown): void => {
-      clearTimeout(slice.timer);
-      slice.unlisten?.();
+    const timer = setTimeout(() => {
       if (slices.get(key) === slice) slices.delete(key);
-      controller.abort(reason);
-    };
-    const slice: Slice = { controller, timer: setTimeout(() => end(deadlineError(timeoutMs)), Math.max(0, inMs)) };
+      controller.abort(deadlineError(timeoutMs));
+    }, Math.max(0, inMs));
     // A call in flight keeps the process alive by its socket; the deadline alone must not. It is never
     // cleared early: calls still in flight when the client closes keep their deadline (pool.close waits).
-    slice.timer.unref();
-    if (caller !== undefined) {
-      const onAbort = (): void => end(caller.reason);
-      caller.addEventListener('abort', onAbort, { once: true });
-      slice.unlisten = () => caller.removeEventListener('abort', onAbort);
-    }
+    timer.unref();
+    const slice: Slice = { controller, timer };
     slices.set(key, slice);
     return slice;
   }

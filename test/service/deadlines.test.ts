@@ -53,3 +53,27 @@ describe('Deadlines', () => {
     expect(after).toBe(before);
   });
 });
+
+describe('Deadlines and a long-lived caller signal', () => {
+  it('many slices of one caller add one listener to its signal, not one each (no MaxListenersExceededWarning)', async () => {
+    let now = 0;
+    const deadlines = new Deadlines(() => now);
+    const caller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    try {
+      const signals = Array.from({ length: 30 }, () => {
+        now += 1_000; // a new slice each time (60 s timeout: 1 s slices)
+        return deadlines.signal(60_000, caller.signal);
+      });
+      expect(new Set(signals).size).toBe(30);
+      await new Promise((resolve) => setImmediate(resolve));
+      caller.abort(new Error('stopping'));
+      for (const s of signals) expect(s.reason).toMatchObject({ message: 'stopping' });
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});
