@@ -10,6 +10,7 @@
  * slice's abort only reaches the calls of that slice still waiting for their answer.
  */
 import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
 
 interface Slice {
   controller: AbortController;
@@ -17,6 +18,8 @@ interface Slice {
 }
 
 const MAX_SLICE_MS = 1_000;
+/** setTimeout's longest delay: a longer one fires at once (a `service.timeoutMs` of a month must not abort every call). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** The error a call's deadline aborts it with: `ETIMEDOUT`, as a timeout of the socket's own says. */
 export function deadlineError(timeoutMs: number): Error {
@@ -29,7 +32,8 @@ export class Deadlines {
   /** Slices of calls with a caller's signal, per signal (one that aborts ends its slices at once). */
   private readonly byCaller = new WeakMap<AbortSignal, Map<string, Slice>>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `now`: a monotonic clock (a wall clock set back would hand a new call an older slice's, earlier, deadline). */
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   /** The signal for a call starting now: aborted at its deadline, or as soon as `caller` aborts. */
   signal(timeoutMs: number, caller?: AbortSignal): AbortSignal {
@@ -71,7 +75,7 @@ export class Deadlines {
     const timer = setTimeout(() => {
       if (slices.get(key) === slice) slices.delete(key);
       controller.abort(deadlineError(timeoutMs));
-    }, Math.max(0, inMs));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, inMs)));
     // A call in flight keeps the process alive by its socket; the deadline alone must not. It is never
     // cleared early: calls still in flight when the client closes keep their deadline (pool.close waits).
     timer.unref();

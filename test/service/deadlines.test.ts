@@ -77,3 +77,12 @@ describe('Deadlines and a long-lived caller signal', () => {
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 });
+
+describe('Deadlines at the edges', () => {
+  it('a timeout longer than setTimeout can wait does not abort at once', async () => {
+    const deadlines = new Deadlines();
+    const signal = deadlines.signal(40 * 86_400_000); // 40 days
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(signal.aborted).toBe(false);
+  });
+});
