@@ -113,14 +113,18 @@ async function lockEmptyTarget(tx: SqlExecutor, plan: readonly CopyTable[], disp
     throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `Another session holds the tables of the PostgreSQL ledger ${display} `
       + `(a node running on it, or another copy) for longer than ${lockTimeoutMs} ms: stop it and copy into an empty ledger`, { server: display });
   }
-  const held: string[] = [];
+  const held = new Map<string, number>();
   for (const table of plan) {
-    const row = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}`);
-    if ((row?.n ?? 0) > 0) held.push(`${table.name}: ${row?.n}`);
+    const n = (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}`))?.n ?? 0;
+    if (n > 0) held.set(table.name, n);
   }
-  if (held.length > 0) {
-    throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `The PostgreSQL ledger ${display} is not empty (${held.join(', ')} rows): `
-      + 'ledger copy only fills an empty ledger, it never merges two; copy into a new database', { server: display, held });
+  if (held.size > 0) {
+    // what an operator recognises first: files and documents, then the rest
+    const named = ['files', 'documents'].filter((t) => held.has(t));
+    const rest = [...held.keys()].filter((t) => !named.includes(t));
+    const counts = [...named, ...rest].map((t) => `${held.get(t)} ${t === 'files' || t === 'documents' ? t : `${t} rows`}`);
+    throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `The PostgreSQL ledger ${display} is not empty: it holds ${counts.join(', ')}. `
+      + 'ledger copy only fills an empty ledger, it never merges two: copy into a new database', { server: display, held: Object.fromEntries(held) });
   }
 }
 
