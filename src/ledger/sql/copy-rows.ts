@@ -101,22 +101,33 @@ export async function copyRows(sqlite: Database.Database, tx: SqlExecutor, table
   let bytes = 0;
   let first: SqliteValue[] | undefined;
   let last: SqliteValue[] | undefined;
-  const flush = async (): Promise<void> => {
-    if (rows === 0) return;
+  const send = async (batch: typeof params, count: number, from: SqliteValue[], to: SqliteValue[], doneSoFar: number): Promise<void> => {
     try {
-      await tx.run(insertSql(table, rows), params);
+      await tx.run(insertSql(table, count), batch);
     } catch (err) {
-      if (isEdocError(err) || first === undefined || last === undefined) throw err;
+      if (isEdocError(err)) throw err;
       // a CHECK or NOT NULL of the PostgreSQL schema the SQLite row breaks: its message names the constraint, not the values
-      const range = rows === 1 ? rowName(table, first) : `${rowName(table, first)} to ${rowName(table, last).slice(table.name.length + 1)}`;
+      const range = count === 1 ? rowName(table, from) : `${rowName(table, from)} to ${rowName(table, to).slice(table.name.length + 1)}`;
       throw new EdocError('EDOC_LEDGER_COPY_VALUE', `PostgreSQL refused the SQLite ledger's ${range}: ${(err as Error).message}; nothing was copied`,
         { table: table.name, sqlState: (err as { code?: string }).code }, { cause: err });
     }
-    done(checksum.rows);
+    done(doneSoFar);
+  };
+  // One INSERT in flight while the next batch is read and hashed: the database and this process work at
+  // the same time, and no more than two batches are held.
+  let inFlight: Promise<void> | undefined;
+  const flush = async (): Promise<void> => {
+    if (rows === 0 || first === undefined || last === undefined) return;
+    const sending = send(params, rows, first, last, checksum.rows);
+    // its failure is seen when it is awaited, below or at the next flush; until then it must not count as unhandled
+    sending.catch(() => undefined);
     params = [];
     rows = 0;
     bytes = 0;
     first = undefined;
+    const previous = inFlight;
+    inFlight = sending;
+    await previous;
   };
   for (const row of statement.iterate() as IterableIterator<SqliteValue[]>) {
     const hashed: (Buffer | null)[] = [];
@@ -133,6 +144,7 @@ export async function copyRows(sqlite: Database.Database, tx: SqlExecutor, table
     if (rows >= maxRows || bytes >= limits.bytes) await flush();
   }
   await flush();
+  await inFlight;
   return checksum;
 }
 
