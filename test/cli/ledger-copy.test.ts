@@ -6,7 +6,7 @@
  * refused or failed copy leaves the PostgreSQL ledger empty; the password printed nowhere.
  */
 import net from 'node:net';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -228,6 +228,59 @@ describePg('edoc-bridge ledger copy', () => {
     expect(run.stderr).toMatch(/The copy differs from the SQLite ledger, rolled back: document_bodies: the checksums differ.*\[EDOC_LEDGER_COPY_VERIFY\]/);
     expect(run.stderr).not.toMatch(/documents: the checksums differ/);
     for (const table of TABLES) expect(await rowCount(db, table)).toBe(0);
+  });
+
+  test('two copies at once into one database: exactly one copies, the other is refused', async () => {
+    const second = tempDir('edoc-copy-second-');
+    copyFileSync(path.join(sourceDir, 'ledger.sqlite'), path.join(second, 'ledger.sqlite'));
+    const db = await database();
+    const runs = await Promise.all([copy(db, []), copy(db, [], second)]);
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 2]);
+    expect(runs.find((r) => r.code === 2)?.stderr).toMatch(/(is not empty|Another session holds the tables).*\[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
+  });
+
+  test('the connection cut in the middle of the copy (pg_terminate_backend): exit 3, nothing committed, no password', async () => {
+    const dir = tempDir('edoc-copy-cut-');
+    const ledger = Ledger.open(dir);
+    try {
+      await fillEveryState(ledger, { documents: 20_000, perFile: 2_000, bodyBytes: 1_000 });
+    } finally {
+      await ledger.close();
+    }
+    const db = await database();
+    const running = copy(db, [], dir);
+    // the copy's session, once it inserts rows: its INSERTs quote the table's name, the migration's do not
+    let killed = 0;
+    while (killed === 0) {
+      const r = await adminQuery(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity
+        WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy' AND query LIKE 'INSERT INTO "%'`, [db.name]);
+      killed = r.rowCount ?? 0;
+      if (killed === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const run = await running;
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/The connection to the PostgreSQL ledger postgres:\/\/.* broke while in use.*\[EDOC_LEDGER_CONNECTION_LOST\]/);
+    expect(printed(run)).not.toContain(db.server.password);
+    for (const table of TABLES) expect(await rowCount(db, table)).toBe(0);
+    // and again, to the end
+    const again = await copy(db, [], dir);
+    expect(again.code).toBe(0);
+    expect(await rowCount(db, 'documents')).toBe(20_000);
+  }, 120_000);
+
+  test('a --to that is not a postgres URL, and a --from that is not a ledger, are usage errors that quote neither', async () => {
+    const db = await database();
+    const bad = await runCli({ dir: tempDir() }, ['ledger', 'copy', '--from', sourceDir, '--to', 'mysql://root:Hunter2pass@db/x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--to must be a postgres:// URL, not mysql://');
+    expect(bad.stderr).not.toContain('Hunter2pass');
+    const notLedger = tempDir('edoc-copy-text-');
+    await writeFile(path.join(notLedger, 'ledger.sqlite'), 'just some text\n');
+    const run = await copy(db, [], notLedger);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/ledger\.sqlite is not a SQLite database, so not an edoc-bridge ledger \[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(existsSync(path.join(notLedger, 'edoc-bridge.lock'))).toBe(false);
   });
 
   test('no server at that address: exit 3, the password nowhere (--verbose too)', async () => {

@@ -4,6 +4,7 @@
  * on stdout. The URL is shown only as `postgres://user@host:port/db`, never with its password.
  */
 import type { CopyProgress, CopyReport } from '../../ledger/sql/copy-ledger.js';
+import { isEdocError } from '../../errors.js';
 import { copyLedger } from '../../ledger/sql/copy-ledger.js';
 import type { CliIO, ParsedArgs } from '../command.js';
 import { usageError } from '../command.js';
@@ -59,7 +60,16 @@ export async function runLedgerCopy(args: ParsedArgs, io: CliIO): Promise<number
     if (to === undefined) throw usageError('where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration');
   }
   const onProgress = progressPrinter(io);
-  const report = await copyLedger({ from, to, env: io.env, forceSnapshot: args.flag('force-snapshot'), onProgress });
+  let report: CopyReport;
+  try {
+    report = await copyLedger({ from, to, env: io.env, forceSnapshot: args.flag('force-snapshot'), onProgress });
+  } catch (err) {
+    // the URL's checks speak of ledger.url; given on the command line, it is --to (the URL itself is never quoted)
+    if (args.string('to') !== undefined && isEdocError(err, 'EDOC_CONFIG_INVALID') && err.context.path === 'ledger.url') {
+      throw usageError(err.message.replace(/^ledger\.url/, '--to'));
+    }
+    throw err;
+  }
   io.progress('', true);
   if (report.runningDaemon !== undefined) {
     const d = report.runningDaemon;

@@ -25,6 +25,7 @@ import { SCHEMA_VERSION } from '../migrations.js';
 const SQLITE_FILE = 'ledger.sqlite';
 /** Errors of a lock file that cannot be written (a read-only copy of a state folder): then only a live holder stops the copy. */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
+const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1');
 
 export interface CopySource {
   /** The ledger file, absolute. */
@@ -59,7 +60,23 @@ function ledgerFile(from: string): string {
   }
   const file = stat?.isDirectory() ? path.join(resolved, SQLITE_FILE) : resolved;
   if (!fs.existsSync(file)) throw refused(`There is no SQLite ledger at ${file}`, { file });
+  // before the folder's lock is taken: a wrong --from must not leave a lock file in some other folder
+  if (!isSqliteFile(file)) throw refused(`${file} is not a SQLite database, so not an edoc-bridge ledger`, { file });
   return file;
+}
+
+/** Whether `file` starts with SQLite's header. */
+function isSqliteFile(file: string): boolean {
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    return fs.readSync(fd, header, 0, header.length, 0) === header.length && header.equals(SQLITE_HEADER);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /** Takes the folder's lock; undefined when it cannot (a live daemon with --force-snapshot, or a read-only folder with none). */
