@@ -81,6 +81,7 @@ export const ERRORS = {
   EDOC_LEDGER_COPY_SCHEMA: 'The SQLite ledger and the PostgreSQL schema do not have the same tables and columns (or a column type the copy does not carry): nothing was copied.',
   EDOC_LEDGER_COPY_VALUE: 'A value of the SQLite ledger cannot be stored in PostgreSQL as it is (a NUL character or invalid UTF-8 in text, a fraction or text in an integer column): nothing was copied.',
   EDOC_LEDGER_COPY_VERIFY: 'After copying, the PostgreSQL ledger\'s row counts or checksums differ from the SQLite ledger\'s: the copy was rolled back.',
+  EDOC_CLUSTER_FENCED: 'This node no longer holds the company\'s lease (cluster mode): the transaction that would have changed the company\'s documents, files or cursor was rolled back; the company\'s new owner carries on.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',
