@@ -19,19 +19,26 @@ const BAR_MS = 100;
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /** Progress as a bar on a terminal, as a line every few seconds elsewhere; nothing for a copy that is over quickly. */
-function progressPrinter(io: CliIO): (p: CopyProgress) => void {
-  const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
+function progressPrinter(io: CliIO): { update: (p: CopyProgress) => void; clear: () => void } {
+  // io.progress draws only on a terminal (and does nothing elsewhere); the plain lines are for everywhere else
+  const terminal = process.stderr.isTTY === true;
   const every = terminal ? BAR_MS : PLAIN_PROGRESS_MS;
   let next = Date.now() + every;
-  return (p) => {
+  let drawn = false;
+  // an empty status line: the bar erased, and what is printed next takes its place
+  const clear = (): void => { if (drawn) io.progress(''); };
+  const update = (p: CopyProgress): void => {
     const now = Date.now();
     if (now < next) return;
     next = now + every;
     const percent = p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100);
     const text = `${p.phase === 'copy' ? 'copying' : 'verifying'} ${p.table}: ${count(p.done)} of ${count(p.total)} rows (${percent}%)`;
-    if (terminal) io.progress(text);
-    else io.err(`edoc-bridge ledger copy: ${text}`);
+    if (terminal) {
+      io.progress(text);
+      drawn = true;
+    } else io.err(`edoc-bridge ledger copy: ${text}`);
   };
+  return { update, clear };
 }
 
 function printSummary(io: CliIO, report: CopyReport): void {
@@ -59,18 +66,19 @@ export async function runLedgerCopy(args: ParsedArgs, io: CliIO): Promise<number
     to ??= config.ledger.url;
     if (to === undefined) throw usageError('where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration');
   }
-  const onProgress = progressPrinter(io);
+  const progress = progressPrinter(io);
   let report: CopyReport;
   try {
-    report = await copyLedger({ from, to, env: io.env, forceSnapshot: args.flag('force-snapshot'), onProgress });
+    report = await copyLedger({ from, to, env: io.env, forceSnapshot: args.flag('force-snapshot'), onProgress: progress.update });
   } catch (err) {
+    progress.clear();
     // the URL's checks speak of ledger.url; given on the command line, it is --to (the URL itself is never quoted)
     if (args.string('to') !== undefined && isEdocError(err, 'EDOC_CONFIG_INVALID') && err.context.path === 'ledger.url') {
       throw usageError(err.message.replace(/^ledger\.url/, '--to'));
     }
     throw err;
   }
-  io.progress('', true);
+  progress.clear();
   if (report.runningDaemon !== undefined) {
     const d = report.runningDaemon;
     io.err(`note: this is a snapshot of the ledger of a running edoc-bridge (pid ${d.pid}, started ${d.startedAt}): what it does from now on `

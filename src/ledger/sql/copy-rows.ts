@@ -77,7 +77,7 @@ function convert(table: CopyTable, row: readonly SqliteValue[], i: number): { pa
 const insertTexts = new Map<string, string>();
 
 function insertSql(table: CopyTable, rows: number): string {
-  const id = `${table.name}\u0000${rows}`;
+  const id = `${table.name}\u0000${table.columns.map((c) => c.name).join(',')}\u0000${rows}`;
   let text = insertTexts.get(id);
   if (text === undefined) {
     const one = `(${table.columns.map(() => '?').join(',')})`;
