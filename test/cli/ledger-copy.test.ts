@@ -147,6 +147,15 @@ describePg('edoc-bridge ledger copy', () => {
     expect(run.stdout).toContain(`Copied the SQLite ledger ${path.join(p.stateDir, 'ledger.sqlite')}`);
     expect(printed(run)).not.toContain(db.server.password);
     expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
+
+    // nowhere to go: no --to and no ledger.url; and copy's options are not migrate's
+    const plain = await project();
+    const nowhere = await runCli(plain, ['ledger', 'copy', '--from', sourceDir]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration');
+    const mixed = await runCli(plain, ['ledger', 'migrate', '--from', sourceDir]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--from is an option of ledger copy');
   });
 
   test('refuses while a daemon holds the state folder; --force-snapshot copies it as of one instant and says so', async () => {
