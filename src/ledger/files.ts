@@ -169,8 +169,17 @@ function insertFileSql(q: SqlExecutor): string {
   });
 }
 
+/** pg_advisory_xact_lock's first key for intakes: "edoc" in ASCII, as pg-migrations.ts's; its second key is a company/kind's hash. */
+const INTAKE_LOCK_SPACE = 0x65646f63;
+
 export function recordFile(q: SqlExecutor, input: RecordFileInput, fence: Fence = NO_FENCE): Promise<RecordFileResult> {
   return q.transaction(async (tx): Promise<RecordFileResult> => {
+    // Everything below reads and then writes on the strength of the read (same content? a stale read of
+    // the path?). SQLite's BEGIN IMMEDIATE already runs one writer at a time; on PostgreSQL (READ COMMITTED)
+    // two intakes of one company and kind, on two connections or two nodes, take turns here instead.
+    if (tx.dialect === 'postgres') {
+      await tx.get(`SELECT pg_advisory_xact_lock(${INTAKE_LOCK_SPACE}, hashtext(CAST(? AS TEXT)))`, [`${input.company}/${input.kind}`]);
+    }
     await fence(tx, [input.company]);
     // not moved: unfinished, or (archive = 0) settled where the operator keeps it (`submit` FILE again)
     const leftover = await tx.get<{ id: number; state: FileRow['state'] }>(`SELECT id, state FROM files WHERE company = ? AND kind = ?

@@ -155,9 +155,19 @@ export class CompanySender {
       // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
       // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
       // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
-      const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+      let due: DueDocument[];
+      let next: number | undefined;
+      try {
+        due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+        next = due.length === 0 ? await this.options.ledger.nextDueAt(this.alias) : undefined;
+      } catch (err) {
+        // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
+        // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
+        this.options.logger.error({ err, company: this.alias }, 'submit: reading the ledger failed; reading again shortly');
+        await this.sleep(this.tuning.storagePollMs);
+        continue;
+      }
       if (due.length === 0) {
-        const next = await this.options.ledger.nextDueAt(this.alias);
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.sleep(wait);
         continue;
