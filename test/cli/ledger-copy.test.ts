@@ -14,8 +14,8 @@ import Database from 'better-sqlite3';
 import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
-import { runCli, type CliRun } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, type Project } from '../helpers/daemon-harness.js';
+import { runCli, spawnCli, type CliRun } from '../helpers/cli-runner.js';
+import { buildCli, COMPANY_MAIN, createProject, eventually, type Project } from '../helpers/daemon-harness.js';
 import { adminQuery, createDatabase, describePg, pgUrl, type PgDatabase } from '../helpers/postgres.js';
 import { fillEveryState, type EveryStateLedger } from '../fixtures/ledger/every-state.js';
 import { holdLedger, killHard, tempDir } from '../ledger/helpers.js';
@@ -249,7 +249,7 @@ describePg('edoc-bridge ledger copy', () => {
     expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
   });
 
-  test('the connection cut in the middle of the copy (pg_terminate_backend): exit 3, nothing committed, no password', async () => {
+  test('the connection cut mid-copy (pg_terminate_backend), then the copy SIGKILLed mid-copy: nothing committed, then it copies', async () => {
     const dir = tempDir('edoc-copy-cut-');
     const ledger = Ledger.open(dir);
     try {
@@ -258,25 +258,37 @@ describePg('edoc-bridge ledger copy', () => {
       await ledger.close();
     }
     const db = await database();
-    const running = copy(db, [], dir);
     // the copy's session, once it inserts rows: its INSERTs quote the table's name, the migration's do not
-    let killed = 0;
-    while (killed === 0) {
-      const r = await adminQuery(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity
-        WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy' AND query LIKE 'INSERT INTO "%'`, [db.name]);
-      killed = r.rowCount ?? 0;
-      if (killed === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const whenInserting = async (act: (pid: number) => Promise<void>): Promise<void> => {
+      for (;;) {
+        const r = await adminQuery(`SELECT pid FROM pg_stat_activity
+          WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy' AND query LIKE 'INSERT INTO "%'`, [db.name]);
+        if (r.rows.length > 0) return act(r.rows[0].pid as number);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const running = copy(db, [], dir);
+    await whenInserting(async (pid) => { await adminQuery('SELECT pg_terminate_backend($1)', [pid]); });
     const run = await running;
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/The connection to the PostgreSQL ledger postgres:\/\/.* broke while in use.*\[EDOC_LEDGER_CONNECTION_LOST\]/);
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) expect(await rowCount(db, table)).toBe(0);
-    // and again, to the end
+
+    // killed outright: the server rolls back, and the lock it left in the state folder is a dead process's
+    const killed = spawnCli({ dir }, ['ledger', 'copy', '--from', dir, '--to', pgUrl(db.server, db.name)]);
+    await whenInserting(async () => { killed.process.kill('SIGKILL'); });
+    await killed.done;
+    await eventually(async () => ((await rowCount(db, 'documents')) === 0
+      && (await adminQuery(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy'`,
+        [db.name])).rows[0].n === 0 ? true : undefined), 'the killed copy\'s session gone, nothing committed', 30_000);
+    expect(existsSync(path.join(dir, 'edoc-bridge.lock'))).toBe(true);
+
     const again = await copy(db, [], dir);
-    expect(again.code).toBe(0);
+    expect(again.code, again.stderr).toBe(0);
     expect(await rowCount(db, 'documents')).toBe(20_000);
-  }, 120_000);
+    expect(existsSync(path.join(dir, 'edoc-bridge.lock'))).toBe(false);
+  }, 180_000);
 
   test('a --to that is not a postgres URL, and a --from that is not a ledger, are usage errors that quote neither', async () => {
     const db = await database();
