@@ -33,6 +33,11 @@ export interface ReportSchedulerOptions {
   onArchived?(fileId: number, archivedPath: string): void;
   /** A full disk pauses the daemon's writers with one line; reports are rewritten as soon as it lifts. */
   storage?: StorageWatch;
+  /**
+   * Cluster mode: whether this node runs the company now. Only the owner writes a file's reports and moves
+   * its original (the new owner of a company reports its files again when it takes it). @defaultValue always
+   */
+  owns?(company: string): boolean;
 }
 
 interface FileTimes {
@@ -160,8 +165,17 @@ export class ReportScheduler {
 
   private async report(fileId: number): Promise<void> {
     const { logger } = this.options;
-    const file = await this.options.ledger.getFile(fileId);
+    // a ledger that cannot be read now (PostgreSQL: connection cut) must not end the timer's pass: tried again later
+    const file = await this.options.ledger.getFile(fileId).catch((err: unknown) => {
+      logger.warn({ err, fileId }, 'the ledger could not be read for a report: tried again shortly');
+      this.dirty.add(fileId);
+      return null;
+    });
     if (!file) return;
+    if (this.options.owns?.(file.company) === false) {
+      this.times.delete(fileId);
+      return;
+    }
     const started = Date.now();
     const t = this.timesOf(fileId);
     try {

@@ -24,6 +24,8 @@ export interface PostgresLedgerOptions extends LedgerOpenOptions {
   program?: string;
   /** Connections at most. @defaultValue 10 */
   maxConnections?: number;
+  /** A session idle inside a transaction this long is ended by the server (a cluster node's lease, PostgresOptions). @defaultValue none */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** Opens the configured ledger (see LedgerOpenOptions for read-only and shared use beside a daemon). */
@@ -44,7 +46,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const { openPostgresExecutor } = await import('./sql/postgres.js');
   const program = options.program ?? 'edoc-bridge';
   const sql = openPostgresExecutor(url, { env: options.env, applicationName: program, maxConnections: options.maxConnections,
-    readOnly: options.readOnly === true });
+    readOnly: options.readOnly === true, idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs });
   try {
     const notes: string[] = [];
     if (options.readOnly || options.shared) {
