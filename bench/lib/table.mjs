@@ -60,5 +60,16 @@ export function table(results) {
         `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead} (CPU: ${b.cpu.fullOverFloor}, ${b.cpu.readOverFloor}, ${b.cpu.fullOverRead})`, '(reference)', '']);
     }
   }
+  const c = s.cluster;
+  if (c?.skipped) rows.push(['8. cluster (PostgreSQL ledger)', `skipped: ${c.skipped}`, '', '', '']);
+  else if (c) {
+    const name = `${c.companies} companies (L=${c.latencyMs} ms, C=${c.concurrency}, R=${c.rps}/s each)`;
+    rows.push([`8. cluster, ${name}: 1 node vs 3 nodes`, `${c.one.docsPerSecond} vs ${c.three.docsPerSecond} docs/s of limit ${c.limit}/s (${c.documents} docs)`,
+      `${c.one.ratio} vs ${c.three.ratio} (CPU used: ${c.one.cpuShareOf2Cores} vs ${c.three.cpuShareOf2Cores} of 2 cores)`, '(reference)', '']);
+    rows.push([`8. busiest 1-s window per company, ${name}`, `${Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax)} requests (429s: ${c.one.answered429 + c.three.answered429})`,
+      '', `<= ${c.rps}`, pass(Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax) <= c.rps)]);
+    rows.push(['8. database per document (pg_stat_statements; 1 node / 3 nodes)', `${c.one.statementsPerDocument} / ${c.three.statementsPerDocument} statements (= round trips), `
+      + `${c.one.commitsPerDocument} / ${c.three.commitsPerDocument} commits`, '', '(reference)', '']);
+  }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }
