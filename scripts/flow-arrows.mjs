@@ -12,12 +12,12 @@ import ts from 'typescript';
  */
 export const LAYERS = [
   'errors', 'policy', 'log', 'service', 'health', 'rate', 'validate', 'kinds',
-  'watch', 'map', 'read', 'config', 'ledger', 'submit', 'report', 'received', 'ranges', 'alerts', 'emulator', 'http',
+  'watch', 'map', 'read', 'config', 'ledger', 'cluster', 'submit', 'report', 'received', 'ranges', 'alerts', 'emulator', 'http',
   'daemon', 'cli',
 ];
 
 /** Layers that own a document's or file's state change and so may use the ledger's operations. */
-export const LEDGER_WRITERS = ['ledger', 'submit', 'received', 'ranges', 'http', 'daemon', 'cli'];
+export const LEDGER_WRITERS = ['ledger', 'cluster', 'submit', 'received', 'ranges', 'http', 'daemon', 'cli'];
 
 /** The ledger's record shapes, which any stage may read; everything else in ledger/ is an operation. */
 export const LEDGER_RECORDS = ['ledger/types.ts'];

@@ -49,7 +49,8 @@ export class Alerting {
     this.alerter = new Alerter({ logger, stateDir, now, deliver: (record) => this.webhook?.send(record) });
     this.setWebhook(config);
     this.rangeWatch = new RangeWatch({
-      companies: () => this.config.companies, client: pipeline.client, rates: pipeline.rates, logger, stateDir, now,
+      // cluster mode: only the companies this node owns (their owner reads the others' ranges)
+      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)), client: pipeline.client, rates: pipeline.rates, logger, stateDir, now,
       highestUsed: (company, kinds, prefix, from, to) => pipeline.ledger.highestNumberUsed(company, kinds, prefix, from, to),
       everyMs: () => this.config.alerts.ranges.every, refuse: () => this.config.alerts.ranges.refuseOutOfRange,
     });

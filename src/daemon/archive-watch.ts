@@ -27,6 +27,8 @@ export interface ArchiveWatchOptions {
   onFlagged(fileId: number): void;
   /** The clock (tests). @defaultValue Date.now */
   now?(): number;
+  /** Cluster mode: whether this node runs the company (only its owner watches, flags and moves its copies). @defaultValue every company */
+  owns?(company: string): boolean;
 }
 
 /** A few fields per file, nothing of its content. */
@@ -57,6 +59,7 @@ export class ArchiveWatch {
     const ms = this.options.watchMs();
     if (ms > 0) {
       for (const file of await this.options.ledger.recentlyArchived(this.now() - ms)) {
+        if (this.options.owns?.(file.company) === false) continue;
         await this.watch(file, file.archivedPath ?? '', (file.finishedAt ?? 0) + ms);
       }
     }

@@ -2,9 +2,11 @@
  * PRODUCT "Folders": one company → inbox/<kind>/ and outbox/<kind>/; several
  * companies → inbox/<company>/<kind>/ and outbox/<company>/<kind>/.
  */
+import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { DOCUMENT_KINDS, type DocumentKind } from '../kinds/index.js';
+import type { AppLogger } from '../log/logger.js';
 
 type FolderConfig = Pick<Config, 'companies' | 'paths' | 'kinds'>;
 
@@ -36,4 +38,13 @@ export function inboxFolders(config: FolderConfig): { dir: string; kind: Documen
     }
   }
   return out;
+}
+
+/** Deletes a done marker whose data file is in the ledger for good (a missing one is fine). */
+export async function removeMarker(marker: string, logger: AppLogger): Promise<void> {
+  try {
+    await unlink(marker);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
+  }
 }

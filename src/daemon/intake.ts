@@ -69,6 +69,13 @@ export interface DroppedFile {
  */
 export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
 
+const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
+
+/** Whether a file's done marker has done its work: the file is in the ledger for good (not changed, not interrupted). */
+export function markerDone(outcome: IntakeOutcome): boolean {
+  return MARKER_DONE.has(outcome);
+}
+
 export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
   const { ledger, logger } = ctx;
   const name = path.basename(dropped.path);

@@ -7,7 +7,6 @@
  * and waits until that file is final. Closing runs every step even when one before it failed.
  */
 import { EventEmitter } from 'node:events';
-import { unlink } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
@@ -24,12 +23,13 @@ import { CompanySender, type SenderEvent, type SenderView } from '../submit/comp
 import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
-import { inInboxFolder, outboxDir } from './folders.js';
-import { intakeFile, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
+import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
+import { intakeFile, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
-import { recoverSending } from './recover.js';
+import { CompanyRuntime } from './company-runtime.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
+import { Senders } from './senders.js';
 
 export interface PipelineOptions {
   /**
@@ -71,7 +71,7 @@ export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'de
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
-  private readonly senders = new Map<string, CompanySender>();
+  private readonly senders: Senders;
   /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
   readonly rates = new CompanyRates();
   private readonly mappings = new Map<string, Promise<Mapping>>();
@@ -86,8 +86,6 @@ export class Pipeline {
   private readonly archived: ArchiveWatch;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
-  /** What start-up recovery found left `sending` by a stopped run. */
-  recovered = { resent: 0, inDoubt: 0 };
   readonly client: ServiceClient;
   /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
   readonly health = new ServiceHealth();
@@ -102,7 +100,10 @@ export class Pipeline {
     readonly ledger: LedgerPort,
     readonly service: ResolvedService,
     private readonly options: PipelineOptions,
+    /** Which companies run here: all (SQLite), or those whose lease this node holds (ledger.url). */
+    readonly companies: CompanyRuntime,
   ) {
+    this.senders = new Senders((company) => this.makeSender(company));
     this.client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
     this.client.observe((call) => {
       if (call.httpStatus !== undefined) this.health.noteAnswer();
@@ -120,7 +121,8 @@ export class Pipeline {
     });
     // The closures read the current configuration (it changes on SIGHUP).
     this.archived = new ArchiveWatch({ ledger, logger, watchMs: () => this.config.watch.archiveWatchMs,
-      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id) });
+      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id),
+      owns: (company) => this.owns(company) });
     this.reports = new ReportScheduler({ ledger, logger, storage: this.storage,
       onArchived: (id, archivedPath) => void this.archived.add(id, archivedPath).catch((err: unknown) =>
         logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
@@ -132,13 +134,17 @@ export class Pipeline {
 
   /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, starts the senders. */
   static async open(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions = {}): Promise<Pipeline> {
+    // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
+    let built: Pipeline | undefined;
+    const companies = new CompanyRuntime(config, logger, () => (built?.config ?? config).companies);
     const ledger = await openLedger(config);
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;
     try {
       service = await resolveServiceUrl(config, { logger, publish: options.publish === true });
-      pipeline = new Pipeline(config, logger, ledger, service, options);
+      pipeline = new Pipeline(config, logger, ledger, service, options, companies);
+      built = pipeline;
       await pipeline.begin();
       return pipeline;
     } catch (err) {
@@ -147,6 +153,7 @@ export class Pipeline {
       else {
         await service?.close();
         await ledger.close();
+        await companies.close();
       }
       throw err;
     }
@@ -154,34 +161,45 @@ export class Pipeline {
 
   private async begin(): Promise<void> {
     this.options.onStart?.(this.service);
-    this.recovered = await recoverSending(this.ledger, this.logger);
     this.reader?.start();
-    await this.archived.start();
-    for (const file of [...await this.ledger.filesToSettle(), ...await this.ledger.openFiles()]) {
-      this.reports.touch(file.id);
-    }
-    for (const company of this.config.companies) if (this.sends(company.alias)) this.addSender(company);
+    const clustered = this.companies.cluster !== undefined;
+    if (!clustered) await this.archived.start();
+    await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, reports: this.reports,
+      company: (alias) => (this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined),
+      stopping: () => this.closing !== undefined, drainMs: this.options.drainTimeoutMs }, this.config.companies);
+    // a cluster node re-arms the archive watch of the companies its first heartbeat took
+    if (clustered) await this.archived.start();
+  }
+
+  /** What start-up recovery found left `sending` by a stopped run (cluster: by the last owners of the companies taken). */
+  get recovered(): { resent: number; inDoubt: number } {
+    return this.companies.recovered;
+  }
+
+  /** Whether this process runs the company now: always with one node; in a cluster, while it holds the lease. */
+  owns(alias: string): boolean {
+    return this.companies.owns(alias);
   }
 
   private sends(alias: string): boolean {
     return this.options.companies === undefined || this.options.companies.includes(alias);
   }
 
-  private addSender(company: CompanyConfig): void {
+  private makeSender(company: CompanyConfig): CompanySender {
     const client = this.options.watchClient?.(this.client) ?? this.client;
-    const sender = new CompanySender({
+    return new CompanySender({
       ledger: this.ledger, client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
       logger: this.logger, storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
       onEvent: (event) => this.senderEvents.emit('event', event),
+      ...(this.companies.cluster === undefined ? {} : {
+        mayStart: () => this.companies.mayStart(company.alias), onFenced: () => this.companies.fenced(company.alias) }),
     });
-    this.senders.set(company.alias, sender);
-    sender.start();
   }
 
   /** What each company's sender is doing now (the console). */
   senderViews(): SenderView[] {
-    return [...this.senders.values()].map((s) => s.view());
+    return this.senders.views();
   }
 
   /** True while a full disk (or a ledger that cannot be written) holds intake and submissions (readiness). */
@@ -228,7 +246,8 @@ export class Pipeline {
    */
   async take(file: PipelineFile): Promise<Taken> {
     const company = this.config.companies.find((c) => c.alias === file.company);
-    if (!company || this.stopping.signal.aborted) return { outcome: 'skipped' };
+    // cluster mode: another node owns the company (it takes the file); this one takes it again if it gains the company
+    if (!company || this.stopping.signal.aborted || !this.owns(company.alias)) return { outcome: 'skipped' };
     if (this.storage.paused) {
       this.deferred.set(file.path, file);
       return { outcome: 'deferred' };
@@ -247,7 +266,7 @@ export class Pipeline {
         ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
       // interrupted by shutdown, keeps it (taken again)
-      if (file.marker !== undefined && MARKER_DONE.has(result.outcome)) await removeMarker(file.marker, this.logger);
+      if (file.marker !== undefined && markerDone(result.outcome)) await removeMarker(file.marker, this.logger);
       return result;
     } catch (err) {
       // A full disk: the file is taken again (read on from the ledger) when space returns.
@@ -284,25 +303,14 @@ export class Pipeline {
 
   /** Re-queued work (edoc-bridge retry) or anything else that made documents due. */
   wake(): void {
-    for (const sender of this.senders.values()) sender.wake();
+    this.senders.wake();
   }
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async update(next: Readonly<Config>): Promise<void> {
     this.config = next;
     this.mappings.clear();
-    for (const company of next.companies) {
-      if (!this.sends(company.alias)) continue;
-      const sender = this.senders.get(company.alias);
-      if (sender) sender.update(company, next.retry);
-      else this.addSender(company);
-    }
-    for (const [alias, sender] of this.senders) {
-      if (!next.companies.some((c) => c.alias === alias)) {
-        this.senders.delete(alias);
-        await sender.close();
-      }
-    }
+    await this.senders.update(next, (alias) => this.sends(alias) && this.owns(alias));
   }
 
   /**
@@ -323,22 +331,16 @@ export class Pipeline {
       ['storage', () => this.storage.close()],
       ['intake', () => this.intake.onIdle()],
       ['intake worker', () => this.reader?.close()],
-      ['senders', () => Promise.all([...this.senders.values()].map((s) => s.close(drainMs)))],
+      // cluster: no more claims, while the held leases stay renewed until the senders drained and the reports are out
+      ['cluster claims', () => this.companies.quiesce()],
+      ['senders', () => this.senders.closeAll(drainMs)],
       ['reports', () => this.reports.close()],
+      // released at once: another node takes the companies at its next beat
+      ['cluster', () => this.companies.close()],
       ['client', () => this.client.close()],
       ['service', () => this.service.close()],
       ['ledger', () => this.ledger.close()],
     ];
     await closeInOrder(steps, this.logger);
-  }
-}
-
-const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
-
-async function removeMarker(marker: string, logger: AppLogger): Promise<void> {
-  try {
-    await unlink(marker);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
   }
 }

@@ -9,12 +9,13 @@
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
 
-export async function recoverSending(ledger: LedgerPort, logger: AppLogger): Promise<{ resent: number; inDoubt: number }> {
-  const recovered = await ledger.recoverSending();
+export async function recoverSending(ledger: LedgerPort, logger: AppLogger, company?: string): Promise<{ resent: number; inDoubt: number }> {
+  const recovered = await ledger.recoverSending(undefined, company);
   const counts = { resent: recovered.resent.length, inDoubt: recovered.inDoubt.length };
   if (counts.resent + counts.inDoubt === 0) return counts;
-  logger.warn(counts,
-    'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt');
+  logger.warn({ ...counts, ...(company === undefined ? {} : { company }) }, company === undefined
+    ? 'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt'
+    : 'documents of this company were being sent by its last owner: those with their own number are resent, the others are in doubt');
   for (const id of recovered.inDoubt) {
     const doc = await ledger.getDocument(id);
     const file = doc === undefined ? undefined : await ledger.getFile(doc.fileId);

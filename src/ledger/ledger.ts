@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { EdocError } from '../errors.js';
 import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
+import { fenceOf, type Fence } from './fence.js';
 import * as files from './files.js';
 import type { ReadDetails } from './files.js';
 import { acquireLock, releaseLock } from './lock.js';
@@ -11,13 +12,17 @@ import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
+import * as places from './report-places.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
 import type { ContentOutcome } from './resend.js';
-import type { LedgerPort, OutcomesResult, Verdict } from './port.js';
+import type { LedgerFence, LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
+import * as sending from './sending.js';
 import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
+import type { SqlExecutor } from './sql/executor.js';
+import { SqliteExecutor } from './sql/sqlite.js';
 import * as status from './status.js';
 import type {
   CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
@@ -35,30 +40,44 @@ export interface LedgerOpenOptions {
    * @defaultValue false
    */
   shared?: boolean;
-  /** How long a statement waits for another connection's lock. @defaultValue 5000 */
+  /** How long a statement waits for another connection's lock (SQLite). @defaultValue 5000 */
   busyTimeoutMs?: number;
+  /** The cluster's fencing hook (port.ts); none on a single node. */
+  fence?: LedgerFence;
 }
 
+const NO_MARKS: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
+
 /**
- * The SQLite backend of the ledger port (port.ts): the single source of truth, every file, document
- * and state change committed before the effect it stands for. better-sqlite3 is synchronous, so each
- * method runs whole (one transaction) before its Promise settles; an `async` method over it costs one
- * resolved promise. One writer process per state folder (the lock).
+ * The ledger port (port.ts) over the SQL port (sql/executor.ts): the single source of truth, every
+ * file, document and state change committed before the effect it stands for. The same class serves
+ * SQLite (`Ledger.open`: one writer process per state folder, the lock) and PostgreSQL (open.ts,
+ * `openPostgresLedger`); each method is one transaction of the executor.
  */
 export class Ledger implements LedgerPort {
   /** Things worth one log line from the opener (a stale lock taken over, a migration). */
   readonly notes: string[] = [];
   private closed = false;
   private views: ConsoleQueries | undefined;
+  private readonly fence: Fence;
 
-  private constructor(readonly db: Database.Database, readonly dbPath: string, readonly readOnly: boolean,
-    private readonly lock: HeldLock | undefined) {}
+  constructor(readonly sql: SqlExecutor, readonly readOnly: boolean, private readonly lock?: HeldLock, fence?: LedgerFence) {
+    this.fence = fenceOf(fence);
+  }
+
+  /** The SQLite connection (SQLite-only checks: pragmas, plans); throws on another backend. */
+  get db(): Database.Database {
+    if (this.sql instanceof SqliteExecutor) return this.sql.db;
+    throw new Error(`ledger.db is SQLite's connection; this ledger is on ${this.sql.dialect}`);
+  }
 
   static open(stateDir: string, options: LedgerOpenOptions = {}): Ledger {
     const dbPath = path.join(path.resolve(stateDir), LEDGER_FILE);
     const timeout = options.busyTimeoutMs ?? 5000;
     if (options.readOnly || options.shared) {
-      return new Ledger(openExisting(dbPath, stateDir, options.readOnly === true, timeout), dbPath, options.readOnly === true, undefined);
+      const db = openExisting(dbPath, stateDir, options.readOnly === true, timeout);
+      return new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), options.readOnly === true, undefined,
+        options.fence);
     }
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const lock = acquireLock(stateDir);
@@ -73,13 +92,15 @@ export class Ledger implements LedgerPort {
       // Statement journals and sorts in memory: SQLite otherwise writes them to temporary files in /var/tmp
       // (one file per multi-row statement of a batch commit, ~200 writes each); they never serve crash recovery.
       db.pragma('temp_store = MEMORY');
-      const ledger = new Ledger(db, dbPath, false, lock);
       const m = migrate(db);
+      if (lock.tookOverFrom) {
+        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(Date.now(), 'lock-taken-over', JSON.stringify(lock.tookOverFrom));
+      }
+      const ledger = new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), false, lock, options.fence);
       if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
       if (lock.tookOverFrom) {
         const t = lock.tookOverFrom;
         ledger.notes.push(`took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`);
-        files.addEvent(db, Date.now(), 'lock-taken-over', null, null, t);
       }
       return ledger;
     } catch (err) {
@@ -91,12 +112,12 @@ export class Ledger implements LedgerPort {
     }
   }
 
-  /** Closes the connection and releases the lock. Safe to call twice; each step runs even if one fails. */
+  /** Closes the connection(s) and releases the lock. Safe to call twice; each step runs even if one fails. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.db.close();
+      await this.sql.close();
     } finally {
       if (this.lock) releaseLock(this.lock);
     }
@@ -104,148 +125,138 @@ export class Ledger implements LedgerPort {
 
   /** The paged reads of the operator console and `edoc-bridge show` (ledger/console-queries.ts). */
   get console(): ConsoleQueries {
-    this.views ??= new ConsoleQueries(this.db);
+    this.views ??= new ConsoleQueries(this.sql);
     return this.views;
   }
 
   /** A consistent read-only view on its own connection, for streaming reports. Close it when done. */
   async snapshot(): Promise<LedgerSnapshot> {
-    return new LedgerSnapshot(this.dbPath);
+    return new LedgerSnapshot(await this.sql.readView());
   }
 
   /**
-   * A real write (a row added and removed in one transaction, one fsync): succeeds only when the
-   * ledger can grow again after a full disk (StorageWatch).
+   * A real write (a row added and removed in one transaction, one durable commit): succeeds only when
+   * the ledger can grow again after a full disk (StorageWatch).
    */
   async probeWrite(now = Date.now()): Promise<void> {
-    this.db.transaction(() => {
-      const id = this.db.prepare(`INSERT INTO events(at, type) VALUES (?, 'storage-probe')`).run(now).lastInsertRowid;
-      this.db.prepare('DELETE FROM events WHERE id = ?').run(id);
-    }).immediate();
+    await this.sql.transaction(async (tx) => {
+      const row = await tx.get<{ id: number }>(`INSERT INTO events(at, type) VALUES (?, 'storage-probe') RETURNING id`, [now]);
+      await tx.run('DELETE FROM events WHERE id = ?', [row!.id]);
+    });
   }
 
   // --- files ---------------------------------------------------------------
-  async recordFile(input: RecordFileInput): Promise<RecordFileResult> { return files.recordFile(this.db, input); }
-  async setReadDetails(fileId: number, details: ReadDetails): Promise<void> { files.setReadDetails(this.db, fileId, details); }
-  async finishReading(fileId: number, now = Date.now()): Promise<void> { files.finishReading(this.db, fileId, now); }
-  async failRead(fileId: number, error: FileError, now = Date.now()): Promise<number> { return files.failRead(this.db, fileId, error, now); }
-  async dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): Promise<boolean> {
-    return files.dropIntake(this.db, fileId, now, data);
+  recordFile(input: RecordFileInput): Promise<RecordFileResult> { return files.recordFile(this.sql, input, this.fence); }
+  setReadDetails(fileId: number, details: ReadDetails): Promise<void> { return files.setReadDetails(this.sql, fileId, details, this.fence); }
+  finishReading(fileId: number, now = Date.now()): Promise<void> { return files.finishReading(this.sql, fileId, now, this.fence); }
+  failRead(fileId: number, error: FileError, now = Date.now()): Promise<number> { return files.failRead(this.sql, fileId, error, now, this.fence); }
+  dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): Promise<boolean> {
+    return files.dropIntake(this.sql, fileId, now, data, this.fence);
   }
-  async flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): Promise<boolean> {
-    return files.flagChangedAfterSend(this.db, fileId, error, now);
+  flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): Promise<boolean> {
+    return files.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
-  async finishFile(fileId: number, now = Date.now()): Promise<boolean> { return files.finishFile(this.db, fileId, now); }
-  async markReported(fileId: number, state: ReportState): Promise<void> { files.markReported(this.db, fileId, state); }
-  async markArchived(fileId: number, archivedPath: string, now = Date.now()): Promise<void> {
-    files.markArchived(this.db, fileId, archivedPath, now);
+  finishFile(fileId: number, now = Date.now()): Promise<boolean> { return files.finishFile(this.sql, fileId, now, this.fence); }
+  markReported(fileId: number, state: ReportState): Promise<void> { return files.markReported(this.sql, fileId, state, this.fence); }
+  markArchived(fileId: number, archivedPath: string, now = Date.now()): Promise<void> {
+    return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
-  async getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.db, fileId); }
-  async reportHolders(fileId: number): Promise<FileRow[]> { return files.reportHolders(this.db, fileId); }
-  async reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
-    return files.reportPlaceTaken(this.db, dir, reportName, fileId);
+  getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.sql, fileId); }
+  reportHolders(fileId: number): Promise<FileRow[]> { return places.reportHolders(this.sql, fileId); }
+  reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
+    return places.reportPlaceTaken(this.sql, dir, reportName, fileId);
   }
-  async relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): Promise<void> {
-    files.relocateReport(this.db, fileId, dir, reportName, now);
+  relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): Promise<void> {
+    return places.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
   }
-  async openFiles(): Promise<FileRow[]> { return files.openFiles(this.db); }
-  async filesToSettle(): Promise<FileRow[]> { return files.filesToSettle(this.db); }
-  async recentlyArchived(since: number): Promise<FileRow[]> { return files.recentlyArchived(this.db, since); }
-  async fileProgress(fileId: number): Promise<FileProgress> { return status.fileProgress(this.db, fileId); }
+  openFiles(company?: string): Promise<FileRow[]> { return files.openFiles(this.sql, company); }
+  filesToSettle(company?: string): Promise<FileRow[]> { return files.filesToSettle(this.sql, company); }
+  recentlyArchived(since: number): Promise<FileRow[]> { return files.recentlyArchived(this.sql, since); }
+  fileProgress(fileId: number): Promise<FileProgress> { return status.fileProgress(this.sql, fileId); }
 
   // --- documents -----------------------------------------------------------
-  async insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
-    return docs.insertDocuments(this.db, fileId, documents, now);
+  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
+    return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   /** Inserts an async stream of documents (the reader's), ~1000 per transaction. */
-  async insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
-    const total: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
-    let batch: NewDocument[] = [];
-    const flush = () => {
-      const r = docs.insertDocuments(this.db, fileId, batch, now);
-      total.inserted += r.inserted;
-      total.invalid += r.invalid;
-      total.duplicate += r.duplicate;
-      batch = [];
-    };
-    for await (const d of documents) {
-      batch.push(d);
-      if (batch.length >= 1000) flush();
-    }
-    if (batch.length > 0) flush();
-    return total;
+  insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
+    return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
-  async acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> { return docs.acceptedKey(this.db, key); }
-  async claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): Promise<DueDocument[]> {
-    return docs.claimDue(this.db, company, now, limit, exclude);
+  acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> { return docs.acceptedKey(this.sql, key); }
+  claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): Promise<DueDocument[]> {
+    return docs.claimDue(this.sql, company, now, limit, exclude);
   }
-  async nextDueAt(company: string): Promise<number | undefined> { return docs.nextDueAt(this.db, company); }
-  async markSending(ids: readonly number[], now = Date.now()): Promise<MarkSendingResult> { return docs.markSending(this.db, ids, now); }
-  async unmarkSending(ids: readonly number[], now = Date.now()): Promise<number[]> { return docs.unmarkSending(this.db, ids, now); }
-  async recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): Promise<OutcomesResult> {
-    return docs.recordOutcomes(this.db, records, now);
+  nextDueAt(company: string): Promise<number | undefined> { return docs.nextDueAt(this.sql, company); }
+  markSending(ids: readonly number[], now = Date.now()): Promise<MarkSendingResult> { return sending.markSending(this.sql, ids, now, this.fence); }
+  unmarkSending(ids: readonly number[], now = Date.now()): Promise<number[]> { return sending.unmarkSending(this.sql, ids, now, this.fence); }
+  recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): Promise<OutcomesResult> {
+    return sending.recordOutcomes(this.sql, records, now, this.fence);
   }
-  async commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
+  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
     Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }> {
-    return this.db.transaction(() => ({
-      outcomes: outcomes.length > 0 ? docs.recordOutcomes(this.db, outcomes, now) : { applied: [], fileIds: [] },
-      marks: marks.length > 0 ? docs.markSending(this.db, marks, now) : { sending: [], duplicate: [], skipped: [], deferred: [] },
-    })).immediate();
+    return this.sql.transaction(async (tx) => ({
+      outcomes: outcomes.length > 0 ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence) : { applied: [], fileIds: [] },
+      marks: marks.length > 0 ? await sending.markSendingTx(tx, marks, now, this.fence) : { ...NO_MARKS },
+    }));
   }
   async recordOutcome(id: number, outcome: Verdict, now = Date.now()): Promise<boolean> {
-    return docs.recordOutcomes(this.db, [{ ...outcome, id }], now).applied.length === 1;
+    return (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied.length === 1;
   }
-  async scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
+  scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
     now = Date.now()): Promise<boolean> {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
-  async sendingAtStart(): Promise<DueDocument[]> { return docs.sendingAtStart(this.db); }
-  async recoverSending(now = Date.now()): Promise<{ resent: number[]; inDoubt: number[] }> { return docs.recoverSending(this.db, now); }
-  async setInDoubt(ids: readonly number[], reason: string, now = Date.now()): Promise<number[]> {
-    return docs.setInDoubt(this.db, ids, now, reason);
+  sendingAtStart(company?: string): Promise<DueDocument[]> { return docs.sendingAtStart(this.sql, company); }
+  recoverSending(now = Date.now(), company?: string): Promise<{ resent: number[]; inDoubt: number[] }> {
+    return sending.recoverSending(this.sql, now, company, this.fence);
   }
-  async requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.db, target); }
+  setInDoubt(ids: readonly number[], reason: string, now = Date.now()): Promise<number[]> {
+    return sending.setInDoubt(this.sql, ids, now, reason, this.fence);
+  }
+  // operator actions: never fenced (port.ts)
+  requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.sql, target); }
   /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
-  async confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
+  confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
-    return status.confirmIssued(this.db, ids, note, now, by);
+    return status.confirmIssued(this.sql, ids, note, now, by);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
-  async recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
-    return status.recordClash(this.db, ids, note, now, by);
+  recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
+    return status.recordClash(this.sql, ids, note, now, by);
   }
-  async numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
-    return docs.numberMayHaveBeenDelivered(this.db, doc);
+  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
+    return docs.numberMayHaveBeenDelivered(this.sql, doc);
   }
-  async getDocument(id: number): Promise<DocumentRow | undefined> { return docs.getDocument(this.db, id); }
+  getDocument(id: number): Promise<DocumentRow | undefined> { return docs.getDocument(this.sql, id); }
   /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
-  async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> { yield* status.iterateFileDocuments(this.db, fileId); }
-  async statusSummary(listLimit?: number): Promise<StatusSummary> { return status.statusSummary(this.db, listLimit); }
+  iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> { return status.iterateFileDocuments(this.sql, fileId); }
+  /** One read transaction: the counts and the lists agree. */
+  statusSummary(listLimit?: number): Promise<StatusSummary> { return this.sql.read((tx) => status.statusSummary(tx, listLimit)); }
   /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
-  async operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.db); }
+  operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.sql); }
 
   // --- operator surface (ranges watch, alerts) --------------------------------
   /** Highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
-  async highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined> {
-    return ranges.highestNumberUsed(this.db, company, kinds, prefix, from, to);
+  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined> {
+    return ranges.highestNumberUsed(this.sql, company, kinds, prefix, from, to);
   }
   /** Per company, documents in doubt and (withUnsent) documents not sent yet. */
-  async openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> { return ranges.openCounts(this.db, withUnsent); }
+  openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> { return ranges.openCounts(this.sql, withUnsent); }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
-  async filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.db, name); }
-  async contentOutcome(file: FileRow): Promise<ContentOutcome> { return resend.contentOutcome(this.db, file); }
-  async requestResend(fileId: number, now = Date.now()): Promise<{ request: ResendRequest; reused: boolean }> {
-    return resend.requestResend(this.db, fileId, now);
+  filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.sql, name); }
+  contentOutcome(file: FileRow): Promise<ContentOutcome> { return resend.contentOutcome(this.sql, file); }
+  requestResend(fileId: number, now = Date.now()): Promise<{ request: ResendRequest; reused: boolean }> {
+    return resend.requestResend(this.sql, fileId, now);
   }
-  async cancelResend(requestId: number, now = Date.now()): Promise<void> { resend.cancelResend(this.db, requestId, now); }
+  cancelResend(requestId: number, now = Date.now()): Promise<void> { return resend.cancelResend(this.sql, requestId, now); }
 
   // --- received documents (E12) -------------------------------------------
-  async getCursor(company: string): Promise<string | undefined> { return received.getCursor(this.db, company); }
-  async setCursor(company: string, cursor: string, now = Date.now()): Promise<void> { received.setCursor(this.db, company, cursor, now); }
-  async recordPull(company: string, at: number, data?: unknown): Promise<void> { received.recordPull(this.db, company, at, data); }
-  async seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.db, company, documentId); }
-  async recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.db, record); }
+  getCursor(company: string): Promise<string | undefined> { return received.getCursor(this.sql, company); }
+  setCursor(company: string, cursor: string, now = Date.now()): Promise<void> { return received.setCursor(this.sql, company, cursor, now, this.fence); }
+  recordPull(company: string, at: number, data?: unknown): Promise<void> { return received.recordPull(this.sql, company, at, data, this.fence); }
+  seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.sql, company, documentId); }
+  recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.sql, record, this.fence); }
 }
 
 /**

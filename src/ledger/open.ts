@@ -1,13 +1,15 @@
 /**
  * The one place that picks the ledger's backend for the wiring (daemon/pipeline.ts, cli/): SQLite in
- * `paths.state` without `ledger.url`; with it, the PostgreSQL backend (issue 13) once it exists — until
- * then a clear refusal here as well as in cli/main.ts, so no caller quietly keeps documents in the state
- * folder while the configuration names a cluster's database. Async because opening a network database is.
+ * `paths.state` without `ledger.url`; with it, the PostgreSQL ledger (issue 13): the same Ledger class
+ * over the PostgreSQL executor, its schema migrated at open as `edoc-bridge ledger migrate` does (under
+ * the advisory lock, so nodes that start together migrate once). Async because opening a network database is.
  */
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import { Ledger, type LedgerOpenOptions } from './ledger.js';
 import type { LedgerPort } from './port.js';
+import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from './sql/pg-migrations.js';
+import { openPostgresExecutor } from './sql/postgres.js';
 
 export type { LedgerOpenOptions } from './ledger.js';
 
@@ -17,13 +19,49 @@ export interface LedgerLocation {
   readonly ledger?: { readonly url?: string | undefined };
 }
 
+export interface PostgresLedgerOptions extends LedgerOpenOptions {
+  /** Where PG* variables and HOME (for ~/.pgpass) come from. @defaultValue process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Shown in pg_stat_activity and kept in schema_version. @defaultValue 'edoc-bridge' */
+  program?: string;
+  /** Connections at most. @defaultValue 10 */
+  maxConnections?: number;
+}
+
 /** Opens the configured ledger (see LedgerOpenOptions for read-only and shared use beside a daemon). */
-export async function openLedger(config: LedgerLocation, options: LedgerOpenOptions = {}): Promise<LedgerPort> {
-  if (config.ledger?.url !== undefined) {
-    // never the URL itself in the message: it may hold the password
-    throw new EdocError('EDOC_CONFIG_INVALID', 'ledger.url is set, and the PostgreSQL ledger backend is not built yet '
-      + '(only edoc-bridge ledger migrate uses it; see docs/cluster.md); remove ledger.url to use the SQLite ledger in paths.state',
-    { path: 'ledger.url' });
-  }
+export async function openLedger(config: LedgerLocation, options: PostgresLedgerOptions = {}): Promise<LedgerPort> {
+  if (config.ledger?.url !== undefined) return openPostgresLedger(config.ledger.url, options);
   return Ledger.open(config.paths.state, options);
+}
+
+/**
+ * The PostgreSQL ledger at `url`. A writer (the daemon) migrates the schema first; a read-only or shared
+ * open (status, retry beside running nodes) only checks that the schema is the one this program reads.
+ * PostgreSQL has no process lock: one node per database until the cluster's leases (src/cluster/).
+ */
+export async function openPostgresLedger(url: string, options: PostgresLedgerOptions = {}): Promise<Ledger> {
+  const program = options.program ?? 'edoc-bridge';
+  const sql = openPostgresExecutor(url, { env: options.env, applicationName: program, maxConnections: options.maxConnections,
+    readOnly: options.readOnly === true });
+  try {
+    const notes: string[] = [];
+    if (options.readOnly || options.shared) {
+      const version = await postgresSchemaVersion(sql);
+      if (version !== PG_SCHEMA_VERSION) {
+        throw new EdocError('EDOC_LEDGER_MIGRATION', version === 0
+          ? `There is no ledger in the PostgreSQL database ${sql.display} yet; start the daemon once or run edoc-bridge ledger migrate.`
+          : `The PostgreSQL ledger has schema version ${version}; this program reads version ${PG_SCHEMA_VERSION}. `
+            + 'Run edoc-bridge ledger migrate (or start the daemon once).', { version, to: PG_SCHEMA_VERSION });
+      }
+    } else {
+      const m = await migratePostgres(sql, program);
+      if (m.from !== m.to) notes.push(`ledger schema migrated from version ${m.from} to ${m.to} (${sql.display})`);
+    }
+    const ledger = new Ledger(sql, options.readOnly === true, undefined, options.fence);
+    ledger.notes.push(...notes);
+    return ledger;
+  } catch (err) {
+    await sql.close();
+    throw err;
+  }
 }

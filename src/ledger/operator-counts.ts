@@ -3,8 +3,7 @@
  * (a SIGKILL included): documents by company, kind and state from the per-file counts (never a scan
  * of documents), files by kind and outcome, received documents by company.
  */
-import type Database from 'better-sqlite3';
-import { stmt } from './rows.js';
+import type { SqlExecutor } from './sql/executor.js';
 import type { DocumentState } from './types.js';
 
 export interface OperatorCounts {
@@ -14,13 +13,13 @@ export interface OperatorCounts {
   received: { company: string; n: number }[];
 }
 
-export function operatorCounts(db: Database.Database): OperatorCounts {
+export function operatorCounts(q: SqlExecutor): Promise<OperatorCounts> {
   // one read transaction: the three counts agree with each other
-  return db.transaction(() => ({
-    documents: stmt(db, `SELECT f.company, f.kind, c.state, sum(c.n) AS n FROM file_counts c
-      JOIN files f ON f.id = c.file_id GROUP BY f.company, f.kind, c.state`).all() as OperatorCounts['documents'],
-    files: stmt(db, `SELECT kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END AS outcome, count(*) AS n
-      FROM files GROUP BY kind, outcome`).all() as OperatorCounts['files'],
-    received: stmt(db, 'SELECT company, count(*) AS n FROM received GROUP BY company').all() as OperatorCounts['received'],
-  })).deferred();
+  return q.read(async (tx) => ({
+    documents: await tx.all<OperatorCounts['documents'][number]>(`SELECT f.company, f.kind, c.state, CAST(sum(c.n) AS BIGINT) AS n
+      FROM file_counts c JOIN files f ON f.id = c.file_id GROUP BY f.company, f.kind, c.state`),
+    files: await tx.all<OperatorCounts['files'][number]>(`SELECT kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END
+      AS outcome, count(*) AS n FROM files GROUP BY kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END`),
+    received: await tx.all<OperatorCounts['received'][number]>('SELECT company, count(*) AS n FROM received GROUP BY company'),
+  }));
 }

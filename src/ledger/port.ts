@@ -1,7 +1,8 @@
 /**
  * The ledger port: what the stages (intake, submit, report, received, recovery, the operator's
  * commands) need from the ledger, with no word about how it is stored. Two backends implement it:
- * SQLite (`Ledger`, embedded, the default) and, later, PostgreSQL (cluster mode, issue 13). Callers
+ * SQLite (embedded, the default) and PostgreSQL (cluster mode, issue 13), both the one `Ledger` class over
+ * the SQL port (sql/executor.ts): the logic is written once, the backends differ in SQL only. Callers
  * depend on this interface only; the wiring (daemon/pipeline.ts, cli/) opens a backend with
  * `openLedger` (open.ts).
  *
@@ -19,6 +20,7 @@
  * and writes in another, the comment at that caller says why interleaving is harmless there.
  */
 import type { DocumentKind } from '../kinds/index.js';
+import type { SqlExecutor } from './sql/executor.js';
 import type { ReadDetails, ResendRequest } from './files.js';
 import type { ConsoleQueries } from './console-queries.js';
 import type { OperatorCounts } from './operator-counts.js';
@@ -27,6 +29,18 @@ import type {
   CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
   OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
 } from './types.js';
+
+/**
+ * The cluster's fencing hook (implemented by src/cluster/, given at open). The ledger calls it inside
+ * every transaction that changes a company's documents, files, cursors or received rows on behalf of
+ * the running pipeline, once per company the transaction touched, before it commits; never in operator
+ * actions (requeue, confirmIssued, recordClash, resend requests), which run from any machine without a
+ * lease. Without a fence (SQLite, one node) nothing is checked.
+ */
+export interface LedgerFence {
+  /** Inside a write transaction, before it commits: throws (EdocError 'EDOC_CLUSTER_FENCED') when this node no longer holds `company`'s lease. */
+  check(tx: SqlExecutor, company: string): Promise<void>;
+}
 
 /** A verdict without its document id (the single-document forms). */
 export type Verdict = Omit<OutcomeRecord, 'id'>;
@@ -109,10 +123,10 @@ export interface LedgerPort {
   reportHolders(fileId: number): Promise<FileRow[]>;
   reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean>;
   relocateReport(fileId: number, dir: string, reportName: string, now?: number): Promise<void>;
-  /** Files being read or with documents not final, oldest first (start-up). */
-  openFiles(): Promise<FileRow[]>;
-  /** Finished files whose final report or archive move may not have happened (start-up). */
-  filesToSettle(): Promise<FileRow[]>;
+  /** Files being read or with documents not final, oldest first (start-up); only `company`'s when given (a cluster node's take-over). */
+  openFiles(company?: string): Promise<FileRow[]>;
+  /** Finished files whose final report or archive move may not have happened (start-up); only `company`'s when given. */
+  filesToSettle(company?: string): Promise<FileRow[]>;
   /** Files archived since `since` whose archived copy is still watched (archive watch, start-up). */
   recentlyArchived(since: number): Promise<FileRow[]>;
 
@@ -150,13 +164,14 @@ export interface LedgerPort {
   iterateFileDocuments(fileId: number): AsyncIterable<DocumentRow>;
 
   // --- recovery (start-up, before any sender runs) --------------------------------------------------
-  /** Documents left `sending` by a stopped process. */
-  sendingAtStart(): Promise<DueDocument[]>;
+  /** Documents left `sending` by a stopped process (only `company`'s when given). */
+  sendingAtStart(company?: string): Promise<DueDocument[]>;
   /**
-   * Every document left `sending`, in one transaction: those with their own number back to pending
-   * (resent; a duplicate answer then means accepted), the others in doubt, flagged "may have been delivered".
+   * Every document left `sending` (only `company`'s when given: a cluster node recovers the companies it
+   * takes over), in one transaction: those with their own number back to pending (resent; a duplicate
+   * answer then means accepted), the others in doubt, flagged "may have been delivered".
    */
-  recoverSending(now?: number): Promise<{ resent: number[]; inDoubt: number[] }>;
+  recoverSending(now?: number, company?: string): Promise<{ resent: number[]; inDoubt: number[] }>;
   setInDoubt(ids: readonly number[], reason: string, now?: number): Promise<number[]>;
 
   // --- operator actions (retry, resolve, status) ---------------------------------------------------

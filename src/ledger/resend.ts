@@ -7,49 +7,48 @@
  * because that copy may still be sent or released. Only copies that were rejected or invalid go again.
  * The same rule covers the new content of a file that changed after its documents were sent.
  */
-import type Database from 'better-sqlite3';
 import { addEvent, getFile, openResend } from './files.js';
 import type { ResendRequest } from './files.js';
-import { stmt } from './rows.js';
+import { endsWithTail, idList, joinedGroup } from './sql/dialect.js';
+import type { SqlExecutor } from './sql/executor.js';
 import type { DocumentState, FileRow } from './types.js';
 
 /** Records that the next drop of `fileId`'s content is to be taken again; an open request for it is reused. */
-export function requestResend(db: Database.Database, fileId: number, now: number): { request: ResendRequest; reused: boolean } {
-  return db.transaction(() => {
-    const file = getFile(db, fileId);
+export function requestResend(q: SqlExecutor, fileId: number, now: number): Promise<{ request: ResendRequest; reused: boolean }> {
+  return q.transaction(async (tx) => {
+    const file = await getFile(tx, fileId);
     if (!file) throw new Error(`requestResend: no file ${fileId}`);
-    const open = openResend(db, file.company, file.kind, file.sha256);
+    const open = await openResend(tx, file.company, file.kind, file.sha256);
     if (open) return { request: open, reused: true };
-    const id = Number(stmt(db, `INSERT INTO resend_requests(file_id, company, kind, sha256, requested_at) VALUES (?, ?, ?, ?, ?)`)
-      .run(fileId, file.company, file.kind, file.sha256, now).lastInsertRowid);
-    addEvent(db, now, 'resend-requested', fileId, null, { request: id });
+    const id = (await tx.get<{ id: number }>(`INSERT INTO resend_requests(file_id, company, kind, sha256, requested_at)
+      VALUES (?, ?, ?, ?, ?) RETURNING id`, [fileId, file.company, file.kind, file.sha256, now]))!.id;
+    await addEvent(tx, now, 'resend-requested', fileId, null, { request: id });
     return { request: { id, fileId, requestedAt: now }, reused: false };
-  }).immediate();
+  });
 }
 
 /** Withdraws an open request (its copy into the inbox failed). */
-export function cancelResend(db: Database.Database, requestId: number, now: number): void {
-  db.transaction(() => {
-    const r = stmt(db, 'DELETE FROM resend_requests WHERE id = ? AND taken_by IS NULL RETURNING file_id').get(requestId) as
-      { file_id: number } | undefined;
-    if (r) addEvent(db, now, 'resend-cancelled', r.file_id, null, { request: requestId });
-  }).immediate();
+export function cancelResend(q: SqlExecutor, requestId: number, now: number): Promise<void> {
+  return q.transaction(async (tx) => {
+    const r = await tx.get<{ file_id: number }>('DELETE FROM resend_requests WHERE id = ? AND taken_by IS NULL RETURNING file_id', [requestId]);
+    if (r) await addEvent(tx, now, 'resend-cancelled', r.file_id, null, { request: requestId });
+  });
 }
 
 /** Ids of the earlier files of the same content that hold documents (not duplicate-file records), oldest first. */
-function earlierFiles(db: Database.Database, fileId: number): number[] {
-  return stmt(db, `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.sha256 = f.sha256
-    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`).pluck().all(fileId) as number[];
+async function earlierFiles(q: SqlExecutor, fileId: number): Promise<number[]> {
+  return (await q.all<{ id: number }>(`SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.sha256 = f.sha256
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`, [fileId])).map((r) => r.id);
 }
 
 /**
  * Earlier files at the same path that changed after their documents were sent
  * (EDOC_READ_CHANGED_AFTER_SEND): this file is their grown or rewritten content.
  */
-function changedFilesAtPath(db: Database.Database, fileId: number): number[] {
-  return stmt(db, `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.path = f.path
+async function changedFilesAtPath(q: SqlExecutor, fileId: number): Promise<number[]> {
+  return (await q.all<{ id: number }>(`SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.path = f.path
     AND e.sha256 <> f.sha256 AND e.error LIKE '%EDOC_READ_CHANGED_AFTER_SEND%'
-    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`).pluck().all(fileId) as number[];
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`, [fileId])).map((r) => r.id);
 }
 
 export type EarlierCopy = 'accepted' | 'open' | undefined;
@@ -60,20 +59,21 @@ export type EarlierCopy = 'accepted' | 'open' | undefined;
  * earlier content of a file that changed after sending began: its number rule cannot tell that the
  * service issued it from the first content, so without this it would be issued again. (A document
  * with its own number is kept from a second issue there by the number rule.) undefined when there is
- * no earlier copy to look at (the common case: no lookups).
+ * no earlier copy to look at (the common case: no lookups). The lookup reads on the executor it is given
+ * (the insert's transaction).
  */
-export function earlierCopyLookup(db: Database.Database, fileId: number):
-  ((index: number, raw: string, ownNumber: boolean) => EarlierCopy) | undefined {
-  const same = earlierFiles(db, fileId);
-  const changed = changedFilesAtPath(db, fileId);
+export async function earlierCopyLookup(q: SqlExecutor, fileId: number):
+  Promise<((tx: SqlExecutor, index: number, raw: string, ownNumber: boolean) => Promise<EarlierCopy>) | undefined> {
+  const same = await earlierFiles(q, fileId);
+  const changed = await changedFilesAtPath(q, fileId);
   if (same.length === 0 && changed.length === 0) return undefined;
-  const states = stmt(db, `SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
-    WHERE d.file_id IN (SELECT value FROM json_each(?)) AND d.idx = ? AND b.raw = ?`).pluck();
-  const all = JSON.stringify([...same, ...changed]);
-  const sameOnly = JSON.stringify(same);
-  return (index, raw, ownNumber) => {
+  const all = [...same, ...changed];
+  return async (tx, index, raw, ownNumber) => {
     if (ownNumber && same.length === 0) return undefined;
-    return classify(states.all(ownNumber ? sameOnly : all, index, raw) as DocumentState[]);
+    const files = idList(tx, ownNumber ? same : all);
+    const states = await tx.all<{ state: DocumentState }>(`SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
+      WHERE d.file_id IN ${files.sql} AND d.idx = ? AND b.raw = ?`, [files.param, index, raw]);
+    return classify(states.map((s) => s.state));
   };
 }
 
@@ -95,10 +95,10 @@ export interface ContentOutcome {
 }
 
 /** What a resend of `file`'s content would do with each of its documents (see the module comment). */
-export function contentOutcome(db: Database.Database, file: FileRow): ContentOutcome {
-  const rows = stmt(db, `SELECT d.idx AS idx, group_concat(d.state) AS states FROM documents d JOIN files f ON f.id = d.file_id
-    WHERE f.company = ? AND f.kind = ? AND f.sha256 = ? GROUP BY d.idx`)
-    .all(file.company, file.kind, file.sha256) as { idx: number; states: string }[];
+export async function contentOutcome(q: SqlExecutor, file: FileRow): Promise<ContentOutcome> {
+  const rows = await q.all<{ idx: number; states: string }>(`SELECT d.idx AS idx, ${joinedGroup(q, 'd.state')} AS states
+    FROM documents d JOIN files f ON f.id = d.file_id WHERE f.company = ? AND f.kind = ? AND f.sha256 = ? GROUP BY d.idx`,
+  [file.company, file.kind, file.sha256]);
   const out: ContentOutcome = { accepted: 0, again: 0, failed: 0, inDoubt: 0, inProgress: 0 };
   for (const r of rows) {
     const states = r.states.split(',');
@@ -115,8 +115,13 @@ export function contentOutcome(db: Database.Database, file: FileRow): ContentOut
  * Files an operator may mean by `name`: its input name, report stem, original path, or archived copy
  * (full path or the archive's own name, `NAME (2).csv`), oldest first.
  */
-export function filesMatching(db: Database.Database, name: string): FileRow[] {
-  const rows = stmt(db, `SELECT id FROM files WHERE name = @n OR report_name = @n OR path = @n OR archived_path = @n
-    OR (archived_path <> '' AND substr(archived_path, -length(@n) - 1) = '/' || @n) ORDER BY id`).pluck().all({ n: name }) as number[];
-  return rows.map((id) => getFile(db, id)).filter((f): f is FileRow => f !== undefined);
+export async function filesMatching(q: SqlExecutor, name: string): Promise<FileRow[]> {
+  const ids = await q.all<{ id: number }>(`SELECT id FROM files WHERE name = ? OR report_name = ? OR path = ? OR archived_path = ?
+    OR (archived_path <> '' AND ${endsWithTail(q, 'archived_path')}) ORDER BY id`, [name, name, name, name, name, name]);
+  const out: FileRow[] = [];
+  for (const { id } of ids) {
+    const f = await getFile(q, id);
+    if (f !== undefined) out.push(f);
+  }
+  return out;
 }

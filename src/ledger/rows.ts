@@ -1,23 +1,5 @@
-import type Database from 'better-sqlite3';
 import { parseKind } from '../kinds/index.js';
 import type { DocumentRow, DocumentState, FileRow, FileState, ReportState, StateCounts } from './types.js';
-
-const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-/** Prepared once per connection; the hot paths run thousands of times a second. */
-export function stmt(db: Database.Database, sql: string): Database.Statement {
-  let map = cache.get(db);
-  if (!map) {
-    map = new Map();
-    cache.set(db, map);
-  }
-  let s = map.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    map.set(sql, s);
-  }
-  return s;
-}
 
 export function json(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);

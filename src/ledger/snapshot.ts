@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { getFile } from './files.js';
 import { DOCUMENT_COLUMNS, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
+import type { SqlReadView } from './sql/executor.js';
 import { fileProgress } from './status.js';
 import type { LedgerSnapshotPort } from './port.js';
 import type { DocumentRow, FileProgress, FileRow } from './types.js';
@@ -11,27 +11,20 @@ const REPORT_SELECT = `SELECT ${DOCUMENT_COLUMNS}, CASE WHEN d.state IN ('reject
   THEN (SELECT b.raw FROM document_bodies b WHERE b.id = d.id) ELSE '' END AS raw FROM documents d`;
 
 /**
- * A consistent read-only view of the ledger on its own connection (WAL lets it read while the writer
- * commits). The report streams 200,000 documents through `.iterate()` across awaits: on a private
- * connection that blocks nobody, and one read transaction keeps counts and documents in agreement.
+ * A consistent read-only view of the ledger for one report, on a connection of its own (SqlReadView:
+ * SQLite's WAL lets it read while the writer commits; PostgreSQL's REPEATABLE READ READ ONLY). The
+ * report streams 200,000 documents across awaits: on a private connection that blocks nobody, and one
+ * read transaction keeps counts and documents in agreement.
  */
 export class LedgerSnapshot implements LedgerSnapshotPort {
-  private readonly db: Database.Database;
-  private closed = false;
+  constructor(private readonly view: SqlReadView) {}
 
-  constructor(dbPath: string) {
-    this.db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 5000 });
-    this.db.exec('BEGIN');
-    // a deferred BEGIN takes its snapshot at the first read
-    this.db.prepare('SELECT 1 FROM files LIMIT 1').get();
+  file(fileId: number): Promise<FileRow | undefined> {
+    return getFile(this.view, fileId);
   }
 
-  async file(fileId: number): Promise<FileRow | undefined> {
-    return getFile(this.db, fileId);
-  }
-
-  async fileProgress(fileId: number): Promise<FileProgress> {
-    return fileProgress(this.db, fileId);
+  fileProgress(fileId: number): Promise<FileProgress> {
+    return fileProgress(this.view, fileId);
   }
 
   /**
@@ -41,18 +34,12 @@ export class LedgerSnapshot implements LedgerSnapshotPort {
    * sending, in-doubt), which no report writes out.
    */
   async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {
-    const it = this.db.prepare(`${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`)
-      .iterate(fileId) as IterableIterator<RawDocument>;
-    for (const r of it) yield toDocumentRow(r);
+    for await (const r of this.view.iterate<RawDocument>(`${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`, [fileId])) {
+      yield toDocumentRow(r);
+    }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    try {
-      if (this.db.inTransaction) this.db.exec('COMMIT');
-    } finally {
-      this.db.close();
-    }
+  close(): Promise<void> {
+    return this.view.close();
   }
 }

@@ -30,6 +30,11 @@ export interface ReceivedSchedulerOptions {
   rates?: CompanyRates;
   /** Told after each scheduled pull whether it read its window (alerts); `reason` never holds a key or a body. */
   onPull?(company: string, outcome: { ok: true } | { ok: false; reason: string }): void;
+  /**
+   * Cluster mode: whether this node owns the company now; a company it does not own is not pulled
+   * (its owner pulls it, with the cursor in the shared ledger). @defaultValue every company
+   */
+  owns?(alias: string): boolean;
 }
 
 export class ReceivedScheduler {
@@ -152,6 +157,7 @@ export class ReceivedScheduler {
       log.debug('received pull skipped: company paused');
       return undefined;
     }
+    if (this.options.owns?.(company.alias) === false) return undefined;
     const { received } = this.config;
     try {
       const window = scheduledWindow({

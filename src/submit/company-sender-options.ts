@@ -105,6 +105,16 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   now?: () => number;
   /** Told when the company is paused (credentials refused) and when a document reaches its final state (alerts). */
   onEvent?(event: SenderEvent): void;
+  /**
+   * Cluster mode: whether a request may start for the company now (this node holds its lease and renewed
+   * it recently enough). While false, nothing is claimed and marked documents wait. @defaultValue always true
+   */
+  mayStart?(): boolean;
+  /**
+   * Cluster mode: a commit of this company was refused by the lease fence (EDOC_CLUSTER_FENCED). The
+   * sender has stopped starting requests; the owner of the company now recovers what it left `sending`.
+   */
+  onFenced?(): void;
 }
 
 /** What the sender tells the operator surface: never a key, never a request. */
@@ -140,4 +150,23 @@ export function queueDepth(rate: { requestsPerSecond: number; concurrency: numbe
   const c = rate.concurrency;
   const ahead = Math.floor((rate.requestsPerSecond * tuning.queueAheadMs) / 1000);
   return Math.floor(Math.min(tuning.maxQueuedPerConnection * c, Math.max(tuning.queuedPerConnection * c, ahead)));
+}
+
+/** What an operator sees of a company's sender (the console): read-only, a snapshot. */
+export interface SenderView {
+  alias: string;
+  /** Claimed from the ledger and waiting for a connection. */
+  queued: number;
+  /** Requests on the wire now. */
+  inFlight: number;
+  concurrency: number;
+  /** Configured requests per second, and what the rate allows now (lower after a 429). */
+  requestsPerSecond: number;
+  currentLimit: number;
+  /** Paused by a 401 until the configuration is reloaded with a working key. */
+  paused: boolean;
+  /** The last request got no answer from the service. */
+  unreachable: boolean;
+  /** Waiting for disk space to record verdicts. */
+  storageBlocked: boolean;
 }

@@ -14,32 +14,13 @@ import type { DueDocument } from '../ledger/types.js';
 import { delay, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
-import { queueDepth, senderTuning, type CompanySenderOptions, type CompanySenderTuning } from './company-sender-options.js';
+import { queueDepth, senderTuning, type CompanySenderOptions, type CompanySenderTuning, type SenderView } from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
-export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning, type SenderEvent } from './company-sender-options.js';
-
-/** What an operator sees of a company's sender (the console): read-only, a snapshot. */
-export interface SenderView {
-  alias: string;
-  /** Claimed from the ledger and waiting for a connection. */
-  queued: number;
-  /** Requests on the wire now. */
-  inFlight: number;
-  concurrency: number;
-  /** Configured requests per second, and what the rate allows now (lower after a 429). */
-  requestsPerSecond: number;
-  currentLimit: number;
-  /** Paused by a 401 until the configuration is reloaded with a working key. */
-  paused: boolean;
-  /** The last request got no answer from the service. */
-  unreachable: boolean;
-  /** Waiting for disk space to record verdicts. */
-  storageBlocked: boolean;
-}
+export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning, type SenderEvent, type SenderView } from './company-sender-options.js';
 
 export class CompanySender {
   private company: CompanyConfig;
@@ -52,21 +33,26 @@ export class CompanySender {
   /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
   private readonly markedUnsent = new Set<number>();
   private paused = false;
+  /** Cluster mode: the lease fence refused a commit; nothing more starts (the pipeline closes this sender). */
+  private lost = false;
   private unreachable = false;
   private closed = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
+  private readonly mayStart: () => boolean;
 
   constructor(private readonly options: CompanySenderOptions) {
     this.company = options.company;
     this.tuning = senderTuning(options);
     this.now = options.now ?? Date.now;
+    this.mayStart = options.mayStart ?? (() => true);
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;
     this.rate.configure(this.company.rate.requestsPerSecond);
     this.commits = new SubmissionCommits({ ledger: options.ledger, logger: options.logger, company: this.company.alias,
       onChanged: (ids) => options.onChanged(ids), now: () => this.now(), lazyMs: this.tuning.lazyCommitMs,
+      onFenced: () => this.lose(),
       ...(options.storage === undefined ? {} : { storage: options.storage }) });
   }
 
@@ -135,9 +121,9 @@ export class CompanySender {
   }
 
   private async feed(): Promise<void> {
-    while (!this.closed) {
+    while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      if (this.paused || this.commits.blocked) {
+      if (this.paused || this.commits.blocked || !this.mayStart()) {
         await this.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
@@ -188,8 +174,8 @@ export class CompanySender {
     }
     // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
     if (!(await this.waitForRate())) {
-      // Stopped or paused before its turn: the request never left. (At close, all at once.)
-      if (!this.closed) await this.unmark(doc);
+      // Stopped or paused before its turn: the request never left. (At close, all at once; lost: the new owner's.)
+      if (!this.closed && !this.lost) await this.unmark(doc);
       return;
     }
     this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
@@ -308,8 +294,10 @@ export class CompanySender {
    */
   private async waitForRate(): Promise<boolean> {
     for (;;) {
-      if (this.closed || this.paused) return false;
-      if (this.commits.blocked) { // a full disk: the request waits, marked, until space returns
+      if (this.closed || this.paused || this.lost) return false;
+      // a full disk: the request waits, marked, until space returns; a lease not renewed in time
+      // (cluster): it waits until it is, or until the company is lost and this sender closed
+      if (this.commits.blocked || !this.mayStart()) {
         await delay(this.tuning.storagePollMs);
         continue;
       }
@@ -317,6 +305,14 @@ export class CompanySender {
       if (wait === 0) return true;
       await delay(wait);
     }
+  }
+
+  private lose(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.queue.clear();
+    this.wake();
+    this.options.onFenced?.();
   }
 
   private serviceCompany(): { id: number; apiKey: string; userId?: number } {

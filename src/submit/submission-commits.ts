@@ -5,6 +5,7 @@
  * that did not commit is held in memory and committed before the pause lifts — before anything else
  * of the company is sent, so a document the service numbers never looks unsent.
  */
+import { isEdocError } from '../errors.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
@@ -45,6 +46,8 @@ export interface SubmissionCommitsOptions {
   now(): number;
   /** The longest a lazy verdict waits for the next batch of marks. */
   lazyMs: number;
+  /** Cluster mode: a commit was refused by the lease fence (the company is no longer this node's). */
+  onFenced?(): void;
 }
 
 export class SubmissionCommits {
@@ -52,6 +55,7 @@ export class SubmissionCommits {
   private readonly batcher: CommitBatcher<Commit, MarkResult | VerdictResult>;
   private readonly held: { record: OutcomeRecord; after: () => void }[] = [];
   private readonly unhook: () => void;
+  private fenced = false;
 
   constructor(private readonly options: SubmissionCommitsOptions) {
     const { ledger } = options;
@@ -83,6 +87,7 @@ export class SubmissionCommits {
   /** Marks the document `sending` at the end of this turn. Never rejects (a mark made ahead may wait unawaited). */
   mark(id: number, doc: string | number): Promise<MarkResult> {
     return this.batcher.add({ mark: id }).then((r) => r as MarkResult, (err: unknown): MarkResult => {
+      if (this.fencedBy(err)) return MARKED.unsaved; // refused: that request never leaves
       if (!this.storage.report(err, 'submit')) {
         this.options.logger.error({ err, company: this.options.company, doc }, 'submit: the sending mark could not be committed');
       }
@@ -94,6 +99,9 @@ export class SubmissionCommits {
   verdict(record: OutcomeRecord, after: () => void, lazy = false): Promise<void> {
     const committed = lazy ? this.batcher.addLazy({ outcome: record }) : this.batcher.add({ outcome: record });
     return committed.then(after, (err: unknown) => {
+      // Not ours to commit any more: the document stays `sending`, and the company's new owner recovers
+      // it as after a crash (own number: resent, a duplicate answer meaning accepted; else in doubt).
+      if (this.fencedBy(err)) return;
       this.held.push({ record, after });
       this.storage.report(err, 'submit', true);
     });
@@ -105,9 +113,22 @@ export class SubmissionCommits {
       if (ids.length > 0) await this.options.ledger.unmarkSending(ids, this.options.now());
       return true;
     } catch (err) {
+      if (this.fencedBy(err)) return true; // the new owner's recovery takes them back
       this.storage.report(err, 'submit');
       return false;
     }
+  }
+
+  /** Whether `err` is the lease fence's refusal: said once, and the sender told (it stops starting requests). */
+  private fencedBy(err: unknown): boolean {
+    if (!isEdocError(err, 'EDOC_CLUSTER_FENCED')) return false;
+    if (!this.fenced) {
+      this.fenced = true;
+      this.options.logger.warn({ code: err.code, company: this.options.company },
+        'submit: this node lost the company\'s lease; what it was sending is recovered by the new owner');
+      this.options.onFenced?.();
+    }
+    return true;
   }
 
   /** Commits the held verdicts; rejects while the ledger still cannot be written. */
@@ -115,7 +136,15 @@ export class SubmissionCommits {
     if (this.held.length === 0) return;
     // They stay held (the sender stays blocked) until committed; one held while this commit ran waits for the next.
     const held = this.held.slice();
-    const result = await this.options.ledger.commitSubmissions([], held.map((h) => h.record), this.options.now());
+    let result;
+    try {
+      result = await this.options.ledger.commitSubmissions([], held.map((h) => h.record), this.options.now());
+    } catch (err) {
+      // the lease went while they were held: the new owner recovers those documents; nothing holds the pause
+      if (!this.fencedBy(err)) throw err;
+      this.held.splice(0, held.length);
+      return;
+    }
     this.held.splice(0, held.length);
     const afters = held.map((h) => h.after);
     if (result.outcomes.fileIds.length > 0) this.options.onChanged(result.outcomes.fileIds);
@@ -136,6 +165,7 @@ export class SubmissionCommits {
       await this.commitHeld();
       if (unsent.length > 0) await this.options.ledger.unmarkSending(unsent, this.options.now());
     } catch (err) {
+      if (this.fencedBy(err)) return;
       this.options.logger.error({ err, code: 'EDOC_STORAGE_FULL', company: this.options.company, verdicts: this.held.length },
         'stop: answers could not be recorded (disk full); those documents stay sending and are recovered at the next start');
     }

@@ -90,17 +90,22 @@ export class InboxWatcher {
   }
 
   /** The ready files, in the order they became ready; ends when the watcher is closed. Single consumer. */
-  files(): AsyncIterableIterator<ReadyFile> {
-    return this.queue;
-  }
+  files(): AsyncIterableIterator<ReadyFile> { return this.queue; }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<ReadyFile> {
     return this.files();
   }
 
   /** Files waiting to be pulled. */
-  get waiting(): number {
-    return this.queue.length;
+  get waiting(): number { return this.queue.length; }
+
+  /** Hands out a company's taken files again, as if just dropped (cluster: this node just took the company over). */
+  retake(company: string): void {
+    for (const [file, entry] of this.entries) {
+      if (entry.folder.company !== company || entry.state !== 'taken') continue;
+      this.forget(file);
+      this.onEvent(file);
+    }
   }
 
   /** Stop watching and end `files()`. Safe to call more than once. */
@@ -305,9 +310,7 @@ export class InboxWatcher {
     this.ticking = true;
     this.checkPending()
       .catch((err: unknown) => this.logger.error({ err }, 'inbox watcher poll failed'))
-      .finally(() => {
-        this.ticking = false;
-      });
+      .finally(() => { this.ticking = false; });
   }
 
   private async checkPending(): Promise<void> {

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { makeKey } from '../../src/ledger/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/ledger/migrations.js';
+import { describeBackends } from './backends.js';
 import { collect, docs, fileInput, tempDir } from './helpers.js';
 
-async function openWithFile(n = 3, over: Parameters<typeof docs>[1] = undefined) {
-  const ledger = Ledger.open(tempDir());
+async function openWithFile(open: () => Promise<Ledger>, n = 3, over: Parameters<typeof docs>[1] = undefined) {
+  const ledger = await open();
   const { fileId } = await ledger.recordFile(fileInput());
   await ledger.insertDocuments(fileId, docs(n, over), 1_000);
   await ledger.finishReading(fileId, 1_000);
@@ -71,9 +72,10 @@ describe('ledger schema', () => {
   });
 });
 
+describeBackends('the ledger', ({ open, reopen }) => {
 describe('files: the same content is not submitted twice', () => {
   it('recognises the same sha256 for the same company and kind as duplicate content', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput());
     await ledger.markArchived(a.fileId, '/outbox/invoice/archive/a.json', 2_000);
     const b = await ledger.recordFile(fileInput({ path: '/inbox/invoice/b.json', name: 'b.json', now: 3_000 }));
@@ -86,7 +88,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('resumes a file left unfinished at the same path instead of calling it a duplicate', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput());
     await ledger.insertDocuments(a.fileId, docs(2), 1_000);
     const again = await ledger.recordFile(fileInput({ now: 5_000 }));
@@ -98,7 +100,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('does not count a file that failed to read as earlier content', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput());
     await ledger.failRead(a.fileId, { code: 'EDOC_READ_CHANGED', message: 'changed' }, 2_000);
     // still in the inbox after a crash: settle that one first (report, archive)
@@ -109,7 +111,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('gives a second unfinished file with the same name its own report name', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ name: 'ventas.csv' }));
     const b = await ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/elsewhere/ventas.csv', sha256: 'bbb' }));
     expect((await ledger.getFile(a.fileId))?.reportName).toBe('ventas');
@@ -118,7 +120,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('keeps the report of NAME.csv when NAME.json comes later, and gives a daily name its stem back', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const finish = async (fileId: number): Promise<void> => {
       await ledger.finishReading(fileId);
       expect(await ledger.finishFile(fileId, 5_000)).toBe(true);
@@ -136,7 +138,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('does not give a daily name back while the earlier file\'s final report is not written', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ name: 'ventas.csv', sha256: 'a1' }));
     await ledger.finishReading(a.fileId);
     await ledger.finishFile(a.fileId, 5_000);
@@ -146,7 +148,7 @@ describe('files: the same content is not submitted twice', () => {
   });
 
   it('gives a duplicate drop a report name no file\'s report holds, and names the earlier file and its report', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', now: Date.UTC(2026, 10, 20) }));
     await ledger.finishReading(a.fileId);
     await ledger.finishFile(a.fileId, 5_000);
@@ -171,7 +173,7 @@ describe('files: the same content is not submitted twice', () => {
 
 describe('documents', () => {
   it('stores documents with problems as invalid and already accepted keys as duplicate', async () => {
-    const { ledger, fileId } = await openWithFile(2);
+    const { ledger, fileId } = await openWithFile(open, 2);
     const [d0] = await ledger.claimDue('main', 1_000, 1);
     await ledger.markSending([d0.id], 1_100);
     await ledger.recordOutcome(d0.id, { state: 'accepted', resultCode: '100', httpStatus: 200 }, 1_200);
@@ -193,7 +195,7 @@ describe('documents', () => {
   });
 
   it('claims due documents in due order then file order, per company, without changing them', async () => {
-    const { ledger } = await openWithFile(5);
+    const { ledger } = await openWithFile(open, 5);
     const due = await ledger.claimDue('main', 1_000, 3);
     expect(due.map((d) => d.index)).toEqual([0, 1, 2]);
     expect((await ledger.claimDue('main', 1_000, 3)).map((d) => d.index)).toEqual([0, 1, 2]);
@@ -204,7 +206,7 @@ describe('documents', () => {
   });
 
   it('stores the text once when the request is JSON.parse(raw), and reads the request back from it', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const { fileId } = await ledger.recordFile(fileInput());
     const raw = '{"SeriePrefix":"SETP", "SerieNumber":"990000001","Lines":[{"Description":"ñandú"}]}';
     await ledger.insertDocuments(fileId, [
@@ -212,7 +214,7 @@ describe('documents', () => {
       { index: 1, source: { rows: [2, 3] }, number: 'SETP/990000002', ownNumber: true, request: { SerieNumber: '990000002' }, raw: 'a;b\r\n' },
     ], 1_000);
     await ledger.finishReading(fileId, 1_000);
-    const bodies = ledger.db.prepare('SELECT request, request_is_raw AS fromRaw FROM document_bodies ORDER BY id').all();
+    const bodies = await ledger.sql.all('SELECT request, request_is_raw AS "fromRaw" FROM document_bodies ORDER BY id');
     expect(bodies).toEqual([{ request: null, fromRaw: 1 }, { request: '{"SerieNumber":"990000002"}', fromRaw: 0 }]);
     const due = await ledger.claimDue('main', 2_000, 10);
     expect(due.map((d) => d.request)).toEqual([JSON.parse(raw), { SerieNumber: '990000002' }]);
@@ -223,7 +225,7 @@ describe('documents', () => {
   });
 
   it('hands out the stored text to send as is only where it is exactly JSON.stringify of the request', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const { fileId } = await ledger.recordFile(fileInput());
     const exact = '{"SeriePrefix":"SETP","SerieNumber":"990000001","Total":1.5}';
     const blanks = '{"SeriePrefix":"SETP", "SerieNumber":"990000002","Total":1.50}';
@@ -243,7 +245,7 @@ describe('documents', () => {
   });
 
   it('markSending increments attempts in one commit; outcomes apply only to sending documents', async () => {
-    const { ledger, fileId } = await openWithFile(3);
+    const { ledger, fileId } = await openWithFile(open, 3);
     const ids = (await ledger.claimDue('main', 1_000, 3)).map((d) => d.id);
     const marked = await ledger.markSending(ids, 1_500);
     expect(marked).toEqual({ sending: ids, duplicate: [], skipped: [], deferred: [] });
@@ -275,7 +277,7 @@ describe('documents', () => {
   });
 
   it('a retry released after its key was accepted elsewhere becomes duplicate instead of being sent', async () => {
-    const { ledger } = await openWithFile(1);
+    const { ledger } = await openWithFile(open, 1);
     const f2 = await ledger.recordFile(fileInput({ sha256: 'x2', path: '/inbox/invoice/x2.json', name: 'x2.json' }));
     await ledger.insertDocuments(f2.fileId, docs(1), 1_000);
     await ledger.finishReading(f2.fileId, 1_000);
@@ -287,7 +289,7 @@ describe('documents', () => {
   });
 
   it('holds back a document while another with the same key is being sent, then settles it as duplicate', async () => {
-    const { ledger } = await openWithFile(1);
+    const { ledger } = await openWithFile(open, 1);
     const f2 = await ledger.recordFile(fileInput({ sha256: 'x3', path: '/inbox/invoice/x3.json', name: 'x3.json' }));
     await ledger.insertDocuments(f2.fileId, docs(1), 1_000);
     await ledger.finishReading(f2.fileId, 1_000);
@@ -301,7 +303,7 @@ describe('documents', () => {
   });
 
   it('fileProgress is final once every document is final', async () => {
-    const { ledger, fileId } = await openWithFile(2);
+    const { ledger, fileId } = await openWithFile(open, 2);
     const ids = (await ledger.claimDue('main', 1_000, 2)).map((d) => d.id);
     await ledger.markSending(ids, 1_000);
     await ledger.recordOutcome(ids[0], { state: 'accepted' });
@@ -316,7 +318,7 @@ describe('documents', () => {
   });
 
   it('requeue releases failed documents by file name or key, in-doubt ones only when allowed', async () => {
-    const { ledger, fileId } = await openWithFile(3, (i) => ({ number: i === 2 ? null : `N${i}`, ownNumber: i !== 2 }));
+    const { ledger, fileId } = await openWithFile(open, 3, (i) => ({ number: i === 2 ? null : `N${i}`, ownNumber: i !== 2 }));
     const ids = (await ledger.claimDue('main', 1_000, 3)).map((d) => d.id);
     await ledger.markSending(ids, 1_000);
     await ledger.recordOutcome(ids[0], { state: 'failed', errors: [{ message: 'timeout' }] });
@@ -334,7 +336,7 @@ describe('documents', () => {
   });
 
   it('status summary: per company and kind, files in progress, in-doubt and failed with last error, last pull', async () => {
-    const { ledger } = await openWithFile(3);
+    const { ledger } = await openWithFile(open, 3);
     const ids = (await ledger.claimDue('main', 1_000, 3)).map((d) => d.id);
     await ledger.markSending(ids, 1_000);
     await ledger.recordOutcome(ids[0], { state: 'failed', errors: [{ message: 'gave up: 503' }] });
@@ -351,7 +353,7 @@ describe('documents', () => {
   });
 
   it('keeps the received cursor and received documents per company', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     expect(await ledger.getCursor('main')).toBeUndefined();
     await ledger.setCursor('main', '2026-11-01', 1);
     await ledger.setCursor('main', '2026-11-02', 2);
@@ -367,16 +369,15 @@ describe('documents', () => {
 
 describe('read-only open', () => {
   it('reads a cleanly closed ledger (no -wal/-shm left) without writing to it', async () => {
-    const dir = tempDir();
-    const l = Ledger.open(dir);
+    const l = await open();
     const { fileId } = await l.recordFile(fileInput());
     await l.insertDocuments(fileId, docs(2), 1_000);
     await l.close();
-    const ro = Ledger.open(dir, { readOnly: true });
+    const ro = await reopen(l, { readOnly: true });
     try {
       expect(ro.readOnly).toBe(true);
       expect((await ro.fileProgress(fileId)).total).toBe(2);
-      await expect(ro.setCursor('main', 'x')).rejects.toThrow(/readonly/i);
+      await expect(ro.setCursor('main', 'x')).rejects.toThrow(/read-?only/i);
     } finally {
       await ro.close();
     }
@@ -385,7 +386,7 @@ describe('read-only open', () => {
 
 describe('per-file counts', () => {
   it('always equal a count of the documents themselves, through inserts, re-reads and state changes', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const { fileId } = await ledger.recordFile(fileInput());
     await ledger.insertDocuments(fileId, docs(30, (i) => ({ problems: i % 7 === 0 ? [{ message: 'bad' }] : undefined })), 1_000);
     await ledger.insertDocuments(fileId, docs(40), 1_000); // a re-read after a crash: 10 new ones
@@ -395,8 +396,8 @@ describe('per-file counts', () => {
     await ledger.recordOutcomes(due.slice(10, 15).map((id) => ({ id, state: 'pending' as const, nextAttemptAt: 2_000 })), 1_100);
     await ledger.setInDoubt(due.slice(15), 'no answer', 1_200);
     await ledger.requeue({ ids: due.slice(15, 17), includeInDoubt: true, now: 1_300 });
-    const truth = Object.fromEntries((ledger.db.prepare('SELECT state, count(*) AS n FROM documents WHERE file_id = ? GROUP BY state')
-      .all(fileId) as { state: string; n: number }[]).map((r) => [r.state, r.n]));
+    const truth = Object.fromEntries((await ledger.sql.all<{ state: string; n: number }>(
+      'SELECT state, count(*) AS n FROM documents WHERE file_id = ? GROUP BY state', [fileId])).map((r) => [r.state, r.n]));
     const counts = Object.fromEntries(Object.entries((await ledger.fileProgress(fileId)).counts).filter(([, n]) => n > 0));
     expect(counts).toEqual(truth);
     expect((await ledger.fileProgress(fileId)).total).toBe(40);
@@ -406,7 +407,7 @@ describe('per-file counts', () => {
 
 describe('the report snapshot', () => {
   it('reads the source text only of documents the retry file may take, not of accepted or pending ones', async () => {
-    const { ledger, fileId } = await openWithFile(4);
+    const { ledger, fileId } = await openWithFile(open, 4);
     const [a, b, c] = (await ledger.claimDue('main', 1_000, 3)).map((d) => d.id);
     await ledger.markSending([a, b, c], 1_000);
     await ledger.recordOutcomes([{ id: a, state: 'accepted' }, { id: b, state: 'rejected' }, { id: c, state: 'failed' }], 1_100);
@@ -423,7 +424,7 @@ describe('the report snapshot', () => {
 
 describe('iterateFileDocuments', () => {
   it('streams in index order and leaves the connection free between pages for the writers', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const { fileId } = await ledger.recordFile(fileInput());
     await ledger.insertDocuments(fileId, docs(1_200), 1_000);
     await ledger.finishReading(fileId, 1_000);
@@ -437,4 +438,5 @@ describe('iterateFileDocuments', () => {
     expect((await ledger.fileProgress(fileId)).counts.sending).toBe(1);
     await ledger.close();
   });
+});
 });

@@ -10,14 +10,11 @@ import { Ledger, LEDGER_FILE } from '../../src/ledger/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import type { DueDocument, NewDocument } from '../../src/ledger/types.js';
 import type { DocumentKind } from '../../src/kinds/index.js';
+import { describeBackends } from './backends.js';
 import { fileInput, tempDir } from './helpers.js';
 
 function numbered(index: number, number: string): NewDocument {
   return { index, source: { lines: [index + 1] }, number, ownNumber: true, request: { n: number }, raw: `{"n":"${number}"}` };
-}
-
-function open(): Ledger {
-  return Ledger.open(tempDir());
 }
 
 /** Records a file of `kind` with the given numbers and returns its documents, due. */
@@ -32,9 +29,9 @@ async function send(ledger: Ledger, doc: DueDocument): Promise<void> {
   expect((await ledger.markSending([doc.id], 2_000)).sending).toEqual([doc.id]);
 }
 
-describe('the sticky "may have been delivered" fact', () => {
+describeBackends('the sticky "may have been delivered" fact', ({ open, reopen }) => {
   it('is set by an attempt whose answer was lost, in the same commit as its outcome, and logged as an event', async () => {
-    const ledger = open();
+    const ledger = await open();
     try {
       const [doc] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
       expect(doc.maybeDelivered).toBe(false);
@@ -43,7 +40,8 @@ describe('the sticky "may have been delivered" fact', () => {
       await ledger.recordOutcomes([{ id: doc.id, state: 'pending', nextAttemptAt: 3_000, maybeDelivered: true }], 2_500);
       expect((await ledger.getDocument(doc.id))?.maybeDelivered).toBe(true);
       expect(await ledger.numberMayHaveBeenDelivered(doc)).toBe(true);
-      const events = ledger.db.prepare(`SELECT type FROM events WHERE document_id = ? ORDER BY id`).pluck().all(doc.id);
+      const events = (await ledger.sql.all<{ type: string }>(`SELECT type FROM events WHERE document_id = ? ORDER BY id`, [doc.id]))
+        .map((e) => e.type);
       expect(events).toContain('maybe-delivered');
     } finally {
       await ledger.close();
@@ -51,7 +49,7 @@ describe('the sticky "may have been delivered" fact', () => {
   });
 
   it('is not set by attempts that cannot have reached the service, and a later answer never clears it', async () => {
-    const ledger = open();
+    const ledger = await open();
     try {
       const [doc] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
       await send(ledger, doc);
@@ -68,8 +66,7 @@ describe('the sticky "may have been delivered" fact', () => {
   });
 
   it('survives retry (requeue), resolve --issued, recovery after a crash and a reopen', async () => {
-    const dir = tempDir();
-    let ledger = Ledger.open(dir);
+    let ledger = await open();
     const [a, b] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
     await send(ledger, a);
     await ledger.recordOutcomes([{ id: a.id, state: 'failed', maybeDelivered: true }], 2_500);
@@ -84,7 +81,7 @@ describe('the sticky "may have been delivered" fact', () => {
     // a crash while b was sending: recovery resends it, flagged
     await send(ledger, b);
     await ledger.close();
-    ledger = Ledger.open(dir);
+    ledger = await reopen(ledger);
     try {
       expect((await ledger.recoverSending(5_000)).resent).toEqual([b.id]);
       expect(await ledger.getDocument(b.id)).toMatchObject({ state: 'pending', maybeDelivered: true });
@@ -95,7 +92,7 @@ describe('the sticky "may have been delivered" fact', () => {
   });
 
   it('is asked across documents with the same number: another file, and the kinds that share E1 numbering', async () => {
-    const ledger = open();
+    const ledger = await open();
     try {
       const [lost] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001']);
       await send(ledger, lost);
@@ -116,7 +113,7 @@ describe('the sticky "may have been delivered" fact', () => {
   });
 
   it('retry --in-doubt never re-queues a repeated-number doubt; resolve --not-ours makes it a clash with the operator\'s word', async () => {
-    const ledger = open();
+    const ledger = await open();
     try {
       const [doc, unnumbered] = await addFile(ledger, 'a.json', 'invoice', ['SETP/990000001', 'SETP/990000002']);
       await send(ledger, doc);
@@ -134,6 +131,9 @@ describe('the sticky "may have been delivered" fact', () => {
     }
   });
 
+});
+
+describe('the sticky "may have been delivered" fact on an older SQLite ledger', () => {
   it('migration 4 carries the fact over from an older ledger\'s last_outcome; in-doubt documents of then are no-answer', async () => {
     const dir = tempDir();
     const old = new Database(path.join(dir, LEDGER_FILE));

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CommitBatcher } from '../../src/ledger/commit-batcher.js';
-import { openLedger } from '../../src/ledger/open.js';
 import type { LedgerPort } from '../../src/ledger/port.js';
-import { docs, fileInput, tempDir } from './helpers.js';
+import { describeBackends } from './backends.js';
+import { docs, fileInput } from './helpers.js';
 
-async function withFile(n: number): Promise<{ ledger: LedgerPort; fileId: number; ids: number[] }> {
-  const ledger = await openLedger({ paths: { state: tempDir() } });
+async function withFile(open: () => Promise<LedgerPort>, n: number): Promise<{ ledger: LedgerPort; fileId: number; ids: number[] }> {
+  const ledger = await open();
   const { fileId } = await ledger.recordFile(fileInput());
   await ledger.insertDocuments(fileId, docs(n, (i) => ({ number: `N${i}`, ownNumber: true })), 1_000);
   await ledger.finishReading(fileId, 1_000);
@@ -17,9 +17,9 @@ async function withFile(n: number): Promise<{ ledger: LedgerPort; fileId: number
   return { ledger, fileId, ids };
 }
 
-describe('the ledger port: read-then-write is one method', () => {
+describeBackends('the ledger port: read-then-write is one method', ({ open }) => {
   it('finishFile does not finish a file whose document an operator re-queued after its progress was read', async () => {
-    const { ledger, fileId, ids } = await withFile(2);
+    const { ledger, fileId, ids } = await withFile(open, 2);
     await ledger.markSending(ids, 1_000);
     await ledger.recordOutcomes(ids.map((id) => ({ id, state: 'failed' as const })), 2_000);
     expect((await ledger.fileProgress(fileId)).final).toBe(true); // the report scheduler's read ...
@@ -33,7 +33,7 @@ describe('the ledger port: read-then-write is one method', () => {
   });
 
   it('a document claimed twice (the claim is a plain read) is marked sending once', async () => {
-    const { ledger, ids } = await withFile(1);
+    const { ledger, ids } = await withFile(open, 1);
     const again = (await ledger.claimDue('main', 1_000, 1)).map((d) => d.id);
     expect(again).toEqual(ids);
     const [first, second] = await Promise.all([ledger.markSending(ids, 1_000), ledger.markSending(again, 1_000)]);

@@ -1,27 +1,16 @@
 /**
- * The ledger reads of the range watch and the alerts, on a real SQLite ledger: the highest number of a
+ * The ledger reads of the range watch and the alerts, on a real SQLite and a real PostgreSQL ledger: the highest number of a
  * prefix used within a range, whatever the lengths of the numbers beside it; in-doubt and unsent counts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.js';
+import { describe, expect, test } from 'vitest';
+import type { Ledger } from '../../src/ledger/ledger.js';
+import { describeBackends } from './backends.js';
 import { RANGE_KINDS } from '../../src/ranges/range-math.js';
 import { docs, fileInput } from './helpers.js';
 
-const open: { ledger: Ledger; dir: string }[] = [];
-afterEach(async () => {
-  for (const { ledger, dir } of open.splice(0)) {
-    await ledger.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
+describeBackends('the range watch and alert reads', ({ open }) => {
 async function ledgerWith(numbers: readonly string[], invalid: readonly string[] = [], kind: 'invoice' | 'credit-note' = 'invoice'): Promise<Ledger> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-ledger-ranges-'));
-  const ledger = Ledger.open(dir);
-  open.push({ ledger, dir });
+  const ledger = await open();
   const { fileId } = await ledger.recordFile(fileInput({ kind }));
   const all = [...numbers, ...invalid];
   await ledger.insertDocuments(fileId, docs(all.length, (i) => ({ number: all[i],
@@ -64,4 +53,5 @@ describe('openCounts', () => {
     expect(await ledger.openCounts(false)).toEqual([{ company: 'main', inDoubt: 1, unsent: 0 }]);
     expect(await ledger.openCounts(true)).toEqual([{ company: 'main', inDoubt: 1, unsent: 2 }]);
   });
+});
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { DOCUMENT_SELECT } from '../../src/ledger/rows.js';
+import { describeBackends } from './backends.js';
 import { holdLedger, killHard, tempDir } from './helpers.js';
 
 let child: ChildProcess | undefined;
@@ -10,12 +11,12 @@ afterEach(async () => {
   child = undefined;
 });
 
-describe('crash recovery', () => {
+describeBackends('crash recovery', ({ place, openAt }) => {
   it('documents marked sending by a process killed with SIGKILL are found sending at the next start', async () => {
-    const dir = tempDir();
+    const dir = await place();
     child = await holdLedger(dir, 6);
     await killHard(child);
-    const ledger = Ledger.open(dir);
+    const ledger = await openAt(dir);
     try {
       const left = await ledger.sendingAtStart();
       expect(left.map((d) => d.index)).toEqual([0, 1, 2, 3, 4, 5]);
@@ -27,10 +28,10 @@ describe('crash recovery', () => {
   });
 
   it('recoverSending resends numbered documents and sets the others in-doubt, never sending them again', async () => {
-    const dir = tempDir();
+    const dir = await place();
     child = await holdLedger(dir, 4);
     await killHard(child);
-    const ledger = Ledger.open(dir);
+    const ledger = await openAt(dir);
     try {
       const now = Date.now();
       const r = await ledger.recoverSending(now);
@@ -50,6 +51,27 @@ describe('crash recovery', () => {
     } finally {
       await ledger.close();
     }
+  });
+
+  it('a node taking over one company recovers that company only', async () => {
+    const ledger = await openAt(await place());
+    const ids: Record<string, number[]> = {};
+    for (const company of ['a', 'b']) {
+      const { fileId } = await ledger.recordFile({ path: `/inbox/${company}.json`, name: `${company}.json`, size: 1, sha256: company,
+        kind: 'support-document', company, now: 1 });
+      await ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: {}, number: i === 0 ? `N${i}` : null,
+        ownNumber: i === 0, raw: '{}' })), 1);
+      await ledger.finishReading(fileId, 1);
+      ids[company] = (await ledger.claimDue(company, 1, 10)).map((d) => d.id);
+      await ledger.markSending(ids[company], 2);
+    }
+    expect((await ledger.sendingAtStart('a')).map((d) => d.id)).toEqual(ids.a);
+    expect((await ledger.openFiles('b')).map((f) => f.company)).toEqual(['b']);
+    const r = await ledger.recoverSending(3, 'a');
+    expect([...r.resent, ...r.inDoubt].sort((x, y) => x - y)).toEqual(ids.a);
+    expect((await ledger.sendingAtStart()).map((d) => d.id)).toEqual(ids.b);
+    expect(await ledger.filesToSettle('a')).toEqual([]);
+    await ledger.close();
   });
 });
 

@@ -4,12 +4,13 @@
  * dropped; new content at the path of a released file flags that file.
  */
 import { describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.js';
-import { docs, fileInput, tempDir } from './helpers.js';
+import { describeBackends } from './backends.js';
+import { docs, fileInput } from './helpers.js';
 
+describeBackends('the ledger', ({ open }) => {
 describe('release after a verified read', () => {
   it('documents stored while a file is read are not due until finishReading releases them', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const { fileId } = await ledger.recordFile(fileInput());
     await ledger.insertDocuments(fileId, docs(3), 1_000);
     expect(await ledger.claimDue('main', 10_000, 10)).toEqual([]);
@@ -21,7 +22,7 @@ describe('release after a verified read', () => {
   });
 
   it('dropIntake deletes a file still being read with its documents, and frees its report name', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ name: 'ventas.csv' }));
     await ledger.insertDocuments(a.fileId, docs(3), 1_000);
     expect(await ledger.dropIntake(a.fileId, { reason: 'changed while it was read' })).toBe(true);
@@ -37,7 +38,7 @@ describe('release after a verified read', () => {
   });
 
   it('new content at the path of a file left reading (crash, then the file changed) drops that stale read', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput());
     await ledger.insertDocuments(a.fileId, docs(2), 1_000);
     const b = await ledger.recordFile(fileInput({ sha256: 'grown', now: 5_000 }));
@@ -50,7 +51,7 @@ describe('release after a verified read', () => {
   });
 
   it('new content at the path of a released, unarchived file flags it, holds back its unsent documents and keeps its report', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', archive: true }));
     await ledger.insertDocuments(a.fileId, docs(3), 1_000);
     await ledger.finishReading(a.fileId, 1_000);
@@ -72,7 +73,7 @@ describe('release after a verified read', () => {
   });
 
   it('an archived file, or one submitted in the foreground and done, is not flagged by a later drop of the same name', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const a = await ledger.recordFile(fileInput({ archive: true }));
     await ledger.insertDocuments(a.fileId, docs(1), 1_000);
     await ledger.finishReading(a.fileId, 1_000);
@@ -82,7 +83,7 @@ describe('release after a verified read', () => {
     const s = await ledger.recordFile(fileInput({ path: '/home/op/s.json', name: 's.json', sha256: 's1', archive: false }));
     await ledger.insertDocuments(s.fileId, docs(1, () => ({ number: 'X1' })), 1_000);
     await ledger.finishReading(s.fileId, 1_000);
-    ledger.db.prepare(`UPDATE documents SET state = 'accepted' WHERE file_id = ?`).run(s.fileId);
+    await ledger.sql.run(`UPDATE documents SET state = 'accepted' WHERE file_id = ?`, [s.fileId]);
     await ledger.finishFile(s.fileId, 3_000);
     expect((await ledger.recordFile(fileInput({ path: '/home/op/s.json', name: 's.json', sha256: 's2', archive: false })))
       .changedAfterSend).toBeUndefined();
@@ -92,7 +93,7 @@ describe('release after a verified read', () => {
 
 describe('the new content of a file that changed after sending began', () => {
   it('a document accepted from the first content, with or without its own number, is duplicate there and not sent; new ones are', async () => {
-    const ledger = Ledger.open(tempDir());
+    const ledger = await open();
     const at = { name: 'compras.json', path: '/inbox/support-document/compras.json', archive: true };
     // the service numbered document 0 (no own number), document 1 has its own
     const first = (i: number) => (i === 0 ? { number: undefined, ownNumber: false } : {});
@@ -112,4 +113,5 @@ describe('the new content of a file that changed after sending began', () => {
     expect((await ledger.claimDue('main', 3_000, 10)).map((d) => d.index)).toEqual([2]);
     await ledger.close();
   });
+});
 });

@@ -212,6 +212,51 @@ describe.each(BACKENDS)('the SQL port on $dialect', ({ dialect, skip, open }) =>
       { name: 'e1', n: null, data: null }, { name: 'e2', n: null, data: null },
     ]);
   });
+
+  it.skipIf(skip)('a read view keeps one snapshot while writers commit, and streams more rows than it ever holds', async () => {
+    await db.run(`INSERT INTO items(name, n) SELECT 'v' || CAST(x AS TEXT), x FROM (${dialect === 'sqlite'
+      ? 'WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1234) SELECT x FROM s'
+      : 'SELECT generate_series(1, 1234) AS x'}) AS g`);
+    const view = await db.readView();
+    try {
+      expect(view.dialect).toBe(dialect);
+      let seen = 0;
+      let sum = 0;
+      for await (const row of view.iterate<{ n: number }>('SELECT n FROM items WHERE n > ? ORDER BY n', [0])) {
+        seen++;
+        sum += row.n;
+        // a writer commits in the middle of the stream: the view does not see it, and it is not blocked
+        if (seen === 600) await db.run(`INSERT INTO items(name, n) VALUES ('late', 99999)`);
+        if (seen === 700) await db.run('DELETE FROM items WHERE n <= 10');
+      }
+      expect([seen, sum]).toEqual([1234, (1234 * 1235) / 2]);
+      expect(await view.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1234 });
+      // leaving an iteration early frees it for the next one
+      for await (const row of view.iterate<{ n: number }>('SELECT n FROM items ORDER BY n')) {
+        expect(row.n).toBe(1);
+        break;
+      }
+      expect((await view.all('SELECT n FROM items WHERE n <= 2 ORDER BY n'))).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
+      await view.close();
+      await view.close();
+    }
+    expect(await db.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1225 });
+    await expect(view.get('SELECT 1')).rejects.toThrow();
+  });
+
+  it.skipIf(skip)('read() sees one state across its reads and refuses writes; inside a transaction it runs on it', async () => {
+    await db.run(`INSERT INTO items(name, n) VALUES ('r1', 1)`);
+    const counts = await db.read(async (tx) => {
+      const first = (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c;
+      await tick(20);
+      return [first, (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c];
+    });
+    expect(counts).toEqual([1, 1]);
+    if (dialect === 'postgres') await expect(db.read((tx) => tx.run(`INSERT INTO items(name) VALUES ('no')`))).rejects.toThrow(/read-only/);
+    expect(await db.transaction((tx) => tx.read(async (r) => (await r.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c))).toBe(1);
+    await expect(db.transaction((tx) => tx.readView())).rejects.toThrow(/inside a transaction/);
+  });
 });
 
 describe.each(BACKENDS)('closing the SQL port on $dialect', ({ dialect, skip, open }) => {

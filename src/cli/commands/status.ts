@@ -6,6 +6,7 @@ import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledg
 import type { Command } from '../command.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { clusterLines, readClusterStatus } from '../cluster-table.js';
 import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../parse.js';
 import { counted, renderTable } from '../table.js';
@@ -50,8 +51,9 @@ export const statusCommand: Command = {
       summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], clashes: [], lastPulls: [] };
     }
     const ranges = storedRanges(config.paths.state, colombiaToday()) ?? null;
+    const cluster = await readClusterStatus(config); // PostgreSQL ledger: the nodes and their leases
     if (args.flag('json')) {
-      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary, ranges }, null, 2));
+      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary, ranges, ...(cluster ? { cluster } : {}) }, null, 2));
       return EXIT_OK;
     }
     const held = !holder ? 'no daemon running'
@@ -89,6 +91,10 @@ export const statusCommand: Command = {
     }
     io.out('');
     for (const line of rangeLines(ranges ?? undefined)) io.out(line);
+    if (cluster !== undefined) {
+      io.out('');
+      for (const line of clusterLines(cluster)) io.out(line);
+    }
     return EXIT_OK;
   },
 };

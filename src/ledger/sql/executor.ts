@@ -47,7 +47,32 @@ export interface SqlExecutor {
    * savepoint: the inner part rolls back alone.
    */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one read-only transaction: every read in it sees the same committed state (SQLite: a
+   * deferred transaction, which takes no write lock; PostgreSQL: REPEATABLE READ READ ONLY). Inside a
+   * transaction it simply runs `fn` on that transaction.
+   */
+  read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * A consistent read-only view on a connection of its own, held until closed: for reads that stream
+   * (a report of 200,000 documents) while writers commit. Not inside a transaction.
+   */
+  readView(): Promise<SqlReadView>;
   /** Closes the connection(s) after the statements in flight. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * A read-only view (SqlExecutor.readView): one read transaction on its own connection. `iterate` streams
+ * rows (SQLite: a statement stepped row by row; PostgreSQL: a cursor fetched in pages), so memory stays
+ * bounded however many rows the query has. While an iteration is open, run nothing else on the view.
+ */
+export interface SqlReadView {
+  readonly dialect: SqlDialect;
+  all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]>;
+  get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  iterate<T = Record<string, unknown>>(sql: string, params?: SqlParams): AsyncIterable<T>;
+  /** Ends the read transaction and frees the connection. Idempotent. */
   close(): Promise<void>;
 }
 

@@ -193,6 +193,15 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE document_bodies DROP CONSTRAINT document_bodies_request_is_raw_check;
   ALTER TABLE document_bodies ADD CONSTRAINT document_bodies_request_is_raw_check CHECK (request_is_raw IN (0, 1, 2));
   `,
+  // 5: text that the ledger compares or orders by (a key's number range, a name's prefix, the received
+  // list's cursor, the kv prefixes) compares byte by byte, as SQLite's BINARY does, whatever the database's
+  // locale: under en_US a ' ' or '/' is ignored at the first level, and the ranges watch would misread keys.
+  `
+  ALTER TABLE documents ALTER COLUMN key TYPE TEXT COLLATE "C";
+  ALTER TABLE files ALTER COLUMN name TYPE TEXT COLLATE "C";
+  ALTER TABLE received ALTER COLUMN document_id TYPE TEXT COLLATE "C";
+  ALTER TABLE kv ALTER COLUMN key TYPE TEXT COLLATE "C";
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

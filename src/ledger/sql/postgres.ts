@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { checkParams, sqlHead } from './executor.js';
-import type { RunResult, SqlExecutor, SqlParams } from './executor.js';
+import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { resolvePgConnection } from './pg-connection.js';
 import type { PgConnection } from './pg-connection.js';
 import { classifyPgError } from './pg-errors.js';
@@ -15,6 +15,10 @@ import type { Rewritten } from './placeholders.js';
 import { inTransactionScope, refuseInsideOwnTransaction } from './tx-scope.js';
 
 const INT8_OID = 20;
+/** One snapshot for every statement of the transaction, and no writes. */
+const READ_VIEW_BEGIN = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+/** Rows a read view's cursor fetches per round trip. */
+const CURSOR_PAGE = 500;
 const REWRITE_CACHE = 2_000;
 
 export interface PostgresOptions {
@@ -28,6 +32,8 @@ export interface PostgresOptions {
   env?: NodeJS.ProcessEnv;
   /** An idle pooled connection failed (the server went away between statements); the pool drops it. */
   onIdleError?: (err: unknown) => void;
+  /** Every transaction of every connection read-only (`edoc-bridge status`): a write is refused by the server. @defaultValue false */
+  readOnly?: boolean;
 }
 
 /** int8 as a JS number: exact up to 2^53, an error beyond (never a silently rounded id). */
@@ -87,6 +93,7 @@ export class PostgresExecutor implements SqlExecutor {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: options.applicationName ?? 'edoc-bridge',
+      ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
       types,
       Client: LedgerClient as unknown as new () => pg.ClientBase,
     });
@@ -115,16 +122,36 @@ export class PostgresExecutor implements SqlExecutor {
     });
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // READ COMMITTED: the ledger's writes re-check their condition in the statement that changes a row
+    // (`WHERE state = 'sending'`), which READ COMMITTED re-evaluates on the newest row version.
+    return this.inTransaction('BEGIN', fn);
+  }
+
+  read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.inTransaction(READ_VIEW_BEGIN, fn);
+  }
+
+  async readView(): Promise<SqlReadView> {
+    refuseInsideOwnTransaction(this);
+    this.checkOpen();
+    const client = await this.connect();
+    try {
+      await this.send(client, READ_VIEW_BEGIN, undefined, 'query');
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    return new PostgresReadView(this, client);
+  }
+
+  private async inTransaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     const client = await this.connect();
     let broken = false;
     try {
-      // READ COMMITTED for now. The cluster's verdict commits (issue 13) will check the company's lease
-      // epoch in the same transaction; where two nodes can race on one row, this is where BEGIN ISOLATION
-      // LEVEL SERIALIZABLE and a retry on 40001 (serialization_failure) / 40P01 (deadlock) will go.
-      await this.send(client, 'BEGIN', undefined, 'query');
+      await this.send(client, begin, undefined, 'query');
       const tx = new PostgresTransaction(this, client);
       try {
         const result = await inTransactionScope(this, () => fn(tx));
@@ -254,12 +281,69 @@ class PostgresTransaction implements SqlExecutor {
     }
   }
 
+  async read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
+
+  async readView(): Promise<SqlReadView> {
+    throw new Error('readView() inside a transaction: open it on the executor');
+  }
+
   async close(): Promise<void> {
     throw new Error('close() on a transaction: close the executor it came from');
   }
 
   private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
     if (this.finished) return Promise.reject(new Error('a statement on a transaction that has already ended (a call not awaited inside it?)'));
+    return this.root.send(this.client, sql, params, 'query');
+  }
+}
+
+/** A read view: a REPEATABLE READ READ ONLY transaction on a connection of its own; `iterate` through a cursor. */
+class PostgresReadView implements SqlReadView {
+  readonly dialect = 'postgres' as const;
+  private closing: Promise<void> | undefined;
+  private cursors = 0;
+
+  constructor(private readonly root: PostgresExecutor, private readonly client: pg.PoolClient) {}
+
+  async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    return (await this.send(sql, params)).rows as T[];
+  }
+
+  async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    return (await this.send(sql, params)).rows[0] as T | undefined;
+  }
+
+  async *iterate<T>(sql: string, params: SqlParams = []): AsyncGenerator<T> {
+    const name = `edoc_view_${++this.cursors}`;
+    await this.send(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
+    try {
+      for (;;) {
+        const rows = (await this.send(`FETCH ${CURSOR_PAGE} FROM ${name}`, undefined)).rows as T[];
+        for (const row of rows) yield row;
+        if (rows.length < CURSOR_PAGE) return;
+      }
+    } finally {
+      if (this.closing === undefined) await this.send(`CLOSE ${name}`, undefined).catch(() => undefined);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      let broken = false;
+      try {
+        await this.client.query('COMMIT');
+      } catch {
+        broken = true;
+      }
+      this.client.release(broken);
+    })();
+    return this.closing;
+  }
+
+  private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
+    if (this.closing !== undefined) return Promise.reject(new Error('a statement on a read view that is closed'));
     return this.root.send(this.client, sql, params, 'query');
   }
 }

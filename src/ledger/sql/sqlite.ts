@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { checkParams } from './executor.js';
-import type { RunResult, SqlExecutor, SqlParams } from './executor.js';
+import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
 /** Prepared statements kept per connection; beyond this the oldest is dropped (generated SQL must not grow it forever). */
@@ -36,7 +36,7 @@ export function openSqliteExecutor(file: string, options: SqliteOpenOptions = {}
     db.close();
     throw err;
   }
-  return new SqliteExecutor(db, { ownsConnection: true });
+  return new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: options.busyTimeoutMs });
 }
 
 export class SqliteExecutor implements SqlExecutor {
@@ -46,7 +46,7 @@ export class SqliteExecutor implements SqlExecutor {
   private closing: Promise<void> | undefined;
 
   /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
-  constructor(readonly db: Database.Database, private readonly options: { ownsConnection?: boolean } = {}) {}
+  constructor(readonly db: Database.Database, private readonly options: { ownsConnection?: boolean; busyTimeoutMs?: number } = {}) {}
 
   all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
     return this.outside(() => this.allNow<T>(sql, params));
@@ -64,13 +64,29 @@ export class SqliteExecutor implements SqlExecutor {
     return this.outside(() => void this.db.exec(sql));
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // IMMEDIATE: the write lock is taken now, so a commit never fails on another process's lock halfway
+    return this.inTransaction('BEGIN IMMEDIATE', fn);
+  }
+
+  read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // deferred: a read transaction takes no write lock (and works on a read-only connection)
+    return this.inTransaction('BEGIN', fn);
+  }
+
+  async readView(): Promise<SqlReadView> {
+    refuseInsideOwnTransaction(this);
+    this.checkOpen();
+    if (this.db.memory) throw new Error('a read view needs a ledger file (an in-memory database has no second connection)');
+    return new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
+  }
+
+  private async inTransaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     await this.mutex.lock();
     try {
-      // IMMEDIATE: the write lock is taken now, so a commit never fails on another process's lock halfway
-      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec(begin);
       const tx = new SqliteTransaction(this);
       try {
         const result = await inTransactionScope(this, () => fn(tx));
@@ -204,11 +220,66 @@ class SqliteTransaction implements SqlExecutor {
     }
   }
 
+  async read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    this.check();
+    return fn(this);
+  }
+
+  async readView(): Promise<SqlReadView> {
+    throw new Error('readView() inside a transaction: open it on the executor');
+  }
+
   async close(): Promise<void> {
     throw new Error('close() on a transaction: close the executor it came from');
   }
 
   private check(): void {
     if (this.finished) throw new Error('a statement on a transaction that has already ended (a call not awaited inside it?)');
+  }
+}
+
+/**
+ * A read view on a private read-only connection (WAL lets it read while the writer commits): one
+ * deferred transaction whose snapshot is taken at its first read, here at once.
+ */
+class SqliteReadView implements SqlReadView {
+  readonly dialect = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private closed = false;
+
+  constructor(file: string, timeout: number) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true, timeout });
+    try {
+      this.db.exec('BEGIN');
+      this.db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    checkParams(sql, params);
+    return this.db.prepare(sql).all(...params) as T[];
+  }
+
+  async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    checkParams(sql, params);
+    return this.db.prepare(sql).get(...params) as T | undefined;
+  }
+
+  async *iterate<T>(sql: string, params: SqlParams = []): AsyncGenerator<T> {
+    checkParams(sql, params);
+    for (const row of this.db.prepare(sql).iterate(...params)) yield row as T;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    } finally {
+      this.db.close();
+    }
   }
 }

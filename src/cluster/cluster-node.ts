@@ -1,0 +1,79 @@
+/**
+ * This process as a node of a cluster: its own small connection pool to the ledger's database (so a
+ * heartbeat never waits behind the ledger's busy connections), the lease keeper, and the fence the ledger
+ * checks in its write transactions. Opened by the wiring (daemon/pipeline.ts) when `ledger.url` is set.
+ */
+import { readFileSync } from 'node:fs';
+import type { SqlExecutor } from '../ledger/sql/executor.js';
+import { openPostgresExecutor } from '../ledger/sql/postgres.js';
+import type { AppLogger } from '../log/logger.js';
+import { ClusterFence } from './fence.js';
+import { LeaseKeeper, type LeaseEvents } from './lease-keeper.js';
+import { listLeases, type LeaseRow } from './lease-store.js';
+import { listNodes, nodeIdentity, type NodeRow } from './membership.js';
+
+export interface ClusterNodeOptions {
+  /** The ledger's URL (the cluster's tables live in the ledger's database). */
+  url: string;
+  /** cluster.node; host name and pid when absent. */
+  node?: string | undefined;
+  leaseMs: number;
+  companies(): readonly string[];
+  logger: AppLogger;
+  events: LeaseEvents;
+}
+
+/** `edoc-bridge NODE`: what pg_stat_activity shows for every connection of a node (ledger and cluster). */
+export function applicationName(node: string): string {
+  return `edoc-bridge ${node}`.slice(0, 63);
+}
+
+export class ClusterNode {
+  readonly keeper: LeaseKeeper;
+  readonly fence: ClusterFence;
+  private readonly db: SqlExecutor;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: ClusterNodeOptions) {
+    const me = nodeIdentity(options.node, programVersion());
+    this.db = openPostgresExecutor(options.url, { maxConnections: 2, applicationName: applicationName(me.name),
+      connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)),
+      onIdleError: (err) => options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended') });
+    this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
+      logger: options.logger, events: options.events });
+    this.fence = new ClusterFence(this.keeper);
+  }
+
+  get name(): string {
+    return this.keeper.node;
+  }
+
+  start(): Promise<void> {
+    return this.keeper.start();
+  }
+
+  /** Releases every lease (after the pipeline drained), marks the node stopped, closes its connections. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.keeper.close().finally(() => this.db.close());
+    return this.closing;
+  }
+}
+
+/** What `status` shows of the cluster: every node and every lease. */
+export interface ClusterStatus {
+  nodes: NodeRow[];
+  leases: LeaseRow[];
+}
+
+export async function clusterStatus(db: SqlExecutor, leaseMs: number): Promise<ClusterStatus> {
+  return { nodes: await listNodes(db, leaseMs), leases: await listLeases(db) };
+}
+
+function programVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

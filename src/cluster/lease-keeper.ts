@@ -1,0 +1,257 @@
+/**
+ * This node's side of the cluster: its row in `nodes`, the leases of the companies it owns, and the
+ * heartbeat that keeps both alive. Every `heartbeatMs` (leaseMs / 3) one beat, never two at once:
+ *
+ *  1. heartbeat, and count the live nodes;
+ *  2. renew every held lease; one that is no longer ours (owner or epoch changed) is dropped at once;
+ *  3. fair spread: aim at ceil(companies / live nodes); above it, hand the extras back (gracefully: the
+ *     company's parts stop and drain first, then the lease is released for the newcomer); below it,
+ *     claim free or expired leases.
+ *
+ * Self-fencing: a node that cannot renew (database unreachable, process frozen) starts no new request for
+ * its companies once its last successful renewal — measured by its own monotonic clock from when that
+ * renewal was SENT, so never later than the database's view — is older than `safeShare` of leaseMs.
+ * Independently, the database refuses its commits after expiry (fence.ts), and a take-over waits for
+ * expiry by the database's clock: by then the old owner has stopped starting requests for a while.
+ *
+ * What a gained or lost company means for the pipeline (recovery, its sender, its inbox) is the
+ * `events` callbacks' business; they run one after the other per company, outside the beat, so a slow
+ * recovery never delays a renewal.
+ */
+import { performance } from 'node:perf_hooks';
+import type { SqlExecutor } from '../ledger/sql/executor.js';
+import type { AppLogger } from '../log/logger.js';
+import type { LeaseView } from './fence.js';
+import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type HeldLease } from './lease-store.js';
+import { heartbeat, markStopped, registerNode, type NodeIdentity } from './membership.js';
+
+/** Why a company stops here: lost (taken or fenced: stop at once), handed back to another node, or this node stops. */
+export type LeaseEnd = 'lost' | 'handback' | 'stop';
+
+export interface LeaseEvents {
+  /** The company is this node's now, at `epoch`: recover it, start its sender, rescan its inbox. */
+  gained(company: string, epoch: number): Promise<void>;
+  /** Stop the company's parts; for 'handback' wait until its in-flight verdicts are committed (the lease is released after). */
+  ended(company: string, why: LeaseEnd): Promise<void>;
+}
+
+export interface LeaseKeeperOptions {
+  db: SqlExecutor;
+  me: NodeIdentity;
+  leaseMs: number;
+  /** The configured companies (read at every beat: a reload may change them). */
+  companies(): readonly string[];
+  logger: AppLogger;
+  events: LeaseEvents;
+  /** @defaultValue leaseMs / 3 */
+  heartbeatMs?: number;
+  /** Share of leaseMs since the last renewal after which no new request starts. @defaultValue 0.75 */
+  safeShare?: number;
+  /** Monotonic milliseconds (tests). @defaultValue performance.now */
+  monotonic?(): number;
+}
+
+interface Held {
+  epoch: number;
+  /** Being handed back (drains, then released): renewed, but no new request starts. */
+  leaving: boolean;
+}
+
+export class LeaseKeeper implements LeaseView {
+  readonly node: string;
+  private readonly held = new Map<string, Held>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly mono: () => number;
+  private readonly heartbeatMs: number;
+  private readonly safeMs: number;
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private claiming = true;
+  private reclaimOwn = false;
+  private ensured = '';
+  private unreachableSince: number | undefined;
+  private fencedLogged = false;
+  private closing: Promise<void> | undefined;
+  /** Live nodes at the last beat (status, tests). */
+  liveNodes = 1;
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.node = options.me.name;
+    this.mono = options.monotonic ?? (() => performance.now());
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
+    this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
+  }
+
+  /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
+  async start(): Promise<void> {
+    const before = await registerNode(this.options.db, this.options.me, this.options.leaseMs);
+    // a restart after a crash takes its own leases back at once; one whose last run may still be alive waits for expiry
+    this.reclaimOwn = before === 'dead';
+    if (before === 'maybe-alive') {
+      this.options.logger.warn({ node: this.node },
+        'a node of this name may still be running: its companies are taken only when their leases expire (give each node its own cluster.node)');
+    }
+    this.options.logger.info({ node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs }, 'cluster: node joined');
+    await this.beat();
+    this.schedule();
+  }
+
+  /** The epoch this node holds the company at (the fence asks; leaving companies too, so their drain commits). */
+  epochOf(company: string): number | undefined {
+    return this.held.get(company)?.epoch;
+  }
+
+  /** Whether a new request may start for the company now: held, not leaving, and renewed recently enough. */
+  mayStart(company: string): boolean {
+    const held = this.held.get(company);
+    if (held === undefined || held.leaving) return false;
+    const fresh = this.mono() - this.renewedAt < this.safeMs;
+    if (!fresh && !this.fencedLogged) {
+      this.fencedLogged = true;
+      this.options.logger.warn({ node: this.node, sinceRenewalMs: Math.round(this.mono() - this.renewedAt), leaseMs: this.options.leaseMs },
+        'cluster: the leases could not be renewed in time: no new request starts until they are');
+    }
+    return fresh;
+  }
+
+  /** The companies held now, sorted. */
+  owned(): string[] {
+    return [...this.held.keys()].sort();
+  }
+
+  /** A commit of the company was fenced (its lease is gone): drop it at once, without waiting for the next beat. */
+  fenced(company: string): void {
+    if (!this.held.has(company)) return;
+    this.drop(company, 'lost', 'a commit was refused by the lease fence');
+  }
+
+  /** No more claims (the pipeline is stopping); held leases are still renewed until close(). */
+  quiesce(): void {
+    this.claiming = false;
+  }
+
+  /** Stops beating, waits for the company callbacks, releases every lease at once and marks the node stopped. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.claiming = false;
+    clearTimeout(this.timer);
+    await this.beating;
+    await Promise.all([...this.chains.values()]);
+    const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
+    this.held.clear();
+    try {
+      // released at once: another node takes them at its next beat instead of after leaseMs
+      await releaseLeases(this.options.db, this.node, held);
+      await markStopped(this.options.db, this.node);
+      this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
+    } catch (err) {
+      this.options.logger.warn({ err, node: this.node }, 'cluster: could not release the leases at stop: other nodes take them when they expire');
+    }
+  }
+
+  private schedule(): void {
+    if (this.closing !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.beating = this.beat().finally(() => this.schedule());
+    }, this.heartbeatMs);
+  }
+
+  /** One beat (see the file comment). Never throws: a database that does not answer is retried at the next beat. */
+  async beat(): Promise<void> {
+    const { db, leaseMs } = this.options;
+    const sentAt = this.mono();
+    try {
+      let live = await heartbeat(db, this.node, leaseMs);
+      if (live === undefined) {
+        await registerNode(db, this.options.me, leaseMs);
+        live = 1;
+      }
+      this.liveNodes = live;
+      const companies = this.options.companies();
+      const key = JSON.stringify(companies);
+      if (key !== this.ensured) {
+        await ensureLeaseRows(db, companies);
+        this.ensured = key;
+      }
+      const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
+      const renewed = new Set(await renewLeases(db, this.node, held, leaseMs));
+      this.renewedAt = sentAt;
+      this.fencedLogged = false;
+      if (this.unreachableSince !== undefined) {
+        this.options.logger.info({ node: this.node, afterMs: Math.round(this.mono() - this.unreachableSince) }, 'cluster: the database answers again');
+        this.unreachableSince = undefined;
+      }
+      for (const h of held) if (!renewed.has(h.company)) this.drop(h.company, 'lost', 'another node holds its lease now');
+      this.spread(companies, live);
+      if (this.claiming) await this.claim(companies, live);
+    } catch (err) {
+      if (this.unreachableSince === undefined) {
+        this.unreachableSince = sentAt;
+        this.options.logger.warn({ err, node: this.node }, 'cluster: heartbeat failed; retried at the next beat');
+      }
+    }
+  }
+
+  /** Above the fair share: hand extras back, gracefully, the last companies by name first. */
+  private spread(companies: readonly string[], live: number): void {
+    const configured = new Set(companies);
+    for (const [company, h] of this.held) if (!configured.has(company) && !h.leaving) this.handBack(company, h);
+    if (live <= 1 || !this.claiming) return;
+    const target = Math.ceil(companies.length / live);
+    const staying = [...this.held].filter(([, h]) => !h.leaving).map(([company]) => company).sort();
+    for (const company of staying.slice(target)) this.handBack(company, this.held.get(company) as Held);
+  }
+
+  private handBack(company: string, held: Held): void {
+    held.leaving = true;
+    this.options.logger.info({ node: this.node, company, epoch: held.epoch }, 'cluster: handing the company over (fair share)');
+    this.chain(company, async () => {
+      await this.options.events.ended(company, 'handback');
+      if (this.held.get(company) !== held) return; // lost meanwhile
+      this.held.delete(company);
+      await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }]).catch((err: unknown) => {
+        this.options.logger.warn({ err, node: this.node, company }, 'cluster: could not release a lease: it is taken when it expires');
+      });
+    });
+  }
+
+  private async claim(companies: readonly string[], live: number): Promise<void> {
+    const target = Math.ceil(companies.length / Math.max(1, live));
+    const room = target - this.held.size;
+    if (room <= 0) return;
+    const mine = new Set(this.held.keys());
+    const claimed: HeldLease[] = await claimLeases(this.options.db, this.node, companies.filter((c) => !mine.has(c)), room,
+      this.options.leaseMs, this.reclaimOwn);
+    this.reclaimOwn = false;
+    for (const { company, epoch } of claimed) {
+      this.held.set(company, { epoch, leaving: false });
+      this.options.logger.info({ node: this.node, company, epoch }, 'cluster: company taken');
+      this.chain(company, () => this.options.events.gained(company, epoch));
+    }
+  }
+
+  private drop(company: string, why: LeaseEnd, reason: string): void {
+    const held = this.held.get(company);
+    if (held === undefined) return;
+    this.held.delete(company);
+    this.options.logger.warn({ node: this.node, company, epoch: held.epoch, reason }, 'cluster: company lost');
+    this.chain(company, () => this.options.events.ended(company, why));
+  }
+
+  /** Runs the company's callbacks one after the other; a failing one is logged and does not stop the next. */
+  private chain(company: string, step: () => Promise<void>): void {
+    const before = this.chains.get(company) ?? Promise.resolve();
+    const next = before.then(step).catch((err: unknown) => {
+      this.options.logger.error({ err, node: this.node, company }, 'cluster: a company\'s start or stop failed');
+    });
+    this.chains.set(company, next);
+    void next.finally(() => {
+      if (this.chains.get(company) === next) this.chains.delete(company);
+    });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The SQL of the company leases (table company_leases, pg-migrations.ts step 2), one function per
+ * statement, nothing kept in memory: the lease keeper (lease-keeper.ts) decides, this file only asks the
+ * database. Every time is the database's clock (now()), never this node's, so nodes whose clocks disagree
+ * still agree on when a lease ends. PostgreSQL only: a cluster has no SQLite form.
+ *
+ * The epoch rule: a company's `epoch` goes up by one every time it changes hands (claim), never on a
+ * renewal or a release. A node keeps the epoch it claimed at; renewals and the fence (fence.ts) match on
+ * owner AND epoch, so a node that lost the company — even to a later run of itself under the same name —
+ * can neither renew nor commit for it again.
+ */
+import type { SqlExecutor } from '../ledger/sql/executor.js';
+
+/** A lease this node holds: the company and the epoch it was claimed at. */
+export interface HeldLease {
+  company: string;
+  epoch: number;
+}
+
+/** A row of company_leases as `status` shows it. */
+export interface LeaseRow {
+  company: string;
+  owner: string | null;
+  epoch: number;
+  acquiredAt: Date | null;
+  expiresAt: Date;
+  /** Whether expires_at is still in the future by the database's clock. */
+  live: boolean;
+  /** Milliseconds until it expires (negative: expired), by the database's clock. */
+  expiresInMs: number;
+}
+
+const ms = '?::double precision * interval \'1 millisecond\'';
+
+/** One row per configured company, made once by whichever node comes first (every node has the same list). */
+export async function ensureLeaseRows(db: SqlExecutor, companies: readonly string[]): Promise<void> {
+  if (companies.length === 0) return;
+  await db.run('INSERT INTO company_leases(company) SELECT unnest(?::text[]) ON CONFLICT (company) DO NOTHING', [companies]);
+}
+
+/**
+ * Takes up to `max` of `companies` that are free (never taken, released) or expired, plus those `mine`
+ * lets this node take back at once (a lease of its own name left by a run of it that is known dead).
+ * SKIP LOCKED: two nodes claiming at once get different rows, and a row a verdict commit holds FOR SHARE
+ * (the fence) is skipped: a take-over never overtakes a verdict in flight. Each taken row's epoch goes up.
+ */
+export async function claimLeases(db: SqlExecutor, node: string, companies: readonly string[], max: number, leaseMs: number,
+  reclaimOwn = false): Promise<HeldLease[]> {
+  if (max <= 0 || companies.length === 0) return [];
+  return db.all<HeldLease>(`
+    WITH free AS (
+      SELECT company FROM company_leases
+      WHERE company = ANY(?::text[]) AND (owner IS NULL OR expires_at <= now() OR (? = 1 AND owner = ?))
+      ORDER BY company
+      LIMIT ?
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE company_leases AS l
+    SET owner = ?, epoch = l.epoch + 1, acquired_at = now(), expires_at = now() + ${ms}
+    FROM free WHERE l.company = free.company
+    RETURNING l.company, l.epoch`, [companies, reclaimOwn ? 1 : 0, node, max, node, leaseMs]);
+}
+
+/**
+ * Extends the leases this node holds by `leaseMs` from now. Returns the companies renewed; a held lease
+ * missing from the answer is no longer ours (another node took it: owner or epoch changed). A lease that
+ * expired but that nobody took is renewed: with its owner and epoch unchanged nobody else has committed
+ * for the company meanwhile (a claim raises the epoch), and the fence refused our own commits while it
+ * was expired.
+ */
+export async function renewLeases(db: SqlExecutor, node: string, held: readonly HeldLease[], leaseMs: number): Promise<string[]> {
+  if (held.length === 0) return [];
+  const rows = await db.all<{ company: string }>(`
+    UPDATE company_leases AS l SET expires_at = now() + ${ms}
+    FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
+    WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
+    RETURNING l.company`, [leaseMs, held.map((h) => h.company), held.map((h) => h.epoch), node]);
+  return rows.map((r) => r.company);
+}
+
+/** Hands leases back at once (a graceful stop, a rebalance): free now, for any node's next claim. Only while still ours. */
+export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[]): Promise<string[]> {
+  if (held.length === 0) return [];
+  const rows = await db.all<{ company: string }>(`
+    UPDATE company_leases AS l SET owner = NULL, expires_at = now()
+    FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
+    WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
+    RETURNING l.company`, [held.map((h) => h.company), held.map((h) => h.epoch), node]);
+  return rows.map((r) => r.company);
+}
+
+/** Every lease row, by company (status). */
+export async function listLeases(db: SqlExecutor): Promise<LeaseRow[]> {
+  const rows = await db.all<{ company: string; owner: string | null; epoch: number; acquired_at: Date | null; expires_at: Date; live: boolean;
+    in_ms: number; }>(`SELECT company, owner, epoch, acquired_at, expires_at, expires_at > now() AS live,
+      (extract(epoch FROM expires_at - now()) * 1000)::bigint AS in_ms FROM company_leases ORDER BY company`);
+  return rows.map((r) => ({ company: r.company, owner: r.owner, epoch: r.epoch, acquiredAt: r.acquired_at, expiresAt: r.expires_at,
+    live: r.live, expiresInMs: r.in_ms }));
+}
