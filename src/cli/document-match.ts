@@ -7,16 +7,17 @@
 import { isEdocError } from '../errors.js';
 import type { ParsedArgs } from './command.js';
 import { usageError } from './command.js';
-import { openLedger } from '../ledger/open.js';
+import { openLedger, type LedgerLocation } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
 
 /**
  * The ledger for a command's short shared writes, never its lock (a daemon or a submit may hold it
- * right now, or start meanwhile); undefined when the state folder has no ledger yet.
+ * right now, or start meanwhile); undefined when there is no ledger yet (the state folder's, or the
+ * PostgreSQL database at ledger.url never migrated).
  */
-export async function openShared(stateDir: string): Promise<LedgerPort | undefined> {
+export async function openShared(config: LedgerLocation, env?: NodeJS.ProcessEnv): Promise<LedgerPort | undefined> {
   try {
-    return await openLedger({ paths: { state: stateDir } }, { shared: true });
+    return await openLedger(config, { shared: true, env });
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
     return undefined;

@@ -68,13 +68,15 @@ async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undef
   }
 }
 
-/** Commands that work with ledger.url set: they use no ledger, or (ledger) the PostgreSQL one. */
-const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator']);
-
 /**
- * ledger.url names a PostgreSQL ledger, and only `ledger migrate` uses it so far (issue 13): every other
- * command would quietly keep its documents in the SQLite state folder instead, so it refuses to start.
+ * Commands that work with ledger.url set: they use no ledger, or the PostgreSQL one (openLedger). Every
+ * command is in it now; the check stays so that a command added later must say it runs on PostgreSQL
+ * before it may quietly keep documents in the SQLite state folder while the configuration names a database.
  */
+const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator', 'commission', 'run', 'submit', 'status', 'retry', 'resolve',
+  'resend', 'received', 'ranges', 'show']);
+
+/** A command not (yet) on the PostgreSQL ledger refuses to start while ledger.url is set (issue 13). */
 function refuseUnwiredLedger(command: Command, config: Readonly<Config>): void {
   if (config.ledger.url === undefined || POSTGRES_READY.has(command.name)) return;
   throw new EdocError('EDOC_CONFIG_INVALID',

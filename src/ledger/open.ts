@@ -47,11 +47,13 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
     const notes: string[] = [];
     if (options.readOnly || options.shared) {
       const version = await postgresSchemaVersion(sql);
+      if (version === 0) {
+        throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in the PostgreSQL database ${sql.display} yet `
+          + '(start the daemon once, or run edoc-bridge ledger migrate).', { database: sql.display });
+      }
       if (version !== PG_SCHEMA_VERSION) {
-        throw new EdocError('EDOC_LEDGER_MIGRATION', version === 0
-          ? `There is no ledger in the PostgreSQL database ${sql.display} yet; start the daemon once or run edoc-bridge ledger migrate.`
-          : `The PostgreSQL ledger has schema version ${version}; this program reads version ${PG_SCHEMA_VERSION}. `
-            + 'Run edoc-bridge ledger migrate (or start the daemon once).', { version, to: PG_SCHEMA_VERSION });
+        throw new EdocError('EDOC_LEDGER_MIGRATION', `The PostgreSQL ledger has schema version ${version}; this program reads version `
+          + `${PG_SCHEMA_VERSION}. Run edoc-bridge ledger migrate (or start the daemon once).`, { version, to: PG_SCHEMA_VERSION });
       }
     } else {
       const m = await migratePostgres(sql, program);

@@ -97,6 +97,8 @@ export interface ProjectOptions {
   alerts?: Record<string, unknown>;
   /** `received` keys over the default `{ enabled: false }`. */
   received?: Record<string, unknown>;
+  /** The `ledger` section (`url`: the PostgreSQL ledger); none (SQLite in paths.state) when absent. */
+  ledger?: Record<string, unknown>;
 }
 
 export class Project {
@@ -144,6 +146,7 @@ export class Project {
       log: { level: 'info' },
       emulator: { seed: path.join(ROOT, 'config/emulator-seed.json') },
       ...(options.http === undefined ? {} : { http: options.http }),
+      ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     };
     return stringify(config);
   }

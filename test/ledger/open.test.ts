@@ -37,7 +37,7 @@ describePg('openLedger with ledger.url', () => {
     const state = path.join(tempDir(), 'state');
     const config = { paths: { state }, ledger: { url: pg().url } };
     const readOnly = await openLedger(config, { readOnly: true }).then(() => undefined, (e: unknown) => e);
-    expect(isEdocError(readOnly, 'EDOC_LEDGER_MIGRATION')).toBe(true);
+    expect(isEdocError(readOnly, 'EDOC_LEDGER_NOT_FOUND')).toBe(true);
     expect((readOnly as Error).message).toMatch(/no ledger in the PostgreSQL database/);
     const ledger = await openLedger(config);
     try {

@@ -59,7 +59,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   const today = colombiaToday();
   const window = explicitWindow(args, today);
   const logger = await io.logger();
-  const ledger = await openLedger(config);
+  const ledger = await openLedger(config, { env: io.env });
   const controller = new AbortController();
   const stopOn = (signal: 'SIGINT' | 'SIGTERM') => io.onSignal(signal, () => {
     io.err(`edoc-bridge received: ${signal}; stopping after the current page (the cursor stays where it was)`);

@@ -56,7 +56,7 @@ export const resendCommand: Command = {
     const name = args.string('file');
     if (name === undefined || name === '') throw usageError('give --file NAME (the input file name as shown in the outbox)');
     const config = await io.config();
-    const ledger = await openShared(config.paths.state);
+    const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
       io.err(`nothing to resend: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;

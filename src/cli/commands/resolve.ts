@@ -58,7 +58,7 @@ export const resolveCommand: Command = {
           + 'if it did not, use edoc-bridge retry --in-doubt');
     }
     const config = await io.config();
-    const ledger = await openShared(config.paths.state);
+    const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
       io.err(`nothing to resolve for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;

@@ -38,7 +38,7 @@ export const retryCommand: Command = {
     const includeInDoubt = args.flag('in-doubt');
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
-    const ledger = await openShared(config.paths.state);
+    const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
       io.out(`nothing to re-queue for ${what}: there is no ledger in ${config.paths.state} yet`);
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -53,6 +53,11 @@ export const retryCommand: Command = {
     for (const note of result.notes) io.err(note);
     for (const line of result.done) io.out(line);
     if (result.ids.length === 0) return EXIT_NOT_ALL_SUCCEEDED;
+    if (config.ledger.url !== undefined) {
+      // no process lock on PostgreSQL: whichever daemon runs this company finds them at its next look at the ledger
+      io.out('the daemon running on this PostgreSQL ledger picks them up within a minute (at once on SIGHUP)');
+      return EXIT_OK;
+    }
     const command = holder ? holderCommand(holder.pid) : undefined;
     if (holder && (command === undefined || command === 'run')) {
       try {

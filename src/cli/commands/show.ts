@@ -48,7 +48,7 @@ export const showCommand: Command = {
     const config = await io.config();
     let ledger: LedgerPort;
     try {
-      ledger = await openLedger(config, { readOnly: true });
+      ledger = await openLedger(config, { readOnly: true, env: io.env });
     } catch (err) {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
       io.err(`nothing to show: there is no ledger in ${config.paths.state} yet`);

@@ -40,7 +40,7 @@ export const statusCommand: Command = {
       : { running: false };
     let summary: StatusSummary;
     try {
-      const ledger = await openLedger(config, { readOnly: true });
+      const ledger = await openLedger(config, { readOnly: true, env: io.env });
       try {
         summary = await ledger.statusSummary();
       } finally {
