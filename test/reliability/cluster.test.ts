@@ -16,10 +16,10 @@ beforeAll(async () => {
 describePg('cluster (short)', () => {
   test('3 nodes, 3 companies, 300 documents, 5 SIGKILLs, a SIGSTOP past the lease and a cut connection under faults: numbered issued exactly once, none twice, every file reported and archived once, nothing sending, no company over its cap, no secret on disk', async ({ annotate }) => {
     const report = await runClusterScenario({
-      nodes: 3, companies: 3, rates: [10, 15, 20], leaseMs: 2_000,
+      nodes: 3, companies: 3, rates: [4, 6, 8], leaseMs: 2_000,
       numberedPerCompany: 80, invoiceFilesPerCompany: 2, serviceNumberedPerCompany: 20, serviceFilesPerCompany: 2,
-      kills: 5, killEveryMs: { min: 500, spread: 1_000 }, restartMs: { min: 0, spread: 800 }, freezeLeases: 2.5,
-      seed: 13_0013, latencyMs: 15, finishTimeoutMs: 60_000,
+      kills: 5, killEveryMs: { min: 800, spread: 1_200 }, restartMs: { min: 0, spread: 800 }, freezeLeases: 2.5,
+      seed: 13_0013, latencyMs: 40, finishTimeoutMs: 60_000,
     });
     recordRun('cluster (short)', report);
     await annotate(`cluster (short): ${JSON.stringify(report)}`);

@@ -16,13 +16,13 @@ export interface NumberedCheck {
   duplicated: number;
   extra: number;
   /** In doubt for a repeated number (the first answer was lost): held once at the emulator with our request? */
-  inDoubt: number;
+  numberedInDoubt: number;
   inDoubtNotOurs: number;
 }
 
 export async function checkNumbered(plan: readonly PlannedFile[], client: EmulatorClient, ledger: LedgerReader,
   problems: string[]): Promise<NumberedCheck> {
-  const out: NumberedCheck = { numbered: 0, lost: 0, duplicated: 0, extra: 0, inDoubt: 0, inDoubtNotOurs: 0 };
+  const out: NumberedCheck = { numbered: 0, lost: 0, duplicated: 0, extra: 0, numberedInDoubt: 0, inDoubtNotOurs: 0 };
   const byCompany = new Map<TestCompany, number[]>();
   for (const f of plan) if (f.kind === 'invoice') byCompany.set(f.company, [...(byCompany.get(f.company) ?? []), ...f.numbers]);
   const doubts = await ledger.query<{ key: string; request: string }>(`SELECT d.key AS key,
@@ -45,7 +45,7 @@ export async function checkNumbered(plan: readonly PlannedFile[], client: Emulat
     if (twice.length > 0) problems.push(`${company.alias}: ${twice.length} numbers issued more than once, e.g. SETP${twice.slice(0, 5).join(' SETP')}`);
     if (extra.length > 0) problems.push(`${company.alias}: ${extra.length} numbers issued that no file holds`);
     for (const d of doubts.filter((x) => x.key.startsWith(`${company.alias}/invoice/`))) {
-      out.inDoubt++;
+      out.numberedInDoubt++;
       const there = held.get(Number(d.key.split('/').at(-1))) ?? [];
       if (there.length !== 1 || !isDeepStrictEqual(there[0], JSON.parse(d.request))) {
         out.inDoubtNotOurs++;
@@ -60,18 +60,18 @@ export interface ServiceCheck {
   serviceNumbered: number;
   /** Markers the emulator issued more than once: 0. */
   issuedTwice: number;
-  accepted: number;
+  serviceAccepted: number;
   /** Reported accepted but not at the emulator: 0. */
   acceptedNotIssued: number;
   /** In doubt (no answer): listed, with whether the emulator holds them. */
-  inDoubt: number;
+  serviceInDoubt: number;
   inDoubtIssued: number;
   inDoubtList: { marker: string; issued: boolean }[];
 }
 
 export async function checkServiceNumbered(plan: readonly PlannedFile[], results: Map<PlannedFile, ResultJson>,
   client: EmulatorClient, ledger: LedgerReader, problems: string[]): Promise<ServiceCheck> {
-  const out: ServiceCheck = { serviceNumbered: 0, issuedTwice: 0, accepted: 0, acceptedNotIssued: 0, inDoubt: 0, inDoubtIssued: 0, inDoubtList: [] };
+  const out: ServiceCheck = { serviceNumbered: 0, issuedTwice: 0, serviceAccepted: 0, acceptedNotIssued: 0, serviceInDoubt: 0, inDoubtIssued: 0, inDoubtList: [] };
   const issued = new Map<string, number>();
   for (const kind of ['support-document', 'pos']) {
     for (const d of await client.documents({ kind, withRequest: true })) {
@@ -90,20 +90,20 @@ export async function checkServiceNumbered(plan: readonly PlannedFile[], results
       }
       const status = r?.documents[k]?.status;
       if (status === 'accepted') {
-        out.accepted++;
+        out.serviceAccepted++;
         if (times === 0) {
           out.acceptedNotIssued++;
           problems.push(`${marker} reported accepted, not at the emulator`);
         }
       } else if (status === 'in-doubt') {
-        out.inDoubt++;
+        out.serviceInDoubt++;
         if (times > 0) out.inDoubtIssued++;
         out.inDoubtList.push({ marker, issued: times > 0 });
       }
     }
   }
   const [row] = await ledger.query<{ n: string }>("SELECT count(*) AS n FROM documents WHERE state = 'in-doubt' AND kind IN ('support-document', 'pos')");
-  if (Number(row.n) !== out.inDoubt) problems.push(`the ledger lists ${row.n} service-numbered documents in doubt, the reports ${out.inDoubt}`);
+  if (Number(row.n) !== out.serviceInDoubt) problems.push(`the ledger lists ${row.n} service-numbered documents in doubt, the reports ${out.serviceInDoubt}`);
   return out;
 }
 

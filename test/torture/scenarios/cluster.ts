@@ -171,8 +171,9 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     await Promise.all(nodes.map((n) => n.start()));
     await eventually(async () => ((await ledger?.owned()) ?? new Map()).size > 0 ? true : undefined, 'leases held', 30_000);
     const perKill = Math.max(1, Math.ceil(later.length / Math.max(1, Math.ceil(o.kills / 2))));
-    const freezeAt = Math.floor(o.kills / 3);
-    const cutAt = Math.floor((2 * o.kills) / 3);
+    // the cut early, while most documents are still to go; the freeze after it
+    const cutAt = Math.floor(o.kills / 5);
+    const freezeAt = Math.floor(o.kills / 2);
     let frozen: Record<string, unknown> = { skipped: 'not reached' };
     let cutReport: Record<string, unknown> = { skipped: 'not reached' };
     let killsOfOwners = 0;
@@ -216,6 +217,11 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     const ledgerStates = await ledger.states();
     const sendingLeft = ledgerStates.sending ?? 0;
     if (sendingLeft > 0) problems.push(`${sendingLeft} documents left sending`);
+    const expectedStates = { accepted: numbered.numbered - numbered.numberedInDoubt + service.serviceAccepted,
+      'in-doubt': numbered.numberedInDoubt + service.serviceInDoubt };
+    if ((ledgerStates.accepted ?? 0) !== expectedStates.accepted || (ledgerStates['in-doubt'] ?? 0) !== expectedStates['in-doubt']) {
+      problems.push(`the ledger holds ${JSON.stringify(ledgerStates)}, the reports and the emulator say ${JSON.stringify(expectedStates)}`);
+    }
     const secrets = [db.server.password, ...companies.map((co) => co.apiKey)];
     const found = findSecrets(project.dir, secrets);
     const outputs = nodes.filter((n) => secrets.some((s) => n.output().includes(s)));
