@@ -7,14 +7,14 @@
  * connections found through /proc (its sockets to the server's port), to cut them with
  * pg_terminate_backend whatever the node names its connections.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { parse, stringify } from 'yaml';
 import { nitCheckDigit } from '../../src/policy/nit.js';
-import { DaemonProcess, type ProjectOptions, type TestCompany } from './daemon-harness.js';
+import { DaemonProcess, sleep, type ProjectOptions, type TestCompany } from './daemon-harness.js';
 import { createDatabase, pgServer, pgUrl, type PgDatabase } from './postgres.js';
 import { MappedProject } from './torture-project.js';
 
@@ -92,13 +92,30 @@ export class ClusterNode {
     return this.running ? this.process?.child.pid : undefined;
   }
 
-  /** Spawns the node and waits until it watches the inbox. */
+  /**
+   * Spawns the node and waits until it watches the inbox. Only the log's new bytes are read while waiting:
+   * the emulator runs in this process, and parsing a node's whole log every 50 ms would stall it and
+   * bunch the arrivals it counts for the busiest second.
+   */
   async start(timeoutMs = 60_000): Promise<DaemonProcess> {
     if (this.process !== undefined) this.earlierOutput += this.process.stdout + this.process.stderr;
     this.starts++;
-    this.process = DaemonProcess.spawn(this.view, this.project.nodeEnv(this.name));
-    await this.process.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
-    return this.process;
+    const from = fileSize(this.view.logFile);
+    const daemon = DaemonProcess.spawn(this.view, this.project.nodeEnv(this.name));
+    this.process = daemon;
+    const deadline = Date.now() + timeoutMs;
+    let offset = from;
+    let rest = '';
+    for (;;) {
+      const chunk = readFrom(this.view.logFile, offset);
+      offset += chunk.length;
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      if (lines.some((l) => l.includes('"msg":"watching the inbox"'))) return daemon;
+      if (!daemon.running) throw new Error(`${this.name} exited while starting: ${JSON.stringify(await daemon.exited)} ${daemon.stderr.slice(-500)}`);
+      if (Date.now() > deadline) throw new Error(`${this.name} did not watch the inbox within ${timeoutMs} ms; stderr: ${daemon.stderr.slice(-500)}`);
+      await sleep(50);
+    }
   }
 
   async kill(): Promise<void> {
@@ -117,6 +134,37 @@ export class ClusterNode {
 
   output(): string {
     return this.earlierOutput + (this.process === undefined ? '' : this.process.stdout + this.process.stderr);
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The bytes of `file` from `offset` on (none when it does not exist yet). */
+function readFrom(file: string, offset: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return Buffer.alloc(0);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for (let at = offset; ;) {
+      const buf = Buffer.alloc(1 << 16);
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n <= 0) break;
+      chunks.push(buf.subarray(0, n));
+      at += n;
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -10,6 +10,7 @@
  * The checks (cluster-checks.ts) use the emulator's records, the outbox and SQL reads of the ledger.
  * Shared by the long run (test/torture) and the short one inside `npm test` (test/reliability).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mulberry32 } from '../../../src/emulator/faults.js';
 import {
   ClusterNode, clusterCompanies, createClusterProject, LedgerReader, type ClusterProject,
@@ -18,6 +19,7 @@ import { eventually, sleep, startTestEmulator, type ResultJson, type TestEmulato
 import { findSecrets } from '../../helpers/torture-project.js';
 import { checkFiles, checkNumbered, checkRates, checkServiceNumbered, type FilesCheck, type NumberedCheck, type ServiceCheck } from './cluster-checks.js';
 import { planFiles, type PlannedFile, type PlanOptions } from './cluster-plan.js';
+import { Timeline, type OverCapWindow } from './cluster-timeline.js';
 
 export interface ClusterOptions extends PlanOptions {
   nodes: number;
@@ -51,6 +53,13 @@ export interface ClusterReport extends NumberedCheck, Omit<ServiceCheck, 'inDoub
   sendingLeft: number;
   busiest: Record<string, string>;
   overCap: number;
+  /** Where a company went over its cap, with the chaos and lease events around it. */
+  overCapWindows: OverCapWindow[];
+  /**
+   * The longest stall of this process's event loop (where the emulator counts arrivals): a stall bunches
+   * arrivals, so a busiest second is only as exact as this.
+   */
+  harnessStallMaxMs: number;
   /** Nodes whose final SIGTERM did not end with exit code 0. */
   uncleanStops: number;
   /** Runs that ended on their own (not killed by the scenario), with their exit. */
@@ -70,6 +79,7 @@ interface Chaos {
   random: () => number;
   o: ClusterOptions;
   unexpectedExits: string[];
+  timeline: Timeline;
   log: (line: string) => void;
 }
 
@@ -84,6 +94,7 @@ async function reviveAll(c: Chaos, expectedDead: ClusterNode | undefined = undef
       c.unexpectedExits.push(`${n.name} run ${n.starts}: ${JSON.stringify(e)} ${n.process.stderr.slice(-300)}`);
     }
     await n.start();
+    c.timeline.mark(`${n.name} up (run ${n.starts})`);
   }
 }
 
@@ -95,6 +106,7 @@ async function freeze(c: Chaos): Promise<Record<string, unknown>> {
   const companies = owned.get(victim.name) ?? [];
   const stoppedAt = Date.now();
   victim.signal('SIGSTOP');
+  c.timeline.mark(`SIGSTOP ${victim.name} (holds ${companies.join(', ')})`);
   let takenOverMs: number | null = null;
   try {
     takenOverMs = await eventually(async () => {
@@ -109,6 +121,7 @@ async function freeze(c: Chaos): Promise<Record<string, unknown>> {
   if (rest > 0) await sleep(rest);
   const frozenMs = Date.now() - stoppedAt;
   victim.signal('SIGCONT');
+  c.timeline.mark(`SIGCONT ${victim.name}`);
   // After it resumes it may go on (fenced, holding nothing it lost) or exit; either way it must not send for them.
   await sleep(c.o.leaseMs);
   const after = await c.ledger.leases();
@@ -137,6 +150,7 @@ async function cut(c: Chaos): Promise<Record<string, unknown>> {
   const pid = node.pid;
   if (pid === undefined) return { skipped: `${node.name} stopped meanwhile` };
   const ended = await c.ledger.terminateBackendsOf(pid);
+  c.timeline.mark(`pg_terminate_backend ${node.name} (${ended.backends} sessions)`);
   await sleep(c.o.leaseMs);
   return { node: node.name, sendingAtCut: sending, ...ended, stillRunning: node.running };
 }
@@ -150,8 +164,12 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
   let made: Awaited<ReturnType<typeof createClusterProject>> | undefined;
   let ledger: LedgerReader | undefined;
   const nodes: ClusterNode[] = [];
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
   try {
     emulator = await startTestEmulator(companies, faults);
+    const timeline = new Timeline();
+    timeline.trace(emulator);
     made = await createClusterProject({
       baseUrl: emulator.url, companies, retry: { maxAttempts: 100, baseDelayMs: 20, maxDelayMs: 300 },
     }, o.leaseMs);
@@ -160,7 +178,7 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     for (let i = 0; i < o.nodes; i++) nodes.push(new ClusterNode(`node-${String.fromCharCode(97 + i)}`, project));
     const plan = planFiles(companies, o);
     const random = mulberry32(o.seed);
-    const c: Chaos = { project, nodes, ledger, random, o, unexpectedExits: [], log };
+    const c: Chaos = { project, nodes, ledger, random, o, unexpectedExits: [], timeline, log };
     const drop = async (files: readonly PlannedFile[]): Promise<void> => {
       for (const f of files) await project.drop(f.kind, f.name, f.content, f.company.alias);
     };
@@ -169,6 +187,7 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     const later = [...plan];
     await drop(later.splice(0, Math.ceil(plan.length / 3)));
     await Promise.all(nodes.map((n) => n.start()));
+    timeline.mark('all nodes up');
     await eventually(async () => ((await ledger?.owned()) ?? new Map()).size > 0 ? true : undefined, 'leases held', 30_000);
     const perKill = Math.max(1, Math.ceil(later.length / Math.max(1, Math.ceil(o.kills / 2))));
     // the cut early, while most documents are still to go; the freeze after it
@@ -189,6 +208,7 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
       if (held.length > 0) killsOfOwners++;
       if ((await ledger.sending(held)) > 0) killsMidSend++;
       await victim.kill();
+      timeline.mark(`SIGKILL ${victim.name} (holds ${held.join(', ') || 'nothing'})`);
       await sleep(o.restartMs.min + Math.floor(random() * o.restartMs.spread));
       await reviveAll(c, victim);
       if (k % 10 === 9) log(`kill ${k + 1}/${o.kills}: ${JSON.stringify(await ledger.states())}`);
@@ -205,6 +225,8 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
       });
       if (r !== undefined) results.set(f, r);
     }
+    // what follows reads files synchronously: stalls from here on do not bunch any sending
+    const stallMaxMs = Math.round(stalls.max / 1e6);
     let uncleanStops = 0;
     for (const e of await Promise.all(nodes.map((n) => n.stop()))) if (e !== undefined && e.code !== 0) uncleanStops++;
     if (uncleanStops > 0) problems.push(`${uncleanStops} nodes did not stop cleanly on SIGTERM`);
@@ -230,12 +252,14 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     return {
       nodes: o.nodes, companies: o.companies, leaseMs: o.leaseMs, kills: o.kills, killsOfOwners, killsMidSend,
       frozen, cut: cutReport, ...numbered, ...service, inDoubtList: service.inDoubtList.map((d) => `${d.marker}${d.issued ? ' (issued)' : ''}`),
-      ...files, ledgerStates, sendingLeft, ...rates, uncleanStops, unexpectedExits: c.unexpectedExits,
+      ...files, ledgerStates, sendingLeft, ...rates, overCapWindows: timeline.overCap(companies, nodes),
+      harnessStallMaxMs: stallMaxMs, uncleanStops, unexpectedExits: c.unexpectedExits,
       emulatorRequests: stats.totalRequests, faultsInjected: stats.faultsInjected,
       secretsFound: found.hits.length + outputs.length, filesSearched: found.filesSearched, problems,
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };
   } finally {
+    stalls.disable();
     await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
     await ledger?.close();
     await emulator?.close();
