@@ -73,14 +73,18 @@ async function scrubbed(line: string, io: ReturnType<typeof createCliIO> | undef
  * command is in it now; the check stays so that a command added later must say it runs on PostgreSQL
  * before it may quietly keep documents in the SQLite state folder while the configuration names a database.
  */
-const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator', 'commission', 'run', 'submit', 'status', 'retry', 'resolve',
+const POSTGRES_READY = new Set(['ledger', 'validate', 'emulator', 'commission', 'run', 'status', 'retry', 'resolve',
   'resend', 'received', 'ranges', 'show']);
+// Not `submit`: with ledger.url a process that sends is a node of the cluster, and each company is sent by
+// the node holding its lease. A foreground submit would need that company's lease beside the running nodes
+// (docs/cluster.md, "What is not done yet"): drop the file into the company's inbox folder instead.
 
 /** A command not (yet) on the PostgreSQL ledger refuses to start while ledger.url is set (issue 13). */
 function refuseUnwiredLedger(command: Command, config: Readonly<Config>): void {
   if (config.ledger.url === undefined || POSTGRES_READY.has(command.name)) return;
   throw new EdocError('EDOC_CONFIG_INVALID',
-    `ledger.url is set, and edoc-bridge ${command.name} does not run on the PostgreSQL ledger yet (only edoc-bridge ledger migrate does; see docs/cluster.md); remove ledger.url to use the SQLite ledger in paths.state`,
+    `ledger.url is set, and edoc-bridge ${command.name} does not run on the PostgreSQL ledger of a cluster (see docs/cluster.md): `
+    + (command.name === 'submit' ? 'drop the file into the company\'s inbox folder, where the node running the company takes it' : 'remove ledger.url to use the SQLite ledger in paths.state'),
     { path: 'ledger.url' });
 }
 

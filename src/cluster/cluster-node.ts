@@ -15,6 +15,8 @@ import { listNodes, nodeIdentity, type NodeRow } from './membership.js';
 export interface ClusterNodeOptions {
   /** The ledger's URL (the cluster's tables live in the ledger's database). */
   url: string;
+  /** paths.inbox: file claims name files relative to it. */
+  inbox: string;
   /** cluster.node; host name and pid when absent. */
   node?: string | undefined;
   leaseMs: number;
@@ -31,17 +33,24 @@ export function applicationName(node: string): string {
 export class ClusterNode {
   readonly keeper: LeaseKeeper;
   readonly fence: ClusterFence;
+  /**
+   * For every connection of this node: the server ends a session idle inside a transaction for half a
+   * lease, so a node frozen mid-transaction (SIGSTOP, a paused VM) releases its row locks before its
+   * lease expires, and the node taking over is not held up by them (a claim skips locked rows).
+   */
+  readonly idleInTransactionTimeoutMs: number;
   private readonly db: SqlExecutor;
   private closing: Promise<void> | undefined;
 
   constructor(options: ClusterNodeOptions) {
     const me = nodeIdentity(options.node, programVersion());
+    this.idleInTransactionTimeoutMs = Math.max(500, Math.floor(options.leaseMs / 2));
     this.db = openPostgresExecutor(options.url, { maxConnections: 2, applicationName: applicationName(me.name),
-      connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)),
+      connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), idleInTransactionTimeoutMs: this.idleInTransactionTimeoutMs,
       onIdleError: (err) => options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended') });
     this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
       logger: options.logger, events: options.events });
-    this.fence = new ClusterFence(this.keeper);
+    this.fence = new ClusterFence(this.keeper, options.inbox);
   }
 
   get name(): string {

@@ -10,7 +10,9 @@
  * the new owner's recovery has read the company's documents.
  */
 import { EdocError } from '../errors.js';
+import type { LedgerFence } from '../ledger/port.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
+import { attachClaim, claimFile, relativeInboxPath } from './file-claims.js';
 
 /** Which epoch of a company this node holds now; undefined when it does not hold it. */
 export interface LeaseView {
@@ -18,8 +20,9 @@ export interface LeaseView {
   epochOf(company: string): number | undefined;
 }
 
-export class ClusterFence {
-  constructor(private readonly leases: LeaseView) {}
+export class ClusterFence implements LedgerFence {
+  /** `inbox`: paths.inbox, to which claimed paths are relative (nodes may mount the shared folder elsewhere). */
+  constructor(private readonly leases: LeaseView, private readonly inbox = '/') {}
 
   async check(tx: SqlExecutor, company: string): Promise<void> {
     const epoch = this.leases.epochOf(company);
@@ -31,6 +34,19 @@ export class ClusterFence {
     throw new EdocError('EDOC_CLUSTER_FENCED',
       `This node (${this.leases.node}) does not hold the lease of company ${company} now: the commit is refused and the company is left to its owner.`,
       { company, node: this.leases.node, ...(epoch === undefined ? {} : { epoch }) });
+  }
+
+  /**
+   * The ledger calls it in recordFile's transaction, after check(): this node's claim of the file at the
+   * epoch it holds the company, with the file's row. A claim recorded earlier (a resumed file, the same
+   * content dropped again under the same name) stays as it is.
+   */
+  async claimFile(tx: SqlExecutor, file: { path: string; sha256: string; company: string }, fileId: number): Promise<void> {
+    const epoch = this.leases.epochOf(file.company);
+    if (epoch === undefined) return; // check() refused already
+    const claim = { path: relativeInboxPath(this.inbox, file.path), sha256: file.sha256, company: file.company };
+    const result = await claimFile(tx, this.leases.node, epoch, claim);
+    if (result.claimed) await attachClaim(tx, claim, fileId);
   }
 }
 

@@ -231,7 +231,24 @@ export class LeaseKeeper implements LeaseView {
     for (const { company, epoch } of claimed) {
       this.held.set(company, { epoch, leaving: false });
       this.options.logger.info({ node: this.node, company, epoch }, 'cluster: company taken');
-      this.chain(company, () => this.options.events.gained(company, epoch));
+      this.chain(company, () => this.startCompany(company, epoch));
+    }
+  }
+
+  /**
+   * Starts the company's parts. One that cannot start (the database failed during its recovery) is not
+   * kept: a lease held by a node that does not run the company would stall it. It is stopped and
+   * released, and claimed again at a next beat (by this node or another).
+   */
+  private async startCompany(company: string, epoch: number): Promise<void> {
+    try {
+      await this.options.events.gained(company, epoch);
+    } catch (err) {
+      this.options.logger.error({ err, node: this.node, company, epoch }, 'cluster: the company could not be started here: its lease is released');
+      if (this.held.get(company)?.epoch !== epoch) return;
+      this.held.delete(company);
+      await this.options.events.ended(company, 'lost');
+      await releaseLeases(this.options.db, this.node, [{ company, epoch }]).catch(() => undefined);
     }
   }
 

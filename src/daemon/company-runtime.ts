@@ -40,7 +40,7 @@ export class CompanyRuntime implements LeaseEvents {
   /** For the configuration: a cluster node with `ledger.url`, else one process running everything. Nothing connects yet. */
   constructor(config: Readonly<Config>, logger: AppLogger, companies: () => readonly CompanyConfig[]) {
     const url = config.ledger?.url;
-    this.cluster = url === undefined ? undefined : new ClusterNode({ url, node: config.cluster.node, leaseMs: config.cluster.leaseMs,
+    this.cluster = url === undefined ? undefined : new ClusterNode({ url, inbox: config.paths.inbox, node: config.cluster.node, leaseMs: config.cluster.leaseMs,
       logger, companies: () => companies().map((c) => c.alias), events: this });
   }
 

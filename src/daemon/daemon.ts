@@ -206,6 +206,7 @@ function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[]
     ...Object.keys({ ...before.service, ...next.service }).map((k): [string, (c: Readonly<Config>) => unknown] =>
       [`service.${k}`, (c) => (c.service as Record<string, unknown>)[k]]),
     ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state], ['log.file', (c) => c.log.file],
+    ['ledger.url', (c) => c.ledger.url], ['cluster', (c) => c.cluster],
   ];
   return keys.filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next))).map(([key]) => key);
 }

@@ -27,6 +27,7 @@ import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
 import { intakeFile, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
+import { applicationName } from '../cluster/cluster-node.js';
 import { CompanyRuntime } from './company-runtime.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { Senders } from './senders.js';
@@ -128,7 +129,7 @@ export class Pipeline {
         logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
       outboxDir: (company, kind) => outboxDir(this.config, company, kind),
       // a file given to `edoc-bridge submit` stays where the operator keeps it
-      archives: (file) => inInboxFolder(this.config, file),
+      archives: (file) => inInboxFolder(this.config, file), owns: (company) => this.owns(company),
       scrub: (text) => secretScrubberOf(this.config).scrub(text) });
   }
 
@@ -137,7 +138,10 @@ export class Pipeline {
     // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
     let built: Pipeline | undefined;
     const companies = new CompanyRuntime(config, logger, () => (built?.config ?? config).companies);
-    const ledger = await openLedger(config);
+    const cluster = companies.cluster;
+    // the fence: every pipeline write checks this node's lease of the company in the same transaction
+    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: applicationName(cluster.name),
+      idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs });
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;

@@ -33,6 +33,11 @@ export interface ReportSchedulerOptions {
   onArchived?(fileId: number, archivedPath: string): void;
   /** A full disk pauses the daemon's writers with one line; reports are rewritten as soon as it lifts. */
   storage?: StorageWatch;
+  /**
+   * Cluster mode: whether this node runs the company now. Only the owner writes a file's reports and moves
+   * its original (the new owner of a company reports its files again when it takes it). @defaultValue always
+   */
+  owns?(company: string): boolean;
 }
 
 interface FileTimes {
@@ -162,6 +167,10 @@ export class ReportScheduler {
     const { logger } = this.options;
     const file = await this.options.ledger.getFile(fileId);
     if (!file) return;
+    if (this.options.owns?.(file.company) === false) {
+      this.times.delete(fileId);
+      return;
+    }
     const started = Date.now();
     const t = this.timesOf(fileId);
     try {

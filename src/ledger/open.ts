@@ -26,6 +26,8 @@ export interface PostgresLedgerOptions extends LedgerOpenOptions {
   program?: string;
   /** Connections at most. @defaultValue 10 */
   maxConnections?: number;
+  /** A session idle inside a transaction this long is ended by the server (a cluster node's lease, PostgresOptions). @defaultValue none */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** Opens the configured ledger (see LedgerOpenOptions for read-only and shared use beside a daemon). */
@@ -42,7 +44,7 @@ export async function openLedger(config: LedgerLocation, options: PostgresLedger
 export async function openPostgresLedger(url: string, options: PostgresLedgerOptions = {}): Promise<Ledger> {
   const program = options.program ?? 'edoc-bridge';
   const sql = openPostgresExecutor(url, { env: options.env, applicationName: program, maxConnections: options.maxConnections,
-    readOnly: options.readOnly === true });
+    readOnly: options.readOnly === true, idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs });
   try {
     const notes: string[] = [];
     if (options.readOnly || options.shared) {

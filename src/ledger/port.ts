@@ -40,6 +40,11 @@ import type {
 export interface LedgerFence {
   /** Inside a write transaction, before it commits: throws (EdocError 'EDOC_CLUSTER_FENCED') when this node no longer holds `company`'s lease. */
   check(tx: SqlExecutor, company: string): Promise<void>;
+  /**
+   * The cluster's claim of a dropped file (`path` as recorded, content hash, company), in recordFile's
+   * transaction after check(), once the file's row (`fileId`: new, resumed or duplicate) is known.
+   */
+  claimFile?(tx: SqlExecutor, file: { path: string; sha256: string; company: string }, fileId: number): Promise<void>;
 }
 
 /** A verdict without its document id (the single-document forms). */

@@ -6,7 +6,7 @@
  */
 import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvent } from './files.js';
+import { addEvent, addEvents, type LedgerEvent } from './files.js';
 import { json } from './rows.js';
 import { greatest, idList, INT_PARAM } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
@@ -20,6 +20,8 @@ import type { MarkSendingResult, OutcomeRecord } from './types.js';
 export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now: number, fence: Fence): Promise<MarkSendingResult> {
   // One statement reads the whole batch with its key checks; one updates and one logs the documents to
   // send (the hot path: a handful of statements per batch rather than seven per document).
+  // On PostgreSQL the read locks the batch's rows (FOR UPDATE): a second mark of one document, on another
+  // connection, waits for this one and then finds it `sending` (SQLite runs one writer at a time anyway).
   const batch = idList(tx, ids);
   const rows = new Map((await tx.all<{ id: number; file_id: number; company: string; key: string | null; state: string;
     dup: number | null; busy: number }>(`SELECT d.id, d.file_id, d.company, d.key, d.state,
@@ -27,7 +29,7 @@ export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now
         (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) END AS dup,
       CASE WHEN d.key IS NOT NULL AND EXISTS (SELECT 1 FROM documents s WHERE s.key = d.key AND s.state = 'sending' AND s.id <> d.id)
         THEN 1 ELSE 0 END AS busy
-    FROM documents d WHERE d.id IN ${batch.sql}`, [batch.param])).map((r) => [r.id, r]));
+    FROM documents d WHERE d.id IN ${batch.sql}${tx.dialect === 'postgres' ? ' FOR UPDATE OF d' : ''}`, [batch.param])).map((r) => [r.id, r]));
   const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
   const companies = new Set<string>();
   const keys = new Set<string>();
@@ -103,6 +105,7 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
   const applied: number[] = [];
   const files = new Set<number>();
   const companies = new Set<string>();
+  const events: LedgerEvent[] = [];
   for (const r of records) {
     if (r.state === 'pending' && r.nextAttemptAt === undefined) throw new Error('a retry needs nextAttemptAt');
     const row = await tx.get<{ file_id: number; company: string }>(update, [r.state, r.state === 'pending' ? r.nextAttemptAt : null,
@@ -113,12 +116,13 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
     applied.push(r.id);
     files.add(row.file_id);
     companies.add(row.company);
-    if (r.maybeDelivered === true) await addEvent(tx, now, 'maybe-delivered', row.file_id, r.id, { httpStatus: r.httpStatus });
-    await addEvent(tx, now, r.state === 'pending' ? 'retry-scheduled' : r.state, row.file_id, r.id, {
+    if (r.maybeDelivered === true) events.push({ at: now, type: 'maybe-delivered', fileId: row.file_id, documentId: r.id, data: { httpStatus: r.httpStatus } });
+    events.push({ at: now, type: r.state === 'pending' ? 'retry-scheduled' : r.state, fileId: row.file_id, documentId: r.id, data: {
       resultCode: r.resultCode, httpStatus: r.httpStatus, nextAttemptAt: r.nextAttemptAt, note: r.note,
       ...(r.key === undefined ? {} : { assignedKey: r.key }),
-    });
+    } });
   }
+  await addEvents(tx, events);
   await fence(tx, companies);
   return { applied, fileIds: [...files] };
 }

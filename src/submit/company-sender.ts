@@ -141,9 +141,13 @@ export class CompanySender {
       // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
       // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
       // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
-      const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+      const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory).catch((err: unknown) => this.readFailed(err));
+      if (due === undefined) {
+        await this.sleep(idleMs);
+        continue;
+      }
       if (due.length === 0) {
-        const next = await this.options.ledger.nextDueAt(this.alias);
+        const next = await this.options.ledger.nextDueAt(this.alias).catch((err: unknown) => this.readFailed(err));
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.sleep(wait);
         continue;
@@ -305,6 +309,12 @@ export class CompanySender {
       if (wait === 0) return true;
       await delay(wait);
     }
+  }
+
+  /** A read of the ledger failed (a network database: connection lost): the loop tries again after idleMs. */
+  private readFailed(err: unknown): undefined {
+    this.options.logger.warn({ err, company: this.alias }, 'submit: the ledger could not be read; tried again shortly');
+    return undefined;
   }
 
   private lose(): void {

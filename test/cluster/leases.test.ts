@@ -205,6 +205,26 @@ describePg('cluster leases on PostgreSQL', () => {
     expect(b.owned()).toEqual([]);
   });
 
+  it('a company that cannot be started here (its recovery failed) is released and taken again, not held idle', async () => {
+    const exec = openPostgresExecutor(pgDb().url, { maxConnections: 2 });
+    opened.push(exec);
+    let failures = 1;
+    const started: number[] = [];
+    const k = new LeaseKeeper({ db: exec, me: { name: 'y', host: 'test', pid: process.pid, version: 't' }, leaseMs: 900,
+      companies: () => ['c1'], logger, events: {
+        gained: async (_company, epoch) => {
+          if (failures-- > 0) throw new Error('recovery failed');
+          started.push(epoch);
+        },
+        ended: async () => undefined,
+      } });
+    keepers.push(k);
+    await k.start();
+    await until('the company to be started at a later epoch', () => started.length === 1);
+    expect(started[0]).toBeGreaterThanOrEqual(2);
+    expect(k.owned()).toEqual(['c1']);
+  });
+
   it('self-fencing: without a renewal for 3/4 of the lease, no new request starts (own monotonic clock)', async () => {
     let now = 0;
     const exec = openPostgresExecutor(pgDb().url, { maxConnections: 2 });

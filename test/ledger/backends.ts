@@ -34,7 +34,8 @@ export function describeBackends(name: string, body: (backend: LedgerBackend) =>
   }
 }
 
-function sqliteBackend(): LedgerBackend {
+/** The SQLite backend alone (inside a describe). */
+export function sqliteBackend(): LedgerBackend {
   const where = new WeakMap<Ledger, string>();
   const opened = (dir: string, options?: LedgerOpenOptions): Ledger => {
     const ledger = Ledger.open(dir, options);
@@ -50,7 +51,8 @@ function sqliteBackend(): LedgerBackend {
   };
 }
 
-function postgresBackend(): LedgerBackend {
+/** The PostgreSQL backend alone (inside a describePg: its databases are dropped after the block). */
+export function postgresBackend(): LedgerBackend {
   const where = new WeakMap<Ledger, string>();
   const ledgers: Ledger[] = [];
   const databases: { drop(): Promise<void> }[] = [];

@@ -80,3 +80,27 @@ describe('CommitBatcher over a backend that answers later', () => {
     expect(committed).toEqual([1, 2]);
   });
 });
+
+describeBackends('the ledger port under concurrent calls', ({ open }) => {
+  it('marks each of many documents claimed by several callers at once sending exactly once', async () => {
+    const ledger = await open();
+    const { fileId } = await ledger.recordFile(fileInput());
+    await ledger.insertDocuments(fileId, docs(60, (i) => ({ number: `N${i}` })), 1_000);
+    await ledger.finishReading(fileId, 1_000);
+    const ids = (await ledger.claimDue('main', 1_000, 60)).map((d) => d.id);
+    // four callers mark overlapping halves of the batch at the same time (on PostgreSQL: four connections)
+    const results = await Promise.all([0, 15, 30, 45].map((from) => ledger.markSending([...ids.slice(from), ...ids.slice(0, from)].slice(0, 30), 1_100)));
+    const sent = results.flatMap((r) => r.sending).sort((a, b) => a - b);
+    expect(sent).toEqual([...ids].sort((a, b) => a - b));
+    expect((await ledger.fileProgress(fileId)).counts.sending).toBe(60);
+    await ledger.close();
+  });
+
+  it('two intakes of the same content at once: one is new, the other a duplicate', async () => {
+    const ledger = await open();
+    const results = await Promise.all([1, 2, 3].map((i) => ledger.recordFile(fileInput({ path: `/inbox/invoice/copy-${i}.json`,
+      name: `copy-${i}.json`, sha256: 'same' }))));
+    expect(results.map((r) => r.outcome).sort()).toEqual(['duplicate', 'duplicate', 'new']);
+    await ledger.close();
+  });
+});

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { DOCUMENT_SELECT } from '../../src/ledger/rows.js';
-import { describeBackends } from './backends.js';
+import { describePg } from '../helpers/postgres.js';
+import { describeBackends, postgresBackend } from './backends.js';
 import { holdLedger, killHard, tempDir } from './helpers.js';
 
 let child: ChildProcess | undefined;
@@ -128,5 +129,43 @@ describe('start-up stays fast with a large ledger', () => {
     expect(left).toHaveLength(20);
     expect(files).toHaveLength(1);
     expect(elapsed).toBeLessThan(500);
+  });
+});
+
+/** The same hot queries in PostgreSQL's words; each must be able to use an index (a seq scan only where none could serve). */
+const PG_QUERIES: [string, unknown[]][] = [
+  [`SELECT id FROM documents WHERE state = 'sending' ORDER BY id`, []],
+  [`SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`, ['failed']],
+  [`SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`, ['main', 1]],
+  [`SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, ['k']],
+  [`SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1`, ['k']],
+  [`SELECT id FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT 500`, [1, -1]],
+  [`SELECT * FROM files WHERE state IN ('reading','open') ORDER BY id`, []],
+  [`SELECT state, n FROM file_counts WHERE file_id = ?`, [1]],
+  [`SELECT d.id FROM documents d WHERE d.id IN (SELECT unnest(CAST(? AS BIGINT[])))`, [[1, 2]]],
+  [`${DOCUMENT_SELECT} WHERE d.file_id = ? AND d.idx > ? ORDER BY d.idx LIMIT 500`, [1, -1]],
+  [`SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`, []],
+  // the ranges watch: a key range read downwards, byte order (collation "C")
+  [`SELECT key FROM documents WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1`, ['main/invoice/SETP/1', 'main/invoice/SETP/9 ']],
+];
+
+describePg('start-up and hot queries on PostgreSQL', () => {
+  const { open } = postgresBackend();
+
+  it('can each use an index, never only a scan of documents or files', async () => {
+    const ledger = await open();
+    try {
+      await ledger.sql.transaction(async (tx) => {
+        // the tables are empty: forbid the scan a planner would rightly prefer there, so what remains shows an index serves
+        await tx.exec('SET LOCAL enable_seqscan = off');
+        for (const [sql, params] of PG_QUERIES) {
+          const plan = (await tx.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).map((r) => r['QUERY PLAN']).join(' | ');
+          expect(plan, sql).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
+          expect(plan, sql).not.toMatch(/Seq Scan on (documents|files|file_counts|document_bodies)/);
+        }
+      });
+    } finally {
+      await ledger.close();
+    }
   });
 });

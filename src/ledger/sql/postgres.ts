@@ -34,6 +34,11 @@ export interface PostgresOptions {
   onIdleError?: (err: unknown) => void;
   /** Every transaction of every connection read-only (`edoc-bridge status`): a write is refused by the server. @defaultValue false */
   readOnly?: boolean;
+  /**
+   * The server ends a session left idle inside a transaction this long (idle_in_transaction_session_timeout):
+   * a cluster node frozen mid-transaction must not hold its row locks past its lease. @defaultValue none
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** int8 as a JS number: exact up to 2^53, an error beyond (never a silently rounded id). */
@@ -94,6 +99,7 @@ export class PostgresExecutor implements SqlExecutor {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: options.applicationName ?? 'edoc-bridge',
       ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+      ...(options.idleInTransactionTimeoutMs === undefined ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }),
       types,
       Client: LedgerClient as unknown as new () => pg.ClientBase,
     });

@@ -1,0 +1,158 @@
+/**
+ * What goes wrong in a cluster, with real `edoc-bridge run` child processes on one PostgreSQL ledger and
+ * the emulator over real HTTP: a node frozen (SIGSTOP) past its lease while it sends, then resumed —
+ * the other node takes its company, the frozen one's late commits are refused and it drops the company;
+ * a node whose database connections are cut (pg_terminate_backend) while it sends; a node killed
+ * (SIGKILL) and the time until another node sends for its company. Every numbered document is issued
+ * exactly once, no service-numbered one twice (the unknown ones are in doubt), nothing stays `sending`.
+ */
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
+import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
+import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
+import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { invoice, jsonlText, supportDocument, supportMarker } from '../helpers/documents.js';
+import { adminQuery, describePg, usePgDatabase } from '../helpers/postgres.js';
+
+const COMPANIES = [1, 2].map((i) => clusterCompany(i, { requestsPerSecond: 25, concurrency: 2 }));
+const LEASE_MS = 1_500;
+
+describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
+  const db = usePgDatabase();
+  let emulator: TestEmulator;
+  let cluster: ClusterProject;
+  let sql: SqlExecutor;
+  const nodes = new Map<string, DaemonProcess>();
+  let number = 990_200_000;
+  let markers = 0;
+
+  beforeAll(async () => {
+    await buildCli();
+    emulator = await startTestEmulator(COMPANIES, { latencyMs: 20, jitterMs: 20 });
+    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS,
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 } });
+    sql = openPostgresExecutor(db().url);
+    for (const name of ['a', 'b']) nodes.set(name, await cluster.start(name));
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const node of nodes.values()) {
+      node.signal('SIGCONT');
+      await node.kill();
+    }
+    await sql?.close();
+    await emulator?.running.close();
+    await cluster?.remove();
+  });
+  beforeEach(async () => {
+    await eventually(async () => {
+      const rows = await sql.all<{ owner: string | null }>('SELECT owner FROM company_leases WHERE expires_at > now()');
+      return rows.length === 2 && new Set(rows.map((r) => r.owner)).size === 2 ? true : undefined;
+    }, 'each node to own one company', 30_000);
+  });
+
+  const ownerOf = async (company: string): Promise<string | null> =>
+    (await sql.get<{ owner: string | null }>('SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()', [company]))?.owner ?? null;
+
+  const companyOf = async (node: string): Promise<typeof COMPANIES[number]> => {
+    const row = await sql.get<{ company: string }>('SELECT company FROM company_leases WHERE owner = ? AND expires_at > now()', [node]);
+    return COMPANIES.find((c) => c.alias === row?.company)!;
+  };
+
+  /** A file of `invoices` numbered invoices and `support` support documents the service numbers (each with a marker). */
+  const dropMixed = async (company: typeof COMPANIES[number], name: string, invoices: number, support: number):
+    Promise<{ numbers: number[]; markers: string[] }> => {
+    const numbers = Array.from({ length: invoices }, () => ++number);
+    const marks = Array.from({ length: support }, () => `[mark-${++markers}]`);
+    await cluster.drop('invoice', `${name}.jsonl`, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
+    await cluster.drop('support-document', `${name}-ds.jsonl`, jsonlText(marks.map((m) => supportDocument(undefined, m))), company.alias);
+    return { numbers, markers: marks };
+  };
+
+  /** Exactly once for numbers, at most once per marker (and once when accepted), nothing left sending. */
+  const checkOnce = async (company: typeof COMPANIES[number], name: string, sent: { numbers: number[]; markers: string[] }): Promise<string> => {
+    const invoices = await cluster.finalResult('invoice', `${name}.jsonl`, company.alias, 90_000);
+    const support = await cluster.finalResult('support-document', `${name}-ds.jsonl`, company.alias, 90_000);
+    expect(invoices.counts.accepted).toBe(sent.numbers.length);
+    const issued = (await emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
+    for (const n of sent.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+    const reached = new Map<string, number>();
+    for (const d of await emulator.client.documents({ company: company.id, kind: 'support-document', withRequest: true })) {
+      const marker = supportMarker(d.request, /\[mark-\d+\]/);
+      if (marker !== undefined && d.accepted) reached.set(marker, (reached.get(marker) ?? 0) + 1);
+    }
+    let inDoubt = 0;
+    for (const doc of support.documents) {
+      const marker = sent.markers[doc.index];
+      const n = reached.get(marker) ?? 0;
+      expect(n, `${marker} issued at most once`).toBeLessThanOrEqual(1);
+      if (doc.status === 'accepted') expect(n, `${marker} accepted means issued`).toBe(1);
+      else expect(doc.status, marker).toBe('in-doubt');
+      if (doc.status === 'in-doubt') inDoubt++;
+    }
+    const left = await sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')");
+    expect(left?.n).toBe(0);
+    return `${sent.numbers.length} invoices issued once each; ${support.counts.accepted} support documents accepted, ${inDoubt} in doubt`;
+  };
+
+  it('a node frozen past its lease while it sends: the other takes its company; resumed, its commits are refused and it drops the company', async ({ annotate }) => {
+    const frozen = 'a';
+    const company = await companyOf(frozen);
+    const sent = await dropMixed(company, 'frozen', 150, 30);
+    await eventually(async () => ((await emulator.client.issued({ company: company.id })).length >= 10 ? true : undefined), 'a few sent');
+    nodes.get(frozen)!.signal('SIGSTOP');
+    const stoppedAt = Date.now();
+    let takenMs: number;
+    try {
+      await eventually(async () => ((await ownerOf(company.alias)) === 'b' ? true : undefined), 'b to take the company', 30_000);
+      takenMs = Date.now() - stoppedAt;
+      const issuedAtTakeOver = (await emulator.client.issued({ company: company.id })).length;
+      await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > issuedAtTakeOver ? true : undefined),
+        'b to send for it');
+    } finally {
+      nodes.get(frozen)!.signal('SIGCONT');
+    }
+    const aLog = await cluster.node(frozen);
+    await eventually(() => (aLog.logLines().some((l) => l.msg === 'cluster: company lost' && l.company === company.alias) ? true : undefined),
+      'the resumed node to drop the company', 30_000);
+    await annotate(`SIGSTOP: ${company.alias} taken by b ${takenMs} ms after the freeze (leaseMs ${LEASE_MS}); ${await checkOnce(company, 'frozen', sent)}`);
+    expect(nodes.get(frozen)!.running).toBe(true);
+  }, 180_000);
+
+  it('a node whose database connections are cut while it sends goes on, and nothing is issued twice', async ({ annotate }) => {
+    const cut = 'b';
+    const company = await companyOf(cut);
+    const sent = await dropMixed(company, 'cut', 120, 20);
+    for (let i = 0; i < 3; i++) {
+      const before = (await emulator.client.issued({ company: company.id })).length;
+      await eventually(async () => ((await emulator.client.issued({ company: company.id })).length > before + 5 ? true : undefined), 'sending')
+        .catch(async (err: unknown) => {
+          const tail = (await cluster.node(cut)).logLines().slice(-40).map((l) => JSON.stringify(l)).join('\n');
+          throw new Error(`${String(err)}\n${tail}`);
+        });
+      const killed = await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2',
+        [`edoc-bridge ${cut}`, db().name]);
+      expect(nodes.get(cut)!.running, nodes.get(cut)!.stderr).toBe(true);
+      expect(killed.rowCount).toBeGreaterThan(0);
+    }
+    await annotate(`pg_terminate_backend ×3: ${await checkOnce(company, 'cut', sent)}`);
+    expect(nodes.get(cut)!.running).toBe(true);
+  }, 180_000);
+
+  it('a node killed while it sends: the other sends for its company within the lease, nothing issued twice', async ({ annotate }) => {
+    const victim = 'a';
+    const company = await companyOf(victim);
+    const sent = await dropMixed(company, 'killed', 150, 30);
+    await eventually(async () => ((await emulator.client.issued({ company: company.id })).length >= 10 ? true : undefined), 'a few sent');
+    await nodes.get(victim)!.kill();
+    const killedAt = Date.now();
+    const before = new Set((await emulator.client.documents({ company: company.id })).map((d) => d.id));
+    await eventually(async () => ((await emulator.client.documents({ company: company.id })).some((d) => !before.has(d.id)) ? true : undefined),
+      'another node to send for the company', 30_000);
+    const failoverMs = Date.now() - killedAt;
+    nodes.set(victim, await cluster.start(victim));
+    await annotate(`SIGKILL: first request for ${company.alias} from b ${failoverMs} ms after the kill (leaseMs ${LEASE_MS}); `
+      + `${await checkOnce(company, 'killed', sent)}`);
+    expect(failoverMs).toBeLessThan(LEASE_MS * 6);
+  }, 180_000);
+});

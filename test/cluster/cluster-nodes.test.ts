@@ -1,0 +1,120 @@
+/**
+ * Cluster nodes as real `edoc-bridge run` child processes sharing one PostgreSQL ledger and one project
+ * folder, against the emulator over real HTTP: the companies spread over the nodes, every file taken,
+ * sent, reported and archived once although every node sees every drop; a graceful stop hands the
+ * companies over at once; `status` lists the nodes and their leases.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
+import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { runCli } from '../helpers/cli-runner.js';
+import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
+import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
+import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+import { describePg, usePgDatabase } from '../helpers/postgres.js';
+
+const COMPANIES = [1, 2, 3, 4].map((i) => clusterCompany(i));
+const LEASE_MS = 1_500;
+
+describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
+  const db = usePgDatabase();
+  let emulator: TestEmulator;
+  let cluster: ClusterProject;
+  let sql: SqlExecutor;
+  const nodes: DaemonProcess[] = [];
+
+  beforeAll(async () => {
+    await buildCli();
+    emulator = await startTestEmulator(COMPANIES, { latencyMs: 5 });
+    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS });
+    sql = openPostgresExecutor(db().url);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const node of nodes) await node.kill();
+    await sql?.close();
+    await emulator?.running.close();
+    await cluster?.remove();
+  });
+
+  const owners = async (): Promise<Record<string, string | null>> => Object.fromEntries(
+    (await sql.all<{ company: string; owner: string | null }>('SELECT company, owner FROM company_leases WHERE expires_at > now() ORDER BY company'))
+      .map((r) => [r.company, r.owner]));
+
+  let number = 990_100_000;
+  const dropInvoices = async (company: string, name: string, count: number): Promise<number[]> => {
+    const c = COMPANIES.find((x) => x.alias === company)!;
+    const numbers = Array.from({ length: count }, () => ++number);
+    await cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, c))), company);
+    return numbers;
+  };
+
+  it('two nodes share four companies two and two, and every dropped file is sent, reported and archived once', async () => {
+    nodes.push(await cluster.start('a'), await cluster.start('b'));
+    await eventually(async () => {
+      const held = Object.values(await owners());
+      return held.length === 4 && held.filter((o) => o === 'a').length === 2 && held.filter((o) => o === 'b').length === 2 ? true : undefined;
+    }, 'an even spread of the leases', 20_000);
+
+    const sent = new Map<string, number[]>();
+    for (const company of COMPANIES) sent.set(company.alias, await dropInvoices(company.alias, `batch-${company.alias}.jsonl`, 20));
+    for (const company of COMPANIES) {
+      const result = await cluster.finalResult('invoice', `batch-${company.alias}.jsonl`, company.alias);
+      expect(result.counts).toMatchObject({ total: 20, accepted: 20 });
+    }
+    // exactly once at the authority, whichever node sent it
+    for (const company of COMPANIES) {
+      const issued = await emulator.client.issued({ company: company.id });
+      expect(issued.map((d) => Number(d.number)).sort()).toEqual(sent.get(company.alias));
+    }
+    // one claim per file, by the node that owned the company, with its file row
+    const claims = await sql.all<{ path: string; company: string; node: string; file_id: number | null }>(
+      'SELECT path, company, node, file_id FROM file_claims ORDER BY path');
+    expect(claims.map((c) => c.path)).toEqual(COMPANIES.map((c) => `${c.alias}/invoice/batch-${c.alias}.jsonl`));
+    expect(claims.every((c) => c.file_id !== null)).toBe(true);
+    const files = await sql.all<{ n: number }>('SELECT count(*) AS n FROM files');
+    expect(files[0].n).toBe(4);
+    // archived once: the inbox is empty, one copy in each archive
+    for (const company of COMPANIES) {
+      const inbox = path.join(cluster.shared.dir, 'inbox', company.alias, 'invoice');
+      await eventually(async () => ((await readdir(inbox)).filter((n) => !n.startsWith('.')).filter((n) => n !== 'archive').length === 0 ? true : undefined),
+        `the ${company.alias} inbox to be archived`);
+    }
+    expect(existsSync(path.join(cluster.shared.dir, 'outbox', 'c1', 'invoice', 'batch-c1.result.json'))).toBe(true);
+  }, 120_000);
+
+  it('status lists both nodes, live, with their companies', async () => {
+    const node = await cluster.node('a');
+    const run = await runCli(node, ['status']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Cluster: 2 live node\(s\) of 2 known/);
+    expect(run.stdout).toMatch(/\ba\b.*live/);
+    expect(run.stdout).toMatch(/\bb\b.*live/);
+    const json = await runCli(node, ['status', '--json']);
+    const status = JSON.parse(json.stdout) as { cluster: { nodes: { name: string; live: boolean }[]; leases: { owner: string }[] } };
+    expect(status.cluster.nodes.map((n) => [n.name, n.live])).toEqual([['a', true], ['b', true]]);
+    expect(status.cluster.leases).toHaveLength(4);
+  }, 60_000);
+
+  it('a graceful stop hands its companies to the other node at once, which sends what is dropped next', async () => {
+    const [a, b] = nodes;
+    const ofB = Object.entries(await owners()).filter(([, o]) => o === 'b').map(([c]) => c);
+    const stopped = Date.now();
+    expect(await b.stop()).toMatchObject({ code: 0 });
+    await eventually(async () => (Object.values(await owners()).every((o) => o === 'a') ? true : undefined), 'a to hold every company', 10_000);
+    // released at stop, taken at a's next beat: well within one lease
+    expect(Date.now() - stopped).toBeLessThan(LEASE_MS * 4);
+    const numbers = await dropInvoices(ofB[0], 'after-stop.jsonl', 5);
+    const result = await cluster.finalResult('invoice', 'after-stop.jsonl', ofB[0]);
+    expect(result.counts).toMatchObject({ total: 5, accepted: 5 });
+    const c = COMPANIES.find((x) => x.alias === ofB[0])!;
+    const issued = (await emulator.client.issued({ company: c.id })).map((d) => Number(d.number));
+    for (const n of numbers) expect(issued.filter((x) => x === n)).toHaveLength(1);
+    expect(a.running).toBe(true);
+    const bLog = (await cluster.node('b')).logLines();
+    expect(bLog.some((l) => l.msg === 'cluster: node left, leases released')).toBe(true);
+  }, 90_000);
+});
