@@ -40,9 +40,12 @@ export async function benchDatabase(pgs, name) {
   return { name, url: `postgres://${pgs.info.user}@${pgs.info.host}:${pgs.info.port}/${name}`, drop: () => pgs.admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** What the database did so far: statements (pg_stat_statements calls), transactions and rows (pg_stat_database). */
+/** What the database did so far: statements (pg_stat_statements calls, sent and nested), transactions and rows (pg_stat_database). */
 export async function dbCounters(pgs, db) {
-  const [s] = await pgs.admin(`SELECT coalesce(sum(calls), 0)::bigint AS statements FROM pg_stat_statements
+  // toplevel: what the nodes sent (one round trip each: node-postgres does not pipeline); nested: what
+  // triggers and foreign-key checks ran inside those
+  const [s] = await pgs.admin(`SELECT coalesce(sum(calls) FILTER (WHERE toplevel), 0)::bigint AS statements,
+    coalesce(sum(calls) FILTER (WHERE NOT toplevel), 0)::bigint AS nested FROM pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)`, [db.name]);
   const [d] = await pgs.admin(`SELECT xact_commit, xact_rollback, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted
     FROM pg_stat_database WHERE datname = $1`, [db.name]);
@@ -51,12 +54,12 @@ export async function dbCounters(pgs, db) {
 
 /** The statements run most often, with their calls (what a document costs, by statement). */
 export async function topStatements(pgs, db, n = 12) {
-  const rows = await pgs.admin(`SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query FROM pg_stat_statements
+  const rows = await pgs.admin(`SELECT calls, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query FROM pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY calls DESC LIMIT ${n}`, [db.name]);
-  return rows.map((r) => ({ calls: Number(r.calls), query: r.query }));
+  return rows.map((r) => ({ calls: Number(r.calls), toplevel: r.toplevel, query: r.query }));
 }
 
-export async function resetStatements(pgs, db) {
+export async function resetStatements(pgs) {
   await pgs.admin('SELECT pg_stat_statements_reset()');
 }
 

@@ -68,8 +68,11 @@ export function table(results) {
       `${c.one.ratio} vs ${c.three.ratio} (CPU used: ${c.one.cpuShareOf2Cores} vs ${c.three.cpuShareOf2Cores} of 2 cores)`, '(reference)', '']);
     rows.push([`8. busiest 1-s window per company, ${name}`, `${Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax)} requests (429s: ${c.one.answered429 + c.three.answered429})`,
       '', `<= ${c.rps}`, pass(Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax) <= c.rps)]);
-    rows.push(['8. database per document (pg_stat_statements; 1 node / 3 nodes)', `${c.one.statementsPerDocument} / ${c.three.statementsPerDocument} statements (= round trips), `
+    rows.push(['8. database per document (pg_stat_statements, pg_stat_database; 1 node / 3 nodes)',
+      `${c.one.statementsPerDocument} / ${c.three.statementsPerDocument} statements sent (= round trips; + ${c.one.nestedPerDocument} / ${c.three.nestedPerDocument} in triggers and key checks), `
       + `${c.one.commitsPerDocument} / ${c.three.commitsPerDocument} commits`, '', '(reference)', '']);
+    rows.push(['8. CPU per document (1 node / 3 nodes): nodes, PostgreSQL, emulator',
+      `${['nodes', 'server', 'emulator'].map((k) => `${c.one.cpuMsPerDocument[k]} / ${c.three.cpuMsPerDocument[k]} ms`).join(', ')}`, '', '(reference)', '']);
   }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }

@@ -4,8 +4,9 @@
 // fresh database per run) alternate within the run. Each run waits until the leases are spread
 // (ceil(60 / nodes) each), then renames one file per company into the inbox at once; achieved = documents
 // / (last answer − the renames). Also: the database's cost per document — statements counted by
-// pg_stat_statements (every statement is one round trip with node-postgres, which does not pipeline;
-// BEGIN and COMMIT included), transactions and rows from pg_stat_database — and the CPU seconds the nodes,
+// pg_stat_statements (top-level statements: one round trip each with node-postgres, which does not pipeline;
+// BEGIN and COMMIT included; nested: what triggers and foreign-key checks ran inside them), transactions
+// and rows from pg_stat_database — and the CPU seconds the nodes,
 // the PostgreSQL server and the bench's own process (the emulator) used, against what 2 cores offer.
 // Skipped with one line when the machine has no PostgreSQL.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ async function once(pgs, nodeCount, run, perCompany) {
       return rows.length === nodeCount && rows.every((r) => r.n === share || r.n === n - share * (nodeCount - 1)) ? true : undefined;
     }, `leases spread over ${nodeCount} nodes`, 120_000, 200);
     await project.stage(companies, perCompany);
-    await resetStatements(pgs, db);
+    await resetStatements(pgs);
     const before = await dbCounters(pgs, db);
     const cpu0 = { nodes: nodes.map((d) => cpuSeconds(d.pid)), server: serverCpu(pgs.info.pid), bench: ownCpu() };
     const t0 = nowMs();
@@ -82,7 +83,8 @@ async function once(pgs, nodeCount, run, perCompany) {
       nodes: nodeCount, documents, limit, seconds: round(seconds, 2), docsPerSecond: round(achieved, 1), ratio: round(achieved / limit, 3),
       busiestSecondMax: busiest, answered429: emulator.trace.statuses[429] ?? 0, cpuSeconds: cpu,
       cpuShareOf2Cores: round((cpu.nodes + cpu.server + cpu.bench) / (2 * seconds), 2),
-      statementsPerDocument: perDoc.statements, commitsPerDocument: perDoc.xact_commit, dbPerDocument: perDoc,
+      statementsPerDocument: perDoc.statements, nestedPerDocument: perDoc.nested, commitsPerDocument: perDoc.xact_commit, dbPerDocument: perDoc,
+      cpuMsPerDocument: { nodes: round((cpu.nodes * 1000) / documents, 2), server: round((cpu.server * 1000) / documents, 2), emulator: round((cpu.bench * 1000) / documents, 2) },
       topStatements: run === 0 ? await topStatements(pgs, db) : undefined,
     };
   } finally {
@@ -111,7 +113,7 @@ export async function cluster({ runs, quick }) {
         const one = await once(pgs, nodeCount, r, perCompany);
         raw[nodeCount].push(one);
         log(`cluster ${nodeCount} node(s) run ${r + 1}: ${one.docsPerSecond} docs/s of limit ${one.limit} (ratio ${one.ratio}), `
-          + `${one.statementsPerDocument} statements and ${one.commitsPerDocument} commits per document, CPU ${JSON.stringify(one.cpuSeconds)} s in ${one.seconds} s`);
+          + `${one.statementsPerDocument} statements (+${one.nestedPerDocument} nested) and ${one.commitsPerDocument} commits per document, CPU ${JSON.stringify(one.cpuSeconds)} s in ${one.seconds} s`);
       }
     }
   } finally {
@@ -121,7 +123,9 @@ export async function cluster({ runs, quick }) {
   const summary = (list) => ({
     docsPerSecond: median(list.map((x) => x.docsPerSecond)), ratio: median(list.map((x) => x.ratio)),
     busiestSecondMax: Math.max(...list.map((x) => x.busiestSecondMax)), answered429: list.reduce((a, x) => a + x.answered429, 0),
-    statementsPerDocument: median(list.map((x) => x.statementsPerDocument)), commitsPerDocument: median(list.map((x) => x.commitsPerDocument)),
+    statementsPerDocument: median(list.map((x) => x.statementsPerDocument)), nestedPerDocument: median(list.map((x) => x.nestedPerDocument)),
+    commitsPerDocument: median(list.map((x) => x.commitsPerDocument)),
+    cpuMsPerDocument: Object.fromEntries(['nodes', 'server', 'emulator'].map((k) => [k, median(list.map((x) => x.cpuMsPerDocument[k]))])),
     cpuShareOf2Cores: median(list.map((x) => x.cpuShareOf2Cores)),
   });
   return {
