@@ -136,13 +136,14 @@ export async function cluster({ runs, quick }) {
     await pgs.server.stop();
     await rm(dir, { recursive: true, force: true });
   }
+  const mid = (list, f) => round(median(list.map(f)), 3);
   const summary = (list) => (list.length === 0 ? { docsPerSecond: null, ratio: null } : {
-    docsPerSecond: median(list.map((x) => x.docsPerSecond)), ratio: median(list.map((x) => x.ratio)),
+    docsPerSecond: mid(list, (x) => x.docsPerSecond), ratio: mid(list, (x) => x.ratio),
     busiestSecondMax: Math.max(...list.map((x) => x.busiestSecondMax)), answered429: list.reduce((a, x) => a + x.answered429, 0),
-    statementsPerDocument: median(list.map((x) => x.statementsPerDocument)), nestedPerDocument: median(list.map((x) => x.nestedPerDocument)),
-    commitsPerDocument: median(list.map((x) => x.commitsPerDocument)),
-    cpuMsPerDocument: Object.fromEntries(['nodes', 'server', 'emulator'].map((k) => [k, median(list.map((x) => x.cpuMsPerDocument[k]))])),
-    cpuShareOf2Cores: median(list.map((x) => x.cpuShareOf2Cores)),
+    statementsPerDocument: mid(list, (x) => x.statementsPerDocument), nestedPerDocument: mid(list, (x) => x.nestedPerDocument),
+    commitsPerDocument: mid(list, (x) => x.commitsPerDocument),
+    cpuMsPerDocument: Object.fromEntries(['nodes', 'server', 'emulator'].map((k) => [k, mid(list, (x) => x.cpuMsPerDocument[k])])),
+    cpuShareOf2Cores: mid(list, (x) => x.cpuShareOf2Cores),
   });
   return {
     companies, latencyMs, concurrency, rps, limit: companies * Math.min(rps, (concurrency * 1000) / latencyMs), documents: companies * perCompany,
