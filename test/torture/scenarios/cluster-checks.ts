@@ -134,7 +134,7 @@ export async function checkFiles(plan: readonly PlannedFile[], results: Map<Plan
     const look = await outboxLook(project, f);
     if (look.results !== 1) {
       out.secondReports++;
-      problems.push(`${f.company.alias}/${f.name}: ${look.results} result.json files`);
+      problems.push(`${f.company.alias}/${f.name}: ${look.results} result.json files: ${look.resultNames.join('; ')}`);
     }
     if (look.archived !== 1) {
       out.notArchivedOnce++;

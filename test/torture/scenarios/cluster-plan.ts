@@ -86,8 +86,9 @@ export function markerOf(request: unknown): string | undefined {
 }
 
 export interface OutboxLook {
-  /** result.json files naming this input (one expected). */
+  /** result.json files naming this input (one expected), and their names. */
   results: number;
+  resultNames: string[];
   /** Copies of the original in the archive (one expected), and whether one is still in the inbox. */
   archived: number;
   inInbox: boolean;
@@ -97,10 +98,10 @@ export interface OutboxLook {
 export async function outboxLook(project: MappedProject, file: PlannedFile): Promise<OutboxLook> {
   const outbox = project.outbox(file.kind, file.company.alias);
   const names = await readdir(outbox).catch(() => [] as string[]);
-  let results = 0;
+  const resultNames: string[] = [];
   for (const name of names.filter((n) => n.endsWith('.result.json'))) {
-    const r = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { file?: string };
-    if (r.file === file.name) results++;
+    const r = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { file?: string; startedAt?: string; finishedAt?: string | null; counts?: unknown };
+    if (r.file === file.name) resultNames.push(`${name} (started ${r.startedAt}, finished ${r.finishedAt ?? 'no'}, ${JSON.stringify(r.counts)})`);
   }
   const sha = createHash('sha256').update(file.content).digest('hex');
   const ext = path.extname(file.name);
@@ -113,5 +114,5 @@ export async function outboxLook(project: MappedProject, file: PlannedFile): Pro
     if (createHash('sha256').update(bytes).digest('hex') === sha) archived++;
   }
   const inbox = await readdir(project.inbox(file.kind, file.company.alias)).catch(() => [] as string[]);
-  return { results, archived, inInbox: inbox.includes(file.name) };
+  return { results: resultNames.length, resultNames, archived, inInbox: inbox.includes(file.name) };
 }
