@@ -67,6 +67,11 @@ export interface DroppedFile {
  * `changed`: the file changed while it was read; its intake was dropped (nothing sent) and the caller
  * takes it again once it is stable.
  */
+/** The PostgreSQL ledger could not be used (connection cut, server away) or refused this node the company (fenced). */
+export function ledgerUnavailable(err: unknown): boolean {
+  return isEdocError(err, 'EDOC_LEDGER_CONNECTION_LOST') || isEdocError(err, 'EDOC_LEDGER_UNREACHABLE') || isEdocError(err, 'EDOC_CLUSTER_FENCED');
+}
+
 export type IntakeOutcome = 'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
 
 const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>(['read', 'resumed', 'duplicate-file', 'failed-read']);
@@ -154,6 +159,9 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     }
     // A full disk is not the file's fault: it stays `reading` and is taken again when space returns.
     if (isStorageFull(err)) throw storageFullError(err, `the ledger (reading ${name})`);
+    // Nor is a ledger out of reach (its connection cut) or a lease lost: the file stays `reading`, taken
+    // again once the ledger answers, or by the company's new owner; never failed for the ledger's fault.
+    if (ledgerUnavailable(err)) throw err;
     // gone: reported below like any file that cannot be read (nothing of it was released, so nothing was sent)
     if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason !== 'gone') return dropChanged(ctx, rec.fileId, log);
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';

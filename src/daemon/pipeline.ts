@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
+import { isEdocError } from '../errors.js';
 import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
@@ -24,7 +25,7 @@ import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
-import { intakeFile, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
+import { intakeFile, ledgerUnavailable, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
 import { applicationName } from '../cluster/cluster-node.js';
@@ -176,9 +177,7 @@ export class Pipeline {
   }
 
   /** What start-up recovery found left `sending` by a stopped run (cluster: by the last owners of the companies taken). */
-  get recovered(): { resent: number; inDoubt: number } {
-    return this.companies.recovered;
-  }
+  get recovered(): { resent: number; inDoubt: number } { return this.companies.recovered; }
 
   /** Whether this process runs the company now: always with one node; in a cluster, while it holds the lease. */
   owns(alias: string): boolean {
@@ -273,8 +272,9 @@ export class Pipeline {
       if (file.marker !== undefined && markerDone(result.outcome)) await removeMarker(file.marker, this.logger);
       return result;
     } catch (err) {
-      // A full disk: the file is taken again (read on from the ledger) when space returns.
-      if (this.storage.report(err, 'intake')) {
+      // A full disk or an unreachable ledger: taken again (read on) once it can be written; lease lost: the new owner's.
+      if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) return { outcome: 'skipped' };
+      if (this.storage.report(err, 'intake', ledgerUnavailable(err))) {
         this.deferred.set(file.path, file);
         return { outcome: 'deferred', error: err };
       }
@@ -293,7 +293,6 @@ export class Pipeline {
     }
     return loaded;
   }
-
 
   /** Writes the file's report now (settled when every document is final) and returns what it wrote. */
   report(fileId: number): Promise<FileReport> {
