@@ -5,7 +5,7 @@
  * file dropped in that window is refused (EDOC_CLUSTER_FENCED, "intake failed"), the next heartbeat renews
  * the same lease, and nothing takes the file again: it gets no report until a restart.
  *
- * KNOWN BUG (branch `cluster` as merged at 19:05 UTC): `test.fails` while it lasts; when the intake is
+ * KNOWN BUG (branch `cluster` up to abf485e, 19:39 UTC): `test.fails` while it lasts; when the intake is
  * retried after a fenced refusal (or the company dropped and taken again), make this a plain `test`.
  */
 import { beforeAll, expect, test } from 'vitest';

@@ -27,6 +27,7 @@ describePg('cluster (torture)', () => {
     recordRun('cluster (torture)', report);
     await show(annotate, `cluster (torture): ${JSON.stringify(report)}`);
     expect(report.problems).toEqual([]);
+    expect(report.rateProblems).toEqual([]);
     expect(report).toMatchObject({ numbered: 2_100, serviceNumbered: 240, kills: 30, lost: 0, duplicated: 0, extra: 0, inDoubtNotOurs: 0,
       issuedTwice: 0, acceptedNotIssued: 0, files: 54, reportsComplete: 54, notSettled: 0, secondReports: 0, notArchivedOnce: 0,
       leftInInbox: 0, sendingLeft: 0, overCap: 0, uncleanStops: 0, secretsFound: 0 });
