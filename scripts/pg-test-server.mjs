@@ -92,8 +92,11 @@ async function waitReady(socketDir, port, child, deadline) {
   }
 }
 
-/** Starts the server in `dir` (created when missing); resolves to { info, stop() }. */
-export async function startServer(bindir, dir) {
+/**
+ * Starts the server in `dir` (created when missing); resolves to { info, stop() }. `settings`: more
+ * `name=value` server settings (the cluster bench loads pg_stat_statements to count statements).
+ */
+export async function startServer(bindir, dir, settings = []) {
   const user = serverUser();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const data = path.join(dir, 'data');
@@ -115,7 +118,7 @@ export async function startServer(bindir, dir) {
     const child = spawn(path.join(bindir, 'postgres'), ['-D', data, '-p', String(port), '-k', socketDir,
       '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
       '-c', 'shared_buffers=32MB', '-c', 'max_connections=200', '-c', 'log_min_messages=warning',
-      '-c', 'log_min_error_statement=panic', '-c', 'unix_socket_permissions=0777'], {
+      '-c', 'log_min_error_statement=panic', '-c', 'unix_socket_permissions=0777', ...settings.flatMap((x) => ['-c', x])], {
       cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', LANG: 'C', HOME: dir },
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });

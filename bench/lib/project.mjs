@@ -138,7 +138,8 @@ export class DaemonProcess {
     this.exited = new Promise((resolve) => child.on('exit', (code, signal) => { this.exit = { code, signal }; resolve(this.exit); }));
   }
 
-  static spawn(project, { nodeArgs = [] } = {}) {
+  /** `project`: anything with dir, configFile and logFile; `env`: variables added (a cluster node's name, PGPASSWORD). */
+  static spawn(project, { nodeArgs = [], env = {} } = {}) {
     let logFrom = 0;
     try {
       logFrom = statSync(project.logFile).size;
@@ -148,7 +149,7 @@ export class DaemonProcess {
     const spawnedAt = Date.now();
     const child = spawn(process.execPath, [...nodeArgs, BIN, 'run', '--config', project.configFile], {
       cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC' },
+      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC', ...env },
     });
     return new DaemonProcess(child, project, spawnedAt, logFrom);
   }

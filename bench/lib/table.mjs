@@ -64,5 +64,22 @@ export function table(results) {
         `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead} (CPU: ${b.cpu.fullOverFloor}, ${b.cpu.readOverFloor}, ${b.cpu.fullOverRead})`, '(reference)', '']);
     }
   }
+  const c = s.cluster;
+  if (c?.skipped) rows.push(['8. cluster (PostgreSQL ledger)', `skipped: ${c.skipped}`, '', '', '']);
+  else if (c && (c.one.docsPerSecond === null || c.three.docsPerSecond === null)) {
+    rows.push(['8. cluster (PostgreSQL ledger)', `no complete run of ${c.one.docsPerSecond === null ? '1 node' : '3 nodes'}: ${c.stuck.length} stuck (bench/results/latest.json)`, '', '', 'MISSED']);
+  } else if (c) {
+    const name = `${c.companies} companies (L=${c.latencyMs} ms, C=${c.concurrency}, R=${c.rps}/s each)`;
+    rows.push([`8. cluster, ${name}: 1 node vs 3 nodes`, `${c.one.docsPerSecond} vs ${c.three.docsPerSecond} docs/s of limit ${c.limit}/s (${c.documents} docs)`,
+      `${c.one.ratio} vs ${c.three.ratio} (CPU used: ${c.one.cpuShareOf2Cores} vs ${c.three.cpuShareOf2Cores} of 2 cores)`, '(reference)', '']);
+    rows.push([`8. busiest 1-s window per company, ${name}`, `${Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax)} requests (429s: ${c.one.answered429 + c.three.answered429})`,
+      '', `<= ${c.rps}`, pass(Math.max(c.one.busiestSecondMax, c.three.busiestSecondMax) <= c.rps)]);
+    rows.push(['8. database per document (pg_stat_statements, pg_stat_database; 1 node / 3 nodes)',
+      `${c.one.statementsPerDocument} / ${c.three.statementsPerDocument} statements sent (= round trips; + ${c.one.nestedPerDocument} / ${c.three.nestedPerDocument} in triggers and key checks), `
+      + `${c.one.commitsPerDocument} / ${c.three.commitsPerDocument} commits`, '', '(reference)', '']);
+    if (c.stuck.length > 0) rows.push(['8. cluster runs that stalled (not counted above)', `${c.stuck.length}: see bench/results/latest.json`, '', '0', 'MISSED']);
+    rows.push(['8. CPU per document (1 node / 3 nodes): nodes, PostgreSQL, emulator',
+      `${['nodes', 'server', 'emulator'].map((k) => `${c.one.cpuMsPerDocument[k]} / ${c.three.cpuMsPerDocument[k]} ms`).join(', ')}`, '', '(reference)', '']);
+  }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }

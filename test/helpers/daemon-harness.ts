@@ -106,10 +106,11 @@ export class Project {
   readonly stateDir: string;
   readonly logFile: string;
 
-  constructor(readonly dir: string, public options: ProjectOptions) {
+  /** `layout`: another state folder and log file (a cluster node's, beside the others in one project folder). */
+  constructor(readonly dir: string, public options: ProjectOptions, layout: { stateDir?: string; logFile?: string } = {}) {
     this.configFile = path.join(dir, 'edoc-bridge.yaml');
-    this.stateDir = path.join(dir, 'state');
-    this.logFile = path.join(dir, 'logs', 'edoc-bridge.log');
+    this.stateDir = layout.stateDir ?? path.join(dir, 'state');
+    this.logFile = layout.logFile ?? path.join(dir, 'logs', 'edoc-bridge.log');
   }
 
   private root(base: string, company?: string): string {
@@ -332,18 +333,18 @@ export class DaemonProcess {
     });
   }
 
-  /** Spawns the daemon; does not wait for it (see `started`). */
-  static spawn(project: Project): DaemonProcess {
+  /** Spawns the daemon (`env`: variables added to childEnv's, e.g. a cluster node's name); does not wait for it (see `started`). */
+  static spawn(project: Project, env: Record<string, string> = {}): DaemonProcess {
     const logStart = project.logLines().length;
     const child = spawn(process.execPath, [BIN, 'run', '--config', project.configFile], {
-      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(project.dir),
+      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(project.dir, env),
     });
     return new DaemonProcess(child, project, logStart);
   }
 
   /** Spawns the daemon and waits until it watches the inbox. */
-  static async start(project: Project, timeoutMs = 15_000): Promise<DaemonProcess> {
-    const daemon = DaemonProcess.spawn(project);
+  static async start(project: Project, timeoutMs = 15_000, env: Record<string, string> = {}): Promise<DaemonProcess> {
+    const daemon = DaemonProcess.spawn(project, env);
     await daemon.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
     return daemon;
   }
