@@ -271,8 +271,13 @@ export class Pipeline {
       if (file.marker !== undefined && markerDone(result.outcome)) await removeMarker(file.marker, this.logger);
       return result;
     } catch (err) {
-      // A full disk or an unreachable ledger: taken again (read on) once it can be written; lease lost: the new owner's.
-      if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) return { outcome: 'skipped' };
+      // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:
+      // the company is dropped here at once, so whoever takes it next (another node, or this one at its next beat
+      // when the lease had only lapsed) recovers it and takes its inbox files again, this one included.
+      if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) {
+        this.companies.fenced(company.alias);
+        return { outcome: 'skipped' };
+      }
       if (this.storage.report(err, 'intake', ledgerUnavailable(err))) {
         this.deferred.set(file.path, file);
         return { outcome: 'deferred', error: err };

@@ -5,8 +5,9 @@
  * file dropped in that window is refused (EDOC_CLUSTER_FENCED, "intake failed"), the next heartbeat renews
  * the same lease, and nothing takes the file again: it gets no report until a restart.
  *
- * KNOWN BUG (branch `cluster` up to abf485e, 19:39 UTC): `test.fails` while it lasts; when the intake is
- * retried after a fenced refusal (or the company dropped and taken again), make this a plain `test`.
+ * That was a bug (found by the cluster torture's bench): now a fenced intake drops the company at once, the
+ * next beat claims the lapsed lease again (a new epoch), and taking it runs its recovery and takes its inbox
+ * files again.
  */
 import { beforeAll, expect, test } from 'vitest';
 import { ClusterNode, clusterCompanies, createClusterProject, LedgerReader } from '../helpers/cluster-project.js';
@@ -19,7 +20,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describePg('a lease that lapsed without a taker', () => {
-  test.fails('a file whose intake the fence refused is reported once the lease is renewed', async () => {
+  test('a file whose intake the fence refused is reported once the lease is renewed', async () => {
     const companies = clusterCompanies(1, [20], 4);
     const emulator = await startTestEmulator(companies, { latencyMs: 5 });
     // leaseMs 15,000: a heartbeat every 5 s, so the lapse below lasts until the next one
