@@ -7,6 +7,7 @@
  * and waits until that file is final. Closing runs every step even when one before it failed.
  */
 import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
@@ -143,6 +144,8 @@ export class Pipeline {
     const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: cluster.applicationName,
       idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs });
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
+    // with ledger.url no ledger makes the state folder, and the range watch and the alerts keep files there
+    if (config.ledger.url !== undefined) mkdirSync(config.paths.state, { recursive: true, mode: 0o700 });
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;
     try {
