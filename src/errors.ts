@@ -78,6 +78,7 @@ export const ERRORS = {
   EDOC_LEDGER_REFUSED: 'The PostgreSQL server refused the ledger\'s connection: wrong password, unknown role or database, no pg_hba.conf entry, or TLS required or refused.',
   EDOC_LEDGER_CONNECTION_LOST: 'The connection to the PostgreSQL ledger broke while in use (server restarted, session terminated, network cut); a commit in flight may or may not have been applied.',
   EDOC_CLUSTER_FENCED: 'This node no longer holds the company\'s lease (cluster mode): the transaction that would have changed the company\'s documents, files or cursor was rolled back; the company\'s new owner carries on.',
+  EDOC_CLUSTER_NODE_IN_USE: 'Another running process is already this cluster node (same cluster.node name, its heartbeat goes on): this one does not start. Give each node its own name.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',

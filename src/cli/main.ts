@@ -24,7 +24,7 @@ function version(): string {
   }
 }
 
-const USAGE_CODES = new Set(['EDOC_CLI_USAGE', 'EDOC_MAPPING_INVALID', 'EDOC_EMULATOR_SEED_INVALID', 'EDOC_EMULATOR_STATE_INVALID', 'EDOC_LEDGER_LOCKED', 'EDOC_HTTP_LISTEN']);
+const USAGE_CODES = new Set(['EDOC_CLI_USAGE', 'EDOC_MAPPING_INVALID', 'EDOC_EMULATOR_SEED_INVALID', 'EDOC_EMULATOR_STATE_INVALID', 'EDOC_LEDGER_LOCKED', 'EDOC_HTTP_LISTEN', 'EDOC_CLUSTER_NODE_IN_USE']);
 
 /** The exit code an error that escaped run() stands for. */
 export function exitCodeFor(err: unknown): number {

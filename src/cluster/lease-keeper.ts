@@ -19,11 +19,13 @@
  * recovery never delays a renewal.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EdocError } from '../errors.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type HeldLease } from './lease-store.js';
-import { heartbeat, markStopped, registerNode, type NodeIdentity } from './membership.js';
+import { heartbeat, markStopped, registerNode, type NodeIdentity, type Predecessor } from './membership.js';
 
 /** Why a company stops here: lost (taken or fenced: stop at once), handed back to another node, or this node stops. */
 export type LeaseEnd = 'lost' | 'handback' | 'stop';
@@ -72,6 +74,7 @@ export class LeaseKeeper implements LeaseView {
   private ensured = '';
   private unreachableSince: number | undefined;
   private fencedLogged = false;
+  private stoodDownLogged = false;
   private closing: Promise<void> | undefined;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
@@ -85,16 +88,41 @@ export class LeaseKeeper implements LeaseView {
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
   async start(): Promise<void> {
-    const before = await registerNode(this.options.db, this.options.me, this.options.leaseMs);
-    // a restart after a crash takes its own leases back at once; one whose last run may still be alive waits for expiry
+    const before = await this.register();
+    // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
-    if (before === 'maybe-alive') {
-      this.options.logger.warn({ node: this.node },
-        'a node of this name may still be running: its companies are taken only when their leases expire (give each node its own cluster.node)');
-    }
     this.options.logger.info({ node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs }, 'cluster: node joined');
     await this.beat();
     this.schedule();
+  }
+
+  /**
+   * Registers this run under its name. A name whose last run may still be alive (fresh heartbeat, another
+   * host or a live pid here) is watched for up to a lease: when that run beats meanwhile it is alive and
+   * this one is refused (EDOC_CLUSTER_NODE_IN_USE: two runs under one name would count as one node and a
+   * restart of either would take the other's leases back without waiting for them to expire); when its
+   * heartbeat ends instead, it was a crash elsewhere and this run takes the name.
+   */
+  private async register(): Promise<Predecessor> {
+    const { db, me, leaseMs, logger } = this.options;
+    const deadline = this.mono() + 2 * leaseMs;
+    let seen: number | undefined;
+    for (;;) {
+      const { before, holder } = await registerNode(db, me, leaseMs);
+      if (before !== 'in-use' || holder === undefined) return before;
+      const at = holder.heartbeatAt.getTime();
+      if ((seen !== undefined && at !== seen) || this.mono() > deadline) {
+        throw new EdocError('EDOC_CLUSTER_NODE_IN_USE',
+          `Another running process (host ${holder.host}, pid ${holder.pid}) is cluster node ${me.name}: give each node its own cluster.node.`,
+          { node: me.name, host: holder.host, pid: holder.pid });
+      }
+      if (seen === undefined) {
+        logger.warn({ node: me.name, host: holder.host, pid: holder.pid },
+          'cluster: a node of this name beat recently: waiting to see whether it is still running');
+      }
+      seen = at;
+      await sleep(Math.max(50, Math.floor(this.heartbeatMs / 2)));
+    }
   }
 
   /** The epoch this node holds the company at (the fence asks; leaving companies too, so their drain commits). */
@@ -147,7 +175,7 @@ export class LeaseKeeper implements LeaseView {
     try {
       // released at once: another node takes them at its next beat instead of after leaseMs
       await releaseLeases(this.options.db, this.node, held);
-      await markStopped(this.options.db, this.node);
+      await markStopped(this.options.db, this.options.me);
       this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
     } catch (err) {
       this.options.logger.warn({ err, node: this.node }, 'cluster: could not release the leases at stop: other nodes take them when they expire');
@@ -166,9 +194,14 @@ export class LeaseKeeper implements LeaseView {
     const { db, leaseMs } = this.options;
     const sentAt = this.mono();
     try {
-      let live = await heartbeat(db, this.node, leaseMs);
+      let live = await heartbeat(db, this.options.me, leaseMs);
       if (live === undefined) {
-        await registerNode(db, this.options.me, leaseMs);
+        // the row is gone (an operator deleted it: register again) or a later run took the name while
+        // this one was frozen or cut off: that run owns the name's leases now, this one stands down
+        if ((await registerNode(db, this.options.me, leaseMs)).before === 'in-use') {
+          this.standDown();
+          return;
+        }
         live = 1;
       }
       this.liveNodes = live;
@@ -195,6 +228,16 @@ export class LeaseKeeper implements LeaseView {
         this.options.logger.warn({ err, node: this.node }, 'cluster: heartbeat failed; retried at the next beat');
       }
     }
+  }
+
+  /** Another run holds this node's name now: drop every company, claim nothing (it is retried at every beat). */
+  private standDown(): void {
+    if (!this.stoodDownLogged) {
+      this.stoodDownLogged = true;
+      this.options.logger.error({ node: this.node, code: 'EDOC_CLUSTER_NODE_IN_USE' },
+        'cluster: another running process took this node\'s name: this one runs no company (give each node its own cluster.node)');
+    }
+    for (const company of [...this.held.keys()]) this.drop(company, 'lost', 'another run of this node\'s name holds it');
   }
 
   /** Above the fair share: hand extras back, gracefully, the last companies by name first. */
