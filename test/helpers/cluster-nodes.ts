@@ -34,8 +34,11 @@ export class ClusterProject {
     return new ClusterProject(await createProject(options), options);
   }
 
-  /** The node's own project: its configuration, state and log, with the shared inbox and outbox. */
-  async node(name: string): Promise<Project> {
+  /**
+   * The node's own project: its configuration, state and log, with the shared inbox and outbox. `cluster`
+   * overrides the node's cluster section (another `node` name than its folder, another leaseMs) when made.
+   */
+  async node(name: string, cluster: { node?: string; leaseMs?: number } = {}): Promise<Project> {
     let node = this.nodes.get(name);
     if (node !== undefined) return node;
     const dir = path.join(this.shared.dir, 'nodes', name);
@@ -44,7 +47,7 @@ export class ClusterProject {
     const config = parse(node.configText()) as { paths: Record<string, string>; [key: string]: unknown };
     config.paths.outbox = path.join(this.shared.dir, 'outbox');
     config.ledger = { url: this.options.url };
-    config.cluster = { node: name, leaseMs: this.options.leaseMs };
+    config.cluster = { node: name, leaseMs: this.options.leaseMs, ...cluster };
     // the embedded emulator is never used here; the state folder of each node stays its own
     await writeFile(node.configFile, stringify(config));
     this.nodes.set(name, node);
@@ -52,12 +55,12 @@ export class ClusterProject {
   }
 
   /** Spawns the node and waits until it watches the inbox. */
-  async start(name: string, timeoutMs = 30_000): Promise<DaemonProcess> {
-    return DaemonProcess.start(await this.node(name), timeoutMs);
+  async start(name: string, timeoutMs = 30_000, cluster: { node?: string; leaseMs?: number } = {}): Promise<DaemonProcess> {
+    return DaemonProcess.start(await this.node(name, cluster), timeoutMs);
   }
 
-  spawn(name: string): Promise<DaemonProcess> {
-    return this.node(name).then((node) => DaemonProcess.spawn(node));
+  spawn(name: string, cluster: { node?: string; leaseMs?: number } = {}): Promise<DaemonProcess> {
+    return this.node(name, cluster).then((node) => DaemonProcess.spawn(node));
   }
 
   drop(kind: string, name: string, content: string, company: string): Promise<string> {

@@ -1,0 +1,104 @@
+/**
+ * The cluster attacked the way an operator or a hostile environment would, with real `edoc-bridge run`
+ * child processes on one PostgreSQL ledger and the emulator over real HTTP (issue 13's outsider pass):
+ * two processes configured with the same `cluster.node` (a copy-pasted configuration, two instances of
+ * the systemd drop-in's EDOC_NODE=%H on one host); a node frozen past its lease and replaced under its own
+ * name, then resumed.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
+import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
+import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
+import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+import { describePg, usePgDatabase } from '../helpers/postgres.js';
+
+const COMPANIES = [1, 2].map((i) => clusterCompany(i));
+const LEASE_MS = 1_500;
+
+describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL ledger)', () => {
+  const db = usePgDatabase();
+  let emulator: TestEmulator;
+  let cluster: ClusterProject;
+  let sql: SqlExecutor;
+  const started: DaemonProcess[] = [];
+  let number = 990_300_000;
+
+  beforeAll(async () => {
+    await buildCli();
+    emulator = await startTestEmulator(COMPANIES, { latencyMs: 5 });
+    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS });
+    sql = openPostgresExecutor(db().url);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const node of started) {
+      node.signal('SIGCONT');
+      await node.kill();
+    }
+    await sql?.close();
+    await emulator?.running.close();
+    await cluster?.remove();
+  });
+
+  const start = async (dir: string, node: string): Promise<DaemonProcess> => {
+    const p = await cluster.start(dir, 30_000, { node });
+    started.push(p);
+    return p;
+  };
+  const leases = async (): Promise<{ company: string; owner: string | null; epoch: number }[]> =>
+    sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
+  const sendOnce = async (company: typeof COMPANIES[number], name: string): Promise<void> => {
+    const numbers = Array.from({ length: 5 }, () => ++number);
+    await cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
+    const result = await cluster.finalResult('invoice', name, company.alias, 60_000);
+    expect(result.counts.accepted).toBe(numbers.length);
+    const issued = (await emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
+    for (const n of numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+  };
+
+  it('a second process under a running node\'s name is refused (exit 2, EDOC_CLUSTER_NODE_IN_USE); the first keeps its companies', async () => {
+    const first = await start('same-1', 'same');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === 2 ? true : undefined), 'same to hold both');
+    const epochs = await leases();
+    const second = await cluster.spawn('same-2', { node: 'same' });
+    started.push(second);
+    const exit = await second.exited;
+    expect(exit.code, second.stderr).toBe(2);
+    expect(second.stderr).toContain('EDOC_CLUSTER_NODE_IN_USE');
+    expect(second.stderr).not.toContain(db().server.password);
+    // nothing was taken from the first: same epochs, still its own pid in `nodes`
+    expect(await leases()).toEqual(epochs);
+    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid).toBe(first.child.pid);
+    await sendOnce(COMPANIES[0], 'same-name.jsonl');
+    await first.stop();
+  }, 120_000);
+
+  it('a node frozen past its lease and replaced under its own name stands down when resumed: one run per name', async () => {
+    const frozen = await start('twin-1', 'twin');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === 2 ? true : undefined), 'twin to hold both');
+    frozen.signal('SIGSTOP');
+    let replacement: DaemonProcess;
+    try {
+      // the replacement waits until the frozen run's heartbeat is older than the lease, then takes the name and its leases
+      replacement = await start('twin-2', 'twin');
+      await eventually(async () => ((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid === replacement.child.pid
+        ? true : undefined), 'the replacement to hold the name');
+    } finally {
+      frozen.signal('SIGCONT');
+    }
+    await frozen.waitForLog((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE', 30_000);
+    expect(frozen.running).toBe(true);
+    // the resumed run beats no more under the name and holds nothing; the replacement holds both and sends
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === 2 ? true : undefined), 'twin to hold both');
+    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
+    await sendOnce(COMPANIES[1], 'twin.jsonl');
+    const lines = frozen.logLines();
+    const stoodDown = lines.findIndex((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE');
+    expect(lines.slice(stoodDown).filter((l) => l.msg === 'cluster: company taken')).toEqual([]);
+    await frozen.stop();
+    // its stop did not mark the replacement's row stopped
+    expect((await sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
+    await replacement!.stop();
+  }, 120_000);
+});
