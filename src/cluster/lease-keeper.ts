@@ -75,6 +75,14 @@ export class LeaseKeeper implements LeaseView {
   private unreachableSince: number | undefined;
   private fencedLogged = false;
   private stoodDownLogged = false;
+  /**
+   * Companies this node handed back (fair share), with when; and those it took back because no other node
+   * did within two leases (a company only this node's configuration has): those are not handed back again
+   * while the live count stays the same, so such a company is never left without an owner.
+   */
+  private readonly handedBack = new Map<string, number>();
+  private readonly orphans = new Set<string>();
+  private orphansAtLive = 0;
   private closing: Promise<void> | undefined;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
@@ -246,7 +254,9 @@ export class LeaseKeeper implements LeaseView {
     for (const [company, h] of this.held) if (!configured.has(company) && !h.leaving) this.handBack(company, h);
     if (live <= 1 || !this.claiming) return;
     const target = Math.ceil(companies.length / live);
-    const staying = [...this.held].filter(([, h]) => !h.leaving).map(([company]) => company).sort();
+    if (live !== this.orphansAtLive) this.orphans.clear(); // another node may know them now: spread them again
+    this.orphansAtLive = live;
+    const staying = [...this.held].filter(([company, h]) => !h.leaving && !this.orphans.has(company)).map(([company]) => company).sort();
     for (const company of staying.slice(target)) this.handBack(company, this.held.get(company) as Held);
   }
 
@@ -257,6 +267,7 @@ export class LeaseKeeper implements LeaseView {
       await this.options.events.ended(company, 'handback');
       if (this.held.get(company) !== held) return; // lost meanwhile
       this.held.delete(company);
+      this.handedBack.set(company, this.mono());
       await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }]).catch((err: unknown) => {
         this.options.logger.warn({ err, node: this.node, company }, 'cluster: could not release a lease: it is taken when it expires');
       });
@@ -265,11 +276,15 @@ export class LeaseKeeper implements LeaseView {
 
   private async claim(companies: readonly string[], live: number): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
-    const room = target - this.held.size;
-    if (room <= 0) return;
     const mine = new Set(this.held.keys());
-    const claimed: HeldLease[] = await claimLeases(this.options.db, this.node, companies.filter((c) => !mine.has(c)), room,
-      this.options.leaseMs, this.reclaimOwn);
+    const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !mine.has(c))
+      .map(([c]) => c);
+    for (const c of unwanted) this.handedBack.delete(c);
+    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs);
+    for (const { company } of orphans) this.orphans.add(company);
+    const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
+    const claimed: HeldLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
+      companies.filter((c) => !mine.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn))];
     this.reclaimOwn = false;
     for (const { company, epoch } of claimed) {
       this.held.set(company, { epoch, leaving: false });
@@ -299,6 +314,7 @@ export class LeaseKeeper implements LeaseView {
     const held = this.held.get(company);
     if (held === undefined) return;
     this.held.delete(company);
+    this.orphans.delete(company);
     this.options.logger.warn({ node: this.node, company, epoch: held.epoch, reason }, 'cluster: company lost');
     this.chain(company, () => this.options.events.ended(company, why));
   }

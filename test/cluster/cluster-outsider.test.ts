@@ -3,7 +3,7 @@
  * child processes on one PostgreSQL ledger and the emulator over real HTTP (issue 13's outsider pass):
  * two processes configured with the same `cluster.node` (a copy-pasted configuration, two instances of
  * the systemd drop-in's EDOC_NODE=%H on one host); a node frozen past its lease and replaced under its own
- * name, then resumed.
+ * name, then resumed; nodes whose configurations differ (a company only one node has).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
@@ -14,7 +14,7 @@ import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestE
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
 
-const COMPANIES = [1, 2].map((i) => clusterCompany(i));
+const COMPANIES = [1, 2, 3].map((i) => clusterCompany(i));
 const LEASE_MS = 1_500;
 
 describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL ledger)', () => {
@@ -41,8 +41,8 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     await cluster?.remove();
   });
 
-  const start = async (dir: string, node: string): Promise<DaemonProcess> => {
-    const p = await cluster.start(dir, 30_000, { node });
+  const start = async (dir: string, node: string, companies?: string[]): Promise<DaemonProcess> => {
+    const p = await cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
     started.push(p);
     return p;
   };
@@ -59,7 +59,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
 
   it('a second process under a running node\'s name is refused (exit 2, EDOC_CLUSTER_NODE_IN_USE); the first keeps its companies', async () => {
     const first = await start('same-1', 'same');
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === 2 ? true : undefined), 'same to hold both');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === COMPANIES.length ? true : undefined), 'same to hold every company');
     const epochs = await leases();
     const second = await cluster.spawn('same-2', { node: 'same' });
     started.push(second);
@@ -76,7 +76,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
 
   it('a node frozen past its lease and replaced under its own name stands down when resumed: one run per name', async () => {
     const frozen = await start('twin-1', 'twin');
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === 2 ? true : undefined), 'twin to hold both');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
     frozen.signal('SIGSTOP');
     let replacement: DaemonProcess;
     try {
@@ -90,7 +90,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     await frozen.waitForLog((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE', 30_000);
     expect(frozen.running).toBe(true);
     // the resumed run beats no more under the name and holds nothing; the replacement holds both and sends
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === 2 ? true : undefined), 'twin to hold both');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
     expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
     await sendOnce(COMPANIES[1], 'twin.jsonl');
     const lines = frozen.logLines();
@@ -100,5 +100,24 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     // its stop did not mark the replacement's row stopped
     expect((await sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
     await replacement!.stop();
+  }, 120_000);
+
+  it('a company only one node\'s configuration has is not left without an owner when another node joins', async () => {
+    const wide = await start('wide', 'wide');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'wide').length === 3 ? true : undefined), 'wide to hold all three');
+    // narrow knows c1 and c2 only: wide's fair share falls to 2 and it hands c3 (the last by name) back,
+    // which narrow cannot take; wide takes it back when nobody did within two leases
+    const narrow = await start('narrow', 'narrow', ['c1', 'c2']);
+    await wide.waitForLog((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3', 30_000);
+    await eventually(async () => ((await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined),
+      'c3 to be run again', 30_000);
+    const epoch = (await leases()).find((l) => l.company === 'c3')!.epoch;
+    await sendOnce(COMPANIES[2], 'only-wide.jsonl');
+    // and it stays there (no hand-back and take-back loop) while the membership stays the same
+    await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
+    expect((await leases()).find((l) => l.company === 'c3')).toMatchObject({ owner: 'wide', epoch });
+    await sendOnce(COMPANIES[0], 'both-know.jsonl');
+    await narrow.stop();
+    await wide.stop();
   }, 120_000);
 });
