@@ -4,11 +4,11 @@
  */
 import { kindsSharingNumbers, parseKind, type DocumentKind } from '../kinds/index.js';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvent } from './files.js';
-import { earlierCopyLookup } from './resend.js';
+import { addEvents, type LedgerEvent } from './files.js';
+import { earlierCopyLookup, type EarlierCopy } from './resend.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
-import { idList } from './sql/dialect.js';
+import { idList, textList } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 import type { DocumentRow, DueDocument, InsertResult, NewDocument } from './types.js';
 
@@ -33,29 +33,29 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
   const earlier = await earlierCopyLookup(q, fileId);
   const write = (batch: NewDocument[]): Promise<void> => q.transaction(async (tx) => {
     await fence(tx, [file.company]);
-    let first: number | undefined;
-    let last: number | undefined;
-    const added = { pending: 0, invalid: 0, duplicate: 0 };
+    const keyOf = (d: NewDocument): string | null => (d.number ? makeKey(file.company, file.kind, d.number) : null);
+    const hasProblems = (d: NewDocument): boolean => d.problems !== undefined && d.problems.length > 0;
+    // one read for the batch: which of its keys were accepted already
+    const accepted = await acceptedKeys(tx, batch.filter((d) => !hasProblems(d)).map(keyOf).filter((k): k is string => k !== null));
+    const planned: PlannedDocument[] = [];
     for (const d of batch) {
-      const key = d.number ? makeKey(file.company, file.kind, d.number) : null;
-      const problems = d.problems && d.problems.length > 0 ? d.problems : null;
-      const dupOf = !problems && key
-        ? await tx.get<{ id: number; file_id: number }>(`SELECT id, file_id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, [key])
-        : undefined;
+      const key = keyOf(d);
+      const problems = hasProblems(d) ? d.problems! : null;
+      const dupOf = !problems && key ? accepted.get(key) : undefined;
       const copy = !problems && !dupOf && earlier ? await earlier(tx, d.index, d.raw, d.ownNumber === true) : undefined;
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
       const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
         : copy === undefined ? null : [earlierCopyError(copy)];
-      const row = await tx.get<{ id: number }>(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-        attempts, next_attempt_at, problems, errors, updated_at, customer)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT(file_id, idx) DO NOTHING RETURNING id`,
-      [fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key, d.ownNumber ? 1 : 0, state, null, json(problems),
-        json(errors), now, d.customer ?? null]);
-      if (row === undefined) continue;
-      const id = row.id;
-      const fromRaw = d.requestFromRaw === true;
-      await tx.run('INSERT INTO document_bodies(id, request, raw, request_is_raw) VALUES (?, ?, ?, ?)',
-        [id, fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? (d.rawIsRequestText === true ? RAW_EXACT : 1) : 0]);
+      planned.push({ d, key, state, problems, errors, dupOf, copy });
+    }
+    const ids = await insertRows(tx, fileId, file, planned, now);
+    let first: number | undefined;
+    let last: number | undefined;
+    const added = { pending: 0, invalid: 0, duplicate: 0 };
+    const events: LedgerEvent[] = [];
+    for (const { d, key, state, dupOf, copy } of planned) {
+      const id = ids.get(d.index);
+      if (id === undefined) continue;
       first ??= d.index;
       last = d.index;
       result.inserted++;
@@ -64,11 +64,11 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
       if (dupOf) {
         result.duplicate++;
         (result.byAcceptedKey ??= []).push({ index: d.index, fileId: dupOf.file_id });
-        await addEvent(tx, now, 'duplicate-key', fileId, id, { key, acceptedDocument: dupOf.id });
+        events.push({ at: now, type: 'duplicate-key', fileId, documentId: id, data: { key, acceptedDocument: dupOf.id } });
       } else if (copy !== undefined) {
         if (copy === 'accepted') result.duplicate++;
         (result.byEarlierCopy ??= []).push({ index: d.index, state: copy === 'accepted' ? 'duplicate' : 'invalid' });
-        await addEvent(tx, now, 'earlier-copy', fileId, id, { earlierCopy: copy });
+        events.push({ at: now, type: 'earlier-copy', fileId, documentId: id, data: { earlierCopy: copy } });
       }
     }
     for (const [state, n] of Object.entries(added)) {
@@ -77,7 +77,8 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
           ON CONFLICT(file_id, state) DO UPDATE SET n = file_counts.n + excluded.n`, [fileId, state, n]);
       }
     }
-    if (first !== undefined) await addEvent(tx, now, 'documents-added', fileId, null, { from: first, to: last });
+    if (first !== undefined) events.push({ at: now, type: 'documents-added', fileId, documentId: null, data: { from: first, to: last } });
+    await addEvents(tx, events);
   });
   let batch: NewDocument[] = [];
   const flush = async (): Promise<void> => {
@@ -106,6 +107,75 @@ function earlierCopyError(copy: 'accepted' | 'open'): { code: string; message: s
       + 'was taken before; not sent again.' }
     : { code: 'EDOC_LEDGER_EARLIER_COPY_OPEN', message: 'Not sent: this document of the same file content taken before is not final '
       + '(pending, failed or in-doubt); settle it there first (edoc-bridge status, retry, resolve), then resend.' };
+}
+
+interface PlannedDocument {
+  d: NewDocument;
+  key: string | null;
+  state: 'pending' | 'invalid' | 'duplicate';
+  problems: unknown[] | null;
+  errors: unknown[] | null;
+  dupOf: { id: number; file_id: number } | undefined;
+  copy: EarlierCopy;
+}
+
+/** The accepted document holding each of `keys` (the oldest, should there be two), in one statement. */
+async function acceptedKeys(tx: SqlExecutor, keys: readonly string[]): Promise<Map<string, { id: number; file_id: number }>> {
+  const out = new Map<string, { id: number; file_id: number }>();
+  if (keys.length === 0) return out;
+  const list = textList(tx, keys);
+  for (const r of await tx.all<{ key: string; id: number; file_id: number }>(`SELECT key, id, file_id FROM documents
+    WHERE key IN ${list.sql} AND state = 'accepted' ORDER BY id`, [list.param])) if (!out.has(r.key)) out.set(r.key, r);
+  return out;
+}
+
+/** An inserted row whose id was not read (SQLite: only rows with an event need it). */
+const NO_ID = 0;
+
+/**
+ * Inserts the planned rows with their bodies; an index stored already is left as it is. Returns the new
+ * ids by index (NO_ID where no event needs it). SQLite, in process, inserts row by row; PostgreSQL inserts the batch in two statements
+ * (a round trip per document would be most of an intake's time).
+ */
+async function insertRows(tx: SqlExecutor, fileId: number, file: { company: string; kind: string }, rows: readonly PlannedDocument[],
+  now: number): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  const values = rows.map(({ d, key, state, problems, errors }) => [fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
+    d.ownNumber ? 1 : 0, state, json(problems), json(errors), now, d.customer ?? null] as const);
+  const body = (d: NewDocument): [string | null, string, number] => {
+    const fromRaw = d.requestFromRaw === true;
+    return [fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? (d.rawIsRequestText === true ? RAW_EXACT : 1) : 0];
+  };
+  if (tx.dialect === 'sqlite') {
+    for (const [i, v] of values.entries()) {
+      // no RETURNING: SQLite collects a RETURNING statement's rows first, a third of an intake's time here; the
+      // body takes the new id as last_insert_rowid(), and the id itself is read only for a row with an event
+      const { changes } = await tx.run(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
+        attempts, next_attempt_at, problems, errors, updated_at, customer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)
+        ON CONFLICT(file_id, idx) DO NOTHING`, v);
+      if (changes === 0) continue;
+      const { d, dupOf, copy } = rows[i];
+      ids.set(d.index, dupOf || copy !== undefined ? (await tx.get<{ id: number }>('SELECT last_insert_rowid() AS id'))!.id : NO_ID);
+      await tx.run('INSERT INTO document_bodies(id, request, raw, request_is_raw) VALUES (last_insert_rowid(), ?, ?, ?)', body(d));
+    }
+    return ids;
+  }
+  const column = (k: number): unknown[] => values.map((v) => v[k]);
+  const inserted = await tx.all<{ id: number; idx: number }>(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number,
+    state, attempts, next_attempt_at, problems, errors, updated_at, customer)
+    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
+      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
+      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[])) AS v(f, i, c, k, s, ky, o, st, p, e, u, cu)
+    ON CONFLICT(file_id, idx) DO NOTHING RETURNING id, idx`, Array.from({ length: 12 }, (_, k) => column(k)));
+  for (const r of inserted) ids.set(r.idx, r.id);
+  const stored = rows.filter((r) => ids.has(r.d.index));
+  if (stored.length > 0) {
+    const bodies = stored.map((r) => body(r.d));
+    await tx.run(`INSERT INTO document_bodies(id, request, raw, request_is_raw) SELECT * FROM unnest(CAST(? AS BIGINT[]),
+      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]))`, [stored.map((r) => ids.get(r.d.index)), bodies.map((b) => b[0]),
+      bodies.map((b) => b[1]), bodies.map((b) => b[2])]);
+  }
+  return ids;
 }
 
 export async function acceptedKey(q: SqlExecutor, key: string): Promise<{ documentId: number; fileId: number } | undefined> {

@@ -1,6 +1,6 @@
 export { Ledger, LEDGER_FILE } from './ledger.js';
-export { openLedger } from './open.js';
-export type { LedgerPort, LedgerSnapshotPort, OutcomesResult, Verdict } from './port.js';
+export { openLedger, openPostgresLedger } from './open.js';
+export type { LedgerFence, LedgerPort, LedgerSnapshotPort, OutcomesResult, Verdict } from './port.js';
 export type { LedgerOpenOptions } from './ledger.js';
 export { LedgerSnapshot } from './snapshot.js';
 export type { ReadDetails } from './files.js';

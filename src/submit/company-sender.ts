@@ -141,13 +141,19 @@ export class CompanySender {
       // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
       // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
       // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
-      const due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory).catch((err: unknown) => this.readFailed(err));
-      if (due === undefined) {
-        await this.sleep(idleMs);
+      let due: DueDocument[];
+      let next: number | undefined;
+      try {
+        due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
+        next = due.length === 0 ? await this.options.ledger.nextDueAt(this.alias) : undefined;
+      } catch (err) {
+        // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
+        // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
+        this.options.logger.error({ err, company: this.alias }, 'submit: reading the ledger failed; reading again shortly');
+        await this.sleep(this.tuning.storagePollMs);
         continue;
       }
       if (due.length === 0) {
-        const next = await this.options.ledger.nextDueAt(this.alias).catch((err: unknown) => this.readFailed(err));
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.sleep(wait);
         continue;
@@ -172,8 +178,12 @@ export class CompanySender {
    */
   private async attempt(doc: DueDocument, marked?: Promise<MarkResult>): Promise<void> {
     if (!marked && !(await this.waitForRate())) return;
-    if (!this.admitted(doc, await (marked ?? this.mark(doc)))) {
-      this.markedUnsent.delete(doc.id);
+    const mark = await (marked ?? this.mark(doc));
+    if (!this.admitted(doc, mark)) {
+      // a mark whose commit broke (PostgreSQL: connection cut while committing) may have been applied
+      // nonetheless: take it back (only a document still `sending` changes), for its request never left
+      if (mark.to === 'unsaved' && !this.lost) await this.unmark(doc);
+      else this.markedUnsent.delete(doc.id);
       return;
     }
     // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
@@ -309,12 +319,6 @@ export class CompanySender {
       if (wait === 0) return true;
       await delay(wait);
     }
-  }
-
-  /** A read of the ledger failed (a network database: connection lost): the loop tries again after idleMs. */
-  private readFailed(err: unknown): undefined {
-    this.options.logger.warn({ err, company: this.alias }, 'submit: the ledger could not be read; tried again shortly');
-    return undefined;
   }
 
   private lose(): void {

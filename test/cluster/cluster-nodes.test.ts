@@ -117,4 +117,28 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
     const bLog = (await cluster.node('b')).logLines();
     expect(bLog.some((l) => l.msg === 'cluster: node left, leases released')).toBe(true);
   }, 90_000);
+
+  it('nodes joining while every company sends take their share gracefully: each invoice issued once, each file reported once', async () => {
+    const sent = new Map<string, number[]>();
+    for (const company of COMPANIES) sent.set(company.alias, await dropInvoices(company.alias, `join-${company.alias}.jsonl`, 60));
+    await eventually(async () => ((await emulator.client.issued({ company: COMPANIES[0].id })).length > 0 ? true : undefined), 'sending');
+    nodes.push(await cluster.start('c'), await cluster.start('d'));
+    for (const company of COMPANIES) {
+      const result = await cluster.finalResult('invoice', `join-${company.alias}.jsonl`, company.alias);
+      expect(result.counts).toMatchObject({ total: 60, accepted: 60 });
+      const issued = (await emulator.client.issued({ company: company.id })).map((d) => Number(d.number));
+      for (const n of sent.get(company.alias)!) expect(issued.filter((x) => x === n), `${company.alias} ${n}`).toHaveLength(1);
+    }
+    // three live nodes, four companies: at most two each, every company owned
+    await eventually(async () => {
+      const held = Object.values(await owners());
+      const per = new Map<string, number>();
+      for (const o of held) if (o !== null) per.set(o, (per.get(o) ?? 0) + 1);
+      return held.length === 4 && [...per.values()].every((n) => n <= 2) ? true : undefined;
+    }, 'a fair spread over three nodes', 20_000);
+    const handedOver = (await cluster.node('a')).logLines().filter((l) => l.msg === 'cluster: handing the company over (fair share)');
+    expect(handedOver.length).toBeGreaterThan(0);
+    const files = await sql.all<{ n: number }>("SELECT count(*) AS n FROM files WHERE name LIKE 'join-%'");
+    expect(files[0].n).toBe(4);
+  }, 120_000);
 });

@@ -129,7 +129,8 @@ describe('start-up stays fast with a large ledger', () => {
     expect(left).toHaveLength(20);
     expect(files).toHaveLength(1);
     expect(elapsed).toBeLessThan(500);
-  });
+    // the set-up (200,000 documents stored) is what takes long on a loaded machine; the figure under test is the open above
+  }, 120_000);
 });
 
 /** The same hot queries in PostgreSQL's words; each must be able to use an index (a seq scan only where none could serve). */

@@ -23,6 +23,14 @@ export function idList(q: Dialected, ids: Iterable<number>): { sql: string; para
     : { sql: '(SELECT unnest(CAST(? AS BIGINT[])))', param: list };
 }
 
+/** The same for texts (keys): a JSON array, or a text[]. */
+export function textList(q: Dialected, texts: Iterable<string>): { sql: string; param: unknown } {
+  const list = [...texts];
+  return q.dialect === 'sqlite'
+    ? { sql: '(SELECT value FROM json_each(?))', param: JSON.stringify(list) }
+    : { sql: '(SELECT unnest(CAST(? AS TEXT[])))', param: list };
+}
+
 /** The larger of two values (SQLite's two-argument max, PostgreSQL's GREATEST). */
 export function greatest(q: Dialected, a: string, b: string): string {
   return q.dialect === 'sqlite' ? `max(${a}, ${b})` : `GREATEST(${a}, ${b})`;
