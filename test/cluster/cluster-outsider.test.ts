@@ -3,8 +3,12 @@
  * child processes on one PostgreSQL ledger and the emulator over real HTTP (issue 13's outsider pass):
  * two processes configured with the same `cluster.node` (a copy-pasted configuration, two instances of
  * the systemd drop-in's EDOC_NODE=%H on one host); a node frozen past its lease and replaced under its own
- * name, then resumed; nodes whose configurations differ (a company only one node has).
+ * name, then resumed; nodes whose configurations differ (a company only one node has); the database
+ * password (in ~/.pgpass, in PGPASSWORD) looked for everywhere a node or a command writes.
  */
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
 import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
@@ -12,7 +16,8 @@ import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-import { describePg, usePgDatabase } from '../helpers/postgres.js';
+import { runCli } from '../helpers/cli-runner.js';
+import { adminQuery, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
 
 const COMPANIES = [1, 2, 3].map((i) => clusterCompany(i));
 const LEASE_MS = 1_500;
@@ -46,6 +51,9 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     started.push(p);
     return p;
   };
+  /** Every file under `dir`, recursively (logs, outbox reports, archive, state). */
+  const filesUnder = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
   const leases = async (): Promise<{ company: string; owner: string | null; epoch: number }[]> =>
     sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
   const sendOnce = async (company: typeof COMPANIES[number], name: string): Promise<void> => {
@@ -119,5 +127,33 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     await sendOnce(COMPANIES[0], 'both-know.jsonl');
     await narrow.stop();
     await wide.stop();
+  }, 120_000);
+
+  it('the database password (~/.pgpass, PGPASSWORD) reaches no log line, report, status output or application_name', async () => {
+    const { server, name } = db();
+    const node = await cluster.node('keyless', { node: 'keyless' });
+    const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
+    config.ledger.url = pgUrl(server, name, null);
+    await writeFile(node.configFile, stringify(config));
+    const pgpass = path.join(node.dir, '.pgpass'); // the node's HOME
+    await writeFile(pgpass, `${server.host}:${server.port}:${name}:${server.user}:${server.password}\n`);
+    await chmod(pgpass, 0o600);
+    const keyless = await start('keyless', 'keyless');
+    await sendOnce(COMPANIES[0], 'secret.jsonl');
+    const activity = await adminQuery('SELECT application_name FROM pg_stat_activity WHERE datname = $1', [name]);
+    const runs = [await runCli(node, ['status']), await runCli(node, ['status', '--json']),
+      await runCli(node, ['status', '--json'], { env: { PGPASSWORD: server.password } }),
+      // a wrong password from the environment: refused, and the message shows neither password
+      await runCli(node, ['status'], { env: { PGPASSWORD: `${server.password}-wrong` } })];
+    expect(runs[0].stdout).toContain('keyless');
+    expect(runs[3].code, runs[3].stderr).toBe(2);
+    await keyless.stop();
+    const written = [...await filesUnder(path.join(node.dir, 'logs')), ...await filesUnder(path.join(node.dir, 'state')),
+      ...await filesUnder(path.join(cluster.shared.dir, 'outbox')), ...await filesUnder(path.join(cluster.shared.dir, 'inbox'))];
+    expect(written.length).toBeGreaterThan(2);
+    for (const file of written) expect(await readFile(file, 'utf8'), file).not.toContain(server.password);
+    for (const run of runs) expect(run.stdout + run.stderr).not.toContain(server.password);
+    expect(keyless.stdout + keyless.stderr).not.toContain(server.password);
+    for (const row of activity.rows as { application_name: string }[]) expect(row.application_name).not.toContain(server.password);
   }, 120_000);
 });
