@@ -4,7 +4,8 @@
  * two processes configured with the same `cluster.node` (a copy-pasted configuration, two instances of
  * the systemd drop-in's EDOC_NODE=%H on one host); a node frozen past its lease and replaced under its own
  * name, then resumed; nodes whose configurations differ (a company only one node has); the database
- * password (in ~/.pgpass, in PGPASSWORD) looked for everywhere a node or a command writes.
+ * password (in ~/.pgpass, in PGPASSWORD) looked for everywhere a node or a command writes; every node's
+ * connections cut at once, repeatedly, mid-intake and mid-send.
  */
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -156,4 +157,33 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     expect(keyless.stdout + keyless.stderr).not.toContain(server.password);
     for (const row of activity.rows as { application_name: string }[]) expect(row.application_name).not.toContain(server.password);
   }, 120_000);
+
+  it('every node\'s connections cut at once, five times, mid-intake and mid-send: each invoice issued once, nothing left sending', async () => {
+    const a = await start('cut-a', 'cut-a');
+    const b = await start('cut-b', 'cut-b');
+    await eventually(async () => (new Set((await leases()).map((l) => l.owner)).size === 2 ? true : undefined), 'both nodes to hold a company');
+    const files = COMPANIES.map((company) => {
+      const numbers = Array.from({ length: 400 }, () => ++number);
+      return { company, numbers, name: `cut-${company.alias}.jsonl` };
+    });
+    for (const f of files) await cluster.drop('invoice', f.name, jsonlText(f.numbers.map((n) => invoice(n, f.company))), f.company.alias);
+    const issuedNow = async (): Promise<number> => (await Promise.all(COMPANIES.map((c) => emulator.client.issued({ company: c.id }))))
+      .reduce((n, list) => n + list.length, 0);
+    for (let i = 0; i < 5; i++) {
+      const before = await issuedNow();
+      await eventually(async () => ((await issuedNow()) > before + 20 ? true : undefined), 'sending to go on', 60_000);
+      await adminQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'edoc-bridge %'",
+        [db().name]);
+    }
+    for (const f of files) {
+      const result = await cluster.finalResult('invoice', f.name, f.company.alias, 120_000);
+      expect(result.counts.accepted).toBe(f.numbers.length);
+      const issued = (await emulator.client.issued({ company: f.company.id, kind: 'invoice' })).map((d) => Number(d.number));
+      for (const n of f.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+    }
+    expect((await sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')"))?.n).toBe(0);
+    expect([a.running, b.running]).toEqual([true, true]);
+    await a.stop();
+    await b.stop();
+  }, 240_000);
 });
