@@ -11,7 +11,7 @@ regenerate this page with \`node scripts/errors-doc.mjs\`.
 
 Exit codes of the command line: 0 success, 1 some documents did not succeed, 2 usage or configuration
 error (every \`EDOC_CONFIG_*\`, \`EDOC_CLI_USAGE\`, \`EDOC_MAPPING_INVALID\`, \`EDOC_LEDGER_LOCKED\`,
-\`EDOC_LEDGER_REFUSED\`, the emulator seed/state errors, \`EDOC_HTTP_LISTEN\`), 3 service unreachable or unauthorized, or the
+\`EDOC_LEDGER_REFUSED\`, \`EDOC_LEDGER_COPY_REFUSED\`, \`_SCHEMA\` and \`_VALUE\`, the emulator seed/state errors, \`EDOC_HTTP_LISTEN\`), 3 service unreachable or unauthorized, or the
 PostgreSQL ledger unreachable (\`EDOC_LEDGER_UNREACHABLE\`, \`EDOC_LEDGER_CONNECTION_LOST\`).
 `;
 const body = src.slice(src.indexOf('export const ERRORS'), src.indexOf('} as const'));

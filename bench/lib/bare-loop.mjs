@@ -25,7 +25,9 @@ async function worker() {
   }
 }
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 await Promise.all(Array.from({ length: concurrency }, worker));
 const ms = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 await pool.close();
-process.stdout.write(JSON.stringify({ ms, statuses }));
+process.stdout.write(JSON.stringify({ ms, statuses, cpuMs: (cpu.user + cpu.system) / 1000 }));

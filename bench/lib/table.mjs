@@ -20,6 +20,10 @@ export function table(results) {
   if (o) {
     rows.push([`2. own overhead (${o.documents} JSONL invoices, C=${o.concurrency}, no latency)`,
       `daemon ${o.daemonDocsPerSecond} docs/s, bare undici ${o.bareDocsPerSecond} docs/s`, `${o.ratio}`, '>= 0.6', pass(o.ratio >= 0.6)]);
+    if (o.daemonCpuMsPer1000 !== undefined) {
+      rows.push(['2. CPU ms per 1,000 documents: daemon (all threads / main thread), bare loop',
+        `${o.daemonCpuMsPer1000} / ${o.daemonMainCpuMsPer1000}, bare ${o.bareCpuMsPer1000}`, '', '(reference)', '']);
+    }
   }
   const m = s.memory;
   if (m) {

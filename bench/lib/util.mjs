@@ -77,6 +77,29 @@ export function procMemory(pid) {
   }
 }
 
+/**
+ * CPU time (user + system, ms) a process has used, every thread (`/proc/<pid>/stat`), or one thread
+ * (`/proc/<pid>/task/<tid>/stat`; the main thread's id is the pid). 10 ms resolution.
+ */
+export function procCpuMs(pid, tid) {
+  try {
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const [utime, stime] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map(Number);
+    return (utime + stime) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 1-minute load average now. */
+export function loadNow() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return os.loadavg()[0];
+  }
+}
+
 export function log(...parts) {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${parts.join(' ')}\n`);
 }

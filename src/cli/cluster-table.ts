@@ -3,17 +3,21 @@
  * company's lease — who holds it, at which epoch, until when. Ages are the database's clock, so a node
  * whose own clock is off does not make the table lie.
  */
-import { clusterStatus, type ClusterStatus } from '../cluster/cluster-node.js';
+import type { ClusterStatus } from '../cluster/cluster-node.js';
 import type { Config } from '../config/schema.js';
-import { openPostgresExecutor } from '../ledger/sql/postgres.js';
 import { renderTable } from './table.js';
 
 /** Reads the nodes and leases from the PostgreSQL ledger; undefined without ledger.url. */
 export async function readClusterStatus(config: Pick<Config, 'ledger' | 'cluster'>): Promise<ClusterStatus | undefined> {
   const url = config.ledger?.url;
   if (url === undefined) return undefined;
+  // loaded only here: a command on the SQLite ledger never loads node-postgres
+  const [{ clusterStatus }, { openPostgresExecutor }] = await Promise.all([import('../cluster/cluster-node.js'), import('../ledger/sql/postgres.js')]);
   const db = openPostgresExecutor(url, { maxConnections: 1, applicationName: 'edoc-bridge status' });
   try {
+    // a database never migrated (status before the first node started) has no cluster yet
+    const migrated = await db.get<{ t: string | null }>(`SELECT to_regclass('company_leases')::text AS t`);
+    if (migrated?.t == null) return { nodes: [], leases: [] };
     return await clusterStatus(db, config.cluster.leaseMs);
   } finally {
     await db.close();

@@ -57,6 +57,11 @@ export class ClusterNode {
     return this.keeper.node;
   }
 
+  /** What pg_stat_activity shows for this node's connections (the ledger's too). */
+  get applicationName(): string {
+    return applicationName(this.keeper.node);
+  }
+
   start(): Promise<void> {
     return this.keeper.start();
   }

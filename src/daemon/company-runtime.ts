@@ -6,7 +6,7 @@
  * restart would) and stopped when the lease is handed over (drained first) or lost (at once).
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
-import { ClusterNode } from '../cluster/cluster-node.js';
+import type { ClusterNode } from '../cluster/cluster-node.js';
 import type { LeaseEnd, LeaseEvents } from '../cluster/lease-keeper.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
@@ -37,11 +37,20 @@ export class CompanyRuntime implements LeaseEvents {
   /** Cluster mode (ledger.url): this node; undefined with the SQLite ledger. */
   readonly cluster: ClusterNode | undefined;
 
-  /** For the configuration: a cluster node with `ledger.url`, else one process running everything. Nothing connects yet. */
-  constructor(config: Readonly<Config>, logger: AppLogger, companies: () => readonly CompanyConfig[]) {
+  private constructor(cluster: (events: LeaseEvents) => ClusterNode | undefined) {
+    this.cluster = cluster(this);
+  }
+
+  /**
+   * For the configuration: a cluster node with `ledger.url`, else one process running everything. Nothing
+   * connects yet; the cluster's modules (and node-postgres) are loaded only with `ledger.url`.
+   */
+  static async for(config: Readonly<Config>, logger: AppLogger, companies: () => readonly CompanyConfig[]): Promise<CompanyRuntime> {
     const url = config.ledger?.url;
-    this.cluster = url === undefined ? undefined : new ClusterNode({ url, inbox: config.paths.inbox, node: config.cluster.node, leaseMs: config.cluster.leaseMs,
-      logger, companies: () => companies().map((c) => c.alias), events: this });
+    if (url === undefined) return new CompanyRuntime(() => undefined);
+    const { ClusterNode: Node } = await import('../cluster/cluster-node.js');
+    return new CompanyRuntime((events) => new Node({ url, inbox: config.paths.inbox, node: config.cluster.node,
+      leaseMs: config.cluster.leaseMs, logger, companies: () => companies().map((c) => c.alias), events }));
   }
 
   /** Starts the companies: all of them now (one process), or whichever leases the first heartbeat takes (cluster). */

@@ -28,7 +28,6 @@ import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
 import { intakeFile, ledgerUnavailable, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
-import { applicationName } from '../cluster/cluster-node.js';
 import { CompanyRuntime } from './company-runtime.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { Senders } from './senders.js';
@@ -138,10 +137,10 @@ export class Pipeline {
   static async open(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions = {}): Promise<Pipeline> {
     // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
     let built: Pipeline | undefined;
-    const companies = new CompanyRuntime(config, logger, () => (built?.config ?? config).companies);
+    const companies = await CompanyRuntime.for(config, logger, () => (built?.config ?? config).companies);
     const cluster = companies.cluster;
     // the fence: every pipeline write checks this node's lease of the company in the same transaction
-    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: applicationName(cluster.name),
+    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: cluster.applicationName,
       idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs });
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     let service: ResolvedService | undefined;

@@ -164,7 +164,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     const now = Date.now();
     const company = companyKey(request);
-    stats.arrival(company, now);
+    stats.arrival(company, now, op);
     if (faults.overRateLimit(company, now)) {
       stats.fault('rate-limit');
       stats.record(op, 429);

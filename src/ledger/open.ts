@@ -8,8 +8,6 @@ import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import { Ledger, type LedgerOpenOptions } from './ledger.js';
 import type { LedgerPort } from './port.js';
-import { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } from './sql/pg-migrations.js';
-import { openPostgresExecutor } from './sql/postgres.js';
 
 export type { LedgerOpenOptions } from './ledger.js';
 
@@ -42,6 +40,10 @@ export async function openLedger(config: LedgerLocation, options: PostgresLedger
  * PostgreSQL has no process lock: one node per database until the cluster's leases (src/cluster/).
  */
 export async function openPostgresLedger(url: string, options: PostgresLedgerOptions = {}): Promise<Ledger> {
+  // loaded here, not at the top: every command and the daemon open a ledger, and without ledger.url none
+  // of them should pay for loading node-postgres at start
+  const { migratePostgres, PG_SCHEMA_VERSION, postgresSchemaVersion } = await import('./sql/pg-migrations.js');
+  const { openPostgresExecutor } = await import('./sql/postgres.js');
   const program = options.program ?? 'edoc-bridge';
   const sql = openPostgresExecutor(url, { env: options.env, applicationName: program, maxConnections: options.maxConnections,
     readOnly: options.readOnly === true, idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs });

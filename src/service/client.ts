@@ -8,6 +8,7 @@
  * `outcome.kind`. The API key is scrubbed from everything it returns.
  */
 import { JsonText } from './json-text.js';
+import { Deadlines } from './deadlines.js';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { SENT_HOOK, sentHook } from './sent-hook.js';
@@ -47,6 +48,7 @@ export class ServiceClient {
   private readonly dispatcher: Dispatcher;
   private closing: Promise<void> | undefined;
   private readonly observers = new Set<CallObserver>();
+  private readonly deadlines = new Deadlines();
 
   constructor(options: ServiceClientOptions) {
     const url = new URL(options.baseUrl);
@@ -195,16 +197,9 @@ export class ServiceClient {
     }
 
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => {
-      deadline.abort(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-    }, timeoutMs);
-    const onCallerAbort = (): void => deadline.abort(options.signal?.reason);
-    if (options.signal?.aborted) onCallerAbort();
-    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       const res = await this.dispatcher.request({
-        method: def.method, path, headers, body, signal: deadline.signal,
+        method: def.method, path, headers, body, signal: this.deadlines.signal(timeoutMs, options.signal),
         headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
         ...(options.onSent ? { [SENT_HOOK]: options.onSent } : {}),
       });
@@ -216,9 +211,6 @@ export class ServiceClient {
     } catch (err) {
       const outcome = scrubOutcome(classifyNetworkError(err), secret);
       return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 }

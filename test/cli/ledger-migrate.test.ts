@@ -127,6 +127,6 @@ describe('edoc-bridge ledger migrate on the SQLite state folder', () => {
     expect(again.stdout.trim()).toMatch(/: schema at version \d+, nothing to migrate$/);
     const bad = await runCli(p, ['ledger', 'frobnicate']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/unknown action "frobnicate" \(use: migrate\)/);
+    expect(bad.stderr).toMatch(/unknown action "frobnicate" \(use: migrate, copy\)/);
   });
 });

@@ -15,7 +15,7 @@ import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-import { describePg, usePgDatabase } from '../helpers/postgres.js';
+import { createDatabase, describePg, usePgDatabase } from '../helpers/postgres.js';
 
 const COMPANIES = [1, 2, 3, 4].map((i) => clusterCompany(i));
 const LEASE_MS = 1_500;
@@ -85,6 +85,19 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
     }
     expect(existsSync(path.join(cluster.shared.dir, 'outbox', 'c1', 'invoice', 'batch-c1.result.json'))).toBe(true);
   }, 120_000);
+
+  it('status on a database no node has started on yet says so instead of failing', async () => {
+    const fresh = await createDatabase();
+    try {
+      const other = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: fresh.url, leaseMs: LEASE_MS });
+      const run = await runCli(await other.node('x'), ['status']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/Cluster: 0 live node\(s\) of 0 known/);
+      await other.remove();
+    } finally {
+      await fresh.drop();
+    }
+  }, 60_000);
 
   it('status lists both nodes, live, with their companies', async () => {
     const node = await cluster.node('a');

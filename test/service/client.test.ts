@@ -275,6 +275,21 @@ describe('ServiceClient responses', () => {
     expect(result.durationMs).toBeLessThan(1500);
   });
 
+  it('calls started together share a deadline: the slow one ends near its timeout, the quick ones answer', async () => {
+    handler = (req, res, rec) => {
+      if (rec.pathname.includes('numbering') || rec.query.has('nit')) return; // never answered
+      answerJson(200, ACCEPTED)(req, res, rec);
+    };
+    const client = newClient({ timeoutMs: 400 });
+    const started = Date.now();
+    const [slow, ...quick] = await Promise.all([client.listRanges(COMPANY, { nit: '1' }),
+      ...Array.from({ length: 5 }, () => client.issueInvoice(COMPANY, INVOICE))]);
+    for (const q of quick) expect(q.httpStatus).toBe(200);
+    expect(slow.outcome).toMatchObject({ kind: 'transient', delivery: 'maybe-sent' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(slow.durationMs).toBeLessThan(2000);
+  });
+
   it('HTTP 429 with Retry-After: 2 is transient with retryAfterMs 2000', async () => {
     handler = answerJson(429, 'Too Many Requests', { 'retry-after': '2' });
     const result = await newClient().issueSupportDocument(COMPANY, SUPPORT);
