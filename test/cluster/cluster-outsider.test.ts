@@ -17,8 +17,11 @@ import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { fillEveryState } from '../fixtures/ledger/every-state.js';
+import { tempDir } from '../ledger/helpers.js';
 import { runCli } from '../helpers/cli-runner.js';
-import { adminQuery, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
+import { adminQuery, createDatabase, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
 
 const COMPANIES = [1, 2, 3].map((i) => clusterCompany(i));
 const LEASE_MS = 1_500;
@@ -186,4 +189,32 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     await a.stop();
     await b.stop();
   }, 240_000);
+
+  it('ledger copy into the database a running node uses (no documents yet) is refused; once the node stopped it copies', async () => {
+    const target = await createDatabase();
+    try {
+      const node = await cluster.node('copy-target', { node: 'copy-target' });
+      const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
+      config.ledger.url = target.url;
+      await writeFile(node.configFile, stringify(config));
+      const running = await start('copy-target', 'copy-target');
+      const sourceDir = tempDir('edoc-outsider-copy-');
+      const ledger = Ledger.open(sourceDir);
+      try {
+        await fillEveryState(ledger, { documents: 40, perFile: 10, bodyBytes: 50 });
+      } finally {
+        await ledger.close();
+      }
+      const run = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr).toContain('EDOC_LEDGER_COPY_REFUSED');
+      expect(running.running).toBe(true);
+      await running.stop();
+      // stopped (SIGTERM marks the node stopped), the same copy goes through
+      const after = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      expect(after.code, after.stdout + after.stderr).toBe(0);
+    } finally {
+      await target.drop();
+    }
+  }, 120_000);
 });
