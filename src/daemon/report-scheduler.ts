@@ -165,7 +165,12 @@ export class ReportScheduler {
 
   private async report(fileId: number): Promise<void> {
     const { logger } = this.options;
-    const file = await this.options.ledger.getFile(fileId);
+    // a ledger that cannot be read now (PostgreSQL: connection cut) must not end the timer's pass: tried again later
+    const file = await this.options.ledger.getFile(fileId).catch((err: unknown) => {
+      logger.warn({ err, fileId }, 'the ledger could not be read for a report: tried again shortly');
+      this.dirty.add(fileId);
+      return null;
+    });
     if (!file) return;
     if (this.options.owns?.(file.company) === false) {
       this.times.delete(fileId);
