@@ -73,7 +73,12 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
   const checkOnce = async (company: typeof COMPANIES[number], name: string, sent: { numbers: number[]; markers: string[] }): Promise<string> => {
     const invoices = await cluster.finalResult('invoice', `${name}.jsonl`, company.alias, 90_000);
     const support = await cluster.finalResult('support-document', `${name}-ds.jsonl`, company.alias, 90_000);
-    expect(invoices.counts.accepted).toBe(sent.numbers.length);
+    // as after a single node's crash: a numbered document whose request may have reached the service before
+    // the lease moved is resent by the new owner; a repeated-number answer then leaves it in doubt (issued once)
+    for (const doc of invoices.documents) {
+      if (doc.status !== 'accepted') expect([doc.status, doc.doubt], `invoice #${doc.index}`).toEqual(['in-doubt', 'repeated-number']);
+    }
+    expect(invoices.documents).toHaveLength(sent.numbers.length);
     const issued = (await emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
     for (const n of sent.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
     const reached = new Map<string, number>();
@@ -92,7 +97,7 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
     }
     const left = await sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')");
     expect(left?.n).toBe(0);
-    return `${sent.numbers.length} invoices issued once each; ${support.counts.accepted} support documents accepted, ${inDoubt} in doubt`;
+    return `${sent.numbers.length} invoices issued once each (${invoices.counts.inDoubt} in doubt for a repeated number); ${support.counts.accepted} support documents accepted, ${inDoubt} in doubt`;
   };
 
   it('a node frozen past its lease while it sends: the other takes its company; resumed, its commits are refused and it drops the company', async ({ annotate }) => {
