@@ -77,11 +77,12 @@ export const ERRORS = {
   EDOC_LEDGER_UNREACHABLE: 'The PostgreSQL ledger (ledger.url) could not be reached: no server answers at that host and port, the network failed, or the connection timed out.',
   EDOC_LEDGER_REFUSED: 'The PostgreSQL server refused the ledger\'s connection: wrong password, unknown role or database, no pg_hba.conf entry, or TLS required or refused.',
   EDOC_LEDGER_CONNECTION_LOST: 'The connection to the PostgreSQL ledger broke while in use (server restarted, session terminated, network cut); a commit in flight may or may not have been applied.',
-  EDOC_LEDGER_COPY_REFUSED: 'edoc-bridge ledger copy will not copy: no SQLite ledger at --from, its schema is not this version\'s, a daemon holds its state folder, or the PostgreSQL ledger already holds rows (two ledgers are never merged).',
+  EDOC_LEDGER_COPY_REFUSED: 'edoc-bridge ledger copy will not copy: no SQLite ledger at --from, its schema is not this version\'s, a daemon holds its state folder, cluster nodes run on the PostgreSQL ledger, or it already holds rows (two ledgers are never merged).',
   EDOC_LEDGER_COPY_SCHEMA: 'The SQLite ledger and the PostgreSQL schema do not have the same tables and columns (or a column type the copy does not carry): nothing was copied.',
   EDOC_LEDGER_COPY_VALUE: 'A value of the SQLite ledger cannot be stored in PostgreSQL as it is (a NUL character or invalid UTF-8 in text, a fraction or text in an integer column): nothing was copied.',
   EDOC_LEDGER_COPY_VERIFY: 'After copying, the PostgreSQL ledger\'s row counts or checksums differ from the SQLite ledger\'s: the copy was rolled back.',
   EDOC_CLUSTER_FENCED: 'This node no longer holds the company\'s lease (cluster mode): the transaction that would have changed the company\'s documents, files or cursor was rolled back; the company\'s new owner carries on.',
+  EDOC_CLUSTER_NODE_IN_USE: 'Another running process is already this cluster node (same cluster.node name, its heartbeat goes on): this one does not start. Give each node its own name.',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',

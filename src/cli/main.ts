@@ -25,7 +25,7 @@ function version(): string {
 }
 
 const USAGE_CODES = new Set(['EDOC_CLI_USAGE', 'EDOC_MAPPING_INVALID', 'EDOC_EMULATOR_SEED_INVALID', 'EDOC_EMULATOR_STATE_INVALID', 'EDOC_LEDGER_LOCKED', 'EDOC_HTTP_LISTEN',
-  'EDOC_LEDGER_COPY_REFUSED', 'EDOC_LEDGER_COPY_SCHEMA', 'EDOC_LEDGER_COPY_VALUE']);
+  'EDOC_LEDGER_COPY_REFUSED', 'EDOC_LEDGER_COPY_SCHEMA', 'EDOC_LEDGER_COPY_VALUE', 'EDOC_CLUSTER_NODE_IN_USE']);
 
 /** The exit code an error that escaped run() stands for. */
 export function exitCodeFor(err: unknown): number {

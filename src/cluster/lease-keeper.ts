@@ -19,11 +19,13 @@
  * recovery never delays a renewal.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EdocError } from '../errors.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type HeldLease } from './lease-store.js';
-import { heartbeat, markStopped, registerNode, type NodeIdentity } from './membership.js';
+import { heartbeat, markStopped, registerNode, type NodeIdentity, type Predecessor } from './membership.js';
 
 /** Why a company stops here: lost (taken or fenced: stop at once), handed back to another node, or this node stops. */
 export type LeaseEnd = 'lost' | 'handback' | 'stop';
@@ -72,6 +74,15 @@ export class LeaseKeeper implements LeaseView {
   private ensured = '';
   private unreachableSince: number | undefined;
   private fencedLogged = false;
+  private stoodDownLogged = false;
+  /**
+   * Companies this node handed back (fair share), with when; and those it took back because no other node
+   * did within two leases (a company only this node's configuration has): those are not handed back again
+   * while the live count stays the same, so such a company is never left without an owner.
+   */
+  private readonly handedBack = new Map<string, number>();
+  private readonly orphans = new Set<string>();
+  private orphansAtLive = 0;
   private closing: Promise<void> | undefined;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
@@ -85,16 +96,41 @@ export class LeaseKeeper implements LeaseView {
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
   async start(): Promise<void> {
-    const before = await registerNode(this.options.db, this.options.me, this.options.leaseMs);
-    // a restart after a crash takes its own leases back at once; one whose last run may still be alive waits for expiry
+    const before = await this.register();
+    // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
-    if (before === 'maybe-alive') {
-      this.options.logger.warn({ node: this.node },
-        'a node of this name may still be running: its companies are taken only when their leases expire (give each node its own cluster.node)');
-    }
     this.options.logger.info({ node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs }, 'cluster: node joined');
     await this.beat();
     this.schedule();
+  }
+
+  /**
+   * Registers this run under its name. A name whose last run may still be alive (fresh heartbeat, another
+   * host or a live pid here) is watched for up to a lease: when that run beats meanwhile it is alive and
+   * this one is refused (EDOC_CLUSTER_NODE_IN_USE: two runs under one name would count as one node and a
+   * restart of either would take the other's leases back without waiting for them to expire); when its
+   * heartbeat ends instead, it was a crash elsewhere and this run takes the name.
+   */
+  private async register(): Promise<Predecessor> {
+    const { db, me, leaseMs, logger } = this.options;
+    const deadline = this.mono() + 2 * leaseMs;
+    let seen: number | undefined;
+    for (;;) {
+      const { before, holder } = await registerNode(db, me, leaseMs);
+      if (before !== 'in-use' || holder === undefined) return before;
+      const at = holder.heartbeatAt.getTime();
+      if ((seen !== undefined && at !== seen) || this.mono() > deadline) {
+        throw new EdocError('EDOC_CLUSTER_NODE_IN_USE',
+          `Another running process (host ${holder.host}, pid ${holder.pid}) is cluster node ${me.name}: give each node its own cluster.node.`,
+          { node: me.name, host: holder.host, pid: holder.pid });
+      }
+      if (seen === undefined) {
+        logger.warn({ node: me.name, host: holder.host, pid: holder.pid },
+          'cluster: a node of this name beat recently: waiting to see whether it is still running');
+      }
+      seen = at;
+      await sleep(Math.max(50, Math.floor(this.heartbeatMs / 2)));
+    }
   }
 
   /** The epoch this node holds the company at (the fence asks; leaving companies too, so their drain commits). */
@@ -147,7 +183,7 @@ export class LeaseKeeper implements LeaseView {
     try {
       // released at once: another node takes them at its next beat instead of after leaseMs
       await releaseLeases(this.options.db, this.node, held);
-      await markStopped(this.options.db, this.node);
+      await markStopped(this.options.db, this.options.me);
       this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
     } catch (err) {
       this.options.logger.warn({ err, node: this.node }, 'cluster: could not release the leases at stop: other nodes take them when they expire');
@@ -166,9 +202,14 @@ export class LeaseKeeper implements LeaseView {
     const { db, leaseMs } = this.options;
     const sentAt = this.mono();
     try {
-      let live = await heartbeat(db, this.node, leaseMs);
+      let live = await heartbeat(db, this.options.me, leaseMs);
       if (live === undefined) {
-        await registerNode(db, this.options.me, leaseMs);
+        // the row is gone (an operator deleted it: register again) or a later run took the name while
+        // this one was frozen or cut off: that run owns the name's leases now, this one stands down
+        if ((await registerNode(db, this.options.me, leaseMs)).before === 'in-use') {
+          this.standDown();
+          return;
+        }
         live = 1;
       }
       this.liveNodes = live;
@@ -197,13 +238,25 @@ export class LeaseKeeper implements LeaseView {
     }
   }
 
+  /** Another run holds this node's name now: drop every company, claim nothing (it is retried at every beat). */
+  private standDown(): void {
+    if (!this.stoodDownLogged) {
+      this.stoodDownLogged = true;
+      this.options.logger.error({ node: this.node, code: 'EDOC_CLUSTER_NODE_IN_USE' },
+        'cluster: another running process took this node\'s name: this one runs no company (give each node its own cluster.node)');
+    }
+    for (const company of [...this.held.keys()]) this.drop(company, 'lost', 'another run of this node\'s name holds it');
+  }
+
   /** Above the fair share: hand extras back, gracefully, the last companies by name first. */
   private spread(companies: readonly string[], live: number): void {
     const configured = new Set(companies);
     for (const [company, h] of this.held) if (!configured.has(company) && !h.leaving) this.handBack(company, h);
     if (live <= 1 || !this.claiming) return;
     const target = Math.ceil(companies.length / live);
-    const staying = [...this.held].filter(([, h]) => !h.leaving).map(([company]) => company).sort();
+    if (live !== this.orphansAtLive) this.orphans.clear(); // another node may know them now: spread them again
+    this.orphansAtLive = live;
+    const staying = [...this.held].filter(([company, h]) => !h.leaving && !this.orphans.has(company)).map(([company]) => company).sort();
     for (const company of staying.slice(target)) this.handBack(company, this.held.get(company) as Held);
   }
 
@@ -214,6 +267,7 @@ export class LeaseKeeper implements LeaseView {
       await this.options.events.ended(company, 'handback');
       if (this.held.get(company) !== held) return; // lost meanwhile
       this.held.delete(company);
+      this.handedBack.set(company, this.mono());
       await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }]).catch((err: unknown) => {
         this.options.logger.warn({ err, node: this.node, company }, 'cluster: could not release a lease: it is taken when it expires');
       });
@@ -222,11 +276,15 @@ export class LeaseKeeper implements LeaseView {
 
   private async claim(companies: readonly string[], live: number): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
-    const room = target - this.held.size;
-    if (room <= 0) return;
     const mine = new Set(this.held.keys());
-    const claimed: HeldLease[] = await claimLeases(this.options.db, this.node, companies.filter((c) => !mine.has(c)), room,
-      this.options.leaseMs, this.reclaimOwn);
+    const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !mine.has(c))
+      .map(([c]) => c);
+    for (const c of unwanted) this.handedBack.delete(c);
+    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs);
+    for (const { company } of orphans) this.orphans.add(company);
+    const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
+    const claimed: HeldLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
+      companies.filter((c) => !mine.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn))];
     this.reclaimOwn = false;
     for (const { company, epoch } of claimed) {
       this.held.set(company, { epoch, leaving: false });
@@ -256,6 +314,7 @@ export class LeaseKeeper implements LeaseView {
     const held = this.held.get(company);
     if (held === undefined) return;
     this.held.delete(company);
+    this.orphans.delete(company);
     this.options.logger.warn({ node: this.node, company, epoch: held.epoch, reason }, 'cluster: company lost');
     this.chain(company, () => this.options.events.ended(company, why));
   }

@@ -32,51 +32,65 @@ export function nodeIdentity(configured: string | undefined, version: string): N
 }
 
 /**
- * What the last run under this name left: `dead` when it stopped gracefully, its heartbeat is older than
- * `leaseMs`, or it ran on this host under a pid that no longer exists — then this run may take back its
- * leases at once instead of waiting for them to expire (a restart after a crash).
+ * What the last run under this name left: `none` (a new name), `dead` when it stopped gracefully, its
+ * heartbeat is older than `leaseMs`, or it ran on this host under a pid that no longer exists — then this
+ * run may take back its leases at once instead of waiting for them to expire (a restart after a crash) —
+ * or `in-use`: a run on another host, or a live pid here, beat less than `leaseMs` ago. An `in-use` name
+ * is NOT registered: two processes under one name would count as one node, stop each other's row and take
+ * each other's leases back "at once" (see registerNode's callers).
  */
-export type Predecessor = 'none' | 'dead' | 'maybe-alive';
+export type Predecessor = 'none' | 'dead' | 'in-use';
+
+/** The run holding the name now, as registerNode found it (only for `in-use`). */
+export interface NameHolder {
+  host: string;
+  pid: number;
+  heartbeatAt: Date;
+}
 
 /**
- * Registers this run (a new row, or the name's row started again) and says what it found of the last
- * run under the same name.
+ * Registers this run (a new row, or the name's row started again) unless a live run holds the name, and
+ * says what it found. The INSERT comes first so two runs registering a new name at once serialise on the
+ * row (the second sees the first's row, fresh, and gets `in-use`).
  */
-export async function registerNode(db: SqlExecutor, me: NodeIdentity, leaseMs: number): Promise<Predecessor> {
+export async function registerNode(db: SqlExecutor, me: NodeIdentity, leaseMs: number): Promise<{ before: Predecessor; holder?: NameHolder }> {
   return db.transaction(async (tx) => {
-    const before = await tx.get<{ host: string; pid: number; stopped: boolean; fresh: boolean }>(
-      `SELECT host, pid, stopped_at IS NOT NULL AS stopped, heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS fresh
+    const inserted = await tx.get(`INSERT INTO nodes(name, host, pid, version, started_at, heartbeat_at, stopped_at)
+      VALUES (?, ?, ?, ?, now(), now(), NULL) ON CONFLICT (name) DO NOTHING RETURNING 1 AS ok`, [me.name, me.host, me.pid, me.version]);
+    if (inserted !== undefined) return { before: 'none' as const };
+    const row = await tx.get<{ host: string; pid: number; stopped: boolean; fresh: boolean; heartbeat_at: Date }>(
+      `SELECT host, pid, stopped_at IS NOT NULL AS stopped, heartbeat_at, heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS fresh
        FROM nodes WHERE name = ? FOR UPDATE`, [leaseMs, me.name]);
-    await tx.run(`
-      INSERT INTO nodes(name, host, pid, version, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, now(), now(), NULL)
-      ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, version = excluded.version,
-        started_at = now(), heartbeat_at = now(), stopped_at = NULL`, [me.name, me.host, me.pid, me.version]);
-    if (before === undefined) return 'none';
-    if (before.stopped || !before.fresh) return 'dead';
-    if (before.host === me.host && (before.pid === me.pid || !processAlive(before.pid))) return 'dead';
-    return 'maybe-alive';
+    const dead = row === undefined || row.stopped || !row.fresh
+      || (row.host === me.host && (row.pid === me.pid || !processAlive(row.pid)));
+    if (!dead) return { before: 'in-use' as const, holder: { host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at } };
+    await tx.run(`UPDATE nodes SET host = ?, pid = ?, version = ?, started_at = now(), heartbeat_at = now(), stopped_at = NULL
+      WHERE name = ?`, [me.host, me.pid, me.version, me.name]);
+    return { before: 'dead' as const };
   });
 }
 
 /**
- * The heartbeat: this node is alive now. Returns how many nodes are live, this one included, or
- * undefined when its row is gone (deleted by an operator: register again).
+ * The heartbeat: this run is alive now. Returns how many nodes are live, this one included, or undefined
+ * when its row is gone or belongs to another run now (deleted by an operator: register again; taken by a
+ * later run under the same name while this one was frozen: this one must stand down).
  */
-export async function heartbeat(db: SqlExecutor, name: string, leaseMs: number): Promise<number | undefined> {
+export async function heartbeat(db: SqlExecutor, me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>, leaseMs: number): Promise<number | undefined> {
   // one statement, one round trip; the UPDATE is not visible to the count in the same statement, so the
   // others are counted and this node added
   const row = await db.get<{ found: number; others: number }>(`
-    WITH me AS (UPDATE nodes SET heartbeat_at = now(), stopped_at = NULL WHERE name = ? RETURNING name)
+    WITH me AS (UPDATE nodes SET heartbeat_at = now(), stopped_at = NULL WHERE name = ? AND host = ? AND pid = ? RETURNING name)
     SELECT (SELECT count(*) FROM me) AS found,
       (SELECT count(*) FROM nodes WHERE name <> ? AND stopped_at IS NULL
-        AND heartbeat_at > now() - ?::double precision * interval '1 millisecond') AS others`, [name, name, leaseMs]);
+        AND heartbeat_at > now() - ?::double precision * interval '1 millisecond') AS others`, [me.name, me.host, me.pid, me.name, leaseMs]);
   if (row === undefined || row.found === 0) return undefined;
   return row.others + 1;
 }
 
 /** A graceful stop: not live any more, at once (the others stop counting it in their fair share). */
-export async function markStopped(db: SqlExecutor, name: string): Promise<void> {
-  await db.run('UPDATE nodes SET stopped_at = now() WHERE name = ?', [name]);
+export async function markStopped(db: SqlExecutor, me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>): Promise<void> {
+  // only this run's row: a later run under the name (this one was frozen meanwhile) is not stopped by it
+  await db.run('UPDATE nodes SET stopped_at = now() WHERE name = ? AND host = ? AND pid = ?', [me.name, me.host, me.pid]);
 }
 
 /** Every node, live ones first (status). */

@@ -135,11 +135,24 @@ describePg('cluster leases on PostgreSQL', () => {
   it('heartbeats count live nodes; a stopped or silent node is not live', async () => {
     await node('a');
     await node('b');
-    expect(await heartbeat(db, 'a', 60_000)).toBe(2);
+    const a = { name: 'a', host: 'test', pid: 1 };
+    expect(await heartbeat(db, a, 60_000)).toBe(2);
     await db.run("UPDATE nodes SET heartbeat_at = now() - interval '2 minutes' WHERE name = 'b'");
-    expect(await heartbeat(db, 'a', 60_000)).toBe(1);
-    expect(await heartbeat(db, 'nobody', 60_000)).toBeUndefined();
+    expect(await heartbeat(db, a, 60_000)).toBe(1);
+    expect(await heartbeat(db, { ...a, name: 'nobody' }, 60_000)).toBeUndefined();
     expect((await listNodes(db, 60_000)).map((n) => [n.name, n.live])).toEqual([['a', true], ['b', false]]);
+  });
+
+  it('a name a live run holds is not registered again (another host); that run\'s heartbeat goes on, a superseded run\'s does not', async () => {
+    await node('a');
+    const elsewhere = { name: 'a', host: 'other-host', pid: 2, version: 't' };
+    expect(await registerNode(db, elsewhere, 60_000)).toMatchObject({ before: 'in-use', holder: { host: 'test', pid: 1 } });
+    expect(await heartbeat(db, { name: 'a', host: 'test', pid: 1 }, 60_000)).toBe(1);
+    // the holder went silent past the lease: the other run takes the name, and the old run's beat finds it gone
+    await db.run("UPDATE nodes SET heartbeat_at = now() - interval '2 minutes' WHERE name = 'a'");
+    expect(await registerNode(db, elsewhere, 60_000)).toEqual({ before: 'dead' });
+    expect(await heartbeat(db, { name: 'a', host: 'test', pid: 1 }, 60_000)).toBeUndefined();
+    expect(await heartbeat(db, elsewhere, 60_000)).toBe(1);
   });
 
   function keeper(name: string, leaseMs = 1_500, log: [string, string, LeaseEnd | 'gained'][] = []): LeaseKeeper {

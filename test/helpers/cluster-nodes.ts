@@ -25,6 +25,13 @@ export interface ClusterProjectOptions extends ProjectOptions {
   leaseMs: number;
 }
 
+/** What one node's configuration may have of its own: its name, its lease, only some of the companies (aliases). */
+export interface NodeOverrides {
+  node?: string;
+  leaseMs?: number;
+  companies?: string[];
+}
+
 export class ClusterProject {
   private readonly nodes = new Map<string, Project>();
 
@@ -34,17 +41,22 @@ export class ClusterProject {
     return new ClusterProject(await createProject(options), options);
   }
 
-  /** The node's own project: its configuration, state and log, with the shared inbox and outbox. */
-  async node(name: string): Promise<Project> {
+  /**
+   * The node's own project: its configuration, state and log, with the shared inbox and outbox. `cluster`
+   * overrides the node's name (else its folder's), its leaseMs, its companies, when made.
+   */
+  async node(name: string, cluster: NodeOverrides = {}): Promise<Project> {
     let node = this.nodes.get(name);
     if (node !== undefined) return node;
     const dir = path.join(this.shared.dir, 'nodes', name);
     await mkdir(dir, { recursive: true });
     node = new Project(dir, { ...this.options, inboxRoot: path.join(this.shared.dir, 'inbox') });
-    const config = parse(node.configText()) as { paths: Record<string, string>; [key: string]: unknown };
+    const config = parse(node.configText()) as { paths: Record<string, string>; companies: { alias: string }[]; [key: string]: unknown };
+    const { companies, ...own } = cluster;
+    if (companies !== undefined) config.companies = config.companies.filter((c) => companies.includes(c.alias));
     config.paths.outbox = path.join(this.shared.dir, 'outbox');
     config.ledger = { url: this.options.url };
-    config.cluster = { node: name, leaseMs: this.options.leaseMs };
+    config.cluster = { node: name, leaseMs: this.options.leaseMs, ...own };
     // the embedded emulator is never used here; the state folder of each node stays its own
     await writeFile(node.configFile, stringify(config));
     this.nodes.set(name, node);
@@ -52,12 +64,12 @@ export class ClusterProject {
   }
 
   /** Spawns the node and waits until it watches the inbox. */
-  async start(name: string, timeoutMs = 30_000): Promise<DaemonProcess> {
-    return DaemonProcess.start(await this.node(name), timeoutMs);
+  async start(name: string, timeoutMs = 30_000, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
+    return DaemonProcess.start(await this.node(name, cluster), timeoutMs);
   }
 
-  spawn(name: string): Promise<DaemonProcess> {
-    return this.node(name).then((node) => DaemonProcess.spawn(node));
+  spawn(name: string, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
+    return this.node(name, cluster).then((node) => DaemonProcess.spawn(node));
   }
 
   drop(kind: string, name: string, content: string, company: string): Promise<string> {

@@ -107,7 +107,10 @@ async function lockEmptyTarget(tx: SqlExecutor, plan: readonly CopyTable[], disp
   await tx.exec(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
   try {
     // SHARE ROW EXCLUSIVE: conflicts with every writer and with itself, so a second copy waits here and then finds rows
-    await tx.exec(`LOCK TABLE ${plan.map((t) => quoteName(t.name)).join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+    // the cluster's nodes too (when a node ever ran here): no node registers, starts or beats until the copy ended
+    const cluster = (await tx.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t"))?.t != null;
+    await tx.exec(`LOCK TABLE ${[...plan.map((t) => quoteName(t.name)), ...(cluster ? ['nodes'] : [])].join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+    if (cluster) await refuseLiveNodes(tx, display);
   } catch (err) {
     if ((err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err;
     throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `Another session holds the tables of the PostgreSQL ledger ${display} `
@@ -126,6 +129,20 @@ async function lockEmptyTarget(tx: SqlExecutor, plan: readonly CopyTable[], disp
     throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `The PostgreSQL ledger ${display} is not empty: it holds ${counts.join(', ')}. `
       + 'ledger copy only fills an empty ledger, it never merges two: copy into a new database', { server: display, held: Object.fromEntries(held) });
   }
+}
+
+/**
+ * A cluster running on the database (nodes beat, not stopped) has recovered its companies already: documents
+ * copied under it would never be recovered (a `sending` one would stay so) and its files never claimed.
+ * A node killed without a stop counts for two minutes after its last heartbeat (longer than any lease).
+ */
+async function refuseLiveNodes(tx: SqlExecutor, display: string): Promise<void> {
+  const live = (await tx.all<{ name: string }>(`SELECT name FROM nodes WHERE stopped_at IS NULL
+    AND heartbeat_at > now() - interval '2 minutes' ORDER BY name`)).map((r) => r.name);
+  if (live.length === 0) return;
+  throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `Cluster nodes run on the PostgreSQL ledger ${display} (${live.slice(0, 5).join(', ')}`
+    + `${live.length > 5 ? ', …' : ''}): stop them first (a node stopped without SIGTERM counts for 2 minutes after its last heartbeat); `
+    + 'ledger copy only fills a ledger no node uses', { server: display, nodes: live.length });
 }
 
 async function copyAndVerify(sqlite: Database.Database, tx: SqlExecutor, plan: readonly CopyTable[], limits: BatchLimits,

@@ -1,0 +1,220 @@
+/**
+ * The cluster attacked the way an operator or a hostile environment would, with real `edoc-bridge run`
+ * child processes on one PostgreSQL ledger and the emulator over real HTTP (issue 13's outsider pass):
+ * two processes configured with the same `cluster.node` (a copy-pasted configuration, two instances of
+ * the systemd drop-in's EDOC_NODE=%H on one host); a node frozen past its lease and replaced under its own
+ * name, then resumed; nodes whose configurations differ (a company only one node has); the database
+ * password (in ~/.pgpass, in PGPASSWORD) looked for everywhere a node or a command writes; every node's
+ * connections cut at once, repeatedly, mid-intake and mid-send.
+ */
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
+import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
+import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
+import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { fillEveryState } from '../fixtures/ledger/every-state.js';
+import { tempDir } from '../ledger/helpers.js';
+import { runCli } from '../helpers/cli-runner.js';
+import { adminQuery, createDatabase, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
+
+const COMPANIES = [1, 2, 3].map((i) => clusterCompany(i));
+const LEASE_MS = 1_500;
+
+describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL ledger)', () => {
+  const db = usePgDatabase();
+  let emulator: TestEmulator;
+  let cluster: ClusterProject;
+  let sql: SqlExecutor;
+  const started: DaemonProcess[] = [];
+  let number = 990_300_000;
+
+  beforeAll(async () => {
+    await buildCli();
+    emulator = await startTestEmulator(COMPANIES, { latencyMs: 5 });
+    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS });
+    sql = openPostgresExecutor(db().url);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const node of started) {
+      node.signal('SIGCONT');
+      await node.kill();
+    }
+    await sql?.close();
+    await emulator?.running.close();
+    await cluster?.remove();
+  });
+
+  const start = async (dir: string, node: string, companies?: string[]): Promise<DaemonProcess> => {
+    const p = await cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
+    started.push(p);
+    return p;
+  };
+  /** Every file under `dir`, recursively (logs, outbox reports, archive, state). */
+  const filesUnder = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  const leases = async (): Promise<{ company: string; owner: string | null; epoch: number }[]> =>
+    sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
+  const sendOnce = async (company: typeof COMPANIES[number], name: string): Promise<void> => {
+    const numbers = Array.from({ length: 5 }, () => ++number);
+    await cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
+    const result = await cluster.finalResult('invoice', name, company.alias, 60_000);
+    expect(result.counts.accepted).toBe(numbers.length);
+    const issued = (await emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
+    for (const n of numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+  };
+
+  it('a second process under a running node\'s name is refused (exit 2, EDOC_CLUSTER_NODE_IN_USE); the first keeps its companies', async () => {
+    const first = await start('same-1', 'same');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === COMPANIES.length ? true : undefined), 'same to hold every company');
+    const epochs = await leases();
+    const second = await cluster.spawn('same-2', { node: 'same' });
+    started.push(second);
+    const exit = await second.exited;
+    expect(exit.code, second.stderr).toBe(2);
+    expect(second.stderr).toContain('EDOC_CLUSTER_NODE_IN_USE');
+    expect(second.stderr).not.toContain(db().server.password);
+    // nothing was taken from the first: same epochs, still its own pid in `nodes`
+    expect(await leases()).toEqual(epochs);
+    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid).toBe(first.child.pid);
+    await sendOnce(COMPANIES[0], 'same-name.jsonl');
+    await first.stop();
+  }, 120_000);
+
+  it('a node frozen past its lease and replaced under its own name stands down when resumed: one run per name', async () => {
+    const frozen = await start('twin-1', 'twin');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
+    frozen.signal('SIGSTOP');
+    let replacement: DaemonProcess;
+    try {
+      // the replacement waits until the frozen run's heartbeat is older than the lease, then takes the name and its leases
+      replacement = await start('twin-2', 'twin');
+      await eventually(async () => ((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid === replacement.child.pid
+        ? true : undefined), 'the replacement to hold the name');
+    } finally {
+      frozen.signal('SIGCONT');
+    }
+    await frozen.waitForLog((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE', 30_000);
+    expect(frozen.running).toBe(true);
+    // the resumed run beats no more under the name and holds nothing; the replacement holds both and sends
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
+    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
+    await sendOnce(COMPANIES[1], 'twin.jsonl');
+    const lines = frozen.logLines();
+    const stoodDown = lines.findIndex((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE');
+    expect(lines.slice(stoodDown).filter((l) => l.msg === 'cluster: company taken')).toEqual([]);
+    await frozen.stop();
+    // its stop did not mark the replacement's row stopped
+    expect((await sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
+    await replacement!.stop();
+  }, 120_000);
+
+  it('a company only one node\'s configuration has is not left without an owner when another node joins', async () => {
+    const wide = await start('wide', 'wide');
+    await eventually(async () => ((await leases()).filter((l) => l.owner === 'wide').length === 3 ? true : undefined), 'wide to hold all three');
+    // narrow knows c1 and c2 only: wide's fair share falls to 2 and it hands c3 (the last by name) back,
+    // which narrow cannot take; wide takes it back when nobody did within two leases
+    const narrow = await start('narrow', 'narrow', ['c1', 'c2']);
+    await wide.waitForLog((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3', 30_000);
+    await eventually(async () => ((await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined),
+      'c3 to be run again', 30_000);
+    const epoch = (await leases()).find((l) => l.company === 'c3')!.epoch;
+    await sendOnce(COMPANIES[2], 'only-wide.jsonl');
+    // and it stays there (no hand-back and take-back loop) while the membership stays the same
+    await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
+    expect((await leases()).find((l) => l.company === 'c3')).toMatchObject({ owner: 'wide', epoch });
+    await sendOnce(COMPANIES[0], 'both-know.jsonl');
+    await narrow.stop();
+    await wide.stop();
+  }, 120_000);
+
+  it('the database password (~/.pgpass, PGPASSWORD) reaches no log line, report, status output or application_name', async () => {
+    const { server, name } = db();
+    const node = await cluster.node('keyless', { node: 'keyless' });
+    const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
+    config.ledger.url = pgUrl(server, name, null);
+    await writeFile(node.configFile, stringify(config));
+    const pgpass = path.join(node.dir, '.pgpass'); // the node's HOME
+    await writeFile(pgpass, `${server.host}:${server.port}:${name}:${server.user}:${server.password}\n`);
+    await chmod(pgpass, 0o600);
+    const keyless = await start('keyless', 'keyless');
+    await sendOnce(COMPANIES[0], 'secret.jsonl');
+    const activity = await adminQuery('SELECT application_name FROM pg_stat_activity WHERE datname = $1', [name]);
+    const runs = [await runCli(node, ['status']), await runCli(node, ['status', '--json']),
+      await runCli(node, ['status', '--json'], { env: { PGPASSWORD: server.password } }),
+      // a wrong password from the environment: refused, and the message shows neither password
+      await runCli(node, ['status'], { env: { PGPASSWORD: `${server.password}-wrong` } })];
+    expect(runs[0].stdout).toContain('keyless');
+    expect(runs[3].code, runs[3].stderr).toBe(2);
+    await keyless.stop();
+    const written = [...await filesUnder(path.join(node.dir, 'logs')), ...await filesUnder(path.join(node.dir, 'state')),
+      ...await filesUnder(path.join(cluster.shared.dir, 'outbox')), ...await filesUnder(path.join(cluster.shared.dir, 'inbox'))];
+    expect(written.length).toBeGreaterThan(2);
+    for (const file of written) expect(await readFile(file, 'utf8'), file).not.toContain(server.password);
+    for (const run of runs) expect(run.stdout + run.stderr).not.toContain(server.password);
+    expect(keyless.stdout + keyless.stderr).not.toContain(server.password);
+    for (const row of activity.rows as { application_name: string }[]) expect(row.application_name).not.toContain(server.password);
+  }, 120_000);
+
+  it('every node\'s connections cut at once, five times, mid-intake and mid-send: each invoice issued once, nothing left sending', async () => {
+    const a = await start('cut-a', 'cut-a');
+    const b = await start('cut-b', 'cut-b');
+    await eventually(async () => (new Set((await leases()).map((l) => l.owner)).size === 2 ? true : undefined), 'both nodes to hold a company');
+    const files = COMPANIES.map((company) => {
+      const numbers = Array.from({ length: 400 }, () => ++number);
+      return { company, numbers, name: `cut-${company.alias}.jsonl` };
+    });
+    for (const f of files) await cluster.drop('invoice', f.name, jsonlText(f.numbers.map((n) => invoice(n, f.company))), f.company.alias);
+    const issuedNow = async (): Promise<number> => (await Promise.all(COMPANIES.map((c) => emulator.client.issued({ company: c.id }))))
+      .reduce((n, list) => n + list.length, 0);
+    for (let i = 0; i < 5; i++) {
+      const before = await issuedNow();
+      await eventually(async () => ((await issuedNow()) > before + 20 ? true : undefined), 'sending to go on', 60_000);
+      await adminQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'edoc-bridge %'",
+        [db().name]);
+    }
+    for (const f of files) {
+      const result = await cluster.finalResult('invoice', f.name, f.company.alias, 120_000);
+      expect(result.counts.accepted).toBe(f.numbers.length);
+      const issued = (await emulator.client.issued({ company: f.company.id, kind: 'invoice' })).map((d) => Number(d.number));
+      for (const n of f.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+    }
+    expect((await sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')"))?.n).toBe(0);
+    expect([a.running, b.running]).toEqual([true, true]);
+    await a.stop();
+    await b.stop();
+  }, 240_000);
+
+  it('ledger copy into the database a running node uses (no documents yet) is refused; once the node stopped it copies', async () => {
+    const target = await createDatabase();
+    try {
+      const node = await cluster.node('copy-target', { node: 'copy-target' });
+      const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
+      config.ledger.url = target.url;
+      await writeFile(node.configFile, stringify(config));
+      const running = await start('copy-target', 'copy-target');
+      const sourceDir = tempDir('edoc-outsider-copy-');
+      const ledger = Ledger.open(sourceDir);
+      try {
+        await fillEveryState(ledger, { documents: 40, perFile: 10, bodyBytes: 50 });
+      } finally {
+        await ledger.close();
+      }
+      const run = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr).toContain('EDOC_LEDGER_COPY_REFUSED');
+      expect(running.running).toBe(true);
+      await running.stop();
+      // stopped (SIGTERM marks the node stopped), the same copy goes through
+      const after = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      expect(after.code, after.stdout + after.stderr).toBe(0);
+    } finally {
+      await target.drop();
+    }
+  }, 120_000);
+});
