@@ -7,13 +7,10 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
-import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
-import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
-import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { ClusterProject, clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
+import { eventually, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { createDatabase, describePg, usePgDatabase } from '../helpers/postgres.js';
 
@@ -22,38 +19,23 @@ const LEASE_MS = 1_500;
 
 describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
   const db = usePgDatabase();
-  let emulator: TestEmulator;
-  let cluster: ClusterProject;
-  let sql: SqlExecutor;
+  const ctx = useClusterNodes(db, { companies: COMPANIES, leaseMs: LEASE_MS, faults: { latencyMs: 5 } });
   const nodes: DaemonProcess[] = [];
 
-  beforeAll(async () => {
-    await buildCli();
-    emulator = await startTestEmulator(COMPANIES, { latencyMs: 5 });
-    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS });
-    sql = openPostgresExecutor(db().url);
-  }, BUILD_TIMEOUT_MS);
-  afterAll(async () => {
-    for (const node of nodes) await node.kill();
-    await sql?.close();
-    await emulator?.running.close();
-    await cluster?.remove();
-  });
-
   const owners = async (): Promise<Record<string, string | null>> => Object.fromEntries(
-    (await sql.all<{ company: string; owner: string | null }>('SELECT company, owner FROM company_leases WHERE expires_at > now() ORDER BY company'))
+    (await ctx.sql.all<{ company: string; owner: string | null }>('SELECT company, owner FROM company_leases WHERE expires_at > now() ORDER BY company'))
       .map((r) => [r.company, r.owner]));
 
   let number = 990_100_000;
   const dropInvoices = async (company: string, name: string, count: number): Promise<number[]> => {
     const c = COMPANIES.find((x) => x.alias === company)!;
     const numbers = Array.from({ length: count }, () => ++number);
-    await cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, c))), company);
+    await ctx.cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, c))), company);
     return numbers;
   };
 
   it('two nodes share four companies two and two, and every dropped file is sent, reported and archived once', async () => {
-    nodes.push(await cluster.start('a'), await cluster.start('b'));
+    nodes.push(await ctx.cluster.start('a'), await ctx.cluster.start('b'));
     await eventually(async () => {
       const held = Object.values(await owners());
       return held.length === 4 && held.filter((o) => o === 'a').length === 2 && held.filter((o) => o === 'b').length === 2 ? true : undefined;
@@ -62,34 +44,34 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
     const sent = new Map<string, number[]>();
     for (const company of COMPANIES) sent.set(company.alias, await dropInvoices(company.alias, `batch-${company.alias}.jsonl`, 20));
     for (const company of COMPANIES) {
-      const result = await cluster.finalResult('invoice', `batch-${company.alias}.jsonl`, company.alias);
+      const result = await ctx.cluster.finalResult('invoice', `batch-${company.alias}.jsonl`, company.alias);
       expect(result.counts).toMatchObject({ total: 20, accepted: 20 });
     }
     // exactly once at the authority, whichever node sent it
     for (const company of COMPANIES) {
-      const issued = await emulator.client.issued({ company: company.id });
+      const issued = await ctx.emulator.client.issued({ company: company.id });
       expect(issued.map((d) => Number(d.number)).sort()).toEqual(sent.get(company.alias));
     }
     // one claim per file, by the node that owned the company, with its file row
-    const claims = await sql.all<{ path: string; company: string; node: string; file_id: number | null }>(
+    const claims = await ctx.sql.all<{ path: string; company: string; node: string; file_id: number | null }>(
       'SELECT path, company, node, file_id FROM file_claims ORDER BY path');
     expect(claims.map((c) => c.path)).toEqual(COMPANIES.map((c) => `${c.alias}/invoice/batch-${c.alias}.jsonl`));
     expect(claims.every((c) => c.file_id !== null)).toBe(true);
-    const files = await sql.all<{ n: number }>('SELECT count(*) AS n FROM files');
+    const files = await ctx.sql.all<{ n: number }>('SELECT count(*) AS n FROM files');
     expect(files[0].n).toBe(4);
     // archived once: the inbox is empty, one copy in each archive
     for (const company of COMPANIES) {
-      const inbox = path.join(cluster.shared.dir, 'inbox', company.alias, 'invoice');
+      const inbox = path.join(ctx.cluster.shared.dir, 'inbox', company.alias, 'invoice');
       await eventually(async () => ((await readdir(inbox)).filter((n) => !n.startsWith('.')).filter((n) => n !== 'archive').length === 0 ? true : undefined),
         `the ${company.alias} inbox to be archived`);
     }
-    expect(existsSync(path.join(cluster.shared.dir, 'outbox', 'c1', 'invoice', 'batch-c1.result.json'))).toBe(true);
+    expect(existsSync(path.join(ctx.cluster.shared.dir, 'outbox', 'c1', 'invoice', 'batch-c1.result.json'))).toBe(true);
   }, 120_000);
 
   it('status on a database no node has started on yet says so instead of failing', async () => {
     const fresh = await createDatabase();
     try {
-      const other = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: fresh.url, leaseMs: LEASE_MS });
+      const other = await ClusterProject.create({ baseUrl: ctx.emulator.url, companies: COMPANIES, url: fresh.url, leaseMs: LEASE_MS });
       const run = await runCli(await other.node('x'), ['status']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/Cluster: 0 live node\(s\) of 0 known/);
@@ -100,7 +82,7 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
   }, 60_000);
 
   it('status lists both nodes, live, with their companies', async () => {
-    const node = await cluster.node('a');
+    const node = await ctx.cluster.node('a');
     const run = await runCli(node, ['status']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Cluster: 2 live node\(s\) of 2 known/);
@@ -121,25 +103,25 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
     // released at stop, taken at a's next beat: well within one lease
     expect(Date.now() - stopped).toBeLessThan(LEASE_MS * 4);
     const numbers = await dropInvoices(ofB[0], 'after-stop.jsonl', 5);
-    const result = await cluster.finalResult('invoice', 'after-stop.jsonl', ofB[0]);
+    const result = await ctx.cluster.finalResult('invoice', 'after-stop.jsonl', ofB[0]);
     expect(result.counts).toMatchObject({ total: 5, accepted: 5 });
     const c = COMPANIES.find((x) => x.alias === ofB[0])!;
-    const issued = (await emulator.client.issued({ company: c.id })).map((d) => Number(d.number));
+    const issued = (await ctx.emulator.client.issued({ company: c.id })).map((d) => Number(d.number));
     for (const n of numbers) expect(issued.filter((x) => x === n)).toHaveLength(1);
     expect(a.running).toBe(true);
-    const bLog = (await cluster.node('b')).logLines();
+    const bLog = (await ctx.cluster.node('b')).logLines();
     expect(bLog.some((l) => l.msg === 'cluster: node left, leases released')).toBe(true);
   }, 90_000);
 
   it('nodes joining while every company sends take their share gracefully: each invoice issued once, each file reported once', async () => {
     const sent = new Map<string, number[]>();
     for (const company of COMPANIES) sent.set(company.alias, await dropInvoices(company.alias, `join-${company.alias}.jsonl`, 60));
-    await eventually(async () => ((await emulator.client.issued({ company: COMPANIES[0].id })).length > 0 ? true : undefined), 'sending');
-    nodes.push(await cluster.start('c'), await cluster.start('d'));
+    await eventually(async () => ((await ctx.emulator.client.issued({ company: COMPANIES[0].id })).length > 0 ? true : undefined), 'sending');
+    nodes.push(await ctx.cluster.start('c'), await ctx.cluster.start('d'));
     for (const company of COMPANIES) {
-      const result = await cluster.finalResult('invoice', `join-${company.alias}.jsonl`, company.alias);
+      const result = await ctx.cluster.finalResult('invoice', `join-${company.alias}.jsonl`, company.alias);
       expect(result.counts).toMatchObject({ total: 60, accepted: 60 });
-      const issued = (await emulator.client.issued({ company: company.id })).map((d) => Number(d.number));
+      const issued = (await ctx.emulator.client.issued({ company: company.id })).map((d) => Number(d.number));
       for (const n of sent.get(company.alias)!) expect(issued.filter((x) => x === n), `${company.alias} ${n}`).toHaveLength(1);
     }
     // three live nodes, four companies: at most two each, every company owned
@@ -149,9 +131,9 @@ describePg('cluster nodes (child processes, one PostgreSQL ledger)', () => {
       for (const o of held) if (o !== null) per.set(o, (per.get(o) ?? 0) + 1);
       return held.length === 4 && [...per.values()].every((n) => n <= 2) ? true : undefined;
     }, 'a fair spread over three nodes', 20_000);
-    const handedOver = (await cluster.node('a')).logLines().filter((l) => l.msg === 'cluster: handing the company over (fair share)');
+    const handedOver = (await ctx.cluster.node('a')).logLines().filter((l) => l.msg === 'cluster: handing the company over (fair share)');
     expect(handedOver.length).toBeGreaterThan(0);
-    const files = await sql.all<{ n: number }>("SELECT count(*) AS n FROM files WHERE name LIKE 'join-%'");
+    const files = await ctx.sql.all<{ n: number }>("SELECT count(*) AS n FROM files WHERE name LIKE 'join-%'");
     expect(files[0].n).toBe(4);
   }, 120_000);
 });

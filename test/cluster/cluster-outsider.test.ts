@@ -10,12 +10,9 @@
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
-import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
-import { ClusterProject, clusterCompany } from '../helpers/cluster-nodes.js';
-import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
-import { buildCli, eventually, startTestEmulator, type DaemonProcess, type TestEmulator } from '../helpers/daemon-harness.js';
+import { expect, it } from 'vitest';
+import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
+import { eventually, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { fillEveryState } from '../fixtures/ledger/every-state.js';
@@ -28,44 +25,24 @@ const LEASE_MS = 1_500;
 
 describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL ledger)', () => {
   const db = usePgDatabase();
-  let emulator: TestEmulator;
-  let cluster: ClusterProject;
-  let sql: SqlExecutor;
-  const started: DaemonProcess[] = [];
+  const ctx = useClusterNodes(db, { companies: COMPANIES, leaseMs: LEASE_MS, faults: { latencyMs: 5 } });
   let number = 990_300_000;
 
-  beforeAll(async () => {
-    await buildCli();
-    emulator = await startTestEmulator(COMPANIES, { latencyMs: 5 });
-    cluster = await ClusterProject.create({ baseUrl: emulator.url, companies: COMPANIES, url: db().url, leaseMs: LEASE_MS });
-    sql = openPostgresExecutor(db().url);
-  }, BUILD_TIMEOUT_MS);
-  afterAll(async () => {
-    for (const node of started) {
-      node.signal('SIGCONT');
-      await node.kill();
-    }
-    await sql?.close();
-    await emulator?.running.close();
-    await cluster?.remove();
-  });
-
   const start = async (dir: string, node: string, companies?: string[]): Promise<DaemonProcess> => {
-    const p = await cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
-    started.push(p);
+    const p = await ctx.cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
     return p;
   };
   /** Every file under `dir`, recursively (logs, outbox reports, archive, state). */
   const filesUnder = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
     .filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
   const leases = async (): Promise<{ company: string; owner: string | null; epoch: number }[]> =>
-    sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
+    ctx.sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
   const sendOnce = async (company: typeof COMPANIES[number], name: string): Promise<void> => {
     const numbers = Array.from({ length: 5 }, () => ++number);
-    await cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
-    const result = await cluster.finalResult('invoice', name, company.alias, 60_000);
+    await ctx.cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
+    const result = await ctx.cluster.finalResult('invoice', name, company.alias, 60_000);
     expect(result.counts.accepted).toBe(numbers.length);
-    const issued = (await emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
+    const issued = (await ctx.emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
     for (const n of numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
   };
 
@@ -73,15 +50,14 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     const first = await start('same-1', 'same');
     await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === COMPANIES.length ? true : undefined), 'same to hold every company');
     const epochs = await leases();
-    const second = await cluster.spawn('same-2', { node: 'same' });
-    started.push(second);
+    const second = await ctx.cluster.spawn('same-2', { node: 'same' });
     const exit = await second.exited;
     expect(exit.code, second.stderr).toBe(2);
     expect(second.stderr).toContain('EDOC_CLUSTER_NODE_IN_USE');
     expect(second.stderr).not.toContain(db().server.password);
     // nothing was taken from the first: same epochs, still its own pid in `nodes`
     expect(await leases()).toEqual(epochs);
-    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid).toBe(first.child.pid);
+    expect((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid).toBe(first.child.pid);
     await sendOnce(COMPANIES[0], 'same-name.jsonl');
     await first.stop();
   }, 120_000);
@@ -94,7 +70,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     try {
       // the replacement waits until the frozen run's heartbeat is older than the lease, then takes the name and its leases
       replacement = await start('twin-2', 'twin');
-      await eventually(async () => ((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid === replacement.child.pid
+      await eventually(async () => ((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid === replacement.child.pid
         ? true : undefined), 'the replacement to hold the name');
     } finally {
       frozen.signal('SIGCONT');
@@ -103,14 +79,14 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     expect(frozen.running).toBe(true);
     // the resumed run beats no more under the name and holds nothing; the replacement holds both and sends
     await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
-    expect((await sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
+    expect((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
     await sendOnce(COMPANIES[1], 'twin.jsonl');
     const lines = frozen.logLines();
     const stoodDown = lines.findIndex((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE');
     expect(lines.slice(stoodDown).filter((l) => l.msg === 'cluster: company taken')).toEqual([]);
     await frozen.stop();
     // its stop did not mark the replacement's row stopped
-    expect((await sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
+    expect((await ctx.sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
     await replacement!.stop();
   }, 120_000);
 
@@ -135,7 +111,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
 
   it('the database password (~/.pgpass, PGPASSWORD) reaches no log line, report, status output or application_name', async () => {
     const { server, name } = db();
-    const node = await cluster.node('keyless', { node: 'keyless' });
+    const node = await ctx.cluster.node('keyless', { node: 'keyless' });
     const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
     config.ledger.url = pgUrl(server, name, null);
     await writeFile(node.configFile, stringify(config));
@@ -153,7 +129,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     expect(runs[3].code, runs[3].stderr).toBe(2);
     await keyless.stop();
     const written = [...await filesUnder(path.join(node.dir, 'logs')), ...await filesUnder(path.join(node.dir, 'state')),
-      ...await filesUnder(path.join(cluster.shared.dir, 'outbox')), ...await filesUnder(path.join(cluster.shared.dir, 'inbox'))];
+      ...await filesUnder(path.join(ctx.cluster.shared.dir, 'outbox')), ...await filesUnder(path.join(ctx.cluster.shared.dir, 'inbox'))];
     expect(written.length).toBeGreaterThan(2);
     for (const file of written) expect(await readFile(file, 'utf8'), file).not.toContain(server.password);
     for (const run of runs) expect(run.stdout + run.stderr).not.toContain(server.password);
@@ -169,8 +145,8 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
       const numbers = Array.from({ length: 400 }, () => ++number);
       return { company, numbers, name: `cut-${company.alias}.jsonl` };
     });
-    for (const f of files) await cluster.drop('invoice', f.name, jsonlText(f.numbers.map((n) => invoice(n, f.company))), f.company.alias);
-    const issuedNow = async (): Promise<number> => (await Promise.all(COMPANIES.map((c) => emulator.client.issued({ company: c.id }))))
+    for (const f of files) await ctx.cluster.drop('invoice', f.name, jsonlText(f.numbers.map((n) => invoice(n, f.company))), f.company.alias);
+    const issuedNow = async (): Promise<number> => (await Promise.all(COMPANIES.map((c) => ctx.emulator.client.issued({ company: c.id }))))
       .reduce((n, list) => n + list.length, 0);
     for (let i = 0; i < 5; i++) {
       const before = await issuedNow();
@@ -179,12 +155,12 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
         [db().name]);
     }
     for (const f of files) {
-      const result = await cluster.finalResult('invoice', f.name, f.company.alias, 120_000);
+      const result = await ctx.cluster.finalResult('invoice', f.name, f.company.alias, 120_000);
       expect(result.counts.accepted).toBe(f.numbers.length);
-      const issued = (await emulator.client.issued({ company: f.company.id, kind: 'invoice' })).map((d) => Number(d.number));
+      const issued = (await ctx.emulator.client.issued({ company: f.company.id, kind: 'invoice' })).map((d) => Number(d.number));
       for (const n of f.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
     }
-    expect((await sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')"))?.n).toBe(0);
+    expect((await ctx.sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')"))?.n).toBe(0);
     expect([a.running, b.running]).toEqual([true, true]);
     await a.stop();
     await b.stop();
@@ -193,7 +169,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
   it('ledger copy into the database a running node uses (no documents yet) is refused; once the node stopped it copies', async () => {
     const target = await createDatabase();
     try {
-      const node = await cluster.node('copy-target', { node: 'copy-target' });
+      const node = await ctx.cluster.node('copy-target', { node: 'copy-target' });
       const config = parse(await readFile(node.configFile, 'utf8')) as { ledger: { url: string } };
       config.ledger.url = target.url;
       await writeFile(node.configFile, stringify(config));

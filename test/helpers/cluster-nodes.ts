@@ -11,7 +11,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { nitCheckDigit } from '../../src/policy/nit.js';
-import { createProject, DaemonProcess, Project, type ProjectOptions, type TestCompany } from './daemon-harness.js';
+import { afterAll, beforeAll } from 'vitest';
+import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
+import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { BUILD_TIMEOUT_MS } from './daemon-fixture.js';
+import {
+  buildCli, createProject, DaemonProcess, Project, startTestEmulator, type ProjectOptions, type TestCompany, type TestEmulator,
+} from './daemon-harness.js';
+import type { FaultSet } from './emulator-client.js';
+import type { PgDatabase } from './postgres.js';
 
 /** A test company `c<i>` with a valid NIT and its own key. */
 export function clusterCompany(i: number, rate = { requestsPerSecond: 40, concurrency: 4 }): TestCompany {
@@ -34,6 +42,8 @@ export interface NodeOverrides {
 
 export class ClusterProject {
   private readonly nodes = new Map<string, Project>();
+  /** Every process started or spawned here, ended by close(). */
+  private readonly processes: DaemonProcess[] = [];
 
   private constructor(readonly shared: Project, readonly options: ClusterProjectOptions) {}
 
@@ -65,11 +75,16 @@ export class ClusterProject {
 
   /** Spawns the node and waits until it watches the inbox. */
   async start(name: string, timeoutMs = 30_000, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
-    return DaemonProcess.start(await this.node(name, cluster), timeoutMs);
+    const node = DaemonProcess.spawn(await this.node(name, cluster));
+    this.processes.push(node);
+    await node.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
+    return node;
   }
 
-  spawn(name: string, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
-    return this.node(name, cluster).then((node) => DaemonProcess.spawn(node));
+  async spawn(name: string, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
+    const node = DaemonProcess.spawn(await this.node(name, cluster));
+    this.processes.push(node);
+    return node;
   }
 
   drop(kind: string, name: string, content: string, company: string): Promise<string> {
@@ -83,4 +98,53 @@ export class ClusterProject {
   remove(): Promise<void> {
     return this.shared.remove();
   }
+
+  /** Kills every node process started here (a frozen one resumed first, so it can die) and removes the folder. */
+  async close(): Promise<void> {
+    for (const node of this.processes) {
+      node.signal('SIGCONT');
+      await node.kill();
+    }
+    await this.remove();
+  }
+}
+
+/** What `useClusterNodes` gives a describe block (valid inside its tests). */
+export interface ClusterNodesContext {
+  readonly emulator: TestEmulator;
+  readonly cluster: ClusterProject;
+  /** The ledger's database, for the tests' own reads. */
+  readonly sql: SqlExecutor;
+}
+
+/**
+ * The set-up of a cluster suite: the CLI built, an emulator for `companies` (with `faults`), a ClusterProject on
+ * the describe block's database, and an executor on it; all of it ended after the block (nodes killed).
+ */
+export function useClusterNodes(db: () => PgDatabase, options: { companies: readonly TestCompany[]; leaseMs: number;
+  faults?: FaultSet; project?: Partial<ProjectOptions> }): ClusterNodesContext {
+  let emulator: TestEmulator | undefined;
+  let cluster: ClusterProject | undefined;
+  let sql: SqlExecutor | undefined;
+  beforeAll(async () => {
+    await buildCli();
+    emulator = await startTestEmulator(options.companies, options.faults ?? {});
+    cluster = await ClusterProject.create({ ...options.project, baseUrl: emulator.url, companies: options.companies,
+      url: db().url, leaseMs: options.leaseMs });
+    sql = openPostgresExecutor(db().url);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    await cluster?.close();
+    await sql?.close();
+    await emulator?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useClusterNodes: used outside a test of its describe block');
+    return value;
+  };
+  return {
+    get emulator() { return ready(emulator); },
+    get cluster() { return ready(cluster); },
+    get sql() { return ready(sql); },
+  };
 }
