@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlDialect, SqlExecutor } from '../../src/ledger/sql/executor.js';
+import { READ_PAGE, type SqlDialect, type SqlExecutor } from '../../src/ledger/sql/executor.js';
 import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
 import { openSqliteExecutor } from '../../src/ledger/sql/sqlite.js';
 import { pgSkipReason, usePgDatabase } from '../helpers/postgres.js';
@@ -222,18 +222,23 @@ describe.each(BACKENDS)('the SQL port on $dialect', ({ dialect, skip, open }) =>
       expect(view.dialect).toBe(dialect);
       let seen = 0;
       let sum = 0;
-      for await (const row of view.iterate<{ n: number }>('SELECT n FROM items WHERE n > ? ORDER BY n', [0])) {
-        seen++;
-        sum += row.n;
+      let largest = 0;
+      for await (const page of view.pages<{ n: number }>('SELECT n FROM items WHERE n > ? ORDER BY n', [0])) {
+        largest = Math.max(largest, page.length);
+        for (const row of page) {
+          seen++;
+          sum += row.n;
+        }
         // a writer commits in the middle of the stream: the view does not see it, and it is not blocked
-        if (seen === 600) await db.run(`INSERT INTO items(name, n) VALUES ('late', 99999)`);
-        if (seen === 700) await db.run('DELETE FROM items WHERE n <= 10');
+        if (seen === 500) await db.run(`INSERT INTO items(name, n) VALUES ('late', 99999)`);
+        if (seen === 1000) await db.run('DELETE FROM items WHERE n <= 10');
       }
       expect([seen, sum]).toEqual([1234, (1234 * 1235) / 2]);
+      expect(largest).toBe(READ_PAGE);
       expect(await view.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1234 });
       // leaving an iteration early frees it for the next one
-      for await (const row of view.iterate<{ n: number }>('SELECT n FROM items ORDER BY n')) {
-        expect(row.n).toBe(1);
+      for await (const page of view.pages<{ n: number }>('SELECT n FROM items ORDER BY n')) {
+        expect(page[0].n).toBe(1);
         break;
       }
       expect((await view.all('SELECT n FROM items WHERE n <= 2 ORDER BY n'))).toEqual([{ n: 1 }, { n: 2 }]);

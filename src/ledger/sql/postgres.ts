@@ -4,7 +4,7 @@
  * become EDOC_LEDGER_UNREACHABLE / _REFUSED / _CONNECTION_LOST naming the server, never its password.
  */
 import pg from 'pg';
-import { checkParams, sqlHead } from './executor.js';
+import { checkParams, READ_PAGE, sqlHead } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { resolvePgConnection } from './pg-connection.js';
 import type { PgConnection } from './pg-connection.js';
@@ -17,8 +17,6 @@ import { inTransactionScope, refuseInsideOwnTransaction } from './tx-scope.js';
 const INT8_OID = 20;
 /** One snapshot for every statement of the transaction, and no writes. */
 const READ_VIEW_BEGIN = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
-/** Rows a read view's cursor fetches per round trip. */
-const CURSOR_PAGE = 500;
 const REWRITE_CACHE = 2_000;
 
 export interface PostgresOptions {
@@ -305,7 +303,7 @@ class PostgresTransaction implements SqlExecutor {
   }
 }
 
-/** A read view: a REPEATABLE READ READ ONLY transaction on a connection of its own; `iterate` through a cursor. */
+/** A read view: a REPEATABLE READ READ ONLY transaction on a connection of its own; `pages` through a cursor. */
 class PostgresReadView implements SqlReadView {
   readonly dialect = 'postgres' as const;
   private closing: Promise<void> | undefined;
@@ -321,14 +319,14 @@ class PostgresReadView implements SqlReadView {
     return (await this.send(sql, params)).rows[0] as T | undefined;
   }
 
-  async *iterate<T>(sql: string, params: SqlParams = []): AsyncGenerator<T> {
+  async *pages<T>(sql: string, params: SqlParams = []): AsyncGenerator<T[]> {
     const name = `edoc_view_${++this.cursors}`;
     await this.send(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
     try {
       for (;;) {
-        const rows = (await this.send(`FETCH ${CURSOR_PAGE} FROM ${name}`, undefined)).rows as T[];
-        for (const row of rows) yield row;
-        if (rows.length < CURSOR_PAGE) return;
+        const rows = (await this.send(`FETCH ${READ_PAGE} FROM ${name}`, undefined)).rows as T[];
+        if (rows.length > 0) yield rows;
+        if (rows.length < READ_PAGE) return;
       }
     } finally {
       if (this.closing === undefined) await this.send(`CLOSE ${name}`, undefined).catch(() => undefined);

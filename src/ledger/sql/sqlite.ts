@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { checkParams } from './executor.js';
+import { checkParams, READ_PAGE } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
@@ -268,9 +268,16 @@ class SqliteReadView implements SqlReadView {
     return this.db.prepare(sql).get(...params) as T | undefined;
   }
 
-  async *iterate<T>(sql: string, params: SqlParams = []): AsyncGenerator<T> {
+  async *pages<T>(sql: string, params: SqlParams = []): AsyncGenerator<T[]> {
     checkParams(sql, params);
-    for (const row of this.db.prepare(sql).iterate(...params)) yield row as T;
+    let page: T[] = [];
+    for (const row of this.db.prepare(sql).iterate(...params)) {
+      page.push(row as T);
+      if (page.length < READ_PAGE) continue;
+      yield page;
+      page = [];
+    }
+    if (page.length > 0) yield page;
   }
 
   async close(): Promise<void> {
