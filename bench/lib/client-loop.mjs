@@ -1,5 +1,5 @@
 // The bare loop's requests sent through the daemon's ServiceClient (issueInvoice, with a caller's
-// signal and onSent as the sender passes them), for bench/client-cost.mjs: what the client adds to
+// signal as the sender passes it), for bench/client-cost.mjs: what the client adds to
 // undici per request. Runs as its own process; prints { ms, cpuMs, statuses }.
 //   node bench/lib/client-loop.mjs URL COUNT CONCURRENCY FIRST_NUMBER   (EDOC_BENCH_CODE selects the build)
 import { performance } from 'node:perf_hooks';
@@ -20,11 +20,11 @@ const company = { id: COMPANY.id, apiKey: COMPANY.apiKey, userId: COMPANY.userId
 const stop = new AbortController();
 const statuses = {};
 let next = 0;
-let sent = 0;
+
 async function worker() {
   while (next < count) {
     const body = bodies[next++];
-    const res = await client.issueInvoice(company, body, { signal: stop.signal, onSent: () => { sent += 1; } });
+    const res = await client.issueInvoice(company, body, { signal: stop.signal });
     statuses[res.httpStatus ?? res.outcome.kind] = (statuses[res.httpStatus ?? res.outcome.kind] ?? 0) + 1;
   }
 }
@@ -34,4 +34,4 @@ await Promise.all(Array.from({ length: concurrency }, worker));
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 await client.close();
-process.stdout.write(JSON.stringify({ ms, statuses, sent, cpuMs: (cpu.user + cpu.system) / 1000 }));
+process.stdout.write(JSON.stringify({ ms, statuses, cpuMs: (cpu.user + cpu.system) / 1000 }));

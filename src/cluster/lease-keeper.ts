@@ -24,15 +24,20 @@ import { EdocError } from '../errors.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
-import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type HeldLease } from './lease-store.js';
+import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
 import { heartbeat, markStopped, registerNode, type NodeIdentity, type Predecessor } from './membership.js';
 
 /** Why a company stops here: lost (taken or fenced: stop at once), handed back to another node, or this node stops. */
 export type LeaseEnd = 'lost' | 'handback' | 'stop';
 
 export interface LeaseEvents {
-  /** The company is this node's now, at `epoch`: recover it, start its sender, rescan its inbox. */
-  gained(company: string, epoch: number): Promise<void>;
+  /**
+   * The company is this node's now, at `epoch`: recover it, start its sender, rescan its inbox. Its last
+   * owner may have started a request as late as `lastStartMs` from the claim (lease-store.ts, the quiet
+   * rule; -Infinity: it never had one): no request of this node for it may start before one rate window
+   * past that.
+   */
+  gained(company: string, epoch: number, lastStartMs: number): Promise<void>;
   /** Stop the company's parts; for 'handback' wait until its in-flight verdicts are committed (the lease is released after). */
   ended(company: string, why: LeaseEnd): Promise<void>;
 }
@@ -220,7 +225,7 @@ export class LeaseKeeper implements LeaseView {
         this.ensured = key;
       }
       const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
-      const renewed = new Set(await renewLeases(db, this.node, held, leaseMs));
+      const renewed = new Set(await renewLeases(db, this.node, held, leaseMs, this.safeMs));
       this.renewedAt = sentAt;
       this.fencedLogged = false;
       if (this.unreachableSince !== undefined) {
@@ -280,16 +285,17 @@ export class LeaseKeeper implements LeaseView {
     const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !mine.has(c))
       .map(([c]) => c);
     for (const c of unwanted) this.handedBack.delete(c);
-    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs);
+    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs, false, this.safeMs);
     for (const { company } of orphans) this.orphans.add(company);
     const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
-    const claimed: HeldLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
-      companies.filter((c) => !mine.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn))];
+    const claimed: ClaimedLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
+      companies.filter((c) => !mine.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn, this.safeMs))];
     this.reclaimOwn = false;
-    for (const { company, epoch } of claimed) {
+    for (const { company, epoch, lastStartMs } of claimed) {
       this.held.set(company, { epoch, leaving: false });
-      this.options.logger.info({ node: this.node, company, epoch }, 'cluster: company taken');
-      this.chain(company, () => this.startCompany(company, epoch));
+      this.options.logger.info({ node: this.node, company, epoch, ...(Number.isFinite(lastStartMs) ? { lastStartMs } : {}) },
+        'cluster: company taken');
+      this.chain(company, () => this.startCompany(company, epoch, lastStartMs));
     }
   }
 
@@ -298,9 +304,9 @@ export class LeaseKeeper implements LeaseView {
    * kept: a lease held by a node that does not run the company would stall it. It is stopped and
    * released, and claimed again at a next beat (by this node or another).
    */
-  private async startCompany(company: string, epoch: number): Promise<void> {
+  private async startCompany(company: string, epoch: number, lastStartMs: number): Promise<void> {
     try {
-      await this.options.events.gained(company, epoch);
+      await this.options.events.gained(company, epoch, lastStartMs);
     } catch (err) {
       this.options.logger.error({ err, node: this.node, company, epoch }, 'cluster: the company could not be started here: its lease is released');
       if (this.held.get(company)?.epoch !== epoch) return;

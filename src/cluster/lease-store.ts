@@ -8,6 +8,13 @@
  * renewal or a release. A node keeps the epoch it claimed at; renewals and the fence (fence.ts) match on
  * owner AND epoch, so a node that lost the company — even to a later run of itself under the same name —
  * can neither renew nor commit for it again.
+ *
+ * The quiet rule: `quiet_at` is when the owner starts its last request for the company at the latest —
+ * its self-fence point (`quietAfterMs` past a claim or renewal, by the database's clock, which is never
+ * earlier than the owner's own count from when it sent the renewal), or the moment it released the
+ * lease after draining (every answer in: every arrival before it). A claim returns that moment relative
+ * to the claim (`lastStartMs`), so the new owner's first request waits until one rate window past it:
+ * the company's requests of both owners do not share a window at the service.
  */
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 
@@ -15,6 +22,15 @@ import type { SqlExecutor } from '../ledger/sql/executor.js';
 export interface HeldLease {
   company: string;
   epoch: number;
+}
+
+/** A lease just claimed. */
+export interface ClaimedLease extends HeldLease {
+  /**
+   * When, in ms from the claim by the database's clock, the last owner started its last request for the
+   * company at the latest: negative when that was in the past, -Infinity when the company never had one.
+   */
+  lastStartMs: number;
 }
 
 /** A row of company_leases as `status` shows it. */
@@ -43,22 +59,29 @@ export async function ensureLeaseRows(db: SqlExecutor, companies: readonly strin
  * lets this node take back at once (a lease of its own name left by a run of it that is known dead).
  * SKIP LOCKED: two nodes claiming at once get different rows, and a row a verdict commit holds FOR SHARE
  * (the fence) is skipped: a take-over never overtakes a verdict in flight. Each taken row's epoch goes up.
+ * `quietAfterMs`: this node's self-fence point after a claim or renewal (the quiet rule above).
  */
 export async function claimLeases(db: SqlExecutor, node: string, companies: readonly string[], max: number, leaseMs: number,
-  reclaimOwn = false): Promise<HeldLease[]> {
+  reclaimOwn = false, quietAfterMs = leaseMs): Promise<ClaimedLease[]> {
   if (max <= 0 || companies.length === 0) return [];
-  return db.all<HeldLease>(`
+  const rows = await db.all<{ company: string; epoch: number; last_start_ms: number | null }>(`
     WITH free AS (
-      SELECT company FROM company_leases
+      -- a run of this node's name known to be dead (reclaimOwn) started nothing after its death, before now
+      SELECT company, epoch AS was_epoch, CASE WHEN ? = 1 AND owner = ? THEN least(coalesce(quiet_at, expires_at), now())
+        ELSE coalesce(quiet_at, expires_at) END AS was_quiet FROM company_leases
       WHERE company = ANY(?::text[]) AND (owner IS NULL OR expires_at <= now() OR (? = 1 AND owner = ?))
       ORDER BY company
       LIMIT ?
       FOR UPDATE SKIP LOCKED
     )
     UPDATE company_leases AS l
-    SET owner = ?, epoch = l.epoch + 1, acquired_at = now(), expires_at = now() + ${ms}
+    SET owner = ?, epoch = l.epoch + 1, acquired_at = now(), expires_at = now() + ${ms}, quiet_at = now() + ${ms}
     FROM free WHERE l.company = free.company
-    RETURNING l.company, l.epoch`, [companies, reclaimOwn ? 1 : 0, node, max, node, leaseMs]);
+    RETURNING l.company, l.epoch,
+      CASE WHEN free.was_epoch = 0 THEN NULL ELSE extract(epoch FROM free.was_quiet - now()) * 1000 END AS last_start_ms`,
+  [reclaimOwn ? 1 : 0, node, companies, reclaimOwn ? 1 : 0, node, max, node, leaseMs, quietAfterMs]);
+  return rows.map((r) => ({ company: r.company, epoch: Number(r.epoch),
+    lastStartMs: r.last_start_ms === null ? Number.NEGATIVE_INFINITY : Math.ceil(Number(r.last_start_ms)) }));
 }
 
 /**
@@ -68,21 +91,25 @@ export async function claimLeases(db: SqlExecutor, node: string, companies: read
  * for the company meanwhile (a claim raises the epoch), and the fence refused our own commits while it
  * was expired.
  */
-export async function renewLeases(db: SqlExecutor, node: string, held: readonly HeldLease[], leaseMs: number): Promise<string[]> {
+export async function renewLeases(db: SqlExecutor, node: string, held: readonly HeldLease[], leaseMs: number,
+  quietAfterMs = leaseMs): Promise<string[]> {
   if (held.length === 0) return [];
   const rows = await db.all<{ company: string }>(`
-    UPDATE company_leases AS l SET expires_at = now() + ${ms}
+    UPDATE company_leases AS l SET expires_at = now() + ${ms}, quiet_at = now() + ${ms}
     FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
     WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
-    RETURNING l.company`, [leaseMs, held.map((h) => h.company), held.map((h) => h.epoch), node]);
+    RETURNING l.company`, [leaseMs, quietAfterMs, held.map((h) => h.company), held.map((h) => h.epoch), node]);
   return rows.map((r) => r.company);
 }
 
-/** Hands leases back at once (a graceful stop, a rebalance): free now, for any node's next claim. Only while still ours. */
+/**
+ * Hands leases back at once (a graceful stop, a rebalance): free now, for any node's next claim. Only while
+ * still ours. Called once the company's requests have ended (drained), so its quiet time starts now.
+ */
 export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[]): Promise<string[]> {
   if (held.length === 0) return [];
   const rows = await db.all<{ company: string }>(`
-    UPDATE company_leases AS l SET owner = NULL, expires_at = now()
+    UPDATE company_leases AS l SET owner = NULL, expires_at = now(), quiet_at = least(coalesce(quiet_at, now()), now())
     FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
     WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
     RETURNING l.company`, [held.map((h) => h.company), held.map((h) => h.epoch), node]);

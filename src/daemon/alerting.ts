@@ -50,7 +50,8 @@ export class Alerting {
     this.setWebhook(config);
     this.rangeWatch = new RangeWatch({
       // cluster mode: only the companies this node owns (their owner reads the others' ranges)
-      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)), client: pipeline.client, rates: pipeline.rates, logger, stateDir, now,
+      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)), mayStart: (alias) => pipeline.mayStart(alias),
+      client: pipeline.client, rates: pipeline.rates, logger, stateDir, now,
       highestUsed: (company, kinds, prefix, from, to) => pipeline.ledger.highestNumberUsed(company, kinds, prefix, from, to),
       everyMs: () => this.config.alerts.ranges.every, refuse: () => this.config.alerts.ranges.refuseOutOfRange,
     });

@@ -10,6 +10,7 @@ import type { ClusterNode } from '../cluster/cluster-node.js';
 import type { LeaseEnd, LeaseEvents } from '../cluster/lease-keeper.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
+import type { CompanyRates } from '../rate/company-rate.js';
 import { recoverSending } from './recover.js';
 import type { Senders } from './senders.js';
 
@@ -21,6 +22,8 @@ export interface CompanyParts {
   ledger: LedgerPort;
   logger: AppLogger;
   senders: Senders;
+  /** Each company's one rate: a company taken over is held quiet there first. */
+  rates: CompanyRates;
   reports: { touch(fileId: number): void; flush(): Promise<void> };
   /** The company when it is configured and this pipeline sends for it. */
   company(alias: string): CompanyConfig | undefined;
@@ -86,12 +89,14 @@ export class CompanyRuntime implements LeaseEvents {
   }
 
   /**
-   * The company's lease was taken: recover what its last owner left `sending`, settle and report its
-   * files, start its sender — before any request of this node for the company.
+   * The company's lease was taken: hold its rate quiet until a window after its last owner's last
+   * possible request (`lastStartMs` from the claim), recover what that owner left `sending`, settle and
+   * report its files, start its sender — before any request of this node for the company.
    */
-  async gained(alias: string): Promise<void> {
+  async gained(alias: string, _epoch: number, lastStartMs: number): Promise<void> {
     const parts = this.parts;
     if (parts === undefined || parts.stopping()) return;
+    parts.rates.tookOver(alias, lastStartMs);
     const { ledger, logger } = parts;
     const recovered = await recoverSending(ledger, logger, alias);
     this.recovered = { resent: this.recovered.resent + recovered.resent, inDoubt: this.recovered.inDoubt + recovered.inDoubt };

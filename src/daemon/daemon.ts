@@ -52,7 +52,7 @@ export class Daemon {
     this.alerting = new Alerting(pipeline, config, logger, options.alerts);
     // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
     this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates,
-      onPull: (company, outcome) => this.alerting.pulled(company, outcome), owns: (alias) => pipeline.owns(alias) });
+      onPull: (company, outcome) => this.alerting.pulled(company, outcome), mayStart: (alias) => pipeline.mayStart(alias) });
     // cluster mode: a company this node just took is pulled now, and its files skipped so far are taken again
     pipeline.companies.onGained((company) => {
       this.watcher?.retake(company);

@@ -63,7 +63,7 @@ export class OperatorSurface {
     if (http === undefined) return undefined;
     const { pipeline, logger } = options;
     const probe = new ServiceProbe({ client: pipeline.client, rates: pipeline.rates, config: options.config, logger,
-      timeoutMs: options.probeTimeoutMs });
+      timeoutMs: options.probeTimeoutMs, mayProbe: (alias) => pipeline.mayStart(alias) });
     const checks = readinessChecks(options, http.probeIdleMs, options.probeTimeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs);
     const metrics = createOperatorMetrics({
       counts: () => pipeline.ledger.operatorCounts(),
@@ -148,7 +148,8 @@ function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, p
   };
   const watcher: ReadinessCheck = { name: 'watcher', check: () => options.watcherProblem() };
   // An answer older than two probe periods (plus the probe's own timeout) means the probe is stuck.
-  const service = serviceAnswers(pipeline.health, 2 * probeIdleMs + probeTimeoutMs);
+  const service = serviceAnswers(pipeline.health, 2 * probeIdleMs + probeTimeoutMs, Date.now,
+    () => !options.config().companies.some((c) => pipeline.mayStart(c.alias)));
   return [ledger, watcher, service];
 }
 

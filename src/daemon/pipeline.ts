@@ -26,50 +26,15 @@ import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
-import { intakeFile, ledgerUnavailable, markerDone, type DroppedFile, type IntakeContext, type IntakeOutcome } from './intake.js';
+import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
 import { CompanyRuntime } from './company-runtime.js';
+import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { Senders } from './senders.js';
 
-export interface PipelineOptions {
-  /**
-   * Publish the embedded emulator's address in the state folder, so commands run beside this process
-   * use it (the daemon). @defaultValue false
-   */
-  publish?: boolean;
-  /** The companies that get a sender (`submit` sends for the one it was given). @defaultValue every configured company */
-  companies?: readonly string[];
-  /** Wraps the service client the senders use (`submit` counts the requests no service answered). */
-  watchClient?(client: ServiceClient): ServiceClient;
-  /** Called once the service is known, before recovery (the daemon's log lines, submit's note). */
-  onStart?(service: ResolvedService): void;
-  /** Aborting it stops reading input files, like `close()` does (submit's Ctrl-C). */
-  signal?: AbortSignal;
-  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
-  drainTimeoutMs?: number;
-  /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
-  intakeConcurrency?: number;
-  /** Pinned "today" for validation (tests). */
-  today?: string;
-}
-
-/** An input file ready to be taken: from the inbox watcher, or named to `submit`. */
-export interface PipelineFile extends Omit<DroppedFile, 'company'> {
-  /** The company's alias. */
-  company: string;
-  /** The done marker that made it ready: removed once the file is in the ledger for good. */
-  marker?: string;
-}
-
-/**
- * What taking a file came to: the intake's outcome; `deferred` when a full disk stopped it (taken
- * again when space returns; `error` says why); `skipped` when the pipeline is stopping or the
- * company is not configured (any more).
- */
-export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'deferred'; error?: unknown } | { outcome: 'skipped' };
-
+export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
@@ -171,7 +136,7 @@ export class Pipeline {
     this.reader?.start();
     const clustered = this.companies.cluster !== undefined;
     if (!clustered) await this.archived.start();
-    await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, reports: this.reports,
+    await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, rates: this.rates, reports: this.reports,
       company: (alias) => (this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined),
       stopping: () => this.closing !== undefined, drainMs: this.options.drainTimeoutMs }, this.config.companies);
     // a cluster node re-arms the archive watch of the companies its first heartbeat took
@@ -184,6 +149,15 @@ export class Pipeline {
   /** Whether this process runs the company now: always with one node; in a cluster, while it holds the lease. */
   owns(alias: string): boolean {
     return this.companies.owns(alias);
+  }
+
+  /**
+   * Whether a new request may start for the company here: always with one node; in a cluster, while its
+   * lease is held, not being handed over, and renewed recently enough (the self-fence). The pull, the
+   * range watch and the idle probe ask this, as the sender does.
+   */
+  mayStart(alias: string): boolean {
+    return this.companies.mayStart(alias);
   }
 
   private sends(alias: string): boolean {

@@ -8,7 +8,9 @@
  * (ServiceHealth), even a 401 for a revoked key; only no answer at all counts against it. Companies
  * take turns, one probe at a time, and each probe takes a slot of that company's rate
  * (`pipeline.rates`), so a probe never pushes a company over its cap. Its timeout is short: a service
- * that hangs shows as down within `timeoutMs`, not the client's 30 s.
+ * that hangs shows as down within `timeoutMs`, not the client's 30 s. In a cluster a node probes only
+ * the companies it may send for now (`mayProbe`): another node's company is that node's to count, and
+ * a node that holds none asks nothing (readiness says so).
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { AppLogger } from '../log/logger.js';
@@ -25,6 +27,8 @@ export interface ServiceProbeOptions {
   idleMs?: number;
   /** A probe's own timeout. @defaultValue 5000 */
   timeoutMs?: number;
+  /** Whether the company may be asked from here now (cluster: `Pipeline.mayStart`). @defaultValue always */
+  mayProbe?(alias: string): boolean;
 }
 
 export const SERVICE_PROBE_DEFAULTS = Object.freeze({ idleMs: 10_000, timeoutMs: 5_000 });
@@ -67,7 +71,9 @@ export class ServiceProbe {
   }
 
   private async probe(): Promise<void> {
-    const companies = this.options.config().companies;
+    const { mayProbe } = this.options;
+    const all = this.options.config().companies;
+    const companies = mayProbe === undefined ? all : all.filter((c) => mayProbe(c.alias));
     if (companies.length === 0) return;
     const company: CompanyConfig = companies[this.next % companies.length];
     this.next += 1;
@@ -76,8 +82,8 @@ export class ServiceProbe {
     try {
       const timeoutMs = this.options.timeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs;
       const rate = this.options.rates.of(company);
-      const res = await rate.send((onSent) => this.options.client.listRanges(company, { nit: company.nit },
-        { onSent, timeoutMs, signal: this.stop.signal }), this.stop.signal);
+      const res = await rate.send(() => this.options.client.listRanges(company, { nit: company.nit },
+        { timeoutMs, signal: this.stop.signal }), this.stop.signal);
       this.options.logger.debug({ company: company.alias, httpStatus: res.httpStatus, outcome: res.outcome.kind }, 'service probe');
     } catch (err) {
       // the client answers every failure as an outcome; this is a fault of ours, not the service's

@@ -30,12 +30,16 @@ export async function checkReadiness(checks: readonly ReadinessCheck[]): Promise
 
 /**
  * The service answers: its last call got an HTTP answer, and that answer is not older than
- * `staleMs` (the idle probe keeps it fresh; a probe that hangs makes it stale).
+ * `staleMs` (the idle probe keeps it fresh; a probe that hangs makes it stale). `asksNone`: this
+ * process may ask the service for no company now (a cluster node holding no lease: the probe asks
+ * nothing, as another node's company is that node's to count), so there is nothing to judge: ready.
  */
-export function serviceAnswers(health: ServiceHealth, staleMs: number, now: () => number = Date.now): ReadinessCheck {
+export function serviceAnswers(health: ServiceHealth, staleMs: number, now: () => number = Date.now,
+  asksNone: () => boolean = () => false): ReadinessCheck {
   return {
     name: 'service',
     check: () => {
+      if (asksNone()) return undefined;
       if (health.state === 'unknown') return 'not asked yet (the first probe is on its way)';
       if (health.state === 'down') {
         const since = health.downSince === undefined ? '' : ` since ${new Date(health.downSince).toISOString()}`;

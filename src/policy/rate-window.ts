@@ -6,31 +6,44 @@
  * Only the newest `limit` acquisition times matter (a new one is admitted when
  * the oldest of them has left the window), so memory is O(limit).
  *
- * A slot can also be taken as a reservation whose time is the moment the request
- * actually leaves (`Reservation.sent`): the service counts arrivals, and a request
- * held back after its slot was taken (a connection still opening, a ledger commit
- * on the same thread) must not leave less than a window before the one `limit`
- * places after it. Until it is sent a reservation counts as "now, and later".
+ * A slot can also be taken as a reservation, dated when the request it stands
+ * for has ENDED (`Reservation.ended`: its answer came, or the attempt failed).
+ * The service counts arrivals, and a request's arrival is known only to lie
+ * between the moment it left and the moment its answer came back: a request
+ * slowed on its way (a stalled network, a service whose event loop is busy)
+ * arrives late and would bunch up with the next window's if the slot were dated
+ * when it left. Dated by its end, the `limit`-th request after it cannot leave
+ * before that end + windowMs, so it cannot arrive within windowMs of it,
+ * whatever the transit times were. The price is the round trip: a slot turns
+ * over every windowMs + latency, so a company whose rate binds gets at most
+ * limit × windowMs / (windowMs + latency) requests a window. Until it ends a
+ * reservation counts as "now, and later".
  */
 export interface Reservation {
   /**
-   * The request left at `at` (or the attempt to send it ended then: a refused connection counts too,
-   * so a service that is down gets no more connection attempts than requests): from now on the slot
+   * The request's answer came (or the attempt ended without one: a refused connection counts too, so a
+   * service that is down gets no more connection attempts than requests) at `at`: from now on the slot
    * counts from then. Idempotent.
    */
-  sent(at: number): void;
+  ended(at: number): void;
 }
-
-/** How soon to ask again when all `limit` slots are reservations whose requests have not left. */
-const OPEN_RESERVATIONS_POLL_MS = 2;
 
 /** The slowest `refused` goes: 1/64 of the configured rate. */
 const MIN_SLOW_FACTOR = 1 / 64;
 
+/** `waitAt`'s answer when every slot is a request in flight. */
+const OPEN = Number.POSITIVE_INFINITY;
+
+/**
+ * How soon a caller without a way to hear of a request's end asks again when every slot is in flight
+ * (`peek`, and `tryReserve`'s `{ wait, open }`: `CompanyRate` waits for the end itself instead).
+ */
+export const OPEN_POLL_MS = 25;
+
 export class SlidingWindow {
   readonly limit: number;
   readonly windowMs: number;
-  /** Newest `limit` acquisition times, oldest first; a reservation not yet sent is Infinity, at the end. */
+  /** Newest `limit` acquisition times, oldest first; a reservation not yet ended is Infinity, at the end. */
   private readonly times: number[] = [];
   private last = Number.NEGATIVE_INFINITY;
   private slowFactor = 1;
@@ -60,35 +73,41 @@ export class SlidingWindow {
   }
 
   /**
-   * Like `tryAcquire`, but the slot's time is set when the request is sent: `{ wait }` to ask again
-   * later, or the reservation. Call `sent` on it once the request left or the attempt ended.
+   * Like `tryAcquire`, but the slot's time is set when the request ends: `{ wait }` to ask again later
+   * (`open`: every slot of the window is a request still in flight, so no time can be told — ask again when
+   * one ends), or the reservation. Call `ended` on it once the answer came or the attempt ended.
    */
-  tryReserve(now: number): { wait: number } | { reservation: Reservation } {
+  tryReserve(now: number): { wait: number; open?: true } | { reservation: Reservation } {
     const t = Math.max(now, this.last);
     this.last = t;
     const wait = this.waitAt(t);
+    if (wait === OPEN) return { wait: OPEN_POLL_MS, open: true };
     if (wait > 0) return { wait };
     this.times.push(Number.POSITIVE_INFINITY);
     if (this.times.length > this.limit) this.times.shift();
     let open = true;
-    const sent = (at: number): void => {
+    const ended = (at: number): void => {
       if (!open) return;
       open = false;
       const i = this.times.lastIndexOf(Number.POSITIVE_INFINITY);
       if (i < 0) return; // pushed out of the window by newer slots meanwhile
       this.times.splice(i, 1);
-      const sentAt = Math.max(at, this.last);
-      this.last = sentAt;
-      // Every finite time is at most `sentAt`: it goes after them, before the reservations still open.
+      const endedAt = Math.max(at, this.last);
+      this.last = endedAt;
+      // Every finite time is at most `endedAt`: it goes after them, before the reservations still open.
       const firstOpen = this.times.indexOf(Number.POSITIVE_INFINITY);
-      this.times.splice(firstOpen < 0 ? this.times.length : firstOpen, 0, sentAt);
+      this.times.splice(firstOpen < 0 ? this.times.length : firstOpen, 0, endedAt);
     };
-    return { reservation: { sent } };
+    return { reservation: { ended } };
   }
 
-  /** Milliseconds until an acquisition would be allowed at `now` (0 = now), recording nothing. */
+  /**
+   * Milliseconds until an acquisition would be allowed at `now` (0 = now), recording nothing; when every
+   * slot is a request still in flight, a short poll (`OPEN_POLL_MS`): the slot frees a window after one ends.
+   */
   peek(now: number): number {
-    return this.waitAt(Math.max(now, this.last));
+    const wait = this.waitAt(Math.max(now, this.last));
+    return wait === OPEN ? OPEN_POLL_MS : wait;
   }
 
   /**
@@ -132,8 +151,8 @@ export class SlidingWindow {
     if (this.times.length < limit) return 0;
     // the oldest of the newest `limit` acquisitions (the times are kept oldest first)
     const oldest = this.times[this.times.length - limit] as number;
-    // Every slot of the window is a request not sent yet: ask again shortly.
-    if (oldest === Number.POSITIVE_INFINITY) return OPEN_RESERVATIONS_POLL_MS;
+    // Every slot of the window is a request still in flight: nothing frees before one ends.
+    if (oldest === Number.POSITIVE_INFINITY) return OPEN;
     // The window is the half-open span (t - span, t]: the oldest leaves it once t >= oldest + span.
     const free = oldest + span;
     return free <= t ? 0 : Math.ceil(free - t);

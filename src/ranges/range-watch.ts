@@ -27,6 +27,12 @@ import type { RangeState } from './range-state.js';
 export interface RangeWatchOptions {
   /** The companies as configured now (a reload changes them). */
   companies(): readonly CompanyConfig[];
+  /**
+   * Cluster mode: whether a request for the company may start here now (lease held, not being handed
+   * over, renewed recently enough: `Pipeline.mayStart`); a read that may not is skipped, as failed.
+   * @defaultValue always
+   */
+  mayStart?(alias: string): boolean;
   client: Pick<ServiceClient, 'listRanges'>;
   rates: CompanyRates;
   /** The ledger's highest number of a prefix in [from, to] (Ledger.highestNumberUsed). */
@@ -174,12 +180,12 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
 
   private async doRead(alias: string, watch: CompanyWatch): Promise<boolean> {
     const company = this.options.companies().find((c) => c.alias === alias);
-    if (company === undefined || this.closing) return false;
+    if (company === undefined || this.closing || this.options.mayStart?.(alias) === false) return false;
     const signal = this.abort.signal;
     let failure: string;
     try {
-      const response = await this.options.rates.of(company).send((onSent) =>
-        this.options.client.listRanges(company, { nit: company.nit }, { signal, onSent }), signal);
+      const response = await this.options.rates.of(company).send(() =>
+        this.options.client.listRanges(company, { nit: company.nit }, { signal }), signal);
       if (response.outcome.kind === 'accepted') {
         const data = response.body !== null && typeof response.body === 'object' && 'ResultData' in response.body
           ? (response.body as { ResultData: unknown }).ResultData : undefined;

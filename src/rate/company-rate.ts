@@ -1,10 +1,13 @@
 /**
  * The one owner of a company's request rate: every request of the company (its submissions and the
  * received-documents pull) takes a slot here, and every 429 the service answers it is told here. It
- * holds the sliding window (`policy/rate-window.ts`, pure), the transit margin added to it, and the
- * slow-down after a 429. One per company, made by the wiring (`CompanyRates`) and handed to the
- * company's sender and to the puller, which borrows slots from it explicitly.
+ * holds the sliding window (`policy/rate-window.ts`, pure), whose slots are dated when their request
+ * ENDS (so the cap holds at the service whatever the transit times: see `Reservation`), the slow-down
+ * after a 429, and the quiet time after a take-over (cluster: the last owner's requests are not in this
+ * window). One per company, made by the wiring (`CompanyRates`) and handed to the company's sender, to
+ * the puller, the range watch and the idle probe, which borrow slots from it explicitly.
  */
+import { performance } from 'node:perf_hooks';
 import type { Reservation } from '../policy/rate-window.js';
 import { SlidingWindow } from '../policy/rate-window.js';
 
@@ -12,22 +15,23 @@ export interface CompanyRateOptions {
   /** The company's configured `rate.requestsPerSecond` (a fraction is one request every 1/rate s). */
   requestsPerSecond: number;
   /**
-   * Added to the window: requests sent a window apart can reach the service closer together than
-   * that, by the difference of their transit times, and the service counts arrivals.
-   * @defaultValue 40
+   * Added to the window. Slots are dated by their request's end, which is never before its arrival,
+   * so no transit time needs a margin; this one covers the service's clock counting whole
+   * milliseconds and rounding between its clock and ours.
+   * @defaultValue 5
    */
-  transitMarginMs?: number;
+  marginMs?: number;
   /**
    * After a 429, the company runs at half its rate (less after more 429s: `SlidingWindow.refused`)
    * for this long from the last one; then at its configured rate again.
    * @defaultValue 30000
    */
   slowDownMs?: number;
-  /** The clock. @defaultValue Date.now */
+  /** The clock, monotonic (a wall clock stepped forward would free slots early). @defaultValue performance.now */
   now?: () => number;
 }
 
-export const COMPANY_RATE_DEFAULTS = Object.freeze({ transitMarginMs: 40, slowDownMs: 30_000 });
+export const COMPANY_RATE_DEFAULTS = Object.freeze({ marginMs: 5, slowDownMs: 30_000 });
 
 /** What a request needs of the service's answer to tell the rate about it. */
 export interface RatedAnswer {
@@ -38,14 +42,16 @@ export interface RatedAnswer {
 export class CompanyRate {
   private window: SlidingWindow;
   private requestsPerSecond: number;
-  private readonly transitMarginMs: number;
+  private readonly marginMs: number;
   private readonly slowDownMs: number;
   private readonly now: () => number;
+  /** No request starts before this (a take-over's quiet time, `holdFor`). */
+  private quietUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: CompanyRateOptions) {
-    this.transitMarginMs = options.transitMarginMs ?? COMPANY_RATE_DEFAULTS.transitMarginMs;
+    this.marginMs = options.marginMs ?? COMPANY_RATE_DEFAULTS.marginMs;
     this.slowDownMs = options.slowDownMs ?? COMPANY_RATE_DEFAULTS.slowDownMs;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
     this.requestsPerSecond = options.requestsPerSecond;
     this.window = this.windowFor(options.requestsPerSecond);
   }
@@ -59,7 +65,21 @@ export class CompanyRate {
 
   /** Milliseconds until a slot would be free (0 = now), taking nothing. */
   waitMs(): number {
-    return this.window.peek(this.now());
+    const now = this.now();
+    return Math.max(this.window.peek(now), Math.ceil(this.quietUntil - now));
+  }
+
+  /** The length of one window of the rate in force (a take-over waits this long after the last owner's end). */
+  windowMs(): number {
+    return this.current().windowMs;
+  }
+
+  /**
+   * No request of the company starts for `ms` from now (cluster: another node sent for the company until
+   * a moment ago, and its requests are not in this window). Only ever lengthens a hold.
+   */
+  holdFor(ms: number): void {
+    if (ms > 0) this.quietUntil = Math.max(this.quietUntil, this.now() + ms);
   }
 
   /** The limit and window in force now: the configured ones, or fewer requests while slowed down. */
@@ -69,20 +89,19 @@ export class CompanyRate {
 
   /**
    * Sends one request within a slot: waits for it (no longer than until `signal` aborts; the call
-   * then goes ahead and ends at once as aborted), calls `request` with the `onSent` hook the client
-   * fires as the request is handed to the socket, and dates the slot by that moment (the service
-   * counts arrivals: a request held back after its slot — a connection opening, a ledger commit on
-   * this thread — pushes the later ones back rather than bunch up with them). A request that never
-   * left (a refused connection) is dated when it ended: a service that is down gets no more
-   * connection attempts than requests. A 429 answer slows the company down.
+   * then goes ahead and ends at once as aborted), calls `request`, and dates the slot by the moment
+   * its answer came (the service counts arrivals, and an arrival is never after its answer: see
+   * `Reservation`). A request that never left (a refused connection) is dated when it ended too: a
+   * service that is down gets no more connection attempts than requests. A 429 answer slows the
+   * company down.
    */
-  async send<T extends RatedAnswer>(request: (onSent: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async send<T extends RatedAnswer>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const slot = await this.reserve(signal);
     let answer: T;
     try {
-      answer = await request(() => slot.sent(this.now()));
+      answer = await request();
     } finally {
-      slot.sent(this.now()); // no-op once dated by onSent
+      slot.ended(this.now());
     }
     if (answer.httpStatus === 429) this.refused();
     return answer;
@@ -96,10 +115,15 @@ export class CompanyRate {
 
   private async reserve(signal?: AbortSignal): Promise<Reservation> {
     for (;;) {
+      if (signal?.aborted) return { ended: () => undefined };
+      const now = this.now();
+      if (now < this.quietUntil) {
+        await delay(Math.ceil(this.quietUntil - now), signal);
+        continue;
+      }
       // The window is read anew each round: a reloaded configuration may have replaced it.
-      const r = this.window.tryReserve(this.now());
+      const r = this.window.tryReserve(now);
       if ('reservation' in r) return r.reservation;
-      if (signal?.aborted) return { sent: () => undefined };
       await delay(r.wait, signal);
     }
   }
@@ -107,8 +131,8 @@ export class CompanyRate {
   private windowFor(requestsPerSecond: number): SlidingWindow {
     // Fractional rates (0.5/s) become one request per 2 s.
     return requestsPerSecond >= 1
-      ? new SlidingWindow(Math.floor(requestsPerSecond), 1000 + this.transitMarginMs)
-      : new SlidingWindow(1, Math.ceil(1000 / requestsPerSecond) + this.transitMarginMs);
+      ? new SlidingWindow(Math.floor(requestsPerSecond), 1000 + this.marginMs)
+      : new SlidingWindow(1, Math.ceil(1000 / requestsPerSecond) + this.marginMs);
   }
 }
 
@@ -123,8 +147,13 @@ export type CompanyRatesOptions = Omit<CompanyRateOptions, 'requestsPerSecond'>;
  */
 export class CompanyRates {
   private readonly rates = new Map<string, CompanyRate>();
+  /** Take-over holds of companies whose rate is not made yet: their last owner's last possible start (this clock). */
+  private readonly pending = new Map<string, number>();
+  private readonly now: () => number;
 
-  constructor(private readonly options: CompanyRatesOptions = {}) {}
+  constructor(private readonly options: CompanyRatesOptions = {}) {
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /** The company's one rate (made at `rate.requestsPerSecond` when first asked for). */
   of(company: { alias: string; rate: { requestsPerSecond: number } }): CompanyRate {
@@ -132,8 +161,27 @@ export class CompanyRates {
     if (rate === undefined) {
       rate = new CompanyRate({ ...this.options, requestsPerSecond: company.rate.requestsPerSecond });
       this.rates.set(company.alias, rate);
+      const lastStart = this.pending.get(company.alias);
+      this.pending.delete(company.alias);
+      if (lastStart !== undefined) rate.holdFor(lastStart - this.now() + rate.windowMs());
     }
     return rate;
+  }
+
+  /**
+   * Cluster: this node just took the company over, and its last owner may have started a request as late
+   * as `lastStartMs` from now (negative: in the past; -Infinity: there was none). No request of the
+   * company (sender, pull, range watch, probe) starts before one window of its rate past that: the two
+   * owners' requests do not share a window at the service.
+   */
+  tookOver(alias: string, lastStartMs: number): void {
+    if (lastStartMs === Number.NEGATIVE_INFINITY) return;
+    const rate = this.rates.get(alias);
+    if (rate !== undefined) {
+      rate.holdFor(lastStartMs + rate.windowMs());
+      return;
+    }
+    this.pending.set(alias, Math.max(this.pending.get(alias) ?? Number.NEGATIVE_INFINITY, this.now() + lastStartMs));
   }
 }
 

@@ -83,7 +83,7 @@ export async function fetchPage(input: FetchPageInput): Promise<FetchedPage | Fa
     const { rate, signal } = input;
     const res = rate === undefined
       ? await input.client.listReceived(input.company, query, { signal })
-      : await rate.send((onSent) => input.client.listReceived(input.company, query, { signal, onSent }), signal);
+      : await rate.send(() => input.client.listReceived(input.company, query, { signal }), signal);
     if (input.signal?.aborted) return aborted();
     const httpStatus = res.httpStatus;
     switch (res.outcome.kind) {

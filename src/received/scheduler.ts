@@ -31,10 +31,11 @@ export interface ReceivedSchedulerOptions {
   /** Told after each scheduled pull whether it read its window (alerts); `reason` never holds a key or a body. */
   onPull?(company: string, outcome: { ok: true } | { ok: false; reason: string }): void;
   /**
-   * Cluster mode: whether this node owns the company now; a company it does not own is not pulled
-   * (its owner pulls it, with the cursor in the shared ledger). @defaultValue every company
+   * Cluster mode: whether a request for the company may start here now (its lease held, not being
+   * handed over, renewed recently enough); a company it may not is not pulled (its owner pulls it, with
+   * the cursor in the shared ledger). @defaultValue every company
    */
-  owns?(alias: string): boolean;
+  mayStart?(alias: string): boolean;
 }
 
 export class ReceivedScheduler {
@@ -157,7 +158,7 @@ export class ReceivedScheduler {
       log.debug('received pull skipped: company paused');
       return undefined;
     }
-    if (this.options.owns?.(company.alias) === false) return undefined;
+    if (this.options.mayStart?.(company.alias) === false) return undefined;
     const { received } = this.config;
     try {
       const window = scheduledWindow({

@@ -46,11 +46,6 @@ export interface CallOptions {
   paths?: PathForm;
   /** Overrides the headers/body timeout and deadline for this call. */
   timeoutMs?: number;
-  /**
-   * Called synchronously when the request is handed to the socket (not called when it never is:
-   * a refused connection, an abort before writing). The rate window dates the request by it.
-   */
-  onSent?: () => void;
 }
 
 /**

@@ -10,8 +10,6 @@
 import { JsonText } from './json-text.js';
 import { Deadlines } from './deadlines.js';
 import { Pool } from 'undici';
-import type { Dispatcher } from 'undici';
-import { SENT_HOOK, sentHook } from './sent-hook.js';
 import { ENDPOINTS, pathFor, type HeaderName, type OperationId, type PathForm } from './endpoints.js';
 import { encodeMultipart } from './multipart.js';
 import { classify, classifyNetworkError, type Outcome } from './outcome.js';
@@ -45,7 +43,6 @@ export class ServiceClient {
   private readonly paths: PathForm;
   private readonly timeoutMs: number;
   private readonly pool: Pool;
-  private readonly dispatcher: Dispatcher;
   private closing: Promise<void> | undefined;
   private readonly observers = new Set<CallObserver>();
   private readonly deadlines = new Deadlines();
@@ -67,7 +64,6 @@ export class ServiceClient {
       bodyTimeout: this.timeoutMs,
       keepAliveTimeout: 10_000,
     });
-    this.dispatcher = this.pool.compose(sentHook);
   }
 
   /** E1: invoice, credit note or debit note. */
@@ -198,10 +194,9 @@ export class ServiceClient {
 
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     try {
-      const res = await this.dispatcher.request({
+      const res = await this.pool.request({
         method: def.method, path, headers, body, signal: this.deadlines.signal(timeoutMs, options.signal),
         headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
-        ...(options.onSent ? { [SENT_HOOK]: options.onSent } : {}),
       });
       const rawBody = scrub(await res.body.text(), secret);
       const responseHeaders = res.headers as ResponseHeaderMap;

@@ -1,6 +1,6 @@
 /**
  * The submit stage of one company: a p-queue for concurrency, the company's rate
- * (`rate/company-rate.ts`: a slot per request, dated when it is written; 429s slow it),
+ * (`rate/company-rate.ts`: a slot per request, dated when its answer comes; 429s slow it),
  * fed from the ledger in batches so a file of 200,000 documents never has 200,000
  * pending promises. Every attempt is marked `sending` (committed) before its
  * request leaves, and its outcome is committed before anyone writes the outbox.
@@ -216,10 +216,10 @@ export class CompanySender {
     return mark.to === 'send';
   }
 
-  /** Sends within a slot of the company's rate, dated when the request is handed to the socket (`CompanyRate.send`). */
+  /** Sends within a slot of the company's rate, dated when its answer comes (`CompanyRate.send`). */
   private send(doc: DueDocument): Promise<ServiceResponse> {
     const signal = this.aborter.signal;
-    return this.rate.send((onSent) => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: doc.fileName, options: { signal, onSent } }), signal);
+    return this.rate.send(() => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: doc.fileName, options: { signal } }), signal);
   }
 
   /**

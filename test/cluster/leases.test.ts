@@ -64,18 +64,43 @@ describePg('cluster leases on PostgreSQL', () => {
     await node('a');
     await node('b');
     await ensureLeaseRows(db, ['c1']);
-    expect(await claimLeases(db, 'a', ['c1'], 5, 400)).toEqual([{ company: 'c1', epoch: 1 }]);
+    expect(await claimLeases(db, 'a', ['c1'], 5, 400)).toEqual([{ company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY }]);
     expect(await claimLeases(db, 'b', ['c1'], 5, 400)).toEqual([]);
     expect(await renewLeases(db, 'a', [{ company: 'c1', epoch: 1 }], 400)).toEqual(['c1']);
     expect(await renewLeases(db, 'b', [{ company: 'c1', epoch: 1 }], 400)).toEqual([]);
     // expiry by the database's clock
     await until('the lease to expire', async () => !(await listLeases(db))[0].live);
-    expect(await claimLeases(db, 'b', ['c1'], 5, 60_000)).toEqual([{ company: 'c1', epoch: 2 }]);
+    expect(await claimLeases(db, 'b', ['c1'], 5, 60_000)).toMatchObject([{ company: 'c1', epoch: 2 }]);
     // the old owner's renewal finds the epoch changed
     expect(await renewLeases(db, 'a', [{ company: 'c1', epoch: 1 }], 400)).toEqual([]);
     // a release hands it over at once, without an epoch change until the next claim
     expect(await releaseLeases(db, 'b', [{ company: 'c1', epoch: 2 }])).toEqual(['c1']);
-    expect(await claimLeases(db, 'a', ['c1'], 5, 60_000)).toEqual([{ company: 'c1', epoch: 3 }]);
+    expect(await claimLeases(db, 'a', ['c1'], 5, 60_000)).toMatchObject([{ company: 'c1', epoch: 3 }]);
+  });
+
+  it('a claim tells when the last owner started its last request at the latest: its self-fence point, or its release', async () => {
+    await node('a');
+    await node('b');
+    await ensureLeaseRows(db, ['c1']);
+    // never owned: nobody to wait for
+    expect(await claimLeases(db, 'a', ['c1'], 1, 60_000, false, 45_000)).toEqual([{ company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY }]);
+    // released after its drain: its last request ended before the release, a moment ago
+    await releaseLeases(db, 'a', [{ company: 'c1', epoch: 1 }]);
+    const [afterRelease] = await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000);
+    expect(afterRelease.lastStartMs).toBeLessThanOrEqual(0);
+    expect(afterRelease.lastStartMs).toBeGreaterThan(-5_000);
+    // expired: the owner stopped starting requests at its self-fence point (300 of 400 ms after its renewal)
+    expect(await renewLeases(db, 'b', [{ company: 'c1', epoch: 2 }], 400, 300)).toEqual(['c1']);
+    await until('the lease to expire', async () => !(await listLeases(db))[0].live);
+    const [afterExpiry] = await claimLeases(db, 'a', ['c1'], 1, 60_000, false, 45_000);
+    expect(afterExpiry.lastStartMs).toBeLessThanOrEqual(-100);
+    // a run of its own name known dead (reclaimOwn) started nothing after its death: not 45 s from now
+    const [own] = await claimLeases(db, 'a', ['c1'], 1, 60_000, true, 45_000);
+    expect(own.epoch).toBe(4);
+    expect(own.lastStartMs).toBeLessThanOrEqual(0);
+    expect(own.lastStartMs).toBeGreaterThan(-5_000);
+    // while the lease is live another node cannot claim it at all
+    expect(await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000)).toEqual([]);
   });
 
   it('two nodes claiming at once get different companies (SKIP LOCKED), each at most what it asked for', async () => {
@@ -112,7 +137,7 @@ describePg('cluster leases on PostgreSQL', () => {
     expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toEqual([]);
     finish();
     await inFlight;
-    expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toEqual([{ company: 'c1', epoch: 2 }]);
+    expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toMatchObject([{ company: 'c1', epoch: 2 }]);
     // after expiry and take-over the old owner's commits are refused
     await expect(db.transaction((tx) => fenceA.check(tx, 'c1'))).rejects.toMatchObject({ code: 'EDOC_CLUSTER_FENCED' });
   });

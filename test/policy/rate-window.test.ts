@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/emulator/faults.js';
-import { SlidingWindow } from '../../src/policy/rate-window.js';
+import { OPEN_POLL_MS, SlidingWindow } from '../../src/policy/rate-window.js';
 
 /** Most acquisitions inside any half-open span [s, s + windowMs), by scanning every start at an acquisition. */
 function maxInAnyWindow(times: number[], windowMs: number): number {
@@ -70,48 +70,55 @@ describe('strict sliding window', () => {
     expect(maxInAnyWindow(admitted, 1000)).toBe(5);
   });
 
-  it('counts a reservation from the moment its request was sent, or its attempt ended', () => {
+  it('counts a reservation from the moment its request ended (its answer came, or the attempt failed)', () => {
     const w = new SlidingWindow(2, 1000);
     const a = w.tryReserve(0);
     const b = w.tryReserve(0);
     if (!('reservation' in a) || !('reservation' in b)) throw new Error('expected two slots');
-    // both slots are taken while their requests have not left: a third waits (briefly, then asks again)
-    expect(w.peek(10)).toBeGreaterThan(0);
-    b.reservation.sent(30); // its connection was refused at 30 ms: that attempt counts too
-    a.reservation.sent(80); // held back 80 ms after its slot (a connection opening, a commit)
-    b.reservation.sent(500); // idempotent
-    // the next one must wait one window after the 30 ms attempt, then after the 80 ms send
+    // both slots are requests in flight: a third cannot be told a time, only to ask again
+    expect(w.tryReserve(10)).toEqual({ wait: OPEN_POLL_MS, open: true });
+    expect(w.peek(10)).toBe(OPEN_POLL_MS);
+    b.reservation.ended(30); // its connection was refused at 30 ms: that attempt counts too
+    a.reservation.ended(80); // its answer came at 80 ms
+    b.reservation.ended(500); // idempotent
+    // the next one must wait one window after the 30 ms end, then after the 80 ms answer
     expect(w.tryReserve(1000)).toEqual({ wait: 30 });
     expect(w.tryReserve(1030)).toHaveProperty('reservation');
     expect(w.tryReserve(1031)).toEqual({ wait: 49 });
     expect(w.tryReserve(1080)).toHaveProperty('reservation');
   });
 
-  it('never lets more than limit requests leave in any window when sends lag their slots at random', () => {
+  it('never lets more than limit requests ARRIVE in any window, wherever between leaving and answer each arrives', () => {
     const random = mulberry32(7);
-    for (let round = 0; round < 20; round += 1) {
+    for (let round = 0; round < 40; round += 1) {
       const limit = 1 + Math.floor(random() * 6);
       const windowMs = 100 + Math.floor(random() * 900);
       const w = new SlidingWindow(limit, windowMs);
-      const sentTimes: number[] = [];
-      const open: { at: number; sent(at: number): void }[] = [];
+      const arrivals: number[] = [];
+      const open: { end: number; ended(at: number): void }[] = [];
       let now = 0;
       for (let step = 0; step < 3000; step += 1) {
         now += Math.floor(random() * 20);
-        // requests whose time has come leave now (or never, one in ten)
         for (let i = open.length - 1; i >= 0; i -= 1) {
           const r = open[i]!;
-          if (r.at > now) continue;
+          if (r.end > now) continue;
           open.splice(i, 1);
-          r.sent(now);
-          sentTimes.push(now);
+          r.ended(now);
         }
         const got = w.tryReserve(now);
-        if ('reservation' in got) open.push({ at: now + Math.floor(random() * random() * windowMs), ...got.reservation });
+        if (!('reservation' in got)) continue;
+        // it leaves after a lag (a connection opening), its transit and the service's stalls are random
+        // (up to a whole window and more), and it arrives anywhere in between: at its leaving, at its
+        // answer, or half-way, each a third of the time
+        const leaves = now + Math.floor(random() * 50);
+        const answer = leaves + Math.floor(random() * random() * 2 * windowMs);
+        const pick = random();
+        arrivals.push(pick < 1 / 3 ? leaves : pick < 2 / 3 ? answer : Math.floor((leaves + answer) / 2));
+        open.push({ end: answer, ...got.reservation });
       }
-      sentTimes.sort((x, y) => x - y);
-      expect(maxInAnyWindow(sentTimes, windowMs)).toBeLessThanOrEqual(limit);
-      expect(sentTimes.length).toBeGreaterThan(limit * 2);
+      arrivals.sort((x, y) => x - y);
+      expect(maxInAnyWindow(arrivals, windowMs)).toBeLessThanOrEqual(limit);
+      expect(arrivals.length).toBeGreaterThan(limit * 2);
     }
   });
 

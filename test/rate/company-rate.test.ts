@@ -1,5 +1,5 @@
 /**
- * The one owner of a company's rate (issue 16 item 2): its slots, dated when a request is sent; the
+ * The one owner of a company's rate (issue 16 item 2): its slots, dated when a request's answer came; the
  * 429 slow-down; one per company from `CompanyRates`, borrowed explicitly by the received-documents
  * puller against the emulator over real HTTP.
  */
@@ -10,27 +10,61 @@ import { ReceivedPuller } from '../../src/received/puller.js';
 import { TODAY, harness, type Harness } from '../received/helpers.js';
 
 describe('CompanyRate', () => {
-  test('a slot is dated when the request is handed to the socket, not when it was taken', async () => {
+  test('a slot is dated when its request\'s answer came, not when it was taken or left', async () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 1, now: () => clock });
-    // the slot is taken at 0, the request leaves at 500 (a connection opening)
-    await rate.send(async (onSent) => {
-      clock = 500;
-      onSent();
+    // the slot is taken at 0, the request leaves at 20, its answer comes at 600
+    await rate.send(async () => {
       clock = 600;
       return { httpStatus: 200 };
     });
-    expect(rate.waitMs()).toBe(500 + 1000 + COMPANY_RATE_DEFAULTS.transitMarginMs - 600);
+    expect(rate.waitMs()).toBe(1000 + COMPANY_RATE_DEFAULTS.marginMs);
   });
 
   test('a request that never left (refused connection) counts from when the attempt ended', async () => {
     let clock = 0;
-    const rate = new CompanyRate({ requestsPerSecond: 1, transitMarginMs: 0, now: () => clock });
+    const rate = new CompanyRate({ requestsPerSecond: 1, marginMs: 0, now: () => clock });
     await rate.send(async () => {
       clock = 300;
       return { httpStatus: undefined };
     });
     expect(rate.waitMs()).toBe(1000);
+  });
+
+  test('while every slot is in flight the next request waits for one to end, then a window after it', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 1, marginMs: 0, now: () => clock });
+    let answer!: () => void;
+    const first = rate.send(() => new Promise<{ httpStatus: number }>((resolve) => { answer = () => resolve({ httpStatus: 200 }); }));
+    const order: string[] = [];
+    const second = rate.send(async () => {
+      order.push(`second left at ${clock}`);
+      return { httpStatus: 200 };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60)); // several polls while the first is in flight
+    expect(order).toEqual([]);
+    clock = 5_000; // the first answer comes late (a stalled service): the window counts from here
+    answer();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(order).toEqual([]);
+    expect(rate.waitMs()).toBe(1000);
+    clock = 6_000;
+    await second;
+    expect(order).toEqual(['second left at 6000']);
+  });
+
+  test('holdFor: no request starts before the hold ends (a take-over\'s quiet time); it only ever lengthens', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 100, now: () => clock });
+    rate.holdFor(800);
+    rate.holdFor(300);
+    rate.holdFor(0);
+    expect(rate.waitMs()).toBe(800);
+    const sent = rate.send(async () => ({ httpStatus: 200, at: clock }));
+    clock = 800;
+    await expect(sent).resolves.toEqual({ httpStatus: 200, at: 800 });
+    expect(rate.waitMs()).toBe(0);
   });
 
   test('a 429 halves the rate for slowDownMs from the last one; the configured rate applies again after', async () => {

@@ -307,34 +307,6 @@ describe('ServiceClient responses', () => {
     expect(result.outcome).toMatchObject({ kind: 'transient', errorCode: 'ECONNREFUSED', delivery: 'not-sent' });
   });
 
-  it('onSent fires once, as the request is handed to the socket and before the server sees it; never for a request that did not leave', async () => {
-    const events: string[] = [];
-    handler = (req, res, rec) => {
-      events.push('server');
-      answerJson(200, ACCEPTED)(req, res, rec);
-    };
-    const client = newClient();
-    const result = await client.issueInvoice(COMPANY, INVOICE, { onSent: () => events.push('sent') });
-    expect(result.httpStatus).toBe(200);
-    expect(events).toEqual(['sent', 'server']);
-    // several at once on the keep-alive pool: one call each
-    let sent = 0;
-    await Promise.all(Array.from({ length: 6 }, () => client.issueInvoice(COMPANY, INVOICE, { onSent: () => { sent += 1; } })));
-    expect(sent).toBe(6);
-
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    let refusedSent = 0;
-    const refused = await newClient({ baseUrl: `http://127.0.0.1:${port}` }).issueInvoice(COMPANY, INVOICE, { onSent: () => { refusedSent += 1; } });
-    expect(refused.outcome.kind).toBe('transient');
-    expect(refusedSent).toBe(0);
-    let abortedSent = 0;
-    await newClient().issueInvoice(COMPANY, INVOICE, { signal: AbortSignal.abort(), onSent: () => { abortedSent += 1; } });
-    expect(abortedSent).toBe(0);
-  });
-
   it('an AbortSignal ends the call as transient; an already aborted signal sends nothing', async () => {
     handler = () => undefined;
     const controller = new AbortController();

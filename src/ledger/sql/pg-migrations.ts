@@ -202,6 +202,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE received ALTER COLUMN document_id TYPE TEXT COLLATE "C";
   ALTER TABLE kv ALTER COLUMN key TYPE TEXT COLLATE "C";
   `,
+  // 6: the moment from which a lease's owner starts no request for the company: its self-fence (a share
+  // of its leaseMs after each claim or renewal), or its release. A node taking the company over sends its
+  // first request no sooner than one rate window after it, so the company's rate holds across the change
+  // of hands (cluster/lease-store.ts). NULL (a row written before this step): expires_at stands in.
+  `
+  ALTER TABLE company_leases ADD COLUMN quiet_at TIMESTAMPTZ;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

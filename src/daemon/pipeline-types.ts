@@ -1,0 +1,44 @@
+/**
+ * What the pipeline (pipeline.ts) is opened with and what it takes: its options, an input file ready to
+ * be taken, and what taking one came to.
+ */
+import type { ServiceClient } from '../service/client.js';
+import type { ResolvedService } from './embedded.js';
+import type { DroppedFile, IntakeOutcome } from './intake.js';
+
+export interface PipelineOptions {
+  /**
+   * Publish the embedded emulator's address in the state folder, so commands run beside this process
+   * use it (the daemon). @defaultValue false
+   */
+  publish?: boolean;
+  /** The companies that get a sender (`submit` sends for the one it was given). @defaultValue every configured company */
+  companies?: readonly string[];
+  /** Wraps the service client the senders use (`submit` counts the requests no service answered). */
+  watchClient?(client: ServiceClient): ServiceClient;
+  /** Called once the service is known, before recovery (the daemon's log lines, submit's note). */
+  onStart?(service: ResolvedService): void;
+  /** Aborting it stops reading input files, like `close()` does (submit's Ctrl-C). */
+  signal?: AbortSignal;
+  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
+  drainTimeoutMs?: number;
+  /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
+  intakeConcurrency?: number;
+  /** Pinned "today" for validation (tests). */
+  today?: string;
+}
+
+/** An input file ready to be taken: from the inbox watcher, or named to `submit`. */
+export interface PipelineFile extends Omit<DroppedFile, 'company'> {
+  /** The company's alias. */
+  company: string;
+  /** The done marker that made it ready: removed once the file is in the ledger for good. */
+  marker?: string;
+}
+
+/**
+ * What taking a file came to: the intake's outcome; `deferred` when a full disk stopped it (taken
+ * again when space returns; `error` says why); `skipped` when the pipeline is stopping or the
+ * company is not configured (any more).
+ */
+export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'deferred'; error?: unknown } | { outcome: 'skipped' };
