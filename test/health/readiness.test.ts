@@ -32,4 +32,15 @@ describe('serviceAnswers', () => {
     now += 2_000 + 25_001;
     expect(check.check()).toBe('no answer for 25 s');
   });
+
+  test('a process that may ask the service for no company now (a cluster node holding no lease) has nothing to judge: ready', () => {
+    const health = new ServiceHealth();
+    let none = true;
+    const check = serviceAnswers(health, 25_000, () => 1_000_000, () => none);
+    expect(check.check()).toBeUndefined();
+    health.noteFailure('E10: no answer', 1_000_000);
+    expect(check.check()).toBeUndefined();
+    none = false; // it took a company: the service's state counts again
+    expect(check.check()).toMatch(/^does not answer/);
+  });
 });

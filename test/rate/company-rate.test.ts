@@ -67,6 +67,22 @@ describe('CompanyRate', () => {
     expect(rate.waitMs()).toBe(0);
   });
 
+  test('tookOver (cluster): no request before one window past the last owner\'s last start, made or not yet made', async () => {
+    let clock = 10_000;
+    const rates = new CompanyRates({ now: () => clock, marginMs: 0 });
+    const made = rates.of({ alias: 'made', rate: { requestsPerSecond: 5 } });
+    rates.tookOver('made', -300); // its last owner's last start was 300 ms before the claim
+    expect(made.waitMs()).toBe(700);
+    rates.tookOver('never', Number.NEGATIVE_INFINITY); // never had an owner: nothing to wait for
+    expect(rates.of({ alias: 'never', rate: { requestsPerSecond: 5 } }).waitMs()).toBe(0);
+    rates.tookOver('later', -100); // taken before its rate was first asked for
+    clock += 400;
+    expect(rates.of({ alias: 'later', rate: { requestsPerSecond: 5 } }).waitMs()).toBe(500);
+    const slow = rates.of({ alias: 'slow', rate: { requestsPerSecond: 0.5 } }); // one request per 2 s
+    rates.tookOver('slow', 0);
+    expect(slow.waitMs()).toBe(2_000);
+  });
+
   test('a 429 halves the rate for slowDownMs from the last one; the configured rate applies again after', async () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 8, slowDownMs: 5_000, now: () => clock });
