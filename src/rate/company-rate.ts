@@ -16,9 +16,10 @@ export interface CompanyRateOptions {
   requestsPerSecond: number;
   /**
    * Added to the window. Slots are dated by their request's end, which is never before its arrival,
-   * so no transit time needs a margin; this one covers the service's clock counting whole
-   * milliseconds and rounding between its clock and ours.
-   * @defaultValue 5
+   * so no transit time needs a margin, nor does a service clock that counts whole milliseconds (its
+   * stamps floor both arrivals alike); this one covers the service's clock running at another rate
+   * than ours (a slewed clock: 0.5 ms a second at most).
+   * @defaultValue 1
    */
   marginMs?: number;
   /**
@@ -31,7 +32,7 @@ export interface CompanyRateOptions {
   now?: () => number;
 }
 
-export const COMPANY_RATE_DEFAULTS = Object.freeze({ marginMs: 5, slowDownMs: 30_000 });
+export const COMPANY_RATE_DEFAULTS = Object.freeze({ marginMs: 1, slowDownMs: 30_000 });
 
 /** What a request needs of the service's answer to tell the rate about it. */
 export interface RatedAnswer {
