@@ -9,6 +9,7 @@ import { openPostgresExecutor } from '../ledger/sql/postgres.js';
 import type { AppLogger } from '../log/logger.js';
 import { ClusterFence } from './fence.js';
 import { LeaseKeeper, type LeaseEvents } from './lease-keeper.js';
+import { LeaseNotices } from './lease-notices.js';
 import { listLeases, type LeaseRow } from './lease-store.js';
 import { listNodes, nodeIdentity, type NodeRow } from './membership.js';
 
@@ -40,6 +41,7 @@ export class ClusterNode {
    */
   readonly idleInTransactionTimeoutMs: number;
   private readonly db: SqlExecutor;
+  private readonly notices: LeaseNotices;
   private closing: Promise<void> | undefined;
 
   constructor(options: ClusterNodeOptions) {
@@ -51,6 +53,8 @@ export class ClusterNode {
     this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
       logger: options.logger, events: options.events });
     this.fence = new ClusterFence(this.keeper, options.inbox);
+    this.notices = new LeaseNotices({ url: options.url, applicationName: applicationName(me.name), node: me.name,
+      retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), logger: options.logger, onReleased: () => this.keeper.beatSoon() });
   }
 
   get name(): string {
@@ -62,13 +66,15 @@ export class ClusterNode {
     return applicationName(this.keeper.node);
   }
 
-  start(): Promise<void> {
-    return this.keeper.start();
+  /** Joins (the first heartbeat claims this node's first companies), then listens for leases others release. */
+  async start(): Promise<void> {
+    await this.keeper.start();
+    this.notices.start();
   }
 
   /** Releases every lease (after the pipeline drained), marks the node stopped, closes its connections. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.keeper.close().finally(() => this.db.close());
+    this.closing ??= this.notices.close().then(() => this.keeper.close()).finally(() => this.db.close());
     return this.closing;
   }
 }

@@ -27,6 +27,9 @@ import type { LeaseView } from './fence.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
 import { heartbeat, markStopped, registerNode, type NodeIdentity, type Predecessor } from './membership.js';
 
+/** The spread of the early beats of the nodes told of a released lease. */
+const BEAT_SOON_JITTER_MS = 50;
+
 /** Why a company stops here: lost (taken or fenced: stop at once), handed back to another node, or this node stops. */
 export type LeaseEnd = 'lost' | 'handback' | 'stop';
 
@@ -89,6 +92,8 @@ export class LeaseKeeper implements LeaseView {
   private readonly orphans = new Set<string>();
   private orphansAtLive = 0;
   private closing: Promise<void> | undefined;
+  /** A released lease was announced during a beat: the next one runs at once. */
+  private soon = false;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
 
@@ -195,11 +200,31 @@ export class LeaseKeeper implements LeaseView {
     }
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.heartbeatMs): void {
     if (this.closing !== undefined) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.beating = this.beat().finally(() => this.schedule());
-    }, this.heartbeatMs);
+      this.timer = undefined;
+      this.beating = this.beat().finally(() => {
+        const soon = this.soon;
+        this.soon = false;
+        this.schedule(soon ? 0 : this.heartbeatMs);
+      });
+    }, delayMs);
+  }
+
+  /**
+   * Another node released a lease (lease-notices.ts): beat now rather than at the next heartbeat, so a
+   * company handed over is claimed at once. A beat under way is followed by another at once. The jitter
+   * keeps every node from claiming in the same millisecond (SKIP LOCKED settles it anyway).
+   */
+  beatSoon(): void {
+    if (this.closing !== undefined || !this.claiming) return;
+    if (this.timer === undefined) {
+      this.soon = true; // a beat is running: its end schedules the next at once
+      return;
+    }
+    this.schedule(Math.floor(Math.random() * BEAT_SOON_JITTER_MS));
   }
 
   /** One beat (see the file comment). Never throws: a database that does not answer is retried at the next beat. */

@@ -17,6 +17,7 @@
  * the company's requests of both owners do not share a window at the service.
  */
 import type { SqlExecutor } from '../ledger/sql/executor.js';
+import { LEASE_RELEASED_CHANNEL } from './lease-notices.js';
 
 /** A lease this node holds: the company and the epoch it was claimed at. */
 export interface HeldLease {
@@ -104,15 +105,21 @@ export async function renewLeases(db: SqlExecutor, node: string, held: readonly 
 
 /**
  * Hands leases back at once (a graceful stop, a rebalance): free now, for any node's next claim. Only while
- * still ours. Called once the company's requests have ended (drained), so its quiet time starts now.
+ * still ours. Called once the company's requests have ended (drained), so its quiet time starts now. When
+ * any was released the other nodes are told at its commit (NOTIFY, lease-notices.ts): they claim at once.
  */
 export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[]): Promise<string[]> {
   if (held.length === 0) return [];
+  // one notice per transaction however many rows (PostgreSQL folds equal notices of one transaction)
   const rows = await db.all<{ company: string }>(`
-    UPDATE company_leases AS l SET owner = NULL, expires_at = now(), quiet_at = least(coalesce(quiet_at, now()), now())
-    FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
-    WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
-    RETURNING l.company`, [held.map((h) => h.company), held.map((h) => h.epoch), node]);
+    WITH released AS (
+      UPDATE company_leases AS l SET owner = NULL, expires_at = now(), quiet_at = least(coalesce(quiet_at, now()), now())
+      FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
+      WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
+      RETURNING l.company
+    )
+    SELECT company, pg_notify('${LEASE_RELEASED_CHANNEL}', ?)::text AS notified FROM released`,
+  [held.map((h) => h.company), held.map((h) => h.epoch), node, node]);
   return rows.map((r) => r.company);
 }
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { ClusterFence } from '../../src/cluster/fence.js';
 import { attachClaim, claimFile, relativeInboxPath } from '../../src/cluster/file-claims.js';
 import { LeaseKeeper, type LeaseEnd } from '../../src/cluster/lease-keeper.js';
+import { LeaseNotices } from '../../src/cluster/lease-notices.js';
 import { claimLeases, ensureLeaseRows, listLeases, releaseLeases, renewLeases } from '../../src/cluster/lease-store.js';
 import { heartbeat, listNodes, registerNode } from '../../src/cluster/membership.js';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
@@ -221,6 +222,36 @@ describePg('cluster leases on PostgreSQL', () => {
     // every company has exactly one owner, at a fresh epoch
     const rows = await listLeases(db);
     expect(rows.every((r) => r.owner === 'a' || r.owner === 'b')).toBe(true);
+  });
+
+  it('a released lease is announced (NOTIFY): a listening node claims it at once, not at its next heartbeat; a listener cut off listens again', async () => {
+    // heartbeats every 10 s: only the notice can make x claim sooner
+    const l = keeper('l', 30_000);
+    await l.start();
+    expect(l.owned()).toEqual(COMPANIES);
+    const x = keeper('x', 30_000);
+    await x.start();
+    expect(x.owned()).toEqual([]); // l holds every lease
+    const heard: string[] = [];
+    const ears = new LeaseNotices({ url: pgDb().url, applicationName: 'edoc-bridge x', node: 'x', retryMs: 200, logger,
+      onReleased: (by) => { heard.push(by); x.beatSoon(); } });
+    ears.start();
+    try {
+      await until('x listening', () => ears.listening);
+      // the listening connection is ended by the server: it is opened again
+      const listeners = async (): Promise<number> => (await db.all<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'"))[0].n;
+      await until('the LISTEN session', async () => (await listeners()) === 1);
+      await db.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'");
+      await until('x listening again', async () => (await listeners()) === 1 && ears.listening, 10_000);
+      const released = Date.now();
+      await l.close(); // a graceful stop: six released at once, announced at its commit
+      await until('x to claim them at once', () => x.owned().length === 6, 5_000);
+      expect(Date.now() - released).toBeLessThan(3_000); // its own heartbeat is up to 10 s away
+      expect(heard).toEqual(['l']);
+    } finally {
+      await ears.close();
+    }
   });
 
   it('a node that disappears without stopping loses its companies to the others when its leases expire', async () => {
