@@ -12,7 +12,8 @@ export function table(results) {
   const rows = [];
   for (const t of s.throughput ?? []) {
     rows.push([`1. throughput, ${t.name}`, `${t.docsPerSecond} docs/s of limit ${t.limit}/s (${t.documents} docs)`,
-      `${t.ratio}${t.bareRatio === null ? '' : ` (bare undici loop: ${t.bareRatio})`}`, '>= 0.95', pass(t.ratio >= 0.95)]);
+      `${t.ratio}${t.bareRatio === null ? '' : ` (bare undici loop: ${t.bareRatio})`}${t.answerDatedCeiling === undefined || t.answerDatedCeiling >= 1 ? ''
+        : ` (ceiling with slots dated by the answer: ${t.answerDatedCeiling})`}`, '>= 0.95', pass(t.ratio >= 0.95)]);
     rows.push([`1. busiest 1-s window, ${t.name}`, `${t.busiestSecondMax} requests (429s: ${t.answered429})`, '', `<= ${t.rps}`,
       pass(t.busiestSecondMax <= t.rps)]);
   }

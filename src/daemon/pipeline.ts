@@ -32,6 +32,7 @@ import { closeInOrder, type CloseStep } from './close-steps.js';
 import { CompanyRuntime } from './company-runtime.js';
 import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
+import { followLastRun, markEnded } from './run-marks.js';
 import { Senders } from './senders.js';
 
 export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
@@ -53,6 +54,8 @@ export class Pipeline {
   private readonly archived: ArchiveWatch;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
+  /** This run is marked as sending in the state folder (run-marks.ts). */
+  private marked = false;
   readonly client: ServiceClient;
   /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
   readonly health = new ServiceHealth();
@@ -135,6 +138,8 @@ export class Pipeline {
     this.options.onStart?.(this.service);
     this.reader?.start();
     const clustered = this.companies.cluster !== undefined;
+    // one process (SQLite): wait out the last run's requests on this state folder, and mark this one
+    if (!clustered) this.marked = followLastRun(this.config.paths.state, this.rates, this.logger);
     if (!clustered) await this.archived.start();
     await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, rates: this.rates, reports: this.reports,
       company: (alias) => (this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined),
@@ -322,6 +327,8 @@ export class Pipeline {
       // released at once: another node takes the companies at its next beat
       ['cluster', () => this.companies.close()],
       ['client', () => this.client.close()],
+      // every request of this run has ended (the client's pool is closed): the next run waits a window past now
+      ['run marks', () => { if (this.marked) markEnded(this.config.paths.state); }],
       ['service', () => this.service.close()],
       ['ledger', () => this.ledger.close()],
     ];

@@ -150,6 +150,8 @@ export class CompanyRates {
   private readonly rates = new Map<string, CompanyRate>();
   /** Take-over holds of companies whose rate is not made yet: their last owner's last possible start (this clock). */
   private readonly pending = new Map<string, number>();
+  /** `previousRun`'s last start of every company (this clock). */
+  private everyFrom = Number.NEGATIVE_INFINITY;
   private readonly now: () => number;
 
   constructor(private readonly options: CompanyRatesOptions = {}) {
@@ -162,11 +164,20 @@ export class CompanyRates {
     if (rate === undefined) {
       rate = new CompanyRate({ ...this.options, requestsPerSecond: company.rate.requestsPerSecond });
       this.rates.set(company.alias, rate);
-      const lastStart = this.pending.get(company.alias);
+      const lastStart = Math.max(this.pending.get(company.alias) ?? Number.NEGATIVE_INFINITY, this.everyFrom);
       this.pending.delete(company.alias);
-      if (lastStart !== undefined) rate.holdFor(lastStart - this.now() + rate.windowMs());
+      if (lastStart !== Number.NEGATIVE_INFINITY) rate.holdFor(lastStart - this.now() + rate.windowMs());
     }
     return rate;
+  }
+
+  /**
+   * Another run on this state folder sent for every company until as late as `lastStartMs` from now
+   * (daemon/run-marks.ts): no request of any company before one window of its rate past that.
+   */
+  previousRun(lastStartMs: number): void {
+    this.everyFrom = Math.max(this.everyFrom, this.now() + lastStartMs);
+    for (const rate of this.rates.values()) rate.holdFor(lastStartMs + rate.windowMs());
   }
 
   /**
