@@ -54,7 +54,8 @@ export class ClusterNode {
       logger: options.logger, events: options.events });
     this.fence = new ClusterFence(this.keeper, options.inbox);
     this.notices = new LeaseNotices({ url: options.url, applicationName: applicationName(me.name), node: me.name,
-      retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), logger: options.logger, onReleased: () => this.keeper.beatSoon() });
+      retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), logger: options.logger, onReleased: () => this.keeper.beatSoon(),
+      onListeningAgain: () => this.keeper.beatSoon() });
   }
 
   get name(): string {

@@ -5,9 +5,10 @@
  * transaction: delivered only once it committed); each node listens on one connection of its own.
  *
  * A notice is only a hint to beat early: a node that misses one (its listening connection down, the
- * notice lost with it) claims at its next heartbeat as before, so nothing depends on delivery. The
- * connection is opened again after a failure, once per heartbeat at most, and a failure is logged once
- * per episode (the URL's password never: node-postgres errors name the server, not the secret).
+ * notice lost with it) claims at its next heartbeat as before, so nothing depends on delivery; once
+ * listening again it looks at once (`onListeningAgain`). The connection is opened again after a failure,
+ * once per heartbeat at most, and a failure is logged once per episode (the URL's password never:
+ * node-postgres errors name the server, not the secret).
  */
 import pg from 'pg';
 import type { AppLogger } from '../log/logger.js';
@@ -27,6 +28,8 @@ export interface LeaseNoticesOptions {
   logger: AppLogger;
   /** Another node released a lease. */
   onReleased(by: string): void;
+  /** Listening again after the connection failed: notices sent meanwhile are lost, so look now. */
+  onListeningAgain?(): void;
 }
 
 export class LeaseNotices {
@@ -67,8 +70,12 @@ export class LeaseNotices {
         return;
       }
       this.client = client;
-      if (this.failing) logger.info({ node }, 'cluster: listening for released leases again');
+      const again = this.failing;
       this.failing = false;
+      if (again) {
+        logger.info({ node }, 'cluster: listening for released leases again');
+        this.options.onListeningAgain?.();
+      }
     } catch (err) {
       if (!this.failing) {
         logger.warn({ node, reason: err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : String(err) },

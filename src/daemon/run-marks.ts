@@ -6,10 +6,13 @@
  *
  * `state/requests.json` says `running` while a run may send and `ended` (the time its senders had drained)
  * once it stopped cleanly. A run that finds `running` follows a run that died without stopping: it sent
- * until some moment before now (its lock is gone), so now stands in. A cluster node does not use it
- * (the lease row's quiet_at does this between nodes).
+ * until it died, which was before this process started (a restart — by systemd, by hand — starts the
+ * process after the old one is gone, and a live one would hold the state folder's lock), so this
+ * process's start stands in. A cluster node does not use it (the lease row's quiet_at does this
+ * between nodes).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type { AppLogger } from '../log/logger.js';
 import type { CompanyRates } from '../rate/company-rate.js';
@@ -27,9 +30,10 @@ function file(stateDir: string): string {
 
 /**
  * The last moment (epoch ms) a previous run on this state folder may have started a request, or undefined
- * when none ran here. A mark that cannot be read (torn by a crash) counts as a run that died now.
+ * when none ran here: its clean end, or `startedAt` (this process's start) after a run that died. A mark
+ * that cannot be read (torn by a crash) counts as a run that died.
  */
-export function previousRunEnd(stateDir: string, now = Date.now()): number | undefined {
+export function previousRunEnd(stateDir: string, now = Date.now(), startedAt = performance.timeOrigin): number | undefined {
   let text: string;
   try {
     text = readFileSync(file(stateDir), 'utf8');
@@ -42,7 +46,7 @@ export function previousRunEnd(stateDir: string, now = Date.now()): number | und
   } catch {
     // torn: as a run that died
   }
-  return now;
+  return Math.min(startedAt, now);
 }
 
 /** This run may send from now on. Throws when the state folder cannot be written (the caller decides). */

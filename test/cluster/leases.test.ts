@@ -238,12 +238,12 @@ describePg('cluster leases on PostgreSQL', () => {
     ears.start();
     try {
       await until('x listening', () => ears.listening);
-      // the listening connection is ended by the server: it is opened again
-      const listeners = async (): Promise<number> => (await db.all<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'"))[0].n;
-      await until('the LISTEN session', async () => (await listeners()) === 1);
-      await db.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'");
-      await until('x listening again', async () => (await listeners()) === 1 && ears.listening, 10_000);
+      // the listening connection is ended by the server: it is opened again (a new session, listening)
+      const listener = async (): Promise<number | undefined> => (await db.get<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'"))?.pid;
+      const first = await until('the LISTEN session', listener);
+      await db.run('SELECT pg_terminate_backend(?::int)', [first]);
+      await until('x listening again', async () => ears.listening && (await listener()) !== undefined && (await listener()) !== first, 10_000);
       const released = Date.now();
       await l.close(); // a graceful stop: six released at once, announced at its commit
       await until('x to claim them at once', () => x.owned().length === 6, 5_000);

@@ -26,16 +26,16 @@ afterEach(() => {
 const COMPANY = { alias: 'main', rate: { requestsPerSecond: 5 } };
 
 describe('run marks', () => {
-  test('no run before: nothing to wait for; a run that stopped: its end; a run that died while sending, or a torn mark: now', () => {
+  test('no run before: nothing to wait for; a run that stopped: its end; a run that died while sending, or a torn mark: this process\'s start', () => {
     const dir = stateDir();
-    expect(previousRunEnd(dir, 10_000)).toBeUndefined();
+    expect(previousRunEnd(dir, 10_000, 9_800)).toBeUndefined();
     markRunning(dir, 9_000);
-    expect(previousRunEnd(dir, 10_000)).toBe(10_000); // it died: it sent until some moment before now
+    expect(previousRunEnd(dir, 10_000, 9_800)).toBe(9_800); // it died, before this process started
     markEnded(dir, 9_500);
-    expect(previousRunEnd(dir, 10_000)).toBe(9_500);
-    expect(previousRunEnd(dir, 9_000)).toBe(9_000); // a clock stepped back: never a wait beyond a window from now
+    expect(previousRunEnd(dir, 10_000, 9_800)).toBe(9_500);
+    expect(previousRunEnd(dir, 9_000, 8_800)).toBe(9_000); // a clock stepped back: never a wait beyond a window from now
     writeFileSync(path.join(dir, RUN_MARKS_FILE), '{"ended":');
-    expect(previousRunEnd(dir, 10_000)).toBe(10_000);
+    expect(previousRunEnd(dir, 10_000, 9_800)).toBe(9_800);
   });
 
   test('followLastRun holds every company\'s rate one window past the last run\'s end and marks this run as sending', async () => {
