@@ -2,7 +2,7 @@
 // the SQLite source had in each state, the emulator's submissions counted per document (its invoice
 // number), cluster nodes run on the copy until nothing waits, and the checks that nothing final was
 // sent again, nothing in doubt was sent, and what waited went out once.
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,7 +39,9 @@ export function sourceExpectations(sqliteFile) {
     }
     const keys = new Set(rows.map((r) => r.key));
     if (keys.size !== rows.length) throw new Error(`the source's documents share invoice numbers (${keys.size} keys, ${rows.length} documents)`);
-    return { groups, byId, keys, total: rows.length };
+    // files still open: every document of theirs ends final, so each must end done, with its final report in its outbox
+    const openFiles = db.prepare(`SELECT id, name, report_name AS reportName, outbox_dir AS outboxDir FROM files WHERE state = 'open' ORDER BY id`).all();
+    return { groups, byId, keys, total: rows.length, openFiles };
   } finally {
     db.close();
   }
@@ -169,13 +171,16 @@ export async function runNodes({ project, nodes, db, password, settleTimeoutMs, 
   }
 }
 
-/** The copied ledger's states after the take-over, by id. */
+/** The copied ledger's document states after the take-over, by id, and its files' states. */
 export async function statesAfter(db, password) {
   const client = clientOf(db, password);
   await client.connect();
   try {
     const { rows } = await client.query('SELECT id::int AS id, state FROM documents');
-    return new Map(rows.map((r) => [r.id, r.state]));
+    const files = await client.query('SELECT id::int AS id, state, report_state AS "reportState", report_dir AS "reportDir" FROM files');
+    const after = new Map(rows.map((r) => [r.id, r.state]));
+    after.files = new Map(files.rows.map((f) => [f.id, f]));
+    return after;
   } finally {
     await client.end();
   }
@@ -200,6 +205,14 @@ export function checkTakeover(source, submissions, after, emulatorE1) {
   check('pending held back (file still being read): 0 requests, still pending', g.pendingHeld, (r) => sent(r) === 0 && after.get(r.id) === 'pending');
   check('sending, own number: resent at most once, now final', g.sendingNumbered, (r) => sent(r) <= 1 && FINAL.has(after.get(r.id)));
   check('sending, service-numbered: 0 requests, now in-doubt', g.sendingUnnumbered, (r) => sent(r) === 0 && after.get(r.id) === 'in-doubt');
+  const reported = (f) => {
+    const now = after.files.get(f.id);
+    return now?.state === 'done' && now.reportState === 'final'
+      && existsSync(path.join(now.reportDir ?? f.outboxDir, `${f.reportName}.result.json`));
+  };
+  const openBad = source.openFiles.filter((f) => !reported(f));
+  checks.push({ name: 'files open before: done, final report in the outbox', documents: source.openFiles.length, failed: openBad.length,
+    examples: openBad.slice(0, 5).map((f) => `${f.name}: ${JSON.stringify(after.files.get(f.id))}`) });
   const leftSending = [...after.values()].filter((s) => s === 'sending').length;
   checks.push({ name: 'nothing left sending', documents: after.size, failed: leftSending, examples: [] });
   const strangers = [...submissions.counts.keys()].filter((k) => !source.keys.has(k) && !source.keys.has(Number(k)));
