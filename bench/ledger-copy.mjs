@@ -4,7 +4,7 @@
 // command's own summary, the wall time, rows/s and the child's peak resident memory.
 //   npm run build && node bench/ledger-copy.mjs [--n 100000] [--body 600]
 // --takeover [--companies 5] [--rate 50] [--nodes 1,3] [--restart] [--keep]: the documents are valid invoices of companies the
-// emulator knows; after the copy, 1 and then 3 `edoc-bridge run` cluster nodes (child processes, each on
+// emulator knows (--body does not apply); after the copy, 1 and then 3 `edoc-bridge run` cluster nodes (child processes, each on
 // its own copy of the source and its own emulator) take over until nothing waits, and the bench checks
 // per document, against the source, that nothing final was sent again and nothing in doubt was sent
 // (bench/lib/takeover.mjs); exit 1 when a check fails. --restart: in each run of several nodes, node-1 is stopped
