@@ -71,7 +71,7 @@ export function benchCompanies(n) {
   });
 }
 
-function checkDigit(nit) {
+export function checkDigit(nit) {
   const w = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
   let sum = 0;
   for (let i = 0; i < nit.length; i++) sum += Number(nit[nit.length - 1 - i]) * w[i];
