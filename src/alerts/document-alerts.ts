@@ -24,6 +24,12 @@ export interface DocumentAlertsOptions {
   counts(withUnsent: boolean): Promise<CompanyOpenCounts[]> | CompanyOpenCounts[];
   /** Whether the company's sender is paused now (a reload lifts it). */
   isPaused(company: string): boolean;
+  /**
+   * Cluster mode: whether this node runs the company now. In-doubt and day-end alerts are raised by its
+   * owner only (not once per node), and an episode of a company it no longer runs is left to the owner.
+   * @defaultValue every company
+   */
+  owns?(company: string): boolean;
   now?: () => number;
   /** How often the counts are read. @defaultValue 30000 */
   tickMs?: number;
@@ -104,10 +110,11 @@ export class DocumentAlerts {
     const colombia = now + COLOMBIA_OFFSET_MS;
     const msLeft = DAY_MS - (((colombia % DAY_MS) + DAY_MS) % DAY_MS);
     const dayEnding = msLeft <= config().dayEndLead;
-    const counts = new Map((await this.options.counts(dayEnding)).map((c) => [c.company, c]));
+    const owns = this.options.owns ?? ((): boolean => true);
+    const counts = new Map((await this.options.counts(dayEnding)).filter((c) => owns(c.company)).map((c) => [c.company, c]));
     for (const episode of alerter.openEpisodes('document-in-doubt:')) {
       const company = episode.slice('document-in-doubt:'.length);
-      if ((counts.get(company)?.inDoubt ?? 0) === 0) {
+      if (owns(company) && (counts.get(company)?.inDoubt ?? 0) === 0) {
         alerter.end(episode, { kind: 'document-in-doubt', company, message: `no document of company ${company} is in doubt any more` });
       }
     }

@@ -43,6 +43,11 @@ export interface LeaseEvents {
   gained(company: string, epoch: number, lastStartMs: number): Promise<void>;
   /** Stop the company's parts; for 'handback' wait until its in-flight verdicts are committed (the lease is released after). */
   ended(company: string, why: LeaseEnd): Promise<void>;
+  /**
+   * How long the company has had no request in flight here (its rate: `CompanyRates.quietForMs`), told to
+   * the next owner at a release. @defaultValue 0 (quiet from the release on)
+   */
+  quietForMs?(company: string): number;
 }
 
 export interface LeaseKeeperOptions {
@@ -143,6 +148,8 @@ export class LeaseKeeper implements LeaseView {
     }
   }
 
+  private readonly quietFor = (company: string): number => this.options.events.quietForMs?.(company) ?? 0;
+
   /** The epoch this node holds the company at (the fence asks; leaving companies too, so their drain commits). */
   epochOf(company: string): number | undefined {
     return this.held.get(company)?.epoch;
@@ -192,7 +199,7 @@ export class LeaseKeeper implements LeaseView {
     this.held.clear();
     try {
       // released at once: another node takes them at its next beat instead of after leaseMs
-      await releaseLeases(this.options.db, this.node, held);
+      await releaseLeases(this.options.db, this.node, held, this.quietFor);
       await markStopped(this.options.db, this.options.me);
       this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
     } catch (err) {
@@ -298,7 +305,7 @@ export class LeaseKeeper implements LeaseView {
       if (this.held.get(company) !== held) return; // lost meanwhile
       this.held.delete(company);
       this.handedBack.set(company, this.mono());
-      await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }]).catch((err: unknown) => {
+      await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }], this.quietFor).catch((err: unknown) => {
         this.options.logger.warn({ err, node: this.node, company }, 'cluster: could not release a lease: it is taken when it expires');
       });
     });
@@ -337,7 +344,7 @@ export class LeaseKeeper implements LeaseView {
       if (this.held.get(company)?.epoch !== epoch) return;
       this.held.delete(company);
       await this.options.events.ended(company, 'lost');
-      await releaseLeases(this.options.db, this.node, [{ company, epoch }]).catch(() => undefined);
+      await releaseLeases(this.options.db, this.node, [{ company, epoch }], this.quietFor).catch(() => undefined);
     }
   }
 

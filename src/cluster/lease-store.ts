@@ -103,23 +103,31 @@ export async function renewLeases(db: SqlExecutor, node: string, held: readonly 
   return rows.map((r) => r.company);
 }
 
+/** The longest quiet time a release reports (a company that never sent here: as good as forever). */
+const MAX_QUIET_MS = 3_600_000;
+
 /**
  * Hands leases back at once (a graceful stop, a rebalance): free now, for any node's next claim. Only while
- * still ours. Called once the company's requests have ended (drained), so its quiet time starts now. When
- * any was released the other nodes are told at its commit (NOTIFY, lease-notices.ts): they claim at once.
+ * still ours. Called once the company's requests have ended (drained): its last request ended `quietForMs`
+ * ago at the latest (its answer came then: every arrival was before it), so that is its quiet point — not
+ * the release itself, which may come seconds later (reports, other companies' drains). When any was
+ * released the other nodes are told at its commit (NOTIFY, lease-notices.ts): they claim at once.
  */
-export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[]): Promise<string[]> {
+export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[],
+  quietForMs: (company: string) => number = () => 0): Promise<string[]> {
   if (held.length === 0) return [];
+  const quiet = held.map((h) => Math.min(MAX_QUIET_MS, Math.max(0, Math.floor(quietForMs(h.company)))));
   // one notice per transaction however many rows (PostgreSQL folds equal notices of one transaction)
   const rows = await db.all<{ company: string }>(`
     WITH released AS (
-      UPDATE company_leases AS l SET owner = NULL, expires_at = now(), quiet_at = least(coalesce(quiet_at, now()), now())
-      FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
+      UPDATE company_leases AS l SET owner = NULL, expires_at = now(),
+        quiet_at = least(coalesce(l.quiet_at, now()), now() - h.quiet * interval '1 millisecond')
+      FROM unnest(?::text[], ?::bigint[], ?::double precision[]) AS h(company, epoch, quiet)
       WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
       RETURNING l.company
     )
     SELECT company, pg_notify('${LEASE_RELEASED_CHANNEL}', ?)::text AS notified FROM released`,
-  [held.map((h) => h.company), held.map((h) => h.epoch), node, node]);
+  [held.map((h) => h.company), held.map((h) => h.epoch), quiet, node, node]);
   return rows.map((r) => r.company);
 }
 

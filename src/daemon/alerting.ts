@@ -61,7 +61,7 @@ export class Alerting {
     this.documents = new DocumentAlerts({
       alerter: this.alerter, config: () => this.config.alerts, now, ...(options.tickMs ? { tickMs: options.tickMs } : {}),
       counts: (withUnsent) => pipeline.ledger.openCounts(withUnsent),
-      isPaused: (company) => pipeline.sender(company)?.isPaused === true,
+      isPaused: (company) => pipeline.sender(company)?.isPaused === true, owns: (company) => pipeline.owns(company),
       onError: (err) => logger.warn({ err }, 'alerts: the ledger\'s counts could not be read; tried again on the next tick'),
     });
   }

@@ -24,7 +24,7 @@ export interface CompanyParts {
   senders: Senders;
   /** Each company's one rate: a company taken over is held quiet there first. */
   rates: CompanyRates;
-  reports: { touch(fileId: number): void; flush(): Promise<void> };
+  reports: { touch(fileId: number): void };
   /** The company when it is configured and this pipeline sends for it. */
   company(alias: string): CompanyConfig | undefined;
   stopping(): boolean;
@@ -107,12 +107,21 @@ export class CompanyRuntime implements LeaseEvents {
     for (const listener of this.gainedListeners) listener(alias);
   }
 
-  /** The company is no longer this node's: handed over (drained, its reports written) or lost (stopped at once). */
+  /**
+   * The company is no longer this node's: handed over (drained) or lost (stopped at once). Its reports are
+   * not written here: the next owner settles and reports every open file of the company when it takes it
+   * (`gained`), and a flush here would write every company's due reports before the lease is released,
+   * holding the hand-over up for seconds on a large ledger.
+   */
   async ended(alias: string, why: LeaseEnd): Promise<void> {
     const parts = this.parts;
     if (parts === undefined) return;
     await parts.senders.stop(alias, why === 'lost' ? LOST_DRAIN_MS : parts.drainMs);
-    if (why === 'handback') await parts.reports.flush();
+  }
+
+  /** How long the company has had no request in flight here: a lease released tells its next owner. */
+  quietForMs(alias: string): number {
+    return this.parts?.rates.quietForMs(alias) ?? 0;
   }
 
   /** No more companies taken (the pipeline stops); those held stay renewed until close(). */

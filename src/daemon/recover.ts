@@ -16,9 +16,12 @@ export async function recoverSending(ledger: LedgerPort, logger: AppLogger, comp
   logger.warn({ ...counts, ...(company === undefined ? {} : { company }) }, company === undefined
     ? 'documents were being sent when the last run stopped: those with their own number are resent, the others are in doubt'
     : 'documents of this company were being sent by its last owner: those with their own number are resent, the others are in doubt');
+  // a company taken over may have hundreds in doubt over a few files: each file read once
+  const files = new Map<number, Awaited<ReturnType<LedgerPort['getFile']>>>();
   for (const id of recovered.inDoubt) {
     const doc = await ledger.getDocument(id);
-    const file = doc === undefined ? undefined : await ledger.getFile(doc.fileId);
+    if (doc !== undefined && !files.has(doc.fileId)) files.set(doc.fileId, await ledger.getFile(doc.fileId));
+    const file = doc === undefined ? undefined : files.get(doc.fileId);
     if (doc === undefined || file === undefined) continue;
     logger.info({ file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
       status: 'in-doubt', doubt: 'no-answer', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },

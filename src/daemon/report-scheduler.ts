@@ -7,6 +7,7 @@
  * results stay in the ledger and the file stays dirty until a write succeeds.
  */
 import { mkdir } from 'node:fs/promises';
+import { isEdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
@@ -183,6 +184,13 @@ export class ReportScheduler {
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
       // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
+      // Cluster: the company's lease went to another node between the owner check and the write; its new
+      // owner writes the report. Not an outbox failure.
+      if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) {
+        logger.info({ file: file.name, company: file.company }, 'report left to the company\'s new owner (its lease moved)');
+        this.times.delete(fileId);
+        return;
+      }
       const full = this.options.storage?.report(err, 'outbox') === true;
       if (!full && !t.failing) {
         logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },

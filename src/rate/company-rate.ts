@@ -48,6 +48,9 @@ export class CompanyRate {
   private readonly now: () => number;
   /** No request starts before this (a take-over's quiet time, `holdFor`). */
   private quietUntil = Number.NEGATIVE_INFINITY;
+  /** Requests in flight, and when the last one ended (this clock). */
+  private inFlight = 0;
+  private lastEnd = Number.NEGATIVE_INFINITY;
 
   constructor(options: CompanyRateOptions) {
     this.marginMs = options.marginMs ?? COMPANY_RATE_DEFAULTS.marginMs;
@@ -68,6 +71,15 @@ export class CompanyRate {
   waitMs(): number {
     const now = this.now();
     return Math.max(this.window.peek(now), Math.ceil(this.quietUntil - now));
+  }
+
+  /**
+   * How long the company has had no request in flight: 0 while one is, Infinity when none was ever sent
+   * (cluster: a lease released after its drain tells the next owner its last request ended this long ago).
+   */
+  quietForMs(): number {
+    if (this.inFlight > 0) return 0;
+    return this.lastEnd === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : Math.max(0, this.now() - this.lastEnd);
   }
 
   /** The length of one window of the rate in force (a take-over waits this long after the last owner's end). */
@@ -99,10 +111,13 @@ export class CompanyRate {
   async send<T extends RatedAnswer>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const slot = await this.reserve(signal);
     let answer: T;
+    this.inFlight += 1;
     try {
       answer = await request();
     } finally {
-      slot.ended(this.now());
+      this.inFlight -= 1;
+      this.lastEnd = this.now();
+      slot.ended(this.lastEnd);
     }
     if (answer.httpStatus === 429) this.refused();
     return answer;
@@ -169,6 +184,11 @@ export class CompanyRates {
       if (lastStart !== Number.NEGATIVE_INFINITY) rate.holdFor(lastStart - this.now() + rate.windowMs());
     }
     return rate;
+  }
+
+  /** How long the company has had no request in flight here (`CompanyRate.quietForMs`; Infinity: none ever). */
+  quietForMs(alias: string): number {
+    return this.rates.get(alias)?.quietForMs() ?? Number.POSITIVE_INFINITY;
   }
 
   /**

@@ -102,6 +102,11 @@ describePg('cluster leases on PostgreSQL', () => {
     expect(own.lastStartMs).toBeGreaterThan(-5_000);
     // while the lease is live another node cannot claim it at all
     expect(await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000)).toEqual([]);
+    // released by an owner whose last request for it ended 2.5 s before the release: quiet since then
+    expect(await releaseLeases(db, 'a', [{ company: 'c1', epoch: 4 }], () => 2_500)).toEqual(['c1']);
+    const [afterQuiet] = await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000);
+    expect(afterQuiet.lastStartMs).toBeLessThanOrEqual(-2_500);
+    expect(afterQuiet.lastStartMs).toBeGreaterThan(-7_500);
   });
 
   it('two nodes claiming at once get different companies (SKIP LOCKED), each at most what it asked for', async () => {

@@ -67,6 +67,23 @@ describe('CompanyRate', () => {
     expect(rate.waitMs()).toBe(0);
   });
 
+  test('quietForMs: Infinity before any request, 0 while one is in flight, then the time since the last answer', async () => {
+    let clock = 1_000;
+    const rates = new CompanyRates({ now: () => clock });
+    expect(rates.quietForMs('main')).toBe(Number.POSITIVE_INFINITY);
+    const rate = rates.of({ alias: 'main', rate: { requestsPerSecond: 5 } });
+    expect(rate.quietForMs()).toBe(Number.POSITIVE_INFINITY);
+    let answer!: () => void;
+    const sent = rate.send(() => new Promise<{ httpStatus: number }>((resolve) => { answer = () => resolve({ httpStatus: 200 }); }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    clock = 1_500;
+    expect(rate.quietForMs()).toBe(0);
+    answer();
+    await sent;
+    clock = 2_300;
+    expect(rates.quietForMs('main')).toBe(800);
+  });
+
   test('tookOver (cluster): no request before one window past the last owner\'s last start, made or not yet made', async () => {
     let clock = 10_000;
     const rates = new CompanyRates({ now: () => clock, marginMs: 0 });
