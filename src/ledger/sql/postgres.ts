@@ -4,7 +4,7 @@
  * become EDOC_LEDGER_UNREACHABLE / _REFUSED / _CONNECTION_LOST naming the server, never its password.
  */
 import pg from 'pg';
-import { checkParams, sqlHead } from './executor.js';
+import { checkParams, runEach, sqlHead } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { resolvePgConnection } from './pg-connection.js';
 import type { PgConnection } from './pg-connection.js';
@@ -119,6 +119,10 @@ export class PostgresExecutor implements SqlExecutor {
 
   async run(sql: string, params: SqlParams = []): Promise<RunResult> {
     return { changes: (await this.outside(sql, params)).rowCount ?? 0 };
+  }
+
+  runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    return runEach(this, sql, rows);
   }
 
   async exec(sql: string): Promise<void> {
@@ -266,6 +270,10 @@ class PostgresTransaction implements SqlExecutor {
 
   async run(sql: string, params: SqlParams = []): Promise<RunResult> {
     return { changes: (await this.send(sql, params)).rowCount ?? 0 };
+  }
+
+  runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    return runEach(this, sql, rows);
   }
 
   async exec(sql: string): Promise<void> {
