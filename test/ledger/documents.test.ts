@@ -191,6 +191,12 @@ describe('documents', () => {
     // the duplicate names the file its number was accepted in (the intake logs it from this, without a query per document)
     expect(r).toEqual({ inserted: 3, invalid: 1, duplicate: 1, byAcceptedKey: [{ index: 0, fileId }] });
     expect((await ledger.fileProgress(f2.fileId)).counts).toMatchObject({ duplicate: 1, invalid: 1, pending: 1 });
+    // the duplicate's event names that very document, and every stored row has its body
+    const stored = await ledger.sql.all<{ id: number; idx: number }>(`SELECT d.id, d.idx FROM documents d JOIN document_bodies b ON b.id = d.id
+      WHERE d.file_id = ? ORDER BY d.idx`, [f2.fileId]);
+    expect(stored.map((d) => d.idx)).toEqual([0, 1, 2]);
+    expect(await ledger.sql.all('SELECT document_id FROM events WHERE file_id = ? AND type = ?', [f2.fileId, 'duplicate-key']))
+      .toEqual([{ document_id: stored[0].id }]);
     await ledger.close();
   });
 
