@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
+import { CountingExecutor, zeroCounts } from './lib/counting-executor.mjs';
+import { benchDatabase, startBenchPostgres } from './lib/postgres.mjs';
 
 const CODE = process.env.EDOC_BENCH_CODE ?? path.join(import.meta.dirname, '..');
 const { Ledger } = await import(path.join(CODE, 'dist/ledger/ledger.js'));
@@ -23,46 +23,9 @@ const arg = (name, fallback) => Number(process.argv[process.argv.indexOf(`--${na
 const N = arg('docs', 5_000);
 const BATCH = arg('batch', 50);
 
-/** Counts statements and round trips (a transaction adds BEGIN and COMMIT; a savepoint two more). */
-class Counting {
-  constructor(inner, counts, inTx = false) {
-    this.inner = inner;
-    this.counts = counts;
-    this.inTx = inTx;
-    this.dialect = inner.dialect;
-  }
-  count() { this.counts.statements++; this.counts.roundTrips++; }
-  all(sql, params) { this.count(); return this.inner.all(sql, params); }
-  get(sql, params) { this.count(); return this.inner.get(sql, params); }
-  run(sql, params) { this.count(); return this.inner.run(sql, params); }
-  exec(sql) { this.count(); return this.inner.exec(sql); }
-  transaction(fn) {
-    this.counts.transactions++;
-    this.counts.roundTrips += 2;
-    return this.inner.transaction((tx) => fn(new Counting(tx, this.counts, true)));
-  }
-  read(fn) { return this.inTx ? fn(this) : this.transaction(fn); }
-  async readView() {
-    this.counts.roundTrips += 2;
-    const view = await this.inner.readView();
-    const counts = this.counts;
-    return {
-      dialect: view.dialect,
-      all: (s, p) => { counts.statements++; counts.roundTrips++; return view.all(s, p); },
-      get: (s, p) => { counts.statements++; counts.roundTrips++; return view.get(s, p); },
-      // a cursor: DECLARE, then one FETCH per 500 rows (SQLite steps a statement: one "statement")
-      iterate: (s, p) => { counts.statements++; counts.roundTrips += 1 + Math.ceil(N / 500); return view.iterate(s, p); },
-      close: () => view.close(),
-    };
-  }
-  close() { return this.inner.close(); }
-}
-
-const zero = () => ({ statements: 0, roundTrips: 0, transactions: 0 });
-
 async function measure(label, executor) {
-  const counts = zero();
-  const ledger = new Ledger(new Counting(executor, counts), false);
+  const counts = zeroCounts();
+  const ledger = new Ledger(new CountingExecutor(executor, counts), false);
   const phases = {};
   const phase = async (name, fn) => {
     const before = { ...counts };
@@ -110,19 +73,18 @@ try {
   const sqlite = openSqliteExecutor(file);
   migrate(sqlite.db);
   results.sqlite = await measure('sqlite', sqlite);
-  const found = findPostgres();
-  if (found.bindir) {
-    const server = await startServer(found.bindir, path.join(dir, 'pg'));
-    const { info } = server;
-    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE bench OWNER ${info.user}`);
-    await admin.end();
-    const pgdb = openPostgresExecutor(`postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/bench`);
-    await migratePostgres(pgdb);
-    results.postgres = await measure('postgres', pgdb);
-    await server.stop();
-  } else console.log(`PostgreSQL: ${found.reason}`);
+  const pgs = await startBenchPostgres(dir);
+  if (pgs.skipped) console.log(`PostgreSQL: ${pgs.skipped}`);
+  else {
+    try {
+      const db = await benchDatabase(pgs, 'bench');
+      const pgdb = openPostgresExecutor(db.url, { env: { ...process.env, ...db.env } });
+      await migratePostgres(pgdb);
+      results.postgres = await measure('postgres', pgdb);
+    } finally {
+      await pgs.stop();
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

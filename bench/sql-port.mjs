@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import pg from 'pg';
-import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
+import { benchDatabase, startBenchPostgres } from './lib/postgres.mjs';
 import { openSqliteExecutor } from '../dist/ledger/sql/sqlite.js';
 import { openPostgresExecutor } from '../dist/ledger/sql/postgres.js';
 
@@ -38,19 +37,18 @@ try {
   const sqlite = openSqliteExecutor(path.join(dir, 'bench.sqlite'));
   await measure('SqliteExecutor', sqlite, sqlite.db);
   await sqlite.close();
-  const found = findPostgres();
-  if (found.bindir) {
-    const server = await startServer(found.bindir, path.join(dir, 'pg'));
-    const { info } = server;
-    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE bench OWNER ${info.user}`);
-    await admin.end();
-    const pgdb = openPostgresExecutor(`postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/bench`);
-    await measure('PostgresExecutor (fsync off)', pgdb);
-    await pgdb.close();
-    await server.stop();
-  } else rows.push(['PostgreSQL', found.reason, '']);
+  const pgs = await startBenchPostgres(dir);
+  if (pgs.skipped) rows.push(['PostgreSQL', pgs.skipped, '']);
+  else {
+    try {
+      const db = await benchDatabase(pgs, 'bench');
+      const pgdb = openPostgresExecutor(db.url, { env: { ...process.env, ...db.env } });
+      await measure('PostgresExecutor (fsync off)', pgdb);
+      await pgdb.close();
+    } finally {
+      await pgs.stop();
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
