@@ -2,8 +2,10 @@
 // per document for intake (recordFile, insertDocuments, finishReading), sending (claimDue, then the
 // sender's commitSubmissions: this batch's `sending` marks with the previous batch's verdicts) and the
 // report (finishFile, a snapshot streamed, markReported), counted by an executor that wraps the real one.
-// The same logic on SQLite and on a throwaway PostgreSQL server (fsync off: round trips, not disk).
+// The same logic on SQLite and on a throwaway PostgreSQL server (fsync off: round trips, not disk). CPU is
+// this process's (process.cpuUsage: on SQLite the database's work included, on PostgreSQL not the server's).
 //   npm run build && node bench/pg-cost.mjs [--docs 5000] [--batch 50]
+//   EDOC_BENCH_CODE=/tmp/other-build node bench/pg-cost.mjs …   (another build: bench/private-build.sh)
 // Not part of `npm run bench`; docs/benchmarks.md has its figures.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -30,10 +32,12 @@ async function measure(label, executor) {
   const phase = async (name, fn) => {
     const before = { ...counts };
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await fn();
     const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     phases[name] = { statements: counts.statements - before.statements, roundTrips: counts.roundTrips - before.roundTrips,
-      transactions: counts.transactions - before.transactions, ms };
+      transactions: counts.transactions - before.transactions, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   let fileId;
   await phase('intake', async () => {
@@ -94,6 +98,6 @@ for (const [backend, phases] of Object.entries(results)) {
   for (const [name, p] of Object.entries(phases)) {
     console.log(`  ${backend.padEnd(8)} ${name.padEnd(6)} statements/doc ${(p.statements / N).toFixed(2).padStart(5)}  `
       + `round trips/doc ${(p.roundTrips / N).toFixed(2).padStart(5)}  transactions ${String(p.transactions).padStart(5)}  `
-      + `${Math.round(N / (p.ms / 1000)).toLocaleString('en').padStart(7)} docs/s`);
+      + `${Math.round(N / (p.ms / 1000)).toLocaleString('en').padStart(7)} docs/s  CPU ${((p.cpuMs * 1000) / N).toFixed(1).padStart(5)} µs/doc`);
   }
 }
