@@ -93,9 +93,12 @@ describe('files: the same content is not submitted twice', () => {
     await ledger.insertDocuments(a.fileId, docs(2), 1_000);
     const again = await ledger.recordFile(fileInput({ now: 5_000 }));
     expect(again).toEqual({ fileId: a.fileId, outcome: 'resumed', state: 'reading' });
-    // re-reading inserts only what is missing
-    expect((await ledger.insertDocuments(a.fileId, docs(4), 5_000)).inserted).toBe(2);
+    // re-reading inserts only what is missing; each new row gets its own body, a stored one keeps its own
+    expect((await ledger.insertDocuments(a.fileId, docs(4, (i) => ({ raw: `{"Number":${i},"again":1}` })), 5_000)).inserted).toBe(2);
     expect((await ledger.fileProgress(a.fileId)).total).toBe(4);
+    expect(await ledger.sql.all(`SELECT d.idx, b.raw FROM documents d JOIN document_bodies b ON b.id = d.id WHERE d.file_id = ?
+      ORDER BY d.idx`, [a.fileId])).toEqual([{ idx: 0, raw: '{"Number":0}' }, { idx: 1, raw: '{"Number":1}' },
+      { idx: 2, raw: '{"Number":2,"again":1}' }, { idx: 3, raw: '{"Number":3,"again":1}' }]);
     await ledger.close();
   });
 
