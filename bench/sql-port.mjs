@@ -1,5 +1,6 @@
 // What the SQL port (src/ledger/sql) costs per statement, beside better-sqlite3 called directly, and what a
-// statement costs on the throwaway PostgreSQL server (one round trip each, over TCP on 127.0.0.1).
+// statement costs on the throwaway PostgreSQL server (one round trip each, over TCP on 127.0.0.1); also the
+// same inserts through runMany, 1,000 rows a call.
 //   npm run build && node bench/sql-port.mjs [--n 20000]
 // Not part of `npm run bench` (issue 13's figures will go there once the ledger runs on the port).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,14 @@ async function measure(label, db, raw) {
   }));
   const get = await time(async () => { for (let i = 1; i <= n; i++) await db.get('SELECT v FROM t WHERE id = ?', [i]); });
   rows.push([label, `insert ×${n} in one transaction: ${rate(n, insert)}`, `get by id ×${n}: ${rate(n, get)}`]);
+  // the same inserts as batches of 1,000 rows, one runMany call each (the intake's form on SQLite)
+  await db.exec('CREATE TABLE m (id BIGINT PRIMARY KEY, v TEXT NOT NULL)');
+  const many = await time(() => db.transaction(async (tx) => {
+    for (let i = 1; i <= n; i += 1000) {
+      await tx.runMany('INSERT INTO m(id, v) VALUES (?, ?)', Array.from({ length: Math.min(1000, n - i + 1) }, (_, k) => [i + k, `value ${i + k}`]));
+    }
+  }));
+  rows.push([label, `insert ×${n} in one transaction, runMany of 1,000: ${rate(n, many)}`, '']);
   if (raw) {
     raw.exec('CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
     const ins = raw.prepare('INSERT INTO r(id, v) VALUES (?, ?)');
