@@ -1,21 +1,28 @@
-// Speed of the CSV intake against its floor, one file, three ways, each in a fresh child process:
-//   floor  csv-parse + iconv-lite alone: the file decoded and split into records, nothing else;
-//   read   our intake without the ledger (bench-only): hashFile, then openSource (reader + mapping,
-//          the read pass hashed as the intake does) and validateDocument + documentKey per document;
-//   full   our intake (intakeFile) into a real SQLite ledger in a temporary state folder: the file
-//          recorded, its documents stored held back in batches, verified and released (finishReading).
-// Each child prints { rows, documents, invalid, ms, cpuMs }.
+// Speed of the CSV intake against its floor, one file, four ways, each in a fresh child process:
+//   floor    csv-parse + iconv-lite alone: the file decoded and split into records, nothing else;
+//   read     our intake without the ledger (bench-only): hashFile, then openSource (reader + mapping,
+//            the read pass hashed as the intake does) and validateDocument + documentKey per document;
+//   full     our intake (intakeFile) into a real SQLite ledger in a temporary state folder: the file
+//            recorded, its documents stored held back in batches, verified and released (finishReading);
+//   full-pg  the same into a PostgreSQL ledger (the URL given, its password in PGPASSWORD).
+// Each child prints { rows, documents, invalid, ms, cpuMs }; full and full-pg also what the ledger asked of
+// the database (statements, calls: awaited calls through the SQL port, round trips on PostgreSQL,
+// transactions), full-pg the server's CPU (serverCpuMs, its processes from EDOC_BENCH_PG_PID).
 //
 //   npm run build && node bench/intake-speed.mjs [rows] [runs]      (default 100000 rows, 3 runs)
 //   EDOC_BENCH_BEFORE=/tmp/other-build node bench/intake-speed.mjs   (also another build, same file, same run)
 //
-// `npm run bench -- --only intake` runs the same through bench/scenarios/intake.mjs.
+// The PostgreSQL server is a throwaway one started by the bench (lib/postgres.mjs); without PostgreSQL on
+// the machine, full-pg is left out with one line saying why. `npm run bench -- --only intake` runs the
+// same through bench/scenarios/intake.mjs.
 import { createReadStream } from 'node:fs';
 import { link, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { CountingExecutor, zeroCounts } from './lib/counting-executor.mjs';
+import { serverCpu } from './lib/postgres.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SELF = fileURLToPath(import.meta.url);
@@ -66,11 +73,35 @@ async function read(file, code) {
   return { rows, documents, invalid, ...clock() };
 }
 
-async function full(file, code, dir) {
+/**
+ * The ledger `full` writes into, through a counting executor (lib/counting-executor.mjs): SQLite in
+ * `stateDir`, or the PostgreSQL database at `url` (its password in PGPASSWORD), both migrated. `raw` is the
+ * executor itself, for the checks after the clock stopped (they are not counted).
+ */
+async function openBenchLedger(code, backend, stateDir, url) {
+  const dist = (rel) => import(join(code, 'dist', rel));
+  const { Ledger } = await dist('ledger/ledger.js');
+  let raw;
+  if (backend === 'postgres') {
+    const { openPostgresExecutor } = await dist('ledger/sql/postgres.js');
+    const { migratePostgres } = await dist('ledger/sql/pg-migrations.js');
+    raw = openPostgresExecutor(url, { env: process.env });
+    await migratePostgres(raw);
+  } else {
+    const { openSqliteExecutor } = await dist('ledger/sql/sqlite.js');
+    const { migrate } = await dist('ledger/migrations.js');
+    await mkdir(stateDir, { recursive: true });
+    raw = openSqliteExecutor(join(stateDir, 'ledger.sqlite'));
+    migrate(raw.db);
+  }
+  const counts = zeroCounts();
+  return { ledger: new Ledger(new CountingExecutor(raw, counts), false), raw, counts };
+}
+
+async function full(file, code, dir, backend = 'sqlite', url = undefined) {
   const dist = (rel) => import(join(code, 'dist', rel));
   const { loadConfig } = await dist('config/load.js');
   const { createLogger } = await dist('log/logger.js');
-  const { Ledger } = await dist('ledger/ledger.js');
   const { intakeFile } = await dist('daemon/intake.js');
   const { loadMapping } = await dist('map/load-mapping.js');
   const configFile = join(dir, 'edoc-bridge.yaml');
@@ -88,24 +119,31 @@ async function full(file, code, dir) {
   await link(file, dropped);
   const st = await stat(dropped);
   const logger = createLogger({ file: join(dir, 'logs', 'edoc-bridge.log') });
-  const ledger = Ledger.open(config.paths.state);
+  const { ledger, raw, counts } = await openBenchLedger(code, backend, config.paths.state, url);
   const mapping = await loadMapping(config.kinds.invoice.mapping);
   const company = config.companies[0];
+  // the server's CPU (its processes still running: ours holds its connection until close)
+  const serverPid = backend === 'postgres' ? Number(process.env.EDOC_BENCH_PG_PID) : undefined;
+  const server0 = serverPid ? serverCpu(serverPid) : undefined;
   const clock = startClock();
   const result = await intakeFile({ ledger, config, logger, mapping: () => Promise.resolve(mapping), onDocuments() {}, onFileChanged() {} },
     { path: dropped, kind: 'invoice', company, size: st.size, mtimeMs: st.mtimeMs });
   const { ms, cpuMs } = clock();
+  const serverCpuMs = serverPid ? Math.round((serverCpu(serverPid) - server0) * 1000) : undefined;
+  const asked = { ...counts };
   if (result.outcome !== 'read') throw new Error(`intake ended ${result.outcome}`);
   const file_ = await ledger.getFile(result.fileId);
-  const counts = ledger.db.prepare('SELECT state, n FROM file_counts WHERE file_id = ?').all(result.fileId);
-  const rows = ledger.db.prepare('SELECT source FROM documents WHERE file_id = ?').pluck().all(result.fileId)
-    .reduce((n, s) => n + JSON.parse(s).rows.length, 0);
-  const held = ledger.db.prepare("SELECT count(*) FROM documents WHERE file_id = ? AND state = 'pending' AND next_attempt_at IS NULL").pluck().get(result.fileId);
+  const counted = await raw.all('SELECT state, n FROM file_counts WHERE file_id = ?', [result.fileId]);
+  const rowsOf = backend === 'postgres' ? "json_array_length(CAST(source AS json) -> 'rows')" : "json_array_length(source, '$.rows')";
+  const { rows } = await raw.get(`SELECT CAST(sum(${rowsOf}) AS BIGINT) AS rows FROM documents WHERE file_id = ?`, [result.fileId]);
+  const { held } = await raw.get("SELECT count(*) AS held FROM documents WHERE file_id = ? AND state = 'pending' AND next_attempt_at IS NULL",
+    [result.fileId]);
   if (held !== 0) throw new Error(`${held} documents still held back after the intake`);
   await ledger.close();
   await logger.close();
-  const documents = counts.reduce((n, c) => n + c.n, 0);
-  return { rows, documents, invalid: counts.find((c) => c.state === 'invalid')?.n ?? 0, ms, cpuMs, fileState: file_.state };
+  const documents = counted.reduce((n, c) => n + c.n, 0);
+  return { rows, documents, invalid: counted.find((c) => c.state === 'invalid')?.n ?? 0, ms, cpuMs, fileState: file_.state,
+    statements: asked.statements, calls: asked.roundTrips, transactions: asked.transactions, ...(serverCpuMs === undefined ? {} : { serverCpuMs }) };
 }
 
 /** Wall and CPU milliseconds since the call. */
@@ -118,7 +156,7 @@ function startClock() {
   };
 }
 
-async function child(mode, file, code) {
+async function child(mode, file, code, url) {
   const dir = await mkdtemp(join(tmpdir(), 'edoc-intake-speed-'));
   try {
     const clock = startClock();
@@ -126,6 +164,7 @@ async function child(mode, file, code) {
     if (mode === 'floor') out = await floor(file, code);
     else if (mode === 'read') out = await read(file, code);
     else if (mode === 'full') out = await full(file, code, dir);
+    else if (mode === 'full-pg') out = await full(file, code, dir, 'postgres', url);
     else throw new Error(`unknown mode ${mode}`);
     process.stdout.write(JSON.stringify({ mode, ...clock(), ...out }));
   } finally {
@@ -142,6 +181,6 @@ async function main() {
 }
 
 if (process.argv[1] === SELF) {
-  if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4], process.argv[5]);
+  if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4], process.argv[5], process.argv[6]);
   else await main();
 }

@@ -2,15 +2,17 @@
 // per document for intake (recordFile, insertDocuments, finishReading), sending (claimDue, then the
 // sender's commitSubmissions: this batch's `sending` marks with the previous batch's verdicts) and the
 // report (finishFile, a snapshot streamed, markReported), counted by an executor that wraps the real one.
-// The same logic on SQLite and on a throwaway PostgreSQL server (fsync off: round trips, not disk).
+// The same logic on SQLite and on a throwaway PostgreSQL server (fsync off: round trips, not disk). CPU is
+// this process's (process.cpuUsage: on SQLite the database's work included, on PostgreSQL not the server's).
 //   npm run build && node bench/pg-cost.mjs [--docs 5000] [--batch 50]
+//   EDOC_BENCH_CODE=/tmp/other-build node bench/pg-cost.mjs …   (another build: bench/private-build.sh)
 // Not part of `npm run bench`; docs/benchmarks.md has its figures.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
+import { CountingExecutor, zeroCounts } from './lib/counting-executor.mjs';
+import { benchDatabase, startBenchPostgres } from './lib/postgres.mjs';
 
 const CODE = process.env.EDOC_BENCH_CODE ?? path.join(import.meta.dirname, '..');
 const { Ledger } = await import(path.join(CODE, 'dist/ledger/ledger.js'));
@@ -23,54 +25,19 @@ const arg = (name, fallback) => Number(process.argv[process.argv.indexOf(`--${na
 const N = arg('docs', 5_000);
 const BATCH = arg('batch', 50);
 
-/** Counts statements and round trips (a transaction adds BEGIN and COMMIT; a savepoint two more). */
-class Counting {
-  constructor(inner, counts, inTx = false) {
-    this.inner = inner;
-    this.counts = counts;
-    this.inTx = inTx;
-    this.dialect = inner.dialect;
-  }
-  count() { this.counts.statements++; this.counts.roundTrips++; }
-  all(sql, params) { this.count(); return this.inner.all(sql, params); }
-  get(sql, params) { this.count(); return this.inner.get(sql, params); }
-  run(sql, params) { this.count(); return this.inner.run(sql, params); }
-  exec(sql) { this.count(); return this.inner.exec(sql); }
-  transaction(fn) {
-    this.counts.transactions++;
-    this.counts.roundTrips += 2;
-    return this.inner.transaction((tx) => fn(new Counting(tx, this.counts, true)));
-  }
-  read(fn) { return this.inTx ? fn(this) : this.transaction(fn); }
-  async readView() {
-    this.counts.roundTrips += 2;
-    const view = await this.inner.readView();
-    const counts = this.counts;
-    return {
-      dialect: view.dialect,
-      all: (s, p) => { counts.statements++; counts.roundTrips++; return view.all(s, p); },
-      get: (s, p) => { counts.statements++; counts.roundTrips++; return view.get(s, p); },
-      // a cursor: DECLARE, then one FETCH per 500 rows (SQLite steps a statement: one "statement")
-      iterate: (s, p) => { counts.statements++; counts.roundTrips += 1 + Math.ceil(N / 500); return view.iterate(s, p); },
-      close: () => view.close(),
-    };
-  }
-  close() { return this.inner.close(); }
-}
-
-const zero = () => ({ statements: 0, roundTrips: 0, transactions: 0 });
-
 async function measure(label, executor) {
-  const counts = zero();
-  const ledger = new Ledger(new Counting(executor, counts), false);
+  const counts = zeroCounts();
+  const ledger = new Ledger(new CountingExecutor(executor, counts), false);
   const phases = {};
   const phase = async (name, fn) => {
     const before = { ...counts };
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await fn();
     const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     phases[name] = { statements: counts.statements - before.statements, roundTrips: counts.roundTrips - before.roundTrips,
-      transactions: counts.transactions - before.transactions, ms };
+      transactions: counts.transactions - before.transactions, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   let fileId;
   await phase('intake', async () => {
@@ -110,19 +77,18 @@ try {
   const sqlite = openSqliteExecutor(file);
   migrate(sqlite.db);
   results.sqlite = await measure('sqlite', sqlite);
-  const found = findPostgres();
-  if (found.bindir) {
-    const server = await startServer(found.bindir, path.join(dir, 'pg'));
-    const { info } = server;
-    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE bench OWNER ${info.user}`);
-    await admin.end();
-    const pgdb = openPostgresExecutor(`postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/bench`);
-    await migratePostgres(pgdb);
-    results.postgres = await measure('postgres', pgdb);
-    await server.stop();
-  } else console.log(`PostgreSQL: ${found.reason}`);
+  const pgs = await startBenchPostgres(dir);
+  if (pgs.skipped) console.log(`PostgreSQL: ${pgs.skipped}`);
+  else {
+    try {
+      const db = await benchDatabase(pgs, 'bench');
+      const pgdb = openPostgresExecutor(db.url, { env: { ...process.env, ...db.env } });
+      await migratePostgres(pgdb);
+      results.postgres = await measure('postgres', pgdb);
+    } finally {
+      await pgs.stop();
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -132,6 +98,6 @@ for (const [backend, phases] of Object.entries(results)) {
   for (const [name, p] of Object.entries(phases)) {
     console.log(`  ${backend.padEnd(8)} ${name.padEnd(6)} statements/doc ${(p.statements / N).toFixed(2).padStart(5)}  `
       + `round trips/doc ${(p.roundTrips / N).toFixed(2).padStart(5)}  transactions ${String(p.transactions).padStart(5)}  `
-      + `${Math.round(N / (p.ms / 1000)).toLocaleString('en').padStart(7)} docs/s`);
+      + `${Math.round(N / (p.ms / 1000)).toLocaleString('en').padStart(7)} docs/s  CPU ${((p.cpuMs * 1000) / N).toFixed(1).padStart(5)} µs/doc`);
   }
 }

@@ -1,13 +1,13 @@
 // What the SQL port (src/ledger/sql) costs per statement, beside better-sqlite3 called directly, and what a
-// statement costs on the throwaway PostgreSQL server (one round trip each, over TCP on 127.0.0.1).
+// statement costs on the throwaway PostgreSQL server (one round trip each, over TCP on 127.0.0.1); also the
+// same inserts through runMany, 1,000 rows a call.
 //   npm run build && node bench/sql-port.mjs [--n 20000]
 // Not part of `npm run bench` (issue 13's figures will go there once the ledger runs on the port).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import pg from 'pg';
-import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
+import { benchDatabase, startBenchPostgres } from './lib/postgres.mjs';
 import { openSqliteExecutor } from '../dist/ledger/sql/sqlite.js';
 import { openPostgresExecutor } from '../dist/ledger/sql/postgres.js';
 
@@ -24,6 +24,14 @@ async function measure(label, db, raw) {
   }));
   const get = await time(async () => { for (let i = 1; i <= n; i++) await db.get('SELECT v FROM t WHERE id = ?', [i]); });
   rows.push([label, `insert ×${n} in one transaction: ${rate(n, insert)}`, `get by id ×${n}: ${rate(n, get)}`]);
+  // the same inserts as batches of 1,000 rows, one runMany call each (the intake's form on SQLite)
+  await db.exec('CREATE TABLE m (id BIGINT PRIMARY KEY, v TEXT NOT NULL)');
+  const many = await time(() => db.transaction(async (tx) => {
+    for (let i = 1; i <= n; i += 1000) {
+      await tx.runMany('INSERT INTO m(id, v) VALUES (?, ?)', Array.from({ length: Math.min(1000, n - i + 1) }, (_, k) => [i + k, `value ${i + k}`]));
+    }
+  }));
+  rows.push([label, `insert ×${n} in one transaction, runMany of 1,000: ${rate(n, many)}`, '']);
   if (raw) {
     raw.exec('CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
     const ins = raw.prepare('INSERT INTO r(id, v) VALUES (?, ?)');
@@ -38,19 +46,18 @@ try {
   const sqlite = openSqliteExecutor(path.join(dir, 'bench.sqlite'));
   await measure('SqliteExecutor', sqlite, sqlite.db);
   await sqlite.close();
-  const found = findPostgres();
-  if (found.bindir) {
-    const server = await startServer(found.bindir, path.join(dir, 'pg'));
-    const { info } = server;
-    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE bench OWNER ${info.user}`);
-    await admin.end();
-    const pgdb = openPostgresExecutor(`postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/bench`);
-    await measure('PostgresExecutor (fsync off)', pgdb);
-    await pgdb.close();
-    await server.stop();
-  } else rows.push(['PostgreSQL', found.reason, '']);
+  const pgs = await startBenchPostgres(dir);
+  if (pgs.skipped) rows.push(['PostgreSQL', pgs.skipped, '']);
+  else {
+    try {
+      const db = await benchDatabase(pgs, 'bench');
+      const pgdb = openPostgresExecutor(db.url, { env: { ...process.env, ...db.env } });
+      await measure('PostgresExecutor (fsync off)', pgdb);
+      await pgdb.close();
+    } finally {
+      await pgs.stop();
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

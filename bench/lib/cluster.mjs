@@ -2,43 +2,27 @@
 // pg_stat_statements loaded so statements can be counted), a database per run, what the database did
 // (statements, transactions, rows), an emulator seeded with many companies, and cluster nodes (child
 // processes of the real daemon sharing one configuration, `${EDOC_NODE}` naming each).
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { stringify } from 'yaml';
-import { findPostgres, startServer } from '../../scripts/pg-test-server.mjs';
 import { nowMs } from './emulator.mjs';
 import { invoice } from './documents.mjs';
+import { benchDatabase, cpuSeconds, startBenchPostgres as startPostgres } from './postgres.mjs';
 import { DaemonProcess } from './project.mjs';
 import { dist } from './util.mjs';
 
-/** The server, or { skipped } with the one-line reason when the machine has no PostgreSQL. */
+/** The bench's server (lib/postgres.mjs) with pg_stat_statements loaded, or { skipped } with the one-line reason. */
 export async function startBenchPostgres(dir) {
-  const found = findPostgres();
-  if (!found.bindir) return { skipped: found.reason };
-  const server = await startServer(found.bindir, path.join(dir, 'pg'),
-    ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.max=5000']);
-  const admin = async (sql, params = [], database = 'postgres') => {
-    const client = new pg.Client({ host: server.info.socketDir, port: server.info.port, user: 'postgres', database });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const pgs = await startPostgres(dir, ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all',
+    'pg_stat_statements.max=5000']);
+  if (pgs.skipped) return pgs;
   // the counters are read from the `postgres` database, so reading them adds nothing to a bench database's figures
-  await admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  return { server, info: server.info, admin };
+  await pgs.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return pgs;
 }
 
-/** A fresh database owned by the test role. */
-export async function benchDatabase(pgs, name) {
-  await pgs.admin(`CREATE DATABASE ${name} OWNER ${pgs.info.user}`);
-  return { name, url: `postgres://${pgs.info.user}@${pgs.info.host}:${pgs.info.port}/${name}`, drop: () => pgs.admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
+export { benchDatabase };
 
 /** What the database did so far: statements (pg_stat_statements calls, sent and nested), transactions and rows (pg_stat_database). */
 export async function dbCounters(pgs, db) {
@@ -158,12 +142,4 @@ export async function startNode(project, name, password) {
   return DaemonProcess.start(project.node(name), { env: { EDOC_NODE: name, PGPASSWORD: password } });
 }
 
-/** CPU seconds (user + system) a process used so far (Linux /proc), or NaN. */
-export function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
+export { cpuSeconds };

@@ -63,7 +63,16 @@ export function table(results) {
       rows.push([`7. intake speed${tag}, ${k.rows} CSV rows: csv-parse + iconv / no ledger / full`,
         `${b.floor.rowsPerSecond} / ${b.read.rowsPerSecond} / ${b.full.rowsPerSecond} rows/s (${b.floor.seconds} / ${b.read.seconds} / ${b.full.seconds} s; CPU ${b.floor.cpuSeconds} / ${b.read.cpuSeconds} / ${b.full.cpuSeconds} s)`,
         `full/floor ${b.fullOverFloor}, no-ledger/floor ${b.readOverFloor}, full/no-ledger ${b.fullOverRead} (CPU: ${b.cpu.fullOverFloor}, ${b.cpu.readOverFloor}, ${b.cpu.fullOverRead})`, '(reference)', '']);
+      const pg = b['full-pg'];
+      if (pg) {
+        rows.push([`7. intake${tag}, ${k.rows} CSV rows: full into SQLite / into PostgreSQL`,
+          `${b.full.rowsPerSecond} / ${pg.rowsPerSecond} rows/s (${b.full.seconds} / ${pg.seconds} s; CPU ${b.full.cpuSeconds} / ${pg.cpuSeconds} s, `
+          + `PostgreSQL server ${pg.serverCpuSeconds} s)`,
+          `per document: ${b.full.statementsPerDocument} / ${pg.statementsPerDocument} statements, ${b.full.callsPerDocument} / ${pg.callsPerDocument} calls `
+          + `(round trips on PostgreSQL); PostgreSQL/SQLite ${b.pgOverSqlite} (CPU ${b.cpu.pgOverSqlite})`, '(reference)', '']);
+      }
     }
+    if (k.postgres) rows.push(['7. intake into PostgreSQL', k.postgres, '', '', '']);
   }
   const c = s.cluster;
   if (c?.skipped) rows.push(['8. cluster (PostgreSQL ledger)', `skipped: ${c.skipped}`, '', '', '']);

@@ -9,7 +9,6 @@
 // and rows from pg_stat_database — and the CPU seconds the nodes,
 // the PostgreSQL server and the bench's own process (the emulator) used, against what 2 cores offer.
 // Skipped with one line when the machine has no PostgreSQL.
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,25 +17,12 @@ import {
   startNode, topStatements,
 } from '../lib/cluster.mjs';
 import { nowMs } from '../lib/emulator.mjs';
+import { serverCpu } from '../lib/postgres.mjs';
 import { log, median, round, sleep, until } from '../lib/util.mjs';
 
 // leaseMs: the default. With 3,000 a node starved of CPU on this loaded machine let its leases lapse
 // between renewals, and a file's intake refused by the fence stayed 'reading' for good (see the report)
 export const CLUSTER = { companies: 60, latencyMs: 50, concurrency: 2, rps: 15, leaseMs: 15_000 };
-
-/** CPU seconds of the PostgreSQL server: the postmaster and every process it started. */
-function serverCpu(postmaster) {
-  let total = cpuSeconds(postmaster);
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === postmaster) total += cpuSeconds(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
 
 function ownCpu() {
   const u = process.cpuUsage();

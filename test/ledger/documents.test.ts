@@ -93,9 +93,12 @@ describe('files: the same content is not submitted twice', () => {
     await ledger.insertDocuments(a.fileId, docs(2), 1_000);
     const again = await ledger.recordFile(fileInput({ now: 5_000 }));
     expect(again).toEqual({ fileId: a.fileId, outcome: 'resumed', state: 'reading' });
-    // re-reading inserts only what is missing
-    expect((await ledger.insertDocuments(a.fileId, docs(4), 5_000)).inserted).toBe(2);
+    // re-reading inserts only what is missing; each new row gets its own body, a stored one keeps its own
+    expect((await ledger.insertDocuments(a.fileId, docs(4, (i) => ({ raw: `{"Number":${i},"again":1}` })), 5_000)).inserted).toBe(2);
     expect((await ledger.fileProgress(a.fileId)).total).toBe(4);
+    expect(await ledger.sql.all(`SELECT d.idx, b.raw FROM documents d JOIN document_bodies b ON b.id = d.id WHERE d.file_id = ?
+      ORDER BY d.idx`, [a.fileId])).toEqual([{ idx: 0, raw: '{"Number":0}' }, { idx: 1, raw: '{"Number":1}' },
+      { idx: 2, raw: '{"Number":2,"again":1}' }, { idx: 3, raw: '{"Number":3,"again":1}' }]);
     await ledger.close();
   });
 
@@ -191,6 +194,12 @@ describe('documents', () => {
     // the duplicate names the file its number was accepted in (the intake logs it from this, without a query per document)
     expect(r).toEqual({ inserted: 3, invalid: 1, duplicate: 1, byAcceptedKey: [{ index: 0, fileId }] });
     expect((await ledger.fileProgress(f2.fileId)).counts).toMatchObject({ duplicate: 1, invalid: 1, pending: 1 });
+    // the duplicate's event names that very document, and every stored row has its body
+    const stored = await ledger.sql.all<{ id: number; idx: number }>(`SELECT d.id, d.idx FROM documents d JOIN document_bodies b ON b.id = d.id
+      WHERE d.file_id = ? ORDER BY d.idx`, [f2.fileId]);
+    expect(stored.map((d) => d.idx)).toEqual([0, 1, 2]);
+    expect(await ledger.sql.all('SELECT document_id FROM events WHERE file_id = ? AND type = ?', [f2.fileId, 'duplicate-key']))
+      .toEqual([{ document_id: stored[0].id }]);
     await ledger.close();
   });
 

@@ -86,6 +86,23 @@ describe.each(BACKENDS)('the SQL port on $dialect', ({ dialect, skip, open }) =>
     expect(await db.all('SELECT * FROM items')).toEqual([]);
   });
 
+  it.skipIf(skip)('runMany runs one statement per row in order and says what each row changed; a bad row fails the call', async () => {
+    expect(await db.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [])).toEqual([]);
+    const upsert = 'INSERT INTO items(name, n) VALUES (?, ?) ON CONFLICT(name) DO NOTHING';
+    const changed = await db.transaction((tx) => tx.runMany(upsert, [['a', 1], ['b', 2], ['a', 3], ['c', 4]]));
+    expect(changed).toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }, { changes: 1 }]);
+    // in order: a later row sees what an earlier one did
+    expect(await db.runMany('UPDATE items SET n = n * 10 + ? WHERE name = ?', [[1, 'a'], [2, 'a'], [0, 'none']]))
+      .toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }]);
+    expect(await db.all('SELECT name, n FROM items ORDER BY name')).toEqual([{ name: 'a', n: 112 }, { name: 'b', n: 2 }, { name: 'c', n: 4 }]);
+    // the third row is refused (a boolean; then a unique violation): the transaction takes none of the batch
+    for (const bad of [['e', true], ['a', 9]]) {
+      await expect(db.transaction((tx) => tx.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [['d', 5], ['f', 6], bad])))
+        .rejects.toThrow();
+    }
+    expect(await db.all('SELECT name FROM items ORDER BY name')).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+  });
+
   it.skipIf(skip)('commits a transaction whose function resolves, with awaits between its statements', async () => {
     const result = await db.transaction(async (tx) => {
       await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['t1', 1]);

@@ -4,12 +4,13 @@
  * become EDOC_LEDGER_UNREACHABLE / _REFUSED / _CONNECTION_LOST naming the server, never its password.
  */
 import pg from 'pg';
-import { checkParams, READ_PAGE, sqlHead } from './executor.js';
+import { checkParams, runEach, sqlHead } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { resolvePgConnection } from './pg-connection.js';
 import type { PgConnection } from './pg-connection.js';
 import { classifyPgError } from './pg-errors.js';
 import type { PgPhase } from './pg-errors.js';
+import { PostgresReadView } from './pg-read-view.js';
 import { toNumberedPlaceholders } from './placeholders.js';
 import type { Rewritten } from './placeholders.js';
 import { inTransactionScope, refuseInsideOwnTransaction } from './tx-scope.js';
@@ -118,6 +119,10 @@ export class PostgresExecutor implements SqlExecutor {
 
   async run(sql: string, params: SqlParams = []): Promise<RunResult> {
     return { changes: (await this.outside(sql, params)).rowCount ?? 0 };
+  }
+
+  runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    return runEach(this, sql, rows);
   }
 
   async exec(sql: string): Promise<void> {
@@ -267,6 +272,10 @@ class PostgresTransaction implements SqlExecutor {
     return { changes: (await this.send(sql, params)).rowCount ?? 0 };
   }
 
+  runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    return runEach(this, sql, rows);
+  }
+
   async exec(sql: string): Promise<void> {
     await this.send(sql, undefined);
   }
@@ -299,55 +308,6 @@ class PostgresTransaction implements SqlExecutor {
 
   private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
     if (this.finished) return Promise.reject(new Error('a statement on a transaction that has already ended (a call not awaited inside it?)'));
-    return this.root.send(this.client, sql, params, 'query');
-  }
-}
-
-/** A read view: a REPEATABLE READ READ ONLY transaction on a connection of its own; `pages` through a cursor. */
-class PostgresReadView implements SqlReadView {
-  readonly dialect = 'postgres' as const;
-  private closing: Promise<void> | undefined;
-  private cursors = 0;
-
-  constructor(private readonly root: PostgresExecutor, private readonly client: pg.PoolClient) {}
-
-  async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
-    return (await this.send(sql, params)).rows as T[];
-  }
-
-  async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
-    return (await this.send(sql, params)).rows[0] as T | undefined;
-  }
-
-  async *pages<T>(sql: string, params: SqlParams = []): AsyncGenerator<T[]> {
-    const name = `edoc_view_${++this.cursors}`;
-    await this.send(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
-    try {
-      for (;;) {
-        const rows = (await this.send(`FETCH ${READ_PAGE} FROM ${name}`, undefined)).rows as T[];
-        if (rows.length > 0) yield rows;
-        if (rows.length < READ_PAGE) return;
-      }
-    } finally {
-      if (this.closing === undefined) await this.send(`CLOSE ${name}`, undefined).catch(() => undefined);
-    }
-  }
-
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      let broken = false;
-      try {
-        await this.client.query('COMMIT');
-      } catch {
-        broken = true;
-      }
-      this.client.release(broken);
-    })();
-    return this.closing;
-  }
-
-  private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
-    if (this.closing !== undefined) return Promise.reject(new Error('a statement on a read view that is closed'));
     return this.root.send(this.client, sql, params, 'query');
   }
 }

@@ -60,6 +60,10 @@ export class SqliteExecutor implements SqlExecutor {
     return this.outside(() => this.runNow(sql, params));
   }
 
+  runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    return this.outside(() => this.runManyNow(sql, rows));
+  }
+
   exec(sql: string): Promise<void> {
     return this.outside(() => void this.db.exec(sql));
   }
@@ -143,6 +147,18 @@ export class SqliteExecutor implements SqlExecutor {
     return { changes: this.prepare(sql, params).run(...params).changes };
   }
 
+  /** @internal */
+  runManyNow(sql: string, rows: readonly SqlParams[]): RunResult[] {
+    if (rows.length === 0) return [];
+    const stmt = this.prepare(sql, rows[0]);
+    const out: RunResult[] = [];
+    for (const params of rows) {
+      checkParams(sql, params);
+      out.push({ changes: stmt.run(...params).changes });
+    }
+    return out;
+  }
+
   private prepare(sql: string, params: SqlParams): Database.Statement {
     checkParams(sql, params);
     let stmt = this.statements.get(sql);
@@ -196,6 +212,11 @@ class SqliteTransaction implements SqlExecutor {
   async run(sql: string, params: SqlParams = []): Promise<RunResult> {
     this.check();
     return this.root.runNow(sql, params);
+  }
+
+  async runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+    this.check();
+    return this.root.runManyNow(sql, rows);
   }
 
   async exec(sql: string): Promise<void> {
