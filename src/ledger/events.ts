@@ -3,6 +3,7 @@
  * written in the transaction of the change it records.
  */
 import { json } from './rows.js';
+import { valuesTable } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 
 export async function addEvent(q: SqlExecutor, at: number, type: string, fileId: number | null,
@@ -18,16 +19,17 @@ export interface LedgerEvent {
   data?: unknown;
 }
 
-/**
- * Several events in order. On PostgreSQL one statement for all of them (a round trip per event would
- * be most of a verdict batch's cost); SQLite, in process, inserts them one by one, which is as cheap.
- */
+const EVENT_COLUMNS = [['e_at', 'BIGINT'], ['e_file', 'BIGINT'], ['e_doc', 'BIGINT'], ['e_type', 'TEXT'], ['e_data', 'TEXT']] as const;
+
+/** Several events, in order, in ONE statement (a verdict batch's events: one statement, not one per document). */
 export async function addEvents(q: SqlExecutor, events: readonly LedgerEvent[]): Promise<void> {
-  if (q.dialect === 'sqlite' || events.length < 2) {
-    for (const e of events) await addEvent(q, e.at, e.type, e.fileId, e.documentId, e.data);
+  if (events.length === 0) return;
+  if (events.length === 1) {
+    const e = events[0]!;
+    await addEvent(q, e.at, e.type, e.fileId, e.documentId, e.data);
     return;
   }
-  await q.run(`INSERT INTO events(at, file_id, document_id, type, data) SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]),
-    CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))`, [events.map((e) => e.at), events.map((e) => e.fileId),
-    events.map((e) => e.documentId), events.map((e) => e.type), events.map((e) => json(e.data))]);
+  const rows = valuesTable(q, EVENT_COLUMNS, events.map((e) => [e.at, e.fileId, e.documentId, e.type, json(e.data)]));
+  await q.run(`INSERT INTO events(at, file_id, document_id, type, data) SELECT e_at, e_file, e_doc, e_type, e_data FROM ${rows.sql} AS v`,
+    rows.params);
 }
