@@ -109,7 +109,7 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
   for (const r of records) if (r.state === 'pending' && r.nextAttemptAt === undefined) throw new Error('a retry needs nextAttemptAt');
   const values = records.map((r) => [r.state, r.state === 'pending' ? r.nextAttemptAt! : null, json(r.outcome), r.resultCode ?? null,
     r.httpStatus ?? null, json(r.errors && r.errors.length > 0 ? r.errors : null), json(r.warnings && r.warnings.length > 0 ? r.warnings : null),
-    json(r.response), r.key ?? null, now, r.maybeDelivered === true ? 1 : 0, r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null, r.id]);
+    r.responseText ?? json(r.response), r.key ?? null, now, r.maybeDelivered === true ? 1 : 0, r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null, r.id]);
   // The batch in one statement, and its events in another (a statement per verdict was most of the commit's
   // cost); a document twice in one batch (never from the sender) goes row by row, in order, as does a single one
   const batched = records.length > 1 && new Set(records.map((r) => r.id)).size === records.length

@@ -84,4 +84,19 @@ describeBackends('a batch of verdicts in one statement', ({ open }) => {
       await ledger.close();
     }
   });
+
+  it('an answer given as its text is stored as that text and reads back as its value', async () => {
+    const { ledger, ids } = await sendingLedger(open);
+    try {
+      const text = '{ "Cude": "x\\u00e9",\n "Qr": "https://x/?a=1&b=2" }';
+      await ledger.recordOutcomes([{ id: ids[0]!, state: 'accepted', responseText: text, response: { ignored: true } },
+        { id: ids[1]!, state: 'failed', response: 'plain text' }], 3_000);
+      const stored = await ledger.sql.all<{ response: string }>('SELECT response FROM documents WHERE id IN (?, ?) ORDER BY id', [ids[0], ids[1]]);
+      expect(stored.map((r) => r.response)).toEqual([text, '"plain text"']);
+      expect((await ledger.getDocument(ids[0]!))?.response).toEqual({ Cude: 'x\u00e9', Qr: 'https://x/?a=1&b=2' });
+    } finally {
+      await ledger.close();
+    }
+  });
 });
+
