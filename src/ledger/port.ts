@@ -7,9 +7,8 @@
  * `openLedger` (open.ts).
  *
  * Every method that touches the database returns a Promise, because a network database cannot
- * answer synchronously. Over SQLite a call's statements still run whole at once (better-sqlite3 is
- * synchronous); its Promise then waits only for the fdatasync of the WAL that makes what it committed or
- * read durable (sql/wal-sync.ts), off the main thread, and resolves at once when nothing waits for one.
+ * answer synchronously. Over SQLite a call still runs whole before it returns (better-sqlite3 is
+ * synchronous); the Promise costs one resolved promise, nothing more.
  *
  * THE ATOMICITY RULE. Each method is one transaction: its reads and writes see nothing of other
  * writers in between. Between two awaited calls anything may run — another sender's commit, the
