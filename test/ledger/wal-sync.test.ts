@@ -138,19 +138,4 @@ describe('the SQLite ledger syncs each commit off the main thread before its cal
     opened.push(again);
     expect((await again.getDocument(ids[1]!))?.state).toBe('sending');
   });
-
-  it('a ledger file reached through a symbolic link syncs the WAL beside the file it points to', async () => {
-    const real = tempDir();
-    const first = Ledger.open(real);
-    await first.close();
-    const state = tempDir();
-    fs.symlinkSync(path.join(real, 'ledger.sqlite'), path.join(state, 'ledger.sqlite'));
-    const ledger = Ledger.open(state);
-    opened.push(ledger);
-    const { fileId } = await ledger.recordFile(fileInput());
-    await ledger.insertDocuments(fileId, docs(1), 1_000);
-    expect(fs.existsSync(path.join(real, 'ledger.sqlite-wal'))).toBe(true);
-    expect(fs.existsSync(path.join(state, 'ledger.sqlite-wal'))).toBe(false);
-  });
 });
-

@@ -5,6 +5,7 @@
  * holds the connection (the common case costs no queueing).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { checkParams } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
@@ -64,8 +65,7 @@ export class SqliteExecutor implements SqlExecutor {
   constructor(readonly db: Database.Database, private readonly options: SqliteExecutorOptions = {}) {
     if (options.syncWal === true) {
       if (db.memory || db.readonly) throw new Error('syncWal needs a writable ledger file');
-      // SQLite follows a symbolic link to the database and keeps the WAL beside the file it points to
-      this.wal = new WalSync(`${fs.realpathSync(db.name)}-wal`);
+      this.wal = new WalSync(`${path.resolve(db.name)}-wal`);
     }
   }
 
