@@ -96,12 +96,7 @@ export class Ledger implements LedgerPort {
       if (lock.tookOverFrom) {
         db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(Date.now(), 'lock-taken-over', JSON.stringify(lock.tookOverFrom));
       }
-      // From here on the commits' fsync runs off the main thread: NORMAL syncs nothing at COMMIT (in WAL mode),
-      // and the executor resolves each call only after an fdatasync of the WAL that covers what it committed or
-      // read (sql/wal-sync.ts; the argument: docs/architecture.md). The migration and the event above were FULL.
-      db.pragma('synchronous = NORMAL');
-      const ledger = new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout, syncWal: true }), false, lock,
-        options.fence);
+      const ledger = new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), false, lock, options.fence);
       if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
       if (lock.tookOverFrom) {
         const t = lock.tookOverFrom;

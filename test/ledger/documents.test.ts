@@ -22,8 +22,7 @@ describe('ledger schema', () => {
     expect(first.notes).toContain(`ledger schema migrated from version 0 to ${SCHEMA_VERSION}`);
     expect(first.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    // NORMAL (1): the commit's fsync is the executor's fdatasync of the WAL, off the main thread (sql/wal-sync.ts)
-    expect(first.db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(first.db.pragma('synchronous', { simple: true })).toBe(2);
     await first.close();
     const again = Ledger.open(dir);
     expect(again.notes).toEqual([]);

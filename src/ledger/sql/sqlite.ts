@@ -5,13 +5,11 @@
  * holds the connection (the common case costs no queueing).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { checkParams } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { SqliteReadView } from './sqlite-read-view.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
-import { WalSync } from './wal-sync.js';
 
 /** Prepared statements kept per connection; beyond this the oldest is dropped (generated SQL must not grow it forever). */
 const STATEMENT_CACHE = 1_000;
@@ -42,32 +40,14 @@ export function openSqliteExecutor(file: string, options: SqliteOpenOptions = {}
   return new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: options.busyTimeoutMs });
 }
 
-export interface SqliteExecutorOptions {
-  /** close() closes `db` too (false when the caller keeps using it). @defaultValue false */
-  ownsConnection?: boolean;
-  busyTimeoutMs?: number;
-  /**
-   * The connection runs `synchronous = NORMAL` in WAL mode, and every call resolves only once the commits
-   * it made or could see are on disk (wal-sync.ts: the fdatasync off the main thread). @defaultValue false
-   */
-  syncWal?: boolean;
-}
-
 export class SqliteExecutor implements SqlExecutor {
   readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly mutex = new Mutex();
   private closing: Promise<void> | undefined;
-  private readonly wal: WalSync | undefined;
-  /** A statement that may have written ran since the last commit was counted. */
-  private wrote = false;
 
-  constructor(readonly db: Database.Database, private readonly options: SqliteExecutorOptions = {}) {
-    if (options.syncWal === true) {
-      if (db.memory || db.readonly) throw new Error('syncWal needs a writable ledger file');
-      this.wal = new WalSync(`${path.resolve(db.name)}-wal`);
-    }
-  }
+  /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
+  constructor(readonly db: Database.Database, private readonly options: { ownsConnection?: boolean; busyTimeoutMs?: number } = {}) {}
 
   all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
     return this.outside(() => this.allNow<T>(sql, params));
@@ -82,7 +62,7 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   exec(sql: string): Promise<void> {
-    return this.outside(() => this.execNow(sql));
+    return this.outside(() => void this.db.exec(sql));
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -99,59 +79,29 @@ export class SqliteExecutor implements SqlExecutor {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     if (this.db.memory) throw new Error('a read view needs a ledger file (an in-memory database has no second connection)');
-    const view = new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
-    // its snapshot was taken just now, synchronously: it holds exactly our commits up to the latest, and
-    // whoever reads it acts outside the process (a report) only once those are on disk
-    try {
-      await this.durable(this.wal?.latest ?? 0);
-    } catch (err) {
-      await view.close();
-      throw err;
-    }
-    return view;
+    return new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
   }
 
   private async inTransaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     await this.mutex.lock();
-    let result: T;
-    let seen: number;
     try {
       this.db.exec(begin);
-      this.wrote = false;
       const tx = new SqliteTransaction(this);
       try {
-        result = await inTransactionScope(this, () => fn(tx));
+        const result = await inTransactionScope(this, () => fn(tx));
         tx.finish();
         this.db.exec('COMMIT');
+        return result;
       } catch (err) {
         tx.finish();
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        this.wrote = false;
         throw err;
       }
-      seen = this.counted();
     } finally {
       this.mutex.unlock();
     }
-    // the connection is free for the next caller while the disk syncs
-    await this.durable(seen);
-    return result;
-  }
-
-  /** The number of the commit just made (when something may have been written), or of the last one seen. */
-  private counted(): number {
-    if (this.wal === undefined) return 0;
-    const wrote = this.wrote;
-    this.wrote = false;
-    return wrote ? this.wal.commit() : this.wal.latest;
-  }
-
-  /** Resolves once commit `seq` and every earlier one of this connection are on disk (at once without syncWal). */
-  private durable(seq: number): Promise<void> | undefined {
-    if (this.wal === undefined || this.wal.isDurable(seq)) return undefined;
-    return this.wal.durable(seq);
   }
 
   close(): Promise<void> {
@@ -159,11 +109,6 @@ export class SqliteExecutor implements SqlExecutor {
       // after the transaction in flight, if any
       await this.mutex.lock();
       try {
-        if (this.wal !== undefined) {
-          // a commit made is never left unsynced by close (a sync that fails here: SQLite's own close checkpoints)
-          await this.wal.durable(this.wal.latest).catch(() => undefined);
-          await this.wal.close();
-        }
         this.statements.clear();
         if (this.options.ownsConnection && this.db.open) this.db.close();
       } finally {
@@ -177,7 +122,6 @@ export class SqliteExecutor implements SqlExecutor {
   /** @internal */
   allNow<T>(sql: string, params: SqlParams): T[] {
     const stmt = this.prepare(sql, params);
-    if (!stmt.readonly) this.wrote = true;
     if (!stmt.reader) {
       stmt.run(...params);
       return [];
@@ -188,7 +132,6 @@ export class SqliteExecutor implements SqlExecutor {
   /** @internal */
   getNow<T>(sql: string, params: SqlParams): T | undefined {
     const stmt = this.prepare(sql, params);
-    if (!stmt.readonly) this.wrote = true;
     if (!stmt.reader) {
       stmt.run(...params);
       return undefined;
@@ -198,14 +141,7 @@ export class SqliteExecutor implements SqlExecutor {
 
   /** @internal */
   runNow(sql: string, params: SqlParams): RunResult {
-    this.wrote = true;
     return { changes: this.prepare(sql, params).run(...params).changes };
-  }
-
-  /** @internal Statements without parameters, on the connection now. */
-  execNow(sql: string): void {
-    this.wrote = true;
-    this.db.exec(sql);
   }
 
   private prepare(sql: string, params: SqlParams): Database.Statement {
@@ -228,18 +164,11 @@ export class SqliteExecutor implements SqlExecutor {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     if (!this.mutex.tryLock()) await this.mutex.lock();
-    let result: T;
-    let seen: number;
     try {
-      this.wrote = false;
-      result = op();
+      return op();
     } finally {
-      seen = this.counted();
       this.mutex.unlock();
     }
-    // a write (autocommit) is acted on, and a read may have seen a commit of another caller, only once on disk
-    await this.durable(seen);
-    return result;
   }
 }
 
@@ -272,7 +201,7 @@ class SqliteTransaction implements SqlExecutor {
 
   async exec(sql: string): Promise<void> {
     this.check();
-    this.root.execNow(sql);
+    this.root.db.exec(sql);
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
