@@ -10,32 +10,9 @@ import { CHANGED_AFTER_SEND } from './types.js';
 export { CHANGED_AFTER_SEND }; // src/daemon/archive-watch.ts imports it from here
 import type { FileError, FileRow, RecordFileInput, RecordFileResult, ReportState } from './types.js';
 
-export async function addEvent(q: SqlExecutor, at: number, type: string, fileId: number | null,
-  documentId: number | null, data?: unknown): Promise<void> {
-  await q.run('INSERT INTO events(at, file_id, document_id, type, data) VALUES (?, ?, ?, ?, ?)', [at, fileId, documentId, type, json(data)]);
-}
-
-export interface LedgerEvent {
-  at: number;
-  type: string;
-  fileId: number | null;
-  documentId: number | null;
-  data?: unknown;
-}
-
-/**
- * Several events in order. On PostgreSQL one statement for all of them (a round trip per event would
- * be most of a verdict batch's cost); SQLite, in process, inserts them one by one, which is as cheap.
- */
-export async function addEvents(q: SqlExecutor, events: readonly LedgerEvent[]): Promise<void> {
-  if (q.dialect === 'sqlite' || events.length < 2) {
-    for (const e of events) await addEvent(q, e.at, e.type, e.fileId, e.documentId, e.data);
-    return;
-  }
-  await q.run(`INSERT INTO events(at, file_id, document_id, type, data) SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]),
-    CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))`, [events.map((e) => e.at), events.map((e) => e.fileId),
-    events.map((e) => e.documentId), events.map((e) => e.type), events.map((e) => json(e.data))]);
-}
+// the event log has its own file; importers of these from here keep working
+export { addEvent, addEvents, type LedgerEvent } from './events.js';
+import { addEvent } from './events.js';
 
 export async function getFile(q: Pick<SqlExecutor, 'get'>, fileId: number): Promise<FileRow | undefined> {
   const r = await q.get<RawFile>('SELECT * FROM files WHERE id = ?', [fileId]);

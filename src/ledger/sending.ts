@@ -6,9 +6,9 @@
  */
 import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvent, addEvents, type LedgerEvent } from './files.js';
+import { addEvent, addEvents, type LedgerEvent } from './events.js';
 import { json } from './rows.js';
-import { greatest, idList, INT_PARAM } from './sql/dialect.js';
+import { greatest, idList, INT_PARAM, valuesTable, type ValueColumn } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 import type { MarkSendingResult, OutcomeRecord } from './types.js';
 
@@ -109,18 +109,11 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
   for (const r of records) if (r.state === 'pending' && r.nextAttemptAt === undefined) throw new Error('a retry needs nextAttemptAt');
   const values = records.map((r) => [r.state, r.state === 'pending' ? r.nextAttemptAt! : null, json(r.outcome), r.resultCode ?? null,
     r.httpStatus ?? null, json(r.errors && r.errors.length > 0 ? r.errors : null), json(r.warnings && r.warnings.length > 0 ? r.warnings : null),
-    json(r.response), r.key ?? null, now, r.maybeDelivered === true ? 1 : 0, r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null, r.id]);
-  // PostgreSQL: the batch in one statement (a round trip per verdict would be most of the sender's cost);
-  // a document twice in one batch (never from the sender) goes row by row, as SQLite always does
-  const batched = tx.dialect === 'postgres' && records.length > 1 && new Set(records.map((r) => r.id)).size === records.length
-    ? new Map((await tx.all<{ id: number; file_id: number; company: string }>(`UPDATE documents d SET state = v.state,
-      next_attempt_at = v.next, last_outcome = v.outcome, result_code = v.rc, http_status = v.hs, errors = v.err, warnings = v.warn,
-      response = v.resp, key = coalesce(d.key, v.key), updated_at = v.now, maybe_delivered = GREATEST(d.maybe_delivered, v.maybe),
-      doubt = v.doubt FROM unnest(CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]),
-      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS SMALLINT[]),
-      CAST(? AS TEXT[]), CAST(? AS BIGINT[])) AS v(state, next, outcome, rc, hs, err, warn, resp, key, now, maybe, doubt, id)
-      WHERE d.id = v.id AND d.state = 'sending' RETURNING d.id, d.file_id, d.company`,
-    Array.from({ length: 13 }, (_, k) => values.map((v) => v[k])))).map((r) => [r.id, r]))
+    r.responseText ?? json(r.response), r.key ?? null, now, r.maybeDelivered === true ? 1 : 0, r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null, r.id]);
+  // The batch in one statement, and its events in another (a statement per verdict was most of the commit's
+  // cost); a document twice in one batch (never from the sender) goes row by row, in order, as does a single one
+  const batched = records.length > 1 && new Set(records.map((r) => r.id)).size === records.length
+    ? new Map((await verdictsAtOnce(tx, values)).map((r) => [r.id, r]))
     : undefined;
   for (const [i, r] of records.entries()) {
     const row = batched !== undefined ? batched.get(r.id) : await tx.get<{ file_id: number; company: string }>(update, values[i]);
@@ -137,6 +130,21 @@ export async function recordOutcomesTx(tx: SqlExecutor, records: readonly Outcom
   await addEvents(tx, events);
   await fence(tx, companies);
   return { applied, fileIds: [...files] };
+}
+
+/** The verdict table's columns, in the order of recordOutcomesTx's `values` (named apart from the documents' columns). */
+const VERDICT_COLUMNS: readonly ValueColumn[] = [['v_state', 'TEXT'], ['v_next', 'BIGINT'], ['v_outcome', 'TEXT'], ['v_rc', 'TEXT'],
+  ['v_hs', 'BIGINT'], ['v_err', 'TEXT'], ['v_warn', 'TEXT'], ['v_resp', 'TEXT'], ['v_key', 'TEXT'], ['v_now', 'BIGINT'],
+  ['v_maybe', 'SMALLINT'], ['v_doubt', 'TEXT'], ['v_id', 'BIGINT']];
+
+/** Every verdict of a batch (distinct documents) in ONE UPDATE; the rows that were still `sending`, changed. */
+function verdictsAtOnce(tx: SqlExecutor, values: readonly (readonly unknown[])[]):
+  Promise<{ id: number; file_id: number; company: string }[]> {
+  const v = valuesTable(tx, VERDICT_COLUMNS, values);
+  return tx.all(`UPDATE documents AS d SET state = v.v_state, next_attempt_at = v.v_next, last_outcome = v.v_outcome,
+    result_code = v.v_rc, http_status = v.v_hs, errors = v.v_err, warnings = v.v_warn, response = v.v_resp,
+    key = coalesce(d.key, v.v_key), updated_at = v.v_now, maybe_delivered = ${greatest(tx, 'd.maybe_delivered', 'v.v_maybe')}, doubt = v.v_doubt
+    FROM ${v.sql} AS v WHERE d.id = v.v_id AND d.state = 'sending' RETURNING id, file_id, company`, v.params);
 }
 
 export function recordOutcomes(q: SqlExecutor, records: readonly OutcomeRecord[], now: number, fence: Fence = NO_FENCE):

@@ -196,6 +196,11 @@ export interface OutcomeRecord {
   errors?: ReportProblem[];
   warnings?: string[];
   response?: unknown;
+  /**
+   * The service's answer as the JSON text it sent (scrubbed already), stored as is in place of a
+   * JSON.stringify of `response` (it reads back as the same value; one stringify per verdict saved).
+   */
+  responseText?: string;
   /** A word for the event history (e.g. "duplicate after resend: accepted the first time"). */
   note?: string;
   /** This attempt may have reached the service without its verdict coming back: sets the sticky flag. */

@@ -50,6 +50,8 @@ export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decis
     id: doc.id, resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
     httpStatus: httpStatus ?? null, warnings: outcome.warnings,
     response: response.body === '' ? null : response.body, outcome: slim(outcome),
+    // a body that parsed as JSON is kept as the text that came (scrubbed): no stringify of what was just parsed
+    ...(isJsonValue(response.body) ? { responseText: response.rawBody } : {}),
   };
   switch (decision.action) {
     case 'pause':
@@ -67,4 +69,9 @@ export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decis
         ...(decision.doubt ? { doubt: decision.doubt } : {}), ...(key === undefined ? {} : { key }) };
     }
   }
+}
+
+/** Whether the client parsed the body as JSON (it hands over the raw text, a string, when it did not). */
+function isJsonValue(body: unknown): boolean {
+  return body !== undefined && body !== null && typeof body !== 'string';
 }

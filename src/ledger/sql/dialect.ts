@@ -31,6 +31,26 @@ export function textList(q: Dialected, texts: Iterable<string>): { sql: string; 
     : { sql: '(SELECT unnest(CAST(? AS TEXT[])))', param: list };
 }
 
+/** A column of a table of values given as parameters (valuesTable): its name and its PostgreSQL type. */
+export type ValueColumn = readonly [name: string, pgType: 'BIGINT' | 'SMALLINT' | 'TEXT'];
+
+/**
+ * Rows of values as a table for ONE statement (`FROM ${t.sql} AS v`, parameters `t.params`), in their
+ * order: a batch of verdicts or events is one statement whatever its size. SQLite reads one JSON array of
+ * rows (json_each; `->>` gives each text back byte for byte, integers as integers, null as NULL),
+ * PostgreSQL one array per column (unnest). Name the columns apart from the target table's (SQLite's
+ * RETURNING names the target's columns unqualified).
+ */
+export function valuesTable(q: Dialected, columns: readonly ValueColumn[], rows: readonly (readonly unknown[])[]):
+  { sql: string; params: unknown[] } {
+  if (q.dialect === 'sqlite') {
+    return { sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?) ORDER BY key)`,
+      params: [JSON.stringify(rows)] };
+  }
+  return { sql: `(SELECT * FROM unnest(${columns.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}) AS t(${columns.map(([name]) => name).join(', ')}))`,
+    params: columns.map((_, i) => rows.map((r) => r[i])) };
+}
+
 /** The larger of two values (SQLite's two-argument max, PostgreSQL's GREATEST). */
 export function greatest(q: Dialected, a: string, b: string): string {
   return q.dialect === 'sqlite' ? `max(${a}, ${b})` : `GREATEST(${a}, ${b})`;
