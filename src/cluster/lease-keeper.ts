@@ -19,13 +19,11 @@
  * recovery never delays a renewal.
  */
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { EdocError } from '../errors.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
-import { heartbeat, markStopped, registerNode, type NodeIdentity, type Predecessor } from './membership.js';
+import { heartbeat, markStopped, registerNode, registerRun, type NodeIdentity } from './membership.js';
 
 /** The spread of the early beats of the nodes told of a released lease. */
 const BEAT_SOON_JITTER_MS = 50;
@@ -111,41 +109,13 @@ export class LeaseKeeper implements LeaseView {
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
   async start(): Promise<void> {
-    const before = await this.register();
+    const { db, me, leaseMs, logger } = this.options;
+    const before = await registerRun(db, me, leaseMs, logger, { monotonic: this.mono, pollMs: Math.max(50, Math.floor(this.heartbeatMs / 2)) });
     // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
     this.options.logger.info({ node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs }, 'cluster: node joined');
     await this.beat();
     this.schedule();
-  }
-
-  /**
-   * Registers this run under its name. A name whose last run may still be alive (fresh heartbeat, another
-   * host or a live pid here) is watched for up to a lease: when that run beats meanwhile it is alive and
-   * this one is refused (EDOC_CLUSTER_NODE_IN_USE: two runs under one name would count as one node and a
-   * restart of either would take the other's leases back without waiting for them to expire); when its
-   * heartbeat ends instead, it was a crash elsewhere and this run takes the name.
-   */
-  private async register(): Promise<Predecessor> {
-    const { db, me, leaseMs, logger } = this.options;
-    const deadline = this.mono() + 2 * leaseMs;
-    let seen: number | undefined;
-    for (;;) {
-      const { before, holder } = await registerNode(db, me, leaseMs);
-      if (before !== 'in-use' || holder === undefined) return before;
-      const at = holder.heartbeatAt.getTime();
-      if ((seen !== undefined && at !== seen) || this.mono() > deadline) {
-        throw new EdocError('EDOC_CLUSTER_NODE_IN_USE',
-          `Another running process (host ${holder.host}, pid ${holder.pid}) is cluster node ${me.name}: give each node its own cluster.node.`,
-          { node: me.name, host: holder.host, pid: holder.pid });
-      }
-      if (seen === undefined) {
-        logger.warn({ node: me.name, host: holder.host, pid: holder.pid },
-          'cluster: a node of this name beat recently: waiting to see whether it is still running');
-      }
-      seen = at;
-      await sleep(Math.max(50, Math.floor(this.heartbeatMs / 2)));
-    }
   }
 
   private readonly quietFor = (company: string): number => this.options.events.quietForMs?.(company) ?? 0;

@@ -5,6 +5,9 @@
  * (lease-keeper.ts) divides by the live nodes.
  */
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EdocError } from '../errors.js';
+import type { AppLogger } from '../log/logger.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 
 export interface NodeIdentity {
@@ -112,5 +115,34 @@ function processAlive(pid: number): boolean {
   } catch (err) {
     // EPERM: it exists, it is only not ours to signal
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Registers this run under its name. A name whose last run may still be alive (fresh heartbeat, another
+ * host or a live pid here) is watched for up to two leases: when that run beats meanwhile it is alive and
+ * this one is refused (EDOC_CLUSTER_NODE_IN_USE: two runs under one name would count as one node and a
+ * restart of either would take the other's leases back without waiting for them to expire); when its
+ * heartbeat ends instead, it was a crash elsewhere and this run takes the name.
+ */
+export async function registerRun(db: SqlExecutor, me: NodeIdentity, leaseMs: number, logger: AppLogger,
+  clock: { monotonic(): number; pollMs: number }): Promise<Predecessor> {
+  const deadline = clock.monotonic() + 2 * leaseMs;
+  let seen: number | undefined;
+  for (;;) {
+    const { before, holder } = await registerNode(db, me, leaseMs);
+    if (before !== 'in-use' || holder === undefined) return before;
+    const at = holder.heartbeatAt.getTime();
+    if ((seen !== undefined && at !== seen) || clock.monotonic() > deadline) {
+      throw new EdocError('EDOC_CLUSTER_NODE_IN_USE',
+        `Another running process (host ${holder.host}, pid ${holder.pid}) is cluster node ${me.name}: give each node its own cluster.node.`,
+        { node: me.name, host: holder.host, pid: holder.pid });
+    }
+    if (seen === undefined) {
+      logger.warn({ node: me.name, host: holder.host, pid: holder.pid },
+        'cluster: a node of this name beat recently: waiting to see whether it is still running');
+    }
+    seen = at;
+    await sleep(clock.pollMs);
   }
 }
