@@ -62,7 +62,8 @@ export function markEnded(stateDir: string, now = Date.now()): void {
 /**
  * At a run's start: no request of any company before one window past the last run's last request on this
  * state folder, and this run marked as sending. False when the mark could not be written (a state folder
- * that cannot be written is the storage watch's to report; the next run then waits as after a crash).
+ * that cannot be written is the storage watch's to report): the next run then reads what an earlier run
+ * left there, if anything, and may wait less than it should.
  */
 export function followLastRun(stateDir: string, rates: CompanyRates, logger: AppLogger): boolean {
   const last = previousRunEnd(stateDir);

@@ -41,8 +41,8 @@ const OPEN = Number.POSITIVE_INFINITY;
 export const OPEN_POLL_MS = 25;
 
 export class SlidingWindow {
-  readonly limit: number;
-  readonly windowMs: number;
+  limit: number;
+  windowMs: number;
   /** Newest `limit` acquisition times, oldest first; a reservation not yet ended is Infinity, at the end. */
   private readonly times: number[] = [];
   private last = Number.NEGATIVE_INFINITY;
@@ -51,10 +51,29 @@ export class SlidingWindow {
   private lastHalving = Number.NEGATIVE_INFINITY;
 
   constructor(limit: number, windowMs: number) {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
-    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`SlidingWindow windowMs must be positive, got ${windowMs}`);
+    SlidingWindow.check(limit, windowMs);
     this.limit = limit;
     this.windowMs = windowMs;
+  }
+
+  private static check(limit: number, windowMs: number): void {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
+    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`SlidingWindow windowMs must be positive, got ${windowMs}`);
+  }
+
+  /**
+   * A new configured rate (a reload), applied in place: the requests already counted — ended ones and
+   * those still in flight, whose reservations report to this window — go on counting under the new limit
+   * and span (a new, empty window would let a whole new limit leave beside them). A slow-down ends: the
+   * configured rate is the operator's new word.
+   */
+  reconfigure(limit: number, windowMs: number): void {
+    SlidingWindow.check(limit, windowMs);
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.slowFactor = 1;
+    this.slowUntil = Number.NEGATIVE_INFINITY;
+    this.lastHalving = Number.NEGATIVE_INFINITY;
   }
 
   /**
@@ -68,6 +87,7 @@ export class SlidingWindow {
     const wait = this.waitAt(t);
     if (wait > 0) return wait;
     this.times.push(t);
+    // more than `limit` kept only after a reload lowered it: the oldest go one by one as new ones come
     if (this.times.length > this.limit) this.times.shift();
     return 0;
   }

@@ -41,7 +41,7 @@ export interface RatedAnswer {
 }
 
 export class CompanyRate {
-  private window: SlidingWindow;
+  private readonly window: SlidingWindow;
   private requestsPerSecond: number;
   private readonly marginMs: number;
   private readonly slowDownMs: number;
@@ -60,11 +60,15 @@ export class CompanyRate {
     this.window = this.windowFor(options.requestsPerSecond);
   }
 
-  /** A reloaded configuration: a changed rate starts a new window (and ends a slow-down). */
+  /**
+   * A reloaded configuration: a changed rate applies to the same window (its requests, ended and in
+   * flight, still count: `SlidingWindow.reconfigure`), and ends a slow-down.
+   */
   configure(requestsPerSecond: number): void {
     if (requestsPerSecond === this.requestsPerSecond) return;
     this.requestsPerSecond = requestsPerSecond;
-    this.window = this.windowFor(requestsPerSecond);
+    const { limit, windowMs } = this.shapeFor(requestsPerSecond);
+    this.window.reconfigure(limit, windowMs);
   }
 
   /** Milliseconds until a slot would be free (0 = now), taking nothing. */
@@ -137,7 +141,7 @@ export class CompanyRate {
         await delay(Math.ceil(this.quietUntil - now), signal);
         continue;
       }
-      // The window is read anew each round: a reloaded configuration may have replaced it.
+      // The window's limit is read anew each round: a reload may have changed it.
       const r = this.window.tryReserve(now);
       if ('reservation' in r) return r.reservation;
       await delay(r.wait, signal);
@@ -145,10 +149,15 @@ export class CompanyRate {
   }
 
   private windowFor(requestsPerSecond: number): SlidingWindow {
+    const { limit, windowMs } = this.shapeFor(requestsPerSecond);
+    return new SlidingWindow(limit, windowMs);
+  }
+
+  private shapeFor(requestsPerSecond: number): { limit: number; windowMs: number } {
     // Fractional rates (0.5/s) become one request per 2 s.
     return requestsPerSecond >= 1
-      ? new SlidingWindow(Math.floor(requestsPerSecond), 1000 + this.marginMs)
-      : new SlidingWindow(1, Math.ceil(1000 / requestsPerSecond) + this.marginMs);
+      ? { limit: Math.floor(requestsPerSecond), windowMs: 1000 + this.marginMs }
+      : { limit: 1, windowMs: Math.ceil(1000 / requestsPerSecond) + this.marginMs };
   }
 }
 

@@ -84,6 +84,29 @@ describe('CompanyRate', () => {
     expect(rates.quietForMs('main')).toBe(800);
   });
 
+  test('a reload keeps the window: requests in flight or just answered still count under the new rate', async () => {
+    // found by an outsider: configure made a new, empty window, and a reload mid-burst let 15-20 requests
+    // of a 10/s company into one second at the service
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 10, marginMs: 0, now: () => clock });
+    const answers: (() => void)[] = [];
+    const sends = Array.from({ length: 10 }, () => rate.send(() => new Promise<{ httpStatus: number }>((resolve) => {
+      answers.push(() => resolve({ httpStatus: 200 }));
+    })));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(rate.waitMs()).toBeGreaterThan(0); // every slot is in flight
+    rate.configure(10.5); // the same whole limit
+    expect(rate.waitMs()).toBeGreaterThan(0); // still: the ten in flight count
+    clock = 50;
+    for (const answer of answers.splice(0)) answer();
+    await Promise.all(sends);
+    clock = 100;
+    rate.configure(5); // fewer: the next waits until six of the ten answered at 50 left the window
+    expect(rate.waitMs()).toBe(950);
+    rate.configure(20); // more: ten more may go now
+    expect(rate.waitMs()).toBe(0);
+  });
+
   test('tookOver (cluster): no request before one window past the last owner\'s last start, made or not yet made', async () => {
     let clock = 10_000;
     const rates = new CompanyRates({ now: () => clock, marginMs: 0 });
