@@ -36,7 +36,8 @@ const OPEN = Number.POSITIVE_INFINITY;
 
 /**
  * How soon a caller without a way to hear of a request's end asks again when every slot is in flight
- * (`peek`, and `tryReserve`'s `{ wait, open }`: `CompanyRate` waits for the end itself instead).
+ * (`peek`, and `tryReserve`'s `{ wait, open }`): a slot frees only a window after a request ends, so
+ * polling this often loses nothing.
  */
 export const OPEN_POLL_MS = 25;
 

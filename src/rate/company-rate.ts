@@ -57,7 +57,8 @@ export class CompanyRate {
     this.slowDownMs = options.slowDownMs ?? COMPANY_RATE_DEFAULTS.slowDownMs;
     this.now = options.now ?? (() => performance.now());
     this.requestsPerSecond = options.requestsPerSecond;
-    this.window = this.windowFor(options.requestsPerSecond);
+    const { limit, windowMs } = this.shapeFor(options.requestsPerSecond);
+    this.window = new SlidingWindow(limit, windowMs);
   }
 
   /**
@@ -146,11 +147,6 @@ export class CompanyRate {
       if ('reservation' in r) return r.reservation;
       await delay(r.wait, signal);
     }
-  }
-
-  private windowFor(requestsPerSecond: number): SlidingWindow {
-    const { limit, windowMs } = this.shapeFor(requestsPerSecond);
-    return new SlidingWindow(limit, windowMs);
   }
 
   private shapeFor(requestsPerSecond: number): { limit: number; windowMs: number } {

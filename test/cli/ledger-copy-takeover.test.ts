@@ -9,13 +9,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, expect } from 'vitest';
 import { openLedger } from '../../src/ledger/open.js';
-import { Ledger } from '../../src/ledger/ledger.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { buildCli, COMPANY_MAIN, eventually } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice } from '../helpers/documents.js';
 import { adminQuery, describePg, usePgDatabase } from '../helpers/postgres.js';
-import { fillEveryState } from '../fixtures/ledger/every-state.js';
+import { everyStateFolder } from '../fixtures/ledger/every-state.js';
 import { tempDir } from '../ledger/helpers.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -28,11 +27,10 @@ describePg('ledger copy, then the PostgreSQL ledger takes over', () => {
   test('the copy shows the same status; a daemon on it sends what waited, nothing final again, nothing in doubt', async ({ daemonProject }) => {
     const { project: p, emulator, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN], ledger: { url: pg().url } });
     const sqliteDir = tempDir('edoc-takeover-');
-    const ledger = Ledger.open(sqliteDir);
-    const filled = await fillEveryState(ledger, {
+    const filled = await everyStateFolder(sqliteDir, {
       documents: 240, perFile: 40, companies: ['main'], kinds: ['invoice'], root: p.dir,
       request: (i) => ({ raw: JSON.stringify(invoice(FIRST + i)), number: `SETP/${FIRST + i}` }),
-    }).finally(() => ledger.close());
+    });
 
     const copy = await runCli(p, ['ledger', 'copy', '--from', sqliteDir], { timeoutMs: 120_000 });
     expect(copy.code, copy.stderr).toBe(0);

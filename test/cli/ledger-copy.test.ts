@@ -17,7 +17,7 @@ import { Ledger } from '../../src/ledger/ledger.js';
 import { runCli, spawnCli, type CliRun } from '../helpers/cli-runner.js';
 import { buildCli, COMPANY_MAIN, createProject, eventually, type Project } from '../helpers/daemon-harness.js';
 import { adminQuery, createDatabase, describePg, pgUrl, type PgDatabase } from '../helpers/postgres.js';
-import { fillEveryState, type EveryStateLedger } from '../fixtures/ledger/every-state.js';
+import { everyStateFolder, fillEveryState, type EveryStateLedger } from '../fixtures/ledger/every-state.js';
 import { holdLedger, killHard, tempDir } from '../ledger/helpers.js';
 
 const projects: Project[] = [];
@@ -251,12 +251,7 @@ describePg('edoc-bridge ledger copy', () => {
 
   test('the connection cut mid-copy (pg_terminate_backend), then the copy SIGKILLed mid-copy: nothing committed, then it copies', async () => {
     const dir = tempDir('edoc-copy-cut-');
-    const ledger = Ledger.open(dir);
-    try {
-      await fillEveryState(ledger, { documents: 20_000, perFile: 2_000, bodyBytes: 1_000 });
-    } finally {
-      await ledger.close();
-    }
+    await everyStateFolder(dir, { documents: 20_000, perFile: 2_000, bodyBytes: 1_000 });
     const db = await database();
     // the copy's session, once it inserts rows: its INSERTs quote the table's name, the migration's do not
     const whenInserting = async (act: (pid: number) => Promise<void>): Promise<void> => {

@@ -10,13 +10,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
-import { Ledger } from '../../src/ledger/ledger.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually } from '../helpers/daemon-harness.js';
 import { invoice } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
-import { fillEveryState } from '../fixtures/ledger/every-state.js';
+import { everyStateFolder } from '../fixtures/ledger/every-state.js';
 import { tempDir } from '../ledger/helpers.js';
 
 // four companies: the fixture's files go round them and every third file is done, so each has some of each
@@ -31,12 +30,11 @@ describePg('ledger copy, then three cluster nodes take over', () => {
 
   it('nothing final or in doubt is sent, what waited is sent once, every open file reported', async () => {
     const sqliteDir = tempDir('edoc-copy-takeover-');
-    const ledger = Ledger.open(sqliteDir);
     const byAlias = new Map(COMPANIES.map((c) => [c.alias, c]));
-    await fillEveryState(ledger, {
+    await everyStateFolder(sqliteDir, {
       documents: 640, perFile: 40, companies: COMPANIES.map((c) => c.alias), kinds: ['invoice'], root: ctx.cluster.shared.dir,
       request: (i, company) => ({ raw: JSON.stringify(invoice(FIRST + i, byAlias.get(company))), number: `SETP/${FIRST + i}` }),
-    }).finally(() => ledger.close());
+    });
     const copy = await runCli({ dir: sqliteDir }, ['ledger', 'copy', '--from', sqliteDir, '--to', db().url], { timeoutMs: 120_000 });
     expect(copy.code, copy.stderr).toBe(0);
 

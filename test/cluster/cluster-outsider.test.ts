@@ -14,8 +14,7 @@ import { expect, it } from 'vitest';
 import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-import { Ledger } from '../../src/ledger/ledger.js';
-import { fillEveryState } from '../fixtures/ledger/every-state.js';
+import { everyStateFolder } from '../fixtures/ledger/every-state.js';
 import { tempDir } from '../ledger/helpers.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { adminQuery, createDatabase, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
@@ -175,12 +174,7 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
       await writeFile(node.configFile, stringify(config));
       const running = await start('copy-target', 'copy-target');
       const sourceDir = tempDir('edoc-outsider-copy-');
-      const ledger = Ledger.open(sourceDir);
-      try {
-        await fillEveryState(ledger, { documents: 40, perFile: 10, bodyBytes: 50 });
-      } finally {
-        await ledger.close();
-      }
+      await everyStateFolder(sourceDir, { documents: 40, perFile: 10, bodyBytes: 50 });
       const run = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
       expect(run.code, run.stdout + run.stderr).toBe(2);
       expect(run.stderr).toContain('EDOC_LEDGER_COPY_REFUSED');
