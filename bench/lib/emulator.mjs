@@ -33,7 +33,7 @@ const SUBMISSIONS = new Set(['E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
 /**
  * Starts the emulator with `faults` (PRODUCT "Emulator seed file"). `trace` holds the first and last
  * arrival, the last answer, the statuses, and every arrival time when `keepArrivals` is set — of the
- * submissions only: the daemon reads the numbering ranges (E10) as it starts, before any file is
+ * submissions only (`trace.onAnswer(count)`, when set, is called at each): the daemon reads the numbering ranges (E10) as it starts, before any file is
  * dropped, and timing from that read would add the start → drop → intake span to the first figure.
  * Other requests are counted in `trace.other`. An emulator that does not tell the operation (builds
  * before 2026-11-25 18:30 UTC, which made no request at start) has every request counted.
@@ -63,6 +63,7 @@ export async function startBenchEmulator(faults = {}, { keepArrivals = false } =
       trace.answers += 1;
       trace.lastAnswer = nowMs();
       trace.statuses[status] = (trace.statuses[status] ?? 0) + 1;
+      trace.onAnswer?.(trace.answers);
     } else {
       trace.other.answers += 1;
     }

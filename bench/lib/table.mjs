@@ -25,6 +25,19 @@ export function table(results) {
       rows.push(['2. CPU ms per 1,000 documents: daemon (all threads / main thread), bare loop',
         `${o.daemonCpuMsPer1000} / ${o.daemonMainCpuMsPer1000}, bare ${o.bareCpuMsPer1000}`, '', '(reference)', '']);
     }
+    if (o.daemonCoresBusy !== undefined) {
+      rows.push([`2. the emulator's CPU ms per 1,000 documents; cores kept busy by all processes (of ${o.cores})`,
+        `daemon side ${o.daemonEmulatorCpuMsPer1000}, ${o.daemonCoresBusy} cores; bare side ${o.bareEmulatorCpuMsPer1000}, ${o.bareCoresBusy} cores`,
+        '', '(reference)', '']);
+      rows.push(['2. the CPU ratio: (bare loop + its emulator) ÷ (daemon + its emulator), CPU per document; the daemon\'s CPU per 1,000 that would make 0.6',
+        `${o.daemonCpuBudgetMsPer1000} ms (it used ${o.daemonCpuMsPer1000})`, `${o.cpuRatio}`, '(reference)', '']);
+    }
+    const w = o.warm;
+    if (w) {
+      rows.push(['2. own overhead, warm (each side did the same work once first)', `daemon ${w.daemonDocsPerSecond} docs/s, `
+        + `bare undici ${w.bareDocsPerSecond} docs/s; CPU per 1,000: ${w.daemonCpuMsPer1000} / ${w.daemonMainCpuMsPer1000}, bare ${w.bareCpuMsPer1000}; `
+        + `cores busy ${w.daemonCoresBusy} / ${w.bareCoresBusy}; CPU ratio ${w.cpuRatio}`, `${w.ratio}`, '(reference)', '']);
+    }
   }
   const m = s.memory;
   if (m) {

@@ -1,0 +1,88 @@
+// The overhead scenario's daemon run, its CPU split by thread and by phase, N runs (one JSON line each,
+// then the medians):
+//   node bench/overhead-threads.mjs [RUNS] [COUNT] [--warm]          (EDOC_BENCH_CODE selects the build)
+// Phases: intake = drop → the `file read` line; sending = from there to `file complete`. Threads:
+//   main     the daemon's main thread (ledger, HTTP client, reports, log)
+//   worker   the intake worker: the thread other than main with the most CPU in the intake phase
+//   helpers  every other thread: V8's platform threads (its optimising compiler and the GC's helpers)
+//            and libuv's pool (file reads, hashing)
+//   bench    this process: the emulator, and the harness reading the daemon's log
+// --warm: the daemon first takes a file of as many other invoices (its code compiled, as in a daemon
+// that has run for a while), and the same emulator answers both.
+import { readdirSync, readFileSync } from 'node:fs';
+import { FIRST_NUMBER, invoicesJsonl } from './lib/documents.mjs';
+import { startBenchEmulator } from './lib/emulator.mjs';
+import { DaemonProcess, Project } from './lib/project.mjs';
+import { lineTime, median } from './lib/util.mjs';
+
+const args = process.argv.slice(2);
+const warm = args.includes('--warm');
+const [runsText, countText] = args.filter((a) => !a.startsWith('--'));
+const runs = Number(runsText ?? 3);
+const n = Number(countText ?? 5000);
+const text = invoicesJsonl(n);
+
+/** CPU ms of every thread of `pid` now, by thread id. */
+function threads(pid) {
+  const out = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const [utime, stime] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map(Number);
+      out.set(tid, (utime + stime) * 10);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+const delta = (after, before) => new Map([...after].map(([t, ms]) => [t, ms - (before.get(t) ?? 0)]));
+const sum = (m, keep = () => true) => [...m].filter(([t]) => keep(t)).reduce((a, [, ms]) => a + ms, 0);
+
+async function once() {
+  const emulator = await startBenchEmulator({});
+  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100_000, concurrency: 8 } });
+  let daemon;
+  try {
+    daemon = await DaemonProcess.start(project);
+    if (warm) {
+      await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(n, FIRST_NUMBER + 1_000_000));
+      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, 2);
+    }
+    const pid = String(daemon.pid);
+    const t0 = threads(pid);
+    const bench0 = process.cpuUsage();
+    const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', text);
+    const read = await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'overhead.jsonl', 600_000, 2);
+    const t1 = threads(pid);
+    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, 2);
+    const t2 = threads(pid);
+    const bench = process.cpuUsage(bench0);
+    const [intake, sending] = [delta(t1, t0), delta(t2, t1)];
+    const worker = [...intake].filter(([t]) => t !== pid).sort((a, b) => b[1] - a[1])[0]?.[0];
+    const group = (m) => ({ main: m.get(pid) ?? 0, worker: m.get(worker) ?? 0, helpers: sum(m, (t) => t !== pid && t !== worker) });
+    return {
+      ms: lineTime(done) - droppedAt, intakeMs: lineTime(read) - droppedAt,
+      intake: group(intake), sending: group(sending), cpuMs: sum(intake) + sum(sending),
+      benchCpuMs: Math.round((bench.user + bench.system) / 1000),
+    };
+  } finally {
+    await daemon?.stop();
+    await emulator.close();
+    await project.remove();
+  }
+}
+
+const rows = [];
+for (let r = 0; r < runs; r++) {
+  const row = await once();
+  rows.push(row);
+  console.log(JSON.stringify(row));
+}
+const pick = (f) => median(rows.map(f));
+console.log(JSON.stringify({ median: {
+  ms: pick((r) => r.ms), intakeMs: pick((r) => r.intakeMs), cpuMs: pick((r) => r.cpuMs), benchCpuMs: pick((r) => r.benchCpuMs),
+  intake: { main: pick((r) => r.intake.main), worker: pick((r) => r.intake.worker), helpers: pick((r) => r.intake.helpers) },
+  sending: { main: pick((r) => r.sending.main), worker: pick((r) => r.sending.worker), helpers: pick((r) => r.sending.helpers) },
+}, documents: n, warm }));
