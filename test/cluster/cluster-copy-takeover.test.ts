@@ -56,7 +56,11 @@ describePg('ledger copy, then three cluster nodes take over', () => {
         WHERE state = 'sending' OR (state = 'pending' AND next_attempt_at IS NOT NULL)`);
       return left.n === 0 ? true : undefined;
     }, 'every document that waited is settled', 120_000);
-    for (const node of nodes) expect((await node.stop()).code).toBe(0);
+    for (const [i, node] of nodes.entries()) {
+      const exit = await node.stop();
+      expect(exit, `node ${'abc'[i]} stopped with ${JSON.stringify(exit)}; its stderr ends:\n${node.stderr.slice(-3000)}`)
+        .toEqual({ code: 0, signal: null });
+    }
 
     // the emulator knows none of the source's documents: a request for any of them is issued and counted here
     const requests = new Map<string, number>();
