@@ -10,7 +10,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, DaemonProcess, eventually, type Project, type ResultJson, ROOT, type TestEmulator,
+  buildCli, type DaemonProcess, eventually, type Project, type ResultJson, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { jsonText, supportAdjustment, supportDocument } from '../helpers/documents.js';
@@ -127,7 +127,7 @@ describe('edoc-bridge resend', () => {
     expect(run.stdout).toContain('no daemon is running: the file waits in');
     expect(existsSync(path.join(project.inbox('support-document'), 'compras.json'))).toBe(true);
 
-    daemon = await DaemonProcess.start(project);
+    daemon = await resources.startDaemon(project);
     const again = await newestResult('support-document', 'compras.json', firstId);
     expect(again.result.error).toBeUndefined();
     expect(again.result.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([
@@ -204,7 +204,7 @@ describe('edoc-bridge resend', () => {
     await daemon.stop();
     const submitted = await runCli(project, ['submit', outside, '--kind', 'support-document']);
     expect(submitted.code).toBe(1);
-    daemon = await DaemonProcess.start(project);
+    daemon = await resources.startDaemon(project);
     const submittedId = fileId('fuera.json');
     const again = await runCli(project, ['resend', '--file', 'fuera.json']);
     expect([again.code, again.stderr]).toEqual([0, '']);
