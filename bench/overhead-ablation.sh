@@ -23,7 +23,9 @@ variant() { # NAME FROM FILE SED_EXPRESSION CHECK_PATTERN
   sed -i "$4" "$out/$1/dist/$3"
   grep -q -- "$5" "$out/$1/dist/$3" || { echo "overhead-ablation: the $1 patch did not apply to dist/$3" >&2; exit 1; }
 }
-variant no-fsync base ledger/sql/sqlite.js "s/db.pragma('synchronous = FULL');/db.pragma('synchronous = OFF');/" "synchronous = OFF"
+# the daemon's ledger is opened by ledger/ledger.js (ledger/sql/sqlite.js opens the one of `ledger copy`)
+variant no-fsync base ledger/ledger.js "s/db.pragma('synchronous = FULL');/db.pragma('synchronous = OFF');/g" "synchronous = OFF"
+! grep -q "synchronous = FULL" "$out/no-fsync/dist/ledger/ledger.js" || { echo "overhead-ablation: FULL left in ledger.js" >&2; exit 1; }
 variant no-log no-fsync submit/company-sender.js \
   "s/this.options.logger.info({ file: doc.fileName/void ({ file: doc.fileName/; s/}, 'document final');/}, 'document final'); \/\/ ablated/" \
   "void ({ file: doc.fileName"

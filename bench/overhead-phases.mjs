@@ -3,14 +3,11 @@
 // intake = drop → first request's arrival at the emulator; `file read` = drop → the daemon's
 // `file read` log line; cpuMs = the daemon's CPU time (user + system) over the same span, cpuIntakeMs
 // up to `file read` (polled, so approximate), mainCpu… the same of the daemon's main thread alone; sending = first → last arrival; end = last arrival → `file complete`.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { FIRST_NUMBER, invoicesJsonl } from './lib/documents.mjs';
+import { invoicesJsonl } from './lib/documents.mjs';
 import { startBenchEmulator } from './lib/emulator.mjs';
-import { DaemonProcess, Project } from './lib/project.mjs';
-import { lineTime, median, ROOT, round } from './lib/util.mjs';
+import { runBareLoop, withOverheadDaemon } from './lib/overhead-daemon.mjs';
+import { lineTime, median, round } from './lib/util.mjs';
 
 const [runsText, countText] = process.argv.slice(2);
 const runs = Number(runsText ?? 3);
@@ -20,20 +17,14 @@ const text = invoicesJsonl(n);
 async function bare() {
   const emulator = await startBenchEmulator({});
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url,
-      String(n), '8', String(FIRST_NUMBER)], { maxBuffer: 1 << 20 });
-    return JSON.parse(stdout).ms;
+    return (await runBareLoop(emulator, n)).ms;
   } finally {
     await emulator.close();
   }
 }
 
-async function daemonRun() {
-  const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100_000, concurrency: 8 } });
-  let daemon;
-  try {
-    daemon = await DaemonProcess.start(project);
+function daemonRun() {
+  return withOverheadDaemon(async ({ emulator, project, daemon }) => {
     // the whole process (every thread), and its main thread alone (the intake worker reads on another)
     const cpuOf = (stat) => readFileSync(stat, 'utf8').split(') ')[1].split(' ').slice(11, 13)
       .reduce((a, b) => a + Number(b) * 10, 0);
@@ -49,11 +40,7 @@ async function daemonRun() {
     return { total: lineTime(done) - dropped, intake: t.firstArrival - dropped, fileRead: lineTime(read) - dropped,
       sending: t.lastArrival - t.firstArrival, end: lineTime(done) - t.lastArrival, cpuMs, cpuIntakeMs: cpuRead,
       mainCpuMs: mainMs, mainCpuIntakeMs: mainRead };
-  } finally {
-    await daemon?.stop();
-    await emulator.close();
-    await project.remove();
-  }
+  });
 }
 
 const rows = [];

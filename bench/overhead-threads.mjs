@@ -6,13 +6,15 @@
 //   worker   the intake worker: the thread other than main with the most CPU in the intake phase
 //   helpers  every other thread: V8's platform threads (its optimising compiler and the GC's helpers)
 //            and libuv's pool (file reads, hashing)
-//   bench    this process: the emulator, and the harness reading the daemon's log
+//   bench    this process over the measured span: the emulator, and the harness reading the daemon's log
+//   emulator this process from the first measured request's arrival to the last one's answer
+// The emulator's code is compiled first (warmEmulator), as from a bench's second run on.
 // --warm: the daemon first takes a file of as many other invoices (its code compiled, as in a daemon
 // that has run for a while), and the same emulator answers both.
 import { readdirSync, readFileSync } from 'node:fs';
 import { FIRST_NUMBER, invoicesJsonl } from './lib/documents.mjs';
-import { startBenchEmulator } from './lib/emulator.mjs';
-import { DaemonProcess, Project } from './lib/project.mjs';
+import { emulatorCpuMeter } from './lib/emulator.mjs';
+import { warmEmulator, withOverheadDaemon } from './lib/overhead-daemon.mjs';
 import { lineTime, median } from './lib/util.mjs';
 
 const args = process.argv.slice(2);
@@ -40,23 +42,22 @@ function threads(pid) {
 const delta = (after, before) => new Map([...after].map(([t, ms]) => [t, ms - (before.get(t) ?? 0)]));
 const sum = (m, keep = () => true) => [...m].filter(([t]) => keep(t)).reduce((a, [, ms]) => a + ms, 0);
 
-async function once() {
-  const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100_000, concurrency: 8 } });
-  let daemon;
-  try {
-    daemon = await DaemonProcess.start(project);
+const POLL_MS = 20;
+
+function once() {
+  return withOverheadDaemon(async ({ emulator, project, daemon }) => {
     if (warm) {
       await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(n, FIRST_NUMBER + 1_000_000));
-      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, 2);
+      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, POLL_MS);
     }
+    const emulatorMs = emulatorCpuMeter(emulator.trace, warm ? n : 0, n);
     const pid = String(daemon.pid);
     const t0 = threads(pid);
-    const bench0 = process.cpuUsage();
     const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', text);
-    const read = await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'overhead.jsonl', 600_000, 2);
+    const bench0 = process.cpuUsage();
+    const read = await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
     const t1 = threads(pid);
-    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, 2);
+    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
     const t2 = threads(pid);
     const bench = process.cpuUsage(bench0);
     const [intake, sending] = [delta(t1, t0), delta(t2, t1)];
@@ -65,15 +66,12 @@ async function once() {
     return {
       ms: lineTime(done) - droppedAt, intakeMs: lineTime(read) - droppedAt,
       intake: group(intake), sending: group(sending), cpuMs: sum(intake) + sum(sending),
-      benchCpuMs: Math.round((bench.user + bench.system) / 1000),
+      benchCpuMs: Math.round((bench.user + bench.system) / 1000), emulatorCpuMs: Math.round(emulatorMs()),
     };
-  } finally {
-    await daemon?.stop();
-    await emulator.close();
-    await project.remove();
-  }
+  });
 }
 
+await warmEmulator(n);
 const rows = [];
 for (let r = 0; r < runs; r++) {
   const row = await once();
@@ -83,6 +81,7 @@ for (let r = 0; r < runs; r++) {
 const pick = (f) => median(rows.map(f));
 console.log(JSON.stringify({ median: {
   ms: pick((r) => r.ms), intakeMs: pick((r) => r.intakeMs), cpuMs: pick((r) => r.cpuMs), benchCpuMs: pick((r) => r.benchCpuMs),
+  emulatorCpuMs: pick((r) => r.emulatorCpuMs),
   intake: { main: pick((r) => r.intake.main), worker: pick((r) => r.intake.worker), helpers: pick((r) => r.intake.helpers) },
   sending: { main: pick((r) => r.sending.main), worker: pick((r) => r.sending.worker), helpers: pick((r) => r.sending.helpers) },
 }, documents: n, warm }));

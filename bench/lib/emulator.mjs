@@ -33,7 +33,7 @@ const SUBMISSIONS = new Set(['E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
 /**
  * Starts the emulator with `faults` (PRODUCT "Emulator seed file"). `trace` holds the first and last
  * arrival, the last answer, the statuses, and every arrival time when `keepArrivals` is set — of the
- * submissions only (`trace.onAnswer(count)`, when set, is called at each): the daemon reads the numbering ranges (E10) as it starts, before any file is
+ * submissions only (`trace.onArrival(count)` and `trace.onAnswer(count)`, when set, are called at each): the daemon reads the numbering ranges (E10) as it starts, before any file is
  * dropped, and timing from that read would add the start → drop → intake span to the first figure.
  * Other requests are counted in `trace.other`. An emulator that does not tell the operation (builds
  * before 2026-11-25 18:30 UTC, which made no request at start) has every request counted.
@@ -54,6 +54,7 @@ export async function startBenchEmulator(faults = {}, { keepArrivals = false } =
       trace.firstArrival ??= t;
       trace.lastArrival = t;
       if (keepArrivals) trace.times.push(t);
+      trace.onArrival?.(trace.arrivals);
     }
     arrival(company, now, op);
   };
@@ -76,4 +77,21 @@ export async function startBenchEmulator(faults = {}, { keepArrivals = false } =
     issuedCount: () => running.state.data.documents.length,
     close: () => running.close(),
   };
+}
+
+/**
+ * The bench process's CPU from the arrival of submission number `after + 1` to the answer of number
+ * `after + count` (the emulator's work on those requests, and whatever else this process did meanwhile):
+ * a function that gives it in ms, or undefined while that answer has not come.
+ */
+export function emulatorCpuMeter(trace, after, count) {
+  let start;
+  let used;
+  trace.onArrival = (n) => {
+    if (n === after + 1) start = process.cpuUsage();
+  };
+  trace.onAnswer = (n) => {
+    if (n === after + count && start !== undefined) used = process.cpuUsage(start);
+  };
+  return () => (used === undefined ? undefined : (used.user + used.system) / 1000);
 }

@@ -6,21 +6,21 @@
 // each side's code (the daemon has far more of it) within the 1-3 s measured.
 // "warm": the same, after each side did the same work once in the same process against the same
 // emulator (the daemon took one file of as many other invoices; the bare loop sent as many other
-// requests): a daemon that has run for a while. Both record the CPU of every process involved (the
-// emulator's is the bench process's, log tailing included) so a run can be read against the machine's
-// cores: on 2 cores a side whose processes together keep ~2 cores busy is bound by the CPU.
-import { execFile } from 'node:child_process';
+// requests): a daemon that has run for a while. Both record the emulator's CPU over the same span on each
+// side (the measured requests' first arrival to their last answer) and the cores all processes kept busy
+// over the measured span, so a run can be read against the machine's cores.
 import os from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FIRST_NUMBER, invoicesJsonl } from '../lib/documents.mjs';
-import { startBenchEmulator } from '../lib/emulator.mjs';
-import { DaemonProcess, Project } from '../lib/project.mjs';
-import { lineTime, loadNow, log, median, procCpuMs, ROOT, round } from '../lib/util.mjs';
+import { emulatorCpuMeter, startBenchEmulator } from '../lib/emulator.mjs';
+import { CONCURRENCY, RATE, runBareLoop, withOverheadDaemon } from '../lib/overhead-daemon.mjs';
+import { lineTime, loadNow, log, median, procCpuMs, round } from '../lib/util.mjs';
 
-const run = promisify(execFile);
-const CONCURRENCY = 8;
-const RATE = 100_000;
+/**
+ * How often the harness reads the daemon's log. The times come from the lines themselves, so this sets
+ * only the harness's CPU, which the daemon's side alone pays, beside its emulator: every 2 ms (until
+ * 2026-11-26) it read the log and the daemon's /proc status ~500 times a second.
+ */
+const POLL_MS = 20;
 /** The warm-up's invoices: numbered after the measured ones, within the emulator's range. */
 const WARM_FIRST_NUMBER = FIRST_NUMBER + 1_000_000;
 
@@ -31,52 +31,36 @@ function benchCpuMs(since) {
 }
 
 async function daemonRun(n, text, warm) {
-  const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: RATE, concurrency: CONCURRENCY } });
-  let daemon;
-  try {
-    daemon = await DaemonProcess.start(project);
+  return withOverheadDaemon(async ({ emulator, project, daemon }) => {
     if (warm) {
       await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(n, WARM_FIRST_NUMBER));
-      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, 2);
+      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, POLL_MS);
     }
+    const emulatorMs = emulatorCpuMeter(emulator.trace, warm ? n : 0, n);
     // the daemon's CPU over drop → `file complete`: every thread (the intake worker's too), and the main thread alone
     const pid = daemon.pid;
     const [cpuBefore, mainBefore] = [procCpuMs(pid), procCpuMs(pid, pid)];
     const load = loadNow();
-    const benchBefore = process.cpuUsage();
     const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', text);
-    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, 2);
+    const benchBefore = process.cpuUsage();
+    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
     const [cpuMs, mainCpuMs] = [procCpuMs(pid) - cpuBefore, procCpuMs(pid, pid) - mainBefore];
     const benchMs = benchCpuMs(benchBefore);
     const result = await project.result('invoice', 'overhead.jsonl');
     const seconds = (lineTime(done) - droppedAt) / 1000;
     return { seconds: round(seconds, 3), docsPerSecond: round(n / seconds, 1), accepted: result?.counts?.accepted,
       cpuMsPer1000: round((cpuMs / n) * 1000, 0), mainCpuMsPer1000: round((mainCpuMs / n) * 1000, 0), load,
-      emulatorCpuMsPer1000: round((benchMs / n) * 1000, 0), coresBusy: round((cpuMs + benchMs) / 1000 / seconds, 2),
+      emulatorCpuMsPer1000: round((emulatorMs() / n) * 1000, 0), coresBusy: round((cpuMs + benchMs) / 1000 / seconds, 2),
       finishedAt: result?.finishedAt };
-  } finally {
-    await daemon?.stop();
-    await emulator.close();
-    await project.remove();
-  }
+  });
 }
 
 async function bareRun(n, warm) {
   const emulator = await startBenchEmulator({});
   try {
-    const args = [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url, String(n), String(CONCURRENCY), String(FIRST_NUMBER)];
-    let benchBefore = process.cpuUsage();
-    if (warm) {
-      // the bench's CPU is counted from the warm-up's last answer
-      args.push(String(WARM_FIRST_NUMBER));
-      emulator.trace.onAnswer = (count) => {
-        if (count === n) benchBefore = process.cpuUsage();
-      };
-    }
-    const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
-    const benchMs = benchCpuMs(benchBefore);
-    const out = JSON.parse(stdout);
+    const emulatorMs = emulatorCpuMeter(emulator.trace, warm ? n : 0, n);
+    const out = await runBareLoop(emulator, n, warm ? WARM_FIRST_NUMBER : undefined);
+    const benchMs = emulatorMs();
     const seconds = out.ms / 1000;
     return { seconds: round(seconds, 3), docsPerSecond: round(n / seconds, 1), statuses: out.statuses,
       cpuMsPer1000: round((out.cpuMs / n) * 1000, 0), emulatorCpuMsPer1000: round((benchMs / n) * 1000, 0),
