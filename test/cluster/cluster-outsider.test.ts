@@ -101,8 +101,18 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     const epoch = (await leases()).find((l) => l.company === 'c3')!.epoch;
     await sendOnce(COMPANIES[2], 'only-wide.jsonl');
     // and it stays there (no hand-back and take-back loop) while the membership stays the same
+    const from = wide.logLines().length;
     await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
-    expect((await leases()).find((l) => l.company === 'c3')).toMatchObject({ owner: 'wide', epoch });
+    const c3 = (await leases()).find((l) => l.company === 'c3');
+    const said = wide.logLines().slice(from).filter((l) => String(l.msg).startsWith('cluster:'));
+    const why = `c3 ${JSON.stringify(c3)} after epoch ${epoch}; wide said: ${JSON.stringify(said)}`;
+    expect(said.filter((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3'), why).toEqual([]);
+    expect(c3?.owner, why).toBe('wide');
+    // the same lease, unless a renewal came too late on a loaded machine (logged) and wide took c3 again (CI saw epoch + 1 once)
+    if (c3?.epoch !== epoch) {
+      expect(said.some((l) => l.msg === 'cluster: company lost' || String(l.msg).startsWith('cluster: the leases could not be renewed in time')), why)
+        .toBe(true);
+    }
     await sendOnce(COMPANIES[0], 'both-know.jsonl');
     await narrow.stop();
     await wide.stop();
