@@ -168,9 +168,13 @@ export class LeaseKeeper implements LeaseView {
     const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
     this.held.clear();
     try {
-      // released at once: another node takes them at its next beat instead of after leaseMs
-      await releaseLeases(this.options.db, this.node, held, this.quietFor);
-      await markStopped(this.options.db, this.options.me);
+      // Released at once: another node takes them at its next beat instead of after leaseMs. The node is
+      // marked stopped in the same transaction, whose commit delivers the release's notice: a node woken by
+      // it no longer counts this one among the members, so its fair share covers all of them at that beat.
+      await this.options.db.transaction(async (tx) => {
+        await markStopped(tx, this.options.me);
+        await releaseLeases(tx, this.node, held, this.quietFor);
+      });
       this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
     } catch (err) {
       this.options.logger.warn({ err, node: this.node }, 'cluster: could not release the leases at stop: other nodes take them when they expire');
