@@ -55,11 +55,15 @@ describePg('a company\'s rate across a change of hands (child processes, one Pos
     // 3. the killed node restarts while the company sends: one company, two nodes, so nobody hands anything back
     procs.set(other, await ctx.cluster.start(other));
     const result = await ctx.cluster.finalResult('invoice', 'full-rate.jsonl', COMPANY.alias, 120_000);
-    // a document in flight at the kill is resent by the next owner: its number already issued, it is in doubt
-    // (Regla 90: ours or a clash? the operator checks) — at most one per request in flight then
+    // a document whose request may have reached the service before the kill and whose verdict was not committed
+    // is resent by the next owner: its number already issued, it is in doubt (Regla 90: ours or a clash? the
+    // operator checks). Those are the requests in flight (at most the concurrency) and the answered ones whose
+    // verdict was waiting for its batch's commit (lazyCommitMs; a numbered document frees its slot at the
+    // answer, so one more may be in flight meanwhile; a CI dry run met 5 at concurrency 4): all sent within the
+    // last second before the kill, so at most the rate.
     expect(result.counts.total).toBe(DOCUMENTS);
     expect(result.counts.accepted + result.counts.inDoubt, JSON.stringify(result.counts)).toBe(DOCUMENTS);
-    expect(result.counts.inDoubt).toBeLessThanOrEqual(COMPANY.rate!.concurrency);
+    expect(result.counts.inDoubt, JSON.stringify(result.counts)).toBeLessThanOrEqual(RATE);
 
     const issued = (await ctx.emulator.client.issued({ company: COMPANY.id })).map((d) => Number(d.number)).sort((x, y) => x - y);
     expect(issued).toEqual(numbers);
