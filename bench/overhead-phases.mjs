@@ -3,11 +3,10 @@
 // intake = drop → first request's arrival at the emulator; `file read` = drop → the daemon's
 // `file read` log line; cpuMs = the daemon's CPU time (user + system) over the same span, cpuIntakeMs
 // up to `file read` (polled, so approximate), mainCpu… the same of the daemon's main thread alone; sending = first → last arrival; end = last arrival → `file complete`.
-import { readFileSync } from 'node:fs';
 import { invoicesJsonl } from './lib/documents.mjs';
 import { startBenchEmulator } from './lib/emulator.mjs';
 import { runBareLoop, withOverheadDaemon } from './lib/overhead-daemon.mjs';
-import { lineTime, median, round } from './lib/util.mjs';
+import { lineTime, median, procCpuMs, round } from './lib/util.mjs';
 
 const [runsText, countText] = process.argv.slice(2);
 const runs = Number(runsText ?? 3);
@@ -26,10 +25,8 @@ async function bare() {
 function daemonRun() {
   return withOverheadDaemon(async ({ emulator, project, daemon }) => {
     // the whole process (every thread), and its main thread alone (the intake worker reads on another)
-    const cpuOf = (stat) => readFileSync(stat, 'utf8').split(') ')[1].split(' ').slice(11, 13)
-      .reduce((a, b) => a + Number(b) * 10, 0);
-    const cpu = () => cpuOf(`/proc/${daemon.child.pid}/stat`);
-    const cpuMain = () => cpuOf(`/proc/${daemon.child.pid}/task/${daemon.child.pid}/stat`);
+    const cpu = () => procCpuMs(daemon.pid);
+    const cpuMain = () => procCpuMs(daemon.pid, daemon.pid);
     const [cpuBefore, mainBefore] = [cpu(), cpuMain()];
     const dropped = await project.dropRenamed('invoice', 'overhead.jsonl', text);
     const read = await daemon.waitForLog((l) => l.msg === 'file read', 600_000, 2);

@@ -11,11 +11,11 @@
 // The emulator's code is compiled first (warmEmulator), as from a bench's second run on.
 // --warm: the daemon first takes a file of as many other invoices (its code compiled, as in a daemon
 // that has run for a while), and the same emulator answers both.
-import { readdirSync, readFileSync } from 'node:fs';
-import { FIRST_NUMBER, invoicesJsonl } from './lib/documents.mjs';
+import { readdirSync } from 'node:fs';
+import { invoicesJsonl } from './lib/documents.mjs';
 import { emulatorCpuMeter } from './lib/emulator.mjs';
-import { warmEmulator, withOverheadDaemon } from './lib/overhead-daemon.mjs';
-import { lineTime, median } from './lib/util.mjs';
+import { POLL_MS, warmEmulator, warmUpDaemon, withOverheadDaemon } from './lib/overhead-daemon.mjs';
+import { lineTime, median, procCpuMs } from './lib/util.mjs';
 
 const args = process.argv.slice(2);
 const warm = args.includes('--warm');
@@ -28,13 +28,8 @@ const text = invoicesJsonl(n);
 function threads(pid) {
   const out = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const [utime, stime] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map(Number);
-      out.set(tid, (utime + stime) * 10);
-    } catch {
-      // the thread ended
-    }
+    const ms = procCpuMs(pid, tid);
+    if (ms !== undefined) out.set(tid, ms); // undefined: the thread ended
   }
   return out;
 }
@@ -42,14 +37,9 @@ function threads(pid) {
 const delta = (after, before) => new Map([...after].map(([t, ms]) => [t, ms - (before.get(t) ?? 0)]));
 const sum = (m, keep = () => true) => [...m].filter(([t]) => keep(t)).reduce((a, [, ms]) => a + ms, 0);
 
-const POLL_MS = 20;
-
 function once() {
   return withOverheadDaemon(async ({ emulator, project, daemon }) => {
-    if (warm) {
-      await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(n, FIRST_NUMBER + 1_000_000));
-      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, POLL_MS);
-    }
+    if (warm) await warmUpDaemon(project, daemon, n);
     const emulatorMs = emulatorCpuMeter(emulator.trace, warm ? n : 0, n);
     const pid = String(daemon.pid);
     const t0 = threads(pid);

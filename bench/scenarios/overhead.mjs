@@ -10,19 +10,10 @@
 // side (the measured requests' first arrival to their last answer) and the cores all processes kept busy
 // over the measured span, so a run can be read against the machine's cores.
 import os from 'node:os';
-import { FIRST_NUMBER, invoicesJsonl } from '../lib/documents.mjs';
+import { invoicesJsonl } from '../lib/documents.mjs';
 import { emulatorCpuMeter, startBenchEmulator } from '../lib/emulator.mjs';
-import { CONCURRENCY, RATE, runBareLoop, withOverheadDaemon } from '../lib/overhead-daemon.mjs';
+import { CONCURRENCY, POLL_MS, RATE, runBareLoop, WARM_FIRST_NUMBER, warmUpDaemon, withOverheadDaemon } from '../lib/overhead-daemon.mjs';
 import { lineTime, loadNow, log, median, procCpuMs, round } from '../lib/util.mjs';
-
-/**
- * How often the harness reads the daemon's log. The times come from the lines themselves, so this sets
- * only the harness's CPU, which the daemon's side alone pays, beside its emulator: every 2 ms (until
- * 2026-11-26) it read the log and the daemon's /proc status ~500 times a second.
- */
-const POLL_MS = 20;
-/** The warm-up's invoices: numbered after the measured ones, within the emulator's range. */
-const WARM_FIRST_NUMBER = FIRST_NUMBER + 1_000_000;
 
 /** CPU ms of this (the bench's) process: the emulator and the harness. */
 function benchCpuMs(since) {
@@ -32,10 +23,7 @@ function benchCpuMs(since) {
 
 async function daemonRun(n, text, warm) {
   return withOverheadDaemon(async ({ emulator, project, daemon }) => {
-    if (warm) {
-      await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(n, WARM_FIRST_NUMBER));
-      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, POLL_MS);
-    }
+    if (warm) await warmUpDaemon(project, daemon, n);
     const emulatorMs = emulatorCpuMeter(emulator.trace, warm ? n : 0, n);
     // the daemon's CPU over drop → `file complete`: every thread (the intake worker's too), and the main thread alone
     const pid = daemon.pid;

@@ -4,7 +4,7 @@
  */
 import { kindsSharingNumbers, parseKind, type DocumentKind } from '../kinds/index.js';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvents, type LedgerEvent } from './files.js';
+import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup, type EarlierCopy } from './resend.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';

@@ -10,8 +10,6 @@ import { CHANGED_AFTER_SEND } from './types.js';
 export { CHANGED_AFTER_SEND }; // src/daemon/archive-watch.ts imports it from here
 import type { FileError, FileRow, RecordFileInput, RecordFileResult, ReportState } from './types.js';
 
-// the event log has its own file; importers of these from here keep working
-export { addEvent, addEvents, type LedgerEvent } from './events.js';
 import { addEvent } from './events.js';
 
 export async function getFile(q: Pick<SqlExecutor, 'get'>, fileId: number): Promise<FileRow | undefined> {

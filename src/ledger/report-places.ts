@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { NO_FENCE, type Fence } from './fence.js';
-import { addEvent, getFile } from './files.js';
+import { addEvent } from './events.js';
+import { getFile } from './files.js';
 import { toFileRow } from './rows.js';
 import type { RawFile } from './rows.js';
 import type { SqlExecutor } from './sql/executor.js';

@@ -7,7 +7,8 @@
  * because that copy may still be sent or released. Only copies that were rejected or invalid go again.
  * The same rule covers the new content of a file that changed after its documents were sent.
  */
-import { addEvent, getFile, openResend } from './files.js';
+import { addEvent } from './events.js';
+import { getFile, openResend } from './files.js';
 import type { ResendRequest } from './files.js';
 import { endsWithTail, idList, joinedGroup } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';

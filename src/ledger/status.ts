@@ -1,4 +1,5 @@
-import { addEvent, openFiles } from './files.js';
+import { addEvent } from './events.js';
+import { openFiles } from './files.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FROM, DOCUMENT_SELECT, emptyCounts, parse, toDocumentRow } from './rows.js';
 import { endsWithTail } from './sql/dialect.js';
 import type { SqlExecutor, SqlReadView } from './sql/executor.js';

@@ -42,8 +42,7 @@ const OPEN = Number.POSITIVE_INFINITY;
 export const OPEN_POLL_MS = 25;
 
 export class SlidingWindow {
-  limit: number;
-  windowMs: number;
+  private configured: { limit: number; windowMs: number };
   /** Newest `limit` acquisition times, oldest first; a reservation not yet ended is Infinity, at the end. */
   private readonly times: number[] = [];
   private last = Number.NEGATIVE_INFINITY;
@@ -53,8 +52,16 @@ export class SlidingWindow {
 
   constructor(limit: number, windowMs: number) {
     SlidingWindow.check(limit, windowMs);
-    this.limit = limit;
-    this.windowMs = windowMs;
+    this.configured = { limit, windowMs };
+  }
+
+  /** The configured limit (a slow-down lowers what `current` gives, not this). */
+  get limit(): number {
+    return this.configured.limit;
+  }
+
+  get windowMs(): number {
+    return this.configured.windowMs;
   }
 
   private static check(limit: number, windowMs: number): void {
@@ -70,8 +77,7 @@ export class SlidingWindow {
    */
   reconfigure(limit: number, windowMs: number): void {
     SlidingWindow.check(limit, windowMs);
-    this.limit = limit;
-    this.windowMs = windowMs;
+    this.configured = { limit, windowMs };
     this.slowFactor = 1;
     this.slowUntil = Number.NEGATIVE_INFINITY;
     this.lastHalving = Number.NEGATIVE_INFINITY;
