@@ -40,6 +40,8 @@ export class CompanySender {
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
+  /** Aborted at close and when the company is lost: a request waiting for its turn stops waiting. */
+  private readonly stopping = new AbortController();
   private readonly mayStart: () => boolean;
 
   constructor(private readonly options: CompanySenderOptions) {
@@ -103,6 +105,7 @@ export class CompanySender {
   async close(timeoutMs = this.tuning.drainTimeoutMs): Promise<void> {
     if (this.closed) return this.loop;
     this.closed = true;
+    this.stopping.abort();
     this.queue.clear();
     this.wake();
     const idle = this.queue.onIdle();
@@ -312,18 +315,20 @@ export class CompanySender {
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
       if (this.commits.blocked || !this.mayStart()) {
-        await delay(this.tuning.storagePollMs);
+        await delay(this.tuning.storagePollMs, this.stopping.signal);
         continue;
       }
       const wait = this.rate.waitMs();
       if (wait === 0) return true;
-      await delay(wait);
+      // (a company just taken over waits up to a window past its last owner's last request: seconds)
+      await delay(wait, this.stopping.signal);
     }
   }
 
   private lose(): void {
     if (this.lost) return;
     this.lost = true;
+    this.stopping.abort();
     this.queue.clear();
     this.wake();
     this.options.onFenced?.();
@@ -334,7 +339,13 @@ export class CompanySender {
     return c.userId === undefined ? { id: c.id, apiKey: c.apiKey } : { id: c.id, apiKey: c.apiKey, userId: c.userId };
   }
 
+  /**
+   * The feeder's wait, ended early by `wake`. Once closed or lost it does not wait at all: close's wake
+   * only reaches a sleep already begun, and a feeder that was reading the ledger when close came would
+   * otherwise sleep up to idleMs after it (close awaits the feeder: a stop held up for a minute).
+   */
   private sleep(ms: number): Promise<void> {
+    if (this.closed || this.lost) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {

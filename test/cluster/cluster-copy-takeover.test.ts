@@ -58,7 +58,9 @@ describePg('ledger copy, then three cluster nodes take over', () => {
     }, 'every document that waited is settled', 120_000);
     for (const [i, node] of nodes.entries()) {
       const exit = await node.stop();
-      expect(exit, `node ${'abc'[i]} stopped with ${JSON.stringify(exit)}; its stderr ends:\n${node.stderr.slice(-3000)}`)
+      // a SIGKILL here is the harness's, after 15 s without an exit: its log says which stop step it waited in
+      const tail = node.logLines().slice(-25).map((l) => JSON.stringify(l).slice(0, 300)).join('\n');
+      expect(exit, `node ${'abc'[i]} stopped with ${JSON.stringify(exit)}; its stderr ends:\n${node.stderr.slice(-3000)}\nits log ends:\n${tail}`)
         .toEqual({ code: 0, signal: null });
     }
 

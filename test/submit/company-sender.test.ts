@@ -105,6 +105,30 @@ describe('CompanySender', () => {
     expect(x.events().filter((e) => e.type === 'not-sent')).toHaveLength(3);
   });
 
+  test('close while the feeder reads the ledger ends the feeder at once: it does not go to sleep after close (idleMs, a minute)', async () => {
+    // nothing due: the feeder's first read finds nothing, and it would sleep idleMs; close comes while that read is under way
+    h = await SenderHarness.start({ documents: 0, tuning: { idleMs: 60_000 } });
+    h.sender.start();
+    const closed = await Promise.race([h.sender.close().then(() => 'closed'),
+      new Promise<string>((resolve) => { setTimeout(() => resolve('still closing'), 10_000).unref(); })]);
+    expect(closed).toBe('closed');
+    expect(h.logLines().filter((l) => l.level === 'error' || l.level === 50)).toEqual([]);
+  });
+
+  test('close while requests wait for their turn (a company just taken over, its rate held quiet): they stop waiting, none is sent, the marks are taken back', async () => {
+    h = await SenderHarness.start({ documents: 4, rate: { requestsPerSecond: 200, concurrency: 2 } });
+    h.rate.holdFor(60_000);
+    h.sender.start();
+    const x = h;
+    await eventually(async () => ((await x.states()).sending === 4 ? true : undefined), 'four marked ahead, waiting for the rate');
+    const closed = await Promise.race([x.sender.close().then(() => 'closed'),
+      new Promise<string>((resolve) => { setTimeout(() => resolve('still closing'), 10_000).unref(); })]);
+    expect(closed).toBe('closed');
+    expect(await x.states()).toEqual({ pending: 4 });
+    expect(await issuedNumbers(x)).toEqual([]);
+    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(false);
+  });
+
   test('close aborts a request still in flight after drainTimeoutMs; the numbered document stays pending, maybe delivered', async () => {
     const x = await start({ documents: 1, faults: { latencyMs: 30_000 }, tuning: { drainTimeoutMs: 100 } });
     await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 ? true : undefined), 'the request in flight');
