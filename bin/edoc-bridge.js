@@ -1,5 +1,10 @@
 #!/usr/bin/env node
 import v8 from 'node:v8';
+import { holdEarlyHangups } from '../dist/cli/early-hangup.js';
+
+// `run`: a SIGHUP (logrotate's `systemctl reload`) while the program loads would end it silently, and
+// systemd would not restart it; it is held until run listens, and reloaded then (src/cli/early-hangup.ts).
+holdEarlyHangups(process.argv.slice(2));
 
 // After each full collection V8 lets the old generation grow by a factor of up to 4 before the next
 // one, so the daemon reading a large export carries some 100 MB of garbage it never needs

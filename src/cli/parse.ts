@@ -87,21 +87,6 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
   };
 }
 
-/** Splits `[global options] <command> [args]`; --config may come before the command. */
-export function splitCommand(argv: readonly string[]): { name: string | undefined; rest: string[] } {
-  for (let i = 0; i < argv.length; i += 1) {
-    const token = argv[i];
-    if (token === '--') break;
-    if (token === '--config') {
-      i += 1;
-      continue;
-    }
-    if (token.startsWith('-')) continue;
-    return { name: token, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
-  }
-  return { name: undefined, rest: [...argv] };
-}
-
 /** --help / -h anywhere before `--` wins over everything else. */
 export function wantsHelp(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');

@@ -6,7 +6,7 @@
  * key, and the old rate stays in force. (A file that is not even YAML is
  * covered in test/daemon/daemon-auth-rate.test.ts.)
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
@@ -99,5 +99,36 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
     const next = await project.finalResult('invoice', 'nuevo.jsonl', { company: 'main' });
     expect(next.counts).toMatchObject({ total: 1, accepted: 1 });
     expect(existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'archive', 'nuevo.jsonl'))).toBe(true);
+  });
+
+  test('a SIGHUP while the program still loads (logrotate right after a restart) neither kills it nor is lost: it reloads once started', async ({ daemonProject }) => {
+    const { project, spawnDaemon } = await daemonProject();
+    const daemon = spawnDaemon();
+    const pid = daemon.child.pid as number;
+    // bin/edoc-bridge.js holds SIGHUP (bit 0 of SigCgt) before the program loads; run listens only once it
+    // has its configuration and has opened the log file. So: SIGHUP caught, log file not open = the hold.
+    const state = (): { hup: boolean; logOpen: boolean } | undefined => {
+      try {
+        const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+        if (mask === undefined) return undefined;
+        const fds = readdirSync(`/proc/${pid}/fd`);
+        const logOpen = fds.some((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`) === project.logFile; } catch { return false; } });
+        return { hup: (BigInt(`0x${mask}`) & 1n) === 1n, logOpen };
+      } catch {
+        return undefined;
+      }
+    };
+    const deadline = Date.now() + 15_000;
+    let seen = state();
+    while (seen?.hup !== true && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen = state();
+    }
+    daemon.signal('SIGHUP');
+    expect(seen).toEqual({ hup: true, logOpen: false });
+    await daemon.waitForLog((l) => l.msg === 'watching the inbox');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    expect(daemon.running).toBe(true);
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   });
 });

@@ -5,6 +5,7 @@ import { Daemon } from '../../daemon/daemon.js';
 import { isStorageFull } from '../../ledger/storage-full.js';
 import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
+import { takeEarlyHangups } from '../early-hangup.js';
 import { EXIT_OK } from '../exit-codes.js';
 
 export const runCommand: Command = {
@@ -59,6 +60,8 @@ export const runCommand: Command = {
     io.onSignal('SIGINT', stop('SIGINT'));
     io.onSignal('SIGTERM', stop('SIGTERM'));
     io.onSignal('SIGHUP', reload);
+    // a SIGHUP while the program loaded (bin/edoc-bridge.js held it): reloaded once started
+    if (takeEarlyHangups() > 0) reload();
 
     started.daemon = await startWhenWritable(config, logger, () => stopRequested !== undefined);
     if (started.daemon === undefined || stopRequested !== undefined) {
