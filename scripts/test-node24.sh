@@ -124,7 +124,6 @@ if [ "$prepare" -eq 1 ]; then
   echo "test-node24: Node $NODE24_VERSION and $stamp ready in $cache"
   exit 0
 fi
-[ -f "$root/node_modules/better-sqlite3/package.json" ] || { echo "test-node24: run npm ci first" >&2; exit 1; }
 
 # --- 3. a copy of the project ---------------------------------------------------
 work="$(mktemp -d "${TMPDIR:-/tmp}/edoc-bridge-node24.XXXXXX")"

@@ -1,6 +1,6 @@
 /**
- * What bin/edoc-bridge.js needs before the program loads, so this file imports nothing: the command's
- * name, and a hold on SIGHUP for `run`.
+ * A hold on SIGHUP for `run`, taken by bin/edoc-bridge.js before the program loads (so this file imports
+ * only command-name.ts, which imports nothing).
  *
  * Loading the program takes some hundreds of milliseconds on a loaded machine (a measured 650–880 ms),
  * and until `run` listens for SIGHUP, the signal's default action ends the process: silently, with an
@@ -9,26 +9,12 @@
  * hangup that comes meanwhile is counted, and `run` reloads once it has started (the configuration
  * may have been read before the signal).
  */
+import { splitCommand } from './command-name.js';
 
 let early = 0;
 const count = (): void => {
   early += 1;
 };
-
-/** The command's name: the first argument that is not an option (`--config FILE` is skipped), and the rest. */
-export function splitCommand(argv: readonly string[]): { name: string | undefined; rest: string[] } {
-  for (let i = 0; i < argv.length; i += 1) {
-    const token = argv[i];
-    if (token === '--') break;
-    if (token === '--config') {
-      i += 1;
-      continue;
-    }
-    if (token.startsWith('-')) continue;
-    return { name: token, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
-  }
-  return { name: undefined, rest: [...argv] };
-}
 
 /** bin/edoc-bridge.js, first thing: for `run`, a SIGHUP before run's own handler is counted, not fatal. */
 export function holdEarlyHangups(argv: readonly string[]): void {

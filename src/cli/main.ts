@@ -13,7 +13,7 @@ import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE, EXIT_USAGE } from './exi
 import { commandHelp, generalHelp } from './help.js';
 import { createCliIO } from './io.js';
 import type { CliEnvironment } from './io.js';
-import { splitCommand } from './early-hangup.js';
+import { splitCommand } from './command-name.js';
 import { parseCommandArgs, wantsHelp } from './parse.js';
 
 function version(): string {

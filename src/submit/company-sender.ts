@@ -11,13 +11,14 @@
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
-import { delay, type CompanyRate } from '../rate/company-rate.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
 import { queueDepth, senderTuning, type CompanySenderOptions, type CompanySenderTuning, type SenderView } from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
+import { SenderWaits } from './sender-waits.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
 export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning, type SenderEvent, type SenderView } from './company-sender-options.js';
@@ -37,11 +38,9 @@ export class CompanySender {
   private lost = false;
   private unreachable = false;
   private closed = false;
-  private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
-  /** Aborted at close and when the company is lost: a request waiting for its turn stops waiting. */
-  private readonly stopping = new AbortController();
+  private readonly waits = new SenderWaits();
   private readonly mayStart: () => boolean;
 
   constructor(private readonly options: CompanySenderOptions) {
@@ -83,9 +82,7 @@ export class CompanySender {
 
   /** New documents may be due (a file was read, an operator re-queued work). */
   wake(): void {
-    const wake = this.wakeUp;
-    this.wakeUp = undefined;
-    wake?.();
+    this.waits.wake();
   }
 
   /** A reloaded configuration: new key, rate or concurrency; a paused company resumes. */
@@ -105,9 +102,8 @@ export class CompanySender {
   async close(timeoutMs = this.tuning.drainTimeoutMs): Promise<void> {
     if (this.closed) return this.loop;
     this.closed = true;
-    this.stopping.abort();
+    this.waits.stop();
     this.queue.clear();
-    this.wake();
     const idle = this.queue.onIdle();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
@@ -127,7 +123,7 @@ export class CompanySender {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
       if (this.paused || this.commits.blocked || !this.mayStart()) {
-        await this.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
+        await this.waits.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
       // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in
@@ -137,7 +133,7 @@ export class CompanySender {
       const depth = queueDepth(this.company.rate, this.tuning);
       const refillAt = Math.floor(refillAtPerConnection * c);
       if (this.queue.size > refillAt) {
-        await Promise.race([this.queue.onSizeLessThan(refillAt + 1), this.sleep(this.tuning.refillCheckMs)]);
+        await Promise.race([this.queue.onSizeLessThan(refillAt + 1), this.waits.sleep(this.tuning.refillCheckMs)]);
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
@@ -153,12 +149,12 @@ export class CompanySender {
         // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
         // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
         this.options.logger.error({ err, company: this.alias }, 'submit: reading the ledger failed; reading again shortly');
-        await this.sleep(this.tuning.storagePollMs);
+        await this.waits.sleep(this.tuning.storagePollMs);
         continue;
       }
       if (due.length === 0) {
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
-        await this.sleep(wait);
+        await this.waits.sleep(wait);
         continue;
       }
       for (const doc of due) {
@@ -315,44 +311,25 @@ export class CompanySender {
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
       if (this.commits.blocked || !this.mayStart()) {
-        await delay(this.tuning.storagePollMs, this.stopping.signal);
+        await this.waits.delay(this.tuning.storagePollMs);
         continue;
       }
       const wait = this.rate.waitMs();
       if (wait === 0) return true;
-      // (a company just taken over waits up to a window past its last owner's last request: seconds)
-      await delay(wait, this.stopping.signal);
+      await this.waits.delay(wait);
     }
   }
 
   private lose(): void {
     if (this.lost) return;
     this.lost = true;
-    this.stopping.abort();
+    this.waits.stop();
     this.queue.clear();
-    this.wake();
     this.options.onFenced?.();
   }
 
   private serviceCompany(): { id: number; apiKey: string; userId?: number } {
     const c = this.company;
     return c.userId === undefined ? { id: c.id, apiKey: c.apiKey } : { id: c.id, apiKey: c.apiKey, userId: c.userId };
-  }
-
-  /**
-   * The feeder's wait, ended early by `wake`. Once closed or lost it does not wait at all: close's wake
-   * only reaches a sleep already begun, and a feeder that was reading the ledger when close came would
-   * otherwise sleep up to idleMs after it (close awaits the feeder: a stop held up for a minute).
-   */
-  private sleep(ms: number): Promise<void> {
-    if (this.closed || this.lost) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = done;
-    });
   }
 }

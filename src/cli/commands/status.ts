@@ -8,7 +8,7 @@ import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { clusterLines, readClusterStatus } from '../cluster-table.js';
 import { rangeLines, storedRanges } from '../range-table.js';
-import { splitCommand } from '../early-hangup.js';
+import { splitCommand } from '../command-name.js';
 import { counted, renderTable } from '../table.js';
 
 const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];

@@ -1,0 +1,43 @@
+/**
+ * A company sender's waits: the feeder's sleep, which `wake` ends early (new documents may be due), and
+ * a request's wait for its turn, which only `stop` ends. After `stop` (close, or the company lost) nothing
+ * waits at all: a feeder that was reading the ledger when the stop came would otherwise go to sleep
+ * after it, up to idleMs, and the stop awaits the feeder.
+ */
+import { delay } from '../rate/company-rate.js';
+
+export class SenderWaits {
+  private readonly stopping = new AbortController();
+  private wakeUp: (() => void) | undefined;
+
+  /** The feeder's wait: `ms`, or until `wake` or `stop`. */
+  sleep(ms: number): Promise<void> {
+    if (this.stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  /** A request's wait for its turn (the rate, a full disk, a lease): `ms`, or until `stop`. */
+  delay(ms: number): Promise<void> {
+    return delay(ms, this.stopping.signal);
+  }
+
+  /** Ends the feeder's sleep under way, if any. */
+  wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /** Ends every wait under way, and every one to come at once. */
+  stop(): void {
+    this.stopping.abort();
+    this.wake();
+  }
+}
