@@ -89,8 +89,10 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
       return r?.finishedAt === null ? undefined : r;
     }, 'the final en-curso.result.json where the file began', 20_000);
     expect(result.counts).toMatchObject({ total: 6, accepted: 6 });
-    expect(existsSync(path.join(began, 'archive', 'en-curso.jsonl'))).toBe(true);
-    // the archive move copies, then removes the original: the removal may come a moment after the final report
+    // the final report comes first, then the original moves to the archive (file-reports.ts: copied, then
+    // removed): both may come a moment after the final report
+    await eventually(async () => (existsSync(path.join(began, 'archive', 'en-curso.jsonl')) ? true : undefined),
+      'the original archived where the file began', 10_000);
     await eventually(async () => (existsSync(path.join(project.dir, 'inbox', 'invoice', 'en-curso.jsonl')) ? undefined : true),
       'the original gone from the inbox', 10_000);
     expect(existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'en-curso.result.json'))).toBe(false);
@@ -98,7 +100,8 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
     await project.drop('invoice', 'nuevo.jsonl', jsonlText([invoice(990_300_601)]), 'main');
     const next = await project.finalResult('invoice', 'nuevo.jsonl', { company: 'main' });
     expect(next.counts).toMatchObject({ total: 1, accepted: 1 });
-    expect(existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'archive', 'nuevo.jsonl'))).toBe(true);
+    await eventually(async () => (existsSync(path.join(project.dir, 'outbox', 'main', 'invoice', 'archive', 'nuevo.jsonl')) ? true : undefined),
+      'nuevo.jsonl archived', 10_000);
   });
 
   test('a SIGHUP while the program still loads (logrotate right after a restart) neither kills it nor is lost: it reloads once started', async ({ daemonProject }) => {
