@@ -1,6 +1,16 @@
 #!/usr/bin/env node
-import v8 from 'node:v8';
-import { holdEarlyHangups } from '../dist/cli/early-hangup.js';
+// The Node lines this program supports (package.json `engines` says the same; test/cli/node-version.test.ts
+// ties the two). Checked before anything of the program is imported: on another Node a module could fail to
+// load or behave differently later, so the refusal is one line, now, with exit 2 (a configuration error).
+const SUPPORTED_LINES = [22, 24, 26];
+const line = Number(process.versions.node.split('.')[0]);
+if (!SUPPORTED_LINES.includes(line)) {
+  process.stderr.write(`edoc-bridge: Node ${process.versions.node} is not supported; use Node ${SUPPORTED_LINES.slice(0, -1).join(', ')} or ${SUPPORTED_LINES.at(-1)} (any patch), see README "Node versions"\n`);
+  process.exit(2);
+}
+
+const { default: v8 } = await import('node:v8');
+const { holdEarlyHangups } = await import('../dist/cli/early-hangup.js');
 
 // `run`: a SIGHUP (logrotate's `systemctl reload`) while the program loads would end it silently, and
 // systemd would not restart it; it is held until run listens, and reloaded then (src/cli/early-hangup.ts).
