@@ -11,7 +11,7 @@ export default defineConfig({
     maxWorkers: 1,
     fileParallelism: false,
     globalSetup: ['test/helpers/postgres-setup.ts'],
-    // the ledger's check for a statement on the executor inside its own transaction, on Node 20 too (src/ledger/sql/tx-scope.ts)
+    // the ledger's check for a statement on the executor inside its own transaction, on Node 22 too (src/ledger/sql/tx-scope.ts)
     env: { EDOC_LEDGER_TX_GUARD: '1' },
   },
 });

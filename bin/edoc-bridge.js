@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// The Node lines this program supports (package.json `engines` says the same; test/cli/node-version.test.ts
-// ties the two). Checked before anything of the program is imported: on another Node a module could fail to
-// load or behave differently later, so the refusal is one line, now, with exit 2 (a configuration error).
-const SUPPORTED_LINES = [22, 24, 26];
-const line = Number(process.versions.node.split('.')[0]);
-if (!SUPPORTED_LINES.includes(line)) {
-  process.stderr.write(`edoc-bridge: Node ${process.versions.node} is not supported; use Node ${SUPPORTED_LINES.slice(0, -1).join(', ')} or ${SUPPORTED_LINES.at(-1)} (any patch), see README "Node versions"\n`);
+// The Node lines this program supports, each from its lowest working release (package.json `engines` says
+// the same; test/cli/node-version.test.ts ties the two): 22 from 22.14, whose Node-API 10 better-sqlite3 13
+// needs (22.13 and older crash loading it). Checked before anything of the program is imported: on another
+// Node a module could fail to load or misbehave later, so the refusal is one line, now, exit 2.
+const SUPPORTED = [[22, 14], [24, 0], [26, 0]];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (!SUPPORTED.some(([m, n]) => major === m && minor >= n)) {
+  const lines = SUPPORTED.map(([m, n]) => (n === 0 ? `${m}` : `${m} (${m}.${n} or later)`));
+  process.stderr.write(`edoc-bridge: Node ${process.versions.node} is not supported; use Node ${lines.slice(0, -1).join(', ')} or ${lines.at(-1)}, see README "Node versions"\n`);
   process.exit(2);
 }
 

@@ -7,11 +7,11 @@ import { describe, expect, test } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/edoc-bridge.js');
 
-/** The lines bin/edoc-bridge.js accepts, read from its source (the constant it checks against). */
-function binLines(): number[] {
-  const match = /const SUPPORTED_LINES = \[([\d, ]+)\];/.exec(fs.readFileSync(BIN, 'utf8'));
-  if (match === null) throw new Error('bin/edoc-bridge.js has no SUPPORTED_LINES');
-  return match[1].split(',').map((s) => Number(s.trim()));
+/** The lines bin/edoc-bridge.js accepts and the lowest minor of each, read from its source (the constant it checks against). */
+function binLines(): Array<[number, number]> {
+  const match = /const SUPPORTED = (\[\[[\d, [\]]+\]\]);/.exec(fs.readFileSync(BIN, 'utf8'));
+  if (match === null) throw new Error('bin/edoc-bridge.js has no SUPPORTED');
+  return JSON.parse(match[1]) as Array<[number, number]>;
 }
 
 /** A `node` on this machine whose line is not supported (Debian's Node 20 on CI), if any. */
@@ -27,15 +27,16 @@ function unsupportedNode(): { file: string; version: string } | undefined {
     } catch {
       continue;
     }
-    if (!lines.includes(Number(version.split('.')[0]))) return { file, version };
+    const [major, minor] = version.split('.').map(Number);
+    if (!lines.some(([m, n]) => m === major && minor >= n)) return { file, version };
   }
   return undefined;
 }
 
 describe('the Node the program runs on', () => {
-  test('package.json engines names exactly the lines bin/edoc-bridge.js accepts, every patch of each', () => {
+  test('package.json engines names exactly the lines bin/edoc-bridge.js accepts, from the same lowest release of each', () => {
     const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
-    expect(engines).toBe(binLines().map((line) => `^${line}.0.0`).join(' || '));
+    expect(engines).toBe(binLines().map(([major, minor]) => `^${major}.${minor}.0`).join(' || '));
   });
 
   test('an unsupported Node (the machine\'s own, e.g. 20) is refused with one line naming it and the supported lines, exit 2', async () => {
@@ -56,7 +57,7 @@ describe('the Node the program runs on', () => {
         });
         expect(run.code).toBe(2);
         expect(run.stdout).toBe('');
-        expect(run.stderr).toBe(`edoc-bridge: Node ${old.version} is not supported; use Node 22, 24 or 26 (any patch), see README "Node versions"\n`);
+        expect(run.stderr).toBe(`edoc-bridge: Node ${old.version} is not supported; use Node 22 (22.14 or later), 24 or 26, see README "Node versions"\n`);
       }
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });

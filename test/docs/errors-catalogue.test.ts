@@ -17,7 +17,7 @@ describe('the error catalogue', () => {
   });
 
   // environment variables the source names (`http.token: ${EDOC_CONSOLE_TOKEN}` in its messages; the ledger's
-  // transaction guard on Node 20, ledger/sql/tx-scope.ts), not error codes
+  // transaction guard on Node 22, ledger/sql/tx-scope.ts), not error codes
   const ENVIRONMENT_NAMES = new Set(['EDOC_CONSOLE_TOKEN', 'EDOC_LEDGER_TX_GUARD']);
 
   it('holds every EDOC_ code the source uses', () => {

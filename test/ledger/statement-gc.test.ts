@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/ledger/statement-churn.cjs');
 
 describe('better-sqlite3 on this Node', () => {
-  // Node 24.19 changed node::ObjectWrap; better-sqlite3 12 compiled against its
-  // headers aborts the process when the garbage collector frees a Statement
+  // better-sqlite3 12 (built on node::ObjectWrap) compiled against Node >= 24.19
+  // headers aborted the process when the garbage collector freed a Statement
   // from an idle task. The ledger prepares statements per call, so a daemon
-  // would die at a random moment. This pins the build the suite runs on.
+  // would die at a random moment. This checks the binding on the Node the suite
+  // runs on (13 is Node-API: no ObjectWrap).
   it('survives statements collected by the garbage collector between event-loop turns', async () => {
     const result = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, [FIXTURE, '4000'], { timeout: 120_000 }, (error, stdout, stderr) => {

@@ -13,11 +13,12 @@ interface Scope {
 const scopes = new AsyncLocalStorage<Scope>();
 
 /**
- * Whether the guard runs: always on Node 24, where AsyncLocalStorage is built on context frames and costs
- * nothing the overhead bench can see; on Node 20 only with `EDOC_LEDGER_TX_GUARD=1` (the test suites set
- * it). There its first `run` turns on async_hooks' promise hook for every promise of the process, the
- * HTTP client's included: 4-5 % of the daemon's CPU in the overhead bench (docs/benchmarks.md, "Sixth
- * pass"), for a check that only a programming error trips and that the suites run on both versions.
+ * Whether the guard runs: always on Node 24 and later, where AsyncLocalStorage is built on context frames
+ * and costs nothing the overhead bench can see; on Node 22 only with `EDOC_LEDGER_TX_GUARD=1` (the test
+ * suites set it). There, as on Node 20 where it was measured, its first `run` turns on async_hooks' promise
+ * hook for every promise of the process, the HTTP client's included: 4-5 % of the daemon's CPU in the
+ * overhead bench (docs/benchmarks.md, "Sixth pass"), for a check that only a programming error trips and
+ * that the suites run on Node 22 and 26.
  */
 export const TX_GUARD = Number(process.versions.node.split('.')[0]) >= 24 || process.env['EDOC_LEDGER_TX_GUARD'] === '1';
 
