@@ -90,7 +90,7 @@ export function table(results) {
   const x = s.sheets;
   if (x) {
     rows.push([`9. spreadsheet intake, ${x.rows} rows: .xlsx vs its CSV twin (full, SQLite)`,
-      `${x.xlsx.documentsPerSecond} vs ${x.csv.documentsPerSecond} documents/s (${x.xlsx.seconds} / ${x.csv.seconds} s, ${x.xlsx.documents} documents)`,
+      `${x.xlsx.documentsPerSecond} vs ${x.csv.documentsPerSecond} documents/s (${x.xlsx.seconds} / ${x.csv.seconds} s, CPU ${x.xlsx.cpuSeconds} / ${x.csv.cpuSeconds} s, ${x.xlsx.documents} documents)`,
       `peak RSS ${x.xlsx.peakRssMB} vs ${x.csv.peakRssMB} MB`, '(reference)', '']);
   }
   const c = s.cluster;

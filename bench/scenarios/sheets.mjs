@@ -1,7 +1,8 @@
 // 9. Spreadsheets: a 200,000-row sales export as .xlsx (lib/sales-xlsx.mjs: typed cells, shared
 // strings, as Excel writes them) and its CSV twin (lib/sales-csv.mjs, the same rows), each taken by the
 // full intake into a real SQLite ledger (bench/intake-speed.mjs `full`) in a fresh child process,
-// alternating within each run: documents/s and the child's peak RSS side by side. --quick: 20,000 rows.
+// alternating within each run: documents/s (wall and CPU seconds) and the child's peak RSS side by side.
+// --quick: 20,000 rows.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,8 @@ export async function sheets({ runs, quick, rows: asked }) {
     const summary = (format) => {
       const results = raw[format];
       const seconds = median(results.map((x) => x.ms / 1000));
-      return { bytes: sizes[format], seconds: round(seconds, 2), documents: results[0].documents,
+      return { bytes: sizes[format], seconds: round(seconds, 2), cpuSeconds: round(median(results.map((x) => x.cpuMs / 1000)), 2),
+        documents: results[0].documents,
         documentsPerSecond: Math.round(results[0].documents / seconds), peakRssMB: median(results.map((x) => x.maxRssMB)),
         runs: results.map((x) => round(x.ms / 1000, 2)) };
     };
