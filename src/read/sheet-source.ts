@@ -50,6 +50,8 @@ function fileError(file: string, fault: SheetFault): EdocError {
       return new EdocError('EDOC_READ_SHEET_MISSING', `${name} cannot be read: ${fault.message}`, { file });
     case 'unsupported':
       return new EdocError('EDOC_READ_UNSUPPORTED', `${name} cannot be read: ${fault.message}`, { file });
+    case 'too-large':
+      return new EdocError('EDOC_READ_RECORD_TOO_LARGE', `${name}: ${fault.message} (read.maxRecordBytes); the file is not read`, { file });
     default:
       return new EdocError('EDOC_READ_SHEET_CORRUPT', `${name} cannot be read as a spreadsheet: ${fault.message}`, { file });
   }
@@ -93,7 +95,8 @@ export async function openSheetSource(file: string, mapping: Mapping, ctx: CsvSo
     if (start.subarray(0, 4).equals(ZIP)) {
       const xlsx = await openXlsxSheet(file, sheet, format);
       reader = { format: 'xlsx', encoding: 'utf-8', delimiter,
-        read: (options) => toRecords(xlsx.rows(options.signal), file, delimiter, options, (h) => hashFile(file, h)) };
+        read: (options) => toRecords(xlsx.rows(options.signal, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES), file, delimiter, options,
+          (h) => hashFile(file, h)) };
     } else if (start.subarray(0, 8).equals(CFB)) {
       const bytes = await readFile(file);
       const xls = readXlsSheet(bytes, sheet, format);

@@ -173,23 +173,30 @@ async function findSheet(zip: ZipPackage, wanted: string | undefined): Promise<{
   return { workbook, sheet: target, name: chosen.name, date1904 };
 }
 
+/** Excel's last column, XFD: a reference beyond it is a damaged (or hostile) sheet, not a wide one. */
+const MAX_COLUMN = 16_383;
+
 /** Column letters of a cell reference (`AB12`) -> 0-based index; -1 when there are none. */
 function columnOf(ref: string | undefined): number {
   if (ref === undefined) return -1;
   let col = 0;
   let i = 0;
-  for (; i < ref.length; i++) {
+  for (; i < ref.length && i < 4; i++) {
     const c = ref.charCodeAt(i);
     if (c < 65 || c > 90) break;
     col = col * 26 + (c - 64);
   }
+  if (col - 1 > MAX_COLUMN) throw new SheetFault('corrupt', `a cell reference "${ref.slice(0, 12)}" lies beyond Excel's last column`);
   return i === 0 ? -1 : col - 1;
 }
 
 export interface XlsxSheet {
   name: string;
-  /** Streams the rows from the first; each call opens the package again and closes it at its end. */
-  rows(signal?: AbortSignal): AsyncGenerator<SheetRow>;
+  /**
+   * Streams the rows from the first; each call opens the package again and closes it at its end. A row
+   * whose text passes `maxChars` ends the read with a 'too-large' fault before more of it is held.
+   */
+  rows(signal: AbortSignal | undefined, maxChars: number): AsyncGenerator<SheetRow>;
 }
 
 /** Reads the package's sheet list, shared strings and cell formats (then closes it), ready to stream the sheet. */
@@ -223,7 +230,8 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
         }
       }
     };
-    async function* rows(signal?: AbortSignal): AsyncGenerator<SheetRow> {
+    async function* rows(signal: AbortSignal | undefined, maxChars: number): AsyncGenerator<SheetRow> {
+      let rowChars = 0;
       const parser = new SaxesParser();
       const ready: SheetRow[] = [];
       let current: SheetRow | undefined;
@@ -235,6 +243,7 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
       parser.on('opentag', (t) => {
         switch (t.name) {
           case 'row': {
+            rowChars = 0;
             const r = Number(attr(t, 'r') ?? lastRow + 1);
             current = { row: Number.isInteger(r) && r > 0 ? r : lastRow + 1, cells: [] };
             lastRow = current.row;
@@ -242,6 +251,7 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
           }
           case 'c': {
             const col = columnOf(attr(t, 'r'));
+            if (col < 0 && (current?.cells.length ?? 0) > MAX_COLUMN) throw new SheetFault('corrupt', 'a row has more cells than Excel\'s last column');
             cell = { col: col >= 0 ? col : (current?.cells.length ?? 0), type: attr(t, 't'), style: Number(attr(t, 's') ?? 0), v: '', inline: '' };
             break;
           }
@@ -253,8 +263,11 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
       });
       parser.on('text', (text) => {
         if (cell === undefined || phonetic > 0) return;
+        if (into === undefined) return;
+        rowChars += text.length;
+        if (rowChars > maxChars) throw new SheetFault('too-large', `row ${current?.row ?? lastRow} is longer than ${maxChars} characters`);
         if (into === 'v') cell.v += text;
-        else if (into === 'is') cell.inline += text;
+        else cell.inline += text;
       });
       parser.on('closetag', (t) => {
         if (t.name === 'v') into = undefined;

@@ -11,7 +11,7 @@ import yauzl from 'yauzl';
 
 /** A reason a spreadsheet cannot be read, before it is named with its file (sheet-source.ts). */
 export class SheetFault extends Error {
-  constructor(readonly code: 'corrupt' | 'encrypted' | 'sheet' | 'unsupported', message: string) {
+  constructor(readonly code: 'corrupt' | 'encrypted' | 'sheet' | 'unsupported' | 'too-large', message: string) {
     super(message);
   }
 }

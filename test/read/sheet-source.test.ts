@@ -141,6 +141,20 @@ describe('spreadsheets that cannot be read', () => {
     expect(err.message).toContain('it has no worksheet, only macro or chart sheets ("Facturas", "Segunda")');
   });
 
+  test('a cell reference beyond Excel\'s last column is a damaged sheet, never millions of empty cells', async () => {
+    // met at open or while the documents stream, depending on where the parser's chunks end
+    const read = async (): Promise<unknown> => all((await open(path.join(SHEETS, 'columna-lejana.xlsx'))).documents);
+    const err = await edocError(read(), 'EDOC_READ_SHEET_CORRUPT');
+    expect(err.message).toContain('a cell reference "ZZZZ2" lies beyond Excel\'s last column');
+  });
+
+  test('a row longer than read.maxRecordBytes is refused while it is read', async () => {
+    const source = openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', { company: COMPANY, mapping, maxRecordBytes: 150 });
+    // the header row is already past the cap: 19 names of 176 characters, 18 delimiters and CRLF = 196 bytes
+    const err = await edocError(source, 'EDOC_READ_RECORD_TOO_LARGE');
+    expect(err.message).toMatch(/ventas\.xlsx: row 1 is longer than 150 bytes \(read\.maxRecordBytes\); the file is not read$/);
+  });
+
   test('a tab-separated text file named .xls (an ERP\'s "export to Excel") is read as delimited text', async () => {
     const file = path.join(dir, 'texto.xls');
     const csv = await readFile(path.join(ROOT, 'examples', 'invoices.csv'), 'latin1');
