@@ -135,6 +135,11 @@ describe('spreadsheets that cannot be read', () => {
     expect((await edocError(open(xlsb), 'EDOC_READ_UNSUPPORTED')).message).toContain('binary .xlsb workbook');
   });
 
+  test('a spreadsheet in the inbox of a kind without a mapping is unsupported, naming the kind', async () => {
+    const err = await edocError(openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', { company: COMPANY }), 'EDOC_READ_UNSUPPORTED');
+    expect(err.message).toBe('ventas.xlsx: no mapping is configured for kind invoice, so spreadsheets cannot be read');
+  });
+
   test('a workbook whose only sheet is not a worksheet has nothing to read', async () => {
     // a copy of ventas.xlsx whose sheets are declared as chart sheets in the workbook's relationships
     const err = await edocError(open(path.join(SHEETS, 'solo-graficos.xlsx')), 'EDOC_READ_SHEET_MISSING');
