@@ -214,97 +214,97 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
   } finally {
     meta.close();
   }
-    const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
-      switch (type) {
-        case 's': return strings.get(Number(v)) ?? '';
-        case 'inlineStr': return unescapeOoxml(inline);
-        case 'str': return unescapeOoxml(v);
-        case 'b': return v === '1' ? 'TRUE' : 'FALSE';
-        case 'e': return v;
-        case 'd': return v;
-        default: {
-          if (v.trim() === '') return '';
-          const n = Number(v);
-          if (dateStyles.has(style)) return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
-          return numberText(n, format.decimal);
-        }
-      }
-    };
-    async function* rows(signal: AbortSignal | undefined, maxChars: number): AsyncGenerator<SheetRow> {
-      let rowChars = 0;
-      const parser = new SaxesParser();
-      const ready: SheetRow[] = [];
-      let current: SheetRow | undefined;
-      let lastRow = 0;
-      let cell: { col: number; type?: string; style: number; v: string; inline: string } | undefined;
-      let into: 'v' | 'is' | undefined;
-      let phonetic = 0;
-      parser.on('error', (err) => { throw new SheetFault('corrupt', `sheet "${found.name}" is not well-formed XML (${err.message})`); });
-      parser.on('opentag', (t) => {
-        switch (t.name) {
-          case 'row': {
-            rowChars = 0;
-            const r = Number(attr(t, 'r') ?? lastRow + 1);
-            current = { row: Number.isInteger(r) && r > 0 ? r : lastRow + 1, cells: [] };
-            lastRow = current.row;
-            break;
-          }
-          case 'c': {
-            const col = columnOf(attr(t, 'r'));
-            if (col < 0 && (current?.cells.length ?? 0) > MAX_COLUMN) throw new SheetFault('corrupt', 'a row has more cells than Excel\'s last column');
-            cell = { col: col >= 0 ? col : (current?.cells.length ?? 0), type: attr(t, 't'), style: Number(attr(t, 's') ?? 0), v: '', inline: '' };
-            break;
-          }
-          case 'v': into = 'v'; break;
-          case 'is': into = 'is'; break;
-          case 'rPh': phonetic++; break;
-          default: break;
-        }
-      });
-      parser.on('text', (text) => {
-        if (cell === undefined || phonetic > 0) return;
-        if (into === undefined) return;
-        rowChars += text.length;
-        if (rowChars > maxChars) throw new SheetFault('too-large', `row ${current?.row ?? lastRow} is longer than ${maxChars} characters`);
-        if (into === 'v') cell.v += text;
-        else cell.inline += text;
-      });
-      parser.on('closetag', (t) => {
-        if (t.name === 'v') into = undefined;
-        else if (t.name === 'is') into = undefined;
-        else if (t.name === 'rPh') phonetic--;
-        else if (t.name === 'c' && cell !== undefined && current !== undefined) {
-          const cells = current.cells;
-          while (cells.length < cell.col) cells.push('');
-          cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);
-          cell = undefined;
-        } else if (t.name === 'row' && current !== undefined) {
-          ready.push(current);
-          current = undefined;
-        }
-      });
-      const zip = await openZip(file);
-      try {
-        const stream = await zip.stream(found.sheet);
-        stream.setEncoding('utf8');
-        try {
-          for await (const chunk of stream as AsyncIterable<string>) {
-            signal?.throwIfAborted();
-            parser.write(chunk);
-            for (const row of ready) yield row;
-            ready.length = 0;
-          }
-          parser.close();
-          for (const row of ready) yield row;
-        } finally {
-          stream.destroy();
-        }
-      } catch (err) {
-        if (err instanceof SheetFault || (err instanceof Error && err.name === 'AbortError')) throw err;
-        throw new SheetFault('corrupt', `sheet "${found.name}" cannot be inflated (${(err as Error).message})`);
-      } finally {
-        zip.close();
+  const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
+    switch (type) {
+      case 's': return strings.get(Number(v)) ?? '';
+      case 'inlineStr': return unescapeOoxml(inline);
+      case 'str': return unescapeOoxml(v);
+      case 'b': return v === '1' ? 'TRUE' : 'FALSE';
+      case 'e': return v;
+      case 'd': return v;
+      default: {
+        if (v.trim() === '') return '';
+        const n = Number(v);
+        if (dateStyles.has(style)) return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
+        return numberText(n, format.decimal);
       }
     }
-    return { name: found.name, rows };
+  };
+  async function* rows(signal: AbortSignal | undefined, maxChars: number): AsyncGenerator<SheetRow> {
+    let rowChars = 0;
+    const parser = new SaxesParser();
+    const ready: SheetRow[] = [];
+    let current: SheetRow | undefined;
+    let lastRow = 0;
+    let cell: { col: number; type?: string; style: number; v: string; inline: string } | undefined;
+    let into: 'v' | 'is' | undefined;
+    let phonetic = 0;
+    parser.on('error', (err) => { throw new SheetFault('corrupt', `sheet "${found.name}" is not well-formed XML (${err.message})`); });
+    parser.on('opentag', (t) => {
+      switch (t.name) {
+        case 'row': {
+          rowChars = 0;
+          const r = Number(attr(t, 'r') ?? lastRow + 1);
+          current = { row: Number.isInteger(r) && r > 0 ? r : lastRow + 1, cells: [] };
+          lastRow = current.row;
+          break;
+        }
+        case 'c': {
+          const col = columnOf(attr(t, 'r'));
+          if (col < 0 && (current?.cells.length ?? 0) > MAX_COLUMN) throw new SheetFault('corrupt', 'a row has more cells than Excel\'s last column');
+          cell = { col: col >= 0 ? col : (current?.cells.length ?? 0), type: attr(t, 't'), style: Number(attr(t, 's') ?? 0), v: '', inline: '' };
+          break;
+        }
+        case 'v': into = 'v'; break;
+        case 'is': into = 'is'; break;
+        case 'rPh': phonetic++; break;
+        default: break;
+      }
+    });
+    parser.on('text', (text) => {
+      if (cell === undefined || phonetic > 0) return;
+      if (into === undefined) return;
+      rowChars += text.length;
+      if (rowChars > maxChars) throw new SheetFault('too-large', `row ${current?.row ?? lastRow} is longer than ${maxChars} characters`);
+      if (into === 'v') cell.v += text;
+      else cell.inline += text;
+    });
+    parser.on('closetag', (t) => {
+      if (t.name === 'v') into = undefined;
+      else if (t.name === 'is') into = undefined;
+      else if (t.name === 'rPh') phonetic--;
+      else if (t.name === 'c' && cell !== undefined && current !== undefined) {
+        const cells = current.cells;
+        while (cells.length < cell.col) cells.push('');
+        cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);
+        cell = undefined;
+      } else if (t.name === 'row' && current !== undefined) {
+        ready.push(current);
+        current = undefined;
+      }
+    });
+    const zip = await openZip(file);
+    try {
+      const stream = await zip.stream(found.sheet);
+      stream.setEncoding('utf8');
+      try {
+        for await (const chunk of stream as AsyncIterable<string>) {
+          signal?.throwIfAborted();
+          parser.write(chunk);
+          for (const row of ready) yield row;
+          ready.length = 0;
+        }
+        parser.close();
+        for (const row of ready) yield row;
+      } finally {
+        stream.destroy();
+      }
+    } catch (err) {
+      if (err instanceof SheetFault || (err instanceof Error && err.name === 'AbortError')) throw err;
+      throw new SheetFault('corrupt', `sheet "${found.name}" cannot be inflated (${(err as Error).message})`);
+    } finally {
+      zip.close();
+    }
+  }
+  return { name: found.name, rows };
 }
