@@ -18,7 +18,7 @@
 import { createReadStream } from 'node:fs';
 import { link, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CountingExecutor, zeroCounts } from './lib/counting-executor.mjs';
@@ -115,7 +115,8 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined) {
   const config = await loadConfig(configFile, {}, { cwd: dir });
   const inbox = join(dir, 'inbox', 'invoice');
   await mkdir(inbox, { recursive: true });
-  const dropped = join(inbox, 'sales.csv');
+  // the file's own extension: a spreadsheet is read as one (scenarios/sheets.mjs)
+  const dropped = join(inbox, `sales${extname(file) || '.csv'}`);
   await link(file, dropped);
   const st = await stat(dropped);
   const logger = createLogger({ file: join(dir, 'logs', 'edoc-bridge.log') });
@@ -166,7 +167,8 @@ async function child(mode, file, code, url) {
     else if (mode === 'full') out = await full(file, code, dir);
     else if (mode === 'full-pg') out = await full(file, code, dir, 'postgres', url);
     else throw new Error(`unknown mode ${mode}`);
-    process.stdout.write(JSON.stringify({ mode, ...clock(), ...out }));
+    // peak resident memory of this process (KiB on Linux): the whole read, the ledger and the runtime
+    process.stdout.write(JSON.stringify({ mode, ...clock(), ...out, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -87,6 +87,12 @@ export function table(results) {
     }
     if (k.postgres) rows.push(['7. intake into PostgreSQL', k.postgres, '', '', '']);
   }
+  const x = s.sheets;
+  if (x) {
+    rows.push([`9. spreadsheet intake, ${x.rows} rows: .xlsx vs its CSV twin (full, SQLite)`,
+      `${x.xlsx.documentsPerSecond} vs ${x.csv.documentsPerSecond} documents/s (${x.xlsx.seconds} / ${x.csv.seconds} s, CPU ${x.xlsx.cpuSeconds} / ${x.csv.cpuSeconds} s, ${x.xlsx.documents} documents)`,
+      `peak RSS ${x.xlsx.peakRssMB} vs ${x.csv.peakRssMB} MB`, '(reference)', '']);
+  }
   const c = s.cluster;
   if (c?.skipped) rows.push(['8. cluster (PostgreSQL ledger)', `skipped: ${c.skipped}`, '', '', '']);
   else if (c && (c.one.docsPerSecond === null || c.three.docsPerSecond === null)) {

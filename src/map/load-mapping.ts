@@ -75,6 +75,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
       decimal: m.format.decimal,
       thousands: m.format.thousands,
       date: m.format.date,
+      ...(m.format.sheet === undefined ? {} : { sheet: m.format.sheet }),
     },
     key,
     lookups,

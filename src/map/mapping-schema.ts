@@ -54,6 +54,7 @@ export const mappingFileSchema = z.strictObject({
       decimal: z.enum([',', '.']).default(','),
       thousands: z.enum(['.', ',', ' ', '']).default('.'),
       date: z.string().min(1).default('dd/MM/yyyy'),
+      sheet: z.string().min(1).optional(),
     })
     .default({ delimiter: 'auto', encoding: 'auto', decimal: ',', thousands: '.', date: 'dd/MM/yyyy' })
     .refine((f) => f.decimal !== f.thousands, { message: 'decimal and thousands separators must differ' }),

@@ -38,6 +38,8 @@ export interface MappingFormat {
   thousands: '.' | ',' | ' ' | '';
   /** ERP date pattern with dd d MM M yyyy yy (e.g. `dd/MM/yyyy`). */
   date: string;
+  /** Spreadsheets (.xlsx / .xls): the sheet to read, by name; absent: the first worksheet. */
+  sheet?: string;
 }
 
 export interface Derive {

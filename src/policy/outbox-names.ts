@@ -46,6 +46,8 @@ export function inputExtension(name: string): string {
   return path.extname(path.basename(name.replace(/\\/g, '/'))).slice(1).toLowerCase();
 }
 
+const SPREADSHEETS = new Set(['xlsx', 'xlsm', 'xls']);
+
 /** `NAME` of an input `NAME.ext`, made safe for the outbox. */
 export function outputStem(inputName: string): string {
   const base = path.basename(inputName.replace(/\\/g, '/'));
@@ -61,6 +63,8 @@ export interface OutputNames {
 
 /** The outbox file names of one input file, from its recorded report stem and its extension. */
 export function outputNames(stem: string, inputName: string): OutputNames {
-  const ext = sanitizeName(inputExtension(inputName) || 'txt');
+  const input = inputExtension(inputName);
+  // a spreadsheet's retry file is CSV with the sheet's columns (read/sheet-source.ts)
+  const ext = SPREADSHEETS.has(input) ? 'csv' : sanitizeName(input || 'txt');
   return { result: `${stem}.result.json`, errors: `${stem}.errors.csv`, retry: `${stem}.retry.${ext}` };
 }

@@ -19,7 +19,7 @@ import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
 import { LastRowTable } from './csv-last-rows.js';
-import { readCsvRecords } from './csv-records.js';
+import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import type { DocumentKind } from '../kinds/index.js';
 
@@ -35,8 +35,20 @@ export interface CsvSourceDocument extends SourceDocument {
   key: string;
 }
 
+/**
+ * Where the records come from when they are not a delimited file's (a spreadsheet's rows:
+ * read/sheet-source.ts): each call streams them from the start; `row` is the number the
+ * spreadsheet shows, `raw` the row as a CSV line (the retry file of a spreadsheet is CSV).
+ */
+export interface RecordReader {
+  format: 'csv' | 'xlsx' | 'xls';
+  read(options: CsvReadOptions): AsyncGenerator<CsvRecord>;
+  encoding: string;
+  delimiter: CsvDelimiter;
+}
+
 export interface OpenedCsvSource {
-  format: 'csv';
+  format: 'csv' | 'xlsx' | 'xls';
   /** The header record as in the file, with its line break (header + each document's raw = valid CSV). */
   header: string;
   /** `windows-1252`, `latin1`, `utf-8`, or `utf-8-bom` when the file starts with a UTF-8 BOM (written back in the retry file). */
@@ -60,21 +72,22 @@ function isBlank(cells: string[]): boolean {
   return cells.every((c) => c.trim() === '');
 }
 
-export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext): Promise<OpenedCsvSource> {
+export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext, reader?: RecordReader): Promise<OpenedCsvSource> {
   const before = await stat(file);
   if (before.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
-  const { decoding: encoding, recorded } = await detectEncoding(file, mapping.format.encoding);
-  const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, encoding)) : mapping.format.delimiter;
+  const input = reader ?? await delimitedReader(file, mapping);
+  const { delimiter, encoding: recorded } = input;
 
   let headerRecord: CsvRecord | undefined;
   const readOptions: CsvReadOptions = { maxRecordBytes: ctx.maxRecordBytes, signal: ctx.signal };
-  for await (const record of readCsvRecords(file, encoding, delimiter, readOptions)) {
+  for await (const record of input.read(readOptions)) {
     headerRecord = record;
     break;
   }
   if (headerRecord === undefined || isBlank(headerRecord.cells)) {
-    throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: 1 });
+    throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: headerRecord?.row ?? 1 });
   }
+  const headerRow = headerRecord.row;
   const header = indexHeader(headerRecord.cells);
   checkRequiredColumns(file, mapping, ctx.kind, header, headerRecord.cells);
 
@@ -106,8 +119,8 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
-    for await (const record of readCsvRecords(file, encoding, delimiter, { ...readOptions, raw: false })) {
-      if (record.row === 1 || isBlank(record.cells)) continue;
+    for await (const record of input.read({ ...readOptions, raw: false })) {
+      if (record.row <= headerRow || isBlank(record.cells)) continue;
       lastRows.set(keyOf(record).key, record.row);
     }
     const after = await stat(file);
@@ -136,8 +149,8 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       if (built.request !== undefined) out.request = built.request;
       return out;
     };
-    for await (const record of readCsvRecords(file, encoding, delimiter, ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
-      if (record.row === 1 || isBlank(record.cells)) continue;
+    for await (const record of input.read(ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
+      if (record.row <= headerRow || isBlank(record.cells)) continue;
       const { key, display } = keyOf(record);
       let doc = open.get(key);
       if (doc === undefined) {
@@ -170,5 +183,12 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     for (; head < queue.length; head += 1) yield finish(queue[head]);
   }
 
-  return { format: 'csv', header: headerRecord.raw, encoding: recorded, delimiter, documents: documents() };
+  return { format: input.format, header: headerRecord.raw, encoding: recorded, delimiter, documents: documents() };
+}
+
+/** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
+async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
+  const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
+  const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, decoding)) : mapping.format.delimiter;
+  return { format: 'csv', encoding: recorded, delimiter, read: (options) => readDelimited(file, decoding, delimiter, options) };
 }

@@ -3,7 +3,9 @@
  * drives, map/: docs/architecture.md, "Flow"): picks the reader by extension and
  * turns every reason a file cannot be read as a whole into a file-level
  * EdocError before the first document is handed out:
- * - unsupported extension, or a delimited file whose kind has no mapping -> EDOC_READ_UNSUPPORTED
+ * - unsupported extension, or a delimited file or spreadsheet whose kind has no mapping -> EDOC_READ_UNSUPPORTED
+ * - a spreadsheet that is password-protected, damaged, or lacks the sheet to read ->
+ *   EDOC_READ_SHEET_ENCRYPTED / _CORRUPT / _MISSING (read/sheet-source.ts)
  * - zero bytes, only whitespace / blank lines, `[]` -> EDOC_READ_EMPTY
  * - a NUL byte in the first 8 KiB, or (JSON/JSONL) bytes that are not UTF-8 -> EDOC_READ_BINARY
  * - broken JSON -> EDOC_READ_JSON (line, col)
@@ -28,6 +30,7 @@ import { DEFAULT_MAX_RECORD_BYTES } from './csv-records.js';
 import { changedError, isGone, openToRead, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
+import { openSheetSource } from './sheet-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
 import { utf8Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -61,7 +64,8 @@ export interface OpenedFile extends OpenedSource {
   mtimeMs: number;
 }
 
-const FORMATS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.csv': 'csv', '.txt': 'csv' };
+const FORMATS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.csv': 'csv', '.txt': 'csv',
+  '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.xls': 'xls' };
 const SNIFF_BYTES = 8 * 1024;
 
 export function formatOf(file: string): SourceFormat | undefined {
@@ -71,15 +75,24 @@ export function formatOf(file: string): SourceFormat | undefined {
 export async function openSource(file: string, kind: DocumentKind, options: OpenSourceOptions): Promise<OpenedFile> {
   const format = formatOf(file);
   if (format === undefined) {
-    throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: unsupported file type (use .json, .jsonl, .csv or .txt)`, { file, kind });
+    const hint = path.extname(file).toLowerCase() === '.xlsb' ? ' (a binary .xlsb workbook: save it as .xlsx)' : '';
+    throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: unsupported file type${hint} (use .json, .jsonl, .csv, .txt, .xlsx or .xls)`, { file, kind });
   }
   const snapshot = await snapshotFile(file);
   if (options.expect !== undefined && (options.expect.size !== snapshot.size || options.expect.mtimeMs !== snapshot.mtimeMs)) {
     throw changedError(file, 'changed after it was picked up');
   }
   if (snapshot.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
-  await assertText(file);
   const meta = { size: snapshot.size, mtimeMs: snapshot.mtimeMs };
+  if (format === 'xlsx' || format === 'xls') {
+    if (options.mapping === undefined) {
+      throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so spreadsheets cannot be read`, { file, kind });
+    }
+    const sheet = await openSheetSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
+      signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
+    return { ...sheet, ...meta };
+  }
+  await assertText(file);
 
   if (format === 'csv') {
     if (options.mapping === undefined) {

@@ -28,11 +28,12 @@ export interface SourceDocument {
   requestFromRaw?: boolean;
 }
 
-export type SourceFormat = 'json' | 'jsonl' | 'csv';
+/** `xlsx` / `xls`: spreadsheets, read as rows of CSV (their retry file is CSV). */
+export type SourceFormat = 'json' | 'jsonl' | 'csv' | 'xlsx' | 'xls';
 
 export interface OpenedSource {
   format: SourceFormat;
-  /** CSV only: the header line as found in the file (for the retry file). */
+  /** CSV and spreadsheets: the header line as found in the file, or the header row as CSV (for the retry file). */
   header?: string;
   /** The text encoding the file was decoded with, e.g. `utf-8`, `windows-1252`. */
   encoding: string;

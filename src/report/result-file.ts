@@ -55,6 +55,9 @@ export function issuedOf(d: DocumentRow): Issued | null {
     ...identifiersIn(d.response) };
 }
 
+/** What a spreadsheet's report says of its retry file (read/sheet-source.ts writes each row as a CSV line). */
+export const SPREADSHEET_RETRY = 'csv: the retry file of a spreadsheet is NAME.retry.csv, a CSV file with the sheet\'s columns';
+
 /** In a duplicate drop's report: the earlier file with the same content, its report and when it was processed. */
 export interface DuplicateOf {
   file: string;
@@ -108,6 +111,7 @@ export class ResultFileWriter {
       startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
     };
     if (file.error) head.error = { code: file.error.code, message: file.error.message };
+    if (file.format === 'xlsx' || file.format === 'xls') head.retryFormat = SPREADSHEET_RETRY;
     if (duplicateOf !== undefined) head.duplicateOf = duplicateOf;
     head.counts = resultCounts(progress);
     const text = JSON.stringify(head, null, 2);

@@ -1,6 +1,6 @@
 /**
  * Which names in an inbox folder are never documents. Hidden files (editors,
- * rsync and sync clients write their temporaries as dot files) and the
+ * rsync and sync clients write their temporaries as dot files; Excel its `~$` owner files) and the
  * `*.part` / `*.tmp` staging names an exporter writes before renaming the
  * finished file into place.
  */
@@ -8,8 +8,10 @@ import path from 'node:path';
 
 const STAGING_SUFFIXES = ['.part', '.tmp'] as const;
 
+/** Dot files, and `~$Libro.xlsx`: the owner file Excel keeps beside a workbook open in a shared folder. */
 export function isHiddenName(file: string): boolean {
-  return path.basename(file).startsWith('.');
+  const base = path.basename(file);
+  return base.startsWith('.') || base.startsWith('~$');
 }
 
 export function isStagingName(file: string): boolean {

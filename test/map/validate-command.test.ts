@@ -41,6 +41,15 @@ describe('edoc-bridge validate', () => {
     }
   }, 120_000);
 
+  it('reads a spreadsheet (.xlsx and .xls written by LibreOffice) with the kind\'s mapping', async () => {
+    for (const name of ['ventas.xlsx', 'ventas.xls']) {
+      const { code, lines } = await validate(join(root, 'test/fixtures/sheets', name), 'invoice');
+      // 990000201: 125,000 + 23,750 + 87,602 + 4,380.10 = 240,732.10 (test/read/sheet-source.test.ts)
+      expect([name, code, lines.map((l) => (l.source as { rows: number[] }).rows),
+        (lines[0].request as { Total: { PayableAmount: string } }).Total.PayableAmount]).toEqual([name, 0, [[2, 3], [4]], '240732.10']);
+    }
+  });
+
   it('exits 1 and prints the problems with their rows when a document is invalid', async () => {
     const file = await tempFile('ventas.csv', toCsv([sale('1', '1'), sale('2', '1', { fecha: '2026-11-18' })]), 'windows-1252');
     const { code, lines } = await validate(file, 'invoice');

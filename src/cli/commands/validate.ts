@@ -52,7 +52,8 @@ export const validateCommand: Command = {
     const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
     if (company === undefined) throw usageError(`--company ${alias ?? ''}: no such company in the configuration`);
     const mappingFile = (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
-    const mapping = formatOf(file) === 'csv' && mappingFile !== undefined ? await loadMapping(mappingFile) : undefined;
+    const delimited = ['csv', 'xlsx', 'xls'].includes(formatOf(file) ?? '');
+    const mapping = delimited && mappingFile !== undefined ? await loadMapping(mappingFile) : undefined;
     const today = colombiaToday();
     let invalid = 0;
     try {

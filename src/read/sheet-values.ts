@@ -1,0 +1,104 @@
+/**
+ * How a spreadsheet cell reaches the mapping, the same for .xlsx and .xls:
+ * - text cells: their text, as typed (`00123` keeps its zeros);
+ * - numeric cells: the number in the mapping's own `format.decimal`, no thousands separator, at
+ *   most 15 significant digits (Excel's own precision: `0.1+0.2` is `0.3`), never an exponent
+ *   (`1234567,5` with decimal comma) — so the mapping's number rules read it exactly;
+ * - numeric cells with a date format (Excel serial dates): the day in the mapping's `format.date`
+ *   pattern (`05/03/2026` with `dd/MM/yyyy`), followed by ` HH:mm:ss` when the cell has a time of
+ *   day; a time alone (a serial below 1) as `HH:mm:ss`;
+ * - booleans `TRUE` / `FALSE`, errors as Excel shows them (`#N/A`), a formula its last computed value.
+ * Nothing is formatted by a locale, and the display format (`$ 1.234,50`, `0000`) is not applied.
+ */
+import type { MappingFormat } from '../map/mapping-types.js';
+
+/** `1234567.5` -> `'1234567.5'` (or `'1234567,5'`), 15 significant digits, no exponent. */
+export function numberText(value: number, decimal: string): string {
+  if (!Number.isFinite(value)) return '#NUM!';
+  if (value === 0) return '0';
+  const plain = plainDecimal(Number(value.toPrecision(15)));
+  return decimal === '.' ? plain : plain.replace('.', decimal);
+}
+
+/** A JS number as plain decimal digits (`1e-7` -> `0.0000001`, `1e21` -> `1000000000000000000000`). */
+function plainDecimal(n: number): string {
+  const s = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
+  if (m === null) return s;
+  const [, sign, lead, frac = '', expText] = m;
+  const exp = Number(expText);
+  const digits = lead + frac;
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  return exp >= frac.length ? `${sign}${digits}${'0'.repeat(exp - frac.length)}` : `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+const DAY_MS = 86_400_000;
+/** Day 0 of the 1900 system as Excel counts from serial 61 on (1900-03-01); 1904 system: 1904-01-01 is 0. */
+const EPOCH_1900 = Date.UTC(1899, 11, 30);
+const EPOCH_1904 = Date.UTC(1904, 0, 1);
+
+/**
+ * An Excel serial date -> date (and time) text in the mapping's pattern. Excel's 1900 system counts
+ * 1900-02-29, a day that never was (serial 60): serials below 61 are one day off the plain count.
+ */
+export function serialDateText(serial: number, date1904: boolean, pattern: string): string | undefined {
+  if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined; // 9999-12-31
+  const seconds = Math.round(serial * 86_400);
+  let days = Math.floor(seconds / 86_400);
+  const time = seconds - days * 86_400;
+  const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
+  if (days === 0 && !date1904) return clock; // a time of day alone (`09:15:00`): Excel's day 0 is no date
+  if (!date1904 && days === 60) return undefined; // 1900-02-29 does not exist
+  if (!date1904 && days < 60) days += 1;
+  const d = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + days * DAY_MS);
+  const text = renderDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), pattern);
+  return time === 0 ? text : `${text} ${clock}`;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Renders with the tokens map/convert-date.ts reads: dd d MM M yyyy yy. */
+function renderDate(y: number, mo: number, d: number, pattern: string): string {
+  return pattern.replace(/yyyy|yy|dd|d|MM|M/g, (t) => {
+    switch (t) {
+      case 'yyyy': return pad(y, 4);
+      case 'yy': return pad(y % 100);
+      case 'dd': return pad(d);
+      case 'd': return String(d);
+      case 'MM': return pad(mo);
+      default: return String(mo);
+    }
+  });
+}
+
+/** Built-in number formats that are dates or times (ECMA-376 18.8.30, and the locale ids 27-36, 50-58). */
+const DATE_FORMAT_IDS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36,
+  45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+
+/** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
+export function isDateFormat(id: number, code: string | undefined): boolean {
+  if (code === undefined) return DATE_FORMAT_IDS.has(id);
+  // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
+  const section = code.split(';')[0]
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/_./g, '')
+    .replace(/\[(?:h+|m+|s+)\]/gi, 'h')
+    .replace(/\[[^\]]*\]/g, '');
+  if (/^general$/i.test(section.trim())) return false;
+  return /[dmyhs]/i.test(section.replace(/e[+-]/gi, ''));
+}
+
+export type SheetFormat = Pick<MappingFormat, 'decimal' | 'date'>;
+
+/** One cell as a CSV field: quoted when it holds the delimiter, a quote or a line break. */
+export function csvField(value: string, delimiter: string): string {
+  return value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** The cells of a row as one CSV line with CRLF (the retry file of a spreadsheet is CSV). */
+export function csvLine(cells: string[], delimiter: string): string {
+  return `${cells.map((c) => csvField(c, delimiter)).join(delimiter)}\r\n`;
+}
