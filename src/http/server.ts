@@ -45,6 +45,8 @@ export interface OperatorServer {
   readonly url: string;
   /** A new token (SIGHUP): sessions made with the old one end. */
   setToken(token: string | undefined): void;
+  /** Whether the token routes need a token now (false: open, loopback only). */
+  readonly guarded: boolean;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
   return {
     url,
     setToken: (token) => auth.setToken(token),
+    get guarded() { return !auth.open; },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         auth.sessions.clear();
