@@ -32,7 +32,7 @@ export interface OperatorServerOptions {
   sessionIdleMs?: number;
   /** A wrong token is answered only after this long. @defaultValue 500 */
   failureDelayMs?: number;
-  /** Lock-out of addresses that keep sending wrong tokens (http/login-guard.ts). */
+  /** The rationing of token comparisons once wrong tokens pile up (http/login-guard.ts). */
   guard?: LoginGuardOptions;
   /** How long a client may take to send its headers. @defaultValue 10000 */
   headersTimeoutMs?: number;
@@ -176,7 +176,7 @@ class RequestHandler {
     if (route.access === 'token') {
       res.setHeader('Cache-Control', 'no-store');
       const browser = method === 'GET' && wantsHtml(req);
-      const result = this.auth.authenticate(req, browser);
+      const result = await this.auth.authenticate(req, browser);
       if (!result.ok) {
         await this.refuse(req, res, url, result.reason, result.retryAfterSeconds, browser);
         return;
@@ -217,7 +217,7 @@ class RequestHandler {
     retryAfterSeconds: number | undefined, browser: boolean): Promise<void> {
     if (reason === 'locked') {
       await delay(this.failureDelayMs);
-      sendError(req, res, { status: 429, error: 'too-many-attempts', message: 'Too many wrong tokens from this address; wait and try again.',
+      sendError(req, res, { status: 429, error: 'too-many-attempts', message: 'Too many wrong tokens were tried; wait and try again.',
         headers: { 'Retry-After': String(retryAfterSeconds ?? 1) } });
       return;
     }
