@@ -15,6 +15,7 @@ import { EdocError } from '../errors.js';
 import type { AppLogger } from '../log/logger.js';
 import { excerpt } from '../policy/excerpt.js';
 import { OperatorAuth } from './auth.js';
+import { ConnectionGate, type ConnectionGateOptions } from './connection-gate.js';
 import { readForm } from './form-body.js';
 import type { LoginGuardOptions } from './login-guard.js';
 import { doLogin, doLogout, showLogin } from './login-page.js';
@@ -34,10 +35,10 @@ export interface OperatorServerOptions {
   failureDelayMs?: number;
   /** The rationing of token comparisons once wrong tokens pile up (http/login-guard.ts). */
   guard?: LoginGuardOptions;
-  /** How long a client may take to send its headers. @defaultValue 10000 */
+  /** How long a client may take to send its headers. @defaultValue 5000 */
   headersTimeoutMs?: number;
-  /** Connections open at once; past this new ones are closed unanswered. @defaultValue 256 */
-  maxConnections?: number;
+  /** Connections open at once, per address, and held in reserve for probes (http/connection-gate.ts). */
+  connections?: ConnectionGateOptions;
 }
 
 export interface OperatorServer {
@@ -50,12 +51,10 @@ export interface OperatorServer {
   close(): Promise<void>;
 }
 
-/** How long a client may take to send its headers, and its whole request. */
-const HEADERS_TIMEOUT_MS = 10_000;
+/** How long a client may take to send its headers (a probe or a browser on the LAN takes milliseconds), and its whole request. */
+const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** Each connection is a file descriptor of the daemon: a flood of idle ones must not leave none for the ledger and the inbox. */
-const MAX_CONNECTIONS = 256;
 
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
   const address = parseListen(options.listen);
@@ -66,13 +65,14 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
     throw new EdocError('EDOC_CONFIG_INVALID', `http.token: required when http.listen (${options.listen}) is not a loopback address`, { path: 'http.token' });
   }
   const auth = new OperatorAuth({ token: options.token, sessionIdleMs: options.sessionIdleMs, guard: options.guard });
-  const handler = new RequestHandler(options, auth, isLoopbackHost(address.host));
+  const gate = new ConnectionGate(options.connections);
+  const handler = new RequestHandler(options, auth, isLoopbackHost(address.host), gate);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = createServer({ headersTimeout, requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout), keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // how often Node looks for requests past those timeouts (30 s by default: a slow client would get 40 s)
     connectionsCheckingInterval: 1_000 },
     (req, res) => { void handler.handle(req, res); });
-  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+  gate.attach(server);
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
@@ -117,7 +117,8 @@ function listen(server: Server, host: string, port: number, text: string): Promi
 class RequestHandler {
   private readonly failureDelayMs: number;
 
-  constructor(private readonly options: OperatorServerOptions, private readonly auth: OperatorAuth, private readonly loopback: boolean) {
+  constructor(private readonly options: OperatorServerOptions, private readonly auth: OperatorAuth, private readonly loopback: boolean,
+    private readonly gate: ConnectionGate) {
     this.failureDelayMs = options.failureDelayMs ?? 500;
   }
 
@@ -150,6 +151,12 @@ class RequestHandler {
       return;
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (this.gate.healthOnly(req.socket)
+      && !this.options.routes.some((r) => r.probe === true && r.method === method && matchPath(r.path, url.pathname) !== undefined)) {
+      sendError(req, res, { status: 503, error: 'busy', message: 'The listener is full; only /healthz and /readyz are answered on this connection.',
+        headers: { Connection: 'close', 'Retry-After': '1' } });
+      return;
+    }
     if (url.pathname === '/login' || url.pathname === '/logout') {
       await this.loginRoute(req, res, url, method);
       return;
