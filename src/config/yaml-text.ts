@@ -7,6 +7,7 @@
  */
 import { parseDocument } from 'yaml';
 import { EdocError } from '../errors.js';
+import { excerpt } from '../policy/excerpt.js';
 
 /** A configuration with a thousand companies is about 300 KB. */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -67,7 +68,9 @@ function checkTree(data: unknown, file: string): void {
     ancestors.add(value);
     if (value instanceof Map || value instanceof Set) throw invalid(file, `${where}: a complex mapping key is not a setting`, { path: where });
     for (const [key, item] of Object.entries(value)) {
-      walk(item, Array.isArray(value) ? `${where}[${key}]` : where === '' ? key : `${where}.${key}`, depth + 1);
+      // a key is the file's own text: shown short, like every quoted value
+      const name = excerpt(key, 40);
+      walk(item, Array.isArray(value) ? `${where}[${key}]` : where === '' ? name : `${where}.${name}`, depth + 1);
     }
     ancestors.delete(value);
   };
