@@ -41,8 +41,9 @@ export class ConnectionGate {
   }
 
   attach(server: Server): void {
-    // the gate decides; Node's own bound stays as a backstop above it
-    server.maxConnections = this.maxConnections + this.reserve + 1;
+    // The gate decides; Node's own bound is a backstop well above it: Node counts a connection the gate
+    // closed until its close event, so a burst of newcomers each closing an idle one briefly counts double.
+    server.maxConnections = 2 * (this.maxConnections + this.reserve);
     server.on('connection', (socket: Socket) => this.admit(socket));
     server.on('request', (req, res) => {
       const { socket } = req;

@@ -34,7 +34,7 @@ describe('at start: exit 2, one line naming the file and EDOC_CONFIG_INVALID', (
     ['an alias that contains itself', (p: Project) => withExtra(p, SELF_ALIAS), 'x-loop.again: an alias refers to a node that contains it'],
     ['service.baseUrl with a password', withPassword, 'service.baseUrl: must not carry a user name or password'],
   ] as const) {
-    daemonTest(`${name}`, async ({ daemonProject }) => {
+    daemonTest(`${name}: exit 2 at start`, async ({ daemonProject }) => {
       const { project, spawnDaemon } = await daemonProject({});
       const text = make(project);
       if (name.includes('password')) expect(text).toContain(PASSWORD);
@@ -66,7 +66,7 @@ describe('at SIGHUP: one error line, the old configuration in force', () => {
     ['an alias bomb', (p: Project) => withExtra(p, ALIAS_BOMB), 'aliases expand to too much data'],
     ['an alias that contains itself', (p: Project) => withExtra(p, SELF_ALIAS), 'an alias refers to a node that contains it'],
   ] as const) {
-    daemonTest(`${name}`, async ({ daemonProject }) => {
+    daemonTest(`${name}: refused at SIGHUP, the daemon goes on`, async ({ daemonProject }) => {
       const { project, startDaemon } = await daemonProject({});
       const daemon = await startDaemon();
       await writeFile(project.configFile, make(project));

@@ -105,7 +105,8 @@ describe('never refuse the right token or a live session for someone else\'s wro
     started = Date.now();
     expect(await callFrom('127.0.0.1', '/secret', bearer(TOKEN))).toMatchObject({ status: 200, body: 'bearer:api' });
     const waited = Date.now() - started;
-    expect(waited).toBeLessThan(10 * 40);
+    // first in line it would wait for 127.0.0.9's ~19 turns (760 ms); going round, one or two (a margin for load)
+    expect(waited).toBeLessThan(12 * 40);
     expect((await flood).every((a) => a.status === 429)).toBe(true);
   });
 });
