@@ -1,12 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { EdocError } from '../errors.js';
 import { substituteEnv } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { describeIssues } from './issues.js';
 import { checkMappings } from './mappings.js';
 import { configSchema } from './schema.js';
+import { checkConfigSize, parseConfigYaml } from './yaml-text.js';
 import type { CompanyConfig, Config, ParsedConfig } from './schema.js';
 
 /** Where the command line looks when no --config is given (relative to the working directory). */
@@ -115,21 +115,17 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
  */
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env,
   options: { cwd?: string; secrets?: boolean } = {}): Promise<Readonly<Config>> {
+  const resolvedFile = path.resolve(options.cwd ?? process.cwd(), file);
   let text: string;
   try {
-    text = await readFile(path.resolve(options.cwd ?? process.cwd(), file), 'utf8');
+    checkConfigSize(file, (await stat(resolvedFile)).size);
+    text = await readFile(resolvedFile, 'utf8');
   } catch (err) {
+    if (err instanceof EdocError) throw err;
     throw new EdocError('EDOC_CONFIG_NOT_FOUND', `${file}: cannot read the configuration file (${errnoOf(err)})`, { file });
   }
-  // Merge keys (`<<: *defaults`) let several companies share settings through an anchor.
-  const doc = parseDocument(text, { merge: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const at = first.linePos ? `:${first.linePos[0].line}:${first.linePos[0].col}` : '';
-    const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new EdocError('EDOC_CONFIG_INVALID', `${file}${at}: not valid YAML: ${what}`, { file, line: first.linePos?.[0].line });
-  }
-  const config = await resolveConfig(doc.toJS(), { file, env, cwd: options.cwd, secrets: options.secrets });
+  const data = parseConfigYaml(text, file);
+  const config = await resolveConfig(data, { file, env, cwd: options.cwd, secrets: options.secrets });
   await checkMappings(config, file);
   return config;
 }

@@ -64,6 +64,15 @@ const serviceSchema = z
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'must be "embedded" or an http(s) URL such as https://api.example.com' });
       return;
     }
+    if (url.username !== '' || url.password !== '') {
+      // undici's pool keeps only the origin: the credentials would never be sent, yet every log line would carry them
+      ctx.addIssue({
+        code: 'custom', path: ['baseUrl'],
+        message: 'must not carry a user name or password (user:password@): the service authenticates each company by its apiKey; '
+          + 'a proxy that needs credentials is not supported in this URL',
+      });
+      return;
+    }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `must use https (or http on loopback), not ${url.protocol}` });
     } else if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !service.allowInsecureHttp) {

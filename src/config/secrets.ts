@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { urlPassword } from '../log/url-secret.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
 import { webhookSecrets } from './webhook-url.js';
+import { checkConfigSize, parseConfigYaml } from './yaml-text.js';
 
 /**
  * Every secret value of a loaded configuration: each company's API key (read from its apiKeyFile
@@ -55,7 +55,9 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
   const out = new Set<string>();
   let data: unknown;
   try {
-    data = parseYaml(readFileSync(path.resolve(cwd, file), 'utf8'));
+    const resolved = path.resolve(cwd, file);
+    checkConfigSize(file, statSync(resolved).size);
+    data = parseConfigYaml(readFileSync(resolved, 'utf8'), file);
   } catch {
     return [];
   }

@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
+import type { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
@@ -137,8 +138,15 @@ export class Daemon {
     return this.operatorSurface?.url;
   }
 
+  /** Why this configuration may not replace the running one (checked before anything changes), or undefined. */
+  reloadRefusal(next: Readonly<Config>): EdocError | undefined {
+    return this.operatorSurface?.reloadRefusal(next);
+  }
+
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async reload(next: Readonly<Config>): Promise<void> {
+    const refusal = this.reloadRefusal(next);
+    if (refusal !== undefined) throw refusal;
     const before = this.config;
     this.config = next;
     await this.pipeline.update(next);
@@ -159,8 +167,14 @@ export class Daemon {
       }
     }
     this.received.reload(next);
-    this.operatorSurface?.reload(before, next, this.logger);
-    if (this.operatorSurface === undefined && next.http !== undefined) {
+    if (this.operatorSurface !== undefined && next.http === undefined) {
+      const closing = this.operatorSurface;
+      this.operatorSurface = undefined;
+      await closing.close();
+      this.logger.warn({ keys: ['http'] }, 'http was removed: the operator listener is closed');
+    } else if (this.operatorSurface !== undefined) {
+      this.operatorSurface.reload(before, next, this.logger);
+    } else if (next.http !== undefined) {
       this.logger.warn({ keys: ['http'] }, 'http was added: the operator listener starts when the daemon restarts');
     }
     this.alerting.reload(next);

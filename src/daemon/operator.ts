@@ -11,6 +11,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertLog } from '../alerts/alert-record.js';
 import type { Config } from '../config/schema.js';
+import { EdocError } from '../errors.js';
 import { checkReadiness, serviceAnswers, type ReadinessCheck } from '../health/readiness.js';
 import type { ConsoleDeps } from '../http/console/deps.js';
 import { consoleRoutes } from '../http/console/routes.js';
@@ -88,11 +89,28 @@ export class OperatorSurface {
     return checkReadiness(this.checks);
   }
 
+  /**
+   * Why the running listener may not take this configuration, or undefined. The listen address applies
+   * only at the next start, the token at once: a file without a token would open the live listener's
+   * console and metrics (to the network when it listens beyond loopback). Removing `http` is allowed:
+   * the daemon then closes the listener.
+   */
+  reloadRefusal(next: Readonly<Config>): EdocError | undefined {
+    if (next.http === undefined || next.http.token !== undefined || !this.server.guarded) return undefined;
+    return new EdocError('EDOC_CONFIG_INVALID',
+      `http.token: the running listener (${this.server.url}) has a token; a reload cannot remove it, as that would open the console `
+        + 'and the metrics without one: keep http.token, remove the whole http section (the listener then closes), or restart the daemon',
+      { path: 'http.token' });
+  }
+
   /** A new configuration (SIGHUP): the token applies now; a changed listen or session time on the next start. */
   reload(before: Readonly<Config>, next: Readonly<Config>, logger: AppLogger): void {
-    this.server.setToken(next.http?.token);
-    if (next.http === undefined || next.http.listen !== before.http?.listen || next.http.sessionIdleMs !== before.http?.sessionIdleMs) {
-      logger.warn({ keys: ['http'] }, 'http (listen, sessionIdleMs, or the listener itself) changed: this applies only when the daemon restarts; the token applies now');
+    if (next.http === undefined) return;
+    const refusal = this.reloadRefusal(next);
+    if (refusal !== undefined) throw refusal;
+    this.server.setToken(next.http.token);
+    if (next.http.listen !== before.http?.listen || next.http.sessionIdleMs !== before.http?.sessionIdleMs) {
+      logger.warn({ keys: ['http'] }, 'http (listen or sessionIdleMs) changed: this applies only when the daemon restarts; the token applies now');
     }
   }
 

@@ -16,7 +16,7 @@ export const SESSION_COOKIE = 'edoc_session';
 
 export type AuthResult =
   | { ok: true; principal: Principal; session?: Session; setCookie?: string }
-  /** `locked`: too many wrong tokens from this address; `wrong`: a wrong Bearer token; `none`: no credentials. */
+  /** `locked`: a wrong token while comparisons are rationed, or too many waiting; `wrong`: a wrong Bearer token; `none`: no credentials. */
   | { ok: false; reason: 'none' | 'wrong' | 'locked'; retryAfterSeconds?: number };
 
 export interface OperatorAuthOptions {
@@ -80,7 +80,7 @@ export class OperatorAuth {
   }
 
   /** Checks the caller of a `token` route; `browser`: it navigates (an open listener then gives it a session). */
-  authenticate(req: IncomingMessage, browser: boolean): AuthResult {
+  async authenticate(req: IncomingMessage, browser: boolean): Promise<AuthResult> {
     const authorization = req.headers.authorization;
     if (this.token === undefined) {
       const session = this.currentSession(req);
@@ -90,15 +90,10 @@ export class OperatorAuth {
       return { ok: true, principal: { via: 'cookie', name: 'local' }, session: fresh, setCookie: this.sessionCookie(req, fresh) };
     }
     if (authorization !== undefined) {
-      const address = remoteAddress(req);
-      const wait = this.guard.waitFor(address);
-      if (wait > 0) return { ok: false, reason: 'locked', retryAfterSeconds: Math.ceil(wait / 1_000) };
+      const turn = await this.guard.turn(remoteAddress(req));
+      if (!turn.ok) return { ok: false, reason: 'locked', retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000) };
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (match === null || !sameSecret(match[1], this.token)) {
-        this.guard.failed(address);
-        return { ok: false, reason: 'wrong' };
-      }
-      this.guard.succeeded(address);
+      if (match === null || !sameSecret(match[1], this.token)) return this.wrong(turn.rationed);
       return { ok: true, principal: { via: 'bearer', name: 'api' } };
     }
     const session = this.currentSession(req);
@@ -107,19 +102,25 @@ export class OperatorAuth {
   }
 
   /**
-   * The login form's token: a new session when right. `locked` without comparing while the address
-   * waits out its lock.
+   * The login form's token: a new session when right. Compared when the guard gives it a turn
+   * (http/login-guard.ts): never refused for someone else's wrong tokens, only made to wait.
    */
-  login(req: IncomingMessage, given: string): { ok: true; session: Session } | { ok: false; locked: boolean; retryAfterSeconds?: number } {
-    const address = remoteAddress(req);
-    const wait = this.guard.waitFor(address);
-    if (wait > 0) return { ok: false, locked: true, retryAfterSeconds: Math.ceil(wait / 1_000) };
+  async login(req: IncomingMessage, given: string): Promise<{ ok: true; session: Session } | { ok: false; locked: boolean; retryAfterSeconds?: number }> {
+    const turn = await this.guard.turn(remoteAddress(req));
+    if (!turn.ok) return { ok: false, locked: true, retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000) };
     if (this.token === undefined || !sameSecret(given, this.token)) {
-      this.guard.failed(address);
-      return { ok: false, locked: false };
+      const wrong = this.wrong(turn.rationed);
+      return { ok: false, locked: wrong.reason === 'locked', retryAfterSeconds: wrong.retryAfterSeconds };
     }
-    this.guard.succeeded(address);
     return { ok: true, session: this.sessions.create() };
+  }
+
+  /** A wrong token: counted; while comparisons are rationed the answer is 429 with the time to the next turn. */
+  private wrong(rationed: boolean): { ok: false; reason: 'wrong' | 'locked'; retryAfterSeconds?: number } {
+    const spent = rationed || this.guard.rationed;
+    this.guard.failed();
+    if (!spent) return { ok: false, reason: 'wrong' };
+    return { ok: false, reason: 'locked', retryAfterSeconds: Math.max(1, Math.ceil(this.guard.spacingMs / 1_000)) };
   }
 
   /** The CSRF token a cookie-authenticated POST must carry, as a form field or a header. */

@@ -10,11 +10,11 @@ import type { Route } from './route.js';
 export function healthRoutes(checks: readonly ReadinessCheck[]): Route[] {
   return [
     {
-      method: 'GET', path: '/healthz', access: 'public',
+      method: 'GET', path: '/healthz', access: 'public', probe: true,
       handle: ({ res }) => sendJson(res, 200, { status: 'ok' }, { 'Cache-Control': 'no-store' }),
     },
     {
-      method: 'GET', path: '/readyz', access: 'public',
+      method: 'GET', path: '/readyz', access: 'public', probe: true,
       async handle({ res }) {
         const report = await checkReadiness(checks);
         const failing = report.checks.filter((c) => !c.ok).map((c) => ({ check: c.name, problem: c.problem }));

@@ -1,9 +1,19 @@
 /**
- * The token check: constant-time, and slowed against guessing. Every wrong token (Bearer or login
- * form) from an address counts; after `freeAttempts` within `windowMs` that address is refused
- * (429) for a lock time that doubles with each further failure, up to `maxLockMs`. A right token
- * clears the address's count. The table of addresses is bounded (oldest forgotten first), so a
- * flood of addresses cannot grow it without limit.
+ * The token check: constant-time, and rationed against guessing.
+ *
+ * Wrong tokens (Bearer or login form) are counted for the whole listener, not per address: an
+ * attacker who rotates source addresses (127.0.0.2, 127.0.0.3, …, or a proxy's many clients) spends
+ * the same budget. Within `windowMs`, `freeAttempts` wrong tokens are free; past that, tokens are
+ * still compared, but at most one every `spacingMs`, which doubles with each further wrong token up to
+ * `maxSpacingMs`. Rationing the comparisons, not refusing addresses, is what bounds guessing (an
+ * answer that came at once tells right from wrong, whatever a wrong one is delayed by), and it never
+ * refuses the right token: its holder waits for a turn, then gets in. A live session (the cookie)
+ * never goes through the guard at all.
+ *
+ * Turns go round the waiting addresses in order, one attempt each, so one address holding many
+ * requests does not push another's to the back; the wait of the right token is at most one spacing
+ * per address waiting. Per-address state is only the queue of attempts waiting now (bounded by
+ * `maxWaiting`, and by the listener's connections): nothing per address outlives its requests.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
@@ -15,65 +25,99 @@ export function sameSecret(given: string, expected: string): boolean {
 }
 
 export interface LoginGuardOptions {
-  /** @defaultValue 5 */
+  /** Wrong tokens in a window before comparisons are rationed. @defaultValue 10 */
   freeAttempts?: number;
-  /** @defaultValue 15 minutes */
+  /** The budget is whole again after this long without a wrong token. @defaultValue 15 minutes */
   windowMs?: number;
-  /** @defaultValue 1 second */
-  baseLockMs?: number;
-  /** @defaultValue 15 minutes */
-  maxLockMs?: number;
-  /** @defaultValue 10000 */
-  maxAddresses?: number;
+  /** Time between two comparisons once rationed (doubles per further wrong token). @defaultValue 250 */
+  spacingMs?: number;
+  /** @defaultValue 2000 (so at most 1,800 guesses an hour, whatever the number of addresses) */
+  maxSpacingMs?: number;
+  /** Attempts waiting for a turn at once; past this an attempt is refused (429) without comparing. @defaultValue 512 */
+  maxWaiting?: number;
   now?: () => number;
 }
 
-interface Attempts {
-  failures: number;
-  firstAt: number;
-  lockedUntil: number;
-}
+export type Turn = { ok: true; rationed: boolean } | { ok: false; retryAfterMs: number };
 
 export class LoginGuard {
-  private readonly table = new Map<string, Attempts>();
+  private failures = 0;
+  private lastFailureAt = 0;
+  private nextTurnAt = 0;
+  private waiting = 0;
+  /** Address → the attempts of that address waiting; iteration order is the round. */
+  private readonly queues = new Map<string, Array<() => void>>();
+  private timer: NodeJS.Timeout | undefined;
   private readonly freeAttempts: number;
   private readonly windowMs: number;
-  private readonly baseLockMs: number;
-  private readonly maxLockMs: number;
-  private readonly maxAddresses: number;
+  private readonly spacing: number;
+  private readonly maxSpacingMs: number;
+  private readonly maxWaiting: number;
   private readonly now: () => number;
 
   constructor(options: LoginGuardOptions = {}) {
-    this.freeAttempts = options.freeAttempts ?? 5;
+    this.freeAttempts = options.freeAttempts ?? 10;
     this.windowMs = options.windowMs ?? 15 * 60_000;
-    this.baseLockMs = options.baseLockMs ?? 1_000;
-    this.maxLockMs = options.maxLockMs ?? 15 * 60_000;
-    this.maxAddresses = options.maxAddresses ?? 10_000;
+    this.spacing = options.spacingMs ?? 250;
+    this.maxSpacingMs = options.maxSpacingMs ?? 2_000;
+    this.maxWaiting = options.maxWaiting ?? 512;
     this.now = options.now ?? Date.now;
   }
 
-  /** Milliseconds this address must still wait before a token is even compared; 0 when it may try. */
-  waitFor(address: string): number {
-    const entry = this.table.get(address);
-    if (entry === undefined) return 0;
-    return Math.max(0, entry.lockedUntil - this.now());
+  /** Whether the free budget is spent: comparisons wait for a turn. */
+  get rationed(): boolean {
+    if (this.failures > 0 && this.now() - this.lastFailureAt > this.windowMs) this.failures = 0;
+    return this.failures >= this.freeAttempts;
   }
 
-  failed(address: string): void {
-    const at = this.now();
-    let entry = this.table.get(address);
-    if (entry === undefined || at - entry.firstAt > this.windowMs) {
-      entry = { failures: 0, firstAt: at, lockedUntil: 0 };
-    }
-    entry.failures += 1;
-    const over = entry.failures - this.freeAttempts;
-    if (over >= 0) entry.lockedUntil = at + Math.min(this.maxLockMs, this.baseLockMs * 2 ** Math.min(over, 20));
-    this.table.delete(address);
-    this.table.set(address, entry);
-    while (this.table.size > this.maxAddresses) this.table.delete(this.table.keys().next().value as string);
+  /** The time between two comparisons now. */
+  get spacingMs(): number {
+    const over = Math.max(0, this.failures - this.freeAttempts);
+    return Math.min(this.maxSpacingMs, this.spacing * 2 ** Math.min(over, 20));
   }
 
-  succeeded(address: string): void {
-    this.table.delete(address);
+  /** Resolves when a token from this address may be compared. */
+  turn(address: string): Promise<Turn> {
+    if (!this.rationed && this.waiting === 0) return Promise.resolve({ ok: true, rationed: false });
+    if (this.waiting >= this.maxWaiting) return Promise.resolve({ ok: false, retryAfterMs: this.spacingMs * this.waiting });
+    return new Promise((resolve) => {
+      let queue = this.queues.get(address);
+      if (queue === undefined) {
+        queue = [];
+        this.queues.set(address, queue);
+      }
+      queue.push(() => resolve({ ok: true, rationed: true }));
+      this.waiting += 1;
+      this.schedule();
+    });
+  }
+
+  failed(): void {
+    void this.rationed; // an old window ends before this failure counts
+    this.failures += 1;
+    this.lastFailureAt = this.now();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.waiting === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.release();
+    }, Math.max(0, this.nextTurnAt - Date.now()));
+    this.timer.unref();
+  }
+
+  /** One attempt of the first address in the round; that address goes to the end of the round. */
+  private release(): void {
+    const first = this.queues.entries().next();
+    if (first.done === true) return;
+    const [address, queue] = first.value;
+    const next = queue.shift();
+    this.queues.delete(address);
+    if (queue.length > 0) this.queues.set(address, queue);
+    this.waiting -= 1;
+    this.nextTurnAt = Date.now() + this.spacingMs;
+    next?.();
+    this.schedule();
   }
 }

@@ -36,14 +36,14 @@ export async function doLogin(auth: OperatorAuth, req: IncomingMessage, res: Ser
     redirect(res, next, NO_STORE);
     return;
   }
-  const result = auth.login(req, form.get('token') ?? '');
+  const result = await auth.login(req, form.get('token') ?? '');
   if (result.ok) {
     redirect(res, next, { ...NO_STORE, 'Set-Cookie': auth.sessionCookie(req, result.session) });
     return;
   }
   await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
   if (result.locked) {
-    sendHtml(res, 429, loginForm(next, `Too many wrong tokens from your address: try again in ${result.retryAfterSeconds ?? 1} s.`),
+    sendHtml(res, 429, loginForm(next, `Too many wrong tokens were tried here: try again in ${result.retryAfterSeconds ?? 1} s.`),
       { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds ?? 1) });
   } else {
     sendHtml(res, 401, loginForm(next, 'That is not the console token.'), NO_STORE);

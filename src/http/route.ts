@@ -36,5 +36,7 @@ export interface Route {
   /** Exact path, or a RegExp tested against the whole pathname (named groups become `params`). */
   path: string | RegExp;
   access: RouteAccess;
+  /** A health or readiness probe: also served on the connections held in reserve when the listener is full (http/connection-gate.ts). */
+  probe?: boolean;
   handle(request: RouteRequest): Promise<void> | void;
 }

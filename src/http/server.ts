@@ -15,6 +15,7 @@ import { EdocError } from '../errors.js';
 import type { AppLogger } from '../log/logger.js';
 import { excerpt } from '../policy/excerpt.js';
 import { OperatorAuth } from './auth.js';
+import { ConnectionGate, type ConnectionGateOptions } from './connection-gate.js';
 import { readForm } from './form-body.js';
 import type { LoginGuardOptions } from './login-guard.js';
 import { doLogin, doLogout, showLogin } from './login-page.js';
@@ -32,12 +33,12 @@ export interface OperatorServerOptions {
   sessionIdleMs?: number;
   /** A wrong token is answered only after this long. @defaultValue 500 */
   failureDelayMs?: number;
-  /** Lock-out of addresses that keep sending wrong tokens (http/login-guard.ts). */
+  /** The rationing of token comparisons once wrong tokens pile up (http/login-guard.ts). */
   guard?: LoginGuardOptions;
-  /** How long a client may take to send its headers. @defaultValue 10000 */
+  /** How long a client may take to send its headers. @defaultValue 5000 */
   headersTimeoutMs?: number;
-  /** Connections open at once; past this new ones are closed unanswered. @defaultValue 256 */
-  maxConnections?: number;
+  /** Connections open at once, per address, and held in reserve for probes (http/connection-gate.ts). */
+  connections?: ConnectionGateOptions;
 }
 
 export interface OperatorServer {
@@ -45,15 +46,15 @@ export interface OperatorServer {
   readonly url: string;
   /** A new token (SIGHUP): sessions made with the old one end. */
   setToken(token: string | undefined): void;
+  /** Whether the token routes need a token now (false: open, loopback only). */
+  readonly guarded: boolean;
   close(): Promise<void>;
 }
 
-/** How long a client may take to send its headers, and its whole request. */
-const HEADERS_TIMEOUT_MS = 10_000;
+/** How long a client may take to send its headers (a probe or a browser on the LAN takes milliseconds), and its whole request. */
+const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** Each connection is a file descriptor of the daemon: a flood of idle ones must not leave none for the ledger and the inbox. */
-const MAX_CONNECTIONS = 256;
 
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
   const address = parseListen(options.listen);
@@ -64,13 +65,14 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
     throw new EdocError('EDOC_CONFIG_INVALID', `http.token: required when http.listen (${options.listen}) is not a loopback address`, { path: 'http.token' });
   }
   const auth = new OperatorAuth({ token: options.token, sessionIdleMs: options.sessionIdleMs, guard: options.guard });
-  const handler = new RequestHandler(options, auth, isLoopbackHost(address.host));
+  const gate = new ConnectionGate(options.connections);
+  const handler = new RequestHandler(options, auth, isLoopbackHost(address.host), gate);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = createServer({ headersTimeout, requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout), keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // how often Node looks for requests past those timeouts (30 s by default: a slow client would get 40 s)
     connectionsCheckingInterval: 1_000 },
     (req, res) => { void handler.handle(req, res); });
-  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+  gate.attach(server);
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
@@ -84,6 +86,7 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
   return {
     url,
     setToken: (token) => auth.setToken(token),
+    get guarded() { return !auth.open; },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         auth.sessions.clear();
@@ -114,7 +117,8 @@ function listen(server: Server, host: string, port: number, text: string): Promi
 class RequestHandler {
   private readonly failureDelayMs: number;
 
-  constructor(private readonly options: OperatorServerOptions, private readonly auth: OperatorAuth, private readonly loopback: boolean) {
+  constructor(private readonly options: OperatorServerOptions, private readonly auth: OperatorAuth, private readonly loopback: boolean,
+    private readonly gate: ConnectionGate) {
     this.failureDelayMs = options.failureDelayMs ?? 500;
   }
 
@@ -147,6 +151,12 @@ class RequestHandler {
       return;
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (this.gate.healthOnly(req.socket)
+      && !this.options.routes.some((r) => r.probe === true && r.method === method && matchPath(r.path, url.pathname) !== undefined)) {
+      sendError(req, res, { status: 503, error: 'busy', message: 'The listener is full; only /healthz and /readyz are answered on this connection.',
+        headers: { Connection: 'close', 'Retry-After': '1' } });
+      return;
+    }
     if (url.pathname === '/login' || url.pathname === '/logout') {
       await this.loginRoute(req, res, url, method);
       return;
@@ -173,7 +183,7 @@ class RequestHandler {
     if (route.access === 'token') {
       res.setHeader('Cache-Control', 'no-store');
       const browser = method === 'GET' && wantsHtml(req);
-      const result = this.auth.authenticate(req, browser);
+      const result = await this.auth.authenticate(req, browser);
       if (!result.ok) {
         await this.refuse(req, res, url, result.reason, result.retryAfterSeconds, browser);
         return;
@@ -214,7 +224,7 @@ class RequestHandler {
     retryAfterSeconds: number | undefined, browser: boolean): Promise<void> {
     if (reason === 'locked') {
       await delay(this.failureDelayMs);
-      sendError(req, res, { status: 429, error: 'too-many-attempts', message: 'Too many wrong tokens from this address; wait and try again.',
+      sendError(req, res, { status: 429, error: 'too-many-attempts', message: 'Too many wrong tokens were tried; wait and try again.',
         headers: { 'Retry-After': String(retryAfterSeconds ?? 1) } });
       return;
     }

@@ -268,6 +268,15 @@ describe('service.baseUrl', () => {
     }
   });
 
+  test('a user name or password in the URL is refused naming the key, never echoed', async () => {
+    for (const url of ['https://edoc:s3cret-proxy-pass@proxy.example.com/api', 'http://s3cret-proxy-pass@127.0.0.1:8080']) {
+      const { err } = await loadError(withUrl(url));
+      expect(err.code).toBe('EDOC_CONFIG_INVALID');
+      expect(err.message).toContain('service.baseUrl: must not carry a user name or password');
+      expect(`${err.message}${JSON.stringify(err.context)}`).not.toContain('s3cret-proxy-pass');
+    }
+  });
+
   test('a URL of another scheme, or not a URL, is refused', async () => {
     expect((await loadError(withUrl('ftp://example.com'))).err.message).toContain('service.baseUrl: must use https');
     expect((await loadError(withUrl('example.com'))).err.message).toContain('service.baseUrl: must be "embedded" or an http(s) URL');

@@ -142,6 +142,57 @@ describe('reload', () => {
   });
 });
 
+describe('a reload never opens the running listener', () => {
+  /** The one error line of a refused reload; the old configuration stays in force. */
+  async function refusedReload(daemon: DaemonProcess): Promise<Record<string, unknown>> {
+    const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
+    expect(refused.code).toBe('EDOC_CONFIG_INVALID');
+    expect(JSON.stringify(refused.err)).toContain('http.token: the running listener');
+    return refused;
+  }
+
+  daemonTest('SIGHUP with a file that drops http.token: refused with one error line, the token still required', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const daemon = await startDaemon();
+    const url = await listenerUrl(daemon);
+    await project.writeConfig({ ...project.options, http: { listen: HTTP.listen, probeIdleMs: 300 } });
+    daemon.signal('SIGHUP');
+    await refusedReload(daemon);
+    expect((await get(`${url}/metrics`)).status).toBe(401);
+    expect((await get(`${url}/metrics`, { authorization: 'Bearer x' })).status).toBe(401);
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(200);
+    expect(daemon.logLines().filter((l) => l.msg === 'configuration reloaded')).toHaveLength(0);
+    expect(daemon.logLines().filter((l) => l.level === 'error')).toHaveLength(1);
+  });
+
+  daemonTest('listening on 0.0.0.0 with a token, a file saying 127.0.0.1 without one is refused: the console stays closed to the network', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: { ...HTTP, listen: '0.0.0.0:0' } });
+    const daemon = await startDaemon();
+    const url = (await listenerUrl(daemon)).replace('0.0.0.0', '127.0.0.1');
+    await project.writeConfig({ ...project.options, http: { listen: '127.0.0.1:0' } });
+    daemon.signal('SIGHUP');
+    await refusedReload(daemon);
+    expect((await get(`${url}/metrics`)).status).toBe(401);
+    expect((await get(`${url}/`, { accept: 'text/html' })).status).toBe(303);
+    expect((await get(`${url}/metrics`, bearer)).status).toBe(200);
+  });
+
+  daemonTest('SIGHUP with a file without the http section closes the listener', async ({ daemonProject }) => {
+    const { project, startDaemon } = await daemonProject({ http: HTTP });
+    const daemon = await startDaemon();
+    const url = await listenerUrl(daemon);
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+    const { http: _dropped, ...withoutHttp } = project.options;
+    await project.writeConfig(withoutHttp);
+    daemon.signal('SIGHUP');
+    await daemon.waitForLog((l) => l.msg === 'http was removed: the operator listener is closed');
+    await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
+    await expect(fetch(`${url}/metrics`)).rejects.toThrow();
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    expect(daemon.running).toBe(true);
+  });
+});
+
 describe('start-up refusals', () => {
   daemonTest('a port in use is one clear error naming http.listen, exit 2', async ({ daemonProject }) => {
     const blocker = createServer();

@@ -110,6 +110,8 @@ async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd:
   let next: Readonly<Config>;
   try {
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
+    const refusal = daemon.reloadRefusal(next);
+    if (refusal !== undefined) throw refusal;
   } catch (err) {
     logger.error({ err, code: (err as { code?: string }).code, file: io.configFile },
       'new configuration refused; the old one stays in force');
