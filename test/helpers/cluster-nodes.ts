@@ -38,6 +38,8 @@ export interface NodeOverrides {
   node?: string;
   leaseMs?: number;
   companies?: string[];
+  /** Fields of a company's entry replaced in this node's configuration, by alias (a copy edited by hand). */
+  replace?: Record<string, Record<string, unknown>>;
 }
 
 export class ClusterProject {
@@ -62,8 +64,9 @@ export class ClusterProject {
     await mkdir(dir, { recursive: true });
     node = new Project(dir, { ...this.options, inboxRoot: path.join(this.shared.dir, 'inbox') });
     const config = parse(node.configText()) as { paths: Record<string, string>; companies: { alias: string }[]; [key: string]: unknown };
-    const { companies, ...own } = cluster;
+    const { companies, replace, ...own } = cluster;
     if (companies !== undefined) config.companies = config.companies.filter((c) => companies.includes(c.alias));
+    if (replace !== undefined) config.companies = config.companies.map((c) => ({ ...c, ...replace[c.alias] }));
     config.paths.outbox = path.join(this.shared.dir, 'outbox');
     config.ledger = { url: this.options.url };
     config.cluster = { node: name, leaseMs: this.options.leaseMs, ...own };
