@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
+import { ClockOffset } from './clock-offset.js';
 import { IdentityWatch } from './identity-watch.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
 import { heartbeat, markStopped, registerNode, registerRun, type NodeIdentity } from './membership.js';
@@ -106,18 +107,22 @@ export class LeaseKeeper implements LeaseView {
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
   private readonly identities: IdentityWatch;
+  private readonly clock: ClockOffset;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.node = options.me.name;
     this.mono = options.monotonic ?? (() => performance.now());
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
     this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
+    this.clock = new ClockOffset(options.db, this.node, options.logger);
     this.identities = new IdentityWatch(options.db, this.node, options.leaseMs, options.logger, options.identity);
   }
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
   async start(): Promise<void> {
     const { db, me, leaseMs, logger } = this.options;
+    // the ledger's clock is the database's before this node writes or compares any time
+    await this.clock.measure();
     const before = await registerRun(db, me, leaseMs, logger, { monotonic: this.mono, pollMs: Math.max(50, Math.floor(this.heartbeatMs / 2)) });
     // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
@@ -232,6 +237,7 @@ export class LeaseKeeper implements LeaseView {
         live = 1;
       }
       this.liveNodes = live;
+      await this.clock.measure();
       const companies = this.options.companies();
       const key = JSON.stringify(companies);
       if (key !== this.ensured) {
