@@ -86,6 +86,8 @@ export const ERRORS = {
   EDOC_LEDGER_COPY_VERIFY: 'After copying, the PostgreSQL ledger\'s row counts or checksums differ from the SQLite ledger\'s: the copy was rolled back.',
   EDOC_CLUSTER_FENCED: 'This node no longer holds the company\'s lease (cluster mode): the transaction that would have changed the company\'s documents, files or cursor was rolled back; the company\'s new owner carries on.',
   EDOC_CLUSTER_NODE_IN_USE: 'Another running process is already this cluster node (same cluster.node name, its heartbeat goes on): this one does not start. Give each node its own name.',
+  EDOC_CLUSTER_COMPANY_MISMATCH: 'This node\'s configuration of a company (id, NIT, key, rate or concurrency) differs from the one the live node that holds or last held it recorded (cluster mode): this node does not take that company while that node runs. Make the configurations agree.',
+  EDOC_CLUSTER_CLOCK_SKEW: 'This node\'s clock differs from the database server\'s by more than a second (cluster mode): every time the nodes compare is taken from the database\'s clock, but fix the machine\'s time (NTP).',
   // --- submit -------------------------------------------------------------
   EDOC_SUBMIT_GAVE_UP: 'A transient fault persisted through every retry.',
   EDOC_SUBMIT_MAYBE_ISSUED: 'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',

@@ -99,14 +99,23 @@ export class WebhookDelivery {
   private async post(message: WebhookMessage): Promise<'ok' | 'retry' | 'refused'> {
     let status: number | undefined;
     let reason: string;
+    // The attempt's own controller, aborted by a timer this object holds (and by close): a timer cannot be
+    // collected before it fires. AbortSignal.timeout inside AbortSignal.any can (Node 20 holds the sources
+    // weakly), and a receiver that accepted and never answered then held the queue for undici's 300 s.
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new DOMException(`no answer within ${this.options.timeoutMs} ms`, 'TimeoutError')),
+      this.options.timeoutMs);
+    const onClose = (): void => attempt.abort();
+    this.abort.signal.addEventListener('abort', onClose, { once: true });
     try {
       const res = await fetch(this.target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'edoc-bridge-alerts/1',
           ...(this.target.authorization ? { authorization: this.target.authorization } : {}) },
         body: this.options.scrub(JSON.stringify(message)),
-        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.timeoutMs)]),
-        redirect: 'error',
+        signal: attempt.signal,
+        // a redirect is answered as it is (a 3xx): refused below, never followed (the token would travel on)
+        redirect: 'manual',
       });
       status = res.status;
       await res.body?.cancel().catch(() => undefined);
@@ -121,9 +130,13 @@ export class WebhookDelivery {
     } catch (err) {
       if (this.closed) return 'retry';
       reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    } finally {
+      clearTimeout(timer);
+      this.abort.signal.removeEventListener('abort', onClose);
     }
     if (status !== undefined && status < 500 && !RETRY_STATUS.has(status)) {
-      // the receiver refuses this message itself: sending it again cannot help, and it must not hold back the others
+      // the receiver refuses this message itself (a 4xx, or a 3xx: a webhook that moved is configured
+      // anew, never followed): sending it again cannot help, and it must not hold back the others
       this.options.logger.error({ code: 'EDOC_ALERT_UNDELIVERED', webhook: this.options.shownAs, httpStatus: status, alert: message.kind, alertId: message.id },
         'alert webhook refused an alert; it is not sent again');
       return 'refused';

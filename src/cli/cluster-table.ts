@@ -41,6 +41,9 @@ export function clusterLines(status: ClusterStatus): string[] {
       { header: 'companies', value: (n) => status.leases.filter((l) => l.owner === n.name && l.live).map((l) => l.company).join(', ') },
     ]));
   }
+  for (const n of status.nodes) {
+    if (n.disagrees !== null) out.push(`  EDOC_CLUSTER_COMPANY_MISMATCH: node ${n.name} does not take ${n.disagrees}`);
+  }
   if (status.leases.length > 0) {
     out.push('');
     out.push(...renderTable(status.leases, [

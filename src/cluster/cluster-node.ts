@@ -4,9 +4,11 @@
  * checks in its write transactions. Opened by the wiring (daemon/pipeline.ts) when `ledger.url` is set.
  */
 import { readFileSync } from 'node:fs';
+import type { CompanyConfig } from '../config/schema.js';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import { openPostgresExecutor } from '../ledger/sql/postgres.js';
 import type { AppLogger } from '../log/logger.js';
+import { companyIdentity, identityText } from './company-identity.js';
 import { ClusterFence } from './fence.js';
 import { LeaseKeeper, type LeaseEvents } from './lease-keeper.js';
 import { LeaseNotices } from './lease-notices.js';
@@ -22,6 +24,8 @@ export interface ClusterNodeOptions {
   node?: string | undefined;
   leaseMs: number;
   companies(): readonly string[];
+  /** The company as configured now (its identity is recorded with its lease and compared: company-identity.ts). */
+  company?(alias: string): Pick<CompanyConfig, 'id' | 'nit' | 'apiKey' | 'rate'> | undefined;
   logger: AppLogger;
   events: LeaseEvents;
 }
@@ -51,7 +55,10 @@ export class ClusterNode {
       connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), idleInTransactionTimeoutMs: this.idleInTransactionTimeoutMs,
       onIdleError: (err) => options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended') });
     this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
-      logger: options.logger, events: options.events });
+      logger: options.logger, events: options.events, identity: async (alias, salt) => {
+        const company = options.company?.(alias);
+        return company === undefined ? undefined : identityText(await companyIdentity(company, salt));
+      } });
     this.fence = new ClusterFence(this.keeper, options.inbox);
     this.notices = new LeaseNotices({ url: options.url, applicationName: applicationName(me.name), node: me.name,
       retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), logger: options.logger, onReleased: () => this.keeper.beatSoon(),

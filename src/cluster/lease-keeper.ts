@@ -22,6 +22,8 @@ import { performance } from 'node:perf_hooks';
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import type { LeaseView } from './fence.js';
+import { ClockOffset } from './clock-offset.js';
+import { IdentityWatch } from './identity-watch.js';
 import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
 import { heartbeat, markStopped, registerNode, registerRun, type NodeIdentity } from './membership.js';
 
@@ -62,6 +64,11 @@ export interface LeaseKeeperOptions {
   safeShare?: number;
   /** Monotonic milliseconds (tests). @defaultValue performance.now */
   monotonic?(): number;
+  /**
+   * The company's identity as configured here (company-identity.ts, identityText), its key fingerprinted
+   * under `salt`; undefined: not checked (tests of the leases alone).
+   */
+  identity?(company: string, salt: string): Promise<string | undefined>;
 }
 
 interface Held {
@@ -99,17 +106,23 @@ export class LeaseKeeper implements LeaseView {
   private soon = false;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
+  private readonly identities: IdentityWatch;
+  private readonly clock: ClockOffset;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.node = options.me.name;
     this.mono = options.monotonic ?? (() => performance.now());
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
     this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
+    this.clock = new ClockOffset(options.db, this.node, options.logger);
+    this.identities = new IdentityWatch(options.db, this.node, options.leaseMs, options.logger, options.identity);
   }
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
   async start(): Promise<void> {
     const { db, me, leaseMs, logger } = this.options;
+    // the ledger's clock is the database's before this node writes or compares any time
+    await this.clock.measure();
     const before = await registerRun(db, me, leaseMs, logger, { monotonic: this.mono, pollMs: Math.max(50, Math.floor(this.heartbeatMs / 2)) });
     // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
@@ -224,14 +237,16 @@ export class LeaseKeeper implements LeaseView {
         live = 1;
       }
       this.liveNodes = live;
+      await this.clock.measure();
       const companies = this.options.companies();
       const key = JSON.stringify(companies);
       if (key !== this.ensured) {
         await ensureLeaseRows(db, companies);
         this.ensured = key;
       }
+      const mine = await this.identities.read(companies);
       const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
-      const renewed = new Set(await renewLeases(db, this.node, held, leaseMs, this.safeMs));
+      const renewed = new Set(await renewLeases(db, this.node, held, leaseMs, this.safeMs, mine));
       this.renewedAt = sentAt;
       this.fencedLogged = false;
       if (this.unreachableSince !== undefined) {
@@ -240,7 +255,8 @@ export class LeaseKeeper implements LeaseView {
       }
       for (const h of held) if (!renewed.has(h.company)) this.drop(h.company, 'lost', 'another node holds its lease now');
       this.spread(companies, live);
-      if (this.claiming) await this.claim(companies, live);
+      if (this.claiming) await this.claim(companies, live, mine);
+      await this.identities.check(mine, new Set(this.held.keys()));
     } catch (err) {
       if (this.unreachableSince === undefined) {
         this.unreachableSince = sentAt;
@@ -285,17 +301,17 @@ export class LeaseKeeper implements LeaseView {
     });
   }
 
-  private async claim(companies: readonly string[], live: number): Promise<void> {
+  private async claim(companies: readonly string[], live: number, mine: ReadonlyMap<string, string>): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
-    const mine = new Set(this.held.keys());
-    const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !mine.has(c))
+    const held = new Set(this.held.keys());
+    const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !held.has(c))
       .map(([c]) => c);
     for (const c of unwanted) this.handedBack.delete(c);
-    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs, false, this.safeMs);
+    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs, false, this.safeMs, mine);
     for (const { company } of orphans) this.orphans.add(company);
     const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
     const claimed: ClaimedLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
-      companies.filter((c) => !mine.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn, this.safeMs))];
+      companies.filter((c) => !held.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn, this.safeMs, mine))];
     this.reclaimOwn = false;
     for (const { company, epoch, lastStartMs } of claimed) {
       this.held.set(company, { epoch, leaving: false });

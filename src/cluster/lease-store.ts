@@ -63,24 +63,33 @@ export async function ensureLeaseRows(db: SqlExecutor, companies: readonly strin
  * `quietAfterMs`: this node's self-fence point after a claim or renewal (the quiet rule above).
  */
 export async function claimLeases(db: SqlExecutor, node: string, companies: readonly string[], max: number, leaseMs: number,
-  reclaimOwn = false, quietAfterMs = leaseMs): Promise<ClaimedLease[]> {
+  reclaimOwn = false, quietAfterMs = leaseMs, identities: ReadonlyMap<string, string> = new Map()): Promise<ClaimedLease[]> {
   if (max <= 0 || companies.length === 0) return [];
+  // the identity rule (company-identity.ts): a company whose recorded identity differs from this node's is
+  // not claimed while the node that recorded it is live; a claim records this node's identity
   const rows = await db.all<{ company: string; epoch: number; last_start_ms: number | null }>(`
     WITH free AS (
       -- a run of this node's name known to be dead (reclaimOwn) started nothing after its death, before now
-      SELECT company, epoch AS was_epoch, CASE WHEN ? = 1 AND owner = ? THEN least(coalesce(quiet_at, expires_at), now())
-        ELSE coalesce(quiet_at, expires_at) END AS was_quiet FROM company_leases
-      WHERE company = ANY(?::text[]) AND (owner IS NULL OR expires_at <= now() OR (? = 1 AND owner = ?))
-      ORDER BY company
+      SELECT c.company, c.epoch AS was_epoch, CASE WHEN ? = 1 AND c.owner = ? THEN least(coalesce(c.quiet_at, c.expires_at), now())
+        ELSE coalesce(c.quiet_at, c.expires_at) END AS was_quiet, m.identity AS my_identity
+      FROM company_leases AS c JOIN unnest(?::text[], ?::text[]) AS m(company, identity) ON m.company = c.company
+      WHERE (c.owner IS NULL OR c.expires_at <= now() OR (? = 1 AND c.owner = ?))
+        AND (m.identity IS NULL OR c.identity IS NULL OR c.identity = m.identity OR c.identity_node = ?
+          OR NOT EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL
+            AND n.heartbeat_at > now() - ${ms}))
+      ORDER BY c.company
       LIMIT ?
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF c SKIP LOCKED
     )
     UPDATE company_leases AS l
-    SET owner = ?, epoch = l.epoch + 1, acquired_at = now(), expires_at = now() + ${ms}, quiet_at = now() + ${ms}
+    SET owner = ?, epoch = l.epoch + 1, acquired_at = now(), expires_at = now() + ${ms}, quiet_at = now() + ${ms},
+      identity = coalesce(free.my_identity, l.identity),
+      identity_node = CASE WHEN free.my_identity IS NULL THEN l.identity_node ELSE ? END
     FROM free WHERE l.company = free.company
     RETURNING l.company, l.epoch,
       CASE WHEN free.was_epoch = 0 THEN NULL ELSE extract(epoch FROM free.was_quiet - now()) * 1000 END AS last_start_ms`,
-  [reclaimOwn ? 1 : 0, node, companies, reclaimOwn ? 1 : 0, node, max, node, leaseMs, quietAfterMs]);
+  [reclaimOwn ? 1 : 0, node, companies, companies.map((c) => identities.get(c) ?? null), reclaimOwn ? 1 : 0, node, node, leaseMs, max,
+    node, leaseMs, quietAfterMs, node]);
   return rows.map((r) => ({ company: r.company, epoch: Number(r.epoch),
     lastStartMs: r.last_start_ms === null ? Number.NEGATIVE_INFINITY : Math.ceil(Number(r.last_start_ms)) }));
 }
@@ -93,13 +102,16 @@ export async function claimLeases(db: SqlExecutor, node: string, companies: read
  * was expired.
  */
 export async function renewLeases(db: SqlExecutor, node: string, held: readonly HeldLease[], leaseMs: number,
-  quietAfterMs = leaseMs): Promise<string[]> {
+  quietAfterMs = leaseMs, identities: ReadonlyMap<string, string> = new Map()): Promise<string[]> {
   if (held.length === 0) return [];
+  // the holder's identity as configured now (a reload may have changed it) is the one recorded
   const rows = await db.all<{ company: string }>(`
-    UPDATE company_leases AS l SET expires_at = now() + ${ms}, quiet_at = now() + ${ms}
-    FROM unnest(?::text[], ?::bigint[]) AS h(company, epoch)
+    UPDATE company_leases AS l SET expires_at = now() + ${ms}, quiet_at = now() + ${ms},
+      identity = coalesce(h.identity, l.identity), identity_node = CASE WHEN h.identity IS NULL THEN l.identity_node ELSE l.owner END
+    FROM unnest(?::text[], ?::bigint[], ?::text[]) AS h(company, epoch, identity)
     WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
-    RETURNING l.company`, [leaseMs, quietAfterMs, held.map((h) => h.company), held.map((h) => h.epoch), node]);
+    RETURNING l.company`, [leaseMs, quietAfterMs, held.map((h) => h.company), held.map((h) => h.epoch),
+    held.map((h) => identities.get(h.company) ?? null), node]);
   return rows.map((r) => r.company);
 }
 
@@ -138,4 +150,35 @@ export async function listLeases(db: SqlExecutor): Promise<LeaseRow[]> {
       (extract(epoch FROM expires_at - now()) * 1000)::bigint AS in_ms FROM company_leases ORDER BY company`);
   return rows.map((r) => ({ company: r.company, owner: r.owner, epoch: r.epoch, acquiredAt: r.acquired_at, expiresAt: r.expires_at,
     live: r.live, expiresInMs: r.in_ms }));
+}
+
+/** Each company's salt of its key's fingerprint (made by the database with the row; company-identity.ts). */
+export async function leaseSalts(db: SqlExecutor, companies: readonly string[]): Promise<Map<string, string>> {
+  if (companies.length === 0) return new Map();
+  const rows = await db.all<{ company: string; key_salt: string }>('SELECT company, key_salt FROM company_leases WHERE company = ANY(?::text[])',
+    [companies]);
+  return new Map(rows.map((r) => [r.company, r.key_salt]));
+}
+
+/** A company this node does not claim: its recorded identity differs, and the node that recorded it is live. */
+export interface RefusedCompany {
+  company: string;
+  recorded: string;
+  recordedBy: string;
+}
+
+export async function refusedCompanies(db: SqlExecutor, node: string, identities: ReadonlyMap<string, string>, leaseMs: number): Promise<RefusedCompany[]> {
+  if (identities.size === 0) return [];
+  const rows = await db.all<{ company: string; identity: string; identity_node: string }>(`
+    SELECT c.company, c.identity, c.identity_node FROM company_leases AS c
+      JOIN unnest(?::text[], ?::text[]) AS m(company, identity) ON m.company = c.company
+    WHERE c.identity IS NOT NULL AND c.identity <> m.identity AND c.identity_node <> ?
+      AND EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms})
+    ORDER BY c.company`, [[...identities.keys()], [...identities.values()], node, leaseMs]);
+  return rows.map((r) => ({ company: r.company, recorded: r.identity, recordedBy: r.identity_node }));
+}
+
+/** What `status` shows of the companies a node refuses (nodes.disagrees): set when it changes. */
+export async function recordDisagreements(db: SqlExecutor, node: string, text: string | null): Promise<void> {
+  await db.run('UPDATE nodes SET disagrees = ? WHERE name = ?', [text, node]);
 }

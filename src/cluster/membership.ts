@@ -26,6 +26,8 @@ export interface NodeRow extends NodeIdentity {
   live: boolean;
   /** How long ago the last heartbeat was, by the database's clock. */
   heartbeatAgeMs: number;
+  /** The companies it does not take because a live node recorded another identity for them, and why (identity-watch.ts). */
+  disagrees: string | null;
 }
 
 /** This process as a node: `cluster.node`, else host name and pid (unique per machine and run). */
@@ -99,13 +101,14 @@ export async function markStopped(db: SqlExecutor, me: Pick<NodeIdentity, 'name'
 /** Every node, live ones first (status). */
 export async function listNodes(db: SqlExecutor, leaseMs: number): Promise<NodeRow[]> {
   const rows = await db.all<{ name: string; host: string; pid: number; version: string; started_at: Date; heartbeat_at: Date;
-    stopped_at: Date | null; live: boolean; age_ms: number }>(`
-    SELECT name, host, pid, version, started_at, heartbeat_at, stopped_at,
+    stopped_at: Date | null; live: boolean; age_ms: number; disagrees: string | null }>(`
+    SELECT name, host, pid, version, started_at, heartbeat_at, stopped_at, disagrees,
       (extract(epoch FROM now() - heartbeat_at) * 1000)::bigint AS age_ms,
       stopped_at IS NULL AND heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS live
     FROM nodes ORDER BY live DESC, name`, [leaseMs]);
   return rows.map((r) => ({ name: r.name, host: r.host, pid: r.pid, version: r.version, startedAt: r.started_at,
-    heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, live: r.live, heartbeatAgeMs: r.age_ms }));
+    heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, live: r.live, heartbeatAgeMs: r.age_ms,
+    disagrees: r.live ? r.disagrees : null }));
 }
 
 function processAlive(pid: number): boolean {

@@ -6,6 +6,7 @@
  * report is rewritten), one error line, and the copy goes back to the inbox folder it came from, where
  * its whole content is taken as a new file (documents accepted already are reported duplicate there).
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import type { Stats } from 'node:fs';
 import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -51,7 +52,7 @@ export class ArchiveWatch {
   constructor(private readonly options: ArchiveWatchOptions) {}
 
   private now(): number {
-    return this.options.now?.() ?? Date.now();
+    return this.options.now?.() ?? ledgerNow();
   }
 
   /** Re-arms the watch for files archived less than `watchMs` ago (a restart), then looks every interval. */

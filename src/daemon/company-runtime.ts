@@ -53,7 +53,8 @@ export class CompanyRuntime implements LeaseEvents {
     if (url === undefined) return new CompanyRuntime(() => undefined);
     const { ClusterNode: Node } = await import('../cluster/cluster-node.js');
     return new CompanyRuntime((events) => new Node({ url, inbox: config.paths.inbox, node: config.cluster.node,
-      leaseMs: config.cluster.leaseMs, logger, companies: () => companies().map((c) => c.alias), events }));
+      leaseMs: config.cluster.leaseMs, logger, companies: () => companies().map((c) => c.alias),
+      company: (alias) => companies().find((c) => c.alias === alias), events }));
   }
 
   /** Starts the companies: all of them now (one process), or whichever leases the first heartbeat takes (cluster). */

@@ -3,6 +3,7 @@
  * from a read of the ledger; this records what it wrote (reported, moved aside, finished, archived).
  * The daemon's report scheduler and the commands that report (`submit`, `resolve`) call these two.
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import path from 'node:path';
 import type { LedgerPort } from '../ledger/port.js';
 import { CHANGED_AFTER_SEND } from '../ledger/types.js';
@@ -39,7 +40,7 @@ export async function writeFileReport(ledger: LedgerPort, fileId: number, outbox
  * the archive, then the new place recorded, one holder at a time). The caller writes `fileId`'s whole
  * report set next, which replaces what is left under them.
  */
-async function moveAsideEarlierReports(ledger: LedgerPort, fileId: number, outboxDir: string, now = Date.now()): Promise<void> {
+async function moveAsideEarlierReports(ledger: LedgerPort, fileId: number, outboxDir: string, now = ledgerNow()): Promise<void> {
   if (ledger.readOnly) return;
   // another folder (a configuration changed since) is no collision
   const holders = (await ledger.reportHolders(fileId)).filter((h) => (h.outboxDir ?? outboxDir) === outboxDir);
@@ -82,7 +83,7 @@ export interface SettleOptions extends ReportWriteOptions {
 }
 
 export async function settleFile(ledger: LedgerPort, fileId: number, outboxDir: string, options: SettleOptions = {}): Promise<SettleResult> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? ledgerNow();
   let file = await ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
   // The progress read only saves a write; finishFile itself re-checks in its transaction that every

@@ -9,6 +9,7 @@
  * taken again once stable; one that changes after its documents were released
  * gets EDOC_READ_CHANGED_AFTER_SEND (ledger recordFile, report settleFile).
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
@@ -97,7 +98,7 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
     return { outcome: 'gone' };
   }
   const rec = await ledger.recordFile({ path: dropped.path, name, size: hash.size, sha256: hash.sha256, kind: dropped.kind,
-    company: dropped.company.alias, now: Date.now(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
+    company: dropped.company.alias, now: ledgerNow(), outboxDir: outboxDir(ctx.config, dropped.company.alias, dropped.kind),
     archive: inInboxFolder(ctx.config, dropped.path),
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }) });
   if (rec.changedAfterSend?.newlyFlagged === true) {

@@ -6,6 +6,7 @@
  * rewritten and how the senders learn of re-queued work, which the caller passes in.
  * Messages are returned, not printed: the CLI prints them, the console shows them.
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import type { Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
 import { isDocumentKind } from '../kinds/index.js';
@@ -87,7 +88,7 @@ function severalFiles(key: string, found: readonly AttentionDocument[]): string 
 export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, options: { includeInDoubt: boolean; by: string; now?: number }): Promise<ActionResult> {
   const what = describeTarget(target);
   const { includeInDoubt } = options;
-  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? Date.now(), by: options.by };
+  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? ledgerNow(), by: options.by };
   const found = await inDoubtAndFailed(ledger, target);
   if ('ids' in target) requeue.ids = [...target.ids];
   else if ('key' in target && byIndex(target.key)) {
@@ -142,7 +143,7 @@ export interface ResolveOptions {
 /** Records the operator's word on in-doubt documents; nothing is sent. Their files' reports are rewritten. */
 export async function resolveDocuments(ledger: LedgerPort, target: ActionTarget, options: ResolveOptions): Promise<ActionResult> {
   const what = describeTarget(target);
-  const now = options.now ?? Date.now();
+  const now = options.now ?? ledgerNow();
   const issued = options.word === 'issued';
   const word = issued ? 'confirmed issued by the operator' : 'number held by another document, by the operator\'s word';
   const note = `${word} (${options.via}, ${new Date(now).toISOString()})${options.note ? `: ${options.note}` : ''}`;

@@ -1,3 +1,4 @@
+import { ledgerNow } from '../policy/ledger-clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -94,7 +95,7 @@ export class Ledger implements LedgerPort {
       db.pragma('temp_store = MEMORY');
       const m = migrate(db);
       if (lock.tookOverFrom) {
-        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(Date.now(), 'lock-taken-over', JSON.stringify(lock.tookOverFrom));
+        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(ledgerNow(), 'lock-taken-over', JSON.stringify(lock.tookOverFrom));
       }
       const ledger = new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), false, lock, options.fence);
       if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
@@ -138,7 +139,7 @@ export class Ledger implements LedgerPort {
    * A real write (a row added and removed in one transaction, one durable commit): succeeds only when
    * the ledger can grow again after a full disk (StorageWatch).
    */
-  async probeWrite(now = Date.now()): Promise<void> {
+  async probeWrite(now = ledgerNow()): Promise<void> {
     await this.sql.transaction(async (tx) => {
       const row = await tx.get<{ id: number }>(`INSERT INTO events(at, type) VALUES (?, 'storage-probe') RETURNING id`, [now]);
       await tx.run('DELETE FROM events WHERE id = ?', [row!.id]);
@@ -148,17 +149,17 @@ export class Ledger implements LedgerPort {
   // --- files ---------------------------------------------------------------
   recordFile(input: RecordFileInput): Promise<RecordFileResult> { return files.recordFile(this.sql, input, this.fence); }
   setReadDetails(fileId: number, details: ReadDetails): Promise<void> { return files.setReadDetails(this.sql, fileId, details, this.fence); }
-  finishReading(fileId: number, now = Date.now()): Promise<void> { return files.finishReading(this.sql, fileId, now, this.fence); }
-  failRead(fileId: number, error: FileError, now = Date.now()): Promise<number> { return files.failRead(this.sql, fileId, error, now, this.fence); }
-  dropIntake(fileId: number, data: Record<string, unknown>, now = Date.now()): Promise<boolean> {
+  finishReading(fileId: number, now = ledgerNow()): Promise<void> { return files.finishReading(this.sql, fileId, now, this.fence); }
+  failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> { return files.failRead(this.sql, fileId, error, now, this.fence); }
+  dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
     return files.dropIntake(this.sql, fileId, now, data, this.fence);
   }
-  flagChangedAfterSend(fileId: number, error: FileError, now = Date.now()): Promise<boolean> {
+  flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
     return files.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
-  finishFile(fileId: number, now = Date.now()): Promise<boolean> { return files.finishFile(this.sql, fileId, now, this.fence); }
+  finishFile(fileId: number, now = ledgerNow()): Promise<boolean> { return files.finishFile(this.sql, fileId, now, this.fence); }
   markReported(fileId: number, state: ReportState): Promise<void> { return files.markReported(this.sql, fileId, state, this.fence); }
-  markArchived(fileId: number, archivedPath: string, now = Date.now()): Promise<void> {
+  markArchived(fileId: number, archivedPath: string, now = ledgerNow()): Promise<void> {
     return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
   getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.sql, fileId); }
@@ -166,7 +167,7 @@ export class Ledger implements LedgerPort {
   reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
     return places.reportPlaceTaken(this.sql, dir, reportName, fileId);
   }
-  relocateReport(fileId: number, dir: string, reportName: string, now = Date.now()): Promise<void> {
+  relocateReport(fileId: number, dir: string, reportName: string, now = ledgerNow()): Promise<void> {
     return places.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
   }
   openFiles(company?: string): Promise<FileRow[]> { return files.openFiles(this.sql, company); }
@@ -175,11 +176,11 @@ export class Ledger implements LedgerPort {
   fileProgress(fileId: number): Promise<FileProgress> { return status.fileProgress(this.sql, fileId); }
 
   // --- documents -----------------------------------------------------------
-  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
+  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = ledgerNow()): Promise<InsertResult> {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   /** Inserts an async stream of documents (the reader's), ~1000 per transaction. */
-  insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = Date.now()): Promise<InsertResult> {
+  insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = ledgerNow()): Promise<InsertResult> {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> { return docs.acceptedKey(this.sql, key); }
@@ -187,41 +188,41 @@ export class Ledger implements LedgerPort {
     return docs.claimDue(this.sql, company, now, limit, exclude);
   }
   nextDueAt(company: string): Promise<number | undefined> { return docs.nextDueAt(this.sql, company); }
-  markSending(ids: readonly number[], now = Date.now()): Promise<MarkSendingResult> { return sending.markSending(this.sql, ids, now, this.fence); }
-  unmarkSending(ids: readonly number[], now = Date.now()): Promise<number[]> { return sending.unmarkSending(this.sql, ids, now, this.fence); }
-  recordOutcomes(records: readonly OutcomeRecord[], now = Date.now()): Promise<OutcomesResult> {
+  markSending(ids: readonly number[], now = ledgerNow()): Promise<MarkSendingResult> { return sending.markSending(this.sql, ids, now, this.fence); }
+  unmarkSending(ids: readonly number[], now = ledgerNow()): Promise<number[]> { return sending.unmarkSending(this.sql, ids, now, this.fence); }
+  recordOutcomes(records: readonly OutcomeRecord[], now = ledgerNow()): Promise<OutcomesResult> {
     return sending.recordOutcomes(this.sql, records, now, this.fence);
   }
-  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = Date.now()):
+  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = ledgerNow()):
     Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }> {
     return this.sql.transaction(async (tx) => ({
       outcomes: outcomes.length > 0 ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence) : { applied: [], fileIds: [] },
       marks: marks.length > 0 ? await sending.markSendingTx(tx, marks, now, this.fence) : { ...NO_MARKS },
     }));
   }
-  async recordOutcome(id: number, outcome: Verdict, now = Date.now()): Promise<boolean> {
+  async recordOutcome(id: number, outcome: Verdict, now = ledgerNow()): Promise<boolean> {
     return (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied.length === 1;
   }
   scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
-    now = Date.now()): Promise<boolean> {
+    now = ledgerNow()): Promise<boolean> {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
   sendingAtStart(company?: string): Promise<DueDocument[]> { return docs.sendingAtStart(this.sql, company); }
-  recoverSending(now = Date.now(), company?: string): Promise<{ resent: number[]; inDoubt: number[] }> {
+  recoverSending(now = ledgerNow(), company?: string): Promise<{ resent: number[]; inDoubt: number[] }> {
     return sending.recoverSending(this.sql, now, company, this.fence);
   }
-  setInDoubt(ids: readonly number[], reason: string, now = Date.now()): Promise<number[]> {
+  setInDoubt(ids: readonly number[], reason: string, now = ledgerNow()): Promise<number[]> {
     return sending.setInDoubt(this.sql, ids, now, reason, this.fence);
   }
   // operator actions: never fenced (port.ts)
   requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.sql, target); }
   /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
-  confirmIssued(ids: readonly number[], note: string, now = Date.now(), by?: string):
+  confirmIssued(ids: readonly number[], note: string, now = ledgerNow(), by?: string):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
     return status.confirmIssued(this.sql, ids, note, now, by);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
-  recordClash(ids: readonly number[], note: string, now = Date.now(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
+  recordClash(ids: readonly number[], note: string, now = ledgerNow(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
     return status.recordClash(this.sql, ids, note, now, by);
   }
   numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
@@ -246,14 +247,14 @@ export class Ledger implements LedgerPort {
   // --- resend (edoc-bridge resend) -----------------------------------------
   filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.sql, name); }
   contentOutcome(file: FileRow): Promise<ContentOutcome> { return resend.contentOutcome(this.sql, file); }
-  requestResend(fileId: number, now = Date.now()): Promise<{ request: ResendRequest; reused: boolean }> {
+  requestResend(fileId: number, now = ledgerNow()): Promise<{ request: ResendRequest; reused: boolean }> {
     return resend.requestResend(this.sql, fileId, now);
   }
-  cancelResend(requestId: number, now = Date.now()): Promise<void> { return resend.cancelResend(this.sql, requestId, now); }
+  cancelResend(requestId: number, now = ledgerNow()): Promise<void> { return resend.cancelResend(this.sql, requestId, now); }
 
   // --- received documents (E12) -------------------------------------------
   getCursor(company: string): Promise<string | undefined> { return received.getCursor(this.sql, company); }
-  setCursor(company: string, cursor: string, now = Date.now()): Promise<void> { return received.setCursor(this.sql, company, cursor, now, this.fence); }
+  setCursor(company: string, cursor: string, now = ledgerNow()): Promise<void> { return received.setCursor(this.sql, company, cursor, now, this.fence); }
   recordPull(company: string, at: number, data?: unknown): Promise<void> { return received.recordPull(this.sql, company, at, data, this.fence); }
   seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.sql, company, documentId); }
   recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.sql, record, this.fence); }

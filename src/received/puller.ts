@@ -11,6 +11,7 @@
  * written. Pages are newest first, so a document arriving mid-read shifts the
  * pages under us: see `pullSlice` for how that is made safe.
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import path from 'node:path';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
@@ -178,7 +179,7 @@ export class ReceivedPuller {
       }
     }
     result.complete = true;
-    await ledger.recordPull(alias, Date.now(), {
+    await ledger.recordPull(alias, ledgerNow(), {
       window: formatWindow(window), pages: result.pages, new: result.newDocs, seenBefore: result.seenBefore,
       errors: result.errors.length, cursor: result.cursor ?? null,
     });

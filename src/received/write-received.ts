@@ -4,6 +4,7 @@
  * then its index row. A crash before the record leaves files the next run
  * overwrites identically; a crash after it leaves a row the next run adds.
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isEdocError } from '../errors.js';
@@ -50,7 +51,7 @@ export async function writeReceived(input: WriteReceivedInput): Promise<{ errors
     errors.push({ code: 'EDOC_RECEIVED_BAD_PDF', message: pdf.reason, doc, cufe: key });
   }
   await input.ledger.recordReceived({
-    company: alias, documentId: key, documentNumber: doc ?? null, documentDate: documentDay(record) ?? null, files, at: Date.now(),
+    company: alias, documentId: key, documentNumber: doc ?? null, documentDate: documentDay(record) ?? null, files, at: ledgerNow(),
   });
   await appendIndexRow(input.index, record);
   return { errors };

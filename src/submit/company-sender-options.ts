@@ -101,7 +101,7 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   onChanged(fileIds: readonly number[]): void;
   /** Pauses every writer while the disk is full; one of the sender's own when absent. */
   storage?: StorageWatch;
-  /** The clock. @defaultValue Date.now */
+  /** The clock. @defaultValue ledgerNow (policy/ledger-clock.ts: the database's in a cluster) */
   now?: () => number;
   /** Told when the company is paused (credentials refused) and when a document reaches its final state (alerts). */
   onEvent?(event: SenderEvent): void;

@@ -8,6 +8,7 @@
  * at a time ahead of their turn, and their verdicts ride along with the next
  * batch; documents the service numbers are marked, and settled, one turn each.
  */
+import { ledgerNow } from '../policy/ledger-clock.js';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
@@ -46,7 +47,7 @@ export class CompanySender {
   constructor(private readonly options: CompanySenderOptions) {
     this.company = options.company;
     this.tuning = senderTuning(options);
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? ledgerNow;
     this.mayStart = options.mayStart ?? (() => true);
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;

@@ -4,8 +4,11 @@
  * the oldest and says how many; the URL's token travels as a header and never reaches the log.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Alerter } from '../../src/alerts/alerter.js';
 import { WebhookDelivery } from '../../src/alerts/webhook.js';
@@ -20,7 +23,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(url: (r: WebhookReceiver) => string, options: { queue?: number; receiver?: WebhookReceiver } = {}) {
+async function setup(url: (r: WebhookReceiver) => string, options: { queue?: number; receiver?: WebhookReceiver; timeoutMs?: number } = {}) {
   const receiver = options.receiver ?? await WebhookReceiver.start();
   cleanups.push(() => receiver.close());
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-webhook-'));
@@ -31,10 +34,35 @@ async function setup(url: (r: WebhookReceiver) => string, options: { queue?: num
   cleanups.push(() => logger.close());
   const scrubber = new SecretScrubber([...webhookSecrets(target), 'api-key-secret-1001']);
   const webhook = new WebhookDelivery({ url: target, shownAs: redactedWebhook(target), logger, scrub: (t) => scrubber.scrub(t),
-    queue: options.queue ?? 50, timeoutMs: 2_000, baseDelayMs: 20, maxDelayMs: 100 });
+    queue: options.queue ?? 50, timeoutMs: options.timeoutMs ?? 2_000, baseDelayMs: 20, maxDelayMs: 100 });
   cleanups.push(() => webhook.close());
   const alerter = new Alerter({ logger, deliver: (r) => webhook.send(r), stateDir: dir });
   return { receiver, webhook, alerter, logFile, dir, target };
+}
+
+/** A full garbage collection (V8's gc(), exposed at run time: the test process has no --expose-gc). */
+const collectGarbage = ((): (() => void) => {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
+
+/** A receiver on loopback that accepts every connection, reads the request and never answers; counts the connections. */
+async function silentReceiver(): Promise<{ url: string; connections: number[]; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const connections: number[] = [];
+  const server: Server = createServer((socket) => {
+    connections.push(Date.now());
+    sockets.add(socket);
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/hook`, connections, close: async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  } };
 }
 
 describe('alert webhook', () => {
@@ -121,5 +149,43 @@ describe('alert webhook', () => {
     await eventually(() => (receiver.messages.length === 1 ? true : undefined), 'delivered');
     expect(receiver.messages[0].text).not.toContain('api-key-secret-1001');
     expect(receiver.messages[0].body.message).toBe('refused [redacted] of main');
+  });
+
+  test('a receiver that accepts and never answers: every attempt ends at timeoutMs, even with garbage collections meanwhile', async () => {
+    const silent = await silentReceiver();
+    cleanups.push(() => silent.close());
+    const { webhook, alerter, logFile } = await setup(() => silent.url, { timeoutMs: 300 });
+    alerter.raise('s', { kind: 'service-down', severity: 'error', message: 'the service has not answered for 60 s' });
+    // full collections all along: a timeout held only weakly (AbortSignal.timeout inside AbortSignal.any on
+    // Node 20) is freed by one before it fires, and the attempt then waits for undici's 300 s headers timeout
+    const started = Date.now();
+    while (Date.now() - started < 4_000) {
+      collectGarbage();
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // each attempt: 300 ms of timeout + a backoff of 20-100 ms (+ the collections): 4,000 / (300 + 100) = 10
+    // attempts at least in theory; 6 leaves room for a loaded machine, a stalled attempt gives 1 or 2
+    expect(silent.connections.length).toBeGreaterThanOrEqual(6);
+    // no gap between two attempts much longer than one timeout + one backoff
+    const gaps = silent.connections.slice(1).map((t, i) => t - silent.connections[i]);
+    expect(Math.max(...gaps)).toBeLessThan(1_500);
+    expect(webhook.pending).toBe(1);
+    expect(await readFile(logFile, 'utf8')).toContain('EDOC_ALERT_UNDELIVERED');
+  });
+
+  test('a receiver answering a redirect (3xx) is a refusal: one error line, not retried, the next alert goes', async () => {
+    const { receiver, alerter, logFile } = await setup((r) => r.url());
+    receiver.status = 302;
+    alerter.raise('r', { kind: 'rejection-burst', severity: 'error', company: 'main', message: 'redirected one' });
+    await eventually(async () => ((await readFile(logFile, 'utf8')).includes('refused an alert') ? true : undefined), 'refusal logged');
+    await new Promise((r) => setTimeout(r, 400)); // backoff 20-100 ms: a retry would have come by now
+    expect(receiver.refusedCount).toBe(1);
+    const lines = (await readFile(logFile, 'utf8')).split('\n').filter((l) => l.includes('refused an alert'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ code: 'EDOC_ALERT_UNDELIVERED', httpStatus: 302 });
+    receiver.status = 200;
+    alerter.raise('n', { kind: 'company-paused', severity: 'error', company: 'main', message: 'next one' });
+    await eventually(() => (receiver.messages.length === 1 ? true : undefined), 'the next one delivered');
+    expect(receiver.messages[0].body.message).toBe('next one');
   });
 });

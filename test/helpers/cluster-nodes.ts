@@ -38,6 +38,10 @@ export interface NodeOverrides {
   node?: string;
   leaseMs?: number;
   companies?: string[];
+  /** Fields of a company's entry replaced in this node's configuration, by alias (a copy edited by hand). */
+  replace?: Record<string, Record<string, unknown>>;
+  /** Variables added to the node process's environment (e.g. NODE_OPTIONS). */
+  env?: Record<string, string>;
 }
 
 export class ClusterProject {
@@ -62,8 +66,9 @@ export class ClusterProject {
     await mkdir(dir, { recursive: true });
     node = new Project(dir, { ...this.options, inboxRoot: path.join(this.shared.dir, 'inbox') });
     const config = parse(node.configText()) as { paths: Record<string, string>; companies: { alias: string }[]; [key: string]: unknown };
-    const { companies, ...own } = cluster;
+    const { companies, replace, env: _env, ...own } = cluster;
     if (companies !== undefined) config.companies = config.companies.filter((c) => companies.includes(c.alias));
+    if (replace !== undefined) config.companies = config.companies.map((c) => ({ ...c, ...replace[c.alias] }));
     config.paths.outbox = path.join(this.shared.dir, 'outbox');
     config.ledger = { url: this.options.url };
     config.cluster = { node: name, leaseMs: this.options.leaseMs, ...own };
@@ -75,7 +80,7 @@ export class ClusterProject {
 
   /** Spawns the node and waits until it watches the inbox. */
   async start(name: string, timeoutMs = 30_000, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
-    const node = DaemonProcess.spawn(await this.node(name, cluster));
+    const node = DaemonProcess.spawn(await this.node(name, cluster), cluster.env);
     this.processes.push(node);
     await node.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
     return node;

@@ -209,6 +209,17 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE company_leases ADD COLUMN quiet_at TIMESTAMPTZ;
   `,
+  // 7: a company's identity (id, NIT, key fingerprint, rate, concurrency) as the node that last claimed or
+  // renewed its lease has it configured, and that node: a node whose configuration differs does not claim
+  // the company while that node is live (cluster/company-identity.ts). key_salt: the company's random salt
+  // of the key's fingerprint, the same for every node. nodes.disagrees: the companies a node refuses, and
+  // why (field names and non-secret values), for status.
+  `
+  ALTER TABLE company_leases ADD COLUMN key_salt TEXT NOT NULL DEFAULT gen_random_uuid()::text;
+  ALTER TABLE company_leases ADD COLUMN identity TEXT;
+  ALTER TABLE company_leases ADD COLUMN identity_node TEXT;
+  ALTER TABLE nodes ADD COLUMN disagrees TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
