@@ -44,7 +44,8 @@ export async function* iterateFileDocuments(q: SqlExecutor, fileId: number): Asy
 
 /**
  * Puts `failed` documents (and `in-doubt` ones only with includeInDoubt) back to `pending`, due now,
- * with their attempts reset; their files reopen so the report is rewritten. `rejected`/`invalid`
+ * with their attempts reset; their files reopen so the report is rewritten. Returns only the documents
+ * it changed (one another action settled meanwhile, such as `resolve`, is not among them). `rejected`/`invalid`
  * need a corrected file (the retry file), not a resend. An in-doubt document whose doubt is a
  * repeated number is never re-queued: a resend only meets the same Regla 90 (resolve decides it).
  * The sticky "may have been delivered" flag stays as it is.
@@ -72,10 +73,13 @@ export function requeue(q: SqlExecutor, target: RequeueTarget): Promise<{ ids: n
         AND ${inStates} ORDER BY id`, [target.key, target.key, target.key]);
     }
     const files = new Set<number>();
+    const changed: number[] = [];
     for (const c of candidates) {
+      // PostgreSQL (READ COMMITTED): a `resolve` committed after the read above leaves the row out here
       const back = await tx.run(`UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, doubt = NULL
         WHERE id = ? AND ${inStates}`, [target.now, target.now, c.id]);
       if (back.changes === 0) continue;
+      changed.push(c.id);
       await addEvent(tx, target.now, 'requeued', c.file_id, c.id, { includeInDoubt: target.includeInDoubt === true,
         ...(target.by === undefined ? {} : { by: target.by }) });
       files.add(c.file_id);
@@ -83,7 +87,7 @@ export function requeue(q: SqlExecutor, target: RequeueTarget): Promise<{ ids: n
     for (const f of files) {
       await tx.run(`UPDATE files SET state = 'open', finished_at = NULL, report_state = 'partial' WHERE id = ? AND state = 'done'`, [f]);
     }
-    return { ids: candidates.map((c) => c.id), fileIds: [...files] };
+    return { ids: changed, fileIds: [...files] };
   });
 }
 
