@@ -217,17 +217,24 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  * their number accepted in an earlier file): they never reach a sender, which logs all the others.
  */
 async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
-  log: Pick<AppLogger, 'info'>): Promise<void> {
+  log: Pick<AppLogger, 'info' | 'error'>): Promise<void> {
   const inserted = await ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
   // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)
   const byKey = new Set((inserted.byAcceptedKey ?? []).filter((a) => a.fileId !== fileId).map((a) => a.index));
+  // ... and of those, the ones whose content is not what was issued under their number: a person must act
+  const otherContent = new Map((inserted.byAcceptedKey ?? []).flatMap((a) => (a.otherContent === undefined ? [] : [[a.index, a.otherContent]])));
   for (const d of batch) {
     const invalid = d.problems !== undefined && d.problems.length > 0;
     const copy = byCopy.get(d.index);
-    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
+    const other = otherContent.get(d.index);
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
+    if (other !== undefined) {
+      log.error({ doc: key, status: 'duplicate', attempts: 0, code: 'EDOC_ISSUED_OTHER_CONTENT', note: other }, 'document final');
+      continue;
+    }
+    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
     log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
   }
 }

@@ -137,6 +137,11 @@ export interface NewDocument {
   problems?: ReportProblem[];
   /** The other party's identification (the kind's descriptor's `customer`), for the console's search. */
   customer?: string | null;
+  /**
+   * A summary of the request (kinds/content-summary.ts, as JSON): its digest and the facts a report names,
+   * to tell a corrected copy of an issued number from the same document (EDOC_ISSUED_OTHER_CONTENT).
+   */
+  content?: string | null;
 }
 
 export interface InsertResult {
@@ -145,8 +150,11 @@ export interface InsertResult {
   duplicate: number;
   /** Indexes settled by an earlier copy of the same content (a resend), with the state they got. */
   byEarlierCopy?: { index: number; state: 'duplicate' | 'invalid' }[];
-  /** Indexes stored `duplicate` because their key was accepted already, with the file of the accepted document. */
-  byAcceptedKey?: { index: number; fileId: number }[];
+  /**
+   * Indexes stored `duplicate` because their key was accepted already, with the file of the accepted document;
+   * `otherContent`: what was issued differs from this document (EDOC_ISSUED_OTHER_CONTENT, its message).
+   */
+  byAcceptedKey?: { index: number; fileId: number; otherContent?: string }[];
 }
 
 export interface DueDocument {
@@ -178,6 +186,8 @@ export interface MarkSendingResult {
   sending: number[];
   /** Their key was accepted meanwhile: stored `duplicate`, do not send. */
   duplicate: number[];
+  /** Of `duplicate`: what was issued differs from them (EDOC_ISSUED_OTHER_CONTENT), by id, with its message. */
+  otherContent?: Map<number, string>;
   /** No longer pending (requeued, settled): skip. */
   skipped: number[];
   /** Another document with the same key is being sent: left pending, due again a little later. */
