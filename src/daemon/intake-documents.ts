@@ -12,7 +12,7 @@ import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument, SourceFormat } from '../read/source-document.js';
 import { documentKey } from '../kinds/document-key.js';
-import { contentSummary, kindOf, type DocumentKind } from '../kinds/index.js';
+import { contentSummary, kindOf, referencedNumbers, type DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../kinds/validate-document.js';
 
@@ -134,6 +134,9 @@ function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubbe
     return out;
   }
   const mayGo = out.problems === undefined || out.problems.length === 0;
+  // a note's referenced documents: the ledger holds it when it knows them as never issued
+  const references = mayGo && doc.request !== undefined ? referencedNumbers(job.kind, doc.request) : [];
+  if (references.length > 0) out.references = references.map((r) => secrets.scrub(r));
   if (doc.requestFromRaw === true && doc.request !== undefined) {
     out.requestFromRaw = true;
     // A text exactly as JSON.stringify writes the request is sent as stored, never parsed and written again

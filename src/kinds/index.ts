@@ -4,3 +4,4 @@ export type { KindDescriptor, NumberingFamily, SendContext } from './descriptor.
 export type { DocumentKey, PosNumbering } from './keys.js';
 export { posTipoFor } from './pos.js';
 export { contentDifferences, contentSummary, otherContentMessage, parseSummary, type ContentSummary } from './content-summary.js';
+export { numberSplits, referencedKinds, referencedNumbers } from './references.js';

@@ -7,11 +7,12 @@ import { NO_FENCE, type Fence } from './fence.js';
 import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup, type EarlierCopy } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
+import { checkReferences } from './note-references.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { idList, textList } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
-import type { DocumentRow, DueDocument, InsertResult, NewDocument } from './types.js';
+import type { DocumentRow, DueDocument, InsertResult, NewDocument, ReportProblem } from './types.js';
 
 const INSERT_BATCH = 1000;
 /** How long a document waits when another one with its key is being sent. */
@@ -30,6 +31,7 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
   const file = await q.get<{ company: string; kind: string }>('SELECT company, kind FROM files WHERE id = ?', [fileId]);
   if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
   const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
+  const kind = parseKind(file.kind, `ledger file ${fileId}`);
   // the same content taken before (a resend): a document's earlier copy decides whether it may go again
   const earlier = await earlierCopyLookup(q, fileId);
   const write = (batch: NewDocument[]): Promise<void> => q.transaction(async (tx) => {
@@ -41,9 +43,13 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
     const planned: PlannedDocument[] = [];
     for (const d of batch) {
       const key = keyOf(d);
-      const problems = hasProblems(d) ? d.problems! : null;
+      let problems: ReportProblem[] | null = hasProblems(d) ? d.problems! : null;
       const dupOf = !problems && key ? accepted.get(key) : undefined;
       const copy = !problems && !dupOf && earlier ? await earlier(tx, d.index, d.raw, d.ownNumber === true) : undefined;
+      // a note whose referenced document the ledger holds as never issued is held (note-references.ts)
+      const ref = !problems && !dupOf && copy === undefined ? await checkReferences(tx, file.company, kind, d.references) : undefined;
+      if (ref !== undefined) (result.byReference ??= []).push({ index: d.index, ...('notIssued' in ref ? { notIssued: ref.notIssued.message } : ref) });
+      if (ref !== undefined && 'notIssued' in ref) problems = [ref.notIssued];
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
       // the number was issued: the same content is a quiet duplicate, other content (a corrected re-export) needs a person
       const other = dupOf ? await otherContentProblem(tx, dupOf, d.content) : undefined;

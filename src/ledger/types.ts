@@ -142,6 +142,8 @@ export interface NewDocument {
    * to tell a corrected copy of an issued number from the same document (EDOC_ISSUED_OTHER_CONTENT).
    */
   content?: string | null;
+  /** A note's referenced documents, prefix and number written together as in its request (kinds/references.ts). */
+  references?: string[];
 }
 
 export interface InsertResult {
@@ -155,6 +157,11 @@ export interface InsertResult {
    * `otherContent`: what was issued differs from this document (EDOC_ISSUED_OTHER_CONTENT, its message).
    */
   byAcceptedKey?: { index: number; fileId: number; otherContent?: string }[];
+  /**
+   * Notes whose referenced document the ledger holds as never issued (`notIssued`: EDOC_LEDGER_REFERENCE_NOT_ISSUED's
+   * message; stored `invalid`) or does not know at all (`unknown`: the numbers; sent, with a warning).
+   */
+  byReference?: { index: number; notIssued?: string; unknown?: string[] }[];
 }
 
 export interface DueDocument {
