@@ -225,6 +225,10 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
   const byKey = new Set((inserted.byAcceptedKey ?? []).filter((a) => a.fileId !== fileId).map((a) => a.index));
   // ... and of those, the ones whose content is not what was issued under their number: a person must act
   const otherContent = new Map((inserted.byAcceptedKey ?? []).flatMap((a) => (a.otherContent === undefined ? [] : [[a.index, a.otherContent]])));
+  if (inserted.heldForOtherCompany !== undefined) {
+    log.error({ code: 'EDOC_LEDGER_OTHER_COMPANY', held: inserted.heldForOtherCompany.count, note: inserted.heldForOtherCompany.message },
+      'documents held: the same file content was taken for another company');
+  }
   // notes whose referenced document is never issued (held invalid) or unknown to the ledger (sent, with a warning)
   const byReference = new Map((inserted.byReference ?? []).map((r) => [r.index, r]));
   for (const d of batch) {

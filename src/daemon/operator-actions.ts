@@ -84,10 +84,12 @@ function severalFiles(key: string, found: readonly AttentionDocument[]): string 
  * Puts failed documents (in-doubt ones only with `includeInDoubt`, never a repeated-number doubt) back in
  * the queue. The caller then tells the senders (a running daemon: SIGHUP from the CLI, `wake()` in it).
  */
-export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, options: { includeInDoubt: boolean; by: string; now?: number }): Promise<ActionResult> {
+export async function retryDocuments(ledger: LedgerPort, target: ActionTarget,
+  options: { includeInDoubt: boolean; includeOtherCompany?: boolean; by: string; now?: number }): Promise<ActionResult> {
   const what = describeTarget(target);
   const { includeInDoubt } = options;
-  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? Date.now(), by: options.by };
+  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? Date.now(), by: options.by,
+    ...(options.includeOtherCompany === true ? { includeOtherCompany: true } : {}) };
   const found = await inDoubtAndFailed(ledger, target);
   if ('ids' in target) requeue.ids = [...target.ids];
   else if ('key' in target && byIndex(target.key)) {
@@ -125,7 +127,10 @@ export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, o
       + 'then run this again with --in-doubt');
   }
   if (result.ids.length === 0 && held.length === 0 && settled.length === 0) {
-    notes.push(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''} document matches`);
+    notes.push(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}`
+      + `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches`
+      + (options.includeOtherCompany === true ? '' : ' (documents held because the same content was taken for another company '
+        + 'are released with --other-company)'));
   }
   const done = result.ids.length === 0 ? [] : [`re-queued ${result.ids.length} document(s) of ${result.fileIds.length} file(s)`];
   return { ids: result.ids, fileIds: result.fileIds, done, notes };

@@ -8,6 +8,7 @@ import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup, type EarlierCopy } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
 import { checkReferences } from './note-references.js';
+import { otherCompanyHold } from './other-company.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { idList, textList } from './sql/dialect.js';
@@ -34,6 +35,8 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
   const kind = parseKind(file.kind, `ledger file ${fileId}`);
   // the same content taken before (a resend): a document's earlier copy decides whether it may go again
   const earlier = await earlierCopyLookup(q, fileId);
+  // the same content taken for another company: every document that could go is held (other-company.ts)
+  const hold = await otherCompanyHold(q, fileId);
   const write = (batch: NewDocument[]): Promise<void> => q.transaction(async (tx) => {
     await fence(tx, [file.company]);
     const keyOf = (d: NewDocument): string | null => (d.number ? makeKey(file.company, file.kind, d.number) : null);
@@ -50,6 +53,10 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
       const ref = !problems && !dupOf && copy === undefined ? await checkReferences(tx, file.company, kind, d.references) : undefined;
       if (ref !== undefined) (result.byReference ??= []).push({ index: d.index, ...('notIssued' in ref ? { notIssued: ref.notIssued.message } : ref) });
       if (ref !== undefined && 'notIssued' in ref) problems = [ref.notIssued];
+      if (hold !== undefined && !problems && !dupOf && copy === undefined) {
+        problems = [hold];
+        (result.heldForOtherCompany ??= { count: 0, message: hold.message }).count++;
+      }
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
       // the number was issued: the same content is a quiet duplicate, other content (a corrected re-export) needs a person
       const other = dupOf ? await otherContentProblem(tx, dupOf, d.content) : undefined;

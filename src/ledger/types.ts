@@ -162,6 +162,8 @@ export interface InsertResult {
    * message; stored `invalid`) or does not know at all (`unknown`: the numbers; sent, with a warning).
    */
   byReference?: { index: number; notIssued?: string; unknown?: string[] }[];
+  /** Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY, its message). */
+  heldForOtherCompany?: { count: number; message: string };
 }
 
 export interface DueDocument {
@@ -293,6 +295,8 @@ export interface RequeueTarget {
   key?: string;
   /** Release `in-doubt` documents too (the operator checked the service). */
   includeInDoubt?: boolean;
+  /** Release documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY). */
+  includeOtherCompany?: boolean;
   now: number;
   /** Who asked, for the event history ('cli', 'console', 'api'). */
   by?: string;
