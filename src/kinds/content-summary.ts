@@ -1,7 +1,8 @@
 /**
  * What the ledger keeps of a document's content to tell, later, whether a document carrying a number
  * already issued is the one issued or a corrected copy: a digest of its request (the text `JSON.stringify`
- * makes of it, so blanks and number forms of the input do not count) and the few facts an accountant
+ * makes of it, so blanks and number forms of the input do not count, nor the fields an ERP writes anew at
+ * each export) and the few facts an accountant
  * compares — payable amount, customer, line count and issue date — to say what differs. Small on
  * purpose: it is stored with every document; the request itself stays in the ledger's bodies.
  */
@@ -33,10 +34,18 @@ function scalar(value: unknown): string | undefined {
   return firstFilled(value);
 }
 
+/**
+ * Fields an ERP writes anew at each export of the same document, left out of the digest so an unchanged
+ * re-export stays the same content: its own correlation id (E1), a payroll's generation time. Matched on
+ * `JSON.stringify`'s text, where a name followed by `":"` cannot occur inside a string value (quotes in
+ * values are escaped there).
+ */
+const EXPORT_NOISE = /"(?:CorrelationDocumentId|FechaHoraGen|FechaGen)":(?:"(?:[^"\\]|\\.)*"|null|-?[\d.eE+-]+),?/g;
+
 /** The summary of a request (`text`: its `JSON.stringify`, when the caller made it already). */
 export function contentSummary(kind: DocumentKind, request: unknown, text?: string): ContentSummary {
   const r = obj(request);
-  const digest = createHash('sha256').update(text ?? JSON.stringify(request)).digest('hex').slice(0, 32);
+  const digest = createHash('sha256').update((text ?? JSON.stringify(request)).replace(EXPORT_NOISE, '')).digest('hex').slice(0, 32);
   const out: ContentSummary = { digest };
   // E1, E5, E6: Total.PayableAmount; payroll: ComprobanteTotal; POS content: totales.valorNeto
   const payable = scalar(obj(r?.Total)?.PayableAmount) ?? scalar(r?.ComprobanteTotal) ?? scalar(obj(r?.totales)?.valorNeto);
@@ -45,7 +54,7 @@ export function contentSummary(kind: DocumentKind, request: unknown, text?: stri
   if (customer !== undefined) out.customer = customer;
   const lines = arr(r?.Lines) ?? arr(r?.detalles);
   if (lines !== undefined) out.lines = lines.length;
-  const issueDate = scalar(r?.IssueDate) ?? scalar(obj(r?.documento)?.fechaEmision) ?? scalar(obj(r?.InformacionGeneral)?.FechaHoraGen);
+  const issueDate = scalar(r?.IssueDate) ?? scalar(obj(r?.documento)?.fechaEmision);
   if (issueDate !== undefined) out.issueDate = issueDate;
   return out;
 }
