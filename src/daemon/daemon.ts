@@ -12,6 +12,7 @@ import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { Alerting } from './alerting.js';
 import type { ResolvedService } from './embedded.js';
+import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from './folders.js';
 import { InboxFolderCheck, OperatorSurface } from './operator.js';
 import { Pipeline } from './pipeline.js';
@@ -107,7 +108,12 @@ export class Daemon {
     await watcher.start();
     this.watcher = watcher;
     this.folderCheck.reset();
-    this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs }, 'watching the inbox');
+    const mode = inboxMode(this.config.watch);
+    this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
+      'watching the inbox');
+    // how a file counts as complete (one rule for every inbox): a writer that pauses longer than the stability window
+    // needs a done marker or a rename
+    this.logger.info({ inboxes: folders.length, mode: mode.mode, stableMs: this.config.watch.stableMs }, mode.text);
     this.watching = this.consume(watcher);
   }
 

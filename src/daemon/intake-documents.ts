@@ -12,7 +12,7 @@ import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument, SourceFormat } from '../read/source-document.js';
 import { documentKey } from '../kinds/document-key.js';
-import { kindOf, type DocumentKind } from '../kinds/index.js';
+import { contentSummary, kindOf, referencedNumbers, type DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../kinds/validate-document.js';
 
@@ -133,14 +133,24 @@ function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubbe
       ...(out.problems ?? [])];
     return out;
   }
+  const mayGo = out.problems === undefined || out.problems.length === 0;
+  // a note's referenced documents: the ledger holds it when it knows them as never issued
+  const references = mayGo && doc.request !== undefined ? referencedNumbers(job.kind, doc.request) : [];
+  if (references.length > 0) out.references = references.map((r) => secrets.scrub(r));
   if (doc.requestFromRaw === true && doc.request !== undefined) {
     out.requestFromRaw = true;
     // A text exactly as JSON.stringify writes the request is sent as stored, never parsed and written again
     // (ledger claimDue); any other (blanks, escapes, numbers written otherwise, a repeated name) is
     // serialised from the parsed request at each send, as it was validated. Only for documents that may go.
-    if (out.problems === undefined || out.problems.length === 0) out.rawIsRequestText = JSON.stringify(doc.request) === doc.raw;
+    if (mayGo) {
+      const text = JSON.stringify(doc.request);
+      out.rawIsRequestText = text === doc.raw;
+      out.content = JSON.stringify(contentSummary(job.kind, doc.request, text));
+    }
   } else if (requestText !== undefined) {
     out.requestText = requestText;
+    // what a later copy under the same number is compared with (EDOC_ISSUED_OTHER_CONTENT)
+    if (mayGo) out.content = JSON.stringify(contentSummary(job.kind, doc.request, requestText));
   }
   return out;
 }

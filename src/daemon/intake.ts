@@ -218,17 +218,40 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  * their number accepted in an earlier file): they never reach a sender, which logs all the others.
  */
 async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
-  log: Pick<AppLogger, 'info'>): Promise<void> {
+  log: Pick<AppLogger, 'info' | 'warn' | 'error'>): Promise<void> {
   const inserted = await ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
   // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)
   const byKey = new Set((inserted.byAcceptedKey ?? []).filter((a) => a.fileId !== fileId).map((a) => a.index));
+  // ... and of those, the ones whose content is not what was issued under their number: a person must act
+  const otherContent = new Map((inserted.byAcceptedKey ?? []).flatMap((a) => (a.otherContent === undefined ? [] : [[a.index, a.otherContent]])));
+  if (inserted.heldForOtherCompany !== undefined) {
+    log.error({ code: 'EDOC_LEDGER_OTHER_COMPANY', held: inserted.heldForOtherCompany.count, note: inserted.heldForOtherCompany.message },
+      'documents held: the same file content was taken for another company');
+  }
+  // notes whose referenced document is never issued (held invalid) or unknown to the ledger (sent, with a warning)
+  const byReference = new Map((inserted.byReference ?? []).map((r) => [r.index, r]));
   for (const d of batch) {
     const invalid = d.problems !== undefined && d.problems.length > 0;
     const copy = byCopy.get(d.index);
-    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
+    const other = otherContent.get(d.index);
+    const ref = byReference.get(d.index);
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
+    if (other !== undefined) {
+      log.error({ doc: key, status: 'duplicate', attempts: 0, code: 'EDOC_ISSUED_OTHER_CONTENT', note: other }, 'document final');
+      continue;
+    }
+    if (ref?.notIssued !== undefined) {
+      log.error({ doc: key ?? `#${d.index}`, status: 'invalid', attempts: 0, code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', note: ref.notIssued },
+        'document final');
+      continue;
+    }
+    if (ref?.unknown !== undefined) {
+      log.warn({ doc: key ?? `#${d.index}`, code: 'EDOC_LEDGER_REFERENCE_UNKNOWN', references: ref.unknown },
+        'the note references a document the ledger does not know (it may be from before the bridge): it is sent');
+    }
+    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
     log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
   }
 }

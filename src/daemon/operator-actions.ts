@@ -85,10 +85,12 @@ function severalFiles(key: string, found: readonly AttentionDocument[]): string 
  * Puts failed documents (in-doubt ones only with `includeInDoubt`, never a repeated-number doubt) back in
  * the queue. The caller then tells the senders (a running daemon: SIGHUP from the CLI, `wake()` in it).
  */
-export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, options: { includeInDoubt: boolean; by: string; now?: number }): Promise<ActionResult> {
+export async function retryDocuments(ledger: LedgerPort, target: ActionTarget,
+  options: { includeInDoubt: boolean; includeOtherCompany?: boolean; by: string; now?: number }): Promise<ActionResult> {
   const what = describeTarget(target);
   const { includeInDoubt } = options;
-  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? ledgerNow(), by: options.by };
+  const requeue: RequeueTarget = { includeInDoubt, now: options.now ?? ledgerNow(), by: options.by,
+    ...(options.includeOtherCompany === true ? { includeOtherCompany: true } : {}) };
   const found = await inDoubtAndFailed(ledger, target);
   if ('ids' in target) requeue.ids = [...target.ids];
   else if ('key' in target && byIndex(target.key)) {
@@ -101,9 +103,13 @@ export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, o
   else requeue.key = target.key;
   const result = await ledger.requeue(requeue);
   const changed = new Set(result.ids);
-  const released = found.inDoubt.filter((d) => changed.has(d.id));
-  const held = found.inDoubt.filter((d) => !changed.has(d.id));
   const notes: string[] = [];
+  // settled by another action between our read and the re-queue (`resolve` at the same moment): that word won
+  const settled = await settledMeanwhile(ledger, [...found.failed, ...found.inDoubt].filter((d) => !changed.has(d.id)));
+  for (const s of settled) notes.push(s.note);
+  const settledIds = new Set(settled.map((s) => s.id));
+  const released = found.inDoubt.filter((d) => changed.has(d.id));
+  const held = found.inDoubt.filter((d) => !changed.has(d.id) && !settledIds.has(d.id));
   if (released.length > 0) {
     notes.push(`warning: ${released.length} in-doubt document(s) released on your word that the service did not issue them; `
       + 'they will be sent again and, if it did issue them, issued twice.');
@@ -121,11 +127,31 @@ export async function retryDocuments(ledger: LedgerPort, target: ActionTarget, o
     notes.push(`${unanswered.length} in-doubt document(s) of ${what} were not released: check with the service that they were not issued, `
       + 'then run this again with --in-doubt');
   }
-  if (result.ids.length === 0 && held.length === 0) {
-    notes.push(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''} document matches`);
+  if (result.ids.length === 0 && held.length === 0 && settled.length === 0) {
+    notes.push(`nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}`
+      + `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches`
+      + (options.includeOtherCompany === true ? '' : ' (documents held because the same content was taken for another company '
+        + 'are released with --other-company)'));
   }
   const done = result.ids.length === 0 ? [] : [`re-queued ${result.ids.length} document(s) of ${result.fileIds.length} file(s)`];
   return { ids: result.ids, fileIds: result.fileIds, done, notes };
+}
+
+/**
+ * The documents of `found` (in-doubt or failed when read) that another action moved to a state `retry`
+ * does not release meanwhile, each with a note that names the word that won.
+ */
+async function settledMeanwhile(ledger: LedgerPort, found: readonly AttentionDocument[]): Promise<{ id: number; note: string }[]> {
+  const out: { id: number; note: string }[] = [];
+  for (const d of found) {
+    const now = await ledger.getDocument(d.id);
+    if (now === undefined || now.state === d.state || now.state === 'pending' || now.state === 'sending') continue;
+    const name = d.key ?? `${d.file}#${d.index}`;
+    const word = now.state === 'accepted' ? 'resolve --issued' : now.state === 'duplicate' ? 'resolve --not-ours' : 'another action';
+    out.push({ id: d.id, note: `${name} was not re-queued: ${word} settled it at the same moment (it is ${now.state} now), `
+      + `and that word stands; it will not be sent again.` });
+  }
+  return out;
 }
 
 export interface ResolveOptions {
@@ -163,12 +189,21 @@ export async function resolveDocuments(ledger: LedgerPort, target: ActionTarget,
   const changed: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
     ? await ledger.confirmIssued(ids, note, now, options.by) : await ledger.recordClash(ids, note, now, options.by);
   const taken = changed.taken ?? [];
+  const unchanged = targets.filter((d) => !changed.ids.includes(d.id) && !taken.some((t) => t.key === d.key));
+  let raced = 0;
+  for (const d of unchanged) {
+    const now = await ledger.getDocument(d.id);
+    if (now === undefined || now.state === 'in-doubt') continue;
+    raced++;
+    const by = now.state === 'pending' || now.state === 'sending' ? 'retry re-queued it' : `it became ${now.state}`;
+    notes.push(`${d.key ?? `${d.file}#${d.index}`} was not resolved: ${by} at the same moment, and that stands (it is ${now.state} now).`);
+  }
   if (taken.length > 0) {
     notes.push(`not recorded as issued: ${taken.map((t) => t.key).join(', ')} — another document of ours with that number is already `
       + 'recorded accepted, and the service holds one document per number. If the service holds that other one, use --not-ours here.');
   }
   if (changed.ids.length === 0) {
-    if (skipped === 0 && taken.length === 0) notes.push(`nothing to resolve for ${what}: no in-doubt document matches (edoc-bridge status lists them)`);
+    if (skipped === 0 && taken.length === 0 && raced === 0) notes.push(`nothing to resolve for ${what}: no in-doubt document matches (edoc-bridge status lists them)`);
     return { ids: [], fileIds: [], done: [], notes };
   }
   const reports = await options.rewrite(changed.fileIds);

@@ -6,11 +6,14 @@ import { kindsSharingNumbers, parseKind, type DocumentKind } from '../kinds/inde
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup, type EarlierCopy } from './resend.js';
+import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
+import { checkReferences } from './note-references.js';
+import { otherCompanyHold } from './other-company.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
 import { idList, textList } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
-import type { DocumentRow, DueDocument, InsertResult, NewDocument } from './types.js';
+import type { DocumentRow, DueDocument, InsertResult, NewDocument, ReportProblem } from './types.js';
 
 const INSERT_BATCH = 1000;
 /** How long a document waits when another one with its key is being sent. */
@@ -29,8 +32,11 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
   const file = await q.get<{ company: string; kind: string }>('SELECT company, kind FROM files WHERE id = ?', [fileId]);
   if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
   const result: InsertResult = { inserted: 0, invalid: 0, duplicate: 0 };
+  const kind = parseKind(file.kind, `ledger file ${fileId}`);
   // the same content taken before (a resend): a document's earlier copy decides whether it may go again
   const earlier = await earlierCopyLookup(q, fileId);
+  // the same content taken for another company: every document that could go is held (other-company.ts)
+  const hold = await otherCompanyHold(q, fileId);
   const write = (batch: NewDocument[]): Promise<void> => q.transaction(async (tx) => {
     await fence(tx, [file.company]);
     const keyOf = (d: NewDocument): string | null => (d.number ? makeKey(file.company, file.kind, d.number) : null);
@@ -40,20 +46,30 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
     const planned: PlannedDocument[] = [];
     for (const d of batch) {
       const key = keyOf(d);
-      const problems = hasProblems(d) ? d.problems! : null;
+      let problems: ReportProblem[] | null = hasProblems(d) ? d.problems! : null;
       const dupOf = !problems && key ? accepted.get(key) : undefined;
       const copy = !problems && !dupOf && earlier ? await earlier(tx, d.index, d.raw, d.ownNumber === true) : undefined;
+      // a note whose referenced document the ledger holds as never issued is held (note-references.ts)
+      const ref = !problems && !dupOf && copy === undefined ? await checkReferences(tx, file.company, kind, d.references) : undefined;
+      if (ref !== undefined) (result.byReference ??= []).push({ index: d.index, ...('notIssued' in ref ? { notIssued: ref.notIssued.message } : ref) });
+      if (ref !== undefined && 'notIssued' in ref) problems = [ref.notIssued];
+      if (hold !== undefined && !problems && !dupOf && copy === undefined) {
+        problems = [hold];
+        (result.heldForOtherCompany ??= { count: 0, message: hold.message }).count++;
+      }
       const state = problems || copy === 'open' ? 'invalid' : dupOf || copy === 'accepted' ? 'duplicate' : 'pending';
-      const errors = dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
+      // the number was issued: the same content is a quiet duplicate, other content (a corrected re-export) needs a person
+      const other = dupOf ? await otherContentProblem(tx, dupOf, d.content) : undefined;
+      const errors = other ? [other] : dupOf ? [{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: `${d.number} was already accepted; not sent again.` }]
         : copy === undefined ? null : [earlierCopyError(copy)];
-      planned.push({ d, key, state, problems, errors, dupOf, copy });
+      planned.push({ d, key, state, problems, errors, dupOf, copy, other: other?.message });
     }
     const ids = await insertRows(tx, fileId, file, planned, now);
     let first: number | undefined;
     let last: number | undefined;
     const added = { pending: 0, invalid: 0, duplicate: 0 };
     const events: LedgerEvent[] = [];
-    for (const { d, key, state, dupOf, copy } of planned) {
+    for (const { d, key, state, dupOf, copy, other } of planned) {
       const id = ids.get(d.index);
       if (id === undefined) continue;
       first ??= d.index;
@@ -63,8 +79,9 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
       if (state === 'invalid') result.invalid++;
       if (dupOf) {
         result.duplicate++;
-        (result.byAcceptedKey ??= []).push({ index: d.index, fileId: dupOf.file_id });
-        events.push({ at: now, type: 'duplicate-key', fileId, documentId: id, data: { key, acceptedDocument: dupOf.id } });
+        (result.byAcceptedKey ??= []).push({ index: d.index, fileId: dupOf.file_id, ...(other === undefined ? {} : { otherContent: other }) });
+        events.push({ at: now, type: 'duplicate-key', fileId, documentId: id, data: { key, acceptedDocument: dupOf.id,
+          ...(other === undefined ? {} : { otherContent: true }) } });
       } else if (copy !== undefined) {
         if (copy === 'accepted') result.duplicate++;
         (result.byEarlierCopy ??= []).push({ index: d.index, state: copy === 'accepted' ? 'duplicate' : 'invalid' });
@@ -115,17 +132,19 @@ interface PlannedDocument {
   state: 'pending' | 'invalid' | 'duplicate';
   problems: unknown[] | null;
   errors: unknown[] | null;
-  dupOf: { id: number; file_id: number } | undefined;
+  dupOf: IssuedRow | undefined;
   copy: EarlierCopy;
+  /** EDOC_ISSUED_OTHER_CONTENT's message: what was issued under its number differs from it. */
+  other: string | undefined;
 }
 
 /** The accepted document holding each of `keys` (the oldest, should there be two), in one statement. */
-async function acceptedKeys(tx: SqlExecutor, keys: readonly string[]): Promise<Map<string, { id: number; file_id: number }>> {
-  const out = new Map<string, { id: number; file_id: number }>();
+async function acceptedKeys(tx: SqlExecutor, keys: readonly string[]): Promise<Map<string, IssuedRow>> {
+  const out = new Map<string, IssuedRow>();
   if (keys.length === 0) return out;
   const list = textList(tx, keys);
-  for (const r of await tx.all<{ key: string; id: number; file_id: number }>(`SELECT key, id, file_id FROM documents
-    WHERE key IN ${list.sql} AND state = 'accepted' ORDER BY id`, [list.param])) if (!out.has(r.key)) out.set(r.key, r);
+  for (const r of await tx.all<IssuedRow>(`SELECT ${ISSUED_COLUMNS} FROM documents a JOIN files af ON af.id = a.file_id
+    WHERE a.key IN ${list.sql} AND a.state = 'accepted' ORDER BY a.id`, [list.param])) if (!out.has(r.key)) out.set(r.key, r);
   return out;
 }
 
@@ -141,7 +160,7 @@ async function insertRows(tx: SqlExecutor, fileId: number, file: { company: stri
   now: number): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
   const values = rows.map(({ d, key, state, problems, errors }) => [fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
-    d.ownNumber ? 1 : 0, state, json(problems), json(errors), now, d.customer ?? null] as const);
+    d.ownNumber ? 1 : 0, state, json(problems), json(errors), now, d.customer ?? null, d.content ?? null] as const);
   const body = (d: NewDocument): [string | null, string, number] => {
     const fromRaw = d.requestFromRaw === true;
     return [fromRaw ? null : d.requestText ?? json(d.request), d.raw, fromRaw ? (d.rawIsRequestText === true ? RAW_EXACT : 1) : 0];
@@ -150,7 +169,7 @@ async function insertRows(tx: SqlExecutor, fileId: number, file: { company: stri
     // a statement per row, but one call per batch (runMany): two awaited calls per document were a fifth of the
     // intake's ledger time. No RETURNING: SQLite collects a RETURNING statement's rows before it answers.
     const changed = await tx.runMany(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-      attempts, next_attempt_at, problems, errors, updated_at, customer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)
+      attempts, next_attempt_at, problems, errors, updated_at, customer, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?, ?)
       ON CONFLICT(file_id, idx) DO NOTHING`, values);
     const stored = rows.filter((_, i) => changed[i].changes > 0);
     if (stored.length === 0) return ids;
@@ -170,11 +189,11 @@ async function insertRows(tx: SqlExecutor, fileId: number, file: { company: stri
   }
   const column = (k: number): unknown[] => values.map((v) => v[k]);
   const inserted = await tx.all<{ id: number; idx: number }>(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number,
-    state, attempts, next_attempt_at, problems, errors, updated_at, customer)
-    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
+    state, attempts, next_attempt_at, problems, errors, updated_at, customer, content)
+    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu, ct FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
       CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
-      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[])) AS v(f, i, c, k, s, ky, o, st, p, e, u, cu)
-    ON CONFLICT(file_id, idx) DO NOTHING RETURNING id, idx`, Array.from({ length: 12 }, (_, k) => column(k)));
+      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS v(f, i, c, k, s, ky, o, st, p, e, u, cu, ct)
+    ON CONFLICT(file_id, idx) DO NOTHING RETURNING id, idx`, Array.from({ length: 13 }, (_, k) => column(k)));
   for (const r of inserted) ids.set(r.idx, r.id);
   const stored = rows.filter((r) => ids.has(r.d.index));
   if (stored.length > 0) {

@@ -189,6 +189,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   SELECT 1;
   `,
+  // 9: a summary of each document's request (kinds/content-summary.ts: a digest and the payable amount,
+  // customer, line count and issue date, as JSON), written once with the document. A later document under a
+  // number already accepted is compared with it: the same content is a quiet duplicate, other content
+  // (a corrected re-export) is EDOC_ISSUED_OTHER_CONTENT. Rows from before have none: their summary is
+  // made from the stored request when one is compared. Files are also found by content alone: the same
+  // export dropped for two companies is held (EDOC_LEDGER_OTHER_COMPANY).
+  `
+  ALTER TABLE documents ADD COLUMN content TEXT;
+  CREATE INDEX files_sha256 ON files(sha256);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,7 +10,8 @@ import { addEvent, addEvents, type LedgerEvent } from './events.js';
 import { json } from './rows.js';
 import { greatest, idList, INT_PARAM, valuesTable, type ValueColumn } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
-import type { MarkSendingResult, OutcomeRecord } from './types.js';
+import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
+import type { MarkSendingResult, OutcomeRecord, ReportProblem } from './types.js';
 
 /**
  * Marks a batch `sending` with its attempt number in ONE transaction. The caller must not let the
@@ -41,10 +42,14 @@ export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now
     }
     companies.add(d.company);
     if (d.dup !== null) {
+      // accepted meanwhile (another file's copy was sent first): the same content, or a corrected copy that needs a person
+      const other = await otherContentSince(tx, id, d.dup);
       await tx.run(`UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`,
-        [JSON.stringify([{ code: 'EDOC_LEDGER_DUPLICATE_KEY', message: 'Already accepted; not sent again.' }]), now, id]);
-      await addEvent(tx, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: d.dup });
+        [JSON.stringify([other ?? { code: 'EDOC_LEDGER_DUPLICATE_KEY', message: 'Already accepted; not sent again.' }]), now, id]);
+      await addEvent(tx, now, 'duplicate-key', d.file_id, id, { key: d.key, acceptedDocument: d.dup,
+        ...(other === undefined ? {} : { otherContent: true }) });
       result.duplicate.push(id);
+      if (other !== undefined) (result.otherContent ??= new Map()).set(id, other.message);
       continue;
     }
     if (d.key !== null && (d.busy === 1 || keys.has(d.key))) {
@@ -65,6 +70,13 @@ export async function markSendingTx(tx: SqlExecutor, ids: readonly number[], now
       SELECT ${INT_PARAM}, file_id, id, 'sending', '{"attempt":' || attempts || '}' FROM documents WHERE id IN ${list.sql}`, [now, list.param]);
   }
   return result;
+}
+
+/** EDOC_ISSUED_OTHER_CONTENT for document `id` when what was issued as `acceptedId` differs from it. */
+async function otherContentSince(tx: SqlExecutor, id: number, acceptedId: number): Promise<ReportProblem | undefined> {
+  const issued = await tx.get<IssuedRow>(`SELECT ${ISSUED_COLUMNS} FROM documents a JOIN files af ON af.id = a.file_id WHERE a.id = ?`, [acceptedId]);
+  const own = await tx.get<{ content: string | null }>('SELECT content FROM documents WHERE id = ?', [id]);
+  return issued === undefined ? undefined : otherContentProblem(tx, issued, own?.content);
 }
 
 export function markSending(q: SqlExecutor, ids: readonly number[], now: number, fence: Fence = NO_FENCE): Promise<MarkSendingResult> {

@@ -6,6 +6,7 @@ import type { SqlExecutor, SqlReadView } from './sql/executor.js';
 import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
 import { numberClashMessage } from './number-text.js';
+import { OTHER_COMPANY } from './other-company.js';
 import type {
   AttentionDocument, DocumentRow, DocumentState, FileProgress, ReportProblem, RequeueTarget, StatusSummary,
 } from './types.js';
@@ -44,15 +45,20 @@ export async function* iterateFileDocuments(q: SqlExecutor, fileId: number): Asy
 
 /**
  * Puts `failed` documents (and `in-doubt` ones only with includeInDoubt) back to `pending`, due now,
- * with their attempts reset; their files reopen so the report is rewritten. `rejected`/`invalid`
+ * with their attempts reset; their files reopen so the report is rewritten. Returns only the documents
+ * it changed (one another action settled meanwhile, such as `resolve`, is not among them). `rejected`/`invalid`
  * need a corrected file (the retry file), not a resend. An in-doubt document whose doubt is a
  * repeated number is never re-queued: a resend only meets the same Regla 90 (resolve decides it).
  * The sticky "may have been delivered" flag stays as it is.
  */
 export function requeue(q: SqlExecutor, target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> {
-  const releasable = (t: string): string => (target.includeInDoubt
-    ? `(${t}state = 'failed' OR (${t}state = 'in-doubt' AND coalesce(${t}doubt, 'no-answer') <> 'repeated-number'))`
-    : `${t}state = 'failed'`);
+  const releasable = (t: string): string => {
+    const states = [`${t}state = 'failed'`];
+    if (target.includeInDoubt) states.push(`(${t}state = 'in-doubt' AND coalesce(${t}doubt, 'no-answer') <> 'repeated-number')`);
+    // held for another company's copy of the content: never sent, so releasing it is safe on the operator's word
+    if (target.includeOtherCompany) states.push(`(${t}state = 'invalid' AND ${t}problems LIKE '%"${OTHER_COMPANY}"%')`);
+    return `(${states.join(' OR ')})`;
+  };
   const inStates = releasable('');
   // An operator's action: no fence (it runs from any machine, without a company's lease).
   return q.transaction(async (tx) => {
@@ -72,18 +78,22 @@ export function requeue(q: SqlExecutor, target: RequeueTarget): Promise<{ ids: n
         AND ${inStates} ORDER BY id`, [target.key, target.key, target.key]);
     }
     const files = new Set<number>();
+    const changed: number[] = [];
     for (const c of candidates) {
-      const back = await tx.run(`UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, doubt = NULL
-        WHERE id = ? AND ${inStates}`, [target.now, target.now, c.id]);
+      // PostgreSQL (READ COMMITTED): a `resolve` committed after the read above leaves the row out here
+      const back = await tx.run(`UPDATE documents SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, doubt = NULL,
+        problems = CASE WHEN state = 'invalid' THEN NULL ELSE problems END WHERE id = ? AND ${inStates}`, [target.now, target.now, c.id]);
       if (back.changes === 0) continue;
+      changed.push(c.id);
       await addEvent(tx, target.now, 'requeued', c.file_id, c.id, { includeInDoubt: target.includeInDoubt === true,
+        ...(target.includeOtherCompany === true ? { includeOtherCompany: true } : {}),
         ...(target.by === undefined ? {} : { by: target.by }) });
       files.add(c.file_id);
     }
     for (const f of files) {
       await tx.run(`UPDATE files SET state = 'open', finished_at = NULL, report_state = 'partial' WHERE id = ? AND state = 'done'`, [f]);
     }
-    return { ids: candidates.map((c) => c.id), fileIds: [...files] };
+    return { ids: changed, fileIds: [...files] };
   });
 }
 

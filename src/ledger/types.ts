@@ -137,6 +137,13 @@ export interface NewDocument {
   problems?: ReportProblem[];
   /** The other party's identification (the kind's descriptor's `customer`), for the console's search. */
   customer?: string | null;
+  /**
+   * A summary of the request (kinds/content-summary.ts, as JSON): its digest and the facts a report names,
+   * to tell a corrected copy of an issued number from the same document (EDOC_ISSUED_OTHER_CONTENT).
+   */
+  content?: string | null;
+  /** A note's referenced documents, prefix and number written together as in its request (kinds/references.ts). */
+  references?: string[];
 }
 
 export interface InsertResult {
@@ -145,8 +152,18 @@ export interface InsertResult {
   duplicate: number;
   /** Indexes settled by an earlier copy of the same content (a resend), with the state they got. */
   byEarlierCopy?: { index: number; state: 'duplicate' | 'invalid' }[];
-  /** Indexes stored `duplicate` because their key was accepted already, with the file of the accepted document. */
-  byAcceptedKey?: { index: number; fileId: number }[];
+  /**
+   * Indexes stored `duplicate` because their key was accepted already, with the file of the accepted document;
+   * `otherContent`: what was issued differs from this document (EDOC_ISSUED_OTHER_CONTENT, its message).
+   */
+  byAcceptedKey?: { index: number; fileId: number; otherContent?: string }[];
+  /**
+   * Notes whose referenced document the ledger holds as never issued (`notIssued`: EDOC_LEDGER_REFERENCE_NOT_ISSUED's
+   * message; stored `invalid`) or does not know at all (`unknown`: the numbers; sent, with a warning).
+   */
+  byReference?: { index: number; notIssued?: string; unknown?: string[] }[];
+  /** Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY, its message). */
+  heldForOtherCompany?: { count: number; message: string };
 }
 
 export interface DueDocument {
@@ -178,6 +195,8 @@ export interface MarkSendingResult {
   sending: number[];
   /** Their key was accepted meanwhile: stored `duplicate`, do not send. */
   duplicate: number[];
+  /** Of `duplicate`: what was issued differs from them (EDOC_ISSUED_OTHER_CONTENT), by id, with its message. */
+  otherContent?: Map<number, string>;
   /** No longer pending (requeued, settled): skip. */
   skipped: number[];
   /** Another document with the same key is being sent: left pending, due again a little later. */
@@ -276,6 +295,8 @@ export interface RequeueTarget {
   key?: string;
   /** Release `in-doubt` documents too (the operator checked the service). */
   includeInDoubt?: boolean;
+  /** Release documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY). */
+  includeOtherCompany?: boolean;
   now: number;
   /** Who asked, for the event history ('cli', 'console', 'api'). */
   by?: string;

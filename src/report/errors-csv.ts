@@ -72,9 +72,21 @@ export function isNumberClash(doc: DocumentRow): boolean {
   return doc.state === 'duplicate' && doc.errors.some((e) => e.code === 'EDOC_SERVICE_NUMBER_CLASH');
 }
 
+/** Codes that make a `duplicate` a failure: it was not issued as it stands, and a person must act. */
+const FAILED_DUPLICATE_CODES: ReadonlySet<string> = new Set(['EDOC_SERVICE_NUMBER_CLASH', 'EDOC_ISSUED_OTHER_CONTENT']);
+
+/**
+ * A `duplicate` reported as a failure (errors.csv, the retry file): a number clash (isNumberClash), or a
+ * document whose number was issued with other content (EDOC_ISSUED_OTHER_CONTENT: a corrected re-export;
+ * what it now says was never issued, and the issued document needs a credit or debit note).
+ */
+export function isFailedDuplicate(doc: DocumentRow): boolean {
+  return doc.state === 'duplicate' && doc.errors.some((e) => e.code !== undefined && FAILED_DUPLICATE_CODES.has(e.code));
+}
+
 /** The rows of errors.csv for one document ([] when it succeeded). */
 export function errorRows(doc: DocumentRow): string[] {
-  if (!ERROR_STATES.has(doc.state) && !isNumberClash(doc)) return [];
+  if (!ERROR_STATES.has(doc.state) && !isFailedDuplicate(doc)) return [];
   const problems = [...doc.problems, ...doc.errors];
   const key = doc.key ?? doc.source.erpKey;
   if (problems.length === 0) {

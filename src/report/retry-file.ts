@@ -2,13 +2,14 @@ import iconv from 'iconv-lite';
 import { CHANGED_AFTER_SEND } from '../ledger/types.js';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
-import { isNumberClash } from './errors-csv.js';
+import { isFailedDuplicate } from './errors-csv.js';
 
 /**
  * States whose originals go to the retry file: fix and drop back. `in-doubt` is left out on purpose:
  * it may have been issued already, and resending it from a file could issue it twice; `duplicate`
- * was issued earlier — except a number clash (another document holds its number: isNumberClash),
- * which was not issued and goes to the retry file to be given a new number.
+ * was issued earlier — except a number clash (another document holds its number: not issued, it goes to
+ * be given a new number) and a corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT: what it now
+ * says was never issued; it goes once the issued one is corrected by a note): isFailedDuplicate.
  */
 export const RETRY_STATES: ReadonlySet<string> = new Set(['rejected', 'invalid', 'failed']);
 
@@ -78,7 +79,7 @@ export class RetryFileWriter {
   }
 
   async add(doc: DocumentRow): Promise<void> {
-    if ((!RETRY_STATES.has(doc.state) && !isNumberClash(doc)) || doc.raw === '') return;
+    if ((!RETRY_STATES.has(doc.state) && !isFailedDuplicate(doc)) || doc.raw === '') return;
     // held back because the file changed after sending began: its new content sends it, not a retry of the old text
     if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
     // failed, but an attempt may have reached the service: it may be issued, and a fixed copy sent under another

@@ -211,7 +211,8 @@ export class CompanySender {
   private admitted(doc: DueDocument, mark: MarkResult): boolean {
     if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
-      this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+      if (mark.otherContent === undefined) this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+      else this.logOtherContent(doc, mark.otherContent);
     }
     return mark.to === 'send';
   }
@@ -296,6 +297,13 @@ export class CompanySender {
   }
 
   /** `extra`: why an in-doubt document is in doubt (`doubt`) and the code of a repeated-number verdict. */
+  /** A corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT): final, not sent, and a person must act. */
+  private logOtherContent(doc: DueDocument, message: string): void {
+    this.options.logger.error({ file: doc.fileName, kind: doc.kind, company: this.alias, doc: doc.key ?? `#${doc.index}`,
+      status: 'duplicate', attempts: doc.attempts, code: 'EDOC_ISSUED_OTHER_CONTENT', note: message }, 'document final');
+    this.options.onEvent?.({ type: 'final', company: this.alias, status: 'duplicate' });
+  }
+
   private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
     this.options.logger.info({ file: doc.fileName, kind: doc.kind, company: this.alias,
       doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) }, 'document final');

@@ -18,8 +18,11 @@ type Commit = { mark: number } | { outcome: OutcomeRecord };
 export type MarkResult =
   /** Committed `sending`, the attempt counted: send it now. */
   | { readonly to: 'send' }
-  /** Another document with its key was accepted meanwhile: committed final `duplicate`, never sent. */
-  | { readonly to: 'duplicate' }
+  /**
+   * Another document with its key was accepted meanwhile: committed final `duplicate`, never sent;
+   * `otherContent`: with other content than this one (EDOC_ISSUED_OTHER_CONTENT, its message).
+   */
+  | { readonly to: 'duplicate'; readonly otherContent?: string }
   /** No longer pending (re-queued, settled by an operator): left as it is. */
   | { readonly to: 'not-pending' }
   /** A document with the same key is on its way: left pending, due again a little later. */
@@ -34,6 +37,10 @@ const MARKED = {
   send: { to: 'send' }, duplicate: { to: 'duplicate' }, notPending: { to: 'not-pending' },
   keyInFlight: { to: 'key-in-flight' }, unsaved: { to: 'unsaved' },
 } as const satisfies Record<string, MarkResult>;
+
+function duplicateMark(otherContent: string | undefined): MarkResult {
+  return otherContent === undefined ? MARKED.duplicate : { to: 'duplicate', otherContent };
+}
 
 export interface SubmissionCommitsOptions {
   ledger: LedgerPort;
@@ -73,7 +80,7 @@ export class SubmissionCommits {
       const later = new Set(result.marks.deferred);
       const done = new Set(result.outcomes.applied);
       return items.map((i): MarkResult | VerdictResult => ('mark' in i
-        ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? MARKED.duplicate
+        ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? duplicateMark(result.marks.otherContent?.get(i.mark))
           : later.has(i.mark) ? MARKED.keyInFlight : MARKED.notPending)
         : { verdict: true, applied: done.has(i.outcome.id) }));
     }, { lazyMs: options.lazyMs });

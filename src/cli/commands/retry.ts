@@ -9,7 +9,7 @@ import { fileOrDocument, openShared } from '../document-match.js';
 export const retryCommand: Command = {
   name: 'retry',
   summary: 're-queue failed or in-doubt work: one input file or one document',
-  usage: 'edoc-bridge retry (--file NAME | --document KEY) [--in-doubt] [--config FILE]',
+  usage: 'edoc-bridge retry (--file NAME | --document KEY) [--in-doubt] [--other-company] [--config FILE]',
   description: [
     'Puts the documents of an input file that failed, or one document by its key, back in',
     'the queue; a running daemon is told (SIGHUP) and sends them at once, otherwise the next',
@@ -17,6 +17,8 @@ export const retryCommand: Command = {
     '(sent, answer lost, no own number) are released only with --in-doubt: that is the',
     'operator\'s word that the service did not issue them. Documents in doubt for a repeated number',
     '(Regla 90) are never re-queued: a resend gets the same answer; use edoc-bridge resolve.',
+    'Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY)',
+    'are released only with --other-company: that is the operator\'s word that this company issues them too.',
     'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
     'a document without its own number is named as edoc-bridge status shows it, FILE#INDEX, or as',
     'company/kind/INDEX when only one file has such a document (INDEX counts from 0).',
@@ -25,17 +27,20 @@ export const retryCommand: Command = {
     'edoc-bridge retry --file ventas-2026-11-03.csv',
     'edoc-bridge retry --document SETP/990000123',
     'edoc-bridge retry --document compras-0412.json#3 --in-doubt',
+    'edoc-bridge retry --file ventas-sucursal.csv --other-company',
   ],
   options: {
     file: { type: 'string', valueName: 'NAME', description: 'input file name as shown in the outbox' },
     document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, prefix/number), FILE#INDEX or company/kind/INDEX' },
     'in-doubt': { type: 'boolean', description: 'also release in-doubt documents (you checked they were not issued)' },
+    'other-company': { type: 'boolean', description: 'release documents held because the same file was taken for another company (you checked it is meant for this one too)' },
   },
   needsConfig: true,
   needsSecrets: false,
   async run(args, io) {
     const { file, key, what } = fileOrDocument(args);
     const includeInDoubt = args.flag('in-doubt');
+    const includeOtherCompany = args.flag('other-company');
     const config = await io.config();
     const holder = lockHolder(config.paths.state);
     const ledger = await openShared(config, io.env);
@@ -45,7 +50,7 @@ export const retryCommand: Command = {
     }
     let result: ActionResult;
     try {
-      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, by: 'cli' });
+      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, includeOtherCompany, by: 'cli' });
     } finally {
       await ledger.close();
     }

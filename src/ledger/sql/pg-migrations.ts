@@ -4,7 +4,7 @@
  * CHECKs, defaults, partial indexes and the file_counts trigger; INTEGER ids, times (epoch ms) and sizes
  * are BIGINT (SQLite's INTEGER is 64-bit), flags SMALLINT 0/1 (so the same `= 1` works in both), JSON
  * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13). Later SQLite steps follow as
- * their own steps here (3 = SQLite's 7, 4 = SQLite's 8).
+ * their own steps here (3 = SQLite's 7, 4 = SQLite's 8, 7 = SQLite's 9).
  * Never edit a step that has shipped: append one. `schema_version` holds one row per applied step.
  */
 import { EdocError } from '../../errors.js';
@@ -219,6 +219,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE company_leases ADD COLUMN identity TEXT;
   ALTER TABLE company_leases ADD COLUMN identity_node TEXT;
   ALTER TABLE nodes ADD COLUMN disagrees TEXT;
+  `,
+  // 8: the SQLite ledger's step 9 (a summary of each document's request; files found by content alone).
+  `
+  ALTER TABLE documents ADD COLUMN content TEXT;
+  CREATE INDEX files_sha256 ON files(sha256);
   `,
 ];
 

@@ -1,0 +1,49 @@
+/**
+ * A credit or debit note corrects a document that was issued. One whose referenced document the ledger
+ * holds as invalid or rejected (never issued) is held `invalid` with EDOC_LEDGER_REFERENCE_NOT_ISSUED,
+ * naming the document and its state; one whose reference the ledger does not know is sent, with a
+ * EDOC_LEDGER_REFERENCE_UNKNOWN warning (it may reference a document issued before the bridge).
+ * Real daemon, real emulator.
+ */
+import { beforeAll, describe, expect } from 'vitest';
+import { buildCli, COMPANY_MAIN } from '../helpers/daemon-harness.js';
+import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import { creditNote, debitNote, invoice, jsonText } from '../helpers/documents.js';
+
+beforeAll(buildCli, BUILD_TIMEOUT_MS);
+
+interface Problem { code?: string; field?: string; value?: string; message: string }
+
+describe('notes that reference a document the ledger knows', () => {
+  test('a credit note referencing an invoice the ledger holds as invalid is held invalid naming it; an unknown reference is sent with a warning', async ({ daemonProject }) => {
+    const { project: p, emulator, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+    const daemon = await startDaemon();
+    // an invoice whose payable amount does not add up: invalid, never sent
+    const broken = invoice(990_700_001);
+    (broken.Total as Record<string, string>).PayableAmount = '1.00';
+    await p.drop('invoice', 'ventas.json', jsonText([broken]));
+    const invoices = await p.finalResult('invoice', 'ventas.json');
+    expect(invoices.documents[0].status).toBe('invalid');
+
+    await p.drop('credit-note', 'notas.json', jsonText([creditNote(70_001, 'SETP990700001')]));
+    await p.drop('debit-note', 'notas-debito.json', jsonText([debitNote(70_002, 'SETP990799999')]));
+    const notes = await p.finalResult('credit-note', 'notas.json');
+    const held = notes.documents[0] as unknown as { status: string; errors: Problem[] };
+    expect(held.status).toBe('invalid');
+    expect(held.errors).toEqual([{ code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', field: 'DocumentReferences', value: 'SETP990700001',
+      message: 'Not sent: it references SETP990700001, which the ledger holds as invalid (ventas.json): it was never issued, so there '
+        + 'is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.' }]);
+    const line = await daemon.waitForLog((l) => l.code === 'EDOC_LEDGER_REFERENCE_NOT_ISSUED');
+    expect(line).toMatchObject({ level: 'error', status: 'invalid', file: 'notas.json' });
+
+    // a reference the ledger never saw: sent, and said
+    const debit = await p.finalResult('debit-note', 'notas-debito.json');
+    expect(debit.documents[0].status).toBe('accepted');
+    const warn = await daemon.waitForLog((l) => l.code === 'EDOC_LEDGER_REFERENCE_UNKNOWN');
+    expect(warn).toMatchObject({ level: 'warn', file: 'notas-debito.json', references: ['SETP990799999'] });
+
+    const issued = (await emulator.client.issued()).map((d) => `${d.kind}/${d.documentNumber}`);
+    expect(issued).toEqual([expect.stringMatching(/^debit-note\//)]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 120_000);
+});
