@@ -11,6 +11,7 @@ import type { CompileContext } from './compile-node.js';
 import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
 import { mappingFileSchema } from './mapping-schema.js';
+import { compileRowRules } from './row-rules.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
 
 const ENCODINGS: Record<string, MappingFormat['encoding']> = {
@@ -81,6 +82,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
     document: compileNode(m.document, 'document', docCtx),
     derive,
   };
+  Object.assign(mapping, compileRowRules(m, file, lookups));
   const kindCheck = compileKindCheck(m.kindCheck, file);
   if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
   if (m.lines !== undefined) {
