@@ -48,7 +48,7 @@ export function rowRoles(mapping: Mapping, rows: RowView[], ctx: EvalContext): R
       ctx.problems.push({
         code: 'EDOC_MAP_DOCUMENT_ROW', path: '', rows: (matching.length === 0 ? rows : matching).map((r) => r.row),
         message: matching.length === 0
-          ? `None of this document's ${rowList(rows)} matches rows.document, so its document values (payment, totals) have no row to come from`
+          ? `No row of this document (${rowList(rows)}) matches rows.document, so its document values (payment, totals) have no row to come from`
           : `Several rows of this document match rows.document (${rowList(matching)}); a document takes its values from one row`,
       });
     }
