@@ -7,6 +7,7 @@ import type { MappingNode, ValueSpec } from './mapping-types.js';
 import { VALUE_SOURCE_KEYS, valueSpecSchema } from './mapping-schema.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { compileCondition, conditionColumns } from './row-condition.js';
+import { objectColonHint } from './yaml-hint.js';
 
 export interface CompileContext {
   file: string;
@@ -30,7 +31,7 @@ function isValueSpecInput(value: Record<string, unknown>): boolean {
 function toList(value: unknown, path: string, ctx: CompileContext): string[] {
   if (typeof value === 'string' && value !== '') return [value];
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '')) return value as string[];
-  throw mappingError(ctx.file, path, 'expected a name or a non-empty list of names');
+  throw mappingError(ctx.file, path, `expected a name or a non-empty list of names${objectColonHint(value)}`);
 }
 
 export function compileValue(input: unknown, path: string, ctx: CompileContext, asDefault = false): ValueSpec {

@@ -12,6 +12,7 @@ import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
 import { mappingFileSchema } from './mapping-schema.js';
 import { compileRowRules } from './row-rules.js';
+import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
 
 const ENCODINGS: Record<string, MappingFormat['encoding']> = {
@@ -30,7 +31,8 @@ export async function loadMapping(path: string): Promise<Mapping> {
   try {
     data = parseYaml(text);
   } catch (err) {
-    throw mappingError(path, '', `not valid YAML: ${(err as Error).message}`);
+    const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw mappingError(path, '', `not valid YAML: ${(err as Error).message}${yamlColonHint(text, at?.line, at?.col)}`);
   }
   return compileMapping(data, path);
 }
@@ -40,7 +42,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
   const parsed = mappingFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw mappingError(file, issue.path.map(String).join('.'), issue.message);
+    throw mappingError(file, issue.path.map(String).join('.'), `${issue.message}${objectColonHint(valueAt(data, issue.path))}`);
   }
   const m = parsed.data;
   try {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { EdocError } from '../errors.js';
 import { erpNumberToPlain } from './convert-number.js';
 import type { MappingFormat } from './mapping-types.js';
+import { objectColonHint } from './yaml-hint.js';
 
 export type RowCondition =
   | { test: 'equals'; column: string; values: string[] }
@@ -78,7 +79,7 @@ export function compileCondition(input: unknown, path: string, file: string): Ro
   const parsed = leafSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw mappingError(file, [path, ...issue.path.map(String)].filter((p) => p !== '').join('.'), issue.message);
+    throw mappingError(file, [path, ...issue.path.map(String)].filter((p) => p !== '').join('.'), `${issue.message}${objectColonHint(input)}`);
   }
   const c = parsed.data;
   const tests = TESTS.filter((t) => c[t] !== undefined);
