@@ -68,7 +68,8 @@ describe('real export layouts through the daemon', () => {
       ['accepted', { rows: [2, 3, 4], erpKey: '1001' }, []],
       ['accepted', { rows: [7, 8], erpKey: '1003' }, []],
     ]);
-    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => d.request as Record<string, Record<string, unknown>>);
+    // the emulator keeps the E3 upload: its form fields and the document content
+    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => (d.request as { content: Record<string, Record<string, unknown>> }).content);
     // 9,000 + 1,710 + 3,600 + 180 = 14,490 (paid in cash, code 10); 6,000 + 1,140 = 7,140 (card, 48)
     expect(issued.map((r) => [r.totales.valorNeto, (r.documento.formaPago as { codigoMedio: string }[])[0].codigoMedio]).sort()).toEqual([[14490, '10'], [7140, '48']]);
   }, 90_000);
