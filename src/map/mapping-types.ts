@@ -3,7 +3,6 @@
  * that the engine walks per document. See docs/mappings.md for the language.
  */
 import type { DocumentKind } from '../kinds/index.js';
-import type { RowCondition } from './row-condition.js';
 
 export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
 
@@ -55,6 +54,15 @@ export interface KindCheck {
   /** A cell equal to a key (trimmed, lower-cased) shows one of its kinds; other cells show nothing. */
   values?: Record<string, DocumentKind[]>;
 }
+
+/** A condition on the cells of one row (compiled and evaluated in row-condition.ts). */
+export type RowCondition =
+  | { test: 'equals'; column: string; values: string[] }
+  | { test: 'empty' | 'filled' | 'zero' | 'nonZero'; column: string }
+  | { test: 'compare'; column: string; op: 'gt' | 'ge' | 'lt' | 'le'; than: string }
+  | { test: 'matches'; column: string; pattern: RegExp }
+  | { test: 'not'; of: RowCondition }
+  | { test: 'all' | 'any'; of: RowCondition[] };
 
 /** Where the header is and how rows are completed before grouping (map/row-rules.ts, read/csv-framing.ts). */
 export interface Framing {

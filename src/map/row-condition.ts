@@ -10,16 +10,10 @@
 import { z } from 'zod';
 import { EdocError } from '../errors.js';
 import { erpNumberToPlain } from './convert-number.js';
-import type { MappingFormat } from './mapping-types.js';
+import type { MappingFormat, RowCondition } from './mapping-types.js';
 import { objectColonHint } from './yaml-hint.js';
 
-export type RowCondition =
-  | { test: 'equals'; column: string; values: string[] }
-  | { test: 'empty' | 'filled' | 'zero' | 'nonZero'; column: string }
-  | { test: 'compare'; column: string; op: 'gt' | 'ge' | 'lt' | 'le'; than: string }
-  | { test: 'matches'; column: string; pattern: RegExp }
-  | { test: 'not'; of: RowCondition }
-  | { test: 'all' | 'any'; of: RowCondition[] };
+export type { RowCondition } from './mapping-types.js';
 
 /** A number test met a cell that is not a number: the row cannot be judged. */
 export interface UndecidedCell {
