@@ -45,6 +45,20 @@ describe('real export layouts through the daemon', () => {
     expect(byNumber.get('SETP990000802')?.Total?.PayableAmount).toBe('14875.00');
   }, 90_000);
 
+  test('the retry file of a one-to-many export keeps its title lines and header, then the refused invoice\'s rows', async () => {
+    const original = await readFile(path.join(ERP, 'siigo-ventas-detallado.csv'));
+    // invoice 990000803's second item row says "dos" where a quantity belongs: it alone is refused
+    const text = original.toString('latin1').replaceAll('990000801', '990000803').replaceAll('990000802', '990000804')
+      .replace(';Azúcar 1 kg;4;', ';Azúcar 1 kg;dos;');
+    await project.drop('invoice', 'ventas-dos.csv', Buffer.from(text, 'latin1'));
+    const result = await project.finalResult('invoice', 'ventas-dos.csv', { timeoutMs: 60_000 });
+    expect(result.documents.map((d) => [d.status, d.source])).toEqual([['invalid', { rows: [6, 7, 8], erpKey: 'SETP990000803' }], ['accepted', { rows: [9] }]]);
+    const lines = text.split('\r\n');
+    // title lines and header (rows 1-5), then the refused invoice's rows 6-8; not the footer
+    const retry = await readFile(path.join(project.outbox('invoice'), 'ventas-dos.retry.csv'));
+    expect(retry.equals(Buffer.from(`${lines.slice(0, 8).join('\r\n')}\r\n`, 'latin1'))).toBe(true);
+  }, 90_000);
+
   test('a payroll export with one row per concept is issued as one payroll per employee', async () => {
     await project.drop('payroll', 'nomina-octubre.csv', await readFile(path.join(ERP, 'nomina-por-concepto.csv')));
     const result = await project.finalResult('payroll', 'nomina-octubre.csv', { timeoutMs: 60_000 });
