@@ -16,6 +16,8 @@ import { evaluateValue } from './evaluate-value.js';
 import type { DeriveLine } from './derive/registry.js';
 import { getDerivation } from './derive/registry.js';
 import { mappingKindSignals } from './kind-check.js';
+import { applyConcepts } from './concepts.js';
+import { conditionHolds, rowRoles } from './row-roles.js';
 import type { Mapping } from './mapping-types.js';
 
 export interface BuiltDocument {
@@ -107,17 +109,21 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     if (elsewhere.length > 0) return { problems: elsewhere };
   }
   const problems: Problem[] = [];
-  checkConsistency(mapping, rows, problems);
   const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems };
-  const request = (evaluateNode(mapping.document, rows[0], docCtx, '') ?? {}) as Record<string, unknown>;
+  // `rows:` rules pick the document row and the line rows (row-roles.ts); without them: first row, every row
+  const roles = rowRoles(mapping, rows, docCtx);
+  checkConsistency(mapping, roles.consistencyRows, problems);
+  const request = (evaluateNode(mapping.document, roles.documentRow, docCtx, '') ?? {}) as Record<string, unknown>;
   const lines: DeriveLine[] = [];
   if (mapping.lines !== undefined && mapping.linesField !== undefined) {
-    const severalRates = checkLineRates(mapping, rows, problems);
+    const severalRates = checkLineRates(mapping, roles.lineRows, problems);
     const when = mapping.lines.type === 'object' ? mapping.lines.when : undefined;
-    const optional = when !== undefined;
-    rows.forEach((row) => {
+    const whenIf = mapping.lines.type === 'object' ? mapping.lines.whenIf : undefined;
+    const optional = when !== undefined || whenIf !== undefined;
+    roles.lineRows.forEach((row) => {
       // `$when` on the line fields: a row without line data (an annulment note's only row) is no line.
       if (when !== undefined && when.every((column) => row.get(column).trim() === '')) return;
+      if (whenIf !== undefined && !conditionHolds(whenIf, row, { ...docCtx, rows: [row.row] }, `${mapping.linesField}.$when`)) return;
       const i = lines.length;
       const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
       const path = `${mapping.linesField}[${i}]`;
@@ -131,6 +137,7 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     });
     if (lines.length > 0 || !optional) request[mapping.linesField] = lines.map((l) => l.fields);
   }
+  if (mapping.concepts !== undefined) applyConcepts(mapping.concepts, rows, request, docCtx);
   if (problems.length > 0) return { problems };
   for (const d of mapping.derive) {
     try {

@@ -6,6 +6,8 @@ import { EdocError } from '../errors.js';
 import type { MappingNode, ValueSpec } from './mapping-types.js';
 import { VALUE_SOURCE_KEYS, valueSpecSchema } from './mapping-schema.js';
 import type { DocumentKind } from '../kinds/index.js';
+import { compileCondition, conditionColumns } from './row-condition.js';
+import { objectColonHint } from './yaml-hint.js';
 
 export interface CompileContext {
   file: string;
@@ -29,7 +31,7 @@ function isValueSpecInput(value: Record<string, unknown>): boolean {
 function toList(value: unknown, path: string, ctx: CompileContext): string[] {
   if (typeof value === 'string' && value !== '') return [value];
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '')) return value as string[];
-  throw mappingError(ctx.file, path, 'expected a name or a non-empty list of names');
+  throw mappingError(ctx.file, path, `expected a name or a non-empty list of names${objectColonHint(value)}`);
 }
 
 export function compileValue(input: unknown, path: string, ctx: CompileContext, asDefault = false): ValueSpec {
@@ -77,7 +79,9 @@ export function compileNode(input: unknown, path: string, ctx: CompileContext): 
     const node: MappingNode = { type: 'object', entries: [] };
     for (const [name, child] of Object.entries(input)) {
       const childPath = path === '' ? name : `${path}.${name}`;
-      if (name === '$when') node.when = toList(child, childPath, ctx);
+      // `$when: { column: horas, nonZero: true }`: a condition (row-condition.ts) instead of a list of columns
+      if (name === '$when' && isPlainObject(child)) node.whenIf = compileCondition(child, childPath, ctx.file);
+      else if (name === '$when') node.when = toList(child, childPath, ctx);
       else if (name === '$kinds') node.kinds = toList(child, childPath, ctx);
       else if (name.startsWith('$')) throw mappingError(ctx.file, childPath, 'unknown directive (use $when or $kinds)');
       else node.entries.push([name, compileNode(child, childPath, ctx)]);
@@ -94,6 +98,7 @@ export function columnsOf(node: MappingNode, out: Set<string> = new Set()): Set<
   else if (node.type === 'array') for (const item of node.items) columnsOf(item, out);
   else {
     for (const c of node.when ?? []) out.add(c);
+    if (node.whenIf !== undefined) conditionColumns(node.whenIf, out);
     for (const [, child] of node.entries) columnsOf(child, out);
   }
   return out;
@@ -114,7 +119,7 @@ export function requiredColumnsOf(node: MappingNode, kind: DocumentKind, out: Se
     if (s.required && s.default === undefined && (s.kinds === undefined || s.kinds.includes(kind)) && s.column !== undefined) out.add(s.column);
   } else if (node.type === 'array') {
     for (const item of node.items) requiredColumnsOf(item, kind, out);
-  } else if ((node.kinds === undefined || node.kinds.includes(kind)) && node.when === undefined) {
+  } else if ((node.kinds === undefined || node.kinds.includes(kind)) && node.when === undefined && node.whenIf === undefined) {
     for (const [, child] of node.entries) requiredColumnsOf(child, kind, out);
   }
   return out;

@@ -6,6 +6,7 @@
 import type { MappingNode } from './mapping-types.js';
 import { evaluateValue } from './evaluate-value.js';
 import type { EvalContext, RowView } from './evaluate-value.js';
+import { conditionHolds } from './row-roles.js';
 
 function isPresent(value: unknown): boolean {
   return value !== undefined && value !== null;
@@ -19,6 +20,7 @@ export function evaluateNode(node: MappingNode, row: RowView, ctx: EvalContext, 
   }
   if (node.kinds !== undefined && !node.kinds.includes(ctx.kind)) return undefined;
   if (node.when !== undefined && node.when.every((column) => row.get(column).trim() === '')) return undefined;
+  if (node.whenIf !== undefined && !conditionHolds(node.whenIf, row, ctx, `${path}.$when`)) return undefined;
   const out: Record<string, unknown> = {};
   for (const [name, child] of node.entries) {
     const value = evaluateNode(child, row, ctx, path === '' ? name : `${path}.${name}`);

@@ -11,6 +11,8 @@ import type { CompileContext } from './compile-node.js';
 import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
 import { mappingFileSchema } from './mapping-schema.js';
+import { compileRowRules } from './row-rules.js';
+import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
 
 const ENCODINGS: Record<string, MappingFormat['encoding']> = {
@@ -29,7 +31,8 @@ export async function loadMapping(path: string): Promise<Mapping> {
   try {
     data = parseYaml(text);
   } catch (err) {
-    throw mappingError(path, '', `not valid YAML: ${(err as Error).message}`);
+    const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw mappingError(path, '', `not valid YAML: ${(err as Error).message}${yamlColonHint(text, at?.line, at?.col)}`);
   }
   return compileMapping(data, path);
 }
@@ -39,7 +42,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
   const parsed = mappingFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw mappingError(file, issue.path.map(String).join('.'), issue.message);
+    throw mappingError(file, issue.path.map(String).join('.'), `${issue.message}${objectColonHint(valueAt(data, issue.path))}`);
   }
   const m = parsed.data;
   try {
@@ -82,6 +85,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
     document: compileNode(m.document, 'document', docCtx),
     derive,
   };
+  Object.assign(mapping, compileRowRules(m, file, lookups));
   const kindCheck = compileKindCheck(m.kindCheck, file);
   if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
   if (m.lines !== undefined) {

@@ -43,6 +43,19 @@ const kindCheckItemSchema = z.strictObject({
 });
 export type KindCheckInput = z.infer<typeof kindCheckItemSchema>;
 
+/** `framing`, `rows`, `concepts`: rows as real exports hold them; conditions are compiled in row-condition.ts. */
+const framingSchema = z.strictObject({
+  headerRow: z.number().int().min(1).optional(),
+  findHeader: z.array(z.string().min(1)).min(1).optional(),
+  fillDown: z.array(z.string().min(1)).min(1).optional(),
+});
+const rowsSchema = z.strictObject({ skip: z.unknown().optional(), lines: z.unknown().optional(), document: z.unknown().optional() });
+const conceptsSchema = z.strictObject({
+  column: z.string().min(1),
+  codes: z.record(z.string(), z.record(z.string(), z.unknown())),
+  ignore: z.array(z.union([z.string(), z.number()])).optional(),
+});
+
 export const mappingFileSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
@@ -70,5 +83,8 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
   derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
   kindCheck: z.array(kindCheckItemSchema).optional(),
+  framing: framingSchema.optional(),
+  rows: rowsSchema.optional(),
+  concepts: conceptsSchema.optional(),
 });
 export type MappingFile = z.infer<typeof mappingFileSchema>;

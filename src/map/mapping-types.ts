@@ -28,7 +28,7 @@ export interface ValueSpec {
 
 export type MappingNode =
   | { type: 'value'; spec: ValueSpec }
-  | { type: 'object'; entries: [string, MappingNode][]; when?: string[]; kinds?: string[] }
+  | { type: 'object'; entries: [string, MappingNode][]; when?: string[]; kinds?: string[]; whenIf?: RowCondition }
   | { type: 'array'; items: MappingNode[] };
 
 export interface MappingFormat {
@@ -57,6 +57,44 @@ export interface KindCheck {
   values?: Record<string, DocumentKind[]>;
 }
 
+/** A condition on the cells of one row (compiled and evaluated in row-condition.ts). */
+export type RowCondition =
+  | { test: 'equals'; column: string; values: string[] }
+  | { test: 'empty' | 'filled' | 'zero' | 'nonZero'; column: string }
+  | { test: 'compare'; column: string; op: 'gt' | 'ge' | 'lt' | 'le'; than: string }
+  | { test: 'matches'; column: string; pattern: RegExp }
+  | { test: 'not'; of: RowCondition }
+  | { test: 'all' | 'any'; of: RowCondition[] };
+
+/** Where the header is and how rows are completed before grouping (map/row-rules.ts, read/csv-framing.ts). */
+export interface Framing {
+  /** The header is this row (1-based, as a spreadsheet shows it); the rows above are title lines. */
+  headerRow?: number;
+  /** The header is the first row holding all these column names (within the first 100 rows). */
+  findHeader?: string[];
+  /** On a row without a document key, these columns (and the key's) take their blank cells from the row above. */
+  fillDown?: string[];
+}
+
+/** Row roles: conditions on cells (map/row-condition.ts). */
+export interface RowRoles {
+  /** Rows ignored before grouping: footers, totals, cancelled receipts. */
+  skip?: RowCondition;
+  /** Of a document's rows, those that are lines (default: every row, or every row but the document row). */
+  lines?: RowCondition;
+  /** The one row of a document that supplies its document-level values (default: its first row). */
+  document?: RowCondition;
+}
+
+/** One row per concept: a code column and, per code, the request fields that row sets (map/concepts.ts). */
+export interface Concepts {
+  column: string;
+  /** Lower-cased code -> [request path, value] pairs, evaluated on the concept's row. */
+  codes: Map<string, [string, ValueSpec][]>;
+  /** Lower-cased codes that are known and carried nowhere. */
+  ignore: Set<string>;
+}
+
 export interface Mapping {
   /** The YAML file it was loaded from (for error messages). */
   file: string;
@@ -75,4 +113,7 @@ export interface Mapping {
   derive: Derive[];
   /** What the export's own columns say about a document's kind (absent: nothing is checked). */
   kindCheck?: KindCheck[];
+  framing?: Framing;
+  rows?: RowRoles;
+  concepts?: Concepts;
 }

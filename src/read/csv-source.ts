@@ -12,12 +12,19 @@ import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
 import { buildDocument } from '../map/build-document.js';
+import type { BuiltDocument } from '../map/build-document.js';
 import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
+import type { UndecidedCell } from '../map/row-condition.js';
+import { excerpt, quoted } from '../policy/excerpt.js';
+import type { Problem } from '../validate/problem.js';
 import type { SourceDocument } from './source-document.js';
 import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
+import { NO_KEY, RowFramer } from './csv-framing.js';
+import type { FramedRow } from './csv-framing.js';
+import { framedDelimiter, locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
 import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
@@ -49,7 +56,10 @@ export interface RecordReader {
 
 export interface OpenedCsvSource {
   format: 'csv' | 'xlsx' | 'xls';
-  /** The header record as in the file, with its line break (header + each document's raw = valid CSV). */
+  /**
+   * The title lines above the header (mapping `framing`) and the header record, as in the file, each with
+   * its line break (header + each document's raw = valid CSV that reads with the same mapping).
+   */
   header: string;
   /** `windows-1252`, `latin1`, `utf-8`, or `utf-8-bom` when the file starts with a UTF-8 BOM (written back in the retry file). */
   encoding: string;
@@ -64,9 +74,10 @@ interface OpenDocument {
   rows: RowView[];
   raws: string[];
   complete: boolean;
+  /** Rows without a key of their own that continue this document (csv-framing.ts). */
+  continuation?: number[];
+  undecided?: Problem[];
 }
-
-const NO_KEY = '\u0000';
 
 function isBlank(cells: string[]): boolean {
   return cells.every((c) => c.trim() === '');
@@ -75,14 +86,21 @@ function isBlank(cells: string[]): boolean {
 export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext, reader?: RecordReader): Promise<OpenedCsvSource> {
   const before = await stat(file);
   if (before.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
+  const framing = mapping.framing;
+  const framed = framing !== undefined && (framing.headerRow !== undefined || framing.findHeader !== undefined);
   const input = reader ?? await delimitedReader(file, mapping);
   const { delimiter, encoding: recorded } = input;
-
-  let headerRecord: CsvRecord | undefined;
   const readOptions: CsvReadOptions = { maxRecordBytes: ctx.maxRecordBytes, signal: ctx.signal };
-  for await (const record of input.read(readOptions)) {
-    headerRecord = record;
-    break;
+  let headerRecord: CsvRecord | undefined;
+  let preamble = '';
+  if (framed) {
+    ({ record: headerRecord, preamble } = await locateHeader(file, input.read, framing, readOptions));
+  } else {
+    for await (const record of input.read(readOptions)) {
+      headerRecord = record;
+      preamble = record.raw;
+      break;
+    }
   }
   if (headerRecord === undefined || isBlank(headerRecord.cells)) {
     throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: headerRecord?.row ?? 1 });
@@ -100,28 +118,21 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     }
     return i;
   };
-  const keyAlternatives = mapping.key.map((alt) => alt.map(indexOf)).filter((alt) => alt.every((i) => i >= 0));
-  const keyOf = (record: CsvRecord): { key: string; display: string } => {
-    for (const [a, alt] of keyAlternatives.entries()) {
-      const values = alt.map((i) => (record.cells[i] ?? '').trim());
-      if (values.every((v) => v !== '')) return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
-    }
-    return { key: `${NO_KEY}${record.row}`, display: '' };
-  };
-  const rowView = (record: CsvRecord): RowView => ({
-    row: record.row,
+  const rowView = (framed: FramedRow): RowView => ({
+    row: framed.record.row,
     get: (column) => {
       const i = indexOf(column);
-      return i < 0 ? '' : (record.cells[i] ?? '');
+      return i < 0 ? '' : (framed.cells[i] ?? '');
     },
   });
 
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
+    const keyFramer = new RowFramer(mapping, headerRow, indexOf);
     for await (const record of input.read({ ...readOptions, raw: false })) {
-      if (record.row <= headerRow || isBlank(record.cells)) continue;
-      lastRows.set(keyOf(record).key, record.row);
+      const framed = keyFramer.frame(record);
+      if (framed !== undefined) lastRows.set(framed.key, record.row);
     }
     const after = await stat(file);
     if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
@@ -132,8 +143,21 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     let head = 0;
     let nextIndex = 0;
     const finish = (doc: OpenDocument): CsvSourceDocument => {
-      const built = buildDocument(mapping, doc.rows, ctx.kind, ctx.company);
       const rows = doc.rows.map((r) => r.row);
+      // a document missing rows that lost their key is refused whole, whatever else it holds
+      let built: BuiltDocument;
+      if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, ctx.kind, ctx.company);
+      else {
+        // refused whole; what its own rows hold wrong is said too, so one correction round fixes both
+        const cont = new Set(doc.continuation);
+        const own = doc.rows.filter((r) => !cont.has(r.row));
+        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, ctx.kind, ctx.company).problems;
+        built = { problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems] };
+      }
+      if (doc.undecided !== undefined) {
+        built.problems.unshift(...doc.undecided);
+        delete built.request;
+      }
       if (doc.key.startsWith(NO_KEY)) {
         built.problems.unshift({
           code: 'EDOC_MAP_REQUIRED',
@@ -149,9 +173,11 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       if (built.request !== undefined) out.request = built.request;
       return out;
     };
+    const framer = new RowFramer(mapping, headerRow, indexOf);
     for await (const record of input.read(ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
-      if (record.row <= headerRow || isBlank(record.cells)) continue;
-      const { key, display } = keyOf(record);
+      const framed = framer.frame(record);
+      if (framed === undefined) continue;
+      const { key, display } = framed;
       let doc = open.get(key);
       if (doc === undefined) {
         doc = { index: nextIndex, key, display, rows: [], raws: [], complete: false };
@@ -159,8 +185,10 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
         open.set(key, doc);
         queue.push(doc);
       }
-      doc.rows.push(rowView(record));
+      doc.rows.push(rowView(framed));
       doc.raws.push(record.raw);
+      if (framed.continuation) (doc.continuation ??= []).push(record.row);
+      if (framed.undecided !== undefined) (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
       const last = lastRows.get(key);
       if (last === undefined) throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file, row: record.row });
       if (record.row >= last) {
@@ -183,12 +211,41 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     for (; head < queue.length; head += 1) yield finish(queue[head]);
   }
 
-  return { format: input.format, header: headerRecord.raw, encoding: recorded, delimiter, documents: documents() };
+  return { format: input.format, header: preamble, encoding: recorded, delimiter, documents: documents() };
 }
 
 /** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
 async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
   const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
-  const delimiter = mapping.format.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, decoding)) : mapping.format.delimiter;
+  const framing = mapping.framing;
+  const delimiter = mapping.format.delimiter !== 'auto' ? mapping.format.delimiter
+    : framing !== undefined && (framing.headerRow !== undefined || framing.findHeader !== undefined)
+      ? await framedDelimiter(file, decoding, framing)
+      : sniffDelimiter(await firstLine(file, decoding));
   return { format: 'csv', encoding: recorded, delimiter, read: (options) => readDelimited(file, decoding, delimiter, options) };
+}
+
+function rowsText(rows: number[]): string {
+  return excerpt(rows.join(', '), 80);
+}
+
+/** EDOC_MAP_ROW_WITHOUT_KEY: the rows that continue a document without its key, and what to do. */
+function withoutKey(mapping: Mapping, rows: number[], continuation: number[], display: string): Problem {
+  const key = mapping.key.map((alt) => alt.join(' + ')).join(', or ');
+  const parent = rows.find((r) => !continuation.includes(r));
+  const what = parent === undefined ? `the document ${display} (its own rows were skipped by rows.skip)` : `document ${display} of row ${parent}`;
+  return {
+    code: 'EDOC_MAP_ROW_WITHOUT_KEY', path: '', column: mapping.key.map((alt) => alt.join('+')).join(' or '), value: '', rows,
+    message: continuation.length === 1
+      ? `Row ${continuation[0]} carries line values but no document key (${key}); it continues ${what}, which is not sent without it: fill the key in on every row, or list the parent columns under framing.fillDown`
+      : `Rows ${rowsText(continuation)} carry line values but no document key (${key}); they continue ${what}, which is not sent without them: fill the key in on every row, or list the parent columns under framing.fillDown`,
+  };
+}
+
+function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
+  const f = mapping.format;
+  return {
+    code: 'EDOC_MAP_BAD_NUMBER', path: '', column: cell.column, value: excerpt(cell.text), rows: [row],
+    message: `Row ${row}: ${quoted(cell.text)} in column "${cell.column}" is not a number (decimal "${f.decimal}", thousands "${f.thousands}"), so rows.skip cannot decide whether to skip the row`,
+  };
 }

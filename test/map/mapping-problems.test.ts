@@ -24,14 +24,14 @@ describe('problems an ERP user can act on', () => {
       sale('7', '1', { iva: '5' }), //                                     row 11
       sale('8', '1', { descripcion: '' }), //                              row 12
       sale('9', '1', { precio_unitario: '1.5' }), //                       row 13
-      sale('', '1'), //                                                    row 14
+      sale('', '1'), // no key: continues SETP9, which is refused with it  row 14
       sale('10', '1'), //                                                  row 15
     ];
     docs = (await readAll(await tempFile('p.csv', toCsv(rows)), await mapping('sales'), 'invoice')).docs;
-    expect(docs.map((d) => d.key)).toEqual(['SETP1', 'SETP2', 'SETP3', 'SETP4', 'SETP5', 'SETP6', 'SETP7', 'SETP8', 'SETP9', '', 'SETP10']);
+    expect(docs.map((d) => d.key)).toEqual(['SETP1', 'SETP2', 'SETP3', 'SETP4', 'SETP5', 'SETP6', 'SETP7', 'SETP8', 'SETP9', 'SETP10']);
     expect(byKey('SETP1').request).toBeDefined();
     expect(byKey('SETP10').request).toBeDefined();
-    expect(docs.filter((d) => d.request === undefined)).toHaveLength(9);
+    expect(docs.filter((d) => d.request === undefined)).toHaveLength(8);
     for (const d of docs) expect(d.request === undefined).toBe(d.problems.length > 0);
   });
 
@@ -52,6 +52,7 @@ describe('problems an ERP user can act on', () => {
 
   it('refuses thousands separators that do not group by three (1.5 under decimal comma)', () => {
     expect(byKey('SETP9').problems).toEqual([
+      expect.objectContaining({ code: 'EDOC_MAP_ROW_WITHOUT_KEY', rows: [13, 14] }),
       expect.objectContaining({ code: 'EDOC_MAP_BAD_NUMBER', rows: [13], column: 'precio_unitario', value: '1.5', path: 'Lines[0].UnitPrice' }),
     ]);
   });
@@ -83,10 +84,11 @@ describe('problems an ERP user can act on', () => {
     ]);
   });
 
-  it('reports a row without a document key as a document of its own', () => {
-    const d = docs.find((x) => x.key === '');
-    expect(d?.source.rows).toEqual([14]);
-    expect(d?.problems[0]).toEqual(expect.objectContaining({ code: 'EDOC_MAP_REQUIRED', rows: [14], column: 'prefijo+numero' }));
+  it('never makes a row without a document key a document of its own: the document it continues is refused with it', () => {
+    expect(docs.find((x) => x.key === '')).toBeUndefined();
+    expect(byKey('SETP9').source.rows).toEqual([13, 14]);
+    expect(byKey('SETP9').problems[0]).toEqual(expect.objectContaining({ code: 'EDOC_MAP_ROW_WITHOUT_KEY', rows: [13, 14], column: 'prefijo+numero' }));
+    expect(byKey('SETP9').problems[0].message).toContain('Row 14 carries line values but no document key (prefijo + numero); it continues document SETP9 of row 13');
   });
 
   it('reports the same line number on two rows with the same rate as inconsistent', async () => {

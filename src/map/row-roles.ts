@@ -1,0 +1,64 @@
+/**
+ * Row roles within one document (mapping `rows:`): which row supplies the document-level values (a payment
+ * row whose columns the item rows leave empty) and which rows are lines. A rule that cannot decide a row
+ * (a number test on a cell that is not a number) is a problem naming the row and column: the document is
+ * not built on a guess.
+ */
+import { excerpt, quoted } from '../policy/excerpt.js';
+import type { EvalContext, RowView } from './evaluate-value.js';
+import type { Mapping } from './mapping-types.js';
+import { evaluateCondition } from './row-condition.js';
+import type { RowCondition } from './row-condition.js';
+
+/** Evaluates a condition on a row; an undecided cell is reported (EDOC_MAP_BAD_NUMBER) and counts as false. */
+export function conditionHolds(cond: RowCondition, row: RowView, ctx: EvalContext, rule: string): boolean {
+  const r = evaluateCondition(cond, (c) => row.get(c), ctx.mapping.format);
+  if (typeof r === 'boolean') return r;
+  ctx.problems.push({
+    code: 'EDOC_MAP_BAD_NUMBER', path: '', column: r.column, value: excerpt(r.text), rows: [row.row],
+    message: `Row ${row.row}: ${quoted(r.text)} in column "${r.column}" is not a number (decimal "${ctx.mapping.format.decimal}", thousands "${ctx.mapping.format.thousands}"), so ${rule} cannot decide this row`,
+  });
+  return false;
+}
+
+export interface RowRolesOfDocument {
+  /** The row whose cells the document fields read. */
+  documentRow: RowView;
+  /** The rows the consistency check compares, the document row first. */
+  consistencyRows: RowView[];
+  /** The rows that may be lines (the lines' own `$when` still applies). */
+  lineRows: RowView[];
+}
+
+function rowList(rows: RowView[]): string {
+  const numbers = rows.map((r) => r.row);
+  return numbers.length === 1 ? `row ${numbers[0]}` : `rows ${excerpt(numbers.join(', '), 80)}`;
+}
+
+export function rowRoles(mapping: Mapping, rows: RowView[], ctx: EvalContext): RowRolesOfDocument {
+  const rules = mapping.rows;
+  if (rules === undefined || (rules.document === undefined && rules.lines === undefined)) {
+    return { documentRow: rows[0], consistencyRows: rows, lineRows: rows };
+  }
+  let documentRow = rows[0];
+  let consistencyRows = rows;
+  if (rules.document !== undefined) {
+    const matching = rows.filter((r) => conditionHolds(rules.document!, r, ctx, 'rows.document'));
+    if (matching.length !== 1) {
+      ctx.problems.push({
+        code: 'EDOC_MAP_DOCUMENT_ROW', path: '', rows: (matching.length === 0 ? rows : matching).map((r) => r.row),
+        message: matching.length === 0
+          ? `No row of this document (${rowList(rows)}) matches rows.document, so its document values (payment, totals) have no row to come from`
+          : `Several rows of this document match rows.document (${rowList(matching)}); a document takes its values from one row`,
+      });
+    }
+    documentRow = matching[0] ?? rows[0];
+    // The other rows leave the document row's columns empty: an empty cell does not disagree, a different one does.
+    const doc = documentRow;
+    consistencyRows = [doc, ...rows.filter((r) => r !== doc).map((r): RowView => ({ row: r.row, get: (c) => (r.get(c).trim() === '' ? doc.get(c) : r.get(c)) }))];
+  }
+  const lineRows = rules.lines !== undefined
+    ? rows.filter((r) => conditionHolds(rules.lines!, r, ctx, 'rows.lines'))
+    : rows.filter((r) => r !== documentRow);
+  return { documentRow, consistencyRows, lineRows };
+}

@@ -1,0 +1,110 @@
+/**
+ * Rows of a delimited export as the grouping sees them, decided one record at a time so both passes of
+ * csv-source.ts decide alike (the state is the row above only, whatever the size of the file):
+ * - records up to the header, and blank records, are no rows;
+ * - fill-down (`framing.fillDown`): a row without a document key takes the blank cells of the key columns
+ *   and of the listed columns from the row above (one-to-many exports leave the parent columns blank on
+ *   item rows); a row with its own key is never filled, so a new document never borrows the one above's;
+ * - `rows.skip` rows are dropped (footers, totals, cancelled receipts); they still count as the row above;
+ * - a row that still has no key but carries line values is a continuation of the document above: it joins
+ *   that document and marks it, so the document is invalid with it (EDOC_MAP_ROW_WITHOUT_KEY), never
+ *   issued without it, and the row never becomes a document of its own.
+ */
+import { columnsOf, specColumns } from '../map/compile-node.js';
+import type { Mapping } from '../map/mapping-types.js';
+import { evaluateCondition } from '../map/row-condition.js';
+import type { UndecidedCell } from '../map/row-condition.js';
+import type { CsvRecord } from './csv-records.js';
+
+/** Prefix of the key of a row without one that stands alone (it becomes an invalid document by itself). */
+export const NO_KEY = '\u0000';
+
+export interface FramedRow {
+  record: CsvRecord;
+  /** The record's cells, with filled-down cells in place. */
+  cells: string[];
+  key: string;
+  display: string;
+  /** A row without a key of its own that joined the document above it. */
+  continuation: boolean;
+  /** A `rows.skip` number test met a cell that is not a number: the row is kept, and its document refused. */
+  undecided?: UndecidedCell;
+}
+
+function isBlank(cells: string[]): boolean {
+  return cells.every((c) => c.trim() === '');
+}
+
+/** Columns whose cells are line values: a keyless row holding one continues a document. */
+function lineColumns(mapping: Mapping): string[] {
+  const out = new Set<string>();
+  if (mapping.lines !== undefined) columnsOf(mapping.lines, out);
+  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) specColumns(spec, out);
+  if (mapping.concepts !== undefined) {
+    out.add(mapping.concepts.column);
+    for (const fields of mapping.concepts.codes.values()) for (const [, spec] of fields) specColumns(spec, out);
+  }
+  for (const alt of mapping.key) for (const c of alt) out.delete(c);
+  return [...out];
+}
+
+export class RowFramer {
+  private readonly keyAlternatives: number[][];
+  private readonly fill: number[];
+  private readonly lineCells: number[];
+  private readonly get: (cells: string[]) => (column: string) => string;
+  private above: string[] | undefined;
+  private last: { key: string; display: string } | undefined;
+
+  constructor(private readonly mapping: Mapping, private readonly headerRow: number, indexOf: (column: string) => number) {
+    this.keyAlternatives = mapping.key.map((alt) => alt.map(indexOf)).filter((alt) => alt.every((i) => i >= 0));
+    const fillDown = mapping.framing?.fillDown;
+    this.fill = fillDown === undefined ? [] : [...new Set([...mapping.key.flat(), ...fillDown].map(indexOf).filter((i) => i >= 0))];
+    this.lineCells = lineColumns(mapping).map(indexOf).filter((i) => i >= 0);
+    this.get = (cells) => (column) => {
+      const i = indexOf(column);
+      return i < 0 ? '' : (cells[i] ?? '');
+    };
+  }
+
+  private keyOf(cells: string[]): { key: string; display: string } | undefined {
+    for (const [a, alt] of this.keyAlternatives.entries()) {
+      const values = alt.map((i) => (cells[i] ?? '').trim());
+      if (values.every((v) => v !== '')) return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
+    }
+    return undefined;
+  }
+
+  /** The record as a row of a document, or undefined when it is none (title, header, blank, skipped). */
+  frame(record: CsvRecord): FramedRow | undefined {
+    if (record.row <= this.headerRow || isBlank(record.cells)) return undefined;
+    let cells = record.cells;
+    let keyed = this.keyOf(cells);
+    if (keyed === undefined && this.fill.length > 0 && this.above !== undefined) {
+      const above = this.above;
+      cells = [...cells];
+      for (const i of this.fill) if ((cells[i] ?? '').trim() === '' && (above[i] ?? '') !== '') cells[i] = above[i];
+      keyed = this.keyOf(cells);
+    }
+    this.above = cells;
+    let undecided: UndecidedCell | undefined;
+    const skip = this.mapping.rows?.skip;
+    if (skip !== undefined) {
+      const r = evaluateCondition(skip, this.get(cells), this.mapping.format);
+      if (r === true) {
+        if (keyed !== undefined) this.last = keyed;
+        return undefined;
+      }
+      if (r !== false) undecided = r;
+    }
+    let continuation = false;
+    if (keyed === undefined && this.last !== undefined && this.lineCells.some((i) => (cells[i] ?? '').trim() !== '')) {
+      keyed = this.last;
+      continuation = true;
+    }
+    if (keyed !== undefined) this.last = keyed;
+    const out: FramedRow = { record, cells, key: keyed?.key ?? `${NO_KEY}${record.row}`, display: keyed?.display ?? '', continuation };
+    if (undecided !== undefined) out.undecided = undecided;
+    return out;
+  }
+}
