@@ -6,6 +6,8 @@ import { EdocError } from '../errors.js';
 import type { MappingNode, ValueSpec } from './mapping-types.js';
 import { VALUE_SOURCE_KEYS, valueSpecSchema } from './mapping-schema.js';
 import type { DocumentKind } from '../kinds/index.js';
+import { compileValueParts } from './compile-value-parts.js';
+import { expressionColumns } from './expr/parse-expression.js';
 
 export interface CompileContext {
   file: string;
@@ -65,6 +67,7 @@ export function compileValue(input: unknown, path: string, ctx: CompileContext, 
   if (v.lookup !== undefined) spec.lookup = v.lookup;
   if (v.kinds !== undefined) spec.kinds = v.kinds;
   if (v.default !== undefined) spec.default = compileValue(v.default, `${path}.default`, ctx, true);
+  compileValueParts(v, spec, path, ctx);
   return spec;
 }
 
@@ -102,6 +105,7 @@ export function columnsOf(node: MappingNode, out: Set<string> = new Set()): Set<
 export function specColumns(spec: ValueSpec, out: Set<string>): Set<string> {
   if (spec.column !== undefined) out.add(spec.column);
   if (spec.time !== undefined) out.add(spec.time);
+  if (spec.expr !== undefined) expressionColumns(spec.expr, out);
   for (const part of spec.concat ?? []) specColumns(part, out);
   if (spec.default !== undefined) specColumns(spec.default, out);
   return out;

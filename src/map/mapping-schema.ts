@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent'] as const;
+const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent', 'fraction'] as const;
 
 export const conversionSchema = z.enum(CONVERSIONS);
 
@@ -22,10 +22,14 @@ export const valueSpecSchema = z.strictObject({
   default: z.unknown().optional(),
   required: z.boolean().optional(),
   kinds: z.array(z.string().min(1)).min(1).optional(),
+  // values: an expression over columns, or part of a cell (see map/expr/, map/capture.ts)
+  expr: z.string().optional(),
+  capture: z.union([z.string().min(1), z.strictObject({ pattern: z.string().min(1), group: z.union([z.string().min(1), z.number().int()]).optional() })]).optional(),
+  split: z.strictObject({ on: z.string().min(1), part: z.number().int().refine((n) => n !== 0, 'part counts from 1 (or from -1 at the end)'), rest: z.boolean().optional() }).optional(),
 });
 export type ValueSpecInput = z.infer<typeof valueSpecSchema>;
 
-export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position'] as const;
+export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position', 'expr'] as const;
 
 const deriveItemSchema = z.union([
   z.string().min(1),

@@ -3,8 +3,10 @@
  * that the engine walks per document. See docs/mappings.md for the language.
  */
 import type { DocumentKind } from '../kinds/index.js';
+import type { CaptureSpec, SplitSpec } from './capture.js';
+import type { ExprNode } from './expr/parse-expression.js';
 
-export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
+export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent' | 'fraction';
 
 export type CompanyValue = 'nit' | 'alias' | 'check-digit' | 'identification';
 
@@ -24,6 +26,12 @@ export interface ValueSpec {
   default?: ValueSpec;
   required: boolean;
   kinds?: string[];
+  /** An expression over columns (map/expr/), with its text for messages. */
+  expr?: ExprNode;
+  exprText?: string;
+  /** Part of the cell: a pattern's group, or the n-th part at a separator. */
+  capture?: CaptureSpec;
+  split?: SplitSpec;
 }
 
 export type MappingNode =
