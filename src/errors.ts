@@ -55,7 +55,7 @@ export const ERRORS = {
   EDOC_MAP_VAT_RATE: 'A VAT rate outside the mapping\'s allowed rates (default 0, 5, 19), as a fraction read as a percentage (0.19) would be; the document is not sent.',
   EDOC_MAP_NEGATIVE: 'A line has a negative quantity, price or discount; the document is not sent.',
   EDOC_MAP_ZERO_LINE: 'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
-  EDOC_MAP_DISCOUNT: 'A line discount cannot be carried: it exceeds the line's value, or the discounted unit price is not a whole number of cents.',
+  EDOC_MAP_DISCOUNT: 'A line discount cannot be carried: it exceeds the line\'s value, or the discounted unit price is not a whole number of cents.',
   // --- validate -----------------------------------------------------------
   EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',
   EDOC_VALIDATE_KIND: 'The request does not match the kind of its inbox folder.',
