@@ -138,7 +138,8 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     } catch (err) {
       // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
       if (!isEdocError(err)) throw err;
-      problems.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
+      const code = err.code.startsWith('EDOC_MAP_') ? err.code : 'EDOC_MAP_BAD_NUMBER';
+      problems.push({ code, path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
     }
   }
   return problems.length > 0 ? { problems } : { request, problems };

@@ -121,6 +121,8 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
       report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
       return null;
     }
+    // a code the table maps to '' means "no value" (an excluded line: no tax entry at all)
+    if (mapped === '') return undefined;
     value = mapped;
   }
   return convert(spec, value, row, ctx, path);
