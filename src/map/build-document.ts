@@ -17,6 +17,8 @@ import type { DeriveLine } from './derive/registry.js';
 import { getDerivation } from './derive/registry.js';
 import { mappingKindSignals } from './kind-check.js';
 import type { Mapping } from './mapping-types.js';
+import { defaultGuards } from './guards/default-guards.js';
+import { reconcile } from './guards/reconcile.js';
 
 export interface BuiltDocument {
   request?: Record<string, unknown>;
@@ -142,5 +144,8 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
       problems.push({ code, path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
     }
   }
+  if (problems.length > 0) return { problems };
+  // what the mapping computed is checked before anything is sent: the default guards, then the export's own figures
+  problems.push(...defaultGuards(mapping, lines), ...reconcile(mapping, rows, request, lines));
   return problems.length > 0 ? { problems } : { request, problems };
 }

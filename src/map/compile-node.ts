@@ -67,7 +67,7 @@ export function compileValue(input: unknown, path: string, ctx: CompileContext, 
   if (v.lookup !== undefined) spec.lookup = v.lookup;
   if (v.kinds !== undefined) spec.kinds = v.kinds;
   if (v.default !== undefined) spec.default = compileValue(v.default, `${path}.default`, ctx, true);
-  compileValueParts(v, spec, path, ctx);
+  compileValueParts(v, spec, path, (key, message) => mappingError(ctx.file, key, message));
   return spec;
 }
 

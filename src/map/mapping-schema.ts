@@ -47,6 +47,31 @@ const kindCheckItemSchema = z.strictObject({
 });
 export type KindCheckInput = z.infer<typeof kindCheckItemSchema>;
 
+/**
+ * `reconcile`: columns where the export states figures (totals, taxes, withholding, line totals) that the
+ * engine compares with what it computed (map/guards/); `guards`: the checks on by default in every mapping.
+ */
+const figureColumnsSchema = z.strictObject({
+  total: z.string().min(1).optional(),
+  net: z.string().min(1).optional(),
+  gross: z.string().min(1).optional(),
+  discount: z.string().min(1).optional(),
+  withholding: z.string().min(1).optional(),
+  tax: z.record(z.string().regex(/^\d{2}$/, 'a tax category is two digits (01 VAT, 04 consumption tax)'), z.string().min(1)).optional(),
+});
+const reconcileSchema = z.strictObject({
+  tolerance: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)]).optional(),
+  document: figureColumnsSchema.optional(),
+  lines: figureColumnsSchema.omit({ withholding: true }).optional(),
+});
+const guardsSchema = z.strictObject({
+  vatRates: z.array(z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])).min(1).optional(),
+  zeroLines: z.enum(['invalid', 'allow']).optional(),
+  negative: z.enum(['invalid', 'allow']).optional(),
+});
+export type ReconcileInput = z.infer<typeof reconcileSchema>;
+export type GuardsInput = z.infer<typeof guardsSchema>;
+
 export const mappingFileSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
@@ -73,5 +98,7 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
   derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
   kindCheck: z.array(kindCheckItemSchema).optional(),
+  reconcile: reconcileSchema.optional(),
+  guards: guardsSchema.optional(),
 });
 export type MappingFile = z.infer<typeof mappingFileSchema>;

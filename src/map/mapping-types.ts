@@ -81,4 +81,25 @@ export interface Mapping {
   derive: Derive[];
   /** What the export's own columns say about a document's kind (absent: nothing is checked). */
   kindCheck?: KindCheck[];
+  /** Figures the export states and the engine compares with its own (map/guards/). */
+  reconcile?: Reconcile;
+  /** The default guards, as this mapping sets them. */
+  guards: Guards;
+}
+
+/** A figure: `total`, `net`, `gross`, `discount`, `withholding`, or `tax:01` (a tax category). */
+export type Figure = string;
+
+export interface Reconcile {
+  /** Cents a stated figure may differ from the computed one (default 0). */
+  tolerance: number;
+  document: [Figure, string][];
+  lines: [Figure, string][];
+}
+
+export interface Guards {
+  /** Allowed VAT rates, canonical (`'19'`, `'0'`, `'5'`). */
+  vatRates: string[];
+  zeroLines: 'invalid' | 'allow';
+  negative: 'invalid' | 'allow';
 }
