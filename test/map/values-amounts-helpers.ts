@@ -53,7 +53,9 @@ ${options.discount ? '      discount: { column: Valor Descuento, as: decimal }\n
 
 export const SIIGO_COLUMNS = 'Tipo de comprobante;Consecutivo;Fecha de elaboración;Identificación tercero;Nombre tercero;Código producto;Descripción producto;Cantidad producto;Valor unitario;Valor Descuento;Porcentaje IVA;Total factura';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into requests of several shapes
 export function requestOf(doc: CsvSourceDocument): Record<string, any> {
   if (doc.request === undefined) throw new Error(`no request: ${JSON.stringify(doc.problems)}`);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   return doc.request as Record<string, any>;
 }

@@ -168,7 +168,8 @@ class Parser {
     if (t.kind === 'name') {
       if (!this.isOp('(')) return this.node({ t: 'col', name: t.text }, d);
       const fn = t.text.toLowerCase();
-      const arity = FUNCTIONS[fn];
+      // own keys only: `constructor`, `toString`… of the object prototype are no functions of the language
+      const arity = Object.hasOwn(FUNCTIONS, fn) ? FUNCTIONS[fn] : undefined;
       if (arity === undefined) throw new ExpressionSyntaxError(`unknown function ${t.text}() (known: ${Object.keys(FUNCTIONS).join(', ')})`);
       this.next();
       const args: ExprNode[] = [this.or(d + 1)];
