@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateDocument } from '../../src/kinds/validate-document.js';
 import { invoiceTotals, supportTotals } from '../../src/validate/totals.js';
-import { mapFile, mappingFrom, requestOf, SIIGO_COLUMNS, siigoSalesMapping } from './values-amounts-helpers.js';
+import { mapFile, mappingFrom, requestOf, SIIGO_COLUMNS, siigoSalesMapping, SUPPORT_COLUMNS, supportMapping } from './values-amounts-helpers.js';
 
 /*
  * Imitates Siigo Nube's sales-invoice layout ("Subir facturas de venta desde Excel": Tipo de comprobante,
@@ -93,45 +93,12 @@ describe('several taxes on a line: VAT 01 and the consumption tax 04', () => {
  *   line 2: 3 ×    50.000,00 =   150.000,00, withholding  6.000,00 (= 4,00 % of 150.000,00)
  *   no VAT (the supplier is not VAT-responsible): payable 1.350.000,00; withholding 36.000,00, not subtracted
  */
-const SUPPORT_COLUMNS = 'Prefijo;Número;Fecha;Nit Tercero;Nombre Tercero;Producto;Cantidad;Valor Unitario;Valor Retefuente;Total Retención;Total a Pagar';
 const SUPPORT = [
   SUPPORT_COLUMNS,
   'DS;2041;20/11/2026;79456123;Pedro Antonio Gómez;Arriendo bodega noviembre;1;1.200.000,00;30.000,00;36.000,00;1.350.000,00',
   'DS;2041;20/11/2026;79456123;Pedro Antonio Gómez;Servicio de vigilancia (turnos);3;50.000,00;6.000,00;36.000,00;1.350.000,00',
 ].join('\r\n') + '\r\n';
 
-function supportMapping(withholding: boolean): string {
-  return `
-name: support-from-purchases
-kinds: [support-document]
-format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
-key: [Prefijo, Número]
-document:
-  SeriePrefix: Prefijo
-  SerieNumber: Número
-  IssueDate: { column: Fecha, as: datetime, required: true }
-  SupplierParty:
-    Identification:
-      DocumentNumber: { column: Nit Tercero, as: id-number, required: true }
-      DocumentType: { const: "13" }
-      CountryCode: { const: CO }
-    Name: { column: Nombre Tercero, required: true }
-lines:
-  fields:
-    Number: { position: true }
-    Quantity: { column: Cantidad, as: number, required: true }
-    QuantityUnitOfMeasure: { const: "94" }
-    UnitPrice: { column: Valor Unitario, as: decimal, required: true }
-    Item:
-      Description: { column: Producto, required: true }
-derive:
-  - name: support-totals
-${withholding ? '    inputs:\n      incomeWithholdingAmount: { column: Valor Retefuente, as: decimal }\n' : ''}reconcile:
-  document:
-    total: Total a Pagar
-    withholding: Total Retención
-`;
-}
 
 describe('withholdings given as amounts (a support document issued without its withholding)', () => {
   it('maps the withholding amounts to 06 entries with the rate they imply', async () => {

@@ -59,3 +59,39 @@ export function requestOf(doc: CsvSourceDocument): Record<string, any> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   return doc.request as Record<string, any>;
 }
+
+/** A support-document mapping for a purchases export with the withholding as an amount per row (World Office / Helisa style). */
+export const SUPPORT_COLUMNS = 'Prefijo;Número;Fecha;Nit Tercero;Nombre Tercero;Producto;Cantidad;Valor Unitario;Valor Retefuente;Total Retención;Total a Pagar';
+
+export function supportMapping(withholding: boolean): string {
+  return `
+name: support-from-purchases
+kinds: [support-document]
+format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
+key: [Prefijo, Número]
+document:
+  SeriePrefix: Prefijo
+  SerieNumber: Número
+  IssueDate: { column: Fecha, as: datetime, required: true }
+  SupplierParty:
+    Identification:
+      DocumentNumber: { column: Nit Tercero, as: id-number, required: true }
+      DocumentType: { const: "13" }
+      CountryCode: { const: CO }
+    Name: { column: Nombre Tercero, required: true }
+lines:
+  fields:
+    Number: { position: true }
+    Quantity: { column: Cantidad, as: number, required: true }
+    QuantityUnitOfMeasure: { const: "94" }
+    UnitPrice: { column: Valor Unitario, as: decimal, required: true }
+    Item:
+      Description: { column: Producto, required: true }
+derive:
+  - name: support-totals
+${withholding ? '    inputs:\n      incomeWithholdingAmount: { column: Valor Retefuente, as: decimal }\n' : ''}reconcile:
+  document:
+    total: Total a Pagar
+    withholding: Total Retención
+`;
+}
