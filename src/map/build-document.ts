@@ -140,7 +140,7 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     } catch (err) {
       // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
       if (!isEdocError(err)) throw err;
-      const code = err.code.startsWith('EDOC_MAP_') ? err.code : 'EDOC_MAP_BAD_NUMBER';
+      const code = /^EDOC_(MAP)_/.test(err.code) ? err.code : 'EDOC_MAP_BAD_NUMBER';
       problems.push({ code, path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
     }
   }
