@@ -167,9 +167,12 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       return erpDateToIso(value, format.date) ?? bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
     case 'datetime': {
       // a date and a time of day in one cell (`18/11/2026 09:15`, `18/11/2026 9:15:00 p. m.`)
-      const both = erpDateToIso(value, format.date) === undefined ? splitDateTime(value) : undefined;
-      if (both !== undefined && erpDateToIso(both[0], format.date) !== undefined) return `${erpDateToIso(both[0], format.date)}T${both[1]}`;
       const date = erpDateToIso(value, format.date);
+      if (date === undefined) {
+        const both = splitDateTime(value);
+        const day = both === undefined ? undefined : erpDateToIso(both[0], format.date);
+        if (day !== undefined) return `${day}T${both![1]}`;
+      }
       if (date === undefined) return bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
       if (spec.time === undefined) return `${date}T00:00:00`;
       const timeText = row.get(spec.time).trim();

@@ -38,9 +38,24 @@ function columnOf(mapping: Mapping, name: string): string {
   return found;
 }
 
+/** Request values are canonical text (`-2`, `-1.00`) or POS numbers: only a leading minus is looked at, and -0 is no negative. */
 function isNegative(v: unknown): boolean {
-  const c = typeof v === 'string' || typeof v === 'number' ? canonicalDecimal(String(v)) : undefined;
+  if (typeof v === 'number') return v < 0;
+  if (typeof v !== 'string' || v.charCodeAt(0) !== 45) return false;
+  const c = canonicalDecimal(v);
   return c !== undefined && c.startsWith('-');
+}
+
+const allowedCache = new WeakMap<Mapping, Set<string>>();
+
+/** The allowed rates as the request writes them (`19.00`), beside their canonical form (`19`). */
+function allowedRates(mapping: Mapping): Set<string> {
+  let set = allowedCache.get(mapping);
+  if (set === undefined) {
+    set = new Set(mapping.guards.vatRates.flatMap((r) => [r, Number(r).toFixed(2)]));
+    allowedCache.set(mapping, set);
+  }
+  return set;
 }
 
 function vatRates(fields: Record<string, unknown>): string[] {
@@ -61,6 +76,13 @@ function at(column: string, rows: number[]): string {
   return column === '' ? where : `column "${column}", ${where}`;
 }
 
+/** The line's value after discounts is 0 (a cheap look first: nearly every line is not). */
+function isZeroLine(f: Record<string, unknown>): boolean {
+  const net = f.NetAmount;
+  if (typeof net === 'string' && net !== '0.00' && net !== '-0.00') return false;
+  return lineFigure(f, 'net') === 0;
+}
+
 export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
   const out: Problem[] = [];
   const g = mapping.guards;
@@ -75,12 +97,13 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
       }
     }
     for (const rate of vatRates(f)) {
+      if (allowedRates(mapping).has(rate)) continue;
       const c = canonicalDecimal(rate) ?? rate;
       if (g.vatRates.includes(c)) continue;
       const column = columnOf(mapping, 'vat');
       out.push({ code: 'EDOC_MAP_VAT_RATE', path: '', column, value: excerpt(rate), rows: line.rows, message: `VAT rate ${excerpt(rate)} % at ${at(column, line.rows)} is not one of the allowed rates (${g.vatRates.join(', ')} %)${Number(c) < 1 && Number(c) > 0 ? `: a rate written as a fraction (${excerpt(rate)} for ${Number(c) * 100} %) needs "as: fraction" in the mapping` : ''}; set guards.vatRates if it is right` });
     }
-    if (g.zeroLines === 'invalid' && lineFigure(f, 'net') === 0) {
+    if (g.zeroLines === 'invalid' && isZeroLine(f)) {
       const column = columnOf(mapping, 'UnitPrice') || columnOf(mapping, 'valorUnitarioBruto');
       out.push({ code: 'EDOC_MAP_ZERO_LINE', path: '', column, value: '0.00', rows: line.rows, message: `The line at ${at(column, line.rows)} is worth 0.00; set guards.zeroLines: allow in the mapping if the export has lines without value` });
     }
