@@ -56,6 +56,13 @@ export const ERRORS = {
   EDOC_MAP_HEADER_NOT_FOUND: 'The header row the mapping\'s framing describes is not in the file.',
   EDOC_MAPPING_INVALID: 'A mapping file is not valid.',
   EDOC_MAP_CSV_SYNTAX: 'The delimited file breaks the quoting rules (for example a quote that is never closed).',
+  EDOC_MAP_EXPRESSION: 'A mapping expression cannot be computed on a row (a cell that is not a number, a division by zero).',
+  EDOC_MAP_NO_MATCH: 'A cell does not match the pattern the mapping captures part of it with.',
+  EDOC_MAP_TOTAL_MISMATCH: 'A figure the export states (a total, a tax, a withholding, a line total) differs from what the mapping computed beyond the tolerance; the document is not sent.',
+  EDOC_MAP_VAT_RATE: 'A VAT rate outside the mapping\'s allowed rates (default 0, 5, 19), as a fraction read as a percentage (0.19) would be; the document is not sent.',
+  EDOC_MAP_NEGATIVE: 'A line has a negative quantity, price or discount; the document is not sent.',
+  EDOC_MAP_ZERO_LINE: 'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
+  EDOC_MAP_DISCOUNT: 'A line discount cannot be carried: it exceeds the line\'s value, or the discounted unit price is not a whole number of cents.',
   // --- validate -----------------------------------------------------------
   EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',
   EDOC_VALIDATE_KIND: 'The request does not match the kind of its inbox folder.',

@@ -19,6 +19,8 @@ import { mappingKindSignals } from './kind-check.js';
 import { applyConcepts } from './concepts.js';
 import { conditionHolds, rowRoles } from './row-roles.js';
 import type { Mapping } from './mapping-types.js';
+import { defaultGuards } from './guards/default-guards.js';
+import { reconcile } from './guards/reconcile.js';
 
 export interface BuiltDocument {
   request?: Record<string, unknown>;
@@ -145,8 +147,12 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     } catch (err) {
       // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
       if (!isEdocError(err)) throw err;
-      problems.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
+      const code = /^EDOC_(MAP)_/.test(err.code) ? err.code : 'EDOC_MAP_BAD_NUMBER';
+      problems.push({ code, path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
     }
   }
+  if (problems.length > 0) return { problems };
+  // what the mapping computed is checked before anything is sent: the default guards, then the export's own figures
+  problems.push(...defaultGuards(mapping, lines), ...reconcile(mapping, rows, request, lines));
   return problems.length > 0 ? { problems } : { request, problems };
 }

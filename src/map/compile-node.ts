@@ -8,6 +8,8 @@ import { VALUE_SOURCE_KEYS, valueSpecSchema } from './mapping-schema.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { compileCondition, conditionColumns } from './row-condition.js';
 import { objectColonHint } from './yaml-hint.js';
+import { compileValueParts } from './compile-value-parts.js';
+import { expressionColumns } from './expr/parse-expression.js';
 
 export interface CompileContext {
   file: string;
@@ -67,6 +69,7 @@ export function compileValue(input: unknown, path: string, ctx: CompileContext, 
   if (v.lookup !== undefined) spec.lookup = v.lookup;
   if (v.kinds !== undefined) spec.kinds = v.kinds;
   if (v.default !== undefined) spec.default = compileValue(v.default, `${path}.default`, ctx, true);
+  compileValueParts(v, spec, path, (key, message) => mappingError(ctx.file, key, message));
   return spec;
 }
 
@@ -107,6 +110,7 @@ export function columnsOf(node: MappingNode, out: Set<string> = new Set()): Set<
 export function specColumns(spec: ValueSpec, out: Set<string>): Set<string> {
   if (spec.column !== undefined) out.add(spec.column);
   if (spec.time !== undefined) out.add(spec.time);
+  if (spec.expr !== undefined) expressionColumns(spec.expr, out);
   for (const part of spec.concat ?? []) specColumns(part, out);
   if (spec.default !== undefined) specColumns(spec.default, out);
   return out;

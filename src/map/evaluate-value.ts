@@ -10,7 +10,12 @@ import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import type { Problem } from '../validate/problem.js';
 import { erpDateToIso, erpTimeToIso } from './convert-date.js';
 import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
-import type { Mapping, ValueSpec } from './mapping-types.js';
+import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
+import { applyCapture, applySplit, splitDateTime } from './capture.js';
+import { evaluateExpression, ExpressionError, expressionText } from './expr/evaluate-expression.js';
+
+/** Numbers an expression gives are plain (`12.5`), whatever the export's format. */
+const PLAIN = { decimal: '.', thousands: '' } as const;
 import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompanyInfo {
@@ -43,13 +48,23 @@ function report(ctx: EvalContext, code: ErrorCode, path: string, message: string
 
 function describe(spec: ValueSpec): string {
   if (spec.column !== undefined) return `column "${spec.column}"`;
+  if (spec.exprText !== undefined) return `expression ${excerpt(JSON.stringify(spec.exprText), 120)}`;
   if (spec.const !== undefined) return 'constant';
   return 'value';
 }
 
 /** The text of a spec before lookup and conversion ('' when empty). */
 function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
-  if (spec.column !== undefined) return row.get(spec.column);
+  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
+  if (spec.expr !== undefined) {
+    try {
+      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format));
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      report(ctx, 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
+      return undefined;
+    }
+  }
   if (spec.const !== undefined) return spec.const;
   if (spec.position === true) return ctx.position === undefined ? '' : String(ctx.position);
   if (spec.company === 'nit') return normaliseIdNumber(ctx.company.nit);
@@ -65,6 +80,17 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
     return parts.join(spec.separator ?? '');
   }
   return '';
+}
+
+/** The captured or split part of the cell; undefined (reported) when the cell does not match the pattern. */
+function cellPart(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
+  const cell = row.get(spec.column!).trim();
+  if (cell === '' || spec.capture === undefined) return cell === '' ? '' : applySplit(cell, spec.split!);
+  const part = applyCapture(cell, spec.capture);
+  if (part === undefined) {
+    report(ctx, 'EDOC_MAP_NO_MATCH', path, `${quoted(cell)} in ${describe(spec)} does not match the pattern ${excerpt(JSON.stringify(spec.capture.pattern), 120)}`, spec.column, cell);
+  }
+  return part;
 }
 
 /**
@@ -95,12 +121,14 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
       report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
       return null;
     }
+    // a code the table maps to '' means "no value" (an excluded line: no tax entry at all)
+    if (mapped === '') return undefined;
     value = mapped;
   }
   return convert(spec, value, row, ctx, path);
 }
 
-function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null {
+function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
   try {
     return convertUnsafe(spec, value, row, ctx, path);
   } catch (err) {
@@ -110,8 +138,8 @@ function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext,
   }
 }
 
-function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null {
-  const format = ctx.mapping.format;
+function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+  const format = spec.expr === undefined ? ctx.mapping.format : { ...ctx.mapping.format, ...PLAIN };
   const bad = (code: ErrorCode, what: string): null => {
     report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, spec.column, value);
     return null;
@@ -127,6 +155,8 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       return erpNumberToInteger(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a whole number');
     case 'percent':
       return erpNumberToPercent(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a percentage with at most two decimals');
+    case 'fraction':
+      return fractionToPercent(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a rate written as a fraction (0.19 for 19 %) with at most four decimals');
     case 'id-number': {
       const id = normaliseIdNumber(value);
       return /^[0-9A-Za-z]+$/.test(id) ? id : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
@@ -136,7 +166,13 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
     case 'date':
       return erpDateToIso(value, format.date) ?? bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
     case 'datetime': {
+      // a date and a time of day in one cell (`18/11/2026 09:15`, `18/11/2026 9:15:00 p. m.`)
       const date = erpDateToIso(value, format.date);
+      if (date === undefined) {
+        const both = splitDateTime(value);
+        const day = both === undefined ? undefined : erpDateToIso(both[0], format.date);
+        if (day !== undefined) return `${day}T${both![1]}`;
+      }
       if (date === undefined) return bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
       if (spec.time === undefined) return `${date}T00:00:00`;
       const timeText = row.get(spec.time).trim();
@@ -149,4 +185,14 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       return `${date}T${time}`;
     }
   }
+}
+
+/** `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries. */
+function fractionToPercent(value: string, format: MappingFormat): string | undefined {
+  const dec = erpNumberToDecimal(value, format);
+  if (dec === undefined || dec.startsWith('-')) return undefined;
+  const [int, frac = ''] = dec.split('.');
+  if (frac.length > 4) return undefined;
+  const digits = `${int}${frac.padEnd(4, '0')}`.replace(/^0+(?=\d{3})/, '');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }

@@ -10,6 +10,7 @@ import { compileDatePattern } from './convert-date.js';
 import type { CompileContext } from './compile-node.js';
 import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
+import { compileGuards, compileReconcile } from './guards/compile-guards.js';
 import { mappingFileSchema } from './mapping-schema.js';
 import { compileRowRules } from './row-rules.js';
 import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
@@ -84,8 +85,11 @@ export function compileMapping(data: unknown, file: string): Mapping {
     lookups,
     document: compileNode(m.document, 'document', docCtx),
     derive,
+    guards: compileGuards(m.guards),
   };
   Object.assign(mapping, compileRowRules(m, file, lookups));
+  const reconcile = compileReconcile(m.reconcile);
+  if (reconcile !== undefined) mapping.reconcile = reconcile;
   const kindCheck = compileKindCheck(m.kindCheck, file);
   if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
   if (m.lines !== undefined) {

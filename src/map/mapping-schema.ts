@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent'] as const;
+const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent', 'fraction'] as const;
 
 export const conversionSchema = z.enum(CONVERSIONS);
 
@@ -22,10 +22,14 @@ export const valueSpecSchema = z.strictObject({
   default: z.unknown().optional(),
   required: z.boolean().optional(),
   kinds: z.array(z.string().min(1)).min(1).optional(),
+  // values: an expression over columns, or part of a cell (see map/expr/, map/capture.ts)
+  expr: z.string().optional(),
+  capture: z.union([z.string().min(1), z.strictObject({ pattern: z.string().min(1), group: z.union([z.string().min(1), z.number().int()]).optional() })]).optional(),
+  split: z.strictObject({ on: z.string().min(1), part: z.number().int().refine((n) => n !== 0, 'part counts from 1 (or from -1 at the end)'), rest: z.boolean().optional() }).optional(),
 });
 export type ValueSpecInput = z.infer<typeof valueSpecSchema>;
 
-export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position'] as const;
+export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position', 'expr'] as const;
 
 const deriveItemSchema = z.union([
   z.string().min(1),
@@ -55,6 +59,30 @@ const conceptsSchema = z.strictObject({
   codes: z.record(z.string(), z.record(z.string(), z.unknown())),
   ignore: z.array(z.union([z.string(), z.number()])).optional(),
 });
+/**
+ * `reconcile`: columns where the export states figures (totals, taxes, withholding, line totals) that the
+ * engine compares with what it computed (map/guards/); `guards`: the checks on by default in every mapping.
+ */
+const figureColumnsSchema = z.strictObject({
+  total: z.string().min(1).optional(),
+  net: z.string().min(1).optional(),
+  gross: z.string().min(1).optional(),
+  discount: z.string().min(1).optional(),
+  withholding: z.string().min(1).optional(),
+  tax: z.record(z.string().regex(/^\d{2}$/, 'a tax category is two digits (01 VAT, 04 consumption tax)'), z.string().min(1)).optional(),
+});
+const reconcileSchema = z.strictObject({
+  tolerance: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)]).optional(),
+  document: figureColumnsSchema.optional(),
+  lines: figureColumnsSchema.omit({ withholding: true }).optional(),
+});
+const guardsSchema = z.strictObject({
+  vatRates: z.array(z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])).min(1).optional(),
+  zeroLines: z.enum(['invalid', 'allow']).optional(),
+  negative: z.enum(['invalid', 'allow']).optional(),
+});
+export type ReconcileInput = z.infer<typeof reconcileSchema>;
+export type GuardsInput = z.infer<typeof guardsSchema>;
 
 export const mappingFileSchema = z.strictObject({
   name: z.string().min(1),
@@ -86,5 +114,7 @@ export const mappingFileSchema = z.strictObject({
   framing: framingSchema.optional(),
   rows: rowsSchema.optional(),
   concepts: conceptsSchema.optional(),
+  reconcile: reconcileSchema.optional(),
+  guards: guardsSchema.optional(),
 });
 export type MappingFile = z.infer<typeof mappingFileSchema>;

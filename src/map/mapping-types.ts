@@ -3,8 +3,10 @@
  * that the engine walks per document. See docs/mappings.md for the language.
  */
 import type { DocumentKind } from '../kinds/index.js';
+import type { CaptureSpec, SplitSpec } from './capture.js';
+import type { ExprNode } from './expr/parse-expression.js';
 
-export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent';
+export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent' | 'fraction';
 
 export type CompanyValue = 'nit' | 'alias' | 'check-digit' | 'identification';
 
@@ -24,6 +26,12 @@ export interface ValueSpec {
   default?: ValueSpec;
   required: boolean;
   kinds?: string[];
+  /** An expression over columns (map/expr/), with its text for messages. */
+  expr?: ExprNode;
+  exprText?: string;
+  /** Part of the cell: a pattern's group, or the n-th part at a separator. */
+  capture?: CaptureSpec;
+  split?: SplitSpec;
 }
 
 export type MappingNode =
@@ -116,4 +124,25 @@ export interface Mapping {
   framing?: Framing;
   rows?: RowRoles;
   concepts?: Concepts;
+  /** Figures the export states and the engine compares with its own (map/guards/). */
+  reconcile?: Reconcile;
+  /** The default guards, as this mapping sets them. */
+  guards: Guards;
+}
+
+/** A figure: `total`, `net`, `gross`, `discount`, `withholding`, or `tax:01` (a tax category). */
+export type Figure = string;
+
+export interface Reconcile {
+  /** Cents a stated figure may differ from the computed one (default 0). */
+  tolerance: number;
+  document: [Figure, string][];
+  lines: [Figure, string][];
+}
+
+export interface Guards {
+  /** Allowed VAT rates, canonical (`'19'`, `'0'`, `'5'`). */
+  vatRates: string[];
+  zeroLines: 'invalid' | 'allow';
+  negative: 'invalid' | 'allow';
 }

@@ -1,5 +1,6 @@
 /**
- * `edoc-bridge validate FILE --kind KIND`: read + map + validate, send nothing.
+ * `edoc-bridge validate FILE... --kind KIND [--mapping MAPPING.yaml]`: read + map + validate, send nothing;
+ * `--mapping` tries a mapping file in place of the configured one, without touching the configuration.
  * One JSON object per document on stdout, in file order, so the output can be
  * piped into jq or diffed between two versions of a mapping.
  */
@@ -7,6 +8,7 @@ import path from 'node:path';
 import { secretScrubberOf } from '../../config/secrets.js';
 import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
+import type { Mapping } from '../../map/mapping-types.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
 import { documentKey, formatKey } from '../../kinds/document-key.js';
@@ -18,10 +20,13 @@ import { usageError } from '../command.js';
 import { checkReadable } from '../input-file.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
+/** The formats a mapping reads (a delimited export, a spreadsheet's rows). */
+const DELIMITED = ['csv', 'xlsx', 'xls'];
+
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'map and validate one file; print the requests and the problems, send nothing',
-  usage: 'edoc-bridge validate FILE --kind KIND [--company ALIAS] [--config FILE]',
+  usage: 'edoc-bridge validate FILE... --kind KIND [--mapping MAPPING.yaml] [--company ALIAS] [--config FILE]',
   description: [
     'Turns FILE into service requests (JSON / JSONL as they are, CSV / TXT with the',
     'mapping configured for KIND) and checks them against the wire schema and the',
@@ -30,55 +35,76 @@ export const validateCommand: Command = {
     'are not, or when the file cannot be read at all (then one { file, error } object',
     'is printed); 2 when the command line, configuration or mapping is invalid, or FILE is',
     'missing, a folder or unreadable (the same answer as submit).',
+    '--mapping MAPPING.yaml maps CSV / TXT files with that mapping instead of the one',
+    'configured for KIND (the configuration is not changed); with several files each',
+    'printed object also names its file.',
   ].join('\n'),
   examples: [
     'edoc-bridge validate examples/invoices.csv --kind invoice',
     'edoc-bridge validate examples/payroll.csv --kind payroll --company main',
+    'edoc-bridge validate export.csv --kind invoice --mapping my-erp.csv.yaml',
   ],
   options: {
     kind: { type: 'string', short: 'k', valueName: 'KIND', description: 'document kind of the file' },
     company: { type: 'string', valueName: 'ALIAS', description: 'company whose data completes the requests (default: the first)' },
+    mapping: { type: 'string', short: 'm', valueName: 'MAPPING.yaml', description: 'a mapping file to try instead of the configured one' },
   },
-  maxPositionals: 1,
+  maxPositionals: 16,
   needsConfig: true,
   needsSecrets: false,
   async run(args, io) {
-    const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
+    const files = args.positionals.length === 0 ? [args.positional(0, 'FILE')] : args.positionals.map((f) => path.resolve(io.cwd, f));
     const kind = args.requireString('kind');
     if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
-    await checkReadable(file);
+    for (const file of files) await checkReadable(file);
     const config = await io.config();
     const alias = args.string('company');
     const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
     if (company === undefined) throw usageError(`--company ${alias ?? ''}: no such company in the configuration`);
-    const mappingFile = (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
-    const delimited = ['csv', 'xlsx', 'xls'].includes(formatOf(file) ?? '');
-    const mapping = delimited && mappingFile !== undefined ? await loadMapping(mappingFile) : undefined;
-    const today = colombiaToday();
-    let invalid = 0;
-    try {
-      const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(mapping ? { mapping } : {}),
-        maxRecordBytes: config.read.maxRecordBytes });
-      for await (const doc of opened.documents) {
-        const problems: Problem[] = [...doc.problems];
-        if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
-        const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
-        // the key as result.json, status and retry show it; a document without its own has the export's key
-        // columns joined as source.erpKey, as in result.json
-        const key = own === undefined ? null : formatKey(company.alias, kind, own);
-        const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
-        const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
-        if (problems.length > 0 || doc.request === undefined) invalid += 1;
-        io.out(JSON.stringify({ index: doc.index, source, key, request: doc.request ?? null, problems: distinctProblems(problems) }));
+    const given = args.string('mapping');
+    const mappingFile = given !== undefined ? path.resolve(io.cwd, given) : (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
+    let mapping: Mapping | undefined;
+    if (mappingFile !== undefined && files.some((f) => DELIMITED.includes(formatOf(f) ?? ''))) {
+      try {
+        mapping = await loadMapping(mappingFile);
+      } catch (err) {
+        // a broken mapping given on the command line is a usage error (exit 2), naming the file and key
+        if (given !== undefined && isEdocError(err) && err.code === 'EDOC_MAPPING_INVALID') throw usageError(`--mapping: ${err.message}`);
+        throw err;
       }
-    } catch (err) {
-      if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
-      // the message may quote the file (an API key file given by mistake): configured keys are removed
-      const secrets = secretScrubberOf(config);
-      io.out(secrets.scrub(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } })));
-      io.err(secrets.scrub(`${err.code}: ${err.message}`));
-      return EXIT_NOT_ALL_SUCCEEDED;
     }
-    return invalid > 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
+    const today = colombiaToday();
+    let failed = false;
+    for (const file of files) {
+      const named = files.length > 1 ? { file } : {};
+      const csvMapping = DELIMITED.includes(formatOf(file) ?? '') ? mapping : undefined;
+      let invalid = 0;
+      try {
+        const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(csvMapping ? { mapping: csvMapping } : {}),
+          maxRecordBytes: config.read.maxRecordBytes });
+        for await (const doc of opened.documents) {
+          const problems: Problem[] = [...doc.problems];
+          if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
+          const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
+          // the key as result.json, status and retry show it; a document without its own has the export's key
+          // columns joined as source.erpKey, as in result.json
+          const key = own === undefined ? null : formatKey(company.alias, kind, own);
+          const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
+          const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
+          if (problems.length > 0 || doc.request === undefined) invalid += 1;
+          io.out(JSON.stringify({ ...named, index: doc.index, source, key, request: doc.request ?? null, problems: distinctProblems(problems) }));
+        }
+      } catch (err) {
+        if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
+        // the message may quote the file (an API key file given by mistake): configured keys are removed
+        const secrets = secretScrubberOf(config);
+        io.out(secrets.scrub(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } })));
+        io.err(secrets.scrub(`${err.code}: ${err.message}`));
+        failed = true;
+        continue;
+      }
+      if (invalid > 0) failed = true;
+    }
+    return failed ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
   },
 };

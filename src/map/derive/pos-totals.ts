@@ -5,9 +5,11 @@
  * porcentaje }]. Document `tributos`: one per tax with one entry per rate;
  * `totales` (numbers, as the spec types them): valorBruto = Σ lines,
  * valorTotalSinImpuestos = valorBruto, valorTotalConImpuestos = valorNeto =
- * valorBruto + Σ taxes, charges and discounts 0 (the layout carries none).
+ * valorBruto − Σ discounts (input `discount`, an amount per line, taxed on
+ * the discounted value) + Σ taxes; charges 0.
  */
-import { formatAmount, mulDecimals, mulRate } from '../../policy/amount.js';
+import { EdocError } from '../../errors.js';
+import { formatAmount, mulDecimals, mulRate, tryParseAmount } from '../../policy/amount.js';
 import type { DeriveInput } from './derive-types.js';
 
 const VAT = { id: '01', nombre: 'IVA' };
@@ -17,17 +19,28 @@ function money(cents: number): number {
   return Number(formatAmount(cents));
 }
 
+/** The line's discount (input `discount`, an amount): 0 when absent; refused when negative or above the line's value. */
+function posDiscount(text: unknown, gross: number): number {
+  const d = typeof text === 'string' ? tryParseAmount(text) : undefined;
+  if (d === undefined) return 0;
+  if (d < 0 || d > gross) throw new EdocError('EDOC_MAP_DISCOUNT', `the line's discount ${formatAmount(d)} is ${d < 0 ? 'negative' : `more than its value ${formatAmount(gross)}`}`, { value: formatAmount(d) });
+  return d;
+}
+
 export function posTotals({ request, lines }: DeriveInput): void {
   let gross = 0;
+  let discounts = 0;
   let taxes = 0;
   const byRate = new Map<string, { base: number; tax: number }>();
   for (const line of lines) {
     const { unidades, valorUnitarioBruto } = line.fields;
     if (typeof unidades !== 'string' || typeof valorUnitarioBruto !== 'string') continue;
-    const net = mulDecimals(unidades, valorUnitarioBruto);
-    if (net === undefined) continue;
-    gross += net;
-    line.fields.valorBruto = money(net);
+    const lineGross = mulDecimals(unidades, valorUnitarioBruto);
+    if (lineGross === undefined) continue;
+    gross += lineGross;
+    line.fields.valorBruto = money(lineGross);
+    const net = lineGross - posDiscount(line.inputs.discount, lineGross);
+    discounts += lineGross - net;
     const rate = line.inputs.vat;
     if (typeof rate !== 'string') continue;
     const tax = mulRate(net, rate);
@@ -46,7 +59,7 @@ export function posTotals({ request, lines }: DeriveInput): void {
     }];
   }
   request.totales = {
-    valorBruto: money(gross), valorCargos: 0, valorDescuentos: 0, valorTotalSinImpuestos: money(gross),
-    valorTotalConImpuestos: money(gross + taxes), valorNeto: money(gross + taxes),
+    valorBruto: money(gross), valorCargos: 0, valorDescuentos: money(discounts), valorTotalSinImpuestos: money(gross - discounts),
+    valorTotalConImpuestos: money(gross - discounts + taxes), valorNeto: money(gross - discounts + taxes),
   };
 }

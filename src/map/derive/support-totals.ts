@@ -2,10 +2,12 @@
  * `derive: support-totals` (support documents), per the spec's support rules:
  * VAT in TaxSubTotals; withholdings in WithholdingTaxSubTotals — `06` on the
  * line's taxable amount (input `incomeWithholding`), `05` on the line's VAT
- * amount (input `vatWithholding`); they add up to Total.WithholdingTaxAmount
+ * amount (input `vatWithholding`), each also given as an amount (inputs
+ * `incomeWithholdingAmount`, `vatWithholdingAmount`; derive/withholding.ts); they add up to Total.WithholdingTaxAmount
  * and are not subtracted from PayableAmount (rule 5).
  */
-import { formatAmount, mulRate } from '../../policy/amount.js';
+import { formatAmount } from '../../policy/amount.js';
+import { withholdingOf } from './withholding.js';
 import { applyLineAmounts, VAT } from './line-amounts.js';
 import type { DeriveInput } from './derive-types.js';
 
@@ -25,17 +27,15 @@ export function supportTotals({ request, lines }: DeriveInput): void {
       anyVat = true;
     }
     const entries: Record<string, string>[] = [];
-    const income = line.inputs.incomeWithholding;
-    if (typeof income === 'string') {
-      const amount = mulRate(a.net, income);
-      withheld += amount;
-      entries.push({ TaxCategory: '06', TaxPercentage: income, TaxableAmount: formatAmount(a.net), TaxAmount: formatAmount(amount) });
+    const income = withholdingOf('06', a.net, line.inputs.incomeWithholding, line.inputs.incomeWithholdingAmount);
+    if (income !== undefined) {
+      withheld += income.amount;
+      entries.push({ TaxCategory: '06', TaxPercentage: income.rate, TaxableAmount: formatAmount(a.net), TaxAmount: formatAmount(income.amount) });
     }
-    const onVat = line.inputs.vatWithholding;
-    if (typeof onVat === 'string') {
-      const amount = mulRate(a.vat, onVat);
-      withheld += amount;
-      entries.push({ TaxCategory: '05', TaxPercentage: onVat, TaxableAmount: formatAmount(a.vat), TaxAmount: formatAmount(amount) });
+    const onVat = withholdingOf('05', a.vat, line.inputs.vatWithholding, line.inputs.vatWithholdingAmount);
+    if (onVat !== undefined) {
+      withheld += onVat.amount;
+      entries.push({ TaxCategory: '05', TaxPercentage: onVat.rate, TaxableAmount: formatAmount(a.vat), TaxAmount: formatAmount(onVat.amount) });
     }
     if (entries.length > 0) line.fields.WithholdingTaxSubTotals = entries;
   }

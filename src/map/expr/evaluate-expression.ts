@@ -1,0 +1,140 @@
+/**
+ * Evaluates a parsed expression on one row. A blank cell makes the value empty
+ * (so `required` and `default` apply) unless `coalesce` or `empty()` handles
+ * it; a cell that is not a number in the mapping's format, a division by zero
+ * or a text where a number is meant is an ExpressionError naming the column.
+ */
+import type { MappingFormat } from '../mapping-types.js';
+import { erpNumberToPlain } from '../convert-number.js';
+import * as x from './exact-decimal.js';
+import type { Exact } from './exact-decimal.js';
+import type { ExprNode } from './parse-expression.js';
+
+export const EMPTY = Symbol('empty');
+type Value = Exact | string | boolean | typeof EMPTY;
+
+export class ExpressionError extends Error {
+  constructor(message: string, readonly column?: string, readonly value?: string) {
+    super(message);
+  }
+}
+
+export interface ExprRow {
+  get(column: string): string;
+}
+
+/** A cell as text; the column's name travels with it so a misread names the column. */
+interface Cell { text: string; column: string }
+type Raw = Value | Cell;
+
+function isExact(v: unknown): v is Exact {
+  return typeof v === 'object' && v !== null && 'units' in v;
+}
+
+function isCell(v: unknown): v is Cell {
+  return typeof v === 'object' && v !== null && 'column' in v;
+}
+
+function num(v: Raw, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Exact | typeof EMPTY {
+  if (v === EMPTY || isExact(v)) return v;
+  if (isCell(v)) {
+    const plain = erpNumberToPlain(v.text, format);
+    const e = plain === undefined ? undefined : x.exactOf(plain);
+    if (e === undefined) throw new ExpressionError(`column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")`, v.column, v.text);
+    return e;
+  }
+  if (typeof v === 'string') {
+    const e = x.exactOf(v);
+    if (e === undefined) throw new ExpressionError(`${JSON.stringify(v.slice(0, 40))} is not a number`);
+    return e;
+  }
+  throw new ExpressionError('a condition was used as a number');
+}
+
+function text(v: Raw): string {
+  return isCell(v) ? v.text : typeof v === 'string' ? v : isExact(v) ? x.exactText(v) : String(v);
+}
+
+export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Value {
+  const v = ev(n, row, format);
+  return isCell(v) ? v.text : v;
+}
+
+function ev(n: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+  switch (n.t) {
+    case 'num': return n.v;
+    case 'str': return n.v;
+    case 'col': {
+      const t = row.get(n.name).trim();
+      return t === '' ? EMPTY : { text: t, column: n.name };
+    }
+    case 'neg': { const a = num(ev(n.e, row, f), f); return a === EMPTY ? EMPTY : x.negate(a); }
+    case 'not': { const a = ev(n.e, row, f); return a === EMPTY ? EMPTY : !a; }
+    case 'bin': return binary(n.op, n.l, n.r, row, f);
+    case 'call': return call(n.fn, n.args, row, f);
+  }
+}
+
+function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+  if (op === 'and' || op === 'or') {
+    const l = ev(ln, row, f);
+    if (l === EMPTY) return EMPTY;
+    if (op === 'and' && l === false) return false;
+    if (op === 'or' && l === true) return true;
+    return ev(rn, row, f);
+  }
+  const lr = ev(ln, row, f);
+  const rr = ev(rn, row, f);
+  if ((op === '=' || op === '!=') && (ln.t === 'str' || rn.t === 'str')) {
+    if (lr === EMPTY || rr === EMPTY) return op === '=' ? lr === rr : lr !== rr;
+    const same = text(lr).toLowerCase() === text(rr).toLowerCase();
+    return op === '=' ? same : !same;
+  }
+  const l = num(lr, f);
+  const r = num(rr, f);
+  if (l === EMPTY || r === EMPTY) return EMPTY;
+  switch (op) {
+    case '+': return x.add(l, r);
+    case '-': return x.sub(l, r);
+    case '*': return x.mul(l, r);
+    case '/': {
+      const q = x.div(l, r);
+      if (q === undefined) throw new ExpressionError('division by zero');
+      return q;
+    }
+    default: {
+      const c = x.compare(l, r);
+      return op === '=' ? c === 0 : op === '!=' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+    }
+  }
+}
+
+function call(fn: string, args: ExprNode[], row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+  if (fn === 'empty') return ev(args[0], row, f) === EMPTY;
+  if (fn === 'coalesce') {
+    for (const a of args) { const v = ev(a, row, f); if (v !== EMPTY) return v; }
+    return EMPTY;
+  }
+  if (fn === 'if') {
+    const c = ev(args[0], row, f);
+    if (c === EMPTY) return EMPTY;
+    return ev(c === true ? args[1] : args[2], row, f);
+  }
+  const values = args.map((a) => num(ev(a, row, f), f));
+  if (values.includes(EMPTY)) return EMPTY;
+  const nums = values as Exact[];
+  switch (fn) {
+    case 'abs': return x.abs(nums[0]);
+    case 'round': return x.roundTo(nums[0], nums[1] === undefined ? 2 : Number(nums[1].units));
+    case 'min': return nums.reduce((a, b) => (x.compare(a, b) <= 0 ? a : b));
+    case 'max': return nums.reduce((a, b) => (x.compare(a, b) >= 0 ? a : b));
+    default: throw new ExpressionError(`unknown function ${fn}()`);
+  }
+}
+
+/** The value as the text a conversion reads ('' when empty); numbers in plain form (`12.5`). */
+export function expressionText(v: Value): string {
+  if (v === EMPTY) return '';
+  if (typeof v === 'boolean') throw new ExpressionError('the expression gave a condition, not a value');
+  return typeof v === 'string' ? v : x.exactText(v);
+}

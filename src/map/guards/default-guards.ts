@@ -1,0 +1,112 @@
+/**
+ * The guards on in every mapping: a VAT rate outside the mapping's allowed
+ * rates (default 0, 5, 19: catches a fraction `0.19` read as 0.19 %), a
+ * negative quantity or price, and a line worth zero unless the mapping allows
+ * zero lines. Each problem names the export's column and row.
+ */
+import { canonicalDecimal } from '../../policy/amount.js';
+import { excerpt } from '../../policy/excerpt.js';
+import type { Problem } from '../../validate/problem.js';
+import { specColumns } from '../compile-node.js';
+import type { Mapping, MappingNode } from '../mapping-types.js';
+import { lineFigure } from './computed-figures.js';
+import type { GuardLine } from './reconcile.js';
+
+const QUANTITY = ['Quantity', 'unidades'];
+const PRICE = ['UnitPrice', 'valorUnitarioBruto'];
+
+const columnCache = new WeakMap<Mapping, Map<string, string>>();
+
+/** The column a line field or a derivation input is read from ('' when none). */
+function columnOf(mapping: Mapping, name: string): string {
+  let cache = columnCache.get(mapping);
+  if (cache === undefined) {
+    cache = new Map();
+    columnCache.set(mapping, cache);
+  }
+  const hit = cache.get(name);
+  if (hit !== undefined) return hit;
+  let found = '';
+  const node: MappingNode | undefined = mapping.lines;
+  const child = node?.type === 'object' ? node.entries.find(([n]) => n === name)?.[1] : undefined;
+  if (child?.type === 'value') found = [...specColumns(child.spec, new Set())][0] ?? '';
+  for (const d of mapping.derive) {
+    const spec = d.lineInputs[name];
+    if (found === '' && spec !== undefined) found = [...specColumns(spec, new Set())][0] ?? '';
+  }
+  cache.set(name, found);
+  return found;
+}
+
+/** Request values are canonical text (`-2`, `-1.00`) or POS numbers: only a leading minus is looked at, and -0 is no negative. */
+function isNegative(v: unknown): boolean {
+  if (typeof v === 'number') return v < 0;
+  if (typeof v !== 'string' || v.charCodeAt(0) !== 45) return false;
+  const c = canonicalDecimal(v);
+  return c !== undefined && c.startsWith('-');
+}
+
+const allowedCache = new WeakMap<Mapping, Set<string>>();
+
+/** The allowed rates as the request writes them (`19.00`), beside their canonical form (`19`). */
+function allowedRates(mapping: Mapping): Set<string> {
+  let set = allowedCache.get(mapping);
+  if (set === undefined) {
+    set = new Set(mapping.guards.vatRates.flatMap((r) => [r, Number(r).toFixed(2)]));
+    allowedCache.set(mapping, set);
+  }
+  return set;
+}
+
+function vatRates(fields: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const e of Array.isArray(fields.TaxSubTotals) ? fields.TaxSubTotals : []) {
+    const t = e as Record<string, unknown>;
+    if (t.TaxCategory === '01') out.push(String(t.TaxPercentage));
+  }
+  for (const e of Array.isArray(fields.tributos) ? fields.tributos : []) {
+    const t = e as Record<string, unknown>;
+    if (t.id === '01') out.push(String(t.porcentaje));
+  }
+  return out;
+}
+
+function at(column: string, rows: number[]): string {
+  const where = rows.length === 1 ? `row ${rows[0]}` : `rows ${rows.join(', ')}`;
+  return column === '' ? where : `column "${column}", ${where}`;
+}
+
+/** The line's value after discounts is 0 (a cheap look first: nearly every line is not). */
+function isZeroLine(f: Record<string, unknown>): boolean {
+  const net = f.NetAmount;
+  if (typeof net === 'string' && net !== '0.00' && net !== '-0.00') return false;
+  return lineFigure(f, 'net') === 0;
+}
+
+export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
+  const out: Problem[] = [];
+  const g = mapping.guards;
+  for (const line of lines) {
+    const f = line.fields;
+    if (g.negative === 'invalid') {
+      for (const name of [...QUANTITY, ...PRICE]) {
+        if (!isNegative(f[name])) continue;
+        const column = columnOf(mapping, name);
+        const what = QUANTITY.includes(name) ? 'quantity' : 'price';
+        out.push({ code: 'EDOC_MAP_NEGATIVE', path: '', column, value: excerpt(String(f[name])), rows: line.rows, message: `A negative ${what} (${excerpt(String(f[name]))}) at ${at(column, line.rows)}; a document line carries positive amounts (a return is a credit note)` });
+      }
+    }
+    for (const rate of vatRates(f)) {
+      if (allowedRates(mapping).has(rate)) continue;
+      const c = canonicalDecimal(rate) ?? rate;
+      if (g.vatRates.includes(c)) continue;
+      const column = columnOf(mapping, 'vat');
+      out.push({ code: 'EDOC_MAP_VAT_RATE', path: '', column, value: excerpt(rate), rows: line.rows, message: `VAT rate ${excerpt(rate)} % at ${at(column, line.rows)} is not one of the allowed rates (${g.vatRates.join(', ')} %)${Number(c) < 1 && Number(c) > 0 ? `: a rate written as a fraction (${excerpt(rate)} for ${Number(c) * 100} %) needs "as: fraction" in the mapping` : ''}; set guards.vatRates if it is right` });
+    }
+    if (g.zeroLines === 'invalid' && isZeroLine(f)) {
+      const column = columnOf(mapping, 'UnitPrice') || columnOf(mapping, 'valorUnitarioBruto');
+      out.push({ code: 'EDOC_MAP_ZERO_LINE', path: '', column, value: '0.00', rows: line.rows, message: `The line at ${at(column, line.rows)} is worth 0.00; set guards.zeroLines: allow in the mapping if the export has lines without value` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,155 @@
+/**
+ * Values: cell capture and split, a date and a time in one cell, exact arithmetic over columns, rates as
+ * fractions, net prices from tax-inclusive ones; and the expression language's load errors and bounds.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileMapping } from '../../src/map/load-mapping.js';
+import { parse } from 'yaml';
+import { invoiceTotals } from '../../src/validate/totals.js';
+import { mapFile, mappingFrom, requestOf } from './values-amounts-helpers.js';
+
+/*
+ * Imitates an Alegra-style sales export: the invoice number with its prefix in one cell ("FE-1205"), the date
+ * and time in one cell, the customer's id with its type in one cell ("CC 79456123"), the customer's full name
+ * surname first, prices tax-inclusive and the VAT rate as a fraction.
+ *   line 1: 2 × 11.900,00 incl. VAT 0,19 → unit 11.900,00 / 1,19 = 10.000,00; net 20.000,00; VAT 3.800,00
+ *   line 2: 1 ×  5.250,00 incl. VAT 0,05 → unit  5.250,00 / 1,05 =  5.000,00; net  5.000,00; VAT   250,00
+ *   total 25.000,00 + 4.050,00 = 29.050,00
+ */
+const COLUMNS = 'Número;Fecha;Identificación;Cliente;Ítem;Cantidad;Precio (IVA incluido);IVA';
+const CSV = [
+  COLUMNS,
+  'FE-1205;18/11/2026 3:45 p. m.;CC 79456123;GÓMEZ PÉREZ JUAN CARLOS;Camiseta algodón;2;11.900,00;0,19',
+  'FE-1205;18/11/2026 3:45 p. m.;CC 79456123;GÓMEZ PÉREZ JUAN CARLOS;Libro;1;5.250,00;0,05',
+].join('\r\n') + '\r\n';
+
+const MAPPING = `
+name: alegra-like
+kinds: [invoice]
+format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
+key: [Número]
+lookups:
+  id-types: { CC: "13", NIT: "31", CE: "22" }
+document:
+  SeriePrefix: { column: Número, capture: '^(?<prefix>[A-Z]+)-(?<number>\\d+)$', required: true }
+  SerieNumber: { column: Número, capture: { pattern: '^(?<prefix>[A-Z]+)-(?<number>\\d+)$', group: number }, required: true }
+  IssueDate: { column: Fecha, as: datetime, required: true }
+  Currency: { const: COP }
+  IssuerParty:
+    Identification: { company: identification }
+  CustomerParty:
+    Identification:
+      DocumentType: { column: Identificación, split: { on: " ", part: 1 }, lookup: id-types, required: true }
+      DocumentNumber: { column: Identificación, split: { on: " ", part: -1 }, as: id-number, required: true }
+      CountryCode: { const: CO }
+    Name: { column: Cliente, capture: '^(?<surnames>\\S+ \\S+) (?<given>.+)$', required: true }
+lines:
+  fields:
+    Number: { position: true }
+    Quantity: { column: Cantidad, as: number, required: true }
+    UnitPrice: { expr: 'round([Precio (IVA incluido)] / (1 + IVA), 2)', as: decimal, required: true }
+    Item:
+      Description: { column: Ítem, required: true }
+derive:
+  - name: sales-totals
+    inputs:
+      vat: { column: IVA, as: fraction }
+`;
+
+describe('values taken from part of a cell, and computed', () => {
+  it('maps the Alegra-style export: prefix and number, date and time, id type and number, net from tax-inclusive prices', async () => {
+    const [doc] = await mapFile(CSV, await mappingFrom(MAPPING), 'invoice');
+    expect(doc.problems).toEqual([]);
+    const r = requestOf(doc);
+    expect([r.SeriePrefix, r.SerieNumber, r.IssueDate]).toEqual(['FE', '1205', '2026-11-18T15:45:00']);
+    expect(r.CustomerParty.Identification).toEqual({ DocumentType: '13', DocumentNumber: '79456123', CountryCode: 'CO' });
+    expect(r.CustomerParty.Name).toBe('GÓMEZ PÉREZ');
+    expect(r.Lines.map((l: { UnitPrice: string; NetAmount: string; TaxSubTotals: { TaxPercentage: string; TaxAmount: string }[] }) => [l.UnitPrice, l.NetAmount, l.TaxSubTotals[0].TaxPercentage, l.TaxSubTotals[0].TaxAmount])).toEqual([
+      ['10000.00', '20000.00', '19.00', '3800.00'],
+      ['5000.00', '5000.00', '5.00', '250.00'],
+    ]);
+    expect(r.Total.PayableAmount).toBe('29050.00');
+    expect(invoiceTotals(r)).toEqual([]);
+  });
+
+  it('a cell that does not match the pattern is a problem naming column and row, never a guess', async () => {
+    const csv = CSV.replace(/FE-1205/g, 'FE 1205');
+    const [doc] = await mapFile(csv, await mappingFrom(MAPPING), 'invoice');
+    expect(doc.request).toBeUndefined();
+    expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toContainEqual(['EDOC_MAP_NO_MATCH', 'Número', [2, 3]]);
+  });
+
+  it('arithmetic is exact: round half-up, abs, negate, min/max, if/else, coalesce over blank cells', async () => {
+    // Precio 10,005 → round(10,005, 2) = 10,01 (half-up; binary floating point gives 10,00)
+    // Descuento blank → coalesce(Descuento, 0) = 0; Saldo -3,5 → abs = 3,50; -(-3,5) = 3,50
+    // max(1,5; 2,25) = 2,25; min = 1,5; if(Tipo = 'NC', -1, 1) = -1 for NC
+    const yaml = `
+name: arithmetic
+kinds: [invoice]
+format: { delimiter: ";", decimal: ",", thousands: "." }
+key: [n]
+document:
+  SeriePrefix: { expr: 'round(Precio, 2)', as: decimal }
+  SerieNumber: { expr: 'coalesce(Descuento, 0) + abs(Saldo) + -(Saldo)', as: decimal }
+  Currency: { expr: 'max(A, B) * 2 - min(A, B)', as: number }
+  OperationType: { expr: "if(Tipo = 'NC', -1, 1) * 7 / 2", as: number }
+`;
+    const csv = 'n;Precio;Descuento;Saldo;A;B;Tipo\r\n1;10,005;;-3,5;1,5;2,25;NC\r\n';
+    const [doc] = await mapFile(csv, await mappingFrom(yaml), 'invoice');
+    // SerieNumber: 0 + 3,5 + 3,5 = 7,00; Currency: 2,25 × 2 − 1,5 = 3; OperationType: −1 × 7 / 2 = −3,5
+    expect(doc.request).toEqual({ SeriePrefix: '10.01', SerieNumber: '7.00', Currency: '3', OperationType: '-3.5' });
+  });
+
+  it('a blank cell in arithmetic leaves the value empty (required reports it); a division by zero names the expression', async () => {
+    const yaml = `
+name: blanks
+kinds: [invoice]
+format: { delimiter: ";", decimal: ",", thousands: "." }
+key: [n]
+document:
+  SeriePrefix: { expr: 'Cantidad * Precio', as: decimal, required: true }
+  SerieNumber: { expr: 'Precio / Cantidad', as: decimal }
+`;
+    const [blank, zero] = await mapFile('n;Cantidad;Precio\r\n1;;100\r\n2;0;100\r\n', await mappingFrom(yaml), 'invoice');
+    expect(blank.problems.map((p) => p.code)).toEqual(['EDOC_MAP_REQUIRED']);
+    expect(zero.problems.map((p) => [p.code, p.rows])).toEqual([['EDOC_MAP_EXPRESSION', [3]]]);
+    expect(zero.problems[0].message).toContain('division by zero');
+  });
+
+  it('a cell that is not a number in an expression names its column', async () => {
+    const yaml = 'name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { expr: "Precio * 2", as: decimal }\n';
+    const [doc] = await mapFile('n;Precio\r\n1;diez\r\n', await mappingFrom(yaml), 'invoice');
+    expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_EXPRESSION', 'Precio', [2]]]);
+  });
+});
+
+describe('the expression language at load: clear errors, never eval, bounded', () => {
+  const load = (expr: string): (() => unknown) => () =>
+    compileMapping(parse(`name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { expr: ${JSON.stringify(expr)}, as: decimal }\n`), 'my-erp.csv.yaml');
+
+  it('names the mapping file, the key and the expression', () => {
+    expect(load('Cantidad * (Precio')).toThrow(/my-erp\.csv\.yaml: document\.SeriePrefix\.expr: missing \) at the end in expression "Cantidad \* \(Precio"/);
+    expect(load('sqrt(Precio)')).toThrow(/unknown function sqrt\(\)/);
+    expect(load('Precio > 0')).toThrow(/is a condition/);
+    expect(load("if(Precio, 1, 2)")).toThrow(/if needs a condition/);
+  });
+
+  it('JavaScript is not an expression: no eval, no property access, no calls of our own names', () => {
+    expect(load('process.exit(1)')).toThrow(/unexpected character "\."/);
+    expect(load("constructor('return 1')")).toThrow(/unknown function constructor\(\)/);
+    expect(load('`x`')).toThrow(/unexpected character/);
+  });
+
+  it('refuses hostile sizes: length, nesting, number of parts', () => {
+    expect(load('1+'.repeat(600) + '1')).toThrow(/longer than 1000 characters/);
+    expect(load('('.repeat(100) + '1' + ')'.repeat(100))).toThrow(/nested deeper than/);
+    expect(load(Array.from({ length: 250 }, () => 'A').join('+'))).toThrow(/longer than 200 parts/);
+  });
+
+  it('refuses a capture pattern that does not compile or has no such group, and a nested repetition', () => {
+    const cap = (c: string) => () => compileMapping(parse(`name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { column: n, capture: ${c} }\n`), 'm.yaml');
+    expect(cap("'([A-Z'")).toThrow(/m\.yaml: document\.SeriePrefix\.capture: not a valid pattern/);
+    expect(cap("{ pattern: '(?<p>[A-Z]+)', group: q }")).toThrow(/no group "q"/);
+    expect(cap("'(a+)+$'")).toThrow(/nested repetition/);
+  });
+});
