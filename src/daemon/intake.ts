@@ -20,6 +20,7 @@ import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
+import { logDocumentFinal } from '../log/document-final.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
@@ -217,7 +218,7 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
  * their number accepted in an earlier file): they never reach a sender, which logs all the others.
  */
 async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly NewDocument[], dropped: DroppedFile,
-  log: Pick<AppLogger, 'info'>): Promise<void> {
+  log: Pick<AppLogger, 'info' | 'error'>): Promise<void> {
   const inserted = await ledger.insertDocuments(fileId, batch);
   // settled by an earlier copy of the same content (a resend): never reach a sender either
   const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
@@ -228,7 +229,11 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
     const copy = byCopy.get(d.index);
     if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
     const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
-    log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
+    const status = invalid ? 'invalid' : copy ?? 'duplicate';
+    // the code the outbox shows: the document's first problem, or the ledger's reason for settling it here
+    const code = invalid ? d.problems![0].code : copy === 'invalid' ? 'EDOC_LEDGER_EARLIER_COPY_OPEN'
+      : copy === 'duplicate' ? 'EDOC_LEDGER_DUPLICATE_DOCUMENT' : 'EDOC_LEDGER_DUPLICATE_KEY';
+    logDocumentFinal(log, { doc: key ?? `#${d.index}`, status, attempts: 0, ...(code === undefined ? {} : { code }) });
   }
 }
 
