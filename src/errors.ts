@@ -24,6 +24,7 @@ export const ERRORS = {
   EDOC_SERVICE_DUPLICATE: 'The authority answered that the number was processed before (Regla 90).',
   EDOC_SERVICE_NUMBER_CLASH: 'The number is already used at the service by another document (Regla 90) and nothing of ours with it can have reached the service, or the operator found so; not issued.',
   EDOC_SERVICE_TRANSIENT: 'A transient fault (network, timeout, 429, 5xx); the document is retried.',
+  EDOC_SERVICE_NOT_SENT: 'The request never left this process (it could not be built, or the HTTP client refused an argument or header value): nothing reached the service, so nothing was issued.',
   // --- emulator -----------------------------------------------------------
   EDOC_EMULATOR_SEED_INVALID: 'The emulator seed file is not valid.',
   EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
+import { checkApiKey } from './api-key.js';
 import { substituteEnv } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { describeIssues } from './issues.js';
@@ -91,6 +92,9 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
   for (const [index, company] of config.companies.entries()) {
     const apiKeyFile = company.apiKeyFile === undefined ? undefined : abs(company.apiKeyFile);
     const apiKey = !secrets ? '' : apiKeyFile === undefined ? (company.apiKey as string) : await readApiKeyFile(company, index, apiKeyFile, file);
+    if (secrets) {
+      checkApiKey(apiKey, { file, path: `companies[${index}].${apiKeyFile === undefined ? 'apiKey' : 'apiKeyFile'}`, company: company.alias });
+    }
     companies.push({ ...company, apiKey, ...(apiKeyFile === undefined ? {} : { apiKeyFile }) });
   }
   const kinds = Object.fromEntries(

@@ -21,6 +21,7 @@ import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
+import { logDocumentFinal } from '../log/document-final.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { colombiaToday } from '../policy/dates.js';
@@ -252,7 +253,11 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
         'the note references a document the ledger does not know (it may be from before the bridge): it is sent');
     }
     if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
-    log.info({ doc: key ?? `#${d.index}`, status: invalid ? 'invalid' : copy ?? 'duplicate', attempts: 0 }, 'document final');
+    const status = invalid ? 'invalid' : copy ?? 'duplicate';
+    // the code the outbox shows: the document's first problem, or the ledger's reason for settling it here
+    const code = invalid ? d.problems![0].code : copy === 'invalid' ? 'EDOC_LEDGER_EARLIER_COPY_OPEN'
+      : copy === 'duplicate' ? 'EDOC_LEDGER_DUPLICATE_DOCUMENT' : 'EDOC_LEDGER_DUPLICATE_KEY';
+    logDocumentFinal(log, { doc: key ?? `#${d.index}`, status, attempts: 0, ...(code === undefined ? {} : { code }) });
   }
 }
 

@@ -7,6 +7,7 @@
  * like every other.
  */
 import type { LedgerPort } from '../ledger/port.js';
+import { logDocumentFinal } from '../log/document-final.js';
 import type { AppLogger } from '../log/logger.js';
 
 export async function recoverSending(ledger: LedgerPort, logger: AppLogger, company?: string): Promise<{ resent: number; inDoubt: number }> {
@@ -23,9 +24,9 @@ export async function recoverSending(ledger: LedgerPort, logger: AppLogger, comp
     if (doc !== undefined && !files.has(doc.fileId)) files.set(doc.fileId, await ledger.getFile(doc.fileId));
     const file = doc === undefined ? undefined : files.get(doc.fileId);
     if (doc === undefined || file === undefined) continue;
-    logger.info({ file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
-      status: 'in-doubt', doubt: 'no-answer', attempts: doc.attempts, note: 'sent before the last run stopped; no own number, so not resent' },
-    'document final');
+    logDocumentFinal(logger, { file: file.name, kind: file.kind, company: file.company, doc: doc.key ?? `#${doc.index}`,
+      status: 'in-doubt', code: 'EDOC_SUBMIT_IN_DOUBT', doubt: 'no-answer', attempts: doc.attempts,
+      note: 'sent before the last run stopped; no own number, so not resent' });
   }
   return counts;
 }

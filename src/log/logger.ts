@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import type { Level, LevelWithSilent, Logger } from 'pino';
@@ -46,6 +46,19 @@ const DEFAULT_LEVEL: LevelWithSilent = 'info';
 const PRIVATE_FILE = 0o600;
 const PRIVATE_DIR = 0o700;
 
+/**
+ * The mode given at open applies only to a file it creates: one made by someone else (logrotate's
+ * `create`, an operator's touch) keeps its own. A log file that group or others may read is made the
+ * owner's only; one this process cannot change (not its own) is left as it is.
+ */
+function keepPrivate(file: string): void {
+  try {
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, PRIVATE_FILE);
+  } catch {
+    // not there yet (an asynchronous open), or not ours: nothing to tighten here
+  }
+}
+
 function hoistCode(obj: Record<string, unknown>): Record<string, unknown> {
   const err = obj.err as { code?: unknown } | undefined;
   if (obj.code === undefined && err && typeof err === 'object' && typeof err.code === 'string') return { ...obj, code: err.code };
@@ -68,6 +81,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
   let lost = 0;
   const open = (): ReturnType<typeof pino.destination> => {
     const d = pino.destination({ dest: options.file, mkdir: true, sync: options.sync ?? true, append: true, mode: PRIVATE_FILE });
+    keepPrivate(options.file);
     d.on('error', (err: Error) => {
       if (failedAt === undefined) process.stderr.write(`edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`);
       failedAt = Date.now();
@@ -147,7 +161,9 @@ export function createLogger(options: LoggerOptions): AppLogger {
   const controls: LoggerControls = {
     registerSecret: (value) => scrubber.add(value),
     reopen: () => {
-      if (!closing) destination.reopen();
+      if (closing) return;
+      destination.reopen();
+      keepPrivate(options.file);
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {

@@ -187,7 +187,7 @@ export class ServiceClient {
       // A request that cannot be built (unknown E3 tipo, unserialisable body) never leaves: invalid, not transient.
       const outcome: Outcome = {
         kind: 'invalid', messages: [scrub(err instanceof Error ? err.message : String(err), secret)], warnings: [],
-        reason: `${op} request could not be built`,
+        reason: `${op} request could not be built`, delivery: 'not-sent',
       };
       return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
     }

@@ -42,6 +42,9 @@
  *   of whether an attempt of ours with the number may have reached the service
  *   (a clash → `duplicate`; maybe ours → `in-doubt`, repeated-number).
  * - Network errors and timeouts → transient (`classifyNetworkError`).
+ * - A request the HTTP client refused to send (a header value it cannot carry, any argument error:
+ *   undici's `UND_ERR_INVALID_ARG`, Node's `ERR_INVALID_*`) → invalid, `delivery: 'not-sent'`:
+ *   nothing reached the service, retrying cannot help, and it says nothing about the service.
  */
 import { parseRetryAfter } from '../policy/retry-after.js';
 import type { OperationId } from './endpoints.js';
@@ -217,14 +220,38 @@ const NOT_SENT_CODES = new Set([
 ]);
 
 /**
+ * Errors the HTTP client raises before anything is written to a socket: the arguments of the request
+ * (a header value with a character HTTP cannot carry, a bad path, a body of the wrong type).
+ */
+const CLIENT_SIDE_CODES = new Set([
+  'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_INVALID_RETURN_VALUE', 'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_URL',
+]);
+
+/** Whether a failure is the HTTP client's refusal to send the request (nothing left this process). */
+export function isClientSideError(err: unknown): boolean {
+  return CLIENT_SIDE_CODES.has(networkErrorCode(err));
+}
+
+/**
  * A failure without an HTTP answer (connection refused or reset, DNS, timeout,
- * abort) → transient. The message names the error code and never carries
+ * abort) → transient; a request the client refused to send → invalid, never sent. The message names the error code and never carries
  * request headers; `delivery` says whether the request can have gone out,
  * which decides between resending and in-doubt upstream.
  */
 export function classifyNetworkError(err: unknown): Outcome {
   const code = networkErrorCode(err);
   const text = err instanceof Error ? err.message : String(err);
+  if (CLIENT_SIDE_CODES.has(code)) {
+    return {
+      kind: 'invalid',
+      messages: [`The request was never sent: the HTTP client refused it (${code}: ${text}); nothing reached the service.`.slice(0, 300)],
+      warnings: [],
+      reason: `request not sent: client-side error ${code}`,
+      errorCode: code,
+      delivery: 'not-sent',
+    };
+  }
   const message = `Network error ${code}: ${text}`.slice(0, 300);
   return {
     kind: 'transient',

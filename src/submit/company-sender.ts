@@ -12,6 +12,7 @@ import { ledgerNow } from '../policy/ledger-clock.js';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
+import { logDocumentFinal } from '../log/document-final.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
@@ -263,8 +264,8 @@ export class CompanySender {
       case 'final':
         after = () => this.logFinal(doc, decision.status, attempt, decision.note, {
           ...(decision.doubt ? { doubt: decision.doubt } : {}),
-          ...(decision.doubt === 'repeated-number' ? { code: 'EDOC_SUBMIT_REPEATED_NUMBER' } : {}),
-          ...(decision.clash ? { code: 'EDOC_SERVICE_NUMBER_CLASH' } : {}),
+          // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
+          ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
         });
     }
     if (!doc.ownNumber) return this.commits.verdict(record, after);
@@ -296,7 +297,6 @@ export class CompanySender {
     this.options.onEvent?.({ type: 'paused', company: this.alias, reason });
   }
 
-  /** `extra`: why an in-doubt document is in doubt (`doubt`) and the code of a repeated-number verdict. */
   /** A corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT): final, not sent, and a person must act. */
   private logOtherContent(doc: DueDocument, message: string): void {
     this.options.logger.error({ file: doc.fileName, kind: doc.kind, company: this.alias, doc: doc.key ?? `#${doc.index}`,
@@ -304,9 +304,10 @@ export class CompanySender {
     this.options.onEvent?.({ type: 'final', company: this.alias, status: 'duplicate' });
   }
 
+  /** `extra`: why an in-doubt document is in doubt (`doubt`) and the catalogue code of its first problem. */
   private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
-    this.options.logger.info({ file: doc.fileName, kind: doc.kind, company: this.alias,
-      doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) }, 'document final');
+    logDocumentFinal(this.options.logger, { file: doc.fileName, kind: doc.kind, company: this.alias,
+      doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) });
     this.options.onEvent?.({ type: 'final', company: this.alias, status, ...(extra.doubt ? { doubt: extra.doubt } : {}) });
   }
 

@@ -32,7 +32,10 @@ function finalErrors(doc: DueDocument, response: ServiceResponse, decision: Extr
     return [{ code: 'EDOC_SUBMIT_REPEATED_NUMBER', message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`) }];
   }
   if (decision.status === 'duplicate' && outcome.messages.length === 0) return [];
-  const found = problems(outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE' : FINAL_CODES[decision.status], outcome.messages,
+  // a request the client never sent was refused by no service: its own code says nothing was issued
+  const code = outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE'
+    : outcome.kind === 'invalid' && outcome.delivery === 'not-sent' ? 'EDOC_SERVICE_NOT_SENT' : FINAL_CODES[decision.status];
+  const found = problems(code, outcome.messages,
     decision.note ?? outcome.reason);
   // A failed document an attempt of which may have reached the service may be issued already: it stays out
   // of the retry file (retry-file.ts), and the report says how to find out without issuing it twice.

@@ -251,6 +251,35 @@ describe('api keys', () => {
   });
 });
 
+describe('api keys an HTTP header cannot carry', () => {
+  test('an apiKey with an invisible U+200B is refused at load, naming the key path and the character, never the key', async () => {
+    const { err } = await loadError('companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKey: "${EDOC_KEY}" }\n',
+      { EDOC_KEY: 'abcd1234\u200befgh5678' });
+    expect(err.code).toBe('EDOC_CONFIG_INVALID');
+    // character 9 of 17: the 8 characters before it count from 1
+    expect(err.message).toContain('companies[0].apiKey: the API key of company "main" holds an invisible zero-width space (U+200B) at character 9 of 17');
+    expect(err.message).not.toContain('abcd1234');
+    expect(err.message).not.toContain('efgh5678');
+  });
+
+  test('an apiKeyFile whose key holds a control character or a no-break space is refused, naming companies[i].apiKeyFile', async () => {
+    const { file, dir } = await writeConfig('companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKeyFile: main.key }\n'
+      + '  - { alias: other, id: 1002, nit: "900123457", apiKeyFile: other.key }\n');
+    await writeFile(path.join(dir, 'main.key'), 'good-key-0001\n');
+    await writeFile(path.join(dir, 'other.key'), 'bad\u00a0key\n');
+    const err = await loadConfig(file, {}, { cwd: dir }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'EDOC_CONFIG_INVALID' });
+    expect((err as Error).message).toContain('companies[1].apiKeyFile: the API key of company "other" holds a no-break space (U+00A0) at character 4');
+    expect((err as Error).message).not.toContain('bad');
+  });
+
+  test('a key read without its secrets (read-only commands) is not looked at', async () => {
+    const { file, dir } = await writeConfig('companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKey: "${EDOC_KEY}" }\n');
+    const config = await loadConfig(file, { EDOC_KEY: 'abc\u200bdef' }, { cwd: dir, secrets: false });
+    expect(config.companies[0].apiKey).toBe('');
+  });
+});
+
 describe('service.baseUrl', () => {
   const withUrl = (url: string, extra = '') => `service: { baseUrl: "${url}"${extra} }\n${MINIMAL}`;
 

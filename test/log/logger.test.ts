@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rename } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -117,6 +117,25 @@ describe('createLogger', () => {
     const fresh = (await readLines(file)).map((line) => line.msg);
     expect(rotated).toEqual(['before rotation', 'still the old file until reopen']);
     expect(fresh).toEqual(['after rotation']);
+  });
+
+  test('a file logrotate created group-readable (create 0640) is the owner\'s only again once the logger reopens it; so is one found at start', async () => {
+    const file = await logFile();
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '');
+    await chmod(file, 0o644);
+    const logger = createLogger({ file });
+    logger.info('start');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await rename(file, `${file}.1`);
+    // what logrotate's `create 0640` leaves before its postrotate reload
+    await writeFile(file, '');
+    await chmod(file, 0o640);
+    logger.reopen();
+    logger.info('after rotation');
+    await logger.close();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await readLines(file)).map((line) => line.msg)).toEqual(['after rotation']);
   });
 
   test('close is idempotent and later log calls are dropped', async () => {

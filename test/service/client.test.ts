@@ -307,6 +307,18 @@ describe('ServiceClient responses', () => {
     expect(result.outcome).toMatchObject({ kind: 'transient', errorCode: 'ECONNREFUSED', delivery: 'not-sent' });
   });
 
+  it('a key holding U+200B is refused by the HTTP client: invalid and never sent, nothing reaches the server, the key in no message', async () => {
+    handler = answerJson(200, ACCEPTED);
+    recorded = [];
+    const invisible: ServiceCompany = { ...COMPANY, apiKey: `${API_KEY.slice(0, 8)}\u200b${API_KEY.slice(8)}` };
+    const result = await newClient().issueInvoice(invisible, INVOICE);
+    expect(result.httpStatus).toBeUndefined();
+    expect(result.outcome).toMatchObject({ kind: 'invalid', delivery: 'not-sent', errorCode: 'UND_ERR_INVALID_ARG' });
+    expect(result.outcome.messages[0]).toMatch(/never sent.*nothing reached the service/);
+    expect(JSON.stringify(result.outcome)).not.toContain(API_KEY.slice(8));
+    expect(recorded).toHaveLength(0);
+  });
+
   it('an AbortSignal ends the call as transient; an already aborted signal sends nothing', async () => {
     handler = () => undefined;
     const controller = new AbortController();

@@ -142,6 +142,13 @@ describe('classifyNetworkError', () => {
     expect(classifyNetworkError(headers)).toMatchObject({ kind: 'transient', delivery: 'maybe-sent' });
   });
 
+  it('an argument the HTTP client refuses (undici InvalidArgumentError, Node ERR_INVALID_CHAR) is invalid and never sent', () => {
+    const header = Object.assign(new Error('invalid x-api-key header'), { name: 'InvalidArgumentError', code: 'UND_ERR_INVALID_ARG' });
+    expect(classifyNetworkError(header)).toMatchObject({ kind: 'invalid', delivery: 'not-sent', errorCode: 'UND_ERR_INVALID_ARG' });
+    const char = Object.assign(new TypeError('Invalid character in header content ["x-api-key"]'), { code: 'ERR_INVALID_CHAR' });
+    expect(classifyNetworkError(char)).toMatchObject({ kind: 'invalid', delivery: 'not-sent' });
+  });
+
   it('aborts and values that are not errors are still transient', () => {
     const abort = new DOMException('This operation was aborted', 'AbortError');
     expect(classifyNetworkError(abort).errorCode).toBe('ABORT_ERR');

@@ -228,8 +228,10 @@ class AnswerWatch {
   private see<T>(response: T): T {
     const r = response as Partial<ServiceResponse> | undefined;
     if (r?.outcome !== undefined) {
-      this.unanswered = r.httpStatus === undefined && r.outcome.delivery === 'not-sent' ? this.unanswered + 1 : 0;
-      if (r.httpStatus === undefined && r.outcome.delivery === 'not-sent') this.notSent += 1;
+      // a request the client refused to send (invalid, not-sent) says nothing about the service
+      const unreachable = r.httpStatus === undefined && r.outcome.kind === 'transient' && r.outcome.delivery === 'not-sent';
+      this.unanswered = unreachable ? this.unanswered + 1 : 0;
+      if (unreachable) this.notSent += 1;
       if (r.httpStatus === undefined && r.outcome.delivery === 'maybe-sent') {
         this.lost += 1;
         this.lostCode = r.outcome.errorCode;
