@@ -62,12 +62,12 @@ describe('a number issued before comes again with other content', () => {
     const retry = await readFile(path.join(p.outbox('invoice'), 'ventas-20-corregido.retry.csv'), 'utf8');
     expect(retry).toBe(HEADER + row(990_600_001, 1, '250,00'));
 
-    // the log: one error line with the code for the corrected invoice, the unchanged one at info without a code
+    // the log: one error line with the code for the corrected invoice, the unchanged one at info (its code the quiet duplicate's)
     const lines = daemon.logLines().filter((l) => l.msg === 'document final' && l.file === 'ventas-20-corregido.csv');
     const byDoc = new Map(lines.map((l) => [l.doc, l]));
     expect(byDoc.get('main/invoice/SETP/990600001')).toMatchObject({ level: 'error', code: 'EDOC_ISSUED_OTHER_CONTENT', status: 'duplicate' });
     expect(byDoc.get('main/invoice/SETP/990600002')).toMatchObject({ level: 'info', status: 'duplicate' });
-    expect(byDoc.get('main/invoice/SETP/990600002')?.code).toBeUndefined();
+    expect(byDoc.get('main/invoice/SETP/990600002')?.code).toBe('EDOC_LEDGER_DUPLICATE_KEY');
 
     // nothing sent again: each number issued once, with its first content
     const issued = await emulator.client.documents({ withRequest: true });
