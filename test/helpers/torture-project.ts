@@ -62,9 +62,14 @@ export function salesRow(number: number, line = 1, over: Record<string, string> 
 }
 
 /** A sales CSV (UTF-8) of invoices with the given numbers, `linesPer` rows each. */
-export function salesCsv(numbers: readonly number[], linesPer = 1): string {
-  const rows = [SALES_HEADER];
-  for (const n of numbers) for (let l = 1; l <= linesPer; l++) rows.push(salesRow(n, l));
+/**
+ * `origin`: an extra column the mapping ignores (`origen`), so that exports of several companies with the
+ * same numbers are not the same bytes (the same content in two companies' folders is held as one export).
+ */
+export function salesCsv(numbers: readonly number[], linesPer = 1, origin?: string): string {
+  const extra = origin === undefined ? '' : `;${origin}`;
+  const rows = [SALES_HEADER + (origin === undefined ? '' : ';origen')];
+  for (const n of numbers) for (let l = 1; l <= linesPer; l++) rows.push(salesRow(n, l) + extra);
   return `${rows.join('\r\n')}\r\n`;
 }
 

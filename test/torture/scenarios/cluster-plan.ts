@@ -58,7 +58,7 @@ export function planFiles(companies: readonly TestCompany[], o: PlanOptions): Pl
       const csv = i % 2 === 1;
       files.push({
         company, kind: 'invoice', name: csv ? `ventas ${company.alias}-${i}.csv` : `lote-${company.alias}-${i}.jsonl`,
-        content: csv ? salesCsv(numbers, i % 3 === 0 ? 2 : 1) : jsonlText(numbers.map((x) => invoice(x, company))),
+        content: csv ? salesCsv(numbers, i % 3 === 0 ? 2 : 1, company.alias) : jsonlText(numbers.map((x) => invoice(x, company))),
         numbers, markers: [],
       });
     }
