@@ -64,4 +64,13 @@ describe('route on the documents of an export', () => {
     expect(isEdocError(err, 'EDOC_MAP_MISSING_COLUMN')).toBe(true);
     expect((err as Error).message).toMatch(/Column "tipo" missing from the header of no-route\.csv/);
   });
+
+  it('kindCheck applies against the routed kind: an FV row with a reason is refused as a wrong-folder document', async () => {
+    const m = await load({ ...base, kindCheck: [{ column: 'motivo', filled: ['credit-note'] }] });
+    const { docs } = await readAll(await tempFile('fv-reason.csv', toCsv([{ tipo: 'FV', numero: '5', motivo: 'Devolución' },
+      { tipo: 'NC', numero: '6', motivo: 'Devolución' }])), m, 'invoice');
+    expect(docs[0].request).toBeUndefined();
+    expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', column: 'motivo', rows: [2] })]);
+    expect([docs[1].kind, docs[1].problems]).toEqual(['credit-note', []]);
+  });
 });
