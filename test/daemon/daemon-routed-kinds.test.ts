@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { buildCli, type Project, ROOT, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { colombiaToday } from '../../src/policy/dates.js';
+import { runCli } from '../helpers/cli-runner.js';
 
 let emulator: TestEmulator;
 let project: Project;
@@ -24,6 +25,23 @@ const HEADER = 'tipo;prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;clien
 function today(): string {
   const [y, m, d] = colombiaToday().split('-');
   return `${d}/${m}/${y}`;
+}
+
+/** The mixed export of the first test: FV, NC and ND on SETP990000301, an XX row, a document naming two kinds. */
+function mixedExport(): string {
+  return `${[HEADER,
+    // invoice: 2 × 10.000,00 = 20.000,00; VAT 19 % = 3.800,00; payable 23.800,00
+    row('FV', 'SETP', '990000301', '1', '2', '10.000,00', '19'),
+    // credit note on it: 1 × 10.000,00; VAT 1.900,00; payable 11.900,00
+    row('NC', 'NC', '301', '1', '1', '10.000,00', '19', 'Devolución parcial', 'SETP990000301'),
+    // debit note on it: 1 × 5.000,00 exempt (VAT 0 %): payable 5.000,00
+    row('ND', 'ND', '301', '1', '1', '5.000,00', '0', 'Intereses de mora', 'SETP990000301'),
+    // a value the route does not list: refused, row 5
+    row('XX', 'SETP', '990000302', '1', '1', '1.000,00', '19'),
+    // one document (SETP 990000303) whose rows 6 and 7 name two kinds: refused whole
+    row('FV', 'SETP', '990000303', '1', '1', '1.000,00', '19'),
+    row('NC', 'SETP', '990000303', '2', '1', '1.000,00', '19'),
+  ].join('\r\n')}\r\n`;
 }
 
 function row(tipo: string, prefix: string, number: string, line: string, qty: string, price: string, vat: string, reason = '', ref = ''): string {
@@ -51,20 +69,7 @@ route:
 
 describe('one file, several kinds', () => {
   test('FV, NC and ND rows are sent as invoice, credit note and debit note in one result.json; XX and a two-kind document are refused', async () => {
-    const text = [HEADER,
-      // invoice: 2 × 10.000,00 = 20.000,00; VAT 19 % = 3.800,00; payable 23.800,00
-      row('FV', 'SETP', '990000301', '1', '2', '10.000,00', '19'),
-      // credit note on it: 1 × 10.000,00; VAT 1.900,00; payable 11.900,00
-      row('NC', 'NC', '301', '1', '1', '10.000,00', '19', 'Devolución parcial', 'SETP990000301'),
-      // debit note on it: 1 × 5.000,00 exempt (VAT 0 %): payable 5.000,00
-      row('ND', 'ND', '301', '1', '1', '5.000,00', '0', 'Intereses de mora', 'SETP990000301'),
-      // a value the route does not list: refused, row 5
-      row('XX', 'SETP', '990000302', '1', '1', '1.000,00', '19'),
-      // one document (SETP 990000303) whose rows 6 and 7 name two kinds: refused whole
-      row('FV', 'SETP', '990000303', '1', '1', '1.000,00', '19'),
-      row('NC', 'SETP', '990000303', '2', '1', '1.000,00', '19'),
-    ].join('\r\n');
-    await project.drop('invoice', 'ventas-mixtas.csv', `${text}\r\n`);
+    await project.drop('invoice', 'ventas-mixtas.csv', mixedExport());
     const result = await project.finalResult('invoice', 'ventas-mixtas.csv', { timeoutMs: 60_000 });
     expect(result.counts).toMatchObject({ total: 5, accepted: 3, invalid: 2, rejected: 0, failed: 0 });
     const byRows = new Map(result.documents.map((d) => [d.source.rows?.join(','), d]));
@@ -100,5 +105,19 @@ describe('one file, several kinds', () => {
     expect(result.counts).toMatchObject({ total: 1, invalid: 1, accepted: 0 });
     expect(result.documents[0].errors.map((e) => e.code)).toContain('EDOC_VALIDATE_WRONG_FOLDER');
     expect((await emulator.client.documents()).length).toBe(before);
+  });
+
+  test('edoc-bridge validate checks each document as its routed kind: the same keys, the same refusals, nothing sent', async () => {
+    const before = (await emulator.client.stats()).requests;
+    const file = path.join(project.dir, 'ventas-mixtas-validar.csv');
+    await writeFile(file, mixedExport());
+    const run = await runCli(project, ['validate', file, '--kind', 'invoice']);
+    expect(run.code).toBe(1);
+    const docs = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { key: string | null; problems: { code: string }[] });
+    expect(docs.map((d) => [d.key?.split('/').slice(1).join('/') ?? null, d.problems.map((p) => p.code)])).toEqual([
+      ['invoice/SETP/990000301', []], ['credit-note/NC/301', []], ['debit-note/ND/301', []],
+      [null, ['EDOC_MAP_ROUTE']], [null, ['EDOC_MAP_ROUTE']],
+    ]);
+    expect((await emulator.client.stats()).requests).toEqual(before);
   });
 });
