@@ -73,4 +73,11 @@ describe('route on the documents of an export', () => {
     expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', column: 'motivo', rows: [2] })]);
     expect([docs[1].kind, docs[1].problems]).toEqual(['credit-note', []]);
   });
+
+  it('only the filled route cells of a document name its kind: a continuation row may leave the column blank', async () => {
+    const m = await load(base);
+    const { docs } = await readAll(await tempFile('continued.csv', toCsv([{ tipo: 'NC', numero: '7', motivo: 'Devolución' },
+      { tipo: '', numero: '7', motivo: 'Devolución' }])), m, 'invoice');
+    expect(docs.map((d) => [d.kind, d.source.rows, d.problems])).toEqual([['credit-note', [2, 3], []]]);
+  });
 });
