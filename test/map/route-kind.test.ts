@@ -65,12 +65,15 @@ describe('route on the documents of an export', () => {
     expect((err as Error).message).toMatch(/Column "tipo" missing from the header of no-route\.csv/);
   });
 
-  it('kindCheck applies against the routed kind: an FV row with a reason is refused as a wrong-folder document', async () => {
+  it('kindCheck applies against the routed kind: an FV row with a reason is refused, its route column named as the contradicting sign', async () => {
     const m = await load({ ...base, kindCheck: [{ column: 'motivo', filled: ['credit-note'] }] });
     const { docs } = await readAll(await tempFile('fv-reason.csv', toCsv([{ tipo: 'FV', numero: '5', motivo: 'Devolución' },
       { tipo: 'NC', numero: '6', motivo: 'Devolución' }])), m, 'invoice');
     expect(docs[0].request).toBeUndefined();
-    expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', column: 'motivo', rows: [2] })]);
+    // the route column says invoice, the reason says credit note: no folder to name, the document is to be corrected
+    expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_KIND', column: 'motivo', rows: [2] })]);
+    expect(docs[0].problems[0].message).toBe('row 2: "Devolución" in column "motivo" makes this a credit note, not an invoice, '
+      + 'but "FV" in column "tipo" says an invoice; it is not sent: correct the document');
     expect([docs[1].kind, docs[1].problems]).toEqual(['credit-note', []]);
   });
 
