@@ -69,6 +69,8 @@ export interface KindCheck {
 export interface Route {
   column: string;
   values: Record<string, DocumentKind>;
+  /** The values as the mapping spells them (for messages). */
+  listed: string[];
 }
 
 /** A condition on the cells of one row (compiled and evaluated in row-condition.ts). */

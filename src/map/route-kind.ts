@@ -38,7 +38,7 @@ export function compileRoute(input: RouteInput | undefined, kinds: readonly stri
     values[key] = kind;
   }
   if (Object.keys(values).length === 0) throw mappingError(file, 'route.values', 'lists no value');
-  return Object.freeze({ column: input.column, values });
+  return Object.freeze({ column: input.column, values, listed: Object.keys(input.values).map((v) => v.trim()) });
 }
 
 /** The kind a document's rows name, or why it cannot be told (a problem naming value, rows and column). */
@@ -52,7 +52,7 @@ export function routeKind(route: Route, rows: readonly RowView[]): { kind: Docum
     entry.rows.push(row.row);
     seen.set(key, entry);
   }
-  const listed = Object.keys(route.values).join(', ');
+  const listed = route.listed.join(', ');
   const allRows = rows.map((r) => r.row);
   if (seen.size === 0) {
     return { problem: { code: 'EDOC_MAP_ROUTE', path: '', column: route.column, value: '', rows: allRows,

@@ -81,7 +81,7 @@ describe('one file, several kinds', () => {
     const unrouted = byRows.get('5');
     expect(unrouted?.status).toBe('invalid');
     expect(unrouted?.errors).toEqual([expect.objectContaining({ code: 'EDOC_MAP_ROUTE', field: 'tipo', value: 'XX', rows: [5] })]);
-    expect(unrouted?.errors[0].message).toBe('Column "tipo" holds "XX" on row 5, which the mapping routes to no kind (fv, nc, nd)');
+    expect(unrouted?.errors[0].message).toBe('Column "tipo" holds "XX" on row 5, which the mapping routes to no kind (FV, NC, ND)');
     const twoKinds = byRows.get('6,7');
     expect(twoKinds?.status).toBe('invalid');
     expect(twoKinds?.errors).toEqual([expect.objectContaining({ code: 'EDOC_MAP_ROUTE', field: 'tipo', rows: [6, 7] })]);

@@ -59,7 +59,7 @@ describe('route on the documents of an export', () => {
     const { docs } = await readAll(await tempFile('blank.csv', toCsv([{ tipo: '', numero: '3', motivo: '' }])), m, 'invoice');
     expect(docs[0].request).toBeUndefined();
     expect(docs[0].problems).toEqual([expect.objectContaining({ code: 'EDOC_MAP_ROUTE', column: 'tipo', value: '', rows: [2] })]);
-    expect(docs[0].problems[0].message).toBe('Column "tipo" is empty on row 2: it must name the document\'s kind (fv, nc)');
+    expect(docs[0].problems[0].message).toBe('Column "tipo" is empty on row 2: it must name the document\'s kind (FV, NC)');
     const err = await readAll(await tempFile('no-route.csv', toCsv([{ numero: '4', motivo: '' }])), m, 'invoice').then(() => undefined, (e: unknown) => e);
     expect(isEdocError(err, 'EDOC_MAP_MISSING_COLUMN')).toBe(true);
     expect((err as Error).message).toMatch(/Column "tipo" missing from the header of no-route\.csv/);
