@@ -23,6 +23,7 @@ beforeAll(async () => {
   ({ emulator, project } = await resources.daemonProject({
     kinds: {
       invoice: { mapping: preset('odoo-invoice.yaml') },
+      pos: { mapping: preset('loyverse-pos.yaml') },
     },
   }));
   await resources.startDaemon(project);
@@ -85,5 +86,58 @@ describe('shipped ERP presets through the daemon', () => {
       // 350,000.00 + 42,750.00 = 392,750.00 (amount_untaxed = amount_total); taxable 350,000.00
       total: ['392750.00', '350000.00', '392750.00'],
     });
+  }, 120_000);
+
+  test('loyverse-pos: closed sales issued with prices before VAT; cancelled and refund receipts not; an inexact price refused', async () => {
+    await project.drop('pos', 'loyverse-recibos.csv', await sample('loyverse', 'loyverse-recibos-por-articulo.csv'));
+    const result = await project.finalResult('pos', 'loyverse-recibos.csv', { timeoutMs: 60_000 });
+    // row 4 (Cancelled) and row 5 (Refund) are skipped
+    expect(result.documents.map((d) => [d.status, d.source, d.errors.map((e) => e.code)])).toEqual([
+      ['accepted', { rows: [2, 3], erpKey: '1-1042' }, []],
+      ['accepted', { rows: [6, 7], erpKey: '1-1045' }, []],
+      // 2 × 3,500 with VAT: 7,000 × 5,882.35 / 7,000 / 2 = 2,941.175 -> 2,941.18; 2 × 2,941.18 = 5,882.36
+      // + 19 % 1,117.65 = 7,000.01, not the 7,000.00 paid: refused, not issued
+      ['invalid', { rows: [8], erpKey: '1-1046' }, ['EDOC_MAP_TOTAL_MISMATCH']],
+    ]);
+    type Pos = { documento: { cajaVenta: { codigoVenta: string } }; totales: Record<string, number>;
+      detalles: { unidades: string; valorUnitarioBruto: string; valorBruto: number; tributos: { porcentaje: number; valorBase: number; valorImporte: number }[] }[] };
+    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => (d.request as { content: Pos }).content);
+    const byReceipt = new Map(issued.map((r) => [r.documento.cajaVenta.codigoVenta, {
+      lines: r.detalles.map((l) => [l.unidades, l.valorUnitarioBruto, l.valorBruto, l.tributos.map((t) => [t.porcentaje, t.valorBase, t.valorImporte])]),
+      totals: [r.totales.valorBruto, r.totales.valorDescuentos, r.totales.valorTotalSinImpuestos, r.totales.valorNeto],
+    }]));
+    expect([...byReceipt.keys()].sort()).toEqual(['1-1042', '1-1045']);
+    expect(byReceipt.get('1-1042')).toEqual({
+      lines: [
+        // Net sales 20,000 holds Taxes 3,193.28: before VAT 16,806.72, rate 3,193.28 / 16,806.72 = 19 %;
+        // unit 20,000 × 16,806.72 / 20,000 / 2 = 8,403.36; 2 × 8,403.36 = 16,806.72; × 19 % = 3,193.28
+        ['2', '8403.36', 16806.72, [[19, 16806.72, 3193.28]]],
+        // Net sales 11,340 holds 540: before VAT 10,800, 5 %; unit 12,600 × 10,800 / 11,340 / 3 = 4,000.00;
+        // discount 1,260 × 10,800 / 11,340 = 1,200.00; base 12,000 − 1,200 = 10,800; × 5 % = 540
+        ['3', '4000.00', 12000, [[5, 10800, 540]]],
+      ],
+      // gross 16,806.72 + 12,000 = 28,806.72; discounts 1,200; before VAT 27,606.72; + 3,193.28 + 540 = 31,340.00 (20,000 + 11,340)
+      totals: [28806.72, 1200, 27606.72, 31340],
+    });
+    expect(byReceipt.get('1-1045')).toEqual({
+      lines: [
+        // Taxes 0: exempt, 18,500 at 0 %
+        ['1', '18500.00', 18500, [[0, 18500, 0]]],
+        // 11,900 holds 1,900: 10,000 before VAT (19 %), 5,000 a unit
+        ['2', '5000.00', 10000, [[19, 10000, 1900]]],
+      ],
+      // 18,500 + 10,000 = 28,500; + 1,900 = 30,400 (18,500 + 11,900)
+      totals: [28500, 0, 28500, 30400],
+    });
+  }, 120_000);
+
+  test('loyverse-pos: a 12-hour time is refused, not read as a morning time', async () => {
+    const original = (await sample('loyverse', 'loyverse-recibos-por-articulo.csv')).toString('utf8');
+    const text = original.replaceAll('1-1042', '1-2042').replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
+    await project.drop('pos', 'loyverse-12h.csv', text);
+    const result = await project.finalResult('pos', 'loyverse-12h.csv', { timeoutMs: 60_000 });
+    const refused = result.documents[0];
+    expect([refused?.status, refused?.source, refused?.errors.map((e) => [e.code, e.field, e.message])]).toEqual(['invalid', { rows: [2, 3], erpKey: '1-2042' },
+      [['EDOC_MAP_BAD_DATE', 'Date', '"2:32 PM" in column "Date" is not a time of day (HH:mm:ss)']]]);
   }, 120_000);
 });
