@@ -24,6 +24,7 @@ beforeAll(async () => {
     kinds: {
       invoice: { mapping: preset('odoo-invoice.yaml') },
       pos: { mapping: preset('loyverse-pos.yaml') },
+      payroll: { mapping: preset('generic-payroll.yaml') },
     },
   }));
   await resources.startDaemon(project);
@@ -139,5 +140,64 @@ describe('shipped ERP presets through the daemon', () => {
     const refused = result.documents[0];
     expect([refused?.status, refused?.source, refused?.errors.map((e) => [e.code, e.field, e.message])]).toEqual(['invalid', { rows: [2, 3], erpKey: '1-2042' },
       [['EDOC_MAP_BAD_DATE', 'Date', '"2:32 PM" in column "Date" is not a time of day (HH:mm:ss)']]]);
+  }, 120_000);
+
+  test('generic-payroll: one payroll per employee from concept rows; provisions, zero concepts and the footer left out', async () => {
+    await project.drop('payroll', 'nomina-noviembre.csv', await sample('payroll', 'nomina-por-concepto.csv'));
+    const result = await project.finalResult('payroll', 'nomina-noviembre.csv', { timeoutMs: 60_000 });
+    // rows 1-4 title lines, 5 header; 9 and 24 (concepts with 0 earned and 0 deducted) and 28 (TOTALES) skipped
+    expect(result.documents.map((d) => [d.key, d.status, d.source, d.errors])).toEqual([
+      ['main/payroll/NOM/301', 'accepted', { rows: [6, 7, 8, 10, 11, 12, 13] }, []],
+      ['main/payroll/NOM/302', 'accepted', { rows: [14, 15, 16, 17, 18, 19, 20, 21] }, []],
+      ['main/payroll/NOM/303', 'accepted', { rows: [22, 23, 25, 26, 27] }, []],
+    ]);
+    type Payroll = Record<string, unknown> & { Trabajador: { TipoDocumento: string; NumeroDocumento: string };
+      Devengados: Record<string, unknown>; Deducciones: Record<string, unknown>; DevengadosTotal: string; DeduccionesTotal: string; ComprobanteTotal: string };
+    const issued = (await emulator.client.documents({ kind: 'payroll', withRequest: true })).map((d) => d.request as Payroll);
+    const byEmployee = new Map(issued.map((r) => [r.Trabajador.NumeroDocumento, r]));
+    expect([...byEmployee.keys()].sort()).toEqual(['1032456789', '456789', '80123456']);
+    const ana = byEmployee.get('1032456789')!;
+    expect([ana.Devengados, ana.Deducciones]).toEqual([{
+      Basico: { DiasTrabajados: '30', SueldoTrabajado: '2000000.00' },
+      Transporte: [{ AuxilioTransporte: '200000.00' }],
+      // 2,000,000 / 240 h = 8,333.33 × 1.25 × 4 h = 41,666.67; the night-overtime row (0 h, 0) is not sent
+      HEDs: [{ Cantidad: '4', Porcentaje: '25.00', Pago: '41666.67' }],
+    }, {
+      // 4 % of 2,041,666.67 = 81,666.67 each
+      Salud: { Porcentaje: '4', Deduccion: '81666.67' },
+      FondoPension: { Porcentaje: '4', Deduccion: '81666.67' },
+      Libranzas: [{ Descripcion: 'Libranza Banco Popular', Deduccion: '150000.00' }],
+    }]);
+    // 2,000,000 + 200,000 + 41,666.67 = 2,241,666.67; 81,666.67 × 2 + 150,000 = 313,333.34; 2,241,666.67 − 313,333.34 = 1,928,333.33
+    expect([ana.DevengadosTotal, ana.DeduccionesTotal, ana.ComprobanteTotal]).toEqual(['2241666.67', '313333.34', '1928333.33']);
+    const carlos = byEmployee.get('80123456')!;
+    expect([carlos.Devengados, carlos.Deducciones]).toEqual([{
+      // 6,500,000 / 30 × 27 = 5,850,000.00
+      Basico: { DiasTrabajados: '27', SueldoTrabajado: '5850000.00' },
+      Comisiones: [{ Comision: '500000.00' }],
+      // 6,500,000 / 30 × 3 × 2/3 = 433,333.33
+      Incapacidades: [{ Cantidad: '3', Tipo: '1', Pago: '433333.33' }],
+    }, {
+      // base 5,850,000 + 500,000 + 433,333.33 = 6,783,333.33: 4 % = 271,333.33, 1 % = 67,833.33
+      Salud: { Porcentaje: '4', Deduccion: '271333.33' },
+      FondoPension: { Porcentaje: '4', Deduccion: '271333.33' },
+      FondoSP: { Porcentaje: '1', Deduccion: '67833.33' },
+      RetencionFuente: '398000.00',
+    }]);
+    // 6,783,333.33; 271,333.33 × 2 + 67,833.33 + 398,000 = 1,008,499.99; 6,783,333.33 − 1,008,499.99 = 5,774,833.34
+    expect([carlos.DevengadosTotal, carlos.DeduccionesTotal, carlos.ComprobanteTotal]).toEqual(['6783333.33', '1008499.99', '5774833.34']);
+    const maria = byEmployee.get('456789')!;
+    expect([maria.Trabajador.TipoDocumento, maria.Devengados, maria.Deducciones]).toEqual(['22', {
+      // 1,423,500 / 30 × 15 = 711,750.00; transport 200,000 / 30 × 15 = 100,000.00; the 0-hour overtime row is not sent
+      Basico: { DiasTrabajados: '15', SueldoTrabajado: '711750.00' },
+      Transporte: [{ AuxilioTransporte: '100000.00' }],
+      Bonificaciones: [{ BonificacionNS: '50000.00' }],
+    }, {
+      // 4 % of 711,750 = 28,470.00
+      Salud: { Porcentaje: '4', Deduccion: '28470.00' },
+      FondoPension: { Porcentaje: '4', Deduccion: '28470.00' },
+    }]);
+    // 711,750 + 100,000 + 50,000 = 861,750.00; 28,470 × 2 = 56,940.00; 861,750 − 56,940 = 804,810.00
+    expect([maria.DevengadosTotal, maria.DeduccionesTotal, maria.ComprobanteTotal]).toEqual(['861750.00', '56940.00', '804810.00']);
   }, 120_000);
 });
