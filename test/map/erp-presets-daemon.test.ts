@@ -23,6 +23,7 @@ beforeAll(async () => {
   ({ emulator, project } = await resources.daemonProject({
     kinds: {
       invoice: { mapping: preset('odoo-invoice.yaml') },
+      'credit-note': { mapping: preset('odoo-credit-note.yaml') },
       pos: { mapping: preset('loyverse-pos.yaml') },
       payroll: { mapping: preset('generic-payroll.yaml') },
     },
@@ -86,6 +87,33 @@ describe('shipped ERP presets through the daemon', () => {
       taxes: ['01=0.00'],
       // 350,000.00 + 42,750.00 = 392,750.00 (amount_untaxed = amount_total); taxable 350,000.00
       total: ['392750.00', '350000.00', '392750.00'],
+    });
+  }, 120_000);
+
+  test('odoo-credit-note: a posted refund is issued referencing its invoice; a cancelled refund and an invoice row are not', async () => {
+    await project.drop('credit-note', 'odoo-notas.csv', await sample('odoo', 'odoo-notas-credito.csv'));
+    const result = await project.finalResult('credit-note', 'odoo-notas.csv', { timeoutMs: 60_000 });
+    // row 4 (cancelled refund) and row 5 (an out_invoice) are skipped
+    expect(result.documents.map((d) => [d.key, d.status, d.source])).toEqual([['main/credit-note/NC/21', 'accepted', { rows: [2, 3] }]]);
+    const issued = await emulator.client.documents({ kind: 'credit-note', withRequest: true });
+    expect(issued.map((d) => d.documentNumber)).toEqual(['NC21']);
+    const note = issued[0]!.request as Invoice & { ReasonCredit: string; OperationType: string; DocumentReferences: unknown[] };
+    expect([note.ReasonCredit, note.OperationType, note.DocumentReferences]).toEqual([
+      'Devolución parcial de los bienes y/o no aceptación parcial del servicio', '20',
+      [{ DocumentReferred: 'SETP990000412', IssueDate: '2026-11-18' }],
+    ]);
+    expect(invoiceFigures(note)).toEqual({
+      customer: ['31', '800197268'],
+      lines: [
+        // 2 × 12,500.00 = 25,000.00; IVA 19 % = 4,750.00
+        ['2', '12500.00', '25000.00', '25000.00', ['01@19.00=4750.00']],
+        // 1 × 24,336.00 − 10 % (2,433.60) = 21,902.40; IVA 5 % = 1,095.12
+        ['1', '21902.40', '24336.00', '21902.40', ['01@5.00=1095.12']],
+      ],
+      // 4,750.00 + 1,095.12 = 5,845.12
+      taxes: ['01=5845.12'],
+      // 25,000.00 + 21,902.40 = 46,902.40 (amount_untaxed); + 5,845.12 = 52,747.52 (amount_total)
+      total: ['46902.40', '46902.40', '52747.52'],
     });
   }, 120_000);
 
