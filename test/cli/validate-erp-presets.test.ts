@@ -36,7 +36,7 @@ describe('shipped ERP presets with validate', () => {
 
   it('ships exactly the presets this test knows', async () => {
     expect((await readdir(join(root, 'config/mappings/erp'))).sort()).toEqual([
-      'generic-payroll.yaml', 'loyverse-pos.yaml', 'odoo-credit-note.yaml', 'odoo-invoice.yaml',
+      'generic-payroll.yaml', 'loyverse-pos.yaml', 'odoo-credit-note.yaml', 'odoo-invoice.yaml', 'siigo-nube-invoice.yaml',
     ]);
   });
 
@@ -44,6 +44,8 @@ describe('shipped ERP presets with validate', () => {
     // [preset, kind, sample, exit code, [rows, payable, problem codes] per document]
     ['odoo-invoice.yaml', 'invoice', 'odoo/odoo-facturas-cliente.csv', 0, [[[2, 3, 4], '337940.08', []], [[8, 9], '392750.00', []]]],
     ['odoo-credit-note.yaml', 'credit-note', 'odoo/odoo-notas-credito.csv', 0, [[[2, 3], '52747.52', []]]],
+    ['siigo-nube-invoice.yaml', 'invoice', 'siigo-nube/siigo-facturas-venta.csv', 1,
+      [[[2, 3, 4, 5], '180600.00', []], [[6, 7, 8], '188000.00', []], [[9, 10, 11], null, ['EDOC_MAP_DOCUMENT_ROW', 'EDOC_MAP_INCONSISTENT']]]],
     ['loyverse-pos.yaml', 'pos', 'loyverse/loyverse-recibos-por-articulo.csv', 1,
       [[[2, 3], 31340, []], [[6, 7], 30400, []], [[8], null, ['EDOC_MAP_TOTAL_MISMATCH']]]],
     ['generic-payroll.yaml', 'payroll', 'payroll/nomina-por-concepto.csv', 0,

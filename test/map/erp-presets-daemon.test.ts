@@ -117,6 +117,53 @@ describe('shipped ERP presets through the daemon', () => {
     });
   }, 120_000);
 
+  test('siigo-nube-invoice: product rows are the lines, the payment row the payment; two payment rows refused', { timeout: 240_000 }, async () => {
+    // a kind has one mapping: the Siigo preset runs in a daemon of its own
+    const siigo = await resources.daemonProject({ kinds: { invoice: { mapping: preset('siigo-nube-invoice.yaml') } } });
+    await resources.startDaemon(siigo.project);
+    await siigo.project.drop('invoice', 'siigo-facturas.csv', await sample('siigo-nube', 'siigo-facturas-venta.csv'));
+    const result = await siigo.project.finalResult('invoice', 'siigo-facturas.csv', { timeoutMs: 60_000 });
+    expect(result.documents.map((d) => [d.key, d.status, d.source, d.errors.map((e) => e.code)])).toEqual([
+      ['main/invoice/SETP/990000501', 'accepted', { rows: [2, 3, 4, 5] }, []],
+      ['main/invoice/SETP/990000502', 'accepted', { rows: [6, 7, 8] }, []],
+      // paid half in cash, half by card: two payment rows, the request carries one payment
+      [null, 'invalid', { rows: [9, 10, 11], erpKey: '1990000503' }, ['EDOC_MAP_DOCUMENT_ROW', 'EDOC_MAP_INCONSISTENT']],
+    ]);
+    const issued = await siigo.emulator.client.documents({ kind: 'invoice', withRequest: true });
+    const byNumber = new Map(issued.map((d) => [d.documentNumber, d.request as Invoice & { PaymentMeans: unknown[]; CustomerParty: { Name?: string } }]));
+    expect([...byNumber.keys()].sort()).toEqual(['SETP990000501', 'SETP990000502']);
+    const first = byNumber.get('SETP990000501')!;
+    // the template has the customer's number only (no name, no id type)
+    expect([first.CustomerParty.Identification, first.CustomerParty.Name, first.PaymentMeans]).toEqual([
+      { DocumentNumber: '800197268', CountryCode: 'CO' }, undefined, [{ Code: '10', Mean: '1', DueDate: '2026-11-18' }]]);
+    expect(invoiceFigures(first)).toMatchObject({
+      lines: [
+        // 2 × 50,000.00 = 100,000.00 − 10,000.00 = 90,000.00 = 2 × 45,000.00; IVA (code 1) 19 % = 17,100.00
+        ['2', '45000.00', '100000.00', '90000.00', ['01@19.00=17100.00']],
+        // 1 × 30,000.00; 19 % = 5,700.00
+        ['1', '30000.00', '30000.00', '30000.00', ['01@19.00=5700.00']],
+        // 3 × 12,000.00 = 36,000.00; IVA (code 2) 5 % = 1,800.00
+        ['3', '12000.00', '36000.00', '36000.00', ['01@5.00=1800.00']],
+      ],
+      taxes: ['01=24600.00'],
+      // 90,000 + 30,000 + 36,000 = 156,000.00; + 17,100 + 5,700 + 1,800 = 180,600.00 = Valor Forma de Pago
+      total: ['156000.00', '156000.00', '180600.00'],
+    });
+    const second = byNumber.get('SETP990000502')!;
+    expect(second.PaymentMeans).toEqual([{ Code: '42', Mean: '2', DueDate: '2026-12-19' }]);
+    expect(invoiceFigures(second)).toMatchObject({
+      lines: [
+        // 4 × 25,000.00 = 100,000.00; no VAT code (excluded), INC (code 4) 8 % = 8,000.00
+        ['4', '25000.00', '100000.00', '100000.00', ['04@8.00=8000.00']],
+        // 1 × 80,000.00, VAT code 3: exempt
+        ['1', '80000.00', '80000.00', '80000.00', ['01@0.00=0.00']],
+      ],
+      taxes: ['04=8000.00', '01=0.00'],   // in the order the categories first appear
+      // 100,000 + 80,000 = 180,000.00; + 8,000 = 188,000.00 = Valor Forma de Pago
+      total: ['180000.00', '180000.00', '188000.00'],
+    });
+  });
+
   test('loyverse-pos: closed sales issued with prices before VAT; cancelled and refund receipts not; an inexact price refused', async () => {
     await project.drop('pos', 'loyverse-recibos.csv', await sample('loyverse', 'loyverse-recibos-por-articulo.csv'));
     const result = await project.finalResult('pos', 'loyverse-recibos.csv', { timeoutMs: 60_000 });
