@@ -64,6 +64,8 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
       return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format, ctx.master));
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
+      // an id missing from a master table is reported once per document, not once per field that reads it
+      if (err.code !== undefined && ctx.problems.some((p) => p.code === err.code && p.message.includes(err.message))) return undefined;
       report(ctx, err.code ?? 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
       return undefined;
     }

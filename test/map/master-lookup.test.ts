@@ -91,6 +91,8 @@ describe('lookup() in a mapping', () => {
     expect(g.Email).toBeUndefined(); // a blank cell in the table is an empty value, not ''
     expect(unknown.request).toBeUndefined();
     expect(unknown.problems).toContainEqual(expect.objectContaining({ code: 'EDOC_MAP_MASTER_MISSING', column: 'Cliente', value: '55555555' }));
+    // three fields read the missing id: one problem for the document
+    expect(unknown.problems.filter((p) => p.code === 'EDOC_MAP_MASTER_MISSING')).toHaveLength(1);
     const message = unknown.problems.find((p) => p.code === 'EDOC_MAP_MASTER_MISSING')!.message;
     expect(message).toContain('id "55555555" is not in master table "customers" (version 3, from terceros.csv)');
   });
@@ -100,6 +102,7 @@ describe('lookup() in a mapping', () => {
     expect(docs).toHaveLength(3);
     for (const d of docs) {
       expect(d.request).toBeUndefined();
+      expect(d.problems).toHaveLength(1);
       expect(d.problems.map((p) => p.message).join(' ')).toContain('master table "customers" has no file loaded yet');
     }
   });
