@@ -45,10 +45,13 @@ export const masterTableSchema = z.strictObject({
 export const masterDataSchema = z.strictObject({
   /** How often each table's folder is looked at. */
   every: duration(1_000, '10s or 1m').prefault('10s'),
-  tables: z.record(
-    z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'a table name is a letter then letters, digits or _ (at most 40)'),
-    masterTableSchema,
-  ).default({}),
+  tables: z.record(z.string(), masterTableSchema).superRefine((tables, ctx) => {
+    for (const name of Object.keys(tables)) {
+      if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'a table name is a letter, then letters, digits or _ (at most 40 characters)' });
+      }
+    }
+  }).default({}),
 });
 
 export type MasterDataConfig = z.output<typeof masterDataSchema>;
