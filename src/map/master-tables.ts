@@ -16,10 +16,23 @@ export interface MasterTable {
   file: string;
   columns: string[];
   rows: Record<string, string[]>;
+  /**
+   * Handing a read to the intake worker: the worker holds this version already (sent with an earlier
+   * read), so `rows` is left empty here and the worker uses its own copy.
+   */
+  held?: true;
 }
 
 /** The tables a document may read, by name. A table named by the mapping but absent here has no file loaded yet. */
 export type MasterTables = Readonly<Record<string, MasterTable>>;
+
+/**
+ * The versions of one table an intake worker holds after it received `version` whole: the two newest.
+ * The reader (main thread) applies the same rule to what it sent, so both sides agree on what is held.
+ */
+export function heldAfter(held: readonly number[], version: number): number[] {
+  return [...new Set([...held, version])].sort((a, b) => b - a).slice(0, 2);
+}
 
 /** Why a lookup gave no value: the catalogue code and its message. */
 export class MasterLookupError extends Error {

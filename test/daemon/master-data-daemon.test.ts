@@ -173,6 +173,14 @@ describe('master data in a running daemon', () => {
     const issued = await issuedRequest('990000883');
     expect(issued.CustomerParty).toEqual({ Identification: { DocumentType: '13', DocumentNumber: '55555555', CountryCode: 'CO' },
       Name: 'María Fernanda Ríos', Email: 'mfrios@correo.example' });
+    // the intake worker holds version 2 now: the next file's read gets it by name, not whole
+    await drop(join(dir, 'inbox', 'invoice'), 'ventas-3.csv', [SALES_HEADER,
+      'SETP990000884;27/11/2026;55555555;Tornillos;2;10.000,00;19',
+      'SETP990000885;27/11/2026;79456123;Tornillos;2;10.000,00;19'].join('\r\n') + '\r\n');
+    const third = await result('ventas-3');
+    expect(third.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([['accepted', []], ['invalid', ['EDOC_MAP_MASTER_MISSING']]]);
+    expect(third.documents[1].errors[0].message).toContain('id "79456123" is not in master table "customers" (version 2, from terceros-2026-11-28.csv)');
+    expect((await issuedRequest('990000884')).CustomerParty.Name).toBe('María Fernanda Ríos');
     expect((await logLines()).filter((l) => l.msg === 'master table loaded').map((l) => l.version)).toEqual([1, 2]);
   }, 120_000);
 });
