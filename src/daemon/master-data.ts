@@ -122,8 +122,10 @@ export class MasterData {
         fileMtime: Math.floor(f.mtimeMs), columns: read.columns, rows: read.rows }, this.now());
       if (stored !== undefined) {
         log.info({ table, version: stored.version, file: f.name, rows: stored.rowCount, sha256: read.sha256 }, 'master table loaded');
+      } else if (latest?.sha256 === read.sha256) {
+        log.info({ table, version: latest.version, file: f.name }, 'master table: same content as the version in use');
       } else {
-        log.info({ table, version: latest?.version, file: f.name }, 'master table: same content as the version in use');
+        this.handled.delete(table); // another node stored a version at the same moment: this file is weighed again next look
       }
     } catch (err) {
       if (!isEdocError(err, 'EDOC_MASTER_BAD_FILE')) throw err;

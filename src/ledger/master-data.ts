@@ -4,7 +4,7 @@
  * the ledger so that every node of a cluster reads the same version from the shared PostgreSQL ledger.
  * A new version is stored only when its content differs from the newest one; two nodes storing the
  * same file at once keep one version (the second finds the first's hash, or loses the key race and
- * finds it on its next look). Versions beyond the newest KEEP_VERSIONS are deleted with their rows.
+ * finds the other's version and looks again). Versions beyond the newest KEEP_VERSIONS are deleted with their rows.
  */
 import type { SqlExecutor } from './sql/executor.js';
 
@@ -70,9 +70,11 @@ export async function storeMasterVersion(q: SqlExecutor, input: NewMasterVersion
     const latest = await latestMasterVersion(tx, input.table);
     if (latest !== undefined && latest.sha256 === input.sha256) return { stored: undefined, latest };
     const version = (latest?.version ?? 0) + 1;
-    await tx.run(`INSERT INTO master_versions(table_name, version, file, sha256, file_mtime, loaded_at, columns, row_count)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    // another node storing the same version number at once: its insert wins, this one stores nothing
+    const taken = await tx.run(`INSERT INTO master_versions(table_name, version, file, sha256, file_mtime, loaded_at, columns, row_count)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_name, version) DO NOTHING`,
     [input.table, version, input.file, input.sha256, input.fileMtime, now, JSON.stringify(input.columns), input.rows.size]);
+    if (taken.changes === 0) return { stored: undefined, latest: await latestMasterVersion(tx, input.table) };
     let batch: unknown[] = [];
     const flush = async (): Promise<void> => {
       if (batch.length === 0) return;

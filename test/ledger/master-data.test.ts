@@ -54,4 +54,19 @@ describeBackends('master-data tables', ({ open, reopen }) => {
     expect((await ledger.readMasterTable('employees', 4))!.rows['10449']).toEqual(['Cliente 449', '']);
     await ledger.close();
   });
+  test('two stores at once (two nodes loading exports together): no error, no version twice, the newest is one of them', async () => {
+    const ledger = await open();
+    const store = (sha: string) => ledger.storeMasterVersion({ table: 'customers', file: `${sha}.csv`, sha256: sha.repeat(64), fileMtime: 1, columns,
+      rows: rowsOf([['900123456', sha, '']]) });
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await Promise.all([store(`a${round}`), store(`b${round}`)]);
+      const stored = [a.stored?.version, b.stored?.version].filter((v) => v !== undefined);
+      expect(stored.length).toBeGreaterThan(0);
+      expect(new Set(stored).size).toBe(stored.length);
+      const latest = await ledger.latestMasterVersion('customers');
+      expect(latest?.version).toBe(Math.max(...stored));
+      expect(Object.values((await ledger.readMasterTable('customers', latest!.version))!.rows)).toHaveLength(1);
+    }
+    await ledger.close();
+  });
 });
