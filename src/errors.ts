@@ -64,6 +64,9 @@ export const ERRORS = {
   EDOC_MAP_VAT_RATE: 'A VAT rate outside the mapping\'s allowed rates (default 0, 5, 19), as a fraction read as a percentage (0.19) would be; the document is not sent.',
   EDOC_MAP_NEGATIVE: 'A line has a negative quantity, price or discount; the document is not sent.',
   EDOC_MAP_ZERO_LINE: 'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
+  EDOC_MAP_MASTER_MISSING: 'A document reads a master-data table (customers, suppliers, employees) by an id the table does not hold, or the table has no file loaded yet; the document is not sent.',
+  EDOC_MASTER_BAD_FILE: 'A master-data table file cannot be read as the configured table (a missing column, an empty or repeated id, broken quoting); the table in use stays as it was.',
+  EDOC_MASTER_STALE: 'The master-data table in use was exported longer ago than its configured maxAge.',
   EDOC_MAP_DISCOUNT: 'A line discount cannot be carried: it exceeds the line\'s value, or the discounted unit price is not a whole number of cents.',
   // --- validate -----------------------------------------------------------
   EDOC_VALIDATE_SCHEMA: 'The request does not match the wire schema of its resource.',

@@ -8,7 +8,7 @@ import { EdocError, isEdocError } from '../errors.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { redactDeep } from '../log/redact.js';
 import type { Command } from './command.js';
-import { COMMANDS, findCommand } from './commands/index.js';
+import { COMMAND_NAMES, findCommand, loadCommands } from './commands/index.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE, EXIT_USAGE } from './exit-codes.js';
 import { commandHelp, generalHelp } from './help.js';
 import { createCliIO } from './io.js';
@@ -127,7 +127,7 @@ export async function main(argv: readonly string[], overrides: Partial<CliEnviro
 
   if (name === undefined || name === 'help') {
     const topic = name === 'help' ? splitCommand(rest).name : undefined;
-    const target = topic === undefined ? undefined : findCommand(topic);
+    const target = topic === undefined ? undefined : await findCommand(topic);
     if (target) {
       write(environment.stdout, commandHelp(target));
       return EXIT_OK;
@@ -137,13 +137,13 @@ export async function main(argv: readonly string[], overrides: Partial<CliEnviro
       return EXIT_OK;
     }
     const asked = name === 'help' || wantsHelp(rest);
-    write(asked ? environment.stdout : environment.stderr, generalHelp(COMMANDS, version()));
+    write(asked ? environment.stdout : environment.stderr, generalHelp(await loadCommands(), version()));
     return asked && topic === undefined ? EXIT_OK : EXIT_USAGE;
   }
 
-  const command = findCommand(name);
+  const command = await findCommand(name);
   if (!command) {
-    const suggestion = closest(name, COMMANDS.map((c) => c.name));
+    const suggestion = closest(name, COMMAND_NAMES);
     write(environment.stderr, `edoc-bridge: unknown command "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; run edoc-bridge --help for the list`);
     return EXIT_USAGE;
   }

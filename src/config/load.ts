@@ -105,6 +105,7 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
     companies,
     paths: { inbox: abs(config.paths.inbox), outbox: abs(config.paths.outbox), state: abs(config.paths.state), logs: abs(config.paths.logs) },
     kinds,
+    masterData: { ...config.masterData, tables: Object.fromEntries(Object.entries(config.masterData.tables).map(([name, t]) => [name, { ...t, folder: abs(t.folder) }])) },
     log: { ...config.log, file: abs(config.log.file) },
     emulator: { ...config.emulator, seed: abs(config.emulator.seed), ...(config.emulator.state === undefined ? {} : { state: abs(config.emulator.state) }) },
   };

@@ -6,10 +6,29 @@
  */
 import { EdocError, isEdocError } from '../errors.js';
 import { loadMapping } from '../map/load-mapping.js';
+import type { Mapping } from '../map/mapping-types.js';
 import type { Config } from './schema.js';
 
+/** Every `lookup(table, key, column)` of a mapping names a configured table and one of its columns. */
+function checkMasterReferences(mapping: Mapping, tables: Config['masterData']['tables']): void {
+  for (const [table, columns] of Object.entries(mapping.masterTables ?? {})) {
+    const t = Object.hasOwn(tables, table) ? tables[table] : undefined;
+    if (t === undefined) {
+      const known = Object.keys(tables);
+      throw new EdocError('EDOC_MAPPING_INVALID', `Mapping ${mapping.file}: lookup() reads master table "${table}", which is not configured `
+        + `under masterData.tables (${known.length === 0 ? 'none is' : `configured: ${known.join(', ')}`})`, { file: mapping.file });
+    }
+    for (const column of columns) {
+      if (column !== t.key && !t.columns.includes(column)) {
+        throw new EdocError('EDOC_MAPPING_INVALID', `Mapping ${mapping.file}: lookup() reads column "${column}" of master table "${table}", `
+          + `which masterData.tables.${table}.columns does not list (${[t.key, ...t.columns].join(', ')})`, { file: mapping.file });
+      }
+    }
+  }
+}
+
 /** Throws EDOC_CONFIG_MAPPING for the first configured mapping that does not load (kinds in configuration order). */
-export async function checkMappings(config: Pick<Config, 'kinds'>, file: string): Promise<void> {
+export async function checkMappings(config: Pick<Config, 'kinds'> & Partial<Pick<Config, 'masterData'>>, file: string): Promise<void> {
   const checked = new Map<string, Promise<unknown>>();
   for (const [kind, settings] of Object.entries(config.kinds) as [string, { mapping?: string }][]) {
     const mapping = settings.mapping;
@@ -20,7 +39,7 @@ export async function checkMappings(config: Pick<Config, 'kinds'>, file: string)
       checked.set(mapping, loading);
     }
     try {
-      await loading;
+      checkMasterReferences(await loading as Mapping, config.masterData?.tables ?? {});
     } catch (err) {
       const key = `kinds.${kind}.mapping`;
       const reason = isEdocError(err) ? err.message : String(err);

@@ -5,6 +5,7 @@ import { alertsSchema } from './alerts-schema.js';
 import { parseDuration } from './duration.js';
 import { clusterSchema, ledgerSchema } from './ledger-schema.js';
 import { httpSchema } from './http-schema.js';
+import { masterDataSchema } from './master-data-schema.js';
 import { isLoopbackHost } from './loopback.js';
 
 export { isLoopbackHost };
@@ -240,6 +241,8 @@ const configObjectSchema = z.strictObject({
   /** The operator listener (health, metrics, console); none when absent. See config/http-schema.ts. */
   http: httpSchema.optional(),
   alerts: alertsSchema.prefault({}),
+  /** Master-data tables (customers, suppliers, employees) mappings read. See config/master-data-schema.ts. */
+  masterData: masterDataSchema.prefault({}),
   emulator: z
     .strictObject({
       /** Seed file of the embedded / standalone emulator. */

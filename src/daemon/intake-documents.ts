@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { NewDocument, ReportProblem } from '../ledger/types.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
+import type { MasterTables } from '../map/master-tables.js';
 import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
 import type { SourceDocument, SourceFormat } from '../read/source-document.js';
@@ -28,6 +29,8 @@ export interface ReadJob {
   kind: DocumentKind;
   company: { alias: string; nit: string };
   mapping?: Mapping;
+  /** The master-data tables the mapping reads, one version each (loaded from the ledger by the caller). */
+  master?: MasterTables;
   /** Size and mtime when the file was hashed: a file that differs at open is `EDOC_READ_CHANGED`. */
   expect: { size: number; mtimeMs: number };
   maxRecordBytes: number;
@@ -56,6 +59,7 @@ export async function readDocumentBatches(job: ReadJob, secrets: SecretScrubber,
   const opened = await openSource(job.path, job.kind, {
     company: job.company,
     ...(job.mapping ? { mapping: job.mapping } : {}),
+    ...(job.master ? { master: job.master } : {}),
     expect: job.expect,
     maxRecordBytes: job.maxRecordBytes,
     ...(signal ? { signal } : {}),

@@ -8,7 +8,8 @@
 import { parentPort } from 'node:worker_threads';
 import { isEdocError } from '../errors.js';
 import { SecretScrubber } from '../log/secrets.js';
-import { readDocumentBatches } from './intake-documents.js';
+import { readDocumentBatches, type ReadJob } from './intake-documents.js';
+import { heldAfter, type MasterTable } from '../map/master-tables.js';
 import { AHEAD, type FromWorker, type SerializedError, type ToWorker } from './intake-messages.js';
 
 interface Running {
@@ -54,11 +55,32 @@ function serialize(err: unknown): SerializedError {
   };
 }
 
+/** The master-table versions received whole, by table (the two newest each: `heldAfter`, as intake-reader.ts counts them). */
+const tables = new Map<string, Map<number, MasterTable>>();
+
+function withTables(job: ReadJob): ReadJob {
+  if (job.master === undefined) return job;
+  const master: Record<string, MasterTable> = {};
+  for (const [name, t] of Object.entries(job.master)) {
+    const versions = tables.get(name) ?? new Map<number, MasterTable>();
+    if (t.held !== true) {
+      versions.set(t.version, t);
+      const keep = heldAfter([...versions.keys()], t.version);
+      for (const v of versions.keys()) if (!keep.includes(v)) versions.delete(v);
+      tables.set(name, versions);
+    }
+    const own = t.held === true ? versions.get(t.version) : t;
+    if (own === undefined) throw new Error(`master table ${name} version ${t.version} is not held by the intake worker`);
+    master[name] = own;
+  }
+  return { ...job, master };
+}
+
 async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promise<void> {
   const running: Running = { aborter: new AbortController(), credit: AHEAD };
   jobs.set(id, running);
   try {
-    const read = await readDocumentBatches(job.job, scrubberOf(job.secrets), running.aborter.signal);
+    const read = await readDocumentBatches(withTables(job.job), scrubberOf(job.secrets), running.aborter.signal);
     post({ type: 'opened', id, details: read.details });
     for await (const docs of read.batches) {
       while (running.credit === 0) {

@@ -24,6 +24,7 @@ import type { AppLogger } from '../log/logger.js';
 import { logDocumentFinal } from '../log/document-final.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
+import type { MasterTables } from '../map/master-tables.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
@@ -38,6 +39,8 @@ export interface IntakeContext {
   config: Readonly<Config>;
   logger: AppLogger;
   mapping(kind: DocumentKind): Promise<Mapping | undefined>;
+  /** The master-data tables a mapping reads (`lookup()`), newest version each; absent: none. */
+  masterTables?(mapping: Mapping | undefined): Promise<MasterTables | undefined>;
   /** Documents of this company became due. */
   onDocuments(company: string): void;
   /** The file's report should be (re)written; it may be complete. */
@@ -123,9 +126,10 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
   log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
   try {
     const mapping = await ctx.mapping(dropped.kind);
+    const master = await ctx.masterTables?.(mapping);
     const job: ReadJob = {
       path: dropped.path, kind: dropped.kind, company: { alias: dropped.company.alias, nit: dropped.company.nit },
-      ...(mapping ? { mapping } : {}), expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+      ...(mapping ? { mapping } : {}), ...(master ? { master } : {}), expect: { size: hash.size, mtimeMs: hash.mtimeMs },
       maxRecordBytes: ctx.config.read.maxRecordBytes, today: ctx.today ?? colombiaToday(),
     };
     const secrets = secretScrubberOf(ctx.config);

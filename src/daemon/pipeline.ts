@@ -24,6 +24,7 @@ import { CompanyRates } from '../rate/company-rate.js';
 import { CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
+import { MasterData } from './master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
 import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from './intake.js';
@@ -52,6 +53,8 @@ export class Pipeline {
   private readonly stopping = new AbortController();
   private readonly storage: StorageWatch;
   private readonly archived: ArchiveWatch;
+  /** The master-data tables: their folders watched, the versions the intake maps with. */
+  private readonly master: MasterData;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
   /** This run is marked as sending in the state folder (run-marks.ts). */
@@ -93,6 +96,7 @@ export class Pipeline {
     this.archived = new ArchiveWatch({ ledger, logger, watchMs: () => this.config.watch.archiveWatchMs,
       intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id),
       owns: (company) => this.owns(company) });
+    this.master = new MasterData({ ledger, logger, config: () => this.config });
     this.reports = new ReportScheduler({ ledger, logger, storage: this.storage,
       onArchived: (id, archivedPath) => void this.archived.add(id, archivedPath).catch((err: unknown) =>
         logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
@@ -137,6 +141,7 @@ export class Pipeline {
   private async begin(): Promise<void> {
     this.options.onStart?.(this.service);
     this.reader?.start();
+    await this.master.start();
     const clustered = this.companies.cluster !== undefined;
     // one process (SQLite): wait out the last run's requests on this state folder, and mark this one
     if (!clustered) this.marked = followLastRun(this.config.paths.state, this.rates, this.logger);
@@ -239,7 +244,7 @@ export class Pipeline {
     try {
       const result = await intakeFile({
         ledger: this.ledger, config: this.config, logger: this.logger,
-        mapping: (kind) => this.mapping(kind),
+        mapping: (kind) => this.mapping(kind), masterTables: (mapping) => this.master.tablesFor(mapping),
         onDocuments: (alias) => this.senders.get(alias)?.wake(),
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
@@ -317,6 +322,7 @@ export class Pipeline {
     const steps: CloseStep[] = [
       ...first,
       ['archive watch', () => this.archived.close()],
+      ['master data', () => this.master.close()],
       ['storage', () => this.storage.close()],
       ['intake', () => this.intake.onIdle()],
       ['intake worker', () => this.reader?.close()],

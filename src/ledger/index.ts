@@ -10,3 +10,4 @@ export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 export { makeKey } from './rows.js';
 export * from './types.js';
 export { CommitBatcher } from './commit-batcher.js';
+export type { MasterTableData, MasterVersion, NewMasterVersion } from './master-data.js';

@@ -13,6 +13,7 @@ import type { HeldLock } from './lock.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
+import * as master from './master-data.js';
 import * as places from './report-places.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './files.js';
@@ -258,6 +259,13 @@ export class Ledger implements LedgerPort {
   recordPull(company: string, at: number, data?: unknown): Promise<void> { return received.recordPull(this.sql, company, at, data, this.fence); }
   seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.sql, company, documentId); }
   recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.sql, record, this.fence); }
+
+  // --- master data (ledger/master-data.ts) ---------------------------------
+  latestMasterVersion(table: string): Promise<master.MasterVersion | undefined> { return master.latestMasterVersion(this.sql, table); }
+  storeMasterVersion(input: master.NewMasterVersion, now = ledgerNow()): ReturnType<LedgerPort['storeMasterVersion']> {
+    return master.storeMasterVersion(this.sql, input, now);
+  }
+  readMasterTable(table: string, version: number): Promise<master.MasterTableData | undefined> { return master.readMasterTable(this.sql, table, version); }
 }
 
 /**

@@ -199,6 +199,30 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE documents ADD COLUMN content TEXT;
   CREATE INDEX files_sha256 ON files(sha256);
   `,
+  // 10: master data (map/master-tables.ts): each version of a configured lookup table (customers,
+  // suppliers, employees) as the newest complete file of its folder gave it, with where it came from,
+  // and its rows by id (the cells as a JSON array in the version's column order). Kept in the ledger so
+  // that every node of a cluster reads the same version.
+  `
+  CREATE TABLE master_versions (
+    table_name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    file TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    file_mtime INTEGER NOT NULL,
+    loaded_at INTEGER NOT NULL,
+    columns TEXT NOT NULL,
+    row_count INTEGER NOT NULL,
+    PRIMARY KEY (table_name, version)
+  );
+  CREATE TABLE master_rows (
+    table_name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    cells TEXT NOT NULL,
+    PRIMARY KEY (table_name, version, id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -25,6 +25,7 @@ import type { ReadDetails, ResendRequest } from './files.js';
 import type { ConsoleQueries } from './console-queries.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
+import type { MasterTableData, MasterVersion, NewMasterVersion } from './master-data.js';
 import type {
   CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
   OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
@@ -216,4 +217,12 @@ export interface LedgerPort {
   seenReceived(company: string, documentId: string): Promise<boolean>;
   /** False when the document was recorded already (the first record stands). */
   recordReceived(record: ReceivedRecord): Promise<boolean>;
+
+  // --- master data (lookup tables the mappings read) ------------------------------------------------
+  /** The newest version of a table, or undefined when none was loaded. */
+  latestMasterVersion(table: string): Promise<MasterVersion | undefined>;
+  /** Stores a version unless the newest has the same content (then `stored` is undefined); one transaction. */
+  storeMasterVersion(input: NewMasterVersion, now?: number): Promise<{ stored: MasterVersion | undefined; latest: MasterVersion | undefined }>;
+  /** A version with its rows, or undefined when it is no longer kept. */
+  readMasterTable(table: string, version: number): Promise<MasterTableData | undefined>;
 }

@@ -19,6 +19,7 @@ import { mappingKindSignals } from './kind-check.js';
 import { applyConcepts } from './concepts.js';
 import { conditionHolds, rowRoles } from './row-roles.js';
 import type { KindCheck, Mapping, Route } from './mapping-types.js';
+import type { MasterTables } from './master-tables.js';
 import { defaultGuards } from './guards/default-guards.js';
 import { reconcile } from './guards/reconcile.js';
 
@@ -104,7 +105,7 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
   return bad;
 }
 
-export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentKind, company: CompanyInfo): BuiltDocument {
+export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentKind, company: CompanyInfo, master?: MasterTables): BuiltDocument {
   // A document the export shows to be of another kind is reported as that alone, and never built.
   if (mapping.kindCheck !== undefined) {
     // a routed document: its route column is a sign too, so a contradiction names it ("correct the document")
@@ -113,7 +114,7 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     if (elsewhere.length > 0) return { problems: elsewhere };
   }
   const problems: Problem[] = [];
-  const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems };
+  const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems, ...(master === undefined ? {} : { master }) };
   // `rows:` rules pick the document row and the line rows (row-roles.ts); without them: first row, every row
   const roles = rowRoles(mapping, rows, docCtx);
   checkConsistency(mapping, roles.consistencyRows, problems);

@@ -13,6 +13,7 @@ import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToP
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
 import { applyCapture, applySplit, splitDateTime } from './capture.js';
 import { evaluateExpression, ExpressionError, expressionText } from './expr/evaluate-expression.js';
+import type { MasterTables } from './master-tables.js';
 
 /** Numbers an expression gives are plain (`12.5`), whatever the export's format. */
 const PLAIN = { decimal: '.', thousands: '' } as const;
@@ -38,6 +39,8 @@ export interface EvalContext {
   rows: number[];
   position?: number;
   problems: Problem[];
+  /** The master-data tables the mapping's `lookup()` reads (map/master-tables.ts). */
+  master?: MasterTables;
 }
 
 function report(ctx: EvalContext, code: ErrorCode, path: string, message: string, column: string | undefined, value: string): void {
@@ -58,10 +61,12 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
   if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
   if (spec.expr !== undefined) {
     try {
-      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format));
+      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format, ctx.master));
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
-      report(ctx, 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
+      // an id missing from a master table is reported once per document, not once per field that reads it
+      if (err.code !== undefined && ctx.problems.some((p) => p.code === err.code && p.message.includes(err.message))) return undefined;
+      report(ctx, err.code ?? 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
       return undefined;
     }
   }

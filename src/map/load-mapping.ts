@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { EdocError } from '../errors.js';
 import { compileNode, compileValue, mappingError } from './compile-node.js';
 import { compileDatePattern } from './convert-date.js';
+import { masterReferences } from './master-tables.js';
 import type { CompileContext } from './compile-node.js';
 import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
@@ -100,5 +101,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
     mapping.lines = compileNode(m.lines.fields, 'lines.fields', lineCtx);
     if (m.lines.key !== undefined) mapping.lineKey = m.lines.key;
   }
+  const master = masterReferences(mapping);
+  if (Object.keys(master).length > 0) mapping.masterTables = master;
   return Object.freeze(mapping);
 }

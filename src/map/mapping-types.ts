@@ -138,6 +138,8 @@ export interface Mapping {
   reconcile?: Reconcile;
   /** The default guards, as this mapping sets them. */
   guards: Guards;
+  /** The master-data tables its expressions read (`lookup(table, key, column)`): table -> columns. */
+  masterTables?: Record<string, string[]>;
 }
 
 /** A figure: `total`, `net`, `gross`, `discount`, `withholding`, or `tax:01` (a tax category). */

@@ -15,6 +15,7 @@ import { buildDocument } from '../map/build-document.js';
 import type { BuiltDocument } from '../map/build-document.js';
 import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
+import type { MasterTables } from '../map/master-tables.js';
 import type { UndecidedCell } from '../map/row-condition.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
@@ -34,6 +35,8 @@ import { routeKind } from '../map/route-kind.js';
 export interface CsvSourceContext extends CsvReadOptions {
   kind: DocumentKind;
   company: CompanyInfo;
+  /** The master-data tables the mapping reads (`lookup()`). */
+  master?: MasterTables;
   /** Fed with the bytes of the pass the documents come from. */
   hash?: Hash;
 }
@@ -151,12 +154,12 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       const routed = mapping.route === undefined ? { kind: ctx.kind } : routeKind(mapping.route, doc.rows);
       const kind = 'kind' in routed ? routed.kind : ctx.kind;
       if ('problem' in routed) built = { problems: [routed.problem] };
-      else if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, kind, ctx.company);
+      else if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master);
       else {
         // refused whole; what its own rows hold wrong is said too, so one correction round fixes both
         const cont = new Set(doc.continuation);
         const own = doc.rows.filter((r) => !cont.has(r.row));
-        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, kind, ctx.company).problems;
+        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, kind, ctx.company, ctx.master).problems;
         built = { problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems] };
       }
       if (doc.undecided !== undefined) {

@@ -34,9 +34,12 @@ import { openSheetSource } from './sheet-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
 import { utf8Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
+import type { MasterTables } from '../map/master-tables.js';
 
 export interface OpenSourceOptions {
   company: CompanyInfo;
+  /** The master-data tables the mapping reads (`lookup()`), one version each. */
+  master?: MasterTables;
   /** The kind's mapping; required for `.csv` / `.txt`, ignored for JSON. */
   mapping?: Mapping;
   /** Longest JSONL line accepted (counted in characters after decoding). @defaultValue maxRecordBytes */
@@ -89,7 +92,7 @@ export async function openSource(file: string, kind: DocumentKind, options: Open
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so spreadsheets cannot be read`, { file, kind });
     }
     const sheet = await openSheetSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
-      signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
+      ...(options.master ? { master: options.master } : {}), signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
     return { ...sheet, ...meta };
   }
   await assertText(file);
@@ -99,7 +102,7 @@ export async function openSource(file: string, kind: DocumentKind, options: Open
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
     }
     const csv = await openCsvSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
-      signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
+      ...(options.master ? { master: options.master } : {}), signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
     return { ...csv, ...meta };
   }
 

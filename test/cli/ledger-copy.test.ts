@@ -40,6 +40,11 @@ beforeAll(async () => {
       { index: 0, source: {}, ownNumber: false, request: { a: '' }, raw: '' },
       { index: 1, source: { rows: [2, 3], erpKey: 'SETP1' }, ownNumber: false, request: { big: 'x'.repeat(200_000) }, raw: `{"big":"${'x'.repeat(200_000)}"}` },
     ], 1_750_000_100_000);
+    // master data: two versions of a customers table, accents and an empty cell
+    for (const [v, name] of [[1, 'Ferretería Andina'], [2, 'Ferretería Andina S.A.S.']] as const) {
+      await ledger.storeMasterVersion({ table: 'customers', file: `terceros-${v}.csv`, sha256: String(v).repeat(64), fileMtime: 1_750_000_000_000 + v,
+        columns: ['name', 'email'], rows: new Map([['900123456', [name, '']], ['79456123', ['Juan Gómez', 'j@g.example']]]) }, 1_750_000_100_000);
+    }
   } finally {
     await ledger.close();
   }
@@ -82,7 +87,7 @@ function printed(run: CliRun): string {
   return `${run.stdout}\n${run.stderr}`;
 }
 
-const TABLES = ['files', 'documents', 'document_bodies', 'file_counts', 'events', 'kv', 'received', 'resend_requests'];
+const TABLES = ['files', 'documents', 'document_bodies', 'file_counts', 'events', 'kv', 'received', 'resend_requests', 'master_versions', 'master_rows'];
 
 /** Every row of a table, every column as text (NULL as null), in primary-key byte order, from both sides. */
 async function bothSides(db: PgDatabase, table: string, from = sourceDir): Promise<{ sqlite: unknown[][]; pg: unknown[][] }> {
@@ -112,7 +117,7 @@ describePg('edoc-bridge ledger copy', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`into the PostgreSQL ledger postgres://${db.server.user}@${db.server.host}:${db.server.port}/${db.name} (schema migrated from version 0 to`);
-    expect(run.stdout).toMatch(/8 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/);
+    expect(run.stdout).toMatch(/10 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/);
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) {
       const { sqlite, pg } = await bothSides(db, table);

@@ -4,12 +4,13 @@
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { tempFile } from '../map/helpers.js';
 import { SIIGO_COLUMNS, siigoSalesMapping } from '../map/values-amounts-helpers.js';
+import { Ledger } from '../../src/ledger/ledger.js';
 
 const root = join(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -72,5 +73,25 @@ describe('edoc-bridge validate --mapping', () => {
     expect(stderr).toContain(mapping);
     expect(stderr).toContain('lines.fields.UnitPrice.expr');
     expect(stderr).toContain('round([Valor unitario] / 1.19');
+  });
+  it('reads the master-data tables of the ledger, opened read-only: the buyer from the table, a missing id named', async () => {
+    const dir = dirname(await tempFile('placeholder', ''));
+    const state = join(dir, 'state');
+    const ledger = Ledger.open(state);
+    await ledger.storeMasterVersion({ table: 'customers', file: 'terceros.csv', sha256: 'a'.repeat(64), fileMtime: 1_764_000_000_000,
+      columns: ['Razón social'], rows: new Map([['800197268', ['Distribuidora Andina S.A.S.']]]) });
+    await ledger.close();
+    const config = await tempFile('edoc-bridge.yaml', `companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKey: key-main-0123456789 }\n`
+      + `paths: { state: ${state}, logs: ${join(dir, 'logs')} }\n`
+      + `masterData:\n  tables:\n    customers: { folder: ${join(dir, 'terceros')}, key: NIT, columns: [Razón social] }\n`);
+    const mapping = await tempFile('siigo.csv.yaml', siigoSalesMapping({ discount: true, reconcile: true })
+      .replace('Name: { column: Nombre tercero, required: true }', "Name: { expr: 'lookup(customers, [Identificación tercero], [Razón social])', required: true }"));
+    const file = await tempFile('ventas.csv', `${EXPORT}${EXPORT.split('\r\n')[1].replaceAll('1660', '1661').replace('800197268', '811111111')}\r\n`);
+    const { code, lines } = await validate([file, '--kind', 'invoice', '--mapping', mapping, '--config', config]);
+    expect(lines).toHaveLength(2);
+    expect((lines[0].request as { CustomerParty: { Name: string } }).CustomerParty.Name).toBe('Distribuidora Andina S.A.S.');
+    expect((lines[1].problems as { code: string; message: string }[]).map((p) => [p.code, p.message])).toEqual([['EDOC_MAP_MASTER_MISSING',
+      'CustomerParty.Name: id "811111111" is not in master table "customers" (version 1, from terceros.csv) in expression "lookup(customers, [Identificación tercero], [Razón social])"']]);
+    expect(code).toBe(1);
   });
 });

@@ -146,7 +146,7 @@ colour: blue
     expect(err.message).toContain('service.baseURL: unknown key "baseURL" (did you mean "baseUrl"?)');
     expect(err.message).toContain('kinds.invoices: unknown key "invoices" (did you mean "invoice"?)');
     expect(err.message).toContain('retry.max_attempts: unknown key "max_attempts" (did you mean "maxAttempts"?)');
-    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, read, received, log, ledger, cluster, http, alerts, emulator\)/);
+    expect(err.message).toMatch(/colour: unknown key "colour" \(valid keys: service, companies, paths, kinds, retry, watch, read, received, log, ledger, cluster, http, alerts, masterData, emulator\)/);
   });
 
   test('an unknown key is echoed at most 40 characters long; one that looks like a secret is not echoed at all (issue 12, item 8)', async () => {

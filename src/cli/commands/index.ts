@@ -1,35 +1,35 @@
 import type { Command } from '../command.js';
-import { commissionCommand } from './commission.js';
-import { emulatorCommand } from './emulator.js';
-import { ledgerCommand } from './ledger.js';
-import { rangesCommand } from './ranges.js';
-import { receivedCommand } from './received.js';
-import { resendCommand } from './resend.js';
-import { resolveCommand } from './resolve.js';
-import { retryCommand } from './retry.js';
-import { runCommand } from './run.js';
-import { showCommand } from './show.js';
-import { statusCommand } from './status.js';
-import { submitCommand } from './submit.js';
-import { validateCommand } from './validate.js';
 
-/** Every command, in the order `edoc-bridge --help` lists them. */
-export const COMMANDS: readonly Command[] = [
-  runCommand,
-  submitCommand,
-  validateCommand,
-  statusCommand,
-  showCommand,
-  retryCommand,
-  resolveCommand,
-  resendCommand,
-  rangesCommand,
-  commissionCommand,
-  receivedCommand,
-  ledgerCommand,
-  emulatorCommand,
-];
+/**
+ * Every command, in the order `edoc-bridge --help` lists them, each loaded only when it is asked for: a
+ * command's module pulls in what it runs (the daemon, the emulator, the mapping engine…), and a one-shot
+ * `status` or `retry` need not compile the rest of the program first (about 0.3 s of CPU per start).
+ */
+const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
+  run: async () => (await import('./run.js')).runCommand,
+  submit: async () => (await import('./submit.js')).submitCommand,
+  validate: async () => (await import('./validate.js')).validateCommand,
+  status: async () => (await import('./status.js')).statusCommand,
+  show: async () => (await import('./show.js')).showCommand,
+  retry: async () => (await import('./retry.js')).retryCommand,
+  resolve: async () => (await import('./resolve.js')).resolveCommand,
+  resend: async () => (await import('./resend.js')).resendCommand,
+  ranges: async () => (await import('./ranges.js')).rangesCommand,
+  commission: async () => (await import('./commission.js')).commissionCommand,
+  received: async () => (await import('./received.js')).receivedCommand,
+  ledger: async () => (await import('./ledger.js')).ledgerCommand,
+  emulator: async () => (await import('./emulator.js')).emulatorCommand,
+};
 
-export function findCommand(name: string): Command | undefined {
-  return COMMANDS.find((command) => command.name === name);
+/** The names of every command, in help order. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(LOADERS);
+
+/** The command called `name`, loaded; undefined for a name that is no command. */
+export async function findCommand(name: string): Promise<Command | undefined> {
+  return Object.hasOwn(LOADERS, name) ? LOADERS[name]!() : undefined;
+}
+
+/** Every command, loaded (the general help lists them with their summaries). */
+export async function loadCommands(): Promise<Command[]> {
+  return Promise.all(COMMAND_NAMES.map((name) => LOADERS[name]!()));
 }

@@ -9,6 +9,8 @@ import { secretScrubberOf } from '../../config/secrets.js';
 import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import type { Mapping } from '../../map/mapping-types.js';
+import type { MasterTable, MasterTables } from '../../map/master-tables.js';
+import { openLedger } from '../../ledger/open.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
 import { documentKey, formatKey } from '../../kinds/document-key.js';
@@ -73,6 +75,7 @@ export const validateCommand: Command = {
         throw err;
       }
     }
+    const master = mapping?.masterTables === undefined ? undefined : await masterTables(config, io.env, Object.keys(mapping.masterTables));
     const today = colombiaToday();
     let failed = false;
     for (const file of files) {
@@ -81,7 +84,7 @@ export const validateCommand: Command = {
       let invalid = 0;
       try {
         const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(csvMapping ? { mapping: csvMapping } : {}),
-          maxRecordBytes: config.read.maxRecordBytes });
+          ...(master ? { master } : {}), maxRecordBytes: config.read.maxRecordBytes });
         for await (const doc of opened.documents) {
           // a document the mapping routed (one export, several kinds) is checked as its own kind
           const docKind = doc.kind ?? kind;
@@ -110,3 +113,25 @@ export const validateCommand: Command = {
     return failed ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
   },
 };
+
+/** The newest version of each master table the mapping reads, from the ledger opened read-only; none without a ledger. */
+async function masterTables(config: Parameters<typeof openLedger>[0], env: NodeJS.ProcessEnv, names: string[]): Promise<MasterTables> {
+  const out: Record<string, MasterTable> = {};
+  let ledger: Awaited<ReturnType<typeof openLedger>>;
+  try {
+    ledger = await openLedger(config, { readOnly: true, env });
+  } catch (err) {
+    if (isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) return out;
+    throw err;
+  }
+  try {
+    for (const table of names) {
+      const latest = await ledger.latestMasterVersion(table);
+      const data = latest === undefined ? undefined : await ledger.readMasterTable(table, latest.version);
+      if (data !== undefined) out[table] = data;
+    }
+    return out;
+  } finally {
+    await ledger.close();
+  }
+}

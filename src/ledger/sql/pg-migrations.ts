@@ -225,6 +225,27 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE documents ADD COLUMN content TEXT;
   CREATE INDEX files_sha256 ON files(sha256);
   `,
+  // 9: the SQLite ledger's step 10 (master-data tables by version, their rows by id).
+  `
+  CREATE TABLE master_versions (
+    table_name TEXT COLLATE "C" NOT NULL,
+    version INTEGER NOT NULL,
+    file TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    file_mtime BIGINT NOT NULL,
+    loaded_at BIGINT NOT NULL,
+    columns TEXT NOT NULL,
+    row_count INTEGER NOT NULL,
+    PRIMARY KEY (table_name, version)
+  );
+  CREATE TABLE master_rows (
+    table_name TEXT COLLATE "C" NOT NULL,
+    version INTEGER NOT NULL,
+    id TEXT COLLATE "C" NOT NULL,
+    cells TEXT NOT NULL,
+    PRIMARY KEY (table_name, version, id)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -9,12 +9,16 @@ import { erpNumberToPlain } from '../convert-number.js';
 import * as x from './exact-decimal.js';
 import type { Exact } from './exact-decimal.js';
 import type { ExprNode } from './parse-expression.js';
+import { lookupMaster, MasterLookupError, type MasterTables } from '../master-tables.js';
+
+/** The number format of the cells, and the master-data tables `lookup()` reads. */
+type Env = Pick<MappingFormat, 'decimal' | 'thousands'> & { master?: MasterTables };
 
 export const EMPTY = Symbol('empty');
 type Value = Exact | string | boolean | typeof EMPTY;
 
 export class ExpressionError extends Error {
-  constructor(message: string, readonly column?: string, readonly value?: string) {
+  constructor(message: string, readonly column?: string, readonly value?: string, readonly code?: 'EDOC_MAP_MASTER_MISSING') {
     super(message);
   }
 }
@@ -55,12 +59,12 @@ function text(v: Raw): string {
   return isCell(v) ? v.text : typeof v === 'string' ? v : isExact(v) ? x.exactText(v) : String(v);
 }
 
-export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Value {
-  const v = ev(n, row, format);
+export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>, master?: MasterTables): Value {
+  const v = ev(n, row, master === undefined ? format : { decimal: format.decimal, thousands: format.thousands, master });
   return isCell(v) ? v.text : v;
 }
 
-function ev(n: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+function ev(n: ExprNode, row: ExprRow, f: Env): Raw {
   switch (n.t) {
     case 'num': return n.v;
     case 'str': return n.v;
@@ -75,7 +79,7 @@ function ev(n: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thous
   }
 }
 
-function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Env): Raw {
   if (op === 'and' || op === 'or') {
     const l = ev(ln, row, f);
     if (l === EMPTY) return EMPTY;
@@ -109,7 +113,8 @@ function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Pick<Ma
   }
 }
 
-function call(fn: string, args: ExprNode[], row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
+function call(fn: string, args: ExprNode[], row: ExprRow, f: Env): Raw {
+  if (fn === 'lookup') return lookup(args, row, f);
   if (fn === 'empty') return ev(args[0], row, f) === EMPTY;
   if (fn === 'coalesce') {
     for (const a of args) { const v = ev(a, row, f); if (v !== EMPTY) return v; }
@@ -129,6 +134,22 @@ function call(fn: string, args: ExprNode[], row: ExprRow, f: Pick<MappingFormat,
     case 'min': return nums.reduce((a, b) => (x.compare(a, b) <= 0 ? a : b));
     case 'max': return nums.reduce((a, b) => (x.compare(a, b) >= 0 ? a : b));
     default: throw new ExpressionError(`unknown function ${fn}()`);
+  }
+}
+
+/** `lookup(table, key, column)`: a blank key or a blank cell is empty; a missing id refuses the document. */
+function lookup(args: ExprNode[], row: ExprRow, f: Env): Raw {
+  const keyRaw = ev(args[1], row, f);
+  if (keyRaw === EMPTY) return EMPTY;
+  const key = text(keyRaw).trim();
+  const table = (args[0] as { v: string }).v;
+  const column = (args[2] as { v: string }).v;
+  try {
+    const cell = lookupMaster(f.master, table, key, column);
+    return cell === '' ? EMPTY : { text: cell, column: `${table}.${column}` };
+  } catch (err) {
+    if (!(err instanceof MasterLookupError)) throw err;
+    throw new ExpressionError(err.message, isCell(keyRaw) ? keyRaw.column : undefined, key, err.code);
   }
 }
 

@@ -35,7 +35,7 @@ export const MAX_NODES = 200;
 
 /** Functions and how many arguments they take ([min, max]). */
 export const FUNCTIONS: Record<string, [number, number]> = {
-  round: [1, 2], abs: [1, 1], min: [2, 8], max: [2, 8], if: [3, 3], coalesce: [2, 8], empty: [1, 1],
+  round: [1, 2], abs: [1, 1], min: [2, 8], max: [2, 8], if: [3, 3], coalesce: [2, 8], empty: [1, 1], lookup: [3, 3],
 };
 
 export class ExpressionSyntaxError extends Error {}
@@ -178,6 +178,7 @@ class Parser {
       if (args.length < arity[0] || args.length > arity[1]) {
         throw new ExpressionSyntaxError(`${fn}() takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1]}`} arguments, not ${args.length}`);
       }
+      if (fn === 'lookup') return this.node({ t: 'call', fn, args: lookupArgs(args) }, d);
       if (fn === 'round' && args[1] !== undefined && (args[1].t !== 'num' || args[1].v.scale !== 0 || args[1].v.units > 12n)) {
         throw new ExpressionSyntaxError('round(x, places): places must be a whole number from 0 to 12');
       }
@@ -190,6 +191,18 @@ class Parser {
     const t = this.next();
     if (t.kind !== 'op' || t.text !== op) throw new ExpressionSyntaxError(t.kind === 'end' ? `missing ${op} at the end` : `expected ${op} at character ${t.at + 1}, found ${JSON.stringify(t.text)}`);
   }
+}
+
+/**
+ * `lookup(table, key, column)`: the table and the column are names (`customers`, `[Razón social]`) or
+ * texts (`'customers'`), never read from the row; the key is any value (a column, usually).
+ */
+function lookupArgs(args: ExprNode[]): ExprNode[] {
+  const nameOf = (n: ExprNode, what: string): ExprNode => {
+    if (n.t === 'col' || n.t === 'str') return { t: 'str', v: n.t === 'col' ? n.name : n.v };
+    throw new ExpressionSyntaxError(`lookup(table, key, column): the ${what} must be a name such as customers or [Razón social], not an expression`);
+  };
+  return [nameOf(args[0], 'table'), args[1], nameOf(args[2], 'column')];
 }
 
 /** What a node yields, as far as the text tells (columns: 'any'); throws on a misuse it can see. */
@@ -211,6 +224,10 @@ export function typeOf(n: ExprNode): ExprType {
         const a = typeOf(n.args[1]);
         const b = typeOf(n.args[2]);
         return a === b ? a : 'any';
+      }
+      if (n.fn === 'lookup') {
+        if (typeOf(n.args[1]) === 'boolean') throw new ExpressionSyntaxError('lookup() needs a key (a column), not a condition');
+        return 'any';
       }
       if (n.fn === 'coalesce') { const types = n.args.map(typeOf); return types.every((x) => x === types[0]) ? types[0] : 'any'; }
       for (const a of n.args) expectNumber(a, `${n.fn}()`);
