@@ -50,6 +50,7 @@ export const ERRORS = {
   EDOC_MAP_UNKNOWN_CODE: 'A cell holds a code that the mapping\'s lookup table does not know.',
   EDOC_MAP_INCONSISTENT: 'The rows of one document disagree on a document-level field.',
   EDOC_MAP_MULTIPLE_VAT: 'A line carries more than one VAT rate.',
+  EDOC_MAP_ROUTE: 'A document of an export holding several kinds names no kind the mapping routes (a blank or unlisted value in the route column, or two kinds in one document); it is not sent.',
   EDOC_MAP_REQUIRED: 'A required value is empty.',
   EDOC_MAP_ROW_WITHOUT_KEY: 'A row carries line values but no document key (a continuation row whose parent columns were not filled down); the document it continues is not sent without it.',
   EDOC_MAP_UNKNOWN_CONCEPT: 'A row holds a concept code that the mapping\'s concept table neither maps nor ignores.',

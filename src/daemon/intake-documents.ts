@@ -107,7 +107,9 @@ export function bounded(text: string, secrets: SecretScrubber): string {
  * The stored form of a document. The parsed request itself is not kept in it: its text is (`requestText`,
  * or `raw` when `requestFromRaw`), so only strings and small objects cross to the ledger's thread.
  */
-function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubber): NewDocument {
+function toNewDocument(doc: SourceDocument, readJob: ReadJob, secrets: SecretScrubber): NewDocument {
+  // a routed document (one export, several kinds) is validated, keyed and stored as its own kind
+  const job = doc.kind === undefined ? readJob : { ...readJob, kind: doc.kind };
   const problems: Problem[] = [...doc.problems];
   if (doc.request !== undefined && problems.length === 0) {
     problems.push(...validateDocument(job.kind, doc.request, { today: job.today, issuerNit: job.company.nit }));
@@ -119,6 +121,7 @@ function toNewDocument(doc: SourceDocument, job: ReadJob, secrets: SecretScrubbe
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     customer: customerOf(job.kind, doc.request, secrets),
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
+    ...(doc.kind === undefined ? {} : { kind: doc.kind }),
   };
   // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
   // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in

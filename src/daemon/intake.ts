@@ -242,7 +242,7 @@ async function insertBatch(ledger: LedgerPort, fileId: number, batch: readonly N
     const copy = byCopy.get(d.index);
     const other = otherContent.get(d.index);
     const ref = byReference.get(d.index);
-    const key = d.number ? makeKey(dropped.company.alias, dropped.kind, d.number) : null;
+    const key = d.number ? makeKey(dropped.company.alias, d.kind ?? dropped.kind, d.number) : null;
     if (other !== undefined) {
       log.error({ doc: key, status: 'duplicate', attempts: 0, code: 'EDOC_ISSUED_OTHER_CONTENT', note: other }, 'document final');
       continue;
@@ -272,7 +272,7 @@ async function checkRanges(check: NonNullable<IntakeContext['checkNumber']>, bat
     if (next.number === null || next.number === undefined || (next.problems?.length ?? 0) > 0) continue;
     const slash = next.number.lastIndexOf('/');
     const key: DocumentKey = { prefix: next.number.slice(0, slash), number: next.number.slice(slash + 1) };
-    const answer = check(dropped.company.alias, dropped.kind, key);
+    const answer = check(dropped.company.alias, next.kind ?? dropped.kind, key);
     const refused = answer instanceof Promise ? await answer : answer;
     if (refused !== undefined) next.problems = [toReportProblem(refused, secrets)];
   }

@@ -39,7 +39,7 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
   const hold = await otherCompanyHold(q, fileId);
   const write = (batch: NewDocument[]): Promise<void> => q.transaction(async (tx) => {
     await fence(tx, [file.company]);
-    const keyOf = (d: NewDocument): string | null => (d.number ? makeKey(file.company, file.kind, d.number) : null);
+    const keyOf = (d: NewDocument): string | null => (d.number ? makeKey(file.company, d.kind ?? file.kind, d.number) : null);
     const hasProblems = (d: NewDocument): boolean => d.problems !== undefined && d.problems.length > 0;
     // one read for the batch: which of its keys were accepted already
     const accepted = await acceptedKeys(tx, batch.filter((d) => !hasProblems(d)).map(keyOf).filter((k): k is string => k !== null));
@@ -50,7 +50,7 @@ export async function insertDocuments(q: SqlExecutor, fileId: number, docs: Iter
       const dupOf = !problems && key ? accepted.get(key) : undefined;
       const copy = !problems && !dupOf && earlier ? await earlier(tx, d.index, d.raw, d.ownNumber === true) : undefined;
       // a note whose referenced document the ledger holds as never issued is held (note-references.ts)
-      const ref = !problems && !dupOf && copy === undefined ? await checkReferences(tx, file.company, kind, d.references) : undefined;
+      const ref = !problems && !dupOf && copy === undefined ? await checkReferences(tx, file.company, d.kind ?? kind, d.references) : undefined;
       if (ref !== undefined) (result.byReference ??= []).push({ index: d.index, ...('notIssued' in ref ? { notIssued: ref.notIssued.message } : ref) });
       if (ref !== undefined && 'notIssued' in ref) problems = [ref.notIssued];
       if (hold !== undefined && !problems && !dupOf && copy === undefined) {
@@ -159,7 +159,7 @@ const NO_ID = 0;
 async function insertRows(tx: SqlExecutor, fileId: number, file: { company: string; kind: string }, rows: readonly PlannedDocument[],
   now: number): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
-  const values = rows.map(({ d, key, state, problems, errors }) => [fileId, d.index, file.company, file.kind, JSON.stringify(d.source), key,
+  const values = rows.map(({ d, key, state, problems, errors }) => [fileId, d.index, file.company, d.kind ?? file.kind, JSON.stringify(d.source), key,
     d.ownNumber ? 1 : 0, state, json(problems), json(errors), now, d.customer ?? null, d.content ?? null] as const);
   const body = (d: NewDocument): [string | null, string, number] => {
     const fromRaw = d.requestFromRaw === true;

@@ -114,6 +114,8 @@ export interface FileRow {
 export interface NewDocument {
   index: number;
   source: SourcePosition;
+  /** The kind it is sent as, when the mapping routed it (one export, several kinds); absent: the file's kind. */
+  kind?: DocumentKind;
   /**
    * The document's own number as `prefix/number` (from validate's `documentKey`), else null; the
    * ledger key is then `company/kind/prefix/number`, the same string as validate's `formatKey`.

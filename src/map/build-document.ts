@@ -18,7 +18,7 @@ import { getDerivation } from './derive/registry.js';
 import { mappingKindSignals } from './kind-check.js';
 import { applyConcepts } from './concepts.js';
 import { conditionHolds, rowRoles } from './row-roles.js';
-import type { Mapping } from './mapping-types.js';
+import type { KindCheck, Mapping, Route } from './mapping-types.js';
 import type { MasterTables } from './master-tables.js';
 import { defaultGuards } from './guards/default-guards.js';
 import { reconcile } from './guards/reconcile.js';
@@ -108,7 +108,9 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
 export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentKind, company: CompanyInfo, master?: MasterTables): BuiltDocument {
   // A document the export shows to be of another kind is reported as that alone, and never built.
   if (mapping.kindCheck !== undefined) {
-    const elsewhere = judgeKindSignals(kind, mappingKindSignals(mapping.kindCheck, rows));
+    // a routed document: its route column is a sign too, so a contradiction names it ("correct the document")
+    const checks = mapping.route === undefined ? mapping.kindCheck : [...mapping.kindCheck, routeCheck(mapping.route)];
+    const elsewhere = judgeKindSignals(kind, mappingKindSignals(checks, rows));
     if (elsewhere.length > 0) return { problems: elsewhere };
   }
   const problems: Problem[] = [];
@@ -156,4 +158,9 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
   // what the mapping computed is checked before anything is sent: the default guards, then the export's own figures
   problems.push(...defaultGuards(mapping, lines), ...reconcile(mapping, rows, request, lines));
   return problems.length > 0 ? { problems } : { request, problems };
+}
+
+/** A route as a `kindCheck` entry: each listed value shows its kind. */
+function routeCheck(route: Route): KindCheck {
+  return { column: route.column, values: Object.fromEntries(Object.entries(route.values).map(([value, kind]) => [value, [kind]])) };
 }

@@ -13,6 +13,7 @@ import { isKnownDerivation } from './derive/registry.js';
 import { compileKindCheck } from './kind-check.js';
 import { compileGuards, compileReconcile } from './guards/compile-guards.js';
 import { mappingFileSchema } from './mapping-schema.js';
+import { compileRoute } from './route-kind.js';
 import { compileRowRules } from './row-rules.js';
 import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
@@ -93,6 +94,8 @@ export function compileMapping(data: unknown, file: string): Mapping {
   if (reconcile !== undefined) mapping.reconcile = reconcile;
   const kindCheck = compileKindCheck(m.kindCheck, file);
   if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
+  const route = compileRoute(m.route, m.kinds, file);
+  if (route !== undefined) mapping.route = route;
   if (m.lines !== undefined) {
     mapping.linesField = m.lines.field;
     mapping.lines = compileNode(m.lines.fields, 'lines.fields', lineCtx);

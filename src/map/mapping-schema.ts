@@ -111,6 +111,7 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
   derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
   kindCheck: z.array(kindCheckItemSchema).optional(),
+  route: z.strictObject({ column: z.string().min(1), values: z.record(z.string(), z.string().min(1)) }).optional(),
   framing: framingSchema.optional(),
   rows: rowsSchema.optional(),
   concepts: conceptsSchema.optional(),

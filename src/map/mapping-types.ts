@@ -65,6 +65,14 @@ export interface KindCheck {
   values?: Record<string, DocumentKind[]>;
 }
 
+/** `route`: a column whose value (trimmed, lower-cased key) names the kind each document is sent as. */
+export interface Route {
+  column: string;
+  values: Record<string, DocumentKind>;
+  /** The values as the mapping spells them (for messages). */
+  listed: string[];
+}
+
 /** A condition on the cells of one row (compiled and evaluated in row-condition.ts). */
 export type RowCondition =
   | { test: 'equals'; column: string; values: string[] }
@@ -121,6 +129,8 @@ export interface Mapping {
   derive: Derive[];
   /** What the export's own columns say about a document's kind (absent: nothing is checked). */
   kindCheck?: KindCheck[];
+  /** One export, several kinds: the column naming each document's kind (map/route-kind.ts). */
+  route?: Route;
   framing?: Framing;
   rows?: RowRoles;
   concepts?: Concepts;

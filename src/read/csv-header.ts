@@ -33,6 +33,7 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: Docum
   const has = (c: string): boolean => header.has(normaliseColumnName(c));
   const keyAlternative = mapping.key.find((alt) => alt.every(has)) ?? mapping.key[0];
   for (const c of keyAlternative) required.add(c);
+  if (mapping.route !== undefined) required.add(mapping.route.column);
   const missing = [...required].filter((c) => !has(c));
   if (missing.length === 0) return;
   // bounded: the "header" may be a 200 MB line, or the one line of an API key file dropped by mistake

@@ -30,6 +30,7 @@ import { LastRowTable } from './csv-last-rows.js';
 import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import type { DocumentKind } from '../kinds/index.js';
+import { routeKind } from '../map/route-kind.js';
 
 export interface CsvSourceContext extends CsvReadOptions {
   kind: DocumentKind;
@@ -149,12 +150,16 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       const rows = doc.rows.map((r) => r.row);
       // a document missing rows that lost their key is refused whole, whatever else it holds
       let built: BuiltDocument;
-      if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, ctx.kind, ctx.company, ctx.master);
+      // one export, several kinds: the document is built and sent as the kind its column names
+      const routed = mapping.route === undefined ? { kind: ctx.kind } : routeKind(mapping.route, doc.rows);
+      const kind = 'kind' in routed ? routed.kind : ctx.kind;
+      if ('problem' in routed) built = { problems: [routed.problem] };
+      else if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master);
       else {
         // refused whole; what its own rows hold wrong is said too, so one correction round fixes both
         const cont = new Set(doc.continuation);
         const own = doc.rows.filter((r) => !cont.has(r.row));
-        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, ctx.kind, ctx.company, ctx.master).problems;
+        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, kind, ctx.company, ctx.master).problems;
         built = { problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems] };
       }
       if (doc.undecided !== undefined) {
@@ -174,6 +179,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       }
       const out: CsvSourceDocument = { index: doc.index, source: { rows }, key: doc.display, problems: built.problems, raw: doc.raws.join('') };
       if (built.request !== undefined) out.request = built.request;
+      if (mapping.route !== undefined && 'kind' in routed) out.kind = routed.kind;
       return out;
     };
     const framer = new RowFramer(mapping, headerRow, indexOf);

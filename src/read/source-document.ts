@@ -3,6 +3,7 @@
  * `SourceDocument` per document of the input file, streamed, so memory does not
  * grow with the file.
  */
+import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 
 export type { Problem } from '../validate/problem.js';
@@ -24,6 +25,8 @@ export interface SourceDocument {
   problems: Problem[];
   /** The original text of this document, exactly as in the file (for the retry file). */
   raw: string;
+  /** The kind the mapping routed it to (`route`); absent: the folder's kind. */
+  kind?: DocumentKind;
   /** `request` is exactly `JSON.parse(raw)` (JSON and JSONL inputs): the ledger stores the text once. */
   requestFromRaw?: boolean;
 }

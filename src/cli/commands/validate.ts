@@ -86,12 +86,14 @@ export const validateCommand: Command = {
         const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(csvMapping ? { mapping: csvMapping } : {}),
           ...(master ? { master } : {}), maxRecordBytes: config.read.maxRecordBytes });
         for await (const doc of opened.documents) {
+          // a document the mapping routed (one export, several kinds) is checked as its own kind
+          const docKind = doc.kind ?? kind;
           const problems: Problem[] = [...doc.problems];
-          if (doc.request !== undefined) problems.push(...validateDocument(kind, doc.request, { today, issuerNit: company.nit }));
-          const own = doc.request === undefined ? undefined : documentKey(kind, doc.request);
+          if (doc.request !== undefined) problems.push(...validateDocument(docKind, doc.request, { today, issuerNit: company.nit }));
+          const own = doc.request === undefined ? undefined : documentKey(docKind, doc.request);
           // the key as result.json, status and retry show it; a document without its own has the export's key
           // columns joined as source.erpKey, as in result.json
-          const key = own === undefined ? null : formatKey(company.alias, kind, own);
+          const key = own === undefined ? null : formatKey(company.alias, docKind, own);
           const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
           const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
           if (problems.length > 0 || doc.request === undefined) invalid += 1;
