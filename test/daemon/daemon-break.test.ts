@@ -19,7 +19,7 @@ import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, type Project, ROOT, type TestEmulator,
+  COMPANY_MAIN, type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { creditNote, invoice, jsonText } from '../helpers/documents.js';
@@ -31,10 +31,8 @@ let project: Project;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
   const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
-  ({ emulator, project } = await resources.daemonProject({ retry: { maxAttempts: 2 }, kinds: { invoice: sales } }));
-  await resources.startDaemon(project);
+  ({ emulator, project } = await resources.runningDaemon({ retry: { maxAttempts: 2 }, kinds: { invoice: sales } }));
 }, 120_000);
 
 /** Requests the emulator received on an operation, whatever their answer. */

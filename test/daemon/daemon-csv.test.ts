@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, type Project, ROOT, type TestEmulator,
+  type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 
@@ -19,14 +19,12 @@ const mapping = (name: string) => ({ mapping: path.join(ROOT, 'config/mappings',
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: {
       invoice: mapping('sales.csv.yaml'), 'credit-note': mapping('sales.csv.yaml'), 'debit-note': mapping('sales.csv.yaml'),
       payroll: mapping('payroll.csv.yaml'),
     },
   }));
-  await resources.startDaemon(project);
 }, 120_000);
 
 async function dropExample(kind: string, name: string): Promise<void> {

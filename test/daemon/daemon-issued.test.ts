@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, type Project, type ResultDocumentJson, type TestEmulator,
+  type Project, type ResultDocumentJson, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, payroll, pos, supportAdjustment, supportDocument, supportMarker } from '../helpers/documents.js';
@@ -21,9 +21,7 @@ let project: Project;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject());
-  await resources.startDaemon(project);
+  ({ emulator, project } = await resources.runningDaemon());
 }, 240_000);
 
 async function documents(p: Project, kind: string, name: string): Promise<Doc[]> {

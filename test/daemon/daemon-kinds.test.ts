@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, type DaemonProcess, type Project, type ResultJson, sleep, type TestEmulator,
+  COMPANY_MAIN, type DaemonProcess, type Project, type ResultJson, sleep, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import {
@@ -23,9 +23,7 @@ let daemon: DaemonProcess;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject());
-  daemon = await resources.startDaemon(project);
+  ({ emulator, project, daemon } = await resources.runningDaemon());
 }, 120_000);
 
 function statuses(result: ResultJson): string[] {

@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildCli, type Project, ROOT, type TestEmulator } from '../helpers/daemon-harness.js';
+import { type Project, ROOT, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { colombiaToday } from '../../src/policy/dates.js';
 import { runCli } from '../helpers/cli-runner.js';
@@ -50,7 +50,6 @@ function row(tipo: string, prefix: string, number: string, line: string, qty: st
 }
 
 beforeAll(async () => {
-  await buildCli();
   const dir = await resources.tempDir('edoc-routed-');
   const mixed = path.join(dir, 'sales-mixed.csv.yaml');
   const shipped = await readFile(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
@@ -60,11 +59,10 @@ route:
   values: { FV: invoice, NC: credit-note, ND: debit-note }
 `);
   const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: { invoice: { mapping: mixed }, 'credit-note': sales, 'debit-note': sales },
     retry: { maxAttempts: 2 },
   }));
-  await resources.startDaemon(project);
 }, 240_000);
 
 describe('one file, several kinds', () => {

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import CFB from 'cfb';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildCli, type Project, ROOT, type TestEmulator } from '../helpers/daemon-harness.js';
+import { type Project, ROOT, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 
 const SHEETS = path.join(ROOT, 'test', 'fixtures', 'sheets');
@@ -18,11 +18,9 @@ let project: Project;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
   }));
-  await resources.startDaemon(project);
 }, 120_000);
 
 const fixture = (name: string): Promise<Buffer> => readFile(path.join(SHEETS, name));

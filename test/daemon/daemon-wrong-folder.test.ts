@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  buildCli, type Project, ROOT, type TestEmulator,
+  type Project, ROOT, type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { runCli } from '../helpers/cli-runner.js';
@@ -29,14 +29,12 @@ const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: { invoice: sales, 'credit-note': sales, 'debit-note': sales },
     retry: { maxAttempts: 2 },
     // the service's own answers to numbers outside its ranges are under test here, not the daemon's local refusal
     alerts: { ranges: { refuseOutOfRange: false } },
   }));
-  await resources.startDaemon(project);
 }, 120_000);
 
 /** Requests the emulator received on an operation, whatever their answer. */

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { afterAll, test } from 'vitest';
 import { runCli, spawnCli, type CliOptions, type CliRun } from './cli-runner.js';
 import {
-  COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
+  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
   type TestEmulator, type TestEmulatorOptions, type TestSeed,
 } from './daemon-harness.js';
 import type { FaultSet } from './emulator-client.js';
@@ -130,6 +130,16 @@ export class TestResources {
       cli: (args, cliOptions) => this.runCli(project, args, cliOptions),
       spawnCli: (args) => this.spawnCli(project, args),
     };
+  }
+
+  /**
+   * What most files whose tests share one daemon do in their `beforeAll`: the CLI built, a project with
+   * its own emulator made, and its daemon started (watching the inbox).
+   */
+  async runningDaemon(options: DaemonProjectOptions = {}): Promise<DaemonProject & { daemon: DaemonProcess }> {
+    await buildCli();
+    const made = await this.daemonProject(options);
+    return { ...made, daemon: await this.startDaemon(made.project) };
   }
 
   /** Every cleanup, newest first, each even if an earlier one failed; the first failure is rethrown. */

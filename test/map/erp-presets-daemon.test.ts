@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildCli, type Project, type TestEmulator } from '../helpers/daemon-harness.js';
+import { type Project, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 
 const ROOT = path.join(import.meta.dirname, '../..');
@@ -19,8 +19,7 @@ let project: Project;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: {
       invoice: { mapping: preset('odoo-invoice.yaml') },
       'credit-note': { mapping: preset('odoo-credit-note.yaml') },
@@ -28,7 +27,6 @@ beforeAll(async () => {
       payroll: { mapping: preset('generic-payroll.yaml') },
     },
   }));
-  await resources.startDaemon(project);
 }, 240_000);
 
 interface Tax { TaxCategory: string; TaxPercentage?: string; TaxableAmount?: string; TaxAmount: string }

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildCli, type Project, type TestEmulator } from '../helpers/daemon-harness.js';
+import { type Project, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 
 const ERP = path.join(import.meta.dirname, '../fixtures/erp');
@@ -17,15 +17,13 @@ let project: Project;
 const resources = fileResources();
 
 beforeAll(async () => {
-  await buildCli();
-  ({ emulator, project } = await resources.daemonProject({
+  ({ emulator, project } = await resources.runningDaemon({
     kinds: {
       invoice: { mapping: path.join(ERP, 'siigo-ventas.yaml') },
       payroll: { mapping: path.join(ERP, 'nomina-por-concepto.yaml') },
       pos: { mapping: path.join(ERP, 'pos-recibos-por-articulo.yaml') },
     },
   }));
-  await resources.startDaemon(project);
 }, 120_000);
 
 type Issued = Record<string, unknown> & { Total?: { PayableAmount: string }; Lines?: unknown[] };
