@@ -12,10 +12,17 @@ import { erpDateToIso, erpTimeToIso } from './convert-date.js';
 import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
 import { applyCapture, applySplit, splitDateTime } from './capture.js';
-import { evaluateExpression, ExpressionError, expressionText } from './expr/evaluate-expression.js';
+import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
 
-/** Numbers an expression gives are plain (`12.5`), whatever the export's format. */
+/** Numbers an expression computes are plain (`12.5`), whatever the export's format. */
 const PLAIN = { decimal: '.', thousands: '' } as const;
+
+/**
+ * What a spec reads, before lookup and conversion: its text ('' when empty);
+ * `plain` when an expression computed it (numbers written `12.5`, not in the
+ * export's format); `column` when it is that column's cell as the export wrote it.
+ */
+interface Source { text: string; plain: boolean; column?: string }
 import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompanyInfo {
@@ -53,18 +60,25 @@ function describe(spec: ValueSpec): string {
   return 'value';
 }
 
-/** The text of a spec before lookup and conversion ('' when empty). */
-function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
-  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
+function sourceOf(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): Source | undefined {
   if (spec.expr !== undefined) {
     try {
-      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format));
+      const v = expressionValue(spec.expr, row, ctx.mapping.format);
+      // a cell passed on unchanged is read like a column: value, in the mapping's number format
+      return v.column === undefined ? { text: v.text, plain: true } : { text: v.text, plain: false, column: v.column };
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       report(ctx, 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
       return undefined;
     }
   }
+  const text = sourceText(spec, row, ctx, path);
+  return text === undefined ? undefined : { text, plain: false, column: spec.column };
+}
+
+/** The text of a spec other than an expression before lookup and conversion ('' when empty). */
+function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
+  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
   if (spec.const !== undefined) return spec.const;
   if (spec.position === true) return ctx.position === undefined ? '' : String(ctx.position);
   if (spec.company === 'nit') return normaliseIdNumber(ctx.company.nit);
@@ -103,9 +117,9 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
     const nit = normaliseIdNumber(ctx.company.nit);
     return { DocumentNumber: nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: nitCheckDigit(nit) };
   }
-  const text = sourceText(spec, row, ctx, path);
-  if (text === undefined) return null;
-  const trimmed = text.trim();
+  const source = sourceOf(spec, row, ctx, path);
+  if (source === undefined) return null;
+  const trimmed = source.text.trim();
   if (trimmed === '') {
     if (spec.default !== undefined) return evaluateValue(spec.default, row, ctx, path);
     if (spec.required) {
@@ -118,30 +132,30 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   if (spec.lookup !== undefined) {
     const mapped = ctx.mapping.lookups[spec.lookup][trimmed.toLowerCase()];
     if (mapped === undefined) {
-      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
+      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, source.column, trimmed);
       return null;
     }
     // a code the table maps to '' means "no value" (an excluded line: no tax entry at all)
     if (mapped === '') return undefined;
     value = mapped;
   }
-  return convert(spec, value, row, ctx, path);
+  return convert(spec, value, source, row, ctx, path);
 }
 
-function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+function convert(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
   try {
-    return convertUnsafe(spec, value, row, ctx, path);
+    return convertUnsafe(spec, value, source, row, ctx, path);
   } catch (err) {
     // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
-    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, spec.column, value);
+    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, source.column, value);
     return null;
   }
 }
 
-function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
-  const format = spec.expr === undefined ? ctx.mapping.format : { ...ctx.mapping.format, ...PLAIN };
+function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+  const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
-    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, spec.column, value);
+    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, source.column, value);
     return null;
   };
   switch (spec.as) {

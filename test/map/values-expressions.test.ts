@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compileMapping } from '../../src/map/load-mapping.js';
 import { parse } from 'yaml';
 import { invoiceTotals } from '../../src/validate/totals.js';
-import { mapFile, mappingFrom, requestOf } from './values-amounts-helpers.js';
+import { mapFile, mappingFrom, requestOf, SIIGO_COLUMNS, siigoSalesMapping } from './values-amounts-helpers.js';
 
 /*
  * Imitates an Alegra-style sales export: the invoice number with its prefix in one cell ("FE-1205"), the date
@@ -120,6 +120,59 @@ document:
     const yaml = 'name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { expr: "Precio * 2", as: decimal }\n';
     const [doc] = await mapFile('n;Precio\r\n1;diez\r\n', await mappingFrom(yaml), 'invoice');
     expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_EXPRESSION', 'Precio', [2]]]);
+  });
+});
+
+describe('a cell an expression passes on unchanged (coalesce, if) is read in the mapping\'s number format', () => {
+  /*
+   * The Siigo-style export of reconcile-guards.test.ts, the discount given as docs/mappings.md writes it:
+   * `coalesce([Valor Descuento], 0)` under decimal "," and thousands ".".
+   *   line 1: 2 × 50.000,00 = 100.000,00 − discount 10.000,00 = 90.000,00; VAT 19 % = 17.100,00
+   *   line 2: 1 × 30.000,00 =  30.000,00, discount blank → coalesce gives 0; VAT 19 % = 5.700,00
+   *   net 120.000,00 + VAT 22.800,00 = total 142.800,00 (the export's "Total factura")
+   */
+  const DISCOUNTED = [
+    SIIGO_COLUMNS,
+    'FV1;1660;18/11/2026;800197268;Distribuidora Andina S.A.S.;P-001;Silla ergonómica;2;50.000,00;10.000,00;19;142.800,00',
+    'FV1;1660;18/11/2026;800197268;Distribuidora Andina S.A.S.;P-002;Lámpara de escritorio;1;30.000,00;;19;142.800,00',
+  ].join('\r\n') + '\r\n';
+  const coalesced = siigoSalesMapping({ discount: false, reconcile: true, extra: "      discount: { expr: 'coalesce([Valor Descuento], 0)', as: decimal }\n" });
+
+  it('coalesce([Valor Descuento], 0) with as: decimal reads "10.000,00" as 10000.00 and a blank cell as 0', async () => {
+    const [doc] = await mapFile(DISCOUNTED, await mappingFrom(coalesced), 'invoice');
+    expect(doc.problems).toEqual([]);
+    const r = requestOf(doc);
+    expect(r.Lines.map((l: { GrossAmount: string; NetAmount: string; UnitPrice: string }) => [l.GrossAmount, l.NetAmount, l.UnitPrice])).toEqual([
+      ['100000.00', '90000.00', '45000.00'],
+      ['30000.00', '30000.00', '30000.00'],
+    ]);
+    expect(r.Total.PayableAmount).toBe('142800.00');
+    expect(invoiceTotals(r)).toEqual([]);
+  });
+
+  it('if() and coalesce() passing a cell on: numbers in the export\'s format, texts as written, a misread names the column', async () => {
+    // Cantidad "1,5" (decimal comma) → if(Tipo = 'NC', abs(Cantidad), Cantidad) = 1,5 → as: number 1.5
+    // Saldo "-2.500,25" on the NC row → abs = 2500.25; Nota blank → coalesce(Nota, Cliente) = "Tienda 1,5" as text
+    const yaml = `
+name: passthrough
+kinds: [invoice]
+format: { delimiter: ";", decimal: ",", thousands: "." }
+key: [n]
+document:
+  SeriePrefix: { expr: "if(Tipo = 'NC', abs(Cantidad), Cantidad)", as: number }
+  SerieNumber: { expr: "if(Tipo = 'NC', abs(Saldo), Saldo)", as: decimal }
+  Currency: { expr: 'coalesce(Nota, Cliente)' }
+  OperationType: { expr: 'coalesce(Descuento, 0)', as: percent }
+`;
+    const csv = 'n;Tipo;Cantidad;Saldo;Nota;Cliente;Descuento\r\n1;FV;1,5;1.000,5;;Tienda 1,5;2,5 %\r\n2;NC;-1,5;-2.500,25;;Tienda 2;\r\n3;FV;1.5;1;;x;\r\n';
+    const [fv, nc, bad] = await mapFile(csv, await mappingFrom(yaml), 'invoice');
+    // row 2: Saldo 1.000,5 → 1000.50; Descuento "2,5 %" read like a column as: percent → 2.50
+    expect(fv.request).toEqual({ SeriePrefix: '1.5', SerieNumber: '1000.50', Currency: 'Tienda 1,5', OperationType: '2.50' });
+    // row 3: abs(-1,5) = 1.5 and abs(-2.500,25) = 2500.25 are computed; Descuento blank → 0 → 0.00
+    expect(nc.request).toEqual({ SeriePrefix: '1.5', SerieNumber: '2500.25', Currency: 'Tienda 2', OperationType: '0.00' });
+    // row 4: "1.5" is no number under decimal "," (a thousands dot needs three digits after it): refused, naming the column
+    expect(bad.request).toBeUndefined();
+    expect(bad.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_BAD_NUMBER', 'Cantidad', [4]]]);
   });
 });
 
