@@ -116,6 +116,15 @@ document:
     expect(zero.problems[0].message).toContain('division by zero');
   });
 
+  it('computes a formula with brackets four deep', async () => {
+    // Taxes 190 × 100 / (1.190 − 190) = 19 → round(19, 0) = 19; 100 + 19 = 119
+    // Discounts 1.000 × 100 / 119 = 840,3361… → round(…, 2) = 840,34
+    const yaml = 'name: x\nkinds: [invoice]\nformat: { delimiter: ";", decimal: ",", thousands: "." }\nkey: [n]\ndocument:\n'
+      + "  SeriePrefix: { expr: 'round(Discounts * 100 / (100 + round(Taxes * 100 / ([Net sales] - Taxes), 0)), 2)', as: decimal }\n";
+    const [doc] = await mapFile('n;Discounts;Taxes;Net sales\r\n1;1.000;190;1.190\r\n', await mappingFrom(yaml), 'invoice');
+    expect(doc.request).toEqual({ SeriePrefix: '840.34' });
+  });
+
   it('a cell that is not a number in an expression names its column', async () => {
     const yaml = 'name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { expr: "Precio * 2", as: decimal }\n';
     const [doc] = await mapFile('n;Precio\r\n1;diez\r\n', await mappingFrom(yaml), 'invoice');
@@ -197,6 +206,20 @@ describe('the expression language at load: clear errors, never eval, bounded', (
     expect(load('1+'.repeat(600) + '1')).toThrow(/longer than 1000 characters/);
     expect(load('('.repeat(100) + '1' + ')'.repeat(100))).toThrow(/nested deeper than/);
     expect(load(Array.from({ length: 250 }, () => 'A').join('+'))).toThrow(/longer than 200 parts/);
+  });
+
+  it('counts nesting in brackets and calls, not in operators: an ordinary formula loads, a deep one is refused', () => {
+    // round( ( round( ( … ) ) ) ): four levels of brackets and calls
+    expect(load('round(Discounts * 100 / (100 + round(Taxes * 100 / ([Net sales] - Taxes), 0)), 2)')).not.toThrow();
+    // 24 levels load: 23 brackets around abs(1); 25 are refused, naming where the 25th opens
+    expect(load('('.repeat(23) + 'abs(1)' + ')'.repeat(23))).not.toThrow();
+    expect(load('('.repeat(24) + 'abs(1)' + ')'.repeat(24))).toThrow(/my-erp\.csv\.yaml: document\.SeriePrefix\.expr: brackets and calls nested deeper than 24 levels \(at character 25\)/);
+    expect(load('abs('.repeat(25) + '1' + ')'.repeat(25))).toThrow(/nested deeper than 24 levels \(at character 97\)/);
+    // operators chained without brackets are no nesting: 28 × "-A + B * 2" (A, -, B, 2, *, + = 6 parts) joined by
+    // 27 "+": 28 × 6 + 27 = 195 parts of 200, 28 × 3 + 27 = 111 operators without a bracket, load
+    expect(load(Array.from({ length: 28 }, () => '-A + B * 2').join(' + '))).not.toThrow();
+    // a chain of signs is bounded by the number of parts, and refused as such (no stack overflow)
+    expect(load('-'.repeat(999) + '1')).toThrow(/longer than 200 parts/);
   });
 
   it('refuses a capture pattern that does not compile or has no such group, and a nested repetition', () => {
