@@ -8,11 +8,14 @@ import type { ErrorCode } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
 import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import type { Problem } from '../validate/problem.js';
-import { erpDateToIso, erpTimeToIso } from './convert-date.js';
+import { erpDateToIso } from './convert-date.js';
 import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
-import { applyCapture, applySplit, splitDateTime } from './capture.js';
+import { applyCapture, applySplit, splitDateTime, timeOfDay } from './capture.js';
 import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
+
+/** What `as: time` and a datetime's `time:` column read: 24-hour, or 12-hour with AM/PM (capture.ts's timeOfDay). */
+const TIME_OF_DAY = 'a time of day (HH:mm:ss, or h:mm with AM/PM)';
 
 /** Numbers an expression computes are plain (`12.5`), whatever the export's format. */
 const PLAIN = { decimal: '.', thousands: '' } as const;
@@ -176,7 +179,7 @@ function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowV
       return /^[0-9A-Za-z]+$/.test(id) ? id : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
     }
     case 'time':
-      return erpTimeToIso(value) ?? bad('EDOC_MAP_BAD_DATE', 'a time of day (HH:mm:ss)');
+      return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);
     case 'date':
       return erpDateToIso(value, format.date) ?? bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
     case 'datetime': {
@@ -191,9 +194,9 @@ function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowV
       if (spec.time === undefined) return `${date}T00:00:00`;
       const timeText = row.get(spec.time).trim();
       if (timeText === '') return `${date}T00:00:00`;
-      const time = erpTimeToIso(timeText);
+      const time = timeOfDay(timeText);
       if (time === undefined) {
-        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not a time of day (HH:mm:ss)`, spec.time, timeText);
+        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not ${TIME_OF_DAY}`, spec.time, timeText);
         return null;
       }
       return `${date}T${time}`;

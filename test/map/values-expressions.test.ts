@@ -79,6 +79,36 @@ describe('values taken from part of a cell, and computed', () => {
     expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toContainEqual(['EDOC_MAP_NO_MATCH', 'Número', [2, 3]]);
   });
 
+  it('as: time and the time: column of a datetime read 12-hour times with AM/PM as a one-cell datetime does', async () => {
+    const yaml = `
+name: times
+kinds: [invoice]
+format: { delimiter: ";", date: dd/MM/yyyy }
+key: [n]
+document:
+  SeriePrefix: { column: Hora, as: time }
+  IssueDate: { column: Fecha, as: datetime, time: Hora }
+`;
+    const csv = ['n;Fecha;Hora', '1;18/11/2026;12:05 AM', '2;18/11/2026;12:30 PM', '3;18/11/2026;3:45 p. m.', '4;18/11/2026;11:59:59 pm',
+      '5;18/11/2026;9:15 a.m.', '6;18/11/2026;21:15', '7;18/11/2026;13:00 PM', '8;18/11/2026;0:30 AM'].join('\r\n') + '\r\n';
+    const docs = await mapFile(csv, await mappingFrom(yaml), 'invoice');
+    // 12:05 AM is five past midnight; 12:30 PM half past noon; 3:45 p. m. = 3 + 12 = 15:45; 11:59:59 pm = 23:59:59;
+    // 9:15 a.m. stays 09:15; a 24-hour time is read as before
+    expect(docs.slice(0, 6).map((d) => [requestOf(d).SeriePrefix, requestOf(d).IssueDate])).toEqual([
+      ['00:05:00', '2026-11-18T00:05:00'],
+      ['12:30:00', '2026-11-18T12:30:00'],
+      ['15:45:00', '2026-11-18T15:45:00'],
+      ['23:59:59', '2026-11-18T23:59:59'],
+      ['09:15:00', '2026-11-18T09:15:00'],
+      ['21:15:00', '2026-11-18T21:15:00'],
+    ]);
+    // a 12-hour clock has no hour 13 and no hour 0: refused, naming the column and the row
+    for (const [doc, row] of [[docs[6], 8], [docs[7], 9]] as const) {
+      expect(doc.request).toBeUndefined();
+      expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_BAD_DATE', 'Hora', [row]], ['EDOC_MAP_BAD_DATE', 'Hora', [row]]]);
+    }
+  });
+
   it('arithmetic is exact: round half-up, abs, negate, min/max, if/else, coalesce over blank cells', async () => {
     // Precio 10,005 → round(10,005, 2) = 10,01 (half-up; binary floating point gives 10,00)
     // Descuento blank → coalesce(Descuento, 0) = 0; Saldo -3,5 → abs = 3,50; -(-3,5) = 3,50
