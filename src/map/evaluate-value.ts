@@ -13,6 +13,7 @@ import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToP
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
 import { applyCapture, applySplit, splitDateTime, timeOfDay } from './capture.js';
 import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
+import type { DocumentKind } from '../kinds/index.js';
 
 /** What `as: time` and a datetime's `time:` column read: 24-hour, or 12-hour with AM/PM (capture.ts's timeOfDay). */
 const TIME_OF_DAY = 'a time of day (HH:mm:ss, or h:mm with AM/PM)';
@@ -26,7 +27,6 @@ const PLAIN = { decimal: '.', thousands: '' } as const;
  * export's format); `column` when it is that column's cell as the export wrote it.
  */
 interface Source { text: string; plain: boolean; column?: string }
-import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompanyInfo {
   alias: string;
@@ -63,6 +63,7 @@ function describe(spec: ValueSpec): string {
   return 'value';
 }
 
+/** What a spec reads (an expression's value, or the text of its other sources); undefined when a problem was reported. */
 function sourceOf(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): Source | undefined {
   if (spec.expr !== undefined) {
     try {
