@@ -8,16 +8,26 @@ import type { ErrorCode } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
 import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import type { Problem } from '../validate/problem.js';
-import { erpDateToIso, erpTimeToIso } from './convert-date.js';
+import { erpDateToIso } from './convert-date.js';
 import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
-import { applyCapture, applySplit, splitDateTime } from './capture.js';
-import { evaluateExpression, ExpressionError, expressionText } from './expr/evaluate-expression.js';
+import { applyCapture, applySplit, splitDateTime, timeOfDay } from './capture.js';
+import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
 import type { MasterTables } from './master-tables.js';
-
-/** Numbers an expression gives are plain (`12.5`), whatever the export's format. */
-const PLAIN = { decimal: '.', thousands: '' } as const;
 import type { DocumentKind } from '../kinds/index.js';
+
+/** What `as: time` and a datetime's `time:` column read: 24-hour, or 12-hour with AM/PM (capture.ts's timeOfDay). */
+const TIME_OF_DAY = 'a time of day (HH:mm:ss, or h:mm with AM/PM)';
+
+/** Numbers an expression computes are plain (`12.5`), whatever the export's format. */
+const PLAIN = { decimal: '.', thousands: '' } as const;
+
+/**
+ * What a spec reads, before lookup and conversion: its text ('' when empty);
+ * `plain` when an expression computed it (numbers written `12.5`, not in the
+ * export's format); `column` when it is that column's cell as the export wrote it.
+ */
+interface Source { text: string; plain: boolean; column?: string }
 
 export interface CompanyInfo {
   alias: string;
@@ -56,12 +66,13 @@ function describe(spec: ValueSpec): string {
   return 'value';
 }
 
-/** The text of a spec before lookup and conversion ('' when empty). */
-function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
-  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
+/** What a spec reads (an expression's value, or the text of its other sources); undefined when a problem was reported. */
+function sourceOf(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): Source | undefined {
   if (spec.expr !== undefined) {
     try {
-      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format, ctx.master));
+      const v = expressionValue(spec.expr, row, ctx.mapping.format, ctx.master);
+      // a cell passed on unchanged is read like a column: value, in the mapping's number format
+      return v.column === undefined ? { text: v.text, plain: true } : { text: v.text, plain: false, column: v.column };
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       // an id missing from a master table is reported once per document, not once per field that reads it
@@ -70,6 +81,13 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
       return undefined;
     }
   }
+  const text = sourceText(spec, row, ctx, path);
+  return text === undefined ? undefined : { text, plain: false, column: spec.column };
+}
+
+/** The text of a spec other than an expression before lookup and conversion ('' when empty). */
+function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
+  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
   if (spec.const !== undefined) return spec.const;
   if (spec.position === true) return ctx.position === undefined ? '' : String(ctx.position);
   if (spec.company === 'nit') return normaliseIdNumber(ctx.company.nit);
@@ -108,9 +126,9 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
     const nit = normaliseIdNumber(ctx.company.nit);
     return { DocumentNumber: nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: nitCheckDigit(nit) };
   }
-  const text = sourceText(spec, row, ctx, path);
-  if (text === undefined) return null;
-  const trimmed = text.trim();
+  const source = sourceOf(spec, row, ctx, path);
+  if (source === undefined) return null;
+  const trimmed = source.text.trim();
   if (trimmed === '') {
     if (spec.default !== undefined) return evaluateValue(spec.default, row, ctx, path);
     if (spec.required) {
@@ -123,30 +141,30 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   if (spec.lookup !== undefined) {
     const mapped = ctx.mapping.lookups[spec.lookup][trimmed.toLowerCase()];
     if (mapped === undefined) {
-      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, spec.column, trimmed);
+      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, source.column, trimmed);
       return null;
     }
     // a code the table maps to '' means "no value" (an excluded line: no tax entry at all)
     if (mapped === '') return undefined;
     value = mapped;
   }
-  return convert(spec, value, row, ctx, path);
+  return convert(spec, value, source, row, ctx, path);
 }
 
-function convert(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+function convert(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
   try {
-    return convertUnsafe(spec, value, row, ctx, path);
+    return convertUnsafe(spec, value, source, row, ctx, path);
   } catch (err) {
     // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
-    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, spec.column, value);
+    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, source.column, value);
     return null;
   }
 }
 
-function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
-  const format = spec.expr === undefined ? ctx.mapping.format : { ...ctx.mapping.format, ...PLAIN };
+function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+  const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
-    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, spec.column, value);
+    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, source.column, value);
     return null;
   };
   switch (spec.as) {
@@ -167,7 +185,7 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       return /^[0-9A-Za-z]+$/.test(id) ? id : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
     }
     case 'time':
-      return erpTimeToIso(value) ?? bad('EDOC_MAP_BAD_DATE', 'a time of day (HH:mm:ss)');
+      return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);
     case 'date':
       return erpDateToIso(value, format.date) ?? bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
     case 'datetime': {
@@ -182,9 +200,9 @@ function convertUnsafe(spec: ValueSpec, value: string, row: RowView, ctx: EvalCo
       if (spec.time === undefined) return `${date}T00:00:00`;
       const timeText = row.get(spec.time).trim();
       if (timeText === '') return `${date}T00:00:00`;
-      const time = erpTimeToIso(timeText);
+      const time = timeOfDay(timeText);
       if (time === undefined) {
-        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not a time of day (HH:mm:ss)`, spec.time, timeText);
+        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not ${TIME_OF_DAY}`, spec.time, timeText);
         return null;
       }
       return `${date}T${time}`;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compileMapping } from '../../src/map/load-mapping.js';
 import { parse } from 'yaml';
 import { invoiceTotals } from '../../src/validate/totals.js';
-import { mapFile, mappingFrom, requestOf } from './values-amounts-helpers.js';
+import { mapFile, mappingFrom, requestOf, SIIGO_COLUMNS, siigoSalesMapping } from './values-amounts-helpers.js';
 
 /*
  * Imitates an Alegra-style sales export: the invoice number with its prefix in one cell ("FE-1205"), the date
@@ -79,6 +79,36 @@ describe('values taken from part of a cell, and computed', () => {
     expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toContainEqual(['EDOC_MAP_NO_MATCH', 'Número', [2, 3]]);
   });
 
+  it('as: time and the time: column of a datetime read 12-hour times with AM/PM as a one-cell datetime does', async () => {
+    const yaml = `
+name: times
+kinds: [invoice]
+format: { delimiter: ";", date: dd/MM/yyyy }
+key: [n]
+document:
+  SeriePrefix: { column: Hora, as: time }
+  IssueDate: { column: Fecha, as: datetime, time: Hora }
+`;
+    const csv = ['n;Fecha;Hora', '1;18/11/2026;12:05 AM', '2;18/11/2026;12:30 PM', '3;18/11/2026;3:45 p. m.', '4;18/11/2026;11:59:59 pm',
+      '5;18/11/2026;9:15 a.m.', '6;18/11/2026;21:15', '7;18/11/2026;13:00 PM', '8;18/11/2026;0:30 AM'].join('\r\n') + '\r\n';
+    const docs = await mapFile(csv, await mappingFrom(yaml), 'invoice');
+    // 12:05 AM is five past midnight; 12:30 PM half past noon; 3:45 p. m. = 3 + 12 = 15:45; 11:59:59 pm = 23:59:59;
+    // 9:15 a.m. stays 09:15; a 24-hour time is read as before
+    expect(docs.slice(0, 6).map((d) => [requestOf(d).SeriePrefix, requestOf(d).IssueDate])).toEqual([
+      ['00:05:00', '2026-11-18T00:05:00'],
+      ['12:30:00', '2026-11-18T12:30:00'],
+      ['15:45:00', '2026-11-18T15:45:00'],
+      ['23:59:59', '2026-11-18T23:59:59'],
+      ['09:15:00', '2026-11-18T09:15:00'],
+      ['21:15:00', '2026-11-18T21:15:00'],
+    ]);
+    // a 12-hour clock has no hour 13 and no hour 0: refused, naming the column and the row
+    for (const [doc, row] of [[docs[6], 8], [docs[7], 9]] as const) {
+      expect(doc.request).toBeUndefined();
+      expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_BAD_DATE', 'Hora', [row]], ['EDOC_MAP_BAD_DATE', 'Hora', [row]]]);
+    }
+  });
+
   it('arithmetic is exact: round half-up, abs, negate, min/max, if/else, coalesce over blank cells', async () => {
     // Precio 10,005 → round(10,005, 2) = 10,01 (half-up; binary floating point gives 10,00)
     // Descuento blank → coalesce(Descuento, 0) = 0; Saldo -3,5 → abs = 3,50; -(-3,5) = 3,50
@@ -116,10 +146,72 @@ document:
     expect(zero.problems[0].message).toContain('division by zero');
   });
 
+  it('computes a formula with brackets four deep', async () => {
+    // Taxes 190 × 100 / (1.190 − 190) = 19 → round(19, 0) = 19; 100 + 19 = 119
+    // Discounts 1.000 × 100 / 119 = 840,3361… → round(…, 2) = 840,34
+    const yaml = 'name: x\nkinds: [invoice]\nformat: { delimiter: ";", decimal: ",", thousands: "." }\nkey: [n]\ndocument:\n'
+      + "  SeriePrefix: { expr: 'round(Discounts * 100 / (100 + round(Taxes * 100 / ([Net sales] - Taxes), 0)), 2)', as: decimal }\n";
+    const [doc] = await mapFile('n;Discounts;Taxes;Net sales\r\n1;1.000;190;1.190\r\n', await mappingFrom(yaml), 'invoice');
+    expect(doc.request).toEqual({ SeriePrefix: '840.34' });
+  });
+
   it('a cell that is not a number in an expression names its column', async () => {
     const yaml = 'name: x\nkinds: [invoice]\nkey: [n]\ndocument:\n  SeriePrefix: { expr: "Precio * 2", as: decimal }\n';
     const [doc] = await mapFile('n;Precio\r\n1;diez\r\n', await mappingFrom(yaml), 'invoice');
     expect(doc.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_EXPRESSION', 'Precio', [2]]]);
+  });
+});
+
+describe('a cell an expression passes on unchanged (coalesce, if) is read in the mapping\'s number format', () => {
+  /*
+   * The Siigo-style export of reconcile-guards.test.ts, the discount given as docs/mappings.md writes it:
+   * `coalesce([Valor Descuento], 0)` under decimal "," and thousands ".".
+   *   line 1: 2 × 50.000,00 = 100.000,00 − discount 10.000,00 = 90.000,00; VAT 19 % = 17.100,00
+   *   line 2: 1 × 30.000,00 =  30.000,00, discount blank → coalesce gives 0; VAT 19 % = 5.700,00
+   *   net 120.000,00 + VAT 22.800,00 = total 142.800,00 (the export's "Total factura")
+   */
+  const DISCOUNTED = [
+    SIIGO_COLUMNS,
+    'FV1;1660;18/11/2026;800197268;Distribuidora Andina S.A.S.;P-001;Silla ergonómica;2;50.000,00;10.000,00;19;142.800,00',
+    'FV1;1660;18/11/2026;800197268;Distribuidora Andina S.A.S.;P-002;Lámpara de escritorio;1;30.000,00;;19;142.800,00',
+  ].join('\r\n') + '\r\n';
+  const coalesced = siigoSalesMapping({ discount: false, reconcile: true, extra: "      discount: { expr: 'coalesce([Valor Descuento], 0)', as: decimal }\n" });
+
+  it('coalesce([Valor Descuento], 0) with as: decimal reads "10.000,00" as 10000.00 and a blank cell as 0', async () => {
+    const [doc] = await mapFile(DISCOUNTED, await mappingFrom(coalesced), 'invoice');
+    expect(doc.problems).toEqual([]);
+    const r = requestOf(doc);
+    expect(r.Lines.map((l: { GrossAmount: string; NetAmount: string; UnitPrice: string }) => [l.GrossAmount, l.NetAmount, l.UnitPrice])).toEqual([
+      ['100000.00', '90000.00', '45000.00'],
+      ['30000.00', '30000.00', '30000.00'],
+    ]);
+    expect(r.Total.PayableAmount).toBe('142800.00');
+    expect(invoiceTotals(r)).toEqual([]);
+  });
+
+  it('if() and coalesce() passing a cell on: numbers in the export\'s format, texts as written, a misread names the column', async () => {
+    // Cantidad "1,5" (decimal comma) → if(Tipo = 'NC', abs(Cantidad), Cantidad) = 1,5 → as: number 1.5
+    // Saldo "-2.500,25" on the NC row → abs = 2500.25; Nota blank → coalesce(Nota, Cliente) = "Tienda 1,5" as text
+    const yaml = `
+name: passthrough
+kinds: [invoice]
+format: { delimiter: ";", decimal: ",", thousands: "." }
+key: [n]
+document:
+  SeriePrefix: { expr: "if(Tipo = 'NC', abs(Cantidad), Cantidad)", as: number }
+  SerieNumber: { expr: "if(Tipo = 'NC', abs(Saldo), Saldo)", as: decimal }
+  Currency: { expr: 'coalesce(Nota, Cliente)' }
+  OperationType: { expr: 'coalesce(Descuento, 0)', as: percent }
+`;
+    const csv = 'n;Tipo;Cantidad;Saldo;Nota;Cliente;Descuento\r\n1;FV;1,5;1.000,5;;Tienda 1,5;2,5 %\r\n2;NC;-1,5;-2.500,25;;Tienda 2;\r\n3;FV;1.5;1;;x;\r\n';
+    const [fv, nc, bad] = await mapFile(csv, await mappingFrom(yaml), 'invoice');
+    // row 2: Saldo 1.000,5 → 1000.50; Descuento "2,5 %" read like a column as: percent → 2.50
+    expect(fv.request).toEqual({ SeriePrefix: '1.5', SerieNumber: '1000.50', Currency: 'Tienda 1,5', OperationType: '2.50' });
+    // row 3: abs(-1,5) = 1.5 and abs(-2.500,25) = 2500.25 are computed; Descuento blank → 0 → 0.00
+    expect(nc.request).toEqual({ SeriePrefix: '1.5', SerieNumber: '2500.25', Currency: 'Tienda 2', OperationType: '0.00' });
+    // row 4: "1.5" is no number under decimal "," (a thousands dot needs three digits after it): refused, naming the column
+    expect(bad.request).toBeUndefined();
+    expect(bad.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_BAD_NUMBER', 'Cantidad', [4]]]);
   });
 });
 
@@ -144,6 +236,20 @@ describe('the expression language at load: clear errors, never eval, bounded', (
     expect(load('1+'.repeat(600) + '1')).toThrow(/longer than 1000 characters/);
     expect(load('('.repeat(100) + '1' + ')'.repeat(100))).toThrow(/nested deeper than/);
     expect(load(Array.from({ length: 250 }, () => 'A').join('+'))).toThrow(/longer than 200 parts/);
+  });
+
+  it('counts nesting in brackets and calls, not in operators: an ordinary formula loads, a deep one is refused', () => {
+    // round( ( round( ( … ) ) ) ): four levels of brackets and calls
+    expect(load('round(Discounts * 100 / (100 + round(Taxes * 100 / ([Net sales] - Taxes), 0)), 2)')).not.toThrow();
+    // 24 levels load: 23 brackets around abs(1); 25 are refused, naming where the 25th opens
+    expect(load('('.repeat(23) + 'abs(1)' + ')'.repeat(23))).not.toThrow();
+    expect(load('('.repeat(24) + 'abs(1)' + ')'.repeat(24))).toThrow(/my-erp\.csv\.yaml: document\.SeriePrefix\.expr: brackets and calls nested deeper than 24 levels \(at character 25\)/);
+    expect(load('abs('.repeat(25) + '1' + ')'.repeat(25))).toThrow(/nested deeper than 24 levels \(at character 97\)/);
+    // operators chained without brackets are no nesting: 28 × "-A + B * 2" (A, -, B, 2, *, + = 6 parts) joined by
+    // 27 "+": 28 × 6 + 27 = 195 parts of 200, 28 × 3 + 27 = 111 operators without a bracket, load
+    expect(load(Array.from({ length: 28 }, () => '-A + B * 2').join(' + '))).not.toThrow();
+    // a chain of signs is bounded by the number of parts, and refused as such (no stack overflow)
+    expect(load('-'.repeat(999) + '1')).toThrow(/longer than 200 parts/);
   });
 
   it('refuses a capture pattern that does not compile or has no such group, and a nested repetition', () => {

@@ -59,9 +59,16 @@ function text(v: Raw): string {
   return isCell(v) ? v.text : typeof v === 'string' ? v : isExact(v) ? x.exactText(v) : String(v);
 }
 
-export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>, master?: MasterTables): Value {
+/**
+ * What an expression gives, as the text a conversion reads ('' when empty). A
+ * cell passed on unchanged (`coalesce(Descuento, 0)` on a filled cell,
+ * `if(…, abs(x), x)`, a `lookup()` cell) keeps its text and names its `column`:
+ * it is converted like a `column:` value, in the mapping's number format. A
+ * computed number is plain (`12.5`).
+ */
+export function expressionValue(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>, master?: MasterTables): { text: string; column?: string } {
   const v = ev(n, row, master === undefined ? format : { decimal: format.decimal, thousands: format.thousands, master });
-  return isCell(v) ? v.text : v;
+  return isCell(v) ? { text: v.text, column: v.column } : { text: expressionText(v) };
 }
 
 function ev(n: ExprNode, row: ExprRow, f: Env): Raw {
@@ -154,7 +161,7 @@ function lookup(args: ExprNode[], row: ExprRow, f: Env): Raw {
 }
 
 /** The value as the text a conversion reads ('' when empty); numbers in plain form (`12.5`). */
-export function expressionText(v: Value): string {
+function expressionText(v: Value): string {
   if (v === EMPTY) return '';
   if (typeof v === 'boolean') throw new ExpressionError('the expression gave a condition, not a value');
   return typeof v === 'string' ? v : x.exactText(v);

@@ -1,7 +1,8 @@
 /**
  * The parser of mapping expressions (`expr:`): a small language of its own,
  * never `eval` or `Function`. Bounded against hostile input: at most
- * MAX_LENGTH characters, MAX_DEPTH levels of nesting and MAX_NODES nodes.
+ * MAX_LENGTH characters, MAX_DEPTH levels of brackets and calls nested in one
+ * another (operators chained without brackets are no nesting) and MAX_NODES nodes.
  *
  *   expr    := or
  *   or      := and ('or' and)*
@@ -102,10 +103,15 @@ class Parser {
   private isOp(text: string): boolean { const t = this.peek(); return t.kind === 'op' && t.text === text; }
   private isWord(text: string): boolean { const t = this.peek(); return t.kind === 'name' && t.text.toLowerCase() === text; }
 
-  private node<N extends ExprNode>(n: N, depth: number): N {
+  private node<N extends ExprNode>(n: N): N {
     if (++this.nodes > MAX_NODES) throw new ExpressionSyntaxError(`longer than ${MAX_NODES} parts`);
-    if (depth > MAX_DEPTH) throw new ExpressionSyntaxError(`nested deeper than ${MAX_DEPTH} levels`);
     return n;
+  }
+
+  /** The depth inside the bracket or call opened by `t`; refused before parsing further. */
+  private deeper(d: number, t: Token): number {
+    if (d + 1 > MAX_DEPTH) throw new ExpressionSyntaxError(`brackets and calls nested deeper than ${MAX_DEPTH} levels (at character ${t.at + 1})`);
+    return d + 1;
   }
 
   parseAll(): ExprNode {
@@ -116,73 +122,74 @@ class Parser {
   }
 
   private or(d: number): ExprNode {
-    let l = this.and(d + 1);
-    while (this.isWord('or')) { this.next(); l = this.node({ t: 'bin', op: 'or', l, r: this.and(d + 1) }, d); }
+    let l = this.and(d);
+    while (this.isWord('or')) { this.next(); l = this.node({ t: 'bin', op: 'or', l, r: this.and(d) }); }
     return l;
   }
 
   private and(d: number): ExprNode {
-    let l = this.compare(d + 1);
-    while (this.isWord('and')) { this.next(); l = this.node({ t: 'bin', op: 'and', l, r: this.compare(d + 1) }, d); }
+    let l = this.compare(d);
+    while (this.isWord('and')) { this.next(); l = this.node({ t: 'bin', op: 'and', l, r: this.compare(d) }); }
     return l;
   }
 
   private compare(d: number): ExprNode {
-    const l = this.sum(d + 1);
+    const l = this.sum(d);
     const t = this.peek();
     if (t.kind === 'op' && ['=', '!=', '<', '<=', '>', '>='].includes(t.text)) {
       this.next();
-      return this.node({ t: 'bin', op: t.text, l, r: this.sum(d + 1) }, d);
+      return this.node({ t: 'bin', op: t.text, l, r: this.sum(d) });
     }
     return l;
   }
 
   private sum(d: number): ExprNode {
-    let l = this.product(d + 1);
-    while (this.isOp('+') || this.isOp('-')) { const op = this.next().text; l = this.node({ t: 'bin', op, l, r: this.product(d + 1) }, d); }
+    let l = this.product(d);
+    while (this.isOp('+') || this.isOp('-')) { const op = this.next().text; l = this.node({ t: 'bin', op, l, r: this.product(d) }); }
     return l;
   }
 
   private product(d: number): ExprNode {
-    let l = this.unary(d + 1);
-    while (this.isOp('*') || this.isOp('/')) { const op = this.next().text; l = this.node({ t: 'bin', op, l, r: this.unary(d + 1) }, d); }
+    let l = this.unary(d);
+    while (this.isOp('*') || this.isOp('/')) { const op = this.next().text; l = this.node({ t: 'bin', op, l, r: this.unary(d) }); }
     return l;
   }
 
   private unary(d: number): ExprNode {
-    if (this.isOp('-')) { this.next(); return this.node({ t: 'neg', e: this.unary(d + 1) }, d); }
-    if (this.isWord('not')) { this.next(); return this.node({ t: 'not', e: this.unary(d + 1) }, d); }
-    return this.primary(d + 1);
+    if (this.isOp('-')) { this.next(); return this.node({ t: 'neg', e: this.unary(d) }); }
+    if (this.isWord('not')) { this.next(); return this.node({ t: 'not', e: this.unary(d) }); }
+    return this.primary(d);
   }
 
   private primary(d: number): ExprNode {
     const t = this.next();
-    if (t.kind === 'num') return this.node({ t: 'num', v: exactOf(t.text)! }, d);
-    if (t.kind === 'str') return this.node({ t: 'str', v: t.text }, d);
-    if (t.kind === 'col') return this.node({ t: 'col', name: t.text }, d);
+    if (t.kind === 'num') return this.node({ t: 'num', v: exactOf(t.text)! });
+    if (t.kind === 'str') return this.node({ t: 'str', v: t.text });
+    if (t.kind === 'col') return this.node({ t: 'col', name: t.text });
     if (t.kind === 'op' && t.text === '(') {
-      const e = this.or(d + 1);
+      const e = this.or(this.deeper(d, t));
       this.expect(')');
       return e;
     }
     if (t.kind === 'name') {
-      if (!this.isOp('(')) return this.node({ t: 'col', name: t.text }, d);
+      if (!this.isOp('(')) return this.node({ t: 'col', name: t.text });
       const fn = t.text.toLowerCase();
       // own keys only: `constructor`, `toString`… of the object prototype are no functions of the language
       const arity = Object.hasOwn(FUNCTIONS, fn) ? FUNCTIONS[fn] : undefined;
       if (arity === undefined) throw new ExpressionSyntaxError(`unknown function ${t.text}() (known: ${Object.keys(FUNCTIONS).join(', ')})`);
       this.next();
-      const args: ExprNode[] = [this.or(d + 1)];
-      while (this.isOp(',')) { this.next(); args.push(this.or(d + 1)); }
+      const inner = this.deeper(d, t);
+      const args: ExprNode[] = [this.or(inner)];
+      while (this.isOp(',')) { this.next(); args.push(this.or(inner)); }
       this.expect(')');
       if (args.length < arity[0] || args.length > arity[1]) {
         throw new ExpressionSyntaxError(`${fn}() takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1]}`} arguments, not ${args.length}`);
       }
-      if (fn === 'lookup') return this.node({ t: 'call', fn, args: lookupArgs(args) }, d);
+      if (fn === 'lookup') return this.node({ t: 'call', fn, args: lookupArgs(args) });
       if (fn === 'round' && args[1] !== undefined && (args[1].t !== 'num' || args[1].v.scale !== 0 || args[1].v.units > 12n)) {
         throw new ExpressionSyntaxError('round(x, places): places must be a whole number from 0 to 12');
       }
-      return this.node({ t: 'call', fn, args }, d);
+      return this.node({ t: 'call', fn, args });
     }
     throw new ExpressionSyntaxError(t.kind === 'end' ? 'the expression ends too early' : `unexpected ${JSON.stringify(t.text)} at character ${t.at + 1}`);
   }
