@@ -16,6 +16,8 @@ import { evaluateExpression, ExpressionError, expressionText } from './expr/eval
 
 /** Numbers an expression gives are plain (`12.5`), whatever the export's format. */
 const PLAIN = { decimal: '.', thousands: '' } as const;
+/** Conversions that read the value as a number (an expression's cell result is read in the export's format for them). */
+const NUMERIC: ReadonlySet<string> = new Set(['decimal', 'number', 'integer', 'percent', 'fraction']);
 import type { DocumentKind } from '../kinds/index.js';
 
 export interface CompanyInfo {
@@ -58,7 +60,7 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
   if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
   if (spec.expr !== undefined) {
     try {
-      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format));
+      return expressionText(evaluateExpression(spec.expr, row, ctx.mapping.format, spec.as !== undefined && NUMERIC.has(spec.as)));
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       report(ctx, 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');

@@ -55,9 +55,19 @@ function text(v: Raw): string {
   return isCell(v) ? v.text : typeof v === 'string' ? v : isExact(v) ? x.exactText(v) : String(v);
 }
 
-export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Value {
+/**
+ * `numeric`: the value is converted as a number (`as: decimal`, `number`…), and the result is read as plain
+ * text (`1234.5`). A cell that is the result itself (`coalesce([Valor Descuento], 0)`, a branch of `if`) is
+ * then read in the export's format here, so `10.000` under thousands "." is 10000, never 10.
+ */
+export function evaluateExpression(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>, numeric = false): Value {
   const v = ev(n, row, format);
-  return isCell(v) ? v.text : v;
+  if (!isCell(v)) return v;
+  if (!numeric) return v.text;
+  // a percentage cell keeps its sign for `as: percent` (`19 %`); the number is read in the export's format
+  const percent = /\s*%$/.exec(v.text);
+  const e = num(percent === null ? v : { ...v, text: v.text.slice(0, percent.index) }, format);
+  return e === EMPTY || percent === null ? e : `${x.exactText(e)}%`;
 }
 
 function ev(n: ExprNode, row: ExprRow, f: Pick<MappingFormat, 'decimal' | 'thousands'>): Raw {
