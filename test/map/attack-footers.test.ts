@@ -47,7 +47,8 @@ describe('a footer totals row without a skip rule', () => {
 
   it('without fill-down, "TOTAL" / "Total general" / a label in the key refuse the last document, naming the totals row', async () => {
     const m = await mapping('sales');
-    for (const footer of [{ prefijo: 'TOTAL' }, { prefijo: 'Total general' }, { descripcion: 'Totales:' }, { prefijo: 'SETP', numero: 'TOTAL' }]) {
+    const footers: Record<string, string>[] = [{ prefijo: 'TOTAL' }, { prefijo: 'Total general' }, { descripcion: 'Totales:' }, { prefijo: 'SETP', numero: 'TOTAL' }];
+    for (const footer of footers) {
       const out = await run(m, { ...footer, cantidad: '3', precio_unitario: '3.000,00' });
       expect(out[0]).toEqual({ key: 'SETP1', rows: [2, 3], payable: '2380.00', codes: [] });
       expect(out.flatMap((d) => d.codes)).toContain('EDOC_MAP_TOTALS_ROW');
