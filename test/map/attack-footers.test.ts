@@ -66,6 +66,12 @@ describe('a footer totals row without a skip rule', () => {
     ]);
   });
 
+  it('with fill-down, a label-less sums row takes the key but its blank required description refuses the invoice', async () => {
+    // the shipped mapping requires the line description: SETP2 is never issued with a 3 × 3,000.00 line
+    const out = await run(await fillDownSales(), { cantidad: '3', precio_unitario: '3.000,00', iva: '19' });
+    expect(out[1]).toEqual({ key: 'SETP2', rows: [4, 5], payable: undefined, codes: ['EDOC_MAP_REQUIRED'] });
+  });
+
   it('a rows.skip rule drops the footer and the invoices go out whole', async () => {
     const shipped = parse(await readFile(join(import.meta.dirname, '../../config/mappings/sales.csv.yaml'), 'utf8')) as Record<string, unknown>;
     const m = compileMapping({ ...shipped, rows: { skip: { column: 'descripcion', equals: 'TOTAL' } } }, 'sales-skip.yaml');
