@@ -53,6 +53,7 @@ export const ERRORS = {
   EDOC_MAP_ROUTE: 'A document of an export holding several kinds names no kind the mapping routes (a blank or unlisted value in the route column, or two kinds in one document); it is not sent.',
   EDOC_MAP_REQUIRED: 'A required value is empty.',
   EDOC_MAP_ROW_WITHOUT_KEY: 'A row carries line values but no document key (a continuation row whose parent columns were not filled down); the document it continues is not sent without it.',
+  EDOC_MAP_TOTALS_ROW: 'A row that reads as a totals row (TOTAL, Total general, Subtotal…) was not dropped by rows.skip; the document it would join or be is not sent.',
   EDOC_MAP_UNKNOWN_CONCEPT: 'A row holds a concept code that the mapping\'s concept table neither maps nor ignores.',
   EDOC_MAP_DOCUMENT_ROW: 'No row, or more than one, of a document matches the mapping\'s rows.document rule.',
   EDOC_MAP_HEADER_NOT_FOUND: 'The header row the mapping\'s framing describes is not in the file.',

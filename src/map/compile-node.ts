@@ -128,3 +128,20 @@ export function requiredColumnsOf(node: MappingNode, kind: DocumentKind, out: Se
   }
   return out;
 }
+
+/**
+ * Columns an expression names, in the values that apply to `kind` and have no default: the header must
+ * hold them, since a missing column reads as blank and `coalesce([Valor Descuentos], 0)` with a misspelt
+ * name would be a discount silently left out.
+ */
+export function expressionColumnsOf(node: MappingNode, kind: DocumentKind, out: Set<string> = new Set()): Set<string> {
+  if (node.type === 'value') {
+    const s = node.spec;
+    if (s.expr !== undefined && s.default === undefined && (s.kinds === undefined || s.kinds.includes(kind))) expressionColumns(s.expr, out);
+  } else if (node.type === 'array') {
+    for (const item of node.items) expressionColumnsOf(item, kind, out);
+  } else if (node.kinds === undefined || node.kinds.includes(kind)) {
+    for (const [, child] of node.entries) expressionColumnsOf(child, kind, out);
+  }
+  return out;
+}

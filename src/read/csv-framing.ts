@@ -8,7 +8,10 @@
  * - `rows.skip` rows are dropped (footers, totals, cancelled receipts); they still count as the row above;
  * - a row that still has no key but carries line values is a continuation of the document above: it joins
  *   that document and marks it, so the document is invalid with it (EDOC_MAP_ROW_WITHOUT_KEY), never
- *   issued without it, and the row never becomes a document of its own.
+ *   issued without it, and the row never becomes a document of its own;
+ * - a row not skipped that reads as a totals row (a cell that is only `TOTAL`, `Total general`, `Subtotal`,
+ *   `Gran total`, `Suma`…, on a row without its own key or in a key column) is marked: the document it
+ *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line.
  */
 import { columnsOf, specColumns } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -29,7 +32,12 @@ export interface FramedRow {
   continuation: boolean;
   /** A `rows.skip` number test met a cell that is not a number: the row is kept, and its document refused. */
   undecided?: UndecidedCell;
+  /** The row reads as a totals row: the column and cell that say so (the document is refused). */
+  totals?: { column: string; text: string };
 }
+
+/** A cell that only labels a totals row (`TOTAL`, `Total general:`, `Subtotal`, `Gran total`, `Sumas`). */
+const TOTALS_LABEL = /^(?:sub[- ]?)?total(?:es|s)?(?: general| factura| documento)?:?$|^(?:gran|grand) total:?$|^sumas?:?$/i;
 
 function isBlank(cells: string[]): boolean {
   return cells.every((c) => c.trim() === '');
@@ -56,11 +64,16 @@ export class RowFramer {
   private above: string[] | undefined;
   private last: { key: string; display: string } | undefined;
 
-  constructor(private readonly mapping: Mapping, private readonly headerRow: number, indexOf: (column: string) => number) {
+  private readonly keyCells: Set<number>;
+
+  /** `columnName`: the header's name of a cell index (for the totals-row problem). */
+  constructor(private readonly mapping: Mapping, private readonly headerRow: number, indexOf: (column: string) => number,
+    private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`) {
     this.keyAlternatives = mapping.key.map((alt) => alt.map(indexOf)).filter((alt) => alt.every((i) => i >= 0));
     const fillDown = mapping.framing?.fillDown;
     this.fill = fillDown === undefined ? [] : [...new Set([...mapping.key.flat(), ...fillDown].map(indexOf).filter((i) => i >= 0))];
     this.lineCells = lineColumns(mapping).map(indexOf).filter((i) => i >= 0);
+    this.keyCells = new Set(mapping.key.flat().map(indexOf).filter((i) => i >= 0));
     this.get = (cells) => (column) => {
       const i = indexOf(column);
       return i < 0 ? '' : (cells[i] ?? '');
@@ -80,6 +93,7 @@ export class RowFramer {
     if (record.row <= this.headerRow || isBlank(record.cells)) return undefined;
     let cells = record.cells;
     let keyed = this.keyOf(cells);
+    const ownKey = keyed !== undefined;
     if (keyed === undefined && this.fill.length > 0 && this.above !== undefined) {
       const above = this.above;
       cells = [...cells];
@@ -105,6 +119,18 @@ export class RowFramer {
     if (keyed !== undefined) this.last = keyed;
     const out: FramedRow = { record, cells, key: keyed?.key ?? `${NO_KEY}${record.row}`, display: keyed?.display ?? '', continuation };
     if (undecided !== undefined) out.undecided = undecided;
+    const totals = this.totalsLabel(record.cells, ownKey);
+    if (totals !== undefined) out.totals = totals;
     return out;
+  }
+
+  /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */
+  private totalsLabel(cells: string[], ownKey: boolean): { column: string; text: string } | undefined {
+    for (const [i, cell] of cells.entries()) {
+      if (ownKey && !this.keyCells.has(i)) continue;
+      const text = cell.trim();
+      if (text !== '' && text.length <= 20 && TOTALS_LABEL.test(text)) return { column: this.columnName(i), text };
+    }
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { EdocError } from '../errors.js';
-import { requiredColumnsOf } from '../map/compile-node.js';
+import { expressionColumnsOf, requiredColumnsOf, specColumns } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -30,6 +30,11 @@ const FOUND_CHARS = 400;
 export function checkRequiredColumns(file: string, mapping: Mapping, kind: DocumentKind, header: Map<string, number>, headerCells: string[]): void {
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
+  // amounts: a derivation's input (discount, tax, withholding) or an expression's column missing from the
+  // file would read as blank, and the document would be issued without that amount
+  expressionColumnsOf(mapping.document, kind, required);
+  if (mapping.lines !== undefined) expressionColumnsOf(mapping.lines, kind, required);
+  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) if (spec.default === undefined) specColumns(spec, required);
   const has = (c: string): boolean => header.has(normaliseColumnName(c));
   const keyAlternative = mapping.key.find((alt) => alt.every(has)) ?? mapping.key[0];
   for (const c of keyAlternative) required.add(c);

@@ -80,6 +80,7 @@ interface OpenDocument {
   complete: boolean;
   /** Rows without a key of their own that continue this document (csv-framing.ts). */
   continuation?: number[];
+  /** Problems that refuse the document whatever it maps to (an undecided skip test, a totals row). */
   undecided?: Problem[];
 }
 
@@ -110,7 +111,8 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: headerRecord?.row ?? 1 });
   }
   const headerRow = headerRecord.row;
-  const header = indexHeader(headerRecord.cells);
+  const headerCells = headerRecord.cells;
+  const header = indexHeader(headerCells);
   checkRequiredColumns(file, mapping, ctx.kind, header, headerRecord.cells);
 
   const columnIndex = new Map<string, number>();
@@ -182,7 +184,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       if (mapping.route !== undefined && 'kind' in routed) out.kind = routed.kind;
       return out;
     };
-    const framer = new RowFramer(mapping, headerRow, indexOf);
+    const framer = new RowFramer(mapping, headerRow, indexOf, (i) => headerCells[i] ?? `column ${i + 1}`);
     for await (const record of input.read(ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
       const framed = framer.frame(record);
       if (framed === undefined) continue;
@@ -198,6 +200,7 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       doc.raws.push(record.raw);
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
       if (framed.undecided !== undefined) (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
+      if (framed.totals !== undefined) (doc.undecided ??= []).push(totalsRow(record.row, framed.totals));
       const last = lastRows.get(key);
       if (last === undefined) throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file, row: record.row });
       if (record.row >= last) {
@@ -232,6 +235,15 @@ async function delimitedReader(file: string, mapping: Mapping): Promise<RecordRe
       ? await framedDelimiter(file, decoding, framing)
       : sniffDelimiter(await firstLine(file, decoding));
   return { format: 'csv', encoding: recorded, delimiter, read: (options) => readDelimited(file, decoding, delimiter, options) };
+}
+
+/** EDOC_MAP_TOTALS_ROW: a row labelled as a totals row that no rows.skip rule dropped. */
+function totalsRow(row: number, label: { column: string; text: string }): Problem {
+  return {
+    code: 'EDOC_MAP_TOTALS_ROW', path: '', column: label.column, value: excerpt(label.text, 20), rows: [row],
+    message: `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: `
+      + 'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
+  };
 }
 
 function rowsText(rows: number[]): string {

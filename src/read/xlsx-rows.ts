@@ -236,7 +236,8 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
     const ready: SheetRow[] = [];
     let current: SheetRow | undefined;
     let lastRow = 0;
-    let cell: { col: number; type?: string; style: number; v: string; inline: string } | undefined;
+    // `formula`/`valued`: a formula with no cached value (<f> without <v>) was never computed by the writer
+    let cell: { col: number; ref?: string; type?: string; style: number; v: string; inline: string; formula?: true; valued?: true } | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
     parser.on('error', (err) => { throw new SheetFault('corrupt', `sheet "${found.name}" is not well-formed XML (${err.message})`); });
@@ -252,10 +253,11 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
         case 'c': {
           const col = columnOf(attr(t, 'r'));
           if (col < 0 && (current?.cells.length ?? 0) > MAX_COLUMN) throw new SheetFault('corrupt', 'a row has more cells than Excel\'s last column');
-          cell = { col: col >= 0 ? col : (current?.cells.length ?? 0), type: attr(t, 't'), style: Number(attr(t, 's') ?? 0), v: '', inline: '' };
+          cell = { col: col >= 0 ? col : (current?.cells.length ?? 0), ref: attr(t, 'r'), type: attr(t, 't'), style: Number(attr(t, 's') ?? 0), v: '', inline: '' };
           break;
         }
-        case 'v': into = 'v'; break;
+        case 'f': if (cell !== undefined) cell.formula = true; break;
+        case 'v': into = 'v'; if (cell !== undefined) cell.valued = true; break;
         case 'is': into = 'is'; break;
         case 'rPh': phonetic++; break;
         default: break;
@@ -274,6 +276,11 @@ export async function openXlsxSheet(file: string, wanted: string | undefined, fo
       else if (t.name === 'is') into = undefined;
       else if (t.name === 'rPh') phonetic--;
       else if (t.name === 'c' && cell !== undefined && current !== undefined) {
+        if (cell.formula && !cell.valued && cell.type !== 'inlineStr') {
+          // read as blank it would be a discount or a tax silently left out
+          throw new SheetFault('unsupported', `cell ${cell.ref ?? `${cell.col + 1} of row ${current.row}`} of sheet "${found.name}" holds a formula `
+            + 'without its computed value (the program that wrote the file does not compute formulas); open the file in Excel or LibreOffice and save it again, or export CSV');
+        }
         const cells = current.cells;
         while (cells.length < cell.col) cells.push('');
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);

@@ -51,7 +51,8 @@ describe('the POS and support-adjustment layouts map the shipped examples to exa
   });
 
   it('a note row with line data but no description is a problem naming the column, not a silent annulment', async () => {
-    const file = await tempFile('notas.csv', toCsv([{ prefijo: 'NAS', numero: '7', ref_documento: 'DS1', cantidad: '1', precio_unitario: '1.000,00', descripcion: '' }]));
+    const file = await tempFile('notas.csv', toCsv([{ prefijo: 'NAS', numero: '7', ref_documento: 'DS1', cantidad: '1', precio_unitario: '1.000,00', descripcion: '',
+      iva: '', retefuente: '', reteiva: '' }])); // the tax columns are in the header: a missing one would be a file error
     const { docs } = await readAll(file, await mapping('support-adjustment'), 'support-adjustment');
     expect(docs[0].request).toBeUndefined();
     expect(docs[0].problems.map((p) => [p.code, p.column])).toEqual([['EDOC_MAP_REQUIRED', 'descripcion']]);
