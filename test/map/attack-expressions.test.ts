@@ -25,11 +25,12 @@ describe('a cell that is an expression\'s result is read in the export\'s format
   });
 
   it('a cell result that is not a number in the export\'s format is refused naming the column, never re-read as plain', async () => {
-    // "1.5" is no number under decimal "," and thousands "." (groups of three): refused, not 1.5 nor 15
+    // "1.5" is no number under decimal "," and thousands "." (groups of three): refused as a misread number, as a
+    // column: value would be, not 1.5 nor 15
     const m = await mappingFrom(doc("  SeriePrefix: { expr: 'coalesce(Precio, 0)', as: decimal }\n"));
     const [d] = await mapFile('n;Precio\r\n1;1.5\r\n', m, 'invoice');
     expect(d.request).toBeUndefined();
-    expect(d.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_EXPRESSION', 'Precio', [2]]]);
+    expect(d.problems.map((p) => [p.code, p.column, p.rows])).toEqual([['EDOC_MAP_BAD_NUMBER', 'Precio', [2]]]);
   });
 
   it('a percentage cell through coalesce keeps its rate (19 % -> 19.00)', async () => {
