@@ -205,14 +205,16 @@ describe('shipped ERP presets through the daemon', () => {
     });
   }, 120_000);
 
-  test('loyverse-pos: a 12-hour time is refused, not read as a morning time', async () => {
+  test('loyverse-pos: a 12-hour time is read as the afternoon it says', async () => {
     const original = (await sample('loyverse', 'loyverse-recibos-por-articulo.csv')).toString('utf8');
     const text = original.replaceAll('1-1042', '1-2042').replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
     await project.drop('pos', 'loyverse-12h.csv', text);
     const result = await project.finalResult('pos', 'loyverse-12h.csv', { timeoutMs: 60_000 });
-    const refused = result.documents[0];
-    expect([refused?.status, refused?.source, refused?.errors.map((e) => [e.code, e.field, e.message])]).toEqual(['invalid', { rows: [2, 3], erpKey: '1-2042' },
-      [['EDOC_MAP_BAD_DATE', 'Date', '"2:32 PM" in column "Date" is not a time of day (HH:mm:ss)']]]);
+    expect(result.documents.map((d) => [d.status, d.source])).toEqual([['accepted', { rows: [2, 3], erpKey: '1-2042' }]]);
+    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => JSON.stringify(d.request));
+    const sent = issued.find((r) => r.includes('"1-2042"'));
+    // 2:32 PM is 12 + 2 = 14 hours, 32 minutes
+    expect(sent).toContain('"horaEmision":"14:32:00"');
   }, 120_000);
 
   test('generic-payroll: one payroll per employee from concept rows; provisions, zero concepts and the footer left out', async () => {
