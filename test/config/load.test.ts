@@ -1,4 +1,5 @@
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -370,7 +371,22 @@ describe('the shipped configuration', () => {
     expect(config.kinds['credit-note'].mapping).toBe(path.join(root, 'config/mappings/sales.csv.yaml'));
     expect(config.kinds.payroll.mapping).toBe(path.join(root, 'config/mappings/payroll.csv.yaml'));
     expect(config.kinds['support-document'].mapping).toBe(path.join(root, 'config/mappings/support-document.csv.yaml'));
+    expect(config.paths).toEqual({ inbox: path.join(root, 'inbox'), outbox: path.join(root, 'outbox'), state: path.join(root, 'state'), logs: path.join(root, 'logs') });
+    expect(config.emulator).toMatchObject({ seed: path.join(root, 'config/emulator-seed.json'), state: path.join(root, 'state/emulator-state.json') });
     const live = await loadConfig('config/edoc-bridge.yaml', { EDOC_API_KEY: 'k-live-1' }, { cwd: root });
     expect(live.companies[0].apiKey).toBe('k-live-1');
+  });
+
+  test('relative paths resolve against the configuration file\'s folder, whatever the working directory (a service\'s is elsewhere)', async () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'edoc-cwd-'));
+    try {
+      const config = await loadConfig(path.join(root, 'config/edoc-bridge.yaml'), {}, { cwd: elsewhere });
+      expect(config.kinds.pos.mapping).toBe(path.join(root, 'config/mappings/pos.csv.yaml'));
+      expect(config.paths.state).toBe(path.join(root, 'state'));
+      expect(config.emulator.seed).toBe(path.join(root, 'config/emulator-seed.json'));
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 });
