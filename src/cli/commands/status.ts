@@ -107,7 +107,7 @@ export const statusCommand: Command = {
 };
 
 /** What the received puller recorded of its last pull (received/puller.ts), in words; '' when it recorded nothing known. */
-function pullSummary(data: unknown): string {
+export function pullSummary(data: unknown): string {
   if (data === null || typeof data !== 'object') return '';
   const d = data as { window?: unknown; pages?: unknown; new?: unknown; seenBefore?: unknown; errors?: unknown; cursor?: unknown };
   const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
