@@ -40,7 +40,7 @@ describe('defaults', () => {
     expect(config.kinds.pos).toEqual({ enabled: true, endpoint: 'E3' });
   });
 
-  test('relative paths resolve against the working directory; log.file defaults to <logs>/edoc-bridge.log', async () => {
+  test('relative paths resolve against the configuration file\'s folder, not the working directory; log.file defaults to <logs>/edoc-bridge.log', async () => {
     const { file, dir } = await writeConfig(`${MINIMAL}
 paths: { inbox: in, logs: var/log }
 kinds: { invoice: { mapping: config/mappings/sales.csv.yaml } }
@@ -48,7 +48,7 @@ emulator: { seed: seed.json, state: /abs/emulator.json }
 `);
     // configured mappings are loaded with the configuration: the relative one must be there
     await cp(path.join(ROOT, 'config/mappings/sales.csv.yaml'), path.join(dir, 'config/mappings/sales.csv.yaml'), { recursive: true });
-    const config = await loadConfig(file, {}, { cwd: dir });
+    const config = await loadConfig(file, {}, { cwd: os.tmpdir() });
     expect(config.paths.inbox).toBe(path.join(dir, 'in'));
     expect(config.paths.outbox).toBe(path.join(dir, 'outbox'));
     expect(config.paths.state).toBe(path.join(dir, 'state'));
@@ -226,11 +226,11 @@ describe('api keys', () => {
     expect(err.message).toContain('companies[0].apiKeyFile: set only one of apiKey or apiKeyFile, not both');
   });
 
-  test('apiKeyFile is read (relative to the working directory) and trimmed', async () => {
+  test('apiKeyFile is read (relative to the configuration file\'s folder) and trimmed', async () => {
     const { file, dir } = await writeConfig('companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKeyFile: keys/main.key }\n');
     await import('node:fs/promises').then((fs) => fs.mkdir(path.join(dir, 'keys')));
     await writeFile(path.join(dir, 'keys/main.key'), '  file-key-7777\n\n');
-    const config = await loadConfig(file, {}, { cwd: dir });
+    const config = await loadConfig(file, {}, { cwd: os.tmpdir() });
     expect(config.companies[0].apiKey).toBe('file-key-7777');
     expect(config.companies[0].apiKeyFile).toBe(path.join(dir, 'keys/main.key'));
   });
