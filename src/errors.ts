@@ -12,6 +12,7 @@ export const ERRORS = {
   EDOC_CONFIG_ENV_MISSING: 'The configuration refers to an environment variable that is not set.',
   EDOC_CONFIG_KEY_FILE: 'An apiKeyFile could not be read.',
   EDOC_CONFIG_MAPPING: 'A mapping named in kinds.<kind>.mapping cannot be read or is not valid.',
+  EDOC_CONFIG_NOT_WRITABLE: 'A folder the configuration names (paths.state, paths.outbox, emulator.state) cannot be written by the process.',
   // --- cli ----------------------------------------------------------------
   EDOC_CLI_USAGE: 'The command line is not valid.',
   // --- service (wire contract, client, outcome) ---------------------------
@@ -39,6 +40,7 @@ export const ERRORS = {
   EDOC_READ_RECORD_TOO_LARGE: 'A record of a delimited file is longer than read.maxRecordBytes; the file is not read.',
   EDOC_READ_CHANGED_AFTER_SEND: 'The input file changed after its documents were released for sending.',
   EDOC_READ_NAME_NOT_UTF8: 'An input file name is not UTF-8 (a Windows-1252 / Latin-1 name).',
+  EDOC_READ_NOT_UTF8: 'A JSON or JSONL file is not UTF-8: read as Windows-1252, as CSV files are (a warning).',
   EDOC_READ_MARKER_ALONE: 'A done-marker file has no data file beside it.',
   EDOC_READ_SHEET_ENCRYPTED: 'The spreadsheet is protected with a password; it cannot be read.',
   EDOC_READ_SHEET_CORRUPT: 'The spreadsheet is damaged or not a spreadsheet; it cannot be read.',

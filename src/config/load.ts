@@ -115,8 +115,9 @@ export async function resolveConfig(data: unknown, options: ResolveOptions): Pro
 /**
  * Loads the YAML configuration file. Every failure is an EdocError (EDOC_CONFIG_*)
  * whose message names the file (as given), the key path and what is wrong, and
- * never a key. `file` and every relative path inside it resolve against `options.cwd`
- * (default: the working directory).
+ * never a key. `file` resolves against `options.cwd` (default: the working directory);
+ * every relative path inside it against the configuration file's folder, so the file
+ * means the same wherever the process starts (a service's working directory included).
  */
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env,
   options: { cwd?: string; secrets?: boolean } = {}): Promise<Readonly<Config>> {
@@ -130,7 +131,7 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
     throw new EdocError('EDOC_CONFIG_NOT_FOUND', `${file}: cannot read the configuration file (${errnoOf(err)})`, { file });
   }
   const data = parseConfigYaml(text, file);
-  const config = await resolveConfig(data, { file, env, cwd: options.cwd, secrets: options.secrets });
+  const config = await resolveConfig(data, { file, env, cwd: path.dirname(resolvedFile), secrets: options.secrets });
   await checkMappings(config, file);
   return config;
 }

@@ -74,7 +74,7 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
     for (const [key, item] of Object.entries(value)) {
       if (typeof item === 'string' && key === 'apiKeyFile') {
         try {
-          out.add(readFileSync(path.resolve(cwd, expand(item)), 'utf8').trim());
+          out.add(readFileSync(path.resolve(path.dirname(path.resolve(cwd, file)), expand(item)), 'utf8').trim());
         } catch {
           // unreadable: nothing it holds can have been printed either
         }

@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
 import type { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
+import { companyPause, savePauses } from '../submit/pause-file.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedScheduler } from '../received/scheduler.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
@@ -56,6 +57,7 @@ export class Daemon {
     this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates,
       onPull: (company, outcome) => this.alerting.pulled(company, outcome), mayStart: (alias) => pipeline.mayStart(alias) });
     // cluster mode: a company this node just took is pulled now, and its files skipped so far are taken again
+    pipeline.senderEvents.on('event', (event) => { if (event.type === 'paused') void this.recordPauses(); });
     pipeline.companies.onGained((company) => {
       this.watcher?.retake(company);
       if (this.config.received.enabled) void this.received.pullNow(company);
@@ -79,6 +81,7 @@ export class Daemon {
     } });
     const daemon = new Daemon(config, logger, pipeline, options);
     try {
+      await daemon.recordPauses();
       daemon.alerting.start(); // before the watcher: the first files are checked against the ranges
       await daemon.startWatcher();
       daemon.received.start();
@@ -98,6 +101,16 @@ export class Daemon {
       // loops keep the process alive and then crash on the closed ledger.
       await daemon.close();
       throw err;
+    }
+  }
+
+  /** Which companies are paused now, for `edoc-bridge status` (submit/pause-file.ts); a write that fails is a warning. */
+  private async recordPauses(): Promise<void> {
+    const paused = this.pipeline.senderViews().flatMap((v) => (v.pause === undefined ? [] : [companyPause(v.alias, v.pause.since, v.pause.reason)]));
+    try {
+      await savePauses(this.config.paths.state, paused);
+    } catch (err) {
+      this.logger.warn({ code: (err as NodeJS.ErrnoException).code }, 'could not record the paused companies for edoc-bridge status');
     }
   }
 
@@ -156,6 +169,7 @@ export class Daemon {
     const before = this.config;
     this.config = next;
     await this.pipeline.update(next);
+    await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));
     if (unwatched.length > 0) {

@@ -138,6 +138,10 @@ export async function intakeFile(ctx: IntakeContext, dropped: DroppedFile): Prom
       ? await ctx.reader.read(job, configSecrets(ctx.config), ctx.signal)
       : await readDocumentBatches(job, secrets, ctx.signal);
     await ledger.setReadDetails(rec.fileId, opened.details);
+    if (opened.details.format !== 'csv' && opened.details.encoding === 'windows-1252') {
+      log.warn({ code: 'EDOC_READ_NOT_UTF8', encoding: 'windows-1252' },
+        'the file is not UTF-8: read as Windows-1252 (the rule for CSV files); check its accented letters, and have the ERP save JSON as UTF-8');
+    }
     let count = 0;
     for await (const batch of opened.batches) {
       // a number outside every active range of its prefix: refused here, as invalid, before it is stored

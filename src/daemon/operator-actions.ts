@@ -9,7 +9,9 @@
 import { ledgerNow } from '../policy/ledger-clock.js';
 import type { Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
+import { keyFrom } from '../kinds/document-key.js';
 import { isDocumentKind } from '../kinds/index.js';
+import { makeKey } from '../ledger/rows.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AttentionDocument, RequeueTarget } from '../ledger/types.js';
 import type { ConsoleActions } from '../http/console/deps.js';
@@ -162,6 +164,11 @@ export interface ResolveOptions {
   now?: number;
   /** Where it was given, for the note kept with the document ('edoc-bridge resolve', 'console'). */
   via: string;
+  /**
+   * `issued` only, one document: the number the service issued it under (`DS1043` or `DS/1043`), as the
+   * operator found it. Kept as the document's key, so result.json's `issued` and the ledger hold it as data.
+   */
+  number?: string;
   /** Rewrites the reports of these files (settled when final); returns the result.json paths written. */
   rewrite(fileIds: readonly number[]): Promise<string[]>;
 }
@@ -186,8 +193,10 @@ export async function resolveDocuments(ledger: LedgerPort, target: ActionTarget,
       + '--not-ours does not apply to them (use --issued, or edoc-bridge retry --in-doubt if the service did not issue them)');
   }
   const ids = targets.map((d) => d.id);
+  const assigned = options.number === undefined ? undefined : issuedAs(targets, options.number, what);
+  if (typeof assigned === 'string') return { ids: [], fileIds: [], done: [], notes: [...notes, assigned] };
   const changed: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
-    ? await ledger.confirmIssued(ids, note, now, options.by) : await ledger.recordClash(ids, note, now, options.by);
+    ? await ledger.confirmIssued(ids, note, now, options.by, assigned) : await ledger.recordClash(ids, note, now, options.by);
   const taken = changed.taken ?? [];
   const unchanged = targets.filter((d) => !changed.ids.includes(d.id) && !taken.some((t) => t.key === d.key));
   let raced = 0;
@@ -207,12 +216,39 @@ export async function resolveDocuments(ledger: LedgerPort, target: ActionTarget,
     return { ids: [], fileIds: [], done: [], notes };
   }
   const reports = await options.rewrite(changed.fileIds);
+  const unnumbered = issued && assigned === undefined ? targets.filter((d) => d.key === null && changed.ids.includes(d.id)) : [];
+  if (unnumbered.length > 0) {
+    notes.push(`${unnumbered.length} of them had no number of their own: the number the service gave is not recorded as data; `
+      + 'resolve one document with --number PREFIXNUMBER (as the service shows it) to record it');
+  }
+  const numbered = assigned === undefined ? '' : ` under ${[...assigned.values()][0].split('/').slice(2).join('/')}`;
   const done = [issued
-    ? `recorded ${changed.ids.length} document(s) as issued (accepted); nothing was sent`
+    ? `recorded ${changed.ids.length} document(s) as issued (accepted)${numbered}; nothing was sent`
     : `recorded ${changed.ids.length} document(s) as a number clash (duplicate, EDOC_SERVICE_NUMBER_CLASH): the service holds another `
       + 'document under their number; nothing was sent. Give them a new number and send them again.',
   ...reports.map((r) => `report rewritten: ${r}`)];
   return { ids: changed.ids, fileIds: changed.fileIds, done, notes, reports };
+}
+
+/**
+ * The key a document the service numbered is known by from the operator's --number: one document, with no
+ * number of its own (or the same one). A message for the operator (string) when it cannot be used.
+ */
+function issuedAs(targets: readonly AttentionDocument[], text: string, what: string): ReadonlyMap<number, string> | string {
+  if (targets.length !== 1) {
+    return `--number names the number of one document: ${what} matches ${targets.length} in-doubt document(s); nothing was recorded`;
+  }
+  const [doc] = targets;
+  const parts = /^(.*?)\/?(\d+)$/.exec(text.trim());
+  const parsed = parts === null ? undefined : keyFrom(parts[1], parts[2]);
+  if (parsed === undefined) {
+    return `--number ${text}: not a number as the service writes one (a prefix and digits, e.g. DS1043 or SETP/990000123); nothing was recorded`;
+  }
+  const key = makeKey(doc.company, doc.kind, `${parsed.prefix}/${parsed.number}`);
+  if (doc.key !== null && doc.key !== key) {
+    return `--number ${text}: ${doc.file}#${doc.index} carries its own number (${doc.key}); nothing was recorded`;
+  }
+  return new Map([[doc.id, key]]);
 }
 
 /**

@@ -21,6 +21,7 @@ import type { Route } from '../http/route.js';
 import { startOperatorServer, type OperatorServer } from '../http/server.js';
 import type { AppLogger } from '../log/logger.js';
 import type { RangeState } from '../ranges/range-state.js';
+import { PAUSE_FIX } from '../submit/pause-file.js';
 import { consoleActions } from './operator-actions.js';
 import type { Pipeline } from './pipeline.js';
 import { SERVICE_PROBE_DEFAULTS, ServiceProbe } from './service-probe.js';
@@ -168,7 +169,23 @@ function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, p
   // An answer older than two probe periods (plus the probe's own timeout) means the probe is stuck.
   const service = serviceAnswers(pipeline.health, 2 * probeIdleMs + probeTimeoutMs, Date.now,
     () => !options.config().companies.some((c) => pipeline.mayStart(c.alias)));
-  return [ledger, watcher, service];
+  return [ledger, watcher, service, companiesCanSend(pipeline)];
+}
+
+/**
+ * Not ready when no company can send: every company this daemon sends for is paused because the service refused
+ * its credentials (401). The body names each, its reason and the fix; one company still sending keeps it ready.
+ */
+function companiesCanSend(pipeline: Pipeline): ReadinessCheck {
+  return {
+    name: 'companies',
+    check: () => {
+      const views = pipeline.senderViews();
+      if (views.length === 0 || views.some((v) => v.pause === undefined)) return undefined;
+      const each = views.map((v) => `${v.alias} since ${new Date(v.pause?.since ?? 0).toISOString()} (${v.pause?.reason ?? ''})`);
+      return `no company can send: the service refused the credentials of ${each.join('; ')} (EDOC_SERVICE_UNAUTHORIZED); ${PAUSE_FIX}`;
+    },
+  };
 }
 
 /**

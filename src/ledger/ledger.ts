@@ -218,9 +218,9 @@ export class Ledger implements LedgerPort {
   // operator actions: never fenced (port.ts)
   requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.sql, target); }
   /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
-  confirmIssued(ids: readonly number[], note: string, now = ledgerNow(), by?: string):
+  confirmIssued(ids: readonly number[], note: string, now = ledgerNow(), by?: string, assigned?: ReadonlyMap<number, string>):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
-    return status.confirmIssued(this.sql, ids, note, now, by);
+    return status.confirmIssued(this.sql, ids, note, now, by, assigned);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
   recordClash(ids: readonly number[], note: string, now = ledgerNow(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {

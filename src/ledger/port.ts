@@ -187,7 +187,7 @@ export interface LedgerPort {
    * In-doubt documents confirmed issued: `accepted`, unless another document holds their key (`taken`).
    * `by`: who gave the word ('cli', 'console', 'api'), kept in the event history.
    */
-  confirmIssued(ids: readonly number[], note: string, now?: number, by?: string):
+  confirmIssued(ids: readonly number[], note: string, now?: number, by?: string, assigned?: ReadonlyMap<number, string>):
     Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }>;
   /** In-doubt (repeated-number) documents whose number is not theirs: `duplicate` with the clash error. */
   recordClash(ids: readonly number[], note: string, now?: number, by?: string): Promise<{ ids: number[]; fileIds: number[] }>;

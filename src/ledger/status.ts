@@ -103,24 +103,28 @@ export function requeue(q: SqlExecutor, target: RequeueTarget): Promise<{ ids: n
  * Nothing is sent. A document whose key another document already holds as accepted is left as it is
  * (`taken`): the service holds one document per number. Returns the ids that changed and their files.
  */
-export function confirmIssued(q: SqlExecutor, ids: readonly number[], note: string, now: number, by?: string):
-  Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
+export function confirmIssued(q: SqlExecutor, ids: readonly number[], note: string, now: number, by?: string,
+  assigned?: ReadonlyMap<number, string>): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
   return q.transaction(async (tx) => {
     const changed: number[] = [];
     const files = new Set<number>();
     const taken: { id: number; key: string }[] = [];
     for (const id of ids) {
-      const held = await tx.get<{ key: string }>(`SELECT d.key AS key FROM documents d WHERE d.id = ? AND d.key IS NOT NULL
-        AND EXISTS (SELECT 1 FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id)`, [id]);
+      // a document the service numbered gets the number the operator found as its key (as an answer's would)
+      const given = assigned?.get(id) ?? null;
+      const held = await tx.get<{ key: string }>(`SELECT COALESCE(d.key, ?) AS key FROM documents d WHERE d.id = ?
+        AND COALESCE(d.key, ?) IS NOT NULL AND EXISTS (SELECT 1 FROM documents a WHERE a.key = COALESCE(d.key, ?)
+        AND a.state = 'accepted' AND a.id <> d.id)`, [given, id, given, given]);
       if (held) {
         taken.push({ id, key: held.key });
         continue;
       }
-      const row = await tx.get<{ file_id: number }>(`UPDATE documents SET state = 'accepted', errors = NULL, warnings = ?,
-        next_attempt_at = NULL, updated_at = ?, doubt = NULL WHERE id = ? AND state = 'in-doubt' RETURNING file_id`,
-      [JSON.stringify([note]), now, id]);
+      const row = await tx.get<{ file_id: number; key: string | null }>(`UPDATE documents SET state = 'accepted', errors = NULL,
+        warnings = ?, next_attempt_at = NULL, updated_at = ?, doubt = NULL, key = COALESCE(key, ?) WHERE id = ? AND state = 'in-doubt'
+        RETURNING file_id, key`, [JSON.stringify([note]), now, given, id]);
       if (!row) continue;
-      await addEvent(tx, now, 'confirmed-issued', row.file_id, id, { note, ...(by === undefined ? {} : { by }) });
+      await addEvent(tx, now, 'confirmed-issued', row.file_id, id, { note, ...(by === undefined ? {} : { by }),
+        ...(given === null || row.key !== given ? {} : { key: given }) });
       changed.push(id);
       files.add(row.file_id);
     }

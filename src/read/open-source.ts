@@ -7,7 +7,8 @@
  * - a spreadsheet that is password-protected, damaged, or lacks the sheet to read ->
  *   EDOC_READ_SHEET_ENCRYPTED / _CORRUPT / _MISSING (read/sheet-source.ts)
  * - zero bytes, only whitespace / blank lines, `[]` -> EDOC_READ_EMPTY
- * - a NUL byte in the first 8 KiB, or (JSON/JSONL) bytes that are not UTF-8 -> EDOC_READ_BINARY
+ * - a NUL byte in the first 8 KiB -> EDOC_READ_BINARY; JSON/JSONL bytes that are not UTF-8 are decoded as
+ *   Windows-1252, the rule CSV files follow (`encoding` says so; the intake logs one EDOC_READ_NOT_UTF8 warning)
  * - broken JSON -> EDOC_READ_JSON (line, col)
  * - a record (CSV), line (JSONL) or element (JSON) longer than `maxRecordBytes` -> EDOC_READ_RECORD_TOO_LARGE / EDOC_READ_JSON
  * - gone, replaced or modified while read (inode, size, mtime) -> EDOC_READ_CHANGED
@@ -22,7 +23,7 @@
 import type { Hash } from 'node:crypto';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
-import { EdocError } from '../errors.js';
+import { EdocError, isEdocError } from '../errors.js';
 import type { CompanyInfo } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { openCsvSource } from './csv-source.js';
@@ -32,7 +33,7 @@ import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
 import { openSheetSource } from './sheet-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
-import { utf8Chunks } from './utf8-chunks.js';
+import { utf8Chunks, windows1252Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { MasterTables } from '../map/master-tables.js';
 
@@ -107,15 +108,29 @@ export async function openSource(file: string, kind: DocumentKind, options: Open
   }
 
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-  const chunks = (hash?: Hash): AsyncGenerator<string> => abortable(utf8Chunks(file, snapshot, hash), options.signal);
+  // UTF-8 (a BOM dropped); a file that is not is decoded as Windows-1252, as a CSV file with `encoding: auto` is
+  let encoding: 'utf-8' | 'windows-1252' = 'utf-8';
+  const chunks = (hash?: Hash): AsyncGenerator<string> => abortable(encoding === 'utf-8'
+    ? utf8Chunks(file, snapshot, hash) : windows1252Chunks(file, snapshot, hash), options.signal);
   const read = (hash?: Hash, parse = true): AsyncGenerator<SourceDocument> =>
     format === 'json'
       ? readJsonDocuments(chunks(hash), file, { maxElementChars: maxRecord })
       : readJsonlDocuments(chunks(hash), file, { maxLineChars: options.maxLineBytes ?? maxRecord, parse });
-  let count = 0;
-  // JSONL: a line's content is that document's problem, never the file's, so the first pass parses no line.
-  for await (const _doc of read(undefined, false)) count++;
-  return { format, encoding: 'utf-8', documents: read(options.hash), count, ...meta };
+  const countAll = async (): Promise<number> => {
+    let count = 0;
+    // JSONL: a line's content is that document's problem, never the file's, so the first pass parses no line.
+    for await (const _doc of read(undefined, false)) count++;
+    return count;
+  };
+  let count: number;
+  try {
+    count = await countAll();
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_READ_BINARY')) throw err; // the only EDOC_READ_BINARY of this pass: bytes not UTF-8
+    encoding = 'windows-1252';
+    count = await countAll();
+  }
+  return { format, encoding, documents: read(options.hash), count, ...meta };
 }
 
 /** The chunks, checking the stop signal before each: a long JSON element or line cannot hold a shutdown back. */

@@ -165,6 +165,8 @@ export interface SenderView {
   currentLimit: number;
   /** Paused by a 401 until the configuration is reloaded with a working key. */
   paused: boolean;
+  /** While paused: since when (epoch ms) and the service's reason. */
+  pause?: { since: number; reason: string };
   /** The last request got no answer from the service. */
   unreachable: boolean;
   /** Waiting for disk space to record verdicts. */

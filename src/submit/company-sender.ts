@@ -35,7 +35,8 @@ export class CompanySender {
   private readonly commits: SubmissionCommits;
   /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
   private readonly markedUnsent = new Set<number>();
-  private paused = false;
+  /** Paused by a 401 (when, and the service's reason) until a reload. */
+  private paused: { since: number; reason: string } | undefined;
   /** Cluster mode: the lease fence refused a commit; nothing more starts (the pipeline closes this sender). */
   private lost = false;
   private unreachable = false;
@@ -64,7 +65,7 @@ export class CompanySender {
   }
 
   get isPaused(): boolean {
-    return this.paused;
+    return this.paused !== undefined;
   }
 
   /** Writing is paused by a full disk (or verdicts are held until it can be written). */
@@ -78,8 +79,8 @@ export class CompanySender {
 
   view(): SenderView {
     return { alias: this.alias, queued: this.queue.size, inFlight: this.queue.pending, concurrency: this.company.rate.concurrency,
-      requestsPerSecond: this.company.rate.requestsPerSecond, currentLimit: this.rate.current().limit, paused: this.paused,
-      unreachable: this.unreachable, storageBlocked: this.commits.blocked };
+      requestsPerSecond: this.company.rate.requestsPerSecond, currentLimit: this.rate.current().limit, paused: this.paused !== undefined,
+      ...(this.paused === undefined ? {} : { pause: { ...this.paused } }), unreachable: this.unreachable, storageBlocked: this.commits.blocked };
   }
 
   /** New documents may be due (a file was read, an operator re-queued work). */
@@ -93,8 +94,8 @@ export class CompanySender {
     this.options.retry = retry;
     this.rate.configure(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
-    if (this.paused) {
-      this.paused = false;
+    if (this.paused !== undefined) {
+      this.paused = undefined;
       this.options.logger.info({ company: company.alias }, 'configuration reloaded: submissions resume');
     }
     this.wake();
@@ -124,8 +125,8 @@ export class CompanySender {
   private async feed(): Promise<void> {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      if (this.paused || this.commits.blocked || !this.mayStart()) {
-        await this.waits.sleep(this.paused ? idleMs : this.tuning.storagePollMs);
+      if (this.paused !== undefined || this.commits.blocked || !this.mayStart()) {
+        await this.waits.sleep(this.paused !== undefined ? idleMs : this.tuning.storagePollMs);
         continue;
       }
       // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in
@@ -289,8 +290,8 @@ export class CompanySender {
   }
 
   private pause(reason: string): void {
-    if (this.paused) return;
-    this.paused = true;
+    if (this.paused !== undefined) return;
+    this.paused = { since: Date.now(), reason };
     // One line for the whole company, not one per document: its documents simply wait.
     this.options.logger.error({ code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
       'the service refused this company\'s credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts');
@@ -317,7 +318,7 @@ export class CompanySender {
    */
   private async waitForRate(): Promise<boolean> {
     for (;;) {
-      if (this.closed || this.paused || this.lost) return false;
+      if (this.closed || this.paused !== undefined || this.lost) return false;
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
       if (this.commits.blocked || !this.mayStart()) {

@@ -250,6 +250,40 @@ describe('retry', () => {
     expect(retried.code).toBe(1);
   });
 
+  test('resolve --issued --number on a service-numbered document stores the number the service gave as data: ledger key and result.json issued', async ({ daemonProject }) => {
+    const { emu, p } = await setUp(daemonProject, { dropAfterCommitRate: 1 });
+    const file = await p.exportFile('compras.json', jsonText([supportDocument(undefined, 'uno'), supportDocument(undefined, 'dos')]));
+    expect((await runCli(p, ['submit', file, '--kind', 'support-document'])).code).toBe(1);
+    // what the service issued for the first document (the answer was lost: only the service knows the number)
+    const held = await emu.client.documents({ kind: 'support-document' });
+    expect(held.length).toBe(2);
+    const [issued] = held;
+    const number = `${issued.prefix}${String(issued.number)}`;
+
+    const two = await runCli(p, ['resolve', '--file', 'compras.json', '--issued', '--number', number]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/--number names the number of one document: use it with --document/);
+    const bad = await runCli(p, ['resolve', '--document', 'compras.json#0', '--issued', '--number', 'DS-abc']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--number DS-abc: not a number as the service writes one .*nothing was recorded/);
+
+    const resolved = await runCli(p, ['resolve', '--document', 'compras.json#0', '--issued', '--number', number]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(resolved.stdout).toContain(`recorded 1 document(s) as issued (accepted) under ${String(issued.prefix)}/${String(issued.number)}; nothing was sent`);
+    const rows = p.ledgerQuery<{ key: string | null; state: string }>('SELECT key, state FROM documents ORDER BY id');
+    expect(rows).toEqual([
+      { key: `main/support-document/${String(issued.prefix)}/${String(issued.number)}`, state: 'accepted' },
+      { key: null, state: 'in-doubt' },
+    ]);
+    const result = await p.result('support-document', 'compras.json');
+    expect(result?.documents[0].issued).toMatchObject({ prefix: issued.prefix, number: String(issued.number) });
+
+    // without --number the operator is told the number is not recorded as data
+    const other = await runCli(p, ['resolve', '--document', 'compras.json#1', '--issued']);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr + other.stdout).toMatch(/1 of them had no number of their own: .*--number/);
+  });
+
   test('exit 2 when neither or both of --file and --document are given', async ({ daemonProject }) => {
     const { p } = await setUp(daemonProject);
     for (const args of [['retry'], ['retry', '--file', 'a.json', '--document', 'SETP/1']]) {

@@ -1,4 +1,5 @@
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -39,7 +40,7 @@ describe('defaults', () => {
     expect(config.kinds.pos).toEqual({ enabled: true, endpoint: 'E3' });
   });
 
-  test('relative paths resolve against the working directory; log.file defaults to <logs>/edoc-bridge.log', async () => {
+  test('relative paths resolve against the configuration file\'s folder, not the working directory; log.file defaults to <logs>/edoc-bridge.log', async () => {
     const { file, dir } = await writeConfig(`${MINIMAL}
 paths: { inbox: in, logs: var/log }
 kinds: { invoice: { mapping: config/mappings/sales.csv.yaml } }
@@ -47,7 +48,7 @@ emulator: { seed: seed.json, state: /abs/emulator.json }
 `);
     // configured mappings are loaded with the configuration: the relative one must be there
     await cp(path.join(ROOT, 'config/mappings/sales.csv.yaml'), path.join(dir, 'config/mappings/sales.csv.yaml'), { recursive: true });
-    const config = await loadConfig(file, {}, { cwd: dir });
+    const config = await loadConfig(file, {}, { cwd: os.tmpdir() });
     expect(config.paths.inbox).toBe(path.join(dir, 'in'));
     expect(config.paths.outbox).toBe(path.join(dir, 'outbox'));
     expect(config.paths.state).toBe(path.join(dir, 'state'));
@@ -225,11 +226,11 @@ describe('api keys', () => {
     expect(err.message).toContain('companies[0].apiKeyFile: set only one of apiKey or apiKeyFile, not both');
   });
 
-  test('apiKeyFile is read (relative to the working directory) and trimmed', async () => {
+  test('apiKeyFile is read (relative to the configuration file\'s folder) and trimmed', async () => {
     const { file, dir } = await writeConfig('companies:\n  - { alias: main, id: 1001, nit: "900123456", apiKeyFile: keys/main.key }\n');
     await import('node:fs/promises').then((fs) => fs.mkdir(path.join(dir, 'keys')));
     await writeFile(path.join(dir, 'keys/main.key'), '  file-key-7777\n\n');
-    const config = await loadConfig(file, {}, { cwd: dir });
+    const config = await loadConfig(file, {}, { cwd: os.tmpdir() });
     expect(config.companies[0].apiKey).toBe('file-key-7777');
     expect(config.companies[0].apiKeyFile).toBe(path.join(dir, 'keys/main.key'));
   });
@@ -370,7 +371,22 @@ describe('the shipped configuration', () => {
     expect(config.kinds['credit-note'].mapping).toBe(path.join(root, 'config/mappings/sales.csv.yaml'));
     expect(config.kinds.payroll.mapping).toBe(path.join(root, 'config/mappings/payroll.csv.yaml'));
     expect(config.kinds['support-document'].mapping).toBe(path.join(root, 'config/mappings/support-document.csv.yaml'));
+    expect(config.paths).toEqual({ inbox: path.join(root, 'inbox'), outbox: path.join(root, 'outbox'), state: path.join(root, 'state'), logs: path.join(root, 'logs') });
+    expect(config.emulator).toMatchObject({ seed: path.join(root, 'config/emulator-seed.json'), state: path.join(root, 'state/emulator-state.json') });
     const live = await loadConfig('config/edoc-bridge.yaml', { EDOC_API_KEY: 'k-live-1' }, { cwd: root });
     expect(live.companies[0].apiKey).toBe('k-live-1');
+  });
+
+  test('relative paths resolve against the configuration file\'s folder, whatever the working directory (a service\'s is elsewhere)', async () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'edoc-cwd-'));
+    try {
+      const config = await loadConfig(path.join(root, 'config/edoc-bridge.yaml'), {}, { cwd: elsewhere });
+      expect(config.kinds.pos.mapping).toBe(path.join(root, 'config/mappings/pos.csv.yaml'));
+      expect(config.paths.state).toBe(path.join(root, 'state'));
+      expect(config.emulator.seed).toBe(path.join(root, 'config/emulator-seed.json'));
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -84,3 +84,43 @@ describe('the daemon pulls received documents', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('received pull beside a running daemon', () => {
+  it('goes through the daemon: it pulls every company now and the command prints its pulls; a --from/--to window says in one line what to do (exit 2)', async () => {
+    const beside = tempDir('edoc-received-beside-');
+    fs.copyFileSync(path.join(dir, 'edoc-bridge.yaml'), path.join(beside, 'edoc-bridge.yaml'));
+    const log = (): LogLine[] => {
+      const file = path.join(beside, 'logs', 'edoc-bridge.log');
+      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as LogLine) : [];
+    };
+    const pulls = (): LogLine[] => log().filter((l) => l.msg === 'received pull finished');
+    const daemon = spawn(process.execPath, [path.join(ROOT, 'bin/edoc-bridge.js'), 'run', '--config', 'edoc-bridge.yaml'],
+      { cwd: beside, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => daemon.on('exit', (code) => resolve(code)));
+    try {
+      // the pulls at start, for both companies
+      const deadline = Date.now() + 30_000;
+      while (pulls().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(pulls()).toHaveLength(2);
+
+      const run = await cli(['received', 'pull', '--config', 'edoc-bridge.yaml'], beside);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^the daemon \(pid \d+\) holds the state folder .*: asked it to pull received documents now/m);
+      // from the cursor the start's pull left (today) minus lookbackDays: the seed has nothing that recent
+      expect(run.stdout).toMatch(/^main: pulled by the daemon at \d{4}-\d\d-\d\dT[^ ]+ \([^)]*\): 0 new, 0 seen before, 1 page, 0 errors; cursor \d{4}-/m);
+      expect(run.stdout).toMatch(/^other: pulled by the daemon at /m);
+      expect(pulls()).toHaveLength(4);
+
+      const window = await cli(['received', 'pull', '--from', '2026-03-01', '--config', 'edoc-bridge.yaml'], beside);
+      expect(window.code).toBe(2);
+      const lines = window.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/the daemon \(pid \d+\) holds the state folder .* a pull of --from\/--to needs the state folder: stop the daemon, run this command, then start the daemon again/);
+      expect(pulls()).toHaveLength(4);
+    } finally {
+      daemon.kill('SIGTERM');
+      fs.rmSync(beside, { recursive: true, force: true });
+    }
+    expect(await exited).toBe(0);
+  });
+});

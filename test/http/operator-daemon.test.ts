@@ -48,7 +48,7 @@ describe('a running daemon', () => {
     const url = await listenerUrl(await startDaemon());
     expect(await get(`${url}/healthz`)).toEqual({ status: 200, text: '{"status":"ok"}\n' });
     const ready = await eventually(async () => { const r = await get(`${url}/readyz`); return r.status === 200 ? r : undefined; }, 'ready');
-    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', checks: { ledger: 'ok', watcher: 'ok', service: 'ok' } });
+    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', checks: { ledger: 'ok', watcher: 'ok', service: 'ok', companies: 'ok' } });
 
     expect((await get(`${url}/metrics`)).status).toBe(401);
     expect((await get(`${url}/metrics`, { authorization: 'Bearer not-the-console-token' })).status).toBe(401);
@@ -73,7 +73,7 @@ describe('a running daemon', () => {
     await emulator.close();
     const down = await eventually(async () => { const r = await get(`${url}/readyz`); return r.status === 503 ? r : undefined; }, 'not ready');
     const body = JSON.parse(down.text) as { status: string; checks: Record<string, string>; failing: { check: string; problem: string }[] };
-    expect(body.checks).toEqual({ ledger: 'ok', watcher: 'ok', service: 'failing' });
+    expect(body.checks).toEqual({ ledger: 'ok', watcher: 'ok', service: 'failing', companies: 'ok' });
     expect(body.failing).toEqual([{ check: 'service', problem: expect.stringMatching(/^does not answer since .*E10: no answer$/) as unknown }]);
     expect((await get(`${url}/healthz`)).status).toBe(200);
 

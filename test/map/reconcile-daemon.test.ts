@@ -56,11 +56,11 @@ describe('reconciliation in a running daemon', () => {
     const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');
     const config = shipped
       .replace('baseUrl: embedded', `baseUrl: ${emulator.url}`)
-      .replace('paths: { inbox: inbox, outbox: outbox, state: state, logs: logs }', `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`)
-      .replace('invoice: { mapping: config/mappings/sales.csv.yaml }', `invoice: { mapping: ${dir}/siigo.csv.yaml }`)
-      .replace('support-document: { mapping: config/mappings/support-document.csv.yaml }', `support-document: { mapping: ${dir}/support.csv.yaml }`)
-      .replaceAll('config/mappings/', `${root}/config/mappings/`)
-      .replace('seed: config/emulator-seed.json, state: state/emulator-state.json', `seed: ${root}/config/emulator-seed.json`)
+      .replace('paths: { inbox: ../inbox, outbox: ../outbox, state: ../state, logs: ../logs }', `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`)
+      .replace('invoice: { mapping: mappings/sales.csv.yaml }', `invoice: { mapping: ${dir}/siigo.csv.yaml }`)
+      .replace('support-document: { mapping: mappings/support-document.csv.yaml }', `support-document: { mapping: ${dir}/support.csv.yaml }`)
+      .replaceAll('{ mapping: mappings/', `{ mapping: ${root}/config/mappings/`)
+      .replace('seed: emulator-seed.json, state: ../state/emulator-state.json', `seed: ${root}/config/emulator-seed.json`)
       .replace('stableMs: 1000', 'stableMs: 200')
       .replace('enabled: true, every: 15m', 'enabled: false, every: 15m');
     expect(config).toContain(`invoice: { mapping: ${dir}/siigo.csv.yaml }`);

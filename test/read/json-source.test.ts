@@ -116,8 +116,21 @@ describe('JSON input', () => {
     await edocError(open(await write('none.json', '[ ]')), 'EDOC_READ_EMPTY');
   });
 
-  it('rejects bytes that are not UTF-8 as binary', async () => {
+  it('decodes bytes that are not UTF-8 as Windows-1252, the rule CSV files follow, and says so in its encoding', async () => {
+    // [{"a":"ñ"}] with ñ as the single Windows-1252 byte 0xF1 (in UTF-8 it would be C3 B1)
     const file = await write('latin1.json', Buffer.from([0x5b, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xf1, 0x22, 0x7d, 0x5d]));
-    await edocError(open(file), 'EDOC_READ_BINARY');
+    const opened = await open(file);
+    expect(opened.encoding).toBe('windows-1252');
+    expect((await all(opened.documents)).map((d) => d.request)).toEqual([{ a: 'ñ' }]);
+    // 0x80 is the euro sign in Windows-1252 (in Latin-1 a control character)
+    const euro = await open(await write('euro.jsonl', Buffer.from([0x7b, 0x22, 0x62, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d, 0x0a])));
+    expect((await all(euro.documents)).map((d) => d.request)).toEqual([{ b: '€' }]);
+    expect(euro.encoding).toBe('windows-1252');
+  });
+
+  it('reads a UTF-8 file as UTF-8', async () => {
+    const opened = await open(await write('utf8.json', Buffer.from('[{"a":"ñ"}]', 'utf8')));
+    expect(opened.encoding).toBe('utf-8');
+    expect((await all(opened.documents)).map((d) => d.request)).toEqual([{ a: 'ñ' }]);
   });
 });

@@ -1,4 +1,5 @@
 import type { CompanyConfig, Config } from '../../config/schema.js';
+import { lockHolder } from '../../ledger/lock.js';
 import { openLedger } from '../../ledger/open.js';
 import { colombiaToday, isDate } from '../../policy/dates.js';
 import { ReceivedPuller, type PageProgress, type PullResult } from '../../received/puller.js';
@@ -7,7 +8,9 @@ import { ServiceClient } from '../../service/client.js';
 import { resolveServiceUrl } from '../../daemon/embedded.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
+import { pullThroughDaemon } from '../received-beside-daemon.js';
 import { counted } from '../table.js';
+import { holderCommand } from './status.js';
 
 function pickCompanies(config: Readonly<Config>, alias: string | undefined): CompanyConfig[] {
   if (alias === undefined) return [...config.companies];
@@ -58,6 +61,10 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   const companies = pickCompanies(config, args.string('company'));
   const today = colombiaToday();
   const window = explicitWindow(args, today);
+  // beside a running daemon (SQLite: it holds the state folder) the pull goes through it: one rate, one writer
+  const holder = config.ledger.url === undefined ? lockHolder(config.paths.state) : undefined;
+  const command = holder ? holderCommand(holder.pid) : undefined;
+  if (holder && (command === undefined || command === 'run')) return pullThroughDaemon(config, io, companies, window !== undefined, holder.pid);
   const logger = await io.logger();
   const ledger = await openLedger(config, { env: io.env });
   const controller = new AbortController();

@@ -18,7 +18,7 @@ import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 export const resolveCommand: Command = {
   name: 'resolve',
   summary: 'record what you found at the service for in-doubt documents: --issued (accepted) or --not-ours (number clash); nothing is sent',
-  usage: 'edoc-bridge resolve (--file NAME | --document KEY) (--issued | --not-ours) [--note TEXT] [--config FILE]',
+  usage: 'edoc-bridge resolve (--file NAME | --document KEY) (--issued [--number NUMBER] | --not-ours) [--note TEXT] [--config FILE]',
   description: [
     'An in-doubt document may exist at the service, and the bridge cannot tell. Look it up at the service',
     '(its issued documents, or the DIAN portal). edoc-bridge status says why each one is in doubt:',
@@ -27,6 +27,8 @@ export const resolveCommand: Command = {
     '                   attempt of ours with that number may have delivered it.',
     'If the service holds THIS document, record it with --issued: it becomes accepted in the ledger,',
     'in edoc-bridge status and in its result.json (rewritten at once), with your note as its warning.',
+    'A document the service numbered (no-answer) has no number of its own: give the one the service shows',
+    'with --number (e.g. DS1043); it is kept as the document\'s number, in the ledger and in result.json\'s issued.',
     'If the service holds ANOTHER document under a repeated number, record it with --not-ours: it becomes',
     'duplicate with the number-clash error (give it a new number and send it again).',
     'A no-answer document that was not issued is released with edoc-bridge retry --document KEY --in-doubt.',
@@ -34,7 +36,7 @@ export const resolveCommand: Command = {
     'or company/kind/prefix/number.',
   ].join('\n'),
   examples: [
-    'edoc-bridge resolve --document compras-0412.json#3 --issued --note "DS 1043 in the portal, checked by Ana"',
+    'edoc-bridge resolve --document compras-0412.json#3 --issued --number DS1043 --note "in the portal, checked by Ana"',
     'edoc-bridge resolve --document main/invoice/SETP/990000123 --not-ours --note "the portal shows a sale to another customer"',
     'edoc-bridge resolve --file compras-0412.json --issued',
   ],
@@ -43,6 +45,7 @@ export const resolveCommand: Command = {
     document: { type: 'string', valueName: 'KEY', description: 'one document: FILE#INDEX, company/kind/INDEX or its key' },
     issued: { type: 'boolean', description: 'your word that the service issued THIS document' },
     'not-ours': { type: 'boolean', description: 'your word that the service holds ANOTHER document under its repeated number' },
+    number: { type: 'string', valueName: 'NUMBER', description: 'with --issued on one document the service numbered: the number it issued it under (DS1043)' },
     note: { type: 'string', valueName: 'TEXT', description: 'what you found (number, who checked), kept with the document' },
   },
   needsConfig: true,
@@ -57,6 +60,9 @@ export const resolveCommand: Command = {
         : 'say --issued to record that the service issued it (or --not-ours for a repeated number held by another document); '
           + 'if it did not, use edoc-bridge retry --in-doubt');
     }
+    const number = args.string('number');
+    if (number !== undefined && !issued) throw usageError('--number goes with --issued: the number the service issued the document under');
+    if (number !== undefined && key === undefined) throw usageError('--number names the number of one document: use it with --document');
     const config = await io.config();
     const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
@@ -67,6 +73,7 @@ export const resolveCommand: Command = {
       const note = args.string('note');
       const result = await resolveDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, {
         word: issued ? 'issued' : 'not-ours', by: 'cli', via: 'edoc-bridge resolve', ...(note === undefined ? {} : { note }),
+        ...(number === undefined ? {} : { number }),
         rewrite: (fileIds) => rewriteReports(ledger, config, fileIds),
       });
       if (result.ambiguous !== undefined) throw usageError(result.ambiguous);

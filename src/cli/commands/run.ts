@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load.js';
+import { checkWritableFolders } from '../../daemon/writable-folders.js';
 import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import { Daemon } from '../../daemon/daemon.js';
@@ -63,6 +64,8 @@ export const runCommand: Command = {
     // a SIGHUP while the program loaded (bin/edoc-bridge.js held it): reloaded once started
     if (takeEarlyHangups() > 0) reload();
 
+    // a folder it cannot write is a configuration error now (exit 2), not a failure at the first report or at stop
+    await checkWritableFolders(config, io.configFile);
     started.daemon = await startWhenWritable(config, logger, () => stopRequested !== undefined);
     if (started.daemon === undefined || stopRequested !== undefined) {
       await started.daemon?.close();

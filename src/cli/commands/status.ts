@@ -6,6 +6,7 @@ import type { AttentionDocument, DocumentState, StatusSummary } from '../../ledg
 import type { Command } from '../command.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { loadPauses } from '../../submit/pause-file.js';
 import { clusterLines, readClusterStatus } from '../cluster-table.js';
 import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../command-name.js';
@@ -50,16 +51,22 @@ export const statusCommand: Command = {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
       summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], clashes: [], lastPulls: [] };
     }
+    // what the running daemon recorded of its paused companies (a 401): nothing when no daemon runs
+    const paused = isDaemon && holder ? loadPauses(config.paths.state, holder.pid) : [];
     const ranges = storedRanges(config.paths.state, colombiaToday()) ?? null;
     const cluster = await readClusterStatus(config); // PostgreSQL ledger: the nodes and their leases
     if (args.flag('json')) {
-      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, ...summary, ranges, ...(cluster ? { cluster } : {}) }, null, 2));
+      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, paused, ...summary, ranges, ...(cluster ? { cluster } : {}) }, null, 2));
       return EXIT_OK;
     }
     const held = !holder ? 'no daemon running'
       : isDaemon ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})`
         : `no daemon running; edoc-bridge ${command} (pid ${holder.pid}) holds it since ${holder.startedAt}`;
     io.out(`State folder: ${config.paths.state} — ${held}`);
+    for (const p of paused) {
+      io.out(`PAUSED: company ${p.company} since ${p.since}: the service refused its credentials (${p.code}: ${p.reason}); `
+        + `its documents wait. Fix: ${p.fix}`);
+    }
     io.out('');
     if (summary.byCompanyKind.length === 0) io.out('No documents in the ledger yet.');
     else {
@@ -100,7 +107,7 @@ export const statusCommand: Command = {
 };
 
 /** What the received puller recorded of its last pull (received/puller.ts), in words; '' when it recorded nothing known. */
-function pullSummary(data: unknown): string {
+export function pullSummary(data: unknown): string {
   if (data === null || typeof data !== 'object') return '';
   const d = data as { window?: unknown; pages?: unknown; new?: unknown; seenBefore?: unknown; errors?: unknown; cursor?: unknown };
   const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);

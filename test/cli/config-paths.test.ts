@@ -1,0 +1,64 @@
+/**
+ * Where the configuration's folders are, as a service started elsewhere sees them: relative paths resolve
+ * against the configuration file's folder (not the working directory), and a folder the process cannot
+ * write is refused at start (exit 2, EDOC_CONFIG_NOT_WRITABLE naming the file and the key), before any
+ * document is taken. The real CLI as a child process.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect } from 'vitest';
+import { runCli } from '../helpers/cli-runner.js';
+import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import { buildCli } from '../helpers/daemon-harness.js';
+
+beforeAll(buildCli, BUILD_TIMEOUT_MS);
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function temp(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+describe('relative paths in the configuration', () => {
+  test('the shipped configuration copied into etc/ and used from another working directory: its folders are beside etc/, not in the working directory', async () => {
+    const install = await temp('edoc-install-');
+    const elsewhere = await temp('edoc-cwd-');
+    await mkdir(path.join(install, 'etc', 'mappings'), { recursive: true });
+    await writeFile(path.join(install, 'etc', 'edoc-bridge.yaml'), await readFile(path.join(ROOT, 'config/edoc-bridge.yaml')));
+    await writeFile(path.join(install, 'etc', 'emulator-seed.json'), await readFile(path.join(ROOT, 'config/emulator-seed.json')));
+    for (const name of ['sales', 'support-document', 'payroll', 'support-adjustment', 'pos']) {
+      await writeFile(path.join(install, 'etc', 'mappings', `${name}.csv.yaml`), await readFile(path.join(ROOT, `config/mappings/${name}.csv.yaml`)));
+    }
+    const run = await runCli({ dir: elsewhere, configFile: path.join(install, 'etc', 'edoc-bridge.yaml') }, ['status', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { stateDir: string }).stateDir).toBe(path.join(install, 'state'));
+  });
+});
+
+describe('a folder the process cannot write', () => {
+  for (const key of ['state', 'outbox'] as const) {
+    test(`paths.${key} under a regular file: run exits 2 at start naming the file and paths.${key}; nothing is taken`, async ({ daemonProject }) => {
+      const { project, spawnDaemon } = await daemonProject({});
+      const blocker = path.join(project.dir, 'not-a-folder');
+      await writeFile(blocker, 'a file where a folder should be\n');
+      const text = project.configText().replace(new RegExp(`^(  ${key}: ).*$`, 'm'), `$1${blocker}/${key}`);
+      expect(text).toContain(`${key}: ${blocker}/${key}`);
+      await writeFile(project.configFile, text);
+      await project.drop('invoice', 'a.json', '[]');
+      const daemon = spawnDaemon();
+      expect((await daemon.exited).code).toBe(2);
+      const lines = daemon.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${project.configFile}: paths.${key}: this process cannot write ${blocker}/${key} (`);
+      expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+      await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe('[]');
+    });
+  }
+});
