@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ERRORS } from '../../src/errors.js';
 import type { DocumentKind } from '../../src/kinds/index.js';
 import { validateDocument } from '../../src/kinds/validate-document.js';
@@ -73,6 +74,8 @@ describe('the mappings guide: its examples load and give the figures it states',
     for (const b of whole) expect(b.mark?.what, b.text.slice(0, 80)).toBe('mapping');
     expect([...MAPPINGS.keys()].sort()).toEqual(['discount', 'first', 'one-to-many', 'pos']);
     for (const name of MAPPINGS.keys()) await expect(guideMapping(name)).resolves.toMatchObject({ name: expect.any(String) });
+    // the snippets between them are YAML too, whole or not
+    for (const b of BLOCKS.filter((x) => x.lang === 'yaml')) expect(() => parseYaml(b.text), b.text.slice(0, 80)).not.toThrow();
     // every marked export has its mapping
     for (const name of EXPORTS.keys()) expect(MAPPINGS.has(name), name).toBe(true);
   });
