@@ -41,6 +41,9 @@ const leafSchema = z.strictObject({
   matches: z.string().min(1).optional(),
 });
 
+/** Every key a condition accepts: a leaf's column and tests, and the combinators (the docs' reference lists them). */
+export const CONDITION_KEYS: readonly string[] = [...Object.keys(leafSchema.shape), 'not', 'all', 'any'];
+
 /** As compile-node.ts's mappingError (not imported: compile-node compiles `$when` conditions with this file). */
 function mappingError(file: string, path: string, message: string): EdocError {
   return new EdocError('EDOC_MAPPING_INVALID', `Mapping ${file}: ${path === '' ? '' : `${path}: `}${message}`, { file, field: path });

@@ -69,17 +69,23 @@ export function applyLineAmounts(line: DeriveLine, options: { gross: boolean; ta
   line.fields.NetAmount = formatAmount(net);
   const taxes: LineTax[] = [];
   const rate = line.inputs.vat;
-  if (typeof rate === 'string') taxes.push({ category: VAT, rate, amount: mulRate(net, rate) });
-  for (const [name, value] of Object.entries(line.inputs)) {
+  const given: LineTax | undefined = typeof rate === 'string' ? { category: VAT, rate, amount: mulRate(net, rate) } : undefined;
+  if (given !== undefined) taxes.push(given);
+  // per line, so no entries array and no regex for the usual inputs (vat, discount…)
+  for (const name in line.inputs) {
+    if (name.length !== 5 || !name.startsWith('tax')) continue;
     const m = OTHER_TAX.exec(name);
+    const value = line.inputs[name];
     if (m !== null && typeof value === 'string') taxes.push({ category: m[1], rate: value, amount: mulRate(net, value) });
   }
-  const vat = taxes.find((t) => t.category === VAT);
+  const vat = given ?? taxes.find((t) => t.category === VAT);
   if (taxes.length > 0) {
     line.fields.TaxSubTotals = taxes.map((t) => ({ TaxCategory: t.category, TaxPercentage: t.rate, TaxableAmount: formatAmount(net), TaxAmount: formatAmount(t.amount) }));
     if (options.taxTotals) line.fields.TaxTotals = taxes.map((t) => ({ TaxCategory: t.category, TaxAmount: formatAmount(t.amount) }));
   }
-  return { gross, net, discount, ...(vat === undefined ? {} : { vatRate: vat.rate }), vat: vat?.amount ?? 0, taxes };
+  const out: LineAmounts = { gross, net, discount, vat: vat?.amount ?? 0, taxes };
+  if (vat !== undefined) out.vatRate = vat.rate;
+  return out;
 }
 
 /** One subtotal per category and rate, in order of first appearance. */

@@ -20,6 +20,9 @@ const DERIVATIONS: Record<string, Derivation> = {
   'pos-totals': posTotals,
 };
 
+/** The names `derive` accepts. */
+export const DERIVATION_NAMES: readonly string[] = Object.keys(DERIVATIONS);
+
 export function isKnownDerivation(name: string): boolean {
   return Object.hasOwn(DERIVATIONS, name);
 }

@@ -48,6 +48,9 @@ interface Token {
 }
 
 const OPERATORS = ['<=', '>=', '!=', '=', '<', '>', '+', '-', '*', '/', '(', ')', ','];
+
+/** The operators an expression accepts, signs and words (the docs' reference lists them). */
+export const EXPRESSION_OPERATORS: readonly string[] = [...OPERATORS.filter((o) => !['(', ')', ','].includes(o)), 'and', 'or', 'not'];
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*/u;
 
 function tokenize(source: string): Token[] {

@@ -14,6 +14,7 @@ import type { GuardLine } from './reconcile.js';
 
 const QUANTITY = ['Quantity', 'unidades'];
 const PRICE = ['UnitPrice', 'valorUnitarioBruto'];
+const AMOUNTS = [...QUANTITY, ...PRICE];
 
 const columnCache = new WeakMap<Mapping, Map<string, string>>();
 
@@ -89,7 +90,7 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
   for (const line of lines) {
     const f = line.fields;
     if (g.negative === 'invalid') {
-      for (const name of [...QUANTITY, ...PRICE]) {
+      for (const name of AMOUNTS) {
         if (!isNegative(f[name])) continue;
         const column = columnOf(mapping, name);
         const what = QUANTITY.includes(name) ? 'quantity' : 'price';
