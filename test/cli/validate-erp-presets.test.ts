@@ -5,8 +5,8 @@
  * The real CLI as a child process; the figures are those of test/map/erp-presets-daemon.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../helpers/daemon-harness.js';
@@ -57,11 +57,15 @@ describe('shipped ERP presets with validate', () => {
     expect(code).toBe(exit);
   });
 
-  it('a configuration naming a preset for a kind loads it (relative to the working directory)', async () => {
+  it('a configuration naming a preset for a kind loads it (relative to the configuration file\'s folder)', async () => {
     const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');
-    const line = '  invoice: { mapping: config/mappings/sales.csv.yaml }';
+    const line = '  invoice: { mapping: mappings/sales.csv.yaml }';
     expect(shipped).toContain(line);
-    const config = await tempFile('edoc-bridge.yaml', shipped.replace(line, '  invoice: { mapping: config/mappings/erp/odoo-invoice.yaml }'));
+    // the shipped file's relative paths resolve against its own folder: a copy of config/ names the preset as mappings/erp/…
+    const copy = join(dirname(await tempFile('x', '')), 'config');
+    await cp(join(root, 'config'), copy, { recursive: true });
+    const config = join(copy, 'edoc-bridge.yaml');
+    await writeFile(config, shipped.replace(line, '  invoice: { mapping: mappings/erp/odoo-invoice.yaml }'));
     const { code, lines } = await validate(['examples/erp/odoo/odoo-facturas-cliente.csv', '--kind', 'invoice', '--config', config]);
     expect(lines.map((l) => [l.key, payable(l)])).toEqual([['main/invoice/SETP/990000412', '337940.08'], ['main/invoice/SETP/990000414', '392750.00']]);
     expect(code).toBe(0);

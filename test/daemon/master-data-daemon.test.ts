@@ -14,6 +14,7 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { EmulatorClient } from '../helpers/emulator-client.js';
+import { shippedConfigFor } from '../helpers/shipped-config.js';
 
 const root = join(import.meta.dirname, '../..');
 let dir: string;
@@ -112,17 +113,8 @@ describe('master data in a running daemon', () => {
       '13;79456123;Juan Carlos Gómez Pérez;;Calle 45 # 3-10'].join('\r\n') + '\r\n');
     const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
     await utimes(join(customers(), 'terceros-2026-11-25.csv'), threeDaysAgo, threeDaysAgo);
-    const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');
-    const config = shipped
-      .replace('baseUrl: embedded', `baseUrl: ${emulator.url}`)
-      .replace('paths: { inbox: inbox, outbox: outbox, state: state, logs: logs }', `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`)
-      .replace('invoice: { mapping: config/mappings/sales.csv.yaml }', `invoice: { mapping: ${dir}/sales.csv.yaml }`)
-      .replaceAll('config/mappings/', `${root}/config/mappings/`)
-      .replace('seed: config/emulator-seed.json, state: state/emulator-state.json', `seed: ${root}/config/emulator-seed.json`)
-      .replace('stableMs: 1000', 'stableMs: 200')
-      .replace('enabled: true, every: 15m', 'enabled: false, every: 15m')
+    const config = await shippedConfigFor(dir, emulator.url, { invoice: `${dir}/sales.csv.yaml` })
       + `masterData:\n  every: 1s\n  tables:\n    customers: { folder: ${customers()}, key: Identificación, columns: [Tipo identificación, Razón social, Correo], maxAge: 1d }\n`;
-    expect(config).toContain(`invoice: { mapping: ${dir}/sales.csv.yaml }`);
     await writeFile(join(dir, 'edoc-bridge.yaml'), config);
     daemon = spawn(process.execPath, [join(root, 'bin/edoc-bridge.js'), 'run', '--config', join(dir, 'edoc-bridge.yaml')], { cwd: dir, stdio: 'ignore', env: { ...process.env, EDOC_API_KEY: 'demo-key-1001' } });
     await logLine('the daemon watching its inbox', (l) => l.msg === 'watching the inbox');

@@ -207,7 +207,10 @@ describe('shipped ERP presets through the daemon', () => {
 
   test('loyverse-pos: a 12-hour time is read as the afternoon it says', async () => {
     const original = (await sample('loyverse', 'loyverse-recibos-por-articulo.csv')).toString('utf8');
-    const text = original.replaceAll('1-1042', '1-2042').replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
+    // the header and receipt 1-1042 alone, renumbered 1-2042, its time written on a 12-hour clock
+    const [header, ...rows] = original.split('\n');
+    const text = [header, ...rows.filter((row) => row.includes('1-1042'))].join('\n')
+      .replaceAll('1-1042', '1-2042').replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
     await project.drop('pos', 'loyverse-12h.csv', text);
     const result = await project.finalResult('pos', 'loyverse-12h.csv', { timeoutMs: 60_000 });
     expect(result.documents.map((d) => [d.status, d.source])).toEqual([['accepted', { rows: [2, 3], erpKey: '1-2042' }]]);

@@ -12,6 +12,7 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { EmulatorClient } from '../helpers/emulator-client.js';
+import { shippedConfigFor } from '../helpers/shipped-config.js';
 import { SIIGO_COLUMNS, siigoSalesMapping, SUPPORT_COLUMNS, supportMapping } from './values-amounts-helpers.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -53,18 +54,7 @@ describe('reconciliation in a running daemon', () => {
     emulator = (await resources.emulator(join(root, 'config/emulator-seed.json'))).running;
     await writeFile(join(dir, 'siigo.csv.yaml'), siigoSalesMapping({ discount: true, reconcile: true }));
     await writeFile(join(dir, 'support.csv.yaml'), supportMapping(false));
-    const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');
-    const config = shipped
-      .replace('baseUrl: embedded', `baseUrl: ${emulator.url}`)
-      .replace('paths: { inbox: ../inbox, outbox: ../outbox, state: ../state, logs: ../logs }', `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`)
-      .replace('invoice: { mapping: mappings/sales.csv.yaml }', `invoice: { mapping: ${dir}/siigo.csv.yaml }`)
-      .replace('support-document: { mapping: mappings/support-document.csv.yaml }', `support-document: { mapping: ${dir}/support.csv.yaml }`)
-      .replaceAll('{ mapping: mappings/', `{ mapping: ${root}/config/mappings/`)
-      .replace('seed: emulator-seed.json, state: ../state/emulator-state.json', `seed: ${root}/config/emulator-seed.json`)
-      .replace('stableMs: 1000', 'stableMs: 200')
-      .replace('enabled: true, every: 15m', 'enabled: false, every: 15m');
-    expect(config).toContain(`invoice: { mapping: ${dir}/siigo.csv.yaml }`);
-    expect(config).toContain(`support-document: { mapping: ${dir}/support.csv.yaml }`);
+    const config = await shippedConfigFor(dir, emulator.url, { invoice: `${dir}/siigo.csv.yaml`, 'support-document': `${dir}/support.csv.yaml` });
     await writeFile(join(dir, 'edoc-bridge.yaml'), config);
     daemon = spawn(process.execPath, [join(root, 'bin/edoc-bridge.js'), 'run', '--config', join(dir, 'edoc-bridge.yaml')], { cwd: dir, stdio: 'ignore', env: { ...process.env, EDOC_API_KEY: 'demo-key-1001' } });
     const deadline = Date.now() + 60_000;
