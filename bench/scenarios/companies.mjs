@@ -30,7 +30,9 @@ async function pair(size, r, cpuProfDir) {
 }
 
 export async function companies({ runs, quick }) {
-  const sizes = quick ? [1, 200] : COMPANIES.sizes;
+  // EDOC_BENCH_COMPANIES=200 (or 1,200 …): only those sizes
+  const only = process.env.EDOC_BENCH_COMPANIES?.split(',').map(Number);
+  const sizes = only ?? (quick ? [1, 200] : COMPANIES.sizes);
   const largest = Math.max(...sizes);
   const bySize = [];
   for (const size of sizes) {
