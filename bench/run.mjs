@@ -1,5 +1,5 @@
 // `npm run bench`: every scenario of issue 8, a table on stdout and bench/results/latest.json.
-//   node --expose-gc bench/run.mjs [--only throughput,overhead,memory,pickup,startup,longRecord,intake,cluster,sheets] [--runs N] [--quick]
+//   node --expose-gc bench/run.mjs [--only throughput,overhead,memory,pickup,startup,longRecord,intake,cluster,sheets,companies] [--runs N] [--quick]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { overhead } from './scenarios/overhead.mjs';
@@ -11,10 +11,11 @@ import { throughput } from './scenarios/throughput.mjs';
 import { intake } from './scenarios/intake.mjs';
 import { cluster } from './scenarios/cluster.mjs';
 import { sheets } from './scenarios/sheets.mjs';
+import { companies } from './scenarios/companies.mjs';
 import { table } from './lib/table.mjs';
 import { log, machine, ROOT } from './lib/util.mjs';
 
-const SCENARIOS = { throughput, overhead, memory, pickup, startup, longRecord, intake, cluster, sheets };
+const SCENARIOS = { throughput, overhead, memory, pickup, startup, longRecord, intake, cluster, sheets, companies };
 
 function args(argv) {
   const out = { only: Object.keys(SCENARIOS), runs: 3, quick: false };

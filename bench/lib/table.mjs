@@ -110,5 +110,19 @@ export function table(results) {
     rows.push(['8. CPU per document (1 node / 3 nodes): nodes, PostgreSQL, emulator',
       `${['nodes', 'server', 'emulator'].map((k) => `${c.one.cpuMsPerDocument[k]} / ${c.three.cpuMsPerDocument[k]} ms`).join(', ')}`, '', '(reference)', '']);
   }
+  const many = s.companies;
+  if (many) {
+    const name = `(R=${many.rps}/s, C=${many.concurrency}, L=${many.latencyMs} ms, ${many.perCompany} invoices each, independent server)`;
+    for (const z of many.sizes) {
+      rows.push([`10. ${z.companies} companies ${name}: daemon, bare undici loop`,
+        `${z.daemonDocsPerSecond} vs ${z.bareDocsPerSecond} docs/s of limit ${z.limit}/s; ${z.daemonOfLimit} vs ${z.bareOfLimit} of the limit; `
+        + `daemon CPU ${z.daemonCpuMsPer1000} ms per 1,000 (bare ${z.bareCpuMsPer1000}); 429s ${z.refused429}`,
+        `${z.ratio}`, z.companies === 1 ? '(reference)' : '>= 0.85 of limit, >= 0.9 of bare',
+        z.companies === 1 ? '' : pass(z.daemonOfLimit >= 0.85 && z.ratio >= 0.9)]);
+    }
+    if (many.cpuGrowth !== null) {
+      rows.push(['10. daemon CPU per document, most companies ÷ one company', `${many.cpuGrowth}`, '', '<= 1.25', pass(many.cpuGrowth <= 1.25)]);
+    }
+  }
   return [row(['figure', 'measured (median)', 'ratio', 'target', '']), row(['---', '---', '---', '---', '---']), ...rows.map(row)].join('\n');
 }

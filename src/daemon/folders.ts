@@ -24,8 +24,14 @@ export function outboxDir(config: FolderConfig, company: string, kind: string): 
 
 /** The file lies directly in one of the watched inbox folders (so its original is archived once final). */
 export function inInboxFolder(config: FolderConfig, file: string): boolean {
+  // inbox/<kind>/ or inbox/<company>/<kind>/: only the company its place names is compared (not every
+  // company × kind: the report scheduler asks this for every file, with hundreds of companies)
   const dir = path.dirname(path.resolve(file));
-  return inboxFolders(config).some((f) => path.resolve(f.dir) === dir);
+  const kind = path.basename(dir);
+  if (!(DOCUMENT_KINDS as readonly string[]).includes(kind) || !config.kinds[kind as DocumentKind].enabled) return false;
+  const alias = config.companies.length > 1 ? path.basename(path.dirname(dir)) : config.companies[0]?.alias;
+  const company = config.companies.find((c) => c.alias === alias);
+  return company !== undefined && path.resolve(inboxDir(config, company.alias, kind)) === dir;
 }
 
 /** Every watched inbox folder: enabled kinds × companies. */

@@ -21,7 +21,9 @@ import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
-import { CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
+import { ledgerNow } from '../policy/ledger-clock.js';
+import { COMPANY_SENDER_DEFAULTS, CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
+import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from './master-data.js';
@@ -57,6 +59,8 @@ export class Pipeline {
   private readonly master: MasterData;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
+  /** Without a cluster: the senders' one commit batcher (`sharedCommits`). */
+  private commits: SubmissionBatcher | undefined;
   /** This run is marked as sending in the state folder (run-marks.ts). */
   private marked = false;
   readonly client: ServiceClient;
@@ -181,9 +185,16 @@ export class Pipeline {
       logger: this.logger, storage: this.storage,
       onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
       onEvent: (event) => this.senderEvents.emit('event', event),
-      ...(this.companies.cluster === undefined ? {} : {
+      ...(this.companies.cluster === undefined ? { commits: this.sharedCommits() } : {
         mayStart: () => this.companies.mayStart(company.alias), onFenced: () => this.companies.fenced(company.alias) }),
     });
+  }
+
+  /** One node: every company's marks and verdicts of a turn in one transaction (one fsync), not one per company. */
+  private sharedCommits(): SubmissionBatcher {
+    this.commits ??= submissionBatcher(this.ledger, { onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
+      now: ledgerNow, lazyMs: COMPANY_SENDER_DEFAULTS.lazyCommitMs });
+    return this.commits;
   }
 
   /** What each company's sender is doing now (the console). */

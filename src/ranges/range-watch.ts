@@ -20,7 +20,7 @@ import type { CompanyRates } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
-import { saveRanges, type CompanyRead } from './range-file.js';
+import { saveRanges, type CompanyRead, type StoredRanges } from './range-file.js';
 import { activeRange, describeRanges, RANGE_KINDS, rangeState, withinRanges, type ActiveRange } from './range-math.js';
 import type { RangeState } from './range-state.js';
 
@@ -82,6 +82,8 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   private timers: NodeJS.Timeout[] = [];
   private readonly touched = new Map<string, NodeJS.Timeout>();
   private saving: Promise<void> = Promise.resolve();
+  /** A write waits behind the one under way (it reads the states when it starts). */
+  private saveQueued = false;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RangeWatchOptions) {
@@ -256,16 +258,28 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     this.save();
   }
 
+  /**
+   * Writes ranges.json, at most one write queued behind the one under way: the queued one takes the
+   * states as they are when it starts, so a burst of recomputations (every company of a node touched
+   * within a second) costs a write or two, not one whole-file write per company.
+   */
   private save(): void {
     const dir = this.options.stateDir;
-    if (dir === undefined) return;
+    if (dir === undefined || this.saveQueued) return;
+    this.saveQueued = true;
+    this.saving = this.saving.then(() => {
+      this.saveQueued = false;
+      return saveRanges(dir, this.stored());
+    }).catch((err: unknown) => {
+      this.options.logger.warn({ err, state: dir }, 'could not keep the numbering ranges for edoc-bridge status');
+    });
+  }
+
+  private stored(): StoredRanges {
     const companies: CompanyRead[] = [...this.watches.entries()].map(([company, w]) => ({
       company, ...(w.known ? { readAt: w.known.readAt } : {}), ...(w.error ? { error: w.error.reason, errorAt: w.error.at } : {}),
     }));
-    const data = { savedAt: this.now(), companies, ranges: [...this.snapshot()] };
-    this.saving = this.saving.then(() => saveRanges(dir, data)).catch((err: unknown) => {
-      this.options.logger.warn({ err, state: dir }, 'could not keep the numbering ranges for edoc-bridge status');
-    });
+    return { savedAt: this.now(), companies, ranges: [...this.snapshot()] };
   }
 
   /** Stops the schedule, aborts reads under way and waits for the last save. Idempotent. */

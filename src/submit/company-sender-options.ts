@@ -9,6 +9,7 @@ import type { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
+import type { SubmissionBatcher } from './submission-commits.js';
 
 export interface CompanySenderTuning {
   /**
@@ -115,6 +116,11 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
    * sender has stopped starting requests; the owner of the company now recovers what it left `sending`.
    */
   onFenced?(): void;
+  /**
+   * One node without a cluster: the batcher every company's sender commits through (one transaction per
+   * turn for all of them, `submissionBatcher`); one of the sender's own when absent.
+   */
+  commits?: SubmissionBatcher;
 }
 
 /** What the sender tells the operator surface: never a key, never a request. */

@@ -57,6 +57,7 @@ export class CompanySender {
     this.commits = new SubmissionCommits({ ledger: options.ledger, logger: options.logger, company: this.company.alias,
       onChanged: (ids) => options.onChanged(ids), now: () => this.now(), lazyMs: this.tuning.lazyCommitMs,
       onFenced: () => this.lose(),
+      ...(options.commits === undefined ? {} : { batcher: options.commits }),
       ...(options.storage === undefined ? {} : { storage: options.storage }) });
   }
 

@@ -55,11 +55,39 @@ export interface SubmissionCommitsOptions {
   lazyMs: number;
   /** Cluster mode: a commit was refused by the lease fence (the company is no longer this node's). */
   onFenced?(): void;
+  /** Shared with the node's other senders (no cluster: `submissionBatcher`); one of its own when absent. */
+  batcher?: SubmissionBatcher;
+}
+
+/** One transaction for the marks and verdicts gathered in a turn: a company's, or every company's of a node. */
+export type SubmissionBatcher = CommitBatcher<Commit, MarkResult | VerdictResult>;
+
+/**
+ * The batcher of `SubmissionCommits`. One shared by every company's sender (`batcher`) commits all of
+ * them together: one fsync per turn for the node, not one per company (with 200 companies sending at
+ * once, per-company batches cost one commit per document or more). Only where no commit can be refused
+ * for one company alone: without a cluster (a fence refusal would refuse every company's items).
+ */
+export function submissionBatcher(ledger: LedgerPort, options: Pick<SubmissionCommitsOptions, 'onChanged' | 'now' | 'lazyMs'>): SubmissionBatcher {
+  return new CommitBatcher<Commit, MarkResult | VerdictResult>(async (items) => {
+    const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
+    const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
+    const result = await ledger.commitSubmissions(ids, records, options.now());
+    if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
+    const sending = new Set(result.marks.sending);
+    const dup = new Set(result.marks.duplicate);
+    const later = new Set(result.marks.deferred);
+    const done = new Set(result.outcomes.applied);
+    return items.map((i): MarkResult | VerdictResult => ('mark' in i
+      ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? duplicateMark(result.marks.otherContent?.get(i.mark))
+        : later.has(i.mark) ? MARKED.keyInFlight : MARKED.notPending)
+      : { verdict: true, applied: done.has(i.outcome.id) }));
+  }, { lazyMs: options.lazyMs });
 }
 
 export class SubmissionCommits {
   readonly storage: StorageWatch;
-  private readonly batcher: CommitBatcher<Commit, MarkResult | VerdictResult>;
+  private readonly batcher: SubmissionBatcher;
   private readonly held: { record: OutcomeRecord; after: () => void }[] = [];
   private readonly unhook: () => void;
   private fenced = false;
@@ -68,22 +96,10 @@ export class SubmissionCommits {
     const { ledger } = options;
     this.storage = options.storage ?? new StorageWatch({ probe: () => ledger.probeWrite(), logger: options.logger });
     this.unhook = this.storage.beforeResume(() => this.commitHeld());
-    // Marks and verdicts of the same turn share one transaction (one fsync).
-    // Verdicts of numbered documents wait up to `lazyMs` for the next batch of marks (see CompanySender.settle).
-    this.batcher = new CommitBatcher<Commit, MarkResult | VerdictResult>(async (items) => {
-      const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
-      const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
-      const result = await ledger.commitSubmissions(ids, records, options.now());
-      if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
-      const sending = new Set(result.marks.sending);
-      const dup = new Set(result.marks.duplicate);
-      const later = new Set(result.marks.deferred);
-      const done = new Set(result.outcomes.applied);
-      return items.map((i): MarkResult | VerdictResult => ('mark' in i
-        ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? duplicateMark(result.marks.otherContent?.get(i.mark))
-          : later.has(i.mark) ? MARKED.keyInFlight : MARKED.notPending)
-        : { verdict: true, applied: done.has(i.outcome.id) }));
-    }, { lazyMs: options.lazyMs });
+    // Marks and verdicts of the same turn share one transaction (one fsync): this company's, or with a
+    // shared batcher every company's of the node. Verdicts of numbered documents wait up to `lazyMs` for
+    // the next batch of marks (see CompanySender.settle).
+    this.batcher = options.batcher ?? submissionBatcher(ledger, options);
   }
 
   /** Writing waits: the disk is full, or verdicts are held. */
