@@ -11,8 +11,12 @@ import { excerpt } from '../policy/excerpt.js';
 
 /** A configuration with a thousand companies is about 300 KB. */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
-/** The yaml library's own bound on alias expansions (its default, named here so it cannot drift). */
-const MAX_ALIAS_COUNT = 100;
+/**
+ * The bound on alias expansions (the yaml library counts each use of an anchor times the aliases inside it).
+ * Its default of 100 refused a provider's 101st company sharing `rate: *r`; 5,000 takes a thousand companies
+ * with a few shared anchors each and still refuses the "billion laughs" (test/config/unparsable.test.ts).
+ */
+const MAX_ALIAS_COUNT = 5_000;
 /** Deeper than any setting (companies[0].rate.requestsPerSecond is 4). */
 const MAX_DEPTH = 64;
 

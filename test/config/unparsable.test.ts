@@ -41,6 +41,15 @@ describe('a file that is not plain data is EDOC_CONFIG_INVALID naming the file',
     expect(err.message).toContain('not valid YAML: aliases expand to too much data');
   });
 
+  test('a thousand companies sharing anchors (rate: *r, <<: *defaults) load: sharing settings is no alias bomb', async () => {
+    const companies = Array.from({ length: 1000 }, (_, i) => [
+      `  - <<: *defaults`, `    alias: c${i}`, `    id: ${2000 + i}`, `    nit: "${900_000_000 + i}"`, `    apiKey: key-${i}-0123456789`, '    rate: *r'].join('\n'));
+    const { file, dir } = await writeConfig(`x-rate: &r { requestsPerSecond: 5, concurrency: 2 }\nx-defaults: &defaults { userId: 7 }\ncompanies:\n${companies.join('\n')}\n`);
+    const config = await loadConfig(file, {}, { cwd: dir });
+    expect(config.companies).toHaveLength(1000);
+    expect(config.companies[999]).toMatchObject({ alias: 'c999', rate: { requestsPerSecond: 5, concurrency: 2 } });
+  });
+
   test('an alias that contains itself (a cycle) is refused naming where', async () => {
     const { err } = await refusal(SELF_ALIAS);
     expect(err.message).toContain('not valid YAML: x-loop.again: an alias refers to a node that contains it (a cycle)');
