@@ -10,7 +10,7 @@
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
@@ -27,8 +27,14 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
   const ctx = useClusterNodes(db, { companies: COMPANIES, leaseMs: LEASE_MS, faults: { latencyMs: 5 } });
   let number = 990_300_000;
 
+  /** Nodes a test started: a failed test's nodes are stopped before the next starts (they would hold its leases). */
+  const started: DaemonProcess[] = [];
+  afterEach(async () => {
+    for (const p of started.splice(0)) { p.signal('SIGCONT'); await p.stop(); }
+  });
   const start = async (dir: string, node: string, companies?: string[]): Promise<DaemonProcess> => {
     const p = await ctx.cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
+    started.push(p);
     return p;
   };
   /** Every file under `dir`, recursively (logs, outbox reports, archive, state). */
@@ -98,10 +104,11 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     await wide.waitForLog((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3', 30_000);
     await eventually(async () => ((await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined),
       'c3 to be run again', 30_000);
+    // what wide says from the moment the epoch is read (a take-back during the send below must be in it)
+    const from = wide.logLines().length;
     const epoch = (await leases()).find((l) => l.company === 'c3')!.epoch;
     await sendOnce(COMPANIES[2], 'only-wide.jsonl');
     // and it stays there (no hand-back and take-back loop) while the membership stays the same
-    const from = wide.logLines().length;
     await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
     const c3 = (await leases()).find((l) => l.company === 'c3');
     const said = wide.logLines().slice(from).filter((l) => String(l.msg).startsWith('cluster:'));
