@@ -16,15 +16,13 @@ import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
-import { loadMapping } from '../map/load-mapping.js';
-import type { Mapping } from '../map/mapping-types.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
 import { COMPANY_SENDER_DEFAULTS, CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
 import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
-import type { DocumentKind } from '../kinds/index.js';
+import { MappingCache } from './mapping-cache.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from './master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
@@ -45,7 +43,7 @@ export class Pipeline {
   private readonly senders: Senders;
   /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
   readonly rates = new CompanyRates();
-  private readonly mappings = new Map<string, Promise<Mapping>>();
+  private readonly mappings = new MappingCache();
   private readonly intake: PQueue;
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
@@ -255,7 +253,7 @@ export class Pipeline {
     try {
       const result = await intakeFile({
         ledger: this.ledger, config: this.config, logger: this.logger,
-        mapping: (kind) => this.mapping(kind), masterTables: (mapping) => this.master.tablesFor(mapping),
+        mapping: (kind) => this.mappings.of(this.config, kind), masterTables: (mapping) => this.master.tablesFor(mapping),
         onDocuments: (alias) => this.senders.get(alias)?.wake(),
         onFileChanged: (id) => this.reports.touch(id),
         signal: this.stopping.signal,
@@ -282,18 +280,6 @@ export class Pipeline {
       }
       throw err;
     }
-  }
-
-  private mapping(kind: DocumentKind): Promise<Mapping | undefined> {
-    const file = this.config.kinds[kind].mapping;
-    if (file === undefined) return Promise.resolve(undefined);
-    let loaded = this.mappings.get(file);
-    if (!loaded) {
-      loaded = loadMapping(file);
-      this.mappings.set(file, loaded);
-      loaded.catch(() => this.mappings.delete(file));
-    }
-    return loaded;
   }
 
   /** Writes the file's report now (settled when every document is final) and returns what it wrote. */
