@@ -5,10 +5,20 @@ import { defineConfig } from 'vitest/config';
  * back-off, memory under a deadline): they run after the others, two at a time, as they always have.
  */
 const TIMED = [
-  'test/cluster/**', 'test/reliability/**', 'test/rate/**', 'test/submit/**', 'test/watch/**',
-  'test/daemon/daemon-crash*.test.ts', 'test/daemon/daemon-auth-rate*.test.ts',
-  'test/http/login-guard.test.ts', 'test/http/connections.test.ts', 'test/report/file-report.test.ts',
-  'test/cli/reload.test.ts', 'test/cli/submit.test.ts', 'test/ledger/recovery.test.ts', 'test/emulator/cli.test.ts',
+  'test/cluster/**',
+  'test/reliability/**',
+  'test/rate/**',
+  'test/submit/**',
+  'test/watch/**',
+  'test/daemon/daemon-crash*.test.ts',
+  'test/daemon/daemon-auth-rate*.test.ts',
+  'test/http/login-guard.test.ts',
+  'test/http/connections.test.ts',
+  'test/report/file-report.test.ts',
+  'test/cli/reload.test.ts',
+  'test/cli/submit.test.ts',
+  'test/ledger/recovery.test.ts',
+  'test/emulator/cli.test.ts',
 ];
 
 export default defineConfig({
@@ -26,11 +36,22 @@ export default defineConfig({
         // The rest spend about a third of their time waiting on child processes, files and sockets
         // (a whole run used 62 % of 2 cores with 2 workers): three at a time keep the cores busy.
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ['test/torture/**', ...TIMED], maxWorkers: 3, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/torture/**', ...TIMED],
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'timed', include: TIMED.map((glob) => (glob.endsWith('.ts') ? glob : `${glob}/*.test.ts`)), maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'timed',
+          include: TIMED.map((glob) => (glob.endsWith('.ts') ? glob : `${glob}/*.test.ts`)),
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

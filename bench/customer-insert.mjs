@@ -9,10 +9,25 @@ const N = 100_000;
 function once(withCustomer) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-ins-'));
   const ledger = Ledger.open(dir);
-  const { fileId } = ledger.recordFile({ path: '/x/a.json', name: 'a.json', size: 1, sha256: 's', kind: 'invoice', company: 'main', now: 1 });
-  const docs = Array.from({ length: N }, (_, i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`, ownNumber: true,
+  const { fileId } = ledger.recordFile({
+    path: '/x/a.json',
+    name: 'a.json',
+    size: 1,
+    sha256: 's',
+    kind: 'invoice',
+    company: 'main',
+    now: 1,
+  });
+  const docs = Array.from({ length: N }, (_, i) => ({
+    index: i,
+    source: { lines: [i + 1] },
+    number: `SETP/${i}`,
+    ownNumber: true,
     raw: `{"SerieNumber":"${i}","CustomerParty":{"Identification":{"DocumentNumber":"9${String(i % 5000).padStart(8, '0')}"}}}`,
-    requestFromRaw: true, request: {}, customer: withCustomer ? `9${String(i % 5000).padStart(8, '0')}` : null }));
+    requestFromRaw: true,
+    request: {},
+    customer: withCustomer ? `9${String(i % 5000).padStart(8, '0')}` : null,
+  }));
   const t = performance.now();
   ledger.insertDocuments(fileId, docs, 1);
   const ms = performance.now() - t;
@@ -20,7 +35,13 @@ function once(withCustomer) {
   rmSync(dir, { recursive: true, force: true });
   return ms;
 }
-const a = [], b = [];
-for (let r = 0; r < 3; r++) { a.push(once(false)); b.push(once(true)); }
+const a = [],
+  b = [];
+for (let r = 0; r < 3; r++) {
+  a.push(once(false));
+  b.push(once(true));
+}
 const med = (v) => v.sort((x, y) => x - y)[1];
-console.log(`without customer: ${a.map((x) => x.toFixed(0)).join(', ')} ms (median ${med(a).toFixed(0)}); with: ${b.map((x) => x.toFixed(0)).join(', ')} ms (median ${med(b).toFixed(0)})`);
+console.log(
+  `without customer: ${a.map((x) => x.toFixed(0)).join(', ')} ms (median ${med(a).toFixed(0)}); with: ${b.map((x) => x.toFixed(0)).join(', ')} ms (median ${med(b).toFixed(0)})`,
+);

@@ -15,11 +15,15 @@ import { CODE, median, round } from './lib/util.mjs';
 import { intakeRun } from './scenarios/intake.mjs';
 
 const [before, rowsArg = '1000000', runsArg = '3', modesArg = 'full'] = process.argv.slice(2);
-if (!before) throw new Error('usage: node bench/intake-before-after.mjs BEFORE_DIR [rows] [runs] [modes]');
+if (!before)
+  throw new Error('usage: node bench/intake-before-after.mjs BEFORE_DIR [rows] [runs] [modes]');
 const rows = Number(rowsArg);
 const runs = Number(runsArg);
 const modes = modesArg.split(',');
-const builds = [['before', path.resolve(before)], ['this', CODE]];
+const builds = [
+  ['before', path.resolve(before)],
+  ['this', CODE],
+];
 const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-bench-before-after-'));
 const results = [];
 try {
@@ -31,8 +35,18 @@ try {
       const order = r % 2 === 0 ? builds : [...builds].reverse();
       for (const [name, code] of order) {
         const x = intakeRun(mode, file, code);
-        const line = { build: name, mode, run: r + 1, rows: x.rows, documents: x.documents, invalid: x.invalid,
-          wallS: round(x.ms / 1000, 2), cpuS: round(x.cpuMs / 1000, 2), maxRssMB: x.maxRssMB, load: os.loadavg()[0] };
+        const line = {
+          build: name,
+          mode,
+          run: r + 1,
+          rows: x.rows,
+          documents: x.documents,
+          invalid: x.invalid,
+          wallS: round(x.ms / 1000, 2),
+          cpuS: round(x.cpuMs / 1000, 2),
+          maxRssMB: x.maxRssMB,
+          load: os.loadavg()[0],
+        };
         console.log(JSON.stringify(line));
         results.push(line);
       }
@@ -45,8 +59,18 @@ for (const mode of modes) {
   for (const [name] of builds) {
     const rs = results.filter((x) => x.build === name && x.mode === mode);
     const wall = median(rs.map((x) => x.wallS));
-    console.log(JSON.stringify({ summary: name, mode, runs: rs.length, documentsPerSecond: Math.round(rs[0].documents / wall),
-      wallS: wall, cpuS: median(rs.map((x) => x.cpuS)), maxRssMB: median(rs.map((x) => x.maxRssMB)),
-      cpuRuns: rs.map((x) => x.cpuS), wallRuns: rs.map((x) => x.wallS) }));
+    console.log(
+      JSON.stringify({
+        summary: name,
+        mode,
+        runs: rs.length,
+        documentsPerSecond: Math.round(rs[0].documents / wall),
+        wallS: wall,
+        cpuS: median(rs.map((x) => x.cpuS)),
+        maxRssMB: median(rs.map((x) => x.maxRssMB)),
+        cpuRuns: rs.map((x) => x.cpuS),
+        wallRuns: rs.map((x) => x.wallS),
+      }),
+    );
   }
 }

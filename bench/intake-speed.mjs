@@ -35,8 +35,15 @@ async function floor(file, code) {
   const { parse } = require('csv-parse');
   const iconv = require('iconv-lite');
   const clock = startClock();
-  const parser = parse({ delimiter: ';', record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, relax_quotes: true });
-  createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(iconv.decodeStream('windows-1252')).pipe(parser);
+  const parser = parse({
+    delimiter: ';',
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    relax_quotes: true,
+  });
+  createReadStream(file, { highWaterMark: 64 * 1024 })
+    .pipe(iconv.decodeStream('windows-1252'))
+    .pipe(parser);
   let rows = 0;
   for await (const record of parser) if (record.length > 0) rows += 1;
   return { rows: rows - 1, documents: null, invalid: null, ...clock() };
@@ -57,7 +64,12 @@ async function read(file, code) {
   const clock = startClock();
   const hash = await hashFile(file);
   const readHash = createHash('sha256');
-  const opened = await openSource(file, 'invoice', { company: COMPANY, mapping, expect: { size: hash.size, mtimeMs: hash.mtimeMs }, hash: readHash });
+  const opened = await openSource(file, 'invoice', {
+    company: COMPANY,
+    mapping,
+    expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+    hash: readHash,
+  });
   const ctx = { today: colombiaToday(), issuerNit: COMPANY.nit };
   let documents = 0;
   let invalid = 0;
@@ -65,11 +77,15 @@ async function read(file, code) {
   for await (const d of opened.documents) {
     documents += 1;
     rows += d.source.rows.length;
-    const problems = d.request !== undefined && d.problems.length === 0 ? validateDocument('invoice', d.request, ctx) : d.problems;
+    const problems =
+      d.request !== undefined && d.problems.length === 0
+        ? validateDocument('invoice', d.request, ctx)
+        : d.problems;
     if (d.request !== undefined) documentKey('invoice', d.request);
     if (d.request === undefined || problems.length > 0) invalid += 1;
   }
-  if (readHash.digest('hex') !== hash.sha256) throw new Error('the read pass did not hash to the file hash');
+  if (readHash.digest('hex') !== hash.sha256)
+    throw new Error('the read pass did not hash to the file hash');
   return { rows, documents, invalid, ...clock() };
 }
 
@@ -105,13 +121,17 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined) {
   const { intakeFile } = await dist('daemon/intake.js');
   const { loadMapping } = await dist('map/load-mapping.js');
   const configFile = join(dir, 'edoc-bridge.yaml');
-  await writeFile(configFile, [
-    'service: { baseUrl: "http://127.0.0.1:9" }',
-    `companies: [{ alias: ${COMPANY.alias}, id: 1, nit: "${COMPANY.nit}", apiKey: "bench-key-0123456789", userId: 1 }]`,
-    `paths: { inbox: "${join(dir, 'inbox')}", outbox: "${join(dir, 'outbox')}", state: "${join(dir, 'state')}", logs: "${join(dir, 'logs')}" }`,
-    `kinds: { invoice: { mapping: "${join(ROOT, 'config/mappings/sales.csv.yaml')}" } }`,
-    'received: { enabled: false }', '',
-  ].join('\n'));
+  await writeFile(
+    configFile,
+    [
+      'service: { baseUrl: "http://127.0.0.1:9" }',
+      `companies: [{ alias: ${COMPANY.alias}, id: 1, nit: "${COMPANY.nit}", apiKey: "bench-key-0123456789", userId: 1 }]`,
+      `paths: { inbox: "${join(dir, 'inbox')}", outbox: "${join(dir, 'outbox')}", state: "${join(dir, 'state')}", logs: "${join(dir, 'logs')}" }`,
+      `kinds: { invoice: { mapping: "${join(ROOT, 'config/mappings/sales.csv.yaml')}" } }`,
+      'received: { enabled: false }',
+      '',
+    ].join('\n'),
+  );
   const config = await loadConfig(configFile, {}, { cwd: dir });
   const inbox = join(dir, 'inbox', 'invoice');
   await mkdir(inbox, { recursive: true });
@@ -127,24 +147,53 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined) {
   const serverPid = backend === 'postgres' ? Number(process.env.EDOC_BENCH_PG_PID) : undefined;
   const server0 = serverPid ? serverCpu(serverPid) : undefined;
   const clock = startClock();
-  const result = await intakeFile({ ledger, config, logger, mapping: () => Promise.resolve(mapping), onDocuments() {}, onFileChanged() {} },
-    { path: dropped, kind: 'invoice', company, size: st.size, mtimeMs: st.mtimeMs });
+  const result = await intakeFile(
+    {
+      ledger,
+      config,
+      logger,
+      mapping: () => Promise.resolve(mapping),
+      onDocuments() {},
+      onFileChanged() {},
+    },
+    { path: dropped, kind: 'invoice', company, size: st.size, mtimeMs: st.mtimeMs },
+  );
   const { ms, cpuMs } = clock();
   const serverCpuMs = serverPid ? Math.round((serverCpu(serverPid) - server0) * 1000) : undefined;
   const asked = { ...counts };
   if (result.outcome !== 'read') throw new Error(`intake ended ${result.outcome}`);
   const file_ = await ledger.getFile(result.fileId);
-  const counted = await raw.all('SELECT state, n FROM file_counts WHERE file_id = ?', [result.fileId]);
-  const rowsOf = backend === 'postgres' ? "json_array_length(CAST(source AS json) -> 'rows')" : "json_array_length(source, '$.rows')";
-  const { rows } = await raw.get(`SELECT CAST(sum(${rowsOf}) AS BIGINT) AS rows FROM documents WHERE file_id = ?`, [result.fileId]);
-  const { held } = await raw.get("SELECT count(*) AS held FROM documents WHERE file_id = ? AND state = 'pending' AND next_attempt_at IS NULL",
-    [result.fileId]);
+  const counted = await raw.all('SELECT state, n FROM file_counts WHERE file_id = ?', [
+    result.fileId,
+  ]);
+  const rowsOf =
+    backend === 'postgres'
+      ? "json_array_length(CAST(source AS json) -> 'rows')"
+      : "json_array_length(source, '$.rows')";
+  const { rows } = await raw.get(
+    `SELECT CAST(sum(${rowsOf}) AS BIGINT) AS rows FROM documents WHERE file_id = ?`,
+    [result.fileId],
+  );
+  const { held } = await raw.get(
+    "SELECT count(*) AS held FROM documents WHERE file_id = ? AND state = 'pending' AND next_attempt_at IS NULL",
+    [result.fileId],
+  );
   if (held !== 0) throw new Error(`${held} documents still held back after the intake`);
   await ledger.close();
   await logger.close();
   const documents = counted.reduce((n, c) => n + c.n, 0);
-  return { rows, documents, invalid: counted.find((c) => c.state === 'invalid')?.n ?? 0, ms, cpuMs, fileState: file_.state,
-    statements: asked.statements, calls: asked.roundTrips, transactions: asked.transactions, ...(serverCpuMs === undefined ? {} : { serverCpuMs }) };
+  return {
+    rows,
+    documents,
+    invalid: counted.find((c) => c.state === 'invalid')?.n ?? 0,
+    ms,
+    cpuMs,
+    fileState: file_.state,
+    statements: asked.statements,
+    calls: asked.roundTrips,
+    transactions: asked.transactions,
+    ...(serverCpuMs === undefined ? {} : { serverCpuMs }),
+  };
 }
 
 /** Wall and CPU milliseconds since the call. */
@@ -168,7 +217,14 @@ async function child(mode, file, code, url) {
     else if (mode === 'full-pg') out = await full(file, code, dir, 'postgres', url);
     else throw new Error(`unknown mode ${mode}`);
     // peak resident memory of this process (KiB on Linux): the whole read, the ledger and the runtime
-    process.stdout.write(JSON.stringify({ mode, ...clock(), ...out, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }));
+    process.stdout.write(
+      JSON.stringify({
+        mode,
+        ...clock(),
+        ...out,
+        maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+      }),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -183,6 +239,7 @@ async function main() {
 }
 
 if (process.argv[1] === SELF) {
-  if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4], process.argv[5], process.argv[6]);
+  if (process.argv[2] === '--child')
+    await child(process.argv[3], process.argv[4], process.argv[5], process.argv[6]);
   else await main();
 }

@@ -32,14 +32,28 @@ async function once(variant, pattern) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-bench-ledger-'));
   const ledger = Ledger.open(dir);
   try {
-    const { fileId } = await ledger.recordFile({ path: path.join(dir, 'f.jsonl'), name: 'f.jsonl', size: 1, sha256: 'x'.repeat(64),
-      kind: 'invoice', company: 'main', now: Date.now() });
+    const { fileId } = await ledger.recordFile({
+      path: path.join(dir, 'f.jsonl'),
+      name: 'f.jsonl',
+      size: 1,
+      sha256: 'x'.repeat(64),
+      kind: 'invoice',
+      company: 'main',
+      now: Date.now(),
+    });
     const docs = [];
     for (let i = 0; i < n; i++) {
       const request = invoice(FIRST_NUMBER + i);
       const raw = JSON.stringify(request);
-      docs.push({ index: i, source: { line: i + 1 }, number: `SETP/${FIRST_NUMBER + i}`, ownNumber: true, raw, requestFromRaw: true,
-        rawIsRequestText: true });
+      docs.push({
+        index: i,
+        source: { line: i + 1 },
+        number: `SETP/${FIRST_NUMBER + i}`,
+        ownNumber: true,
+        raw,
+        requestFromRaw: true,
+        rawIsRequestText: true,
+      });
     }
     await ledger.insertDocuments(fileId, docs);
     await ledger.finishReading(fileId);
@@ -48,9 +62,23 @@ async function once(variant, pattern) {
     const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
     let commits = 0;
-    const verdict = (id) => ({ id, state: 'accepted', resultCode: '200', httpStatus: 200, warnings: [], maybeDelivered: false, errors: [],
-      response: { Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: 'Procesado Correctamente.' },
-      outcome: { kind: 'accepted', reason: 'HTTP 200, ResultCode 200' } });
+    const verdict = (id) => ({
+      id,
+      state: 'accepted',
+      resultCode: '200',
+      httpStatus: 200,
+      warnings: [],
+      maybeDelivered: false,
+      errors: [],
+      response: {
+        Errors: [],
+        IsValid: true,
+        ResultCode: 200,
+        Warning: [],
+        ResultData: 'Procesado Correctamente.',
+      },
+      outcome: { kind: 'accepted', reason: 'HTTP 200, ResultCode 200' },
+    });
     const { claim, verdictsPerCommit } = pattern;
     let sent = [];
     const queued = new Set();
@@ -58,7 +86,10 @@ async function once(variant, pattern) {
       // a batch claimed and marked, carrying the verdicts waiting
       const due = await ledger.claimDue('main', Date.now(), claim, queued);
       const waiting = sent.splice(0, verdictsPerCommit);
-      await ledger.commitSubmissions(due.map((d) => d.id), waiting.map(verdict));
+      await ledger.commitSubmissions(
+        due.map((d) => d.id),
+        waiting.map(verdict),
+      );
       commits += 1;
       for (const d of due) queued.add(d.id);
       sent.push(...due.map((d) => d.id));
@@ -75,9 +106,18 @@ async function once(variant, pattern) {
     // the main thread's busy time: a COMMIT's fsync made on it counts, an fdatasync awaited on the thread pool does not
     const busy = performance.eventLoopUtilization(elu0).active;
     // counted from the rows: the "no counts" variant has no file_counts
-    const accepted = ledger.db.prepare(`SELECT count(*) FROM documents WHERE state = 'accepted'`).pluck().get();
-    if (accepted !== n) throw new Error(`expected ${n} accepted, got ${accepted} after ${commits} commits`);
-    return { wallPer1000: round((wall / n) * 1000, 0), mainBusyPer1000: round((busy / n) * 1000, 0), cpuPer1000: round(((cpu.user + cpu.system) / 1000 / n) * 1000, 0), commits };
+    const accepted = ledger.db
+      .prepare(`SELECT count(*) FROM documents WHERE state = 'accepted'`)
+      .pluck()
+      .get();
+    if (accepted !== n)
+      throw new Error(`expected ${n} accepted, got ${accepted} after ${commits} commits`);
+    return {
+      wallPer1000: round((wall / n) * 1000, 0),
+      mainBusyPer1000: round((busy / n) * 1000, 0),
+      cpuPer1000: round(((cpu.user + cpu.system) / 1000 / n) * 1000, 0),
+      commits,
+    };
   } finally {
     await ledger.close();
     rmSync(dir, { recursive: true, force: true });
@@ -100,6 +140,8 @@ for (let r = 0; r < runs; r++) {
 }
 console.log(`ledger commits, ${n} documents, median of ${runs}: ms per 1,000 documents`);
 for (const [v, xs] of Object.entries(results)) {
-  console.log(`  ${v.padEnd(10)} CPU ${median(xs.map((x) => x.cpuPer1000))}  main thread busy ${median(xs.map((x) => x.mainBusyPer1000))}`
-    + `  wall ${median(xs.map((x) => x.wallPer1000))}  commits ${xs[0].commits}`);
+  console.log(
+    `  ${v.padEnd(10)} CPU ${median(xs.map((x) => x.cpuPer1000))}  main thread busy ${median(xs.map((x) => x.mainBusyPer1000))}` +
+      `  wall ${median(xs.map((x) => x.wallPer1000))}  commits ${xs[0].commits}`,
+  );
 }

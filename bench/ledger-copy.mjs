@@ -21,7 +21,8 @@ import { findPostgres, startServer } from '../scripts/pg-test-server.mjs';
 import { takeoverScene } from './lib/takeover-scene.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const n = arg('--n', 100_000);
 const body = arg('--body', 600);
 const takeover = process.argv.includes('--takeover');
@@ -31,10 +32,15 @@ const stateDir = path.join(dir, 'state');
 
 function run(command, args, env = {}) {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${args.join(' ')} failed: ${stderr || err.message}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${args.join(' ')} failed: ${stderr || err.message}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -42,17 +48,29 @@ function run(command, args, env = {}) {
 function measured(args, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let peak = 0;
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     const sample = setInterval(() => {
       try {
-        const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+        const kb = Number(
+          /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0,
+        );
         peak = Math.max(peak, kb);
-      } catch { /* exited */ }
+      } catch {
+        /* exited */
+      }
     }, 50);
     child.on('close', (code) => {
       clearInterval(sample);
@@ -74,7 +92,12 @@ try {
   const { info } = server;
   /** A new database owned by the test role, by name. */
   const database = async (name) => {
-    const admin = new pg.Client({ host: info.socketDir, port: info.port, user: info.adminUser, database: 'postgres' });
+    const admin = new pg.Client({
+      host: info.socketDir,
+      port: info.port,
+      user: info.adminUser,
+      database: 'postgres',
+    });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name} OWNER ${info.user}`);
     await admin.end();
@@ -83,33 +106,75 @@ try {
   const db = await database('bench');
   const { url } = db;
   // the take-over's companies, its emulator and its project folder exist before the fill: the files' folders are under it
-  scene = takeover ? await takeoverScene({ db, n: arg('--companies', 5), rate: arg('--rate', 50) }) : undefined;
+  scene = takeover
+    ? await takeoverScene({ db, n: arg('--companies', 5), rate: arg('--rate', 50) })
+    : undefined;
   const t0 = performance.now();
-  const filled = JSON.parse(await run(process.execPath, ['--import', './test/fixtures/ledger/register.mjs',
-    'test/fixtures/ledger/every-state.ts', stateDir, String(n), String(body), ...(scene ? [scene.sendable] : [])]));
+  const filled = JSON.parse(
+    await run(process.execPath, [
+      '--import',
+      './test/fixtures/ledger/register.mjs',
+      'test/fixtures/ledger/every-state.ts',
+      stateDir,
+      String(n),
+      String(body),
+      ...(scene ? [scene.sendable] : []),
+    ]),
+  );
   const fillMs = performance.now() - t0;
-  const copy = await measured(['bin/edoc-bridge.js', 'ledger', 'copy', '--from', stateDir, '--to', url], { PGPASSWORD: info.password });
+  const copy = await measured(
+    ['bin/edoc-bridge.js', 'ledger', 'copy', '--from', stateDir, '--to', url],
+    { PGPASSWORD: info.password },
+  );
   const rows = Number(/([\d,]+) rows in/.exec(copy.stdout)?.[1].replace(/,/g, '') ?? 0);
   const sqliteMb = statSync(path.join(stateDir, 'ledger.sqlite')).size / 1024 / 1024;
-  console.log(`ledger-copy bench — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`  source: ${filled.documents.toLocaleString('en')} documents in ${filled.files} files, ${JSON.stringify(filled.byState)}; `
-    + `ledger.sqlite ${sqliteMb.toFixed(1)} MB (written in ${(fillMs / 1000).toFixed(1)} s)`);
-  console.log(copy.stdout.trimEnd().split('\n').map((line) => `  | ${line}`).join('\n'));
-  console.log(`  wall time of the command ${(copy.ms / 1000).toFixed(1)} s (start, migrate, copy, verify, commit, ANALYZE), `
-    + `${Math.round(rows / (copy.ms / 1000)).toLocaleString('en')} rows/s, `
-    + `${Math.round(filled.documents / (copy.ms / 1000)).toLocaleString('en')} documents/s; peak RSS ${copy.peakMb.toFixed(0)} MB`);
+  console.log(
+    `ledger-copy bench — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `  source: ${filled.documents.toLocaleString('en')} documents in ${filled.files} files, ${JSON.stringify(filled.byState)}; ` +
+      `ledger.sqlite ${sqliteMb.toFixed(1)} MB (written in ${(fillMs / 1000).toFixed(1)} s)`,
+  );
+  console.log(
+    copy.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => `  | ${line}`)
+      .join('\n'),
+  );
+  console.log(
+    `  wall time of the command ${(copy.ms / 1000).toFixed(1)} s (start, migrate, copy, verify, commit, ANALYZE), ` +
+      `${Math.round(rows / (copy.ms / 1000)).toLocaleString('en')} rows/s, ` +
+      `${Math.round(filled.documents / (copy.ms / 1000)).toLocaleString('en')} documents/s; peak RSS ${copy.peakMb.toFixed(0)} MB`,
+  );
   if (scene) {
-    const nodes = (process.argv.includes('--nodes') ? process.argv[process.argv.indexOf('--nodes') + 1] : '1,3').split(',').map(Number);
+    const nodes = (
+      process.argv.includes('--nodes') ? process.argv[process.argv.indexOf('--nodes') + 1] : '1,3'
+    )
+      .split(',')
+      .map(Number);
     let ok = true;
     for (const [i, count] of nodes.entries()) {
       // every run after the first takes over its own copy of the same source, with a fresh emulator
       const target = i === 0 ? db : await database(`bench_${i}`);
       if (i > 0) {
         await scene.reset(target);
-        await measured(['bin/edoc-bridge.js', 'ledger', 'copy', '--from', stateDir, '--to', target.url], { PGPASSWORD: info.password });
+        await measured(
+          ['bin/edoc-bridge.js', 'ledger', 'copy', '--from', stateDir, '--to', target.url],
+          { PGPASSWORD: info.password },
+        );
       }
-      ok = (await scene.takeOver({ nodes: count, db: target, password: info.password, sqliteFile: path.join(stateDir, 'ledger.sqlite'),
-        restart: count > 1 && process.argv.includes('--restart') })) && ok;
+      ok =
+        (await scene.takeOver({
+          nodes: count,
+          db: target,
+          password: info.password,
+          sqliteFile: path.join(stateDir, 'ledger.sqlite'),
+          restart: count > 1 && process.argv.includes('--restart'),
+        })) && ok;
     }
     if (!ok) process.exitCode = 1;
   }

@@ -26,7 +26,9 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-bench-metrics-'));
 try {
   const t = Date.now();
   await buildLedger(path.join(dir, 'state'), total, perFile);
-  console.log(`ledger of ${total} documents in ${total / perFile} files built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `ledger of ${total} documents in ${total / perFile} files built in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+  );
   const ledger = Ledger.open(path.join(dir, 'state'));
   const logger = createLogger({ file: path.join(dir, 'bench.log'), level: 'warn' });
   const metrics = createOperatorMetrics({
@@ -34,7 +36,12 @@ try {
     companies: () => [{ alias: 'main', id: 1001 }],
     observe: () => () => undefined,
   });
-  const server = await startOperatorServer({ listen: '127.0.0.1:0', token: TOKEN, routes: [metrics.route], logger });
+  const server = await startOperatorServer({
+    listen: '127.0.0.1:0',
+    token: TOKEN,
+    routes: [metrics.route],
+    logger,
+  });
   const ledgerMs = [];
   const scrapeMs = [];
   let bytes = 0;
@@ -45,13 +52,24 @@ try {
       const b = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 300)); // past the 250 ms reuse of one ledger read
       const c = performance.now();
-      const res = await request(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const res = await request(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       const text = await res.body.text();
       const d = performance.now();
       if (res.statusCode !== 200) throw new Error(`scrape answered ${res.statusCode}`);
       bytes = text.length;
-      if (i > 0) { ledgerMs.push(b - a); scrapeMs.push(d - c); }
-      if (i === 0) console.log(text.split('\n').filter((l) => l.startsWith('edoc_documents_total')).join('\n'));
+      if (i > 0) {
+        ledgerMs.push(b - a);
+        scrapeMs.push(d - c);
+      }
+      if (i === 0)
+        console.log(
+          text
+            .split('\n')
+            .filter((l) => l.startsWith('edoc_documents_total'))
+            .join('\n'),
+        );
     }
   } finally {
     await server.close();
@@ -70,15 +88,25 @@ try {
   for (const [name, sql] of Object.entries(queries)) {
     const statement = db.prepare(sql);
     const times = [];
-    for (let i = 0; i < 5; i++) { const a = performance.now(); statement.all(); times.push(performance.now() - a); }
+    for (let i = 0; i < 5; i++) {
+      const a = performance.now();
+      statement.all();
+      times.push(performance.now() - a);
+    }
     perQueryMs[name] = round(median(times), 1);
   }
   db.close();
-  console.log(JSON.stringify({ perQueryMs,
-    documents: total, files: total / perFile, scrapes, bytes,
-    ledgerCountsMs: { median: round(median(ledgerMs), 1), max: round(Math.max(...ledgerMs), 1) },
-    scrapeMs: { median: round(median(scrapeMs), 1), max: round(Math.max(...scrapeMs), 1) },
-  }));
+  console.log(
+    JSON.stringify({
+      perQueryMs,
+      documents: total,
+      files: total / perFile,
+      scrapes,
+      bytes,
+      ledgerCountsMs: { median: round(median(ledgerMs), 1), max: round(Math.max(...ledgerMs), 1) },
+      scrapeMs: { median: round(median(scrapeMs), 1), max: round(Math.max(...scrapeMs), 1) },
+    }),
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

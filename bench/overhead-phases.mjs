@@ -34,9 +34,17 @@ function daemonRun() {
     const done = await daemon.waitForLog((l) => l.msg === 'file complete', 600_000);
     const [cpuMs, mainMs] = [cpu() - cpuBefore, cpuMain() - mainBefore];
     const t = emulator.trace;
-    return { total: lineTime(done) - dropped, intake: t.firstArrival - dropped, fileRead: lineTime(read) - dropped,
-      sending: t.lastArrival - t.firstArrival, end: lineTime(done) - t.lastArrival, cpuMs, cpuIntakeMs: cpuRead,
-      mainCpuMs: mainMs, mainCpuIntakeMs: mainRead };
+    return {
+      total: lineTime(done) - dropped,
+      intake: t.firstArrival - dropped,
+      fileRead: lineTime(read) - dropped,
+      sending: t.lastArrival - t.firstArrival,
+      end: lineTime(done) - t.lastArrival,
+      cpuMs,
+      cpuIntakeMs: cpuRead,
+      mainCpuMs: mainMs,
+      mainCpuIntakeMs: mainRead,
+    };
   });
 }
 
@@ -44,10 +52,17 @@ const rows = [];
 for (let r = 0; r < runs; r++) {
   const b = await bare();
   const d = await daemonRun();
-  const row = { ...Object.fromEntries(Object.entries(d).map(([k, v]) => [k, round(v, 0)])), bare: round(b, 0),
-    ratio: round(b / d.total, 3) };
+  const row = {
+    ...Object.fromEntries(Object.entries(d).map(([k, v]) => [k, round(v, 0)])),
+    bare: round(b, 0),
+    ratio: round(b / d.total, 3),
+  };
   rows.push(row);
   console.log(JSON.stringify(row));
 }
 const keys = Object.keys(rows[0]);
-console.log(JSON.stringify({ median: Object.fromEntries(keys.map((k) => [k, median(rows.map((x) => x[k]))])) }));
+console.log(
+  JSON.stringify({
+    median: Object.fromEntries(keys.map((k) => [k, median(rows.map((x) => x[k]))])),
+  }),
+);

@@ -34,8 +34,10 @@ function threads(pid) {
   return out;
 }
 
-const delta = (after, before) => new Map([...after].map(([t, ms]) => [t, ms - (before.get(t) ?? 0)]));
-const sum = (m, keep = () => true) => [...m].filter(([t]) => keep(t)).reduce((a, [, ms]) => a + ms, 0);
+const delta = (after, before) =>
+  new Map([...after].map(([t, ms]) => [t, ms - (before.get(t) ?? 0)]));
+const sum = (m, keep = () => true) =>
+  [...m].filter(([t]) => keep(t)).reduce((a, [, ms]) => a + ms, 0);
 
 function once() {
   return withOverheadDaemon(async ({ emulator, project, daemon }) => {
@@ -45,18 +47,34 @@ function once() {
     const t0 = threads(pid);
     const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', text);
     const bench0 = process.cpuUsage();
-    const read = await daemon.waitForLog((l) => l.msg === 'file read' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
+    const read = await daemon.waitForLog(
+      (l) => l.msg === 'file read' && l.file === 'overhead.jsonl',
+      600_000,
+      POLL_MS,
+    );
     const t1 = threads(pid);
-    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
+    const done = await daemon.waitForLog(
+      (l) => l.msg === 'file complete' && l.file === 'overhead.jsonl',
+      600_000,
+      POLL_MS,
+    );
     const t2 = threads(pid);
     const bench = process.cpuUsage(bench0);
     const [intake, sending] = [delta(t1, t0), delta(t2, t1)];
     const worker = [...intake].filter(([t]) => t !== pid).sort((a, b) => b[1] - a[1])[0]?.[0];
-    const group = (m) => ({ main: m.get(pid) ?? 0, worker: m.get(worker) ?? 0, helpers: sum(m, (t) => t !== pid && t !== worker) });
+    const group = (m) => ({
+      main: m.get(pid) ?? 0,
+      worker: m.get(worker) ?? 0,
+      helpers: sum(m, (t) => t !== pid && t !== worker),
+    });
     return {
-      ms: lineTime(done) - droppedAt, intakeMs: lineTime(read) - droppedAt,
-      intake: group(intake), sending: group(sending), cpuMs: sum(intake) + sum(sending),
-      benchCpuMs: Math.round((bench.user + bench.system) / 1000), emulatorCpuMs: Math.round(emulatorMs()),
+      ms: lineTime(done) - droppedAt,
+      intakeMs: lineTime(read) - droppedAt,
+      intake: group(intake),
+      sending: group(sending),
+      cpuMs: sum(intake) + sum(sending),
+      benchCpuMs: Math.round((bench.user + bench.system) / 1000),
+      emulatorCpuMs: Math.round(emulatorMs()),
     };
   });
 }
@@ -69,9 +87,26 @@ for (let r = 0; r < runs; r++) {
   console.log(JSON.stringify(row));
 }
 const pick = (f) => median(rows.map(f));
-console.log(JSON.stringify({ median: {
-  ms: pick((r) => r.ms), intakeMs: pick((r) => r.intakeMs), cpuMs: pick((r) => r.cpuMs), benchCpuMs: pick((r) => r.benchCpuMs),
-  emulatorCpuMs: pick((r) => r.emulatorCpuMs),
-  intake: { main: pick((r) => r.intake.main), worker: pick((r) => r.intake.worker), helpers: pick((r) => r.intake.helpers) },
-  sending: { main: pick((r) => r.sending.main), worker: pick((r) => r.sending.worker), helpers: pick((r) => r.sending.helpers) },
-}, documents: n, warm }));
+console.log(
+  JSON.stringify({
+    median: {
+      ms: pick((r) => r.ms),
+      intakeMs: pick((r) => r.intakeMs),
+      cpuMs: pick((r) => r.cpuMs),
+      benchCpuMs: pick((r) => r.benchCpuMs),
+      emulatorCpuMs: pick((r) => r.emulatorCpuMs),
+      intake: {
+        main: pick((r) => r.intake.main),
+        worker: pick((r) => r.intake.worker),
+        helpers: pick((r) => r.intake.helpers),
+      },
+      sending: {
+        main: pick((r) => r.sending.main),
+        worker: pick((r) => r.sending.worker),
+        helpers: pick((r) => r.sending.helpers),
+      },
+    },
+    documents: n,
+    warm,
+  }),
+);

@@ -21,7 +21,8 @@ const { openPostgresExecutor } = await import(path.join(CODE, 'dist/ledger/sql/p
 const { migratePostgres } = await import(path.join(CODE, 'dist/ledger/sql/pg-migrations.js'));
 const { migrate } = await import(path.join(CODE, 'dist/ledger/migrations.js'));
 
-const arg = (name, fallback) => Number(process.argv[process.argv.indexOf(`--${name}`) + 1]) || fallback;
+const arg = (name, fallback) =>
+  Number(process.argv[process.argv.indexOf(`--${name}`) + 1]) || fallback;
 const N = arg('docs', 5_000);
 const BATCH = arg('batch', 50);
 
@@ -36,15 +37,37 @@ async function measure(label, executor) {
     await fn();
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    phases[name] = { statements: counts.statements - before.statements, roundTrips: counts.roundTrips - before.roundTrips,
-      transactions: counts.transactions - before.transactions, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+    phases[name] = {
+      statements: counts.statements - before.statements,
+      roundTrips: counts.roundTrips - before.roundTrips,
+      transactions: counts.transactions - before.transactions,
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
   };
   let fileId;
   await phase('intake', async () => {
-    ({ fileId } = await ledger.recordFile({ path: '/inbox/invoice/bench.json', name: 'bench.json', size: 1, sha256: `bench-${label}`,
-      kind: 'invoice', company: 'main', now: 1 }));
-    await ledger.insertDocuments(fileId, Array.from({ length: N }, (_, i) => ({ index: i, source: { lines: [i + 1] },
-      number: `SETP/${990_000_000 + i}`, ownNumber: true, request: { n: i }, raw: `{"n":${i}}` })), 1);
+    ({ fileId } = await ledger.recordFile({
+      path: '/inbox/invoice/bench.json',
+      name: 'bench.json',
+      size: 1,
+      sha256: `bench-${label}`,
+      kind: 'invoice',
+      company: 'main',
+      now: 1,
+    }));
+    await ledger.insertDocuments(
+      fileId,
+      Array.from({ length: N }, (_, i) => ({
+        index: i,
+        source: { lines: [i + 1] },
+        number: `SETP/${990_000_000 + i}`,
+        ownNumber: true,
+        request: { n: i },
+        raw: `{"n":${i}}`,
+      })),
+      1,
+    );
     await ledger.finishReading(fileId, 1);
   });
   await phase('send', async () => {
@@ -52,8 +75,18 @@ async function measure(label, executor) {
     for (;;) {
       const due = await ledger.claimDue('main', 2, BATCH);
       if (due.length === 0) break;
-      await ledger.commitSubmissions(due.map((d) => d.id), previous, 3);
-      previous = due.map((d) => ({ id: d.id, state: 'accepted', resultCode: '100', httpStatus: 200, response: { ok: true } }));
+      await ledger.commitSubmissions(
+        due.map((d) => d.id),
+        previous,
+        3,
+      );
+      previous = due.map((d) => ({
+        id: d.id,
+        state: 'accepted',
+        resultCode: '100',
+        httpStatus: 200,
+        response: { ok: true },
+      }));
     }
     await ledger.commitSubmissions([], previous, 4);
   });
@@ -92,12 +125,21 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`pg-cost — ${N} documents, batches of ${BATCH}; node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, `
-  + `load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `pg-cost — ${N} documents, batches of ${BATCH}; node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ` +
+    `load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+);
 for (const [backend, phases] of Object.entries(results)) {
   for (const [name, p] of Object.entries(phases)) {
-    console.log(`  ${backend.padEnd(8)} ${name.padEnd(6)} statements/doc ${(p.statements / N).toFixed(2).padStart(5)}  `
-      + `round trips/doc ${(p.roundTrips / N).toFixed(2).padStart(5)}  transactions ${String(p.transactions).padStart(5)}  `
-      + `${Math.round(N / (p.ms / 1000)).toLocaleString('en').padStart(7)} docs/s  CPU ${((p.cpuMs * 1000) / N).toFixed(1).padStart(5)} µs/doc`);
+    console.log(
+      `  ${backend.padEnd(8)} ${name.padEnd(6)} statements/doc ${(p.statements / N).toFixed(2).padStart(5)}  ` +
+        `round trips/doc ${(p.roundTrips / N).toFixed(2).padStart(5)}  transactions ${String(p.transactions).padStart(5)}  ` +
+        `${Math.round(N / (p.ms / 1000))
+          .toLocaleString('en')
+          .padStart(7)} docs/s  CPU ${((p.cpuMs * 1000) / N).toFixed(1).padStart(5)} µs/doc`,
+    );
   }
 }

@@ -22,7 +22,10 @@ const SCRIPT_AREAS = [
   [/dist\/ledger\/commit-batcher/, 'commit batching'],
   [/dist\/submit\/submission-commits/, 'commit batching'],
   [/dist\/ledger\//, 'ledger: statements'],
-  [/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format|on-exit-leak-free|atomic-sleep)/, 'logging'],
+  [
+    /node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format|on-exit-leak-free|atomic-sleep)/,
+    'logging',
+  ],
   [/dist\/log\//, 'logging'],
   [/node_modules\/(p-queue|eventemitter3|p-timeout)/, 'p-queue'],
   [/node_modules\/undici/, 'HTTP client'],
@@ -55,7 +58,10 @@ function areaOfSample(id) {
   if (leaf.functionName === '(garbage collector)') return ['GC'];
   if (leaf.functionName === '(idle)') return ['idle'];
   if (leaf.functionName === '(program)') return ['(program: V8 outside JS)'];
-  const json = leaf.url === '' && /^(parse|stringify)$/.test(leaf.functionName) ? `JSON.${leaf.functionName}` : undefined;
+  const json =
+    leaf.url === '' && /^(parse|stringify)$/.test(leaf.functionName)
+      ? `JSON.${leaf.functionName}`
+      : undefined;
   let innermostInternal;
   for (let p = id; p !== undefined; p = parent.get(p)) {
     const { url } = nodes.get(p).callFrame;
@@ -80,12 +86,17 @@ for (let i = 0; i < profile.samples.length; i++) {
   if (area !== 'idle') busy += us;
 }
 const per1000 = (us) => ((us / 1000 / documents) * 1000).toFixed(0).padStart(6);
-console.log(`${file}: busy ${(busy / 1000).toFixed(0)} ms for ${documents} documents = ${per1000(busy).trim()} ms per 1,000`);
+console.log(
+  `${file}: busy ${(busy / 1000).toFixed(0)} ms for ${documents} documents = ${per1000(busy).trim()} ms per 1,000`,
+);
 console.log('ms of CPU per 1,000 documents, by area (share of busy):');
 for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1])) {
-  console.log(`${per1000(us)}  ${a === 'idle' ? '       ' : `${((100 * us) / busy).toFixed(1).padStart(5)} %`}  ${a}`);
+  console.log(
+    `${per1000(us)}  ${a === 'idle' ? '       ' : `${((100 * us) / busy).toFixed(1).padStart(5)} %`}  ${a}`,
+  );
 }
 if (detail.size > 0) {
   console.log('JSON by caller:');
-  for (const [k, us] of [...detail].sort((x, y) => y[1] - x[1])) console.log(`${per1000(us)}          ${k}`);
+  for (const [k, us] of [...detail].sort((x, y) => y[1] - x[1]))
+    console.log(`${per1000(us)}          ${k}`);
 }

@@ -11,10 +11,15 @@ const [outDir, countText] = process.argv.slice(2);
 const n = Number(countText ?? 5000);
 await mkdir(outDir, { recursive: true });
 const emulator = await startBenchEmulator({});
-const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100_000, concurrency: 8 } });
+const project = await Project.create({
+  baseUrl: emulator.url,
+  rate: { requestsPerSecond: 100_000, concurrency: 8 },
+});
 let daemon;
 try {
-  daemon = await DaemonProcess.start(project, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-interval=200'] });
+  daemon = await DaemonProcess.start(project, {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-interval=200'],
+  });
   const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', invoicesJsonl(n));
   const done = await daemon.waitForLog((l) => l.msg === 'file complete', 600_000);
   const seconds = (lineTime(done) - droppedAt) / 1000;

@@ -22,11 +22,19 @@ for (let i = 0; i < profile.samples.length; i++) {
 function areaOfUrl(url) {
   if (url.includes('node_modules/zod')) return 'zod';
   if (url.includes('node_modules/better-sqlite3')) return 'SQLite';
-  if (/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|on-exit-leak-free|quick-format)/.test(url)) return 'pino';
+  if (
+    /node_modules\/(pino|sonic-boom|thread-stream|fast-redact|on-exit-leak-free|quick-format)/.test(
+      url,
+    )
+  )
+    return 'pino';
   if (url.includes('node_modules/undici')) return 'undici';
-  if (url.includes('node_modules/chokidar') || url.includes('node_modules/readdirp')) return 'chokidar';
-  if (url.includes('node_modules/p-queue') || url.includes('node_modules/eventemitter3')) return 'p-queue';
-  if (url.includes('node_modules/')) return `other module ${url.split('node_modules/')[1].split('/')[0]}`;
+  if (url.includes('node_modules/chokidar') || url.includes('node_modules/readdirp'))
+    return 'chokidar';
+  if (url.includes('node_modules/p-queue') || url.includes('node_modules/eventemitter3'))
+    return 'p-queue';
+  if (url.includes('node_modules/'))
+    return `other module ${url.split('node_modules/')[1].split('/')[0]}`;
   const m = /\/dist\/([^/]+)\//.exec(url) ?? /\/dist\/([^/]+)\.js/.exec(url);
   if (m) return m[1] === 'ledger' ? 'ledger (our code)' : `our code: ${m[1]}`;
   if (url.startsWith('node:')) return 'node internals';
@@ -67,13 +75,29 @@ const ms = (us) => (us / 1000).toFixed(0).padStart(6);
 const pct = (us) => `${((100 * us) / busy).toFixed(1).padStart(5)} %`;
 console.log(`total ${ms(total)} ms, busy (not idle) ${ms(busy)} ms`);
 console.log('\nself time by area (share of busy):');
-for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1])) console.log(`${ms(us)} ms ${a === 'idle' ? '       ' : pct(us)}  ${a}`);
+for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]))
+  console.log(`${ms(us)} ms ${a === 'idle' ? '       ' : pct(us)}  ${a}`);
 console.log(`\ntop self-time entries:`);
-for (const [k, us] of [...byFn].sort((x, y) => y[1] - x[1]).slice(0, Number(topText ?? 30))) console.log(`${ms(us)} ms ${pct(us)}  ${k}`);
+for (const [k, us] of [...byFn].sort((x, y) => y[1] - x[1]).slice(0, Number(topText ?? 30)))
+  console.log(`${ms(us)} ms ${pct(us)}  ${k}`);
 
 // inclusive time of some named functions of ours (a function counted once per stack)
-const watch = ['intakeFile', 'validateDocument', 'commitSubmissions', 'claimDue', 'recordOutcomes', 'writeFileReport',
-  'writeResultFile', 'settleFile', 'markSending', 'sendDocument', 'atomicWrite', 'flush', 'write', 'LOG'];
+const watch = [
+  'intakeFile',
+  'validateDocument',
+  'commitSubmissions',
+  'claimDue',
+  'recordOutcomes',
+  'writeFileReport',
+  'writeResultFile',
+  'settleFile',
+  'markSending',
+  'sendDocument',
+  'atomicWrite',
+  'flush',
+  'write',
+  'LOG',
+];
 const incl = new Map();
 for (const [id, us] of self) {
   const seen = new Set();
@@ -87,4 +111,5 @@ for (const [id, us] of self) {
   }
 }
 console.log('\ninclusive time of named functions of ours:');
-for (const [k, us] of [...incl].sort((x, y) => y[1] - x[1])) console.log(`${ms(us)} ms ${pct(us)}  ${k}`);
+for (const [k, us] of [...incl].sort((x, y) => y[1] - x[1]))
+  console.log(`${ms(us)} ms ${pct(us)}  ${k}`);

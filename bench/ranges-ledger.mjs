@@ -19,32 +19,79 @@ const N = Number(process.argv[2] ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'edoc-ranges-bench-'));
 try {
   const ledger = Ledger.open(dir);
-  const { fileId } = ledger.recordFile({ path: '/x/a.json', name: 'a.json', size: 1, sha256: 'x', kind: 'invoice', company: 'main', now: 1 });
+  const { fileId } = ledger.recordFile({
+    path: '/x/a.json',
+    name: 'a.json',
+    size: 1,
+    sha256: 'x',
+    kind: 'invoice',
+    company: 'main',
+    now: 1,
+  });
   let t = performance.now();
   let batch = [];
   for (let i = 0; i < N; i++) {
-    batch.push({ index: i, source: { lines: [i + 1] }, number: `SETP/${990_000_000 + i}`, ownNumber: true, request: {}, raw: '{}' });
-    if (batch.length === 5_000) { ledger.insertDocuments(fileId, batch); batch = []; }
+    batch.push({
+      index: i,
+      source: { lines: [i + 1] },
+      number: `SETP/${990_000_000 + i}`,
+      ownNumber: true,
+      request: {},
+      raw: '{}',
+    });
+    if (batch.length === 5_000) {
+      ledger.insertDocuments(fileId, batch);
+      batch = [];
+    }
   }
   if (batch.length > 0) ledger.insertDocuments(fileId, batch);
   ledger.finishReading(fileId);
   console.log(`${N} documents stored in ${Math.round(performance.now() - t)} ms`);
-  const plan = (sql, ...args) => ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args).map((p) => p.detail).join('; ');
-  console.log('plan, highest used:', plan(`SELECT key FROM documents WHERE key >= ? AND key <= ? AND length(key) = ? AND state <> 'invalid' ORDER BY key DESC LIMIT 1`, 'a', 'b', 3));
-  console.log('plan, in doubt:', plan(`SELECT company, count(*) AS n FROM documents WHERE state IN ('in-doubt','failed') AND state = 'in-doubt' GROUP BY company`));
-  console.log('plan, pending:', plan(`SELECT company, count(*) AS n FROM documents WHERE state = 'pending' GROUP BY company`));
+  const plan = (sql, ...args) =>
+    ledger.db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...args)
+      .map((p) => p.detail)
+      .join('; ');
+  console.log(
+    'plan, highest used:',
+    plan(
+      `SELECT key FROM documents WHERE key >= ? AND key <= ? AND length(key) = ? AND state <> 'invalid' ORDER BY key DESC LIMIT 1`,
+      'a',
+      'b',
+      3,
+    ),
+  );
+  console.log(
+    'plan, in doubt:',
+    plan(
+      `SELECT company, count(*) AS n FROM documents WHERE state IN ('in-doubt','failed') AND state = 'in-doubt' GROUP BY company`,
+    ),
+  );
+  console.log(
+    'plan, pending:',
+    plan(`SELECT company, count(*) AS n FROM documents WHERE state = 'pending' GROUP BY company`),
+  );
   const cases = [
-    ['highestNumberUsed, SETP 990000000–995000000', () => ledger.highestNumberUsed('main', RANGE_KINDS, 'SETP', 990_000_000, 995_000_000)],
-    ['highestNumberUsed, SETP 1–999999 (none used there)', () => ledger.highestNumberUsed('main', RANGE_KINDS, 'SETP', 1, 999_999)],
+    [
+      'highestNumberUsed, SETP 990000000–995000000',
+      () => ledger.highestNumberUsed('main', RANGE_KINDS, 'SETP', 990_000_000, 995_000_000),
+    ],
+    [
+      'highestNumberUsed, SETP 1–999999 (none used there)',
+      () => ledger.highestNumberUsed('main', RANGE_KINDS, 'SETP', 1, 999_999),
+    ],
     ['openCounts(false): in doubt only (every 30 s)', () => ledger.openCounts(false)],
-    ['openCounts(true): with unsent (near the day\'s end)', () => ledger.openCounts(true)],
+    ["openCounts(true): with unsent (near the day's end)", () => ledger.openCounts(true)],
   ];
   for (const [label, fn] of cases) {
     fn();
     t = performance.now();
     let result;
     for (let i = 0; i < 10; i++) result = fn();
-    console.log(`${label}: ${((performance.now() - t) / 10).toFixed(2)} ms -> ${JSON.stringify(result)}`);
+    console.log(
+      `${label}: ${((performance.now() - t) / 10).toFixed(2)} ms -> ${JSON.stringify(result)}`,
+    );
   }
   ledger.close();
 } finally {

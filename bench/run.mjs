@@ -15,7 +15,18 @@ import { companies } from './scenarios/companies.mjs';
 import { table } from './lib/table.mjs';
 import { log, machine, ROOT } from './lib/util.mjs';
 
-const SCENARIOS = { throughput, overhead, memory, pickup, startup, longRecord, intake, cluster, sheets, companies };
+const SCENARIOS = {
+  throughput,
+  overhead,
+  memory,
+  pickup,
+  startup,
+  longRecord,
+  intake,
+  cluster,
+  sheets,
+  companies,
+};
 
 function args(argv) {
   const out = { only: Object.keys(SCENARIOS), runs: 3, quick: false };
@@ -29,7 +40,12 @@ function args(argv) {
 
 const opts = args(process.argv.slice(2));
 const started = Date.now();
-const results = { startedAt: new Date(started).toISOString(), machine: machine(), runs: opts.runs, scenarios: {} };
+const results = {
+  startedAt: new Date(started).toISOString(),
+  machine: machine(),
+  runs: opts.runs,
+  scenarios: {},
+};
 for (const name of opts.only) {
   log(`scenario ${name}`);
   results.scenarios[name] = await SCENARIOS[name](opts);
@@ -39,6 +55,8 @@ results.machineAtEnd = machine();
 await mkdir(join(ROOT, 'bench/results'), { recursive: true });
 await writeFile(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 const m = results.machine;
-console.log(`edoc-bridge bench — ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, node ${m.node}, load ${m.loadAverage.join(' ')} at start; ${results.totalSeconds} s`);
+console.log(
+  `edoc-bridge bench — ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, node ${m.node}, load ${m.loadAverage.join(' ')} at start; ${results.totalSeconds} s`,
+);
 console.log(table(results));
 console.log('details: bench/results/latest.json');

@@ -3,11 +3,17 @@
 // the same; test/cli/node-version.test.ts ties the two): 22 from 22.14, whose Node-API 10 better-sqlite3 13
 // needs (22.13 and older crash loading it). Checked before anything of the program is imported: on another
 // Node a module could fail to load or misbehave later, so the refusal is one line, now, exit 2.
-const SUPPORTED = [[22, 14], [24, 0], [26, 0]];
+const SUPPORTED = [
+  [22, 14],
+  [24, 0],
+  [26, 0],
+];
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (!SUPPORTED.some(([m, n]) => major === m && minor >= n)) {
   const lines = SUPPORTED.map(([m, n]) => (n === 0 ? `${m}` : `${m} (${m}.${n} or later)`));
-  process.stderr.write(`edoc-bridge: Node ${process.versions.node} is not supported; use Node ${lines.slice(0, -1).join(', ')} or ${lines.at(-1)}, see README "Node versions"\n`);
+  process.stderr.write(
+    `edoc-bridge: Node ${process.versions.node} is not supported; use Node ${lines.slice(0, -1).join(', ')} or ${lines.at(-1)}, see README "Node versions"\n`,
+  );
   process.exit(2);
 }
 
@@ -33,6 +39,11 @@ process.umask(process.umask() | 0o007);
 
 const { main } = await import('../dist/cli/main.js');
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err instanceof Error ? err.message : String(err)); process.exitCode = 2; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 2;
+  },
 );

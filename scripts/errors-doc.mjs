@@ -15,10 +15,12 @@ error (every \`EDOC_CONFIG_*\`, \`EDOC_CLI_USAGE\`, \`EDOC_MAPPING_INVALID\`, \`
 PostgreSQL ledger unreachable (\`EDOC_LEDGER_UNREACHABLE\`, \`EDOC_LEDGER_CONNECTION_LOST\`).
 `;
 const body = src.slice(src.indexOf('export const ERRORS'), src.indexOf('} as const'));
-for (const line of body.split('\n')) {
-  const section = line.match(/^\s*\/\/ --- (.+?) -+\s*$/);
-  if (section) out += `\n## ${section[1]}\n\n| code | meaning |\n|---|---|\n`;
-  const entry = line.match(/^\s+(EDOC_[A-Z0-9_]+):\s*['"`](.*)['"`],?\s*$/);
-  if (entry) out += `| \`${entry[1]}\` | ${entry[2].replace(/\\'/g, "'")} |\n`;
+// One item per code or section comment; a message Prettier moved to the line below its code stays with it.
+const items = body.matchAll(
+  /^\s*\/\/ --- (.+?) -+\s*$|^\s+(EDOC_[A-Z0-9_]+):\s*(?:\n\s*)?(['"`])(.*)\3,?\s*$/gm,
+);
+for (const [, section, code, , meaning] of items) {
+  if (section) out += `\n## ${section}\n\n| code | meaning |\n|---|---|\n`;
+  else out += `| \`${code}\` | ${meaning.replace(/\\'/g, "'")} |\n`;
 }
 writeFileSync(new URL('../docs/errors.md', import.meta.url), out);

@@ -11,13 +11,42 @@ import ts from 'typescript';
  * business rules), then the stages in the order a document goes through them, then the wiring.
  */
 export const LAYERS = [
-  'errors', 'policy', 'log', 'service', 'health', 'rate', 'validate', 'kinds',
-  'watch', 'map', 'read', 'config', 'ledger', 'cluster', 'submit', 'report', 'received', 'ranges', 'alerts', 'emulator', 'http',
-  'daemon', 'cli',
+  'errors',
+  'policy',
+  'log',
+  'service',
+  'health',
+  'rate',
+  'validate',
+  'kinds',
+  'watch',
+  'map',
+  'read',
+  'config',
+  'ledger',
+  'cluster',
+  'submit',
+  'report',
+  'received',
+  'ranges',
+  'alerts',
+  'emulator',
+  'http',
+  'daemon',
+  'cli',
 ];
 
 /** Layers that own a document's or file's state change and so may use the ledger's operations. */
-export const LEDGER_WRITERS = ['ledger', 'cluster', 'submit', 'received', 'ranges', 'http', 'daemon', 'cli'];
+export const LEDGER_WRITERS = [
+  'ledger',
+  'cluster',
+  'submit',
+  'received',
+  'ranges',
+  'http',
+  'daemon',
+  'cli',
+];
 
 /** The ledger's record shapes, which any stage may read; everything else in ledger/ is an operation. */
 export const LEDGER_RECORDS = ['ledger/types.ts'];
@@ -136,7 +165,10 @@ export function arrowKey(arrow) {
   return `${arrow.from} -> ${arrow.to}`;
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (
+  process.argv[1] !== undefined &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+) {
   const srcDir = process.argv[2] ?? 'src';
   const arrows = flowArrows(srcDir);
   const folders = new Map();
@@ -145,7 +177,10 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
     folders.set(key, (folders.get(key) ?? 0) + 1);
   }
   const lines = arrows.map((a) => `${arrowKey(a)}  (${a.why})`);
-  lines.push('', `${arrows.length} import arrows against the flow (file to file), ${folders.size} folder edges:`);
+  lines.push(
+    '',
+    `${arrows.length} import arrows against the flow (file to file), ${folders.size} folder edges:`,
+  );
   for (const [key, n] of [...folders].sort()) lines.push(`  ${key}: ${n}`);
   const cycles = importCycles(srcDir);
   lines.push('', `${cycles.length} import cycles`, ...cycles.map((c) => `  ${c.join(' <-> ')}`));

@@ -17,7 +17,17 @@
 // programs run as that user.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,19 +39,29 @@ const ROLE = 'edoc_test';
 
 /** Where initdb and postgres are, or why there are none: { bindir } | { reason }. */
 export function findPostgres(env = process.env, candidates = CANDIDATES) {
-  const has = (dir) => existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'postgres'));
+  const has = (dir) =>
+    existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'postgres'));
   if (env.EDOC_PG_BINDIR) {
-    return has(env.EDOC_PG_BINDIR) ? { bindir: env.EDOC_PG_BINDIR } : { reason: `EDOC_PG_BINDIR=${env.EDOC_PG_BINDIR} holds no initdb and postgres` };
+    return has(env.EDOC_PG_BINDIR)
+      ? { bindir: env.EDOC_PG_BINDIR }
+      : { reason: `EDOC_PG_BINDIR=${env.EDOC_PG_BINDIR} holds no initdb and postgres` };
   }
   for (const dir of candidates) if (has(dir)) return { bindir: dir };
   try {
-    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env }).trim();
+    const dir = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env,
+    }).trim();
     if (has(dir)) return { bindir: dir };
   } catch {
     // no pg_config: look on PATH
   }
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) if (dir !== '' && has(dir)) return { bindir: dir };
-  return { reason: `no PostgreSQL server binaries (initdb, postgres) in ${candidates.join(', ')}, pg_config --bindir or PATH; install postgresql-15 or set EDOC_PG_BINDIR` };
+  for (const dir of (env.PATH ?? '').split(path.delimiter))
+    if (dir !== '' && has(dir)) return { bindir: dir };
+  return {
+    reason: `no PostgreSQL server binaries (initdb, postgres) in ${candidates.join(', ')}, pg_config --bindir or PATH; install postgresql-15 or set EDOC_PG_BINDIR`,
+  };
 }
 
 /** The user the server runs as when we are root (initdb refuses root). */
@@ -49,14 +69,20 @@ function serverUser() {
   if (process.getuid?.() !== 0) return undefined;
   for (const name of ['postgres', 'nobody']) {
     try {
-      const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-      const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+      const uid = Number(
+        execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+      );
+      const gid = Number(
+        execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+      );
       return { name, uid, gid };
     } catch {
       // try the next one
     }
   }
-  throw new Error('running as root, and there is neither a postgres nor a nobody user to run initdb as');
+  throw new Error(
+    'running as root, and there is neither a postgres nor a nobody user to run initdb as',
+  );
 }
 
 function freePort() {
@@ -72,21 +98,25 @@ function freePort() {
 
 function run(file, args, user, cwd) {
   execFileSync(file, args, {
-    cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', LANG: 'C', HOME: cwd },
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', LANG: 'C', HOME: cwd },
     ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });
 }
 
 async function waitReady(socketDir, port, child, deadline) {
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`postgres exited (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`postgres exited (${child.exitCode ?? child.signalCode})`);
     const client = new pg.Client({ host: socketDir, port, user: 'postgres', database: 'postgres' });
     try {
       await client.connect();
       return client;
     } catch (err) {
       await client.end().catch(() => {});
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections in time: ${err.message}`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not accept connections in time: ${err.message}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -109,32 +139,89 @@ export async function startServer(bindir, dir, settings = []) {
     chownSync(dir, user.uid, user.gid);
     chownSync(socketDir, user.uid, user.gid);
   }
-  run(path.join(bindir, 'initdb'), ['-D', data, '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync',
-    '--auth-local=trust', '--auth-host=scram-sha-256'], user, dir);
+  run(
+    path.join(bindir, 'initdb'),
+    [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+    ],
+    user,
+    dir,
+  );
   let lastError;
   // the port is free when we look, not necessarily when postgres binds it (another run may take it): retry
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const child = spawn(path.join(bindir, 'postgres'), ['-D', data, '-p', String(port), '-k', socketDir,
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      '-c', 'shared_buffers=32MB', '-c', 'max_connections=200', '-c', 'log_min_messages=warning',
-      '-c', 'log_min_error_statement=panic', '-c', 'unix_socket_permissions=0777', ...settings.flatMap((x) => ['-c', x])], {
-      cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', LANG: 'C', HOME: dir },
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
+    const child = spawn(
+      path.join(bindir, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        socketDir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'shared_buffers=32MB',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'log_min_messages=warning',
+        '-c',
+        'log_min_error_statement=panic',
+        '-c',
+        'unix_socket_permissions=0777',
+        ...settings.flatMap((x) => ['-c', x]),
+      ],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', LANG: 'C', HOME: dir },
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      },
+    );
     let stderr = '';
-    child.stderr.on('data', (chunk) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    child.stderr.on('data', (chunk) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
     try {
       const admin = await waitReady(socketDir, port, child, Date.now() + 60_000);
       const password = randomBytes(18).toString('base64url');
       await admin.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${password}'`);
       await admin.end();
-      const info = { host: '127.0.0.1', port, socketDir, user: ROLE, password, adminUser: 'postgres', dir, pid: child.pid };
+      const info = {
+        host: '127.0.0.1',
+        port,
+        socketDir,
+        user: ROLE,
+        password,
+        adminUser: 'postgres',
+        dir,
+        pid: child.pid,
+      };
       const stop = () => stopServer(child);
       return { info, stop };
     } catch (err) {
       await stopServer(child);
-      lastError = new Error(`${err.message}${stderr ? `; postgres said: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+      lastError = new Error(
+        `${err.message}${stderr ? `; postgres said: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
+      );
       if (!/could not bind|Address already in use/i.test(stderr)) break;
     }
   }
@@ -157,7 +244,9 @@ function stopServer(child) {
 async function main() {
   const given = process.argv[2];
   const dir = given ?? mkdtempSync(path.join(os.tmpdir(), 'edoc-pg-'));
-  const report = (name, text) => { if (given) writeFileSync(path.join(dir, name), text, { mode: 0o600 }); };
+  const report = (name, text) => {
+    if (given) writeFileSync(path.join(dir, name), text, { mode: 0o600 });
+  };
   const found = findPostgres();
   if (!found.bindir) {
     report('failed.txt', found.reason);
@@ -193,8 +282,11 @@ async function main() {
   const { info } = server;
   report('ready.json.tmp', JSON.stringify(info));
   if (given) renameSync(path.join(dir, 'ready.json.tmp'), path.join(dir, 'ready.json'));
-  process.stdout.write(`postgres://${info.user}:${info.password}@${info.host}:${info.port}/postgres\n`
-    + `admin: psql -h ${info.socketDir} -p ${info.port} -U postgres postgres\n`);
+  process.stdout.write(
+    `postgres://${info.user}:${info.password}@${info.host}:${info.port}/postgres\n` +
+      `admin: psql -h ${info.socketDir} -p ${info.port} -U postgres postgres\n`,
+  );
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await main();

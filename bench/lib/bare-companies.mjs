@@ -20,13 +20,24 @@ const statuses = {};
 function bodies(company) {
   return Array.from({ length: perCompany }, (_, k) => {
     const doc = invoice(FIRST_NUMBER + k);
-    doc.IssuerParty = { Identification: { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: checkDigit(company.nit) } };
+    doc.IssuerParty = {
+      Identification: {
+        DocumentNumber: company.nit,
+        DocumentType: '31',
+        CountryCode: 'CO',
+        CheckDigit: checkDigit(company.nit),
+      },
+    };
     return JSON.stringify(doc);
   });
 }
 
 async function companyLoop(company, pool, queue) {
-  const headers = { 'x-api-key': company.apiKey, 'x-company-id': String(company.id), 'content-type': 'application/json' };
+  const headers = {
+    'x-api-key': company.apiKey,
+    'x-company-id': String(company.id),
+    'content-type': 'application/json',
+  };
   const ends = [];
   let inFlight = 0;
   let next = 0;
@@ -41,7 +52,12 @@ async function companyLoop(company, pool, queue) {
       if (next >= queue.length) return;
       const body = queue[next++];
       inFlight += 1;
-      const res = await pool.request({ method: 'POST', path: '/svcOrchestratorController/v1/process-invoice', headers, body });
+      const res = await pool.request({
+        method: 'POST',
+        path: '/svcOrchestratorController/v1/process-invoice',
+        headers,
+        body,
+      });
       await res.body.text();
       inFlight -= 1;
       ends.push(performance.now());
@@ -52,7 +68,11 @@ async function companyLoop(company, pool, queue) {
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-const work = companies.map((c) => ({ company: c, pool: new Pool(origin, { connections: concurrency }), queue: bodies(c) }));
+const work = companies.map((c) => ({
+  company: c,
+  pool: new Pool(origin, { connections: concurrency }),
+  queue: bodies(c),
+}));
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 await Promise.all(work.map((w) => companyLoop(w.company, w.pool, w.queue)));

@@ -13,8 +13,13 @@ const [url, countText, concurrencyText, firstText, warmText] = process.argv.slic
 const count = Number(countText);
 const concurrency = Number(concurrencyText);
 const first = Number(firstText);
-const bodiesFrom = (from) => Array.from({ length: count }, (_, i) => JSON.stringify(invoice(from + i)));
-const headers = { 'x-api-key': COMPANY.apiKey, 'x-company-id': String(COMPANY.id), 'content-type': 'application/json' };
+const bodiesFrom = (from) =>
+  Array.from({ length: count }, (_, i) => JSON.stringify(invoice(from + i)));
+const headers = {
+  'x-api-key': COMPANY.apiKey,
+  'x-company-id': String(COMPANY.id),
+  'content-type': 'application/json',
+};
 const pool = new Pool(new URL(url).origin, { connections: concurrency });
 let statuses = {};
 let next = 0;
@@ -22,7 +27,12 @@ let bodies;
 async function worker() {
   while (next < count) {
     const body = bodies[next++];
-    const res = await pool.request({ method: 'POST', path: '/svcOrchestratorController/v1/process-invoice', headers, body });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/svcOrchestratorController/v1/process-invoice',
+      headers,
+      body,
+    });
     await res.body.text();
     statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
   }

@@ -14,7 +14,10 @@ const first = Number(firstText);
 const { ServiceClient } = await dist('service/client.js');
 const { JsonText } = await dist('service/json-text.js');
 // the sender sends the stored request text as is (service/json-text.ts)
-const bodies = Array.from({ length: count }, (_, i) => new JsonText(JSON.stringify(invoice(first + i))));
+const bodies = Array.from(
+  { length: count },
+  (_, i) => new JsonText(JSON.stringify(invoice(first + i))),
+);
 const client = new ServiceClient({ baseUrl: url, timeoutMs: 30_000 });
 const company = { id: COMPANY.id, apiKey: COMPANY.apiKey, userId: COMPANY.userId };
 const stop = new AbortController();
@@ -25,7 +28,8 @@ async function worker() {
   while (next < count) {
     const body = bodies[next++];
     const res = await client.issueInvoice(company, body, { signal: stop.signal });
-    statuses[res.httpStatus ?? res.outcome.kind] = (statuses[res.httpStatus ?? res.outcome.kind] ?? 0) + 1;
+    statuses[res.httpStatus ?? res.outcome.kind] =
+      (statuses[res.httpStatus ?? res.outcome.kind] ?? 0) + 1;
   }
 }
 const started = performance.now();

@@ -15,21 +15,26 @@ import { procCpuMs, ROOT, until } from './util.mjs';
 
 /** The server in its own process: { url, stats(), reset(), close(), pid }. */
 export async function startRateServer({ rps, concurrency, latencyMs }) {
-  const child = fork(path.join(ROOT, 'bench/lib/rate-server.mjs'), [String(rps), String(concurrency), String(latencyMs)],
-    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const ask = (what, key) => new Promise((resolve) => {
-    const on = (m) => {
-      if (m && m[key] !== undefined) {
-        child.off('message', on);
-        resolve(m[key]);
-      }
-    };
-    child.on('message', on);
-    if (what !== undefined) child.send(what);
-  });
+  const child = fork(
+    path.join(ROOT, 'bench/lib/rate-server.mjs'),
+    [String(rps), String(concurrency), String(latencyMs)],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  const ask = (what, key) =>
+    new Promise((resolve) => {
+      const on = (m) => {
+        if (m && m[key] !== undefined) {
+          child.off('message', on);
+          resolve(m[key]);
+        }
+      };
+      child.on('message', on);
+      if (what !== undefined) child.send(what);
+    });
   const url = await ask(undefined, 'url');
   return {
-    url, pid: child.pid,
+    url,
+    pid: child.pid,
     stats: () => ask('stats', 'stats'),
     reset: () => ask('reset', 'reset'),
     close: async () => {
@@ -42,30 +47,59 @@ export async function startRateServer({ rps, concurrency, latencyMs }) {
 async function companiesProject(baseUrl, companies, rate) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-bench-companies-'));
   const configFile = path.join(dir, 'edoc-bridge.yaml');
-  await writeFile(configFile, stringify({
-    service: { baseUrl, timeoutMs: 30_000 },
-    companies: companies.map((c) => ({ alias: c.alias, id: c.id, nit: c.nit, apiKey: c.apiKey, userId: c.userId, rate: { ...rate } })),
-    paths: { inbox: path.join(dir, 'inbox'), outbox: path.join(dir, 'outbox'), state: path.join(dir, 'state'), logs: path.join(dir, 'logs') },
-    retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 },
-    watch: { stableMs: 1000, usePolling: false },
-    received: { enabled: false },
-    log: { level: 'info' },
-  }));
+  await writeFile(
+    configFile,
+    stringify({
+      service: { baseUrl, timeoutMs: 30_000 },
+      companies: companies.map((c) => ({
+        alias: c.alias,
+        id: c.id,
+        nit: c.nit,
+        apiKey: c.apiKey,
+        userId: c.userId,
+        rate: { ...rate },
+      })),
+      paths: {
+        inbox: path.join(dir, 'inbox'),
+        outbox: path.join(dir, 'outbox'),
+        state: path.join(dir, 'state'),
+        logs: path.join(dir, 'logs'),
+      },
+      retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 },
+      watch: { stableMs: 1000, usePolling: false },
+      received: { enabled: false },
+      log: { level: 'info' },
+    }),
+  );
   return { dir, configFile, logFile: path.join(dir, 'logs', 'edoc-bridge.log') };
 }
 
 /** Writes each company's file as `.part` in its inbox; resolves with a function that renames them all in. */
-async function stage(project, companies, perCompany, { first = FIRST_NUMBER, name = 'carga', single = companies.length === 1 } = {}) {
+async function stage(
+  project,
+  companies,
+  perCompany,
+  { first = FIRST_NUMBER, name = 'carga', single = companies.length === 1 } = {},
+) {
   const names = [];
   for (const company of companies) {
     const lines = [];
     for (let k = 0; k < perCompany; k++) {
       const doc = invoice(first + k);
-      doc.IssuerParty = { Identification: { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: checkDigit(company.nit) } };
+      doc.IssuerParty = {
+        Identification: {
+          DocumentNumber: company.nit,
+          DocumentType: '31',
+          CountryCode: 'CO',
+          CheckDigit: checkDigit(company.nit),
+        },
+      };
       lines.push(JSON.stringify(doc));
     }
     // with one company the inbox has no company level (inbox/<kind>/)
-    const inbox = single ? path.join(project.dir, 'inbox', 'invoice') : path.join(project.dir, 'inbox', company.alias, 'invoice');
+    const inbox = single
+      ? path.join(project.dir, 'inbox', 'invoice')
+      : path.join(project.dir, 'inbox', company.alias, 'invoice');
     await mkdir(inbox, { recursive: true });
     const target = path.join(inbox, `${name}-${company.alias}.jsonl`);
     await writeFile(`${target}.part`, `${lines.join('\n')}\n`);
@@ -80,12 +114,17 @@ async function stage(project, companies, perCompany, { first = FIRST_NUMBER, nam
 async function quiet(server, quietMs, timeoutMs) {
   let last = -1;
   let since = Date.now();
-  await until(async () => {
-    const s = await server.stats();
-    const seen = s.accepted + s.other + s.refusedRate + s.refusedConcurrency + s.notFound;
-    if (seen !== last) [last, since] = [seen, Date.now()];
-    return Date.now() - since >= quietMs ? true : undefined;
-  }, 'a quiet server', timeoutMs, 100);
+  await until(
+    async () => {
+      const s = await server.stats();
+      const seen = s.accepted + s.other + s.refusedRate + s.refusedConcurrency + s.notFound;
+      if (seen !== last) [last, since] = [seen, Date.now()];
+      return Date.now() - since >= quietMs ? true : undefined;
+    },
+    'a quiet server',
+    timeoutMs,
+    100,
+  );
 }
 
 /**
@@ -93,16 +132,33 @@ async function quiet(server, quietMs, timeoutMs) {
  * once (after one warm-up file through the first company). Rate is the server's submissions over first arrival → last answer; CPU is the daemon's (all threads)
  * from the renames to the last `file complete`. `cpuProfDir` runs it under --cpu-prof (written at its stop).
  */
-export async function daemonSide(server, { companies: n, perCompany, rps, concurrency, latencyMs }, { cpuProfDir } = {}) {
+export async function daemonSide(
+  server,
+  { companies: n, perCompany, rps, concurrency, latencyMs },
+  { cpuProfDir } = {},
+) {
   const companies = benchCompanies(n);
-  const project = await companiesProject(server.url, companies, { requestsPerSecond: rps, concurrency });
+  const project = await companiesProject(server.url, companies, {
+    requestsPerSecond: rps,
+    concurrency,
+  });
   const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   let daemon;
   try {
     daemon = await DaemonProcess.start(project, { nodeArgs });
     // warm: one file of other invoices through the first company (the code compiled, as in a daemon that ran a while)
-    await (await stage(project, companies.slice(0, 1), perCompany, { first: FIRST_NUMBER + 1_000_000, name: 'warm', single: n === 1 }))();
-    await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-e01.jsonl', 120_000, 50);
+    await (
+      await stage(project, companies.slice(0, 1), perCompany, {
+        first: FIRST_NUMBER + 1_000_000,
+        name: 'warm',
+        single: n === 1,
+      })
+    )();
+    await daemon.waitForLog(
+      (l) => l.msg === 'file complete' && l.file === 'warm-e01.jsonl',
+      120_000,
+      50,
+    );
     await quiet(server, 1500, 120_000);
     const release = await stage(project, companies, perCompany);
     await server.reset();
@@ -112,12 +168,20 @@ export async function daemonSide(server, { companies: n, perCompany, rps, concur
     await release();
     const documents = n * perCompany;
     let complete = 0;
-    await daemon.waitForLog((l) => l.msg === 'file complete' && l.file.startsWith('carga-') && ++complete === n, 180_000, 50);
+    await daemon.waitForLog(
+      (l) => l.msg === 'file complete' && l.file.startsWith('carga-') && ++complete === n,
+      180_000,
+      50,
+    );
     const cpuMs = procCpuMs(daemon.pid) - cpuBefore;
     const s = await server.stats();
     const logLines = daemon.lines().length - logBefore;
-    return { ...figures(s, documents, n, rps, concurrency, latencyMs), cpuMsPer1000: Math.round((cpuMs / documents) * 1000), releasedToDoneS: (Date.now() - t0) / 1000,
-      logLinesPerDocument: logLines / documents };
+    return {
+      ...figures(s, documents, n, rps, concurrency, latencyMs),
+      cpuMsPer1000: Math.round((cpuMs / documents) * 1000),
+      releasedToDoneS: (Date.now() - t0) / 1000,
+      logLinesPerDocument: logLines / documents,
+    };
   } finally {
     await daemon?.stop();
     if (!process.env.EDOC_BENCH_KEEP) await rm(project.dir, { recursive: true, force: true });
@@ -126,18 +190,35 @@ export async function daemonSide(server, { companies: n, perCompany, rps, concur
 
 export async function bareSide(server, { companies: n, perCompany, rps, concurrency, latencyMs }) {
   await server.reset();
-  const args = [path.join(ROOT, 'bench/lib/bare-companies.mjs'), server.url, String(n), String(perCompany), String(rps), String(concurrency)];
+  const args = [
+    path.join(ROOT, 'bench/lib/bare-companies.mjs'),
+    server.url,
+    String(n),
+    String(perCompany),
+    String(rps),
+    String(concurrency),
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   const out = JSON.parse(stdout);
   const s = await server.stats();
-  return { ...figures(s, n * perCompany, n, rps, concurrency, latencyMs), cpuMsPer1000: Math.round((out.cpuMs / (n * perCompany)) * 1000) };
+  return {
+    ...figures(s, n * perCompany, n, rps, concurrency, latencyMs),
+    cpuMsPer1000: Math.round((out.cpuMs / (n * perCompany)) * 1000),
+  };
 }
 
 function figures(s, documents, n, rps, concurrency, latencyMs) {
   const limit = n * Math.min(rps, (concurrency * 1000) / latencyMs);
   const seconds = (s.lastAnswer - s.firstArrival) / 1000;
-  return { documents, accepted: s.accepted, seconds, docsPerSecond: documents / seconds, limit, ofLimit: documents / seconds / limit,
-    refused429: s.refusedRate + s.refusedConcurrency, busiestSecond: s.busiestSecond, serverCpuMs: s.cpuMs };
+  return {
+    documents,
+    accepted: s.accepted,
+    seconds,
+    docsPerSecond: documents / seconds,
+    limit,
+    ofLimit: documents / seconds / limit,
+    refused429: s.refusedRate + s.refusedConcurrency,
+    busiestSecond: s.busiestSecond,
+    serverCpuMs: s.cpuMs,
+  };
 }
-
-

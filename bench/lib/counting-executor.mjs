@@ -18,15 +18,30 @@ export class CountingExecutor {
     this.counts.roundTrips++;
   }
 
-  all(sql, params) { this.count(); return this.inner.all(sql, params); }
-  get(sql, params) { this.count(); return this.inner.get(sql, params); }
-  run(sql, params) { this.count(); return this.inner.run(sql, params); }
+  all(sql, params) {
+    this.count();
+    return this.inner.all(sql, params);
+  }
+  get(sql, params) {
+    this.count();
+    return this.inner.get(sql, params);
+  }
+  run(sql, params) {
+    this.count();
+    return this.inner.run(sql, params);
+  }
   // a build from before runMany has none: the wrapper must not claim one either
   get runMany() {
     if (typeof this.inner.runMany !== 'function') return undefined;
-    return (sql, rows) => { this.count(rows.length); return this.inner.runMany(sql, rows); };
+    return (sql, rows) => {
+      this.count(rows.length);
+      return this.inner.runMany(sql, rows);
+    };
   }
-  exec(sql) { this.count(); return this.inner.exec(sql); }
+  exec(sql) {
+    this.count();
+    return this.inner.exec(sql);
+  }
 
   transaction(fn) {
     // BEGIN and COMMIT (a savepoint inside: SAVEPOINT and RELEASE)
@@ -35,7 +50,9 @@ export class CountingExecutor {
     return this.inner.transaction((tx) => fn(new CountingExecutor(tx, this.counts, true)));
   }
 
-  read(fn) { return this.inTx ? fn(this) : this.transaction(fn); }
+  read(fn) {
+    return this.inTx ? fn(this) : this.transaction(fn);
+  }
 
   async readView() {
     this.counts.roundTrips += 2;
@@ -43,8 +60,16 @@ export class CountingExecutor {
     const counts = this.counts;
     return {
       dialect: view.dialect,
-      all: (s, p) => { counts.statements++; counts.roundTrips++; return view.all(s, p); },
-      get: (s, p) => { counts.statements++; counts.roundTrips++; return view.get(s, p); },
+      all: (s, p) => {
+        counts.statements++;
+        counts.roundTrips++;
+        return view.all(s, p);
+      },
+      get: (s, p) => {
+        counts.statements++;
+        counts.roundTrips++;
+        return view.get(s, p);
+      },
       // a cursor: DECLARE, then one FETCH per page (SQLite steps one statement: one call per page all the same)
       pages: (s, p) => {
         counts.statements++;
@@ -60,5 +85,7 @@ export class CountingExecutor {
     };
   }
 
-  close() { return this.inner.close(); }
+  close() {
+    return this.inner.close();
+  }
 }

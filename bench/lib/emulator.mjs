@@ -4,21 +4,43 @@
 import { performance } from 'node:perf_hooks';
 import { dist } from './util.mjs';
 
-export const COMPANY = { alias: 'main', id: 1001, nit: '900123456', checkDigit: '8', apiKey: 'bench-key-1001', userId: 7 };
+export const COMPANY = {
+  alias: 'main',
+  id: 1001,
+  nit: '900123456',
+  checkDigit: '8',
+  apiKey: 'bench-key-1001',
+  userId: 7,
+};
 
 function seed(faults) {
   return {
     today: null,
     faults: { ...faults },
-    companies: [{
-      id: COMPANY.id, nit: COMPANY.nit, checkDigit: COMPANY.checkDigit, name: 'Bench Comercial SAS', apiKey: COMPANY.apiKey,
-      userIds: [COMPANY.userId],
-      ranges: [{
-        DocumentType: 'Invoice', Prefix: 'SETP', ResolutionNumber: '18760000001', ResolutionDate: '2019-01-19',
-        TechnicalKey: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', FromNumber: 990_000_000, ToNumber: 995_000_000,
-        ValidFrom: '2019-01-19T00:00:00', ValidTo: '2030-01-19T23:59:59', Active: true,
-      }],
-    }],
+    companies: [
+      {
+        id: COMPANY.id,
+        nit: COMPANY.nit,
+        checkDigit: COMPANY.checkDigit,
+        name: 'Bench Comercial SAS',
+        apiKey: COMPANY.apiKey,
+        userIds: [COMPANY.userId],
+        ranges: [
+          {
+            DocumentType: 'Invoice',
+            Prefix: 'SETP',
+            ResolutionNumber: '18760000001',
+            ResolutionDate: '2019-01-19',
+            TechnicalKey: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c',
+            FromNumber: 990_000_000,
+            ToNumber: 995_000_000,
+            ValidFrom: '2019-01-19T00:00:00',
+            ValidTo: '2030-01-19T23:59:59',
+            Active: true,
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -41,8 +63,16 @@ const SUBMISSIONS = new Set(['E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
 export async function startBenchEmulator(faults = {}, { keepArrivals = false } = {}) {
   const { startEmulator } = await dist('emulator/server.js');
   const running = await startEmulator({ host: '127.0.0.1', port: 0, seed: seed(faults) });
-  const trace = { arrivals: 0, firstArrival: undefined, lastArrival: undefined, lastAnswer: undefined, answers: 0, times: [],
-    statuses: {}, other: { arrivals: 0, answers: 0 } };
+  const trace = {
+    arrivals: 0,
+    firstArrival: undefined,
+    lastArrival: undefined,
+    lastAnswer: undefined,
+    answers: 0,
+    times: [],
+    statuses: {},
+    other: { arrivals: 0, answers: 0 },
+  };
   const stats = running.stats;
   const arrival = stats.arrival.bind(stats);
   stats.arrival = (company, now, op) => {

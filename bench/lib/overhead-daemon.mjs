@@ -24,13 +24,20 @@ export const POLL_MS = 20;
 /** The daemon takes a file of COUNT other invoices first: its code compiled, as in a daemon that has run a while. */
 export async function warmUpDaemon(project, daemon, count) {
   await project.dropRenamed('invoice', 'warm-up.jsonl', invoicesJsonl(count, WARM_FIRST_NUMBER));
-  await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl', 600_000, POLL_MS);
+  await daemon.waitForLog(
+    (l) => l.msg === 'file complete' && l.file === 'warm-up.jsonl',
+    600_000,
+    POLL_MS,
+  );
 }
 
 /** `fn({ emulator, project, daemon })` with the daemon started; all of it stopped and removed after. */
 export async function withOverheadDaemon(fn, daemonOptions) {
   const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: RATE, concurrency: CONCURRENCY } });
+  const project = await Project.create({
+    baseUrl: emulator.url,
+    rate: { requestsPerSecond: RATE, concurrency: CONCURRENCY },
+  });
   let daemon;
   try {
     daemon = await DaemonProcess.start(project, daemonOptions);
@@ -47,7 +54,13 @@ export async function withOverheadDaemon(fn, daemonOptions) {
  * ones numbered from `warmFirst` when given. Resolves with its output ({ ms, statuses, cpuMs }).
  */
 export async function runBareLoop(emulator, count, warmFirst) {
-  const args = [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url, String(count), String(CONCURRENCY), String(FIRST_NUMBER)];
+  const args = [
+    join(ROOT, 'bench/lib/bare-loop.mjs'),
+    emulator.url,
+    String(count),
+    String(CONCURRENCY),
+    String(FIRST_NUMBER),
+  ];
   if (warmFirst !== undefined) args.push(String(warmFirst));
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout);

@@ -17,7 +17,12 @@ export async function startBenchPostgres(dir, settings = []) {
   const server = await startServer(found.bindir, path.join(dir, 'pg'), settings);
   // the superuser over the unix socket (trust): creating and dropping databases, reading statistics
   const admin = async (sql, params = [], database = 'postgres') => {
-    const client = new pg.Client({ host: server.info.socketDir, port: server.info.port, user: server.info.adminUser, database });
+    const client = new pg.Client({
+      host: server.info.socketDir,
+      port: server.info.port,
+      user: server.info.adminUser,
+      database,
+    });
     await client.connect();
     try {
       return (await client.query(sql, params)).rows;
@@ -35,7 +40,9 @@ export async function startBenchPostgres(dir, settings = []) {
 export async function benchDatabase(pgs, name) {
   await pgs.admin(`CREATE DATABASE ${name} OWNER ${pgs.info.user}`);
   return {
-    name, url: `postgres://${pgs.info.user}@${pgs.info.host}:${pgs.info.port}/${name}`, env: { PGPASSWORD: pgs.info.password },
+    name,
+    url: `postgres://${pgs.info.user}@${pgs.info.host}:${pgs.info.port}/${name}`,
+    env: { PGPASSWORD: pgs.info.password },
     drop: () => pgs.admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }

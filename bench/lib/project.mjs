@@ -33,10 +33,22 @@ export class Project {
     const o = this.options;
     return stringify({
       service: { baseUrl: o.baseUrl, timeoutMs: 30_000 },
-      companies: [{ alias: COMPANY.alias, id: COMPANY.id, nit: COMPANY.nit, apiKey: COMPANY.apiKey, userId: COMPANY.userId,
-        rate: o.rate }],
-      paths: { inbox: path.join(this.dir, 'inbox'), outbox: path.join(this.dir, 'outbox'), state: this.stateDir,
-        logs: path.join(this.dir, 'logs') },
+      companies: [
+        {
+          alias: COMPANY.alias,
+          id: COMPANY.id,
+          nit: COMPANY.nit,
+          apiKey: COMPANY.apiKey,
+          userId: COMPANY.userId,
+          rate: o.rate,
+        },
+      ],
+      paths: {
+        inbox: path.join(this.dir, 'inbox'),
+        outbox: path.join(this.dir, 'outbox'),
+        state: this.stateDir,
+        logs: path.join(this.dir, 'logs'),
+      },
       kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
       retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 },
       watch: { stableMs: o.stableMs ?? 1000, usePolling: false },
@@ -133,9 +145,16 @@ export class DaemonProcess {
     this.tail.offset = logFrom;
     this.stderr = '';
     this.peakHwmKb = 0;
-    child.stderr.on('data', (c) => { this.stderr += c.toString(); });
+    child.stderr.on('data', (c) => {
+      this.stderr += c.toString();
+    });
     child.stdout.resume();
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => { this.exit = { code, signal }; resolve(this.exit); }));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve(this.exit);
+      }),
+    );
   }
 
   /** `project`: anything with dir, configFile and logFile; `env`: variables added (a cluster node's name, PGPASSWORD). */
@@ -147,10 +166,21 @@ export class DaemonProcess {
       // no log yet
     }
     const spawnedAt = Date.now();
-    const child = spawn(process.execPath, [...nodeArgs, BIN, 'run', '--config', project.configFile], {
-      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: project.dir, LANG: 'C.UTF-8', TZ: 'UTC', ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, BIN, 'run', '--config', project.configFile],
+      {
+        cwd: project.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: project.dir,
+          LANG: 'C.UTF-8',
+          TZ: 'UTC',
+          ...env,
+        },
+      },
+    );
     return new DaemonProcess(child, project, spawnedAt, logFrom);
   }
 
@@ -182,9 +212,15 @@ export class DaemonProcess {
     for (;;) {
       const lines = this.lines();
       for (; checked < lines.length; checked++) if (match(lines[checked])) return lines[checked];
-      if (this.exit) throw new Error(`daemon exited ${JSON.stringify(this.exit)}: ${this.stderr.slice(-2000)}`);
+      if (this.exit)
+        throw new Error(`daemon exited ${JSON.stringify(this.exit)}: ${this.stderr.slice(-2000)}`);
       if (Date.now() > deadline) {
-        throw new Error(`no matching log line within ${timeoutMs} ms; tail: ${lines.slice(-5).map((l) => JSON.stringify(l)).join('\n')}`);
+        throw new Error(
+          `no matching log line within ${timeoutMs} ms; tail: ${lines
+            .slice(-5)
+            .map((l) => JSON.stringify(l))
+            .join('\n')}`,
+        );
       }
       this.memory();
       await sleep(everyMs);

@@ -15,7 +15,15 @@ const now = () => performance.timeOrigin + performance.now();
 
 /** per company: arrival times admitted in the last second, requests in flight, and what it was answered */
 const companies = new Map();
-const totals = { accepted: 0, other: 0, refusedRate: 0, refusedConcurrency: 0, notFound: 0, firstArrival: undefined, lastAnswer: undefined };
+const totals = {
+  accepted: 0,
+  other: 0,
+  refusedRate: 0,
+  refusedConcurrency: 0,
+  notFound: 0,
+  firstArrival: undefined,
+  lastAnswer: undefined,
+};
 
 function companyOf(id) {
   let c = companies.get(id);
@@ -26,23 +34,61 @@ function companyOf(id) {
   return c;
 }
 
-const OK = JSON.stringify({ Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: 'Procesado Correctamente.' });
-const RANGES = JSON.stringify({ Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: [{
-  FromNumber: '990000000', ToNumber: '995000000', Prefix: 'SETP', ResolutionNumber: '18760000001', ResolutionDate: '2019-01-19',
-  ResolutionType: '01', TechnicalKey: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c', ValidDateFrom: '2019-01-19', ValidDateTo: '2030-01-19' }] });
-const RECEIVED = JSON.stringify({ Errors: [], IsValid: true, ResultCode: 200, Warning: [],
-  ResultData: { data: [], page: 1, per_page: 20, total: 0, total_pages: 0 } });
+const OK = JSON.stringify({
+  Errors: [],
+  IsValid: true,
+  ResultCode: 200,
+  Warning: [],
+  ResultData: 'Procesado Correctamente.',
+});
+const RANGES = JSON.stringify({
+  Errors: [],
+  IsValid: true,
+  ResultCode: 200,
+  Warning: [],
+  ResultData: [
+    {
+      FromNumber: '990000000',
+      ToNumber: '995000000',
+      Prefix: 'SETP',
+      ResolutionNumber: '18760000001',
+      ResolutionDate: '2019-01-19',
+      ResolutionType: '01',
+      TechnicalKey: 'fc8eac422eba16e22ffd8c6f94b3f40a6e38162c',
+      ValidDateFrom: '2019-01-19',
+      ValidDateTo: '2030-01-19',
+    },
+  ],
+});
+const RECEIVED = JSON.stringify({
+  Errors: [],
+  IsValid: true,
+  ResultCode: 200,
+  Warning: [],
+  ResultData: { data: [], page: 1, per_page: 20, total: 0, total_pages: 0 },
+});
 const REFUSED = JSON.stringify({ status: 429, error: 'Too Many Requests' });
 
 function reply(res, status, body, headers = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }
 
 function answerFor(path) {
   if (path === '/svcOrchestratorController/v1/process-invoice') return [OK, true];
-  if (path.startsWith('/public/api/numeraciones/v1/by-nit') || path.startsWith('/public/api/numeraciones/by-nit')) return [RANGES, false];
-  if (path.startsWith('/public/api/mail-receiver/v1/received-invoices') || path.startsWith('/public/svcMailReceiver/received-invoices')) {
+  if (
+    path.startsWith('/public/api/numeraciones/v1/by-nit') ||
+    path.startsWith('/public/api/numeraciones/by-nit')
+  )
+    return [RANGES, false];
+  if (
+    path.startsWith('/public/api/mail-receiver/v1/received-invoices') ||
+    path.startsWith('/public/svcMailReceiver/received-invoices')
+  ) {
     return [RECEIVED, false];
   }
   return [undefined, false];
@@ -95,16 +141,30 @@ function stats() {
   let busiest = 0;
   for (const c of companies.values()) busiest = Math.max(busiest, c.busiest);
   const cpu = process.cpuUsage();
-  return { ...totals, companies: companies.size, busiestSecond: busiest, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    ...totals,
+    companies: companies.size,
+    busiestSecond: busiest,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 process.on('message', (m) => {
   if (m === 'stats') process.send({ stats: stats() });
   else if (m === 'reset') {
     companies.clear();
-    Object.assign(totals, { accepted: 0, other: 0, refusedRate: 0, refusedConcurrency: 0, notFound: 0, firstArrival: undefined,
-      lastAnswer: undefined });
+    Object.assign(totals, {
+      accepted: 0,
+      other: 0,
+      refusedRate: 0,
+      refusedConcurrency: 0,
+      notFound: 0,
+      firstArrival: undefined,
+      lastAnswer: undefined,
+    });
     process.send({ reset: true });
   } else if (m === 'close') process.exit(0);
 });
-server.listen(0, '127.0.0.1', () => process.send({ url: `http://127.0.0.1:${server.address().port}` }));
+server.listen(0, '127.0.0.1', () =>
+  process.send({ url: `http://127.0.0.1:${server.address().port}` }),
+);

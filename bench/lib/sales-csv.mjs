@@ -6,7 +6,8 @@ import { createWriteStream } from 'node:fs';
 import iconv from 'iconv-lite';
 import { colombiaToday } from './util.mjs';
 
-const HEADER = 'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
+const HEADER =
+  'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
 
 /** Writes `rows` data rows (plus the header) to `file`; documents are numbered from `first`. */
 export async function writeSalesCsv(file, rows, first = 990_000_000) {

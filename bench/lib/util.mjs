@@ -40,7 +40,8 @@ export async function until(check, what, timeoutMs = 60_000, everyMs = 20) {
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
 }
@@ -61,8 +62,12 @@ export function machine() {
     load = os.loadavg();
   }
   return {
-    cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', memoryGB: round(os.totalmem() / 2 ** 30, 1),
-    node: process.version, platform: `${os.type()} ${os.release()} ${os.arch()}`, loadAverage: load,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverage: load,
   };
 }
 
@@ -83,8 +88,15 @@ export function procMemory(pid) {
  */
 export function procCpuMs(pid, tid) {
   try {
-    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const [utime, stime] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map(Number);
+    const stat = readFileSync(
+      tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`,
+      'utf8',
+    );
+    const [utime, stime] = stat
+      .slice(stat.lastIndexOf(') ') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .map(Number);
     return (utime + stime) * 10;
   } catch {
     return undefined;

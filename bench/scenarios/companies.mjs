@@ -9,7 +9,13 @@
 import { bareSide, daemonSide, startRateServer } from '../lib/companies-side.mjs';
 import { log, median, round } from '../lib/util.mjs';
 
-export const COMPANIES = { sizes: [1, 20, 200], perCompany: 40, rps: 10, concurrency: 2, latencyMs: 100 };
+export const COMPANIES = {
+  sizes: [1, 20, 200],
+  perCompany: 40,
+  rps: 10,
+  concurrency: 2,
+  latencyMs: 100,
+};
 
 async function pair(size, r, cpuProfDir) {
   const cfg = { ...COMPANIES, companies: size };
@@ -18,11 +24,13 @@ async function pair(size, r, cpuProfDir) {
     const bareFirst = r % 2 === 0;
     const bare = bareFirst ? await bareSide(server, cfg) : undefined;
     const daemon = await daemonSide(server, cfg, { cpuProfDir });
-    const out = { daemon, bare: bare ?? await bareSide(server, cfg) };
+    const out = { daemon, bare: bare ?? (await bareSide(server, cfg)) };
     out.ratio = daemon.docsPerSecond / out.bare.docsPerSecond;
-    log(`companies ${size} run ${r + 1}: daemon ${round(daemon.docsPerSecond, 1)} docs/s (${round(daemon.ofLimit, 3)} of ${daemon.limit}/s; `
-      + `CPU ${daemon.cpuMsPer1000} ms per 1,000; 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; accepted ${daemon.accepted}), `
-      + `bare ${round(out.bare.docsPerSecond, 1)} docs/s (${round(out.bare.ofLimit, 3)}; 429s ${out.bare.refused429}), ratio ${round(out.ratio, 3)}`);
+    log(
+      `companies ${size} run ${r + 1}: daemon ${round(daemon.docsPerSecond, 1)} docs/s (${round(daemon.ofLimit, 3)} of ${daemon.limit}/s; ` +
+        `CPU ${daemon.cpuMsPer1000} ms per 1,000; 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; accepted ${daemon.accepted}), ` +
+        `bare ${round(out.bare.docsPerSecond, 1)} docs/s (${round(out.bare.ofLimit, 3)}; 429s ${out.bare.refused429}), ratio ${round(out.ratio, 3)}`,
+    );
     return out;
   } finally {
     await server.close();
@@ -37,18 +45,51 @@ export async function companies({ runs, quick }) {
   const bySize = [];
   for (const size of sizes) {
     const pairs = [];
-    for (let r = 0; r < runs; r++) pairs.push(await pair(size, r, size === largest ? process.env.EDOC_BENCH_CPU_PROF : undefined));
+    for (let r = 0; r < runs; r++)
+      pairs.push(
+        await pair(size, r, size === largest ? process.env.EDOC_BENCH_CPU_PROF : undefined),
+      );
     const m = (f) => median(pairs.map(f));
     bySize.push({
-      companies: size, documents: size * COMPANIES.perCompany, limit: pairs[0].daemon.limit,
-      daemonOfLimit: round(m((p) => p.daemon.ofLimit), 3), bareOfLimit: round(m((p) => p.bare.ofLimit), 3), ratio: round(m((p) => p.ratio), 3),
-      daemonDocsPerSecond: round(m((p) => p.daemon.docsPerSecond), 1), bareDocsPerSecond: round(m((p) => p.bare.docsPerSecond), 1),
-      daemonCpuMsPer1000: m((p) => p.daemon.cpuMsPer1000), bareCpuMsPer1000: m((p) => p.bare.cpuMsPer1000),
-      refused429: Math.max(...pairs.map((p) => p.daemon.refused429)), busiestSecond: Math.max(...pairs.map((p) => p.daemon.busiestSecond)),
-      logLinesPerDocument: round(m((p) => p.daemon.logLinesPerDocument), 2), runs: pairs,
+      companies: size,
+      documents: size * COMPANIES.perCompany,
+      limit: pairs[0].daemon.limit,
+      daemonOfLimit: round(
+        m((p) => p.daemon.ofLimit),
+        3,
+      ),
+      bareOfLimit: round(
+        m((p) => p.bare.ofLimit),
+        3,
+      ),
+      ratio: round(
+        m((p) => p.ratio),
+        3,
+      ),
+      daemonDocsPerSecond: round(
+        m((p) => p.daemon.docsPerSecond),
+        1,
+      ),
+      bareDocsPerSecond: round(
+        m((p) => p.bare.docsPerSecond),
+        1,
+      ),
+      daemonCpuMsPer1000: m((p) => p.daemon.cpuMsPer1000),
+      bareCpuMsPer1000: m((p) => p.bare.cpuMsPer1000),
+      refused429: Math.max(...pairs.map((p) => p.daemon.refused429)),
+      busiestSecond: Math.max(...pairs.map((p) => p.daemon.busiestSecond)),
+      logLinesPerDocument: round(
+        m((p) => p.daemon.logLinesPerDocument),
+        2,
+      ),
+      runs: pairs,
     });
   }
   const one = bySize.find((s) => s.companies === 1);
   const big = bySize.find((s) => s.companies === largest);
-  return { ...COMPANIES, sizes: bySize, cpuGrowth: one && big ? round(big.daemonCpuMsPer1000 / one.daemonCpuMsPer1000, 2) : null };
+  return {
+    ...COMPANIES,
+    sizes: bySize,
+    cpuGrowth: one && big ? round(big.daemonCpuMsPer1000 / one.daemonCpuMsPer1000, 2) : null,
+  };
 }

@@ -26,9 +26,24 @@ const DAEMON_V8_FLAGS = ['--heap-growing-percent=20'];
  * `db` (full-pg): the database (benchDatabase) and the server's postmaster pid, for its CPU.
  */
 export function intakeRun(mode, file, code = CODE, nodeArgs = DAEMON_V8_FLAGS, db = undefined) {
-  const args = [...nodeArgs, path.join(ROOT, 'bench/intake-speed.mjs'), '--child', mode, file, code, ...(db ? [db.url] : [])];
-  const env = db ? { ...process.env, ...db.env, EDOC_BENCH_PG_PID: String(db.serverPid) } : process.env;
-  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'], env });
+  const args = [
+    ...nodeArgs,
+    path.join(ROOT, 'bench/intake-speed.mjs'),
+    '--child',
+    mode,
+    file,
+    code,
+    ...(db ? [db.url] : []),
+  ];
+  const env = db
+    ? { ...process.env, ...db.env, EDOC_BENCH_PG_PID: String(db.serverPid) }
+    : process.env;
+  const out = execFileSync(process.execPath, args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   return JSON.parse(out);
 }
 
@@ -37,7 +52,9 @@ export async function intake({ runs, quick, rows: asked }) {
   const builds = [['this', CODE]];
   if (process.env.EDOC_BENCH_BEFORE) builds.unshift(['before', process.env.EDOC_BENCH_BEFORE]);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-bench-intake-'));
-  const raw = Object.fromEntries(builds.map(([name]) => [name, Object.fromEntries(MODES.map((m) => [m, []]))]));
+  const raw = Object.fromEntries(
+    builds.map(([name]) => [name, Object.fromEntries(MODES.map((m) => [m, []]))]),
+  );
   let pgs;
   try {
     pgs = await startBenchPostgres(dir);
@@ -49,11 +66,19 @@ export async function intake({ runs, quick, rows: asked }) {
       for (const [name, code] of builds) {
         for (const mode of modes) {
           // a fresh database per run, as (C) gets a fresh state folder
-          const db = mode === 'full-pg' ? { ...await benchDatabase(pgs, `bench_intake_${process.pid}_${name}_${r}`), serverPid: pgs.info.pid } : undefined;
+          const db =
+            mode === 'full-pg'
+              ? {
+                  ...(await benchDatabase(pgs, `bench_intake_${process.pid}_${name}_${r}`)),
+                  serverPid: pgs.info.pid,
+                }
+              : undefined;
           try {
             const result = intakeRun(mode, file, code, DAEMON_V8_FLAGS, db);
-            log(`intake ${name} ${mode} run ${r + 1}: ${round(result.ms / 1000, 2)} s (CPU ${round(result.cpuMs / 1000, 2)} s`
-              + `${result.serverCpuMs === undefined ? '' : `, server ${round(result.serverCpuMs / 1000, 2)} s`}), ${result.rows} rows`);
+            log(
+              `intake ${name} ${mode} run ${r + 1}: ${round(result.ms / 1000, 2)} s (CPU ${round(result.cpuMs / 1000, 2)} s` +
+                `${result.serverCpuMs === undefined ? '' : `, server ${round(result.serverCpuMs / 1000, 2)} s`}), ${result.rows} rows`,
+            );
             raw[name][mode].push(result);
           } finally {
             await db?.drop();
@@ -68,25 +93,56 @@ export async function intake({ runs, quick, rows: asked }) {
   const summary = (results) => {
     if (results.length === 0) return undefined;
     const seconds = median(results.map((x) => x.ms / 1000));
-    const perDocument = (key) => (results[0][key] === undefined ? undefined : round(median(results.map((x) => x[key] / x.documents)), 3));
-    return { seconds: round(seconds, 2), cpuSeconds: round(median(results.map((x) => x.cpuMs / 1000)), 2),
-      ...(results[0].serverCpuMs === undefined ? {} : { serverCpuSeconds: round(median(results.map((x) => x.serverCpuMs / 1000)), 2) }),
-      rowsPerSecond: Math.round(rows / seconds), documents: results[0].documents,
-      ...(results[0].statements === undefined ? {} : { statementsPerDocument: perDocument('statements'), callsPerDocument: perDocument('calls'),
-        transactions: results[0].transactions }),
-      runs: results.map((x) => round(x.ms / 1000, 2)) };
+    const perDocument = (key) =>
+      results[0][key] === undefined
+        ? undefined
+        : round(median(results.map((x) => x[key] / x.documents)), 3);
+    return {
+      seconds: round(seconds, 2),
+      cpuSeconds: round(median(results.map((x) => x.cpuMs / 1000)), 2),
+      ...(results[0].serverCpuMs === undefined
+        ? {}
+        : { serverCpuSeconds: round(median(results.map((x) => x.serverCpuMs / 1000)), 2) }),
+      rowsPerSecond: Math.round(rows / seconds),
+      documents: results[0].documents,
+      ...(results[0].statements === undefined
+        ? {}
+        : {
+            statementsPerDocument: perDocument('statements'),
+            callsPerDocument: perDocument('calls'),
+            transactions: results[0].transactions,
+          }),
+      runs: results.map((x) => round(x.ms / 1000, 2)),
+    };
   };
-  const out = { rows, ...(pgs?.skipped ? { postgres: `left out: ${pgs.skipped}` } : {}), builds: {} };
+  const out = {
+    rows,
+    ...(pgs?.skipped ? { postgres: `left out: ${pgs.skipped}` } : {}),
+    builds: {},
+  };
   for (const [name] of builds) {
-    const s = Object.fromEntries(MODES.map((m) => [m, summary(raw[name][m])]).filter(([, v]) => v !== undefined));
+    const s = Object.fromEntries(
+      MODES.map((m) => [m, summary(raw[name][m])]).filter(([, v]) => v !== undefined),
+    );
     // ratios per run (the modes of one run side by side), then their median
     // wall seconds carry the machine's load; CPU seconds (process.cpuUsage) much less, so both are kept
-    const ratio = (a, b, key = 'ms') => (raw[name][a].length === 0 ? undefined
-      : round(median(raw[name][a].map((x, i) => x[key] / raw[name][b][i][key])), 2));
-    out.builds[name] = { ...s, fullOverFloor: ratio('full', 'floor'), readOverFloor: ratio('read', 'floor'), fullOverRead: ratio('full', 'read'),
+    const ratio = (a, b, key = 'ms') =>
+      raw[name][a].length === 0
+        ? undefined
+        : round(median(raw[name][a].map((x, i) => x[key] / raw[name][b][i][key])), 2);
+    out.builds[name] = {
+      ...s,
+      fullOverFloor: ratio('full', 'floor'),
+      readOverFloor: ratio('read', 'floor'),
+      fullOverRead: ratio('full', 'read'),
       pgOverSqlite: ratio('full-pg', 'full'),
-      cpu: { fullOverFloor: ratio('full', 'floor', 'cpuMs'), readOverFloor: ratio('read', 'floor', 'cpuMs'), fullOverRead: ratio('full', 'read', 'cpuMs'),
-        pgOverSqlite: ratio('full-pg', 'full', 'cpuMs') } };
+      cpu: {
+        fullOverFloor: ratio('full', 'floor', 'cpuMs'),
+        readOverFloor: ratio('read', 'floor', 'cpuMs'),
+        fullOverRead: ratio('full', 'read', 'cpuMs'),
+        pgOverSqlite: ratio('full-pg', 'full', 'cpuMs'),
+      },
+    };
   }
   return out;
 }

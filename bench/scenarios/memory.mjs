@@ -20,7 +20,10 @@ export const HEAP_CAP = ['--max-old-space-size=96'];
 
 async function daemonPeak(file, name, nodeArgs = []) {
   const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 100, concurrency: 4 } });
+  const project = await Project.create({
+    baseUrl: emulator.url,
+    rate: { requestsPerSecond: 100, concurrency: 4 },
+  });
   let daemon;
   try {
     daemon = await DaemonProcess.start(project, { nodeArgs });
@@ -30,12 +33,19 @@ async function daemonPeak(file, name, nodeArgs = []) {
     const part = path.join(project.inbox('invoice'), `${name}.part`);
     await link(file, part); // the big file is not copied: a hard link renamed in
     await rename(part, path.join(project.inbox('invoice'), name));
-    const read = await daemon.waitForLog((l) => l.msg === 'file read' || l.msg === 'file could not be read', 900_000, 100);
+    const read = await daemon.waitForLog(
+      (l) => l.msg === 'file read' || l.msg === 'file could not be read',
+      900_000,
+      100,
+    );
     const peak = daemon.memory();
     const taken = daemon.lines().find((l) => l.msg === 'file taken');
     return {
-      documents: read.documents, idleHwmMb: round(idleKb / 1024, 1), peakHwmMb: round(Math.max(peak?.hwmKb ?? 0, daemon.peakHwmKb) / 1024, 1),
-      intakeSeconds: taken ? round((lineTime(read) - lineTime(taken)) / 1000, 1) : null, sent: emulator.trace.answers,
+      documents: read.documents,
+      idleHwmMb: round(idleKb / 1024, 1),
+      peakHwmMb: round(Math.max(peak?.hwmKb ?? 0, daemon.peakHwmKb) / 1024, 1),
+      intakeSeconds: taken ? round((lineTime(read) - lineTime(taken)) / 1000, 1) : null,
+      sent: emulator.trace.answers,
     };
   } finally {
     await daemon?.stop('SIGKILL');
@@ -65,11 +75,18 @@ export async function memory({ runs, quick }) {
       const reader = readerPeak(file);
       log(`memory ${rows} rows reader alone: ${JSON.stringify(reader)}`);
       out.push({
-        rows, fileMB: round(mb, 1), documents: daemonRuns[0].documents, daemonRuns: daemonRuns.length,
-        daemonPeakMb: median(daemonRuns.map((x) => x.peakHwmMb)), daemonIdleMb: median(daemonRuns.map((x) => x.idleHwmMb)),
-        intakeSeconds: median(daemonRuns.map((x) => x.intakeSeconds)), cappedPeakMb: capped.peakHwmMb,
-        cappedIntakeSeconds: capped.intakeSeconds, readerPeakMb: round(reader.maxRssKb / 1024, 1),
-        readerSeconds: round(reader.ms / 1000, 1), runs: daemonRuns,
+        rows,
+        fileMB: round(mb, 1),
+        documents: daemonRuns[0].documents,
+        daemonRuns: daemonRuns.length,
+        daemonPeakMb: median(daemonRuns.map((x) => x.peakHwmMb)),
+        daemonIdleMb: median(daemonRuns.map((x) => x.idleHwmMb)),
+        intakeSeconds: median(daemonRuns.map((x) => x.intakeSeconds)),
+        cappedPeakMb: capped.peakHwmMb,
+        cappedIntakeSeconds: capped.intakeSeconds,
+        readerPeakMb: round(reader.maxRssKb / 1024, 1),
+        readerSeconds: round(reader.ms / 1000, 1),
+        runs: daemonRuns,
       });
       await rm(file);
     }

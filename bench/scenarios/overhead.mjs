@@ -12,7 +12,15 @@
 import os from 'node:os';
 import { invoicesJsonl } from '../lib/documents.mjs';
 import { emulatorCpuMeter, startBenchEmulator } from '../lib/emulator.mjs';
-import { CONCURRENCY, POLL_MS, RATE, runBareLoop, WARM_FIRST_NUMBER, warmUpDaemon, withOverheadDaemon } from '../lib/overhead-daemon.mjs';
+import {
+  CONCURRENCY,
+  POLL_MS,
+  RATE,
+  runBareLoop,
+  WARM_FIRST_NUMBER,
+  warmUpDaemon,
+  withOverheadDaemon,
+} from '../lib/overhead-daemon.mjs';
 import { lineTime, loadNow, log, median, procCpuMs, round } from '../lib/util.mjs';
 
 /** CPU ms of this (the bench's) process: the emulator and the harness. */
@@ -31,15 +39,26 @@ async function daemonRun(n, text, warm) {
     const load = loadNow();
     const droppedAt = await project.dropRenamed('invoice', 'overhead.jsonl', text);
     const benchBefore = process.cpuUsage();
-    const done = await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'overhead.jsonl', 600_000, POLL_MS);
+    const done = await daemon.waitForLog(
+      (l) => l.msg === 'file complete' && l.file === 'overhead.jsonl',
+      600_000,
+      POLL_MS,
+    );
     const [cpuMs, mainCpuMs] = [procCpuMs(pid) - cpuBefore, procCpuMs(pid, pid) - mainBefore];
     const benchMs = benchCpuMs(benchBefore);
     const result = await project.result('invoice', 'overhead.jsonl');
     const seconds = (lineTime(done) - droppedAt) / 1000;
-    return { seconds: round(seconds, 3), docsPerSecond: round(n / seconds, 1), accepted: result?.counts?.accepted,
-      cpuMsPer1000: round((cpuMs / n) * 1000, 0), mainCpuMsPer1000: round((mainCpuMs / n) * 1000, 0), load,
-      emulatorCpuMsPer1000: round((emulatorMs() / n) * 1000, 0), coresBusy: round((cpuMs + benchMs) / 1000 / seconds, 2),
-      finishedAt: result?.finishedAt };
+    return {
+      seconds: round(seconds, 3),
+      docsPerSecond: round(n / seconds, 1),
+      accepted: result?.counts?.accepted,
+      cpuMsPer1000: round((cpuMs / n) * 1000, 0),
+      mainCpuMsPer1000: round((mainCpuMs / n) * 1000, 0),
+      load,
+      emulatorCpuMsPer1000: round((emulatorMs() / n) * 1000, 0),
+      coresBusy: round((cpuMs + benchMs) / 1000 / seconds, 2),
+      finishedAt: result?.finishedAt,
+    };
   });
 }
 
@@ -50,9 +69,14 @@ async function bareRun(n, warm) {
     const out = await runBareLoop(emulator, n, warm ? WARM_FIRST_NUMBER : undefined);
     const benchMs = emulatorMs();
     const seconds = out.ms / 1000;
-    return { seconds: round(seconds, 3), docsPerSecond: round(n / seconds, 1), statuses: out.statuses,
-      cpuMsPer1000: round((out.cpuMs / n) * 1000, 0), emulatorCpuMsPer1000: round((benchMs / n) * 1000, 0),
-      coresBusy: round((out.cpuMs + benchMs) / 1000 / seconds, 2) };
+    return {
+      seconds: round(seconds, 3),
+      docsPerSecond: round(n / seconds, 1),
+      statuses: out.statuses,
+      cpuMsPer1000: round((out.cpuMs / n) * 1000, 0),
+      emulatorCpuMsPer1000: round((benchMs / n) * 1000, 0),
+      coresBusy: round((out.cpuMs + benchMs) / 1000 / seconds, 2),
+    };
   } finally {
     await emulator.close();
   }
@@ -62,12 +86,14 @@ async function bareRun(n, warm) {
 async function pairOf(n, text, warm, r) {
   const bare = r % 2 === 0 ? await bareRun(n, warm) : undefined;
   const daemon = await daemonRun(n, text, warm);
-  const pair = { daemon, bare: bare ?? await bareRun(n, warm) };
+  const pair = { daemon, bare: bare ?? (await bareRun(n, warm)) };
   pair.ratio = round(pair.daemon.docsPerSecond / pair.bare.docsPerSecond, 3);
-  log(`overhead run ${r + 1}${warm ? ' (warm)' : ''}: daemon ${daemon.docsPerSecond} docs/s (accepted ${daemon.accepted}; CPU ms per `
-    + `1,000 documents: ${daemon.cpuMsPer1000}, main thread ${daemon.mainCpuMsPer1000}, emulator ${daemon.emulatorCpuMsPer1000}; `
-    + `cores busy ${daemon.coresBusy}), bare ${pair.bare.docsPerSecond} docs/s (CPU ${pair.bare.cpuMsPer1000} ms per 1,000, emulator `
-    + `${pair.bare.emulatorCpuMsPer1000}; cores busy ${pair.bare.coresBusy}), ratio ${pair.ratio}, load ${daemon.load}`);
+  log(
+    `overhead run ${r + 1}${warm ? ' (warm)' : ''}: daemon ${daemon.docsPerSecond} docs/s (accepted ${daemon.accepted}; CPU ms per ` +
+      `1,000 documents: ${daemon.cpuMsPer1000}, main thread ${daemon.mainCpuMsPer1000}, emulator ${daemon.emulatorCpuMsPer1000}; ` +
+      `cores busy ${daemon.coresBusy}), bare ${pair.bare.docsPerSecond} docs/s (CPU ${pair.bare.cpuMsPer1000} ms per 1,000, emulator ` +
+      `${pair.bare.emulatorCpuMsPer1000}; cores busy ${pair.bare.coresBusy}), ratio ${pair.ratio}, load ${daemon.load}`,
+  );
   return pair;
 }
 
@@ -106,7 +132,10 @@ export async function overhead({ runs, quick }) {
     warmPairs.push(await pairOf(n, text, true, r));
   }
   return {
-    documents: n, concurrency: CONCURRENCY, rate: RATE, cores: os.cpus().length,
+    documents: n,
+    concurrency: CONCURRENCY,
+    rate: RATE,
+    cores: os.cpus().length,
     ...summary(pairs),
     warm: { ...summary(warmPairs), runs: warmPairs },
     runs: pairs,

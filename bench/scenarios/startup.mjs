@@ -34,11 +34,22 @@ export async function buildLedger(stateDir, total, perFile = PER_FILE) {
   db.pragma('synchronous = OFF');
   const now = Date.now();
   const files = total / perFile;
-  const small = JSON.stringify({ SeriePrefix: 'SETP', Currency: 'COP', Lines: [{ Number: '1', Quantity: '1.00' }] });
-  const response = JSON.stringify({ Code: 200, Success: true, ResultData: { Cufe: 'f'.repeat(96), Number: 0 }, Messages: [] });
-  const insFile = db.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, format, encoding, state,
+  const small = JSON.stringify({
+    SeriePrefix: 'SETP',
+    Currency: 'COP',
+    Lines: [{ Number: '1', Quantity: '1.00' }],
+  });
+  const response = JSON.stringify({
+    Code: 200,
+    Success: true,
+    ResultData: { Cufe: 'f'.repeat(96), Number: 0 },
+    Messages: [],
+  });
+  const insFile =
+    db.prepare(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, format, encoding, state,
     total, started_at, finished_at, archived_path, report_state) VALUES (?, ?, ?, ?, 1000, ?, 'invoice', 'main', 'jsonl', 'utf-8', ?, ?, ?, ?, ?, ?)`);
-  const insDoc = db.prepare(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state, attempts,
+  const insDoc =
+    db.prepare(`INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state, attempts,
     next_attempt_at, last_outcome, result_code, http_status, response, updated_at)
     VALUES (?, ?, 'main', 'invoice', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insBody = db.prepare('INSERT INTO document_bodies(id, request, raw) VALUES (?, ?, ?)');
@@ -48,9 +59,19 @@ export async function buildLedger(stateDir, total, perFile = PER_FILE) {
     let n = 0;
     for (let f = 1; f <= files; f++) {
       const open = f > files - OPEN.length;
-      insFile.run(f, `/erp/inbox/invoice/export-${f}.jsonl`, `export-${f}.jsonl`, `export-${f}`, `sha-${f}`, open ? 'open' : 'done',
-        perFile, now - (files - f) * 60_000, open ? null : now, open ? null : `/erp/outbox/invoice/archive/export-${f}.jsonl`,
-        open ? 'partial' : 'final');
+      insFile.run(
+        f,
+        `/erp/inbox/invoice/export-${f}.jsonl`,
+        `export-${f}.jsonl`,
+        `export-${f}`,
+        `sha-${f}`,
+        open ? 'open' : 'done',
+        perFile,
+        now - (files - f) * 60_000,
+        open ? null : now,
+        open ? null : `/erp/outbox/invoice/archive/export-${f}.jsonl`,
+        open ? 'partial' : 'final',
+      );
       const counts = {};
       for (let i = 0; i < perFile; i++, n++) {
         const number = 990_000_001 + n;
@@ -59,10 +80,25 @@ export async function buildLedger(stateDir, total, perFile = PER_FILE) {
         counts[state] = (counts[state] ?? 0) + 1;
         const request = pending ? JSON.stringify(invoice(number)) : small;
         const due = pending ? (i % 3 === 2 ? now + 3_600_000 : now) : null;
-        const info = insDoc.run(f, i, JSON.stringify({ lines: [i + 1] }), `main/invoice/SETP/${number}`, state, pending ? 0 : 1, due,
-          pending ? null : '{"kind":"accepted"}', pending ? null : '200', pending ? null : 200,
-          pending ? null : response, now);
-        insBody.run(info.lastInsertRowid, request, pending ? request : `{"SerieNumber":"${number}"}`);
+        const info = insDoc.run(
+          f,
+          i,
+          JSON.stringify({ lines: [i + 1] }),
+          `main/invoice/SETP/${number}`,
+          state,
+          pending ? 0 : 1,
+          due,
+          pending ? null : '{"kind":"accepted"}',
+          pending ? null : '200',
+          pending ? null : 200,
+          pending ? null : response,
+          now,
+        );
+        insBody.run(
+          info.lastInsertRowid,
+          request,
+          pending ? request : `{"SerieNumber":"${number}"}`,
+        );
         if (pending) pendingIds.push(Number(info.lastInsertRowid));
       }
       for (const [state, c] of Object.entries(counts)) insCount.run(f, state, c);
@@ -79,11 +115,15 @@ function resetLedger(stateDir) {
   try {
     const ids = OPEN.map((k) => FILES - OPEN.length + OPEN.indexOf(k) + 1);
     db.transaction(() => {
-      db.prepare(`UPDATE documents SET state = 'pending', attempts = 0, last_outcome = NULL, result_code = NULL, http_status = NULL,
+      db.prepare(
+        `UPDATE documents SET state = 'pending', attempts = 0, last_outcome = NULL, result_code = NULL, http_status = NULL,
         response = NULL, errors = NULL WHERE file_id IN (${ids.join(',')}) AND state <> 'pending'
-        AND id IN (SELECT id FROM document_bodies WHERE request LIKE '{"Currency"%')`).run();
-      db.prepare(`UPDATE files SET state = 'open', report_state = 'partial', archived_path = NULL, finished_at = NULL
-        WHERE id IN (${ids.join(',')})`).run();
+        AND id IN (SELECT id FROM document_bodies WHERE request LIKE '{"Currency"%')`,
+      ).run();
+      db.prepare(
+        `UPDATE files SET state = 'open', report_state = 'partial', archived_path = NULL, finished_at = NULL
+        WHERE id IN (${ids.join(',')})`,
+      ).run();
     })();
   } finally {
     db.close();
@@ -92,13 +132,20 @@ function resetLedger(stateDir) {
 
 async function startOnce(stateDir) {
   const emulator = await startBenchEmulator({});
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: 5, concurrency: 1 }, stateDir });
+  const project = await Project.create({
+    baseUrl: emulator.url,
+    rate: { requestsPerSecond: 5, concurrency: 1 },
+    stateDir,
+  });
   let daemon;
   try {
     daemon = DaemonProcess.spawn(project);
     const ready = await daemon.waitForLog((l) => l.msg === 'watching the inbox', 120_000, 5);
     const first = daemon.lines()[0];
-    return { ms: lineTime(ready) - daemon.spawnedAt, firstLineMs: lineTime(first) - daemon.spawnedAt };
+    return {
+      ms: lineTime(ready) - daemon.spawnedAt,
+      firstLineMs: lineTime(first) - daemon.spawnedAt,
+    };
   } finally {
     await daemon?.stop();
     await emulator.close();
@@ -114,7 +161,9 @@ export async function startup({ runs, quick }) {
     const t = Date.now();
     const pending = await buildLedger(big, total);
     const buildSeconds = (Date.now() - t) / 1000;
-    log(`startup: ledger of ${total} documents (${pending.length} pending) built in ${buildSeconds.toFixed(1)} s`);
+    log(
+      `startup: ledger of ${total} documents (${pending.length} pending) built in ${buildSeconds.toFixed(1)} s`,
+    );
     const empty = [];
     const full = [];
     for (let r = 0; r < runs; r++) {
@@ -123,12 +172,18 @@ export async function startup({ runs, quick }) {
       await rm(emptyDir, { recursive: true, force: true });
       full.push(await startOnce(big));
       resetLedger(big);
-      log(`startup run ${r + 1}: empty ledger ${empty.at(-1).ms} ms, ${total} documents ${full.at(-1).ms} ms`);
+      log(
+        `startup run ${r + 1}: empty ledger ${empty.at(-1).ms} ms, ${total} documents ${full.at(-1).ms} ms`,
+      );
     }
     return {
-      documents: total, pending: pending.length, buildSeconds: round(buildSeconds, 1),
-      emptyMs: median(empty.map((x) => x.ms)), fullMs: median(full.map((x) => x.ms)),
-      emptyFirstLineMs: median(empty.map((x) => x.firstLineMs)), fullFirstLineMs: median(full.map((x) => x.firstLineMs)),
+      documents: total,
+      pending: pending.length,
+      buildSeconds: round(buildSeconds, 1),
+      emptyMs: median(empty.map((x) => x.ms)),
+      fullMs: median(full.map((x) => x.ms)),
+      emptyFirstLineMs: median(empty.map((x) => x.firstLineMs)),
+      fullFirstLineMs: median(full.map((x) => x.firstLineMs)),
       runs: { empty, full },
     };
   } finally {

@@ -20,21 +20,37 @@ export const CONFIGS = [
 async function once(cfg) {
   const limit = Math.min(cfg.rps, (cfg.concurrency * 1000) / cfg.latencyMs);
   const n = 10 * limit + 1;
-  const emulator = await startBenchEmulator({ latencyMs: cfg.latencyMs, rateLimitPerSecond: cfg.rps });
-  const project = await Project.create({ baseUrl: emulator.url, rate: { requestsPerSecond: cfg.rps, concurrency: cfg.concurrency } });
+  const emulator = await startBenchEmulator({
+    latencyMs: cfg.latencyMs,
+    rateLimitPerSecond: cfg.rps,
+  });
+  const project = await Project.create({
+    baseUrl: emulator.url,
+    rate: { requestsPerSecond: cfg.rps, concurrency: cfg.concurrency },
+  });
   let daemon;
   try {
     daemon = await DaemonProcess.start(project);
     await project.dropRenamed('invoice', 'throughput.jsonl', invoicesJsonl(n));
-    await until(() => ((emulator.trace.statuses[200] ?? 0) >= n ? true : undefined), `${n} accepted documents`, 120_000);
+    await until(
+      () => ((emulator.trace.statuses[200] ?? 0) >= n ? true : undefined),
+      `${n} accepted documents`,
+      120_000,
+    );
     const t = emulator.trace;
     const seconds = (t.lastAnswer - t.firstArrival) / 1000;
     const achieved = n / seconds;
     const snap = emulator.snapshot();
     return {
-      documents: n, limit, seconds: round(seconds, 3), docsPerSecond: round(achieved, 2), ratio: round(achieved / limit, 3),
-      busiestSecond: snap.busiestSecond[String(COMPANY.id)] ?? 0, peakConcurrency: snap.peakConcurrency,
-      answered429: t.statuses[429] ?? 0, requests: t.arrivals,
+      documents: n,
+      limit,
+      seconds: round(seconds, 3),
+      docsPerSecond: round(achieved, 2),
+      ratio: round(achieved / limit, 3),
+      busiestSecond: snap.busiestSecond[String(COMPANY.id)] ?? 0,
+      peakConcurrency: snap.peakConcurrency,
+      answered429: t.statuses[429] ?? 0,
+      requests: t.arrivals,
     };
   } finally {
     await daemon?.stop();
@@ -52,8 +68,17 @@ async function bareOnce(cfg) {
   const n = 10 * limit + 1;
   const emulator = await startBenchEmulator({ latencyMs: cfg.latencyMs });
   try {
-    await run(process.execPath, [join(ROOT, 'bench/lib/bare-loop.mjs'), emulator.url, String(n), String(cfg.concurrency),
-      String(FIRST_NUMBER)], { maxBuffer: 1 << 20 });
+    await run(
+      process.execPath,
+      [
+        join(ROOT, 'bench/lib/bare-loop.mjs'),
+        emulator.url,
+        String(n),
+        String(cfg.concurrency),
+        String(FIRST_NUMBER),
+      ],
+      { maxBuffer: 1 << 20 },
+    );
     const t = emulator.trace;
     const achieved = n / ((t.lastAnswer - t.firstArrival) / 1000);
     return { docsPerSecond: round(achieved, 2), ratio: round(achieved / limit, 3) };
@@ -64,7 +89,8 @@ async function bareOnce(cfg) {
 
 export async function throughput({ runs }) {
   // the build's rate margin: a build whose slots are dated by the send (before marginMs) has no such ceiling
-  const marginMs = (await dist('rate/company-rate.js').catch(() => ({}))).COMPANY_RATE_DEFAULTS?.marginMs;
+  const marginMs = (await dist('rate/company-rate.js').catch(() => ({}))).COMPANY_RATE_DEFAULTS
+    ?.marginMs;
   const results = CONFIGS.map((cfg) => ({ ...cfg, runs: [] }));
   for (let r = 0; r < runs; r++) {
     // The two configurations alternate so both see the same background load.
@@ -72,15 +98,30 @@ export async function throughput({ runs }) {
       const one = await once(res);
       if (res.rps >= (res.concurrency * 1000) / res.latencyMs) one.bare = await bareOnce(res);
       res.runs.push(one);
-      log(`throughput ${res.name} run ${r + 1}: ${one.docsPerSecond} docs/s, ratio ${one.ratio}, busiest second ${one.busiestSecond}, 429s ${one.answered429}${one.bare ? `, bare loop ratio ${one.bare.ratio}` : ''}`);
+      log(
+        `throughput ${res.name} run ${r + 1}: ${one.docsPerSecond} docs/s, ratio ${one.ratio}, busiest second ${one.busiestSecond}, 429s ${one.answered429}${one.bare ? `, bare loop ratio ${one.bare.ratio}` : ''}`,
+      );
     }
   }
   return results.map((res) => ({
-    name: res.name, latencyMs: res.latencyMs, concurrency: res.concurrency, rps: res.rps, limit: res.runs[0].limit,
+    name: res.name,
+    latencyMs: res.latencyMs,
+    concurrency: res.concurrency,
+    rps: res.rps,
+    limit: res.runs[0].limit,
     // what a rate whose slots are dated by their answers can reach (src/rate/company-rate.ts: one round trip
     // per window, and its 1 ms margin), as a share of the limit: the old >= 0.95 target is above it at L = 50 ms
-    answerDatedCeiling: marginMs === undefined ? undefined : Math.round((Math.min(res.rps * 1000 / (1000 + marginMs + res.latencyMs),
-      (res.concurrency * 1000) / res.latencyMs) / res.runs[0].limit) * 1000) / 1000,
+    answerDatedCeiling:
+      marginMs === undefined
+        ? undefined
+        : Math.round(
+            (Math.min(
+              (res.rps * 1000) / (1000 + marginMs + res.latencyMs),
+              (res.concurrency * 1000) / res.latencyMs,
+            ) /
+              res.runs[0].limit) *
+              1000,
+          ) / 1000,
     documents: res.runs[0].documents,
     docsPerSecond: median(res.runs.map((x) => x.docsPerSecond)),
     ratio: median(res.runs.map((x) => x.ratio)),

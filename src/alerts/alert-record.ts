@@ -3,13 +3,18 @@
  * the contract between alerts/ (which raises and keeps them) and http/ (which shows them).
  */
 export type AlertKind =
-  | 'service-down' | 'service-up'
+  | 'service-down'
+  | 'service-up'
   | 'company-paused'
   | 'document-in-doubt'
   | 'rejection-burst'
-  | 'range-low' | 'range-exhausted' | 'range-expiring' | 'range-expired'
+  | 'range-low'
+  | 'range-exhausted'
+  | 'range-expiring'
+  | 'range-expired'
   | 'unsent-at-day-end'
-  | 'received-pull-failing' | 'received-pull-recovered';
+  | 'received-pull-failing'
+  | 'received-pull-recovered';
 
 export interface AlertRecord {
   /** Stable per episode: the same episode never yields a second alert with another id. */

@@ -61,8 +61,13 @@ export class Alerter implements AlertLog {
     const at = this.now();
     const record: AlertRecord = {
       // not the episode's key: that may hold text the service sent (a range's prefix)
-      id: `${input.kind}:${input.company ?? '-'}:${at.toString(36)}${(this.sequence++).toString(36)}`, kind: input.kind, severity: input.severity,
-      ...(input.company === undefined ? {} : { company: input.company }), message: input.message, details: input.details ?? {}, at,
+      id: `${input.kind}:${input.company ?? '-'}:${at.toString(36)}${(this.sequence++).toString(36)}`,
+      kind: input.kind,
+      severity: input.severity,
+      ...(input.company === undefined ? {} : { company: input.company }),
+      message: input.message,
+      details: input.details ?? {},
+      at,
     };
     this.open.set(episode, record);
     this.emit(record);
@@ -78,8 +83,15 @@ export class Alerter implements AlertLog {
     if (opened === undefined) return false;
     this.open.delete(episode);
     if (input !== undefined) {
-      this.emit({ id: opened.id, kind: input.kind, severity: 'info', ...(opened.company === undefined ? {} : { company: opened.company }),
-        message: input.message, details: { ...(input.details ?? {}), openedAt: opened.at }, at: this.now() });
+      this.emit({
+        id: opened.id,
+        kind: input.kind,
+        severity: 'info',
+        ...(opened.company === undefined ? {} : { company: opened.company }),
+        message: input.message,
+        details: { ...(input.details ?? {}), openedAt: opened.at },
+        at: this.now(),
+      });
     }
     return true;
   }
@@ -90,7 +102,12 @@ export class Alerter implements AlertLog {
   }
 
   private emit(record: AlertRecord): void {
-    const fields = { alert: record.kind, alertId: record.id, ...(record.company ? { company: record.company } : {}), ...record.details };
+    const fields = {
+      alert: record.kind,
+      alertId: record.id,
+      ...(record.company ? { company: record.company } : {}),
+      ...record.details,
+    };
     if (record.severity === 'error') this.options.logger.error(fields, record.message);
     else if (record.severity === 'warning') this.options.logger.warn(fields, record.message);
     else this.options.logger.info(fields, record.message);
@@ -99,7 +116,10 @@ export class Alerter implements AlertLog {
     try {
       this.options.deliver?.(record);
     } catch (err) {
-      this.options.logger.error({ err, alert: record.kind }, 'an alert could not be queued for the webhook');
+      this.options.logger.error(
+        { err, alert: record.kind },
+        'an alert could not be queued for the webhook',
+      );
     }
     this.save();
   }
@@ -108,9 +128,14 @@ export class Alerter implements AlertLog {
     const dir = this.options.stateDir;
     if (dir === undefined) return;
     const text = `${JSON.stringify({ alerts: this.kept }, null, 1)}\n`;
-    this.saving = this.saving.then(() => writeWhole(path.join(dir, ALERTS_FILE), text)).catch((err: unknown) => {
-      this.options.logger.warn({ err, state: dir }, 'could not keep the last alerts in the state folder');
-    });
+    this.saving = this.saving
+      .then(() => writeWhole(path.join(dir, ALERTS_FILE), text))
+      .catch((err: unknown) => {
+        this.options.logger.warn(
+          { err, state: dir },
+          'could not keep the last alerts in the state folder',
+        );
+      });
   }
 
   /** Waits for the last write of `alerts.json`. */
@@ -122,7 +147,9 @@ export class Alerter implements AlertLog {
 /** The alerts a previous run kept (newest first), or none. */
 export function loadAlerts(stateDir: string): AlertRecord[] {
   try {
-    const data = JSON.parse(readFileSync(path.join(stateDir, ALERTS_FILE), 'utf8')) as { alerts?: unknown };
+    const data = JSON.parse(readFileSync(path.join(stateDir, ALERTS_FILE), 'utf8')) as {
+      alerts?: unknown;
+    };
     return Array.isArray(data.alerts) ? (data.alerts as AlertRecord[]).slice(0, KEPT) : [];
   } catch {
     return [];

@@ -58,9 +58,12 @@ export class DocumentAlerts {
     const { alerter } = this.options;
     if (event.type === 'paused') {
       alerter.raise(`company-paused:${event.company}`, {
-        kind: 'company-paused', severity: 'error', company: event.company,
-        message: `the service refused the credentials of company ${event.company}: its submissions are paused until `
-          + 'the configuration is reloaded (SIGHUP) or the daemon restarts',
+        kind: 'company-paused',
+        severity: 'error',
+        company: event.company,
+        message:
+          `the service refused the credentials of company ${event.company}: its submissions are paused until ` +
+          'the configuration is reloaded (SIGHUP) or the daemon restarts',
         details: { reason: event.reason },
       });
     } else if (event.status === 'rejected') {
@@ -78,9 +81,12 @@ export class DocumentAlerts {
     this.rejections.set(company, times.slice(-count));
     if (times.length < count) return;
     this.options.alerter.raise(`rejection-burst:${company}`, {
-      kind: 'rejection-burst', severity: 'error', company,
-      message: `${times.length} documents of company ${company} were rejected by the authority within ${Math.round(within / 60_000)} min: `
-        + 'see errors.csv in the outbox; something upstream (the ERP export, a mapping, a range) may be wrong',
+      kind: 'rejection-burst',
+      severity: 'error',
+      company,
+      message:
+        `${times.length} documents of company ${company} were rejected by the authority within ${Math.round(within / 60_000)} min: ` +
+        'see errors.csv in the outbox; something upstream (the ERP export, a mapping, a range) may be wrong',
       details: { rejected: times.length, withinSeconds: Math.round(within / 1000) },
     });
   }
@@ -111,51 +117,79 @@ export class DocumentAlerts {
     const msLeft = DAY_MS - (((colombia % DAY_MS) + DAY_MS) % DAY_MS);
     const dayEnding = msLeft <= config().dayEndLead;
     const owns = this.options.owns ?? ((): boolean => true);
-    const counts = new Map((await this.options.counts(dayEnding)).filter((c) => owns(c.company)).map((c) => [c.company, c]));
+    const counts = new Map(
+      (await this.options.counts(dayEnding))
+        .filter((c) => owns(c.company))
+        .map((c) => [c.company, c]),
+    );
     for (const episode of alerter.openEpisodes('document-in-doubt:')) {
       const company = episode.slice('document-in-doubt:'.length);
       if (owns(company) && (counts.get(company)?.inDoubt ?? 0) === 0) {
-        alerter.end(episode, { kind: 'document-in-doubt', company, message: `no document of company ${company} is in doubt any more` });
+        alerter.end(episode, {
+          kind: 'document-in-doubt',
+          company,
+          message: `no document of company ${company} is in doubt any more`,
+        });
       }
     }
     for (const c of counts.values()) {
       if (c.inDoubt === 0) continue;
       alerter.raise(`document-in-doubt:${c.company}`, {
-        kind: 'document-in-doubt', severity: 'error', company: c.company,
-        message: `${c.inDoubt} document${c.inDoubt === 1 ? '' : 's'} of company ${c.company} in doubt: check at the authority, then `
-          + 'edoc-bridge resolve or retry --in-doubt (edoc-bridge status lists them)',
+        kind: 'document-in-doubt',
+        severity: 'error',
+        company: c.company,
+        message:
+          `${c.inDoubt} document${c.inDoubt === 1 ? '' : 's'} of company ${c.company} in doubt: check at the authority, then ` +
+          'edoc-bridge resolve or retry --in-doubt (edoc-bridge status lists them)',
         details: { documents: c.inDoubt },
       });
     }
     for (const episode of alerter.openEpisodes('company-paused:')) {
       const company = episode.slice('company-paused:'.length);
-      if (!this.options.isPaused(company)) alerter.end(episode, { kind: 'company-paused', company, message: `submissions of company ${company} resume` });
+      if (!this.options.isPaused(company))
+        alerter.end(episode, {
+          kind: 'company-paused',
+          company,
+          message: `submissions of company ${company} resume`,
+        });
     }
     const { within } = config().rejections;
     for (const episode of alerter.openEpisodes('rejection-burst:')) {
       const company = episode.slice('rejection-burst:'.length);
       const last = this.rejections.get(company)?.at(-1);
       if (last === undefined || now - last >= within) {
-        alerter.end(episode, { kind: 'rejection-burst', company,
-          message: `no document of company ${company} was rejected in the last ${Math.round(within / 60_000)} min` });
+        alerter.end(episode, {
+          kind: 'rejection-burst',
+          company,
+          message: `no document of company ${company} was rejected in the last ${Math.round(within / 60_000)} min`,
+        });
       }
     }
     this.dayEnd(now, msLeft, dayEnding, counts);
   }
 
-  private dayEnd(now: number, msLeft: number, dayEnding: boolean, counts: Map<string, CompanyOpenCounts>): void {
+  private dayEnd(
+    now: number,
+    msLeft: number,
+    dayEnding: boolean,
+    counts: Map<string, CompanyOpenCounts>,
+  ): void {
     const { alerter } = this.options;
     const day = colombiaToday(now);
     // yesterday's episodes are over: the day they were about has ended
-    for (const episode of alerter.openEpisodes('unsent-at-day-end:')) if (!episode.endsWith(`:${day}`)) alerter.end(episode);
+    for (const episode of alerter.openEpisodes('unsent-at-day-end:'))
+      if (!episode.endsWith(`:${day}`)) alerter.end(episode);
     if (!dayEnding) return;
     for (const c of counts.values()) {
       if (c.unsent === 0) continue;
       const minutes = Math.max(0, Math.round(msLeft / 60_000));
       alerter.raise(`unsent-at-day-end:${c.company}:${day}`, {
-        kind: 'unsent-at-day-end', severity: 'warning', company: c.company,
-        message: `${c.unsent} document${c.unsent === 1 ? '' : 's'} of company ${c.company} not sent yet, and the day ends in Colombia in `
-          + `${minutes} min: documents are to be dated the day they are sent`,
+        kind: 'unsent-at-day-end',
+        severity: 'warning',
+        company: c.company,
+        message:
+          `${c.unsent} document${c.unsent === 1 ? '' : 's'} of company ${c.company} not sent yet, and the day ends in Colombia in ` +
+          `${minutes} min: documents are to be dated the day they are sent`,
         details: { documents: c.unsent, day, minutesLeft: minutes },
       });
     }

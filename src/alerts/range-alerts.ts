@@ -15,7 +15,10 @@ import type { Alerter } from './alerter.js';
 type RangeKind = Extract<AlertKind, `range-${string}`>;
 
 export class RangeAlerts {
-  constructor(private readonly alerter: Alerter, private readonly config: () => AlertsConfig['ranges']) {}
+  constructor(
+    private readonly alerter: Alerter,
+    private readonly config: () => AlertsConfig['ranges'],
+  ) {}
 
   update(company: string, states: readonly RangeState[]): void {
     const { numbersLeftBelow, daysLeftBelow } = this.config();
@@ -25,7 +28,8 @@ export class RangeAlerts {
       const expired = s.valid === 0;
       const exhausted = !expired && s.numbersLeft === 0;
       const low = !expired && !exhausted && s.numbersLeft < numbersLeftBelow;
-      const expiring = !expired && !exhausted && s.daysLeft !== undefined && s.daysLeft < daysLeftBelow;
+      const expiring =
+        !expired && !exhausted && s.daysLeft !== undefined && s.daysLeft < daysLeftBelow;
       const graver = expired || exhausted;
       this.toggle(s, 'range-expired', expired, false);
       this.toggle(s, 'range-exhausted', exhausted, expired);
@@ -41,14 +45,34 @@ export class RangeAlerts {
 
   private toggle(s: PrefixSummary, kind: RangeKind, now: boolean, silentEnd: boolean): void {
     const episode = `${kind}:${s.company}:${s.prefix}`;
-    const details = { prefix: excerpt(s.prefix, 40), numbersLeft: s.numbersLeft, daysLeft: s.daysLeft ?? null, validRanges: s.valid };
+    const details = {
+      prefix: excerpt(s.prefix, 40),
+      numbersLeft: s.numbersLeft,
+      daysLeft: s.daysLeft ?? null,
+      validRanges: s.valid,
+    };
     if (now) {
-      this.alerter.raise(episode, { kind, severity: kind === 'range-low' || kind === 'range-expiring' ? 'warning' : 'error',
-        company: s.company, message: this.message(kind, s), details });
+      this.alerter.raise(episode, {
+        kind,
+        severity: kind === 'range-low' || kind === 'range-expiring' ? 'warning' : 'error',
+        company: s.company,
+        message: this.message(kind, s),
+        details,
+      });
     } else if (this.alerter.isOpen(episode)) {
-      this.alerter.end(episode, silentEnd ? undefined : { kind, company: s.company, details,
-        message: `numbering prefix ${excerpt(s.prefix, 40)} of company ${s.company} is fine again: ${s.numbersLeft} numbers left`
-          + `${s.daysLeft === undefined ? '' : `, ${s.daysLeft} days left`}` });
+      this.alerter.end(
+        episode,
+        silentEnd
+          ? undefined
+          : {
+              kind,
+              company: s.company,
+              details,
+              message:
+                `numbering prefix ${excerpt(s.prefix, 40)} of company ${s.company} is fine again: ${s.numbersLeft} numbers left` +
+                `${s.daysLeft === undefined ? '' : `, ${s.daysLeft} days left`}`,
+            },
+      );
     }
   }
 

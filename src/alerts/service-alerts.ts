@@ -10,17 +10,24 @@ const SERVICE = 'service';
 
 export class ServiceAlerts {
   private timer: NodeJS.Timeout | undefined;
-  private readonly onDown = (event: ServiceHealthEvents['down'][0]): void => this.down(event.since, event.reason);
-  private readonly onUp = (event: ServiceHealthEvents['up'][0]): void => this.up(event.at, event.downSince);
+  private readonly onDown = (event: ServiceHealthEvents['down'][0]): void =>
+    this.down(event.since, event.reason);
+  private readonly onUp = (event: ServiceHealthEvents['up'][0]): void =>
+    this.up(event.at, event.downSince);
 
-  constructor(private readonly health: ServiceHealth, private readonly alerter: Alerter,
-    private readonly downAfterMs: () => number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly health: ServiceHealth,
+    private readonly alerter: Alerter,
+    private readonly downAfterMs: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   start(): void {
     this.health.on('down', this.onDown);
     this.health.on('up', this.onUp);
     const since = this.health.downSince;
-    if (this.health.state === 'down' && since !== undefined) this.down(since, this.health.lastFailureReason ?? 'no answer');
+    if (this.health.state === 'down' && since !== undefined)
+      this.down(since, this.health.lastFailureReason ?? 'no answer');
   }
 
   private down(since: number, reason: string): void {
@@ -30,7 +37,8 @@ export class ServiceAlerts {
       if (this.health.state !== 'down') return;
       const seconds = Math.round((this.now() - since) / 1000);
       this.alerter.raise(SERVICE, {
-        kind: 'service-down', severity: 'error',
+        kind: 'service-down',
+        severity: 'error',
         message: `the service has not answered for ${seconds} s (since ${new Date(since).toISOString()}): documents wait and are retried`,
         details: { since: new Date(since).toISOString(), reason },
       });
@@ -42,7 +50,8 @@ export class ServiceAlerts {
     clearTimeout(this.timer);
     const seconds = Math.round((at - downSince) / 1000);
     this.alerter.end(SERVICE, {
-      kind: 'service-up', message: `the service answers again after ${seconds} s without an answer`,
+      kind: 'service-up',
+      message: `the service answers again after ${seconds} s without an answer`,
       details: { downSince: new Date(downSince).toISOString(), downForSeconds: seconds },
     });
   }
@@ -51,12 +60,17 @@ export class ServiceAlerts {
   pulled(company: string, outcome: { ok: true } | { ok: false; reason: string }): void {
     const episode = `received-pull:${company}`;
     if (outcome.ok) {
-      this.alerter.end(episode, { kind: 'received-pull-recovered', company,
-        message: `received documents of company ${company} are pulled again` });
+      this.alerter.end(episode, {
+        kind: 'received-pull-recovered',
+        company,
+        message: `received documents of company ${company} are pulled again`,
+      });
       return;
     }
     this.alerter.raise(episode, {
-      kind: 'received-pull-failing', severity: 'warning', company,
+      kind: 'received-pull-failing',
+      severity: 'warning',
+      company,
       message: `the received-documents pull of company ${company} failed (${outcome.reason}); it is tried again on its schedule`,
       details: { reason: outcome.reason },
     });

@@ -61,12 +61,21 @@ export class WebhookDelivery {
       this.dropped += 1;
       if (!this.droppedLogged) {
         this.droppedLogged = true;
-        this.options.logger.warn({ code: 'EDOC_ALERT_DROPPED', webhook: this.options.shownAs, queue: this.options.queue },
-          'alert webhook: the queue is full while the receiver is down; the oldest alerts are dropped (counted in the next message)');
+        this.options.logger.warn(
+          { code: 'EDOC_ALERT_DROPPED', webhook: this.options.shownAs, queue: this.options.queue },
+          'alert webhook: the queue is full while the receiver is down; the oldest alerts are dropped (counted in the next message)',
+        );
       }
     }
-    this.queue.push({ version: 1, source: 'edoc-bridge', ...record, time: new Date(record.at).toISOString() });
-    this.running ??= this.run().finally(() => { this.running = undefined; });
+    this.queue.push({
+      version: 1,
+      source: 'edoc-bridge',
+      ...record,
+      time: new Date(record.at).toISOString(),
+    });
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
   }
 
   get pending(): number {
@@ -76,12 +85,16 @@ export class WebhookDelivery {
   private async run(): Promise<void> {
     let attempt = 0;
     while (this.queue.length > 0 && !this.closed) {
-      const message = this.dropped > 0 ? { ...this.queue[0], dropped: this.dropped } : this.queue[0];
+      const message =
+        this.dropped > 0 ? { ...this.queue[0], dropped: this.dropped } : this.queue[0];
       const verdict = await this.post(message);
       if (this.closed) return;
       if (verdict === 'retry') {
         attempt += 1;
-        await delay(nextDelay(attempt, this.options, undefined, this.options.random), this.abort.signal);
+        await delay(
+          nextDelay(attempt, this.options, undefined, this.options.random),
+          this.abort.signal,
+        );
         continue;
       }
       this.queue.shift();
@@ -103,15 +116,23 @@ export class WebhookDelivery {
     // collected before it fires. AbortSignal.timeout inside AbortSignal.any can (Node 20 holds the sources
     // weakly), and a receiver that accepted and never answered then held the queue for undici's 300 s.
     const attempt = new AbortController();
-    const timer = setTimeout(() => attempt.abort(new DOMException(`no answer within ${this.options.timeoutMs} ms`, 'TimeoutError')),
-      this.options.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        attempt.abort(
+          new DOMException(`no answer within ${this.options.timeoutMs} ms`, 'TimeoutError'),
+        ),
+      this.options.timeoutMs,
+    );
     const onClose = (): void => attempt.abort();
     this.abort.signal.addEventListener('abort', onClose, { once: true });
     try {
       const res = await fetch(this.target.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'edoc-bridge-alerts/1',
-          ...(this.target.authorization ? { authorization: this.target.authorization } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'edoc-bridge-alerts/1',
+          ...(this.target.authorization ? { authorization: this.target.authorization } : {}),
+        },
         body: this.options.scrub(JSON.stringify(message)),
         signal: attempt.signal,
         // a redirect is answered as it is (a 3xx): refused below, never followed (the token would travel on)
@@ -122,14 +143,22 @@ export class WebhookDelivery {
       if (res.ok) {
         if (this.failing) {
           this.failing = false;
-          this.options.logger.info({ webhook: this.options.shownAs }, 'alert webhook: the receiver takes alerts again');
+          this.options.logger.info(
+            { webhook: this.options.shownAs },
+            'alert webhook: the receiver takes alerts again',
+          );
         }
         return 'ok';
       }
       reason = `HTTP ${res.status}`;
     } catch (err) {
       if (this.closed) return 'retry';
-      reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      reason =
+        err instanceof Error
+          ? err.cause instanceof Error
+            ? err.cause.message
+            : err.message
+          : String(err);
     } finally {
       clearTimeout(timer);
       this.abort.signal.removeEventListener('abort', onClose);
@@ -137,15 +166,30 @@ export class WebhookDelivery {
     if (status !== undefined && status < 500 && !RETRY_STATUS.has(status)) {
       // the receiver refuses this message itself (a 4xx, or a 3xx: a webhook that moved is configured
       // anew, never followed): sending it again cannot help, and it must not hold back the others
-      this.options.logger.error({ code: 'EDOC_ALERT_UNDELIVERED', webhook: this.options.shownAs, httpStatus: status, alert: message.kind, alertId: message.id },
-        'alert webhook refused an alert; it is not sent again');
+      this.options.logger.error(
+        {
+          code: 'EDOC_ALERT_UNDELIVERED',
+          webhook: this.options.shownAs,
+          httpStatus: status,
+          alert: message.kind,
+          alertId: message.id,
+        },
+        'alert webhook refused an alert; it is not sent again',
+      );
       return 'refused';
     }
     if (!this.failing) {
       this.failing = true;
       // a fetch error may quote the URL: only its origin is shown
-      this.options.logger.warn({ code: 'EDOC_ALERT_UNDELIVERED', webhook: this.options.shownAs, reason: this.options.scrub(reason), queued: this.queue.length },
-        'alert webhook did not take an alert; retried with backoff in the background');
+      this.options.logger.warn(
+        {
+          code: 'EDOC_ALERT_UNDELIVERED',
+          webhook: this.options.shownAs,
+          reason: this.options.scrub(reason),
+          queued: this.queue.length,
+        },
+        'alert webhook did not take an alert; retried with backoff in the background',
+      );
     }
     return 'retry';
   }
@@ -156,8 +200,14 @@ export class WebhookDelivery {
       this.closed = true;
       this.abort.abort();
       if (this.queue.length > 0) {
-        this.options.logger.warn({ code: 'EDOC_ALERT_UNDELIVERED', webhook: this.options.shownAs, queued: this.queue.length },
-          'stopping: alerts not yet delivered to the webhook are dropped');
+        this.options.logger.warn(
+          {
+            code: 'EDOC_ALERT_UNDELIVERED',
+            webhook: this.options.shownAs,
+            queued: this.queue.length,
+          },
+          'stopping: alerts not yet delivered to the webhook are dropped',
+        );
       }
     }
     await this.running;
@@ -172,5 +222,8 @@ function splitCredentials(text: string): { url: string; authorization?: string }
   const password = decodeURIComponent(url.password);
   url.username = '';
   url.password = '';
-  return { url: url.href, authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+  return {
+    url: url.href,
+    authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+  };
 }

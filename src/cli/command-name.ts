@@ -4,7 +4,10 @@
  */
 
 /** The command's name: the first argument that is not an option (`--config FILE` is skipped), and the rest. */
-export function splitCommand(argv: readonly string[]): { name: string | undefined; rest: string[] } {
+export function splitCommand(argv: readonly string[]): {
+  name: string | undefined;
+  rest: string[];
+} {
   for (let i = 0; i < argv.length; i += 1) {
     const token = argv[i];
     if (token === '--') break;

@@ -15,7 +15,10 @@ import type { LedgerPort } from '../ledger/port.js';
  * right now, or start meanwhile); undefined when there is no ledger yet (the state folder's, or the
  * PostgreSQL database at ledger.url never migrated).
  */
-export async function openShared(config: LedgerLocation, env?: NodeJS.ProcessEnv): Promise<LedgerPort | undefined> {
+export async function openShared(
+  config: LedgerLocation,
+  env?: NodeJS.ProcessEnv,
+): Promise<LedgerPort | undefined> {
   try {
     return await openLedger(config, { shared: true, env });
   } catch (err) {
@@ -28,7 +31,9 @@ export async function openShared(config: LedgerLocation, env?: NodeJS.ProcessEnv
 export function fileOrDocument(args: ParsedArgs): { file?: string; key?: string; what: string } {
   const file = args.string('file');
   const key = args.string('document');
-  if ((file === undefined) === (key === undefined)) throw usageError('give exactly one of --file NAME or --document KEY');
-  if (file === '' || key === '') throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
+  if ((file === undefined) === (key === undefined))
+    throw usageError('give exactly one of --file NAME or --document KEY');
+  if (file === '' || key === '')
+    throw usageError(`--${file === '' ? 'file' : 'document'} needs a value`);
   return { file, key, what: file ?? key ?? '' };
 }

@@ -4,7 +4,10 @@ import { GLOBAL_OPTIONS } from './parse.js';
 function optionRows(options: OptionSpecs): string[][] {
   return Object.entries(options).map(([name, spec]) => {
     const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.type === 'string' ? ` ${spec.valueName ?? 'VALUE'}` : ''}`;
-    const extra = spec.default !== undefined && spec.default !== false ? ` (default ${String(spec.default)})` : '';
+    const extra =
+      spec.default !== undefined && spec.default !== false
+        ? ` (default ${String(spec.default)})`
+        : '';
     return [flag, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}${extra}`];
   });
 }
@@ -36,8 +39,10 @@ export function generalHelp(commands: readonly Command[], version: string): stri
 export function commandHelp(command: Command): string {
   const lines = [`Usage: ${command.usage}`, '', command.summary];
   if (command.description) lines.push('', ...command.description.split('\n'));
-  if (Object.keys(command.options).length > 0) lines.push('', 'Options:', ...table(optionRows(command.options)));
+  if (Object.keys(command.options).length > 0)
+    lines.push('', 'Options:', ...table(optionRows(command.options)));
   lines.push('', 'Global options:', ...table(optionRows(GLOBAL_OPTIONS)));
-  if (command.examples.length > 0) lines.push('', 'Examples:', ...command.examples.map((example) => `  ${example}`));
+  if (command.examples.length > 0)
+    lines.push('', 'Examples:', ...command.examples.map((example) => `  ${example}`));
   return lines.join('\n');
 }

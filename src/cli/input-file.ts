@@ -14,6 +14,10 @@ export async function checkReadable(file: string): Promise<void> {
   } catch (err) {
     if (isEdocError(err)) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? String(err)})`);
+    throw usageError(
+      code === 'ENOENT'
+        ? `${file}: no such file`
+        : `${file}: cannot be read (${code ?? String(err)})`,
+    );
   }
 }

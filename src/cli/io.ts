@@ -31,7 +31,9 @@ interface GuardedSink extends LineSink {
  */
 function guardSink(sink: LineSink): GuardedSink {
   let closed = false;
-  const emitter = sink as Partial<Pick<NodeJS.WritableStream, 'on' | 'off'>> & { destroyed?: boolean };
+  const emitter = sink as Partial<Pick<NodeJS.WritableStream, 'on' | 'off'>> & {
+    destroyed?: boolean;
+  };
   // EPIPE or any other failure of the stream itself: there is nowhere left to say it.
   const onError = (): void => {
     closed = true;
@@ -57,7 +59,12 @@ function guardSink(sink: LineSink): GuardedSink {
 }
 
 /** `secrets: false` loads the configuration without the companies' API keys (a command that never calls the service). */
-export function createCliIO(environment: CliEnvironment, configFile: string, verbose: boolean, secrets = true): OwnedCliIO {
+export function createCliIO(
+  environment: CliEnvironment,
+  configFile: string,
+  verbose: boolean,
+  secrets = true,
+): OwnedCliIO {
   const { env, cwd } = environment;
   const stdout = guardSink(environment.stdout);
   const stderr = guardSink(environment.stderr);
@@ -97,17 +104,25 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
             level: loaded.log.level,
             console: true,
             // console lines go to stdout when it is a terminal, above a progress bar being drawn
-            ...(isTerminal(environment.stdout) ? { consoleStream: { write: (text: string) => print(stdout, text) }, color: true } : {}),
+            ...(isTerminal(environment.stdout)
+              ? { consoleStream: { write: (text: string) => print(stdout, text) }, color: true }
+              : {}),
             secrets: configSecrets(loaded),
           });
         } catch (err) {
           // A log file that cannot be opened is a configuration problem (exit 2), not a crash.
           const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err);
-          throw new EdocError('EDOC_CONFIG_INVALID', `${configFile}: log.file: cannot open ${loaded.log.file} (${reason})`,
-            { file: configFile, path: 'log.file' }, { cause: err });
+          throw new EdocError(
+            'EDOC_CONFIG_INVALID',
+            `${configFile}: log.file: cannot open ${loaded.log.file} (${reason})`,
+            { file: configFile, path: 'log.file' },
+            { cause: err },
+          );
         }
       });
-      logger.catch(() => { logger = undefined; });
+      logger.catch(() => {
+        logger = undefined;
+      });
       return logger;
     },
     onSignal(signal, handler) {
@@ -125,7 +140,11 @@ export function createCliIO(environment: CliEnvironment, configFile: string, ver
       for (const [signal, handler] of listeners.splice(0)) process.off(signal, handler);
       const created = logger;
       logger = undefined;
-      if (created) await created.then((log) => log.close(), () => undefined);
+      if (created)
+        await created.then(
+          (log) => log.close(),
+          () => undefined,
+        );
       // main() still writes an error line after run(); a late EPIPE must not crash then either
       setImmediate(() => {
         stdout.release();

@@ -5,7 +5,12 @@ import type { Command, OptionSpecs, OptionValue, ParsedArgs } from './command.js
 import { usageError } from './command.js';
 
 export const GLOBAL_OPTIONS: OptionSpecs = {
-  config: { type: 'string', valueName: 'FILE', default: DEFAULT_CONFIG_FILE, description: 'configuration file' },
+  config: {
+    type: 'string',
+    valueName: 'FILE',
+    default: DEFAULT_CONFIG_FILE,
+    description: 'configuration file',
+  },
   verbose: { type: 'boolean', description: 'print stack traces on errors' },
   help: { type: 'boolean', short: 'h', description: 'show this help' },
 };
@@ -20,7 +25,9 @@ function explain(err: unknown, command: Command, argv: readonly string[]): strin
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) {
     const name = unknown[1];
-    const suggestion = name.startsWith('--') ? closest(name.slice(2), Object.keys(allOptions(command))) : undefined;
+    const suggestion = name.startsWith('--')
+      ? closest(name.slice(2), Object.keys(allOptions(command)))
+      : undefined;
     return `unknown option ${name}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`;
   }
   const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
@@ -30,7 +37,10 @@ function explain(err: unknown, command: Command, argv: readonly string[]): strin
     // `--from -5`: node will not guess whether -5 is the value or a forgotten value followed by an option
     const given = ambiguous[1];
     const short = given.startsWith('--') ? undefined : given.slice(1);
-    const entry = short === undefined ? undefined : Object.entries(allOptions(command)).find(([, spec]) => spec.short === short);
+    const entry =
+      short === undefined
+        ? undefined
+        : Object.entries(allOptions(command)).find(([, spec]) => spec.short === short);
     const long = ambiguous[2] ?? (entry ? `--${entry[0]}` : given);
     const at = argv.findIndex((token) => token === given || token === long);
     const value = at === -1 ? undefined : argv[at + 1];
@@ -45,13 +55,26 @@ function explain(err: unknown, command: Command, argv: readonly string[]): strin
 
 export function parseCommandArgs(command: Command, argv: readonly string[]): ParsedArgs {
   const specs = allOptions(command);
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }> = {};
+  const options: Record<
+    string,
+    { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }
+  > = {};
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}), ...(spec.default === undefined ? {} : { default: spec.default }) };
+    options[name] = {
+      type: spec.type,
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+      ...(spec.default === undefined ? {} : { default: spec.default }),
+    };
   }
   let parsed: { values: Record<string, OptionValue>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: [...argv],
+      options,
+      strict: true,
+      allowPositionals: true,
+    }) as typeof parsed;
   } catch (err) {
     throw usageError(explain(err, command, argv));
   }
@@ -62,7 +85,11 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
   const { values, positionals } = parsed;
   const string = (name: string): string | undefined => {
     const value = values[name];
-    return typeof value === 'string' ? value : Array.isArray(value) ? value[value.length - 1] : undefined;
+    return typeof value === 'string'
+      ? value
+      : Array.isArray(value)
+        ? value[value.length - 1]
+        : undefined;
   };
   return {
     command: command.name,
@@ -71,7 +98,10 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
     string,
     requireString(name) {
       const value = string(name);
-      if (value === undefined || value === '') throw usageError(`missing --${name}${specs[name]?.valueName ? ` ${specs[name].valueName}` : ''}`);
+      if (value === undefined || value === '')
+        throw usageError(
+          `missing --${name}${specs[name]?.valueName ? ` ${specs[name].valueName}` : ''}`,
+        );
       return value;
     },
     strings(name) {
@@ -90,5 +120,7 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
 /** --help / -h anywhere before `--` wins over everything else. */
 export function wantsHelp(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some((token) => token === '--help' || token === '-h');
+  return (end === -1 ? argv : argv.slice(0, end)).some(
+    (token) => token === '--help' || token === '-h',
+  );
 }

@@ -9,7 +9,10 @@
 import { closest } from '../config/suggest.js';
 import { isDate, isDateTime } from '../policy/dates.js';
 import {
-  createNumberingRequestSchema, NUMBERING_DOCUMENT_TYPES, type CreateNumberingRequest, type NumberingDocumentType,
+  createNumberingRequestSchema,
+  NUMBERING_DOCUMENT_TYPES,
+  type CreateNumberingRequest,
+  type NumberingDocumentType,
 } from '../service/schemas/numbering.js';
 
 export interface RangeCreateInput {
@@ -25,8 +28,7 @@ export interface RangeCreateInput {
 }
 
 export type RangeRequestResult =
-  | { ok: true; request: CreateNumberingRequest }
-  | { ok: false; problems: string[] };
+  { ok: true; request: CreateNumberingRequest } | { ok: false; problems: string[] };
 
 const DATE_FORMS = 'yyyy-MM-dd or yyyy-MM-ddTHH:mm:ss';
 
@@ -43,14 +45,23 @@ function documentType(text: string): NumberingDocumentType | undefined {
 
 export function buildRangeRequest(input: RangeCreateInput, nit: string): RangeRequestResult {
   const problems: string[] = [];
-  const required = (value: string | undefined, option: string, what: string): string | undefined => {
+  const required = (
+    value: string | undefined,
+    option: string,
+    what: string,
+  ): string | undefined => {
     if (value === undefined || value.trim() === '') {
       problems.push(`--${option} is required (${what})`);
       return undefined;
     }
     return value.trim();
   };
-  const whole = (value: string | undefined, option: string, what: string, needed: boolean): number | undefined => {
+  const whole = (
+    value: string | undefined,
+    option: string,
+    what: string,
+    needed: boolean,
+  ): number | undefined => {
     const text = needed ? required(value, option, what) : value?.trim();
     if (text === undefined || text === '') return undefined;
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
@@ -59,11 +70,17 @@ export function buildRangeRequest(input: RangeCreateInput, nit: string): RangeRe
     }
     return Number(text);
   };
-  const date = (value: string | undefined, option: string, what: string, edge: 'start' | 'end'): string | undefined => {
+  const date = (
+    value: string | undefined,
+    option: string,
+    what: string,
+    edge: 'start' | 'end',
+  ): string | undefined => {
     const text = required(value, option, what);
     if (text === undefined) return undefined;
     const expanded = expandDate(text, edge);
-    if (expanded === undefined) problems.push(`--${option}: '${text}' is not a date as ${DATE_FORMS}`);
+    if (expanded === undefined)
+      problems.push(`--${option}: '${text}' is not a date as ${DATE_FORMS}`);
     return expanded;
   };
 
@@ -81,18 +98,30 @@ export function buildRangeRequest(input: RangeCreateInput, nit: string): RangeRe
     type = documentType(typeText);
     if (type === undefined) {
       const guess = closest(typeText, NUMBERING_DOCUMENT_TYPES);
-      problems.push(`--type: '${typeText}' is not one of ${NUMBERING_DOCUMENT_TYPES.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`);
+      problems.push(
+        `--type: '${typeText}' is not one of ${NUMBERING_DOCUMENT_TYPES.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+      );
     }
   }
   if (start !== undefined && end !== undefined && start > end) {
-    problems.push(`--from ${start} is greater than --to ${end} (the first number must not be greater than the last)`);
+    problems.push(
+      `--from ${start} is greater than --to ${end} (the first number must not be greater than the last)`,
+    );
   }
   // The fixed-width yyyy-MM-ddTHH:mm:ss form orders correctly as text.
   if (validFrom !== undefined && validTo !== undefined && validFrom > validTo) {
     problems.push(`--valid-from ${validFrom} is later than --valid-to ${validTo}`);
   }
-  if (problems.length > 0 || prefix === undefined || authorization === undefined || start === undefined || end === undefined
-    || validFrom === undefined || validTo === undefined || type === undefined) {
+  if (
+    problems.length > 0 ||
+    prefix === undefined ||
+    authorization === undefined ||
+    start === undefined ||
+    end === undefined ||
+    validFrom === undefined ||
+    validTo === undefined ||
+    type === undefined
+  ) {
     return { ok: false, problems };
   }
 
@@ -111,7 +140,12 @@ export function buildRangeRequest(input: RangeCreateInput, nit: string): RangeRe
   // The shared wire schema has the last word, so the CLI cannot send what the spec forbids.
   const checked = createNumberingRequestSchema.safeParse(request);
   if (!checked.success) {
-    return { ok: false, problems: checked.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`) };
+    return {
+      ok: false,
+      problems: checked.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`,
+      ),
+    };
   }
   return { ok: true, request: checked.data };
 }

@@ -24,26 +24,42 @@ export function storedRanges(stateDir: string, today: string): StoredRanges | un
 
 export function rangeLines(stored: StoredRanges | undefined): string[] {
   if (stored === undefined) {
-    return ['Numbering ranges: not read yet (the daemon reads them from the service at start and every alerts.ranges.every).'];
+    return [
+      'Numbering ranges: not read yet (the daemon reads them from the service at start and every alerts.ranges.every).',
+    ];
   }
-  const out = [`Numbering ranges (as the daemon last read them; saved ${new Date(stored.savedAt).toISOString()}):`];
+  const out = [
+    `Numbering ranges (as the daemon last read them; saved ${new Date(stored.savedAt).toISOString()}):`,
+  ];
   if (stored.ranges.length === 0) out.push('  none listed by the service');
   else {
-    out.push(...renderTable<RangeState>(stored.ranges, [
-      { header: 'company', value: (r) => r.company },
-      { header: 'prefix', value: (r) => r.prefix },
-      { header: 'from', value: (r) => String(r.from), align: 'right' },
-      { header: 'to', value: (r) => String(r.to), align: 'right' },
-      { header: 'last used', value: (r) => (r.lastUsed === undefined ? '-' : String(r.lastUsed)), align: 'right' },
-      { header: 'numbers left', value: (r) => String(r.numbersLeft), align: 'right' },
-      { header: 'valid until', value: (r) => r.validUntil },
-      { header: 'days left', value: (r) => (r.daysLeft < 0 ? `expired ${-r.daysLeft}d ago` : String(r.daysLeft)), align: 'right' },
-    ]));
+    out.push(
+      ...renderTable<RangeState>(stored.ranges, [
+        { header: 'company', value: (r) => r.company },
+        { header: 'prefix', value: (r) => r.prefix },
+        { header: 'from', value: (r) => String(r.from), align: 'right' },
+        { header: 'to', value: (r) => String(r.to), align: 'right' },
+        {
+          header: 'last used',
+          value: (r) => (r.lastUsed === undefined ? '-' : String(r.lastUsed)),
+          align: 'right',
+        },
+        { header: 'numbers left', value: (r) => String(r.numbersLeft), align: 'right' },
+        { header: 'valid until', value: (r) => r.validUntil },
+        {
+          header: 'days left',
+          value: (r) => (r.daysLeft < 0 ? `expired ${-r.daysLeft}d ago` : String(r.daysLeft)),
+          align: 'right',
+        },
+      ]),
+    );
   }
   for (const c of stored.companies) {
     if (c.error !== undefined) {
-      out.push(`  ${c.company}: the last read failed at ${new Date(c.errorAt ?? 0).toISOString()} (${c.error})`
-        + `${c.readAt === undefined ? '; never read yet' : `; shown as read at ${new Date(c.readAt).toISOString()}`}`);
+      out.push(
+        `  ${c.company}: the last read failed at ${new Date(c.errorAt ?? 0).toISOString()} (${c.error})` +
+          `${c.readAt === undefined ? '; never read yet' : `; shown as read at ${new Date(c.readAt).toISOString()}`}`,
+      );
     }
   }
   return out;

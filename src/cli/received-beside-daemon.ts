@@ -17,27 +17,45 @@ import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from './exit-codes.js';
 const WAIT_MS = 120_000;
 const POLL_MS = 250;
 
-async function lastPulls(ledger: LedgerPort | undefined): Promise<Map<string, { at: number; data: unknown }>> {
+async function lastPulls(
+  ledger: LedgerPort | undefined,
+): Promise<Map<string, { at: number; data: unknown }>> {
   const summary = ledger === undefined ? undefined : await ledger.statusSummary();
   return new Map((summary?.lastPulls ?? []).map((p) => [p.company, { at: p.at, data: p.data }]));
 }
 
-export async function pullThroughDaemon(config: Readonly<Config>, io: CliIO, companies: readonly CompanyConfig[],
-  windowGiven: boolean, pid: number, waitMs = WAIT_MS): Promise<number> {
+export async function pullThroughDaemon(
+  config: Readonly<Config>,
+  io: CliIO,
+  companies: readonly CompanyConfig[],
+  windowGiven: boolean,
+  pid: number,
+  waitMs = WAIT_MS,
+): Promise<number> {
   const what = `the daemon (pid ${pid}) holds the state folder ${config.paths.state}`;
   if (windowGiven) {
-    throw new EdocError('EDOC_LEDGER_LOCKED', `${what} and pulls from the saved cursor itself; a pull of --from/--to needs the state folder: `
-      + 'stop the daemon, run this command, then start the daemon again', { stateDir: config.paths.state, pid });
+    throw new EdocError(
+      'EDOC_LEDGER_LOCKED',
+      `${what} and pulls from the saved cursor itself; a pull of --from/--to needs the state folder: ` +
+        'stop the daemon, run this command, then start the daemon again',
+      { stateDir: config.paths.state, pid },
+    );
   }
   if (!config.received.enabled) {
-    throw new EdocError('EDOC_LEDGER_LOCKED', `${what}, and received.enabled is false: it does not pull. Stop the daemon to pull `
-      + 'by hand, or set received.enabled: true and reload it', { stateDir: config.paths.state, pid });
+    throw new EdocError(
+      'EDOC_LEDGER_LOCKED',
+      `${what}, and received.enabled is false: it does not pull. Stop the daemon to pull ` +
+        'by hand, or set received.enabled: true and reload it',
+      { stateDir: config.paths.state, pid },
+    );
   }
   const ledger = await openShared(config, io.env);
   try {
     const before = await lastPulls(ledger);
     process.kill(pid, 'SIGHUP');
-    io.out(`${what}: asked it to pull received documents now, from each company's saved cursor (its log shows the pages)`);
+    io.out(
+      `${what}: asked it to pull received documents now, from each company's saved cursor (its log shows the pages)`,
+    );
     const waiting = new Set(companies.map((c) => c.alias));
     for (const until = Date.now() + waitMs; waiting.size > 0 && Date.now() < until;) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -46,12 +64,16 @@ export async function pullThroughDaemon(config: Readonly<Config>, io: CliIO, com
         const pull = now.get(alias);
         if (pull === undefined || pull.at <= (before.get(alias)?.at ?? 0)) continue;
         waiting.delete(alias);
-        io.out(`${alias}: pulled by the daemon at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`);
+        io.out(
+          `${alias}: pulled by the daemon at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`,
+        );
       }
     }
     if (waiting.size === 0) return EXIT_OK;
-    io.err(`the daemon has not finished a pull for ${[...waiting].join(', ')} within ${Math.round(waitMs / 1000)} s; `
-      + 'it goes on by itself: edoc-bridge status shows the last pull');
+    io.err(
+      `the daemon has not finished a pull for ${[...waiting].join(', ')} within ${Math.round(waitMs / 1000)} s; ` +
+        'it goes on by itself: edoc-bridge status shows the last pull',
+    );
     return EXIT_NOT_ALL_SUCCEEDED;
   } finally {
     await ledger?.close();

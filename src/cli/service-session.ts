@@ -17,12 +17,19 @@ export function pickCompany(config: Readonly<Config>, alias: string | undefined)
   const companies = config.companies;
   if (alias === undefined) {
     if (companies.length === 1) return companies[0];
-    throw usageError(`several companies are configured; choose one with --company (${companies.map((c) => c.alias).join(', ')})`);
+    throw usageError(
+      `several companies are configured; choose one with --company (${companies.map((c) => c.alias).join(', ')})`,
+    );
   }
   const found = companies.find((c) => c.alias.toLowerCase() === alias.toLowerCase());
   if (found) return found;
-  const suggestion = closest(alias, companies.map((c) => c.alias));
-  throw usageError(`no company "${alias}" in the configuration${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; configured: ${companies.map((c) => c.alias).join(', ')}`);
+  const suggestion = closest(
+    alias,
+    companies.map((c) => c.alias),
+  );
+  throw usageError(
+    `no company "${alias}" in the configuration${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; configured: ${companies.map((c) => c.alias).join(', ')}`,
+  );
 }
 
 export interface ServiceSession {
@@ -42,12 +49,23 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
   const company = pickCompany(config, alias);
   const service = await resolveServiceUrl(config);
   if (service.shared === true) {
-    io.err(`note: service.baseUrl is "embedded": talking to the running daemon's emulator (${service.baseUrl}), not the tax authority's service`);
+    io.err(
+      `note: service.baseUrl is "embedded": talking to the running daemon's emulator (${service.baseUrl}), not the tax authority's service`,
+    );
   } else if (service.embedded) {
-    const kept = config.emulator.state === undefined ? '; without emulator.state nothing it records outlives this command' : '';
-    io.err(`note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`);
+    const kept =
+      config.emulator.state === undefined
+        ? '; without emulator.state nothing it records outlives this command'
+        : '';
+    io.err(
+      `note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`,
+    );
   }
-  const client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+  const client = new ServiceClient({
+    baseUrl: service.baseUrl,
+    paths: config.service.paths,
+    timeoutMs: config.service.timeoutMs,
+  });
   let closing: Promise<void> | undefined;
   return {
     company,
@@ -65,7 +83,9 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
 
 /** `ResultData` of an envelope body, or undefined. */
 export function resultData(body: unknown): unknown {
-  return body !== null && typeof body === 'object' && 'ResultData' in body ? (body as { ResultData: unknown }).ResultData : undefined;
+  return body !== null && typeof body === 'object' && 'ResultData' in body
+    ? (body as { ResultData: unknown }).ResultData
+    : undefined;
 }
 
 function detail(response: ServiceResponse): string {
@@ -81,18 +101,35 @@ function detail(response: ServiceResponse): string {
  * 429 (exit 3). `what` names the operation for the message
  * ("listing the numbering ranges").
  */
-export function throwIfUnreachable(response: ServiceResponse, company: CompanyConfig, baseUrl: string, what: string): void {
+export function throwIfUnreachable(
+  response: ServiceResponse,
+  company: CompanyConfig,
+  baseUrl: string,
+  what: string,
+): void {
   const { outcome } = response;
   if (outcome.kind === 'unauthorized') {
-    throw new EdocError('EDOC_SERVICE_UNAUTHORIZED',
+    throw new EdocError(
+      'EDOC_SERVICE_UNAUTHORIZED',
       `the service refused the credentials of company "${company.alias}" (id ${company.id}) while ${what}: ${detail(response)}; check apiKey/apiKeyFile and the company id`,
-      { company: company.alias, op: response.op, httpStatus: response.httpStatus, resultCode: outcome.resultCode });
+      {
+        company: company.alias,
+        op: response.op,
+        httpStatus: response.httpStatus,
+        resultCode: outcome.resultCode,
+      },
+    );
   }
   if (outcome.kind === 'transient') {
-    const message = response.httpStatus === undefined
-      ? `could not reach the service at ${baseUrl} while ${what}: ${outcome.messages[0] ?? outcome.reason}`
-      : `the service at ${baseUrl} failed while ${what} (HTTP ${response.httpStatus}: ${detail(response)}); try again later`;
-    throw new EdocError('EDOC_SERVICE_UNREACHABLE', message,
-      { company: company.alias, op: response.op, httpStatus: response.httpStatus, errorCode: outcome.errorCode });
+    const message =
+      response.httpStatus === undefined
+        ? `could not reach the service at ${baseUrl} while ${what}: ${outcome.messages[0] ?? outcome.reason}`
+        : `the service at ${baseUrl} failed while ${what} (HTTP ${response.httpStatus}: ${detail(response)}); try again later`;
+    throw new EdocError('EDOC_SERVICE_UNREACHABLE', message, {
+      company: company.alias,
+      op: response.op,
+      httpStatus: response.httpStatus,
+      errorCode: outcome.errorCode,
+    });
   }
 }

@@ -9,12 +9,21 @@ export interface Column<T> {
 
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string[] {
   const cells = rows.map((row) => columns.map((column) => column.value(row)));
-  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i].length)));
-  const line = (values: readonly string[]): string => values
-    .map((value, i) => (columns[i].align === 'right' ? value.padStart(widths[i]) : value.padEnd(widths[i])))
-    .join('  ')
-    .trimEnd();
-  return [line(columns.map((c) => c.header)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
+  const widths = columns.map((column, i) =>
+    Math.max(column.header.length, ...cells.map((line) => line[i].length)),
+  );
+  const line = (values: readonly string[]): string =>
+    values
+      .map((value, i) =>
+        columns[i].align === 'right' ? value.padStart(widths[i]) : value.padEnd(widths[i]),
+      )
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map((c) => c.header)),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...cells.map(line),
+  ];
 }
 
 /** `1 page`, `2 pages`, `0 errors`. */

@@ -51,18 +51,38 @@ export class ClusterNode {
   constructor(options: ClusterNodeOptions) {
     const me = nodeIdentity(options.node, programVersion());
     this.idleInTransactionTimeoutMs = Math.max(500, Math.floor(options.leaseMs / 2));
-    this.db = openPostgresExecutor(options.url, { maxConnections: 2, applicationName: applicationName(me.name),
-      connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), idleInTransactionTimeoutMs: this.idleInTransactionTimeoutMs,
-      onIdleError: (err) => options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended') });
-    this.keeper = new LeaseKeeper({ db: this.db, me, leaseMs: options.leaseMs, companies: options.companies,
-      logger: options.logger, events: options.events, identity: async (alias, salt) => {
+    this.db = openPostgresExecutor(options.url, {
+      maxConnections: 2,
+      applicationName: applicationName(me.name),
+      connectTimeoutMs: Math.max(1_000, Math.floor(options.leaseMs / 3)),
+      idleInTransactionTimeoutMs: this.idleInTransactionTimeoutMs,
+      onIdleError: (err) =>
+        options.logger.debug({ err, node: me.name }, 'cluster: an idle connection ended'),
+    });
+    this.keeper = new LeaseKeeper({
+      db: this.db,
+      me,
+      leaseMs: options.leaseMs,
+      companies: options.companies,
+      logger: options.logger,
+      events: options.events,
+      identity: async (alias, salt) => {
         const company = options.company?.(alias);
-        return company === undefined ? undefined : identityText(await companyIdentity(company, salt));
-      } });
+        return company === undefined
+          ? undefined
+          : identityText(await companyIdentity(company, salt));
+      },
+    });
     this.fence = new ClusterFence(this.keeper, options.inbox);
-    this.notices = new LeaseNotices({ url: options.url, applicationName: applicationName(me.name), node: me.name,
-      retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)), logger: options.logger, onReleased: () => this.keeper.beatSoon(),
-      onListeningAgain: () => this.keeper.beatSoon() });
+    this.notices = new LeaseNotices({
+      url: options.url,
+      applicationName: applicationName(me.name),
+      node: me.name,
+      retryMs: Math.max(1_000, Math.floor(options.leaseMs / 3)),
+      logger: options.logger,
+      onReleased: () => this.keeper.beatSoon(),
+      onListeningAgain: () => this.keeper.beatSoon(),
+    });
   }
 
   get name(): string {
@@ -82,7 +102,10 @@ export class ClusterNode {
 
   /** Releases every lease (after the pipeline drained), marks the node stopped, closes its connections. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.notices.close().then(() => this.keeper.close()).finally(() => this.db.close());
+    this.closing ??= this.notices
+      .close()
+      .then(() => this.keeper.close())
+      .finally(() => this.db.close());
     return this.closing;
   }
 }
@@ -99,7 +122,9 @@ export async function clusterStatus(db: SqlExecutor, leaseMs: number): Promise<C
 
 function programVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version?: string };
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';

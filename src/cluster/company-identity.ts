@@ -27,7 +27,11 @@ export interface CompanyIdentity {
 
 /** The configuration's words for each field (what an error line and `status` name). */
 const FIELD_NAMES: Record<keyof CompanyIdentity, string> = {
-  id: 'id', nit: 'nit', key: 'apiKey', requestsPerSecond: 'rate.requestsPerSecond', concurrency: 'rate.concurrency',
+  id: 'id',
+  nit: 'nit',
+  key: 'apiKey',
+  requestsPerSecond: 'rate.requestsPerSecond',
+  concurrency: 'rate.concurrency',
 };
 
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -40,16 +44,26 @@ export function keyFingerprint(key: string, salt: string): Promise<string> {
   let fp = fingerprints.get(cacheKey);
   if (fp === undefined) {
     fp = new Promise<string>((resolve, reject) => {
-      scrypt(key, `edoc-bridge company key ${salt}`, 32, SCRYPT, (err, out) => (err ? reject(err) : resolve(`scrypt:${out.toString('base64url')}`)));
+      scrypt(key, `edoc-bridge company key ${salt}`, 32, SCRYPT, (err, out) =>
+        err ? reject(err) : resolve(`scrypt:${out.toString('base64url')}`),
+      );
     });
     fingerprints.set(cacheKey, fp);
   }
   return fp;
 }
 
-export async function companyIdentity(company: Pick<CompanyConfig, 'id' | 'nit' | 'apiKey' | 'rate'>, salt: string): Promise<CompanyIdentity> {
-  return { id: company.id, nit: company.nit, key: await keyFingerprint(company.apiKey, salt),
-    requestsPerSecond: company.rate.requestsPerSecond, concurrency: company.rate.concurrency };
+export async function companyIdentity(
+  company: Pick<CompanyConfig, 'id' | 'nit' | 'apiKey' | 'rate'>,
+  salt: string,
+): Promise<CompanyIdentity> {
+  return {
+    id: company.id,
+    nit: company.nit,
+    key: await keyFingerprint(company.apiKey, salt),
+    requestsPerSecond: company.rate.requestsPerSecond,
+    concurrency: company.rate.concurrency,
+  };
 }
 
 /** The text stored and compared (fixed field order: equal identities give equal texts). */
@@ -71,7 +85,9 @@ export function identityDifferences(mine: string, recorded: string): string[] {
   } catch {
     return Object.values(FIELD_NAMES);
   }
-  return (Object.keys(FIELD_NAMES) as (keyof CompanyIdentity)[]).filter((f) => a[f] !== b[f]).map((f) => FIELD_NAMES[f]);
+  return (Object.keys(FIELD_NAMES) as (keyof CompanyIdentity)[])
+    .filter((f) => a[f] !== b[f])
+    .map((f) => FIELD_NAMES[f]);
 }
 
 /**
@@ -85,11 +101,15 @@ export function describeDifferences(mine: string, recorded: string): string {
   try {
     a = JSON.parse(mine) as Record<string, unknown>;
     b = JSON.parse(recorded) as Record<string, unknown>;
-  } catch { /* named only */ }
+  } catch {
+    /* named only */
+  }
   const byName = new Map(Object.entries(FIELD_NAMES).map(([k, v]) => [v, k]));
-  return fields.map((name) => {
-    const field = byName.get(name) as string;
-    if (field === 'key' || a[field] === undefined || b[field] === undefined) return name;
-    return `${name} ${String(a[field])} here, ${String(b[field])} recorded`;
-  }).join('; ');
+  return fields
+    .map((name) => {
+      const field = byName.get(name) as string;
+      if (field === 'key' || a[field] === undefined || b[field] === undefined) return name;
+      return `${name} ${String(a[field])} here, ${String(b[field])} recorded`;
+    })
+    .join('; ');
 }

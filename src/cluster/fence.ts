@@ -22,18 +22,26 @@ export interface LeaseView {
 
 export class ClusterFence implements LedgerFence {
   /** `inbox`: paths.inbox, to which claimed paths are relative (nodes may mount the shared folder elsewhere). */
-  constructor(private readonly leases: LeaseView, private readonly inbox = '/') {}
+  constructor(
+    private readonly leases: LeaseView,
+    private readonly inbox = '/',
+  ) {}
 
   async check(tx: SqlExecutor, company: string): Promise<void> {
     const epoch = this.leases.epochOf(company);
     if (epoch !== undefined) {
-      const row = await tx.get(`SELECT 1 AS ok FROM company_leases
-        WHERE company = ? AND owner = ? AND epoch = ? AND expires_at > now() FOR SHARE`, [company, this.leases.node, epoch]);
+      const row = await tx.get(
+        `SELECT 1 AS ok FROM company_leases
+        WHERE company = ? AND owner = ? AND epoch = ? AND expires_at > now() FOR SHARE`,
+        [company, this.leases.node, epoch],
+      );
       if (row !== undefined) return;
     }
-    throw new EdocError('EDOC_CLUSTER_FENCED',
+    throw new EdocError(
+      'EDOC_CLUSTER_FENCED',
       `This node (${this.leases.node}) does not hold the lease of company ${company} now: the commit is refused and the company is left to its owner.`,
-      { company, node: this.leases.node, ...(epoch === undefined ? {} : { epoch }) });
+      { company, node: this.leases.node, ...(epoch === undefined ? {} : { epoch }) },
+    );
   }
 
   /**
@@ -41,10 +49,18 @@ export class ClusterFence implements LedgerFence {
    * epoch it holds the company, with the file's row. A claim recorded earlier (a resumed file, the same
    * content dropped again under the same name) stays as it is.
    */
-  async claimFile(tx: SqlExecutor, file: { path: string; sha256: string; company: string }, fileId: number): Promise<void> {
+  async claimFile(
+    tx: SqlExecutor,
+    file: { path: string; sha256: string; company: string },
+    fileId: number,
+  ): Promise<void> {
     const epoch = this.leases.epochOf(file.company);
     if (epoch === undefined) return; // check() refused already
-    const claim = { path: relativeInboxPath(this.inbox, file.path), sha256: file.sha256, company: file.company };
+    const claim = {
+      path: relativeInboxPath(this.inbox, file.path),
+      sha256: file.sha256,
+      company: file.company,
+    };
     const result = await claimFile(tx, this.leases.node, epoch, claim);
     if (result.claimed) await attachClaim(tx, claim, fileId);
   }

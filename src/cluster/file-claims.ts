@@ -28,27 +28,45 @@ export type ClaimResult = { claimed: true } | { claimed: false; fileId: number; 
  */
 export function relativeInboxPath(inbox: string, file: string): string {
   const rel = path.relative(inbox, file);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return path.resolve(file).split(path.sep).join('/');
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
+    return path.resolve(file).split(path.sep).join('/');
   return rel.split(path.sep).join('/');
 }
 
 /** Claims a file for this node at `epoch`; run inside the transaction that records it, after the fence. */
-export async function claimFile(tx: SqlExecutor, node: string, epoch: number, claim: FileClaim): Promise<ClaimResult> {
-  const taken = await tx.get(`
+export async function claimFile(
+  tx: SqlExecutor,
+  node: string,
+  epoch: number,
+  claim: FileClaim,
+): Promise<ClaimResult> {
+  const taken = await tx.get(
+    `
     INSERT INTO file_claims(path, sha256, company, node, epoch) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (path, sha256) DO UPDATE SET company = excluded.company, node = excluded.node, epoch = excluded.epoch, claimed_at = now()
       WHERE file_claims.file_id IS NULL AND (file_claims.epoch < excluded.epoch OR file_claims.node = excluded.node
         OR file_claims.company <> excluded.company)
-    RETURNING 1 AS ok`, [claim.path, claim.sha256, claim.company, node, epoch]);
+    RETURNING 1 AS ok`,
+    [claim.path, claim.sha256, claim.company, node, epoch],
+  );
   if (taken !== undefined) return { claimed: true };
-  const row = await tx.get<{ file_id: number | null; node: string }>('SELECT file_id, node FROM file_claims WHERE path = ? AND sha256 = ?',
-    [claim.path, claim.sha256]);
+  const row = await tx.get<{ file_id: number | null; node: string }>(
+    'SELECT file_id, node FROM file_claims WHERE path = ? AND sha256 = ?',
+    [claim.path, claim.sha256],
+  );
   // a claim without a file id of the same epoch by another node cannot exist while the fence holds (one
   // owner per epoch); report it as recorded elsewhere rather than take it
   return { claimed: false, fileId: row?.file_id ?? 0, node: row?.node ?? '' };
 }
 
 /** The claimed file became `files.id` (same transaction as claimFile). */
-export async function attachClaim(tx: SqlExecutor, claim: Pick<FileClaim, 'path' | 'sha256'>, fileId: number): Promise<void> {
-  await tx.run('UPDATE file_claims SET file_id = ? WHERE path = ? AND sha256 = ? AND file_id IS NULL', [fileId, claim.path, claim.sha256]);
+export async function attachClaim(
+  tx: SqlExecutor,
+  claim: Pick<FileClaim, 'path' | 'sha256'>,
+  fileId: number,
+): Promise<void> {
+  await tx.run(
+    'UPDATE file_claims SET file_id = ? WHERE path = ? AND sha256 = ? AND file_id IS NULL',
+    [fileId, claim.path, claim.sha256],
+  );
 }

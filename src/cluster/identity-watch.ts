@@ -16,15 +16,22 @@ export class IdentityWatch {
   private readonly refused = new Map<string, string>();
   private recorded: string | null = null;
 
-  constructor(private readonly db: SqlExecutor, private readonly node: string, private readonly leaseMs: number,
-    private readonly logger: AppLogger, private readonly identity: ((company: string, salt: string) => Promise<string | undefined>) | undefined) {}
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly node: string,
+    private readonly leaseMs: number,
+    private readonly logger: AppLogger,
+    private readonly identity:
+      ((company: string, salt: string) => Promise<string | undefined>) | undefined,
+  ) {}
 
   /** This node's identity of each configured company (empty without an identity function). */
   async read(companies: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (this.identity === undefined) return out;
     const missing = companies.filter((c) => !this.salts.has(c));
-    if (missing.length > 0) for (const [c, salt] of await leaseSalts(this.db, missing)) this.salts.set(c, salt);
+    if (missing.length > 0)
+      for (const [c, salt] of await leaseSalts(this.db, missing)) this.salts.set(c, salt);
     for (const company of companies) {
       const salt = this.salts.get(company);
       if (salt === undefined) continue;
@@ -37,22 +44,41 @@ export class IdentityWatch {
   /** Which companies (not held here) a live node recorded another identity for: logged, and recorded for status. */
   async check(mine: ReadonlyMap<string, string>, held: ReadonlySet<string>): Promise<void> {
     if (mine.size === 0) return;
-    const refused = (await refusedCompanies(this.db, this.node, mine, this.leaseMs)).filter((r) => !held.has(r.company));
+    const refused = (await refusedCompanies(this.db, this.node, mine, this.leaseMs)).filter(
+      (r) => !held.has(r.company),
+    );
     const now = new Map(refused.map((r) => [r.company, r]));
     for (const r of refused) {
       if (this.refused.get(r.company) === r.recorded) continue;
       this.refused.set(r.company, r.recorded);
-      this.logger.error({ code: 'EDOC_CLUSTER_COMPANY_MISMATCH', node: this.node, company: r.company, recordedBy: r.recordedBy,
-        differs: describeDifferences(mine.get(r.company) as string, r.recorded) },
-      `cluster: company ${r.company} is configured differently here than on node ${r.recordedBy}, which runs it: not taken while it runs`);
+      this.logger.error(
+        {
+          code: 'EDOC_CLUSTER_COMPANY_MISMATCH',
+          node: this.node,
+          company: r.company,
+          recordedBy: r.recordedBy,
+          differs: describeDifferences(mine.get(r.company) as string, r.recorded),
+        },
+        `cluster: company ${r.company} is configured differently here than on node ${r.recordedBy}, which runs it: not taken while it runs`,
+      );
     }
     for (const company of [...this.refused.keys()]) {
       if (now.has(company)) continue;
       this.refused.delete(company);
-      this.logger.info({ node: this.node, company }, 'cluster: no live node disagrees on the company any more: it may be taken here');
+      this.logger.info(
+        { node: this.node, company },
+        'cluster: no live node disagrees on the company any more: it may be taken here',
+      );
     }
-    const text = refused.length === 0 ? null
-      : refused.map((r) => `${r.company}: ${describeDifferences(mine.get(r.company) as string, r.recorded)} (recorded by ${r.recordedBy})`).join(' | ');
+    const text =
+      refused.length === 0
+        ? null
+        : refused
+            .map(
+              (r) =>
+                `${r.company}: ${describeDifferences(mine.get(r.company) as string, r.recorded)} (recorded by ${r.recordedBy})`,
+            )
+            .join(' | ');
     if (text !== this.recorded) {
       await recordDisagreements(this.db, this.node, text);
       this.recorded = text;

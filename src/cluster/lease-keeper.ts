@@ -23,7 +23,13 @@ import type { LeaseView } from './fence.js';
 import { ClockOffset } from './clock-offset.js';
 import type { LeaseEnd, LeaseKeeperOptions } from './lease-keeper-types.js';
 import { IdentityWatch } from './identity-watch.js';
-import { claimLeases, ensureLeaseRows, releaseLeases, renewLeases, type ClaimedLease } from './lease-store.js';
+import {
+  claimLeases,
+  ensureLeaseRows,
+  releaseLeases,
+  renewLeases,
+  type ClaimedLease,
+} from './lease-store.js';
 import { heartbeat, markStopped, registerNode, registerRun } from './membership.js';
 
 /** The spread of the early beats of the nodes told of a released lease. */
@@ -75,7 +81,13 @@ export class LeaseKeeper implements LeaseView {
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
     this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
     this.clock = new ClockOffset(options.db, this.node, options.logger);
-    this.identities = new IdentityWatch(options.db, this.node, options.leaseMs, options.logger, options.identity);
+    this.identities = new IdentityWatch(
+      options.db,
+      this.node,
+      options.leaseMs,
+      options.logger,
+      options.identity,
+    );
   }
 
   /** Registers the node and runs the first beat (so the first companies are held when it resolves). */
@@ -83,15 +95,22 @@ export class LeaseKeeper implements LeaseView {
     const { db, me, leaseMs, logger } = this.options;
     // the ledger's clock is the database's before this node writes or compares any time
     await this.clock.measure();
-    const before = await registerRun(db, me, leaseMs, logger, { monotonic: this.mono, pollMs: Math.max(50, Math.floor(this.heartbeatMs / 2)) });
+    const before = await registerRun(db, me, leaseMs, logger, {
+      monotonic: this.mono,
+      pollMs: Math.max(50, Math.floor(this.heartbeatMs / 2)),
+    });
     // a restart after a crash takes its own leases back at once
     this.reclaimOwn = before === 'dead';
-    this.options.logger.info({ node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs }, 'cluster: node joined');
+    this.options.logger.info(
+      { node: this.node, leaseMs: this.options.leaseMs, heartbeatMs: this.heartbeatMs },
+      'cluster: node joined',
+    );
     await this.beat();
     this.schedule();
   }
 
-  private readonly quietFor = (company: string): number => this.options.events.quietForMs?.(company) ?? 0;
+  private readonly quietFor = (company: string): number =>
+    this.options.events.quietForMs?.(company) ?? 0;
 
   /** The epoch this node holds the company at (the fence asks; leaving companies too, so their drain commits). */
   epochOf(company: string): number | undefined {
@@ -105,8 +124,14 @@ export class LeaseKeeper implements LeaseView {
     const fresh = this.mono() - this.renewedAt < this.safeMs;
     if (!fresh && !this.fencedLogged) {
       this.fencedLogged = true;
-      this.options.logger.warn({ node: this.node, sinceRenewalMs: Math.round(this.mono() - this.renewedAt), leaseMs: this.options.leaseMs },
-        'cluster: the leases could not be renewed in time: no new request starts until they are');
+      this.options.logger.warn(
+        {
+          node: this.node,
+          sinceRenewalMs: Math.round(this.mono() - this.renewedAt),
+          leaseMs: this.options.leaseMs,
+        },
+        'cluster: the leases could not be renewed in time: no new request starts until they are',
+      );
     }
     return fresh;
   }
@@ -148,9 +173,15 @@ export class LeaseKeeper implements LeaseView {
         await markStopped(tx, this.options.me);
         await releaseLeases(tx, this.node, held, this.quietFor);
       });
-      this.options.logger.info({ node: this.node, released: held.map((h) => h.company) }, 'cluster: node left, leases released');
+      this.options.logger.info(
+        { node: this.node, released: held.map((h) => h.company) },
+        'cluster: node left, leases released',
+      );
     } catch (err) {
-      this.options.logger.warn({ err, node: this.node }, 'cluster: could not release the leases at stop: other nodes take them when they expire');
+      this.options.logger.warn(
+        { err, node: this.node },
+        'cluster: could not release the leases at stop: other nodes take them when they expire',
+      );
     }
   }
 
@@ -210,17 +241,25 @@ export class LeaseKeeper implements LeaseView {
       this.renewedAt = sentAt;
       this.fencedLogged = false;
       if (this.unreachableSince !== undefined) {
-        this.options.logger.info({ node: this.node, afterMs: Math.round(this.mono() - this.unreachableSince) }, 'cluster: the database answers again');
+        this.options.logger.info(
+          { node: this.node, afterMs: Math.round(this.mono() - this.unreachableSince) },
+          'cluster: the database answers again',
+        );
         this.unreachableSince = undefined;
       }
-      for (const h of held) if (!renewed.has(h.company)) this.drop(h.company, 'lost', 'another node holds its lease now');
+      for (const h of held)
+        if (!renewed.has(h.company))
+          this.drop(h.company, 'lost', 'another node holds its lease now');
       this.spread(companies, live);
       if (this.claiming) await this.claim(companies, live, mine);
       await this.identities.check(mine, new Set(this.held.keys()));
     } catch (err) {
       if (this.unreachableSince === undefined) {
         this.unreachableSince = sentAt;
-        this.options.logger.warn({ err, node: this.node }, 'cluster: heartbeat failed; retried at the next beat');
+        this.options.logger.warn(
+          { err, node: this.node },
+          'cluster: heartbeat failed; retried at the next beat',
+        );
       }
     }
   }
@@ -229,54 +268,110 @@ export class LeaseKeeper implements LeaseView {
   private standDown(): void {
     if (!this.stoodDownLogged) {
       this.stoodDownLogged = true;
-      this.options.logger.error({ node: this.node, code: 'EDOC_CLUSTER_NODE_IN_USE' },
-        'cluster: another running process took this node\'s name: this one runs no company (give each node its own cluster.node)');
+      this.options.logger.error(
+        { node: this.node, code: 'EDOC_CLUSTER_NODE_IN_USE' },
+        "cluster: another running process took this node's name: this one runs no company (give each node its own cluster.node)",
+      );
     }
-    for (const company of [...this.held.keys()]) this.drop(company, 'lost', 'another run of this node\'s name holds it');
+    for (const company of [...this.held.keys()])
+      this.drop(company, 'lost', "another run of this node's name holds it");
   }
 
   /** Above the fair share: hand extras back, gracefully, the last companies by name first. */
   private spread(companies: readonly string[], live: number): void {
     const configured = new Set(companies);
-    for (const [company, h] of this.held) if (!configured.has(company) && !h.leaving) this.handBack(company, h);
+    for (const [company, h] of this.held)
+      if (!configured.has(company) && !h.leaving) this.handBack(company, h);
     if (live <= 1 || !this.claiming) return;
     const target = Math.ceil(companies.length / live);
     if (live !== this.orphansAtLive) this.orphans.clear(); // another node may know them now: spread them again
     this.orphansAtLive = live;
-    const staying = [...this.held].filter(([company, h]) => !h.leaving && !this.orphans.has(company)).map(([company]) => company).sort();
-    for (const company of staying.slice(target)) this.handBack(company, this.held.get(company) as Held);
+    const staying = [...this.held]
+      .filter(([company, h]) => !h.leaving && !this.orphans.has(company))
+      .map(([company]) => company)
+      .sort();
+    for (const company of staying.slice(target))
+      this.handBack(company, this.held.get(company) as Held);
   }
 
   private handBack(company: string, held: Held): void {
     held.leaving = true;
-    this.options.logger.info({ node: this.node, company, epoch: held.epoch }, 'cluster: handing the company over (fair share)');
+    this.options.logger.info(
+      { node: this.node, company, epoch: held.epoch },
+      'cluster: handing the company over (fair share)',
+    );
     this.chain(company, async () => {
       await this.options.events.ended(company, 'handback');
       if (this.held.get(company) !== held) return; // lost meanwhile
       this.held.delete(company);
       this.handedBack.set(company, this.mono());
-      await releaseLeases(this.options.db, this.node, [{ company, epoch: held.epoch }], this.quietFor).catch((err: unknown) => {
-        this.options.logger.warn({ err, node: this.node, company }, 'cluster: could not release a lease: it is taken when it expires');
+      await releaseLeases(
+        this.options.db,
+        this.node,
+        [{ company, epoch: held.epoch }],
+        this.quietFor,
+      ).catch((err: unknown) => {
+        this.options.logger.warn(
+          { err, node: this.node, company },
+          'cluster: could not release a lease: it is taken when it expires',
+        );
       });
     });
   }
 
-  private async claim(companies: readonly string[], live: number, mine: ReadonlyMap<string, string>): Promise<void> {
+  private async claim(
+    companies: readonly string[],
+    live: number,
+    mine: ReadonlyMap<string, string>,
+  ): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
     const held = new Set(this.held.keys());
-    const unwanted = [...this.handedBack].filter(([c, at]) => this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !held.has(c))
+    const unwanted = [...this.handedBack]
+      .filter(
+        ([c, at]) =>
+          this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !held.has(c),
+      )
       .map(([c]) => c);
     for (const c of unwanted) this.handedBack.delete(c);
-    const orphans = await claimLeases(this.options.db, this.node, unwanted, unwanted.length, this.options.leaseMs, false, this.safeMs, mine);
+    const orphans = await claimLeases(
+      this.options.db,
+      this.node,
+      unwanted,
+      unwanted.length,
+      this.options.leaseMs,
+      false,
+      this.safeMs,
+      mine,
+    );
     for (const { company } of orphans) this.orphans.add(company);
     const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
-    const claimed: ClaimedLease[] = [...orphans, ...(room <= 0 ? [] : await claimLeases(this.options.db, this.node,
-      companies.filter((c) => !held.has(c) && !this.orphans.has(c)), room, this.options.leaseMs, this.reclaimOwn, this.safeMs, mine))];
+    const claimed: ClaimedLease[] = [
+      ...orphans,
+      ...(room <= 0
+        ? []
+        : await claimLeases(
+            this.options.db,
+            this.node,
+            companies.filter((c) => !held.has(c) && !this.orphans.has(c)),
+            room,
+            this.options.leaseMs,
+            this.reclaimOwn,
+            this.safeMs,
+            mine,
+          )),
+    ];
     this.reclaimOwn = false;
     for (const { company, epoch, lastStartMs } of claimed) {
       this.held.set(company, { epoch, leaving: false });
-      this.options.logger.info({ node: this.node, company, epoch, ...(Number.isFinite(lastStartMs) ? { lastStartMs } : {}) },
-        'cluster: company taken');
+      this.options.logger.info(
+        {
+          node: this.node,
+          company,
+          epoch,
+          ...(Number.isFinite(lastStartMs) ? { lastStartMs } : {}),
+        },
+        'cluster: company taken',
+      );
       this.chain(company, () => this.startCompany(company, epoch, lastStartMs));
     }
   }
@@ -290,11 +385,16 @@ export class LeaseKeeper implements LeaseView {
     try {
       await this.options.events.gained(company, epoch, lastStartMs);
     } catch (err) {
-      this.options.logger.error({ err, node: this.node, company, epoch }, 'cluster: the company could not be started here: its lease is released');
+      this.options.logger.error(
+        { err, node: this.node, company, epoch },
+        'cluster: the company could not be started here: its lease is released',
+      );
       if (this.held.get(company)?.epoch !== epoch) return;
       this.held.delete(company);
       await this.options.events.ended(company, 'lost');
-      await releaseLeases(this.options.db, this.node, [{ company, epoch }], this.quietFor).catch(() => undefined);
+      await releaseLeases(this.options.db, this.node, [{ company, epoch }], this.quietFor).catch(
+        () => undefined,
+      );
     }
   }
 
@@ -303,7 +403,10 @@ export class LeaseKeeper implements LeaseView {
     if (held === undefined) return;
     this.held.delete(company);
     this.orphans.delete(company);
-    this.options.logger.warn({ node: this.node, company, epoch: held.epoch, reason }, 'cluster: company lost');
+    this.options.logger.warn(
+      { node: this.node, company, epoch: held.epoch, reason },
+      'cluster: company lost',
+    );
     this.chain(company, () => this.options.events.ended(company, why));
   }
 
@@ -311,7 +414,10 @@ export class LeaseKeeper implements LeaseView {
   private chain(company: string, step: () => Promise<void>): void {
     const before = this.chains.get(company) ?? Promise.resolve();
     const next = before.then(step).catch((err: unknown) => {
-      this.options.logger.error({ err, node: this.node, company }, 'cluster: a company\'s start or stop failed');
+      this.options.logger.error(
+        { err, node: this.node, company },
+        "cluster: a company's start or stop failed",
+      );
     });
     this.chains.set(company, next);
     void next.finally(() => {

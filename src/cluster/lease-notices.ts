@@ -56,12 +56,16 @@ export class LeaseNotices {
     let client: pg.Client | undefined;
     try {
       const connection = resolvePgConnection(url);
-      client = new pg.Client({ connectionString: connection.connectionString, application_name: applicationName,
-        connectionTimeoutMillis: this.options.retryMs });
+      client = new pg.Client({
+        connectionString: connection.connectionString,
+        application_name: applicationName,
+        connectionTimeoutMillis: this.options.retryMs,
+      });
       client.on('error', () => this.lost(client));
       client.on('end', () => this.lost(client));
       client.on('notification', (msg) => {
-        if (msg.channel === LEASE_RELEASED_CHANNEL && msg.payload !== node) this.options.onReleased(msg.payload ?? '');
+        if (msg.channel === LEASE_RELEASED_CHANNEL && msg.payload !== node)
+          this.options.onReleased(msg.payload ?? '');
       });
       await client.connect();
       await client.query(`LISTEN ${LEASE_RELEASED_CHANNEL}`);
@@ -78,11 +82,18 @@ export class LeaseNotices {
       }
     } catch (err) {
       if (!this.failing) {
-        logger.warn({ node, reason: err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : String(err) },
-          'cluster: cannot listen for released leases: companies handed over are claimed at the next heartbeat');
+        logger.warn(
+          {
+            node,
+            reason: err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : String(err),
+          },
+          'cluster: cannot listen for released leases: companies handed over are claimed at the next heartbeat',
+        );
       }
       this.failing = true;
-      const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream;
+      const stream = (
+        client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined
+      )?.connection?.stream;
       stream?.destroy();
       this.retry();
     }
@@ -95,7 +106,10 @@ export class LeaseNotices {
     client.end().catch(() => undefined);
     if (!this.closed) {
       this.failing = true;
-      this.options.logger.warn({ node: this.options.node }, 'cluster: the connection listening for released leases ended: opened again');
+      this.options.logger.warn(
+        { node: this.options.node },
+        'cluster: the connection listening for released leases ended: opened again',
+      );
       this.retry();
     }
   }

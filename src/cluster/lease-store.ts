@@ -47,12 +47,18 @@ export interface LeaseRow {
   expiresInMs: number;
 }
 
-const ms = '?::double precision * interval \'1 millisecond\'';
+const ms = "?::double precision * interval '1 millisecond'";
 
 /** One row per configured company, made once by whichever node comes first (every node has the same list). */
-export async function ensureLeaseRows(db: SqlExecutor, companies: readonly string[]): Promise<void> {
+export async function ensureLeaseRows(
+  db: SqlExecutor,
+  companies: readonly string[],
+): Promise<void> {
   if (companies.length === 0) return;
-  await db.run('INSERT INTO company_leases(company) SELECT unnest(?::text[]) ON CONFLICT (company) DO NOTHING', [companies]);
+  await db.run(
+    'INSERT INTO company_leases(company) SELECT unnest(?::text[]) ON CONFLICT (company) DO NOTHING',
+    [companies],
+  );
 }
 
 /**
@@ -62,12 +68,21 @@ export async function ensureLeaseRows(db: SqlExecutor, companies: readonly strin
  * (the fence) is skipped: a take-over never overtakes a verdict in flight. Each taken row's epoch goes up.
  * `quietAfterMs`: this node's self-fence point after a claim or renewal (the quiet rule above).
  */
-export async function claimLeases(db: SqlExecutor, node: string, companies: readonly string[], max: number, leaseMs: number,
-  reclaimOwn = false, quietAfterMs = leaseMs, identities: ReadonlyMap<string, string> = new Map()): Promise<ClaimedLease[]> {
+export async function claimLeases(
+  db: SqlExecutor,
+  node: string,
+  companies: readonly string[],
+  max: number,
+  leaseMs: number,
+  reclaimOwn = false,
+  quietAfterMs = leaseMs,
+  identities: ReadonlyMap<string, string> = new Map(),
+): Promise<ClaimedLease[]> {
   if (max <= 0 || companies.length === 0) return [];
   // the identity rule (company-identity.ts): a company whose recorded identity differs from this node's is
   // not claimed while the node that recorded it is live; a claim records this node's identity
-  const rows = await db.all<{ company: string; epoch: number; last_start_ms: number | null }>(`
+  const rows = await db.all<{ company: string; epoch: number; last_start_ms: number | null }>(
+    `
     WITH free AS (
       -- a run of this node's name known to be dead (reclaimOwn) started nothing after its death, before now
       SELECT c.company, c.epoch AS was_epoch, CASE WHEN ? = 1 AND c.owner = ? THEN least(coalesce(c.quiet_at, c.expires_at), now())
@@ -88,10 +103,28 @@ export async function claimLeases(db: SqlExecutor, node: string, companies: read
     FROM free WHERE l.company = free.company
     RETURNING l.company, l.epoch,
       CASE WHEN free.was_epoch = 0 THEN NULL ELSE extract(epoch FROM free.was_quiet - now()) * 1000 END AS last_start_ms`,
-  [reclaimOwn ? 1 : 0, node, companies, companies.map((c) => identities.get(c) ?? null), reclaimOwn ? 1 : 0, node, node, leaseMs, max,
-    node, leaseMs, quietAfterMs, node]);
-  return rows.map((r) => ({ company: r.company, epoch: Number(r.epoch),
-    lastStartMs: r.last_start_ms === null ? Number.NEGATIVE_INFINITY : Math.ceil(Number(r.last_start_ms)) }));
+    [
+      reclaimOwn ? 1 : 0,
+      node,
+      companies,
+      companies.map((c) => identities.get(c) ?? null),
+      reclaimOwn ? 1 : 0,
+      node,
+      node,
+      leaseMs,
+      max,
+      node,
+      leaseMs,
+      quietAfterMs,
+      node,
+    ],
+  );
+  return rows.map((r) => ({
+    company: r.company,
+    epoch: Number(r.epoch),
+    lastStartMs:
+      r.last_start_ms === null ? Number.NEGATIVE_INFINITY : Math.ceil(Number(r.last_start_ms)),
+  }));
 }
 
 /**
@@ -101,17 +134,32 @@ export async function claimLeases(db: SqlExecutor, node: string, companies: read
  * for the company meanwhile (a claim raises the epoch), and the fence refused our own commits while it
  * was expired.
  */
-export async function renewLeases(db: SqlExecutor, node: string, held: readonly HeldLease[], leaseMs: number,
-  quietAfterMs = leaseMs, identities: ReadonlyMap<string, string> = new Map()): Promise<string[]> {
+export async function renewLeases(
+  db: SqlExecutor,
+  node: string,
+  held: readonly HeldLease[],
+  leaseMs: number,
+  quietAfterMs = leaseMs,
+  identities: ReadonlyMap<string, string> = new Map(),
+): Promise<string[]> {
   if (held.length === 0) return [];
   // the holder's identity as configured now (a reload may have changed it) is the one recorded
-  const rows = await db.all<{ company: string }>(`
+  const rows = await db.all<{ company: string }>(
+    `
     UPDATE company_leases AS l SET expires_at = now() + ${ms}, quiet_at = now() + ${ms},
       identity = coalesce(h.identity, l.identity), identity_node = CASE WHEN h.identity IS NULL THEN l.identity_node ELSE l.owner END
     FROM unnest(?::text[], ?::bigint[], ?::text[]) AS h(company, epoch, identity)
     WHERE l.company = h.company AND l.epoch = h.epoch AND l.owner = ?
-    RETURNING l.company`, [leaseMs, quietAfterMs, held.map((h) => h.company), held.map((h) => h.epoch),
-    held.map((h) => identities.get(h.company) ?? null), node]);
+    RETURNING l.company`,
+    [
+      leaseMs,
+      quietAfterMs,
+      held.map((h) => h.company),
+      held.map((h) => h.epoch),
+      held.map((h) => identities.get(h.company) ?? null),
+      node,
+    ],
+  );
   return rows.map((r) => r.company);
 }
 
@@ -125,12 +173,19 @@ const MAX_QUIET_MS = 3_600_000;
  * the release itself, which may come seconds later (reports, other companies' drains). When any was
  * released the other nodes are told at its commit (NOTIFY, lease-notices.ts): they claim at once.
  */
-export async function releaseLeases(db: SqlExecutor, node: string, held: readonly HeldLease[],
-  quietForMs: (company: string) => number = () => 0): Promise<string[]> {
+export async function releaseLeases(
+  db: SqlExecutor,
+  node: string,
+  held: readonly HeldLease[],
+  quietForMs: (company: string) => number = () => 0,
+): Promise<string[]> {
   if (held.length === 0) return [];
-  const quiet = held.map((h) => Math.min(MAX_QUIET_MS, Math.max(0, Math.floor(quietForMs(h.company)))));
+  const quiet = held.map((h) =>
+    Math.min(MAX_QUIET_MS, Math.max(0, Math.floor(quietForMs(h.company)))),
+  );
   // one notice per transaction however many rows (PostgreSQL folds equal notices of one transaction)
-  const rows = await db.all<{ company: string }>(`
+  const rows = await db.all<{ company: string }>(
+    `
     WITH released AS (
       UPDATE company_leases AS l SET owner = NULL, expires_at = now(),
         quiet_at = least(coalesce(l.quiet_at, now()), now() - h.quiet * interval '1 millisecond')
@@ -139,24 +194,44 @@ export async function releaseLeases(db: SqlExecutor, node: string, held: readonl
       RETURNING l.company
     )
     SELECT company, pg_notify('${LEASE_RELEASED_CHANNEL}', ?)::text AS notified FROM released`,
-  [held.map((h) => h.company), held.map((h) => h.epoch), quiet, node, node]);
+    [held.map((h) => h.company), held.map((h) => h.epoch), quiet, node, node],
+  );
   return rows.map((r) => r.company);
 }
 
 /** Every lease row, by company (status). */
 export async function listLeases(db: SqlExecutor): Promise<LeaseRow[]> {
-  const rows = await db.all<{ company: string; owner: string | null; epoch: number; acquired_at: Date | null; expires_at: Date; live: boolean;
-    in_ms: number; }>(`SELECT company, owner, epoch, acquired_at, expires_at, expires_at > now() AS live,
+  const rows = await db.all<{
+    company: string;
+    owner: string | null;
+    epoch: number;
+    acquired_at: Date | null;
+    expires_at: Date;
+    live: boolean;
+    in_ms: number;
+  }>(`SELECT company, owner, epoch, acquired_at, expires_at, expires_at > now() AS live,
       (extract(epoch FROM expires_at - now()) * 1000)::bigint AS in_ms FROM company_leases ORDER BY company`);
-  return rows.map((r) => ({ company: r.company, owner: r.owner, epoch: r.epoch, acquiredAt: r.acquired_at, expiresAt: r.expires_at,
-    live: r.live, expiresInMs: r.in_ms }));
+  return rows.map((r) => ({
+    company: r.company,
+    owner: r.owner,
+    epoch: r.epoch,
+    acquiredAt: r.acquired_at,
+    expiresAt: r.expires_at,
+    live: r.live,
+    expiresInMs: r.in_ms,
+  }));
 }
 
 /** Each company's salt of its key's fingerprint (made by the database with the row; company-identity.ts). */
-export async function leaseSalts(db: SqlExecutor, companies: readonly string[]): Promise<Map<string, string>> {
+export async function leaseSalts(
+  db: SqlExecutor,
+  companies: readonly string[],
+): Promise<Map<string, string>> {
   if (companies.length === 0) return new Map();
-  const rows = await db.all<{ company: string; key_salt: string }>('SELECT company, key_salt FROM company_leases WHERE company = ANY(?::text[])',
-    [companies]);
+  const rows = await db.all<{ company: string; key_salt: string }>(
+    'SELECT company, key_salt FROM company_leases WHERE company = ANY(?::text[])',
+    [companies],
+  );
   return new Map(rows.map((r) => [r.company, r.key_salt]));
 }
 
@@ -167,18 +242,34 @@ export interface RefusedCompany {
   recordedBy: string;
 }
 
-export async function refusedCompanies(db: SqlExecutor, node: string, identities: ReadonlyMap<string, string>, leaseMs: number): Promise<RefusedCompany[]> {
+export async function refusedCompanies(
+  db: SqlExecutor,
+  node: string,
+  identities: ReadonlyMap<string, string>,
+  leaseMs: number,
+): Promise<RefusedCompany[]> {
   if (identities.size === 0) return [];
-  const rows = await db.all<{ company: string; identity: string; identity_node: string }>(`
+  const rows = await db.all<{ company: string; identity: string; identity_node: string }>(
+    `
     SELECT c.company, c.identity, c.identity_node FROM company_leases AS c
       JOIN unnest(?::text[], ?::text[]) AS m(company, identity) ON m.company = c.company
     WHERE c.identity IS NOT NULL AND c.identity <> m.identity AND c.identity_node <> ?
       AND EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms})
-    ORDER BY c.company`, [[...identities.keys()], [...identities.values()], node, leaseMs]);
-  return rows.map((r) => ({ company: r.company, recorded: r.identity, recordedBy: r.identity_node }));
+    ORDER BY c.company`,
+    [[...identities.keys()], [...identities.values()], node, leaseMs],
+  );
+  return rows.map((r) => ({
+    company: r.company,
+    recorded: r.identity,
+    recordedBy: r.identity_node,
+  }));
 }
 
 /** What `status` shows of the companies a node refuses (nodes.disagrees): set when it changes. */
-export async function recordDisagreements(db: SqlExecutor, node: string, text: string | null): Promise<void> {
+export async function recordDisagreements(
+  db: SqlExecutor,
+  node: string,
+  text: string | null,
+): Promise<void> {
   await db.run('UPDATE nodes SET disagrees = ? WHERE name = ?', [text, node]);
 }

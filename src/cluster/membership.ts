@@ -58,19 +58,44 @@ export interface NameHolder {
  * says what it found. The INSERT comes first so two runs registering a new name at once serialise on the
  * row (the second sees the first's row, fresh, and gets `in-use`).
  */
-export async function registerNode(db: SqlExecutor, me: NodeIdentity, leaseMs: number): Promise<{ before: Predecessor; holder?: NameHolder }> {
+export async function registerNode(
+  db: SqlExecutor,
+  me: NodeIdentity,
+  leaseMs: number,
+): Promise<{ before: Predecessor; holder?: NameHolder }> {
   return db.transaction(async (tx) => {
-    const inserted = await tx.get(`INSERT INTO nodes(name, host, pid, version, started_at, heartbeat_at, stopped_at)
-      VALUES (?, ?, ?, ?, now(), now(), NULL) ON CONFLICT (name) DO NOTHING RETURNING 1 AS ok`, [me.name, me.host, me.pid, me.version]);
+    const inserted = await tx.get(
+      `INSERT INTO nodes(name, host, pid, version, started_at, heartbeat_at, stopped_at)
+      VALUES (?, ?, ?, ?, now(), now(), NULL) ON CONFLICT (name) DO NOTHING RETURNING 1 AS ok`,
+      [me.name, me.host, me.pid, me.version],
+    );
     if (inserted !== undefined) return { before: 'none' as const };
-    const row = await tx.get<{ host: string; pid: number; stopped: boolean; fresh: boolean; heartbeat_at: Date }>(
+    const row = await tx.get<{
+      host: string;
+      pid: number;
+      stopped: boolean;
+      fresh: boolean;
+      heartbeat_at: Date;
+    }>(
       `SELECT host, pid, stopped_at IS NOT NULL AS stopped, heartbeat_at, heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS fresh
-       FROM nodes WHERE name = ? FOR UPDATE`, [leaseMs, me.name]);
-    const dead = row === undefined || row.stopped || !row.fresh
-      || (row.host === me.host && (row.pid === me.pid || !processAlive(row.pid)));
-    if (!dead) return { before: 'in-use' as const, holder: { host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at } };
-    await tx.run(`UPDATE nodes SET host = ?, pid = ?, version = ?, started_at = now(), heartbeat_at = now(), stopped_at = NULL
-      WHERE name = ?`, [me.host, me.pid, me.version, me.name]);
+       FROM nodes WHERE name = ? FOR UPDATE`,
+      [leaseMs, me.name],
+    );
+    const dead =
+      row === undefined ||
+      row.stopped ||
+      !row.fresh ||
+      (row.host === me.host && (row.pid === me.pid || !processAlive(row.pid)));
+    if (!dead)
+      return {
+        before: 'in-use' as const,
+        holder: { host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at },
+      };
+    await tx.run(
+      `UPDATE nodes SET host = ?, pid = ?, version = ?, started_at = now(), heartbeat_at = now(), stopped_at = NULL
+      WHERE name = ?`,
+      [me.host, me.pid, me.version, me.name],
+    );
     return { before: 'dead' as const };
   });
 }
@@ -80,35 +105,71 @@ export async function registerNode(db: SqlExecutor, me: NodeIdentity, leaseMs: n
  * when its row is gone or belongs to another run now (deleted by an operator: register again; taken by a
  * later run under the same name while this one was frozen: this one must stand down).
  */
-export async function heartbeat(db: SqlExecutor, me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>, leaseMs: number): Promise<number | undefined> {
+export async function heartbeat(
+  db: SqlExecutor,
+  me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>,
+  leaseMs: number,
+): Promise<number | undefined> {
   // one statement, one round trip; the UPDATE is not visible to the count in the same statement, so the
   // others are counted and this node added
-  const row = await db.get<{ found: number; others: number }>(`
+  const row = await db.get<{ found: number; others: number }>(
+    `
     WITH me AS (UPDATE nodes SET heartbeat_at = now(), stopped_at = NULL WHERE name = ? AND host = ? AND pid = ? RETURNING name)
     SELECT (SELECT count(*) FROM me) AS found,
       (SELECT count(*) FROM nodes WHERE name <> ? AND stopped_at IS NULL
-        AND heartbeat_at > now() - ?::double precision * interval '1 millisecond') AS others`, [me.name, me.host, me.pid, me.name, leaseMs]);
+        AND heartbeat_at > now() - ?::double precision * interval '1 millisecond') AS others`,
+    [me.name, me.host, me.pid, me.name, leaseMs],
+  );
   if (row === undefined || row.found === 0) return undefined;
   return row.others + 1;
 }
 
 /** A graceful stop: not live any more, at once (the others stop counting it in their fair share). */
-export async function markStopped(db: SqlExecutor, me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>): Promise<void> {
+export async function markStopped(
+  db: SqlExecutor,
+  me: Pick<NodeIdentity, 'name' | 'host' | 'pid'>,
+): Promise<void> {
   // only this run's row: a later run under the name (this one was frozen meanwhile) is not stopped by it
-  await db.run('UPDATE nodes SET stopped_at = now() WHERE name = ? AND host = ? AND pid = ?', [me.name, me.host, me.pid]);
+  await db.run('UPDATE nodes SET stopped_at = now() WHERE name = ? AND host = ? AND pid = ?', [
+    me.name,
+    me.host,
+    me.pid,
+  ]);
 }
 
 /** Every node, live ones first (status). */
 export async function listNodes(db: SqlExecutor, leaseMs: number): Promise<NodeRow[]> {
-  const rows = await db.all<{ name: string; host: string; pid: number; version: string; started_at: Date; heartbeat_at: Date;
-    stopped_at: Date | null; live: boolean; age_ms: number; disagrees: string | null }>(`
+  const rows = await db.all<{
+    name: string;
+    host: string;
+    pid: number;
+    version: string;
+    started_at: Date;
+    heartbeat_at: Date;
+    stopped_at: Date | null;
+    live: boolean;
+    age_ms: number;
+    disagrees: string | null;
+  }>(
+    `
     SELECT name, host, pid, version, started_at, heartbeat_at, stopped_at, disagrees,
       (extract(epoch FROM now() - heartbeat_at) * 1000)::bigint AS age_ms,
       stopped_at IS NULL AND heartbeat_at > now() - ?::double precision * interval '1 millisecond' AS live
-    FROM nodes ORDER BY live DESC, name`, [leaseMs]);
-  return rows.map((r) => ({ name: r.name, host: r.host, pid: r.pid, version: r.version, startedAt: r.started_at,
-    heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, live: r.live, heartbeatAgeMs: r.age_ms,
-    disagrees: r.live ? r.disagrees : null }));
+    FROM nodes ORDER BY live DESC, name`,
+    [leaseMs],
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    host: r.host,
+    pid: r.pid,
+    version: r.version,
+    startedAt: r.started_at,
+    heartbeatAt: r.heartbeat_at,
+    stoppedAt: r.stopped_at,
+    live: r.live,
+    heartbeatAgeMs: r.age_ms,
+    disagrees: r.live ? r.disagrees : null,
+  }));
 }
 
 function processAlive(pid: number): boolean {
@@ -128,8 +189,13 @@ function processAlive(pid: number): boolean {
  * restart of either would take the other's leases back without waiting for them to expire); when its
  * heartbeat ends instead, it was a crash elsewhere and this run takes the name.
  */
-export async function registerRun(db: SqlExecutor, me: NodeIdentity, leaseMs: number, logger: AppLogger,
-  clock: { monotonic(): number; pollMs: number }): Promise<Predecessor> {
+export async function registerRun(
+  db: SqlExecutor,
+  me: NodeIdentity,
+  leaseMs: number,
+  logger: AppLogger,
+  clock: { monotonic(): number; pollMs: number },
+): Promise<Predecessor> {
   const deadline = clock.monotonic() + 2 * leaseMs;
   let seen: number | undefined;
   for (;;) {
@@ -137,13 +203,17 @@ export async function registerRun(db: SqlExecutor, me: NodeIdentity, leaseMs: nu
     if (before !== 'in-use' || holder === undefined) return before;
     const at = holder.heartbeatAt.getTime();
     if ((seen !== undefined && at !== seen) || clock.monotonic() > deadline) {
-      throw new EdocError('EDOC_CLUSTER_NODE_IN_USE',
+      throw new EdocError(
+        'EDOC_CLUSTER_NODE_IN_USE',
         `Another running process (host ${holder.host}, pid ${holder.pid}) is cluster node ${me.name}: give each node its own cluster.node.`,
-        { node: me.name, host: holder.host, pid: holder.pid });
+        { node: me.name, host: holder.host, pid: holder.pid },
+      );
     }
     if (seen === undefined) {
-      logger.warn({ node: me.name, host: holder.host, pid: holder.pid },
-        'cluster: a node of this name beat recently: waiting to see whether it is still running');
+      logger.warn(
+        { node: me.name, host: holder.host, pid: holder.pid },
+        'cluster: a node of this name beat recently: waiting to see whether it is still running',
+      );
     }
     seen = at;
     await sleep(clock.pollMs);

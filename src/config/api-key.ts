@@ -7,13 +7,20 @@
 import { EdocError } from '../errors.js';
 
 const NAMES: Readonly<Record<number, string>> = {
-  0x20: 'a space', 0x09: 'a tab', 0xa0: 'a no-break space', 0x200b: 'an invisible zero-width space',
-  0x200c: 'an invisible zero-width non-joiner', 0x200d: 'an invisible zero-width joiner', 0x2060: 'an invisible word joiner',
+  0x20: 'a space',
+  0x09: 'a tab',
+  0xa0: 'a no-break space',
+  0x200b: 'an invisible zero-width space',
+  0x200c: 'an invisible zero-width non-joiner',
+  0x200d: 'an invisible zero-width joiner',
+  0x2060: 'an invisible word joiner',
   0xfeff: 'an invisible byte-order mark',
 };
 
 /** The first character of `key` that is not visible ASCII: its 1-based position and code point. */
-export function unsafeKeyCharacter(key: string): { position: number; codePoint: number } | undefined {
+export function unsafeKeyCharacter(
+  key: string,
+): { position: number; codePoint: number } | undefined {
   let position = 0;
   for (const char of key) {
     position += 1;
@@ -24,12 +31,23 @@ export function unsafeKeyCharacter(key: string): { position: number; codePoint: 
 }
 
 /** Throws EDOC_CONFIG_INVALID naming `where` (file: key path) when the key cannot go in a header. */
-export function checkApiKey(key: string, context: { file: string; path: string; company: string }): void {
+export function checkApiKey(
+  key: string,
+  context: { file: string; path: string; company: string },
+): void {
   const bad = unsafeKeyCharacter(key);
   if (bad === undefined) return;
   const hex = `U+${bad.codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
-  const name = NAMES[bad.codePoint] ?? (bad.codePoint < 0x20 || bad.codePoint === 0x7f ? 'a control character' : 'a character outside ASCII');
-  throw new EdocError('EDOC_CONFIG_INVALID', `${context.file}: ${context.path}: the API key of company "${context.company}" holds `
-    + `${name} (${hex}) at character ${bad.position} of ${[...key].length}, which an HTTP header cannot carry; API keys are visible `
-    + 'ASCII characters: type the key again (or copy it from the service\'s portal as plain text)', { ...context });
+  const name =
+    NAMES[bad.codePoint] ??
+    (bad.codePoint < 0x20 || bad.codePoint === 0x7f
+      ? 'a control character'
+      : 'a character outside ASCII');
+  throw new EdocError(
+    'EDOC_CONFIG_INVALID',
+    `${context.file}: ${context.path}: the API key of company "${context.company}" holds ` +
+      `${name} (${hex}) at character ${bad.position} of ${[...key].length}, which an HTTP header cannot carry; API keys are visible ` +
+      "ASCII characters: type the key again (or copy it from the service's portal as plain text)",
+    { ...context },
+  );
 }

@@ -38,9 +38,14 @@ function unwrap(schema: SchemaLike): DefLike {
 export function keysAt(schema: SchemaLike, path: readonly PathKey[]): string[] {
   let def = unwrap(schema);
   for (const key of path) {
-    const next = def.type === 'object' ? def.shape?.[String(key)]
-      : def.type === 'array' ? def.element
-        : def.type === 'record' ? def.valueType : undefined;
+    const next =
+      def.type === 'object'
+        ? def.shape?.[String(key)]
+        : def.type === 'array'
+          ? def.element
+          : def.type === 'record'
+            ? def.valueType
+            : undefined;
     if (!next) return [];
     def = unwrap(next);
   }
@@ -61,7 +66,11 @@ function valueAt(data: unknown, path: readonly PathKey[]): unknown {
  * wrong, in words an operator can act on. Values are never echoed: one of them
  * could be an API key.
  */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], data: unknown, schema: SchemaLike): ConfigProblem[] {
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  data: unknown,
+  schema: SchemaLike,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   let secrets: string[] | undefined;
   for (const issue of issues) {
@@ -72,7 +81,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], data: unknow
       continue;
     }
     let message = issue.message.replace(/^Invalid (input|option): /, '');
-    if (issue.code === 'invalid_type' && valueAt(data, issue.path) === undefined) message = `is required (${message.replace(/, received undefined$/, '')})`;
+    if (issue.code === 'invalid_type' && valueAt(data, issue.path) === undefined)
+      message = `is required (${message.replace(/, received undefined$/, '')})`;
     problems.push({ path: formatIssuePath(issue.path), message });
   }
   return problems;
@@ -85,15 +95,26 @@ const KEY_CHARS = 40;
  * An unknown key, named where it is safe to: a key pasted in the wrong place may be an API key, so
  * one that looks like a secret (see looksLikeSecret) is described by its length only, at its parent's path.
  */
-function unknownKey(at: readonly PathKey[], key: string, valid: readonly string[], secrets: readonly string[]): ConfigProblem {
+function unknownKey(
+  at: readonly PathKey[],
+  key: string,
+  valid: readonly string[],
+  secrets: readonly string[],
+): ConfigProblem {
   const choices = valid.length > 0 ? `valid keys: ${valid.join(', ')}` : '';
   if (looksLikeSecret(key, secrets)) {
-    return { path: formatIssuePath(at), message: `an unknown key of ${key.length} characters, not shown: it looks like a secret${choices ? ` (${choices})` : ''}` };
+    return {
+      path: formatIssuePath(at),
+      message: `an unknown key of ${key.length} characters, not shown: it looks like a secret${choices ? ` (${choices})` : ''}`,
+    };
   }
   const suggestion = closest(key, valid);
   const hint = suggestion ? `did you mean "${suggestion}"?` : choices;
   const name = excerpt(key, KEY_CHARS);
-  return { path: formatIssuePath([...at, name]), message: `unknown key "${name}"${hint ? ` (${hint})` : ''}` };
+  return {
+    path: formatIssuePath([...at, name]),
+    message: `unknown key "${name}"${hint ? ` (${hint})` : ''}`,
+  };
 }
 
 function entropyBitsPerChar(text: string): number {

@@ -18,9 +18,13 @@ export function ledgerUrlProblem(text: string): string | undefined {
   } catch {
     return 'must be a URL such as postgres://USER@HOST:5432/DATABASE (a password in it must be URL-encoded)';
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return `must be a postgres:// URL, not ${url.protocol}//`;
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    return `must be a postgres:// URL, not ${url.protocol}//`;
   const sslmode = url.searchParams.get('sslmode');
-  if (sslmode !== null && !['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'].includes(sslmode)) {
+  if (
+    sslmode !== null &&
+    !['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'].includes(sslmode)
+  ) {
     return 'sslmode must be one of disable, prefer, require, verify-ca, verify-full, no-verify';
   }
   return undefined;
@@ -33,7 +37,10 @@ export const ledgerSchema = z.strictObject({
    * PG* variables. A secret: shown as [redacted] wherever the configuration is shown.
    * @defaultValue absent: the SQLite ledger in paths.state
    */
-  url: z.string().trim().min(1, 'must not be empty (leave ledger.url out for the SQLite ledger)')
+  url: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty (leave ledger.url out for the SQLite ledger)')
     .superRefine((text, ctx) => {
       const problem = ledgerUrlProblem(text);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
@@ -43,7 +50,13 @@ export const ledgerSchema = z.strictObject({
 
 export const clusterSchema = z.strictObject({
   /** This node's name in the cluster's tables. @defaultValue host name and process id, at start */
-  node: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be 1-100 letters, digits, ".", "_", ":" or "-", starting with a letter or digit').optional(),
+  node: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/,
+      'must be 1-100 letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
+    )
+    .optional(),
   /** How long a company's lease lasts without renewal: the longest a dead node keeps its companies. @defaultValue 15000 */
   leaseMs: z.preprocess(toNumber, z.number().int().min(1_000).max(600_000)).default(15_000),
 });

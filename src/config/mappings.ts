@@ -15,20 +15,31 @@ function checkMasterReferences(mapping: Mapping, tables: Config['masterData']['t
     const t = Object.hasOwn(tables, table) ? tables[table] : undefined;
     if (t === undefined) {
       const known = Object.keys(tables);
-      throw new EdocError('EDOC_MAPPING_INVALID', `Mapping ${mapping.file}: lookup() reads master table "${table}", which is not configured `
-        + `under masterData.tables (${known.length === 0 ? 'none is' : `configured: ${known.join(', ')}`})`, { file: mapping.file });
+      throw new EdocError(
+        'EDOC_MAPPING_INVALID',
+        `Mapping ${mapping.file}: lookup() reads master table "${table}", which is not configured ` +
+          `under masterData.tables (${known.length === 0 ? 'none is' : `configured: ${known.join(', ')}`})`,
+        { file: mapping.file },
+      );
     }
     for (const column of columns) {
       if (column !== t.key && !t.columns.includes(column)) {
-        throw new EdocError('EDOC_MAPPING_INVALID', `Mapping ${mapping.file}: lookup() reads column "${column}" of master table "${table}", `
-          + `which masterData.tables.${table}.columns does not list (${[t.key, ...t.columns].join(', ')})`, { file: mapping.file });
+        throw new EdocError(
+          'EDOC_MAPPING_INVALID',
+          `Mapping ${mapping.file}: lookup() reads column "${column}" of master table "${table}", ` +
+            `which masterData.tables.${table}.columns does not list (${[t.key, ...t.columns].join(', ')})`,
+          { file: mapping.file },
+        );
       }
     }
   }
 }
 
 /** Throws EDOC_CONFIG_MAPPING for the first configured mapping that does not load (kinds in configuration order). */
-export async function checkMappings(config: Pick<Config, 'kinds'> & Partial<Pick<Config, 'masterData'>>, file: string): Promise<void> {
+export async function checkMappings(
+  config: Pick<Config, 'kinds'> & Partial<Pick<Config, 'masterData'>>,
+  file: string,
+): Promise<void> {
   const checked = new Map<string, Promise<unknown>>();
   for (const [kind, settings] of Object.entries(config.kinds) as [string, { mapping?: string }][]) {
     const mapping = settings.mapping;
@@ -39,11 +50,16 @@ export async function checkMappings(config: Pick<Config, 'kinds'> & Partial<Pick
       checked.set(mapping, loading);
     }
     try {
-      checkMasterReferences(await loading as Mapping, config.masterData?.tables ?? {});
+      checkMasterReferences((await loading) as Mapping, config.masterData?.tables ?? {});
     } catch (err) {
       const key = `kinds.${kind}.mapping`;
       const reason = isEdocError(err) ? err.message : String(err);
-      throw new EdocError('EDOC_CONFIG_MAPPING', `${file}: ${key}: ${reason}`, { file, path: key, mapping }, { cause: err });
+      throw new EdocError(
+        'EDOC_CONFIG_MAPPING',
+        `${file}: ${key}: ${reason}`,
+        { file, path: key, mapping },
+        { cause: err },
+      );
     }
   }
 }

@@ -13,6 +13,7 @@ export function redactConfig(config: Readonly<Config>): Record<string, unknown> 
   const url = config.ledger?.url;
   if (url !== undefined) redacted.ledger = { ...config.ledger, url: redactUrlPassword(url) };
   const alerts = redacted.alerts as Record<string, unknown> | undefined;
-  if (alerts !== undefined && typeof alerts.webhook === 'string') redacted.alerts = { ...alerts, webhook: redactedWebhook(alerts.webhook) };
+  if (alerts !== undefined && typeof alerts.webhook === 'string')
+    redacted.alerts = { ...alerts, webhook: redactedWebhook(alerts.webhook) };
   return redacted;
 }

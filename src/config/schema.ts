@@ -10,7 +10,6 @@ import { isLoopbackHost } from './loopback.js';
 
 export { isLoopbackHost };
 
-
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Names a company alias may not take: they would collide with kind or outbox folders. */
@@ -29,21 +28,25 @@ const positiveNumber = () => z.preprocess(toNumber, z.number().positive());
 const bool = () => z.preprocess(toBoolean, z.boolean());
 const filePath = () => z.string().trim().min(1, 'must be a non-empty path');
 
-const duration = z
-  .union([z.string(), z.number()])
-  .transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined || ms < 1_000) {
-      ctx.addIssue({ code: 'custom', message: 'must be a duration of at least 1s such as 30s, 15m, 1h or 1h30m' });
-      return z.NEVER;
-    }
-    return ms;
-  });
+const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1_000) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a duration of at least 1s such as 30s, 15m, 1h or 1h30m',
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-MM-dd').refine((text) => {
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
-}, 'is not a real calendar date');
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-MM-dd')
+  .refine((text) => {
+    const date = new Date(`${text}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+  }, 'is not a real calendar date');
 
 const serviceSchema = z
   .strictObject({
@@ -62,23 +65,38 @@ const serviceSchema = z
     try {
       url = new URL(service.baseUrl);
     } catch {
-      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'must be "embedded" or an http(s) URL such as https://api.example.com' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: 'must be "embedded" or an http(s) URL such as https://api.example.com',
+      });
       return;
     }
     if (url.username !== '' || url.password !== '') {
       // undici's pool keeps only the origin: the credentials would never be sent, yet every log line would carry them
       ctx.addIssue({
-        code: 'custom', path: ['baseUrl'],
-        message: 'must not carry a user name or password (user:password@): the service authenticates each company by its apiKey; '
-          + 'a proxy that needs credentials is not supported in this URL',
+        code: 'custom',
+        path: ['baseUrl'],
+        message:
+          'must not carry a user name or password (user:password@): the service authenticates each company by its apiKey; ' +
+          'a proxy that needs credentials is not supported in this URL',
       });
       return;
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `must use https (or http on loopback), not ${url.protocol}` });
-    } else if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !service.allowInsecureHttp) {
       ctx.addIssue({
-        code: 'custom', path: ['baseUrl'],
+        code: 'custom',
+        path: ['baseUrl'],
+        message: `must use https (or http on loopback), not ${url.protocol}`,
+      });
+    } else if (
+      url.protocol === 'http:' &&
+      !isLoopbackHost(url.hostname) &&
+      !service.allowInsecureHttp
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
         message: `plain http to ${url.hostname} would send API keys unencrypted; use https, or set service.allowInsecureHttp: true`,
       });
     }
@@ -96,15 +114,25 @@ const companySchema = z
     /** Folder-safe name, used in folder names and on the command line. */
     alias: z
       .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit')
-      .refine((alias) => !RESERVED_ALIASES.has(alias.toLowerCase()), 'is reserved (a kind or outbox folder name)'),
+      .regex(
+        /^[a-z0-9][a-z0-9_-]{0,63}$/i,
+        'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit',
+      )
+      .refine(
+        (alias) => !RESERVED_ALIASES.has(alias.toLowerCase()),
+        'is reserved (a kind or outbox folder name)',
+      ),
     /** Sent as x-company-id. */
     id: int(1),
     /** The company's NIT, digits only, without the check digit. */
     nit: z
       .union([z.string(), z.number().int().nonnegative()])
       .transform((value) => String(value).trim())
-      .pipe(z.string().regex(/^\d{5,15}$/, 'must be 5-15 digits, without the check digit (e.g. "900123456")')),
+      .pipe(
+        z
+          .string()
+          .regex(/^\d{5,15}$/, 'must be 5-15 digits, without the check digit (e.g. "900123456")'),
+      ),
     apiKey: z.string().min(1, 'must not be empty').optional(),
     apiKeyFile: filePath().optional(),
     /** Sent as x-user-id / user-id where an operation needs it. */
@@ -115,8 +143,12 @@ const companySchema = z
     const count = Number(company.apiKey !== undefined) + Number(company.apiKeyFile !== undefined);
     if (count !== 1) {
       ctx.addIssue({
-        code: 'custom', path: [count === 0 ? 'apiKey' : 'apiKeyFile'],
-        message: count === 0 ? 'set exactly one of apiKey or apiKeyFile' : 'set only one of apiKey or apiKeyFile, not both',
+        code: 'custom',
+        path: [count === 0 ? 'apiKey' : 'apiKeyFile'],
+        message:
+          count === 0
+            ? 'set exactly one of apiKey or apiKeyFile'
+            : 'set only one of apiKey or apiKeyFile, not both',
       });
     }
   });
@@ -153,7 +185,10 @@ const retrySchema = z
     baseDelayMs: int(1).default(500),
     maxDelayMs: int(1).default(60_000),
   })
-  .refine((retry) => retry.baseDelayMs <= retry.maxDelayMs, { message: 'must not be below baseDelayMs', path: ['maxDelayMs'] });
+  .refine((retry) => retry.baseDelayMs <= retry.maxDelayMs, {
+    message: 'must not be below baseDelayMs',
+    path: ['maxDelayMs'],
+  });
 
 const configObjectSchema = z.strictObject({
   service: serviceSchema.prefault({}),
@@ -166,10 +201,18 @@ const configObjectSchema = z.strictObject({
       companies.forEach((company, index) => {
         const alias = company.alias.toLowerCase();
         if (aliases.has(alias)) {
-          ctx.addIssue({ code: 'custom', path: [index, 'alias'], message: `"${company.alias}" is already used by companies[${aliases.get(alias)}]` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'alias'],
+            message: `"${company.alias}" is already used by companies[${aliases.get(alias)}]`,
+          });
         } else aliases.set(alias, index);
         if (ids.has(company.id)) {
-          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `${company.id} is already used by companies[${ids.get(company.id)}]` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `${company.id} is already used by companies[${ids.get(company.id)}]`,
+          });
         } else ids.set(company.id, index);
       });
     }),
@@ -202,7 +245,9 @@ const configObjectSchema = z.strictObject({
        */
       doneMarker: z
         .strictObject({
-          suffixes: z.array(z.string().regex(/^\.[^/\\]+$/, 'a suffix such as .done or .ok')).default([]),
+          suffixes: z
+            .array(z.string().regex(/^\.[^/\\]+$/, 'a suffix such as .done or .ok'))
+            .default([]),
           replaceExtension: bool().default(false),
         })
         .prefault({}),

@@ -14,7 +14,8 @@ import { checkConfigSize, parseConfigYaml } from './yaml-text.js';
  */
 export function configSecrets(config: Readonly<Config>): string[] {
   const out = new Set<string>(config.companies.map((c) => c.apiKey));
-  const ledgerPassword = config.ledger?.url === undefined ? undefined : urlPassword(config.ledger.url);
+  const ledgerPassword =
+    config.ledger?.url === undefined ? undefined : urlPassword(config.ledger.url);
   if (ledgerPassword !== undefined) {
     // as written and as it appears inside a URL (a message quoting the URL shows it encoded)
     out.add(ledgerPassword);
@@ -74,12 +75,18 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
     for (const [key, item] of Object.entries(value)) {
       if (typeof item === 'string' && key === 'apiKeyFile') {
         try {
-          out.add(readFileSync(path.resolve(path.dirname(path.resolve(cwd, file)), expand(item)), 'utf8').trim());
+          out.add(
+            readFileSync(
+              path.resolve(path.dirname(path.resolve(cwd, file)), expand(item)),
+              'utf8',
+            ).trim(),
+          );
         } catch {
           // unreadable: nothing it holds can have been printed either
         }
       } else if (typeof item === 'string' && isSecretKey(key)) out.add(expand(item));
-      else if (typeof item === 'string' && key === 'webhook') for (const part of webhookSecrets(expand(item))) out.add(part);
+      else if (typeof item === 'string' && key === 'webhook')
+        for (const part of webhookSecrets(expand(item))) out.add(part);
       else if (typeof item === 'string' && item.includes('://')) {
         // a URL's password (ledger.url): as written and URL-encoded
         const password = urlPassword(expand(item));

@@ -23,7 +23,9 @@ export function closest(name: string, candidates: readonly string[]): string | u
   let bestDistance = Infinity;
   for (const candidate of candidates) {
     const other = normalize(candidate);
-    const prefix = Math.min(other.length, wanted.length) >= 3 && (other.startsWith(wanted) || wanted.startsWith(other));
+    const prefix =
+      Math.min(other.length, wanted.length) >= 3 &&
+      (other.startsWith(wanted) || wanted.startsWith(other));
     const distance = other === wanted ? 0 : prefix ? 1 : editDistance(wanted, other);
     if (distance < bestDistance) {
       best = candidate;

@@ -18,7 +18,8 @@ const MIN_NAMED_LENGTH = 4;
 export function redactedWebhook(text: string): string {
   try {
     const url = new URL(text);
-    const more = url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '';
+    const more =
+      url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '';
     return `${url.protocol}//${url.host}${more ? '/…' : ''}`;
   } catch {
     return '[redacted]';
@@ -36,7 +37,11 @@ export function webhookSecrets(text: string | undefined): string[] {
       if (part !== '') out.add(part).add(decodeURIComponent(part));
     }
     for (const [name, value] of url.searchParams) {
-      if (value.length >= MIN_TOKEN_LENGTH || (value.length >= MIN_NAMED_LENGTH && (isSecretKey(name) || /^(key|sig|signature|code)$/i.test(name)))) {
+      if (
+        value.length >= MIN_TOKEN_LENGTH ||
+        (value.length >= MIN_NAMED_LENGTH &&
+          (isSecretKey(name) || /^(key|sig|signature|code)$/i.test(name)))
+      ) {
         out.add(value);
       }
     }

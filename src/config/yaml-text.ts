@@ -21,23 +21,32 @@ const MAX_ALIAS_COUNT = 5_000;
 const MAX_DEPTH = 64;
 
 function invalid(file: string, why: string, extra: Record<string, unknown> = {}): EdocError {
-  return new EdocError('EDOC_CONFIG_INVALID', `${file}${extra.line === undefined ? '' : `:${String(extra.line)}`}: not valid YAML: ${why}`, { file, ...extra });
+  return new EdocError(
+    'EDOC_CONFIG_INVALID',
+    `${file}${extra.line === undefined ? '' : `:${String(extra.line)}`}: not valid YAML: ${why}`,
+    { file, ...extra },
+  );
 }
 
 /** Refuses a file over MAX_CONFIG_BYTES before it is read. */
 export function checkConfigSize(file: string, bytes: number): void {
   if (bytes > MAX_CONFIG_BYTES) {
-    throw new EdocError('EDOC_CONFIG_INVALID',
-      `${file}: is ${bytes} bytes; a configuration file is at most ${MAX_CONFIG_BYTES} bytes (is this the right file?)`, { file, bytes });
+    throw new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `${file}: is ${bytes} bytes; a configuration file is at most ${MAX_CONFIG_BYTES} bytes (is this the right file?)`,
+      { file, bytes },
+    );
   }
 }
 
 /** The YAML text as plain data (merge keys resolved); EDOC_CONFIG_INVALID naming `file` when it is not. */
 export function parseConfigYaml(text: string, file: string): unknown {
   checkConfigSize(file, Buffer.byteLength(text, 'utf8'));
-  if (text.includes('\u0000')) throw invalid(file, 'the file holds binary data (NUL bytes), not text');
+  if (text.includes('\u0000'))
+    throw invalid(file, 'the file holds binary data (NUL bytes), not text');
   const depth = flowDepth(text);
-  if (depth.line !== undefined) throw invalid(file, `brackets nested more than ${MAX_DEPTH} levels deep`, { line: depth.line });
+  if (depth.line !== undefined)
+    throw invalid(file, `brackets nested more than ${MAX_DEPTH} levels deep`, { line: depth.line });
   let data: unknown;
   try {
     // Merge keys (`<<: *defaults`) let several companies share settings through an anchor.
@@ -46,17 +55,26 @@ export function parseConfigYaml(text: string, file: string): unknown {
       const first = doc.errors[0];
       const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
       const line = first.linePos?.[0].line;
-      throw new EdocError('EDOC_CONFIG_INVALID', `${file}${first.linePos ? `:${line}:${first.linePos[0].col}` : ''}: not valid YAML: ${what}`,
-        { file, line });
+      throw new EdocError(
+        'EDOC_CONFIG_INVALID',
+        `${file}${first.linePos ? `:${line}:${first.linePos[0].col}` : ''}: not valid YAML: ${what}`,
+        { file, line },
+      );
     }
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
     if (err instanceof EdocError) throw err;
     if (err instanceof ReferenceError && /alias/i.test(err.message)) {
-      throw invalid(file, `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} alias expansions): an alias bomb?`);
+      throw invalid(
+        file,
+        `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} alias expansions): an alias bomb?`,
+      );
     }
     if (err instanceof RangeError) throw invalid(file, 'nested too deeply');
-    throw invalid(file, err instanceof Error ? err.message.split('\n')[0].slice(0, 120) : 'cannot be parsed');
+    throw invalid(
+      file,
+      err instanceof Error ? err.message.split('\n')[0].slice(0, 120) : 'cannot be parsed',
+    );
   }
   checkTree(data, file);
   return data;
@@ -67,14 +85,25 @@ function checkTree(data: unknown, file: string): void {
   const ancestors = new Set<object>();
   const walk = (value: unknown, where: string, depth: number): void => {
     if (value === null || typeof value !== 'object') return;
-    if (ancestors.has(value)) throw invalid(file, `${where || 'the top level'}: an alias refers to a node that contains it (a cycle)`, { path: where });
-    if (depth > MAX_DEPTH) throw invalid(file, `${where}: nested more than ${MAX_DEPTH} levels deep`, { path: where });
+    if (ancestors.has(value))
+      throw invalid(
+        file,
+        `${where || 'the top level'}: an alias refers to a node that contains it (a cycle)`,
+        { path: where },
+      );
+    if (depth > MAX_DEPTH)
+      throw invalid(file, `${where}: nested more than ${MAX_DEPTH} levels deep`, { path: where });
     ancestors.add(value);
-    if (value instanceof Map || value instanceof Set) throw invalid(file, `${where}: a complex mapping key is not a setting`, { path: where });
+    if (value instanceof Map || value instanceof Set)
+      throw invalid(file, `${where}: a complex mapping key is not a setting`, { path: where });
     for (const [key, item] of Object.entries(value)) {
       // a key is the file's own text: shown short, like every quoted value
       const name = excerpt(key, 40);
-      walk(item, Array.isArray(value) ? `${where}[${key}]` : where === '' ? name : `${where}.${name}`, depth + 1);
+      walk(
+        item,
+        Array.isArray(value) ? `${where}[${key}]` : where === '' ? name : `${where}.${name}`,
+        depth + 1,
+      );
     }
     ancestors.delete(value);
   };

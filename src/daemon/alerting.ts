@@ -42,27 +42,56 @@ export class Alerting {
     if (event.type === 'final' && event.status === 'accepted') this.rangeWatch.touch(event.company);
   };
 
-  constructor(private readonly pipeline: Pipeline, private config: Readonly<Config>, private readonly logger: AppLogger,
-    options: AlertingOptions = {}) {
+  constructor(
+    private readonly pipeline: Pipeline,
+    private config: Readonly<Config>,
+    private readonly logger: AppLogger,
+    options: AlertingOptions = {},
+  ) {
     const now = options.now ?? Date.now;
     const stateDir = config.paths.state;
-    this.alerter = new Alerter({ logger, stateDir, now, deliver: (record) => this.webhook?.send(record) });
+    this.alerter = new Alerter({
+      logger,
+      stateDir,
+      now,
+      deliver: (record) => this.webhook?.send(record),
+    });
     this.setWebhook(config);
     this.rangeWatch = new RangeWatch({
       // cluster mode: only the companies this node owns (their owner reads the others' ranges)
-      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)), mayStart: (alias) => pipeline.mayStart(alias),
-      client: pipeline.client, rates: pipeline.rates, logger, stateDir, now,
-      highestUsed: (company, kinds, prefix, from, to) => pipeline.ledger.highestNumberUsed(company, kinds, prefix, from, to),
-      everyMs: () => this.config.alerts.ranges.every, refuse: () => this.config.alerts.ranges.refuseOutOfRange,
+      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)),
+      mayStart: (alias) => pipeline.mayStart(alias),
+      client: pipeline.client,
+      rates: pipeline.rates,
+      logger,
+      stateDir,
+      now,
+      highestUsed: (company, kinds, prefix, from, to) =>
+        pipeline.ledger.highestNumberUsed(company, kinds, prefix, from, to),
+      everyMs: () => this.config.alerts.ranges.every,
+      refuse: () => this.config.alerts.ranges.refuseOutOfRange,
     });
     this.ranges = new RangeAlerts(this.alerter, () => this.config.alerts.ranges);
     this.rangeWatch.on('update', (company, states) => this.ranges.update(company, states));
-    this.service = new ServiceAlerts(pipeline.health, this.alerter, () => this.config.alerts.serviceDownAfter, now);
+    this.service = new ServiceAlerts(
+      pipeline.health,
+      this.alerter,
+      () => this.config.alerts.serviceDownAfter,
+      now,
+    );
     this.documents = new DocumentAlerts({
-      alerter: this.alerter, config: () => this.config.alerts, now, ...(options.tickMs ? { tickMs: options.tickMs } : {}),
+      alerter: this.alerter,
+      config: () => this.config.alerts,
+      now,
+      ...(options.tickMs ? { tickMs: options.tickMs } : {}),
       counts: (withUnsent) => pipeline.ledger.openCounts(withUnsent),
-      isPaused: (company) => pipeline.sender(company)?.isPaused === true, owns: (company) => pipeline.owns(company),
-      onError: (err) => logger.warn({ err }, 'alerts: the ledger\'s counts could not be read; tried again on the next tick'),
+      isPaused: (company) => pipeline.sender(company)?.isPaused === true,
+      owns: (company) => pipeline.owns(company),
+      onError: (err) =>
+        logger.warn(
+          { err },
+          "alerts: the ledger's counts could not be read; tried again on the next tick",
+        ),
     });
   }
 
@@ -72,7 +101,8 @@ export class Alerting {
   }
 
   start(): void {
-    this.pipeline.checkNumber = (company, kind, key) => this.rangeWatch.checkNumber(company, kind, key);
+    this.pipeline.checkNumber = (company, kind, key) =>
+      this.rangeWatch.checkNumber(company, kind, key);
     this.pipeline.senderEvents.on('event', this.onSender);
     this.service.start();
     this.documents.start();
@@ -90,7 +120,12 @@ export class Alerting {
     this.config = next;
     if (next.alerts.ranges.every !== before.alerts.ranges.every) this.rangeWatch.reschedule();
     // a company added (or given another key or NIT) has its ranges read now, not at the next hour
-    const changed = next.companies.filter((c) => !before.companies.some((b) => b.alias === c.alias && b.apiKey === c.apiKey && b.nit === c.nit));
+    const changed = next.companies.filter(
+      (c) =>
+        !before.companies.some(
+          (b) => b.alias === c.alias && b.apiKey === c.apiKey && b.nit === c.nit,
+        ),
+    );
     for (const company of changed) void this.rangeWatch.read(company.alias);
     this.setWebhook(next);
     void this.documents.tick(); // a reload lifts 401 pauses: their episodes end
@@ -104,9 +139,20 @@ export class Alerting {
     this.webhookUrl = url;
     if (old !== undefined) void old.close();
     if (url === undefined) return;
-    this.webhook = new WebhookDelivery({ url, shownAs: redactedWebhook(url), logger: this.logger, queue, timeoutMs, baseDelayMs, maxDelayMs,
-      scrub: (text) => secretScrubberOf(this.config).scrub(text) });
-    this.logger.info({ webhook: redactedWebhook(url) }, 'alerts go to the webhook as well as to the log');
+    this.webhook = new WebhookDelivery({
+      url,
+      shownAs: redactedWebhook(url),
+      logger: this.logger,
+      queue,
+      timeoutMs,
+      baseDelayMs,
+      maxDelayMs,
+      scrub: (text) => secretScrubberOf(this.config).scrub(text),
+    });
+    this.logger.info(
+      { webhook: redactedWebhook(url) },
+      'alerts go to the webhook as well as to the log',
+    );
   }
 
   /** Stops the rules, the range watch and the webhook; each step runs even if one before failed. Idempotent. */
@@ -114,13 +160,16 @@ export class Alerting {
     this.closing ??= (async () => {
       this.pipeline.checkNumber = undefined;
       this.pipeline.senderEvents.off('event', this.onSender);
-      await closeInOrder([
-        ['service alerts', () => this.service.close()],
-        ['document alerts', () => this.documents.close()],
-        ['range watch', () => this.rangeWatch.close()],
-        ['webhook', () => this.webhook?.close()],
-        ['alerts file', () => this.alerter.flush()],
-      ], this.logger);
+      await closeInOrder(
+        [
+          ['service alerts', () => this.service.close()],
+          ['document alerts', () => this.documents.close()],
+          ['range watch', () => this.rangeWatch.close()],
+          ['webhook', () => this.webhook?.close()],
+          ['alerts file', () => this.alerter.flush()],
+        ],
+        this.logger,
+      );
     })();
     return this.closing;
   }

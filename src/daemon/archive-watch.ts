@@ -83,16 +83,30 @@ export class ArchiveWatch {
 
   private async watch(file: FileRow, archived: string, until: number): Promise<void> {
     // a duplicate drop sent nothing; a file already flagged is handled
-    if (file.state !== 'done' || file.duplicateOf !== null || archived === '' || file.error?.code === CHANGED_AFTER_SEND) return;
+    if (
+      file.state !== 'done' ||
+      file.duplicateOf !== null ||
+      archived === '' ||
+      file.error?.code === CHANGED_AFTER_SEND
+    )
+      return;
     const st = await lstat(archived).catch(() => undefined);
     if (st === undefined || !st.isFile()) return;
     // the size recorded when the file was read, not the copy's: a write between the move and this stat still shows
-    this.entries.set(file.id, { archived, size: file.size, sha256: file.sha256, mtimeMs: st.mtimeMs, until });
+    this.entries.set(file.id, {
+      archived,
+      size: file.size,
+      sha256: file.sha256,
+      mtimeMs: st.mtimeMs,
+      until,
+    });
   }
 
   /** One look at every watched copy (the timer's; tests call it directly). Never two at once. */
   check(): Promise<void> {
-    this.running ??= this.pass().finally(() => { this.running = undefined; });
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -123,7 +137,10 @@ export class ArchiveWatch {
         await this.changed(fileId, e.archived, st);
       } catch (err) {
         this.entries.delete(fileId);
-        this.options.logger.warn({ err, file: e.archived }, 'could not look at an archived original: it is no longer watched');
+        this.options.logger.warn(
+          { err, file: e.archived },
+          'could not look at an archived original: it is no longer watched',
+        );
       }
     }
   }
@@ -132,23 +149,42 @@ export class ArchiveWatch {
     const { ledger, logger } = this.options;
     const file = await ledger.getFile(fileId);
     if (file === undefined) return;
-    const where = { code: CHANGED_AFTER_SEND, file: file.name, kind: file.kind, company: file.company, archived };
+    const where = {
+      code: CHANGED_AFTER_SEND,
+      file: file.name,
+      kind: file.kind,
+      company: file.company,
+      archived,
+    };
     // flagged before the copy is back in the inbox: its new content then never takes this file's report names
-    await ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed after it was sent `
-      + 'and archived (written on into the archived copy): its documents were sent from the earlier content. The changed '
-      + 'copy is put back in the inbox and taken as a new file (documents accepted already are reported duplicate there).' },
-    this.now());
+    await ledger.flagChangedAfterSend(
+      fileId,
+      {
+        code: CHANGED_AFTER_SEND,
+        message:
+          `${file.name} changed after it was sent ` +
+          'and archived (written on into the archived copy): its documents were sent from the earlier content. The changed ' +
+          'copy is put back in the inbox and taken as a new file (documents accepted already are reported duplicate there).',
+      },
+      this.now(),
+    );
     this.options.onFlagged(fileId);
     let back: string | undefined;
     try {
       back = await putBack(archived, file.path, st);
     } catch (err) {
-      logger.error({ ...where, err }, 'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: the changed copy could not be put back '
-        + 'in the inbox; it stays in the archive: move it to the inbox folder to have it taken as a new file');
+      logger.error(
+        { ...where, err },
+        'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: the changed copy could not be put back ' +
+          'in the inbox; it stays in the archive: move it to the inbox folder to have it taken as a new file',
+      );
       return;
     }
-    logger.error({ ...where, inbox: back }, 'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: documents were sent from its '
-      + 'earlier content; the changed copy is put back in the inbox and taken as a new file');
+    logger.error(
+      { ...where, inbox: back },
+      'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: documents were sent from its ' +
+        'earlier content; the changed copy is put back in the inbox and taken as a new file',
+    );
   }
 
   /** Stops looking. Idempotent. */

@@ -11,12 +11,18 @@ export type CloseStep = [name: string, step: () => Promise<unknown> | unknown];
 /** How long a step may run before the warning that names it. */
 export const SLOW_CLOSE_STEP_MS = 5_000;
 
-export async function closeInOrder(steps: readonly CloseStep[], logger: Pick<AppLogger, 'error' | 'warn'>,
-  slowMs = SLOW_CLOSE_STEP_MS): Promise<void> {
+export async function closeInOrder(
+  steps: readonly CloseStep[],
+  logger: Pick<AppLogger, 'error' | 'warn'>,
+  slowMs = SLOW_CLOSE_STEP_MS,
+): Promise<void> {
   for (const [name, step] of steps) {
     const started = performance.now();
     const slow = setTimeout(() => {
-      logger.warn({ step: name, waitedMs: Math.round(performance.now() - started) }, 'stopping: still waiting for this step');
+      logger.warn(
+        { step: name, waitedMs: Math.round(performance.now() - started) },
+        'stopping: still waiting for this step',
+      );
     }, slowMs);
     slow.unref();
     try {

@@ -48,13 +48,27 @@ export class CompanyRuntime implements LeaseEvents {
    * For the configuration: a cluster node with `ledger.url`, else one process running everything. Nothing
    * connects yet; the cluster's modules (and node-postgres) are loaded only with `ledger.url`.
    */
-  static async for(config: Readonly<Config>, logger: AppLogger, companies: () => readonly CompanyConfig[]): Promise<CompanyRuntime> {
+  static async for(
+    config: Readonly<Config>,
+    logger: AppLogger,
+    companies: () => readonly CompanyConfig[],
+  ): Promise<CompanyRuntime> {
     const url = config.ledger?.url;
     if (url === undefined) return new CompanyRuntime(() => undefined);
     const { ClusterNode: Node } = await import('../cluster/cluster-node.js');
-    return new CompanyRuntime((events) => new Node({ url, inbox: config.paths.inbox, node: config.cluster.node,
-      leaseMs: config.cluster.leaseMs, logger, companies: () => companies().map((c) => c.alias),
-      company: (alias) => companies().find((c) => c.alias === alias), events }));
+    return new CompanyRuntime(
+      (events) =>
+        new Node({
+          url,
+          inbox: config.paths.inbox,
+          node: config.cluster.node,
+          leaseMs: config.cluster.leaseMs,
+          logger,
+          companies: () => companies().map((c) => c.alias),
+          company: (alias) => companies().find((c) => c.alias === alias),
+          events,
+        }),
+    );
   }
 
   /** Starts the companies: all of them now (one process), or whichever leases the first heartbeat takes (cluster). */
@@ -65,8 +79,13 @@ export class CompanyRuntime implements LeaseEvents {
       return;
     }
     this.recovered = await recoverSending(parts.ledger, parts.logger);
-    for (const file of [...await parts.ledger.filesToSettle(), ...await parts.ledger.openFiles()]) parts.reports.touch(file.id);
-    for (const company of all) if (parts.company(company.alias) !== undefined) parts.senders.start(company);
+    for (const file of [
+      ...(await parts.ledger.filesToSettle()),
+      ...(await parts.ledger.openFiles()),
+    ])
+      parts.reports.touch(file.id);
+    for (const company of all)
+      if (parts.company(company.alias) !== undefined) parts.senders.start(company);
   }
 
   /** Whether this process runs the company now: always with one process; in a cluster, while it holds the lease. */
@@ -100,8 +119,12 @@ export class CompanyRuntime implements LeaseEvents {
     parts.rates.tookOver(alias, lastStartMs);
     const { ledger, logger } = parts;
     const recovered = await recoverSending(ledger, logger, alias);
-    this.recovered = { resent: this.recovered.resent + recovered.resent, inDoubt: this.recovered.inDoubt + recovered.inDoubt };
-    for (const file of [...await ledger.filesToSettle(alias), ...await ledger.openFiles(alias)]) parts.reports.touch(file.id);
+    this.recovered = {
+      resent: this.recovered.resent + recovered.resent,
+      inDoubt: this.recovered.inDoubt + recovered.inDoubt,
+    };
+    for (const file of [...(await ledger.filesToSettle(alias)), ...(await ledger.openFiles(alias))])
+      parts.reports.touch(file.id);
     if (parts.stopping() || !this.owns(alias)) return;
     const company = parts.company(alias);
     if (company !== undefined) parts.senders.start(company);

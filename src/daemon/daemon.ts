@@ -54,10 +54,19 @@ export class Daemon {
     this.service = pipeline.service;
     this.alerting = new Alerting(pipeline, config, logger, options.alerts);
     // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
-    this.received = new ReceivedScheduler({ ledger, client, config, logger, rates: pipeline.rates,
-      onPull: (company, outcome) => this.alerting.pulled(company, outcome), mayStart: (alias) => pipeline.mayStart(alias) });
+    this.received = new ReceivedScheduler({
+      ledger,
+      client,
+      config,
+      logger,
+      rates: pipeline.rates,
+      onPull: (company, outcome) => this.alerting.pulled(company, outcome),
+      mayStart: (alias) => pipeline.mayStart(alias),
+    });
     // cluster mode: a company this node just took is pulled now, and its files skipped so far are taken again
-    pipeline.senderEvents.on('event', (event) => { if (event.type === 'paused') void this.recordPauses(); });
+    pipeline.senderEvents.on('event', (event) => {
+      if (event.type === 'paused') void this.recordPauses();
+    });
     pipeline.companies.onGained((company) => {
       this.watcher?.retake(company);
       if (this.config.received.enabled) void this.received.pullNow(company);
@@ -69,16 +78,26 @@ export class Daemon {
   }
 
   /** Opens the pipeline (ledger lock, service or embedded emulator, recovery, senders), then watches the inbox. */
-  static async start(config: Readonly<Config>, logger: AppLogger, options: DaemonOptions = {}): Promise<Daemon> {
-    const pipeline = await Pipeline.open(config, logger, { ...options, publish: true, onStart: (service) => {
-      logger.info({ config: redactConfig(config) }, 'effective configuration');
-      if (service.embedded) {
-        logger.warn({ baseUrl: service.baseUrl },
-          'SERVICE IS THE EMBEDDED EMULATOR: documents go to the local emulator, NOT to the tax authority');
-      } else {
-        logger.info({ baseUrl: service.baseUrl }, 'submitting to the service');
-      }
-    } });
+  static async start(
+    config: Readonly<Config>,
+    logger: AppLogger,
+    options: DaemonOptions = {},
+  ): Promise<Daemon> {
+    const pipeline = await Pipeline.open(config, logger, {
+      ...options,
+      publish: true,
+      onStart: (service) => {
+        logger.info({ config: redactConfig(config) }, 'effective configuration');
+        if (service.embedded) {
+          logger.warn(
+            { baseUrl: service.baseUrl },
+            'SERVICE IS THE EMBEDDED EMULATOR: documents go to the local emulator, NOT to the tax authority',
+          );
+        } else {
+          logger.info({ baseUrl: service.baseUrl }, 'submitting to the service');
+        }
+      },
+    });
     const daemon = new Daemon(config, logger, pipeline, options);
     try {
       await daemon.recordPauses();
@@ -89,7 +108,9 @@ export class Daemon {
       // (EDOC_HTTP_LISTEN, exit 2): probes would fail anyway, and a daemon quietly without its
       // listener is worse than one that says so at once.
       daemon.operatorSurface = await OperatorSurface.start({
-        config: () => daemon.config, logger, pipeline,
+        config: () => daemon.config,
+        logger,
+        pipeline,
         watcherProblem: () => daemon.watcherProblem(),
         probeTimeoutMs: options.probeTimeoutMs,
         ranges: () => daemon.alerting.rangeWatch.snapshot(),
@@ -106,27 +127,44 @@ export class Daemon {
 
   /** Which companies are paused now, for `edoc-bridge status` (submit/pause-file.ts); a write that fails is a warning. */
   private async recordPauses(): Promise<void> {
-    const paused = this.pipeline.senderViews().flatMap((v) => (v.pause === undefined ? [] : [companyPause(v.alias, v.pause.since, v.pause.reason)]));
+    const paused = this.pipeline
+      .senderViews()
+      .flatMap((v) =>
+        v.pause === undefined ? [] : [companyPause(v.alias, v.pause.since, v.pause.reason)],
+      );
     try {
       await savePauses(this.config.paths.state, paused);
     } catch (err) {
-      this.logger.warn({ code: (err as NodeJS.ErrnoException).code }, 'could not record the paused companies for edoc-bridge status');
+      this.logger.warn(
+        { code: (err as NodeJS.ErrnoException).code },
+        'could not record the paused companies for edoc-bridge status',
+      );
     }
   }
 
   private async startWatcher(): Promise<void> {
     const folders = inboxFolders(this.config);
-    const watcher = new InboxWatcher({ folders, stableMs: this.config.watch.stableMs, usePolling: this.config.watch.usePolling,
-      doneMarker: this.config.watch.doneMarker, logger: this.logger });
+    const watcher = new InboxWatcher({
+      folders,
+      stableMs: this.config.watch.stableMs,
+      usePolling: this.config.watch.usePolling,
+      doneMarker: this.config.watch.doneMarker,
+      logger: this.logger,
+    });
     await watcher.start();
     this.watcher = watcher;
     this.folderCheck.reset();
     const mode = inboxMode(this.config.watch);
-    this.logger.info({ folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
-      'watching the inbox');
+    this.logger.info(
+      { folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
+      'watching the inbox',
+    );
     // how a file counts as complete (one rule for every inbox): a writer that pauses longer than the stability window
     // needs a done marker or a rename
-    this.logger.info({ inboxes: folders.length, mode: mode.mode, stableMs: this.config.watch.stableMs }, mode.text);
+    this.logger.info(
+      { inboxes: folders.length, mode: mode.mode, stableMs: this.config.watch.stableMs },
+      mode.text,
+    );
     this.watching = this.consume(watcher);
   }
 
@@ -138,7 +176,8 @@ export class Daemon {
         await this.pipeline.offer(file);
       }
     } finally {
-      if (this.watcher === watcher && this.closing === undefined && !this.restarting) this.watcherEnded = true;
+      if (this.watcher === watcher && this.closing === undefined && !this.restarting)
+        this.watcherEnded = true;
     }
   }
 
@@ -174,9 +213,15 @@ export class Daemon {
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));
     if (unwatched.length > 0) {
       // files being sent from there finish in the outbox folder they began in (fixed in the ledger when taken)
-      this.logger.warn({ folders: unwatched }, 'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder');
+      this.logger.warn(
+        { folders: unwatched },
+        'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder',
+      );
     }
-    if (JSON.stringify(was) !== JSON.stringify(now) || JSON.stringify(before.watch) !== JSON.stringify(next.watch)) {
+    if (
+      JSON.stringify(was) !== JSON.stringify(now) ||
+      JSON.stringify(before.watch) !== JSON.stringify(next.watch)
+    ) {
       this.restarting = true;
       try {
         await this.watcher?.close();
@@ -195,14 +240,19 @@ export class Daemon {
     } else if (this.operatorSurface !== undefined) {
       this.operatorSurface.reload(before, next, this.logger);
     } else if (next.http !== undefined) {
-      this.logger.warn({ keys: ['http'] }, 'http was added: the operator listener starts when the daemon restarts');
+      this.logger.warn(
+        { keys: ['http'] },
+        'http was added: the operator listener starts when the daemon restarts',
+      );
     }
     this.alerting.reload(next);
     this.logger.info({ config: redactConfig(next) }, 'configuration reloaded');
     const later = restartOnly(before, next);
     if (later.length > 0) {
-      this.logger.warn({ keys: later, baseUrl: this.service.baseUrl },
-        `${later.join(', ')} changed: this applies only when the daemon restarts (the next start); until then the old settings stay in force`);
+      this.logger.warn(
+        { keys: later, baseUrl: this.service.baseUrl },
+        `${later.join(', ')} changed: this applies only when the daemon restarts (the next start); until then the old settings stay in force`,
+      );
     }
   }
 
@@ -226,7 +276,13 @@ export class Daemon {
     await this.pipeline.close([
       // first: probes see "not ready" by the connection refused, not by a half-stopped daemon
       ['operator listener', () => this.operatorSurface?.close()],
-      ['watcher', async () => { await this.watcher?.close(); await this.watching; }],
+      [
+        'watcher',
+        async () => {
+          await this.watcher?.close();
+          await this.watching;
+        },
+      ],
       ['received', () => this.received.close()],
       ['alerting', () => this.alerting.close()],
     ]);
@@ -237,10 +293,19 @@ export class Daemon {
 /** Settings a running daemon keeps until it restarts (the service client, the ledger, the log file). */
 function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[] {
   const keys: [string, (c: Readonly<Config>) => unknown][] = [
-    ...Object.keys({ ...before.service, ...next.service }).map((k): [string, (c: Readonly<Config>) => unknown] =>
-      [`service.${k}`, (c) => (c.service as Record<string, unknown>)[k]]),
-    ['emulator', (c) => c.emulator], ['paths.state', (c) => c.paths.state], ['log.file', (c) => c.log.file],
-    ['ledger.url', (c) => c.ledger.url], ['cluster', (c) => c.cluster],
+    ...Object.keys({ ...before.service, ...next.service }).map(
+      (k): [string, (c: Readonly<Config>) => unknown] => [
+        `service.${k}`,
+        (c) => (c.service as Record<string, unknown>)[k],
+      ],
+    ),
+    ['emulator', (c) => c.emulator],
+    ['paths.state', (c) => c.paths.state],
+    ['log.file', (c) => c.log.file],
+    ['ledger.url', (c) => c.ledger.url],
+    ['cluster', (c) => c.cluster],
   ];
-  return keys.filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next))).map(([key]) => key);
+  return keys
+    .filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next)))
+    .map(([key]) => key);
 }

@@ -25,7 +25,9 @@ function endpointPath(stateDir: string): string {
 export function publishEndpoint(stateDir: string, url: string): () => void {
   const file = endpointPath(stateDir);
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify({ pid: process.pid, url } satisfies Endpoint), { mode: 0o600 }); // state/ is private (docs/operations.md "File modes")
+  fs.writeFileSync(temp, JSON.stringify({ pid: process.pid, url } satisfies Endpoint), {
+    mode: 0o600,
+  }); // state/ is private (docs/operations.md "File modes")
   fs.renameSync(temp, file);
   return () => {
     try {

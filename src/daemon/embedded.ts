@@ -46,7 +46,8 @@ export async function resolveServiceUrl(
   }
   if (options.publish !== true) {
     const url = runningEmulatorUrl(config.paths.state);
-    if (url !== undefined) return { baseUrl: url, embedded: true, shared: true, close: async () => undefined };
+    if (url !== undefined)
+      return { baseUrl: url, embedded: true, shared: true, close: async () => undefined };
   }
   // The standalone `emulator` command listens on emulator.port; the embedded one never
   // competes with it for that port, so it always takes a free one.
@@ -64,13 +65,18 @@ export async function resolveServiceUrl(
     await emulator.close();
     throw err;
   }
-  return { baseUrl: emulator.url, embedded: true, emulator, close: async () => {
-    // flushed first: a command started in between meets a closed port (and says so) rather than a
-    // second emulator loading a state about to be overwritten
-    try {
-      await emulator.close();
-    } finally {
-      unpublish();
-    }
-  } };
+  return {
+    baseUrl: emulator.url,
+    embedded: true,
+    emulator,
+    close: async () => {
+      // flushed first: a command started in between meets a closed port (and says so) rather than a
+      // second emulator loading a state about to be overwritten
+      try {
+        await emulator.close();
+      } finally {
+        unpublish();
+      }
+    },
+  };
 }

@@ -20,7 +20,12 @@ export type { FileReportResult, ReportWriteOptions } from '../report/file-report
  * exactly, then records it `partial` or `final`. `outboxDir` is the kind's outbox folder
  * (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
-export async function writeFileReport(ledger: LedgerPort, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
+export async function writeFileReport(
+  ledger: LedgerPort,
+  fileId: number,
+  outboxDir: string,
+  options: ReportWriteOptions = {},
+): Promise<FileReportResult> {
   await ensureOutboxDir(outboxDir);
   // an earlier file's report under the same names is the ERP's only copy of that outcome: kept aside first
   await moveAsideEarlierReports(ledger, fileId, outboxDir);
@@ -40,16 +45,25 @@ export async function writeFileReport(ledger: LedgerPort, fileId: number, outbox
  * the archive, then the new place recorded, one holder at a time). The caller writes `fileId`'s whole
  * report set next, which replaces what is left under them.
  */
-async function moveAsideEarlierReports(ledger: LedgerPort, fileId: number, outboxDir: string, now = ledgerNow()): Promise<void> {
+async function moveAsideEarlierReports(
+  ledger: LedgerPort,
+  fileId: number,
+  outboxDir: string,
+  now = ledgerNow(),
+): Promise<void> {
   if (ledger.readOnly) return;
   // another folder (a configuration changed since) is no collision
-  const holders = (await ledger.reportHolders(fileId)).filter((h) => (h.outboxDir ?? outboxDir) === outboxDir);
+  const holders = (await ledger.reportHolders(fileId)).filter(
+    (h) => (h.outboxDir ?? outboxDir) === outboxDir,
+  );
   // only the newest can still have its files under those names: an older one's were replaced before
   // this was built (ledgers of older versions), and it only needs its new place for later rewrites
   let withFiles = true;
   for (const holder of holders) {
     try {
-      const place = await moveReportSetAside(holder, outboxDir, withFiles, (dir, stem) => ledger.reportPlaceTaken(dir, stem, holder.id));
+      const place = await moveReportSetAside(holder, outboxDir, withFiles, (dir, stem) =>
+        ledger.reportPlaceTaken(dir, stem, holder.id),
+      );
       await ledger.relocateReport(holder.id, place.archiveDir, place.stem, now);
     } catch (err) {
       throw moveAsideError(holder, err);
@@ -82,7 +96,12 @@ export interface SettleOptions extends ReportWriteOptions {
   archive?: boolean;
 }
 
-export async function settleFile(ledger: LedgerPort, fileId: number, outboxDir: string, options: SettleOptions = {}): Promise<SettleResult> {
+export async function settleFile(
+  ledger: LedgerPort,
+  fileId: number,
+  outboxDir: string,
+  options: SettleOptions = {},
+): Promise<SettleResult> {
   const now = options.now ?? ledgerNow();
   let file = await ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
@@ -90,25 +109,43 @@ export async function settleFile(ledger: LedgerPort, fileId: number, outboxDir: 
   // document is final (an operator's retry may have re-queued one since).
   if (file.state === 'open' && (await ledger.fileProgress(fileId)).final) {
     await ledger.finishFile(fileId, now);
-    file = await ledger.getFile(fileId) ?? file;
+    file = (await ledger.getFile(fileId)) ?? file;
   }
   if (file.state !== 'done' && file.state !== 'failed-read') return { settled: false };
   // a read that failed half-way may still have documents in flight: their outcomes come first
-  if (file.state === 'failed-read' && !(await ledger.fileProgress(fileId)).final) return { settled: false };
+  if (file.state === 'failed-read' && !(await ledger.fileProgress(fileId)).final)
+    return { settled: false };
   const out: SettleResult = { settled: true };
   const archive = file.archivedPath === null && options.archive !== false;
   // Content other than what was read is never archived as the processed original: it stays in the inbox
   // (taken again as a new file), and this file's report says so. A duplicate-file row read nothing.
-  if (archive && file.state === 'done' && file.duplicateOf === null && !ledger.readOnly
-    && (await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed') {
-    out.changedAfterSend = await ledger.flagChangedAfterSend(fileId, { code: CHANGED_AFTER_SEND, message: `${file.name} changed `
-      + 'after its documents were released for sending: they were sent from the earlier content. The changed file was '
-      + 'not archived; it stays in the inbox and is taken as a new file.' }, now);
-    file = await ledger.getFile(fileId) ?? file;
+  if (
+    archive &&
+    file.state === 'done' &&
+    file.duplicateOf === null &&
+    !ledger.readOnly &&
+    (await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed'
+  ) {
+    out.changedAfterSend = await ledger.flagChangedAfterSend(
+      fileId,
+      {
+        code: CHANGED_AFTER_SEND,
+        message:
+          `${file.name} changed ` +
+          'after its documents were released for sending: they were sent from the earlier content. The changed file was ' +
+          'not archived; it stays in the inbox and is taken as a new file.',
+      },
+      now,
+    );
+    file = (await ledger.getFile(fileId)) ?? file;
   }
-  if (file.reportState !== 'final') out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
+  if (file.reportState !== 'final')
+    out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
   if (archive) {
-    const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), { size: file.size, sha256: file.sha256 });
+    const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), {
+      size: file.size,
+      sha256: file.sha256,
+    });
     // '' records "nothing left to move" so the file is not retried at every start
     await ledger.markArchived(fileId, archived ?? '', now);
     if (archived !== undefined) out.archivedPath = archived;

@@ -28,14 +28,21 @@ export function inInboxFolder(config: FolderConfig, file: string): boolean {
   // company × kind: the report scheduler asks this for every file, with hundreds of companies)
   const dir = path.dirname(path.resolve(file));
   const kind = path.basename(dir);
-  if (!(DOCUMENT_KINDS as readonly string[]).includes(kind) || !config.kinds[kind as DocumentKind].enabled) return false;
-  const alias = config.companies.length > 1 ? path.basename(path.dirname(dir)) : config.companies[0]?.alias;
+  if (
+    !(DOCUMENT_KINDS as readonly string[]).includes(kind) ||
+    !config.kinds[kind as DocumentKind].enabled
+  )
+    return false;
+  const alias =
+    config.companies.length > 1 ? path.basename(path.dirname(dir)) : config.companies[0]?.alias;
   const company = config.companies.find((c) => c.alias === alias);
   return company !== undefined && path.resolve(inboxDir(config, company.alias, kind)) === dir;
 }
 
 /** Every watched inbox folder: enabled kinds × companies. */
-export function inboxFolders(config: FolderConfig): { dir: string; kind: DocumentKind; company: string }[] {
+export function inboxFolders(
+  config: FolderConfig,
+): { dir: string; kind: DocumentKind; company: string }[] {
   const out: { dir: string; kind: DocumentKind; company: string }[] = [];
   for (const company of config.companies) {
     for (const kind of DOCUMENT_KINDS) {
@@ -51,6 +58,7 @@ export async function removeMarker(marker: string, logger: AppLogger): Promise<v
   try {
     await unlink(marker);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, file: marker }, 'could not delete a done marker');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn({ err, file: marker }, 'could not delete a done marker');
   }
 }

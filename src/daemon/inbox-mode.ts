@@ -9,16 +9,25 @@ import type { Config } from '../config/schema.js';
 
 export type InboxMode = 'done-marker' | 'rename-or-stability-window';
 
-export function inboxMode(watch: Pick<Config['watch'], 'stableMs' | 'doneMarker'>): { mode: InboxMode; text: string } {
+export function inboxMode(watch: Pick<Config['watch'], 'stableMs' | 'doneMarker'>): {
+  mode: InboxMode;
+  text: string;
+} {
   const suffixes = watch.doneMarker.suffixes;
   if (suffixes.length > 0) {
-    const marker = watch.doneMarker.replaceExtension ? `NAME${suffixes[0]}` : `NAME.ext${suffixes[0]}`;
-    return { mode: 'done-marker', text: `every inbox: done marker — a file is taken only once its marker (${marker}) exists` };
+    const marker = watch.doneMarker.replaceExtension
+      ? `NAME${suffixes[0]}`
+      : `NAME.ext${suffixes[0]}`;
+    return {
+      mode: 'done-marker',
+      text: `every inbox: done marker — a file is taken only once its marker (${marker}) exists`,
+    };
   }
   return {
     mode: 'rename-or-stability-window',
-    text: `every inbox: rename or stability window — a file renamed in from *.part or *.tmp is taken at once, any other once `
-      + `its size and mtime held still for ${watch.stableMs} ms; a writer that pauses longer than that needs a done marker `
-      + '(watch.doneMarker) or a rename',
+    text:
+      `every inbox: rename or stability window — a file renamed in from *.part or *.tmp is taken at once, any other once ` +
+      `its size and mtime held still for ${watch.stableMs} ms; a writer that pauses longer than that needs a done marker ` +
+      '(watch.doneMarker) or a rename',
   };
 }

@@ -54,7 +54,11 @@ export interface DocumentBatches {
 }
 
 /** Opens the file (file-level errors throw here or from `batches`) and reads it in batches. */
-export async function readDocumentBatches(job: ReadJob, secrets: SecretScrubber, signal?: AbortSignal): Promise<DocumentBatches> {
+export async function readDocumentBatches(
+  job: ReadJob,
+  secrets: SecretScrubber,
+  signal?: AbortSignal,
+): Promise<DocumentBatches> {
   const hash = createHash('sha256');
   const opened = await openSource(job.path, job.kind, {
     company: job.company,
@@ -107,17 +111,32 @@ export function bounded(text: string, secrets: SecretScrubber): string {
  * The stored form of a document. The parsed request itself is not kept in it: its text is (`requestText`,
  * or `raw` when `requestFromRaw`), so only strings and small objects cross to the ledger's thread.
  */
-function toNewDocument(doc: SourceDocument, readJob: ReadJob, secrets: SecretScrubber): NewDocument {
+function toNewDocument(
+  doc: SourceDocument,
+  readJob: ReadJob,
+  secrets: SecretScrubber,
+): NewDocument {
   // a routed document (one export, several kinds) is validated, keyed and stored as its own kind
   const job = doc.kind === undefined ? readJob : { ...readJob, kind: doc.kind };
   const problems: Problem[] = [...doc.problems];
   if (doc.request !== undefined && problems.length === 0) {
-    problems.push(...validateDocument(job.kind, doc.request, { today: job.today, issuerNit: job.company.nit }));
+    problems.push(
+      ...validateDocument(job.kind, doc.request, { today: job.today, issuerNit: job.company.nit }),
+    );
   }
   const key = doc.request === undefined ? undefined : documentKey(job.kind, doc.request);
-  const erpKey = key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== '' ? doc.key : undefined;
+  const erpKey =
+    key === undefined && 'key' in doc && typeof doc.key === 'string' && doc.key !== ''
+      ? doc.key
+      : undefined;
   const out: NewDocument = {
-    index: doc.index, source: erpKey === undefined ? doc.source : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) }, ownNumber: key !== undefined, raw: doc.raw,
+    index: doc.index,
+    source:
+      erpKey === undefined
+        ? doc.source
+        : { ...doc.source, erpKey: excerpt(secrets.scrub(erpKey), VALUE_CHARS) },
+    ownNumber: key !== undefined,
+    raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
     customer: customerOf(job.kind, doc.request, secrets),
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
@@ -127,22 +146,37 @@ function toNewDocument(doc: SourceDocument, readJob: ReadJob, secrets: SecretScr
   // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
   // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any
   // other request's text is made once here, checked, and stored as is.
-  const requestText = doc.request === undefined || doc.requestFromRaw === true ? undefined : JSON.stringify(doc.request);
-  const escaped = doc.request !== undefined && doc.requestFromRaw === true && doc.raw.includes('\\');
-  if (secrets.has(doc.raw) || (requestText !== undefined && secrets.has(requestText))
-    || (escaped && secrets.has(JSON.stringify(doc.request)))) {
+  const requestText =
+    doc.request === undefined || doc.requestFromRaw === true
+      ? undefined
+      : JSON.stringify(doc.request);
+  const escaped =
+    doc.request !== undefined && doc.requestFromRaw === true && doc.raw.includes('\\');
+  if (
+    secrets.has(doc.raw) ||
+    (requestText !== undefined && secrets.has(requestText)) ||
+    (escaped && secrets.has(JSON.stringify(doc.request)))
+  ) {
     // A configured API key inside a document (a key file dropped as .jsonl, a key pasted into a cell):
     // never sent to the authority, and kept nowhere — the retry file gets the text with it redacted.
     out.raw = secrets.scrub(doc.raw);
     // Text that hides the key in escapes (`\u0074…`) is kept as the parsed document with the key redacted.
-    if (out.raw === doc.raw && doc.requestFromRaw === true) out.raw = secrets.scrub(JSON.stringify(doc.request));
-    out.problems = [{ code: 'EDOC_READ_SECRET', message: 'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])' },
-      ...(out.problems ?? [])];
+    if (out.raw === doc.raw && doc.requestFromRaw === true)
+      out.raw = secrets.scrub(JSON.stringify(doc.request));
+    out.problems = [
+      {
+        code: 'EDOC_READ_SECRET',
+        message:
+          'The document holds a configured API key: it is not sent, and the key is not kept (replaced by [redacted])',
+      },
+      ...(out.problems ?? []),
+    ];
     return out;
   }
   const mayGo = out.problems === undefined || out.problems.length === 0;
   // a note's referenced documents: the ledger holds it when it knows them as never issued
-  const references = mayGo && doc.request !== undefined ? referencedNumbers(job.kind, doc.request) : [];
+  const references =
+    mayGo && doc.request !== undefined ? referencedNumbers(job.kind, doc.request) : [];
   if (references.length > 0) out.references = references.map((r) => secrets.scrub(r));
   if (doc.requestFromRaw === true && doc.request !== undefined) {
     out.requestFromRaw = true;

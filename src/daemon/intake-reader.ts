@@ -15,7 +15,10 @@ import type { DocumentBatches, ReadJob } from './intake-documents.js';
 import { heldAfter, type MasterTables } from '../map/master-tables.js';
 import type { FromWorker, SerializedError, ToWorker } from './intake-messages.js';
 
-type Result = Exclude<FromWorker, { type: 'opened' }> | { type: 'opened'; details: DocumentBatches['details'] } | { type: 'failed'; error: Error };
+type Result =
+  | Exclude<FromWorker, { type: 'opened' }>
+  | { type: 'opened'; details: DocumentBatches['details'] }
+  | { type: 'failed'; error: Error };
 
 /** One job's messages as they arrive, taken one at a time. */
 class Channel {
@@ -31,7 +34,11 @@ class Channel {
 
   next(): Promise<Result> {
     const first = this.queue.shift();
-    return first === undefined ? new Promise((resolve) => { this.waiter = resolve; }) : Promise.resolve(first);
+    return first === undefined
+      ? new Promise((resolve) => {
+          this.waiter = resolve;
+        })
+      : Promise.resolve(first);
   }
 }
 
@@ -53,7 +60,10 @@ export class IntakeReader {
   /** The master-table versions the current worker holds (sent whole once, then by name), by table. */
   private held = new Map<string, number[]>();
 
-  constructor(private readonly logger: AppLogger, private readonly script: URL = WORKER_SCRIPT) {}
+  constructor(
+    private readonly logger: AppLogger,
+    private readonly script: URL = WORKER_SCRIPT,
+  ) {}
 
   /** Whether this build has the worker's script (the built JavaScript; run from TypeScript sources, intake reads in-process). */
   static available(): boolean {
@@ -70,14 +80,24 @@ export class IntakeReader {
     this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
-    this.failAll(new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)'));
+    this.failAll(
+      new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)'),
+    );
     if (worker) await worker.terminate();
   }
 
   /** Opens `job.path` on the worker; like `readDocumentBatches`, file-level errors throw here or from `batches`. */
-  async read(job: ReadJob, secrets: readonly string[], signal?: AbortSignal): Promise<DocumentBatches> {
+  async read(
+    job: ReadJob,
+    secrets: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<DocumentBatches> {
     signal?.throwIfAborted();
-    if (this.closed) throw new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)');
+    if (this.closed)
+      throw new EdocError(
+        'EDOC_READ_WORKER',
+        'the intake worker was closed (the daemon is stopping)',
+      );
     const worker = this.spawn();
     const id = this.nextId++;
     const channel = new Channel();
@@ -85,7 +105,10 @@ export class IntakeReader {
     worker.ref();
     const onAbort = (): void => {
       this.post({ type: 'cancel', id });
-      channel.push({ type: 'failed', error: signal?.reason instanceof Error ? signal.reason : abortError() });
+      channel.push({
+        type: 'failed',
+        error: signal?.reason instanceof Error ? signal.reason : abortError(),
+      });
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const end = (): void => {
@@ -95,11 +118,20 @@ export class IntakeReader {
     };
     try {
       const { master, sent } = this.masterToSend(job);
-      this.post({ type: 'read', id, job: master === undefined ? job : { ...job, master }, secrets });
-      for (const [name, version] of sent) this.held.set(name, heldAfter(this.held.get(name) ?? [], version));
+      this.post({
+        type: 'read',
+        id,
+        job: master === undefined ? job : { ...job, master },
+        secrets,
+      });
+      for (const [name, version] of sent)
+        this.held.set(name, heldAfter(this.held.get(name) ?? [], version));
     } catch (err) {
       end(); // a job that cannot be handed over (nothing in it may fail to clone; a mapping is plain data)
-      throw new EdocError('EDOC_READ_WORKER', `the file could not be handed to the intake worker: ${err instanceof Error ? err.message : String(err)}`);
+      throw new EdocError(
+        'EDOC_READ_WORKER',
+        `the file could not be handed to the intake worker: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const first = await channel.next();
     if (first.type !== 'opened') {
@@ -137,21 +169,29 @@ export class IntakeReader {
   }
 
   /** The job's master tables with those the worker holds already left as names (a 100,000-row table clones in ~0.2 s). */
-  private masterToSend(job: ReadJob): { master: MasterTables | undefined; sent: [string, number][] } {
+  private masterToSend(job: ReadJob): {
+    master: MasterTables | undefined;
+    sent: [string, number][];
+  } {
     if (job.master === undefined) return { master: undefined, sent: [] };
     const sent: [string, number][] = [];
-    const master = Object.fromEntries(Object.entries(job.master).map(([name, t]) => {
-      if (this.held.get(name)?.includes(t.version) === true) return [name, { ...t, rows: {}, held: true as const }];
-      sent.push([name, t.version]);
-      return [name, t];
-    }));
+    const master = Object.fromEntries(
+      Object.entries(job.master).map(([name, t]) => {
+        if (this.held.get(name)?.includes(t.version) === true)
+          return [name, { ...t, rows: {}, held: true as const }];
+        sent.push([name, t.version]);
+        return [name, t];
+      }),
+    );
     return { master, sent };
   }
 
   private spawn(): Worker {
     if (this.worker) return this.worker;
     this.held = new Map(); // a new worker holds no table
-    const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new Worker(this.script, {
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     worker.unref();
     worker.on('message', (m: FromWorker) => {
       const channel = this.jobs.get(m.id);
@@ -162,10 +202,17 @@ export class IntakeReader {
       if (this.worker !== worker) return;
       this.worker = undefined;
       if (this.closed) return;
-      this.logger.error({ code: 'EDOC_READ_WORKER', reason: why, reads: this.jobs.size },
-        'the intake worker stopped: the files it was reading fail, a new worker takes the next ones');
-      this.failAll(new EdocError('EDOC_READ_WORKER', `the intake worker stopped while it read the file (${why}); `
-        + 'nothing of it was sent: drop the file again to retry'));
+      this.logger.error(
+        { code: 'EDOC_READ_WORKER', reason: why, reads: this.jobs.size },
+        'the intake worker stopped: the files it was reading fail, a new worker takes the next ones',
+      );
+      this.failAll(
+        new EdocError(
+          'EDOC_READ_WORKER',
+          `the intake worker stopped while it read the file (${why}); ` +
+            'nothing of it was sent: drop the file again to retry',
+        ),
+      );
     };
     worker.on('error', (err) => died(err.message));
     worker.on('exit', (code) => died(`exit code ${code}`));

@@ -50,8 +50,13 @@ function serialize(err: unknown): SerializedError {
   if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
   const errno = (err as NodeJS.ErrnoException).code;
   return {
-    name: err.name, message: err.message,
-    ...(isEdocError(err) ? { edoc: err.code, context: err.context } : typeof errno === 'string' ? { errno } : {}),
+    name: err.name,
+    message: err.message,
+    ...(isEdocError(err)
+      ? { edoc: err.code, context: err.context }
+      : typeof errno === 'string'
+        ? { errno }
+        : {}),
   };
 }
 
@@ -70,7 +75,8 @@ function withTables(job: ReadJob): ReadJob {
       tables.set(name, versions);
     }
     const own = t.held === true ? versions.get(t.version) : t;
-    if (own === undefined) throw new Error(`master table ${name} version ${t.version} is not held by the intake worker`);
+    if (own === undefined)
+      throw new Error(`master table ${name} version ${t.version} is not held by the intake worker`);
     master[name] = own;
   }
   return { ...job, master };
@@ -80,12 +86,18 @@ async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promis
   const running: Running = { aborter: new AbortController(), credit: AHEAD };
   jobs.set(id, running);
   try {
-    const read = await readDocumentBatches(withTables(job.job), scrubberOf(job.secrets), running.aborter.signal);
+    const read = await readDocumentBatches(
+      withTables(job.job),
+      scrubberOf(job.secrets),
+      running.aborter.signal,
+    );
     post({ type: 'opened', id, details: read.details });
     for await (const docs of read.batches) {
       while (running.credit === 0) {
         running.aborter.signal.throwIfAborted();
-        await new Promise<void>((resolve) => { running.wake = resolve; });
+        await new Promise<void>((resolve) => {
+          running.wake = resolve;
+        });
       }
       running.aborter.signal.throwIfAborted();
       running.credit--;

@@ -32,7 +32,12 @@ export interface MasterDataOptions {
   now?(): number;
 }
 
-interface Seen { name: string; size: number; mtimeMs: number; since: number }
+interface Seen {
+  name: string;
+  size: number;
+  mtimeMs: number;
+  since: number;
+}
 
 const sameFile = (a: Seen | undefined, b: Omit<Seen, 'since'>): boolean =>
   a !== undefined && a.name === b.name && a.size === b.size && a.mtimeMs === b.mtimeMs;
@@ -50,7 +55,9 @@ export class MasterData {
 
   constructor(private readonly o: MasterDataOptions) {}
 
-  private now(): number { return this.o.now?.() ?? Date.now(); }
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
 
   /** One look at every folder now (tables present before the first file is read), then on a timer. */
   async start(): Promise<void> {
@@ -60,13 +67,17 @@ export class MasterData {
 
   private schedule(): void {
     if (this.closed) return;
-    this.timer = setTimeout(() => { void this.lookNow().finally(() => this.schedule()); }, this.o.config().masterData.every);
+    this.timer = setTimeout(() => {
+      void this.lookNow().finally(() => this.schedule());
+    }, this.o.config().masterData.every);
     this.timer.unref();
   }
 
   /** Looks at every table's folder once (tests and start-up); never throws. */
   lookNow(): Promise<void> {
-    this.looking ??= this.lookAll().finally(() => { this.looking = undefined; });
+    this.looking ??= this.lookAll().finally(() => {
+      this.looking = undefined;
+    });
     return this.looking;
   }
 
@@ -76,7 +87,10 @@ export class MasterData {
       try {
         await this.look(table, settings);
       } catch (err) {
-        this.o.logger.error({ err, table, folder: settings.folder }, 'master table: the folder could not be looked at');
+        this.o.logger.error(
+          { err, table, folder: settings.folder },
+          'master table: the folder could not be looked at',
+        );
       }
     }
   }
@@ -86,12 +100,18 @@ export class MasterData {
     await mkdir(t.folder, { recursive: true });
     const newest = await newestFile(t.folder);
     const latest = await this.o.ledger.latestMasterVersion(table);
-    if (newest !== undefined && !sameFile(this.handled.get(table), newest) && this.complete(table, newest)) {
+    if (
+      newest !== undefined &&
+      !sameFile(this.handled.get(table), newest) &&
+      this.complete(table, newest)
+    ) {
       const file = path.join(t.folder, newest.name);
       this.handled.set(table, { ...newest, since: this.now() });
       if (latest !== undefined && Math.floor(newest.mtimeMs) < latest.fileMtime) {
-        log.info({ table, file: newest.name, inUse: latest.file, version: latest.version },
-          'master table: not taken, the version in use was exported later');
+        log.info(
+          { table, file: newest.name, inUse: latest.file, version: latest.version },
+          'master table: not taken, the version in use was exported later',
+        );
       } else {
         await this.take(table, t, file, newest);
       }
@@ -108,28 +128,63 @@ export class MasterData {
     return this.now() - since >= stableMs || this.now() - f.mtimeMs >= stableMs;
   }
 
-  private async take(table: string, t: MasterTableConfig, file: string, f: Omit<Seen, 'since'>): Promise<void> {
+  private async take(
+    table: string,
+    t: MasterTableConfig,
+    file: string,
+    f: Omit<Seen, 'since'>,
+  ): Promise<void> {
     const log = this.o.logger;
     try {
-      const read = await readMasterFile(file, { table, key: t.key, columns: t.columns, encoding: t.encoding, delimiter: t.delimiter,
-        maxRecordBytes: this.o.config().read.maxRecordBytes });
+      const read = await readMasterFile(file, {
+        table,
+        key: t.key,
+        columns: t.columns,
+        encoding: t.encoding,
+        delimiter: t.delimiter,
+        maxRecordBytes: this.o.config().read.maxRecordBytes,
+      });
       const after = await stat(file);
       if (after.size !== f.size || after.mtimeMs !== f.mtimeMs) {
         this.handled.delete(table); // written on while read: taken again once complete
         return;
       }
-      const { stored, latest } = await this.o.ledger.storeMasterVersion({ table, file: f.name, sha256: read.sha256,
-        fileMtime: Math.floor(f.mtimeMs), columns: read.columns, rows: read.rows }, this.now());
+      const { stored, latest } = await this.o.ledger.storeMasterVersion(
+        {
+          table,
+          file: f.name,
+          sha256: read.sha256,
+          fileMtime: Math.floor(f.mtimeMs),
+          columns: read.columns,
+          rows: read.rows,
+        },
+        this.now(),
+      );
       if (stored !== undefined) {
-        log.info({ table, version: stored.version, file: f.name, rows: stored.rowCount, sha256: read.sha256 }, 'master table loaded');
+        log.info(
+          {
+            table,
+            version: stored.version,
+            file: f.name,
+            rows: stored.rowCount,
+            sha256: read.sha256,
+          },
+          'master table loaded',
+        );
       } else if (latest?.sha256 === read.sha256) {
-        log.info({ table, version: latest.version, file: f.name }, 'master table: same content as the version in use');
+        log.info(
+          { table, version: latest.version, file: f.name },
+          'master table: same content as the version in use',
+        );
       } else {
         this.handled.delete(table); // another node stored a version at the same moment: this file is weighed again next look
       }
     } catch (err) {
       if (!isEdocError(err, 'EDOC_MASTER_BAD_FILE')) throw err;
-      log.error({ code: err.code, table, file: f.name, row: err.context.row, column: err.context.column }, err.message);
+      log.error(
+        { code: err.code, table, file: f.name, row: err.context.row, column: err.context.column },
+        err.message,
+      );
     }
   }
 
@@ -140,9 +195,17 @@ export class MasterData {
     if (age <= t.maxAge || this.warnedStale.has(episode)) return;
     this.warnedStale.add(episode);
     const hours = Math.floor(age / 3_600_000);
-    this.o.logger.warn({ code: 'EDOC_MASTER_STALE', table, version: v.version, file: v.file, exportedAt: new Date(v.fileMtime).toISOString() },
-      `master table "${table}" (version ${v.version}, from ${v.file}) was exported ${hours} h ago, more than its maxAge `
-      + `of ${Math.round(t.maxAge / 3_600_000)} h: export the third-party file again`);
+    this.o.logger.warn(
+      {
+        code: 'EDOC_MASTER_STALE',
+        table,
+        version: v.version,
+        file: v.file,
+        exportedAt: new Date(v.fileMtime).toISOString(),
+      },
+      `master table "${table}" (version ${v.version}, from ${v.file}) was exported ${hours} h ago, more than its maxAge ` +
+        `of ${Math.round(t.maxAge / 3_600_000)} h: export the third-party file again`,
+    );
   }
 
   /** The tables a mapping reads, newest version each (a table with no file loaded yet is absent). */
@@ -181,7 +244,11 @@ async function newestFile(folder: string): Promise<Omit<Seen, 'since'> | undefin
     if (!entry.isFile() || !isMasterFileName(entry.name)) continue;
     const s = await stat(path.join(folder, entry.name)).catch(() => undefined);
     if (s === undefined) continue;
-    if (best === undefined || s.mtimeMs > best.mtimeMs || (s.mtimeMs === best.mtimeMs && entry.name > best.name)) {
+    if (
+      best === undefined ||
+      s.mtimeMs > best.mtimeMs ||
+      (s.mtimeMs === best.mtimeMs && entry.name > best.name)
+    ) {
       best = { name: entry.name, size: s.size, mtimeMs: s.mtimeMs };
     }
   }

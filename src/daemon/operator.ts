@@ -64,9 +64,19 @@ export class OperatorSurface {
     const http = options.config().http;
     if (http === undefined) return undefined;
     const { pipeline, logger } = options;
-    const probe = new ServiceProbe({ client: pipeline.client, rates: pipeline.rates, config: options.config, logger,
-      timeoutMs: options.probeTimeoutMs, mayProbe: (alias) => pipeline.mayStart(alias) });
-    const checks = readinessChecks(options, http.probeIdleMs, options.probeTimeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs);
+    const probe = new ServiceProbe({
+      client: pipeline.client,
+      rates: pipeline.rates,
+      config: options.config,
+      logger,
+      timeoutMs: options.probeTimeoutMs,
+      mayProbe: (alias) => pipeline.mayStart(alias),
+    });
+    const checks = readinessChecks(
+      options,
+      http.probeIdleMs,
+      options.probeTimeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs,
+    );
     const metrics = createOperatorMetrics({
       counts: () => pipeline.ledger.operatorCounts(),
       companies: () => options.config().companies,
@@ -75,8 +85,13 @@ export class OperatorSurface {
     });
     probe.start();
     try {
-      const server = await startOperatorServer({ listen: http.listen, token: http.token, sessionIdleMs: http.sessionIdleMs,
-        routes: [...routesOf(checks, metrics), ...consoleRoutes(consoleDeps(options))], logger });
+      const server = await startOperatorServer({
+        listen: http.listen,
+        token: http.token,
+        sessionIdleMs: http.sessionIdleMs,
+        routes: [...routesOf(checks, metrics), ...consoleRoutes(consoleDeps(options))],
+        logger,
+      });
       return new OperatorSurface(server, metrics, probe, checks);
     } catch (err) {
       metrics.close();
@@ -97,11 +112,14 @@ export class OperatorSurface {
    * the daemon then closes the listener.
    */
   reloadRefusal(next: Readonly<Config>): EdocError | undefined {
-    if (next.http === undefined || next.http.token !== undefined || !this.server.guarded) return undefined;
-    return new EdocError('EDOC_CONFIG_INVALID',
-      `http.token: the running listener (${this.server.url}) has a token; a reload cannot remove it, as that would open the console `
-        + 'and the metrics without one: keep http.token, remove the whole http section (the listener then closes), or restart the daemon',
-      { path: 'http.token' });
+    if (next.http === undefined || next.http.token !== undefined || !this.server.guarded)
+      return undefined;
+    return new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `http.token: the running listener (${this.server.url}) has a token; a reload cannot remove it, as that would open the console ` +
+        'and the metrics without one: keep http.token, remove the whole http section (the listener then closes), or restart the daemon',
+      { path: 'http.token' },
+    );
   }
 
   /** A new configuration (SIGHUP): the token applies now; a changed listen or session time on the next start. */
@@ -110,8 +128,14 @@ export class OperatorSurface {
     const refusal = this.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
     this.server.setToken(next.http.token);
-    if (next.http.listen !== before.http?.listen || next.http.sessionIdleMs !== before.http?.sessionIdleMs) {
-      logger.warn({ keys: ['http'] }, 'http (listen or sessionIdleMs) changed: this applies only when the daemon restarts; the token applies now');
+    if (
+      next.http.listen !== before.http?.listen ||
+      next.http.sessionIdleMs !== before.http?.sessionIdleMs
+    ) {
+      logger.warn(
+        { keys: ['http'] },
+        'http (listen or sessionIdleMs) changed: this applies only when the daemon restarts; the token applies now',
+      );
     }
   }
 
@@ -127,10 +151,7 @@ export class OperatorSurface {
 }
 
 function routesOf(checks: readonly ReadinessCheck[], metrics: OperatorMetrics): Route[] {
-  return [
-    ...healthRoutes(checks),
-    metrics.route,
-  ];
+  return [...healthRoutes(checks), metrics.route];
 }
 
 function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
@@ -141,17 +162,25 @@ function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
     ...(options.ranges === undefined ? {} : { ranges: options.ranges }),
     ...(options.alerts === undefined ? {} : { alerts: options.alerts }),
     receivedDir: (company) => path.join(options.config().paths.outbox, 'received', company),
-    actions: consoleActions(pipeline.ledger, { wake: () => pipeline.wake(), report: (fileId) => pipeline.report(fileId) }),
+    actions: consoleActions(pipeline.ledger, {
+      wake: () => pipeline.wake(),
+      report: (fileId) => pipeline.report(fileId),
+    }),
   };
 }
 
-function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, probeTimeoutMs: number): ReadinessCheck[] {
+function readinessChecks(
+  options: OperatorSurfaceOptions,
+  probeIdleMs: number,
+  probeTimeoutMs: number,
+): ReadinessCheck[] {
   const { pipeline } = options;
   let lastProbe: { at: number; problem: string | undefined } | undefined;
   const ledger: ReadinessCheck = {
     name: 'ledger',
     check: async () => {
-      if (pipeline.storagePaused) return 'paused: the disk is full or the ledger cannot be written (EDOC_STORAGE_FULL / EDOC_LEDGER_WRITE)';
+      if (pipeline.storagePaused)
+        return 'paused: the disk is full or the ledger cannot be written (EDOC_STORAGE_FULL / EDOC_LEDGER_WRITE)';
       const now = Date.now();
       if (lastProbe === undefined || now - lastProbe.at > LEDGER_PROBE_REUSE_MS) {
         let problem: string | undefined;
@@ -167,8 +196,12 @@ function readinessChecks(options: OperatorSurfaceOptions, probeIdleMs: number, p
   };
   const watcher: ReadinessCheck = { name: 'watcher', check: () => options.watcherProblem() };
   // An answer older than two probe periods (plus the probe's own timeout) means the probe is stuck.
-  const service = serviceAnswers(pipeline.health, 2 * probeIdleMs + probeTimeoutMs, Date.now,
-    () => !options.config().companies.some((c) => pipeline.mayStart(c.alias)));
+  const service = serviceAnswers(
+    pipeline.health,
+    2 * probeIdleMs + probeTimeoutMs,
+    Date.now,
+    () => !options.config().companies.some((c) => pipeline.mayStart(c.alias)),
+  );
   return [ledger, watcher, service, companiesCanSend(pipeline)];
 }
 
@@ -182,7 +215,10 @@ function companiesCanSend(pipeline: Pipeline): ReadinessCheck {
     check: () => {
       const views = pipeline.senderViews();
       if (views.length === 0 || views.some((v) => v.pause === undefined)) return undefined;
-      const each = views.map((v) => `${v.alias} since ${new Date(v.pause?.since ?? 0).toISOString()} (${v.pause?.reason ?? ''})`);
+      const each = views.map(
+        (v) =>
+          `${v.alias} since ${new Date(v.pause?.since ?? 0).toISOString()} (${v.pause?.reason ?? ''})`,
+      );
       return `no company can send: the service refused the credentials of ${each.join('; ')} (EDOC_SERVICE_UNAUTHORIZED); ${PAUSE_FIX}`;
     },
   };
@@ -201,7 +237,9 @@ export class InboxFolderCheck {
     this.lost.clear();
   }
 
-  async problem(folders: readonly { dir: string; kind: string; company: string }[]): Promise<string | undefined> {
+  async problem(
+    folders: readonly { dir: string; kind: string; company: string }[],
+  ): Promise<string | undefined> {
     for (const folder of folders) {
       try {
         await access(folder.dir);

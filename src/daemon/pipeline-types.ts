@@ -41,4 +41,7 @@ export interface PipelineFile extends Omit<DroppedFile, 'company'> {
  * again when space returns; `error` says why); `skipped` when the pipeline is stopping or the
  * company is not configured (any more).
  */
-export type Taken = { fileId?: number; outcome: IntakeOutcome } | { outcome: 'deferred'; error?: unknown } | { outcome: 'skipped' };
+export type Taken =
+  | { fileId?: number; outcome: IntakeOutcome }
+  | { outcome: 'deferred'; error?: unknown }
+  | { outcome: 'skipped' };

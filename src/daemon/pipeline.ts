@@ -20,7 +20,12 @@ import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
-import { COMPANY_SENDER_DEFAULTS, CompanySender, type SenderEvent, type SenderView } from '../submit/company-sender.js';
+import {
+  COMPANY_SENDER_DEFAULTS,
+  CompanySender,
+  type SenderEvent,
+  type SenderView,
+} from '../submit/company-sender.js';
 import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
 import { MappingCache } from './mapping-cache.js';
 import { ArchiveWatch } from './archive-watch.js';
@@ -79,15 +84,24 @@ export class Pipeline {
     readonly companies: CompanyRuntime,
   ) {
     this.senders = new Senders((company) => this.makeSender(company));
-    this.client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    this.client = new ServiceClient({
+      baseUrl: service.baseUrl,
+      paths: config.service.paths,
+      timeoutMs: config.service.timeoutMs,
+    });
     this.client.observe((call) => {
       if (call.httpStatus !== undefined) this.health.noteAnswer();
-      else if (!call.aborted && call.outcome === 'transient') this.health.noteFailure(`${call.op}: no answer`);
+      else if (!call.aborted && call.outcome === 'transient')
+        this.health.noteFailure(`${call.op}: no answer`);
     });
     this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
     this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
-    this.storage = new StorageWatch({ probe: () => ledger.probeWrite(), logger, dirs: [config.paths.state, config.paths.outbox] });
+    this.storage = new StorageWatch({
+      probe: () => ledger.probeWrite(),
+      logger,
+      dirs: [config.paths.state, config.paths.outbox],
+    });
     this.storage.onResume(() => {
       const files = [...this.deferred.values()];
       this.deferred.clear();
@@ -95,31 +109,62 @@ export class Pipeline {
       this.wake();
     });
     // The closures read the current configuration (it changes on SIGHUP).
-    this.archived = new ArchiveWatch({ ledger, logger, watchMs: () => this.config.watch.archiveWatchMs,
-      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000, onFlagged: (id) => this.reports.touch(id),
-      owns: (company) => this.owns(company) });
+    this.archived = new ArchiveWatch({
+      ledger,
+      logger,
+      watchMs: () => this.config.watch.archiveWatchMs,
+      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000,
+      onFlagged: (id) => this.reports.touch(id),
+      owns: (company) => this.owns(company),
+    });
     this.master = new MasterData({ ledger, logger, config: () => this.config });
-    this.reports = new ReportScheduler({ ledger, logger, storage: this.storage,
-      onArchived: (id, archivedPath) => void this.archived.add(id, archivedPath).catch((err: unknown) =>
-        logger.warn({ err, file: archivedPath }, 'could not watch an archived original')),
+    this.reports = new ReportScheduler({
+      ledger,
+      logger,
+      storage: this.storage,
+      onArchived: (id, archivedPath) =>
+        void this.archived
+          .add(id, archivedPath)
+          .catch((err: unknown) =>
+            logger.warn({ err, file: archivedPath }, 'could not watch an archived original'),
+          ),
       outboxDir: (company, kind) => outboxDir(this.config, company, kind),
       // a file given to `edoc-bridge submit` stays where the operator keeps it
-      archives: (file) => inInboxFolder(this.config, file), owns: (company) => this.owns(company),
-      scrub: (text) => secretScrubberOf(this.config).scrub(text) });
+      archives: (file) => inInboxFolder(this.config, file),
+      owns: (company) => this.owns(company),
+      scrub: (text) => secretScrubberOf(this.config).scrub(text),
+    });
   }
 
   /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, starts the senders. */
-  static async open(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions = {}): Promise<Pipeline> {
+  static async open(
+    config: Readonly<Config>,
+    logger: AppLogger,
+    options: PipelineOptions = {},
+  ): Promise<Pipeline> {
     // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
     let built: Pipeline | undefined;
-    const companies = await CompanyRuntime.for(config, logger, () => (built?.config ?? config).companies);
+    const companies = await CompanyRuntime.for(
+      config,
+      logger,
+      () => (built?.config ?? config).companies,
+    );
     const cluster = companies.cluster;
     // the fence: every pipeline write checks this node's lease of the company in the same transaction
-    const ledger = await openLedger(config, cluster === undefined ? {} : { fence: cluster.fence, program: cluster.applicationName,
-      idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs });
+    const ledger = await openLedger(
+      config,
+      cluster === undefined
+        ? {}
+        : {
+            fence: cluster.fence,
+            program: cluster.applicationName,
+            idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs,
+          },
+    );
     for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
     // with ledger.url no ledger makes the state folder, and the range watch and the alerts keep files there
-    if (config.ledger.url !== undefined) mkdirSync(config.paths.state, { recursive: true, mode: 0o700 });
+    if (config.ledger.url !== undefined)
+      mkdirSync(config.paths.state, { recursive: true, mode: 0o700 });
     let service: ResolvedService | undefined;
     let pipeline: Pipeline | undefined;
     try {
@@ -148,15 +193,28 @@ export class Pipeline {
     // one process (SQLite): wait out the last run's requests on this state folder, and mark this one
     if (!clustered) this.marked = followLastRun(this.config.paths.state, this.rates, this.logger);
     if (!clustered) await this.archived.start();
-    await this.companies.start({ ledger: this.ledger, logger: this.logger, senders: this.senders, rates: this.rates, reports: this.reports,
-      company: (alias) => (this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined),
-      stopping: () => this.closing !== undefined, drainMs: this.options.drainTimeoutMs }, this.config.companies);
+    await this.companies.start(
+      {
+        ledger: this.ledger,
+        logger: this.logger,
+        senders: this.senders,
+        rates: this.rates,
+        reports: this.reports,
+        company: (alias) =>
+          this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
+        stopping: () => this.closing !== undefined,
+        drainMs: this.options.drainTimeoutMs,
+      },
+      this.config.companies,
+    );
     // a cluster node re-arms the archive watch of the companies its first heartbeat took
     if (clustered) await this.archived.start();
   }
 
   /** What start-up recovery found left `sending` by a stopped run (cluster: by the last owners of the companies taken). */
-  get recovered(): { resent: number; inDoubt: number } { return this.companies.recovered; }
+  get recovered(): { resent: number; inDoubt: number } {
+    return this.companies.recovered;
+  }
 
   /** Whether this process runs the company now: always with one node; in a cluster, while it holds the lease. */
   owns(alias: string): boolean {
@@ -179,19 +237,36 @@ export class Pipeline {
   private makeSender(company: CompanyConfig): CompanySender {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     return new CompanySender({
-      ledger: this.ledger, client, company, rate: this.rates.of(company), retry: this.config.retry, pos: this.config.kinds.pos,
-      logger: this.logger, storage: this.storage,
-      onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
+      ledger: this.ledger,
+      client,
+      company,
+      rate: this.rates.of(company),
+      retry: this.config.retry,
+      pos: this.config.kinds.pos,
+      logger: this.logger,
+      storage: this.storage,
+      onChanged: (ids) => {
+        for (const id of ids) this.reports.touch(id);
+      },
       onEvent: (event) => this.senderEvents.emit('event', event),
-      ...(this.companies.cluster === undefined ? { commits: this.sharedCommits() } : {
-        mayStart: () => this.companies.mayStart(company.alias), onFenced: () => this.companies.fenced(company.alias) }),
+      ...(this.companies.cluster === undefined
+        ? { commits: this.sharedCommits() }
+        : {
+            mayStart: () => this.companies.mayStart(company.alias),
+            onFenced: () => this.companies.fenced(company.alias),
+          }),
     });
   }
 
   /** One node: every company's marks and verdicts of a turn in one transaction (one fsync), not one per company. */
   private sharedCommits(): SubmissionBatcher {
-    this.commits ??= submissionBatcher(this.ledger, { onChanged: (ids) => { for (const id of ids) this.reports.touch(id); },
-      now: ledgerNow, lazyMs: COMPANY_SENDER_DEFAULTS.lazyCommitMs });
+    this.commits ??= submissionBatcher(this.ledger, {
+      onChanged: (ids) => {
+        for (const id of ids) this.reports.touch(id);
+      },
+      now: ledgerNow,
+      lazyMs: COMPANY_SENDER_DEFAULTS.lazyCommitMs,
+    });
     return this.commits;
   }
 
@@ -234,7 +309,10 @@ export class Pipeline {
       await this.take(file);
     } catch (err) {
       // One bad file never takes the daemon down.
-      this.logger.error({ err, file: file.path, kind: file.kind, company: file.company }, 'intake failed');
+      this.logger.error(
+        { err, file: file.path, kind: file.kind, company: file.company },
+        'intake failed',
+      );
     }
   }
 
@@ -245,26 +323,40 @@ export class Pipeline {
   async take(file: PipelineFile): Promise<Taken> {
     const company = this.config.companies.find((c) => c.alias === file.company);
     // cluster mode: another node owns the company (it takes the file); this one takes it again if it gains the company
-    if (!company || this.stopping.signal.aborted || !this.owns(company.alias)) return { outcome: 'skipped' };
+    if (!company || this.stopping.signal.aborted || !this.owns(company.alias))
+      return { outcome: 'skipped' };
     if (this.storage.paused) {
       this.deferred.set(file.path, file);
       return { outcome: 'deferred' };
     }
     try {
-      const result = await intakeFile({
-        ledger: this.ledger, config: this.config, logger: this.logger,
-        mapping: (kind) => this.mappings.of(this.config, kind), masterTables: (mapping) => this.master.tablesFor(mapping),
-        onDocuments: (alias) => this.senders.get(alias)?.wake(),
-        onFileChanged: (id) => this.reports.touch(id),
-        signal: this.stopping.signal,
-        ...(this.reader ? { reader: this.reader } : {}),
-        ...(this.options.today ? { today: this.options.today } : {}),
-        ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
-      }, { path: file.path, kind: file.kind, company, size: file.size, mtimeMs: file.mtimeMs,
-        ...(file.originalName === undefined ? {} : { originalName: file.originalName }) });
+      const result = await intakeFile(
+        {
+          ledger: this.ledger,
+          config: this.config,
+          logger: this.logger,
+          mapping: (kind) => this.mappings.of(this.config, kind),
+          masterTables: (mapping) => this.master.tablesFor(mapping),
+          onDocuments: (alias) => this.senders.get(alias)?.wake(),
+          onFileChanged: (id) => this.reports.touch(id),
+          signal: this.stopping.signal,
+          ...(this.reader ? { reader: this.reader } : {}),
+          ...(this.options.today ? { today: this.options.today } : {}),
+          ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
+        },
+        {
+          path: file.path,
+          kind: file.kind,
+          company,
+          size: file.size,
+          mtimeMs: file.mtimeMs,
+          ...(file.originalName === undefined ? {} : { originalName: file.originalName }),
+        },
+      );
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
       // interrupted by shutdown, keeps it (taken again)
-      if (file.marker !== undefined && markerDone(result.outcome)) await removeMarker(file.marker, this.logger);
+      if (file.marker !== undefined && markerDone(result.outcome))
+        await removeMarker(file.marker, this.logger);
       return result;
     } catch (err) {
       // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:
@@ -331,7 +423,12 @@ export class Pipeline {
       ['cluster', () => this.companies.close()],
       ['client', () => this.client.close()],
       // every request of this run has ended (the client's pool is closed): the next run waits a window past now
-      ['run marks', () => { if (this.marked) markEnded(this.config.paths.state); }],
+      [
+        'run marks',
+        () => {
+          if (this.marked) markEnded(this.config.paths.state);
+        },
+      ],
       ['service', () => this.service.close()],
       ['ledger', () => this.ledger.close()],
     ];

@@ -77,11 +77,18 @@ export class ReportScheduler {
   touch(fileId: number): void {
     this.dirty.add(fileId);
     this.schedule(this.intervalMs);
-    this.options.ledger.fileProgress(fileId).then((p) => {
-      if (!p.final || !this.dirty.has(fileId)) return;
-      this.complete.add(fileId);
-      this.schedule(0);
-    }, (err: unknown) => this.options.logger.warn({ err, fileId }, 'could not read a file\'s progress; its report is written at the next pass'));
+    this.options.ledger.fileProgress(fileId).then(
+      (p) => {
+        if (!p.final || !this.dirty.has(fileId)) return;
+        this.complete.add(fileId);
+        this.schedule(0);
+      },
+      (err: unknown) =>
+        this.options.logger.warn(
+          { err, fileId },
+          "could not read a file's progress; its report is written at the next pass",
+        ),
+    );
   }
 
   /** Writes every dirty report now (final ones settle). Resolves when done. */
@@ -152,10 +159,16 @@ export class ReportScheduler {
       const file = await this.options.ledger.getFile(fileId);
       if (!file) throw new Error(`reportNow: no file ${fileId} in the ledger`);
       const written = await this.write(file, this.timesOf(fileId));
-      return written ?? writeFileReport(this.options.ledger, fileId, this.outboxOf(file), { scrub: this.scrub() });
+      return (
+        written ??
+        writeFileReport(this.options.ledger, fileId, this.outboxOf(file), { scrub: this.scrub() })
+      );
     })();
     // a timer pass waits for this one, as for a flush
-    const running = job.then(() => undefined, () => undefined);
+    const running = job.then(
+      () => undefined,
+      () => undefined,
+    );
     this.running = running;
     try {
       return await job;
@@ -168,7 +181,10 @@ export class ReportScheduler {
     const { logger } = this.options;
     // a ledger that cannot be read now (PostgreSQL: connection cut) must not end the timer's pass: tried again later
     const file = await this.options.ledger.getFile(fileId).catch((err: unknown) => {
-      logger.warn({ err, fileId }, 'the ledger could not be read for a report: tried again shortly');
+      logger.warn(
+        { err, fileId },
+        'the ledger could not be read for a report: tried again shortly',
+      );
       this.dirty.add(fileId);
       return null;
     });
@@ -187,14 +203,25 @@ export class ReportScheduler {
       // Cluster: the company's lease went to another node between the owner check and the write; its new
       // owner writes the report. Not an outbox failure.
       if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) {
-        logger.info({ file: file.name, company: file.company }, 'report left to the company\'s new owner (its lease moved)');
+        logger.info(
+          { file: file.name, company: file.company },
+          "report left to the company's new owner (its lease moved)",
+        );
         this.times.delete(fileId);
         return;
       }
       const full = this.options.storage?.report(err, 'outbox') === true;
       if (!full && !t.failing) {
-        logger.error({ err, code: 'EDOC_REPORT_WRITE', file: file.name, kind: file.kind, company: file.company },
-          'cannot write the outbox; results are kept in the ledger and written when it is back');
+        logger.error(
+          {
+            err,
+            code: 'EDOC_REPORT_WRITE',
+            file: file.name,
+            kind: file.kind,
+            company: file.company,
+          },
+          'cannot write the outbox; results are kept in the ledger and written when it is back',
+        );
       }
       t.failing ||= !full;
       this.dirty.add(fileId);
@@ -209,7 +236,14 @@ export class ReportScheduler {
 
   private timesOf(fileId: number): FileTimes {
     const now = Date.now();
-    const t = this.times.get(fileId) ?? { lastWrite: 0, nextWrite: 0, lastProgress: now, startedAt: now, doneAtStart: -1, failing: false };
+    const t = this.times.get(fileId) ?? {
+      lastWrite: 0,
+      nextWrite: 0,
+      lastProgress: now,
+      startedAt: now,
+      doneAtStart: -1,
+      failing: false,
+    };
     this.times.set(fileId, t);
     return t;
   }
@@ -230,7 +264,10 @@ export class ReportScheduler {
     const outboxDir = this.outboxOf(file);
     await mkdir(outboxDir, { recursive: true });
     const scrub = this.scrub();
-    const settled = await settleFile(ledger, fileId, outboxDir, { archive: file.archive ?? this.options.archives?.(file.path) ?? true, scrub });
+    const settled = await settleFile(ledger, fileId, outboxDir, {
+      archive: file.archive ?? this.options.archives?.(file.path) ?? true,
+      scrub,
+    });
     let written = settled.report;
     if (!settled.settled) {
       written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
@@ -238,15 +275,32 @@ export class ReportScheduler {
     } else {
       this.times.delete(fileId);
       if (settled.changedAfterSend === true) {
-        logger.error({ code: 'EDOC_READ_CHANGED_AFTER_SEND', file: file.name, kind: file.kind, company: file.company },
-          'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived '
-          + 'and is taken as a new file');
+        logger.error(
+          {
+            code: 'EDOC_READ_CHANGED_AFTER_SEND',
+            file: file.name,
+            kind: file.kind,
+            company: file.company,
+          },
+          'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived ' +
+            'and is taken as a new file',
+        );
       }
-      if (settled.archivedPath !== undefined) this.options.onArchived?.(fileId, settled.archivedPath);
+      if (settled.archivedPath !== undefined)
+        this.options.onArchived?.(fileId, settled.archivedPath);
       const counts = settled.report?.counts;
       // said once, when the final report or the archive happens: not again for a file settled before
       if (settled.report !== undefined || settled.archivedPath !== undefined) {
-        logger.info({ file: file.name, kind: file.kind, company: file.company, counts, archived: settled.archivedPath }, 'file complete');
+        logger.info(
+          {
+            file: file.name,
+            kind: file.kind,
+            company: file.company,
+            counts,
+            archived: settled.archivedPath,
+          },
+          'file complete',
+        );
       }
     }
     if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
@@ -254,7 +308,13 @@ export class ReportScheduler {
     return written;
   }
 
-  private async progress(fileId: number, name: string, company: string, kind: string, t: FileTimes): Promise<void> {
+  private async progress(
+    fileId: number,
+    name: string,
+    company: string,
+    kind: string,
+    t: FileTimes,
+  ): Promise<void> {
     const now = Date.now();
     // The first report only sets the baseline, so the first line comes one interval after it, not two.
     if (t.doneAtStart >= 0 && now - t.lastProgress < this.progressMs) return;
@@ -270,8 +330,20 @@ export class ReportScheduler {
     t.lastProgress = now;
     const rate = (done - t.doneAtStart) / Math.max((now - t.startedAt) / 1000, 0.001);
     const left = p.total - done;
-    this.options.logger.info({ file: name, company, kind, done, total: p.total, rejected: c.rejected, invalid: c.invalid,
-      failed: c.failed, ratePerSecond: Math.round(rate * 10) / 10, etaSeconds: rate > 0 ? Math.round(left / rate) : null },
-    'progress');
+    this.options.logger.info(
+      {
+        file: name,
+        company,
+        kind,
+        done,
+        total: p.total,
+        rejected: c.rejected,
+        invalid: c.invalid,
+        failed: c.failed,
+        ratePerSecond: Math.round(rate * 10) / 10,
+        etaSeconds: rate > 0 ? Math.round(left / rate) : null,
+      },
+      'progress',
+    );
   }
 }

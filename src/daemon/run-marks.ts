@@ -33,7 +33,11 @@ function file(stateDir: string): string {
  * when none ran here: its clean end, or `startedAt` (this process's start) after a run that died. A mark
  * that cannot be read (torn by a crash) counts as a run that died.
  */
-export function previousRunEnd(stateDir: string, now = Date.now(), startedAt = performance.timeOrigin): number | undefined {
+export function previousRunEnd(
+  stateDir: string,
+  now = Date.now(),
+  startedAt = performance.timeOrigin,
+): number | undefined {
   let text: string;
   try {
     text = readFileSync(file(stateDir), 'utf8');
@@ -42,7 +46,8 @@ export function previousRunEnd(stateDir: string, now = Date.now(), startedAt = p
   }
   try {
     const marks = JSON.parse(text) as Marks;
-    if (marks.running === undefined && typeof marks.ended === 'number') return Math.min(marks.ended, now);
+    if (marks.running === undefined && typeof marks.ended === 'number')
+      return Math.min(marks.ended, now);
   } catch {
     // torn: as a run that died
   }
@@ -51,7 +56,9 @@ export function previousRunEnd(stateDir: string, now = Date.now(), startedAt = p
 
 /** This run may send from now on. Throws when the state folder cannot be written (the caller decides). */
 export function markRunning(stateDir: string, now = Date.now()): void {
-  writeFileSync(file(stateDir), `${JSON.stringify({ running: { pid: process.pid, at: now } })}\n`, { mode: 0o600 });
+  writeFileSync(file(stateDir), `${JSON.stringify({ running: { pid: process.pid, at: now } })}\n`, {
+    mode: 0o600,
+  });
 }
 
 /** This run's requests have all ended (its senders drained): the next run waits one window past `now`. */
@@ -72,7 +79,10 @@ export function followLastRun(stateDir: string, rates: CompanyRates, logger: App
     markRunning(stateDir);
     return true;
   } catch (err) {
-    logger.warn({ err, state: stateDir }, 'could not mark this run in the state folder: the next run waits a rate window at its start');
+    logger.warn(
+      { err, state: stateDir },
+      'could not mark this run in the state folder: the next run waits a rate window at its start',
+    );
     return false;
   }
 }

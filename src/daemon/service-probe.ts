@@ -45,7 +45,11 @@ export class ServiceProbe {
   constructor(private readonly options: ServiceProbeOptions) {}
 
   private get idleMs(): number {
-    return this.options.idleMs ?? this.options.config().http?.probeIdleMs ?? SERVICE_PROBE_DEFAULTS.idleMs;
+    return (
+      this.options.idleMs ??
+      this.options.config().http?.probeIdleMs ??
+      SERVICE_PROBE_DEFAULTS.idleMs
+    );
   }
 
   /** Probes at once (readiness needs a first answer), then whenever the service has been idle for `idleMs`. */
@@ -62,7 +66,9 @@ export class ServiceProbe {
     const idle = Date.now() - this.lastCall;
     let wait = this.idleMs - idle;
     if (wait <= 0 && this.inFlight === undefined) {
-      this.inFlight = this.probe().finally(() => { this.inFlight = undefined; });
+      this.inFlight = this.probe().finally(() => {
+        this.inFlight = undefined;
+      });
       wait = this.idleMs;
     }
     // a tick at least every second: a reload may shorten idleMs; and a probe in flight is waited for
@@ -82,9 +88,19 @@ export class ServiceProbe {
     try {
       const timeoutMs = this.options.timeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs;
       const rate = this.options.rates.of(company);
-      const res = await rate.send(() => this.options.client.listRanges(company, { nit: company.nit },
-        { timeoutMs, signal: this.stop.signal }), this.stop.signal);
-      this.options.logger.debug({ company: company.alias, httpStatus: res.httpStatus, outcome: res.outcome.kind }, 'service probe');
+      const res = await rate.send(
+        () =>
+          this.options.client.listRanges(
+            company,
+            { nit: company.nit },
+            { timeoutMs, signal: this.stop.signal },
+          ),
+        this.stop.signal,
+      );
+      this.options.logger.debug(
+        { company: company.alias, httpStatus: res.httpStatus, outcome: res.outcome.kind },
+        'service probe',
+      );
     } catch (err) {
       // the client answers every failure as an outcome; this is a fault of ours, not the service's
       this.options.logger.warn({ err, company: company.alias }, 'service probe failed');

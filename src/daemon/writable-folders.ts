@@ -25,7 +25,10 @@ export function writableFolders(config: Readonly<Config>): { key: string; dir: s
 }
 
 /** Throws EDOC_CONFIG_NOT_WRITABLE (exit 2) naming the configuration file, the key and the folder. */
-export async function checkWritableFolders(config: Readonly<Config>, configFile: string): Promise<void> {
+export async function checkWritableFolders(
+  config: Readonly<Config>,
+  configFile: string,
+): Promise<void> {
   for (const { key, dir } of writableFolders(config)) {
     const probe = path.join(dir, `.edoc-write-probe-${randomBytes(4).toString('hex')}`);
     try {
@@ -35,9 +38,14 @@ export async function checkWritableFolders(config: Readonly<Config>, configFile:
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       if (code === 'ENOSPC' || code === 'EDQUOT') continue;
-      throw new EdocError('EDOC_CONFIG_NOT_WRITABLE', `${configFile}: ${key}: this process cannot write ${dir} (${code}); `
-        + 'give the service user write access to it, or set the key to a folder it can write (relative paths resolve against '
-        + 'the configuration file\'s folder)', { file: configFile, path: key, dir, errno: code }, { cause: err });
+      throw new EdocError(
+        'EDOC_CONFIG_NOT_WRITABLE',
+        `${configFile}: ${key}: this process cannot write ${dir} (${code}); ` +
+          'give the service user write access to it, or set the key to a folder it can write (relative paths resolve against ' +
+          "the configuration file's folder)",
+        { file: configFile, path: key, dir, errno: code },
+        { cause: err },
+      );
     }
   }
 }

@@ -8,7 +8,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { envelopeReply, header, parseIntStrict, type Reply } from './http.js';
 import type { CompanyState, EmulatorState } from './state.js';
 
-export type AuthFailure = 'missing-key' | 'missing-company' | 'bad-company-id' | 'unknown-company' | 'bad-key';
+export type AuthFailure =
+  'missing-key' | 'missing-company' | 'bad-company-id' | 'unknown-company' | 'bad-key';
 
 export type AuthResult =
   | { ok: true; company: CompanyState }

@@ -45,12 +45,18 @@ export interface Verdict {
 export function authorityVerdict(state: EmulatorState, input: VerdictInput): Verdict {
   const reasons: string[] = [];
   const { company, kind, prefix, number } = input;
-  if (state.findAccepted(company.id, familyOf(kind), prefix, number) !== undefined) reasons.push(REGLA_90);
+  if (state.findAccepted(company.id, familyOf(kind), prefix, number) !== undefined)
+    reasons.push(REGLA_90);
   let range: RangeState | undefined = input.range;
   if (range === undefined && input.checkRange !== false) {
     range = rangeContaining(state, company, kind, prefix, number);
     if (range === undefined) {
-      reasons.push(regla('FAD05', `El número ${prefix}${number} no está dentro de un rango de numeración vigente del prefijo ${prefix}.`));
+      reasons.push(
+        regla(
+          'FAD05',
+          `El número ${prefix}${number} no está dentro de un rango de numeración vigente del prefijo ${prefix}.`,
+        ),
+      );
     }
   }
   for (const p of input.totals ?? []) reasons.push(regla('FAU04', `${p.path}: ${p.message}`));
@@ -63,6 +69,14 @@ export function authorityVerdict(state: EmulatorState, input: VerdictInput): Ver
 }
 
 /** CUFE / CUDE / CUNE: SHA-384 hex of what makes the document unique, plus the moment it was issued. */
-export function documentCode(company: CompanyState, kind: DocKind, prefix: string, number: string, issuedAt: string): string {
-  return createHash('sha384').update(`${company.nit}|${kind}|${prefix}${number}|${issuedAt}`).digest('hex');
+export function documentCode(
+  company: CompanyState,
+  kind: DocKind,
+  prefix: string,
+  number: string,
+  issuedAt: string,
+): string {
+  return createHash('sha384')
+    .update(`${company.nit}|${kind}|${prefix}${number}|${issuedAt}`)
+    .digest('hex');
 }

@@ -29,13 +29,30 @@ export interface Envelope {
   ResultData: unknown;
 }
 
-export function envelope(resultCode: number, isValid: boolean, resultData: unknown, errors: string[] = [], warnings: string[] = []): Envelope {
-  return { Errors: errors, IsValid: isValid, ResultCode: resultCode, Warning: warnings, ResultData: resultData };
+export function envelope(
+  resultCode: number,
+  isValid: boolean,
+  resultData: unknown,
+  errors: string[] = [],
+  warnings: string[] = [],
+): Envelope {
+  return {
+    Errors: errors,
+    IsValid: isValid,
+    ResultCode: resultCode,
+    Warning: warnings,
+    ResultData: resultData,
+  };
 }
 
 /** A reply carrying the envelope. */
 export function envelopeReply(
-  status: number, resultCode: number, isValid: boolean, resultData: unknown, errors: string[] = [], warnings: string[] = [],
+  status: number,
+  resultCode: number,
+  isValid: boolean,
+  resultData: unknown,
+  errors: string[] = [],
+  warnings: string[] = [],
 ): Reply {
   return { status, body: envelope(resultCode, isValid, resultData, errors, warnings) };
 }
@@ -55,17 +72,25 @@ export function parseIntStrict(value: string | null | undefined): number | undef
 export type JsonParse = { ok: true; value: unknown } | { ok: false; message: string };
 
 export function parseJson(text: string): JsonParse {
-  if (text.trim() === '') return { ok: false, message: 'El cuerpo de la solicitud es obligatorio.' };
+  if (text.trim() === '')
+    return { ok: false, message: 'El cuerpo de la solicitud es obligatorio.' };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {
-    return { ok: false, message: `El cuerpo de la solicitud no es JSON válido: ${(err as Error).message}` };
+    return {
+      ok: false,
+      message: `El cuerpo de la solicitud no es JSON válido: ${(err as Error).message}`,
+    };
   }
 }
 
 /** zod issues as `path: message` lines (the service's per-field messages). */
-export function issueMessages(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
-  return issues.map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(cuerpo)'}: ${i.message}`);
+export function issueMessages(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): string[] {
+  return issues.map(
+    (i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(cuerpo)'}: ${i.message}`,
+  );
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -36,11 +36,24 @@ export function inspect(deps: InspectDeps, method: string, url: URL, text: strin
       const kind = url.searchParams.get('kind');
       const withRequest = url.searchParams.get('withRequest') === 'true';
       const documents = deps.state.data.documents
-        .filter((d) => (company === undefined || d.company === company) && (kind === null || d.kind === kind))
+        .filter(
+          (d) =>
+            (company === undefined || d.company === company) && (kind === null || d.kind === kind),
+        )
         .map((d) => ({
-          id: d.id, company: d.company, kind: d.kind, family: d.family, prefix: d.prefix, number: d.number,
-          documentNumber: `${d.prefix}${d.number}`, cufe: d.cufe, accepted: d.accepted, reasons: d.reasons,
-          time: d.time, emailed: d.emailed, ...(withRequest ? { request: d.request } : {}),
+          id: d.id,
+          company: d.company,
+          kind: d.kind,
+          family: d.family,
+          prefix: d.prefix,
+          number: d.number,
+          documentNumber: `${d.prefix}${d.number}`,
+          cufe: d.cufe,
+          accepted: d.accepted,
+          reasons: d.reasons,
+          time: d.time,
+          emailed: d.emailed,
+          ...(withRequest ? { request: d.request } : {}),
         }));
       return { status: 200, body: { documents } };
     }

@@ -4,7 +4,10 @@ import { advanceRange } from './numbering.js';
 import type { EmulatorState, IssuedDocument } from './state.js';
 
 export function issueDocument(
-  state: EmulatorState, input: VerdictInput, request: unknown, emailed = false,
+  state: EmulatorState,
+  input: VerdictInput,
+  request: unknown,
+  emailed = false,
 ): IssuedDocument {
   const verdict = authorityVerdict(state, input);
   const time = new Date().toISOString();

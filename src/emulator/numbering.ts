@@ -10,12 +10,18 @@ import type { CompanyState, DocKind, EmulatorState, RangeState } from './state.j
 /** Which range types number each kind of document. */
 export function rangeTypesFor(kind: DocKind): RangeDocumentType[] {
   switch (kind) {
-    case 'invoice': return ['Invoice', 'ContingencyInvoice'];
-    case 'credit-note': return ['CreditNote'];
-    case 'debit-note': return ['DebitNote'];
-    case 'support-document': return ['SupportDocument'];
-    case 'support-adjustment': return ['SupportAdjustmentNote'];
-    default: return ['Pos'];
+    case 'invoice':
+      return ['Invoice', 'ContingencyInvoice'];
+    case 'credit-note':
+      return ['CreditNote'];
+    case 'debit-note':
+      return ['DebitNote'];
+    case 'support-document':
+      return ['SupportDocument'];
+    case 'support-adjustment':
+      return ['SupportAdjustmentNote'];
+    default:
+      return ['Pos'];
   }
 }
 
@@ -27,7 +33,12 @@ export interface Assigned {
 }
 
 /** The next consecutive of the first current range (of `prefix` when given) that still has numbers. */
-export function assignNumber(state: EmulatorState, company: CompanyState, kind: DocKind, prefix?: string): Assigned | undefined {
+export function assignNumber(
+  state: EmulatorState,
+  company: CompanyState,
+  kind: DocKind,
+  prefix?: string,
+): Assigned | undefined {
   const range = state
     .currentRanges(company, rangeTypesFor(kind), prefix)
     .find((r) => r.Next <= r.ToNumber);
@@ -45,7 +56,11 @@ export function assignNumber(state: EmulatorState, company: CompanyState, kind: 
 
 /** The current range of `prefix` that contains `number`, if any. */
 export function rangeContaining(
-  state: EmulatorState, company: CompanyState, kind: DocKind, prefix: string, number: string,
+  state: EmulatorState,
+  company: CompanyState,
+  kind: DocKind,
+  prefix: string,
+  number: string,
 ): RangeState | undefined {
   if (!/^\d{1,15}$/.test(number)) return undefined;
   const n = Number(number);

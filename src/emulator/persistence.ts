@@ -10,8 +10,12 @@ import type { StateData } from './state.js';
 
 const stateFileSchema = z.looseObject({
   version: z.literal(1),
-  companies: z.array(z.looseObject({ id: z.number(), apiKey: z.string(), ranges: z.array(z.unknown()) })),
-  documents: z.array(z.looseObject({ company: z.number(), prefix: z.string(), number: z.string() })),
+  companies: z.array(
+    z.looseObject({ id: z.number(), apiKey: z.string(), ranges: z.array(z.unknown()) }),
+  ),
+  documents: z.array(
+    z.looseObject({ company: z.number(), prefix: z.string(), number: z.string() }),
+  ),
   nextDocumentId: z.number().int().positive(),
 });
 
@@ -22,18 +26,32 @@ export async function loadStateFile(file: string): Promise<StateData | undefined
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new EdocError('EDOC_EMULATOR_STATE_INVALID', `Emulator state ${file} cannot be read`, { file }, { cause: err });
+    throw new EdocError(
+      'EDOC_EMULATOR_STATE_INVALID',
+      `Emulator state ${file} cannot be read`,
+      { file },
+      { cause: err },
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new EdocError('EDOC_EMULATOR_STATE_INVALID', `Emulator state ${file} is not valid JSON`, { file }, { cause: err });
+    throw new EdocError(
+      'EDOC_EMULATOR_STATE_INVALID',
+      `Emulator state ${file} is not valid JSON`,
+      { file },
+      { cause: err },
+    );
   }
   const parsed = stateFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new EdocError('EDOC_EMULATOR_STATE_INVALID', `Emulator state ${file} invalid at ${issue.path.join('.')}: ${issue.message}`, { file });
+    throw new EdocError(
+      'EDOC_EMULATOR_STATE_INVALID',
+      `Emulator state ${file} invalid at ${issue.path.join('.')}: ${issue.message}`,
+      { file },
+    );
   }
   return json as StateData;
 }
@@ -100,7 +118,12 @@ export class StateWriter {
     if (this.lastError !== undefined) {
       const err = this.lastError;
       this.lastError = undefined;
-      throw new EdocError('EDOC_EMULATOR_STATE_WRITE', `Emulator state ${this.file} could not be written`, { file: this.file }, { cause: err });
+      throw new EdocError(
+        'EDOC_EMULATOR_STATE_WRITE',
+        `Emulator state ${this.file} could not be written`,
+        { file: this.file },
+        { cause: err },
+      );
     }
   }
 }

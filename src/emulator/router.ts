@@ -5,7 +5,10 @@
  */
 import { ENDPOINTS, OPERATION_IDS, matchEndpoint, type OperationId } from '../service/endpoints.js';
 import type { EmulatorRequest, Reply } from './http.js';
-import { handleInvoiceCommissioning, handlePayrollCommissioning } from './handlers/commissioning.js';
+import {
+  handleInvoiceCommissioning,
+  handlePayrollCommissioning,
+} from './handlers/commissioning.js';
 import { handleInvoice } from './handlers/invoice.js';
 import { handleCreateRange, handleListRanges } from './handlers/numbering.js';
 import { handlePayroll } from './handlers/payroll.js';
@@ -43,14 +46,28 @@ export function route(method: string, pathname: string): RouteResult {
   if (match !== undefined) return { kind: 'operation', op: match.op, params: match.params };
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   // An unknown E3 tipo still reaches E3, which answers the POS 400 record naming it.
-  if (method === 'POST' && path.startsWith(E3_PREFIX) && !path.slice(E3_PREFIX.length).includes('/') && path.length > E3_PREFIX.length) {
-    return { kind: 'operation', op: 'E3', params: { tipoAsSent: decodeURIComponent(path.slice(E3_PREFIX.length)) } };
+  if (
+    method === 'POST' &&
+    path.startsWith(E3_PREFIX) &&
+    !path.slice(E3_PREFIX.length).includes('/') &&
+    path.length > E3_PREFIX.length
+  ) {
+    return {
+      kind: 'operation',
+      op: 'E3',
+      params: { tipoAsSent: decodeURIComponent(path.slice(E3_PREFIX.length)) },
+    };
   }
-  const known = OPERATION_IDS.some((op) => ENDPOINTS[op].primary === path || ENDPOINTS[op].alias === path);
+  const known = OPERATION_IDS.some(
+    (op) => ENDPOINTS[op].primary === path || ENDPOINTS[op].alias === path,
+  );
   return known ? { kind: 'method-not-allowed' } : { kind: 'not-found' };
 }
 
 /** A framework-style (Spring) error body: not an envelope. */
 export function frameworkError(status: number, error: string, path: string): Reply {
-  return { status, body: { timestamp: new Date().toISOString().replace('Z', '+00:00'), status, error, path } };
+  return {
+    status,
+    body: { timestamp: new Date().toISOString().replace('Z', '+00:00'), status, error, path },
+  };
 }

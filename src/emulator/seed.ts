@@ -13,7 +13,13 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 /** The create-numbering DocumentType values plus the seed-only `SupportAdjustmentNote`. */
 export const rangeDocumentTypes = [
-  'Invoice', 'CreditNote', 'DebitNote', 'ContingencyInvoice', 'SupportDocument', 'Pos', 'SupportAdjustmentNote',
+  'Invoice',
+  'CreditNote',
+  'DebitNote',
+  'ContingencyInvoice',
+  'SupportDocument',
+  'Pos',
+  'SupportAdjustmentNote',
 ] as const;
 export type RangeDocumentType = (typeof rangeDocumentTypes)[number];
 
@@ -44,7 +50,8 @@ const posCommissioning = z.enum(['succeed', 'fail', 'partial', 'error']);
  */
 export const seedReceivedSchema = z.record(z.string(), z.unknown()).superRefine((doc, ctx) => {
   for (const key of ['cufe', 'documentNumber', 'documentDate']) {
-    if (typeof doc[key] !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string' });
+    if (typeof doc[key] !== 'string')
+      ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string' });
   }
   if (typeof doc.documentDate === 'string' && Number.isNaN(Date.parse(doc.documentDate))) {
     ctx.addIssue({ code: 'custom', path: ['documentDate'], message: 'must be an HTTP-date' });
@@ -86,9 +93,14 @@ export function parseSeed(value: unknown, file?: string): Seed {
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue.path.join('.') || '(root)';
-    throw new EdocError('EDOC_EMULATOR_SEED_INVALID', `Emulator seed ${file ?? ''} invalid at ${where}: ${issue.message}`.replace('  ', ' '), {
-      file, field: where,
-    });
+    throw new EdocError(
+      'EDOC_EMULATOR_SEED_INVALID',
+      `Emulator seed ${file ?? ''} invalid at ${where}: ${issue.message}`.replace('  ', ' '),
+      {
+        file,
+        field: where,
+      },
+    );
   }
   return result.data;
 }
@@ -98,13 +110,23 @@ export async function loadSeedFile(file: string): Promise<Seed> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new EdocError('EDOC_EMULATOR_SEED_INVALID', `Emulator seed ${file} cannot be read`, { file }, { cause: err });
+    throw new EdocError(
+      'EDOC_EMULATOR_SEED_INVALID',
+      `Emulator seed ${file} cannot be read`,
+      { file },
+      { cause: err },
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw new EdocError('EDOC_EMULATOR_SEED_INVALID', `Emulator seed ${file} is not valid JSON`, { file }, { cause: err });
+    throw new EdocError(
+      'EDOC_EMULATOR_SEED_INVALID',
+      `Emulator seed ${file} is not valid JSON`,
+      { file },
+      { cause: err },
+    );
   }
   return parseSeed(json, file);
 }

@@ -71,20 +71,30 @@ async function readForm(req: IncomingMessage): Promise<FormData> {
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const init = { method: req.method, headers, body: Readable.toWeb(req) as unknown as ReadableStream, duplex: 'half' };
+  const init = {
+    method: req.method,
+    headers,
+    body: Readable.toWeb(req) as unknown as ReadableStream,
+    duplex: 'half',
+  };
   return new Request(`http://x${req.url ?? '/'}`, init as RequestInit).formData();
 }
 
 /** The company a request is counted and rate-limited under. */
 function companyKey(req: EmulatorRequest): string {
-  const fromHeader = header(req.headers, 'x-company-id') ?? req.url.searchParams.get('companyId') ?? undefined;
+  const fromHeader =
+    header(req.headers, 'x-company-id') ?? req.url.searchParams.get('companyId') ?? undefined;
   if (fromHeader !== undefined && fromHeader !== '') return fromHeader;
   const fromForm = req.form?.get('companyId');
   if (typeof fromForm === 'string' && fromForm !== '') return fromForm;
   if (req.op === 'E4') {
     try {
       const body: unknown = JSON.parse(req.text);
-      if (isRecord(body) && (typeof body.companyId === 'number' || typeof body.companyId === 'string')) return String(body.companyId);
+      if (
+        isRecord(body) &&
+        (typeof body.companyId === 'number' || typeof body.companyId === 'string')
+      )
+        return String(body.companyId);
     } catch {
       // not JSON: counted as unknown
     }
@@ -93,15 +103,29 @@ function companyKey(req: EmulatorRequest): string {
 }
 
 function faultReply(op: EmulatorRequest['op'], status: 500 | 502): Reply {
-  const message = status === 500 ? 'Error inesperado procesando la solicitud.' : 'Error de comunicación con la autoridad.';
-  if (ENDPOINTS[op].style === 'envelope') return { status, body: envelope(status, false, null, [message]) };
-  return { status, body: { status, error: status === 500 ? 'Internal Server Error' : 'Bad Gateway', message, details: [], correlationId: 'emulator-fault' } };
+  const message =
+    status === 500
+      ? 'Error inesperado procesando la solicitud.'
+      : 'Error de comunicación con la autoridad.';
+  if (ENDPOINTS[op].style === 'envelope')
+    return { status, body: envelope(status, false, null, [message]) };
+  return {
+    status,
+    body: {
+      status,
+      error: status === 500 ? 'Internal Server Error' : 'Bad Gateway',
+      message,
+      details: [],
+      correlationId: 'emulator-fault',
+    },
+  };
 }
 
 function send(res: ServerResponse, reply: Reply): void {
   const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
   res.writeHead(reply.status, {
-    'content-type': typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+    'content-type':
+      typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
     'content-length': Buffer.byteLength(text),
     ...reply.headers,
   });
@@ -128,7 +152,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     writer = new StateWriter(options.stateFile, () => state.data);
   }
-  const state: EmulatorState = new EmulatorState(data, () => colombiaToday(Date.now(), seed.today), () => writer?.schedule());
+  const state: EmulatorState = new EmulatorState(
+    data,
+    () => colombiaToday(Date.now(), seed.today),
+    () => writer?.schedule(),
+  );
   if (writer !== undefined) state.changed();
   const faults = new FaultInjector(seed.faults);
   const stats = new Stats();
@@ -146,7 +174,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     res.on('close', () => stats.end());
     const routed = route(method, url.pathname);
     if (routed.kind !== 'operation') {
-      const reply = routed.kind === 'not-found' ? frameworkError(404, 'Not Found', url.pathname) : frameworkError(405, 'Method Not Allowed', url.pathname);
+      const reply =
+        routed.kind === 'not-found'
+          ? frameworkError(404, 'Not Found', url.pathname)
+          : frameworkError(405, 'Method Not Allowed', url.pathname);
       stats.record(routed.kind, reply.status);
       send(res, reply);
       return;
@@ -168,7 +199,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (faults.overRateLimit(company, now)) {
       stats.fault('rate-limit');
       stats.record(op, 429);
-      send(res, { status: 429, headers: { 'retry-after': '1' }, body: { status: 429, error: 'Too Many Requests', message: `Más de ${faults.current.rateLimitPerSecond} solicitudes por segundo para la empresa ${company}.` } });
+      send(res, {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: {
+          status: 429,
+          error: 'Too Many Requests',
+          message: `Más de ${faults.current.rateLimitPerSecond} solicitudes por segundo para la empresa ${company}.`,
+        },
+      });
       return;
     }
     let decision: FaultDecision = 'none';
@@ -211,7 +250,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       logger?.error({ err }, 'emulator request failed');
-      if (!res.headersSent) send(res, { status: 500, body: { status: 500, error: 'Internal Server Error' } });
+      if (!res.headersSent)
+        send(res, { status: 500, body: { status: 500, error: 'Internal Server Error' } });
       else res.destroy();
     });
   });

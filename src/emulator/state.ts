@@ -9,20 +9,34 @@ import { kindOf, type DocumentKind, type NumberingFamily } from '../kinds/index.
 import type { Seed, SeedRange, RangeDocumentType } from './seed.js';
 
 export type DocKind =
-  | 'invoice' | 'credit-note' | 'debit-note'
-  | 'payroll' | 'payroll-adjustment' | 'payroll-elimination'
-  | 'support-document' | 'support-adjustment'
-  | 'pos' | 'pos-credit-note' | 'pos-debit-note';
+  | 'invoice'
+  | 'credit-note'
+  | 'debit-note'
+  | 'payroll'
+  | 'payroll-adjustment'
+  | 'payroll-elimination'
+  | 'support-document'
+  | 'support-adjustment'
+  | 'pos'
+  | 'pos-credit-note'
+  | 'pos-debit-note';
 
 /** Numbers are unique per company + family + prefix (the authority's rule 90); the bridge's kind descriptors say which. */
 export type DocFamily = NumberingFamily;
 
 /** The bridge's kind (src/kinds/) each of the emulator's finer kinds is issued as. */
 const BRIDGE_KIND: Readonly<Record<DocKind, DocumentKind>> = {
-  invoice: 'invoice', 'credit-note': 'credit-note', 'debit-note': 'debit-note',
-  payroll: 'payroll', 'payroll-adjustment': 'payroll', 'payroll-elimination': 'payroll',
-  'support-document': 'support-document', 'support-adjustment': 'support-adjustment',
-  pos: 'pos', 'pos-credit-note': 'pos', 'pos-debit-note': 'pos',
+  invoice: 'invoice',
+  'credit-note': 'credit-note',
+  'debit-note': 'debit-note',
+  payroll: 'payroll',
+  'payroll-adjustment': 'payroll',
+  'payroll-elimination': 'payroll',
+  'support-document': 'support-document',
+  'support-adjustment': 'support-adjustment',
+  pos: 'pos',
+  'pos-credit-note': 'pos',
+  'pos-debit-note': 'pos',
 };
 
 export function familyOf(kind: DocKind): DocFamily {
@@ -61,7 +75,11 @@ export interface CompanyState {
   userIds: number[];
   payrollPrefix: string;
   payrollNext: number;
-  commissioning: { invoice: InvoiceCommissioning; payroll: InvoiceCommissioning; pos: PosCommissioning };
+  commissioning: {
+    invoice: InvoiceCommissioning;
+    payroll: InvoiceCommissioning;
+    pos: PosCommissioning;
+  };
   enabled: { invoice: boolean; payroll: boolean; pos: boolean };
   ranges: RangeState[];
   received: Record<string, unknown>[];
@@ -142,7 +160,11 @@ export class EmulatorState {
   }
 
   /** Active ranges whose validity includes today, of the given types (and prefix when given). */
-  currentRanges(company: CompanyState, types: readonly RangeDocumentType[], prefix?: string): RangeState[] {
+  currentRanges(
+    company: CompanyState,
+    types: readonly RangeDocumentType[],
+    prefix?: string,
+  ): RangeState[] {
     const today = this.today();
     return company.ranges.filter(
       (r) =>
@@ -159,7 +181,12 @@ export class EmulatorState {
     return company.ranges.filter((r) => r.Active);
   }
 
-  findAccepted(company: number, family: DocFamily, prefix: string, number: string): IssuedDocument | undefined {
+  findAccepted(
+    company: number,
+    family: DocFamily,
+    prefix: string,
+    number: string,
+  ): IssuedDocument | undefined {
     return this.accepted.get(acceptedKey({ company, family, prefix, number }));
   }
 
@@ -169,7 +196,11 @@ export class EmulatorState {
   }
 
   record(doc: Omit<IssuedDocument, 'id' | 'family'>): IssuedDocument {
-    const full: IssuedDocument = { ...doc, id: this.data.nextDocumentId, family: familyOf(doc.kind) };
+    const full: IssuedDocument = {
+      ...doc,
+      id: this.data.nextDocumentId,
+      family: familyOf(doc.kind),
+    };
     this.data.nextDocumentId += 1;
     this.data.documents.push(full);
     if (full.accepted) this.accepted.set(acceptedKey(full), full);

@@ -17,14 +17,20 @@ export interface ReadinessReport {
 }
 
 export async function checkReadiness(checks: readonly ReadinessCheck[]): Promise<ReadinessReport> {
-  const results = await Promise.all(checks.map(async ({ name, check }) => {
-    try {
-      const problem = await check();
-      return problem === undefined ? { name, ok: true } : { name, ok: false, problem };
-    } catch (err) {
-      return { name, ok: false, problem: `the check failed: ${err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : 'unknown error'}` };
-    }
-  }));
+  const results = await Promise.all(
+    checks.map(async ({ name, check }) => {
+      try {
+        const problem = await check();
+        return problem === undefined ? { name, ok: true } : { name, ok: false, problem };
+      } catch (err) {
+        return {
+          name,
+          ok: false,
+          problem: `the check failed: ${err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : 'unknown error'}`,
+        };
+      }
+    }),
+  );
   return { ready: results.every((r) => r.ok), checks: results };
 }
 
@@ -34,15 +40,22 @@ export async function checkReadiness(checks: readonly ReadinessCheck[]): Promise
  * process may ask the service for no company now (a cluster node holding no lease: the probe asks
  * nothing, as another node's company is that node's to count), so there is nothing to judge: ready.
  */
-export function serviceAnswers(health: ServiceHealth, staleMs: number, now: () => number = Date.now,
-  asksNone: () => boolean = () => false): ReadinessCheck {
+export function serviceAnswers(
+  health: ServiceHealth,
+  staleMs: number,
+  now: () => number = Date.now,
+  asksNone: () => boolean = () => false,
+): ReadinessCheck {
   return {
     name: 'service',
     check: () => {
       if (asksNone()) return undefined;
       if (health.state === 'unknown') return 'not asked yet (the first probe is on its way)';
       if (health.state === 'down') {
-        const since = health.downSince === undefined ? '' : ` since ${new Date(health.downSince).toISOString()}`;
+        const since =
+          health.downSince === undefined
+            ? ''
+            : ` since ${new Date(health.downSince).toISOString()}`;
         return `does not answer${since}: ${health.lastFailureReason ?? 'no answer'}`;
       }
       const last = health.lastAnswerAt ?? 0;

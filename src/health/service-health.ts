@@ -45,11 +45,21 @@ export class ServiceHealth extends EventEmitter<ServiceHealthEvents> {
     }
   }
 
-  get state(): ServiceState { return this.stateNow; }
+  get state(): ServiceState {
+    return this.stateNow;
+  }
   /** Epoch ms of the last HTTP answer. */
-  get lastAnswerAt(): number | undefined { return this.lastAnswer; }
-  get lastFailureAt(): number | undefined { return this.lastFailure?.at; }
-  get lastFailureReason(): string | undefined { return this.lastFailure?.reason; }
+  get lastAnswerAt(): number | undefined {
+    return this.lastAnswer;
+  }
+  get lastFailureAt(): number | undefined {
+    return this.lastFailure?.at;
+  }
+  get lastFailureReason(): string | undefined {
+    return this.lastFailure?.reason;
+  }
   /** Epoch ms since when the service has not answered, while down. */
-  get downSince(): number | undefined { return this.downFrom; }
+  get downSince(): number | undefined {
+    return this.downFrom;
+  }
 }

@@ -37,7 +37,10 @@ export function cookieOf(req: IncomingMessage, name: string): string | undefined
 
 /** `Secure` only when a proxy in front says the browser spoke https: on plain http the cookie would never come back. */
 function cookieAttributes(req: IncomingMessage): string {
-  const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
+  const proto = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim()
+    .toLowerCase();
   return `HttpOnly; SameSite=Strict; Path=/${proto === 'https' ? '; Secure' : ''}`;
 }
 
@@ -84,20 +87,32 @@ export class OperatorAuth {
     const authorization = req.headers.authorization;
     if (this.token === undefined) {
       const session = this.currentSession(req);
-      if (session !== undefined) return { ok: true, principal: { via: 'cookie', name: 'local' }, session };
+      if (session !== undefined)
+        return { ok: true, principal: { via: 'cookie', name: 'local' }, session };
       if (!browser) return { ok: true, principal: { via: 'bearer', name: 'local' } };
       const fresh = this.sessions.create();
-      return { ok: true, principal: { via: 'cookie', name: 'local' }, session: fresh, setCookie: this.sessionCookie(req, fresh) };
+      return {
+        ok: true,
+        principal: { via: 'cookie', name: 'local' },
+        session: fresh,
+        setCookie: this.sessionCookie(req, fresh),
+      };
     }
     if (authorization !== undefined) {
       const turn = await this.guard.turn(remoteAddress(req));
-      if (!turn.ok) return { ok: false, reason: 'locked', retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000) };
+      if (!turn.ok)
+        return {
+          ok: false,
+          reason: 'locked',
+          retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000),
+        };
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       if (match === null || !sameSecret(match[1], this.token)) return this.wrong(turn.rationed);
       return { ok: true, principal: { via: 'bearer', name: 'api' } };
     }
     const session = this.currentSession(req);
-    if (session !== undefined) return { ok: true, principal: { via: 'cookie', name: 'console' }, session };
+    if (session !== undefined)
+      return { ok: true, principal: { via: 'cookie', name: 'console' }, session };
     return { ok: false, reason: 'none' };
   }
 
@@ -105,22 +120,40 @@ export class OperatorAuth {
    * The login form's token: a new session when right. Compared when the guard gives it a turn
    * (http/login-guard.ts): never refused for someone else's wrong tokens, only made to wait.
    */
-  async login(req: IncomingMessage, given: string): Promise<{ ok: true; session: Session } | { ok: false; locked: boolean; retryAfterSeconds?: number }> {
+  async login(
+    req: IncomingMessage,
+    given: string,
+  ): Promise<
+    { ok: true; session: Session } | { ok: false; locked: boolean; retryAfterSeconds?: number }
+  > {
     const turn = await this.guard.turn(remoteAddress(req));
-    if (!turn.ok) return { ok: false, locked: true, retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000) };
+    if (!turn.ok)
+      return { ok: false, locked: true, retryAfterSeconds: Math.ceil(turn.retryAfterMs / 1_000) };
     if (this.token === undefined || !sameSecret(given, this.token)) {
       const wrong = this.wrong(turn.rationed);
-      return { ok: false, locked: wrong.reason === 'locked', retryAfterSeconds: wrong.retryAfterSeconds };
+      return {
+        ok: false,
+        locked: wrong.reason === 'locked',
+        retryAfterSeconds: wrong.retryAfterSeconds,
+      };
     }
     return { ok: true, session: this.sessions.create() };
   }
 
   /** A wrong token: counted; while comparisons are rationed the answer is 429 with the time to the next turn. */
-  private wrong(rationed: boolean): { ok: false; reason: 'wrong' | 'locked'; retryAfterSeconds?: number } {
+  private wrong(rationed: boolean): {
+    ok: false;
+    reason: 'wrong' | 'locked';
+    retryAfterSeconds?: number;
+  } {
     const spent = rationed || this.guard.rationed;
     this.guard.failed();
     if (!spent) return { ok: false, reason: 'wrong' };
-    return { ok: false, reason: 'locked', retryAfterSeconds: Math.max(1, Math.ceil(this.guard.spacingMs / 1_000)) };
+    return {
+      ok: false,
+      reason: 'locked',
+      retryAfterSeconds: Math.max(1, Math.ceil(this.guard.spacingMs / 1_000)),
+    };
   }
 
   /** The CSRF token a cookie-authenticated POST must carry, as a form field or a header. */

@@ -10,19 +10,32 @@ import type { Route } from './route.js';
 export function healthRoutes(checks: readonly ReadinessCheck[]): Route[] {
   return [
     {
-      method: 'GET', path: '/healthz', access: 'public', probe: true,
+      method: 'GET',
+      path: '/healthz',
+      access: 'public',
+      probe: true,
       handle: ({ res }) => sendJson(res, 200, { status: 'ok' }, { 'Cache-Control': 'no-store' }),
     },
     {
-      method: 'GET', path: '/readyz', access: 'public', probe: true,
+      method: 'GET',
+      path: '/readyz',
+      access: 'public',
+      probe: true,
       async handle({ res }) {
         const report = await checkReadiness(checks);
-        const failing = report.checks.filter((c) => !c.ok).map((c) => ({ check: c.name, problem: c.problem }));
-        sendJson(res, report.ready ? 200 : 503, {
-          status: report.ready ? 'ready' : 'not-ready',
-          checks: Object.fromEntries(report.checks.map((c) => [c.name, c.ok ? 'ok' : 'failing'])),
-          ...(failing.length > 0 ? { failing } : {}),
-        }, { 'Cache-Control': 'no-store' });
+        const failing = report.checks
+          .filter((c) => !c.ok)
+          .map((c) => ({ check: c.name, problem: c.problem }));
+        sendJson(
+          res,
+          report.ready ? 200 : 503,
+          {
+            status: report.ready ? 'ready' : 'not-ready',
+            checks: Object.fromEntries(report.checks.map((c) => [c.name, c.ok ? 'ok' : 'failing'])),
+            ...(failing.length > 0 ? { failing } : {}),
+          },
+          { 'Cache-Control': 'no-store' },
+        );
       },
     },
   ];

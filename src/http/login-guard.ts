@@ -79,7 +79,8 @@ export class LoginGuard {
   /** Resolves when a token from this address may be compared. */
   turn(address: string): Promise<Turn> {
     if (!this.rationed && this.waiting === 0) return Promise.resolve({ ok: true, rationed: false });
-    if (this.waiting >= this.maxWaiting) return Promise.resolve({ ok: false, retryAfterMs: this.spacingMs * this.waiting });
+    if (this.waiting >= this.maxWaiting)
+      return Promise.resolve({ ok: false, retryAfterMs: this.spacingMs * this.waiting });
     return new Promise((resolve) => {
       let queue = this.queues.get(address);
       if (queue === undefined) {
@@ -100,10 +101,13 @@ export class LoginGuard {
 
   private schedule(): void {
     if (this.timer !== undefined || this.waiting === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.release();
-    }, Math.max(0, this.nextTurnAt - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.release();
+      },
+      Math.max(0, this.nextTurnAt - Date.now()),
+    );
     this.timer.unref();
   }
 

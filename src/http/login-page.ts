@@ -11,15 +11,23 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export function loginForm(next: string, problem?: string): string {
   const alert = problem === undefined ? '' : `<p role="alert">${escapeHtml(problem)}</p>`;
-  return page('Log in', `<main><h1>edoc-bridge</h1>${alert}`
-    + '<form method="post" action="/login">'
-    + `<input type="hidden" name="next" value="${escapeHtml(next)}">`
-    + '<label>Console token <input type="password" name="token" autocomplete="current-password" required autofocus></label> '
-    + '<button type="submit">Log in</button></form>'
-    + '<p>The token is the configuration\'s <code>http.token</code>.</p></main>');
+  return page(
+    'Log in',
+    `<main><h1>edoc-bridge</h1>${alert}` +
+      '<form method="post" action="/login">' +
+      `<input type="hidden" name="next" value="${escapeHtml(next)}">` +
+      '<label>Console token <input type="password" name="token" autocomplete="current-password" required autofocus></label> ' +
+      '<button type="submit">Log in</button></form>' +
+      "<p>The token is the configuration's <code>http.token</code>.</p></main>",
+  );
 }
 
-export function showLogin(auth: OperatorAuth, req: IncomingMessage, res: ServerResponse, url: URL): void {
+export function showLogin(
+  auth: OperatorAuth,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): void {
   const next = safeNext(url.searchParams.get('next'));
   if (auth.open) {
     redirect(res, next, NO_STORE);
@@ -29,8 +37,13 @@ export function showLogin(auth: OperatorAuth, req: IncomingMessage, res: ServerR
 }
 
 /** A failed login is answered only after `failureDelayMs`, whatever the reason, to slow guessing. */
-export async function doLogin(auth: OperatorAuth, req: IncomingMessage, res: ServerResponse, form: URLSearchParams,
-  failureDelayMs: number): Promise<void> {
+export async function doLogin(
+  auth: OperatorAuth,
+  req: IncomingMessage,
+  res: ServerResponse,
+  form: URLSearchParams,
+  failureDelayMs: number,
+): Promise<void> {
   const next = safeNext(form.get('next'));
   if (auth.open) {
     redirect(res, next, NO_STORE);
@@ -43,8 +56,15 @@ export async function doLogin(auth: OperatorAuth, req: IncomingMessage, res: Ser
   }
   await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
   if (result.locked) {
-    sendHtml(res, 429, loginForm(next, `Too many wrong tokens were tried here: try again in ${result.retryAfterSeconds ?? 1} s.`),
-      { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds ?? 1) });
+    sendHtml(
+      res,
+      429,
+      loginForm(
+        next,
+        `Too many wrong tokens were tried here: try again in ${result.retryAfterSeconds ?? 1} s.`,
+      ),
+      { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds ?? 1) },
+    );
   } else {
     sendHtml(res, 401, loginForm(next, 'That is not the console token.'), NO_STORE);
   }

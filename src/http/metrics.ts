@@ -36,7 +36,10 @@ export interface OperatorMetrics {
 /** Request durations: from a fast answer to the client's 30 s timeout. */
 const DURATION_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createOperatorMetrics(sources: MetricsSources, access: Route['access'] = 'token'): OperatorMetrics {
+export function createOperatorMetrics(
+  sources: MetricsSources,
+  access: Route['access'] = 'token',
+): OperatorMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -50,30 +53,44 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
     const c = await counts();
     gauge.reset();
     for (const company of sources.companies()) gauge.set({ company: company.alias }, 0);
-    for (const r of c.documents) if (states.includes(r.state)) gauge.inc({ company: r.company }, r.n);
+    for (const r of c.documents)
+      if (states.includes(r.state)) gauge.inc({ company: r.company }, r.n);
   };
 
   new Gauge({
-    name: 'edoc_documents_total', registers: [registry], labelNames: ['company', 'kind', 'status'] as const,
+    name: 'edoc_documents_total',
+    registers: [registry],
+    labelNames: ['company', 'kind', 'status'] as const,
     help: 'Documents in the ledger by company, kind and status (as in result.json). A gauge: a document moves from pending to its final status; the final statuses only grow.',
     async collect() {
       const c = await counts();
       this.reset();
-      for (const r of c.documents) this.set({ company: r.company, kind: r.kind, status: r.state }, r.n);
+      for (const r of c.documents)
+        this.set({ company: r.company, kind: r.kind, status: r.state }, r.n);
     },
   });
   new Gauge({
-    name: 'edoc_queue_depth', registers: [registry], labelNames: ['company'] as const,
+    name: 'edoc_queue_depth',
+    registers: [registry],
+    labelNames: ['company'] as const,
     help: 'Documents waiting to be sent or being sent (pending + sending), per company.',
-    async collect() { await perCompany(this, ['pending', 'sending']); },
+    async collect() {
+      await perCompany(this, ['pending', 'sending']);
+    },
   });
   new Gauge({
-    name: 'edoc_in_doubt_documents', registers: [registry], labelNames: ['company'] as const,
+    name: 'edoc_in_doubt_documents',
+    registers: [registry],
+    labelNames: ['company'] as const,
     help: 'Documents in doubt (an attempt may have been issued; needs resolve), per company.',
-    async collect() { await perCompany(this, ['in-doubt']); },
+    async collect() {
+      await perCompany(this, ['in-doubt']);
+    },
   });
   new Gauge({
-    name: 'edoc_files_total', registers: [registry], labelNames: ['kind', 'outcome'] as const,
+    name: 'edoc_files_total',
+    registers: [registry],
+    labelNames: ['kind', 'outcome'] as const,
     help: 'Input files in the ledger by kind and outcome (reading, open, done, failed-read, duplicate).',
     async collect() {
       const c = await counts();
@@ -82,7 +99,9 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
     },
   });
   new Counter({
-    name: 'edoc_received_documents_total', registers: [registry], labelNames: ['company'] as const,
+    name: 'edoc_received_documents_total',
+    registers: [registry],
+    labelNames: ['company'] as const,
     help: 'Received documents (pulled from the service) in the ledger, per company.',
     async collect() {
       const c = await counts();
@@ -92,35 +111,51 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   });
 
   new Gauge({
-    name: 'edoc_range_numbers_left', registers: [registry], labelNames: ['company', 'prefix'] as const,
+    name: 'edoc_range_numbers_left',
+    registers: [registry],
+    labelNames: ['company', 'prefix'] as const,
     help: 'Numbers left in the active numbering range of a prefix (E10 combined with the ledger).',
     collect() {
       this.reset();
-      for (const r of sources.ranges?.() ?? []) this.set({ company: r.company, prefix: r.prefix }, r.numbersLeft);
+      for (const r of sources.ranges?.() ?? [])
+        this.set({ company: r.company, prefix: r.prefix }, r.numbersLeft);
     },
   });
   new Gauge({
-    name: 'edoc_range_days_left', registers: [registry], labelNames: ['company', 'prefix'] as const,
+    name: 'edoc_range_days_left',
+    registers: [registry],
+    labelNames: ['company', 'prefix'] as const,
     help: 'Days (America/Bogota) until the active numbering range of a prefix expires; negative once expired.',
     collect() {
       this.reset();
-      for (const r of sources.ranges?.() ?? []) this.set({ company: r.company, prefix: r.prefix }, r.daysLeft);
+      for (const r of sources.ranges?.() ?? [])
+        this.set({ company: r.company, prefix: r.prefix }, r.daysLeft);
     },
   });
 
   const requests = new Counter({
-    name: 'edoc_requests_total', registers: [registry], labelNames: ['company', 'endpoint', 'code'] as const,
-    help: 'Requests to the service by company, endpoint (the spec\'s operation id, E1-E13) and HTTP status (`none`: no answer).',
+    name: 'edoc_requests_total',
+    registers: [registry],
+    labelNames: ['company', 'endpoint', 'code'] as const,
+    help: "Requests to the service by company, endpoint (the spec's operation id, E1-E13) and HTTP status (`none`: no answer).",
   });
   const durations = new Histogram({
-    name: 'edoc_request_duration_seconds', registers: [registry], labelNames: ['company', 'endpoint'] as const, buckets: DURATION_BUCKETS,
+    name: 'edoc_request_duration_seconds',
+    registers: [registry],
+    labelNames: ['company', 'endpoint'] as const,
+    buckets: DURATION_BUCKETS,
     help: 'Duration of requests to the service, from sending to the whole answer read (or the failure).',
   });
-  const aliasOf = (companyId: string): string => sources.companies().find((c) => String(c.id) === companyId)?.alias ?? 'unknown';
+  const aliasOf = (companyId: string): string =>
+    sources.companies().find((c) => String(c.id) === companyId)?.alias ?? 'unknown';
   const stop = sources.observe((call) => {
     if (call.aborted) return; // our own shutdown: says nothing about the service
     const company = aliasOf(call.companyId);
-    requests.inc({ company, endpoint: call.op, code: call.httpStatus === undefined ? 'none' : String(call.httpStatus) });
+    requests.inc({
+      company,
+      endpoint: call.op,
+      code: call.httpStatus === undefined ? 'none' : String(call.httpStatus),
+    });
     durations.observe({ company, endpoint: call.op }, call.durationMs / 1_000);
   });
 
@@ -128,7 +163,9 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
   return {
     registry,
     route: {
-      method: 'GET', path: '/metrics', access,
+      method: 'GET',
+      path: '/metrics',
+      access,
       async handle({ res }) {
         let text: string;
         try {
@@ -137,7 +174,10 @@ export function createOperatorMetrics(sources: MetricsSources, access: Route['ac
         } finally {
           scrape = undefined;
         }
-        res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': Buffer.byteLength(text) });
+        res.writeHead(200, {
+          'Content-Type': registry.contentType,
+          'Content-Length': Buffer.byteLength(text),
+        });
         res.end(text);
       },
     },

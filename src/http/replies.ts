@@ -6,13 +6,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   // Pages load only their own scripts, styles and images; no framing; forms post only to us.
-  'Content-Security-Policy': "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
@@ -24,21 +31,41 @@ export function wantsHtml(req: IncomingMessage): boolean {
   return /\btext\/html\b/i.test(accept);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
+export function sendHtml(
+  res: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': Buffer.byteLength(html),
+  });
   res.end(html);
 }
 
 /** A small complete page; `body` is HTML the caller already escaped. */
 export function page(title: string, body: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
-    + `<title>${escapeHtml(title)} · edoc-bridge</title></head><body>${body}</body></html>\n`;
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${escapeHtml(title)} · edoc-bridge</title></head><body>${body}</body></html>\n`
+  );
 }
 
 export interface ErrorReply {
@@ -57,17 +84,33 @@ export function sendError(req: IncomingMessage, res: ServerResponse, reply: Erro
     res.destroy();
     return;
   }
-  const body = { error: reply.error, message: reply.message, ...(reply.requestId === undefined ? {} : { requestId: reply.requestId }) };
+  const body = {
+    error: reply.error,
+    message: reply.message,
+    ...(reply.requestId === undefined ? {} : { requestId: reply.requestId }),
+  };
   if (wantsHtml(req)) {
-    const id = reply.requestId === undefined ? '' : `<p>Request id: <code>${escapeHtml(reply.requestId)}</code></p>`;
-    sendHtml(res, reply.status, page(`${reply.status}`, `<h1>${reply.status}</h1><p>${escapeHtml(reply.message)}</p>${id}`), reply.headers);
+    const id =
+      reply.requestId === undefined
+        ? ''
+        : `<p>Request id: <code>${escapeHtml(reply.requestId)}</code></p>`;
+    sendHtml(
+      res,
+      reply.status,
+      page(`${reply.status}`, `<h1>${reply.status}</h1><p>${escapeHtml(reply.message)}</p>${id}`),
+      reply.headers,
+    );
   } else {
     sendJson(res, reply.status, body, reply.headers);
   }
 }
 
 /** 303 to a path of this listener (never an absolute URL: the target was checked by `safeNext`). */
-export function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void {
+export function redirect(
+  res: ServerResponse,
+  location: string,
+  headers: Record<string, string | string[]> = {},
+): void {
   res.writeHead(303, { ...headers, Location: location, 'Content-Length': 0 });
   res.end();
 }
@@ -78,8 +121,14 @@ export function redirect(res: ServerResponse, location: string, headers: Record<
  */
 export function safeNext(next: string | null | undefined): string {
   if (next === null || next === undefined || next === '' || next.length > 2_000) return '/';
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  if (
+    !next.startsWith('/') ||
+    next.startsWith('//') ||
+    next.startsWith('/\\') ||
+    // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+    /[\u0000-\u001f\u007f\\]/.test(next)
+  )
+    return '/';
   try {
     const url = new URL(next, 'http://listener.invalid');
     // dot segments can resolve `/.//host` to `//host`, which a browser reads as another host

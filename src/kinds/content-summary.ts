@@ -40,16 +40,28 @@ function scalar(value: unknown): string | undefined {
  * `JSON.stringify`'s text, where a name followed by `":"` cannot occur inside a string value (quotes in
  * values are escaped there).
  */
-const EXPORT_NOISE = /"(?:CorrelationDocumentId|FechaHoraGen|FechaGen)":(?:"(?:[^"\\]|\\.)*"|null|-?[\d.eE+-]+),?/g;
+const EXPORT_NOISE =
+  /"(?:CorrelationDocumentId|FechaHoraGen|FechaGen)":(?:"(?:[^"\\]|\\.)*"|null|-?[\d.eE+-]+),?/g;
 
 /** The summary of a request (`text`: its `JSON.stringify`, when the caller made it already). */
-export function contentSummary(kind: DocumentKind, request: unknown, text?: string): ContentSummary {
+export function contentSummary(
+  kind: DocumentKind,
+  request: unknown,
+  text?: string,
+): ContentSummary {
   const r = obj(request);
   // crypto.hash, one call: a Hash object per document cost more than the digest itself (50,000 documents: 0.65 s)
-  const digest = hash('sha256', (text ?? JSON.stringify(request)).replace(EXPORT_NOISE, ''), 'hex').slice(0, 32);
+  const digest = hash(
+    'sha256',
+    (text ?? JSON.stringify(request)).replace(EXPORT_NOISE, ''),
+    'hex',
+  ).slice(0, 32);
   const out: ContentSummary = { digest };
   // E1, E5, E6: Total.PayableAmount; payroll: ComprobanteTotal; POS content: totales.valorNeto
-  const payable = scalar(obj(r?.Total)?.PayableAmount) ?? scalar(r?.ComprobanteTotal) ?? scalar(obj(r?.totales)?.valorNeto);
+  const payable =
+    scalar(obj(r?.Total)?.PayableAmount) ??
+    scalar(r?.ComprobanteTotal) ??
+    scalar(obj(r?.totales)?.valorNeto);
   if (payable !== undefined) out.payable = payable;
   const customer = kindOf(kind).customer(request);
   if (customer !== undefined) out.customer = customer;
@@ -65,7 +77,9 @@ export function parseSummary(text: string | null | undefined): ContentSummary | 
   if (text === null || text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as unknown;
-    return obj(v) !== undefined && typeof (v as ContentSummary).digest === 'string' ? v as ContentSummary : undefined;
+    return obj(v) !== undefined && typeof (v as ContentSummary).digest === 'string'
+      ? (v as ContentSummary)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -78,13 +92,20 @@ export interface ContentDifference {
 }
 
 /** What differs between the issued content and the file's, fact by fact ([] when only the digest does). */
-export function contentDifferences(issued: ContentSummary, now: ContentSummary): ContentDifference[] {
+export function contentDifferences(
+  issued: ContentSummary,
+  now: ContentSummary,
+): ContentDifference[] {
   const out: ContentDifference[] = [];
   for (const { key, label } of FACTS) {
     const a = issued[key];
     const b = now[key];
     if (a === b) continue;
-    out.push({ label, issued: a === undefined ? '(none)' : String(a), now: b === undefined ? '(none)' : String(b) });
+    out.push({
+      label,
+      issued: a === undefined ? '(none)' : String(a),
+      now: b === undefined ? '(none)' : String(b),
+    });
   }
   return out;
 }
@@ -108,10 +129,20 @@ export function correctionAdvice(kind: DocumentKind, number: string): string {
  * The message of EDOC_ISSUED_OTHER_CONTENT: the number, where it was issued from, what differs, and what
  * to do. `differences` empty: the facts compared agree and something else in the request differs.
  */
-export function otherContentMessage(kind: DocumentKind, number: string, issuedFrom: string, differences: readonly ContentDifference[]): string {
-  const what = differences.length === 0
-    ? 'payable amount, customer, line count and issue date agree, but other fields differ'
-    : differences.map((d) => `${d.label}: issued ${d.issued}, the file now says ${d.now}`).join('; ');
-  return `${number} was issued (accepted from ${issuedFrom}) with other content than this file holds (${what}). `
-    + `Not sent: the number is issued and the service keeps what it issued. To correct it, ${correctionAdvice(kind, number)}.`;
+export function otherContentMessage(
+  kind: DocumentKind,
+  number: string,
+  issuedFrom: string,
+  differences: readonly ContentDifference[],
+): string {
+  const what =
+    differences.length === 0
+      ? 'payable amount, customer, line count and issue date agree, but other fields differ'
+      : differences
+          .map((d) => `${d.label}: issued ${d.issued}, the file now says ${d.now}`)
+          .join('; ');
+  return (
+    `${number} was issued (accepted from ${issuedFrom}) with other content than this file holds (${what}). ` +
+    `Not sent: the number is issued and the service keeps what it issued. To correct it, ${correctionAdvice(kind, number)}.`
+  );
 }

@@ -11,9 +11,23 @@ import { KIND_LABELS } from './names.js';
 
 function creditNoteGuard(r: Record<string, unknown>): Problem[] {
   const out: Problem[] = [];
-  if (!filled(r.ReasonCredit)) out.push(problem(KIND, 'ReasonCredit', 'A credit note requires ReasonCredit (without it the service issues an invoice)'));
+  if (!filled(r.ReasonCredit))
+    out.push(
+      problem(
+        KIND,
+        'ReasonCredit',
+        'A credit note requires ReasonCredit (without it the service issues an invoice)',
+      ),
+    );
   const refs = arr(r.DocumentReferences);
-  if (refs === undefined || refs.length === 0) out.push(problem(KIND, 'DocumentReferences', 'A credit note requires a DocumentReferences entry naming the corrected invoice'));
+  if (refs === undefined || refs.length === 0)
+    out.push(
+      problem(
+        KIND,
+        'DocumentReferences',
+        'A credit note requires a DocumentReferences entry naming the corrected invoice',
+      ),
+    );
   return out;
 }
 

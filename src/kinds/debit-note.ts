@@ -8,8 +8,22 @@ import { KIND_LABELS } from './names.js';
 
 function debitNoteGuard(r: Record<string, unknown>): Problem[] {
   const out: Problem[] = [];
-  if (!filled(r.ReasonDebit)) out.push(problem(KIND, 'ReasonDebit', 'A debit note requires ReasonDebit (without it the service issues an invoice)'));
-  if (present(r.ReasonCredit)) out.push(problem(KIND, 'ReasonCredit', 'A debit note must have an empty ReasonCredit (the service would issue a credit note)'));
+  if (!filled(r.ReasonDebit))
+    out.push(
+      problem(
+        KIND,
+        'ReasonDebit',
+        'A debit note requires ReasonDebit (without it the service issues an invoice)',
+      ),
+    );
+  if (present(r.ReasonCredit))
+    out.push(
+      problem(
+        KIND,
+        'ReasonCredit',
+        'A debit note must have an empty ReasonCredit (the service would issue a credit note)',
+      ),
+    );
   return out;
 }
 

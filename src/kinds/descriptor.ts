@@ -33,7 +33,8 @@ export interface SendContext {
  * Numbers are unique per company + family + prefix (the authority's rule 90): invoices, credit and
  * debit notes all go through E1 and share the `invoice` family; every other kind is its own.
  */
-export type NumberingFamily = 'invoice' | 'payroll' | 'support-document' | 'support-adjustment' | 'pos';
+export type NumberingFamily =
+  'invoice' | 'payroll' | 'support-document' | 'support-adjustment' | 'pos';
 
 export interface KindDescriptor {
   readonly name: DocumentKind;
@@ -48,7 +49,12 @@ export interface KindDescriptor {
    */
   readonly bodyIsRequest?: true;
   /** Issues one validated request at its operation (`request` a `JsonText` only where `bodyIsRequest`). */
-  send(client: ServiceClient, company: ServiceCompany, request: unknown, ctx: SendContext): Promise<ServiceResponse>;
+  send(
+    client: ServiceClient,
+    company: ServiceCompany,
+    request: unknown,
+    ctx: SendContext,
+  ): Promise<ServiceResponse>;
   /** The zod schema the request must match (POS: the E4 body or the E3 content, by the request's shape). */
   schema(request: unknown): z.ZodType;
   /** The document's own prefix + number, when it carries one (kinds/document-key.ts explains why it matters). */

@@ -10,7 +10,11 @@ import { makeKey } from './keys.js';
 
 export type { DocumentKey, PosNumbering } from './index.js';
 
-export function documentKey(kind: DocumentKind, request: unknown, form?: PosNumbering): DocumentKey | undefined {
+export function documentKey(
+  kind: DocumentKind,
+  request: unknown,
+  form?: PosNumbering,
+): DocumentKey | undefined {
   return kindOf(kind).key(request, form);
 }
 

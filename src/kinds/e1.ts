@@ -13,7 +13,8 @@ export const E1_PARTS = {
   endpoint: 'E1',
   numbering: 'invoice',
   bodyIsRequest: true,
-  send: (client, company, request, ctx) => client.issueInvoice(company, request as InvoiceRequest, ctx.options),
+  send: (client, company, request, ctx) =>
+    client.issueInvoice(company, request as InvoiceRequest, ctx.options),
   schema: () => invoiceRequestSchema,
   key: seriesKey,
   prefix: seriesPrefix,

@@ -3,5 +3,11 @@ export { KINDS, kindOf, kindsSharingNumbers } from './registry.js';
 export type { KindDescriptor, NumberingFamily, SendContext } from './descriptor.js';
 export type { DocumentKey, PosNumbering } from './keys.js';
 export { posTipoFor } from './pos.js';
-export { contentDifferences, contentSummary, otherContentMessage, parseSummary, type ContentSummary } from './content-summary.js';
+export {
+  contentDifferences,
+  contentSummary,
+  otherContentMessage,
+  parseSummary,
+  type ContentSummary,
+} from './content-summary.js';
 export { numberSplits, referencedKinds, referencedNumbers } from './references.js';

@@ -10,8 +10,22 @@ import { KIND_LABELS } from './names.js';
 
 function invoiceGuard(r: Record<string, unknown>): Problem[] {
   const out: Problem[] = [];
-  if (present(r.ReasonCredit)) out.push(problem(KIND, 'ReasonCredit', 'An invoice must not carry ReasonCredit (the service would issue a credit note)'));
-  if (present(r.ReasonDebit)) out.push(problem(KIND, 'ReasonDebit', 'An invoice must not carry ReasonDebit (the service would issue a debit note)'));
+  if (present(r.ReasonCredit))
+    out.push(
+      problem(
+        KIND,
+        'ReasonCredit',
+        'An invoice must not carry ReasonCredit (the service would issue a credit note)',
+      ),
+    );
+  if (present(r.ReasonDebit))
+    out.push(
+      problem(
+        KIND,
+        'ReasonDebit',
+        'An invoice must not carry ReasonDebit (the service would issue a debit note)',
+      ),
+    );
   return out;
 }
 

@@ -42,6 +42,9 @@ export function isDocumentKind(value: unknown): value is DocumentKind {
  */
 export function parseKind(text: string, where: string): DocumentKind {
   if (isDocumentKind(text)) return text;
-  throw new EdocError('EDOC_KIND_UNKNOWN', `${where}: ${quoted(text)} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`,
-    { value: excerpt(text) });
+  throw new EdocError(
+    'EDOC_KIND_UNKNOWN',
+    `${where}: ${quoted(text)} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`,
+    { value: excerpt(text) },
+  );
 }

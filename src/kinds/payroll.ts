@@ -17,16 +17,34 @@ function payrollGuard(r: Record<string, unknown>): Problem[] {
   const raw = r.TipoNota;
   const tipo = raw === undefined || raw === null ? '' : text(raw)?.trim();
   if (tipo === undefined || !['', '1', '2'].includes(tipo)) {
-    return [problem(KIND, 'TipoNota', `TipoNota must be empty (payroll), 1 (adjustment note) or 2 (elimination note), not ${JSON.stringify(raw)}`)];
+    return [
+      problem(
+        KIND,
+        'TipoNota',
+        `TipoNota must be empty (payroll), 1 (adjustment note) or 2 (elimination note), not ${JSON.stringify(raw)}`,
+      ),
+    ];
   }
   const out: Problem[] = [];
   const hasReplace = r.Reemplazar !== undefined && r.Reemplazar !== null;
   const hasDelete = r.Eliminar !== undefined && r.Eliminar !== null;
   if (hasReplace && tipo !== '1') {
-    out.push(problem(KIND, 'Reemplazar', `The Reemplazar block belongs to an adjustment note (TipoNota 1), but TipoNota is ${tipo === '' ? 'empty' : tipo}`));
+    out.push(
+      problem(
+        KIND,
+        'Reemplazar',
+        `The Reemplazar block belongs to an adjustment note (TipoNota 1), but TipoNota is ${tipo === '' ? 'empty' : tipo}`,
+      ),
+    );
   }
   if (hasDelete && tipo !== '2') {
-    out.push(problem(KIND, 'Eliminar', `The Eliminar block belongs to an elimination note (TipoNota 2), but TipoNota is ${tipo === '' ? 'empty' : tipo}`));
+    out.push(
+      problem(
+        KIND,
+        'Eliminar',
+        `The Eliminar block belongs to an elimination note (TipoNota 2), but TipoNota is ${tipo === '' ? 'empty' : tipo}`,
+      ),
+    );
   }
   return out;
 }
@@ -37,7 +55,8 @@ export const PAYROLL: KindDescriptor = {
   endpoint: 'E2',
   numbering: 'payroll',
   bodyIsRequest: true,
-  send: (client, company, request, ctx) => client.issuePayroll(company, request as PayrollRequest, ctx.options),
+  send: (client, company, request, ctx) =>
+    client.issuePayroll(company, request as PayrollRequest, ctx.options),
   schema: () => payrollRequestSchema,
   key: (request) => {
     const seq = obj(obj(request)?.NumeroSecuenciaXML);

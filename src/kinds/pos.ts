@@ -6,14 +6,23 @@
 import type { ServiceClient } from '../service/client.js';
 import type { ServiceCompany, ServiceResponse } from '../service/client-types.js';
 import type { PosTipoInput } from '../service/endpoints.js';
-import { posDocumentContentSchema, posJsonRequestSchema, type PosDocumentContent } from '../service/schemas/pos.js';
+import {
+  posDocumentContentSchema,
+  posJsonRequestSchema,
+  type PosDocumentContent,
+} from '../service/schemas/pos.js';
 import { isObj, obj } from '../validate/access.js';
 import { none, type KindDescriptor, type PosSending, type SendContext } from './descriptor.js';
 import { customerId } from './customer.js';
 import { firstFilled, makeKey, type DocumentKey, type PosNumbering } from './keys.js';
 import { KIND_LABELS } from './names.js';
 
-const POS_TIPOS: readonly PosTipoInput[] = ['nota-ajuste-credito', 'nota-ajuste-debito', 'nota-ajuste', 'pos'];
+const POS_TIPOS: readonly PosTipoInput[] = [
+  'nota-ajuste-credito',
+  'nota-ajuste-debito',
+  'nota-ajuste',
+  'pos',
+];
 
 /** E3's `tipo`: the configured one, else a tipo named in the file name, else `pos`. */
 export function posTipoFor(pos: PosSending, fileName: string): PosTipoInput {
@@ -22,22 +31,46 @@ export function posTipoFor(pos: PosSending, fileName: string): PosTipoInput {
   return POS_TIPOS.find((tipo) => lower.includes(tipo)) ?? 'pos';
 }
 
-function sendPos(client: ServiceClient, company: ServiceCompany, content: PosDocumentContent,
-  ctx: SendContext): Promise<ServiceResponse> {
+function sendPos(
+  client: ServiceClient,
+  company: ServiceCompany,
+  content: PosDocumentContent,
+  ctx: SendContext,
+): Promise<ServiceResponse> {
   const doc = content.documento;
   const prefijo = doc?.prefijo === undefined ? '' : String(doc.prefijo);
-  const number = doc?.numeroDocumento === undefined || doc.numeroDocumento === '' ? undefined : Number(doc.numeroDocumento);
+  const number =
+    doc?.numeroDocumento === undefined || doc.numeroDocumento === ''
+      ? undefined
+      : Number(doc.numeroDocumento);
   const tipo = posTipoFor(ctx.pos, ctx.fileName);
   if (ctx.pos.endpoint === 'E4') {
-    return client.issuePosJson(company, {
-      companyId: Number(company.id), prefijo, tipoFactura: tipo, enviarCorreo: false,
-      ...(number === undefined ? {} : { numero: number }), jsonOriginal: content,
-    }, ctx.options);
+    return client.issuePosJson(
+      company,
+      {
+        companyId: Number(company.id),
+        prefijo,
+        tipoFactura: tipo,
+        enviarCorreo: false,
+        ...(number === undefined ? {} : { numero: number }),
+        jsonOriginal: content,
+      },
+      ctx.options,
+    );
   }
-  return client.issuePosFile(company, {
-    tipo, prefijo, file: { content: JSON.stringify(content), filename: ctx.fileName.endsWith('.json') ? ctx.fileName : 'documento.json' },
-    ...(number === undefined ? {} : { numeroDocumento: number }),
-  }, ctx.options);
+  return client.issuePosFile(
+    company,
+    {
+      tipo,
+      prefijo,
+      file: {
+        content: JSON.stringify(content),
+        filename: ctx.fileName.endsWith('.json') ? ctx.fileName : 'documento.json',
+      },
+      ...(number === undefined ? {} : { numeroDocumento: number }),
+    },
+    ctx.options,
+  );
 }
 
 /** The POS content itself, or the content an E4 body carries in `jsonOriginal` (as text or as an object). */
@@ -62,7 +95,12 @@ function posKey(request: unknown, form?: PosNumbering): DocumentKey | undefined 
   const r = obj(request);
   const doc = obj(posContent(r)?.documento);
   const prefix = firstFilled(doc?.prefijo, r?.prefijo, form?.prefijo);
-  const number = firstFilled(doc?.numeroDocumento, r?.numero, r?.numeroDocumento, form?.numeroDocumento);
+  const number = firstFilled(
+    doc?.numeroDocumento,
+    r?.numero,
+    r?.numeroDocumento,
+    form?.numeroDocumento,
+  );
   return makeKey(prefix, number);
 }
 
@@ -71,15 +109,18 @@ export const POS: KindDescriptor = {
   label: KIND_LABELS['pos'],
   endpoint: 'E3',
   numbering: 'pos',
-  send: (client, company, request, ctx) => sendPos(client, company, request as PosDocumentContent, ctx),
+  send: (client, company, request, ctx) =>
+    sendPos(client, company, request as PosDocumentContent, ctx),
   // An E4 body carries the content as text in jsonOriginal; otherwise it is the content itself.
-  schema: (request) => (isObj(request) && 'jsonOriginal' in request ? posJsonRequestSchema : posDocumentContentSchema),
+  schema: (request) =>
+    isObj(request) && 'jsonOriginal' in request ? posJsonRequestSchema : posDocumentContentSchema,
   key: posKey,
   prefix: (request) => {
     const r = obj(request);
     return firstFilled(obj(posContent(r)?.documento)?.prefijo, r?.prefijo);
   },
-  customer: (request) => customerId(obj((posContent(obj(request)) ?? obj(request))?.adquiriente)?.identificacion),
+  customer: (request) =>
+    customerId(obj((posContent(obj(request)) ?? obj(request))?.adquiriente)?.identificacion),
   guards: none,
   totals: none,
   rules: none,

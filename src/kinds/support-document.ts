@@ -2,7 +2,10 @@
  * `support-document` (PRODUCT: E5): a purchase from a supplier not obliged to invoice. At least one
  * line; the support totals and the support-document rules (validate/support-rules.ts) apply.
  */
-import { supportDocumentRequestSchema, type SupportDocumentRequest } from '../service/schemas/support-document.js';
+import {
+  supportDocumentRequestSchema,
+  type SupportDocumentRequest,
+} from '../service/schemas/support-document.js';
 import { linesGuard } from '../validate/guard-rules.js';
 import { supportRules } from '../validate/support-rules.js';
 import { supportTotals } from '../validate/totals.js';
@@ -17,7 +20,8 @@ export const SUPPORT_DOCUMENT: KindDescriptor = {
   endpoint: 'E5',
   numbering: 'support-document',
   bodyIsRequest: true,
-  send: (client, company, request, ctx) => client.issueSupportDocument(company, request as SupportDocumentRequest, ctx.options),
+  send: (client, company, request, ctx) =>
+    client.issueSupportDocument(company, request as SupportDocumentRequest, ctx.options),
   schema: () => supportDocumentRequestSchema,
   key: seriesKey,
   prefix: seriesPrefix,

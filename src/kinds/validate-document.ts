@@ -23,14 +23,22 @@ export interface ValidateContext {
   issuerNit?: string;
 }
 
-export function validateDocument(kind: DocumentKind, request: unknown, ctx: ValidateContext): Problem[] {
+export function validateDocument(
+  kind: DocumentKind,
+  request: unknown,
+  ctx: ValidateContext,
+): Problem[] {
   // A document of another kind is reported as that alone: the rules of this folder's kind do not apply to it.
   const elsewhere = judgeKindSignals(kind, requestKindSignals(request));
   if (elsewhere.length > 0) return elsewhere;
   const descriptor = kindOf(kind);
   const schemaProblems = checkSchema(kind, request);
-  const ruleProblems = [...kindGuards(kind, request), ...checkDigits(request), ...checkIssuer(kind, request, ctx.issuerNit),
-    ...descriptor.rules(request, ctx)];
+  const ruleProblems = [
+    ...kindGuards(kind, request),
+    ...checkDigits(request),
+    ...checkIssuer(kind, request, ctx.issuerNit),
+    ...descriptor.rules(request, ctx),
+  ];
   const totalProblems = descriptor.totals(request);
   // One message per field: a later stage stays quiet about a path an earlier one
   // already reported (a malformed amount is not also a sum that fails to add up).
@@ -57,10 +65,16 @@ export function schemaFor(kind: DocumentKind, request?: unknown): z.ZodType {
 function checkSchema(kind: DocumentKind, request: unknown): Problem[] {
   const result = schemaFor(kind, request).safeParse(request);
   if (result.success) return [];
-  return formatZodIssues(result.error).map((i) => problem('EDOC_VALIDATE_SCHEMA', i.path, i.message));
+  return formatZodIssues(result.error).map((i) =>
+    problem('EDOC_VALIDATE_SCHEMA', i.path, i.message),
+  );
 }
 
-function checkIssuer(kind: DocumentKind, request: unknown, issuerNit: string | undefined): Problem[] {
+function checkIssuer(
+  kind: DocumentKind,
+  request: unknown,
+  issuerNit: string | undefined,
+): Problem[] {
   if (issuerNit === undefined || issuerNit.trim() === '') return [];
   const r = obj(request);
   if (r === undefined) return [];
@@ -71,8 +85,19 @@ function checkIssuer(kind: DocumentKind, request: unknown, issuerNit: string | u
     const nit = text(valueAt(r, path));
     if (nit !== undefined) found = { path, value: nit };
   }
-  if (found === undefined || found.value.trim() === '' || normaliseIdNumber(found.value) === expected) return [];
-  return [problem('EDOC_VALIDATE_ISSUER', found.path, `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`)];
+  if (
+    found === undefined ||
+    found.value.trim() === '' ||
+    normaliseIdNumber(found.value) === expected
+  )
+    return [];
+  return [
+    problem(
+      'EDOC_VALIDATE_ISSUER',
+      found.path,
+      `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`,
+    ),
+  ];
 }
 
 /** The value at a dotted path of objects (`IssuerParty.Identification.DocumentNumber`). */

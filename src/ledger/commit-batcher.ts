@@ -31,7 +31,10 @@ export class CommitBatcher<T, R> {
    *   runs go with the next, so two batches never race each other (a mark of a key in one batch and
    *   its verdict or another mark of it in the next see each other's effects).
    */
-  constructor(private readonly commit: (items: T[]) => Promise<R[]>, options: CommitBatcherOptions = {}) {
+  constructor(
+    private readonly commit: (items: T[]) => Promise<R[]>,
+    options: CommitBatcherOptions = {},
+  ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.lazyMs = options.lazyMs ?? 5;
   }
@@ -68,21 +71,26 @@ export class CommitBatcher<T, R> {
     } catch (err) {
       committed = Promise.reject(err);
     }
-    const run = committed.then((results) => {
-      this.running = undefined;
-      waiters.forEach((w, i) => w.resolve(results[i] as R));
-    }, (err: unknown) => {
-      this.running = undefined;
-      for (const w of waiters) w.reject(err);
-    }).then(() => {
-      // more than maxBatch waited, or items asked for a commit meanwhile
-      if (this.items.length >= this.maxBatch || (this.again && this.items.length > 0)) {
+    const run = committed
+      .then(
+        (results) => {
+          this.running = undefined;
+          waiters.forEach((w, i) => w.resolve(results[i] as R));
+        },
+        (err: unknown) => {
+          this.running = undefined;
+          for (const w of waiters) w.reject(err);
+        },
+      )
+      .then(() => {
+        // more than maxBatch waited, or items asked for a commit meanwhile
+        if (this.items.length >= this.maxBatch || (this.again && this.items.length > 0)) {
+          this.again = false;
+          return this.flush();
+        }
         this.again = false;
-        return this.flush();
-      }
-      this.again = false;
-      return undefined;
-    });
+        return undefined;
+      });
     this.running = run;
     return run;
   }

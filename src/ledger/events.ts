@@ -6,9 +6,21 @@ import { json } from './rows.js';
 import { valuesTable } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 
-export async function addEvent(q: SqlExecutor, at: number, type: string, fileId: number | null,
-  documentId: number | null, data?: unknown): Promise<void> {
-  await q.run('INSERT INTO events(at, file_id, document_id, type, data) VALUES (?, ?, ?, ?, ?)', [at, fileId, documentId, type, json(data)]);
+export async function addEvent(
+  q: SqlExecutor,
+  at: number,
+  type: string,
+  fileId: number | null,
+  documentId: number | null,
+  data?: unknown,
+): Promise<void> {
+  await q.run('INSERT INTO events(at, file_id, document_id, type, data) VALUES (?, ?, ?, ?, ?)', [
+    at,
+    fileId,
+    documentId,
+    type,
+    json(data),
+  ]);
 }
 
 export interface LedgerEvent {
@@ -19,7 +31,13 @@ export interface LedgerEvent {
   data?: unknown;
 }
 
-const EVENT_COLUMNS = [['e_at', 'BIGINT'], ['e_file', 'BIGINT'], ['e_doc', 'BIGINT'], ['e_type', 'TEXT'], ['e_data', 'TEXT']] as const;
+const EVENT_COLUMNS = [
+  ['e_at', 'BIGINT'],
+  ['e_file', 'BIGINT'],
+  ['e_doc', 'BIGINT'],
+  ['e_type', 'TEXT'],
+  ['e_data', 'TEXT'],
+] as const;
 
 /** Several events, in order, in ONE statement (a verdict batch's events: one statement, not one per document). */
 export async function addEvents(q: SqlExecutor, events: readonly LedgerEvent[]): Promise<void> {
@@ -29,7 +47,13 @@ export async function addEvents(q: SqlExecutor, events: readonly LedgerEvent[]):
     await addEvent(q, e.at, e.type, e.fileId, e.documentId, e.data);
     return;
   }
-  const rows = valuesTable(q, EVENT_COLUMNS, events.map((e) => [e.at, e.fileId, e.documentId, e.type, json(e.data)]));
-  await q.run(`INSERT INTO events(at, file_id, document_id, type, data) SELECT e_at, e_file, e_doc, e_type, e_data FROM ${rows.sql} AS v`,
-    rows.params);
+  const rows = valuesTable(
+    q,
+    EVENT_COLUMNS,
+    events.map((e) => [e.at, e.fileId, e.documentId, e.type, json(e.data)]),
+  );
+  await q.run(
+    `INSERT INTO events(at, file_id, document_id, type, data) SELECT e_at, e_file, e_doc, e_type, e_data FROM ${rows.sql} AS v`,
+    rows.params,
+  );
 }

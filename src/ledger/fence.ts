@@ -20,11 +20,16 @@ export type Fence = ((tx: SqlExecutor, companies: Iterable<string>) => Promise<v
 export const NO_FENCE: Fence = async () => undefined;
 
 /** port.ts's LedgerFence, by shape (port.ts imports the logic's types: importing it here would close a cycle). */
-export function fenceOf(fence: { check(tx: SqlExecutor, company: string): Promise<void>; claimFile?: Fence['claimFile'] } | undefined): Fence {
+export function fenceOf(
+  fence:
+    | { check(tx: SqlExecutor, company: string): Promise<void>; claimFile?: Fence['claimFile'] }
+    | undefined,
+): Fence {
   if (fence === undefined) return NO_FENCE;
   const check: Fence = async (tx, companies) => {
     for (const company of new Set(companies)) await fence.check(tx, company);
   };
-  if (fence.claimFile !== undefined) check.claimFile = (tx, file, fileId) => fence.claimFile!(tx, file, fileId);
+  if (fence.claimFile !== undefined)
+    check.claimFile = (tx, file, fileId) => fence.claimFile!(tx, file, fileId);
   return check;
 }

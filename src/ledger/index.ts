@@ -1,6 +1,12 @@
 export { Ledger, LEDGER_FILE } from './ledger.js';
 export { openLedger, openPostgresLedger } from './open.js';
-export type { LedgerFence, LedgerPort, LedgerSnapshotPort, OutcomesResult, Verdict } from './port.js';
+export type {
+  LedgerFence,
+  LedgerPort,
+  LedgerSnapshotPort,
+  OutcomesResult,
+  Verdict,
+} from './port.js';
 export type { LedgerOpenOptions } from './ledger.js';
 export { LedgerSnapshot } from './snapshot.js';
 export type { ReadDetails } from './files.js';

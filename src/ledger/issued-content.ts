@@ -5,7 +5,14 @@
  * document's content left in the ledger (kinds/content-summary.ts); an accepted row from before the
  * summaries has its summary made from its stored request when it is first compared.
  */
-import { contentDifferences, contentSummary, otherContentMessage, parseKind, parseSummary, type ContentSummary } from '../kinds/index.js';
+import {
+  contentDifferences,
+  contentSummary,
+  otherContentMessage,
+  parseKind,
+  parseSummary,
+  type ContentSummary,
+} from '../kinds/index.js';
 import { parse } from './rows.js';
 import type { SqlExecutor } from './sql/executor.js';
 import type { ReportProblem } from './types.js';
@@ -29,18 +36,26 @@ export const ISSUED_COLUMNS = 'a.id, a.file_id, a.key, a.kind, a.content, af.nam
 async function issuedSummary(tx: SqlExecutor, row: IssuedRow): Promise<ContentSummary | undefined> {
   const stored = parseSummary(row.content);
   if (stored !== undefined) return stored;
-  const body = await tx.get<{ request: string | null }>(`SELECT CASE WHEN request_is_raw <> 0 THEN raw ELSE request END AS request
-    FROM document_bodies WHERE id = ?`, [row.id]);
+  const body = await tx.get<{ request: string | null }>(
+    `SELECT CASE WHEN request_is_raw <> 0 THEN raw ELSE request END AS request
+    FROM document_bodies WHERE id = ?`,
+    [row.id],
+  );
   const request = parse<unknown>(body?.request ?? null, undefined);
-  return request === undefined ? undefined : contentSummary(parseKind(row.kind, `ledger document ${row.id}`), request);
+  return request === undefined
+    ? undefined
+    : contentSummary(parseKind(row.kind, `ledger document ${row.id}`), request);
 }
 
 /**
  * The EDOC_ISSUED_OTHER_CONTENT problem of a document whose content (`content`, its stored summary) is not
  * what was issued under its number, or undefined when it is the same document (or either side cannot tell).
  */
-export async function otherContentProblem(tx: SqlExecutor, issued: IssuedRow, content: string | null | undefined):
-  Promise<ReportProblem | undefined> {
+export async function otherContentProblem(
+  tx: SqlExecutor,
+  issued: IssuedRow,
+  content: string | null | undefined,
+): Promise<ReportProblem | undefined> {
   const now = parseSummary(content);
   if (now === undefined) return undefined;
   const then = await issuedSummary(tx, issued);
@@ -51,6 +66,11 @@ export async function otherContentProblem(tx: SqlExecutor, issued: IssuedRow, co
   return {
     code: ISSUED_OTHER_CONTENT,
     ...(differences.length === 0 ? {} : { field: differences.map((d) => d.label).join(', ') }),
-    message: otherContentMessage(parseKind(issued.kind, `ledger document ${issued.id}`), number, issued.file_name, differences),
+    message: otherContentMessage(
+      parseKind(issued.kind, `ledger document ${issued.id}`),
+      number,
+      issued.file_name,
+      differences,
+    ),
   };
 }

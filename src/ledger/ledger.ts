@@ -27,8 +27,22 @@ import type { SqlExecutor } from './sql/executor.js';
 import { SqliteExecutor } from './sql/sqlite.js';
 import * as status from './status.js';
 import type {
-  CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
-  OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
+  CompanyOpenCounts,
+  DocumentRow,
+  DueDocument,
+  FileError,
+  FileProgress,
+  FileRow,
+  InsertResult,
+  MarkSendingResult,
+  NewDocument,
+  OutcomeRecord,
+  ReceivedRecord,
+  RecordFileInput,
+  RecordFileResult,
+  ReportState,
+  RequeueTarget,
+  StatusSummary,
 } from './types.js';
 
 export const LEDGER_FILE = 'ledger.sqlite';
@@ -63,7 +77,12 @@ export class Ledger implements LedgerPort {
   private views: ConsoleQueries | undefined;
   private readonly fence: Fence;
 
-  constructor(readonly sql: SqlExecutor, readonly readOnly: boolean, private readonly lock?: HeldLock, fence?: LedgerFence) {
+  constructor(
+    readonly sql: SqlExecutor,
+    readonly readOnly: boolean,
+    private readonly lock?: HeldLock,
+    fence?: LedgerFence,
+  ) {
     this.fence = fenceOf(fence);
   }
 
@@ -78,8 +97,12 @@ export class Ledger implements LedgerPort {
     const timeout = options.busyTimeoutMs ?? 5000;
     if (options.readOnly || options.shared) {
       const db = openExisting(dbPath, stateDir, options.readOnly === true, timeout);
-      return new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), options.readOnly === true, undefined,
-        options.fence);
+      return new Ledger(
+        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
+        options.readOnly === true,
+        undefined,
+        options.fence,
+      );
     }
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const lock = acquireLock(stateDir);
@@ -96,21 +119,37 @@ export class Ledger implements LedgerPort {
       db.pragma('temp_store = MEMORY');
       const m = migrate(db);
       if (lock.tookOverFrom) {
-        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(ledgerNow(), 'lock-taken-over', JSON.stringify(lock.tookOverFrom));
+        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(
+          ledgerNow(),
+          'lock-taken-over',
+          JSON.stringify(lock.tookOverFrom),
+        );
       }
-      const ledger = new Ledger(new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }), false, lock, options.fence);
-      if (m.from !== m.to) ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
+      const ledger = new Ledger(
+        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
+        false,
+        lock,
+        options.fence,
+      );
+      if (m.from !== m.to)
+        ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
       if (lock.tookOverFrom) {
         const t = lock.tookOverFrom;
-        ledger.notes.push(`took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`);
+        ledger.notes.push(
+          `took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`,
+        );
       }
       return ledger;
     } catch (err) {
       db?.close();
       releaseLock(lock);
       if (err instanceof EdocError) throw err;
-      throw new EdocError('EDOC_LEDGER_OPEN', `The ledger ${dbPath} could not be opened: ${(err as Error).message}`,
-        { stateDir, file: dbPath }, { cause: err });
+      throw new EdocError(
+        'EDOC_LEDGER_OPEN',
+        `The ledger ${dbPath} could not be opened: ${(err as Error).message}`,
+        { stateDir, file: dbPath },
+        { cause: err },
+      );
     }
   }
 
@@ -142,130 +181,263 @@ export class Ledger implements LedgerPort {
    */
   async probeWrite(now = ledgerNow()): Promise<void> {
     await this.sql.transaction(async (tx) => {
-      const row = await tx.get<{ id: number }>(`INSERT INTO events(at, type) VALUES (?, 'storage-probe') RETURNING id`, [now]);
+      const row = await tx.get<{ id: number }>(
+        `INSERT INTO events(at, type) VALUES (?, 'storage-probe') RETURNING id`,
+        [now],
+      );
       await tx.run('DELETE FROM events WHERE id = ?', [row!.id]);
     });
   }
 
   // --- files ---------------------------------------------------------------
-  recordFile(input: RecordFileInput): Promise<RecordFileResult> { return files.recordFile(this.sql, input, this.fence); }
-  setReadDetails(fileId: number, details: ReadDetails): Promise<void> { return files.setReadDetails(this.sql, fileId, details, this.fence); }
-  finishReading(fileId: number, now = ledgerNow()): Promise<void> { return files.finishReading(this.sql, fileId, now, this.fence); }
-  failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> { return files.failRead(this.sql, fileId, error, now, this.fence); }
+  recordFile(input: RecordFileInput): Promise<RecordFileResult> {
+    return files.recordFile(this.sql, input, this.fence);
+  }
+  setReadDetails(fileId: number, details: ReadDetails): Promise<void> {
+    return files.setReadDetails(this.sql, fileId, details, this.fence);
+  }
+  finishReading(fileId: number, now = ledgerNow()): Promise<void> {
+    return files.finishReading(this.sql, fileId, now, this.fence);
+  }
+  failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
+    return files.failRead(this.sql, fileId, error, now, this.fence);
+  }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
     return files.dropIntake(this.sql, fileId, now, data, this.fence);
   }
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
     return files.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
-  finishFile(fileId: number, now = ledgerNow()): Promise<boolean> { return files.finishFile(this.sql, fileId, now, this.fence); }
-  markReported(fileId: number, state: ReportState): Promise<void> { return files.markReported(this.sql, fileId, state, this.fence); }
+  finishFile(fileId: number, now = ledgerNow()): Promise<boolean> {
+    return files.finishFile(this.sql, fileId, now, this.fence);
+  }
+  markReported(fileId: number, state: ReportState): Promise<void> {
+    return files.markReported(this.sql, fileId, state, this.fence);
+  }
   markArchived(fileId: number, archivedPath: string, now = ledgerNow()): Promise<void> {
     return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
-  getFile(fileId: number): Promise<FileRow | undefined> { return files.getFile(this.sql, fileId); }
-  reportHolders(fileId: number): Promise<FileRow[]> { return places.reportHolders(this.sql, fileId); }
+  getFile(fileId: number): Promise<FileRow | undefined> {
+    return files.getFile(this.sql, fileId);
+  }
+  reportHolders(fileId: number): Promise<FileRow[]> {
+    return places.reportHolders(this.sql, fileId);
+  }
   reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
     return places.reportPlaceTaken(this.sql, dir, reportName, fileId);
   }
-  relocateReport(fileId: number, dir: string, reportName: string, now = ledgerNow()): Promise<void> {
+  relocateReport(
+    fileId: number,
+    dir: string,
+    reportName: string,
+    now = ledgerNow(),
+  ): Promise<void> {
     return places.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
   }
-  openFiles(company?: string): Promise<FileRow[]> { return files.openFiles(this.sql, company); }
-  filesToSettle(company?: string): Promise<FileRow[]> { return files.filesToSettle(this.sql, company); }
-  recentlyArchived(since: number): Promise<FileRow[]> { return files.recentlyArchived(this.sql, since); }
-  fileProgress(fileId: number): Promise<FileProgress> { return status.fileProgress(this.sql, fileId); }
+  openFiles(company?: string): Promise<FileRow[]> {
+    return files.openFiles(this.sql, company);
+  }
+  filesToSettle(company?: string): Promise<FileRow[]> {
+    return files.filesToSettle(this.sql, company);
+  }
+  recentlyArchived(since: number): Promise<FileRow[]> {
+    return files.recentlyArchived(this.sql, since);
+  }
+  fileProgress(fileId: number): Promise<FileProgress> {
+    return status.fileProgress(this.sql, fileId);
+  }
 
   // --- documents -----------------------------------------------------------
-  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now = ledgerNow()): Promise<InsertResult> {
+  insertDocuments(
+    fileId: number,
+    documents: Iterable<NewDocument>,
+    now = ledgerNow(),
+  ): Promise<InsertResult> {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   /** Inserts an async stream of documents (the reader's), ~1000 per transaction. */
-  insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now = ledgerNow()): Promise<InsertResult> {
+  insertDocumentStream(
+    fileId: number,
+    documents: AsyncIterable<NewDocument>,
+    now = ledgerNow(),
+  ): Promise<InsertResult> {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
-  acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> { return docs.acceptedKey(this.sql, key); }
-  claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): Promise<DueDocument[]> {
+  acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> {
+    return docs.acceptedKey(this.sql, key);
+  }
+  claimDue(
+    company: string,
+    now: number,
+    limit: number,
+    exclude?: ReadonlySet<number>,
+  ): Promise<DueDocument[]> {
     return docs.claimDue(this.sql, company, now, limit, exclude);
   }
-  nextDueAt(company: string): Promise<number | undefined> { return docs.nextDueAt(this.sql, company); }
-  markSending(ids: readonly number[], now = ledgerNow()): Promise<MarkSendingResult> { return sending.markSending(this.sql, ids, now, this.fence); }
-  unmarkSending(ids: readonly number[], now = ledgerNow()): Promise<number[]> { return sending.unmarkSending(this.sql, ids, now, this.fence); }
+  nextDueAt(company: string): Promise<number | undefined> {
+    return docs.nextDueAt(this.sql, company);
+  }
+  markSending(ids: readonly number[], now = ledgerNow()): Promise<MarkSendingResult> {
+    return sending.markSending(this.sql, ids, now, this.fence);
+  }
+  unmarkSending(ids: readonly number[], now = ledgerNow()): Promise<number[]> {
+    return sending.unmarkSending(this.sql, ids, now, this.fence);
+  }
   recordOutcomes(records: readonly OutcomeRecord[], now = ledgerNow()): Promise<OutcomesResult> {
     return sending.recordOutcomes(this.sql, records, now, this.fence);
   }
-  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now = ledgerNow()):
-    Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }> {
+  commitSubmissions(
+    marks: readonly number[],
+    outcomes: readonly OutcomeRecord[],
+    now = ledgerNow(),
+  ): Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }> {
     return this.sql.transaction(async (tx) => ({
-      outcomes: outcomes.length > 0 ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence) : { applied: [], fileIds: [] },
-      marks: marks.length > 0 ? await sending.markSendingTx(tx, marks, now, this.fence) : { ...NO_MARKS },
+      outcomes:
+        outcomes.length > 0
+          ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence)
+          : { applied: [], fileIds: [] },
+      marks:
+        marks.length > 0
+          ? await sending.markSendingTx(tx, marks, now, this.fence)
+          : { ...NO_MARKS },
     }));
   }
   async recordOutcome(id: number, outcome: Verdict, now = ledgerNow()): Promise<boolean> {
-    return (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied.length === 1;
+    return (
+      (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied
+        .length === 1
+    );
   }
-  scheduleRetry(id: number, nextAt: number, outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
-    now = ledgerNow()): Promise<boolean> {
+  scheduleRetry(
+    id: number,
+    nextAt: number,
+    outcome: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'> = {},
+    now = ledgerNow(),
+  ): Promise<boolean> {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
-  sendingAtStart(company?: string): Promise<DueDocument[]> { return docs.sendingAtStart(this.sql, company); }
-  recoverSending(now = ledgerNow(), company?: string): Promise<{ resent: number[]; inDoubt: number[] }> {
+  sendingAtStart(company?: string): Promise<DueDocument[]> {
+    return docs.sendingAtStart(this.sql, company);
+  }
+  recoverSending(
+    now = ledgerNow(),
+    company?: string,
+  ): Promise<{ resent: number[]; inDoubt: number[] }> {
     return sending.recoverSending(this.sql, now, company, this.fence);
   }
   setInDoubt(ids: readonly number[], reason: string, now = ledgerNow()): Promise<number[]> {
     return sending.setInDoubt(this.sql, ids, now, reason, this.fence);
   }
   // operator actions: never fenced (port.ts)
-  requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> { return status.requeue(this.sql, target); }
+  requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> {
+    return status.requeue(this.sql, target);
+  }
   /** `by`: who gave the word ('cli', 'console', 'api'), kept in the event history. */
-  confirmIssued(ids: readonly number[], note: string, now = ledgerNow(), by?: string, assigned?: ReadonlyMap<number, string>):
-    Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
+  confirmIssued(
+    ids: readonly number[],
+    note: string,
+    now = ledgerNow(),
+    by?: string,
+    assigned?: ReadonlyMap<number, string>,
+  ): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
     return status.confirmIssued(this.sql, ids, note, now, by, assigned);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */
-  recordClash(ids: readonly number[], note: string, now = ledgerNow(), by?: string): Promise<{ ids: number[]; fileIds: number[] }> {
+  recordClash(
+    ids: readonly number[],
+    note: string,
+    now = ledgerNow(),
+    by?: string,
+  ): Promise<{ ids: number[]; fileIds: number[] }> {
     return status.recordClash(this.sql, ids, note, now, by);
   }
-  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean> {
+  numberMayHaveBeenDelivered(doc: {
+    id: number;
+    company: string;
+    kind: DocumentKind;
+    key: string | null;
+  }): Promise<boolean> {
     return docs.numberMayHaveBeenDelivered(this.sql, doc);
   }
-  getDocument(id: number): Promise<DocumentRow | undefined> { return docs.getDocument(this.sql, id); }
+  getDocument(id: number): Promise<DocumentRow | undefined> {
+    return docs.getDocument(this.sql, id);
+  }
   /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
-  iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> { return status.iterateFileDocuments(this.sql, fileId); }
+  iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {
+    return status.iterateFileDocuments(this.sql, fileId);
+  }
   /** One read transaction: the counts and the lists agree. */
-  statusSummary(listLimit?: number): Promise<StatusSummary> { return this.sql.read((tx) => status.statusSummary(tx, listLimit)); }
+  statusSummary(listLimit?: number): Promise<StatusSummary> {
+    return this.sql.read((tx) => status.statusSummary(tx, listLimit));
+  }
   /** Documents, files and received documents counted for the metrics (ledger/operator-counts.ts). */
-  operatorCounts(): Promise<OperatorCounts> { return operatorCounts(this.sql); }
+  operatorCounts(): Promise<OperatorCounts> {
+    return operatorCounts(this.sql);
+  }
 
   // --- operator surface (ranges watch, alerts) --------------------------------
   /** Highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
-  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined> {
+  highestNumberUsed(
+    company: string,
+    kinds: readonly string[],
+    prefix: string,
+    from: number,
+    to: number,
+  ): Promise<number | undefined> {
     return ranges.highestNumberUsed(this.sql, company, kinds, prefix, from, to);
   }
   /** Per company, documents in doubt and (withUnsent) documents not sent yet. */
-  openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> { return ranges.openCounts(this.sql, withUnsent); }
+  openCounts(withUnsent = true): Promise<CompanyOpenCounts[]> {
+    return ranges.openCounts(this.sql, withUnsent);
+  }
 
   // --- resend (edoc-bridge resend) -----------------------------------------
-  filesMatching(name: string): Promise<FileRow[]> { return resend.filesMatching(this.sql, name); }
-  contentOutcome(file: FileRow): Promise<ContentOutcome> { return resend.contentOutcome(this.sql, file); }
-  requestResend(fileId: number, now = ledgerNow()): Promise<{ request: ResendRequest; reused: boolean }> {
+  filesMatching(name: string): Promise<FileRow[]> {
+    return resend.filesMatching(this.sql, name);
+  }
+  contentOutcome(file: FileRow): Promise<ContentOutcome> {
+    return resend.contentOutcome(this.sql, file);
+  }
+  requestResend(
+    fileId: number,
+    now = ledgerNow(),
+  ): Promise<{ request: ResendRequest; reused: boolean }> {
     return resend.requestResend(this.sql, fileId, now);
   }
-  cancelResend(requestId: number, now = ledgerNow()): Promise<void> { return resend.cancelResend(this.sql, requestId, now); }
+  cancelResend(requestId: number, now = ledgerNow()): Promise<void> {
+    return resend.cancelResend(this.sql, requestId, now);
+  }
 
   // --- received documents (E12) -------------------------------------------
-  getCursor(company: string): Promise<string | undefined> { return received.getCursor(this.sql, company); }
-  setCursor(company: string, cursor: string, now = ledgerNow()): Promise<void> { return received.setCursor(this.sql, company, cursor, now, this.fence); }
-  recordPull(company: string, at: number, data?: unknown): Promise<void> { return received.recordPull(this.sql, company, at, data, this.fence); }
-  seenReceived(company: string, documentId: string): Promise<boolean> { return received.seenReceived(this.sql, company, documentId); }
-  recordReceived(record: ReceivedRecord): Promise<boolean> { return received.recordReceived(this.sql, record, this.fence); }
+  getCursor(company: string): Promise<string | undefined> {
+    return received.getCursor(this.sql, company);
+  }
+  setCursor(company: string, cursor: string, now = ledgerNow()): Promise<void> {
+    return received.setCursor(this.sql, company, cursor, now, this.fence);
+  }
+  recordPull(company: string, at: number, data?: unknown): Promise<void> {
+    return received.recordPull(this.sql, company, at, data, this.fence);
+  }
+  seenReceived(company: string, documentId: string): Promise<boolean> {
+    return received.seenReceived(this.sql, company, documentId);
+  }
+  recordReceived(record: ReceivedRecord): Promise<boolean> {
+    return received.recordReceived(this.sql, record, this.fence);
+  }
 
   // --- master data (ledger/master-data.ts) ---------------------------------
-  latestMasterVersion(table: string): Promise<master.MasterVersion | undefined> { return master.latestMasterVersion(this.sql, table); }
-  storeMasterVersion(input: master.NewMasterVersion, now = ledgerNow()): ReturnType<LedgerPort['storeMasterVersion']> {
+  latestMasterVersion(table: string): Promise<master.MasterVersion | undefined> {
+    return master.latestMasterVersion(this.sql, table);
+  }
+  storeMasterVersion(
+    input: master.NewMasterVersion,
+    now = ledgerNow(),
+  ): ReturnType<LedgerPort['storeMasterVersion']> {
     return master.storeMasterVersion(this.sql, input, now);
   }
-  readMasterTable(table: string, version: number): Promise<master.MasterTableData | undefined> { return master.readMasterTable(this.sql, table, version); }
+  readMasterTable(table: string, version: number): Promise<master.MasterTableData | undefined> {
+    return master.readMasterTable(this.sql, table, version);
+  }
 }
 
 /**
@@ -282,23 +454,34 @@ function makePrivate(dbPath: string): void {
   for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`]) {
     try {
       fs.chmodSync(file, 0o600);
-    } catch { /* absent, or not ours to change (best effort; SQLite reports what matters) */ }
+    } catch {
+      /* absent, or not ours to change (best effort; SQLite reports what matters) */
+    }
   }
 }
 
 /** An existing ledger of the current schema, without the lock: read-only, or shared for short operator writes. */
-function openExisting(dbPath: string, stateDir: string, readonly: boolean, timeout: number): Database.Database {
+function openExisting(
+  dbPath: string,
+  stateDir: string,
+  readonly: boolean,
+  timeout: number,
+): Database.Database {
   if (!fs.existsSync(dbPath)) {
-    throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, { stateDir });
+    throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, {
+      stateDir,
+    });
   }
   const db = new Database(dbPath, { readonly, fileMustExist: true, timeout });
   if (!readonly) db.pragma('synchronous = FULL');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version !== SCHEMA_VERSION) {
     db.close();
-    throw new EdocError('EDOC_LEDGER_MIGRATION',
+    throw new EdocError(
+      'EDOC_LEDGER_MIGRATION',
       `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
-      { stateDir, version });
+      { stateDir, version },
+    );
   }
   return db;
 }

@@ -58,16 +58,22 @@ function readLock(file: string): LockInfo | undefined {
 }
 
 function lockedError(dir: string, info: LockInfo): EdocError {
-  return new EdocError('EDOC_LEDGER_LOCKED',
+  return new EdocError(
+    'EDOC_LEDGER_LOCKED',
     `The state folder ${dir} is in use by another edoc-bridge process (pid ${info.pid}, started ${info.startedAt}).`,
-    { stateDir: dir, pid: info.pid, startedAt: info.startedAt });
+    { stateDir: dir, pid: info.pid, startedAt: info.startedAt },
+  );
 }
 
 /** Takes `<stateDir>/edoc-bridge.lock`, or throws EDOC_LEDGER_LOCKED naming the live holder. */
 export function acquireLock(stateDir: string): HeldLock {
   const dir = path.resolve(stateDir);
   const file = path.join(dir, LOCK_FILE);
-  const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString(), host: os.hostname() };
+  const info: LockInfo = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    host: os.hostname(),
+  };
   const procStart = procStartOf(process.pid);
   if (procStart !== undefined) info.procStart = procStart;
   if (heldHere.has(dir)) throw lockedError(dir, info);
@@ -91,9 +97,18 @@ export function acquireLock(stateDir: string): HeldLock {
         throw renameErr;
       }
       const moved = readLock(aside);
-      if (moved && holder && (moved.pid !== holder.pid || moved.startedAt !== holder.startedAt) && isAlive(moved)) {
+      if (
+        moved &&
+        holder &&
+        (moved.pid !== holder.pid || moved.startedAt !== holder.startedAt) &&
+        isAlive(moved)
+      ) {
         // we moved a fresh lock another process just took: put it back and give way
-        try { fs.linkSync(aside, file); } catch { /* a third process won; it holds the folder */ }
+        try {
+          fs.linkSync(aside, file);
+        } catch {
+          /* a third process won; it holds the folder */
+        }
         fs.rmSync(aside, { force: true });
         throw lockedError(dir, moved);
       }

@@ -231,9 +231,11 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database.Database): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number;
   if (from > SCHEMA_VERSION) {
-    throw new EdocError('EDOC_LEDGER_MIGRATION',
+    throw new EdocError(
+      'EDOC_LEDGER_MIGRATION',
       `The ledger has schema version ${from}, newer than this program knows (${SCHEMA_VERSION}); upgrade edoc-bridge.`,
-      { from, to: SCHEMA_VERSION });
+      { from, to: SCHEMA_VERSION },
+    );
   }
   for (let v = from; v < SCHEMA_VERSION; v++) {
     try {
@@ -242,8 +244,12 @@ export function migrate(db: Database.Database): { from: number; to: number } {
         db.pragma(`user_version = ${v + 1}`);
       }).immediate();
     } catch (err) {
-      throw new EdocError('EDOC_LEDGER_MIGRATION', `Ledger migration step ${v + 1} failed: ${(err as Error).message}`,
-        { step: v + 1 }, { cause: err });
+      throw new EdocError(
+        'EDOC_LEDGER_MIGRATION',
+        `Ledger migration step ${v + 1} failed: ${(err as Error).message}`,
+        { step: v + 1 },
+        { cause: err },
+      );
     }
   }
   return { from, to: SCHEMA_VERSION };

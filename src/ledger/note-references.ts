@@ -16,8 +16,12 @@ export type ReferenceCheck = { notIssued: ReportProblem } | { unknown: string[] 
 
 const NEVER_ISSUED: ReadonlySet<string> = new Set(['rejected', 'invalid']);
 
-export async function checkReferences(tx: SqlExecutor, company: string, kind: DocumentKind, references: readonly string[] | undefined):
-  Promise<ReferenceCheck> {
+export async function checkReferences(
+  tx: SqlExecutor,
+  company: string,
+  kind: DocumentKind,
+  references: readonly string[] | undefined,
+): Promise<ReferenceCheck> {
   const kinds = referencedKinds(kind);
   if (references === undefined || references.length === 0 || kinds.length === 0) return undefined;
   const unknown: string[] = [];
@@ -28,17 +32,27 @@ export async function checkReferences(tx: SqlExecutor, company: string, kind: Do
       continue;
     }
     const list = textList(tx, keys);
-    const rows = await tx.all<{ state: string; name: string }>(`SELECT d.state, f.name FROM documents d JOIN files f ON f.id = d.file_id
-      WHERE d.key IN ${list.sql} ORDER BY d.id DESC`, [list.param]);
+    const rows = await tx.all<{ state: string; name: string }>(
+      `SELECT d.state, f.name FROM documents d JOIN files f ON f.id = d.file_id
+      WHERE d.key IN ${list.sql} ORDER BY d.id DESC`,
+      [list.param],
+    );
     if (rows.length === 0) {
       unknown.push(written);
       continue;
     }
     if (rows.every((r) => NEVER_ISSUED.has(r.state))) {
       const last = rows[0];
-      return { notIssued: { code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', field: 'DocumentReferences', value: written,
-        message: `Not sent: it references ${written}, which the ledger holds as ${last.state} (${last.name}): it was never issued, `
-          + 'so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.' } };
+      return {
+        notIssued: {
+          code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
+          field: 'DocumentReferences',
+          value: written,
+          message:
+            `Not sent: it references ${written}, which the ledger holds as ${last.state} (${last.name}): it was never issued, ` +
+            'so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
+        },
+      };
     }
   }
   return unknown.length > 0 ? { unknown } : undefined;

@@ -13,16 +13,20 @@ export function documentNumber(key: string | null): string | undefined {
 /** The service holds another document under this number, and nothing of ours with it can have reached it. */
 export function numberClashMessage(key: string | null): string {
   const number = documentNumber(key);
-  return `The number ${number ?? 'of this document'} is already used at the service by another document `
-    + '(Regla 90, Documento procesado anteriormente); this document was not issued. Give it a new number and send it again.';
+  return (
+    `The number ${number ?? 'of this document'} is already used at the service by another document ` +
+    '(Regla 90, Documento procesado anteriormente); this document was not issued. Give it a new number and send it again.'
+  );
 }
 
 /** The service holds a document under this number, and an earlier attempt of ours may have delivered it. */
 export function repeatedNumberMessage(key: string | null, place: string): string {
   const number = documentNumber(key) ?? 'of this document';
   const ref = key ?? place;
-  return `The service already holds a document under the number ${number} (Regla 90), and an earlier attempt of ours `
-    + 'with that number may have delivered it, so this is not a confirmed acceptance. Check at the authority which '
-    + `document it holds under ${number}: if it is this one, run edoc-bridge resolve --document ${ref} --issued; `
-    + `if it is not, run edoc-bridge resolve --document ${ref} --not-ours (and give the document a new number).`;
+  return (
+    `The service already holds a document under the number ${number} (Regla 90), and an earlier attempt of ours ` +
+    'with that number may have delivered it, so this is not a confirmed acceptance. Check at the authority which ' +
+    `document it holds under ${number}: if it is this one, run edoc-bridge resolve --document ${ref} --issued; ` +
+    `if it is not, run edoc-bridge resolve --document ${ref} --not-ours (and give the document a new number).`
+  );
 }

@@ -16,10 +16,16 @@ export interface OperatorCounts {
 export function operatorCounts(q: SqlExecutor): Promise<OperatorCounts> {
   // one read transaction: the three counts agree with each other
   return q.read(async (tx) => ({
-    documents: await tx.all<OperatorCounts['documents'][number]>(`SELECT f.company, f.kind, c.state, CAST(sum(c.n) AS BIGINT) AS n
+    documents: await tx.all<
+      OperatorCounts['documents'][number]
+    >(`SELECT f.company, f.kind, c.state, CAST(sum(c.n) AS BIGINT) AS n
       FROM file_counts c JOIN files f ON f.id = c.file_id GROUP BY f.company, f.kind, c.state`),
-    files: await tx.all<OperatorCounts['files'][number]>(`SELECT kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END
+    files: await tx.all<
+      OperatorCounts['files'][number]
+    >(`SELECT kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END
       AS outcome, count(*) AS n FROM files GROUP BY kind, CASE WHEN duplicate_of IS NOT NULL THEN 'duplicate' ELSE state END`),
-    received: await tx.all<OperatorCounts['received'][number]>('SELECT company, count(*) AS n FROM received GROUP BY company'),
+    received: await tx.all<OperatorCounts['received'][number]>(
+      'SELECT company, count(*) AS n FROM received GROUP BY company',
+    ),
   }));
 }

@@ -27,8 +27,22 @@ import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
 import type { MasterTableData, MasterVersion, NewMasterVersion } from './master-data.js';
 import type {
-  CompanyOpenCounts, DocumentRow, DueDocument, FileError, FileProgress, FileRow, InsertResult, MarkSendingResult, NewDocument,
-  OutcomeRecord, ReceivedRecord, RecordFileInput, RecordFileResult, ReportState, RequeueTarget, StatusSummary,
+  CompanyOpenCounts,
+  DocumentRow,
+  DueDocument,
+  FileError,
+  FileProgress,
+  FileRow,
+  InsertResult,
+  MarkSendingResult,
+  NewDocument,
+  OutcomeRecord,
+  ReceivedRecord,
+  RecordFileInput,
+  RecordFileResult,
+  ReportState,
+  RequeueTarget,
+  StatusSummary,
 } from './types.js';
 
 /**
@@ -45,7 +59,11 @@ export interface LedgerFence {
    * The cluster's claim of a dropped file (`path` as recorded, content hash, company), in recordFile's
    * transaction after check(), once the file's row (`fileId`: new, resumed or duplicate) is known.
    */
-  claimFile?(tx: SqlExecutor, file: { path: string; sha256: string; company: string }, fileId: number): Promise<void>;
+  claimFile?(
+    tx: SqlExecutor,
+    file: { path: string; sha256: string; company: string },
+    fileId: number,
+  ): Promise<void>;
 }
 
 /** A verdict without its document id (the single-document forms). */
@@ -102,9 +120,17 @@ export interface LedgerPort {
   recordFile(input: RecordFileInput): Promise<RecordFileResult>;
   setReadDetails(fileId: number, details: ReadDetails): Promise<void>;
   /** Stores documents held back (not due), ~1000 per transaction; indexes already stored are ignored. */
-  insertDocuments(fileId: number, documents: Iterable<NewDocument>, now?: number): Promise<InsertResult>;
+  insertDocuments(
+    fileId: number,
+    documents: Iterable<NewDocument>,
+    now?: number,
+  ): Promise<InsertResult>;
   /** The same for an async stream (the reader's). */
-  insertDocumentStream(fileId: number, documents: AsyncIterable<NewDocument>, now?: number): Promise<InsertResult>;
+  insertDocumentStream(
+    fileId: number,
+    documents: AsyncIterable<NewDocument>,
+    now?: number,
+  ): Promise<InsertResult>;
   /** The file was read whole and found unchanged: `open`, its documents released (due now). Only from `reading`. */
   finishReading(fileId: number, now?: number): Promise<void>;
   /** The file could not be read to the end: its unsent documents are held back (`invalid`). Returns how many. */
@@ -138,7 +164,12 @@ export interface LedgerPort {
 
   // --- documents and sending (submit) --------------------------------------------------------------
   /** Pending documents of a company due at `now`, minus `exclude` (queued in memory). Reads only. */
-  claimDue(company: string, now: number, limit: number, exclude?: ReadonlySet<number>): Promise<DueDocument[]>;
+  claimDue(
+    company: string,
+    now: number,
+    limit: number,
+    exclude?: ReadonlySet<number>,
+  ): Promise<DueDocument[]>;
   /** The earliest future attempt of a company (the feeder's timer). */
   nextDueAt(company: string): Promise<number | undefined>;
   /**
@@ -155,14 +186,27 @@ export interface LedgerPort {
    * Verdicts, then `sending` marks, in ONE transaction (one durable commit): the sender's hot path.
    * Verdicts first, so a verdict frees its key before a mark checks whether that key is in flight.
    */
-  commitSubmissions(marks: readonly number[], outcomes: readonly OutcomeRecord[], now?: number):
-    Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }>;
+  commitSubmissions(
+    marks: readonly number[],
+    outcomes: readonly OutcomeRecord[],
+    now?: number,
+  ): Promise<{ marks: MarkSendingResult; outcomes: OutcomesResult }>;
   /** One verdict (recordOutcomes of one); whether it applied. */
   recordOutcome(id: number, outcome: Verdict, now?: number): Promise<boolean>;
   /** One retry verdict: pending again at `nextAt`. */
-  scheduleRetry(id: number, nextAt: number, outcome?: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'>, now?: number): Promise<boolean>;
+  scheduleRetry(
+    id: number,
+    nextAt: number,
+    outcome?: Omit<OutcomeRecord, 'id' | 'state' | 'nextAttemptAt'>,
+    now?: number,
+  ): Promise<boolean>;
   /** Whether any document of ours with this number (its kind family) may have reached the service (decide.ts). */
-  numberMayHaveBeenDelivered(doc: { id: number; company: string; kind: DocumentKind; key: string | null }): Promise<boolean>;
+  numberMayHaveBeenDelivered(doc: {
+    id: number;
+    company: string;
+    kind: DocumentKind;
+    key: string | null;
+  }): Promise<boolean>;
   /** The accepted document holding this key, if any. */
   acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined>;
   getDocument(id: number): Promise<DocumentRow | undefined>;
@@ -187,10 +231,20 @@ export interface LedgerPort {
    * In-doubt documents confirmed issued: `accepted`, unless another document holds their key (`taken`).
    * `by`: who gave the word ('cli', 'console', 'api'), kept in the event history.
    */
-  confirmIssued(ids: readonly number[], note: string, now?: number, by?: string, assigned?: ReadonlyMap<number, string>):
-    Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }>;
+  confirmIssued(
+    ids: readonly number[],
+    note: string,
+    now?: number,
+    by?: string,
+    assigned?: ReadonlyMap<number, string>,
+  ): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }>;
   /** In-doubt (repeated-number) documents whose number is not theirs: `duplicate` with the clash error. */
-  recordClash(ids: readonly number[], note: string, now?: number, by?: string): Promise<{ ids: number[]; fileIds: number[] }>;
+  recordClash(
+    ids: readonly number[],
+    note: string,
+    now?: number,
+    by?: string,
+  ): Promise<{ ids: number[]; fileIds: number[] }>;
   statusSummary(listLimit?: number): Promise<StatusSummary>;
 
   // --- operator surface (console, metrics) ---------------------------------------------------------
@@ -199,7 +253,13 @@ export interface LedgerPort {
   /** Documents, files and received documents counted for the metrics, in one read transaction. */
   operatorCounts(): Promise<OperatorCounts>;
   /** The range watch: the highest number in [from, to] of this prefix that a document of the company among `kinds` holds. */
-  highestNumberUsed(company: string, kinds: readonly string[], prefix: string, from: number, to: number): Promise<number | undefined>;
+  highestNumberUsed(
+    company: string,
+    kinds: readonly string[],
+    prefix: string,
+    from: number,
+    to: number,
+  ): Promise<number | undefined>;
   /** The alerts: per company, documents in doubt and (withUnsent) documents not sent yet. */
   openCounts(withUnsent?: boolean): Promise<CompanyOpenCounts[]>;
 
@@ -222,7 +282,10 @@ export interface LedgerPort {
   /** The newest version of a table, or undefined when none was loaded. */
   latestMasterVersion(table: string): Promise<MasterVersion | undefined>;
   /** Stores a version unless the newest has the same content (then `stored` is undefined); one transaction. */
-  storeMasterVersion(input: NewMasterVersion, now?: number): Promise<{ stored: MasterVersion | undefined; latest: MasterVersion | undefined }>;
+  storeMasterVersion(
+    input: NewMasterVersion,
+    now?: number,
+  ): Promise<{ stored: MasterVersion | undefined; latest: MasterVersion | undefined }>;
   /** A version with its rows, or undefined when it is no longer kept. */
   readMasterTable(table: string, version: number): Promise<MasterTableData | undefined>;
 }

@@ -19,21 +19,53 @@ import type { FileRow } from './types.js';
 export async function reportHolders(q: SqlExecutor, fileId: number): Promise<FileRow[]> {
   const file = await getFile(q, fileId);
   if (!file || file.reportDir !== null) return [];
-  return (await q.all<RawFile>(`SELECT * FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL AND id < ?
-    ORDER BY id DESC`, [file.company, file.kind, file.reportName, fileId])).map(toFileRow);
+  return (
+    await q.all<RawFile>(
+      `SELECT * FROM files WHERE company = ? AND kind = ? AND report_name = ? AND report_dir IS NULL AND id < ?
+    ORDER BY id DESC`,
+      [file.company, file.kind, file.reportName, fileId],
+    )
+  ).map(toFileRow);
 }
 
 /** The stem is taken in `dir` by the moved-aside reports of a file other than `fileId`. */
-export async function reportPlaceTaken(q: SqlExecutor, dir: string, reportName: string, fileId: number): Promise<boolean> {
-  return await q.get('SELECT 1 FROM files WHERE report_dir = ? AND report_name = ? AND id <> ? LIMIT 1', [dir, reportName, fileId]) !== undefined;
+export async function reportPlaceTaken(
+  q: SqlExecutor,
+  dir: string,
+  reportName: string,
+  fileId: number,
+): Promise<boolean> {
+  return (
+    (await q.get(
+      'SELECT 1 FROM files WHERE report_dir = ? AND report_name = ? AND id <> ? LIMIT 1',
+      [dir, reportName, fileId],
+    )) !== undefined
+  );
 }
 
 /** The file's reports now live in `dir` as `reportName` (moved aside: a later file took its names). */
-export function relocateReport(q: SqlExecutor, fileId: number, dir: string, reportName: string, now: number, fence: Fence = NO_FENCE): Promise<void> {
+export function relocateReport(
+  q: SqlExecutor,
+  fileId: number,
+  dir: string,
+  reportName: string,
+  now: number,
+  fence: Fence = NO_FENCE,
+): Promise<void> {
   return q.transaction(async (tx) => {
-    const from = await tx.get<{ report_name: string; company: string }>('SELECT report_name, company FROM files WHERE id = ?', [fileId]);
+    const from = await tx.get<{ report_name: string; company: string }>(
+      'SELECT report_name, company FROM files WHERE id = ?',
+      [fileId],
+    );
     if (from !== undefined) await fence(tx, [from.company]);
-    await tx.run('UPDATE files SET report_dir = ?, report_name = ? WHERE id = ?', [dir, reportName, fileId]);
-    await addEvent(tx, now, 'report-moved', fileId, null, { from: from?.report_name, to: path.join(dir, reportName) });
+    await tx.run('UPDATE files SET report_dir = ?, report_name = ? WHERE id = ?', [
+      dir,
+      reportName,
+      fileId,
+    ]);
+    await addEvent(tx, now, 'report-moved', fileId, null, {
+      from: from?.report_name,
+      to: path.join(dir, reportName),
+    });
   });
 }

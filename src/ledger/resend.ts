@@ -15,14 +15,21 @@ import type { SqlExecutor } from './sql/executor.js';
 import type { DocumentState, FileRow } from './types.js';
 
 /** Records that the next drop of `fileId`'s content is to be taken again; an open request for it is reused. */
-export function requestResend(q: SqlExecutor, fileId: number, now: number): Promise<{ request: ResendRequest; reused: boolean }> {
+export function requestResend(
+  q: SqlExecutor,
+  fileId: number,
+  now: number,
+): Promise<{ request: ResendRequest; reused: boolean }> {
   return q.transaction(async (tx) => {
     const file = await getFile(tx, fileId);
     if (!file) throw new Error(`requestResend: no file ${fileId}`);
     const open = await openResend(tx, file.company, file.kind, file.sha256);
     if (open) return { request: open, reused: true };
-    const id = (await tx.get<{ id: number }>(`INSERT INTO resend_requests(file_id, company, kind, sha256, requested_at)
-      VALUES (?, ?, ?, ?, ?) RETURNING id`, [fileId, file.company, file.kind, file.sha256, now]))!.id;
+    const id = (await tx.get<{ id: number }>(
+      `INSERT INTO resend_requests(file_id, company, kind, sha256, requested_at)
+      VALUES (?, ?, ?, ?, ?) RETURNING id`,
+      [fileId, file.company, file.kind, file.sha256, now],
+    ))!.id;
     await addEvent(tx, now, 'resend-requested', fileId, null, { request: id });
     return { request: { id, fileId, requestedAt: now }, reused: false };
   });
@@ -31,15 +38,23 @@ export function requestResend(q: SqlExecutor, fileId: number, now: number): Prom
 /** Withdraws an open request (its copy into the inbox failed). */
 export function cancelResend(q: SqlExecutor, requestId: number, now: number): Promise<void> {
   return q.transaction(async (tx) => {
-    const r = await tx.get<{ file_id: number }>('DELETE FROM resend_requests WHERE id = ? AND taken_by IS NULL RETURNING file_id', [requestId]);
+    const r = await tx.get<{ file_id: number }>(
+      'DELETE FROM resend_requests WHERE id = ? AND taken_by IS NULL RETURNING file_id',
+      [requestId],
+    );
     if (r) await addEvent(tx, now, 'resend-cancelled', r.file_id, null, { request: requestId });
   });
 }
 
 /** Ids of the earlier files of the same content that hold documents (not duplicate-file records), oldest first. */
 async function earlierFiles(q: SqlExecutor, fileId: number): Promise<number[]> {
-  return (await q.all<{ id: number }>(`SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.sha256 = f.sha256
-    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`, [fileId])).map((r) => r.id);
+  return (
+    await q.all<{ id: number }>(
+      `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.sha256 = f.sha256
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`,
+      [fileId],
+    )
+  ).map((r) => r.id);
 }
 
 /**
@@ -47,9 +62,14 @@ async function earlierFiles(q: SqlExecutor, fileId: number): Promise<number[]> {
  * (EDOC_READ_CHANGED_AFTER_SEND): this file is their grown or rewritten content.
  */
 async function changedFilesAtPath(q: SqlExecutor, fileId: number): Promise<number[]> {
-  return (await q.all<{ id: number }>(`SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.path = f.path
+  return (
+    await q.all<{ id: number }>(
+      `SELECT e.id FROM files f JOIN files e ON e.company = f.company AND e.kind = f.kind AND e.path = f.path
     AND e.sha256 <> f.sha256 AND e.error LIKE '%EDOC_READ_CHANGED_AFTER_SEND%'
-    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`, [fileId])).map((r) => r.id);
+    WHERE f.id = ? AND e.id < f.id AND e.duplicate_of IS NULL ORDER BY e.id`,
+      [fileId],
+    )
+  ).map((r) => r.id);
 }
 
 export type EarlierCopy = 'accepted' | 'open' | undefined;
@@ -63,8 +83,13 @@ export type EarlierCopy = 'accepted' | 'open' | undefined;
  * no earlier copy to look at (the common case: no lookups). The lookup reads on the executor it is given
  * (the insert's transaction).
  */
-export async function earlierCopyLookup(q: SqlExecutor, fileId: number):
-  Promise<((tx: SqlExecutor, index: number, raw: string, ownNumber: boolean) => Promise<EarlierCopy>) | undefined> {
+export async function earlierCopyLookup(
+  q: SqlExecutor,
+  fileId: number,
+): Promise<
+  | ((tx: SqlExecutor, index: number, raw: string, ownNumber: boolean) => Promise<EarlierCopy>)
+  | undefined
+> {
   const same = await earlierFiles(q, fileId);
   const changed = await changedFilesAtPath(q, fileId);
   if (same.length === 0 && changed.length === 0) return undefined;
@@ -72,15 +97,19 @@ export async function earlierCopyLookup(q: SqlExecutor, fileId: number):
   return async (tx, index, raw, ownNumber) => {
     if (ownNumber && same.length === 0) return undefined;
     const files = idList(tx, ownNumber ? same : all);
-    const states = await tx.all<{ state: DocumentState }>(`SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
-      WHERE d.file_id IN ${files.sql} AND d.idx = ? AND b.raw = ?`, [files.param, index, raw]);
+    const states = await tx.all<{ state: DocumentState }>(
+      `SELECT d.state FROM documents d JOIN document_bodies b ON b.id = d.id
+      WHERE d.file_id IN ${files.sql} AND d.idx = ? AND b.raw = ?`,
+      [files.param, index, raw],
+    );
     return classify(states.map((s) => s.state));
   };
 }
 
 function classify(states: readonly DocumentState[]): EarlierCopy {
   if (states.includes('accepted')) return 'accepted';
-  if (states.some((s) => s === 'pending' || s === 'sending' || s === 'failed' || s === 'in-doubt')) return 'open';
+  if (states.some((s) => s === 'pending' || s === 'sending' || s === 'failed' || s === 'in-doubt'))
+    return 'open';
   return undefined;
 }
 
@@ -97,9 +126,11 @@ export interface ContentOutcome {
 
 /** What a resend of `file`'s content would do with each of its documents (see the module comment). */
 export async function contentOutcome(q: SqlExecutor, file: FileRow): Promise<ContentOutcome> {
-  const rows = await q.all<{ idx: number; states: string }>(`SELECT d.idx AS idx, ${joinedGroup(q, 'd.state')} AS states
+  const rows = await q.all<{ idx: number; states: string }>(
+    `SELECT d.idx AS idx, ${joinedGroup(q, 'd.state')} AS states
     FROM documents d JOIN files f ON f.id = d.file_id WHERE f.company = ? AND f.kind = ? AND f.sha256 = ? GROUP BY d.idx`,
-  [file.company, file.kind, file.sha256]);
+    [file.company, file.kind, file.sha256],
+  );
   const out: ContentOutcome = { accepted: 0, again: 0, failed: 0, inDoubt: 0, inProgress: 0 };
   for (const r of rows) {
     const states = r.states.split(',');
@@ -117,8 +148,11 @@ export async function contentOutcome(q: SqlExecutor, file: FileRow): Promise<Con
  * (full path or the archive's own name, `NAME (2).csv`), oldest first.
  */
 export async function filesMatching(q: SqlExecutor, name: string): Promise<FileRow[]> {
-  const ids = await q.all<{ id: number }>(`SELECT id FROM files WHERE name = ? OR report_name = ? OR path = ? OR archived_path = ?
-    OR (archived_path <> '' AND ${endsWithTail(q, 'archived_path')}) ORDER BY id`, [name, name, name, name, name, name]);
+  const ids = await q.all<{ id: number }>(
+    `SELECT id FROM files WHERE name = ? OR report_name = ? OR path = ? OR archived_path = ?
+    OR (archived_path <> '' AND ${endsWithTail(q, 'archived_path')}) ORDER BY id`,
+    [name, name, name, name, name, name],
+  );
   const out: FileRow[] = [];
   for (const { id } of ids) {
     const f = await getFile(q, id);

@@ -1,5 +1,12 @@
 import { parseKind } from '../kinds/index.js';
-import type { DocumentRow, DocumentState, FileRow, FileState, ReportState, StateCounts } from './types.js';
+import type {
+  DocumentRow,
+  DocumentState,
+  FileRow,
+  FileState,
+  ReportState,
+  StateCounts,
+} from './types.js';
 
 export function json(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
@@ -10,37 +17,112 @@ export function parse<T>(text: unknown, fallback: T): T {
 }
 
 export function emptyCounts(): StateCounts {
-  return { pending: 0, sending: 0, accepted: 0, rejected: 0, invalid: 0, failed: 0, duplicate: 0, 'in-doubt': 0 };
+  return {
+    pending: 0,
+    sending: 0,
+    accepted: 0,
+    rejected: 0,
+    invalid: 0,
+    failed: 0,
+    duplicate: 0,
+    'in-doubt': 0,
+  };
 }
 
 export interface RawFile {
-  id: number; path: string; name: string; report_name: string; size: number; sha256: string; kind: string;
-  company: string; format: string | null; encoding: string | null; header: string | null; state: string;
-  error: string | null; total: number | null; duplicate_of: number | null; started_at: number;
-  finished_at: number | null; archived_path: string | null; report_state: string; outbox_dir: string | null;
-  archive: number | null; report_dir: string | null;
+  id: number;
+  path: string;
+  name: string;
+  report_name: string;
+  size: number;
+  sha256: string;
+  kind: string;
+  company: string;
+  format: string | null;
+  encoding: string | null;
+  header: string | null;
+  state: string;
+  error: string | null;
+  total: number | null;
+  duplicate_of: number | null;
+  started_at: number;
+  finished_at: number | null;
+  archived_path: string | null;
+  report_state: string;
+  outbox_dir: string | null;
+  archive: number | null;
+  report_dir: string | null;
 }
 
 export function toFileRow(r: RawFile): FileRow {
   return {
-    id: r.id, path: r.path, name: r.name, reportName: r.report_name, size: r.size, sha256: r.sha256,
-    kind: parseKind(r.kind, `ledger file ${r.id}`), company: r.company, format: r.format, encoding: r.encoding, header: r.header,
-    state: r.state as FileState, error: parse(r.error, null), total: r.total, duplicateOf: r.duplicate_of,
-    startedAt: r.started_at, finishedAt: r.finished_at, archivedPath: r.archived_path,
-    reportState: r.report_state as ReportState, outboxDir: r.outbox_dir, archive: r.archive === null ? null : r.archive === 1,
+    id: r.id,
+    path: r.path,
+    name: r.name,
+    reportName: r.report_name,
+    size: r.size,
+    sha256: r.sha256,
+    kind: parseKind(r.kind, `ledger file ${r.id}`),
+    company: r.company,
+    format: r.format,
+    encoding: r.encoding,
+    header: r.header,
+    state: r.state as FileState,
+    error: parse(r.error, null),
+    total: r.total,
+    duplicateOf: r.duplicate_of,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    archivedPath: r.archived_path,
+    reportState: r.report_state as ReportState,
+    outboxDir: r.outbox_dir,
+    archive: r.archive === null ? null : r.archive === 1,
     reportDir: r.report_dir,
   };
 }
 
 export interface RawDocument {
-  id: number; file_id: number; idx: number; source: string; key: string | null; own_number: number;
-  state: string; attempts: number; next_attempt_at: number | null; result_code: string | null;
-  http_status: number | null; errors: string | null; warnings: string | null; problems: string | null;
-  response: string | null; raw: string; updated_at: number; doubt: string | null; maybe_delivered: number;
+  id: number;
+  file_id: number;
+  idx: number;
+  source: string;
+  key: string | null;
+  own_number: number;
+  state: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  result_code: string | null;
+  http_status: number | null;
+  errors: string | null;
+  warnings: string | null;
+  problems: string | null;
+  response: string | null;
+  raw: string;
+  updated_at: number;
+  doubt: string | null;
+  maybe_delivered: number;
 }
 
-const COLUMNS = ['id', 'file_id', 'idx', 'source', 'key', 'own_number', 'state', 'attempts', 'next_attempt_at',
-  'result_code', 'http_status', 'errors', 'warnings', 'problems', 'response', 'updated_at', 'doubt', 'maybe_delivered'];
+const COLUMNS = [
+  'id',
+  'file_id',
+  'idx',
+  'source',
+  'key',
+  'own_number',
+  'state',
+  'attempts',
+  'next_attempt_at',
+  'result_code',
+  'http_status',
+  'errors',
+  'warnings',
+  'problems',
+  'response',
+  'updated_at',
+  'doubt',
+  'maybe_delivered',
+];
 
 /** The `documents d` columns `toDocumentRow` reads (all but `raw`). */
 export const DOCUMENT_COLUMNS = COLUMNS.map((c) => `d.${c}`).join(', ');
@@ -52,12 +134,29 @@ export const DOCUMENT_SELECT = `SELECT ${DOCUMENT_FIELDS} ${DOCUMENT_FROM}`;
 
 export function toDocumentRow(r: RawDocument): DocumentRow {
   return {
-    id: r.id, fileId: r.file_id, index: r.idx, source: parse(r.source, {}), key: r.key,
-    ownNumber: r.own_number === 1, state: r.state as DocumentState, attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at, resultCode: r.result_code, httpStatus: r.http_status,
-    errors: parse(r.errors, []), warnings: parse(r.warnings, []), problems: parse(r.problems, []),
-    response: parse(r.response, null), raw: r.raw, updatedAt: r.updated_at,
-    doubt: r.state === 'in-doubt' ? (r.doubt === 'repeated-number' ? 'repeated-number' : 'no-answer') : null,
+    id: r.id,
+    fileId: r.file_id,
+    index: r.idx,
+    source: parse(r.source, {}),
+    key: r.key,
+    ownNumber: r.own_number === 1,
+    state: r.state as DocumentState,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    resultCode: r.result_code,
+    httpStatus: r.http_status,
+    errors: parse(r.errors, []),
+    warnings: parse(r.warnings, []),
+    problems: parse(r.problems, []),
+    response: parse(r.response, null),
+    raw: r.raw,
+    updatedAt: r.updated_at,
+    doubt:
+      r.state === 'in-doubt'
+        ? r.doubt === 'repeated-number'
+          ? 'repeated-number'
+          : 'no-answer'
+        : null,
     maybeDelivered: r.maybe_delivered === 1,
   };
 }

@@ -34,7 +34,10 @@ export class LedgerSnapshot implements LedgerSnapshotPort {
    * sending, in-doubt), which no report writes out.
    */
   async *iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {
-    for await (const page of this.view.pages<RawDocument>(`${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`, [fileId])) {
+    for await (const page of this.view.pages<RawDocument>(
+      `${REPORT_SELECT} WHERE d.file_id = ? ORDER BY d.idx`,
+      [fileId],
+    )) {
       for (const r of page) yield toDocumentRow(r);
     }
   }

@@ -13,7 +13,11 @@ const POSTGRES_CODES = new Set(['53100', '58030']);
 
 function codeOf(err: object): string | undefined {
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (SQLITE_CODES.test(code) || ERRNO_CODES.has(code) || POSTGRES_CODES.has(code))) return code;
+  if (
+    typeof code === 'string' &&
+    (SQLITE_CODES.test(code) || ERRNO_CODES.has(code) || POSTGRES_CODES.has(code))
+  )
+    return code;
   // our own errors keep the system's code in context.errno (EDOC_REPORT_WRITE, EDOC_REPORT_ARCHIVE…)
   const errno = isEdocError(err) ? err.context.errno : undefined;
   return typeof errno === 'string' && ERRNO_CODES.has(errno) ? errno : undefined;
@@ -23,7 +27,8 @@ function codeOf(err: object): string | undefined {
 export function storageFullCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && typeof e === 'object' && e !== null; depth++) {
-    if (isEdocError(e, 'EDOC_STORAGE_FULL')) return typeof e.context.errno === 'string' ? e.context.errno : 'EDOC_STORAGE_FULL';
+    if (isEdocError(e, 'EDOC_STORAGE_FULL'))
+      return typeof e.context.errno === 'string' ? e.context.errno : 'EDOC_STORAGE_FULL';
     const code = codeOf(e);
     if (code !== undefined) return code;
     e = (e as { cause?: unknown }).cause;
@@ -40,7 +45,10 @@ export function storageFullError(err: unknown, what: string): EdocError {
   if (isEdocError(err, 'EDOC_STORAGE_FULL')) return err;
   const errno = storageFullCode(err) ?? 'unknown';
   const reason = err instanceof Error ? err.message : String(err);
-  return new EdocError('EDOC_STORAGE_FULL',
+  return new EdocError(
+    'EDOC_STORAGE_FULL',
     `The disk is full (or failing): ${what} could not be written (${reason}). Free space and run the command again; nothing is sent twice.`,
-    { errno }, { cause: err });
+    { errno },
+    { cause: err },
+  );
 }

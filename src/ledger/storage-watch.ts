@@ -54,10 +54,17 @@ export class StorageWatch {
     if (this.since !== undefined) return true;
     this.since = Date.now();
     this.delayMs = this.options.minDelayMs ?? 1_000;
-    this.options.logger.error({ err, code: storage ? 'EDOC_STORAGE_FULL' : 'EDOC_LEDGER_WRITE', errno: storageFullCode(err), where },
+    this.options.logger.error(
+      {
+        err,
+        code: storage ? 'EDOC_STORAGE_FULL' : 'EDOC_LEDGER_WRITE',
+        errno: storageFullCode(err),
+        where,
+      },
       storage
         ? 'the disk is full: intake and submissions pause, nothing is lost; they resume by themselves when space returns'
-        : 'the ledger could not be written: intake and submissions pause and resume once it can be written again');
+        : 'the ledger could not be written: intake and submissions pause and resume once it can be written again',
+    );
     this.schedule();
     return true;
   }
@@ -90,7 +97,8 @@ export class StorageWatch {
 
   private async probe(): Promise<void> {
     try {
-      for (const dir of this.options.dirs ?? []) await headroom(dir, this.options.headroomBytes ?? 65_536);
+      for (const dir of this.options.dirs ?? [])
+        await headroom(dir, this.options.headroomBytes ?? 65_536);
       await this.options.probe();
       for (const step of this.before) await step();
     } catch {
@@ -100,13 +108,17 @@ export class StorageWatch {
     if (this.closed || this.since === undefined) return;
     const pausedMs = Date.now() - this.since;
     this.since = undefined;
-    this.options.logger.info({ code: 'EDOC_STORAGE_FULL', pausedMs }, 'storage writable again: intake and submissions resume');
+    this.options.logger.info(
+      { code: 'EDOC_STORAGE_FULL', pausedMs },
+      'storage writable again: intake and submissions resume',
+    );
     for (const step of this.after) {
       try {
         await step();
       } catch (err) {
         // a step that fails on the disk again starts a new pause; any other failure is only logged
-        if (!this.report(err, 'resume')) this.options.logger.error({ err }, 'error while resuming after a full disk');
+        if (!this.report(err, 'resume'))
+          this.options.logger.error({ err }, 'error while resuming after a full disk');
       }
     }
   }
@@ -114,7 +126,10 @@ export class StorageWatch {
 
 /** Writes and syncs `bytes` in a hidden temp file in `dir`, then removes it: the folder can take that much. */
 async function headroom(dir: string, bytes: number): Promise<void> {
-  const file = path.join(dir, `.edoc-bridge-probe.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const file = path.join(
+    dir,
+    `.edoc-bridge-probe.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(file, 'wx', 0o600);

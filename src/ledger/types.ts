@@ -4,10 +4,17 @@ import type { DocumentKind } from '../kinds/index.js';
 export type FileState = 'reading' | 'open' | 'done' | 'failed-read';
 
 export type DocumentState =
-  | 'pending' | 'sending' | 'accepted' | 'rejected' | 'invalid' | 'failed' | 'duplicate' | 'in-doubt';
+  'pending' | 'sending' | 'accepted' | 'rejected' | 'invalid' | 'failed' | 'duplicate' | 'in-doubt';
 
 /** States after which nothing more happens to a document without an operator. */
-export const FINAL_STATES: readonly DocumentState[] = ['accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
+export const FINAL_STATES: readonly DocumentState[] = [
+  'accepted',
+  'rejected',
+  'invalid',
+  'failed',
+  'duplicate',
+  'in-doubt',
+];
 
 export type ReportState = 'none' | 'partial' | 'final';
 
@@ -283,7 +290,14 @@ export interface AttentionDocument {
 
 export interface StatusSummary {
   byCompanyKind: { company: string; kind: string; counts: StateCounts }[];
-  filesInProgress: { id: number; name: string; company: string; kind: string; state: FileState; progress: FileProgress }[];
+  filesInProgress: {
+    id: number;
+    name: string;
+    company: string;
+    kind: string;
+    state: FileState;
+    progress: FileProgress;
+  }[];
   inDoubt: AttentionDocument[];
   failed: AttentionDocument[];
   /** `duplicate` documents refused for a number another document holds at the service (EDOC_SERVICE_NUMBER_CLASH): not issued. */

@@ -1,6 +1,13 @@
 const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
 const FIRST = ['company', 'kind', 'file', 'doc', 'code'];
-const COLORS: Record<string, string> = { fatal: '35', error: '31', warn: '33', info: '32', debug: '36', trace: '90' };
+const COLORS: Record<string, string> = {
+  fatal: '35',
+  error: '31',
+  warn: '33',
+  info: '32',
+  debug: '36',
+  trace: '90',
+};
 
 function show(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -23,7 +30,10 @@ export function formatConsoleLine(jsonLine: string, color = false): string {
   const time = typeof event.time === 'string' ? event.time.slice(11, 23) : '';
   const label = level.toUpperCase().padEnd(5);
   const tag = color && COLORS[level] ? `\u001b[${COLORS[level]}m${label}\u001b[0m` : label;
-  const keys = [...FIRST.filter((k) => k in event), ...Object.keys(event).filter((k) => !HIDDEN.has(k) && !FIRST.includes(k))];
+  const keys = [
+    ...FIRST.filter((k) => k in event),
+    ...Object.keys(event).filter((k) => !HIDDEN.has(k) && !FIRST.includes(k)),
+  ];
   const fields = keys.filter((k) => event[k] !== undefined).map((k) => `${k}=${show(event[k])}`);
   const err = event.err as { message?: unknown; type?: unknown } | undefined;
   if (err && typeof err === 'object') fields.push(`err=${show(err.message ?? err.type ?? err)}`);

@@ -21,7 +21,10 @@ export interface DocumentFinalFields {
 
 /** The code of a state that needs an operator, when the document's problems name none. */
 const STATE_CODES: Readonly<Record<string, ErrorCode>> = {
-  failed: 'EDOC_SUBMIT_GAVE_UP', 'in-doubt': 'EDOC_SUBMIT_IN_DOUBT', invalid: 'EDOC_SERVICE_INVALID', rejected: 'EDOC_SERVICE_REJECTED',
+  failed: 'EDOC_SUBMIT_GAVE_UP',
+  'in-doubt': 'EDOC_SUBMIT_IN_DOUBT',
+  invalid: 'EDOC_SERVICE_INVALID',
+  rejected: 'EDOC_SERVICE_REJECTED',
 };
 
 /**
@@ -29,16 +32,23 @@ const STATE_CODES: Readonly<Record<string, ErrorCode>> = {
  * with any other code (a number another document holds, an issued content that differs) needs an operator.
  */
 const QUIET_DUPLICATE: ReadonlySet<string> = new Set<ErrorCode>([
-  'EDOC_LEDGER_DUPLICATE_KEY', 'EDOC_LEDGER_DUPLICATE_DOCUMENT', 'EDOC_SERVICE_DUPLICATE',
+  'EDOC_LEDGER_DUPLICATE_KEY',
+  'EDOC_LEDGER_DUPLICATE_DOCUMENT',
+  'EDOC_SERVICE_DUPLICATE',
 ]);
 
 /** `info` for a document issued (accepted, an unchanged duplicate); `error` for every other end. */
 export function documentFinalLevel(status: string, code?: string): 'info' | 'error' {
   if (status === 'accepted') return 'info';
-  return status === 'duplicate' && (code === undefined || QUIET_DUPLICATE.has(code)) ? 'info' : 'error';
+  return status === 'duplicate' && (code === undefined || QUIET_DUPLICATE.has(code))
+    ? 'info'
+    : 'error';
 }
 
-export function logDocumentFinal(logger: Pick<Logger, 'info' | 'error'>, fields: DocumentFinalFields): void {
+export function logDocumentFinal(
+  logger: Pick<Logger, 'info' | 'error'>,
+  fields: DocumentFinalFields,
+): void {
   const level = documentFinalLevel(fields.status, fields.code);
   if (level === 'info') {
     logger.info(fields, 'document final');

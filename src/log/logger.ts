@@ -61,7 +61,8 @@ function keepPrivate(file: string): void {
 
 function hoistCode(obj: Record<string, unknown>): Record<string, unknown> {
   const err = obj.err as { code?: unknown } | undefined;
-  if (obj.code === undefined && err && typeof err === 'object' && typeof err.code === 'string') return { ...obj, code: err.code };
+  if (obj.code === undefined && err && typeof err === 'object' && typeof err.code === 'string')
+    return { ...obj, code: err.code };
   return obj;
 }
 
@@ -80,10 +81,19 @@ export function createLogger(options: LoggerOptions): AppLogger {
   let failedAt: number | undefined;
   let lost = 0;
   const open = (): ReturnType<typeof pino.destination> => {
-    const d = pino.destination({ dest: options.file, mkdir: true, sync: options.sync ?? true, append: true, mode: PRIVATE_FILE });
+    const d = pino.destination({
+      dest: options.file,
+      mkdir: true,
+      sync: options.sync ?? true,
+      append: true,
+      mode: PRIVATE_FILE,
+    });
     keepPrivate(options.file);
     d.on('error', (err: Error) => {
-      if (failedAt === undefined) process.stderr.write(`edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`);
+      if (failedAt === undefined)
+        process.stderr.write(
+          `edoc-bridge: cannot write the log file ${options.file}: ${err.message}\n`,
+        );
       failedAt = Date.now();
       lost++;
     });
@@ -98,19 +108,29 @@ export function createLogger(options: LoggerOptions): AppLogger {
     failed.on('error', () => undefined); // its torn buffer is dropped with it
     try {
       failed.destroy();
-    } catch { /* dropped either way */ }
+    } catch {
+      /* dropped either way */
+    }
     failedAt = undefined;
     destination = open();
     // a newline first: the line torn by the failure ends there, and NDJSON readers skip it
     const dropped = lost;
     lost = 0;
-    destination.write(`\n${JSON.stringify({ level: 'warn', time: new Date().toISOString(), pid: process.pid, lost: dropped,
-      msg: 'the log file could not be written for a while (disk full?): lines were lost' })}\n`);
+    destination.write(
+      `\n${JSON.stringify({
+        level: 'warn',
+        time: new Date().toISOString(),
+        pid: process.pid,
+        lost: dropped,
+        msg: 'the log file could not be written for a while (disk full?): lines were lost',
+      })}\n`,
+    );
     if (failedAt !== undefined) lost += dropped; // still full: counted again next time
     return failedAt === undefined;
   };
 
-  const consoleSink = options.consoleStream ?? (options.console && process.stdout.isTTY ? process.stdout : undefined);
+  const consoleSink =
+    options.consoleStream ?? (options.console && process.stdout.isTTY ? process.stdout : undefined);
   const color = consoleSink !== undefined && (options.color ?? options.consoleStream === undefined);
   let closing: Promise<void> | undefined;
 
@@ -143,7 +163,9 @@ export function createLogger(options: LoggerOptions): AppLogger {
       },
       // formatters.log has already turned errors into redacted plain objects; the
       // standard serializer would re-wrap those and report their type as "Object".
-      serializers: { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) },
+      serializers: {
+        err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value),
+      },
       hooks: { streamWrite: (line) => scrubber.scrub(line) },
     },
     stream,

@@ -37,7 +37,10 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   } else {
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(obj)) {
-      copy[key] = isSecretKey(key) && item !== undefined && item !== null ? REDACTED : walk(item, depth + 1, seen);
+      copy[key] =
+        isSecretKey(key) && item !== undefined && item !== null
+          ? REDACTED
+          : walk(item, depth + 1, seen);
     }
     result = copy;
   }

@@ -58,7 +58,8 @@ function scrubCutOff(text: string, needle: string): string {
   let last = 0;
   while (from !== -1) {
     let end = from + MIN_PREFIX;
-    while (end < text.length && end - from < needle.length && text[end] === needle[end - from]) end += 1;
+    while (end < text.length && end - from < needle.length && text[end] === needle[end - from])
+      end += 1;
     if (text[end] === '…') {
       out += `${text.slice(last, from)}${REDACTED}`;
       last = end;

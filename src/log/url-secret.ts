@@ -22,7 +22,9 @@ export function redactUrlPassword(text: string): string {
     url = new URL(text);
   } catch {
     // not parseable: keep the scheme only when something like user:secret@ may follow
-    return /:\/\/[^/@]*@/.test(text) ? text.replace(/(:\/\/[^/:@]*)(:[^/@]*)?@/, `$1:${REDACTED}@`) : text;
+    return /:\/\/[^/@]*@/.test(text)
+      ? text.replace(/(:\/\/[^/:@]*)(:[^/@]*)?@/, `$1:${REDACTED}@`)
+      : text;
   }
   if (url.password === '') return text;
   url.password = REDACTED;

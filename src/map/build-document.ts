@@ -64,7 +64,9 @@ const SEVERAL_RATES = /\d\s*%?\s*(?:[/+|&]|\s)\s*\d/;
 
 function rateColumns(mapping: Mapping): string[] {
   const out = new Set<string>();
-  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) if (spec.as === 'percent') specColumns(spec, out);
+  for (const d of mapping.derive)
+    for (const spec of Object.values(d.lineInputs))
+      if (spec.as === 'percent') specColumns(spec, out);
   return [...out];
 }
 
@@ -76,7 +78,14 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
       const text = row.get(column).trim();
       if (SEVERAL_RATES.test(text)) {
         bad.add(row.row);
-        problems.push({ code: 'EDOC_MAP_MULTIPLE_VAT', path: '', column, value: excerpt(text), rows: [row.row], message: `Column "${column}" holds several rates (${quoted(text)}); a line carries one VAT rate only — split it into one row per rate` });
+        problems.push({
+          code: 'EDOC_MAP_MULTIPLE_VAT',
+          path: '',
+          column,
+          value: excerpt(text),
+          rows: [row.row],
+          message: `Column "${column}" holds several rates (${quoted(text)}); a line carries one VAT rate only — split it into one row per rate`,
+        });
       }
     }
   }
@@ -105,20 +114,39 @@ function checkLineRates(mapping: Mapping, rows: RowView[], problems: Problem[]):
   return bad;
 }
 
-export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentKind, company: CompanyInfo, master?: MasterTables): BuiltDocument {
+export function buildDocument(
+  mapping: Mapping,
+  rows: RowView[],
+  kind: DocumentKind,
+  company: CompanyInfo,
+  master?: MasterTables,
+): BuiltDocument {
   // A document the export shows to be of another kind is reported as that alone, and never built.
   if (mapping.kindCheck !== undefined) {
     // a routed document: its route column is a sign too, so a contradiction names it ("correct the document")
-    const checks = mapping.route === undefined ? mapping.kindCheck : [...mapping.kindCheck, routeCheck(mapping.route)];
+    const checks =
+      mapping.route === undefined
+        ? mapping.kindCheck
+        : [...mapping.kindCheck, routeCheck(mapping.route)];
     const elsewhere = judgeKindSignals(kind, mappingKindSignals(checks, rows));
     if (elsewhere.length > 0) return { problems: elsewhere };
   }
   const problems: Problem[] = [];
-  const docCtx: EvalContext = { mapping, kind, company, rows: rows.map((r) => r.row), problems, ...(master === undefined ? {} : { master }) };
+  const docCtx: EvalContext = {
+    mapping,
+    kind,
+    company,
+    rows: rows.map((r) => r.row),
+    problems,
+    ...(master === undefined ? {} : { master }),
+  };
   // `rows:` rules pick the document row and the line rows (row-roles.ts); without them: first row, every row
   const roles = rowRoles(mapping, rows, docCtx);
   checkConsistency(mapping, roles.consistencyRows, problems);
-  const request = (evaluateNode(mapping.document, roles.documentRow, docCtx, '') ?? {}) as Record<string, unknown>;
+  const request = (evaluateNode(mapping.document, roles.documentRow, docCtx, '') ?? {}) as Record<
+    string,
+    unknown
+  >;
   const lines: DeriveLine[] = [];
   if (mapping.lines !== undefined && mapping.linesField !== undefined) {
     const severalRates = checkLineRates(mapping, roles.lineRows, problems);
@@ -128,15 +156,23 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
     roles.lineRows.forEach((row) => {
       // `$when` on the line fields: a row without line data (an annulment note's only row) is no line.
       if (when !== undefined && when.every((column) => row.get(column).trim() === '')) return;
-      if (whenIf !== undefined && !conditionHolds(whenIf, row, { ...docCtx, rows: [row.row] }, `${mapping.linesField}.$when`)) return;
+      if (
+        whenIf !== undefined &&
+        !conditionHolds(whenIf, row, { ...docCtx, rows: [row.row] }, `${mapping.linesField}.$when`)
+      )
+        return;
       const i = lines.length;
       const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
       const path = `${mapping.linesField}[${i}]`;
-      const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<string, unknown>;
+      const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<
+        string,
+        unknown
+      >;
       const inputs: Record<string, unknown> = {};
       // A cell already reported as holding several rates is not reported again as a bad number.
       for (const d of severalRates.has(row.row) ? [] : mapping.derive) {
-        for (const [name, spec] of Object.entries(d.lineInputs)) inputs[name] = evaluateValue(spec, row, ctx, `${path}(${name})`);
+        for (const [name, spec] of Object.entries(d.lineInputs))
+          inputs[name] = evaluateValue(spec, row, ctx, `${path}(${name})`);
       }
       lines.push({ fields, inputs, rows: [row.row] });
     });
@@ -146,12 +182,23 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
   if (problems.length > 0) return { problems };
   for (const d of mapping.derive) {
     try {
-      getDerivation(d.name)({ request, lines, linesField: mapping.linesField ?? 'Lines', ctx: docCtx });
+      getDerivation(d.name)({
+        request,
+        lines,
+        linesField: mapping.linesField ?? 'Lines',
+        ctx: docCtx,
+      });
     } catch (err) {
       // A sum beyond the safe range of cents: this document cannot be built, the rest of the file can.
       if (!isEdocError(err)) throw err;
       const code = /^EDOC_(MAP)_/.test(err.code) ? err.code : 'EDOC_MAP_BAD_NUMBER';
-      problems.push({ code, path: '', rows: docCtx.rows, message: `${d.name}: ${excerpt(err.message, 200)}`, ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }) });
+      problems.push({
+        code,
+        path: '',
+        rows: docCtx.rows,
+        message: `${d.name}: ${excerpt(err.message, 200)}`,
+        ...(err.context.value === undefined ? {} : { value: excerpt(err.context.value) }),
+      });
     }
   }
   if (problems.length > 0) return { problems };
@@ -162,5 +209,10 @@ export function buildDocument(mapping: Mapping, rows: RowView[], kind: DocumentK
 
 /** A route as a `kindCheck` entry: each listed value shows its kind. */
 function routeCheck(route: Route): KindCheck {
-  return { column: route.column, values: Object.fromEntries(Object.entries(route.values).map(([value, kind]) => [value, [kind]])) };
+  return {
+    column: route.column,
+    values: Object.fromEntries(
+      Object.entries(route.values).map(([value, kind]) => [value, [kind]]),
+    ),
+  };
 }

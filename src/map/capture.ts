@@ -27,7 +27,8 @@ export const MAX_PATTERN = 300;
 
 /** Compiles a capture; throws a plain Error naming what is wrong (the loader wraps it). */
 export function compileCapture(pattern: string, group: string | number | undefined): CaptureSpec {
-  if (pattern.length > MAX_PATTERN) throw new Error(`the pattern is longer than ${MAX_PATTERN} characters`);
+  if (pattern.length > MAX_PATTERN)
+    throw new Error(`the pattern is longer than ${MAX_PATTERN} characters`);
   let re: RegExp;
   try {
     re = new RegExp(pattern, 'u');
@@ -35,10 +36,16 @@ export function compileCapture(pattern: string, group: string | number | undefin
     throw new Error(`not a valid pattern: ${(err as Error).message}`);
   }
   // nested quantifiers such as (a+)+ take exponential time on some cells: refused at load
-  if (/\([^()]*[+*][^()]*\)[+*{]/.test(pattern)) throw new Error('a repeated group that itself repeats (like (a+)+) can take very long on some cells; write it without the nested repetition');
+  if (/\([^()]*[+*][^()]*\)[+*{]/.test(pattern))
+    throw new Error(
+      'a repeated group that itself repeats (like (a+)+) can take very long on some cells; write it without the nested repetition',
+    );
   const g = group ?? 1;
   const groups = new RegExp(`${pattern}|`, 'u').exec('')!;
-  const known = typeof g === 'number' ? Number.isInteger(g) && g >= 0 && g < groups.length : groups.groups !== undefined && g in groups.groups;
+  const known =
+    typeof g === 'number'
+      ? Number.isInteger(g) && g >= 0 && g < groups.length
+      : groups.groups !== undefined && g in groups.groups;
   if (!known) {
     throw new Error(`the pattern has no group ${typeof g === 'number' ? g : `"${g}"`}`);
   }
@@ -55,7 +62,10 @@ export function applyCapture(text: string, c: CaptureSpec): string | undefined {
 
 /** The chosen part, '' when the cell has fewer parts. */
 export function applySplit(text: string, s: SplitSpec): string {
-  const parts = text.split(s.on).map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(s.on)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const i = s.part > 0 ? s.part - 1 : parts.length + s.part;
   if (i < 0 || i >= parts.length) return '';
   return s.rest ? parts.slice(i).join(s.on) : parts[i];

@@ -10,19 +10,32 @@ import type { ValueSpecInput } from './mapping-schema.js';
 import type { ValueSpec } from './mapping-types.js';
 
 /** `fail(key, message)` makes the loader's error (compile-node.ts's mappingError for the mapping file). */
-export function compileValueParts(v: ValueSpecInput, spec: ValueSpec, path: string, fail: (key: string, message: string) => Error): void {
+export function compileValueParts(
+  v: ValueSpecInput,
+  spec: ValueSpec,
+  path: string,
+  fail: (key: string, message: string) => Error,
+): void {
   if (v.expr !== undefined) {
     try {
       spec.expr = parseExpression(v.expr);
     } catch (err) {
       if (!(err instanceof ExpressionSyntaxError)) throw err;
-      throw fail(`${path}.expr`, `${err.message} in expression ${excerpt(JSON.stringify(v.expr), 120)}`);
+      throw fail(
+        `${path}.expr`,
+        `${err.message} in expression ${excerpt(JSON.stringify(v.expr), 120)}`,
+      );
     }
     spec.exprText = v.expr;
   }
   if (v.capture !== undefined || v.split !== undefined) {
-    if (v.column === undefined) throw fail(path, `${v.capture !== undefined ? 'capture' : 'split'} takes part of a column's cell: give column as well`);
-    if (v.capture !== undefined && v.split !== undefined) throw fail(path, 'use capture or split, not both');
+    if (v.column === undefined)
+      throw fail(
+        path,
+        `${v.capture !== undefined ? 'capture' : 'split'} takes part of a column's cell: give column as well`,
+      );
+    if (v.capture !== undefined && v.split !== undefined)
+      throw fail(path, 'use capture or split, not both');
   }
   if (v.capture !== undefined) {
     const pattern = typeof v.capture === 'string' ? v.capture : v.capture.pattern;
@@ -30,8 +43,12 @@ export function compileValueParts(v: ValueSpecInput, spec: ValueSpec, path: stri
     try {
       spec.capture = compileCapture(pattern, group);
     } catch (err) {
-      throw fail(`${path}.capture`, `${(err as Error).message} (pattern ${excerpt(JSON.stringify(pattern), 120)})`);
+      throw fail(
+        `${path}.capture`,
+        `${(err as Error).message} (pattern ${excerpt(JSON.stringify(pattern), 120)})`,
+      );
     }
   }
-  if (v.split !== undefined) spec.split = { on: v.split.on, part: v.split.part, rest: v.split.rest ?? false };
+  if (v.split !== undefined)
+    spec.split = { on: v.split.on, part: v.split.part, rest: v.split.rest ?? false };
 }

@@ -73,7 +73,12 @@ function compactArrays(node: unknown): void {
  * Applies every concept row of a document to its request. A field already set (by the document's own
  * fields or by an earlier concept row) is not overwritten: the document is invalid naming both rows.
  */
-export function applyConcepts(concepts: Concepts, rows: RowView[], request: Record<string, unknown>, ctx: EvalContext): void {
+export function applyConcepts(
+  concepts: Concepts,
+  rows: RowView[],
+  request: Record<string, unknown>,
+  ctx: EvalContext,
+): void {
   const setBy = new Map<string, number>();
   const problem = (p: Omit<Problem, 'path'>): void => {
     ctx.problems.push({ path: '', ...p });
@@ -86,7 +91,10 @@ export function applyConcepts(concepts: Concepts, rows: RowView[], request: Reco
     const fields = concepts.codes.get(key);
     if (fields === undefined) {
       problem({
-        code: 'EDOC_MAP_UNKNOWN_CONCEPT', column: concepts.column, value: excerpt(code), rows: [row.row],
+        code: 'EDOC_MAP_UNKNOWN_CONCEPT',
+        column: concepts.column,
+        value: excerpt(code),
+        rows: [row.row],
         message: `Row ${row.row}: concept ${quoted(code)} in column "${concepts.column}" is not in the mapping's concept table; the document is not sent without it: add the code under concepts.codes, or under concepts.ignore if it belongs in no field`,
       });
       continue;
@@ -100,13 +108,22 @@ export function applyConcepts(concepts: Concepts, rows: RowView[], request: Reco
       if (earlier !== undefined || getAt(request, segments) !== undefined) {
         const by = earlier === undefined ? 'a document field of the mapping' : `row ${earlier}`;
         problem({
-          code: 'EDOC_MAP_INCONSISTENT', column: concepts.column, value: excerpt(code), rows: earlier === undefined ? [row.row] : [earlier, row.row],
+          code: 'EDOC_MAP_INCONSISTENT',
+          column: concepts.column,
+          value: excerpt(code),
+          rows: earlier === undefined ? [row.row] : [earlier, row.row],
           message: `Row ${row.row}: concept ${quoted(code)} in column "${concepts.column}" sets ${path}, which ${by} already set; one document carries each concept once`,
         });
         continue;
       }
       if (!setAt(request, segments, value)) {
-        problem({ code: 'EDOC_MAP_INCONSISTENT', column: concepts.column, value: excerpt(code), rows: [row.row], message: `Row ${row.row}: concept ${quoted(code)} sets ${path}, but a part of that path holds a value` });
+        problem({
+          code: 'EDOC_MAP_INCONSISTENT',
+          column: concepts.column,
+          value: excerpt(code),
+          rows: [row.row],
+          message: `Row ${row.row}: concept ${quoted(code)} sets ${path}, but a part of that path holds a value`,
+        });
         continue;
       }
       setBy.set(path, row.row);

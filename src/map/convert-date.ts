@@ -34,14 +34,17 @@ export function compileDatePattern(pattern: string): DatePattern {
       order.push(token[2]);
       i += token[0].length;
     } else if (/[A-Za-z]/.test(pattern[i])) {
-      throw new Error(`unknown letter "${pattern[i]}" in date pattern "${pattern}" (use dd, d, MM, M, yyyy, yy)`);
+      throw new Error(
+        `unknown letter "${pattern[i]}" in date pattern "${pattern}" (use dd, d, MM, M, yyyy, yy)`,
+      );
     } else {
       re += pattern[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       i += 1;
     }
   }
   const letters = new Set(order.map((o) => (o === 'yy' ? 'y' : o)));
-  if (letters.size !== 3 || order.length !== 3) throw new Error(`date pattern "${pattern}" needs exactly one day, one month and one year`);
+  if (letters.size !== 3 || order.length !== 3)
+    throw new Error(`date pattern "${pattern}" needs exactly one day, one month and one year`);
   const compiled = { re: new RegExp(`${re}$`), order };
   cache.set(pattern, compiled);
   return compiled;

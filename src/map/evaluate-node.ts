@@ -12,15 +12,24 @@ function isPresent(value: unknown): boolean {
   return value !== undefined && value !== null;
 }
 
-export function evaluateNode(node: MappingNode, row: RowView, ctx: EvalContext, path: string): unknown {
+export function evaluateNode(
+  node: MappingNode,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): unknown {
   if (node.type === 'value') return evaluateValue(node.spec, row, ctx, path);
   if (node.type === 'array') {
-    const items = node.items.map((item, i) => evaluateNode(item, row, ctx, `${path}[${i}]`)).filter(isPresent);
+    const items = node.items
+      .map((item, i) => evaluateNode(item, row, ctx, `${path}[${i}]`))
+      .filter(isPresent);
     return items.length === 0 ? undefined : items;
   }
   if (node.kinds !== undefined && !node.kinds.includes(ctx.kind)) return undefined;
-  if (node.when !== undefined && node.when.every((column) => row.get(column).trim() === '')) return undefined;
-  if (node.whenIf !== undefined && !conditionHolds(node.whenIf, row, ctx, `${path}.$when`)) return undefined;
+  if (node.when !== undefined && node.when.every((column) => row.get(column).trim() === ''))
+    return undefined;
+  if (node.whenIf !== undefined && !conditionHolds(node.whenIf, row, ctx, `${path}.$when`))
+    return undefined;
   const out: Record<string, unknown> = {};
   for (const [name, child] of node.entries) {
     const value = evaluateNode(child, row, ctx, path === '' ? name : `${path}.${name}`);

@@ -9,7 +9,12 @@ import { excerpt, quoted } from '../policy/excerpt.js';
 import { nitCheckDigit, normaliseIdNumber } from '../policy/nit.js';
 import type { Problem } from '../validate/problem.js';
 import { erpDateToIso } from './convert-date.js';
-import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from './convert-number.js';
+import {
+  erpNumberToAmount,
+  erpNumberToDecimal,
+  erpNumberToInteger,
+  erpNumberToPercent,
+} from './convert-number.js';
 import type { Mapping, MappingFormat, ValueSpec } from './mapping-types.js';
 import { applyCapture, applySplit, splitDateTime, timeOfDay } from './capture.js';
 import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
@@ -27,7 +32,11 @@ const PLAIN = { decimal: '.', thousands: '' } as const;
  * `plain` when an expression computed it (numbers written `12.5`, not in the
  * export's format); `column` when it is that column's cell as the export wrote it.
  */
-interface Source { text: string; plain: boolean; column?: string }
+interface Source {
+  text: string;
+  plain: boolean;
+  column?: string;
+}
 
 export interface CompanyInfo {
   alias: string;
@@ -53,7 +62,14 @@ export interface EvalContext {
   master?: MasterTables;
 }
 
-function report(ctx: EvalContext, code: ErrorCode, path: string, message: string, column: string | undefined, value: string): void {
+function report(
+  ctx: EvalContext,
+  code: ErrorCode,
+  path: string,
+  message: string,
+  column: string | undefined,
+  value: string,
+): void {
   const p: Problem = { code, path, message, rows: ctx.rows, value: excerpt(value) };
   if (column !== undefined) p.column = column;
   ctx.problems.push(p);
@@ -61,23 +77,42 @@ function report(ctx: EvalContext, code: ErrorCode, path: string, message: string
 
 function describe(spec: ValueSpec): string {
   if (spec.column !== undefined) return `column "${spec.column}"`;
-  if (spec.exprText !== undefined) return `expression ${excerpt(JSON.stringify(spec.exprText), 120)}`;
+  if (spec.exprText !== undefined)
+    return `expression ${excerpt(JSON.stringify(spec.exprText), 120)}`;
   if (spec.const !== undefined) return 'constant';
   return 'value';
 }
 
 /** What a spec reads (an expression's value, or the text of its other sources); undefined when a problem was reported. */
-function sourceOf(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): Source | undefined {
+function sourceOf(
+  spec: ValueSpec,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): Source | undefined {
   if (spec.expr !== undefined) {
     try {
       const v = expressionValue(spec.expr, row, ctx.mapping.format, ctx.master);
       // a cell passed on unchanged is read like a column: value, in the mapping's number format
-      return v.column === undefined ? { text: v.text, plain: true } : { text: v.text, plain: false, column: v.column };
+      return v.column === undefined
+        ? { text: v.text, plain: true }
+        : { text: v.text, plain: false, column: v.column };
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       // an id missing from a master table is reported once per document, not once per field that reads it
-      if (err.code !== undefined && ctx.problems.some((p) => p.code === err.code && p.message.includes(err.message))) return undefined;
-      report(ctx, err.code ?? 'EDOC_MAP_EXPRESSION', path, `${path}: ${err.message} in ${describe(spec)}`, err.column, err.value ?? '');
+      if (
+        err.code !== undefined &&
+        ctx.problems.some((p) => p.code === err.code && p.message.includes(err.message))
+      )
+        return undefined;
+      report(
+        ctx,
+        err.code ?? 'EDOC_MAP_EXPRESSION',
+        path,
+        `${path}: ${err.message} in ${describe(spec)}`,
+        err.column,
+        err.value ?? '',
+      );
       return undefined;
     }
   }
@@ -86,8 +121,16 @@ function sourceOf(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string)
 }
 
 /** The text of a spec other than an expression before lookup and conversion ('' when empty). */
-function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
-  if (spec.column !== undefined) return spec.capture === undefined && spec.split === undefined ? row.get(spec.column) : cellPart(spec, row, ctx, path);
+function sourceText(
+  spec: ValueSpec,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | undefined {
+  if (spec.column !== undefined)
+    return spec.capture === undefined && spec.split === undefined
+      ? row.get(spec.column)
+      : cellPart(spec, row, ctx, path);
   if (spec.const !== undefined) return spec.const;
   if (spec.position === true) return ctx.position === undefined ? '' : String(ctx.position);
   if (spec.company === 'nit') return normaliseIdNumber(ctx.company.nit);
@@ -106,12 +149,25 @@ function sourceText(spec: ValueSpec, row: RowView, ctx: EvalContext, path: strin
 }
 
 /** The captured or split part of the cell; undefined (reported) when the cell does not match the pattern. */
-function cellPart(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): string | undefined {
+function cellPart(
+  spec: ValueSpec,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | undefined {
   const cell = row.get(spec.column!).trim();
-  if (cell === '' || spec.capture === undefined) return cell === '' ? '' : applySplit(cell, spec.split!);
+  if (cell === '' || spec.capture === undefined)
+    return cell === '' ? '' : applySplit(cell, spec.split!);
   const part = applyCapture(cell, spec.capture);
   if (part === undefined) {
-    report(ctx, 'EDOC_MAP_NO_MATCH', path, `${quoted(cell)} in ${describe(spec)} does not match the pattern ${excerpt(JSON.stringify(spec.capture.pattern), 120)}`, spec.column, cell);
+    report(
+      ctx,
+      'EDOC_MAP_NO_MATCH',
+      path,
+      `${quoted(cell)} in ${describe(spec)} does not match the pattern ${excerpt(JSON.stringify(spec.capture.pattern), 120)}`,
+      spec.column,
+      cell,
+    );
   }
   return part;
 }
@@ -120,11 +176,21 @@ function cellPart(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string)
  * The value, or `undefined` when empty / not applicable to the kind, or `null`
  * when a problem was reported (callers drop the request then).
  */
-export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, path: string): unknown {
+export function evaluateValue(
+  spec: ValueSpec,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): unknown {
   if (spec.kinds !== undefined && !spec.kinds.includes(ctx.kind)) return undefined;
   if (spec.company === 'identification') {
     const nit = normaliseIdNumber(ctx.company.nit);
-    return { DocumentNumber: nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: nitCheckDigit(nit) };
+    return {
+      DocumentNumber: nit,
+      DocumentType: '31',
+      CountryCode: 'CO',
+      CheckDigit: nitCheckDigit(nit),
+    };
   }
   const source = sourceOf(spec, row, ctx, path);
   if (source === undefined) return null;
@@ -132,7 +198,14 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   if (trimmed === '') {
     if (spec.default !== undefined) return evaluateValue(spec.default, row, ctx, path);
     if (spec.required) {
-      report(ctx, 'EDOC_MAP_REQUIRED', path, `${path} is required but ${describe(spec)} is empty`, spec.column, '');
+      report(
+        ctx,
+        'EDOC_MAP_REQUIRED',
+        path,
+        `${path} is required but ${describe(spec)} is empty`,
+        spec.column,
+        '',
+      );
       return null;
     }
     return undefined;
@@ -141,7 +214,14 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   if (spec.lookup !== undefined) {
     const mapped = ctx.mapping.lookups[spec.lookup][trimmed.toLowerCase()];
     if (mapped === undefined) {
-      report(ctx, 'EDOC_MAP_UNKNOWN_CODE', path, `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`, source.column, trimmed);
+      report(
+        ctx,
+        'EDOC_MAP_UNKNOWN_CODE',
+        path,
+        `Unknown code ${quoted(trimmed)} in ${describe(spec)} (lookup table "${spec.lookup}")`,
+        source.column,
+        trimmed,
+      );
       return null;
     }
     // a code the table maps to '' means "no value" (an excluded line: no tax entry at all)
@@ -151,43 +231,97 @@ export function evaluateValue(spec: ValueSpec, row: RowView, ctx: EvalContext, p
   return convert(spec, value, source, row, ctx, path);
 }
 
-function convert(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+function convert(
+  spec: ValueSpec,
+  value: string,
+  source: Source,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | null | undefined {
   try {
     return convertUnsafe(spec, value, source, row, ctx, path);
   } catch (err) {
     // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
-    report(ctx, 'EDOC_MAP_BAD_NUMBER', path, `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`, source.column, value);
+    report(
+      ctx,
+      'EDOC_MAP_BAD_NUMBER',
+      path,
+      `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`,
+      source.column,
+      value,
+    );
     return null;
   }
 }
 
-function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowView, ctx: EvalContext, path: string): string | null | undefined {
+function convertUnsafe(
+  spec: ValueSpec,
+  value: string,
+  source: Source,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | null | undefined {
   const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
-    report(ctx, code, path, `${quoted(value)} in ${describe(spec)} is not ${what}`, source.column, value);
+    report(
+      ctx,
+      code,
+      path,
+      `${quoted(value)} in ${describe(spec)} is not ${what}`,
+      source.column,
+      value,
+    );
     return null;
   };
   switch (spec.as) {
     case 'text':
       return value;
     case 'decimal':
-      return erpNumberToAmount(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`);
+      return (
+        erpNumberToAmount(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        )
+      );
     case 'number':
-      return erpNumberToDecimal(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', `a number (decimal "${format.decimal}", thousands "${format.thousands}")`);
+      return (
+        erpNumberToDecimal(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          `a number (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        )
+      );
     case 'integer':
       return erpNumberToInteger(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a whole number');
     case 'percent':
-      return erpNumberToPercent(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a percentage with at most two decimals');
+      return (
+        erpNumberToPercent(value, format) ??
+        bad('EDOC_MAP_BAD_NUMBER', 'a percentage with at most two decimals')
+      );
     case 'fraction':
-      return fractionToPercent(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a rate written as a fraction (0.19 for 19 %) with at most four decimals');
+      return (
+        fractionToPercent(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          'a rate written as a fraction (0.19 for 19 %) with at most four decimals',
+        )
+      );
     case 'id-number': {
       const id = normaliseIdNumber(value);
-      return /^[0-9A-Za-z]+$/.test(id) ? id : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
+      return /^[0-9A-Za-z]+$/.test(id)
+        ? id
+        : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
     }
     case 'time':
       return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);
     case 'date':
-      return erpDateToIso(value, format.date) ?? bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
+      return (
+        erpDateToIso(value, format.date) ??
+        bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`)
+      );
     case 'datetime': {
       // a date and a time of day in one cell (`18/11/2026 09:15`, `18/11/2026 9:15:00 p. m.`)
       const date = erpDateToIso(value, format.date);
@@ -202,7 +336,14 @@ function convertUnsafe(spec: ValueSpec, value: string, source: Source, row: RowV
       if (timeText === '') return `${date}T00:00:00`;
       const time = timeOfDay(timeText);
       if (time === undefined) {
-        report(ctx, 'EDOC_MAP_BAD_DATE', path, `${quoted(timeText)} in column "${spec.time}" is not ${TIME_OF_DAY}`, spec.time, timeText);
+        report(
+          ctx,
+          'EDOC_MAP_BAD_DATE',
+          path,
+          `${quoted(timeText)} in column "${spec.time}" is not ${TIME_OF_DAY}`,
+          spec.time,
+          timeText,
+        );
         return null;
       }
       return `${date}T${time}`;

@@ -26,19 +26,30 @@ function kindsOf(input: string | string[], path: string, file: string): Document
   const kinds = new Set<DocumentKind>();
   for (const [i, k] of (Array.isArray(input) ? input : [input]).entries()) {
     if (!isDocumentKind(k)) {
-      throw mappingError(file, Array.isArray(input) ? `${path}[${i}]` : path, `unknown kind "${k}" (one of ${DOCUMENT_KINDS.join(', ')})`);
+      throw mappingError(
+        file,
+        Array.isArray(input) ? `${path}[${i}]` : path,
+        `unknown kind "${k}" (one of ${DOCUMENT_KINDS.join(', ')})`,
+      );
     }
     kinds.add(k);
   }
   return [...kinds];
 }
 
-export function compileKindCheck(input: readonly KindCheckInput[] | undefined, file: string): KindCheck[] | undefined {
+export function compileKindCheck(
+  input: readonly KindCheckInput[] | undefined,
+  file: string,
+): KindCheck[] | undefined {
   if (input === undefined) return undefined;
   return input.map((item, i) => {
     const path = `kindCheck[${i}]`;
     if ((item.filled === undefined) === (item.values === undefined)) {
-      throw mappingError(file, path, 'takes exactly one of filled (any value shows these kinds) or values (value -> kinds)');
+      throw mappingError(
+        file,
+        path,
+        'takes exactly one of filled (any value shows these kinds) or values (value -> kinds)',
+      );
     }
     const check: KindCheck = { column: item.column };
     if (item.filled !== undefined) check.filled = kindsOf(item.filled, `${path}.filled`, file);
@@ -46,8 +57,18 @@ export function compileKindCheck(input: readonly KindCheckInput[] | undefined, f
       const values: Record<string, DocumentKind[]> = {};
       for (const [value, kinds] of Object.entries(item.values)) {
         const key = value.trim().toLowerCase();
-        if (key === '') throw mappingError(file, `${path}.values`, 'an empty value shows nothing: use filled for "any value"');
-        if (key in values) throw mappingError(file, `${path}.values.${value}`, `"${value}" is listed twice (values match case-insensitively)`);
+        if (key === '')
+          throw mappingError(
+            file,
+            `${path}.values`,
+            'an empty value shows nothing: use filled for "any value"',
+          );
+        if (key in values)
+          throw mappingError(
+            file,
+            `${path}.values.${value}`,
+            `"${value}" is listed twice (values match case-insensitively)`,
+          );
         values[key] = kindsOf(kinds, `${path}.values.${value}`, file);
       }
       check.values = values;
@@ -57,7 +78,10 @@ export function compileKindCheck(input: readonly KindCheckInput[] | undefined, f
 }
 
 /** The signals of one document's rows: per entry and per kinds shown, the rows and the first value. */
-export function mappingKindSignals(checks: readonly KindCheck[], rows: readonly RowView[]): KindSignal[] {
+export function mappingKindSignals(
+  checks: readonly KindCheck[],
+  rows: readonly RowView[],
+): KindSignal[] {
   const out: KindSignal[] = [];
   for (const check of checks) {
     const byKinds = new Map<string, KindSignal>();
@@ -68,7 +92,8 @@ export function mappingKindSignals(checks: readonly KindCheck[], rows: readonly 
       if (kinds === undefined) continue;
       const id = kinds.join(',');
       const seen = byKinds.get(id);
-      if (seen === undefined) byKinds.set(id, { field: check.column, column: true, value, kinds, rows: [row.row] });
+      if (seen === undefined)
+        byKinds.set(id, { field: check.column, column: true, value, kinds, rows: [row.row] });
       else seen.rows?.push(row.row);
     }
     out.push(...byKinds.values());

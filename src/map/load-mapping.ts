@@ -19,8 +19,13 @@ import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
 
 const ENCODINGS: Record<string, MappingFormat['encoding']> = {
-  'utf-8': 'utf-8', utf8: 'utf-8', 'windows-1252': 'windows-1252', cp1252: 'windows-1252',
-  latin1: 'latin1', 'iso-8859-1': 'latin1', auto: 'auto',
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  latin1: 'latin1',
+  'iso-8859-1': 'latin1',
+  auto: 'auto',
 };
 
 export async function loadMapping(path: string): Promise<Mapping> {
@@ -28,14 +33,23 @@ export async function loadMapping(path: string): Promise<Mapping> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new EdocError('EDOC_MAPPING_INVALID', `Mapping ${path} cannot be read: ${(err as Error).message}`, { file: path }, { cause: err });
+    throw new EdocError(
+      'EDOC_MAPPING_INVALID',
+      `Mapping ${path} cannot be read: ${(err as Error).message}`,
+      { file: path },
+      { cause: err },
+    );
   }
   let data: unknown;
   try {
     data = parseYaml(text);
   } catch (err) {
     const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-    throw mappingError(path, '', `not valid YAML: ${(err as Error).message}${yamlColonHint(text, at?.line, at?.col)}`);
+    throw mappingError(
+      path,
+      '',
+      `not valid YAML: ${(err as Error).message}${yamlColonHint(text, at?.line, at?.col)}`,
+    );
   }
   return compileMapping(data, path);
 }
@@ -45,7 +59,11 @@ export function compileMapping(data: unknown, file: string): Mapping {
   const parsed = mappingFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw mappingError(file, issue.path.map(String).join('.'), `${issue.message}${objectColonHint(valueAt(data, issue.path))}`);
+    throw mappingError(
+      file,
+      issue.path.map(String).join('.'),
+      `${issue.message}${objectColonHint(valueAt(data, issue.path))}`,
+    );
   }
   const m = parsed.data;
   try {
@@ -55,7 +73,9 @@ export function compileMapping(data: unknown, file: string): Mapping {
   }
   const lookups: Record<string, Record<string, string>> = {};
   for (const [name, table] of Object.entries(m.lookups)) {
-    lookups[name] = Object.fromEntries(Object.entries(table).map(([k, v]) => [k.trim().toLowerCase(), String(v)]));
+    lookups[name] = Object.fromEntries(
+      Object.entries(table).map(([k, v]) => [k.trim().toLowerCase(), String(v)]),
+    );
   }
   const docCtx: CompileContext = { file, lookups, inLines: false };
   const lineCtx: CompileContext = { file, lookups, inLines: true };
@@ -64,10 +84,14 @@ export function compileMapping(data: unknown, file: string): Mapping {
   const deriveList = m.derive === undefined ? [] : Array.isArray(m.derive) ? m.derive : [m.derive];
   deriveList.forEach((d, i) => {
     const name = typeof d === 'string' ? d : d.name;
-    if (!isKnownDerivation(name)) throw mappingError(file, `derive[${i}]`, `unknown derivation "${name}"`);
+    if (!isKnownDerivation(name))
+      throw mappingError(file, `derive[${i}]`, `unknown derivation "${name}"`);
     const inputs = typeof d === 'string' ? {} : (d.inputs ?? {});
     const lineInputs = Object.fromEntries(
-      Object.entries(inputs).map(([input, spec]) => [input, compileValue(spec, `derive[${i}].inputs.${input}`, lineCtx)]),
+      Object.entries(inputs).map(([input, spec]) => [
+        input,
+        compileValue(spec, `derive[${i}].inputs.${input}`, lineCtx),
+      ]),
     );
     derive.push({ name, lineInputs });
   });

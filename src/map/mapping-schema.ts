@@ -4,7 +4,18 @@
  */
 import { z } from 'zod';
 
-const CONVERSIONS = ['text', 'decimal', 'number', 'integer', 'date', 'datetime', 'time', 'id-number', 'percent', 'fraction'] as const;
+const CONVERSIONS = [
+  'text',
+  'decimal',
+  'number',
+  'integer',
+  'date',
+  'datetime',
+  'time',
+  'id-number',
+  'percent',
+  'fraction',
+] as const;
 
 export const conversionSchema = z.enum(CONVERSIONS);
 
@@ -24,12 +35,36 @@ export const valueSpecSchema = z.strictObject({
   kinds: z.array(z.string().min(1)).min(1).optional(),
   // values: an expression over columns, or part of a cell (see map/expr/, map/capture.ts)
   expr: z.string().optional(),
-  capture: z.union([z.string().min(1), z.strictObject({ pattern: z.string().min(1), group: z.union([z.string().min(1), z.number().int()]).optional() })]).optional(),
-  split: z.strictObject({ on: z.string().min(1), part: z.number().int().refine((n) => n !== 0, 'part counts from 1 (or from -1 at the end)'), rest: z.boolean().optional() }).optional(),
+  capture: z
+    .union([
+      z.string().min(1),
+      z.strictObject({
+        pattern: z.string().min(1),
+        group: z.union([z.string().min(1), z.number().int()]).optional(),
+      }),
+    ])
+    .optional(),
+  split: z
+    .strictObject({
+      on: z.string().min(1),
+      part: z
+        .number()
+        .int()
+        .refine((n) => n !== 0, 'part counts from 1 (or from -1 at the end)'),
+      rest: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type ValueSpecInput = z.infer<typeof valueSpecSchema>;
 
-export const VALUE_SOURCE_KEYS = ['column', 'const', 'concat', 'company', 'position', 'expr'] as const;
+export const VALUE_SOURCE_KEYS = [
+  'column',
+  'const',
+  'concat',
+  'company',
+  'position',
+  'expr',
+] as const;
 
 const deriveItemSchema = z.union([
   z.string().min(1),
@@ -43,7 +78,9 @@ const deriveItemSchema = z.union([
 const kindCheckItemSchema = z.strictObject({
   column: z.string().min(1),
   filled: z.array(z.string().min(1)).min(1).optional(),
-  values: z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
+  values: z
+    .record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]))
+    .optional(),
 });
 export type KindCheckInput = z.infer<typeof kindCheckItemSchema>;
 
@@ -53,7 +90,11 @@ const framingSchema = z.strictObject({
   findHeader: z.array(z.string().min(1)).min(1).optional(),
   fillDown: z.array(z.string().min(1)).min(1).optional(),
 });
-const rowsSchema = z.strictObject({ skip: z.unknown().optional(), lines: z.unknown().optional(), document: z.unknown().optional() });
+const rowsSchema = z.strictObject({
+  skip: z.unknown().optional(),
+  lines: z.unknown().optional(),
+  document: z.unknown().optional(),
+});
 const conceptsSchema = z.strictObject({
   column: z.string().min(1),
   codes: z.record(z.string(), z.record(z.string(), z.unknown())),
@@ -69,7 +110,12 @@ const figureColumnsSchema = z.strictObject({
   gross: z.string().min(1).optional(),
   discount: z.string().min(1).optional(),
   withholding: z.string().min(1).optional(),
-  tax: z.record(z.string().regex(/^\d{2}$/, 'a tax category is two digits (01 VAT, 04 consumption tax)'), z.string().min(1)).optional(),
+  tax: z
+    .record(
+      z.string().regex(/^\d{2}$/, 'a tax category is two digits (01 VAT, 04 consumption tax)'),
+      z.string().min(1),
+    )
+    .optional(),
 });
 const reconcileSchema = z.strictObject({
   tolerance: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)]).optional(),
@@ -77,7 +123,10 @@ const reconcileSchema = z.strictObject({
   lines: figureColumnsSchema.omit({ withholding: true }).optional(),
 });
 const guardsSchema = z.strictObject({
-  vatRates: z.array(z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)])).min(1).optional(),
+  vatRates: z
+    .array(z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d{1,2})?$/)]))
+    .min(1)
+    .optional(),
   zeroLines: z.enum(['invalid', 'allow']).optional(),
   negative: z.enum(['invalid', 'allow']).optional(),
 });
@@ -91,16 +140,31 @@ export const mappingFileSchema = z.strictObject({
   format: z
     .strictObject({
       delimiter: z.enum([';', ',', '\t', 'tab', 'auto']).default('auto'),
-      encoding: z.enum(['utf-8', 'utf8', 'windows-1252', 'cp1252', 'latin1', 'iso-8859-1', 'auto']).default('auto'),
+      encoding: z
+        .enum(['utf-8', 'utf8', 'windows-1252', 'cp1252', 'latin1', 'iso-8859-1', 'auto'])
+        .default('auto'),
       decimal: z.enum([',', '.']).default(','),
       thousands: z.enum(['.', ',', ' ', '']).default('.'),
       date: z.string().min(1).default('dd/MM/yyyy'),
       sheet: z.string().min(1).optional(),
     })
-    .default({ delimiter: 'auto', encoding: 'auto', decimal: ',', thousands: '.', date: 'dd/MM/yyyy' })
-    .refine((f) => f.decimal !== f.thousands, { message: 'decimal and thousands separators must differ' }),
-  key: z.union([z.array(z.string().min(1)).min(1), z.array(z.array(z.string().min(1)).min(1)).min(1)]),
-  lookups: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.number()]))).default({}),
+    .default({
+      delimiter: 'auto',
+      encoding: 'auto',
+      decimal: ',',
+      thousands: '.',
+      date: 'dd/MM/yyyy',
+    })
+    .refine((f) => f.decimal !== f.thousands, {
+      message: 'decimal and thousands separators must differ',
+    }),
+  key: z.union([
+    z.array(z.string().min(1)).min(1),
+    z.array(z.array(z.string().min(1)).min(1)).min(1),
+  ]),
+  lookups: z
+    .record(z.string(), z.record(z.string(), z.union([z.string(), z.number()])))
+    .default({}),
   document: z.record(z.string(), z.unknown()),
   lines: z
     .strictObject({
@@ -111,7 +175,9 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
   derive: z.union([deriveItemSchema, z.array(deriveItemSchema)]).optional(),
   kindCheck: z.array(kindCheckItemSchema).optional(),
-  route: z.strictObject({ column: z.string().min(1), values: z.record(z.string(), z.string().min(1)) }).optional(),
+  route: z
+    .strictObject({ column: z.string().min(1), values: z.record(z.string(), z.string().min(1)) })
+    .optional(),
   framing: framingSchema.optional(),
   rows: rowsSchema.optional(),
   concepts: conceptsSchema.optional(),

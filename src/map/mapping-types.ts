@@ -6,7 +6,17 @@ import type { DocumentKind } from '../kinds/index.js';
 import type { CaptureSpec, SplitSpec } from './capture.js';
 import type { ExprNode } from './expr/parse-expression.js';
 
-export type Conversion = 'text' | 'decimal' | 'number' | 'integer' | 'date' | 'datetime' | 'time' | 'id-number' | 'percent' | 'fraction';
+export type Conversion =
+  | 'text'
+  | 'decimal'
+  | 'number'
+  | 'integer'
+  | 'date'
+  | 'datetime'
+  | 'time'
+  | 'id-number'
+  | 'percent'
+  | 'fraction';
 
 export type CompanyValue = 'nit' | 'alias' | 'check-digit' | 'identification';
 
@@ -36,7 +46,13 @@ export interface ValueSpec {
 
 export type MappingNode =
   | { type: 'value'; spec: ValueSpec }
-  | { type: 'object'; entries: [string, MappingNode][]; when?: string[]; kinds?: string[]; whenIf?: RowCondition }
+  | {
+      type: 'object';
+      entries: [string, MappingNode][];
+      when?: string[];
+      kinds?: string[];
+      whenIf?: RowCondition;
+    }
   | { type: 'array'; items: MappingNode[] };
 
 export interface MappingFormat {

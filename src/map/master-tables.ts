@@ -43,29 +43,43 @@ export class MasterLookupError extends Error {
  * The cell of `column` in the row of `key`, '' when that cell is blank. Throws MasterLookupError when
  * the table has no file loaded yet or holds no row of that id.
  */
-export function lookupMaster(tables: MasterTables | undefined, table: string, key: string, column: string): string {
+export function lookupMaster(
+  tables: MasterTables | undefined,
+  table: string,
+  key: string,
+  column: string,
+): string {
   const t = tables !== undefined && Object.hasOwn(tables, table) ? tables[table] : undefined;
   if (t === undefined) {
-    throw new MasterLookupError(`id ${JSON.stringify(excerpt(key, 60))} cannot be looked up: master table "${table}" has no file loaded yet`);
+    throw new MasterLookupError(
+      `id ${JSON.stringify(excerpt(key, 60))} cannot be looked up: master table "${table}" has no file loaded yet`,
+    );
   }
   const row = Object.hasOwn(t.rows, key) ? t.rows[key] : undefined;
   if (row === undefined) {
-    throw new MasterLookupError(`id ${JSON.stringify(excerpt(key, 60))} is not in master table "${table}" (version ${t.version}, from ${t.file})`);
+    throw new MasterLookupError(
+      `id ${JSON.stringify(excerpt(key, 60))} is not in master table "${table}" (version ${t.version}, from ${t.file})`,
+    );
   }
   const at = t.columns.indexOf(column);
   // the configuration checks every column a mapping reads against the table's columns at load
-  if (at < 0) throw new MasterLookupError(`master table "${table}" (version ${t.version}, from ${t.file}) has no column "${column}"`);
+  if (at < 0)
+    throw new MasterLookupError(
+      `master table "${table}" (version ${t.version}, from ${t.file}) has no column "${column}"`,
+    );
   return (row[at] ?? '').trim();
 }
 
 /** Adds each `lookup(table, key, column)` of an expression to `out` (table -> columns). */
 export function expressionLookups(n: ExprNode, out: Map<string, Set<string>>): void {
   if (n.t === 'neg' || n.t === 'not') expressionLookups(n.e, out);
-  else if (n.t === 'bin') { expressionLookups(n.l, out); expressionLookups(n.r, out); }
-  else if (n.t === 'call') {
+  else if (n.t === 'bin') {
+    expressionLookups(n.l, out);
+    expressionLookups(n.r, out);
+  } else if (n.t === 'call') {
     if (n.fn === 'lookup' && n.args[0].t === 'str' && n.args[2].t === 'str') {
       let columns = out.get(n.args[0].v);
-      if (columns === undefined) out.set(n.args[0].v, columns = new Set());
+      if (columns === undefined) out.set(n.args[0].v, (columns = new Set()));
       columns.add(n.args[2].v);
     }
     for (const a of n.args) expressionLookups(a, out);
@@ -86,12 +100,20 @@ export function masterReferences(compiled: unknown): Record<string, string[]> {
   const walk = (v: unknown): void => {
     if (typeof v !== 'object' || v === null || seen.has(v)) return;
     seen.add(v);
-    if (v instanceof Map) { for (const x of v.values()) walk(x); return; }
-    if (Array.isArray(v)) { for (const x of v) walk(x); return; }
+    if (v instanceof Map) {
+      for (const x of v.values()) walk(x);
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+      return;
+    }
     const expr = (v as { expr?: unknown }).expr;
     if (isExprNode(expr)) expressionLookups(expr, out);
     for (const x of Object.values(v)) walk(x);
   };
   walk(compiled);
-  return Object.fromEntries([...out].sort(([a], [b]) => a.localeCompare(b)).map(([t, c]) => [t, [...c].sort()]));
+  return Object.fromEntries(
+    [...out].sort(([a], [b]) => a.localeCompare(b)).map(([t, c]) => [t, [...c].sort()]),
+  );
 }

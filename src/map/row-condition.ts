@@ -29,7 +29,10 @@ const TESTS = ['equals', 'in', 'empty', 'filled', 'matches', ...NUMBER_TESTS] as
 const leafSchema = z.strictObject({
   column: z.string().min(1),
   equals: z.union([z.string(), z.number()]).optional(),
-  in: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+  in: z
+    .array(z.union([z.string(), z.number()]))
+    .min(1)
+    .optional(),
   empty: z.literal(true).optional(),
   filled: z.literal(true).optional(),
   zero: z.literal(true).optional(),
@@ -42,11 +45,20 @@ const leafSchema = z.strictObject({
 });
 
 /** Every key a condition accepts: a leaf's column and tests, and the combinators (the docs' reference lists them). */
-export const CONDITION_KEYS: readonly string[] = [...Object.keys(leafSchema.shape), 'not', 'all', 'any'];
+export const CONDITION_KEYS: readonly string[] = [
+  ...Object.keys(leafSchema.shape),
+  'not',
+  'all',
+  'any',
+];
 
 /** As compile-node.ts's mappingError (not imported: compile-node compiles `$when` conditions with this file). */
 function mappingError(file: string, path: string, message: string): EdocError {
-  return new EdocError('EDOC_MAPPING_INVALID', `Mapping ${file}: ${path === '' ? '' : `${path}: `}${message}`, { file, field: path });
+  return new EdocError(
+    'EDOC_MAPPING_INVALID',
+    `Mapping ${file}: ${path === '' ? '' : `${path}: `}${message}`,
+    { file, field: path },
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -60,28 +72,52 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function compileCondition(input: unknown, path: string, file: string): RowCondition {
   if (typeof input === 'string' && input !== '') return { test: 'filled', column: input };
   if (Array.isArray(input)) {
-    if (input.length === 0) throw mappingError(file, path, 'an empty list of conditions decides nothing');
+    if (input.length === 0)
+      throw mappingError(file, path, 'an empty list of conditions decides nothing');
     return { test: 'any', of: input.map((c, i) => compileCondition(c, `${path}[${i}]`, file)) };
   }
-  if (!isObject(input)) throw mappingError(file, path, 'expected a condition: a column name, or { column: NAME, TEST: … }');
+  if (!isObject(input))
+    throw mappingError(
+      file,
+      path,
+      'expected a condition: a column name, or { column: NAME, TEST: … }',
+    );
   if ('not' in input || 'all' in input || 'any' in input) {
     const keys = Object.keys(input);
-    if (keys.length !== 1) throw mappingError(file, path, `a condition takes one of not, all, any alone (found ${keys.join(', ')})`);
-    if ('not' in input) return { test: 'not', of: compileCondition(input.not, `${path}.not`, file) };
+    if (keys.length !== 1)
+      throw mappingError(
+        file,
+        path,
+        `a condition takes one of not, all, any alone (found ${keys.join(', ')})`,
+      );
+    if ('not' in input)
+      return { test: 'not', of: compileCondition(input.not, `${path}.not`, file) };
     const which = 'all' in input ? 'all' : 'any';
     const list = input[which];
-    if (!Array.isArray(list) || list.length === 0) throw mappingError(file, `${path}.${which}`, 'expected a non-empty list of conditions');
-    return { test: which, of: list.map((c, i) => compileCondition(c, `${path}.${which}[${i}]`, file)) };
+    if (!Array.isArray(list) || list.length === 0)
+      throw mappingError(file, `${path}.${which}`, 'expected a non-empty list of conditions');
+    return {
+      test: which,
+      of: list.map((c, i) => compileCondition(c, `${path}.${which}[${i}]`, file)),
+    };
   }
   const parsed = leafSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw mappingError(file, [path, ...issue.path.map(String)].filter((p) => p !== '').join('.'), `${issue.message}${objectColonHint(input)}`);
+    throw mappingError(
+      file,
+      [path, ...issue.path.map(String)].filter((p) => p !== '').join('.'),
+      `${issue.message}${objectColonHint(input)}`,
+    );
   }
   const c = parsed.data;
   const tests = TESTS.filter((t) => c[t] !== undefined);
   if (tests.length !== 1) {
-    throw mappingError(file, path, `a condition on column "${c.column}" takes exactly one of ${TESTS.join(', ')} (found ${tests.join(', ') || 'none'})`);
+    throw mappingError(
+      file,
+      path,
+      `a condition on column "${c.column}" takes exactly one of ${TESTS.join(', ')} (found ${tests.join(', ') || 'none'})`,
+    );
   }
   const test = tests[0];
   switch (test) {
@@ -93,7 +129,11 @@ export function compileCondition(input: unknown, path: string, file: string): Ro
       try {
         return { test: 'matches', column: c.column, pattern: new RegExp(c.matches ?? '', 'iu') };
       } catch (err) {
-        throw mappingError(file, `${path}.matches`, `not a regular expression: ${(err as Error).message}`);
+        throw mappingError(
+          file,
+          `${path}.matches`,
+          `not a regular expression: ${(err as Error).message}`,
+        );
       }
     case 'empty':
     case 'filled':
@@ -126,7 +166,11 @@ export function compareDecimals(a: string, b: string): number {
   return x === y ? 0 : x > y ? 1 : -1;
 }
 
-export function evaluateCondition(cond: RowCondition, get: (column: string) => string, format: Pick<MappingFormat, 'decimal' | 'thousands'>): ConditionResult {
+export function evaluateCondition(
+  cond: RowCondition,
+  get: (column: string) => string,
+  format: Pick<MappingFormat, 'decimal' | 'thousands'>,
+): ConditionResult {
   switch (cond.test) {
     case 'not': {
       const r = evaluateCondition(cond.of, get, format);
@@ -170,7 +214,8 @@ export function evaluateCondition(cond: RowCondition, get: (column: string) => s
 /** Every column a condition reads. */
 export function conditionColumns(cond: RowCondition, out: Set<string> = new Set()): Set<string> {
   if (cond.test === 'not') conditionColumns(cond.of, out);
-  else if (cond.test === 'all' || cond.test === 'any') for (const c of cond.of) conditionColumns(c, out);
+  else if (cond.test === 'all' || cond.test === 'any')
+    for (const c of cond.of) conditionColumns(c, out);
   else out.add((cond as { column: string }).column);
   return out;
 }

@@ -11,11 +11,20 @@ import { evaluateCondition } from './row-condition.js';
 import type { RowCondition } from './row-condition.js';
 
 /** Evaluates a condition on a row; an undecided cell is reported (EDOC_MAP_BAD_NUMBER) and counts as false. */
-export function conditionHolds(cond: RowCondition, row: RowView, ctx: EvalContext, rule: string): boolean {
+export function conditionHolds(
+  cond: RowCondition,
+  row: RowView,
+  ctx: EvalContext,
+  rule: string,
+): boolean {
   const r = evaluateCondition(cond, (c) => row.get(c), ctx.mapping.format);
   if (typeof r === 'boolean') return r;
   ctx.problems.push({
-    code: 'EDOC_MAP_BAD_NUMBER', path: '', column: r.column, value: excerpt(r.text), rows: [row.row],
+    code: 'EDOC_MAP_BAD_NUMBER',
+    path: '',
+    column: r.column,
+    value: excerpt(r.text),
+    rows: [row.row],
     message: `Row ${row.row}: ${quoted(r.text)} in column "${r.column}" is not a number (decimal "${ctx.mapping.format.decimal}", thousands "${ctx.mapping.format.thousands}"), so ${rule} cannot decide this row`,
   });
   return false;
@@ -46,19 +55,31 @@ export function rowRoles(mapping: Mapping, rows: RowView[], ctx: EvalContext): R
     const matching = rows.filter((r) => conditionHolds(rules.document!, r, ctx, 'rows.document'));
     if (matching.length !== 1) {
       ctx.problems.push({
-        code: 'EDOC_MAP_DOCUMENT_ROW', path: '', rows: (matching.length === 0 ? rows : matching).map((r) => r.row),
-        message: matching.length === 0
-          ? `No row of this document (${rowList(rows)}) matches rows.document, so its document values (payment, totals) have no row to come from`
-          : `Several rows of this document match rows.document (${rowList(matching)}); a document takes its values from one row`,
+        code: 'EDOC_MAP_DOCUMENT_ROW',
+        path: '',
+        rows: (matching.length === 0 ? rows : matching).map((r) => r.row),
+        message:
+          matching.length === 0
+            ? `No row of this document (${rowList(rows)}) matches rows.document, so its document values (payment, totals) have no row to come from`
+            : `Several rows of this document match rows.document (${rowList(matching)}); a document takes its values from one row`,
       });
     }
     documentRow = matching[0] ?? rows[0];
     // The other rows leave the document row's columns empty: an empty cell does not disagree, a different one does.
     const doc = documentRow;
-    consistencyRows = [doc, ...rows.filter((r) => r !== doc).map((r): RowView => ({ row: r.row, get: (c) => (r.get(c).trim() === '' ? doc.get(c) : r.get(c)) }))];
+    consistencyRows = [
+      doc,
+      ...rows
+        .filter((r) => r !== doc)
+        .map((r): RowView => ({
+          row: r.row,
+          get: (c) => (r.get(c).trim() === '' ? doc.get(c) : r.get(c)),
+        })),
+    ];
   }
-  const lineRows = rules.lines !== undefined
-    ? rows.filter((r) => conditionHolds(rules.lines!, r, ctx, 'rows.lines'))
-    : rows.filter((r) => r !== documentRow);
+  const lineRows =
+    rules.lines !== undefined
+      ? rows.filter((r) => conditionHolds(rules.lines!, r, ctx, 'rows.lines'))
+      : rows.filter((r) => r !== documentRow);
   return { documentRow, consistencyRows, lineRows };
 }

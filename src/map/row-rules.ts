@@ -12,7 +12,11 @@ import { compileCondition } from './row-condition.js';
 
 type RowRules = Pick<Mapping, 'framing' | 'rows' | 'concepts'>;
 
-export function compileRowRules(m: MappingFile, file: string, lookups: CompileContext['lookups']): RowRules {
+export function compileRowRules(
+  m: MappingFile,
+  file: string,
+  lookups: CompileContext['lookups'],
+): RowRules {
   const out: RowRules = {};
   if (m.framing !== undefined) {
     if (m.framing.headerRow !== undefined && m.framing.findHeader !== undefined) {
@@ -30,14 +34,19 @@ export function compileRowRules(m: MappingFile, file: string, lookups: CompileCo
       const input = m.rows[role];
       if (input !== undefined) rows[role] = compileCondition(input, `rows.${role}`, file);
     }
-    if (rows.lines !== undefined && m.lines === undefined) throw mappingError(file, 'rows.lines', 'the mapping has no lines section');
+    if (rows.lines !== undefined && m.lines === undefined)
+      throw mappingError(file, 'rows.lines', 'the mapping has no lines section');
     out.rows = rows;
   }
   if (m.concepts !== undefined) out.concepts = compileConcepts(m.concepts, file, lookups);
   return out;
 }
 
-function compileConcepts(input: NonNullable<MappingFile['concepts']>, file: string, lookups: CompileContext['lookups']): Concepts {
+function compileConcepts(
+  input: NonNullable<MappingFile['concepts']>,
+  file: string,
+  lookups: CompileContext['lookups'],
+): Concepts {
   const ctx: CompileContext = { file, lookups, inLines: false };
   const codes = new Map<string, [string, ValueSpec][]>();
   for (const [code, fields] of Object.entries(input.codes)) {
@@ -47,14 +56,25 @@ function compileConcepts(input: NonNullable<MappingFile['concepts']>, file: stri
     const pairs: [string, ValueSpec][] = [];
     for (const [path, spec] of Object.entries(fields)) {
       if (parseFieldPath(path) === undefined) {
-        throw mappingError(file, `${at}.${path}`, 'expected a request field path such as Devengados.Basico.SueldoTrabajado or Devengados.HEDs[0].Cantidad');
+        throw mappingError(
+          file,
+          `${at}.${path}`,
+          'expected a request field path such as Devengados.Basico.SueldoTrabajado or Devengados.HEDs[0].Cantidad',
+        );
       }
       pairs.push([path, compileValue(spec, `${at}.${path}`, ctx)]);
     }
-    if (pairs.length === 0) throw mappingError(file, at, 'a code needs at least one field (list codes carried nowhere under concepts.ignore)');
+    if (pairs.length === 0)
+      throw mappingError(
+        file,
+        at,
+        'a code needs at least one field (list codes carried nowhere under concepts.ignore)',
+      );
     codes.set(key, pairs);
   }
   const ignore = new Set((input.ignore ?? []).map((c) => String(c).trim().toLowerCase()));
-  for (const code of ignore) if (codes.has(code)) throw mappingError(file, 'concepts.ignore', `code "${code}" is both mapped and ignored`);
+  for (const code of ignore)
+    if (codes.has(code))
+      throw mappingError(file, 'concepts.ignore', `code "${code}" is both mapped and ignored`);
   return { column: input.column, codes, ignore };
 }

@@ -9,12 +9,18 @@ import { excerpt } from '../policy/excerpt.js';
 const QUOTE_IT = 'a column name that contains ": " must be quoted';
 
 /** The YAML parser's error at `line`/`col` (1-based), when the text there reads like `name: more`. */
-export function yamlColonHint(text: string, line: number | undefined, col: number | undefined): string {
+export function yamlColonHint(
+  text: string,
+  line: number | undefined,
+  col: number | undefined,
+): string {
   if (line === undefined || col === undefined) return '';
   const source = text.split(/\r\n|\n|\r/)[line - 1] ?? '';
   const rest = source.slice(col - 1);
   const name = /^\s*([^{}[\],#]*?:\s[^{}[\],#]*?)\s*(?:[}\],#]|$)/.exec(rest)?.[1];
-  return name === undefined ? '' : `; ${QUOTE_IT}: write "${excerpt(name.replace(/"/g, '\\"'), 80)}"`;
+  return name === undefined
+    ? ''
+    : `; ${QUOTE_IT}: write "${excerpt(name.replace(/"/g, '\\"'), 80)}"`;
 }
 
 /** A one-entry object where a column name was expected: `[Doc: Nro]` parsed as `[{ Doc: "Nro" }]`. */

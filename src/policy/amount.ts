@@ -25,7 +25,11 @@ export function isAmountString(value: unknown): value is string {
 export function parseAmount(text: string): number {
   const cents = tryParseAmount(text);
   if (cents === undefined) {
-    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not an amount with two decimals: ${excerpt(JSON.stringify(text))}`, { value: excerpt(text) });
+    throw new EdocError(
+      'EDOC_VALIDATE_AMOUNT',
+      `Not an amount with two decimals: ${excerpt(JSON.stringify(text))}`,
+      { value: excerpt(text) },
+    );
   }
   return cents;
 }
@@ -56,7 +60,9 @@ function smallCents(text: string): number | undefined {
   const int = m[2];
   const fraction = m[3] ?? '';
   if (fraction.length > 2 || int.length + 2 > FAST_DIGITS) return undefined;
-  const cents = Number(int) * 100 + (fraction === '' ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction));
+  const cents =
+    Number(int) * 100 +
+    (fraction === '' ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction));
   // never -0: the bigint path gives 0 for '-0.00'
   return m[1] === '-' && cents !== 0 ? -cents : cents;
 }
@@ -89,7 +95,9 @@ export function parseAmountLenient(value: number | string): number | undefined {
 /** 123450 -> `'1234.50'`; -5 -> `'-0.05'`. */
 export function formatAmount(cents: number): string {
   if (!Number.isSafeInteger(cents)) {
-    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a whole number of cents: ${cents}`, { value: String(cents) });
+    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a whole number of cents: ${cents}`, {
+      value: String(cents),
+    });
   }
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
@@ -106,13 +114,23 @@ export function mulRate(baseCents: number, ratePercent: string): number {
   const small = smallDecimal(ratePercent.trim());
   if (small !== undefined && Number.isSafeInteger(baseCents)) {
     const product = Math.abs(baseCents) * small.units;
-    if (product <= FAST_PRODUCT) return signed(baseCents < 0 !== small.negative, divideHalfUp(product, 100 * 10 ** small.scale));
+    if (product <= FAST_PRODUCT)
+      return signed(
+        baseCents < 0 !== small.negative,
+        divideHalfUp(product, 100 * 10 ** small.scale),
+      );
   }
   const rate = parseDecimal(ratePercent.trim());
   if (rate === undefined) {
-    throw new EdocError('EDOC_VALIDATE_AMOUNT', `Not a percentage: ${excerpt(JSON.stringify(ratePercent))}`, { value: excerpt(ratePercent) });
+    throw new EdocError(
+      'EDOC_VALIDATE_AMOUNT',
+      `Not a percentage: ${excerpt(JSON.stringify(ratePercent))}`,
+      { value: excerpt(ratePercent) },
+    );
   }
-  return toSafeNumber(roundScaled(BigInt(baseCents) * rate.units, 100n * 10n ** BigInt(rate.scale)));
+  return toSafeNumber(
+    roundScaled(BigInt(baseCents) * rate.units, 100n * 10n ** BigInt(rate.scale)),
+  );
 }
 
 /**
@@ -124,7 +142,11 @@ export function mulDecimals(a: string, b: string): number | undefined {
   const sy = sx === undefined ? undefined : smallDecimal(b.trim());
   if (sx !== undefined && sy !== undefined) {
     const product = sx.units * sy.units;
-    if (product <= FAST_PRODUCT / 100) return signed(sx.negative !== sy.negative, divideHalfUp(product * 100, 10 ** (sx.scale + sy.scale)));
+    if (product <= FAST_PRODUCT / 100)
+      return signed(
+        sx.negative !== sy.negative,
+        divideHalfUp(product * 100, 10 ** (sx.scale + sy.scale)),
+      );
   }
   const x = parseDecimal(a.trim());
   const y = parseDecimal(b.trim());
@@ -143,7 +165,9 @@ export function sumAmounts(cents: readonly number[]): number {
 const FAST_PRODUCT = 2 ** 52;
 
 /** A decimal text of at most FAST_DIGITS digits as a plain number of units (exact); undefined otherwise. */
-function smallDecimal(text: string): { units: number; scale: number; negative: boolean } | undefined {
+function smallDecimal(
+  text: string,
+): { units: number; scale: number; negative: boolean } | undefined {
   const m = DECIMAL.exec(text);
   if (m === null) return undefined;
   const fraction = m[3] ?? '';

@@ -23,7 +23,11 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 10 * 60_000;
  * Delay before retry number `attempt` (1 = first retry; values below 1 count as 1):
  * uniform in [0, min(maxDelayMs, baseDelayMs × 2^(attempt−1))), whole milliseconds.
  */
-export function backoffDelay(attempt: number, opts: BackoffOptions, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  opts: BackoffOptions,
+  random: () => number = Math.random,
+): number {
   const cap = backoffCap(attempt, opts);
   const r = Math.min(Math.max(random(), 0), 1);
   return Math.min(Math.floor(r * cap), Math.max(cap - 1, 0));
@@ -50,7 +54,8 @@ export function nextDelay(
   random: () => number = Math.random,
 ): number {
   const delay = backoffDelay(attempt, opts, random);
-  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs) || retryAfterMs <= 0) return delay;
+  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs) || retryAfterMs <= 0)
+    return delay;
   const ceiling = opts.maxRetryAfterMs ?? Math.max(opts.maxDelayMs, DEFAULT_MAX_RETRY_AFTER_MS);
   return Math.max(delay, Math.min(Math.ceil(retryAfterMs), ceiling));
 }

@@ -25,7 +25,8 @@ export function colombiaDateTime(now: number = Date.now()): string {
 export function daysBetween(a: string, b: string): number {
   const x = parseDate(a);
   const y = parseDate(b);
-  if (x === undefined || y === undefined) throw new RangeError(`Not yyyy-MM-dd: ${x === undefined ? a : b}`);
+  if (x === undefined || y === undefined)
+    throw new RangeError(`Not yyyy-MM-dd: ${x === undefined ? a : b}`);
   return Math.round((y - x) / DAY_MS);
 }
 
@@ -81,11 +82,19 @@ export function formatDateTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19);
 }
 
-function utc(y: number, mo: number, d: number, h: number, mi: number, s: number): number | undefined {
+function utc(
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+): number | undefined {
   if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
   const at = Date.UTC(y, mo - 1, d, h, mi, s);
   const back = new Date(at);
   // Date.UTC rolls 31 April into 1 May and maps years 0–99 to 1900+; reject both.
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
+    return undefined;
   return at;
 }

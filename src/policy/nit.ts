@@ -9,7 +9,11 @@ const WEIGHTS = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71] as co
 /** `'900123456'` -> `'8'`. Throws `EDOC_VALIDATE_NIT` unless the NIT is 1 to 15 digits. */
 export function nitCheckDigit(nit: string): string {
   if (!/^\d{1,15}$/.test(nit)) {
-    throw new EdocError('EDOC_VALIDATE_NIT', `A NIT must be 1 to 15 digits: ${JSON.stringify(nit)}`, { value: nit });
+    throw new EdocError(
+      'EDOC_VALIDATE_NIT',
+      `A NIT must be 1 to 15 digits: ${JSON.stringify(nit)}`,
+      { value: nit },
+    );
   }
   let sum = 0;
   for (let i = 0; i < nit.length; i += 1) {
@@ -26,7 +30,9 @@ export function nitCheckDigit(nit: string): string {
  * a bare `9001234568` cannot be told apart from a longer NIT.
  */
 export function normaliseIdNumber(value: string): string {
-  const trimmed = value.trim().replace(/\s*-\s*\d\s*$/, (m, offset: number) => (offset > 0 ? '' : m));
+  const trimmed = value
+    .trim()
+    .replace(/\s*-\s*\d\s*$/, (m, offset: number) => (offset > 0 ? '' : m));
   return trimmed.replace(/[.\s-]/g, '');
 }
 

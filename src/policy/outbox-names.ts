@@ -24,10 +24,12 @@ function truncateBytes(text: string, maxBytes: number): string {
  * too long are cut and get a hash suffix so two long names stay distinct.
  */
 export function sanitizeName(name: string): string {
-  let s = [...name.normalize('NFC')].filter((ch) => {
-    const c = ch.codePointAt(0) ?? 0;
-    return c >= 0x20 && (c < 0x7f || c > 0x9f);
-  }).join('')
+  let s = [...name.normalize('NFC')]
+    .filter((ch) => {
+      const c = ch.codePointAt(0) ?? 0;
+      return c >= 0x20 && (c < 0x7f || c > 0x9f);
+    })
+    .join('')
     .replace(/[/\\<>:"|?*]/g, '_')
     .replace(/\.{2,}/g, '_')
     .replace(/^[.\s]+/, '')
@@ -43,7 +45,10 @@ export function sanitizeName(name: string): string {
 
 /** The extension of an input name, lowercased, without the dot ('' when none). */
 export function inputExtension(name: string): string {
-  return path.extname(path.basename(name.replace(/\\/g, '/'))).slice(1).toLowerCase();
+  return path
+    .extname(path.basename(name.replace(/\\/g, '/')))
+    .slice(1)
+    .toLowerCase();
 }
 
 const SPREADSHEETS = new Set(['xlsx', 'xlsm', 'xls']);
@@ -52,7 +57,9 @@ const SPREADSHEETS = new Set(['xlsx', 'xlsm', 'xls']);
 export function outputStem(inputName: string): string {
   const base = path.basename(inputName.replace(/\\/g, '/'));
   const ext = path.extname(base);
-  return sanitizeName(ext.length > 0 && ext.length < base.length ? base.slice(0, -ext.length) : base);
+  return sanitizeName(
+    ext.length > 0 && ext.length < base.length ? base.slice(0, -ext.length) : base,
+  );
 }
 
 export interface OutputNames {
@@ -66,5 +73,9 @@ export function outputNames(stem: string, inputName: string): OutputNames {
   const input = inputExtension(inputName);
   // a spreadsheet's retry file is CSV with the sheet's columns (read/sheet-source.ts)
   const ext = SPREADSHEETS.has(input) ? 'csv' : sanitizeName(input || 'txt');
-  return { result: `${stem}.result.json`, errors: `${stem}.errors.csv`, retry: `${stem}.retry.${ext}` };
+  return {
+    result: `${stem}.result.json`,
+    errors: `${stem}.errors.csv`,
+    retry: `${stem}.retry.${ext}`,
+  };
 }

@@ -65,8 +65,10 @@ export class SlidingWindow {
   }
 
   private static check(limit: number, windowMs: number): void {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
-    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`SlidingWindow windowMs must be positive, got ${windowMs}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`SlidingWindow limit must be a positive integer, got ${limit}`);
+    if (!Number.isFinite(windowMs) || windowMs <= 0)
+      throw new RangeError(`SlidingWindow windowMs must be positive, got ${windowMs}`);
   }
 
   /**
@@ -164,7 +166,9 @@ export class SlidingWindow {
   current(now: number): { limit: number; windowMs: number } {
     if (now >= this.slowUntil) return { limit: this.limit, windowMs: this.windowMs };
     const allowed = this.limit * this.slowFactor;
-    return allowed >= 1 ? { limit: Math.floor(allowed), windowMs: this.windowMs } : { limit: 1, windowMs: this.windowMs / allowed };
+    return allowed >= 1
+      ? { limit: Math.floor(allowed), windowMs: this.windowMs }
+      : { limit: 1, windowMs: this.windowMs / allowed };
   }
 
   /** Acquisitions recorded inside the window ending at `now` (for logs and tests). */

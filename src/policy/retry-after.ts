@@ -8,7 +8,10 @@ const DELTA_SECONDS = /^\d+$/;
 // IMF-fixdate, obsolete RFC 850 and asctime forms all name a weekday or month in letters.
 const LOOKS_LIKE_DATE = /[A-Za-z]{3}/;
 
-export function parseRetryAfter(value: string | readonly string[] | null | undefined, nowMs: number): number | undefined {
+export function parseRetryAfter(
+  value: string | readonly string[] | null | undefined,
+  nowMs: number,
+): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (typeof raw !== 'string') return undefined;
   const text = raw.trim();

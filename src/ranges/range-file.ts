@@ -42,8 +42,15 @@ export async function saveRanges(stateDir: string, data: StoredRanges): Promise<
 /** The stored ranges, or undefined when no daemon stored any yet (or the file is not ours to read). */
 export function loadRanges(stateDir: string): StoredRanges | undefined {
   try {
-    const data = JSON.parse(readFileSync(path.join(stateDir, RANGES_FILE), 'utf8')) as Partial<StoredRanges>;
-    if (!Array.isArray(data.ranges) || !Array.isArray(data.companies) || typeof data.savedAt !== 'number') return undefined;
+    const data = JSON.parse(
+      readFileSync(path.join(stateDir, RANGES_FILE), 'utf8'),
+    ) as Partial<StoredRanges>;
+    if (
+      !Array.isArray(data.ranges) ||
+      !Array.isArray(data.companies) ||
+      typeof data.savedAt !== 'number'
+    )
+      return undefined;
     return data as StoredRanges;
   } catch {
     return undefined;

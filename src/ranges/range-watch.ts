@@ -21,7 +21,14 @@ import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
 import { saveRanges, type CompanyRead, type StoredRanges } from './range-file.js';
-import { activeRange, describeRanges, RANGE_KINDS, rangeState, withinRanges, type ActiveRange } from './range-math.js';
+import {
+  activeRange,
+  describeRanges,
+  RANGE_KINDS,
+  rangeState,
+  withinRanges,
+  type ActiveRange,
+} from './range-math.js';
 import type { RangeState } from './range-state.js';
 
 export interface RangeWatchOptions {
@@ -36,7 +43,13 @@ export interface RangeWatchOptions {
   client: Pick<ServiceClient, 'listRanges'>;
   rates: CompanyRates;
   /** The ledger's highest number of a prefix in [from, to] (Ledger.highestNumberUsed). */
-  highestUsed(company: string, kinds: readonly DocumentKind[], prefix: string, from: number, to: number): Promise<number | undefined>;
+  highestUsed(
+    company: string,
+    kinds: readonly DocumentKind[],
+    prefix: string,
+    from: number,
+    to: number,
+  ): Promise<number | undefined>;
   logger: Logger;
   /** How often E10 is read (alerts.ranges.every). */
   everyMs(): number;
@@ -126,23 +139,41 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
    * Why `key` may not be sent, or undefined. A promise only when E10 must be read first (the number
    * is outside the ranges known, or the first read is still under way).
    */
-  checkNumber(company: string, kind: DocumentKind, key: DocumentKey): Problem | undefined | Promise<Problem | undefined> {
-    if (!this.options.refuse() || !RANGE_KINDS.includes(kind) || !/^\d{1,15}$/.test(key.number)) return undefined;
+  checkNumber(
+    company: string,
+    kind: DocumentKind,
+    key: DocumentKey,
+  ): Problem | undefined | Promise<Problem | undefined> {
+    if (!this.options.refuse() || !RANGE_KINDS.includes(kind) || !/^\d{1,15}$/.test(key.number))
+      return undefined;
     const number = Number(key.number);
     const watch = this.watches.get(company);
     if (watch?.known === undefined) {
       // the first read may still be under way (a file dropped as the daemon starts)
-      return watch?.reading === undefined ? undefined : watch.reading.then(() => this.judge(company, key, number, false));
+      return watch?.reading === undefined
+        ? undefined
+        : watch.reading.then(() => this.judge(company, key, number, false));
     }
     if (withinRanges(watch.known.ranges, key.prefix, number) !== false) return undefined;
     return this.judge(company, key, number, true);
   }
 
-  private async judge(company: string, key: DocumentKey, number: number, reread: boolean): Promise<Problem | undefined> {
+  private async judge(
+    company: string,
+    key: DocumentKey,
+    number: number,
+    reread: boolean,
+  ): Promise<Problem | undefined> {
     const watch = this.watches.get(company);
-    if (watch?.known === undefined || withinRanges(watch.known.ranges, key.prefix, number) !== false) return undefined;
+    if (
+      watch?.known === undefined ||
+      withinRanges(watch.known.ranges, key.prefix, number) !== false
+    )
+      return undefined;
     if (reread) {
-      const recent = watch.recheck !== undefined && this.now() - watch.recheck.at < (this.options.recheckMs ?? 15_000);
+      const recent =
+        watch.recheck !== undefined &&
+        this.now() - watch.recheck.at < (this.options.recheckMs ?? 15_000);
       if (!recent) {
         watch.recheck = { at: this.now(), ok: false };
         const recheck = watch.recheck;
@@ -154,20 +185,25 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
       if (watch.recheck?.ok !== true) return undefined;
     }
     const known = this.watches.get(company)?.known;
-    if (known === undefined || withinRanges(known.ranges, key.prefix, number) !== false) return undefined;
+    if (known === undefined || withinRanges(known.ranges, key.prefix, number) !== false)
+      return undefined;
     const mine = known.ranges.filter((r) => r.prefix === key.prefix);
     return {
-      code: 'EDOC_VALIDATE_OUT_OF_RANGE', path: '',
-      message: `The number ${key.prefix}${key.number} is outside every active numbering range of prefix ${key.prefix} `
-        + `(${describeRanges(mine)}; read from the service at ${new Date(known.readAt).toISOString()}): it was not sent. `
-        + 'Correct the number, or register a range that holds it (edoc-bridge ranges create) and drop the retry file.',
+      code: 'EDOC_VALIDATE_OUT_OF_RANGE',
+      path: '',
+      message:
+        `The number ${key.prefix}${key.number} is outside every active numbering range of prefix ${key.prefix} ` +
+        `(${describeRanges(mine)}; read from the service at ${new Date(known.readAt).toISOString()}): it was not sent. ` +
+        'Correct the number, or register a range that holds it (edoc-bridge ranges create) and drop the retry file.',
     };
   }
 
   /** Reads one company's ranges (one read at a time per company); true when they were read. */
   read(alias: string): Promise<boolean> {
     const watch = this.watchOf(alias);
-    watch.reading ??= this.doRead(alias, watch).finally(() => { watch.reading = undefined; });
+    watch.reading ??= this.doRead(alias, watch).finally(() => {
+      watch.reading = undefined;
+    });
     return watch.reading;
   }
 
@@ -182,19 +218,31 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
 
   private async doRead(alias: string, watch: CompanyWatch): Promise<boolean> {
     const company = this.options.companies().find((c) => c.alias === alias);
-    if (company === undefined || this.closing || this.options.mayStart?.(alias) === false) return false;
+    if (company === undefined || this.closing || this.options.mayStart?.(alias) === false)
+      return false;
     const signal = this.abort.signal;
     let failure: string;
     try {
-      const response = await this.options.rates.of(company).send(() =>
-        this.options.client.listRanges(company, { nit: company.nit }, { signal }), signal);
+      const response = await this.options.rates
+        .of(company)
+        .send(
+          () => this.options.client.listRanges(company, { nit: company.nit }, { signal }),
+          signal,
+        );
       if (response.outcome.kind === 'accepted') {
-        const data = response.body !== null && typeof response.body === 'object' && 'ResultData' in response.body
-          ? (response.body as { ResultData: unknown }).ResultData : undefined;
+        const data =
+          response.body !== null &&
+          typeof response.body === 'object' &&
+          'ResultData' in response.body
+            ? (response.body as { ResultData: unknown }).ResultData
+            : undefined;
         const parsed = z.array(numberingRangeSchema).safeParse(data);
         if (parsed.success) {
-          const ranges = parsed.data.map(activeRange).filter((r): r is ActiveRange => r !== undefined);
-          if (watch.error !== undefined) this.options.logger.info({ company: alias }, 'numbering ranges read again');
+          const ranges = parsed.data
+            .map(activeRange)
+            .filter((r): r is ActiveRange => r !== undefined);
+          if (watch.error !== undefined)
+            this.options.logger.info({ company: alias }, 'numbering ranges read again');
           watch.error = undefined;
           watch.known = { ranges, readAt: this.now() };
           await this.recompute(alias, watch);
@@ -210,8 +258,10 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     if (signal.aborted) return false;
     // one line per failing episode, not one per read
     if (watch.error === undefined) {
-      this.options.logger.warn({ code: 'EDOC_RANGES_UNREADABLE', company: alias, reason: failure },
-        'the numbering ranges could not be read (E10); the last ones read are kept and no document is refused on their account');
+      this.options.logger.warn(
+        { code: 'EDOC_RANGES_UNREADABLE', company: alias, reason: failure },
+        'the numbering ranges could not be read (E10); the last ones read are kept and no document is refused on their account',
+      );
     }
     watch.error = { reason: failure, at: this.now() };
     this.save();
@@ -234,7 +284,8 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   }
 
   private recomputeAll(): void {
-    for (const [alias, watch] of this.watches) if (watch.known !== undefined) void this.recompute(alias, watch);
+    for (const [alias, watch] of this.watches)
+      if (watch.known !== undefined) void this.recompute(alias, watch);
   }
 
   /** Never rejects: a failed ledger read leaves the states as they were. */
@@ -245,13 +296,18 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     const n = (watch.computed ?? 0) + 1;
     watch.computed = n;
     try {
-      const used = await Promise.all(ranges.map((r) => this.options.highestUsed(alias, RANGE_KINDS, r.prefix, r.from, r.to)));
+      const used = await Promise.all(
+        ranges.map((r) => this.options.highestUsed(alias, RANGE_KINDS, r.prefix, r.from, r.to)),
+      );
       // a later recomputation (newer ranges, or a newer read of the ledger) started meanwhile: it decides
       if (watch.computed !== n || this.closing) return;
       watch.states = ranges.map((r, i) => rangeState(alias, r, used[i], today, readAt));
     } catch (err) {
       // the ledger closed under us (shutdown) or is busy: the states stay as they were until the next minute
-      this.options.logger.warn({ err, company: alias }, 'numbers used of the ranges could not be read from the ledger');
+      this.options.logger.warn(
+        { err, company: alias },
+        'numbers used of the ranges could not be read from the ledger',
+      );
       return;
     }
     this.emit('update', alias, watch.states);
@@ -267,17 +323,24 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     const dir = this.options.stateDir;
     if (dir === undefined || this.saveQueued) return;
     this.saveQueued = true;
-    this.saving = this.saving.then(() => {
-      this.saveQueued = false;
-      return saveRanges(dir, this.stored());
-    }).catch((err: unknown) => {
-      this.options.logger.warn({ err, state: dir }, 'could not keep the numbering ranges for edoc-bridge status');
-    });
+    this.saving = this.saving
+      .then(() => {
+        this.saveQueued = false;
+        return saveRanges(dir, this.stored());
+      })
+      .catch((err: unknown) => {
+        this.options.logger.warn(
+          { err, state: dir },
+          'could not keep the numbering ranges for edoc-bridge status',
+        );
+      });
   }
 
   private stored(): StoredRanges {
     const companies: CompanyRead[] = [...this.watches.entries()].map(([company, w]) => ({
-      company, ...(w.known ? { readAt: w.known.readAt } : {}), ...(w.error ? { error: w.error.reason, errorAt: w.error.at } : {}),
+      company,
+      ...(w.known ? { readAt: w.known.readAt } : {}),
+      ...(w.error ? { error: w.error.reason, errorAt: w.error.at } : {}),
     }));
     return { savedAt: this.now(), companies, ranges: [...this.snapshot()] };
   }
@@ -290,7 +353,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
       this.timers = [];
       this.touched.clear();
       this.abort.abort();
-      await Promise.allSettled([...this.watches.values()].flatMap((w) => (w.reading === undefined ? [] : [w.reading])));
+      await Promise.allSettled(
+        [...this.watches.values()].flatMap((w) => (w.reading === undefined ? [] : [w.reading])),
+      );
       await this.saving;
     })();
     return this.closing;

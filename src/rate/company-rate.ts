@@ -84,7 +84,9 @@ export class CompanyRate {
    */
   quietForMs(): number {
     if (this.inFlight > 0) return 0;
-    return this.lastEnd === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : Math.max(0, this.now() - this.lastEnd);
+    return this.lastEnd === Number.NEGATIVE_INFINITY
+      ? Number.POSITIVE_INFINITY
+      : Math.max(0, this.now() - this.lastEnd);
   }
 
   /** The length of one window of the rate in force (a take-over waits this long after the last owner's end). */
@@ -182,11 +184,18 @@ export class CompanyRates {
   of(company: { alias: string; rate: { requestsPerSecond: number } }): CompanyRate {
     let rate = this.rates.get(company.alias);
     if (rate === undefined) {
-      rate = new CompanyRate({ ...this.options, requestsPerSecond: company.rate.requestsPerSecond });
+      rate = new CompanyRate({
+        ...this.options,
+        requestsPerSecond: company.rate.requestsPerSecond,
+      });
       this.rates.set(company.alias, rate);
-      const lastStart = Math.max(this.pending.get(company.alias) ?? Number.NEGATIVE_INFINITY, this.everyFrom);
+      const lastStart = Math.max(
+        this.pending.get(company.alias) ?? Number.NEGATIVE_INFINITY,
+        this.everyFrom,
+      );
       this.pending.delete(company.alias);
-      if (lastStart !== Number.NEGATIVE_INFINITY) rate.holdFor(lastStart - this.now() + rate.windowMs());
+      if (lastStart !== Number.NEGATIVE_INFINITY)
+        rate.holdFor(lastStart - this.now() + rate.windowMs());
     }
     return rate;
   }
@@ -218,7 +227,10 @@ export class CompanyRates {
       rate.holdFor(lastStartMs + rate.windowMs());
       return;
     }
-    this.pending.set(alias, Math.max(this.pending.get(alias) ?? Number.NEGATIVE_INFINITY, this.now() + lastStartMs));
+    this.pending.set(
+      alias,
+      Math.max(this.pending.get(alias) ?? Number.NEGATIVE_INFINITY, this.now() + lastStartMs),
+    );
   }
 }
 

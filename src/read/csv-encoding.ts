@@ -67,9 +67,17 @@ async function startsWithUtf8Bom(file: string): Promise<boolean> {
  * configured), so that what is written back in the original format (the retry file) starts with
  * the BOM as the original did.
  */
-export async function detectEncoding(file: string, configured: MappingFormat['encoding']): Promise<{ decoding: CsvEncoding; recorded: string }> {
+export async function detectEncoding(
+  file: string,
+  configured: MappingFormat['encoding'],
+): Promise<{ decoding: CsvEncoding; recorded: string }> {
   const bom = await startsWithUtf8Bom(file);
-  const decoding = configured !== 'auto' ? configured : (bom || (await isWholeFileUtf8(file))) ? 'utf-8' : 'windows-1252';
+  const decoding =
+    configured !== 'auto'
+      ? configured
+      : bom || (await isWholeFileUtf8(file))
+        ? 'utf-8'
+        : 'windows-1252';
   return { decoding, recorded: decoding === 'utf-8' && bom ? UTF8_WITH_BOM : decoding };
 }
 

@@ -39,7 +39,8 @@ export interface FramedRow {
 /** A cell that only labels a totals row (`TOTAL`, `Total general:`, `Subtotal`, `Gran total`, `Sumas`). */
 /** The first letter any totals label starts with (after blanks): a cheap test before TOTALS_LABEL. */
 const TOTALS_FIRST = /^\s*[tsg]/i;
-const TOTALS_LABEL = /^(?:sub[- ]?)?total(?:es|s)?(?: general| factura| documento)?:?$|^(?:gran|grand) total:?$|^sumas?:?$/i;
+const TOTALS_LABEL =
+  /^(?:sub[- ]?)?total(?:es|s)?(?: general| factura| documento)?:?$|^(?:gran|grand) total:?$|^sumas?:?$/i;
 
 function isBlank(cells: string[]): boolean {
   return cells.every((c) => c.trim() === '');
@@ -49,10 +50,12 @@ function isBlank(cells: string[]): boolean {
 function lineColumns(mapping: Mapping): string[] {
   const out = new Set<string>();
   if (mapping.lines !== undefined) columnsOf(mapping.lines, out);
-  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) specColumns(spec, out);
+  for (const d of mapping.derive)
+    for (const spec of Object.values(d.lineInputs)) specColumns(spec, out);
   if (mapping.concepts !== undefined) {
     out.add(mapping.concepts.column);
-    for (const fields of mapping.concepts.codes.values()) for (const [, spec] of fields) specColumns(spec, out);
+    for (const fields of mapping.concepts.codes.values())
+      for (const [, spec] of fields) specColumns(spec, out);
   }
   for (const alt of mapping.key) for (const c of alt) out.delete(c);
   return [...out];
@@ -69,13 +72,29 @@ export class RowFramer {
   private readonly keyCells: Set<number>;
 
   /** `columnName`: the header's name of a cell index (for the totals-row problem). */
-  constructor(private readonly mapping: Mapping, private readonly headerRow: number, indexOf: (column: string) => number,
-    private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`) {
-    this.keyAlternatives = mapping.key.map((alt) => alt.map(indexOf)).filter((alt) => alt.every((i) => i >= 0));
+  constructor(
+    private readonly mapping: Mapping,
+    private readonly headerRow: number,
+    indexOf: (column: string) => number,
+    private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`,
+  ) {
+    this.keyAlternatives = mapping.key
+      .map((alt) => alt.map(indexOf))
+      .filter((alt) => alt.every((i) => i >= 0));
     const fillDown = mapping.framing?.fillDown;
-    this.fill = fillDown === undefined ? [] : [...new Set([...mapping.key.flat(), ...fillDown].map(indexOf).filter((i) => i >= 0))];
-    this.lineCells = lineColumns(mapping).map(indexOf).filter((i) => i >= 0);
-    this.keyCells = new Set(mapping.key.flat().map(indexOf).filter((i) => i >= 0));
+    this.fill =
+      fillDown === undefined
+        ? []
+        : [...new Set([...mapping.key.flat(), ...fillDown].map(indexOf).filter((i) => i >= 0))];
+    this.lineCells = lineColumns(mapping)
+      .map(indexOf)
+      .filter((i) => i >= 0);
+    this.keyCells = new Set(
+      mapping.key
+        .flat()
+        .map(indexOf)
+        .filter((i) => i >= 0),
+    );
     this.get = (cells) => (column) => {
       const i = indexOf(column);
       return i < 0 ? '' : (cells[i] ?? '');
@@ -85,7 +104,8 @@ export class RowFramer {
   private keyOf(cells: string[]): { key: string; display: string } | undefined {
     for (const [a, alt] of this.keyAlternatives.entries()) {
       const values = alt.map((i) => (cells[i] ?? '').trim());
-      if (values.every((v) => v !== '')) return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
+      if (values.every((v) => v !== ''))
+        return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
     }
     return undefined;
   }
@@ -99,7 +119,8 @@ export class RowFramer {
     if (keyed === undefined && this.fill.length > 0 && this.above !== undefined) {
       const above = this.above;
       cells = [...cells];
-      for (const i of this.fill) if ((cells[i] ?? '').trim() === '' && (above[i] ?? '') !== '') cells[i] = above[i];
+      for (const i of this.fill)
+        if ((cells[i] ?? '').trim() === '' && (above[i] ?? '') !== '') cells[i] = above[i];
       keyed = this.keyOf(cells);
     }
     this.above = cells;
@@ -114,12 +135,22 @@ export class RowFramer {
       if (r !== false) undecided = r;
     }
     let continuation = false;
-    if (keyed === undefined && this.last !== undefined && this.lineCells.some((i) => (cells[i] ?? '').trim() !== '')) {
+    if (
+      keyed === undefined &&
+      this.last !== undefined &&
+      this.lineCells.some((i) => (cells[i] ?? '').trim() !== '')
+    ) {
       keyed = this.last;
       continuation = true;
     }
     if (keyed !== undefined) this.last = keyed;
-    const out: FramedRow = { record, cells, key: keyed?.key ?? `${NO_KEY}${record.row}`, display: keyed?.display ?? '', continuation };
+    const out: FramedRow = {
+      record,
+      cells,
+      key: keyed?.key ?? `${NO_KEY}${record.row}`,
+      display: keyed?.display ?? '',
+      continuation,
+    };
     if (undecided !== undefined) out.undecided = undecided;
     const totals = this.totalsLabel(record.cells, ownKey);
     if (totals !== undefined) out.totals = totals;
@@ -127,7 +158,10 @@ export class RowFramer {
   }
 
   /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */
-  private totalsLabel(cells: string[], ownKey: boolean): { column: string; text: string } | undefined {
+  private totalsLabel(
+    cells: string[],
+    ownKey: boolean,
+  ): { column: string; text: string } | undefined {
     for (const [i, cell] of cells.entries()) {
       if (ownKey && !this.keyCells.has(i)) continue;
       if (cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date

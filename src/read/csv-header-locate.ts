@@ -58,12 +58,22 @@ function holdsAll(cells: string[], names: string[]): boolean {
 }
 
 /** `auto`: the delimiter of the header line (the title lines above it say nothing). */
-export async function framedDelimiter(file: string, encoding: CsvEncoding, framing: Framing): Promise<CsvDelimiter> {
+export async function framedDelimiter(
+  file: string,
+  encoding: CsvEncoding,
+  framing: Framing,
+): Promise<CsvDelimiter> {
   const lines = await headLines(file, encoding);
   if (framing.findHeader !== undefined) {
     for (const line of lines) {
       for (const d of [';', ',', '\t'] as const) {
-        if (holdsAll(line.split(d).map((c) => c.replace(/^"|"$/g, '')), framing.findHeader)) return d;
+        if (
+          holdsAll(
+            line.split(d).map((c) => c.replace(/^"|"$/g, '')),
+            framing.findHeader,
+          )
+        )
+          return d;
       }
     }
     return sniffDelimiter(lines[0] ?? '');
@@ -72,19 +82,30 @@ export async function framedDelimiter(file: string, encoding: CsvEncoding, frami
 }
 
 /** `records` streams the file's records from the start (a delimited file's, or a spreadsheet's rows). */
-export async function locateHeader(file: string, records: (options: CsvReadOptions) => AsyncGenerator<CsvRecord>, framing: Framing,
-  readOptions: CsvReadOptions): Promise<LocatedHeader> {
+export async function locateHeader(
+  file: string,
+  records: (options: CsvReadOptions) => AsyncGenerator<CsvRecord>,
+  framing: Framing,
+  readOptions: CsvReadOptions,
+): Promise<LocatedHeader> {
   const raws: string[] = [];
   const target = framing.headerRow;
   for await (const record of records(readOptions)) {
     raws.push(record.raw);
-    const found = target !== undefined ? record.row === target : holdsAll(record.cells, framing.findHeader ?? []);
+    const found =
+      target !== undefined
+        ? record.row === target
+        : holdsAll(record.cells, framing.findHeader ?? []);
     if (found) return { record, preamble: raws.join('') };
     if (target === undefined && record.row >= FIND_HEADER_ROWS) break;
   }
   const name = path.basename(file);
-  const message = target !== undefined
-    ? `${name} has fewer than ${target} rows, so the header the mapping expects on row ${target} (framing.headerRow) is not there`
-    : `No row among the first ${FIND_HEADER_ROWS} of ${name} holds every column of framing.findHeader (${excerpt((framing.findHeader ?? []).map((c) => `"${c}"`).join(', '), 200)})`;
-  throw new EdocError('EDOC_MAP_HEADER_NOT_FOUND', message, { file, ...(target === undefined ? {} : { row: target }) });
+  const message =
+    target !== undefined
+      ? `${name} has fewer than ${target} rows, so the header the mapping expects on row ${target} (framing.headerRow) is not there`
+      : `No row among the first ${FIND_HEADER_ROWS} of ${name} holds every column of framing.findHeader (${excerpt((framing.findHeader ?? []).map((c) => `"${c}"`).join(', '), 200)})`;
+  throw new EdocError('EDOC_MAP_HEADER_NOT_FOUND', message, {
+    file,
+    ...(target === undefined ? {} : { row: target }),
+  });
 }

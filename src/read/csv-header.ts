@@ -11,7 +11,11 @@ import { excerpt } from '../policy/excerpt.js';
 import type { DocumentKind } from '../kinds/index.js';
 
 export function normaliseColumnName(name: string): string {
-  return name.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();
+  return name
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
 }
 
 /** Normalised column name -> cell index (the first column wins when a name repeats). */
@@ -27,14 +31,22 @@ export function indexHeader(cells: string[]): Map<string, number> {
 /** Enough for the header of any real export (40 columns of ~10 characters); a 200 MB line is cut. */
 const FOUND_CHARS = 400;
 
-export function checkRequiredColumns(file: string, mapping: Mapping, kind: DocumentKind, header: Map<string, number>, headerCells: string[]): void {
+export function checkRequiredColumns(
+  file: string,
+  mapping: Mapping,
+  kind: DocumentKind,
+  header: Map<string, number>,
+  headerCells: string[],
+): void {
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
   // amounts: a derivation's input (discount, tax, withholding) or an expression's column missing from the
   // file would read as blank, and the document would be issued without that amount
   expressionColumnsOf(mapping.document, kind, required);
   if (mapping.lines !== undefined) expressionColumnsOf(mapping.lines, kind, required);
-  for (const d of mapping.derive) for (const spec of Object.values(d.lineInputs)) if (spec.default === undefined) specColumns(spec, required);
+  for (const d of mapping.derive)
+    for (const spec of Object.values(d.lineInputs))
+      if (spec.default === undefined) specColumns(spec, required);
   const has = (c: string): boolean => header.has(normaliseColumnName(c));
   const keyAlternative = mapping.key.find((alt) => alt.every(has)) ?? mapping.key[0];
   for (const c of keyAlternative) required.add(c);
@@ -42,7 +54,13 @@ export function checkRequiredColumns(file: string, mapping: Mapping, kind: Docum
   const missing = [...required].filter((c) => !has(c));
   if (missing.length === 0) return;
   // bounded: the "header" may be a 200 MB line, or the one line of an API key file dropped by mistake
-  const found = excerpt(headerCells.map((c) => c.trim()).filter((c) => c !== '').join(', '), FOUND_CHARS);
+  const found = excerpt(
+    headerCells
+      .map((c) => c.trim())
+      .filter((c) => c !== '')
+      .join(', '),
+    FOUND_CHARS,
+  );
   const names = missing.map((c) => `"${c}"`).join(', ');
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',

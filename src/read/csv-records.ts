@@ -55,7 +55,10 @@ class RawTap extends Transform {
   private pendingBytes = 0;
   private base = 0;
 
-  constructor(private readonly maxBytes: number, private readonly tooLarge: () => Error) {
+  constructor(
+    private readonly maxBytes: number,
+    private readonly tooLarge: () => Error,
+  ) {
     super({ readableObjectMode: false });
   }
 
@@ -105,11 +108,17 @@ class RawTap extends Transform {
   }
 }
 
-export async function* readCsvRecords(file: string, encoding: CsvEncoding, delimiter: CsvDelimiter,
-  options: CsvReadOptions = {}): AsyncGenerator<CsvRecord> {
+export async function* readCsvRecords(
+  file: string,
+  encoding: CsvEncoding,
+  delimiter: CsvDelimiter,
+  options: CsvReadOptions = {},
+): AsyncGenerator<CsvRecord> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   // the record being read is the one after those the parser has emitted (it may be ahead of the consumer)
-  const tap = new RawTap(maxRecordBytes, () => recordTooLarge(file, parser.info.records + 1, maxRecordBytes));
+  const tap = new RawTap(maxRecordBytes, () =>
+    recordTooLarge(file, parser.info.records + 1, maxRecordBytes),
+  );
   const parser = parse({
     delimiter,
     record_delimiter: ['\r\n', '\n', '\r'],
@@ -126,14 +135,19 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   if (hash !== undefined) input.on('data', (chunk) => hash.update(chunk));
   decoder.on('error', (err) => parser.destroy(err));
   tap.on('error', (err) => parser.destroy(err));
-  const onAbort = (): void => { parser.destroy(abortError(options.signal)); };
+  const onAbort = (): void => {
+    parser.destroy(abortError(options.signal));
+  };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   input.pipe(decoder).pipe(tap).pipe(parser);
   let row = 0;
   const withRaw = options.raw !== false;
   try {
     options.signal?.throwIfAborted();
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+    for await (const item of parser as AsyncIterable<{
+      record: string[];
+      info: { bytes: number };
+    }>) {
       row += 1;
       if (!withRaw) {
         tap.release(item.info.bytes);
@@ -147,7 +161,12 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
   } catch (err) {
     if (err instanceof EdocError || isAbort(err)) throw err;
     const e = err as { code?: string; message?: string; lines?: number };
-    throw new EdocError('EDOC_MAP_CSV_SYNTAX', `Record ${row + 1} cannot be read as delimited text: ${excerpt(e.message ?? String(err), 200)}`, { file, row: row + 1, csvCode: e.code }, { cause: err });
+    throw new EdocError(
+      'EDOC_MAP_CSV_SYNTAX',
+      `Record ${row + 1} cannot be read as delimited text: ${excerpt(e.message ?? String(err), 200)}`,
+      { file, row: row + 1, csvCode: e.code },
+      { cause: err },
+    );
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     input.destroy();
@@ -157,9 +176,11 @@ export async function* readCsvRecords(file: string, encoding: CsvEncoding, delim
 }
 
 function recordTooLarge(file: string, row: number, max: number): EdocError {
-  return new EdocError('EDOC_READ_RECORD_TOO_LARGE',
+  return new EdocError(
+    'EDOC_READ_RECORD_TOO_LARGE',
     `${file}: record ${row} is longer than ${max.toLocaleString('en-US')} bytes (read.maxRecordBytes); the file is not read`,
-    { file, row, maxBytes: max });
+    { file, row, maxBytes: max },
+  );
 }
 
 function abortError(signal: AbortSignal | undefined): Error {

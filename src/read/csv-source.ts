@@ -88,18 +88,29 @@ function isBlank(cells: string[]): boolean {
   return cells.every((c) => c.trim() === '');
 }
 
-export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSourceContext, reader?: RecordReader): Promise<OpenedCsvSource> {
+export async function openCsvSource(
+  file: string,
+  mapping: Mapping,
+  ctx: CsvSourceContext,
+  reader?: RecordReader,
+): Promise<OpenedCsvSource> {
   const before = await stat(file);
   if (before.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
   const framing = mapping.framing;
-  const framed = framing !== undefined && (framing.headerRow !== undefined || framing.findHeader !== undefined);
-  const input = reader ?? await delimitedReader(file, mapping);
+  const framed =
+    framing !== undefined && (framing.headerRow !== undefined || framing.findHeader !== undefined);
+  const input = reader ?? (await delimitedReader(file, mapping));
   const { delimiter, encoding: recorded } = input;
   const readOptions: CsvReadOptions = { maxRecordBytes: ctx.maxRecordBytes, signal: ctx.signal };
   let headerRecord: CsvRecord | undefined;
   let preamble = '';
   if (framed) {
-    ({ record: headerRecord, preamble } = await locateHeader(file, input.read, framing, readOptions));
+    ({ record: headerRecord, preamble } = await locateHeader(
+      file,
+      input.read,
+      framing,
+      readOptions,
+    ));
   } else {
     for await (const record of input.read(readOptions)) {
       headerRecord = record;
@@ -108,7 +119,10 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     }
   }
   if (headerRecord === undefined || isBlank(headerRecord.cells)) {
-    throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, { file, row: headerRecord?.row ?? 1 });
+    throw new EdocError('EDOC_READ_EMPTY', `${file} has no header row`, {
+      file,
+      row: headerRecord?.row ?? 1,
+    });
   }
   const headerRow = headerRecord.row;
   const headerCells = headerRecord.cells;
@@ -153,16 +167,23 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       // a document missing rows that lost their key is refused whole, whatever else it holds
       let built: BuiltDocument;
       // one export, several kinds: the document is built and sent as the kind its column names
-      const routed = mapping.route === undefined ? { kind: ctx.kind } : routeKind(mapping.route, doc.rows);
+      const routed =
+        mapping.route === undefined ? { kind: ctx.kind } : routeKind(mapping.route, doc.rows);
       const kind = 'kind' in routed ? routed.kind : ctx.kind;
       if ('problem' in routed) built = { problems: [routed.problem] };
-      else if (doc.continuation === undefined) built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master);
+      else if (doc.continuation === undefined)
+        built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master);
       else {
         // refused whole; what its own rows hold wrong is said too, so one correction round fixes both
         const cont = new Set(doc.continuation);
         const own = doc.rows.filter((r) => !cont.has(r.row));
-        const ownProblems = own.length === 0 ? [] : buildDocument(mapping, own, kind, ctx.company, ctx.master).problems;
-        built = { problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems] };
+        const ownProblems =
+          own.length === 0
+            ? []
+            : buildDocument(mapping, own, kind, ctx.company, ctx.master).problems;
+        built = {
+          problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems],
+        };
       }
       if (doc.undecided !== undefined) {
         built.problems.unshift(...doc.undecided);
@@ -179,13 +200,26 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
         });
         delete built.request;
       }
-      const out: CsvSourceDocument = { index: doc.index, source: { rows }, key: doc.display, problems: built.problems, raw: doc.raws.join('') };
+      const out: CsvSourceDocument = {
+        index: doc.index,
+        source: { rows },
+        key: doc.display,
+        problems: built.problems,
+        raw: doc.raws.join(''),
+      };
       if (built.request !== undefined) out.request = built.request;
       if (mapping.route !== undefined && 'kind' in routed) out.kind = routed.kind;
       return out;
     };
-    const framer = new RowFramer(mapping, headerRow, indexOf, (i) => headerCells[i] ?? `column ${i + 1}`);
-    for await (const record of input.read(ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions)) {
+    const framer = new RowFramer(
+      mapping,
+      headerRow,
+      indexOf,
+      (i) => headerCells[i] ?? `column ${i + 1}`,
+    );
+    for await (const record of input.read(
+      ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions,
+    )) {
       const framed = framer.frame(record);
       if (framed === undefined) continue;
       const { key, display } = framed;
@@ -199,10 +233,16 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
       doc.rows.push(rowView(framed));
       doc.raws.push(record.raw);
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
-      if (framed.undecided !== undefined) (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
-      if (framed.totals !== undefined) (doc.undecided ??= []).push(totalsRow(record.row, framed.totals));
+      if (framed.undecided !== undefined)
+        (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
+      if (framed.totals !== undefined)
+        (doc.undecided ??= []).push(totalsRow(record.row, framed.totals));
       const last = lastRows.get(key);
-      if (last === undefined) throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file, row: record.row });
+      if (last === undefined)
+        throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, {
+          file,
+          row: record.row,
+        });
       if (record.row >= last) {
         doc.complete = true;
         open.delete(key);
@@ -223,26 +263,45 @@ export async function openCsvSource(file: string, mapping: Mapping, ctx: CsvSour
     for (; head < queue.length; head += 1) yield finish(queue[head]);
   }
 
-  return { format: input.format, header: preamble, encoding: recorded, delimiter, documents: documents() };
+  return {
+    format: input.format,
+    header: preamble,
+    encoding: recorded,
+    delimiter,
+    documents: documents(),
+  };
 }
 
 /** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
 async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
   const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
   const framing = mapping.framing;
-  const delimiter = mapping.format.delimiter !== 'auto' ? mapping.format.delimiter
-    : framing !== undefined && (framing.headerRow !== undefined || framing.findHeader !== undefined)
-      ? await framedDelimiter(file, decoding, framing)
-      : sniffDelimiter(await firstLine(file, decoding));
-  return { format: 'csv', encoding: recorded, delimiter, read: (options) => readDelimited(file, decoding, delimiter, options) };
+  const delimiter =
+    mapping.format.delimiter !== 'auto'
+      ? mapping.format.delimiter
+      : framing !== undefined &&
+          (framing.headerRow !== undefined || framing.findHeader !== undefined)
+        ? await framedDelimiter(file, decoding, framing)
+        : sniffDelimiter(await firstLine(file, decoding));
+  return {
+    format: 'csv',
+    encoding: recorded,
+    delimiter,
+    read: (options) => readDelimited(file, decoding, delimiter, options),
+  };
 }
 
 /** EDOC_MAP_TOTALS_ROW: a row labelled as a totals row that no rows.skip rule dropped. */
 function totalsRow(row: number, label: { column: string; text: string }): Problem {
   return {
-    code: 'EDOC_MAP_TOTALS_ROW', path: '', column: label.column, value: excerpt(label.text, 20), rows: [row],
-    message: `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: `
-      + 'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
+    code: 'EDOC_MAP_TOTALS_ROW',
+    path: '',
+    column: label.column,
+    value: excerpt(label.text, 20),
+    rows: [row],
+    message:
+      `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: ` +
+      'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
   };
 }
 
@@ -251,22 +310,39 @@ function rowsText(rows: number[]): string {
 }
 
 /** EDOC_MAP_ROW_WITHOUT_KEY: the rows that continue a document without its key, and what to do. */
-function withoutKey(mapping: Mapping, rows: number[], continuation: number[], display: string): Problem {
+function withoutKey(
+  mapping: Mapping,
+  rows: number[],
+  continuation: number[],
+  display: string,
+): Problem {
   const key = mapping.key.map((alt) => alt.join(' + ')).join(', or ');
   const parent = rows.find((r) => !continuation.includes(r));
-  const what = parent === undefined ? `the document ${display} (its own rows were skipped by rows.skip)` : `document ${display} of row ${parent}`;
+  const what =
+    parent === undefined
+      ? `the document ${display} (its own rows were skipped by rows.skip)`
+      : `document ${display} of row ${parent}`;
   return {
-    code: 'EDOC_MAP_ROW_WITHOUT_KEY', path: '', column: mapping.key.map((alt) => alt.join('+')).join(' or '), value: '', rows,
-    message: continuation.length === 1
-      ? `Row ${continuation[0]} carries line values but no document key (${key}); it continues ${what}, which is not sent without it: fill the key in on every row, or list the parent columns under framing.fillDown`
-      : `Rows ${rowsText(continuation)} carry line values but no document key (${key}); they continue ${what}, which is not sent without them: fill the key in on every row, or list the parent columns under framing.fillDown`,
+    code: 'EDOC_MAP_ROW_WITHOUT_KEY',
+    path: '',
+    column: mapping.key.map((alt) => alt.join('+')).join(' or '),
+    value: '',
+    rows,
+    message:
+      continuation.length === 1
+        ? `Row ${continuation[0]} carries line values but no document key (${key}); it continues ${what}, which is not sent without it: fill the key in on every row, or list the parent columns under framing.fillDown`
+        : `Rows ${rowsText(continuation)} carry line values but no document key (${key}); they continue ${what}, which is not sent without them: fill the key in on every row, or list the parent columns under framing.fillDown`,
   };
 }
 
 function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
   const f = mapping.format;
   return {
-    code: 'EDOC_MAP_BAD_NUMBER', path: '', column: cell.column, value: excerpt(cell.text), rows: [row],
+    code: 'EDOC_MAP_BAD_NUMBER',
+    path: '',
+    column: cell.column,
+    value: excerpt(cell.text),
+    rows: [row],
     message: `Row ${row}: ${quoted(cell.text)} in column "${cell.column}" is not a number (decimal "${f.decimal}", thousands "${f.thousands}"), so rows.skip cannot decide whether to skip the row`,
   };
 }

@@ -19,11 +19,20 @@ export { isGone, sameSnapshot, snapshotOf, type FileSnapshot };
  */
 export function changedError(file: string, detail: string, cause?: unknown): EdocError {
   const reason = cause !== undefined && isGone(cause) ? 'gone' : 'changed';
-  return new EdocError('EDOC_READ_CHANGED', `${file} ${detail}`, { file, reason }, cause === undefined ? undefined : { cause });
+  return new EdocError(
+    'EDOC_READ_CHANGED',
+    `${file} ${detail}`,
+    { file, reason },
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /** Throws EDOC_READ_CHANGED unless the file at `file` is still exactly `expected`. */
-export async function assertUnchanged(file: string, expected: FileSnapshot, bytesRead?: number): Promise<void> {
+export async function assertUnchanged(
+  file: string,
+  expected: FileSnapshot,
+  bytesRead?: number,
+): Promise<void> {
   let now: FileSnapshot;
   try {
     now = snapshotOf(await stat(file));
@@ -63,11 +72,15 @@ export interface FileChunksOptions {
  * later; after the last chunk the file must still be that snapshot and have
  * given exactly its size. The buffer is reused: use a chunk before the next.
  */
-export async function* fileChunks(file: string, options: FileChunksOptions): AsyncGenerator<Buffer, FileSnapshot, undefined> {
+export async function* fileChunks(
+  file: string,
+  options: FileChunksOptions,
+): AsyncGenerator<Buffer, FileSnapshot, undefined> {
   const handle = await openToRead(file, `disappeared before it was ${options.verb ?? 'read'}`);
   try {
     const snapshot = snapshotOf(await handle.stat());
-    if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected)) throw changedError(file, 'changed before it was read');
+    if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected))
+      throw changedError(file, 'changed before it was read');
     const buffer = Buffer.allocUnsafe(options.chunkBytes);
     let bytesRead = 0;
     for (;;) {

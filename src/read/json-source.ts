@@ -23,15 +23,24 @@ export async function* readJsonDocuments(
   const splitter = new JsonSplitter(file, options);
   let index = 0;
   for await (const chunk of chunks) {
-    for (const element of splitter.push(chunk)) yield toDocument(element, index++, file, splitter.shape);
+    for (const element of splitter.push(chunk))
+      yield toDocument(element, index++, file, splitter.shape);
   }
   if (splitter.end().empty) {
     throw new EdocError('EDOC_READ_EMPTY', `${file} holds no JSON document`, { file });
   }
 }
 
-function toDocument(element: SplitElement, index: number, file: string, shape: 'array' | 'object' | undefined): SourceDocument {
-  const lines = element.startLine === element.endLine ? [element.startLine] : [element.startLine, element.endLine];
+function toDocument(
+  element: SplitElement,
+  index: number,
+  file: string,
+  shape: 'array' | 'object' | undefined,
+): SourceDocument {
+  const lines =
+    element.startLine === element.endLine
+      ? [element.startLine]
+      : [element.startLine, element.endLine];
   const request = parseElement(element, file);
   const base = { index, source: { lines }, raw: element.text };
   if (typeof request === 'object' && request !== null && !Array.isArray(request)) {
@@ -40,7 +49,13 @@ function toDocument(element: SplitElement, index: number, file: string, shape: '
   const what = shape === 'array' ? `element ${index + 1} of the array` : 'the document';
   return {
     ...base,
-    problems: [{ code: 'EDOC_READ_JSON', path: '', message: `${what} (line ${element.startLine}) is not a JSON object` }],
+    problems: [
+      {
+        code: 'EDOC_READ_JSON',
+        path: '',
+        message: `${what} (line ${element.startLine}) is not a JSON object`,
+      },
+    ],
   };
 }
 
@@ -51,10 +66,22 @@ function parseElement(element: SplitElement, file: string): unknown {
     const message = err instanceof Error ? err.message : String(err);
     const match = /position (\d+)/.exec(message);
     const position = match === null ? element.text.length : Number(match[1]);
-    const { line, column } = locateInElement(element.text, position, element.startLine, element.startColumn);
+    const { line, column } = locateInElement(
+      element.text,
+      position,
+      element.startLine,
+      element.startColumn,
+    );
     // V8 quotes the text around the fault: not repeated (it may be anything, an API key included)
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '')
+    const reason = message
+      .replace(/\s*in JSON at position \d+.*$/s, '')
+      .replace(/\s*\(line \d+ column \d+\)$/, '')
       .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
-    throw new EdocError('EDOC_READ_JSON', `invalid JSON at line ${line}, column ${column}: ${reason}`, { file, line, col: column }, { cause: err });
+    throw new EdocError(
+      'EDOC_READ_JSON',
+      `invalid JSON at line ${line}, column ${column}: ${reason}`,
+      { file, line, col: column },
+      { cause: err },
+    );
   }
 }

@@ -48,7 +48,14 @@ const CLOSE_BRACKET = 0x5d;
 
 const isSpace = (c: number): boolean => c === SPACE || c === NL || c === CR || c === TAB;
 const endsLiteral = (c: number): boolean =>
-  isSpace(c) || c === COMMA || c === CLOSE_BRACKET || c === CLOSE_BRACE || c === OPEN_BRACE || c === OPEN_BRACKET || c === QUOTE || c === COLON;
+  isSpace(c) ||
+  c === COMMA ||
+  c === CLOSE_BRACKET ||
+  c === CLOSE_BRACE ||
+  c === OPEN_BRACE ||
+  c === OPEN_BRACKET ||
+  c === QUOTE ||
+  c === COLON;
 
 export class JsonSplitter {
   private state = State.Before;
@@ -69,7 +76,10 @@ export class JsonSplitter {
   private readonly maxDepth: number;
   private readonly maxElementChars: number;
 
-  constructor(private readonly file: string, limits: SplitterLimits = {}) {
+  constructor(
+    private readonly file: string,
+    limits: SplitterLimits = {},
+  ) {
     this.maxDepth = limits.maxDepth ?? 1000;
     this.maxElementChars = limits.maxElementChars ?? 64 * 1024 * 1024;
   }
@@ -122,7 +132,11 @@ export class JsonSplitter {
       this.pieces.push(rest);
       this.pieceChars += rest.length;
       if (this.pieceChars > this.maxElementChars) {
-        throw this.error(`a document is longer than ${this.maxElementChars} characters (read.maxRecordBytes)`, this.startLine, this.startColumn);
+        throw this.error(
+          `a document is longer than ${this.maxElementChars} characters (read.maxRecordBytes)`,
+          this.startLine,
+          this.startColumn,
+        );
       }
     }
     return out;
@@ -137,7 +151,9 @@ export class JsonSplitter {
         return { empty: this.elementCount === 0 };
       default:
         throw this.error(
-          this.topLevel === 'array' ? 'unexpected end of file: the array is not closed' : 'unexpected end of file: the object is not closed',
+          this.topLevel === 'array'
+            ? 'unexpected end of file: the array is not closed'
+            : 'unexpected end of file: the object is not closed',
           this.line,
           this.column + 1,
         );
@@ -163,7 +179,8 @@ export class JsonSplitter {
         else this.beginElement(c, chunk, i);
         return;
       case State.ArrayNeedValue:
-        if (c === CLOSE_BRACKET) throw this.error("unexpected ']' after ',' (trailing comma)", ...here());
+        if (c === CLOSE_BRACKET)
+          throw this.error("unexpected ']' after ',' (trailing comma)", ...here());
         this.beginElement(c, chunk, i);
         return;
       case State.AfterValue:
@@ -180,7 +197,11 @@ export class JsonSplitter {
 
   private beginElement(c: number, chunk: string, i: number): void {
     if (c === COMMA || c === COLON || c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      throw this.error(`unexpected '${String.fromCharCode(c)}' where an element was expected`, this.line, this.column + 1);
+      throw this.error(
+        `unexpected '${String.fromCharCode(c)}' where an element was expected`,
+        this.line,
+        this.column + 1,
+      );
     }
     this.begin(c, chunk, i);
   }
@@ -223,12 +244,21 @@ export class JsonSplitter {
   }
 
   private error(message: string, line: number, column: number): EdocError {
-    return new EdocError('EDOC_READ_JSON', `${message} (line ${line}, column ${column})`, { file: this.file, line, col: column });
+    return new EdocError('EDOC_READ_JSON', `${message} (line ${line}, column ${column})`, {
+      file: this.file,
+      line,
+      col: column,
+    });
   }
 }
 
 /** Line and column of `position` inside an element that starts at (line, column). */
-export function locateInElement(text: string, position: number, line: number, column: number): { line: number; column: number } {
+export function locateInElement(
+  text: string,
+  position: number,
+  line: number,
+  column: number,
+): { line: number; column: number } {
   let l = line;
   let c = column;
   const end = Math.min(position, text.length);

@@ -53,16 +53,26 @@ export async function* readJsonlDocuments(
       yield doc;
     }
   }
-  if (index === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} holds only blank lines`, { file });
+  if (index === 0)
+    throw new EdocError('EDOC_READ_EMPTY', `${file} holds only blank lines`, { file });
 }
 
 function checkLength(length: number, max: number, file: string, line: number): void {
   if (length > max) {
-    throw new EdocError('EDOC_READ_JSON', `line ${line} is longer than ${max} characters (read.maxRecordBytes)`, { file, line });
+    throw new EdocError(
+      'EDOC_READ_JSON',
+      `line ${line} is longer than ${max} characters (read.maxRecordBytes)`,
+      { file, line },
+    );
   }
 }
 
-function toDocument(rawLine: string, line: number, index: number, parse: boolean): SourceDocument | undefined {
+function toDocument(
+  rawLine: string,
+  line: number,
+  index: number,
+  parse: boolean,
+): SourceDocument | undefined {
   const raw = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
   if (raw.trim() === '') return undefined;
   const base = { index, source: { lines: [line] }, raw };
@@ -72,11 +82,26 @@ function toDocument(rawLine: string, line: number, index: number, parse: boolean
     value = JSON.parse(raw) as unknown;
   } catch (err) {
     // V8 quotes the line around the fault (`Unexpected token 's', "sk_live_ab"... is not valid JSON`): not repeated
-    const reason = err instanceof Error ? err.message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '') : String(err);
-    return { ...base, problems: [{ code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not valid JSON: ${reason}` }] };
+    const reason =
+      err instanceof Error
+        ? err.message
+            .replace(/\s*in JSON at position \d+.*$/s, '')
+            .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+        : String(err);
+    return {
+      ...base,
+      problems: [
+        { code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not valid JSON: ${reason}` },
+      ],
+    };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ...base, problems: [{ code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not a JSON object` }] };
+    return {
+      ...base,
+      problems: [
+        { code: 'EDOC_READ_JSON', path: '', message: `line ${line} is not a JSON object` },
+      ],
+    };
   }
   return { ...base, request: value, requestFromRaw: true, problems: [] };
 }

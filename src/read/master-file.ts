@@ -37,33 +37,61 @@ const EXTENSIONS = new Set(['.csv', '.txt']);
 
 /** Whether a file in a table's folder is a table file (not a marker, a temporary or an owner file). */
 export function isMasterFileName(name: string): boolean {
-  return !name.startsWith('.') && !name.startsWith('~$') && EXTENSIONS.has(path.extname(name).toLowerCase());
+  return (
+    !name.startsWith('.') &&
+    !name.startsWith('~$') &&
+    EXTENSIONS.has(path.extname(name).toLowerCase())
+  );
 }
 
-function bad(file: string, table: string, where: string, message: string, context: Record<string, unknown> = {}): EdocError {
-  return new EdocError('EDOC_MASTER_BAD_FILE', `Master table "${table}": ${path.basename(file)}${where}: ${message}; `
-    + 'the table in use stays as it was', { file, table, ...context });
+function bad(
+  file: string,
+  table: string,
+  where: string,
+  message: string,
+  context: Record<string, unknown> = {},
+): EdocError {
+  return new EdocError(
+    'EDOC_MASTER_BAD_FILE',
+    `Master table "${table}": ${path.basename(file)}${where}: ${message}; ` +
+      'the table in use stays as it was',
+    { file, table, ...context },
+  );
 }
 
 /** Reads and checks a whole table file; throws EDOC_MASTER_BAD_FILE. */
 export async function readMasterFile(file: string, spec: MasterFileSpec): Promise<MasterFile> {
   const { decoding } = await detectEncoding(file, spec.encoding);
-  const delimiter: CsvDelimiter = spec.delimiter === 'auto' ? sniffDelimiter(await firstLine(file, decoding))
-    : spec.delimiter === 'tab' ? '\t' : spec.delimiter;
+  const delimiter: CsvDelimiter =
+    spec.delimiter === 'auto'
+      ? sniffDelimiter(await firstLine(file, decoding))
+      : spec.delimiter === 'tab'
+        ? '\t'
+        : spec.delimiter;
   const hash = createHash('sha256');
   const wanted = [spec.key, ...spec.columns];
   let at: number[] | undefined;
   const rows = new Map<string, string[]>();
   const rowOf = new Map<string, number>();
   try {
-    for await (const record of readCsvRecords(file, decoding, delimiter, { hash, raw: false, maxRecordBytes: spec.maxRecordBytes,
-      ...(spec.signal ? { signal: spec.signal } : {}) })) {
+    for await (const record of readCsvRecords(file, decoding, delimiter, {
+      hash,
+      raw: false,
+      maxRecordBytes: spec.maxRecordBytes,
+      ...(spec.signal ? { signal: spec.signal } : {}),
+    })) {
       if (at === undefined) {
         const header = indexHeader(record.cells);
         const missing = wanted.filter((c) => !header.has(normaliseColumnName(c)));
         if (missing.length > 0) {
-          throw bad(file, spec.table, ', row 1', `no column ${missing.map((c) => `"${excerpt(c, 60)}"`).join(', ')} in the header `
-            + `(it has: ${excerpt(record.cells.join(', '), 300)})`, { row: 1, column: missing[0] });
+          throw bad(
+            file,
+            spec.table,
+            ', row 1',
+            `no column ${missing.map((c) => `"${excerpt(c, 60)}"`).join(', ')} in the header ` +
+              `(it has: ${excerpt(record.cells.join(', '), 300)})`,
+            { row: 1, column: missing[0] },
+          );
         }
         at = wanted.map((c) => header.get(normaliseColumnName(c))!);
         continue;
@@ -72,15 +100,27 @@ export async function readMasterFile(file: string, spec: MasterFileSpec): Promis
       if (cells.every((c) => c === '')) continue; // a blank line
       const id = cells[0];
       if (id === '') {
-        throw bad(file, spec.table, `, row ${record.row}, column "${spec.key}"`, 'the id is empty', { row: record.row, column: spec.key });
+        throw bad(
+          file,
+          spec.table,
+          `, row ${record.row}, column "${spec.key}"`,
+          'the id is empty',
+          { row: record.row, column: spec.key },
+        );
       }
       const data = cells.slice(1);
       const earlier = rows.get(id);
       if (earlier !== undefined) {
         const differs = spec.columns.find((_c, i) => earlier[i] !== data[i]);
         if (differs !== undefined) {
-          throw bad(file, spec.table, `, row ${record.row}, column "${differs}"`, `id ${JSON.stringify(excerpt(id, 60))} is on row `
-            + `${rowOf.get(id)} too, with another "${differs}"; one id is one row`, { row: record.row, column: differs });
+          throw bad(
+            file,
+            spec.table,
+            `, row ${record.row}, column "${differs}"`,
+            `id ${JSON.stringify(excerpt(id, 60))} is on row ` +
+              `${rowOf.get(id)} too, with another "${differs}"; one id is one row`,
+            { row: record.row, column: differs },
+          );
         }
         continue;
       }
@@ -90,11 +130,23 @@ export async function readMasterFile(file: string, spec: MasterFileSpec): Promis
   } catch (err) {
     if (isEdocError(err, 'EDOC_MAP_CSV_SYNTAX') || isEdocError(err, 'EDOC_READ_RECORD_TOO_LARGE')) {
       const row = err.context.row;
-      throw bad(file, spec.table, typeof row === 'number' ? `, row ${row}` : '', excerpt(err.message, 200), { row });
+      throw bad(
+        file,
+        spec.table,
+        typeof row === 'number' ? `, row ${row}` : '',
+        excerpt(err.message, 200),
+        { row },
+      );
     }
     throw err;
   }
   if (at === undefined) throw bad(file, spec.table, '', 'the file is empty (no header)');
-  if (rows.size === 0) throw bad(file, spec.table, ', row 2', 'no rows under the header (a table is used whole, not emptied)');
+  if (rows.size === 0)
+    throw bad(
+      file,
+      spec.table,
+      ', row 2',
+      'no rows under the header (a table is used whole, not emptied)',
+    );
   return { columns: [...spec.columns], rows, sha256: hash.digest('hex'), encoding: decoding };
 }

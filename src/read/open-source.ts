@@ -28,7 +28,13 @@ import type { CompanyInfo } from '../map/evaluate-value.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { openCsvSource } from './csv-source.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './csv-records.js';
-import { changedError, isGone, openToRead, snapshotOf, type FileSnapshot } from './file-snapshot.js';
+import {
+  changedError,
+  isGone,
+  openToRead,
+  snapshotOf,
+  type FileSnapshot,
+} from './file-snapshot.js';
 import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
 import { openSheetSource } from './sheet-source.js';
@@ -68,54 +74,103 @@ export interface OpenedFile extends OpenedSource {
   mtimeMs: number;
 }
 
-const FORMATS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.csv': 'csv', '.txt': 'csv',
-  '.xlsx': 'xlsx', '.xlsm': 'xlsx', '.xls': 'xls' };
+const FORMATS: Record<string, SourceFormat> = {
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.csv': 'csv',
+  '.txt': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  '.xls': 'xls',
+};
 const SNIFF_BYTES = 8 * 1024;
 
 export function formatOf(file: string): SourceFormat | undefined {
   return FORMATS[path.extname(file).toLowerCase()];
 }
 
-export async function openSource(file: string, kind: DocumentKind, options: OpenSourceOptions): Promise<OpenedFile> {
+export async function openSource(
+  file: string,
+  kind: DocumentKind,
+  options: OpenSourceOptions,
+): Promise<OpenedFile> {
   const format = formatOf(file);
   if (format === undefined) {
-    const hint = path.extname(file).toLowerCase() === '.xlsb' ? ' (a binary .xlsb workbook: save it as .xlsx)' : '';
-    throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: unsupported file type${hint} (use .json, .jsonl, .csv, .txt, .xlsx or .xls)`, { file, kind });
+    const hint =
+      path.extname(file).toLowerCase() === '.xlsb'
+        ? ' (a binary .xlsb workbook: save it as .xlsx)'
+        : '';
+    throw new EdocError(
+      'EDOC_READ_UNSUPPORTED',
+      `${path.basename(file)}: unsupported file type${hint} (use .json, .jsonl, .csv, .txt, .xlsx or .xls)`,
+      { file, kind },
+    );
   }
   const snapshot = await snapshotFile(file);
-  if (options.expect !== undefined && (options.expect.size !== snapshot.size || options.expect.mtimeMs !== snapshot.mtimeMs)) {
+  if (
+    options.expect !== undefined &&
+    (options.expect.size !== snapshot.size || options.expect.mtimeMs !== snapshot.mtimeMs)
+  ) {
     throw changedError(file, 'changed after it was picked up');
   }
   if (snapshot.size === 0) throw new EdocError('EDOC_READ_EMPTY', `${file} is empty`, { file });
   const meta = { size: snapshot.size, mtimeMs: snapshot.mtimeMs };
   if (format === 'xlsx' || format === 'xls') {
     if (options.mapping === undefined) {
-      throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so spreadsheets cannot be read`, { file, kind });
+      throw new EdocError(
+        'EDOC_READ_UNSUPPORTED',
+        `${path.basename(file)}: no mapping is configured for kind ${kind}, so spreadsheets cannot be read`,
+        { file, kind },
+      );
     }
-    const sheet = await openSheetSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
-      ...(options.master ? { master: options.master } : {}), signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
+    const sheet = await openSheetSource(file, options.mapping, {
+      kind,
+      company: options.company,
+      maxRecordBytes: options.maxRecordBytes,
+      ...(options.master ? { master: options.master } : {}),
+      signal: options.signal,
+      ...(options.hash ? { hash: options.hash } : {}),
+    });
     return { ...sheet, ...meta };
   }
   await assertText(file);
 
   if (format === 'csv') {
     if (options.mapping === undefined) {
-      throw new EdocError('EDOC_READ_UNSUPPORTED', `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`, { file, kind });
+      throw new EdocError(
+        'EDOC_READ_UNSUPPORTED',
+        `${path.basename(file)}: no mapping is configured for kind ${kind}, so delimited files cannot be read`,
+        { file, kind },
+      );
     }
-    const csv = await openCsvSource(file, options.mapping, { kind, company: options.company, maxRecordBytes: options.maxRecordBytes,
-      ...(options.master ? { master: options.master } : {}), signal: options.signal, ...(options.hash ? { hash: options.hash } : {}) });
+    const csv = await openCsvSource(file, options.mapping, {
+      kind,
+      company: options.company,
+      maxRecordBytes: options.maxRecordBytes,
+      ...(options.master ? { master: options.master } : {}),
+      signal: options.signal,
+      ...(options.hash ? { hash: options.hash } : {}),
+    });
     return { ...csv, ...meta };
   }
 
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   // UTF-8 (a BOM dropped); a file that is not is decoded as Windows-1252, as a CSV file with `encoding: auto` is
   let encoding: 'utf-8' | 'windows-1252' = 'utf-8';
-  const chunks = (hash?: Hash): AsyncGenerator<string> => abortable(encoding === 'utf-8'
-    ? utf8Chunks(file, snapshot, hash) : windows1252Chunks(file, snapshot, hash), options.signal);
+  const chunks = (hash?: Hash): AsyncGenerator<string> =>
+    abortable(
+      encoding === 'utf-8'
+        ? utf8Chunks(file, snapshot, hash)
+        : windows1252Chunks(file, snapshot, hash),
+      options.signal,
+    );
   const read = (hash?: Hash, parse = true): AsyncGenerator<SourceDocument> =>
     format === 'json'
       ? readJsonDocuments(chunks(hash), file, { maxElementChars: maxRecord })
-      : readJsonlDocuments(chunks(hash), file, { maxLineChars: options.maxLineBytes ?? maxRecord, parse });
+      : readJsonlDocuments(chunks(hash), file, {
+          maxLineChars: options.maxLineBytes ?? maxRecord,
+          parse,
+        });
   const countAll = async (): Promise<number> => {
     let count = 0;
     // JSONL: a line's content is that document's problem, never the file's, so the first pass parses no line.
@@ -134,7 +189,10 @@ export async function openSource(file: string, kind: DocumentKind, options: Open
 }
 
 /** The chunks, checking the stop signal before each: a long JSON element or line cannot hold a shutdown back. */
-async function* abortable<T>(items: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+async function* abortable<T>(
+  items: AsyncIterable<T>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<T> {
   signal?.throwIfAborted();
   for await (const item of items) {
     signal?.throwIfAborted();
@@ -145,7 +203,8 @@ async function* abortable<T>(items: AsyncIterable<T>, signal: AbortSignal | unde
 async function snapshotFile(file: string): Promise<FileSnapshot> {
   try {
     const stats = await stat(file);
-    if (!stats.isFile()) throw new EdocError('EDOC_READ_UNSUPPORTED', `${file} is not a regular file`, { file });
+    if (!stats.isFile())
+      throw new EdocError('EDOC_READ_UNSUPPORTED', `${file} is not a regular file`, { file });
     return snapshotOf(stats);
   } catch (err) {
     if (isGone(err)) throw changedError(file, 'disappeared before it was read', err);
@@ -160,7 +219,11 @@ async function assertText(file: string): Promise<void> {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
     if (buffer.subarray(0, bytesRead).includes(0)) {
-      throw new EdocError('EDOC_READ_BINARY', `${file} is not a text file (it contains NUL bytes)`, { file });
+      throw new EdocError(
+        'EDOC_READ_BINARY',
+        `${file} is not a text file (it contains NUL bytes)`,
+        { file },
+      );
     }
   } finally {
     await handle.close();

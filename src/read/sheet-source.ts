@@ -45,21 +45,42 @@ function fileError(file: string, fault: SheetFault): EdocError {
   const name = path.basename(file);
   switch (fault.code) {
     case 'encrypted':
-      return new EdocError('EDOC_READ_SHEET_ENCRYPTED', `${name} cannot be read: ${fault.message}; export it again without a password`, { file });
+      return new EdocError(
+        'EDOC_READ_SHEET_ENCRYPTED',
+        `${name} cannot be read: ${fault.message}; export it again without a password`,
+        { file },
+      );
     case 'sheet':
-      return new EdocError('EDOC_READ_SHEET_MISSING', `${name} cannot be read: ${fault.message}`, { file });
+      return new EdocError('EDOC_READ_SHEET_MISSING', `${name} cannot be read: ${fault.message}`, {
+        file,
+      });
     case 'unsupported':
-      return new EdocError('EDOC_READ_UNSUPPORTED', `${name} cannot be read: ${fault.message}`, { file });
+      return new EdocError('EDOC_READ_UNSUPPORTED', `${name} cannot be read: ${fault.message}`, {
+        file,
+      });
     case 'too-large':
-      return new EdocError('EDOC_READ_RECORD_TOO_LARGE', `${name}: ${fault.message} (read.maxRecordBytes); the file is not read`, { file });
+      return new EdocError(
+        'EDOC_READ_RECORD_TOO_LARGE',
+        `${name}: ${fault.message} (read.maxRecordBytes); the file is not read`,
+        { file },
+      );
     default:
-      return new EdocError('EDOC_READ_SHEET_CORRUPT', `${name} cannot be read as a spreadsheet: ${fault.message}`, { file });
+      return new EdocError(
+        'EDOC_READ_SHEET_CORRUPT',
+        `${name} cannot be read as a spreadsheet: ${fault.message}`,
+        { file },
+      );
   }
 }
 
 /** Rows -> CSV records, checking the stop signal and the record cap, feeding `hash` with the file's bytes first. */
-async function* toRecords(rows: AsyncIterable<SheetRow> | Iterable<SheetRow>, file: string, delimiter: string, options: CsvReadOptions,
-  hashBytes: (hash: Hash) => Promise<void>): AsyncGenerator<CsvRecord> {
+async function* toRecords(
+  rows: AsyncIterable<SheetRow> | Iterable<SheetRow>,
+  file: string,
+  delimiter: string,
+  options: CsvReadOptions,
+  hashBytes: (hash: Hash) => Promise<void>,
+): AsyncGenerator<CsvRecord> {
   if (options.hash !== undefined) await hashBytes(options.hash);
   const max = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const withRaw = options.raw !== false;
@@ -67,16 +88,19 @@ async function* toRecords(rows: AsyncIterable<SheetRow> | Iterable<SheetRow>, fi
     options.signal?.throwIfAborted();
     const raw = csvLine(r.cells, delimiter);
     if (Buffer.byteLength(raw) > max) {
-      throw new EdocError('EDOC_READ_RECORD_TOO_LARGE',
+      throw new EdocError(
+        'EDOC_READ_RECORD_TOO_LARGE',
         `${file}: row ${r.row} is longer than ${max.toLocaleString('en-US')} bytes (read.maxRecordBytes); the file is not read`,
-        { file, row: r.row, maxBytes: max });
+        { file, row: r.row, maxBytes: max },
+      );
     }
     yield { row: r.row, cells: r.cells, raw: withRaw ? raw : '' };
   }
 }
 
 async function hashFile(file: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(file, { highWaterMark: 64 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: 64 * 1024 }))
+    hash.update(chunk as Buffer);
 }
 
 /** The retry CSV's delimiter: the mapping's, or `;` beside a decimal comma and `,` otherwise. */
@@ -85,7 +109,11 @@ function retryDelimiter(mapping: Mapping): ',' | ';' | '\t' {
   return mapping.format.decimal === ',' ? ';' : ',';
 }
 
-export async function openSheetSource(file: string, mapping: Mapping, ctx: CsvSourceContext): Promise<OpenedCsvSource> {
+export async function openSheetSource(
+  file: string,
+  mapping: Mapping,
+  ctx: CsvSourceContext,
+): Promise<OpenedCsvSource> {
   const start = await head(file);
   const format = { decimal: mapping.format.decimal, date: mapping.format.date };
   const delimiter = retryDelimiter(mapping);
@@ -94,18 +122,41 @@ export async function openSheetSource(file: string, mapping: Mapping, ctx: CsvSo
   try {
     if (start.subarray(0, 4).equals(ZIP)) {
       const xlsx = await openXlsxSheet(file, sheet, format);
-      reader = { format: 'xlsx', encoding: 'utf-8', delimiter,
-        read: (options) => toRecords(xlsx.rows(options.signal, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES), file, delimiter, options,
-          (h) => hashFile(file, h)) };
+      reader = {
+        format: 'xlsx',
+        encoding: 'utf-8',
+        delimiter,
+        read: (options) =>
+          toRecords(
+            xlsx.rows(options.signal, options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES),
+            file,
+            delimiter,
+            options,
+            (h) => hashFile(file, h),
+          ),
+      };
     } else if (start.subarray(0, 8).equals(CFB)) {
       const bytes = await readFile(file);
       const xls = readXlsSheet(bytes, sheet, format);
-      reader = { format: 'xls', encoding: 'utf-8', delimiter,
-        read: (options) => toRecords(xls.rows, file, delimiter, options, (h) => Promise.resolve(void h.update(bytes))) };
+      reader = {
+        format: 'xls',
+        encoding: 'utf-8',
+        delimiter,
+        read: (options) =>
+          toRecords(xls.rows, file, delimiter, options, (h) =>
+            Promise.resolve(void h.update(bytes)),
+          ),
+      };
     } else if (/^\s*</.test(start.toString('latin1'))) {
-      throw new SheetFault('unsupported', 'it is a web page (HTML) saved under a spreadsheet name; export it as .xlsx or CSV');
+      throw new SheetFault(
+        'unsupported',
+        'it is a web page (HTML) saved under a spreadsheet name; export it as .xlsx or CSV',
+      );
     } else if (start.includes(0)) {
-      throw new SheetFault('corrupt', 'it is neither an .xlsx package nor an Excel 97-2003 workbook');
+      throw new SheetFault(
+        'corrupt',
+        'it is neither an .xlsx package nor an Excel 97-2003 workbook',
+      );
     } else {
       // text under an .xls name: an ERP's tab- or semicolon-separated "Excel" export
       return await openCsvSource(file, mapping, ctx);

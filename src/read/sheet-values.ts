@@ -29,7 +29,9 @@ function plainDecimal(n: number): string {
   const exp = Number(expText);
   const digits = lead + frac;
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  return exp >= frac.length ? `${sign}${digits}${'0'.repeat(exp - frac.length)}` : `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+  return exp >= frac.length
+    ? `${sign}${digits}${'0'.repeat(exp - frac.length)}`
+    : `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
 const DAY_MS = 86_400_000;
@@ -41,7 +43,11 @@ const EPOCH_1904 = Date.UTC(1904, 0, 1);
  * An Excel serial date -> date (and time) text in the mapping's pattern. Excel's 1900 system counts
  * 1900-02-29, a day that never was (serial 60): serials below 61 are one day off the plain count.
  */
-export function serialDateText(serial: number, date1904: boolean, pattern: string): string | undefined {
+export function serialDateText(
+  serial: number,
+  date1904: boolean,
+  pattern: string,
+): string | undefined {
   if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined; // 9999-12-31
   const seconds = Math.round(serial * 86_400);
   let days = Math.floor(seconds / 86_400);
@@ -63,25 +69,34 @@ function pad(n: number, width = 2): string {
 function renderDate(y: number, mo: number, d: number, pattern: string): string {
   return pattern.replace(/yyyy|yy|dd|d|MM|M/g, (t) => {
     switch (t) {
-      case 'yyyy': return pad(y, 4);
-      case 'yy': return pad(y % 100);
-      case 'dd': return pad(d);
-      case 'd': return String(d);
-      case 'MM': return pad(mo);
-      default: return String(mo);
+      case 'yyyy':
+        return pad(y, 4);
+      case 'yy':
+        return pad(y % 100);
+      case 'dd':
+        return pad(d);
+      case 'd':
+        return String(d);
+      case 'MM':
+        return pad(mo);
+      default:
+        return String(mo);
     }
   });
 }
 
 /** Built-in number formats that are dates or times (ECMA-376 18.8.30, and the locale ids 27-36, 50-58). */
-const DATE_FORMAT_IDS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36,
-  45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const DATE_FORMAT_IDS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51,
+  52, 53, 54, 55, 56, 57, 58,
+]);
 
 /** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
 export function isDateFormat(id: number, code: string | undefined): boolean {
   if (code === undefined) return DATE_FORMAT_IDS.has(id);
   // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
-  const section = code.split(';')[0]
+  const section = code
+    .split(';')[0]
     .replace(/"[^"]*"/g, '')
     .replace(/\\./g, '')
     .replace(/_./g, '')
@@ -95,7 +110,9 @@ export type SheetFormat = Pick<MappingFormat, 'decimal' | 'date'>;
 
 /** One cell as a CSV field: quoted when it holds the delimiter, a quote or a line break. */
 export function csvField(value: string, delimiter: string): string {
-  return value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  return value.includes(delimiter) || /["\r\n]/.test(value)
+    ? `"${value.replace(/"/g, '""')}"`
+    : value;
 }
 
 /** The cells of a row as one CSV line with CRLF (the retry file of a spreadsheet is CSV). */

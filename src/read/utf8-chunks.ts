@@ -12,9 +12,17 @@ import { fileChunks, type FileSnapshot } from './file-snapshot.js';
 
 const CHUNK_BYTES = 64 * 1024;
 
-export async function* utf8Chunks(file: string, expected: FileSnapshot, hash?: Hash): AsyncGenerator<string> {
+export async function* utf8Chunks(
+  file: string,
+  expected: FileSnapshot,
+  hash?: Hash,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  for await (const bytes of fileChunks(file, { chunkBytes: CHUNK_BYTES, expected, ...(hash ? { hash } : {}) })) {
+  for await (const bytes of fileChunks(file, {
+    chunkBytes: CHUNK_BYTES,
+    expected,
+    ...(hash ? { hash } : {}),
+  })) {
     const text = decode(decoder, file, bytes, true);
     if (text.length > 0) yield text;
   }
@@ -22,17 +30,35 @@ export async function* utf8Chunks(file: string, expected: FileSnapshot, hash?: H
   if (rest.length > 0) yield rest;
 }
 
-export async function* windows1252Chunks(file: string, expected: FileSnapshot, hash?: Hash): AsyncGenerator<string> {
-  for await (const bytes of fileChunks(file, { chunkBytes: CHUNK_BYTES, expected, ...(hash ? { hash } : {}) })) {
+export async function* windows1252Chunks(
+  file: string,
+  expected: FileSnapshot,
+  hash?: Hash,
+): AsyncGenerator<string> {
+  for await (const bytes of fileChunks(file, {
+    chunkBytes: CHUNK_BYTES,
+    expected,
+    ...(hash ? { hash } : {}),
+  })) {
     const text = iconv.decode(bytes, 'windows-1252');
     if (text.length > 0) yield text;
   }
 }
 
-function decode(decoder: TextDecoder, file: string, bytes: Uint8Array | undefined, stream: boolean): string {
+function decode(
+  decoder: TextDecoder,
+  file: string,
+  bytes: Uint8Array | undefined,
+  stream: boolean,
+): string {
   try {
     return decoder.decode(bytes, { stream });
   } catch (err) {
-    throw new EdocError('EDOC_READ_BINARY', `${file} is not valid UTF-8 text`, { file }, { cause: err });
+    throw new EdocError(
+      'EDOC_READ_BINARY',
+      `${file} is not valid UTF-8 text`,
+      { file },
+      { cause: err },
+    );
   }
 }

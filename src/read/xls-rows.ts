@@ -32,7 +32,12 @@ const BOOLERR = 0x0205;
 const FORMULA = 0x0006;
 const STRING = 0x0207;
 
-interface BiffRecord { type: number; data: Buffer; offset: number; continues: Buffer[] }
+interface BiffRecord {
+  type: number;
+  data: Buffer;
+  offset: number;
+  continues: Buffer[];
+}
 
 /** Records from `start`; Continue records are attached to the record they continue. */
 function* records(stream: Buffer, start: number): Generator<BiffRecord> {
@@ -41,14 +46,21 @@ function* records(stream: Buffer, start: number): Generator<BiffRecord> {
   while (pos + 4 <= stream.length) {
     const type = stream.readUInt16LE(pos);
     const len = stream.readUInt16LE(pos + 2);
-    if (pos + 4 + len > stream.length) throw new SheetFault('corrupt', `a record at byte ${pos} runs past the end of the workbook stream`);
+    if (pos + 4 + len > stream.length)
+      throw new SheetFault(
+        'corrupt',
+        `a record at byte ${pos} runs past the end of the workbook stream`,
+      );
     const data = stream.subarray(pos + 4, pos + 4 + len);
     if (type === CONTINUE && pending !== undefined) {
       pending.continues.push(data);
     } else {
       if (pending !== undefined) yield pending;
       pending = { type, data, offset: pos, continues: [] };
-      if (type === EOF) { yield pending; return; }
+      if (type === EOF) {
+        yield pending;
+        return;
+      }
     }
     pos += 4 + len;
   }
@@ -66,14 +78,29 @@ class Cursor {
       this.seg++;
       this.pos = 0;
     }
-    if (this.seg >= this.segments.length) throw new SheetFault('corrupt', 'a string runs past the end of its record');
+    if (this.seg >= this.segments.length)
+      throw new SheetFault('corrupt', 'a string runs past the end of its record');
     return this.segments[this.seg];
   }
 
-  u8(): number { const b = this.ensure(); return b[this.pos++]; }
-  u16(): number { return this.u8() | (this.u8() << 8); }
-  u32(): number { return (this.u16() + this.u16() * 65536) >>> 0; }
-  skip(n: number): void { for (let left = n; left > 0;) { const b = this.ensure(); const step = Math.min(left, b.length - this.pos); this.pos += step; left -= step; } }
+  u8(): number {
+    const b = this.ensure();
+    return b[this.pos++];
+  }
+  u16(): number {
+    return this.u8() | (this.u8() << 8);
+  }
+  u32(): number {
+    return (this.u16() + this.u16() * 65536) >>> 0;
+  }
+  skip(n: number): void {
+    for (let left = n; left > 0;) {
+      const b = this.ensure();
+      const step = Math.min(left, b.length - this.pos);
+      this.pos += step;
+      left -= step;
+    }
+  }
 
   chars(count: number, highByte: boolean): string {
     let out = '';
@@ -87,7 +114,9 @@ class Cursor {
       const b = this.segments[this.seg];
       const fit = Math.min(left, Math.floor((b.length - this.pos) / (wide ? 2 : 1)));
       if (fit === 0) throw new SheetFault('corrupt', 'a string is cut inside a character');
-      out += wide ? b.toString('utf16le', this.pos, this.pos + fit * 2) : b.toString('latin1', this.pos, this.pos + fit);
+      out += wide
+        ? b.toString('utf16le', this.pos, this.pos + fit * 2)
+        : b.toString('latin1', this.pos, this.pos + fit);
       this.pos += fit * (wide ? 2 : 1);
       left -= fit;
     }
@@ -118,9 +147,22 @@ function rkValue(rk: number): number {
   return rk & 0x01 ? n / 100 : n;
 }
 
-const BOOL_ERRORS: Record<number, string> = { 0x00: '#NULL!', 0x07: '#DIV/0!', 0x0f: '#VALUE!', 0x17: '#REF!', 0x1d: '#NAME?', 0x24: '#NUM!', 0x2a: '#N/A' };
+const BOOL_ERRORS: Record<number, string> = {
+  0x00: '#NULL!',
+  0x07: '#DIV/0!',
+  0x0f: '#VALUE!',
+  0x17: '#REF!',
+  0x1d: '#NAME?',
+  0x24: '#NUM!',
+  0x2a: '#N/A',
+};
 
-interface Globals { sheets: { name: string; offset: number; kind: number }[]; date1904: boolean; dateXfs: Set<number>; strings: string[] }
+interface Globals {
+  sheets: { name: string; offset: number; kind: number }[];
+  date1904: boolean;
+  dateXfs: Set<number>;
+  strings: string[];
+}
 
 function readGlobals(stream: Buffer): Globals {
   const g: Globals = { sheets: [], date1904: false, dateXfs: new Set(), strings: [] };
@@ -130,21 +172,35 @@ function readGlobals(stream: Buffer): Globals {
   for (const r of records(stream, 0)) {
     if (first) {
       if (r.type !== BOF || r.data.length < 4 || r.data.readUInt16LE(0) !== 0x0600) {
-        throw new SheetFault('unsupported', 'it is not an Excel 97-2003 (BIFF8) workbook; save it as .xlsx or CSV');
+        throw new SheetFault(
+          'unsupported',
+          'it is not an Excel 97-2003 (BIFF8) workbook; save it as .xlsx or CSV',
+        );
       }
       first = false;
       continue;
     }
     switch (r.type) {
-      case FILEPASS: throw new SheetFault('encrypted', 'it is protected with a password');
-      case DATEMODE: g.date1904 = r.data.readUInt16LE(0) === 1; break;
+      case FILEPASS:
+        throw new SheetFault('encrypted', 'it is protected with a password');
+      case DATEMODE:
+        g.date1904 = r.data.readUInt16LE(0) === 1;
+        break;
       case BOUNDSHEET: {
         const c = new Cursor([r.data.subarray(6)]);
-        g.sheets.push({ offset: r.data.readUInt32LE(0), kind: r.data[5], name: c.unicodeString(1) });
+        g.sheets.push({
+          offset: r.data.readUInt32LE(0),
+          kind: r.data[5],
+          name: c.unicodeString(1),
+        });
         break;
       }
-      case FORMAT: codes.set(r.data.readUInt16LE(0), new Cursor([r.data.subarray(2)]).unicodeString(2)); break;
-      case XF: xfFormats.push(r.data.readUInt16LE(2)); break;
+      case FORMAT:
+        codes.set(r.data.readUInt16LE(0), new Cursor([r.data.subarray(2)]).unicodeString(2));
+        break;
+      case XF:
+        xfFormats.push(r.data.readUInt16LE(2));
+        break;
       case SST: {
         const c = new Cursor([r.data, ...r.continues]);
         c.skip(4);
@@ -152,10 +208,13 @@ function readGlobals(stream: Buffer): Globals {
         for (let i = 0; i < unique; i++) g.strings.push(c.unicodeString(2));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
-  xfFormats.forEach((id, i) => { if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i); });
+  xfFormats.forEach((id, i) => {
+    if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
+  });
   return g;
 }
 
@@ -164,7 +223,10 @@ function workbookStream(buffer: Buffer): Buffer {
   try {
     container = CFB.read(buffer, { type: 'buffer' });
   } catch (err) {
-    throw new SheetFault('corrupt', `its compound-file container cannot be read (${(err as Error).message})`);
+    throw new SheetFault(
+      'corrupt',
+      `its compound-file container cannot be read (${(err as Error).message})`,
+    );
   }
   const entry = (name: string): CFB.CFB$Entry | null => CFB.find(container, name);
   if (entry('EncryptedPackage') !== null || entry('EncryptionInfo') !== null) {
@@ -172,16 +234,25 @@ function workbookStream(buffer: Buffer): Buffer {
   }
   const wb = entry('Workbook');
   if (wb === null) {
-    if (entry('Book') !== null) throw new SheetFault('unsupported', 'it is an Excel 5/95 workbook; save it as .xlsx or CSV');
-    throw new SheetFault('corrupt', 'it holds no workbook (is it a Word or other Office document?)');
+    if (entry('Book') !== null)
+      throw new SheetFault('unsupported', 'it is an Excel 5/95 workbook; save it as .xlsx or CSV');
+    throw new SheetFault(
+      'corrupt',
+      'it holds no workbook (is it a Word or other Office document?)',
+    );
   }
   const content = wb.content as Buffer | Uint8Array | undefined;
-  if (content === undefined || content.length === 0) throw new SheetFault('corrupt', 'its workbook stream is empty');
+  if (content === undefined || content.length === 0)
+    throw new SheetFault('corrupt', 'its workbook stream is empty');
   return Buffer.isBuffer(content) ? content : Buffer.from(content);
 }
 
 /** Reads the whole workbook: .xls files are small (65,536 rows at most). */
-export function readXlsSheet(bytes: Buffer, wanted: string | undefined, format: SheetFormat): { name: string; rows: SheetRow[] } {
+export function readXlsSheet(
+  bytes: Buffer,
+  wanted: string | undefined,
+  format: SheetFormat,
+): { name: string; rows: SheetRow[] } {
   const stream = workbookStream(bytes);
   const g = readGlobals(stream);
   const worksheets = g.sheets.filter((s) => s.kind === 0);
@@ -189,61 +260,113 @@ export function readXlsSheet(bytes: Buffer, wanted: string | undefined, format: 
   let sheet;
   if (wanted !== undefined) {
     sheet = g.sheets.find((s) => s.name.trim().toLowerCase() === wanted.trim().toLowerCase());
-    if (sheet === undefined) throw new SheetFault('sheet', `it has no sheet named "${wanted}" (sheets: ${names})`);
-    if (sheet.kind !== 0) throw new SheetFault('sheet', `its sheet "${wanted}" is not a worksheet (a chart or macro sheet)`);
+    if (sheet === undefined)
+      throw new SheetFault('sheet', `it has no sheet named "${wanted}" (sheets: ${names})`);
+    if (sheet.kind !== 0)
+      throw new SheetFault(
+        'sheet',
+        `its sheet "${wanted}" is not a worksheet (a chart or macro sheet)`,
+      );
   } else {
     sheet = worksheets[0];
-    if (sheet === undefined) throw new SheetFault('sheet', `it has no worksheet, only macro or chart sheets (${names || 'none'})`);
+    if (sheet === undefined)
+      throw new SheetFault(
+        'sheet',
+        `it has no worksheet, only macro or chart sheets (${names || 'none'})`,
+      );
   }
   const byRow = new Map<number, string[]>();
   const put = (row: number, col: number, text: string): void => {
     let cells = byRow.get(row);
-    if (cells === undefined) { cells = []; byRow.set(row, cells); }
+    if (cells === undefined) {
+      cells = [];
+      byRow.set(row, cells);
+    }
     while (cells.length < col) cells.push('');
     cells[col] = text;
   };
   const num = (xf: number, n: number): string =>
-    (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ?? numberText(n, format.decimal);
+    (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ??
+    numberText(n, format.decimal);
   let formulaCell: { row: number; col: number } | undefined;
   let first = true;
   for (const r of records(stream, sheet.offset)) {
     if (first) {
-      if (r.type !== BOF) throw new SheetFault('corrupt', `sheet "${sheet.name}" does not start where the workbook says`);
+      if (r.type !== BOF)
+        throw new SheetFault(
+          'corrupt',
+          `sheet "${sheet.name}" does not start where the workbook says`,
+        );
       first = false;
       continue;
     }
     const d = r.data;
     if (d.length < 6 && r.type !== STRING && r.type !== EOF) continue;
     switch (r.type) {
-      case LABELSST: put(d.readUInt16LE(0), d.readUInt16LE(2), g.strings[d.readUInt32LE(6)] ?? ''); break;
-      case LABEL: put(d.readUInt16LE(0), d.readUInt16LE(2), new Cursor([d.subarray(6), ...r.continues]).unicodeString(2)); break;
-      case NUMBER: put(d.readUInt16LE(0), d.readUInt16LE(2), num(d.readUInt16LE(4), d.readDoubleLE(6))); break;
-      case RK: put(d.readUInt16LE(0), d.readUInt16LE(2), num(d.readUInt16LE(4), rkValue(d.readUInt32LE(6)))); break;
+      case LABELSST:
+        put(d.readUInt16LE(0), d.readUInt16LE(2), g.strings[d.readUInt32LE(6)] ?? '');
+        break;
+      case LABEL:
+        put(
+          d.readUInt16LE(0),
+          d.readUInt16LE(2),
+          new Cursor([d.subarray(6), ...r.continues]).unicodeString(2),
+        );
+        break;
+      case NUMBER:
+        put(d.readUInt16LE(0), d.readUInt16LE(2), num(d.readUInt16LE(4), d.readDoubleLE(6)));
+        break;
+      case RK:
+        put(
+          d.readUInt16LE(0),
+          d.readUInt16LE(2),
+          num(d.readUInt16LE(4), rkValue(d.readUInt32LE(6))),
+        );
+        break;
       case MULRK: {
         const row = d.readUInt16LE(0);
         const firstCol = d.readUInt16LE(2);
         const count = (d.length - 6) / 6;
-        for (let i = 0; i < count; i++) put(row, firstCol + i, num(d.readUInt16LE(4 + i * 6), rkValue(d.readUInt32LE(6 + i * 6))));
+        for (let i = 0; i < count; i++)
+          put(
+            row,
+            firstCol + i,
+            num(d.readUInt16LE(4 + i * 6), rkValue(d.readUInt32LE(6 + i * 6))),
+          );
         break;
       }
-      case BOOLERR: put(d.readUInt16LE(0), d.readUInt16LE(2), d[7] === 1 ? (BOOL_ERRORS[d[6]] ?? '#ERROR') : d[6] === 1 ? 'TRUE' : 'FALSE'); break;
+      case BOOLERR:
+        put(
+          d.readUInt16LE(0),
+          d.readUInt16LE(2),
+          d[7] === 1 ? (BOOL_ERRORS[d[6]] ?? '#ERROR') : d[6] === 1 ? 'TRUE' : 'FALSE',
+        );
+        break;
       case FORMULA: {
         const row = d.readUInt16LE(0);
         const col = d.readUInt16LE(2);
-        if (d.readUInt16LE(12) !== 0xffff) { put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6))); break; }
+        if (d.readUInt16LE(12) !== 0xffff) {
+          put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6)));
+          break;
+        }
         const kind = d[6];
-        if (kind === 0) formulaCell = { row, col }; // the text follows in a String record
+        if (kind === 0)
+          formulaCell = { row, col }; // the text follows in a String record
         else if (kind === 1) put(row, col, d[8] === 1 ? 'TRUE' : 'FALSE');
         else if (kind === 2) put(row, col, BOOL_ERRORS[d[8]] ?? '#ERROR');
         break;
       }
       case STRING:
-        if (formulaCell !== undefined) put(formulaCell.row, formulaCell.col, new Cursor([d, ...r.continues]).unicodeString(2));
+        if (formulaCell !== undefined)
+          put(formulaCell.row, formulaCell.col, new Cursor([d, ...r.continues]).unicodeString(2));
         formulaCell = undefined;
         break;
-      default: break;
+      default:
+        break;
     }
   }
-  const rows = [...byRow.entries()].sort((a, b) => a[0] - b[0]).map(([row, cells]) => ({ row: row + 1, cells }));
+  const rows = [...byRow.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([row, cells]) => ({ row: row + 1, cells }));
   return { name: sheet.name, rows };
 }

@@ -11,7 +11,10 @@ import yauzl from 'yauzl';
 
 /** A reason a spreadsheet cannot be read, before it is named with its file (sheet-source.ts). */
 export class SheetFault extends Error {
-  constructor(readonly code: 'corrupt' | 'encrypted' | 'sheet' | 'unsupported' | 'too-large', message: string) {
+  constructor(
+    readonly code: 'corrupt' | 'encrypted' | 'sheet' | 'unsupported' | 'too-large',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -25,15 +28,21 @@ export interface ZipPackage {
 }
 
 function faulted(err: unknown): SheetFault {
-  return err instanceof SheetFault ? err : new SheetFault('corrupt', `it is not a readable .xlsx package (${(err as Error).message})`);
+  return err instanceof SheetFault
+    ? err
+    : new SheetFault('corrupt', `it is not a readable .xlsx package (${(err as Error).message})`);
 }
 
 export async function openZip(file: string): Promise<ZipPackage> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (err, z) => {
-      if (err !== null && err !== undefined) reject(faulted(err));
-      else resolve(z);
-    });
+    yauzl.open(
+      file,
+      { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true },
+      (err, z) => {
+        if (err !== null && err !== undefined) reject(faulted(err));
+        else resolve(z);
+      },
+    );
   });
   const entries = new Map<string, yauzl.Entry>();
   try {
@@ -56,24 +65,26 @@ export async function openZip(file: string): Promise<ZipPackage> {
     if (entry.isEncrypted()) throw new SheetFault('encrypted', `its part ${name} is encrypted`);
     return entry;
   };
-  const stream = (name: string): Promise<Readable> => new Promise((resolve, reject) => {
-    let entry: yauzl.Entry;
-    try {
-      entry = entryOf(name);
-    } catch (err) {
-      reject(err as Error);
-      return;
-    }
-    zip.openReadStream(entry, (err, s) => {
-      if (err !== null && err !== undefined) reject(faulted(err));
-      else resolve(s);
+  const stream = (name: string): Promise<Readable> =>
+    new Promise((resolve, reject) => {
+      let entry: yauzl.Entry;
+      try {
+        entry = entryOf(name);
+      } catch (err) {
+        reject(err as Error);
+        return;
+      }
+      zip.openReadStream(entry, (err, s) => {
+        if (err !== null && err !== undefined) reject(faulted(err));
+        else resolve(s);
+      });
     });
-  });
   return {
     has: (name) => entries.has(name.toLowerCase()),
     stream,
     async text(name, maxBytes) {
-      if (entryOf(name).uncompressedSize > maxBytes) throw new SheetFault('corrupt', `its part ${name} is larger than ${maxBytes} bytes`);
+      if (entryOf(name).uncompressedSize > maxBytes)
+        throw new SheetFault('corrupt', `its part ${name} is larger than ${maxBytes} bytes`);
       const chunks: Buffer[] = [];
       try {
         for await (const chunk of await stream(name)) chunks.push(chunk as Buffer);

@@ -10,14 +10,23 @@ import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { nextDelay } from '../policy/backoff.js';
 import type { CompanyRate } from '../rate/company-rate.js';
-import type { CallOptions, ListReceivedInput, ServiceCompany, ServiceResponse } from '../service/client-types.js';
+import type {
+  CallOptions,
+  ListReceivedInput,
+  ServiceCompany,
+  ServiceResponse,
+} from '../service/client-types.js';
 import { receivedPageSchema } from '../service/schemas/received.js';
 import type { ReceivedRecord } from './received-files.js';
 import type { DateWindow } from './window.js';
 
 /** What the puller needs of the service client (a `ServiceClient` fits). */
 export interface ReceivedSource {
-  listReceived(company: ServiceCompany, input: ListReceivedInput, options?: CallOptions): Promise<ServiceResponse>;
+  listReceived(
+    company: ServiceCompany,
+    input: ListReceivedInput,
+    options?: CallOptions,
+  ): Promise<ServiceResponse>;
 }
 
 export interface PageRetry {
@@ -67,7 +76,10 @@ export interface FetchPageInput {
 
 function describe(res: ServiceResponse): string {
   const detail = res.outcome.messages[0] ?? res.outcome.raw ?? res.outcome.reason;
-  return `${res.httpStatus === undefined ? 'no answer' : `HTTP ${res.httpStatus}`}: ${detail}`.slice(0, 500);
+  return `${res.httpStatus === undefined ? 'no answer' : `HTTP ${res.httpStatus}`}: ${detail}`.slice(
+    0,
+    500,
+  );
 }
 
 function aborted(): FailedPage {
@@ -81,37 +93,70 @@ export async function fetchPage(input: FetchPageInput): Promise<FetchedPage | Fa
     if (input.signal?.aborted) return aborted();
     const query = { startDate: window.from, endDate: window.to, page, perPage: input.perPage };
     const { rate, signal } = input;
-    const res = rate === undefined
-      ? await input.client.listReceived(input.company, query, { signal })
-      : await rate.send(() => input.client.listReceived(input.company, query, { signal }), signal);
+    const res =
+      rate === undefined
+        ? await input.client.listReceived(input.company, query, { signal })
+        : await rate.send(
+            () => input.client.listReceived(input.company, query, { signal }),
+            signal,
+          );
     if (input.signal?.aborted) return aborted();
     const httpStatus = res.httpStatus;
     switch (res.outcome.kind) {
       case 'accepted': {
-        const resultData = typeof res.body === 'object' && res.body !== null ? (res.body as { ResultData?: unknown }).ResultData : undefined;
+        const resultData =
+          typeof res.body === 'object' && res.body !== null
+            ? (res.body as { ResultData?: unknown }).ResultData
+            : undefined;
         const parsed = pageSchema.safeParse(resultData);
         if (parsed.success) {
-          return { ok: true, data: parsed.data.data, total: parsed.data.total, totalPages: parsed.data.total_pages };
+          return {
+            ok: true,
+            data: parsed.data.data,
+            total: parsed.data.total,
+            totalPages: parsed.data.total_pages,
+          };
         }
         const issue = parsed.error.issues[0];
         return {
-          ok: false, stop: 'bad-response', code: 'EDOC_SERVICE_BAD_RESPONSE', httpStatus,
+          ok: false,
+          stop: 'bad-response',
+          code: 'EDOC_SERVICE_BAD_RESPONSE',
+          httpStatus,
           message: `${where}: ResultData is not a page of received documents (${issue.path.join('.') || 'ResultData'}: ${issue.message})`,
         };
       }
       case 'unauthorized':
-        return { ok: false, stop: 'unauthorized', code: 'EDOC_SERVICE_UNAUTHORIZED', httpStatus, message: `${where}: ${describe(res)}` };
+        return {
+          ok: false,
+          stop: 'unauthorized',
+          code: 'EDOC_SERVICE_UNAUTHORIZED',
+          httpStatus,
+          message: `${where}: ${describe(res)}`,
+        };
       case 'invalid':
-        return { ok: false, stop: 'bad-window', code: 'EDOC_RECEIVED_BAD_WINDOW', httpStatus, message: `${where}: ${describe(res)}` };
+        return {
+          ok: false,
+          stop: 'bad-window',
+          code: 'EDOC_RECEIVED_BAD_WINDOW',
+          httpStatus,
+          message: `${where}: ${describe(res)}`,
+        };
       case 'transient': {
         if (attempt >= input.retry.attempts) {
           return {
-            ok: false, stop: 'unreachable', code: 'EDOC_SERVICE_UNREACHABLE', httpStatus,
+            ok: false,
+            stop: 'unreachable',
+            code: 'EDOC_SERVICE_UNREACHABLE',
+            httpStatus,
             message: `${where}: ${describe(res)} (gave up after ${attempt} attempts)`,
           };
         }
         const delay = nextDelay(attempt, input.retry, res.outcome.retryAfterMs, input.random);
-        input.logger.warn({ httpStatus, attempt, delayMs: delay, reason: res.outcome.reason }, `${where} failed; retrying`);
+        input.logger.warn(
+          { httpStatus, attempt, delayMs: delay, reason: res.outcome.reason },
+          `${where} failed; retrying`,
+        );
         try {
           await sleep(delay, undefined, { signal: input.signal });
         } catch {
@@ -120,7 +165,13 @@ export async function fetchPage(input: FetchPageInput): Promise<FetchedPage | Fa
         break;
       }
       default:
-        return { ok: false, stop: 'bad-response', code: 'EDOC_SERVICE_BAD_RESPONSE', httpStatus, message: `${where}: ${describe(res)}` };
+        return {
+          ok: false,
+          stop: 'bad-response',
+          code: 'EDOC_SERVICE_BAD_RESPONSE',
+          httpStatus,
+          message: `${where}: ${describe(res)}`,
+        };
     }
   }
 }

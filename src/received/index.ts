@@ -1,5 +1,11 @@
 export { ReceivedPuller } from './puller.js';
-export type { PageProgress, PullError, PullOptions, PullResult, ReceivedPullerOptions } from './puller.js';
+export type {
+  PageProgress,
+  PullError,
+  PullOptions,
+  PullResult,
+  ReceivedPullerOptions,
+} from './puller.js';
 export { ReceivedScheduler } from './scheduler.js';
 export type { ReceivedSchedulerOptions } from './scheduler.js';
 export type { PageRetry, ReceivedSource, StopReason } from './fetch-page.js';

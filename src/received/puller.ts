@@ -18,7 +18,13 @@ import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
 import type { CompanyRates } from '../rate/company-rate.js';
-import { fetchPage, type FailedPage, type PageRetry, type ReceivedSource, type StopReason } from './fetch-page.js';
+import {
+  fetchPage,
+  type FailedPage,
+  type PageRetry,
+  type ReceivedSource,
+  type StopReason,
+} from './fetch-page.js';
 import { receivedKey, type ReceivedRecord } from './received-files.js';
 import { ReceivedIndex } from './received-index.js';
 import type { PullError } from './pull-error.js';
@@ -92,7 +98,8 @@ interface SliceTally {
   errors: PullError[];
 }
 
-type SliceEnd = { complete: true } | { complete: false; stoppedBy: NonNullable<PullResult['stoppedBy']> };
+type SliceEnd =
+  { complete: true } | { complete: false; stoppedBy: NonNullable<PullResult['stoppedBy']> };
 
 const DEFAULT_ATTEMPTS = 4;
 const DEFAULT_MAX_PASSES = 3;
@@ -131,7 +138,11 @@ export class ReceivedPuller {
    * for one company. Never throws on a service or document problem (they are
    * in the result); pulls of one company run one after the other.
    */
-  pullCompany(company: CompanyConfig, window: DateWindow, options: PullOptions = {}): Promise<PullResult> {
+  pullCompany(
+    company: CompanyConfig,
+    window: DateWindow,
+    options: PullOptions = {},
+  ): Promise<PullResult> {
     const previous = this.running.get(company.alias) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.pull(company, window, options));
     this.running.set(company.alias, next);
@@ -140,16 +151,31 @@ export class ReceivedPuller {
     });
   }
 
-  private async pull(company: CompanyConfig, window: DateWindow, options: PullOptions): Promise<PullResult> {
+  private async pull(
+    company: CompanyConfig,
+    window: DateWindow,
+    options: PullOptions,
+  ): Promise<PullResult> {
     const alias = company.alias;
     const log = this.options.logger.child({ company: alias });
     const { ledger } = this.options;
     const config = this.config;
     const result: PullResult = {
-      company: alias, window, pages: 0, newDocs: 0, seenBefore: 0, errors: [], complete: false, cursor: await ledger.getCursor(alias),
+      company: alias,
+      window,
+      pages: 0,
+      newDocs: 0,
+      seenBefore: 0,
+      errors: [],
+      complete: false,
+      cursor: await ledger.getCursor(alias),
     };
     if (!isDate(window.from) || !isDate(window.to) || window.from > window.to) {
-      result.errors.push({ code: 'EDOC_RECEIVED_BAD_WINDOW', message: `Not a window of yyyy-MM-dd dates: ${formatWindow(window)}`, window });
+      result.errors.push({
+        code: 'EDOC_RECEIVED_BAD_WINDOW',
+        message: `Not a window of yyyy-MM-dd dates: ${formatWindow(window)}`,
+        window,
+      });
       result.stoppedBy = 'bad-window';
       return this.finish(log, result);
     }
@@ -180,17 +206,28 @@ export class ReceivedPuller {
     }
     result.complete = true;
     await ledger.recordPull(alias, ledgerNow(), {
-      window: formatWindow(window), pages: result.pages, new: result.newDocs, seenBefore: result.seenBefore,
-      errors: result.errors.length, cursor: result.cursor ?? null,
+      window: formatWindow(window),
+      pages: result.pages,
+      new: result.newDocs,
+      seenBefore: result.seenBefore,
+      errors: result.errors.length,
+      cursor: result.cursor ?? null,
     });
     return this.finish(log, result);
   }
 
   private finish(log: Logger, result: PullResult): PullResult {
     const fields = {
-      window: formatWindow(result.window), from: result.window.from, to: result.window.to, pages: result.pages,
-      new: result.newDocs, seenBefore: result.seenBefore, errors: result.errors.length, complete: result.complete,
-      cursor: result.cursor ?? null, ...(result.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy }),
+      window: formatWindow(result.window),
+      from: result.window.from,
+      to: result.window.to,
+      pages: result.pages,
+      new: result.newDocs,
+      seenBefore: result.seenBefore,
+      errors: result.errors.length,
+      complete: result.complete,
+      cursor: result.cursor ?? null,
+      ...(result.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy }),
     };
     // A refused key is the caller's to report, once: the scheduler pauses the company, the CLI exits 3.
     if (result.stoppedBy === 'unauthorized') log.debug(fields, 'received pull refused (401)');
@@ -199,7 +236,10 @@ export class ReceivedPuller {
     else {
       // The error that stopped the pull is the last one recorded.
       const stop = result.errors.at(-1);
-      log.error({ ...fields, code: stop?.code, err: stop?.message }, 'received pull did not finish');
+      log.error(
+        { ...fields, code: stop?.code, err: stop?.message },
+        'received pull did not finish',
+      );
     }
     return result;
   }
@@ -215,13 +255,23 @@ export class ReceivedPuller {
    * month is read again (up to maxPasses), and left incomplete — cursor
    * unmoved, the next pull re-reads it — if it never settles.
    */
-  private async pullSlice(company: CompanyConfig, slice: DateWindow, index: ReceivedIndex, tally: SliceTally,
-    options: PullOptions): Promise<SliceEnd> {
+  private async pullSlice(
+    company: CompanyConfig,
+    slice: DateWindow,
+    index: ReceivedIndex,
+    tally: SliceTally,
+    options: PullOptions,
+  ): Promise<SliceEnd> {
     const handled = new Set<string>();
     const maxPasses = this.options.maxPasses ?? DEFAULT_MAX_PASSES;
     const stop = (failure: FailedPage): SliceEnd => {
       if (failure.stop !== 'aborted' && failure.code !== undefined) {
-        tally.errors.push({ code: failure.code, message: failure.message, window: slice, httpStatus: failure.httpStatus });
+        tally.errors.push({
+          code: failure.code,
+          message: failure.message,
+          window: slice,
+          httpStatus: failure.httpStatus,
+        });
       }
       return { complete: false, stoppedBy: failure.stop };
     };
@@ -237,7 +287,16 @@ export class ReceivedPuller {
         totals.add(fetched.total);
         totalPages = fetched.totalPages;
         const counts = await this.handlePage(company.alias, fetched.data, handled, index, tally);
-        options.onPage?.({ company: company.alias, window: slice, page, totalPages, total: fetched.total, pass, recheck: false, ...counts });
+        options.onPage?.({
+          company: company.alias,
+          window: slice,
+          page,
+          totalPages,
+          total: fetched.total,
+          pass,
+          recheck: false,
+          ...counts,
+        });
       }
       // One answer is a consistent snapshot by itself.
       if (pagesRead === 1) return { complete: true };
@@ -247,14 +306,30 @@ export class ReceivedPuller {
       totals.add(check.total);
       const counts = await this.handlePage(company.alias, check.data, handled, index, tally);
       options.onPage?.({
-        company: company.alias, window: slice, page: 1, totalPages: check.totalPages, total: check.total, pass, recheck: true, ...counts,
+        company: company.alias,
+        window: slice,
+        page: 1,
+        totalPages: check.totalPages,
+        total: check.total,
+        pass,
+        recheck: true,
+        ...counts,
       });
       if (totals.size === 1 || handled.size >= check.total) return { complete: true };
-      this.options.logger.info({ company: company.alias, window: formatWindow(slice), pass, total: check.total, handled: handled.size },
-        'received documents arrived while the month was read; reading it again');
+      this.options.logger.info(
+        {
+          company: company.alias,
+          window: formatWindow(slice),
+          pass,
+          total: check.total,
+          handled: handled.size,
+        },
+        'received documents arrived while the month was read; reading it again',
+      );
     }
     tally.errors.push({
-      code: 'EDOC_RECEIVED_INCOMPLETE', window: slice,
+      code: 'EDOC_RECEIVED_INCOMPLETE',
+      window: slice,
       message: `The documents of ${formatWindow(slice)} kept changing over ${maxPasses} reads; the next pull reads them again.`,
     });
     return { complete: false, stoppedBy: 'incomplete' };
@@ -262,14 +337,26 @@ export class ReceivedPuller {
 
   private fetch(company: CompanyConfig, window: DateWindow, page: number, signal?: AbortSignal) {
     return fetchPage({
-      client: this.options.client, company, window, page, perPage: this.config.received.perPage,
-      retry: this.retry, logger: this.options.logger.child({ company: company.alias }), signal, random: this.options.random,
+      client: this.options.client,
+      company,
+      window,
+      page,
+      perPage: this.config.received.perPage,
+      retry: this.retry,
+      logger: this.options.logger.child({ company: company.alias }),
+      signal,
+      random: this.options.random,
       rate: this.options.rates?.of(company),
     });
   }
 
-  private async handlePage(alias: string, records: readonly ReceivedRecord[], handled: Set<string>, index: ReceivedIndex,
-    tally: SliceTally): Promise<{ newDocs: number; seenBefore: number }> {
+  private async handlePage(
+    alias: string,
+    records: readonly ReceivedRecord[],
+    handled: Set<string>,
+    index: ReceivedIndex,
+    tally: SliceTally,
+  ): Promise<{ newDocs: number; seenBefore: number }> {
     let newDocs = 0;
     let seenBefore = 0;
     for (const record of records) {
@@ -285,7 +372,12 @@ export class ReceivedPuller {
         continue;
       }
       const written = await writeReceived({
-        dir: this.companyDir(alias), alias, record, index, ledger: this.options.ledger, logger: this.options.logger,
+        dir: this.companyDir(alias),
+        alias,
+        record,
+        index,
+        ledger: this.options.ledger,
+        logger: this.options.logger,
       });
       tally.errors.push(...written.errors);
       newDocs += 1;
@@ -297,9 +389,11 @@ export class ReceivedPuller {
 
   private async index(alias: string): Promise<ReceivedIndex> {
     const cached = this.indexes.get(alias);
-    const index = cached === undefined ? await ReceivedIndex.open(this.companyDir(alias)) : await cached.refreshed();
+    const index =
+      cached === undefined
+        ? await ReceivedIndex.open(this.companyDir(alias))
+        : await cached.refreshed();
     this.indexes.set(alias, index);
     return index;
   }
 }
-

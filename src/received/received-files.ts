@@ -67,15 +67,14 @@ export function receivedNames(record: ReceivedRecord): ReceivedNames {
 }
 
 export type PdfContent =
-  | { kind: 'none' }
-  | { kind: 'pdf'; bytes: Buffer }
-  | { kind: 'not-pdf'; reason: string };
+  { kind: 'none' } | { kind: 'pdf'; bytes: Buffer } | { kind: 'not-pdf'; reason: string };
 
 /** Decodes `pdfDocument`: empty means no PDF; anything but base64 of a `%PDF-` file is reported, not written. */
 export function decodePdf(record: ReceivedRecord): PdfContent {
   const value = record.pdfDocument;
   if (value === undefined || value === null || value === '') return { kind: 'none' };
-  if (typeof value !== 'string') return { kind: 'not-pdf', reason: `pdfDocument is a ${typeof value}, not base64 text` };
+  if (typeof value !== 'string')
+    return { kind: 'not-pdf', reason: `pdfDocument is a ${typeof value}, not base64 text` };
   if (value.trim() === '') return { kind: 'none' };
   if (!BASE64.test(value.trim())) return { kind: 'not-pdf', reason: 'pdfDocument is not base64' };
   const bytes = Buffer.from(value, 'base64');
@@ -105,18 +104,25 @@ export interface IndexFields {
 /** Two decimals with a point: what an ERP import reads regardless of the spreadsheet's locale. */
 export function formatValue(value: unknown): string {
   if (typeof value === 'number' && Number.isFinite(value)) return value.toFixed(2);
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value).toFixed(2);
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value).toFixed(2);
   return typeof value === 'string' ? value : '';
 }
 
 /** Index cells stay on one line, so a torn last row is recognisable (received-index.ts). */
 function oneLine(fields: IndexFields): IndexFields {
   const out = { ...fields };
-  for (const key of Object.keys(out) as (keyof IndexFields)[]) out[key] = out[key].replace(/[\r\n]+/g, ' ');
+  for (const key of Object.keys(out) as (keyof IndexFields)[])
+    out[key] = out[key].replace(/[\r\n]+/g, ' ');
   return out;
 }
 
-export function indexFields(record: ReceivedRecord, names: ReceivedNames, pdfWritten: boolean, note: string): IndexFields {
+export function indexFields(
+  record: ReceivedRecord,
+  names: ReceivedNames,
+  pdfWritten: boolean,
+  note: string,
+): IndexFields {
   return oneLine({
     documentDate: documentDay(record) ?? text(record, 'documentDate'),
     documentNumber: text(record, 'documentNumber'),

@@ -22,16 +22,31 @@ import type { IndexFields } from './received-files.js';
 export const RECEIVED_INDEX_FILE = 'received.csv';
 
 export const RECEIVED_INDEX_COLUMNS = [
-  'documentDate', 'documentNumber', 'providerIdentification', 'providerName', 'documentType', 'typeCode',
-  'currency', 'value', 'cufe', 'receivedDate', 'jsonFile', 'pdfFile', 'note',
+  'documentDate',
+  'documentNumber',
+  'providerIdentification',
+  'providerName',
+  'documentType',
+  'typeCode',
+  'currency',
+  'value',
+  'cufe',
+  'receivedDate',
+  'jsonFile',
+  'pdfFile',
+  'note',
 ] as const satisfies readonly (keyof IndexFields)[];
 
 const BOM = '\uFEFF';
 const KEY_COLUMN = RECEIVED_INDEX_COLUMNS.indexOf('cufe');
 
 function writeError(file: string, err: unknown): EdocError {
-  return new EdocError('EDOC_REPORT_WRITE', `Could not write ${file}: ${(err as Error).message}`,
-    { file, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  return new EdocError(
+    'EDOC_REPORT_WRITE',
+    `Could not write ${file}: ${(err as Error).message}`,
+    { file, errno: (err as NodeJS.ErrnoException).code },
+    { cause: err },
+  );
 }
 
 /** csvCell prefixes a formula-looking value with `'`; the key column is read back without it. */
@@ -40,7 +55,11 @@ function unneutralise(cell: string): string {
 }
 
 export class ReceivedIndex {
-  private constructor(readonly file: string, private readonly keys: Set<string>, private bytes: number) {}
+  private constructor(
+    readonly file: string,
+    private readonly keys: Set<string>,
+    private bytes: number,
+  ) {}
 
   /** Opens (or creates) the index of a company folder, repairing a torn last row. */
   static async open(companyDir: string): Promise<ReceivedIndex> {
@@ -54,7 +73,8 @@ export class ReceivedIndex {
       content = '';
     }
     const header = csvRow(RECEIVED_INDEX_COLUMNS);
-    if (!content.replace(BOM, '').startsWith(header)) return ReceivedIndex.fresh(file, content !== '');
+    if (!content.replace(BOM, '').startsWith(header))
+      return ReceivedIndex.fresh(file, content !== '');
     // Cells never hold line breaks (see indexFields), so a last line without one is a row torn by a crash.
     const end = content.lastIndexOf('\n') + 1;
     if (end < content.length) {
@@ -63,7 +83,12 @@ export class ReceivedIndex {
     }
     let rows: string[][];
     try {
-      rows = parse(content, { delimiter: CSV_DELIMITER, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+      rows = parse(content, {
+        delimiter: CSV_DELIMITER,
+        bom: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+      }) as string[][];
     } catch {
       return ReceivedIndex.fresh(file, true);
     }
@@ -88,7 +113,10 @@ export class ReceivedIndex {
    * process last wrote (deleted, edited, or torn by a failed append).
    */
   async refreshed(): Promise<ReceivedIndex> {
-    const size = await fsp.stat(this.file).then((st) => st.size, () => -1);
+    const size = await fsp.stat(this.file).then(
+      (st) => st.size,
+      () => -1,
+    );
     return size === this.bytes ? this : ReceivedIndex.open(path.dirname(this.file));
   }
 

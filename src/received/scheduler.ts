@@ -61,12 +61,18 @@ export class ReceivedScheduler {
     if (this.started || this.closing) return;
     this.started = true;
     if (!this.config.received.enabled) {
-      this.options.logger.info({ enabled: false }, 'received documents pull is disabled (received.enabled: false)');
+      this.options.logger.info(
+        { enabled: false },
+        'received documents pull is disabled (received.enabled: false)',
+      );
       return;
     }
-    this.options.logger.info({ every: this.config.received.every, companies: this.config.companies.map((c) => c.alias) },
-      'received documents pull scheduled');
-    for (const company of this.config.companies) this.schedule(company.alias, this.options.firstDelayMs ?? 0);
+    this.options.logger.info(
+      { every: this.config.received.every, companies: this.config.companies.map((c) => c.alias) },
+      'received documents pull scheduled',
+    );
+    for (const company of this.config.companies)
+      this.schedule(company.alias, this.options.firstDelayMs ?? 0);
   }
 
   /** Stops the timers, aborts pulls in flight (their cursor stays where it was) and waits for them. Safe to call twice. */
@@ -104,7 +110,10 @@ export class ReceivedScheduler {
     this.timers.clear();
     if (!this.started) return;
     if (!config.received.enabled) {
-      this.options.logger.info({ enabled: false }, 'received documents pull is disabled (received.enabled: false)');
+      this.options.logger.info(
+        { enabled: false },
+        'received documents pull is disabled (received.enabled: false)',
+      );
       return;
     }
     for (const company of config.companies) this.schedule(company.alias, 0);
@@ -122,8 +131,13 @@ export class ReceivedScheduler {
 
   private makePuller(): ReceivedPuller {
     return new ReceivedPuller({
-      ledger: this.options.ledger, client: this.options.client, config: this.config, logger: this.options.logger,
-      today: this.today, retry: this.options.retry, ...(this.options.rates ? { rates: this.options.rates } : {}),
+      ledger: this.options.ledger,
+      client: this.options.client,
+      config: this.config,
+      logger: this.options.logger,
+      today: this.today,
+      retry: this.options.retry,
+      ...(this.options.rates ? { rates: this.options.rates } : {}),
     });
   }
 
@@ -162,19 +176,34 @@ export class ReceivedScheduler {
     const { received } = this.config;
     try {
       const window = scheduledWindow({
-        cursor: await this.options.ledger.getCursor(company.alias), lookbackDays: received.lookbackDays,
-        startDate: received.startDate, today: this.today(),
+        cursor: await this.options.ledger.getCursor(company.alias),
+        lookbackDays: received.lookbackDays,
+        startDate: received.startDate,
+        today: this.today(),
       });
       const result = await this.puller.pullCompany(company, window, { signal: this.abort.signal });
       if (result.stoppedBy === 'unauthorized') {
         this.paused.add(company.alias);
-        log.error({ code: 'EDOC_SERVICE_UNAUTHORIZED', window: formatWindow(window), httpStatus: result.errors[0]?.httpStatus },
-          `received documents pull PAUSED for company ${company.alias}: the service refused its API key; `
-          + 'fix the key and reload the configuration (SIGHUP) to resume');
+        log.error(
+          {
+            code: 'EDOC_SERVICE_UNAUTHORIZED',
+            window: formatWindow(window),
+            httpStatus: result.errors[0]?.httpStatus,
+          },
+          `received documents pull PAUSED for company ${company.alias}: the service refused its API key; ` +
+            'fix the key and reload the configuration (SIGHUP) to resume',
+        );
       }
       if (result.stoppedBy !== 'aborted') {
-        this.options.onPull?.(company.alias, result.stoppedBy === undefined ? { ok: true }
-          : { ok: false, reason: `${result.stoppedBy}${result.errors[0]?.code ? ` (${result.errors[0].code})` : ''}` });
+        this.options.onPull?.(
+          company.alias,
+          result.stoppedBy === undefined
+            ? { ok: true }
+            : {
+                ok: false,
+                reason: `${result.stoppedBy}${result.errors[0]?.code ? ` (${result.errors[0].code})` : ''}`,
+              },
+        );
       }
       return result;
     } catch (err) {

@@ -28,9 +28,10 @@ export interface ScheduledWindowInput {
 
 /** The window of a scheduled (or argument-less CLI) pull. */
 export function scheduledWindow(input: ScheduledWindowInput): DateWindow {
-  const from = input.cursor === undefined || !isDate(input.cursor)
-    ? input.startDate
-    : addDays(input.cursor, -input.lookbackDays);
+  const from =
+    input.cursor === undefined || !isDate(input.cursor)
+      ? input.startDate
+      : addDays(input.cursor, -input.lookbackDays);
   // A cursor at today with no lookback, or a startDate in the future, still gives a valid one-day window.
   return { from: min(from, input.today), to: input.today };
 }
@@ -59,7 +60,12 @@ export function lastDayOfMonth(date: string): string {
  * forward, only when the slice joins the cursor without a gap (a backfill of
  * June must not claim that February–May were read), never past today.
  */
-export function advancedCursor(cursor: string | undefined, startDate: string, slice: DateWindow, today: string): string | undefined {
+export function advancedCursor(
+  cursor: string | undefined,
+  startDate: string,
+  slice: DateWindow,
+  today: string,
+): string | undefined {
   const covered = cursor ?? addDays(startDate, -1);
   if (slice.from > addDays(covered, 1)) return undefined;
   const next = min(slice.to, today);

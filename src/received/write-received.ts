@@ -13,7 +13,14 @@ import type { Logger } from '../log/logger.js';
 import { writeFileAtomic } from '../report/atomic-write.js';
 import { receivedDocumentSchema } from '../service/schemas/received.js';
 import type { PullError } from './pull-error.js';
-import { decodePdf, documentDay, indexFields, receivedKey, receivedNames, type ReceivedRecord } from './received-files.js';
+import {
+  decodePdf,
+  documentDay,
+  indexFields,
+  receivedKey,
+  receivedNames,
+  type ReceivedRecord,
+} from './received-files.js';
 import type { ReceivedIndex } from './received-index.js';
 
 export interface WriteReceivedInput {
@@ -36,8 +43,13 @@ export async function writeReceived(input: WriteReceivedInput): Promise<{ errors
   const errors: PullError[] = [];
   const drift = receivedDocumentSchema.safeParse(record);
   if (!drift.success) {
-    log.warn({ code: 'EDOC_SERVICE_BAD_RESPONSE', issues: drift.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`) },
-      'received document does not follow the spec exactly; written as received');
+    log.warn(
+      {
+        code: 'EDOC_SERVICE_BAD_RESPONSE',
+        issues: drift.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`),
+      },
+      'received document does not follow the spec exactly; written as received',
+    );
   }
   await fsp.mkdir(path.join(dir, names.month), { recursive: true });
   await writeFileAtomic(path.join(dir, names.json), `${JSON.stringify(record, null, 2)}\n`);
@@ -47,11 +59,19 @@ export async function writeReceived(input: WriteReceivedInput): Promise<{ errors
     await writeFileAtomic(path.join(dir, names.pdf), pdf.bytes);
     files.push(names.pdf);
   } else if (pdf.kind === 'not-pdf') {
-    log.warn({ code: 'EDOC_RECEIVED_BAD_PDF', file: names.json }, `received document ${doc ?? key}: ${pdf.reason}; the PDF was not written`);
+    log.warn(
+      { code: 'EDOC_RECEIVED_BAD_PDF', file: names.json },
+      `received document ${doc ?? key}: ${pdf.reason}; the PDF was not written`,
+    );
     errors.push({ code: 'EDOC_RECEIVED_BAD_PDF', message: pdf.reason, doc, cufe: key });
   }
   await input.ledger.recordReceived({
-    company: alias, documentId: key, documentNumber: doc ?? null, documentDate: documentDay(record) ?? null, files, at: ledgerNow(),
+    company: alias,
+    documentId: key,
+    documentNumber: doc ?? null,
+    documentDate: documentDay(record) ?? null,
+    files,
+    at: ledgerNow(),
   });
   await appendIndexRow(input.index, record);
   return { errors };
@@ -61,7 +81,12 @@ export async function writeReceived(input: WriteReceivedInput): Promise<{ errors
 export async function appendIndexRow(index: ReceivedIndex, record: ReceivedRecord): Promise<void> {
   const names = receivedNames(record);
   const pdf = decodePdf(record);
-  const note = pdf.kind === 'not-pdf' ? `PDF not written: ${pdf.reason}` : pdf.kind === 'none' ? 'no PDF sent' : '';
+  const note =
+    pdf.kind === 'not-pdf'
+      ? `PDF not written: ${pdf.reason}`
+      : pdf.kind === 'none'
+        ? 'no PDF sent'
+        : '';
   await index.append(indexFields(record, names, pdf.kind === 'pdf', note));
 }
 

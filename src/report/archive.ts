@@ -18,7 +18,10 @@ export function candidate(dir: string, base: string, n: number): string {
  * Is the file at `source` still the content the ledger recorded? 'gone' when nothing is there, 'changed'
  * when other content is (rewritten, grown, or replaced after the file was taken).
  */
-export async function originalState(source: string, expected: { size: number; sha256: string }): Promise<'same' | 'gone' | 'changed'> {
+export async function originalState(
+  source: string,
+  expected: { size: number; sha256: string },
+): Promise<'same' | 'gone' | 'changed'> {
   let src: fs.Stats;
   try {
     src = await fsp.lstat(source);
@@ -27,7 +30,9 @@ export async function originalState(source: string, expected: { size: number; sh
     throw err;
   }
   if (!src.isFile()) return 'changed';
-  return src.size === expected.size && (await sha256Of(source)) === expected.sha256 ? 'same' : 'changed';
+  return src.size === expected.size && (await sha256Of(source)) === expected.sha256
+    ? 'same'
+    : 'changed';
 }
 
 export async function sha256Of(file: string): Promise<string> {
@@ -52,7 +57,11 @@ async function copyDurably(src: string, dest: string): Promise<void> {
  * `dest` now holds it — also when `dest` is already a link to this very file (linked by a run that
  * died before unlinking the source); false when `dest` is another file.
  */
-export async function placeExclusive(source: string, dest: string, src: fs.Stats): Promise<boolean> {
+export async function placeExclusive(
+  source: string,
+  dest: string,
+  src: fs.Stats,
+): Promise<boolean> {
   try {
     await fsp.link(source, dest);
     return true;
@@ -62,7 +71,8 @@ export async function placeExclusive(source: string, dest: string, src: fs.Stats
       const there = await fsp.lstat(dest).catch(() => undefined);
       return there !== undefined && there.ino === src.ino && there.dev === src.dev;
     }
-    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP')
+      throw err;
   }
   try {
     await copyDurably(source, dest);
@@ -78,8 +88,11 @@ export async function placeExclusive(source: string, dest: string, src: fs.Stats
  * Never overwrites (`placeExclusive`), then the source is unlinked. Returns the archived path, or
  * undefined when the source is already gone (moved before a crash).
  */
-export async function archiveOriginal(source: string, archiveDir: string,
-  expected?: { size: number; sha256: string }): Promise<string | undefined> {
+export async function archiveOriginal(
+  source: string,
+  archiveDir: string,
+  expected?: { size: number; sha256: string },
+): Promise<string | undefined> {
   let src: fs.Stats;
   try {
     src = await fsp.lstat(source);
@@ -88,7 +101,8 @@ export async function archiveOriginal(source: string, archiveDir: string,
     throw err;
   }
   // a new file dropped under the same name meanwhile is not ours to move
-  if (expected && (src.size !== expected.size || (await sha256Of(source)) !== expected.sha256)) return undefined;
+  if (expected && (src.size !== expected.size || (await sha256Of(source)) !== expected.sha256))
+    return undefined;
   await fsp.mkdir(archiveDir, { recursive: true });
   const base = sanitizeName(path.basename(source));
   for (let n = 1; n < 10_000; n++) {
@@ -105,9 +119,16 @@ export async function archiveOriginal(source: string, archiveDir: string,
       }
       return dest;
     } catch (err) {
-      throw new EdocError('EDOC_REPORT_ARCHIVE', `Could not archive ${source}: ${(err as Error).message}`,
-        { file: source, archiveDir, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+      throw new EdocError(
+        'EDOC_REPORT_ARCHIVE',
+        `Could not archive ${source}: ${(err as Error).message}`,
+        { file: source, archiveDir, errno: (err as NodeJS.ErrnoException).code },
+        { cause: err },
+      );
     }
   }
-  throw new EdocError('EDOC_REPORT_ARCHIVE', `No free archive name for ${base} in ${archiveDir}.`, { file: source, archiveDir });
+  throw new EdocError('EDOC_REPORT_ARCHIVE', `No free archive name for ${base} in ${archiveDir}.`, {
+    file: source,
+    archiveDir,
+  });
 }

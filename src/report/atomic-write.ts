@@ -19,12 +19,19 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 function tempPathFor(target: string): string {
   // hidden and *.tmp: no watcher or ERP pickup takes it for a finished file
-  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
 }
 
 function writeError(target: string, err: unknown): EdocError {
-  return new EdocError('EDOC_REPORT_WRITE', `Could not write ${target}: ${(err as Error).message}`,
-    { file: target, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  return new EdocError(
+    'EDOC_REPORT_WRITE',
+    `Could not write ${target}: ${(err as Error).message}`,
+    { file: target, errno: (err as NodeJS.ErrnoException).code },
+    { cause: err },
+  );
 }
 
 const FLUSH_BYTES = 64 * 1024;
@@ -101,7 +108,9 @@ export class AtomicWriter {
   private async cleanup(): Promise<void> {
     try {
       await this.fh?.close();
-    } catch { /* already failing; the unlink below matters more */ }
+    } catch {
+      /* already failing; the unlink below matters more */
+    }
     this.fh = undefined;
     await fsp.rm(this.tempPath, { force: true });
   }

@@ -11,10 +11,24 @@ export const CSV_DELIMITER = ';';
 const BOM = '\uFEFF';
 const EOL = '\r\n';
 
-export const ERRORS_CSV_COLUMNS = ['index', 'key', 'status', 'source', 'code', 'field', 'value', 'message'] as const;
+export const ERRORS_CSV_COLUMNS = [
+  'index',
+  'key',
+  'status',
+  'source',
+  'code',
+  'field',
+  'value',
+  'message',
+] as const;
 
 /** States reported in errors.csv: the document did not succeed and needs a person. */
-export const ERROR_STATES: ReadonlySet<string> = new Set(['rejected', 'invalid', 'failed', 'in-doubt']);
+export const ERROR_STATES: ReadonlySet<string> = new Set([
+  'rejected',
+  'invalid',
+  'failed',
+  'in-doubt',
+]);
 
 /** One cell: formula-looking text neutralised (OWASP CSV injection), quoted when it must be. */
 export function csvCell(value: string | number | null | undefined): string {
@@ -61,7 +75,8 @@ const FALLBACK: Record<string, string> = {
   failed: 'Gave up after every retry; the last attempt did not get an answer the service defines.',
   rejected: 'Rejected by the service.',
   invalid: 'Not valid; not sent.',
-  'in-doubt': 'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).',
+  'in-doubt':
+    'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).',
 };
 
 /**
@@ -69,11 +84,16 @@ const FALLBACK: Record<string, string> = {
  * was not issued and needs a new number, so it is reported like a rejection (errors.csv, retry file).
  */
 export function isNumberClash(doc: DocumentRow): boolean {
-  return doc.state === 'duplicate' && doc.errors.some((e) => e.code === 'EDOC_SERVICE_NUMBER_CLASH');
+  return (
+    doc.state === 'duplicate' && doc.errors.some((e) => e.code === 'EDOC_SERVICE_NUMBER_CLASH')
+  );
 }
 
 /** Codes that make a `duplicate` a failure: it was not issued as it stands, and a person must act. */
-const FAILED_DUPLICATE_CODES: ReadonlySet<string> = new Set(['EDOC_SERVICE_NUMBER_CLASH', 'EDOC_ISSUED_OTHER_CONTENT']);
+const FAILED_DUPLICATE_CODES: ReadonlySet<string> = new Set([
+  'EDOC_SERVICE_NUMBER_CLASH',
+  'EDOC_ISSUED_OTHER_CONTENT',
+]);
 
 /**
  * A `duplicate` reported as a failure (errors.csv, the retry file): a number clash (isNumberClash), or a
@@ -81,7 +101,10 @@ const FAILED_DUPLICATE_CODES: ReadonlySet<string> = new Set(['EDOC_SERVICE_NUMBE
  * what it now says was never issued, and the issued document needs a credit or debit note).
  */
 export function isFailedDuplicate(doc: DocumentRow): boolean {
-  return doc.state === 'duplicate' && doc.errors.some((e) => e.code !== undefined && FAILED_DUPLICATE_CODES.has(e.code));
+  return (
+    doc.state === 'duplicate' &&
+    doc.errors.some((e) => e.code !== undefined && FAILED_DUPLICATE_CODES.has(e.code))
+  );
 }
 
 /** The rows of errors.csv for one document ([] when it succeeded). */
@@ -90,11 +113,36 @@ export function errorRows(doc: DocumentRow): string[] {
   const problems = [...doc.problems, ...doc.errors];
   const key = doc.key ?? doc.source.erpKey;
   if (problems.length === 0) {
-    return [csvRow([doc.index, key, doc.state, sourceText(doc), doc.resultCode ?? '', '', '', FALLBACK[doc.state]])];
+    return [
+      csvRow([
+        doc.index,
+        key,
+        doc.state,
+        sourceText(doc),
+        doc.resultCode ?? '',
+        '',
+        '',
+        FALLBACK[doc.state],
+      ]),
+    ];
   }
   // one row per distinct problem: a column read by several request fields (a date that is also the due date) is one mistake
-  return [...new Set(problems.map((p) => csvRow([doc.index, key, doc.state, sourceText(doc, p), p.code ?? doc.resultCode ?? '',
-    p.field ?? '', p.value ?? '', p.message])))];
+  return [
+    ...new Set(
+      problems.map((p) =>
+        csvRow([
+          doc.index,
+          key,
+          doc.state,
+          sourceText(doc, p),
+          p.code ?? doc.resultCode ?? '',
+          p.field ?? '',
+          p.value ?? '',
+          p.message,
+        ]),
+      ),
+    ),
+  ];
 }
 
 /**
@@ -106,7 +154,10 @@ export class ErrorsCsvWriter {
   private rows = 0;
 
   /** `scrub` removes configured secrets from every row written (config/secrets.ts). */
-  constructor(readonly target: string, private readonly scrub: (text: string) => string = (t) => t) {}
+  constructor(
+    readonly target: string,
+    private readonly scrub: (text: string) => string = (t) => t,
+  ) {}
 
   private async open(): Promise<AtomicWriter> {
     if (!this.out) {
@@ -118,7 +169,20 @@ export class ErrorsCsvWriter {
 
   async addFileError(error: FileError): Promise<void> {
     const out = await this.open();
-    await out.write(this.scrub(csvRow(['', '', 'error', positionText(error), error.code, error.field ?? '', '', error.message])));
+    await out.write(
+      this.scrub(
+        csvRow([
+          '',
+          '',
+          'error',
+          positionText(error),
+          error.code,
+          error.field ?? '',
+          '',
+          error.message,
+        ]),
+      ),
+    );
     this.rows++;
   }
 

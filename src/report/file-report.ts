@@ -45,8 +45,12 @@ export async function ensureOutboxDir(outboxDir: string): Promise<void> {
   try {
     await fsp.mkdir(outboxDir, { recursive: true });
   } catch (err) {
-    throw new EdocError('EDOC_REPORT_WRITE', `Could not create the outbox folder ${outboxDir}: ${(err as Error).message}`,
-      { file: outboxDir, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+    throw new EdocError(
+      'EDOC_REPORT_WRITE',
+      `Could not create the outbox folder ${outboxDir}: ${(err as Error).message}`,
+      { file: outboxDir, errno: (err as NodeJS.ErrnoException).code },
+      { cause: err },
+    );
   }
 }
 
@@ -58,7 +62,12 @@ export async function ensureOutboxDir(outboxDir: string): Promise<void> {
  * are in place. Returns whether this report is the file's last (`final`), for the caller to record.
  * `outboxDir` is the kind's outbox folder (`outbox/<kind>` or `outbox/<company>/<kind>`).
  */
-export async function writeReportSet(source: ReportSource, fileId: number, outboxDir: string, options: ReportWriteOptions = {}): Promise<FileReportResult> {
+export async function writeReportSet(
+  source: ReportSource,
+  fileId: number,
+  outboxDir: string,
+  options: ReportWriteOptions = {},
+): Promise<FileReportResult> {
   const file = await source.file(fileId);
   if (!file) throw new Error(`writeFileReport: no file ${fileId} in the ledger`);
   const progress = await source.fileProgress(fileId);
@@ -66,7 +75,13 @@ export async function writeReportSet(source: ReportSource, fileId: number, outbo
   const names = outputNames(file.reportName, file.name);
   const dir = file.reportDir ?? outboxDir;
   const resultPath = path.join(dir, names.result);
-  const result = await ResultFileWriter.begin(resultPath, file, progress, await duplicateOf(source, file, dir, outboxDir), options.scrub);
+  const result = await ResultFileWriter.begin(
+    resultPath,
+    file,
+    progress,
+    await duplicateOf(source, file, dir, outboxDir),
+    options.scrub,
+  );
   const errors = new ErrorsCsvWriter(path.join(dir, names.errors), options.scrub);
   const retry = new RetryFileWriter(path.join(dir, names.retry), file);
   try {
@@ -90,11 +105,22 @@ export async function writeReportSet(source: ReportSource, fileId: number, outbo
 }
 
 /** For a duplicate drop: the earlier file it repeats, where its report is (relative to `dir`) and when it was taken. */
-async function duplicateOf(source: ReportSource, file: FileRow, dir: string, outboxDir: string): Promise<DuplicateOf | undefined> {
+async function duplicateOf(
+  source: ReportSource,
+  file: FileRow,
+  dir: string,
+  outboxDir: string,
+): Promise<DuplicateOf | undefined> {
   const earlier = file.duplicateOf === null ? undefined : await source.file(file.duplicateOf);
   if (earlier === undefined) return undefined;
-  const report = path.join(earlier.reportDir ?? earlier.outboxDir ?? outboxDir, outputNames(earlier.reportName, earlier.name).result);
-  return { file: earlier.name, result: path.relative(dir, report).split(path.sep).join('/'),
+  const report = path.join(
+    earlier.reportDir ?? earlier.outboxDir ?? outboxDir,
+    outputNames(earlier.reportName, earlier.name).result,
+  );
+  return {
+    file: earlier.name,
+    result: path.relative(dir, report).split(path.sep).join('/'),
     startedAt: new Date(earlier.startedAt).toISOString(),
-    finishedAt: earlier.finishedAt === null ? null : new Date(earlier.finishedAt).toISOString() };
+    finishedAt: earlier.finishedAt === null ? null : new Date(earlier.finishedAt).toISOString(),
+  };
 }

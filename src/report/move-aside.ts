@@ -20,8 +20,12 @@ import { outputNames, sanitizeName } from '../policy/outbox-names.js';
 
 /** The stem of a moved-aside report set: its original's archived name, else its name and finishing time. */
 function asideStem(file: FileRow): string {
-  if (file.archivedPath !== null && file.archivedPath !== '') return sanitizeName(path.basename(file.archivedPath));
-  const at = new Date(file.finishedAt ?? file.startedAt).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  if (file.archivedPath !== null && file.archivedPath !== '')
+    return sanitizeName(path.basename(file.archivedPath));
+  const at = new Date(file.finishedAt ?? file.startedAt)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return `${file.reportName}.${at}`;
 }
 
@@ -40,11 +44,18 @@ async function statOrUndefined(file: string): Promise<fs.Stats | undefined> {
 }
 
 /** Each destination is absent, or already a link to its source (a run that died half-way). */
-async function free(dests: readonly string[], sources: readonly (fs.Stats | undefined)[]): Promise<boolean> {
+async function free(
+  dests: readonly string[],
+  sources: readonly (fs.Stats | undefined)[],
+): Promise<boolean> {
   for (const [i, dest] of dests.entries()) {
     const there = await statOrUndefined(dest);
     const src = sources[i];
-    if (there !== undefined && (src === undefined || there.ino !== src.ino || there.dev !== src.dev)) return false;
+    if (
+      there !== undefined &&
+      (src === undefined || there.ino !== src.ino || there.dev !== src.dev)
+    )
+      return false;
   }
   return true;
 }
@@ -62,11 +73,17 @@ export interface ReportPlace {
  * whose files were replaced before). `placeTaken` asks the ledger whether another report set was
  * recorded at a stem already.
  */
-export async function moveReportSetAside(holder: FileRow, outboxDir: string, withFiles: boolean,
-  placeTaken: (archiveDir: string, stem: string) => boolean | Promise<boolean>): Promise<ReportPlace> {
+export async function moveReportSetAside(
+  holder: FileRow,
+  outboxDir: string,
+  withFiles: boolean,
+  placeTaken: (archiveDir: string, stem: string) => boolean | Promise<boolean>,
+): Promise<ReportPlace> {
   const archiveDir = path.join(outboxDir, 'archive');
   const sources = outputPaths(outboxDir, holder.reportName, holder.name);
-  const stats = withFiles ? await Promise.all(sources.map(statOrUndefined)) : sources.map(() => undefined);
+  const stats = withFiles
+    ? await Promise.all(sources.map(statOrUndefined))
+    : sources.map(() => undefined);
   await fsp.mkdir(archiveDir, { recursive: true });
   const base = asideStem(holder);
   for (let n = 1; n < 10_000; n++) {
@@ -82,13 +99,21 @@ export async function moveReportSetAside(holder: FileRow, outboxDir: string, wit
     await fsyncDir(archiveDir);
     return { archiveDir, stem };
   }
-  throw new EdocError('EDOC_REPORT_WRITE', `No free archive name for the report ${base}.result.json in ${archiveDir}.`,
-    { file: holder.name, archiveDir });
+  throw new EdocError(
+    'EDOC_REPORT_WRITE',
+    `No free archive name for the report ${base}.result.json in ${archiveDir}.`,
+    { file: holder.name, archiveDir },
+  );
 }
 
 /** A failure to move `holder`'s report set, as EDOC_REPORT_WRITE (an EdocError passes through). */
 export function moveAsideError(holder: FileRow, err: unknown): EdocError {
   if (err instanceof EdocError) return err;
-  return new EdocError('EDOC_REPORT_WRITE', `Could not move the earlier report ${holder.reportName}.result.json to the archive: `
-    + `${(err as Error).message}`, { file: holder.name, errno: (err as NodeJS.ErrnoException).code }, { cause: err });
+  return new EdocError(
+    'EDOC_REPORT_WRITE',
+    `Could not move the earlier report ${holder.reportName}.result.json to the archive: ` +
+      `${(err as Error).message}`,
+    { file: holder.name, errno: (err as NodeJS.ErrnoException).code },
+    { cause: err },
+  );
 }

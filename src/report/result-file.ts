@@ -44,19 +44,26 @@ export interface Issued {
 /** `company/kind/prefix/number` → prefix and number (a prefix may hold a `/`, a number never does). */
 function keyNumber(key: string | null): IssuedNumber | undefined {
   const parts = key?.split('/') ?? [];
-  return parts.length < 4 ? undefined : { prefix: parts.slice(2, -1).join('/'), number: parts[parts.length - 1] };
+  return parts.length < 4
+    ? undefined
+    : { prefix: parts.slice(2, -1).join('/'), number: parts[parts.length - 1] };
 }
 
 export function issuedOf(d: DocumentRow): Issued | null {
   if (d.state !== 'accepted') return null;
   // the key holds the assigned number since it was accepted; older ledgers: read from the stored answer
   const n = keyNumber(d.key) ?? issuedNumberIn(d.response, d.warnings);
-  return { prefix: n?.prefix ?? null, number: n?.number ?? null, numberedBy: d.ownNumber ? 'erp' : 'service',
-    ...identifiersIn(d.response) };
+  return {
+    prefix: n?.prefix ?? null,
+    number: n?.number ?? null,
+    numberedBy: d.ownNumber ? 'erp' : 'service',
+    ...identifiersIn(d.response),
+  };
 }
 
 /** What a spreadsheet's report says of its retry file (read/sheet-source.ts writes each row as a CSV line). */
-export const SPREADSHEET_RETRY = 'csv: the retry file of a spreadsheet is NAME.retry.csv, a CSV file with the sheet\'s columns';
+export const SPREADSHEET_RETRY =
+  "csv: the retry file of a spreadsheet is NAME.retry.csv, a CSV file with the sheet's columns";
 
 /** In a duplicate drop's report: the earlier file with the same content, its report and when it was processed. */
 export interface DuplicateOf {
@@ -69,15 +76,29 @@ export interface DuplicateOf {
 
 export function resultCounts(progress: FileProgress): ResultCounts {
   const c = progress.counts;
-  return { total: progress.total, accepted: c.accepted, rejected: c.rejected, invalid: c.invalid, failed: c.failed,
-    duplicate: c.duplicate, inDoubt: c['in-doubt'] };
+  return {
+    total: progress.total,
+    accepted: c.accepted,
+    rejected: c.rejected,
+    invalid: c.invalid,
+    failed: c.failed,
+    duplicate: c.duplicate,
+    inDoubt: c['in-doubt'],
+  };
 }
 
 export function resultDocument(d: DocumentRow): ResultDocument {
   return {
-    index: d.index, source: d.source, key: d.key, status: d.state, resultCode: d.resultCode, httpStatus: d.httpStatus,
+    index: d.index,
+    source: d.source,
+    key: d.key,
+    status: d.state,
+    resultCode: d.resultCode,
+    httpStatus: d.httpStatus,
     // mapping and validation problems first: they explain why nothing was sent
-    errors: [...d.problems, ...d.errors], warnings: d.warnings, response: d.response,
+    errors: [...d.problems, ...d.errors],
+    warnings: d.warnings,
+    response: d.response,
     ...(d.doubt === null ? {} : { doubt: d.doubt }),
     issued: issuedOf(d),
   };
@@ -96,19 +117,31 @@ export class ResultFileWriter {
   private first = true;
   private count = 0;
 
-  private constructor(private readonly out: AtomicWriter, private readonly scrub: (text: string) => string) {}
+  private constructor(
+    private readonly out: AtomicWriter,
+    private readonly scrub: (text: string) => string,
+  ) {}
 
   /**
    * `duplicateOf`: in a duplicate drop's report, the earlier file; `scrub` removes configured secrets
    * from every line written (config/secrets.ts).
    */
-  static async begin(target: string, file: FileRow, progress: FileProgress, duplicateOf?: DuplicateOf,
-    scrub: (text: string) => string = (t) => t): Promise<ResultFileWriter> {
+  static async begin(
+    target: string,
+    file: FileRow,
+    progress: FileProgress,
+    duplicateOf?: DuplicateOf,
+    scrub: (text: string) => string = (t) => t,
+  ): Promise<ResultFileWriter> {
     const out = await AtomicWriter.create(target);
     const done = file.state === 'done' || (file.state === 'failed-read' && progress.final);
     const head: Record<string, unknown> = {
-      file: file.name, kind: file.kind, company: file.company, sha256: file.sha256,
-      startedAt: iso(file.startedAt), finishedAt: done ? iso(file.finishedAt) : null,
+      file: file.name,
+      kind: file.kind,
+      company: file.company,
+      sha256: file.sha256,
+      startedAt: iso(file.startedAt),
+      finishedAt: done ? iso(file.finishedAt) : null,
     };
     if (file.error) head.error = { code: file.error.code, message: file.error.message };
     if (file.format === 'xlsx' || file.format === 'xls') head.retryFormat = SPREADSHEET_RETRY;

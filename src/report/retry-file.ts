@@ -52,7 +52,10 @@ export class RetryFileWriter {
   private readonly encoder: Encoder;
   private eol: string | undefined;
 
-  constructor(readonly target: string, private readonly file: Pick<FileRow, 'format' | 'encoding' | 'header'>) {
+  constructor(
+    readonly target: string,
+    private readonly file: Pick<FileRow, 'format' | 'encoding' | 'header'>,
+  ) {
     const delimited = file.format !== 'json' && file.format !== 'jsonl';
     this.encoder = delimited ? encoderFor(file.encoding) : encoderFor('utf8');
     const h = file.header ?? '';

@@ -95,7 +95,9 @@ export interface PosFileInput {
 }
 
 /** E4 body; `jsonOriginal` may be given as the document object and is sent as JSON text. */
-export type PosJsonInput = Omit<PosJsonRequest, 'jsonOriginal'> & { jsonOriginal?: string | PosDocumentContent };
+export type PosJsonInput = Omit<PosJsonRequest, 'jsonOriginal'> & {
+  jsonOriginal?: string | PosDocumentContent;
+};
 
 export interface PosCommissioningInput {
   /** Defaults to the company's id. */

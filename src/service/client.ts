@@ -10,15 +10,35 @@
 import { JsonText } from './json-text.js';
 import { Deadlines } from './deadlines.js';
 import { Pool } from 'undici';
-import { ENDPOINTS, pathFor, type HeaderName, type OperationId, type PathForm } from './endpoints.js';
+import {
+  ENDPOINTS,
+  pathFor,
+  type HeaderName,
+  type OperationId,
+  type PathForm,
+} from './endpoints.js';
 import { encodeMultipart } from './multipart.js';
 import { classify, classifyNetworkError, type Outcome } from './outcome.js';
 import type {
-  CallObserver, CallOptions, CommissioningInput, ListRangesInput, ListReceivedInput, PosCommissioningInput, PosFileInput,
-  PosJsonInput, ResponseHeaderMap, ServiceClientOptions, ServiceCompany, ServiceResponse,
+  CallObserver,
+  CallOptions,
+  CommissioningInput,
+  ListRangesInput,
+  ListReceivedInput,
+  PosCommissioningInput,
+  PosFileInput,
+  PosJsonInput,
+  ResponseHeaderMap,
+  ServiceClientOptions,
+  ServiceCompany,
+  ServiceResponse,
 } from './client-types.js';
 import type {
-  AdjustmentNoteRequest, CreateNumberingRequest, InvoiceRequest, PayrollRequest, SupportDocumentRequest,
+  AdjustmentNoteRequest,
+  CreateNumberingRequest,
+  InvoiceRequest,
+  PayrollRequest,
+  SupportDocumentRequest,
 } from './schemas/index.js';
 
 export type * from './client-types.js';
@@ -67,84 +87,156 @@ export class ServiceClient {
   }
 
   /** E1: invoice, credit note or debit note. */
-  issueInvoice(company: ServiceCompany, request: InvoiceRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
+  issueInvoice(
+    company: ServiceCompany,
+    request: InvoiceRequest | JsonText,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E1', company, { json: request }, options);
   }
 
   /** E2: payroll, adjustment note (TipoNota 1) or elimination note (TipoNota 2). */
-  issuePayroll(company: ServiceCompany, request: PayrollRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
+  issuePayroll(
+    company: ServiceCompany,
+    request: PayrollRequest | JsonText,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E2', company, { json: request }, options);
   }
 
   /** E3: POS document from a file, as multipart/form-data. */
-  issuePosFile(company: ServiceCompany, input: PosFileInput, options?: CallOptions): Promise<ServiceResponse> {
-    return this.call('E3', company, {
-      path: { tipo: input.tipo },
-      multipart: () => encodeMultipart({
-        file: input.file,
-        companyId: input.companyId ?? String(company.id),
-        prefijo: input.prefijo,
-        numeroDocumento: input.numeroDocumento,
-        enviarCorreo: input.enviarCorreo,
-        extensiones: input.extensiones === undefined ? undefined : JSON.stringify(input.extensiones),
-      }),
-    }, options);
+  issuePosFile(
+    company: ServiceCompany,
+    input: PosFileInput,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
+    return this.call(
+      'E3',
+      company,
+      {
+        path: { tipo: input.tipo },
+        multipart: () =>
+          encodeMultipart({
+            file: input.file,
+            companyId: input.companyId ?? String(company.id),
+            prefijo: input.prefijo,
+            numeroDocumento: input.numeroDocumento,
+            enviarCorreo: input.enviarCorreo,
+            extensiones:
+              input.extensiones === undefined ? undefined : JSON.stringify(input.extensiones),
+          }),
+      },
+      options,
+    );
   }
 
   /** E4: POS document from a JSON body; an object `jsonOriginal` is sent as JSON text. */
-  issuePosJson(company: ServiceCompany, input: PosJsonInput, options?: CallOptions): Promise<ServiceResponse> {
+  issuePosJson(
+    company: ServiceCompany,
+    input: PosJsonInput,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     const { jsonOriginal, ...rest } = input;
-    const body = jsonOriginal === undefined ? rest
-      : { ...rest, jsonOriginal: typeof jsonOriginal === 'string' ? jsonOriginal : JSON.stringify(jsonOriginal) };
+    const body =
+      jsonOriginal === undefined
+        ? rest
+        : {
+            ...rest,
+            jsonOriginal:
+              typeof jsonOriginal === 'string' ? jsonOriginal : JSON.stringify(jsonOriginal),
+          };
     return this.call('E4', company, { json: body }, options);
   }
 
   /** E5: support document. */
-  issueSupportDocument(company: ServiceCompany, request: SupportDocumentRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
+  issueSupportDocument(
+    company: ServiceCompany,
+    request: SupportDocumentRequest | JsonText,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E5', company, { json: request }, options);
   }
 
   /** E6: adjustment note on a support document. */
-  issueAdjustmentNote(company: ServiceCompany, request: AdjustmentNoteRequest | JsonText, options?: CallOptions): Promise<ServiceResponse> {
+  issueAdjustmentNote(
+    company: ServiceCompany,
+    request: AdjustmentNoteRequest | JsonText,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E6', company, { json: request }, options);
   }
 
   /** E7: POS commissioning (query companyId, cantidad, testId; header user-id). */
-  commissionPos(company: ServiceCompany, input: PosCommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
-    const query = { companyId: input.companyId ?? company.id, cantidad: input.cantidad, testId: input.testId };
+  commissionPos(
+    company: ServiceCompany,
+    input: PosCommissioningInput = {},
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
+    const query = {
+      companyId: input.companyId ?? company.id,
+      cantidad: input.cantidad,
+      testId: input.testId,
+    };
     return this.call('E7', company, { query }, options);
   }
 
   /** E8: invoice commissioning; no body (the spec calls it unnecessary). */
-  commissionInvoice(company: ServiceCompany, input: CommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
+  commissionInvoice(
+    company: ServiceCompany,
+    input: CommissioningInput = {},
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E8', company, { query: { 'test-id': input.testId } }, options);
   }
 
   /** E9: payroll commissioning; no body. */
-  commissionPayroll(company: ServiceCompany, input: CommissioningInput = {}, options?: CallOptions): Promise<ServiceResponse> {
+  commissionPayroll(
+    company: ServiceCompany,
+    input: CommissioningInput = {},
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E9', company, { query: { 'test-id': input.testId } }, options);
   }
 
   /** E10: numbering ranges of the company by tax id. */
-  listRanges(company: ServiceCompany, input: ListRangesInput, options?: CallOptions): Promise<ServiceResponse> {
+  listRanges(
+    company: ServiceCompany,
+    input: ListRangesInput,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E10', company, { query: { nit: input.nit } }, options);
   }
 
   /** E11: save a numbering range. */
-  createRange(company: ServiceCompany, request: CreateNumberingRequest, options?: CallOptions): Promise<ServiceResponse> {
+  createRange(
+    company: ServiceCompany,
+    request: CreateNumberingRequest,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
     return this.call('E11', company, { json: request }, options);
   }
 
   /** E12: one page of received documents. */
-  listReceived(company: ServiceCompany, input: ListReceivedInput, options?: CallOptions): Promise<ServiceResponse> {
-    const query = { start_date: input.startDate, end_date: input.endDate, page: input.page, per_page: input.perPage };
+  listReceived(
+    company: ServiceCompany,
+    input: ListReceivedInput,
+    options?: CallOptions,
+  ): Promise<ServiceResponse> {
+    const query = {
+      start_date: input.startDate,
+      end_date: input.endDate,
+      page: input.page,
+      per_page: input.perPage,
+    };
     return this.call('E12', company, { query }, options);
   }
 
   /** Tells `observer` of every call from now on (after it ended); returns the function that stops it. */
   observe(observer: CallObserver): () => void {
     this.observers.add(observer);
-    return () => { this.observers.delete(observer); };
+    return () => {
+      this.observers.delete(observer);
+    };
   }
 
   /** Closes the pool; safe to call more than once. Calls made afterwards answer a transient outcome. */
@@ -153,19 +245,39 @@ export class ServiceClient {
     return this.closing;
   }
 
-  private async call(op: OperationId, company: ServiceCompany, prepared: PreparedCall, options: CallOptions = {}): Promise<ServiceResponse> {
+  private async call(
+    op: OperationId,
+    company: ServiceCompany,
+    prepared: PreparedCall,
+    options: CallOptions = {},
+  ): Promise<ServiceResponse> {
     const response = await this.send(op, company, prepared, options);
     if (this.observers.size > 0) {
-      const record = { op, companyId: String(company.id), httpStatus: response.httpStatus, outcome: response.outcome.kind,
-        durationMs: response.durationMs, aborted: options.signal?.aborted === true };
+      const record = {
+        op,
+        companyId: String(company.id),
+        httpStatus: response.httpStatus,
+        outcome: response.outcome.kind,
+        durationMs: response.durationMs,
+        aborted: options.signal?.aborted === true,
+      };
       for (const observer of this.observers) {
-        try { observer(record); } catch { /* an observer's fault is not the call's */ }
+        try {
+          observer(record);
+        } catch {
+          /* an observer's fault is not the call's */
+        }
       }
     }
     return response;
   }
 
-  private async send(op: OperationId, company: ServiceCompany, prepared: PreparedCall, options: CallOptions): Promise<ServiceResponse> {
+  private async send(
+    op: OperationId,
+    company: ServiceCompany,
+    prepared: PreparedCall,
+    options: CallOptions,
+  ): Promise<ServiceResponse> {
     const started = performance.now();
     const secret = company.apiKey;
     const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
@@ -174,20 +286,27 @@ export class ServiceClient {
     let body: string | Buffer | undefined;
     const headers = credentialHeaders(def.headers.required, def.headers.optional, company);
     try {
-      path = this.basePath + pathFor(op, options.paths ?? this.paths, prepared.path) + queryString(prepared.query);
+      path =
+        this.basePath +
+        pathFor(op, options.paths ?? this.paths, prepared.path) +
+        queryString(prepared.query);
       if (prepared.multipart !== undefined) {
         const encoded = await prepared.multipart();
         body = encoded.body;
         headers['content-type'] = encoded.contentType;
       } else if (prepared.json !== undefined) {
-        body = prepared.json instanceof JsonText ? prepared.json.text : JSON.stringify(prepared.json);
+        body =
+          prepared.json instanceof JsonText ? prepared.json.text : JSON.stringify(prepared.json);
         headers['content-type'] = 'application/json';
       }
     } catch (err) {
       // A request that cannot be built (unknown E3 tipo, unserialisable body) never leaves: invalid, not transient.
       const outcome: Outcome = {
-        kind: 'invalid', messages: [scrub(err instanceof Error ? err.message : String(err), secret)], warnings: [],
-        reason: `${op} request could not be built`, delivery: 'not-sent',
+        kind: 'invalid',
+        messages: [scrub(err instanceof Error ? err.message : String(err), secret)],
+        warnings: [],
+        reason: `${op} request could not be built`,
+        delivery: 'not-sent',
       };
       return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
     }
@@ -195,14 +314,27 @@ export class ServiceClient {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     try {
       const res = await this.pool.request({
-        method: def.method, path, headers, body, signal: this.deadlines.signal(timeoutMs, options.signal),
-        headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+        method: def.method,
+        path,
+        headers,
+        body,
+        signal: this.deadlines.signal(timeoutMs, options.signal),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       const rawBody = scrub(await res.body.text(), secret);
       const responseHeaders = res.headers as ResponseHeaderMap;
       const parsed = parseBody(rawBody);
       const outcome = scrubOutcome(classify(op, res.statusCode, parsed, responseHeaders), secret);
-      return { op, outcome, httpStatus: res.statusCode, headers: responseHeaders, body: parsed, rawBody, durationMs: elapsed() };
+      return {
+        op,
+        outcome,
+        httpStatus: res.statusCode,
+        headers: responseHeaders,
+        body: parsed,
+        rawBody,
+        durationMs: elapsed(),
+      };
     } catch (err) {
       const outcome = scrubOutcome(classifyNetworkError(err), secret);
       return { op, outcome, headers: {}, body: undefined, rawBody: '', durationMs: elapsed() };
@@ -211,7 +343,11 @@ export class ServiceClient {
 }
 
 /** The credential headers an operation names, spelled as the spec spells them; unknown values are left out. */
-function credentialHeaders(required: readonly HeaderName[], optional: readonly HeaderName[], company: ServiceCompany): Record<string, string> {
+function credentialHeaders(
+  required: readonly HeaderName[],
+  optional: readonly HeaderName[],
+  company: ServiceCompany,
+): Record<string, string> {
   const values: Record<HeaderName, string | undefined> = {
     'x-api-key': company.apiKey,
     'x-company-id': String(company.id),

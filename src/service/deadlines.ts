@@ -23,7 +23,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** The error a call's deadline aborts it with: `ETIMEDOUT`, as a timeout of the socket's own says. */
 export function deadlineError(timeoutMs: number): Error {
-  return Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+  return Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), {
+    code: 'ETIMEDOUT',
+  });
 }
 
 export class Deadlines {
@@ -44,7 +46,8 @@ export class Deadlines {
     const slices = caller === undefined ? this.open : this.slicesOf(caller);
     const found = slices.get(key);
     if (found !== undefined) return found.controller.signal;
-    return this.start(slices, key, timeoutMs, (index + 1) * sliceMs + timeoutMs - this.now()).controller.signal;
+    return this.start(slices, key, timeoutMs, (index + 1) * sliceMs + timeoutMs - this.now())
+      .controller.signal;
   }
 
   /**
@@ -55,13 +58,17 @@ export class Deadlines {
     let slices = this.byCaller.get(caller);
     if (slices === undefined) {
       const mine = new Map<string, Slice>();
-      caller.addEventListener('abort', () => {
-        for (const slice of mine.values()) {
-          clearTimeout(slice.timer);
-          slice.controller.abort(caller.reason);
-        }
-        mine.clear();
-      }, { once: true });
+      caller.addEventListener(
+        'abort',
+        () => {
+          for (const slice of mine.values()) {
+            clearTimeout(slice.timer);
+            slice.controller.abort(caller.reason);
+          }
+          mine.clear();
+        },
+        { once: true },
+      );
       this.byCaller.set(caller, mine);
       slices = mine;
     }
@@ -72,10 +79,13 @@ export class Deadlines {
     const controller = new AbortController();
     // every call of the slice listens to it while it waits: many at once is the point, not a leak
     setMaxListeners(0, controller.signal);
-    const timer = setTimeout(() => {
-      if (slices.get(key) === slice) slices.delete(key);
-      controller.abort(deadlineError(timeoutMs));
-    }, Math.min(MAX_TIMER_MS, Math.max(0, inMs)));
+    const timer = setTimeout(
+      () => {
+        if (slices.get(key) === slice) slices.delete(key);
+        controller.abort(deadlineError(timeoutMs));
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, inMs)),
+    );
     // A call in flight keeps the process alive by its socket; the deadline alone must not. It is never
     // cleared early: calls still in flight when the client closes keep their deadline (pool.close waits).
     timer.unref();

@@ -12,8 +12,7 @@
  */
 
 export type OperationId =
-  | 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6'
-  | 'E7' | 'E8' | 'E9' | 'E10' | 'E11' | 'E12';
+  'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | 'E10' | 'E11' | 'E12';
 
 export type HttpMethod = 'GET' | 'POST';
 
@@ -36,7 +35,10 @@ export interface EndpointDef {
   readonly primary: string;
   /** The alias path the spec also documents, when there is one. */
   readonly alias?: string;
-  readonly headers: { readonly required: readonly HeaderName[]; readonly optional: readonly HeaderName[] };
+  readonly headers: {
+    readonly required: readonly HeaderName[];
+    readonly optional: readonly HeaderName[];
+  };
   readonly query: { readonly required: readonly string[]; readonly optional: readonly string[] };
   readonly body: BodyKind;
   readonly style: ResponseStyle;
@@ -81,10 +83,15 @@ interface EndpointSpec {
  */
 function endpoint(id: OperationId, name: string, spec: EndpointSpec): EndpointDef {
   return {
-    id, name, method: spec.method ?? 'POST',
+    id,
+    name,
+    method: spec.method ?? 'POST',
     primary: spec.primary,
     ...(spec.alias === undefined ? {} : { alias: spec.alias }),
-    headers: { required: spec.headers?.required ?? KEY_AND_COMPANY, optional: spec.headers?.optional ?? [] },
+    headers: {
+      required: spec.headers?.required ?? KEY_AND_COMPANY,
+      optional: spec.headers?.optional ?? [],
+    },
     query: { required: spec.query?.required ?? NONE, optional: spec.query?.optional ?? NONE },
     body: spec.body ?? 'json',
     style: spec.style ?? 'envelope',
@@ -103,7 +110,8 @@ export const ENDPOINTS: Readonly<Record<OperationId, EndpointDef>> = Object.free
   E3: endpoint('E3', 'Issue POS document from a file', {
     primary: '/api/pos/documents/{tipo}',
     headers: { required: [], optional: ['x-user-id'] },
-    body: 'multipart', style: 'pos-record',
+    body: 'multipart',
+    style: 'pos-record',
   }),
   E4: endpoint('E4', 'Issue POS document from a JSON body', {
     primary: '/api/pos/documents/send-public-key',
@@ -121,7 +129,8 @@ export const ENDPOINTS: Readonly<Record<OperationId, EndpointDef>> = Object.free
     primary: '/api/pos/habilitacion',
     headers: { required: [], optional: ['user-id'] },
     query: { required: ['companyId'], optional: ['cantidad', 'testId'] },
-    body: 'none', style: 'commissioning-record',
+    body: 'none',
+    style: 'commissioning-record',
   }),
   E8: endpoint('E8', 'Run invoice commissioning', {
     primary: '/HabAuthorityTest/process-hab',
@@ -154,7 +163,9 @@ export const ENDPOINTS: Readonly<Record<OperationId, EndpointDef>> = Object.free
   }),
 });
 
-export const OPERATION_IDS: readonly OperationId[] = Object.freeze(Object.keys(ENDPOINTS) as OperationId[]);
+export const OPERATION_IDS: readonly OperationId[] = Object.freeze(
+  Object.keys(ENDPOINTS) as OperationId[],
+);
 
 export function isOperationId(value: string): value is OperationId {
   return Object.prototype.hasOwnProperty.call(ENDPOINTS, value);
@@ -170,7 +181,8 @@ export const E13_NOTE = Object.freeze({
   name: 'Register transactions by date',
   method: 'GET',
   implemented: false,
-  reason: 'The spec shows no path, parameters or response for E13; it cannot be called or emulated.',
+  reason:
+    'The spec shows no path, parameters or response for E13; it cannot be called or emulated.',
   errorCode: 'EDOC_SERVICE_NOT_IMPLEMENTED',
 } as const);
 
@@ -185,13 +197,19 @@ export interface PathParams {
  * checked against the documented values (the `nota-ajuste` alias is kept as
  * given, since the service accepts it on the wire).
  */
-export function pathFor(op: OperationId, form: PathForm = 'primary', params: PathParams = {}): string {
+export function pathFor(
+  op: OperationId,
+  form: PathForm = 'primary',
+  params: PathParams = {},
+): string {
   const def = ENDPOINTS[op];
   const template = form === 'alias' && def.alias !== undefined ? def.alias : def.primary;
   if (!template.includes('{tipo}')) return template;
   const tipo = params.tipo ?? 'pos';
   if (!isPosTipo(tipo)) {
-    throw new RangeError(`E3 tipo must be one of ${[...POS_TIPOS, 'nota-ajuste'].join(', ')}; got '${tipo}'`);
+    throw new RangeError(
+      `E3 tipo must be one of ${[...POS_TIPOS, 'nota-ajuste'].join(', ')}; got '${tipo}'`,
+    );
   }
   return template.replace('{tipo}', tipo);
 }

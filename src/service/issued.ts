@@ -28,7 +28,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function scalar(value: unknown): value is string | number | null {
-  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 function text(value: unknown): string | undefined {
@@ -41,12 +45,14 @@ export function identifiersIn(body: unknown): Record<string, string | number | n
   const out: Record<string, string | number | null> = {};
   if (!isRecord(body)) return out;
   if ('authorityStatus' in body) {
-    for (const f of POS_FIELDS) if (f in body && scalar(body[f])) out[f] = body[f] as string | number | null;
+    for (const f of POS_FIELDS)
+      if (f in body && scalar(body[f])) out[f] = body[f] as string | number | null;
     return out;
   }
   const data = body.ResultData;
   if (isRecord(data)) {
-    for (const [k, v] of Object.entries(data)) if (ENVELOPE_FIELDS.has(k.toLowerCase()) && scalar(v)) out[k] = v;
+    for (const [k, v] of Object.entries(data))
+      if (ENVELOPE_FIELDS.has(k.toLowerCase()) && scalar(v)) out[k] = v;
   }
   return out;
 }
@@ -75,10 +81,14 @@ function split(full: string, prefixes: readonly (string | undefined)[]): IssuedN
 }
 
 /** The number the service says it assigned, from its notices (the forms above); undefined when none says so. */
-export function assignedInNotices(notices: readonly string[], requestPrefix?: string): IssuedNumber | undefined {
+export function assignedInNotices(
+  notices: readonly string[],
+  requestPrefix?: string,
+): IssuedNumber | undefined {
   for (const notice of notices) {
-    const full = /n[uú]mero asignado\s+([^\s;,]+?)\.?(?=\s|$)/iu.exec(notice)?.[1]
-      ?? /se asign[oó] el consecutivo\s+([^\s;,]+?)\.?(?=\s|$)/iu.exec(notice)?.[1];
+    const full =
+      /n[uú]mero asignado\s+([^\s;,]+?)\.?(?=\s|$)/iu.exec(notice)?.[1] ??
+      /se asign[oó] el consecutivo\s+([^\s;,]+?)\.?(?=\s|$)/iu.exec(notice)?.[1];
     if (full === undefined) continue;
     const named = /numeraci[oó]n por defecto\s+([^\s;,(]+)/iu.exec(notice)?.[1];
     const found = split(full, [named, requestPrefix]);
@@ -88,6 +98,10 @@ export function assignedInNotices(notices: readonly string[], requestPrefix?: st
 }
 
 /** The number a response says was issued: the POS record's, else one a notice names as assigned. */
-export function issuedNumberIn(body: unknown, notices: readonly string[], requestPrefix?: string): IssuedNumber | undefined {
+export function issuedNumberIn(
+  body: unknown,
+  notices: readonly string[],
+  requestPrefix?: string,
+): IssuedNumber | undefined {
   return numberInRecord(body) ?? assignedInNotices(notices, requestPrefix);
 }

@@ -23,12 +23,15 @@ export interface EncodedMultipart {
   contentType: string;
 }
 
-export async function encodeMultipart(fields: Readonly<Record<string, MultipartValue>>): Promise<EncodedMultipart> {
+export async function encodeMultipart(
+  fields: Readonly<Record<string, MultipartValue>>,
+): Promise<EncodedMultipart> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (typeof value === 'object') {
-      const bytes = typeof value.content === 'string' ? Buffer.from(value.content, 'utf8') : value.content;
+      const bytes =
+        typeof value.content === 'string' ? Buffer.from(value.content, 'utf8') : value.content;
       const blob = new Blob([bytes], { type: value.contentType ?? 'application/json' });
       form.append(name, blob, value.filename ?? 'document.json');
     } else {

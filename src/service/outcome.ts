@@ -51,7 +51,7 @@ import type { OperationId } from './endpoints.js';
 import { readShape, type BodyShape } from './response-shape.js';
 
 export type OutcomeKind =
-  | 'accepted' | 'rejected' | 'duplicate' | 'invalid' | 'unauthorized' | 'transient' | 'unknown';
+  'accepted' | 'rejected' | 'duplicate' | 'invalid' | 'unauthorized' | 'transient' | 'unknown';
 
 export interface Outcome {
   kind: OutcomeKind;
@@ -97,16 +97,23 @@ export function classify(
   options: ClassifyOptions = {},
 ): Outcome {
   const shape = readShape(body);
-  const verdict = httpStatus >= 200 && httpStatus < 300
-    ? successVerdict(op, httpStatus, shape)
-    : failureVerdict(op, httpStatus, shape);
-  const outcome: Outcome = { kind: verdict.kind, messages: shape.messages, warnings: shape.warnings, reason: verdict.reason };
+  const verdict =
+    httpStatus >= 200 && httpStatus < 300
+      ? successVerdict(op, httpStatus, shape)
+      : failureVerdict(op, httpStatus, shape);
+  const outcome: Outcome = {
+    kind: verdict.kind,
+    messages: shape.messages,
+    warnings: shape.warnings,
+    reason: verdict.reason,
+  };
   if (shape.type === 'envelope') {
     if (shape.resultCode !== undefined) outcome.resultCode = shape.resultCode;
     if (shape.isValid !== undefined) outcome.isValid = shape.isValid;
   }
   // Bodies outside the envelope/record shapes (E12's framework 400, E4/E7 "not shown") are kept as text.
-  if ((shape.type === 'other' || shape.type === 'error-record') && shape.raw !== '') outcome.raw = shape.raw;
+  if ((shape.type === 'other' || shape.type === 'error-record') && shape.raw !== '')
+    outcome.raw = shape.raw;
   if (verdict.kind === 'transient') {
     const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), clock(headers, options));
     if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
@@ -119,7 +126,8 @@ function successVerdict(op: OperationId, http: number, shape: BodyShape): Verdic
     case 'envelope':
       return envelopeVerdict(op, http, shape);
     case 'pos-record':
-      if (shape.authorityStatus === 'true') return { kind: 'accepted', reason: `${op} POS record with authorityStatus true` };
+      if (shape.authorityStatus === 'true')
+        return { kind: 'accepted', reason: `${op} POS record with authorityStatus true` };
       if (shape.authorityStatus === 'false') {
         return rejection(shape.messages, `${op} POS record with authorityStatus false`);
       }
@@ -130,40 +138,62 @@ function successVerdict(op: OperationId, http: number, shape: BodyShape): Verdic
         : { kind: 'rejected', reason: `${op} commissioning record: habilitado false` };
     case 'error-record':
       if (shape.status === 401 || shape.status === 403) {
-        return { kind: 'unauthorized', reason: `${op} error record with status ${shape.status} in HTTP ${http}` };
+        return {
+          kind: 'unauthorized',
+          reason: `${op} error record with status ${shape.status} in HTTP ${http}`,
+        };
       }
       if (shape.status !== undefined && shape.status >= 400 && shape.status < 500) {
-        return { kind: 'invalid', reason: `${op} error record with status ${shape.status} in HTTP ${http}` };
+        return {
+          kind: 'invalid',
+          reason: `${op} error record with status ${shape.status} in HTTP ${http}`,
+        };
       }
       return { kind: 'unknown', reason: `${op} error record in HTTP ${http}` };
     case 'other':
-      return { kind: 'unknown', reason: `${op} HTTP ${http} with a body that follows no documented shape` };
+      return {
+        kind: 'unknown',
+        reason: `${op} HTTP ${http} with a body that follows no documented shape`,
+      };
   }
 }
 
-function envelopeVerdict(op: OperationId, http: number, env: Extract<BodyShape, { type: 'envelope' }>): Verdict {
+function envelopeVerdict(
+  op: OperationId,
+  http: number,
+  env: Extract<BodyShape, { type: 'envelope' }>,
+): Verdict {
   const rc = env.resultCode;
   const where = `${op} ResultCode ${rc ?? '-'} IsValid ${env.isValid ?? '-'} in HTTP ${http}`;
-  if (op === 'E12' && isBadDate(env.messages)) return { kind: 'invalid', reason: `${where}: invalid date format` };
-  if (env.isValid === true && (rc === undefined || (rc >= 200 && rc < 300))) return { kind: 'accepted', reason: where };
+  if (op === 'E12' && isBadDate(env.messages))
+    return { kind: 'invalid', reason: `${where}: invalid date format` };
+  if (env.isValid === true && (rc === undefined || (rc >= 200 && rc < 300)))
+    return { kind: 'accepted', reason: where };
   if (rc === undefined) return { kind: 'unknown', reason: `${where}: no ResultCode` };
   if (rc === 401 || rc === 403) return { kind: 'unauthorized', reason: where };
-  if (rc === 304 && (op === 'E8' || op === 'E9')) return { kind: 'rejected', reason: `${where}: ended without enabling` };
-  if (rc === 422 || (rc === 200 && env.isValid === false)) return rejection(env.messages, `${where}: rejected`);
+  if (rc === 304 && (op === 'E8' || op === 'E9'))
+    return { kind: 'rejected', reason: `${where}: ended without enabling` };
+  if (rc === 422 || (rc === 200 && env.isValid === false))
+    return rejection(env.messages, `${where}: rejected`);
   if (rc >= 400 && rc < 500) return { kind: 'invalid', reason: where };
   if (rc >= 500 && rc < 600) {
     // The table lists ResultCode 500 in HTTP 200 for E1 and E9 as a controlled
     // error: the document may have reached the authority, so no automatic retry.
-    return { kind: 'unknown', reason: `${where}: controlled processing error, not retried automatically` };
+    return {
+      kind: 'unknown',
+      reason: `${where}: controlled processing error, not retried automatically`,
+    };
   }
   return { kind: 'unknown', reason: `${where}: ResultCode not documented for this operation` };
 }
 
 function failureVerdict(op: OperationId, http: number, shape: BodyShape): Verdict {
-  const where = shape.type === 'envelope'
-    ? `${op} HTTP ${http} ResultCode ${shape.resultCode ?? '-'}`
-    : `${op} HTTP ${http}`;
-  if (op === 'E12' && isBadDate(shape.messages)) return { kind: 'invalid', reason: `${where}: invalid date format` };
+  const where =
+    shape.type === 'envelope'
+      ? `${op} HTTP ${http} ResultCode ${shape.resultCode ?? '-'}`
+      : `${op} HTTP ${http}`;
+  if (op === 'E12' && isBadDate(shape.messages))
+    return { kind: 'invalid', reason: `${where}: invalid date format` };
   if (TRANSIENT_STATUSES.has(http)) return { kind: 'transient', reason: where };
   if (http === 401 || http === 403) return { kind: 'unauthorized', reason: where };
   if (http >= 400 && http < 500) {
@@ -215,8 +245,16 @@ function clock(headers: ResponseHeaders, options: ClassifyOptions): number {
 
 /** Connect-phase failures: the request cannot have reached the service. */
 const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CONNECT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CONNECT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
 ]);
 
 /**
@@ -224,8 +262,15 @@ const NOT_SENT_CODES = new Set([
  * (a header value with a character HTTP cannot carry, a bad path, a body of the wrong type).
  */
 const CLIENT_SIDE_CODES = new Set([
-  'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_INVALID_RETURN_VALUE', 'ERR_INVALID_ARG_TYPE',
-  'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_URL',
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'UND_ERR_INVALID_RETURN_VALUE',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_URL',
 ]);
 
 /** Whether a failure is the HTTP client's refusal to send the request (nothing left this process). */
@@ -245,7 +290,12 @@ export function classifyNetworkError(err: unknown): Outcome {
   if (CLIENT_SIDE_CODES.has(code)) {
     return {
       kind: 'invalid',
-      messages: [`The request was never sent: the HTTP client refused it (${code}: ${text}); nothing reached the service.`.slice(0, 300)],
+      messages: [
+        `The request was never sent: the HTTP client refused it (${code}: ${text}); nothing reached the service.`.slice(
+          0,
+          300,
+        ),
+      ],
       warnings: [],
       reason: `request not sent: client-side error ${code}`,
       errorCode: code,
@@ -269,7 +319,8 @@ export function networkErrorCode(err: unknown): string {
   for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth += 1) {
     const record = current as { code?: unknown; name?: unknown; cause?: unknown };
     if (typeof record.code === 'string' && record.code !== '') return record.code;
-    if (record.name === 'AbortError' || record.name === 'TimeoutError') return record.name === 'AbortError' ? 'ABORT_ERR' : 'TIMEOUT_ERR';
+    if (record.name === 'AbortError' || record.name === 'TimeoutError')
+      return record.name === 'AbortError' ? 'ABORT_ERR' : 'TIMEOUT_ERR';
     current = record.cause;
   }
   return 'UNKNOWN';

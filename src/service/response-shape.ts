@@ -7,8 +7,20 @@
  */
 
 export type BodyShape =
-  | { type: 'envelope'; resultCode?: number; isValid?: boolean; resultData: unknown; messages: string[]; warnings: string[] }
-  | { type: 'pos-record'; authorityStatus?: 'true' | 'false'; messages: string[]; warnings: string[] }
+  | {
+      type: 'envelope';
+      resultCode?: number;
+      isValid?: boolean;
+      resultData: unknown;
+      messages: string[];
+      warnings: string[];
+    }
+  | {
+      type: 'pos-record';
+      authorityStatus?: 'true' | 'false';
+      messages: string[];
+      warnings: string[];
+    }
   | { type: 'commissioning'; habilitado: boolean; messages: string[]; warnings: string[] }
   | { type: 'error-record'; status?: number; raw: string; messages: string[]; warnings: string[] }
   | { type: 'other'; raw: string; messages: string[]; warnings: string[] };
@@ -23,13 +35,21 @@ export function readShape(body: unknown): BodyShape {
     if (envelope !== undefined) return envelope;
     if ('authorityStatus' in value) return readPosRecord(value);
     if (typeof value.habilitado === 'boolean') return readCommissioning(value, value.habilitado);
-    if (typeof value.status === 'number' && (typeof value.error === 'string' || typeof value.message === 'string')) {
+    if (
+      typeof value.status === 'number' &&
+      (typeof value.error === 'string' || typeof value.message === 'string')
+    ) {
       return readErrorRecord(value, value.status, rawText(body));
     }
   }
   const raw = rawText(body);
   const trimmed = raw.trim();
-  return { type: 'other', raw, messages: trimmed === '' ? [] : [trimmed.slice(0, MESSAGE_LIMIT)], warnings: [] };
+  return {
+    type: 'other',
+    raw,
+    messages: trimmed === '' ? [] : [trimmed.slice(0, MESSAGE_LIMIT)],
+    warnings: [],
+  };
 }
 
 function readEnvelope(o: Record<string, unknown>): BodyShape | undefined {
@@ -37,12 +57,19 @@ function readEnvelope(o: Record<string, unknown>): BodyShape | undefined {
   const isValid = typeof o.IsValid === 'boolean' ? o.IsValid : undefined;
   if (resultCode === undefined && isValid === undefined) return undefined;
   let messages = strings(o.Errors);
-  if (messages.length === 0 && isValid !== true && typeof o.ResultData === 'string' && o.ResultData.trim() !== '') {
+  if (
+    messages.length === 0 &&
+    isValid !== true &&
+    typeof o.ResultData === 'string' &&
+    o.ResultData.trim() !== ''
+  ) {
     // For E5/E6 400/401 the message is repeated in ResultData; keep it when Errors is empty.
     messages = [o.ResultData.trim()];
   }
   return {
-    type: 'envelope', resultData: o.ResultData, messages,
+    type: 'envelope',
+    resultData: o.ResultData,
+    messages,
     warnings: [...strings(o.Warning), ...strings(o.Warnings)],
     ...(resultCode !== undefined ? { resultCode } : {}),
     ...(isValid !== undefined ? { isValid } : {}),
@@ -51,11 +78,19 @@ function readEnvelope(o: Record<string, unknown>): BodyShape | undefined {
 
 function readPosRecord(o: Record<string, unknown>): BodyShape {
   const status = o.authorityStatus;
-  const normalised = status === true || status === 'true' ? 'true' : status === false || status === 'false' ? 'false' : undefined;
+  const normalised =
+    status === true || status === 'true'
+      ? 'true'
+      : status === false || status === 'false'
+        ? 'false'
+        : undefined;
   const messages = strings(o.erroresAuthority);
-  if (messages.length === 0 && normalised === 'false' && typeof o.descripcion === 'string') messages.push(o.descripcion);
+  if (messages.length === 0 && normalised === 'false' && typeof o.descripcion === 'string')
+    messages.push(o.descripcion);
   return {
-    type: 'pos-record', messages, warnings: strings(o.notificaciones),
+    type: 'pos-record',
+    messages,
+    warnings: strings(o.notificaciones),
     ...(normalised !== undefined ? { authorityStatus: normalised } : {}),
   };
 }
@@ -97,8 +132,11 @@ function toInteger(value: unknown): number | undefined {
 }
 
 function strings(value: unknown): string[] {
-  if (!Array.isArray(value)) return typeof value === 'string' && value.trim() !== '' ? [value.slice(0, MESSAGE_LIMIT)] : [];
-  return value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.slice(0, MESSAGE_LIMIT));
+  if (!Array.isArray(value))
+    return typeof value === 'string' && value.trim() !== '' ? [value.slice(0, MESSAGE_LIMIT)] : [];
+  return value
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+    .map((v) => v.slice(0, MESSAGE_LIMIT));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -12,7 +12,13 @@ import { keyFrom, requestPrefix } from '../kinds/document-key.js';
 
 export function assignedKey(doc: DueDocument, response: ServiceResponse): string | undefined {
   if (doc.key !== null) return undefined;
-  const found = issuedNumberIn(response.body, response.outcome.warnings, requestPrefix(doc.kind, doc.request));
+  const found = issuedNumberIn(
+    response.body,
+    response.outcome.warnings,
+    requestPrefix(doc.kind, doc.request),
+  );
   const key = found === undefined ? undefined : keyFrom(found.prefix, found.number);
-  return key === undefined ? undefined : makeKey(doc.company, doc.kind, `${key.prefix}/${key.number}`);
+  return key === undefined
+    ? undefined
+    : makeKey(doc.company, doc.kind, `${key.prefix}/${key.number}`);
 }

@@ -135,13 +135,19 @@ export function senderTuning(options: Partial<CompanySenderTuning>): Readonly<Co
     const value = options[key];
     if (value !== undefined) tuning[key] = value;
   }
-  if (!(tuning.refillAtPerConnection >= 0 && tuning.queuedPerConnection > tuning.refillAtPerConnection)) {
-    throw new RangeError(`CompanySender: queuedPerConnection (${tuning.queuedPerConnection}) must be greater than `
-      + `refillAtPerConnection (${tuning.refillAtPerConnection}) >= 0`);
+  if (!(
+    tuning.refillAtPerConnection >= 0 && tuning.queuedPerConnection > tuning.refillAtPerConnection
+  )) {
+    throw new RangeError(
+      `CompanySender: queuedPerConnection (${tuning.queuedPerConnection}) must be greater than ` +
+        `refillAtPerConnection (${tuning.refillAtPerConnection}) >= 0`,
+    );
   }
   if (!(tuning.maxQueuedPerConnection >= tuning.queuedPerConnection)) {
-    throw new RangeError(`CompanySender: maxQueuedPerConnection (${tuning.maxQueuedPerConnection}) must be at least `
-      + `queuedPerConnection (${tuning.queuedPerConnection})`);
+    throw new RangeError(
+      `CompanySender: maxQueuedPerConnection (${tuning.maxQueuedPerConnection}) must be at least ` +
+        `queuedPerConnection (${tuning.queuedPerConnection})`,
+    );
   }
   return Object.freeze(tuning);
 }
@@ -151,11 +157,18 @@ export function senderTuning(options: Partial<CompanySenderTuning>): Readonly<Co
  * lets leave in `queueAheadMs` when that is more (a fast service and a high rate), at most
  * `maxQueuedPerConnection` × C.
  */
-export function queueDepth(rate: { requestsPerSecond: number; concurrency: number },
-  tuning: Pick<CompanySenderTuning, 'queuedPerConnection' | 'maxQueuedPerConnection' | 'queueAheadMs'> = COMPANY_SENDER_DEFAULTS): number {
+export function queueDepth(
+  rate: { requestsPerSecond: number; concurrency: number },
+  tuning: Pick<
+    CompanySenderTuning,
+    'queuedPerConnection' | 'maxQueuedPerConnection' | 'queueAheadMs'
+  > = COMPANY_SENDER_DEFAULTS,
+): number {
   const c = rate.concurrency;
   const ahead = Math.floor((rate.requestsPerSecond * tuning.queueAheadMs) / 1000);
-  return Math.floor(Math.min(tuning.maxQueuedPerConnection * c, Math.max(tuning.queuedPerConnection * c, ahead)));
+  return Math.floor(
+    Math.min(tuning.maxQueuedPerConnection * c, Math.max(tuning.queuedPerConnection * c, ahead)),
+  );
 }
 
 /** What an operator sees of a company's sender (the console): read-only, a snapshot. */

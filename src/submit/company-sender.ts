@@ -16,14 +16,27 @@ import { logDocumentFinal } from '../log/document-final.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
-import { queueDepth, senderTuning, type CompanySenderOptions, type CompanySenderTuning, type SenderView } from './company-sender-options.js';
+import {
+  queueDepth,
+  senderTuning,
+  type CompanySenderOptions,
+  type CompanySenderTuning,
+  type SenderView,
+} from './company-sender-options.js';
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
 import { SenderWaits } from './sender-waits.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
-export { COMPANY_SENDER_DEFAULTS, queueDepth, type CompanySenderOptions, type CompanySenderTuning, type SenderEvent, type SenderView } from './company-sender-options.js';
+export {
+  COMPANY_SENDER_DEFAULTS,
+  queueDepth,
+  type CompanySenderOptions,
+  type CompanySenderTuning,
+  type SenderEvent,
+  type SenderView,
+} from './company-sender-options.js';
 
 export class CompanySender {
   private company: CompanyConfig;
@@ -54,11 +67,17 @@ export class CompanySender {
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;
     this.rate.configure(this.company.rate.requestsPerSecond);
-    this.commits = new SubmissionCommits({ ledger: options.ledger, logger: options.logger, company: this.company.alias,
-      onChanged: (ids) => options.onChanged(ids), now: () => this.now(), lazyMs: this.tuning.lazyCommitMs,
+    this.commits = new SubmissionCommits({
+      ledger: options.ledger,
+      logger: options.logger,
+      company: this.company.alias,
+      onChanged: (ids) => options.onChanged(ids),
+      now: () => this.now(),
+      lazyMs: this.tuning.lazyCommitMs,
       onFenced: () => this.lose(),
       ...(options.commits === undefined ? {} : { batcher: options.commits }),
-      ...(options.storage === undefined ? {} : { storage: options.storage }) });
+      ...(options.storage === undefined ? {} : { storage: options.storage }),
+    });
   }
 
   get alias(): string {
@@ -79,9 +98,18 @@ export class CompanySender {
   }
 
   view(): SenderView {
-    return { alias: this.alias, queued: this.queue.size, inFlight: this.queue.pending, concurrency: this.company.rate.concurrency,
-      requestsPerSecond: this.company.rate.requestsPerSecond, currentLimit: this.rate.current().limit, paused: this.paused !== undefined,
-      ...(this.paused === undefined ? {} : { pause: { ...this.paused } }), unreachable: this.unreachable, storageBlocked: this.commits.blocked };
+    return {
+      alias: this.alias,
+      queued: this.queue.size,
+      inFlight: this.queue.pending,
+      concurrency: this.company.rate.concurrency,
+      requestsPerSecond: this.company.rate.requestsPerSecond,
+      currentLimit: this.rate.current().limit,
+      paused: this.paused !== undefined,
+      ...(this.paused === undefined ? {} : { pause: { ...this.paused } }),
+      unreachable: this.unreachable,
+      storageBlocked: this.commits.blocked,
+    };
   }
 
   /** New documents may be due (a file was read, an operator re-queued work). */
@@ -97,7 +125,10 @@ export class CompanySender {
     this.queue.concurrency = company.rate.concurrency;
     if (this.paused !== undefined) {
       this.paused = undefined;
-      this.options.logger.info({ company: company.alias }, 'configuration reloaded: submissions resume');
+      this.options.logger.info(
+        { company: company.alias },
+        'configuration reloaded: submissions resume',
+      );
     }
     this.wake();
   }
@@ -110,9 +141,14 @@ export class CompanySender {
     this.queue.clear();
     const idle = this.queue.onIdle();
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
-    if (await Promise.race([idle, timeout]) === 'timeout') {
-      this.options.logger.warn({ company: this.alias, inFlight: this.queue.pending }, 'stop: aborting requests still in flight');
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    if ((await Promise.race([idle, timeout])) === 'timeout') {
+      this.options.logger.warn(
+        { company: this.alias, inFlight: this.queue.pending },
+        'stop: aborting requests still in flight',
+      );
       this.aborter.abort();
       await idle;
     }
@@ -137,7 +173,10 @@ export class CompanySender {
       const depth = queueDepth(this.company.rate, this.tuning);
       const refillAt = Math.floor(refillAtPerConnection * c);
       if (this.queue.size > refillAt) {
-        await Promise.race([this.queue.onSizeLessThan(refillAt + 1), this.waits.sleep(this.tuning.refillCheckMs)]);
+        await Promise.race([
+          this.queue.onSizeLessThan(refillAt + 1),
+          this.waits.sleep(this.tuning.refillCheckMs),
+        ]);
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
@@ -152,7 +191,10 @@ export class CompanySender {
       } catch (err) {
         // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
         // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
-        this.options.logger.error({ err, company: this.alias }, 'submit: reading the ledger failed; reading again shortly');
+        this.options.logger.error(
+          { err, company: this.alias },
+          'submit: reading the ledger failed; reading again shortly',
+        );
         await this.waits.sleep(this.tuning.storagePollMs);
         continue;
       }
@@ -167,9 +209,15 @@ export class CompanySender {
         // resending it after a crash is safe (the service knows the number), so this costs no safety
         // and saves an fsync per request. One numbered by the service is marked just before it leaves.
         const marked = doc.ownNumber ? this.mark(doc) : undefined;
-        void this.queue.add(() => this.attempt(doc, marked)).catch((err: unknown) => {
-          this.options.logger.error({ err, company: this.alias, doc: doc.key ?? doc.id }, 'submit: attempt failed unexpectedly');
-        }).finally(() => this.inMemory.delete(doc.id));
+        void this.queue
+          .add(() => this.attempt(doc, marked))
+          .catch((err: unknown) => {
+            this.options.logger.error(
+              { err, company: this.alias, doc: doc.key ?? doc.id },
+              'submit: attempt failed unexpectedly',
+            );
+          })
+          .finally(() => this.inMemory.delete(doc.id));
       }
     }
   }
@@ -214,7 +262,8 @@ export class CompanySender {
   private admitted(doc: DueDocument, mark: MarkResult): boolean {
     if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
-      if (mark.otherContent === undefined) this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+      if (mark.otherContent === undefined)
+        this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
       else this.logOtherContent(doc, mark.otherContent);
     }
     return mark.to === 'send';
@@ -223,7 +272,15 @@ export class CompanySender {
   /** Sends within a slot of the company's rate, dated when its answer comes (`CompanyRate.send`). */
   private send(doc: DueDocument): Promise<ServiceResponse> {
     const signal = this.aborter.signal;
-    return this.rate.send(() => sendDocument(this.options.client, this.serviceCompany(), doc, { pos: this.options.pos, fileName: doc.fileName, options: { signal } }), signal);
+    return this.rate.send(
+      () =>
+        sendDocument(this.options.client, this.serviceCompany(), doc, {
+          pos: this.options.pos,
+          fileName: doc.fileName,
+          options: { signal },
+        }),
+      signal,
+    );
   }
 
   /**
@@ -241,15 +298,27 @@ export class CompanySender {
     // Read in one call and used by the verdict's commit in another: nothing in between can change it, since
     // markSending keeps one document per number `sending` at a time (others wait, `key-in-flight`), and only
     // a document `sending` gets the flag — this one, whose verdict is not committed yet.
-    const repeated = outcome.kind === 'duplicate' || (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
+    const repeated =
+      outcome.kind === 'duplicate' ||
+      (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
     if (!repeated) return this.commitVerdict(doc, attempt, response, false);
-    return this.options.ledger.numberMayHaveBeenDelivered(doc).then((maybe) => this.commitVerdict(doc, attempt, response, maybe));
+    return this.options.ledger
+      .numberMayHaveBeenDelivered(doc)
+      .then((maybe) => this.commitVerdict(doc, attempt, response, maybe));
   }
 
-  private commitVerdict(doc: DueDocument, attempt: number, response: ServiceResponse, numberMayHaveBeenDelivered: boolean): Promise<void> {
+  private commitVerdict(
+    doc: DueDocument,
+    attempt: number,
+    response: ServiceResponse,
+    numberMayHaveBeenDelivered: boolean,
+  ): Promise<void> {
     const { outcome, httpStatus } = response;
     const decision = decide(outcome, httpStatus, {
-      ownNumber: doc.ownNumber, attempt, numberMayHaveBeenDelivered, retry: this.options.retry,
+      ownNumber: doc.ownNumber,
+      attempt,
+      numberMayHaveBeenDelivered,
+      retry: this.options.retry,
     });
     const record = outcomeRecord(doc, response, decision, this.now());
     let after: () => void;
@@ -258,17 +327,26 @@ export class CompanySender {
         this.pause(outcome.reason);
         return this.commits.verdict(record, () => undefined);
       case 'retry':
-        this.options.logger.debug({ company: this.alias, doc: doc.key ?? doc.id, attempt, delayMs: decision.delayMs,
-          reason: outcome.reason }, 'transient fault: retry scheduled');
+        this.options.logger.debug(
+          {
+            company: this.alias,
+            doc: doc.key ?? doc.id,
+            attempt,
+            delayMs: decision.delayMs,
+            reason: outcome.reason,
+          },
+          'transient fault: retry scheduled',
+        );
         // The feeder may be asleep with nothing pending (this document was in flight): it must see the new due time.
         after = () => this.wake();
         break;
       case 'final':
-        after = () => this.logFinal(doc, decision.status, attempt, decision.note, {
-          ...(decision.doubt ? { doubt: decision.doubt } : {}),
-          // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
-          ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
-        });
+        after = () =>
+          this.logFinal(doc, decision.status, attempt, decision.note, {
+            ...(decision.doubt ? { doubt: decision.doubt } : {}),
+            // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
+            ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
+          });
     }
     if (!doc.ownNumber) return this.commits.verdict(record, after);
     // The last document in the queue has no batch of marks to ride along with: commit it this turn.
@@ -282,8 +360,10 @@ export class CompanySender {
     const unanswered = response.httpStatus === undefined && response.outcome.kind === 'transient';
     if (unanswered && !this.unreachable) {
       this.unreachable = true;
-      this.options.logger.warn({ code: 'EDOC_SERVICE_UNREACHABLE', company: this.alias, reason: response.outcome.reason },
-        'the service is not answering; documents wait and are retried with backoff');
+      this.options.logger.warn(
+        { code: 'EDOC_SERVICE_UNREACHABLE', company: this.alias, reason: response.outcome.reason },
+        'the service is not answering; documents wait and are retried with backoff',
+      );
     } else if (!unanswered && response.httpStatus !== undefined && this.unreachable) {
       this.unreachable = false;
       this.options.logger.info({ company: this.alias }, 'the service answers again');
@@ -294,23 +374,55 @@ export class CompanySender {
     if (this.paused !== undefined) return;
     this.paused = { since: Date.now(), reason };
     // One line for the whole company, not one per document: its documents simply wait.
-    this.options.logger.error({ code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
-      'the service refused this company\'s credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts');
+    this.options.logger.error(
+      { code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
+      "the service refused this company's credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
+    );
     this.options.onEvent?.({ type: 'paused', company: this.alias, reason });
   }
 
   /** A corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT): final, not sent, and a person must act. */
   private logOtherContent(doc: DueDocument, message: string): void {
-    this.options.logger.error({ file: doc.fileName, kind: doc.kind, company: this.alias, doc: doc.key ?? `#${doc.index}`,
-      status: 'duplicate', attempts: doc.attempts, code: 'EDOC_ISSUED_OTHER_CONTENT', note: message }, 'document final');
+    this.options.logger.error(
+      {
+        file: doc.fileName,
+        kind: doc.kind,
+        company: this.alias,
+        doc: doc.key ?? `#${doc.index}`,
+        status: 'duplicate',
+        attempts: doc.attempts,
+        code: 'EDOC_ISSUED_OTHER_CONTENT',
+        note: message,
+      },
+      'document final',
+    );
     this.options.onEvent?.({ type: 'final', company: this.alias, status: 'duplicate' });
   }
 
   /** `extra`: why an in-doubt document is in doubt (`doubt`) and the catalogue code of its first problem. */
-  private logFinal(doc: DueDocument, status: string, attempts: number, note?: string, extra: Record<string, string> = {}): void {
-    logDocumentFinal(this.options.logger, { file: doc.fileName, kind: doc.kind, company: this.alias,
-      doc: doc.key ?? `#${doc.index}`, status, attempts, ...extra, ...(note ? { note } : {}) });
-    this.options.onEvent?.({ type: 'final', company: this.alias, status, ...(extra.doubt ? { doubt: extra.doubt } : {}) });
+  private logFinal(
+    doc: DueDocument,
+    status: string,
+    attempts: number,
+    note?: string,
+    extra: Record<string, string> = {},
+  ): void {
+    logDocumentFinal(this.options.logger, {
+      file: doc.fileName,
+      kind: doc.kind,
+      company: this.alias,
+      doc: doc.key ?? `#${doc.index}`,
+      status,
+      attempts,
+      ...extra,
+      ...(note ? { note } : {}),
+    });
+    this.options.onEvent?.({
+      type: 'final',
+      company: this.alias,
+      status,
+      ...(extra.doubt ? { doubt: extra.doubt } : {}),
+    });
   }
 
   /**
@@ -342,6 +454,8 @@ export class CompanySender {
 
   private serviceCompany(): { id: number; apiKey: string; userId?: number } {
     const c = this.company;
-    return c.userId === undefined ? { id: c.id, apiKey: c.apiKey } : { id: c.id, apiKey: c.apiKey, userId: c.userId };
+    return c.userId === undefined
+      ? { id: c.id, apiKey: c.apiKey }
+      : { id: c.id, apiKey: c.apiKey, userId: c.userId };
   }
 }

@@ -66,22 +66,38 @@ export function attemptMayHaveReached(outcome: Outcome, httpStatus: number | und
   return outcome.kind === 'transient' && mayHaveBeenDelivered(outcome, httpStatus);
 }
 
-export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: DecideContext): Decision {
+export function decide(
+  outcome: Outcome,
+  httpStatus: number | undefined,
+  ctx: DecideContext,
+): Decision {
   switch (outcome.kind) {
     case 'accepted':
       return { action: 'final', status: 'accepted' };
     case 'duplicate':
       return ctx.numberMayHaveBeenDelivered
-        ? { action: 'final', status: 'in-doubt', doubt: 'repeated-number',
-          note: 'repeated number (Regla 90) after an attempt of ours that may have reached the service: not a confirmed acceptance' }
-        : { action: 'final', status: 'duplicate', clash: true,
-          note: 'repeated number (Regla 90) and nothing of ours with it can have reached the service: another document holds it' };
+        ? {
+            action: 'final',
+            status: 'in-doubt',
+            doubt: 'repeated-number',
+            note: 'repeated number (Regla 90) after an attempt of ours that may have reached the service: not a confirmed acceptance',
+          }
+        : {
+            action: 'final',
+            status: 'duplicate',
+            clash: true,
+            note: 'repeated number (Regla 90) and nothing of ours with it can have reached the service: another document holds it',
+          };
     case 'rejected':
       // Regla 90 beside other reasons (a range no longer current at the resend): the reasons refuse this
       // attempt, but the service holds a document under the number, and it may be our earlier attempt.
       return ctx.numberMayHaveBeenDelivered && mentionsRepeatedNumber(outcome.messages)
-        ? { action: 'final', status: 'in-doubt', doubt: 'repeated-number',
-          note: 'rejected with Regla 90 (repeated number) after an attempt of ours that may have reached the service: not a confirmed rejection' }
+        ? {
+            action: 'final',
+            status: 'in-doubt',
+            doubt: 'repeated-number',
+            note: 'rejected with Regla 90 (repeated number) after an attempt of ours that may have reached the service: not a confirmed rejection',
+          }
         : { action: 'final', status: 'rejected' };
     case 'invalid':
       return { action: 'final', status: 'invalid' };
@@ -99,15 +115,23 @@ export function decide(outcome: Outcome, httpStatus: number | undefined, ctx: De
       // processing (429, 503, a connection never made) are retried; a lost answer, a gateway timeout or an
       // uncontrolled 500/502 may come after the service issued it, so the document waits for an operator.
       if (!ctx.ownNumber && maybeDelivered) {
-        return { action: 'final', status: 'in-doubt', doubt: 'no-answer',
-          note: `the request may have been processed (${outcome.reason}); the document has no own number, so it is not resent` };
+        return {
+          action: 'final',
+          status: 'in-doubt',
+          doubt: 'no-answer',
+          note: `the request may have been processed (${outcome.reason}); the document has no own number, so it is not resent`,
+        };
       }
       // A request that never left (connection refused, name not resolved) only shows the service is down:
       // waiting cannot lose or double anything, so an outage of minutes does not use up the attempts and
       // fail every document; the delay keeps growing to maxDelayMs.
       const neverLeft = httpStatus === undefined && outcome.delivery === 'not-sent';
       if (!neverLeft && ctx.attempt >= ctx.retry.maxAttempts) {
-        return { action: 'final', status: 'failed', note: `gave up after ${ctx.attempt} attempts: ${outcome.reason}` };
+        return {
+          action: 'final',
+          status: 'failed',
+          note: `gave up after ${ctx.attempt} attempts: ${outcome.reason}`,
+        };
       }
       const delayMs = nextDelay(ctx.attempt, ctx.retry, outcome.retryAfterMs, ctx.random);
       return { action: 'retry', delayMs, maybeDelivered };

@@ -11,65 +11,122 @@ import { assignedKey } from './assigned-key.js';
 import { attemptMayHaveReached, type Decision, type FinalStatus } from './decide.js';
 
 export function slim(outcome: ServiceResponse['outcome']): Record<string, unknown> {
-  return { kind: outcome.kind, reason: outcome.reason, resultCode: outcome.resultCode, errorCode: outcome.errorCode };
+  return {
+    kind: outcome.kind,
+    reason: outcome.reason,
+    resultCode: outcome.resultCode,
+    errorCode: outcome.errorCode,
+  };
 }
 
 export const FINAL_CODES: Record<FinalStatus, ErrorCode> = {
-  accepted: 'EDOC_SERVICE_DUPLICATE', duplicate: 'EDOC_SERVICE_DUPLICATE', rejected: 'EDOC_SERVICE_REJECTED',
-  invalid: 'EDOC_SERVICE_INVALID', failed: 'EDOC_SUBMIT_GAVE_UP', 'in-doubt': 'EDOC_SUBMIT_IN_DOUBT',
+  accepted: 'EDOC_SERVICE_DUPLICATE',
+  duplicate: 'EDOC_SERVICE_DUPLICATE',
+  rejected: 'EDOC_SERVICE_REJECTED',
+  invalid: 'EDOC_SERVICE_INVALID',
+  failed: 'EDOC_SUBMIT_GAVE_UP',
+  'in-doubt': 'EDOC_SUBMIT_IN_DOUBT',
 };
 
-export function problems(code: ErrorCode, messages: readonly string[], reason: string): ReportProblem[] {
+export function problems(
+  code: ErrorCode,
+  messages: readonly string[],
+  reason: string,
+): ReportProblem[] {
   if (messages.length > 0) return messages.map((message) => ({ code, message }));
   return [{ code, message: reason }];
 }
 
-function finalErrors(doc: DueDocument, response: ServiceResponse, decision: Extract<Decision, { action: 'final' }>): ReportProblem[] {
+function finalErrors(
+  doc: DueDocument,
+  response: ServiceResponse,
+  decision: Extract<Decision, { action: 'final' }>,
+): ReportProblem[] {
   const { outcome } = response;
   if (decision.status === 'accepted') return [];
-  if (decision.clash === true) return [{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(doc.key) }];
+  if (decision.clash === true)
+    return [{ code: 'EDOC_SERVICE_NUMBER_CLASH', message: numberClashMessage(doc.key) }];
   if (decision.doubt === 'repeated-number') {
-    return [{ code: 'EDOC_SUBMIT_REPEATED_NUMBER', message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`) }];
+    return [
+      {
+        code: 'EDOC_SUBMIT_REPEATED_NUMBER',
+        message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`),
+      },
+    ];
   }
   if (decision.status === 'duplicate' && outcome.messages.length === 0) return [];
   // a request the client never sent was refused by no service: its own code says nothing was issued
-  const code = outcome.kind === 'unknown' ? 'EDOC_SERVICE_BAD_RESPONSE'
-    : outcome.kind === 'invalid' && outcome.delivery === 'not-sent' ? 'EDOC_SERVICE_NOT_SENT' : FINAL_CODES[decision.status];
-  const found = problems(code, outcome.messages,
-    decision.note ?? outcome.reason);
+  const code =
+    outcome.kind === 'unknown'
+      ? 'EDOC_SERVICE_BAD_RESPONSE'
+      : outcome.kind === 'invalid' && outcome.delivery === 'not-sent'
+        ? 'EDOC_SERVICE_NOT_SENT'
+        : FINAL_CODES[decision.status];
+  const found = problems(code, outcome.messages, decision.note ?? outcome.reason);
   // A failed document an attempt of which may have reached the service may be issued already: it stays out
   // of the retry file (retry-file.ts), and the report says how to find out without issuing it twice.
-  if (decision.status === 'failed' && (doc.maybeDelivered || attemptMayHaveReached(outcome, response.httpStatus))) {
-    found.push({ code: 'EDOC_SUBMIT_MAYBE_ISSUED', message: 'An attempt may have reached the service, so it may be issued already: '
-      + 'do not send it under another number. Re-queue it with edoc-bridge retry (a repeated-number answer then tells).' });
+  if (
+    decision.status === 'failed' &&
+    (doc.maybeDelivered || attemptMayHaveReached(outcome, response.httpStatus))
+  ) {
+    found.push({
+      code: 'EDOC_SUBMIT_MAYBE_ISSUED',
+      message:
+        'An attempt may have reached the service, so it may be issued already: ' +
+        'do not send it under another number. Re-queue it with edoc-bridge retry (a repeated-number answer then tells).',
+    });
   }
   return found;
 }
 
 /** The ledger record of an attempt's decision; `now` dates a retry. */
-export function outcomeRecord(doc: DueDocument, response: ServiceResponse, decision: Decision, now: number): OutcomeRecord {
+export function outcomeRecord(
+  doc: DueDocument,
+  response: ServiceResponse,
+  decision: Decision,
+  now: number,
+): OutcomeRecord {
   const { outcome, httpStatus } = response;
   const base = {
-    id: doc.id, resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
-    httpStatus: httpStatus ?? null, warnings: outcome.warnings,
-    response: response.body === '' ? null : response.body, outcome: slim(outcome),
+    id: doc.id,
+    resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
+    httpStatus: httpStatus ?? null,
+    warnings: outcome.warnings,
+    response: response.body === '' ? null : response.body,
+    outcome: slim(outcome),
     // a body that parsed as JSON is kept as the text that came (scrubbed): no stringify of what was just parsed
     ...(isJsonValue(response.body) ? { responseText: response.rawBody } : {}),
   };
   switch (decision.action) {
     case 'pause':
       // A 401 is answered before processing; the sticky flag of earlier attempts stays as it is.
-      return { ...base, state: 'pending', nextAttemptAt: now,
-        errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason), note: 'unauthorized: company paused' };
+      return {
+        ...base,
+        state: 'pending',
+        nextAttemptAt: now,
+        errors: problems('EDOC_SERVICE_UNAUTHORIZED', outcome.messages, outcome.reason),
+        note: 'unauthorized: company paused',
+      };
     case 'retry':
-      return { ...base, state: 'pending', nextAttemptAt: now + decision.delayMs, maybeDelivered: decision.maybeDelivered,
-        errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason) };
+      return {
+        ...base,
+        state: 'pending',
+        nextAttemptAt: now + decision.delayMs,
+        maybeDelivered: decision.maybeDelivered,
+        errors: problems('EDOC_SERVICE_TRANSIENT', outcome.messages, outcome.reason),
+      };
     case 'final': {
       // a document the service numbered is known by its assigned number from now on
       const key = decision.status === 'accepted' ? assignedKey(doc, response) : undefined;
-      return { ...base, state: decision.status, maybeDelivered: attemptMayHaveReached(outcome, httpStatus),
-        errors: finalErrors(doc, response, decision), ...(decision.note ? { note: decision.note } : {}),
-        ...(decision.doubt ? { doubt: decision.doubt } : {}), ...(key === undefined ? {} : { key }) };
+      return {
+        ...base,
+        state: decision.status,
+        maybeDelivered: attemptMayHaveReached(outcome, httpStatus),
+        errors: finalErrors(doc, response, decision),
+        ...(decision.note ? { note: decision.note } : {}),
+        ...(decision.doubt ? { doubt: decision.doubt } : {}),
+        ...(key === undefined ? {} : { key }),
+      };
     }
   }
 }

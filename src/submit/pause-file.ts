@@ -12,8 +12,9 @@ import path from 'node:path';
 export const PAUSES_FILE = 'paused.json';
 
 /** What the operator does about a paused company (the same words as the log line and the console). */
-export const PAUSE_FIX = 'fix the company\'s apiKey (or apiKeyFile) and id in the configuration, then reload the daemon '
-  + '(systemctl reload edoc-bridge, or SIGHUP); its documents wait and are sent after the reload';
+export const PAUSE_FIX =
+  "fix the company's apiKey (or apiKeyFile) and id in the configuration, then reload the daemon " +
+  '(systemctl reload edoc-bridge, or SIGHUP); its documents wait and are sent after the reload';
 
 export interface CompanyPause {
   company: string;
@@ -33,11 +34,21 @@ export interface StoredPauses {
 
 /** One company's pause as stored, from when it began and the service's reason (kept short). */
 export function companyPause(company: string, since: number, reason: string): CompanyPause {
-  return { company, code: 'EDOC_SERVICE_UNAUTHORIZED', since: new Date(since).toISOString(), reason: reason.slice(0, 200), fix: PAUSE_FIX };
+  return {
+    company,
+    code: 'EDOC_SERVICE_UNAUTHORIZED',
+    since: new Date(since).toISOString(),
+    reason: reason.slice(0, 200),
+    fix: PAUSE_FIX,
+  };
 }
 
 /** Writes the file whole (temp file, rename): a reader never sees half of it. Owner-only, like the ledger. */
-export async function savePauses(stateDir: string, companies: readonly CompanyPause[], now = Date.now()): Promise<void> {
+export async function savePauses(
+  stateDir: string,
+  companies: readonly CompanyPause[],
+  now = Date.now(),
+): Promise<void> {
   const file = path.join(stateDir, PAUSES_FILE);
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   const data: StoredPauses = { pid: process.pid, savedAt: now, companies: [...companies] };
@@ -53,7 +64,9 @@ export async function savePauses(stateDir: string, companies: readonly CompanyPa
 /** The paused companies the daemon with this pid recorded; [] when it recorded none (or another process wrote the file). */
 export function loadPauses(stateDir: string, daemonPid: number): CompanyPause[] {
   try {
-    const data = JSON.parse(readFileSync(path.join(stateDir, PAUSES_FILE), 'utf8')) as Partial<StoredPauses>;
+    const data = JSON.parse(
+      readFileSync(path.join(stateDir, PAUSES_FILE), 'utf8'),
+    ) as Partial<StoredPauses>;
     return data.pid === daemonPid && Array.isArray(data.companies) ? data.companies : [];
   } catch {
     return [];

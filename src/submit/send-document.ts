@@ -11,9 +11,16 @@ import { JsonText } from '../service/json-text.js';
 export { posTipoFor, type SendContext } from '../kinds/index.js';
 
 /** `doc.requestText`: exactly `JSON.stringify(doc.request)` when given (`DueDocument.requestText`). */
-export function sendDocument(client: ServiceClient, company: ServiceCompany, doc: { kind: DocumentKind; request: unknown; requestText?: string },
-  ctx: SendContext): Promise<ServiceResponse> {
+export function sendDocument(
+  client: ServiceClient,
+  company: ServiceCompany,
+  doc: { kind: DocumentKind; request: unknown; requestText?: string },
+  ctx: SendContext,
+): Promise<ServiceResponse> {
   const kind = kindOf(doc.kind);
-  const request = kind.bodyIsRequest === true && doc.requestText !== undefined ? new JsonText(doc.requestText) : doc.request;
+  const request =
+    kind.bodyIsRequest === true && doc.requestText !== undefined
+      ? new JsonText(doc.requestText)
+      : doc.request;
   return kind.send(client, company, request, ctx);
 }

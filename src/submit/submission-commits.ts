@@ -34,8 +34,11 @@ export type MarkResult =
 type VerdictResult = { readonly verdict: true; readonly applied: boolean };
 
 const MARKED = {
-  send: { to: 'send' }, duplicate: { to: 'duplicate' }, notPending: { to: 'not-pending' },
-  keyInFlight: { to: 'key-in-flight' }, unsaved: { to: 'unsaved' },
+  send: { to: 'send' },
+  duplicate: { to: 'duplicate' },
+  notPending: { to: 'not-pending' },
+  keyInFlight: { to: 'key-in-flight' },
+  unsaved: { to: 'unsaved' },
 } as const satisfies Record<string, MarkResult>;
 
 function duplicateMark(otherContent: string | undefined): MarkResult {
@@ -68,21 +71,34 @@ export type SubmissionBatcher = CommitBatcher<Commit, MarkResult | VerdictResult
  * once, per-company batches cost one commit per document or more). Only where no commit can be refused
  * for one company alone: without a cluster (a fence refusal would refuse every company's items).
  */
-export function submissionBatcher(ledger: LedgerPort, options: Pick<SubmissionCommitsOptions, 'onChanged' | 'now' | 'lazyMs'>): SubmissionBatcher {
-  return new CommitBatcher<Commit, MarkResult | VerdictResult>(async (items) => {
-    const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
-    const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
-    const result = await ledger.commitSubmissions(ids, records, options.now());
-    if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
-    const sending = new Set(result.marks.sending);
-    const dup = new Set(result.marks.duplicate);
-    const later = new Set(result.marks.deferred);
-    const done = new Set(result.outcomes.applied);
-    return items.map((i): MarkResult | VerdictResult => ('mark' in i
-      ? (sending.has(i.mark) ? MARKED.send : dup.has(i.mark) ? duplicateMark(result.marks.otherContent?.get(i.mark))
-        : later.has(i.mark) ? MARKED.keyInFlight : MARKED.notPending)
-      : { verdict: true, applied: done.has(i.outcome.id) }));
-  }, { lazyMs: options.lazyMs });
+export function submissionBatcher(
+  ledger: LedgerPort,
+  options: Pick<SubmissionCommitsOptions, 'onChanged' | 'now' | 'lazyMs'>,
+): SubmissionBatcher {
+  return new CommitBatcher<Commit, MarkResult | VerdictResult>(
+    async (items) => {
+      const ids = items.flatMap((i) => ('mark' in i ? [i.mark] : []));
+      const records = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []));
+      const result = await ledger.commitSubmissions(ids, records, options.now());
+      if (result.outcomes.fileIds.length > 0) options.onChanged(result.outcomes.fileIds);
+      const sending = new Set(result.marks.sending);
+      const dup = new Set(result.marks.duplicate);
+      const later = new Set(result.marks.deferred);
+      const done = new Set(result.outcomes.applied);
+      return items.map((i): MarkResult | VerdictResult =>
+        'mark' in i
+          ? sending.has(i.mark)
+            ? MARKED.send
+            : dup.has(i.mark)
+              ? duplicateMark(result.marks.otherContent?.get(i.mark))
+              : later.has(i.mark)
+                ? MARKED.keyInFlight
+                : MARKED.notPending
+          : { verdict: true, applied: done.has(i.outcome.id) },
+      );
+    },
+    { lazyMs: options.lazyMs },
+  );
 }
 
 export class SubmissionCommits {
@@ -94,7 +110,9 @@ export class SubmissionCommits {
 
   constructor(private readonly options: SubmissionCommitsOptions) {
     const { ledger } = options;
-    this.storage = options.storage ?? new StorageWatch({ probe: () => ledger.probeWrite(), logger: options.logger });
+    this.storage =
+      options.storage ??
+      new StorageWatch({ probe: () => ledger.probeWrite(), logger: options.logger });
     this.unhook = this.storage.beforeResume(() => this.commitHeld());
     // Marks and verdicts of the same turn share one transaction (one fsync): this company's, or with a
     // shared batcher every company's of the node. Verdicts of numbered documents wait up to `lazyMs` for
@@ -109,18 +127,26 @@ export class SubmissionCommits {
 
   /** Marks the document `sending` at the end of this turn. Never rejects (a mark made ahead may wait unawaited). */
   mark(id: number, doc: string | number): Promise<MarkResult> {
-    return this.batcher.add({ mark: id }).then((r) => r as MarkResult, (err: unknown): MarkResult => {
-      if (this.fencedBy(err)) return MARKED.unsaved; // refused: that request never leaves
-      if (!this.storage.report(err, 'submit')) {
-        this.options.logger.error({ err, company: this.options.company, doc }, 'submit: the sending mark could not be committed');
-      }
-      return MARKED.unsaved;
-    });
+    return this.batcher.add({ mark: id }).then(
+      (r) => r as MarkResult,
+      (err: unknown): MarkResult => {
+        if (this.fencedBy(err)) return MARKED.unsaved; // refused: that request never leaves
+        if (!this.storage.report(err, 'submit')) {
+          this.options.logger.error(
+            { err, company: this.options.company, doc },
+            'submit: the sending mark could not be committed',
+          );
+        }
+        return MARKED.unsaved;
+      },
+    );
   }
 
   /** Commits a verdict (with the next batch when `lazy`), then runs `after`; one that cannot be committed is held. Never rejects. */
   verdict(record: OutcomeRecord, after: () => void, lazy = false): Promise<void> {
-    const committed = lazy ? this.batcher.addLazy({ outcome: record }) : this.batcher.add({ outcome: record });
+    const committed = lazy
+      ? this.batcher.addLazy({ outcome: record })
+      : this.batcher.add({ outcome: record });
     return committed.then(after, (err: unknown) => {
       // Not ours to commit any more: the document stays `sending`, and the company's new owner recovers
       // it as after a crash (own number: resent, a duplicate answer meaning accepted; else in doubt).
@@ -147,8 +173,10 @@ export class SubmissionCommits {
     if (!isEdocError(err, 'EDOC_CLUSTER_FENCED')) return false;
     if (!this.fenced) {
       this.fenced = true;
-      this.options.logger.warn({ code: err.code, company: this.options.company },
-        'submit: this node lost the company\'s lease; what it was sending is recovered by the new owner');
+      this.options.logger.warn(
+        { code: err.code, company: this.options.company },
+        "submit: this node lost the company's lease; what it was sending is recovered by the new owner",
+      );
       this.options.onFenced?.();
     }
     return true;
@@ -161,7 +189,11 @@ export class SubmissionCommits {
     const held = this.held.slice();
     let result;
     try {
-      result = await this.options.ledger.commitSubmissions([], held.map((h) => h.record), this.options.now());
+      result = await this.options.ledger.commitSubmissions(
+        [],
+        held.map((h) => h.record),
+        this.options.now(),
+      );
     } catch (err) {
       // the lease went while they were held: the new owner recovers those documents; nothing holds the pause
       if (!this.fencedBy(err)) throw err;
@@ -189,8 +221,15 @@ export class SubmissionCommits {
       if (unsent.length > 0) await this.options.ledger.unmarkSending(unsent, this.options.now());
     } catch (err) {
       if (this.fencedBy(err)) return;
-      this.options.logger.error({ err, code: 'EDOC_STORAGE_FULL', company: this.options.company, verdicts: this.held.length },
-        'stop: answers could not be recorded (disk full); those documents stay sending and are recovered at the next start');
+      this.options.logger.error(
+        {
+          err,
+          code: 'EDOC_STORAGE_FULL',
+          company: this.options.company,
+          verdicts: this.held.length,
+        },
+        'stop: answers could not be recorded (disk full); those documents stay sending and are recovered at the next start',
+      );
     }
   }
 }

@@ -35,7 +35,8 @@ function walk(node: unknown, at: (string | number)[], problems: Problem[]): void
     const value = node[key];
     if (value === null || typeof value !== 'object') continue;
     at.push(key);
-    if (key === 'Identification' && isObj(value)) checkIdentification(value, joinPath('', ...at), problems);
+    if (key === 'Identification' && isObj(value))
+      checkIdentification(value, joinPath('', ...at), problems);
     else walk(value, at, problems);
     at.pop();
   }
@@ -49,11 +50,23 @@ function checkIdentification(id: Record<string, unknown>, path: string, problems
   if (raw === undefined) return;
   const nit = normaliseIdNumber(raw);
   if (!/^\d{1,15}$/.test(nit)) {
-    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'DocumentNumber'), `NIT ${excerpt(JSON.stringify(raw))} is not 1 to 15 digits, so its CheckDigit cannot be verified`));
+    problems.push(
+      problem(
+        'EDOC_VALIDATE_CHECK_DIGIT',
+        joinPath(path, 'DocumentNumber'),
+        `NIT ${excerpt(JSON.stringify(raw))} is not 1 to 15 digits, so its CheckDigit cannot be verified`,
+      ),
+    );
     return;
   }
   const expected = nitCheckDigit(nit);
   if (digit !== expected) {
-    problems.push(problem('EDOC_VALIDATE_CHECK_DIGIT', joinPath(path, 'CheckDigit'), `CheckDigit ${excerpt(digit)} does not match NIT ${nit} (expected ${expected})`));
+    problems.push(
+      problem(
+        'EDOC_VALIDATE_CHECK_DIGIT',
+        joinPath(path, 'CheckDigit'),
+        `CheckDigit ${excerpt(digit)} does not match NIT ${nit} (expected ${expected})`,
+      ),
+    );
   }
 }

@@ -20,6 +20,12 @@ export function present(value: unknown): boolean {
 export function linesGuard(kind: string, r: Record<string, unknown>): Problem[] {
   const lines = arr(r.Lines);
   return lines === undefined || lines.length === 0
-    ? [problem(KIND, 'Lines', `A ${kind} needs at least one entry in Lines; an empty document is not sent`)]
+    ? [
+        problem(
+          KIND,
+          'Lines',
+          `A ${kind} needs at least one entry in Lines; an empty document is not sent`,
+        ),
+      ]
     : [];
 }

@@ -36,7 +36,13 @@ export function joinPath(base: string, ...parts: (string | number)[]): string {
 export function distinctProblems(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((p) => {
-    const id = JSON.stringify([p.code, p.column ?? p.path, p.value ?? null, p.rows ?? null, p.message]);
+    const id = JSON.stringify([
+      p.code,
+      p.column ?? p.path,
+      p.value ?? null,
+      p.rows ?? null,
+      p.message,
+    ]);
     if (seen.has(id)) return false;
     seen.add(id);
     return true;

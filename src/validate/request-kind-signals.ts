@@ -28,8 +28,22 @@ const SUPPORT: readonly DocumentKind[] = ['support-document', 'support-adjustmen
 
 /** Fields of one resource only, that place a request in that family. */
 const FAMILY_FIELDS: readonly { kinds: readonly DocumentKind[]; fields: readonly string[] }[] = [
-  { kinds: ['payroll'], fields: ['TipoNota', 'Trabajador', 'Empleador', 'Devengados', 'Deducciones', 'NumeroSecuenciaXML', 'ComprobanteTotal'] },
-  { kinds: ['pos'], fields: ['documento', 'detalles', 'adquiriente', 'totales', 'jsonOriginal', 'tipoFactura'] },
+  {
+    kinds: ['payroll'],
+    fields: [
+      'TipoNota',
+      'Trabajador',
+      'Empleador',
+      'Devengados',
+      'Deducciones',
+      'NumeroSecuenciaXML',
+      'ComprobanteTotal',
+    ],
+  },
+  {
+    kinds: ['pos'],
+    fields: ['documento', 'detalles', 'adquiriente', 'totales', 'jsonOriginal', 'tipoFactura'],
+  },
   { kinds: SUPPORT, fields: ['SupplierParty', 'WithholdingTaxTotals'] },
   { kinds: ['support-adjustment'], fields: ['CorrectionConceptCode', 'CorrectionConcept'] },
   { kinds: SALES, fields: ['IssuerParty'] },
@@ -61,16 +75,26 @@ export function requestKindSignals(request: unknown): KindSignal[] {
   const signals: KindSignal[] = [];
   for (const family of FAMILY_FIELDS) {
     const found = family.fields.filter((f) => r[f] !== undefined && r[f] !== null);
-    if (found.length > 0) signals.push({ field: found[0], value: '', kinds: family.kinds, fields: found });
+    if (found.length > 0)
+      signals.push({ field: found[0], value: '', kinds: family.kinds, fields: found });
   }
-  if (present(r.ReasonCredit)) signals.push({ field: 'ReasonCredit', value: valueText(r.ReasonCredit), kinds: ['credit-note'] });
+  if (present(r.ReasonCredit))
+    signals.push({
+      field: 'ReasonCredit',
+      value: valueText(r.ReasonCredit),
+      kinds: ['credit-note'],
+    });
   // E1 reads ReasonDebit only when ReasonCredit is empty: beside a ReasonCredit, a blank one shows nothing.
   const debitShows = present(r.ReasonCredit) ? filled(r.ReasonDebit) : present(r.ReasonDebit);
-  if (debitShows) signals.push({ field: 'ReasonDebit', value: valueText(r.ReasonDebit), kinds: ['debit-note'] });
+  if (debitShows)
+    signals.push({ field: 'ReasonDebit', value: valueText(r.ReasonDebit), kinds: ['debit-note'] });
   const refs = references(r);
   if (refs.length > 0) {
-    signals.push({ field: `DocumentReferences[${refs[0].index}]`, value: refs[0].named,
-      kinds: ['invoice', 'credit-note', 'debit-note', 'support-adjustment'] });
+    signals.push({
+      field: `DocumentReferences[${refs[0].index}]`,
+      value: refs[0].named,
+      kinds: ['invoice', 'credit-note', 'debit-note', 'support-adjustment'],
+    });
   }
   return signals;
 }

@@ -61,7 +61,9 @@ export function supportFigures(request: unknown, out: Problem[]): SupportFigures
     taxable: sumAll(lines.map((l) => l.base)),
     vat,
     payable: value === undefined || vat === undefined ? undefined : value + vat,
-    withholding: sumAll(lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT).map((w) => w.amount))),
+    withholding: sumAll(
+      lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT).map((w) => w.amount)),
+    ),
   };
 }
 
@@ -69,7 +71,11 @@ export function isWithholding(cat: string | undefined): boolean {
   return cat === VAT_WITHHOLDING || cat === INCOME_WITHHOLDING;
 }
 
-function lineFigures(line: Record<string, unknown>, path: string, out: Problem[]): SupportLineFigures {
+function lineFigures(
+  line: Record<string, unknown>,
+  path: string,
+  out: Problem[],
+): SupportLineFigures {
   readAmount(line, 'UnitPrice', path, out);
   const value = readAmount(line, 'NetAmount', path, out) ?? lineProduct(line);
   const subs = arr(line.TaxSubTotals) ?? [];
@@ -91,9 +97,24 @@ function lineFigures(line: Record<string, unknown>, path: string, out: Problem[]
     const givenBase = readAmount(e, 'TaxableAmount', here, out);
     const givenAmount = readAmount(e, 'TaxAmount', here, out);
     const cat = category(e);
-    const ruleBase = cat === VAT_WITHHOLDING ? vat : cat === INCOME_WITHHOLDING ? (taxed ? base : value) : givenBase;
+    const ruleBase =
+      cat === VAT_WITHHOLDING
+        ? vat
+        : cat === INCOME_WITHHOLDING
+          ? taxed
+            ? base
+            : value
+          : givenBase;
     const computed = taxOf(ruleBase, e);
-    return { path: here, category: cat, rate: rateKey(e), base: ruleBase, amount: computed ?? givenAmount, givenBase, givenAmount };
+    return {
+      path: here,
+      category: cat,
+      rate: rateKey(e),
+      base: ruleBase,
+      amount: computed ?? givenAmount,
+      givenBase,
+      givenAmount,
+    };
   });
   return { path, value, taxed, vatEntries, base, vat, withholdings };
 }

@@ -55,8 +55,20 @@ export function invoiceTotals(request: unknown): Problem[] {
   const taxable =
     lines === undefined || (!anyLineTaxes && docSubs !== undefined)
       ? undefined
-      : sumAll(lines.map((l) => (l.entries === undefined || l.entries.length === 0 ? 0 : maxOf(l.entries.map((e) => e.base)))));
-  expectAmount(out, 'Total.TaxableAmount', taxableGiven, taxable, 'sum of the bases of taxed and exempt lines');
+      : sumAll(
+          lines.map((l) =>
+            l.entries === undefined || l.entries.length === 0
+              ? 0
+              : maxOf(l.entries.map((e) => e.base)),
+          ),
+        );
+  expectAmount(
+    out,
+    'Total.TaxableAmount',
+    taxableGiven,
+    taxable,
+    'sum of the bases of taxed and exempt lines',
+  );
 
   const taxes = anyLineTaxes
     ? sumAll(lineEntries.map((e) => e.amount))
@@ -66,24 +78,49 @@ export function invoiceTotals(request: unknown): Problem[] {
         ? sumAll(docSubs.map((e) => e.amount))
         : 0;
   const grossBase = lineNets ?? gross;
-  const expectedBillable = grossBase === undefined || taxes === undefined ? undefined : grossBase + taxes;
+  const expectedBillable =
+    grossBase === undefined || taxes === undefined ? undefined : grossBase + taxes;
   expectAmount(out, 'Total.TotalBillableAmount', billable, expectedBillable, 'GrossAmount + taxes');
-  expectAmount(out, 'Total.PayableAmount', payable, billable ?? expectedBillable, 'equal to TotalBillableAmount');
+  expectAmount(
+    out,
+    'Total.PayableAmount',
+    payable,
+    billable ?? expectedBillable,
+    'equal to TotalBillableAmount',
+  );
   return out;
 }
 
-function invoiceLine(line: Record<string, unknown>, path: string, out: Problem[]): InvoiceLineFigures {
+function invoiceLine(
+  line: Record<string, unknown>,
+  path: string,
+  out: Problem[],
+): InvoiceLineFigures {
   const net = readAmount(line, 'NetAmount', path, out);
   readAmount(line, 'GrossAmount', path, out);
   readAmount(line, 'UnitPrice', path, out);
-  expectAmount(out, joinPath(path, 'NetAmount'), net, lineProduct(line), () => `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
+  expectAmount(
+    out,
+    joinPath(path, 'NetAmount'),
+    net,
+    lineProduct(line),
+    () =>
+      `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`,
+  );
   const entries = readTaxEntries(line.TaxSubTotals, joinPath(path, 'TaxSubTotals'), out);
   arr(line.TaxSubTotals)?.forEach((item, j) => {
     const e = obj(item);
     const entry = entries?.[j];
-    expectAmount(out, joinPath(path, 'TaxSubTotals', j, 'TaxAmount'), entry?.amount, taxOf(entry?.base, e), () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
+    expectAmount(
+      out,
+      joinPath(path, 'TaxSubTotals', j, 'TaxAmount'),
+      entry?.amount,
+      taxOf(entry?.base, e),
+      () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`,
+    );
   });
-  if (entries !== undefined) checkCategoryTotals(line.TaxTotals, entries, joinPath(path, 'TaxTotals'), out);
+  if (entries !== undefined)
+    checkCategoryTotals(line.TaxTotals, entries, joinPath(path, 'TaxTotals'), out);
   return { net, entries };
 }
 
@@ -96,36 +133,100 @@ export function supportTotals(request: unknown): Problem[] {
   if (figures !== undefined) {
     const items = arr(r.Lines) ?? [];
     figures.lines.forEach((line, i) => supportLine(obj(items[i]) ?? {}, line, out));
-    const vatEntries = figures.lines.flatMap((l) => l.vatEntries.filter((e) => !isWithholding(e.category)));
+    const vatEntries = figures.lines.flatMap((l) =>
+      l.vatEntries.filter((e) => !isWithholding(e.category)),
+    );
     checkDocumentSubTotals(r.TaxSubTotals, vatEntries, 'TaxSubTotals', out);
     checkCategoryTotals(r.TaxTotals, vatEntries, 'TaxTotals', out);
-    checkCategoryTotals(r.WithholdingTaxTotals, figures.lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT)), 'WithholdingTaxTotals', out);
+    checkCategoryTotals(
+      r.WithholdingTaxTotals,
+      figures.lines.flatMap((l) => l.withholdings.filter((w) => w.category !== VAT)),
+      'WithholdingTaxTotals',
+      out,
+    );
   }
   const total = obj(r.Total);
   if (total === undefined || figures === undefined) {
-    if (total !== undefined) for (const key of ['TaxableAmount', 'TaxAmount', 'PayableAmount', 'WithholdingTaxAmount']) readAmount(total, key, 'Total', out);
+    if (total !== undefined)
+      for (const key of ['TaxableAmount', 'TaxAmount', 'PayableAmount', 'WithholdingTaxAmount'])
+        readAmount(total, key, 'Total', out);
     return out;
   }
-  expectAmount(out, 'Total.TaxableAmount', readAmount(total, 'TaxableAmount', 'Total', out), figures.taxable, 'sum of the bases of taxed and exempt lines; excluded lines do not count');
-  expectAmount(out, 'Total.TaxAmount', readAmount(total, 'TaxAmount', 'Total', out), figures.vat, 'sum of the lines\' VAT');
-  expectAmount(out, 'Total.PayableAmount', readAmount(total, 'PayableAmount', 'Total', out), figures.payable, 'sum of the line values + VAT; withholdings are not subtracted');
-  expectAmount(out, 'Total.WithholdingTaxAmount', readAmount(total, 'WithholdingTaxAmount', 'Total', out), figures.withholding, 'sum of the withholdings: 05 on the VAT, 06 on the taxable amount');
+  expectAmount(
+    out,
+    'Total.TaxableAmount',
+    readAmount(total, 'TaxableAmount', 'Total', out),
+    figures.taxable,
+    'sum of the bases of taxed and exempt lines; excluded lines do not count',
+  );
+  expectAmount(
+    out,
+    'Total.TaxAmount',
+    readAmount(total, 'TaxAmount', 'Total', out),
+    figures.vat,
+    "sum of the lines' VAT",
+  );
+  expectAmount(
+    out,
+    'Total.PayableAmount',
+    readAmount(total, 'PayableAmount', 'Total', out),
+    figures.payable,
+    'sum of the line values + VAT; withholdings are not subtracted',
+  );
+  expectAmount(
+    out,
+    'Total.WithholdingTaxAmount',
+    readAmount(total, 'WithholdingTaxAmount', 'Total', out),
+    figures.withholding,
+    'sum of the withholdings: 05 on the VAT, 06 on the taxable amount',
+  );
   return out;
 }
 
 function supportLine(line: Record<string, unknown>, f: SupportLineFigures, out: Problem[]): void {
   const path = f.path;
   const ignored: Problem[] = [];
-  expectAmount(out, joinPath(path, 'NetAmount'), readAmount(line, 'NetAmount', path, ignored), lineProduct(line), () => `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`);
+  expectAmount(
+    out,
+    joinPath(path, 'NetAmount'),
+    readAmount(line, 'NetAmount', path, ignored),
+    lineProduct(line),
+    () =>
+      `Quantity ${excerpt(String(text(line.Quantity)))} × UnitPrice ${excerpt(String(text(line.UnitPrice)))}`,
+  );
   arr(line.TaxSubTotals)?.forEach((item, j) => {
     const e = obj(item);
     const here = joinPath(path, 'TaxSubTotals', j);
-    expectAmount(out, joinPath(here, 'TaxAmount'), readAmount(e, 'TaxAmount', here, ignored), taxOf(f.vatEntries[j]?.base, e), () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`);
+    expectAmount(
+      out,
+      joinPath(here, 'TaxAmount'),
+      readAmount(e, 'TaxAmount', here, ignored),
+      taxOf(f.vatEntries[j]?.base, e),
+      () => `TaxableAmount × ${excerpt(String(text(e?.TaxPercentage)))}%`,
+    );
   });
   for (const w of f.withholdings) {
-    const on = w.category === '05' ? 'the line\'s VAT' : w.category === '06' ? 'the line\'s taxable amount' : 'TaxableAmount';
-    if (w.category === '05' || w.category === '06') expectAmount(out, joinPath(w.path, 'TaxableAmount'), w.givenBase, w.base, `withholding ${w.category} applies to ${on}`);
-    expectAmount(out, joinPath(w.path, 'TaxAmount'), w.givenAmount, w.amount, `${w.rate ?? '?'}% of ${on}`);
+    const on =
+      w.category === '05'
+        ? "the line's VAT"
+        : w.category === '06'
+          ? "the line's taxable amount"
+          : 'TaxableAmount';
+    if (w.category === '05' || w.category === '06')
+      expectAmount(
+        out,
+        joinPath(w.path, 'TaxableAmount'),
+        w.givenBase,
+        w.base,
+        `withholding ${w.category} applies to ${on}`,
+      );
+    expectAmount(
+      out,
+      joinPath(w.path, 'TaxAmount'),
+      w.givenAmount,
+      w.amount,
+      `${w.rate ?? '?'}% of ${on}`,
+    );
   }
 }
 

@@ -29,7 +29,6 @@ export interface KindSignal {
   fields?: string[];
 }
 
-
 /** `['credit-note', 'debit-note']` -> `a credit note or a debit note`. */
 export function kindNames(kinds: readonly DocumentKind[]): string {
   return kinds.map((k) => KIND_LABELS[k]).join(' or ');
@@ -58,7 +57,10 @@ function placeOf(rows: readonly number[] | undefined): string {
   if (rows === undefined || rows.length === 0) return '';
   const sorted = [...new Set(rows)].sort((a, b) => a - b);
   const consecutive = sorted.every((r, i) => i === 0 || r === sorted[i - 1] + 1);
-  const list = sorted.length > 1 && consecutive ? `${sorted[0]}-${sorted[sorted.length - 1]}` : sorted.join(', ');
+  const list =
+    sorted.length > 1 && consecutive
+      ? `${sorted[0]}-${sorted[sorted.length - 1]}`
+      : sorted.join(', ');
   return `${sorted.length === 1 ? 'row' : 'rows'} ${list}: `;
 }
 
@@ -83,9 +85,10 @@ export function judgeKindSignals(folder: DocumentKind, signals: readonly KindSig
     const verb = s.fields !== undefined && s.fields.length > 1 ? 'make' : 'makes';
     const says = `${placeOf(s.rows)}${describe(s)} ${verb} this ${kindNames(s.kinds)}, not ${KIND_LABELS[folder]}`;
     const others = signals.filter((o) => !o.kinds.some((k) => s.kinds.includes(k)));
-    const message = belongs.length > 0
-      ? `${says}; it is not sent: drop it in ${folderNames(belongs)} instead of the ${folder} folder`
-      : `${says}, but ${others.map(describe).join(' and ')} ${others.length > 1 ? 'say' : 'says'} ${kindNames([...new Set(others.flatMap((o) => o.kinds))])}; it is not sent: correct the document`;
+    const message =
+      belongs.length > 0
+        ? `${says}; it is not sent: drop it in ${folderNames(belongs)} instead of the ${folder} folder`
+        : `${says}, but ${others.map(describe).join(' and ')} ${others.length > 1 ? 'say' : 'says'} ${kindNames([...new Set(others.flatMap((o) => o.kinds))])}; it is not sent: correct the document`;
     const p: Problem = {
       code: belongs.length > 0 ? 'EDOC_VALIDATE_WRONG_FOLDER' : 'EDOC_VALIDATE_KIND',
       path: s.column === true ? '' : s.field,

@@ -29,8 +29,12 @@ type Report = (err: unknown, dir: string) => void;
  * `onOther` with every other name: chokidar drops a name that is not UTF-8 (it cannot stat the name
  * Node decoded), so that is the one place the watcher learns of such a file in fs-events mode.
  */
-export function watchStagingNames(dirs: string[], onName: (file: string) => void, onError: Report,
-  onOther?: (file: string) => void): () => void {
+export function watchStagingNames(
+  dirs: string[],
+  onName: (file: string) => void,
+  onError: Report,
+  onOther?: (file: string) => void,
+): () => void {
   const watchers: FSWatcher[] = [];
   for (const dir of dirs) {
     try {

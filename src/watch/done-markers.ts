@@ -25,7 +25,9 @@ function stemOf(name: string): string {
 export class DoneMarkers {
   private readonly suffixes: string[];
 
-  constructor(private readonly options: DoneMarkerOptions = { suffixes: [], replaceExtension: false }) {
+  constructor(
+    private readonly options: DoneMarkerOptions = { suffixes: [], replaceExtension: false },
+  ) {
     this.suffixes = options.suffixes.map((s) => s.toLowerCase());
   }
 
@@ -59,7 +61,9 @@ export class DoneMarkers {
     const dir = path.dirname(marker);
     const name = path.basename(marker).slice(0, -suffix.length);
     const candidates = this.options.replaceExtension
-      ? (await readdir(dir).catch(() => [] as string[])).filter((n) => n !== path.basename(marker) && stemOf(n) === name)
+      ? (await readdir(dir).catch(() => [] as string[])).filter(
+          (n) => n !== path.basename(marker) && stemOf(n) === name,
+        )
       : [name];
     const out: string[] = [];
     for (const n of candidates) {

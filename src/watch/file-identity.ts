@@ -21,5 +21,9 @@ export async function lstatOrGone(file: string): Promise<Stats | undefined> {
 
 /** What an inbox entry that is not a regular file is, in the words of the warning that skips it. */
 export function nonFileType(stats: Stats): string {
-  return stats.isSymbolicLink() ? 'symbolic link' : stats.isDirectory() ? 'directory' : 'special file';
+  return stats.isSymbolicLink()
+    ? 'symbolic link'
+    : stats.isDirectory()
+      ? 'directory'
+      : 'special file';
 }

@@ -80,7 +80,10 @@ export class InboxWatcher {
     this.folderPollMs = Math.min(1000, Math.max(100, Math.round(this.stableMs / 2)));
     this.renames = new RenameDetector(Math.max(5000, this.stableMs * 2));
     this.markers = new DoneMarkers(options.doneMarker);
-    this.names = new NameRepair(this.logger, (dir) => ({ kind: this.folders.get(dir)?.kind, company: this.folders.get(dir)?.company }));
+    this.names = new NameRepair(this.logger, (dir) => ({
+      kind: this.folders.get(dir)?.kind,
+      company: this.folders.get(dir)?.company,
+    }));
   }
 
   /** Create missing folders, scan what is there, then watch. Resolves once the initial scan is done. */
@@ -90,14 +93,18 @@ export class InboxWatcher {
   }
 
   /** The ready files, in the order they became ready; ends when the watcher is closed. Single consumer. */
-  files(): AsyncIterableIterator<ReadyFile> { return this.queue; }
+  files(): AsyncIterableIterator<ReadyFile> {
+    return this.queue;
+  }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<ReadyFile> {
     return this.files();
   }
 
   /** Files waiting to be pulled. */
-  get waiting(): number { return this.queue.length; }
+  get waiting(): number {
+    return this.queue.length;
+  }
 
   /** Hands out a company's taken files again, as if just dropped (cluster: this node just took the company over). */
   retake(company: string): void {
@@ -122,11 +129,22 @@ export class InboxWatcher {
     const roots = new Set(this.folders.keys());
     const dirs = [...roots];
     this.stopGapFillers = this.usePolling
-      ? listFoldersEvery({ dirs, intervalMs: this.folderPollMs, onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
-        onError: (err, dir) => this.logger.error({ err, dir }, 'inbox folder could not be listed') })
-      : watchStagingNames(dirs, (file) => this.renames.noteName(file),
-        (err, dir) => this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'),
-        (file) => { if (NameRepair.suspect(path.basename(file))) this.onEvent(file); });
+      ? listFoldersEvery({
+          dirs,
+          intervalMs: this.folderPollMs,
+          onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
+          onError: (err, dir) =>
+            this.logger.error({ err, dir }, 'inbox folder could not be listed'),
+        })
+      : watchStagingNames(
+          dirs,
+          (file) => this.renames.noteName(file),
+          (err, dir) =>
+            this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'),
+          (file) => {
+            if (NameRepair.suspect(path.basename(file))) this.onEvent(file);
+          },
+        );
     // names that are not UTF-8 are renamed before chokidar's first scan, which could not stat them
     for (const dir of dirs) await this.names.repair(dir);
     const watcher = watch(dirs, {
@@ -185,7 +203,9 @@ export class InboxWatcher {
     const previous = this.inflight.get(file) ?? Promise.resolve();
     const next = previous
       .then(() => this.handle(file))
-      .catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not inspect a file'))
+      .catch((err: unknown) =>
+        this.logger.error({ err, file }, 'inbox watcher could not inspect a file'),
+      )
       .finally(() => {
         if (this.inflight.get(file) === next) this.inflight.delete(file);
       });
@@ -203,7 +223,10 @@ export class InboxWatcher {
     }
     if (isStagingName(file)) {
       await this.renames.seen(file);
-      this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company }, 'staging file seen');
+      this.logger.debug?.(
+        { file: this.shown(file, folder), kind: folder.kind, company: folder.company },
+        'staging file seen',
+      );
       return;
     }
     const stats = await lstatOrGone(file);
@@ -245,7 +268,8 @@ export class InboxWatcher {
     for (const name of names) {
       const file = path.join(dir, name);
       if (isHiddenName(file) || this.inflight.has(file)) continue;
-      if (isStagingName(file) ? !this.renames.has(file) : !this.entries.has(file)) this.onEvent(file);
+      if (isStagingName(file) ? !this.renames.has(file) : !this.entries.has(file))
+        this.onEvent(file);
     }
     for (const [file, entry] of this.entries) {
       const listed = path.dirname(file) !== dir || names.has(path.basename(file));
@@ -260,7 +284,14 @@ export class InboxWatcher {
     }
     this.forget(file);
     this.warned.delete(file);
-    void this.names.freed(file)?.catch((err: unknown) => this.logger.error({ err, file }, 'inbox watcher could not rename a file name that is not UTF-8'));
+    void this.names
+      .freed(file)
+      ?.catch((err: unknown) =>
+        this.logger.error(
+          { err, file },
+          'inbox watcher could not rename a file name that is not UTF-8',
+        ),
+      );
   }
 
   private forget(file: string): void {
@@ -287,17 +318,40 @@ export class InboxWatcher {
     for (const file of files) this.onEvent(file);
     if (files.length > 0 || this.warned.has(marker)) return;
     this.warned.add(marker);
-    this.logger.warn({ file: this.shown(marker, folder), kind: folder.kind, company: folder.company, code: 'EDOC_READ_MARKER_ALONE' },
-      'a done marker has no data file beside it: left alone (its data file is taken once it appears)');
+    this.logger.warn(
+      {
+        file: this.shown(marker, folder),
+        kind: folder.kind,
+        company: folder.company,
+        code: 'EDOC_READ_MARKER_ALONE',
+      },
+      'a done marker has no data file beside it: left alone (its data file is taken once it appears)',
+    );
   }
 
-  private take(file: string, folder: InboxFolder, identity: FileSnapshot, via: ReadyFile['via'], marker?: string): void {
+  private take(
+    file: string,
+    folder: InboxFolder,
+    identity: FileSnapshot,
+    via: ReadyFile['via'],
+    marker?: string,
+  ): void {
     this.entries.set(file, { folder, state: 'taken', identity, since: Date.now() });
-    this.logger.debug?.({ file: this.shown(file, folder), kind: folder.kind, company: folder.company, via }, 'inbox file ready');
+    this.logger.debug?.(
+      { file: this.shown(file, folder), kind: folder.kind, company: folder.company, via },
+      'inbox file ready',
+    );
     const originalName = this.names.takeOriginal(file);
-    this.queue.push(file, { path: this.shown(file, folder), kind: folder.kind, company: folder.company, size: identity.size,
-      mtimeMs: identity.mtimeMs, via, ...(marker === undefined ? {} : { marker: this.shown(marker, folder) }),
-      ...(originalName === undefined ? {} : { originalName }) });
+    this.queue.push(file, {
+      path: this.shown(file, folder),
+      kind: folder.kind,
+      company: folder.company,
+      size: identity.size,
+      mtimeMs: identity.mtimeMs,
+      via,
+      ...(marker === undefined ? {} : { marker: this.shown(marker, folder) }),
+      ...(originalName === undefined ? {} : { originalName }),
+    });
   }
 
   private ensureTicker(): void {
@@ -310,7 +364,9 @@ export class InboxWatcher {
     this.ticking = true;
     this.checkPending()
       .catch((err: unknown) => this.logger.error({ err }, 'inbox watcher poll failed'))
-      .finally(() => { this.ticking = false; });
+      .finally(() => {
+        this.ticking = false;
+      });
   }
 
   private async checkPending(): Promise<void> {
@@ -340,7 +396,8 @@ export class InboxWatcher {
         entry.since = now;
       } else if (this.markers.enabled) {
         const marker = await this.markers.markerOf(file);
-        if (marker !== undefined && this.entries.get(file) === entry && !this.closed) this.take(file, entry.folder, identity, 'marker', marker);
+        if (marker !== undefined && this.entries.get(file) === entry && !this.closed)
+          this.take(file, entry.folder, identity, 'marker', marker);
       } else if (now - entry.since >= this.stableMs) {
         this.take(file, entry.folder, identity, 'stable');
       }

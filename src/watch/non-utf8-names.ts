@@ -28,7 +28,11 @@ export interface NameRepairLogger {
 /** `facturaci\xF3n.json`: the name with every byte outside printable ASCII escaped. */
 export function escapedName(raw: Buffer): string {
   let out = '';
-  for (const byte of raw) out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  for (const byte of raw)
+    out +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`;
   return out;
 }
 
@@ -40,7 +44,10 @@ export class NameRepair {
   private readonly blocked = new Set<string>();
   private running: Promise<void> | undefined;
 
-  constructor(private readonly logger: NameRepairLogger, private readonly context: (dir: string) => Record<string, unknown>) {}
+  constructor(
+    private readonly logger: NameRepairLogger,
+    private readonly context: (dir: string) => Record<string, unknown>,
+  ) {}
 
   /** Might `name` (as Node decoded it) stand for bytes that are not UTF-8? */
   static suspect(name: string): boolean {
@@ -83,23 +90,33 @@ export class NameRepair {
       const escaped = escapedName(raw);
       const from = Buffer.concat([Buffer.from(`${dir}${path.sep}`), raw]);
       const to = path.join(dir, decoded);
-      const fields = { ...this.context(dir), code: 'EDOC_READ_NAME_NOT_UTF8', originalName: escaped, originalNameHex: raw.toString('hex') };
+      const fields = {
+        ...this.context(dir),
+        code: 'EDOC_READ_NAME_NOT_UTF8',
+        originalName: escaped,
+        originalNameHex: raw.toString('hex'),
+      };
       try {
-        if ((await lstatOrGone(to)) !== undefined) throw Object.assign(new Error(`${decoded} exists already`), { code: 'EEXIST' });
+        if ((await lstatOrGone(to)) !== undefined)
+          throw Object.assign(new Error(`${decoded} exists already`), { code: 'EEXIST' });
         await rename(from, to);
       } catch (err) {
         const key = `${dir}\u0000${raw.toString('hex')}`;
         this.blocked.add(to);
         if (this.warned.has(key)) continue;
         this.warned.add(key);
-        this.logger.warn({ ...fields, file: path.join(dir, escaped), err },
-          `an inbox file name is not UTF-8 and could not be renamed to ${decoded}: the file is left where it is, unread`);
+        this.logger.warn(
+          { ...fields, file: path.join(dir, escaped), err },
+          `an inbox file name is not UTF-8 and could not be renamed to ${decoded}: the file is left where it is, unread`,
+        );
         continue;
       }
       this.warned.delete(`${dir}\u0000${raw.toString('hex')}`);
       this.originals.set(to, raw.toString('hex'));
-      this.logger.warn({ ...fields, file: to },
-        `an inbox file name is not UTF-8 (Windows-1252 / Latin-1 bytes ${escaped}): renamed to ${decoded} and taken as that`);
+      this.logger.warn(
+        { ...fields, file: to },
+        `an inbox file name is not UTF-8 (Windows-1252 / Latin-1 bytes ${escaped}): renamed to ${decoded} and taken as that`,
+      );
     }
   }
 }

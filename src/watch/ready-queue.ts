@@ -57,7 +57,8 @@ export class ReadyQueue<T> implements AsyncIterableIterator<T> {
       return Promise.resolve({ value: item.value, done: false });
     }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    if (this.waiter !== undefined) return Promise.reject(new Error('ReadyQueue has a single consumer'));
+    if (this.waiter !== undefined)
+      return Promise.reject(new Error('ReadyQueue has a single consumer'));
     return new Promise((resolve) => {
       this.waiter = resolve;
     });

@@ -64,7 +64,11 @@ export class RenameDetector {
     for (const [stagingPath, entry] of this.staging) {
       if (path.dirname(stagingPath) !== dir) continue;
       const sameName = withoutStagingSuffix(stagingPath) === file;
-      const byInode = entry.ino !== undefined && entry.ino === stats.ino && entry.dev === stats.dev && this.sameBirth(entry, stats, sameName);
+      const byInode =
+        entry.ino !== undefined &&
+        entry.ino === stats.ino &&
+        entry.dev === stats.dev &&
+        this.sameBirth(entry, stats, sameName);
       const byName = entry.ino === undefined && sameName;
       if (!byInode && !byName) continue;
       const now = await lstatOrGone(stagingPath);
@@ -84,14 +88,16 @@ export class RenameDetector {
    * new one. Where the file system has no birth time, the names must match too.
    */
   private sameBirth(entry: StagingEntry, stats: Stats, sameName: boolean): boolean {
-    if (entry.birthtimeMs !== undefined && entry.birthtimeMs > 0 && stats.birthtimeMs > 0) return entry.birthtimeMs === stats.birthtimeMs;
+    if (entry.birthtimeMs !== undefined && entry.birthtimeMs > 0 && stats.birthtimeMs > 0)
+      return entry.birthtimeMs === stats.birthtimeMs;
     return sameName;
   }
 
   /** Drop staging entries that disappeared long ago and were never matched. */
   prune(now = Date.now()): void {
     for (const [stagingPath, entry] of this.staging) {
-      if (entry.goneAt !== undefined && now - entry.goneAt > this.forgetAfterMs) this.staging.delete(stagingPath);
+      if (entry.goneAt !== undefined && now - entry.goneAt > this.forgetAfterMs)
+        this.staging.delete(stagingPath);
     }
   }
 

@@ -7,7 +7,11 @@ import { sameSnapshot, snapshotOf, type FileSnapshot } from './file-snapshot.js'
 import { lstatOrGone } from './file-identity.js';
 
 /** Resolves true once stable, false when the file is gone or `signal` aborts. */
-export async function waitUntilStable(file: string, stableMs: number, signal?: AbortSignal): Promise<boolean> {
+export async function waitUntilStable(
+  file: string,
+  stableMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const pollMs = Math.min(500, Math.max(25, Math.round(stableMs / 4)));
   let seen: FileSnapshot | undefined;
   let since = Date.now();

@@ -32,22 +32,33 @@ test('in-doubt alerts: only for the companies this node owns; a company that mov
   const alerter = new Alerter({ logger });
   let owned = new Set(['a']);
   const alerts = new DocumentAlerts({
-    alerter, config: () => alertsSchema.parse({}), tickMs: 20, isPaused: () => false, onError: (err) => { throw err; },
-    counts: () => [{ company: 'a', inDoubt: 2, unsent: 0 }, { company: 'b', inDoubt: 3, unsent: 0 }],
+    alerter,
+    config: () => alertsSchema.parse({}),
+    tickMs: 20,
+    isPaused: () => false,
+    onError: (err) => {
+      throw err;
+    },
+    counts: () => [
+      { company: 'a', inDoubt: 2, unsent: 0 },
+      { company: 'b', inDoubt: 3, unsent: 0 },
+    ],
     owns: (company) => owned.has(company),
   });
   alerts.start();
   try {
-    await until('a\'s in-doubt alert', () => alerter.isOpen('document-in-doubt:a'));
+    await until("a's in-doubt alert", () => alerter.isOpen('document-in-doubt:a'));
     await new Promise((resolve) => setTimeout(resolve, 100)); // several ticks
     expect(alerter.isOpen('document-in-doubt:b')).toBe(false);
     // a moves to another node, b comes here
     owned = new Set(['b']);
-    await until('b\'s in-doubt alert', () => alerter.isOpen('document-in-doubt:b'));
+    await until("b's in-doubt alert", () => alerter.isOpen('document-in-doubt:b'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(alerter.isOpen('document-in-doubt:a')).toBe(true); // not ended: a still has documents in doubt
     expect(alerter.recent(10).map((r) => [r.company, r.kind, r.severity])).toEqual([
-      ['b', 'document-in-doubt', 'error'], ['a', 'document-in-doubt', 'error']]);
+      ['b', 'document-in-doubt', 'error'],
+      ['a', 'document-in-doubt', 'error'],
+    ]);
   } finally {
     alerts.close();
     await logger.close();

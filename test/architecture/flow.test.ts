@@ -8,7 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { arrowKey, flowArrows, importCycles, importsOf, LAYERS } from '../../scripts/flow-arrows.mjs';
+import {
+  arrowKey,
+  flowArrows,
+  importCycles,
+  importsOf,
+  LAYERS,
+} from '../../scripts/flow-arrows.mjs';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -43,12 +49,27 @@ describe('the flow measure itself', () => {
   };
   write('errors.ts', 'export class EdocError extends Error {}\n');
   write('ledger/types.ts', 'export interface FileRow { id: number }\n');
-  write('ledger/ledger.ts', "import { EdocError } from '../errors.js';\nexport class Ledger { e = EdocError; }\n");
+  write(
+    'ledger/ledger.ts',
+    "import { EdocError } from '../errors.js';\nexport class Ledger { e = EdocError; }\n",
+  );
   write('ledger/index.ts', "export * from './types.js';\nexport { Ledger } from './ledger.js';\n");
-  write('report/rows.ts', "import type { FileRow } from '../ledger/types.js';\nexport type R = FileRow;\n");
-  write('report/writer.ts', "import type { Ledger } from '../ledger/ledger.js';\nexport type W = Ledger;\n");
-  write('report/barrel.ts', "import type {\n  FileRow,\n} from '../ledger/index.js';\nexport type B = FileRow;\n");
-  write('submit/sender.ts', "import { Ledger } from '../ledger/ledger.js';\nexport const s = Ledger;\n");
+  write(
+    'report/rows.ts',
+    "import type { FileRow } from '../ledger/types.js';\nexport type R = FileRow;\n",
+  );
+  write(
+    'report/writer.ts',
+    "import type { Ledger } from '../ledger/ledger.js';\nexport type W = Ledger;\n",
+  );
+  write(
+    'report/barrel.ts',
+    "import type {\n  FileRow,\n} from '../ledger/index.js';\nexport type B = FileRow;\n",
+  );
+  write(
+    'submit/sender.ts',
+    "import { Ledger } from '../ledger/ledger.js';\nexport const s = Ledger;\n",
+  );
   write('ledger/names.ts', "export { x } from '../report/x.js';\n");
   write('report/x.ts', 'export const x = 1;\n');
   write('watch/later.ts', "export async function f() { return import('../read/r.js'); }\n");
@@ -58,12 +79,21 @@ describe('the flow measure itself', () => {
 
   it('finds type-only, multi-line, re-export, dynamic and side-effect imports', () => {
     const edges = importsOf(root).map(arrowKey);
-    expect(edges).toEqual(expect.arrayContaining(['report/writer.ts -> ledger/ledger.ts', 'report/barrel.ts -> ledger/index.ts',
-      'ledger/names.ts -> report/x.ts', 'watch/later.ts -> read/r.ts', 'read/r.ts -> read/side-effect.ts']));
+    expect(edges).toEqual(
+      expect.arrayContaining([
+        'report/writer.ts -> ledger/ledger.ts',
+        'report/barrel.ts -> ledger/index.ts',
+        'ledger/names.ts -> report/x.ts',
+        'watch/later.ts -> read/r.ts',
+        'read/r.ts -> read/side-effect.ts',
+      ]),
+    );
   });
 
   it('counts an arrow up the layers and a ledger operation outside the state owners, not a record type', () => {
-    const arrows = flowArrows(root).map((a) => `${arrowKey(a)} (${a.why})`).sort();
+    const arrows = flowArrows(root)
+      .map((a) => `${arrowKey(a)} (${a.why})`)
+      .sort();
     expect(arrows).toEqual([
       'gadgets/g.ts -> errors.ts (unknown-layer)',
       'ledger/names.ts -> report/x.ts (upstream)',

@@ -14,19 +14,26 @@ function sink(): { lines: string[]; write(text: string): boolean } {
 
 async function project(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-cli-io-'));
-  await writeFile(path.join(dir, 'edoc-bridge.yaml'), [
-    'companies:',
-    '  - { alias: main, id: 1001, nit: "900123456", apiKey: "${KEY}" }',
-    'log: { level: debug }',
-    '',
-  ].join('\n'));
+  await writeFile(
+    path.join(dir, 'edoc-bridge.yaml'),
+    [
+      'companies:',
+      '  - { alias: main, id: 1001, nit: "900123456", apiKey: "${KEY}" }',
+      'log: { level: debug }',
+      '',
+    ].join('\n'),
+  );
   return dir;
 }
 
 describe('the context a command runs with', () => {
   test('config() loads once relative to cwd; logger() writes to config.log.file with every API key scrubbed', async () => {
     const dir = await project();
-    const io = createCliIO({ stdout: sink(), stderr: sink(), env: { KEY: 'io-secret-key-4242' }, cwd: dir }, 'edoc-bridge.yaml', false);
+    const io = createCliIO(
+      { stdout: sink(), stderr: sink(), env: { KEY: 'io-secret-key-4242' }, cwd: dir },
+      'edoc-bridge.yaml',
+      false,
+    );
     const config = await io.config();
     expect(await io.config()).toBe(config);
     expect(config.log.file).toBe(path.join(dir, 'logs/edoc-bridge.log'));
@@ -35,12 +42,19 @@ describe('the context a command runs with', () => {
     logger.debug({ company: 'main' }, 'the key is io-secret-key-4242');
     await io.dispose();
     await io.dispose();
-    const [line] = (await readFile(config.log.file, 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>);
+    const [line] = (await readFile(config.log.file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as Record<string, unknown>);
     expect(line).toMatchObject({ level: 'debug', company: 'main', msg: 'the key is [redacted]' });
   });
 
   test('signal listeners registered through onSignal are removed by dispose', async () => {
-    const io = createCliIO({ stdout: sink(), stderr: sink(), env: {}, cwd: os.tmpdir() }, 'none.yaml', false);
+    const io = createCliIO(
+      { stdout: sink(), stderr: sink(), env: {}, cwd: os.tmpdir() },
+      'none.yaml',
+      false,
+    );
     const before = process.listenerCount('SIGHUP');
     io.onSignal('SIGHUP', () => undefined);
     const off = io.onSignal('SIGHUP', () => undefined);
@@ -66,9 +80,16 @@ describe('exit codes', () => {
   test('main() runs in-process with its own streams and working directory', async () => {
     const dir = await project();
     const stderr = sink();
-    const code = await main(['ranges', 'list', '--config', 'edoc-bridge.yaml'], { stdout: sink(), stderr, env: {}, cwd: dir });
+    const code = await main(['ranges', 'list', '--config', 'edoc-bridge.yaml'], {
+      stdout: sink(),
+      stderr,
+      env: {},
+      cwd: dir,
+    });
     expect(code).toBe(EXIT_USAGE);
-    expect(stderr.lines.join('')).toContain('edoc-bridge.yaml: companies[0].apiKey: environment variable KEY is not set');
+    expect(stderr.lines.join('')).toContain(
+      'edoc-bridge.yaml: companies[0].apiKey: environment variable KEY is not set',
+    );
   });
 });
 
@@ -76,13 +97,20 @@ describe('a log file that cannot be opened', () => {
   test('is a configuration error naming log.file', async () => {
     const dir = await project();
     await writeFile(path.join(dir, 'blocker'), 'a file where a folder should be');
-    await writeFile(path.join(dir, 'edoc-bridge.yaml'), [
-      'companies:',
-      '  - { alias: main, id: 1001, nit: "900123456", apiKey: abcd1234 }',
-      'log: { file: blocker/sub/edoc-bridge.log }',
-      '',
-    ].join('\n'));
-    const io = createCliIO({ stdout: sink(), stderr: sink(), env: {}, cwd: dir }, 'edoc-bridge.yaml', false);
+    await writeFile(
+      path.join(dir, 'edoc-bridge.yaml'),
+      [
+        'companies:',
+        '  - { alias: main, id: 1001, nit: "900123456", apiKey: abcd1234 }',
+        'log: { file: blocker/sub/edoc-bridge.log }',
+        '',
+      ].join('\n'),
+    );
+    const io = createCliIO(
+      { stdout: sink(), stderr: sink(), env: {}, cwd: dir },
+      'edoc-bridge.yaml',
+      false,
+    );
     const err = await io.logger().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'EDOC_CONFIG_INVALID' });
     expect((err as Error).message).toContain('edoc-bridge.yaml: log.file: cannot open');

@@ -31,24 +31,42 @@ describe('relative paths in the configuration', () => {
     const install = await temp('edoc-install-');
     const elsewhere = await temp('edoc-cwd-');
     await mkdir(path.join(install, 'etc', 'mappings'), { recursive: true });
-    await writeFile(path.join(install, 'etc', 'edoc-bridge.yaml'), await readFile(path.join(ROOT, 'config/edoc-bridge.yaml')));
-    await writeFile(path.join(install, 'etc', 'emulator-seed.json'), await readFile(path.join(ROOT, 'config/emulator-seed.json')));
+    await writeFile(
+      path.join(install, 'etc', 'edoc-bridge.yaml'),
+      await readFile(path.join(ROOT, 'config/edoc-bridge.yaml')),
+    );
+    await writeFile(
+      path.join(install, 'etc', 'emulator-seed.json'),
+      await readFile(path.join(ROOT, 'config/emulator-seed.json')),
+    );
     for (const name of ['sales', 'support-document', 'payroll', 'support-adjustment', 'pos']) {
-      await writeFile(path.join(install, 'etc', 'mappings', `${name}.csv.yaml`), await readFile(path.join(ROOT, `config/mappings/${name}.csv.yaml`)));
+      await writeFile(
+        path.join(install, 'etc', 'mappings', `${name}.csv.yaml`),
+        await readFile(path.join(ROOT, `config/mappings/${name}.csv.yaml`)),
+      );
     }
-    const run = await runCli({ dir: elsewhere, configFile: path.join(install, 'etc', 'edoc-bridge.yaml') }, ['status', '--json']);
+    const run = await runCli(
+      { dir: elsewhere, configFile: path.join(install, 'etc', 'edoc-bridge.yaml') },
+      ['status', '--json'],
+    );
     expect(run.code, run.stderr).toBe(0);
-    expect((JSON.parse(run.stdout) as { stateDir: string }).stateDir).toBe(path.join(install, 'state'));
+    expect((JSON.parse(run.stdout) as { stateDir: string }).stateDir).toBe(
+      path.join(install, 'state'),
+    );
   });
 });
 
 describe('a folder the process cannot write', () => {
   for (const key of ['state', 'outbox'] as const) {
-    test(`paths.${key} under a regular file: run exits 2 at start naming the file and paths.${key}; nothing is taken`, async ({ daemonProject }) => {
+    test(`paths.${key} under a regular file: run exits 2 at start naming the file and paths.${key}; nothing is taken`, async ({
+      daemonProject,
+    }) => {
       const { project, spawnDaemon } = await daemonProject({});
       const blocker = path.join(project.dir, 'not-a-folder');
       await writeFile(blocker, 'a file where a folder should be\n');
-      const text = project.configText().replace(new RegExp(`^(  ${key}: ).*$`, 'm'), `$1${blocker}/${key}`);
+      const text = project
+        .configText()
+        .replace(new RegExp(`^(  ${key}: ).*$`, 'm'), `$1${blocker}/${key}`);
       expect(text).toContain(`${key}: ${blocker}/${key}`);
       await writeFile(project.configFile, text);
       await project.drop('invoice', 'a.json', '[]');
@@ -56,9 +74,13 @@ describe('a folder the process cannot write', () => {
       expect((await daemon.exited).code).toBe(2);
       const lines = daemon.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`${project.configFile}: paths.${key}: this process cannot write ${blocker}/${key} (`);
+      expect(lines[0]).toContain(
+        `${project.configFile}: paths.${key}: this process cannot write ${blocker}/${key} (`,
+      );
       expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
-      await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe('[]');
+      await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe(
+        '[]',
+      );
     });
   }
 });

@@ -8,7 +8,12 @@
 import { writeFile } from 'node:fs/promises';
 import { beforeAll, describe, expect } from 'vitest';
 import { BUILD_TIMEOUT_MS, daemonTest } from '../helpers/daemon-fixture.js';
-import { buildCli, COMPANY_MAIN, type DaemonProcess, type Project } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  type DaemonProcess,
+  type Project,
+} from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -25,14 +30,27 @@ const SELF_ALIAS = 'x-loop: &loop\n  again: *loop\n';
 /** The project's own (valid) configuration with `extra` YAML after it. */
 const withExtra = (project: Project, extra: string): string => `${project.configText()}${extra}`;
 /** The same with service.baseUrl carrying a user name and password. */
-const withPassword = (project: Project): string => project.configText()
-  .replace(/baseUrl: (\S+)/, (_m, url: string) => `baseUrl: ${url.replace('http://', `http://edoc:${PASSWORD}@`)}`);
+const withPassword = (project: Project): string =>
+  project
+    .configText()
+    .replace(
+      /baseUrl: (\S+)/,
+      (_m, url: string) => `baseUrl: ${url.replace('http://', `http://edoc:${PASSWORD}@`)}`,
+    );
 
 describe('at start: exit 2, one line naming the file and EDOC_CONFIG_INVALID', () => {
   for (const [name, make, says] of [
     ['an alias bomb', (p: Project) => withExtra(p, ALIAS_BOMB), 'aliases expand to too much data'],
-    ['an alias that contains itself', (p: Project) => withExtra(p, SELF_ALIAS), 'x-loop.again: an alias refers to a node that contains it'],
-    ['service.baseUrl with a password', withPassword, 'service.baseUrl: must not carry a user name or password'],
+    [
+      'an alias that contains itself',
+      (p: Project) => withExtra(p, SELF_ALIAS),
+      'x-loop.again: an alias refers to a node that contains it',
+    ],
+    [
+      'service.baseUrl with a password',
+      withPassword,
+      'service.baseUrl: must not carry a user name or password',
+    ],
   ] as const) {
     daemonTest(`${name}: exit 2 at start`, async ({ daemonProject }) => {
       const { project, spawnDaemon } = await daemonProject({});
@@ -52,9 +70,15 @@ describe('at start: exit 2, one line naming the file and EDOC_CONFIG_INVALID', (
 });
 
 describe('at SIGHUP: one error line, the old configuration in force', () => {
-  async function refusedAndStillWorking(daemon: DaemonProcess, project: Project, says: string): Promise<void> {
+  async function refusedAndStillWorking(
+    daemon: DaemonProcess,
+    project: Project,
+    says: string,
+  ): Promise<void> {
     daemon.signal('SIGHUP');
-    const refused = await daemon.waitForLog((l) => l.level === 'error' && /configuration refused/.test(l.msg));
+    const refused = await daemon.waitForLog(
+      (l) => l.level === 'error' && /configuration refused/.test(l.msg),
+    );
     expect(refused.code).toBe('EDOC_CONFIG_INVALID');
     expect(JSON.stringify(refused.err)).toContain(says);
     expect(JSON.stringify(refused.err)).toContain(project.configFile);
@@ -64,7 +88,11 @@ describe('at SIGHUP: one error line, the old configuration in force', () => {
 
   for (const [name, make, says] of [
     ['an alias bomb', (p: Project) => withExtra(p, ALIAS_BOMB), 'aliases expand to too much data'],
-    ['an alias that contains itself', (p: Project) => withExtra(p, SELF_ALIAS), 'an alias refers to a node that contains it'],
+    [
+      'an alias that contains itself',
+      (p: Project) => withExtra(p, SELF_ALIAS),
+      'an alias refers to a node that contains it',
+    ],
   ] as const) {
     daemonTest(`${name}: refused at SIGHUP, the daemon goes on`, async ({ daemonProject }) => {
       const { project, startDaemon } = await daemonProject({});
@@ -72,16 +100,26 @@ describe('at SIGHUP: one error line, the old configuration in force', () => {
       await writeFile(project.configFile, make(project));
       await refusedAndStillWorking(daemon, project, says);
       await project.drop('invoice', 'after.jsonl', jsonlText([invoice(990_410_001)]));
-      expect((await project.finalResult('invoice', 'after.jsonl')).counts).toMatchObject({ total: 1, accepted: 1 });
+      expect((await project.finalResult('invoice', 'after.jsonl')).counts).toMatchObject({
+        total: 1,
+        accepted: 1,
+      });
     });
   }
 
-  daemonTest('service.baseUrl with a password: refused, the password in no log line', async ({ daemonProject }) => {
-    const { project, startDaemon } = await daemonProject({});
-    const daemon = await startDaemon();
-    await writeFile(project.configFile, withPassword(project));
-    await refusedAndStillWorking(daemon, project, 'service.baseUrl: must not carry a user name or password');
-    expect(JSON.stringify(daemon.logLines())).not.toContain(PASSWORD);
-    expect(JSON.stringify(daemon.logLines())).not.toContain(COMPANY_MAIN.apiKey);
-  });
+  daemonTest(
+    'service.baseUrl with a password: refused, the password in no log line',
+    async ({ daemonProject }) => {
+      const { project, startDaemon } = await daemonProject({});
+      const daemon = await startDaemon();
+      await writeFile(project.configFile, withPassword(project));
+      await refusedAndStillWorking(
+        daemon,
+        project,
+        'service.baseUrl: must not carry a user name or password',
+      );
+      expect(JSON.stringify(daemon.logLines())).not.toContain(PASSWORD);
+      expect(JSON.stringify(daemon.logLines())).not.toContain(COMPANY_MAIN.apiKey);
+    },
+  );
 });

@@ -10,7 +10,13 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  createProject,
+  DaemonProcess,
+  type Project,
+} from '../helpers/daemon-harness.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 
 const projects: Project[] = [];
@@ -31,7 +37,10 @@ afterAll(async () => {
 
 /** The shipped seed's company (key demo-key-1001) on the embedded emulator, its state in state/emulator-state.json. */
 async function embeddedProject(): Promise<Project> {
-  const p = await createProject({ baseUrl: 'embedded', companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }] });
+  const p = await createProject({
+    baseUrl: 'embedded',
+    companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }],
+  });
   projects.push(p);
   const config = parse(p.configText()) as { emulator: Record<string, unknown> };
   config.emulator.state = path.join(p.stateDir, 'emulator-state.json');
@@ -39,8 +48,24 @@ async function embeddedProject(): Promise<Project> {
   return p;
 }
 
-const CREATE = ['ranges', 'create', '--type', 'Invoice', '--prefix', 'FV', '--authorization', '18764000100',
-  '--from', '100', '--to', '200', '--valid-from', '2026-01-01', '--valid-to', '2027-12-31'];
+const CREATE = [
+  'ranges',
+  'create',
+  '--type',
+  'Invoice',
+  '--prefix',
+  'FV',
+  '--authorization',
+  '18764000100',
+  '--from',
+  '100',
+  '--to',
+  '200',
+  '--valid-from',
+  '2026-01-01',
+  '--valid-to',
+  '2027-12-31',
+];
 
 describe('a command beside a daemon running the embedded emulator', () => {
   test('ranges create while the daemon runs is kept: listed after the daemon saves its state again, and after a restart', async () => {
@@ -56,7 +81,10 @@ describe('a command beside a daemon running the embedded emulator', () => {
     const result = await p.finalResult('invoice', 'una.json');
     expect(result.counts.accepted).toBe(1);
     const stateFile = path.join(p.stateDir, 'emulator-state.json');
-    await expect.poll(async () => (existsSync(stateFile) ? await readFile(stateFile, 'utf8') : ''), { timeout: 10_000 })
+    await expect
+      .poll(async () => (existsSync(stateFile) ? await readFile(stateFile, 'utf8') : ''), {
+        timeout: 10_000,
+      })
       .toContain('990000123');
     expect(await readFile(stateFile, 'utf8')).toContain('18764000100');
 

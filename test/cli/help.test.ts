@@ -7,7 +7,18 @@ import { runCli, type CliRun } from '../helpers/cli-runner.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const COMMANDS = ['run', 'submit', 'validate', 'status', 'retry', 'resolve', 'ranges', 'commission', 'received', 'emulator'];
+const COMMANDS = [
+  'run',
+  'submit',
+  'validate',
+  'status',
+  'retry',
+  'resolve',
+  'ranges',
+  'commission',
+  'received',
+  'emulator',
+];
 
 function sink(): { lines: string[]; write(text: string): boolean } {
   const lines: string[] = [];
@@ -54,18 +65,25 @@ describe('edoc-bridge <command> --help', () => {
   });
 
   // In-process (same code path as the binary) to keep the file fast: one child per command would cost seconds.
-  test.each(COMMANDS)('%s --help prints its usage, global options and examples, exit 0', async (name) => {
-    for (const argv of [[name, '--help'], ['help', name], [name, 'x', '-h']]) {
-      const stdout = sink();
-      const code = await main(argv, { stdout, stderr: sink(), env: {}, cwd: ROOT });
-      const text = stdout.lines.join('');
-      expect(code).toBe(0);
-      expect(text).toMatch(new RegExp(`^Usage: edoc-bridge ${name}\\b`));
-      expect(text).toContain('Global options:');
-      expect(text).toContain('--config FILE');
-      expect(text).toMatch(new RegExp(`Examples:\\n {2}edoc-bridge ${name}`));
-    }
-  });
+  test.each(COMMANDS)(
+    '%s --help prints its usage, global options and examples, exit 0',
+    async (name) => {
+      for (const argv of [
+        [name, '--help'],
+        ['help', name],
+        [name, 'x', '-h'],
+      ]) {
+        const stdout = sink();
+        const code = await main(argv, { stdout, stderr: sink(), env: {}, cwd: ROOT });
+        const text = stdout.lines.join('');
+        expect(code).toBe(0);
+        expect(text).toMatch(new RegExp(`^Usage: edoc-bridge ${name}\\b`));
+        expect(text).toContain('Global options:');
+        expect(text).toContain('--config FILE');
+        expect(text).toMatch(new RegExp(`Examples:\\n {2}edoc-bridge ${name}`));
+      }
+    },
+  );
 });
 
 describe('usage errors exit 2 with one readable line', () => {
@@ -73,19 +91,25 @@ describe('usage errors exit 2 with one readable line', () => {
     const { code, stderr, stdout } = await cli(['submit', 'a.csv', '--knd', 'invoice']);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toBe('edoc-bridge submit: unknown option --knd (did you mean --kind?) (see edoc-bridge submit --help)\n');
+    expect(stderr).toBe(
+      'edoc-bridge submit: unknown option --knd (did you mean --kind?) (see edoc-bridge submit --help)\n',
+    );
   });
 
   test('an unknown command suggests the closest one', async () => {
     const { code, stderr } = await cli(['sumbit']);
     expect(code).toBe(2);
-    expect(stderr).toBe('edoc-bridge: unknown command "sumbit" (did you mean "submit"?); run edoc-bridge --help for the list\n');
+    expect(stderr).toBe(
+      'edoc-bridge: unknown command "sumbit" (did you mean "submit"?); run edoc-bridge --help for the list\n',
+    );
   });
 
   test('an option without its value, and an extra argument, are usage errors', async () => {
     const missing = await cli(['status', '--config']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe('edoc-bridge status: option --config needs a value (see edoc-bridge status --help)\n');
+    expect(missing.stderr).toBe(
+      'edoc-bridge status: option --config needs a value (see edoc-bridge status --help)\n',
+    );
     const extra = await cli(['status', 'extra']);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain('unexpected argument "extra"');
@@ -98,16 +122,19 @@ describe('configuration errors exit 2 naming the file and the key path', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-cli-'));
     bad = path.join(dir, 'bad.yaml');
-    await writeFile(bad, [
-      'companies:',
-      '  - alias: main',
-      '    id: 1001',
-      '    nit: "900123456"',
-      '    apiKey: cli-secret-key-5555',
-      '    rate: { requestsPerSecond: fast }',
-      'servce: { baseUrl: embedded }',
-      '',
-    ].join('\n'));
+    await writeFile(
+      bad,
+      [
+        'companies:',
+        '  - alias: main',
+        '    id: 1001',
+        '    nit: "900123456"',
+        '    apiKey: cli-secret-key-5555',
+        '    rate: { requestsPerSecond: fast }',
+        'servce: { baseUrl: embedded }',
+        '',
+      ].join('\n'),
+    );
   });
 
   test('run --config <invalid file> prints the key paths in one line and exits 2', async () => {
@@ -131,6 +158,8 @@ describe('configuration errors exit 2 naming the file and the key path', () => {
   test('a missing configuration file (the default relative to the working directory) exits 2', async () => {
     const { code, stderr } = await cli(['status'], dir);
     expect(code).toBe(2);
-    expect(stderr).toBe('edoc-bridge status: config/edoc-bridge.yaml: cannot read the configuration file (ENOENT) [EDOC_CONFIG_NOT_FOUND]\n');
+    expect(stderr).toBe(
+      'edoc-bridge status: config/edoc-bridge.yaml: cannot read the configuration file (ENOENT) [EDOC_CONFIG_NOT_FOUND]\n',
+    );
   });
 });

@@ -15,9 +15,25 @@ import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { runCli, spawnCli, type CliRun } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, eventually, type Project } from '../helpers/daemon-harness.js';
-import { adminQuery, createDatabase, describePg, pgUrl, type PgDatabase } from '../helpers/postgres.js';
-import { everyStateFolder, fillEveryState, type EveryStateLedger } from '../fixtures/ledger/every-state.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  createProject,
+  eventually,
+  type Project,
+} from '../helpers/daemon-harness.js';
+import {
+  adminQuery,
+  createDatabase,
+  describePg,
+  pgUrl,
+  type PgDatabase,
+} from '../helpers/postgres.js';
+import {
+  everyStateFolder,
+  fillEveryState,
+  type EveryStateLedger,
+} from '../fixtures/ledger/every-state.js';
 import { holdLedger, killHard, tempDir } from '../ledger/helpers.js';
 
 const projects: Project[] = [];
@@ -34,16 +50,48 @@ beforeAll(async () => {
   try {
     filled = await fillEveryState(ledger, { documents: 700, perFile: 100, bodyBytes: 300 });
     // text the copy must carry exactly: an empty string beside NULLs, a 200 KB document
-    const extra = await ledger.recordFile({ path: '/inbox/main/invoice/big.json', name: 'big ñ.json', size: 1, sha256: 'big', kind: 'invoice',
-      company: 'main', now: 1_750_000_100_000 });
-    await ledger.insertDocuments(extra.fileId, [
-      { index: 0, source: {}, ownNumber: false, request: { a: '' }, raw: '' },
-      { index: 1, source: { rows: [2, 3], erpKey: 'SETP1' }, ownNumber: false, request: { big: 'x'.repeat(200_000) }, raw: `{"big":"${'x'.repeat(200_000)}"}` },
-    ], 1_750_000_100_000);
+    const extra = await ledger.recordFile({
+      path: '/inbox/main/invoice/big.json',
+      name: 'big ñ.json',
+      size: 1,
+      sha256: 'big',
+      kind: 'invoice',
+      company: 'main',
+      now: 1_750_000_100_000,
+    });
+    await ledger.insertDocuments(
+      extra.fileId,
+      [
+        { index: 0, source: {}, ownNumber: false, request: { a: '' }, raw: '' },
+        {
+          index: 1,
+          source: { rows: [2, 3], erpKey: 'SETP1' },
+          ownNumber: false,
+          request: { big: 'x'.repeat(200_000) },
+          raw: `{"big":"${'x'.repeat(200_000)}"}`,
+        },
+      ],
+      1_750_000_100_000,
+    );
     // master data: two versions of a customers table, accents and an empty cell
-    for (const [v, name] of [[1, 'Ferretería Andina'], [2, 'Ferretería Andina S.A.S.']] as const) {
-      await ledger.storeMasterVersion({ table: 'customers', file: `terceros-${v}.csv`, sha256: String(v).repeat(64), fileMtime: 1_750_000_000_000 + v,
-        columns: ['name', 'email'], rows: new Map([['900123456', [name, '']], ['79456123', ['Juan Gómez', 'j@g.example']]]) }, 1_750_000_100_000);
+    for (const [v, name] of [
+      [1, 'Ferretería Andina'],
+      [2, 'Ferretería Andina S.A.S.'],
+    ] as const) {
+      await ledger.storeMasterVersion(
+        {
+          table: 'customers',
+          file: `terceros-${v}.csv`,
+          sha256: String(v).repeat(64),
+          fileMtime: 1_750_000_000_000 + v,
+          columns: ['name', 'email'],
+          rows: new Map([
+            ['900123456', [name, '']],
+            ['79456123', ['Juan Gómez', 'j@g.example']],
+          ]),
+        },
+        1_750_000_100_000,
+      );
     }
   } finally {
     await ledger.close();
@@ -79,26 +127,59 @@ async function project(url?: string): Promise<Project> {
 /** `ledger copy` in a folder without a configuration, the password in PGPASSWORD. */
 async function copy(db: PgDatabase, args: string[], from = sourceDir): Promise<CliRun> {
   const dir = tempDir('edoc-copy-cwd-');
-  return runCli({ dir }, ['ledger', 'copy', '--from', from, '--to', pgUrl(db.server, db.name, null), ...args],
-    { env: { PGPASSWORD: db.server.password }, timeoutMs: 120_000 });
+  return runCli(
+    { dir },
+    ['ledger', 'copy', '--from', from, '--to', pgUrl(db.server, db.name, null), ...args],
+    { env: { PGPASSWORD: db.server.password }, timeoutMs: 120_000 },
+  );
 }
 
 function printed(run: CliRun): string {
   return `${run.stdout}\n${run.stderr}`;
 }
 
-const TABLES = ['files', 'documents', 'document_bodies', 'file_counts', 'events', 'kv', 'received', 'resend_requests', 'master_versions', 'master_rows'];
+const TABLES = [
+  'files',
+  'documents',
+  'document_bodies',
+  'file_counts',
+  'events',
+  'kv',
+  'received',
+  'resend_requests',
+  'master_versions',
+  'master_rows',
+];
 
 /** Every row of a table, every column as text (NULL as null), in primary-key byte order, from both sides. */
-async function bothSides(db: PgDatabase, table: string, from = sourceDir): Promise<{ sqlite: unknown[][]; pg: unknown[][] }> {
+async function bothSides(
+  db: PgDatabase,
+  table: string,
+  from = sourceDir,
+): Promise<{ sqlite: unknown[][]; pg: unknown[][] }> {
   const lite = new Database(path.join(from, 'ledger.sqlite'), { readonly: true });
   try {
-    const columns = (lite.prepare(`PRAGMA table_info(${table})`).all() as { name: string; type: string; pk: number }[]);
+    const columns = lite.prepare(`PRAGMA table_info(${table})`).all() as {
+      name: string;
+      type: string;
+      pk: number;
+    }[];
     const key = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
-    const sqlite = (lite.prepare(`SELECT ${columns.map((c) => `CAST(${c.name} AS TEXT)`).join(', ')} FROM ${table} ORDER BY ${key.map((k) => k.name).join(', ')}`)
-      .raw(true).all() as unknown[][]);
-    const pgRows = await adminQuery({ text: `SELECT ${columns.map((c) => `${c.name}::text`).join(', ')} FROM ${table}
-      ORDER BY ${key.map((k) => `${table}.${k.name}${k.type === 'TEXT' ? ' COLLATE "C"' : ''}`).join(', ')}`, rowMode: 'array' } as never, [], db.name);
+    const sqlite = lite
+      .prepare(
+        `SELECT ${columns.map((c) => `CAST(${c.name} AS TEXT)`).join(', ')} FROM ${table} ORDER BY ${key.map((k) => k.name).join(', ')}`,
+      )
+      .raw(true)
+      .all() as unknown[][];
+    const pgRows = await adminQuery(
+      {
+        text: `SELECT ${columns.map((c) => `${c.name}::text`).join(', ')} FROM ${table}
+      ORDER BY ${key.map((k) => `${table}.${k.name}${k.type === 'TEXT' ? ' COLLATE "C"' : ''}`).join(', ')}`,
+        rowMode: 'array',
+      } as never,
+      [],
+      db.name,
+    );
     return { sqlite, pg: pgRows.rows as unknown[][] };
   } finally {
     lite.close();
@@ -116,21 +197,42 @@ describePg('edoc-bridge ledger copy', () => {
     const run = await copy(db, []);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`into the PostgreSQL ledger postgres://${db.server.user}@${db.server.host}:${db.server.port}/${db.name} (schema migrated from version 0 to`);
-    expect(run.stdout).toMatch(/10 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/);
+    expect(run.stdout).toContain(
+      `into the PostgreSQL ledger postgres://${db.server.user}@${db.server.host}:${db.server.port}/${db.name} (schema migrated from version 0 to`,
+    );
+    expect(run.stdout).toMatch(
+      /10 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/,
+    );
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) {
       const { sqlite, pg } = await bothSides(db, table);
       expect(sqlite.length, table).toBeGreaterThan(0);
       expect(pg, table).toEqual(sqlite);
     }
-    const states = await adminQuery('SELECT state, count(*)::int AS n FROM documents GROUP BY state ORDER BY state', [], db.name);
-    expect(Object.fromEntries(states.rows.map((r: { state: string; n: number }) => [r.state, r.n]))).toMatchObject(
-      Object.fromEntries(Object.entries(filled.byState).filter(([state]) => state !== 'pending')));
+    const states = await adminQuery(
+      'SELECT state, count(*)::int AS n FROM documents GROUP BY state ORDER BY state',
+      [],
+      db.name,
+    );
+    expect(
+      Object.fromEntries(states.rows.map((r: { state: string; n: number }) => [r.state, r.n])),
+    ).toMatchObject(
+      Object.fromEntries(Object.entries(filled.byState).filter(([state]) => state !== 'pending')),
+    );
     // a new row takes the next id after the copied ones
     for (const table of ['files', 'documents', 'events', 'resend_requests']) {
-      const max = Number((await adminQuery(`SELECT max(id) AS m FROM ${table}`, [], db.name)).rows[0].m);
-      const next = Number((await adminQuery(`SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS v`, [], db.name)).rows[0].v);
+      const max = Number(
+        (await adminQuery(`SELECT max(id) AS m FROM ${table}`, [], db.name)).rows[0].m,
+      );
+      const next = Number(
+        (
+          await adminQuery(
+            `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS v`,
+            [],
+            db.name,
+          )
+        ).rows[0].v,
+      );
       expect(next, table).toBe(max + 1);
     }
 
@@ -138,18 +240,29 @@ describePg('edoc-bridge ledger copy', () => {
     expect(again.code).toBe(2);
     expect(again.stdout).toBe('');
     expect(again.stderr.trim().split('\n')).toHaveLength(1);
-    expect(again.stderr).toMatch(new RegExp(`is not empty: it holds ${filled.files + 1} files, ${filled.documents + 2} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `is not empty: it holds ${filled.files + 1} files, ${filled.documents + 2} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
+      ),
+    );
     expect(printed(again)).not.toContain(db.server.password);
   });
 
   test('with --config: from paths.state to ledger.url (the password from ${ENV}), never printed', async () => {
     const db = await database();
-    const p = await project(`postgres://${db.server.user}:\${EDOC_PG_PASSWORD}@${db.server.host}:${db.server.port}/${db.name}`);
+    const p = await project(
+      `postgres://${db.server.user}:\${EDOC_PG_PASSWORD}@${db.server.host}:${db.server.port}/${db.name}`,
+    );
     mkdirSync(p.stateDir, { recursive: true });
     copyFileSync(path.join(sourceDir, 'ledger.sqlite'), path.join(p.stateDir, 'ledger.sqlite'));
-    const run = await runCli(p, ['ledger', 'copy'], { env: { EDOC_PG_PASSWORD: encodeURIComponent(db.server.password) }, timeoutMs: 120_000 });
+    const run = await runCli(p, ['ledger', 'copy'], {
+      env: { EDOC_PG_PASSWORD: encodeURIComponent(db.server.password) },
+      timeoutMs: 120_000,
+    });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(run.stdout).toContain(`Copied the SQLite ledger ${path.join(p.stateDir, 'ledger.sqlite')}`);
+    expect(run.stdout).toContain(
+      `Copied the SQLite ledger ${path.join(p.stateDir, 'ledger.sqlite')}`,
+    );
     expect(printed(run)).not.toContain(db.server.password);
     expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
 
@@ -157,7 +270,9 @@ describePg('edoc-bridge ledger copy', () => {
     const plain = await project();
     const nowhere = await runCli(plain, ['ledger', 'copy', '--from', sourceDir]);
     expect(nowhere.code).toBe(2);
-    expect(nowhere.stderr).toContain('where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration');
+    expect(nowhere.stderr).toContain(
+      'where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration',
+    );
     const mixed = await runCli(plain, ['ledger', 'migrate', '--from', sourceDir]);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('--from is an option of ledger copy');
@@ -169,11 +284,19 @@ describePg('edoc-bridge ledger copy', () => {
     const db = await database();
     const refused = await copy(db, [], dir);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`in use by a running edoc-bridge \\(pid ${holder.pid}.*stop it first.*--force-snapshot.*\\[EDOC_LEDGER_COPY_REFUSED\\]`));
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `in use by a running edoc-bridge \\(pid ${holder.pid}.*stop it first.*--force-snapshot.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
+      ),
+    );
     expect(await rowCount(db, 'documents').catch(() => 0)).toBe(0);
     const snapshot = await copy(db, ['--force-snapshot'], dir);
     expect(snapshot.code).toBe(0);
-    expect(snapshot.stderr).toMatch(new RegExp(`^note: this is a snapshot of the ledger of a running edoc-bridge \\(pid ${holder.pid}`));
+    expect(snapshot.stderr).toMatch(
+      new RegExp(
+        `^note: this is a snapshot of the ledger of a running edoc-bridge \\(pid ${holder.pid}`,
+      ),
+    );
     const { sqlite, pg } = await bothSides(db, 'documents', dir);
     expect(pg).toEqual(sqlite);
     expect(sqlite).toHaveLength(4);
@@ -188,15 +311,21 @@ describePg('edoc-bridge ledger copy', () => {
     const db = await database();
     const older = await copy(db, [], old);
     expect(older.code).toBe(2);
-    expect(older.stderr).toMatch(/has schema version 7; this edoc-bridge copies version \d+\. Upgrade it first.*\[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(older.stderr).toMatch(
+      /has schema version 7; this edoc-bridge copies version \d+\. Upgrade it first.*\[EDOC_LEDGER_COPY_REFUSED\]/,
+    );
     const missing = await copy(db, [], path.join(old, 'nothing-here'));
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/There is no SQLite ledger at .*nothing-here.*\[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(missing.stderr).toMatch(
+      /There is no SQLite ledger at .*nothing-here.*\[EDOC_LEDGER_COPY_REFUSED\]/,
+    );
 
     const extra = tempDir('edoc-copy-extra-');
     copyFileSync(path.join(sourceDir, 'ledger.sqlite'), path.join(extra, 'ledger.sqlite'));
     const widened = new Database(path.join(extra, 'ledger.sqlite'));
-    widened.exec('ALTER TABLE documents ADD COLUMN priority INTEGER; CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    widened.exec(
+      'ALTER TABLE documents ADD COLUMN priority INTEGER; CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)',
+    );
     widened.close();
     await adminQuery('CREATE TABLE leftovers (id BIGINT PRIMARY KEY)', [], db.name);
     await adminQuery(`ALTER TABLE leftovers OWNER TO ${db.server.user}`, [], db.name);
@@ -213,33 +342,56 @@ describePg('edoc-bridge ledger copy', () => {
     const dir = tempDir('edoc-copy-nul-');
     const ledger = Ledger.open(dir);
     try {
-      const file = await ledger.recordFile({ path: '/inbox/main/pos/nul.jsonl', name: 'nul.jsonl', size: 1, sha256: 'nul', kind: 'pos', company: 'main', now: 1 });
-      await ledger.insertDocuments(file.fileId, [
-        { index: 0, source: {}, ownNumber: false, request: { a: 1 }, raw: '{"a":1}' },
-        { index: 1, source: {}, ownNumber: false, request: { a: 2 }, raw: '{"a":"\u0000"}' },
-      ], 1);
+      const file = await ledger.recordFile({
+        path: '/inbox/main/pos/nul.jsonl',
+        name: 'nul.jsonl',
+        size: 1,
+        sha256: 'nul',
+        kind: 'pos',
+        company: 'main',
+        now: 1,
+      });
+      await ledger.insertDocuments(
+        file.fileId,
+        [
+          { index: 0, source: {}, ownNumber: false, request: { a: 1 }, raw: '{"a":1}' },
+          { index: 1, source: {}, ownNumber: false, request: { a: 2 }, raw: '{"a":"\u0000"}' },
+        ],
+        1,
+      );
     } finally {
       await ledger.close();
     }
     const db = await database();
     const run = await copy(db, [], dir);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/The SQLite ledger's document_bodies id=2, column raw, holds a NUL character.*nothing was copied \[EDOC_LEDGER_COPY_VALUE\]/);
-    for (const table of ['files', 'documents', 'document_bodies']) expect(await rowCount(db, table)).toBe(0);
+    expect(run.stderr).toMatch(
+      /The SQLite ledger's document_bodies id=2, column raw, holds a NUL character.*nothing was copied \[EDOC_LEDGER_COPY_VALUE\]/,
+    );
+    for (const table of ['files', 'documents', 'document_bodies'])
+      expect(await rowCount(db, table)).toBe(0);
   });
 
   test('a copy that does not read back as it was written is rolled back (a trigger altering rows in the target)', async () => {
     const db = await database();
     const url = pgUrl(db.server, db.name, null);
     // the schema first (ledger migrate, as an operator may run it before the copy), then the tampering trigger
-    const migrated = await runCli(await project(url), ['ledger', 'migrate'], { env: { PGPASSWORD: db.server.password } });
+    const migrated = await runCli(await project(url), ['ledger', 'migrate'], {
+      env: { PGPASSWORD: db.server.password },
+    });
     expect(migrated.code).toBe(0);
-    await adminQuery(`CREATE FUNCTION tamper() RETURNS trigger LANGUAGE plpgsql AS $$
+    await adminQuery(
+      `CREATE FUNCTION tamper() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.id = 7 THEN NEW.raw := NEW.raw || ' '; END IF; RETURN NEW; END $$;
-      CREATE TRIGGER tamper BEFORE INSERT ON document_bodies FOR EACH ROW EXECUTE FUNCTION tamper()`, [], db.name);
+      CREATE TRIGGER tamper BEFORE INSERT ON document_bodies FOR EACH ROW EXECUTE FUNCTION tamper()`,
+      [],
+      db.name,
+    );
     const run = await copy(db, []);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/The copy differs from the SQLite ledger, rolled back: document_bodies: the checksums differ.*\[EDOC_LEDGER_COPY_VERIFY\]/);
+    expect(run.stderr).toMatch(
+      /The copy differs from the SQLite ledger, rolled back: document_bodies: the checksums differ.*\[EDOC_LEDGER_COPY_VERIFY\]/,
+    );
     expect(run.stderr).not.toMatch(/documents: the checksums differ/);
     for (const table of TABLES) expect(await rowCount(db, table)).toBe(0);
   });
@@ -250,7 +402,9 @@ describePg('edoc-bridge ledger copy', () => {
     const db = await database();
     const runs = await Promise.all([copy(db, []), copy(db, [], second)]);
     expect(runs.map((r) => r.code).sort()).toEqual([0, 2]);
-    expect(runs.find((r) => r.code === 2)?.stderr).toMatch(/(is not empty|Another session holds the tables).*\[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(runs.find((r) => r.code === 2)?.stderr).toMatch(
+      /(is not empty|Another session holds the tables).*\[EDOC_LEDGER_COPY_REFUSED\]/,
+    );
     expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
   });
 
@@ -261,27 +415,54 @@ describePg('edoc-bridge ledger copy', () => {
     // the copy's session, once it inserts rows: its INSERTs quote the table's name, the migration's do not
     const whenInserting = async (act: (pid: number) => Promise<void>): Promise<void> => {
       for (;;) {
-        const r = await adminQuery(`SELECT pid FROM pg_stat_activity
-          WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy' AND query LIKE 'INSERT INTO "%'`, [db.name]);
+        const r = await adminQuery(
+          `SELECT pid FROM pg_stat_activity
+          WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy' AND query LIKE 'INSERT INTO "%'`,
+          [db.name],
+        );
         if (r.rows.length > 0) return act(r.rows[0].pid as number);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
     const running = copy(db, [], dir);
-    await whenInserting(async (pid) => { await adminQuery('SELECT pg_terminate_backend($1)', [pid]); });
+    await whenInserting(async (pid) => {
+      await adminQuery('SELECT pg_terminate_backend($1)', [pid]);
+    });
     const run = await running;
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/The connection to the PostgreSQL ledger postgres:\/\/.* broke while in use.*\[EDOC_LEDGER_CONNECTION_LOST\]/);
+    expect(run.stderr).toMatch(
+      /The connection to the PostgreSQL ledger postgres:\/\/.* broke while in use.*\[EDOC_LEDGER_CONNECTION_LOST\]/,
+    );
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) expect(await rowCount(db, table)).toBe(0);
 
     // killed outright: the server rolls back, and the lock it left in the state folder is a dead process's
-    const killed = spawnCli({ dir }, ['ledger', 'copy', '--from', dir, '--to', pgUrl(db.server, db.name)]);
-    await whenInserting(async () => { killed.process.kill('SIGKILL'); });
+    const killed = spawnCli({ dir }, [
+      'ledger',
+      'copy',
+      '--from',
+      dir,
+      '--to',
+      pgUrl(db.server, db.name),
+    ]);
+    await whenInserting(async () => {
+      killed.process.kill('SIGKILL');
+    });
     await killed.done;
-    await eventually(async () => ((await rowCount(db, 'documents')) === 0
-      && (await adminQuery(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy'`,
-        [db.name])).rows[0].n === 0 ? true : undefined), 'the killed copy\'s session gone, nothing committed', 30_000);
+    await eventually(
+      async () =>
+        (await rowCount(db, 'documents')) === 0 &&
+        (
+          await adminQuery(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'edoc-bridge ledger copy'`,
+            [db.name],
+          )
+        ).rows[0].n === 0
+          ? true
+          : undefined,
+      "the killed copy's session gone, nothing committed",
+      30_000,
+    );
     expect(existsSync(path.join(dir, 'edoc-bridge.lock'))).toBe(true);
 
     const again = await copy(db, [], dir);
@@ -292,7 +473,14 @@ describePg('edoc-bridge ledger copy', () => {
 
   test('a --to that is not a postgres URL, and a --from that is not a ledger, are usage errors that quote neither', async () => {
     const db = await database();
-    const bad = await runCli({ dir: tempDir() }, ['ledger', 'copy', '--from', sourceDir, '--to', 'mysql://root:Hunter2pass@db/x']);
+    const bad = await runCli({ dir: tempDir() }, [
+      'ledger',
+      'copy',
+      '--from',
+      sourceDir,
+      '--to',
+      'mysql://root:Hunter2pass@db/x',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--to must be a postgres:// URL, not mysql://');
     expect(bad.stderr).not.toContain('Hunter2pass');
@@ -300,7 +488,9 @@ describePg('edoc-bridge ledger copy', () => {
     await writeFile(path.join(notLedger, 'ledger.sqlite'), 'just some text\n');
     const run = await copy(db, [], notLedger);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/ledger\.sqlite is not a SQLite database, so not an edoc-bridge ledger \[EDOC_LEDGER_COPY_REFUSED\]/);
+    expect(run.stderr).toMatch(
+      /ledger\.sqlite is not a SQLite database, so not an edoc-bridge ledger \[EDOC_LEDGER_COPY_REFUSED\]/,
+    );
     expect(existsSync(path.join(notLedger, 'edoc-bridge.lock'))).toBe(false);
   });
 
@@ -310,10 +500,19 @@ describePg('edoc-bridge ledger copy', () => {
     const { port } = server.address() as net.AddressInfo;
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const secret = 'S3cret-pass:word/x';
-    const run = await runCli({ dir: tempDir() }, ['ledger', 'copy', '--verbose', '--from', sourceDir,
-      '--to', `postgres://someone:${encodeURIComponent(secret)}@127.0.0.1:${port}/nothing`]);
+    const run = await runCli({ dir: tempDir() }, [
+      'ledger',
+      'copy',
+      '--verbose',
+      '--from',
+      sourceDir,
+      '--to',
+      `postgres://someone:${encodeURIComponent(secret)}@127.0.0.1:${port}/nothing`,
+    ]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`The PostgreSQL ledger postgres://someone@127.0.0.1:${port}/nothing could not be reached`);
+    expect(run.stderr).toContain(
+      `The PostgreSQL ledger postgres://someone@127.0.0.1:${port}/nothing could not be reached`,
+    );
     expect(run.stderr).toContain('[EDOC_LEDGER_UNREACHABLE]');
     expect(printed(run)).not.toContain(secret);
     expect(printed(run)).not.toContain(encodeURIComponent(secret));

@@ -52,36 +52,56 @@ async function closedPort(): Promise<number> {
 describePg('edoc-bridge ledger migrate on PostgreSQL', () => {
   test('creates the schema (password from ${ENV} in ledger.url), then finds nothing to do; the password is never printed', async () => {
     const { server, name } = db();
-    const p = await project({ url: `postgres://${server.user}:\${EDOC_PG_PASSWORD}@${server.host}:${server.port}/${name}` });
+    const p = await project({
+      url: `postgres://${server.user}:\${EDOC_PG_PASSWORD}@${server.host}:${server.port}/${name}`,
+    });
     const env = { EDOC_PG_PASSWORD: encodeURIComponent(server.password) };
     const first = await runCli(p, ['ledger', 'migrate'], { env });
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     const where = `postgres://${server.user}@${server.host}:${server.port}/${name}`;
-    expect(first.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema migrated from version 0 to ${V}`);
+    expect(first.stdout.trim()).toBe(
+      `PostgreSQL ledger ${where}: schema migrated from version 0 to ${V}`,
+    );
     const again = await runCli(p, ['ledger', 'migrate'], { env });
-    expect(again.stdout.trim()).toBe(`PostgreSQL ledger ${where}: schema at version ${V}, nothing to migrate`);
+    expect(again.stdout.trim()).toBe(
+      `PostgreSQL ledger ${where}: schema at version ${V}, nothing to migrate`,
+    );
     for (const run of [first, again]) expect(printed(run)).not.toContain(server.password);
-    const versions = await adminQuery('SELECT version, program FROM schema_version ORDER BY version', [], name);
-    expect(versions.rows).toEqual(Array.from({ length: V }, (_, i) => ({ version: i + 1, program: 'edoc-bridge' })));
+    const versions = await adminQuery(
+      'SELECT version, program FROM schema_version ORDER BY version',
+      [],
+      name,
+    );
+    expect(versions.rows).toEqual(
+      Array.from({ length: V }, (_, i) => ({ version: i + 1, program: 'edoc-bridge' })),
+    );
   });
 
   test('takes the password from PGPASSWORD when the URL has none', async () => {
     const { server, name } = db();
-    const p = await project({ url: `postgres://${server.user}@${server.host}:${server.port}/${name}` });
+    const p = await project({
+      url: `postgres://${server.user}@${server.host}:${server.port}/${name}`,
+    });
     const run = await runCli(p, ['ledger', 'migrate'], { env: { PGPASSWORD: server.password } });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`schema (migrated from version \\d to ${V}|at version ${V})`));
+    expect(run.stdout).toMatch(
+      new RegExp(`schema (migrated from version \\d to ${V}|at version ${V})`),
+    );
   });
 
   test('a wrong password: exit 2, one line naming the server and EDOC_LEDGER_REFUSED, the password nowhere (--verbose too)', async () => {
     const { server, name } = db();
-    const p = await project({ url: `postgres://${server.user}:\${EDOC_PG_PASSWORD}@${server.host}:${server.port}/${name}` });
+    const p = await project({
+      url: `postgres://${server.user}:\${EDOC_PG_PASSWORD}@${server.host}:${server.port}/${name}`,
+    });
     const env = { EDOC_PG_PASSWORD: encodeURIComponent(WRONG) };
     const run = await runCli(p, ['ledger', 'migrate'], { env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain(`edoc-bridge ledger: The PostgreSQL server postgres://${server.user}@${server.host}:${server.port}/${name} refused the ledger's connection`);
+    expect(run.stderr).toContain(
+      `edoc-bridge ledger: The PostgreSQL server postgres://${server.user}@${server.host}:${server.port}/${name} refused the ledger's connection`,
+    );
     expect(run.stderr).toMatch(/password authentication failed.*\[EDOC_LEDGER_REFUSED\]/);
     const verbose = await runCli(p, ['ledger', 'migrate', '--verbose'], { env });
     expect(verbose.code).toBe(2);
@@ -94,10 +114,14 @@ describePg('edoc-bridge ledger migrate on PostgreSQL', () => {
 
   test('no server at that address: exit 3 (may pass: a service manager restarts), EDOC_LEDGER_UNREACHABLE, no password', async () => {
     const port = await closedPort();
-    const p = await project({ url: `postgres://someone:${encodeURIComponent(WRONG)}@127.0.0.1:${port}/nothing` });
+    const p = await project({
+      url: `postgres://someone:${encodeURIComponent(WRONG)}@127.0.0.1:${port}/nothing`,
+    });
     const run = await runCli(p, ['ledger', 'migrate', '--verbose']);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`The PostgreSQL ledger postgres://someone@127.0.0.1:${port}/nothing could not be reached`);
+    expect(run.stderr).toContain(
+      `The PostgreSQL ledger postgres://someone@127.0.0.1:${port}/nothing could not be reached`,
+    );
     expect(run.stderr).toContain('[EDOC_LEDGER_UNREACHABLE]');
     expect(printed(run)).not.toContain(WRONG);
     expect(printed(run)).not.toContain(encodeURIComponent(WRONG));
@@ -105,7 +129,9 @@ describePg('edoc-bridge ledger migrate on PostgreSQL', () => {
 
   test('other commands use the PostgreSQL ledger, never quietly the SQLite one: refused credentials stop them, unquoted', async () => {
     const { server, name } = db();
-    const p = await project({ url: `postgres://${server.user}:${encodeURIComponent(WRONG)}@${server.host}:${server.port}/${name}` });
+    const p = await project({
+      url: `postgres://${server.user}:${encodeURIComponent(WRONG)}@${server.host}:${server.port}/${name}`,
+    });
     for (const command of [['status'], ['run']]) {
       const run = await runCli(p, command);
       expect(run.code, run.stderr).not.toBe(0);
@@ -122,7 +148,11 @@ describe('edoc-bridge ledger migrate on the SQLite state folder', () => {
     const first = await runCli(p, ['ledger', 'migrate']);
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     const file = path.join(p.dir, 'state', 'ledger.sqlite');
-    expect(first.stdout.trim()).toMatch(new RegExp(`^SQLite ledger ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: schema migrated from version 0 to \\d+$`));
+    expect(first.stdout.trim()).toMatch(
+      new RegExp(
+        `^SQLite ledger ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: schema migrated from version 0 to \\d+$`,
+      ),
+    );
     const again = await runCli(p, ['ledger', 'migrate']);
     expect(again.stdout.trim()).toMatch(/: schema at version \d+, nothing to migrate$/);
     const bad = await runCli(p, ['ledger', 'frobnicate']);

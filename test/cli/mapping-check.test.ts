@@ -9,9 +9,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli-runner.js';
-import {
-  buildCli, ROOT,
-} from '../helpers/daemon-harness.js';
+import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { daemonTest as test, type DaemonProjectOptions } from '../helpers/daemon-fixture.js';
 
 const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
@@ -27,7 +25,9 @@ function mapped(mapping: string): DaemonProjectOptions {
 }
 
 describe('configured mappings are checked with the configuration', () => {
-  test('run with a misspelt mapping path exits 2 naming kinds.invoice.mapping, before anything is watched', async ({ daemonProject }) => {
+  test('run with a misspelt mapping path exits 2 naming kinds.invoice.mapping, before anything is watched', async ({
+    daemonProject,
+  }) => {
     const { project: p } = await daemonProject(mapped(MISSPELT));
     const run = await runCli(p, ['run'], { timeoutMs: 20_000 });
     expect(run.code).toBe(2);
@@ -37,31 +37,49 @@ describe('configured mappings are checked with the configuration', () => {
     expect(p.logLines().some((l) => l.msg === 'watching the inbox')).toBe(false);
   });
 
-  test('a mapping that does not compile refuses the configuration with its own key and problem', async ({ daemonProject }) => {
+  test('a mapping that does not compile refuses the configuration with its own key and problem', async ({
+    daemonProject,
+  }) => {
     const { project: p } = await daemonProject(mapped(SALES));
     const broken = path.join(p.dir, 'broken.yaml');
-    await writeFile(broken, (await readFile(SALES, 'utf8')).replace(/^(\s*)date:.*$/m, '$1date: not-a-date-pattern'));
-    await expect(loadConfig(p.configFile, {}, { cwd: p.dir }).then(() => 'loaded')).resolves.toBe('loaded');
+    await writeFile(
+      broken,
+      (await readFile(SALES, 'utf8')).replace(/^(\s*)date:.*$/m, '$1date: not-a-date-pattern'),
+    );
+    await expect(loadConfig(p.configFile, {}, { cwd: p.dir }).then(() => 'loaded')).resolves.toBe(
+      'loaded',
+    );
     const text = (await readFile(p.configFile, 'utf8')).replace(SALES, broken);
     await writeFile(p.configFile, text);
-    const err = await loadConfig(p.configFile, {}, { cwd: p.dir }).then(() => undefined, (e: unknown) => e as Error & { code: string });
+    const err = await loadConfig(p.configFile, {}, { cwd: p.dir }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { code: string },
+    );
     expect(err?.code).toBe('EDOC_CONFIG_MAPPING');
     expect(err?.message).toMatch(/kinds\.invoice\.mapping: .*broken\.yaml.*format\.date/);
   });
 
-  test('SIGHUP with a misspelt mapping path is refused naming the key; the old mapping stays in force', async ({ daemonProject }) => {
+  test('SIGHUP with a misspelt mapping path is refused naming the key; the old mapping stays in force', async ({
+    daemonProject,
+  }) => {
     const { project: p, startDaemon } = await daemonProject(mapped(SALES));
     const daemon = await startDaemon();
     const text = await readFile(p.configFile, 'utf8');
     await writeFile(p.configFile, text.replace(SALES, MISSPELT));
     daemon.signal('SIGHUP');
-    const refused = await daemon.waitForLog((l) => l.msg === 'new configuration refused; the old one stays in force');
+    const refused = await daemon.waitForLog(
+      (l) => l.msg === 'new configuration refused; the old one stays in force',
+    );
     expect(refused.code).toBe('EDOC_CONFIG_MAPPING');
     expect(JSON.stringify(refused.err)).toContain('kinds.invoice.mapping');
 
     // a CSV export arriving now is read with the mapping in force
     await mkdir(p.inbox('invoice'), { recursive: true });
-    await p.drop('invoice', 'invoices.csv', await readFile(path.join(ROOT, 'examples/invoices.csv')));
+    await p.drop(
+      'invoice',
+      'invoices.csv',
+      await readFile(path.join(ROOT, 'examples/invoices.csv')),
+    );
     const result = await p.finalResult('invoice', 'invoices.csv', { timeoutMs: 30_000 });
     expect(result.error).toBeUndefined();
     expect(result.counts.total).toBeGreaterThan(0);

@@ -19,7 +19,11 @@ let npm: ChildProcess | undefined;
 afterEach(async () => {
   // whatever is left of the process group (npm, sh, node) goes
   if (npm?.pid !== undefined) {
-    try { process.kill(-npm.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(-npm.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
   npm = undefined;
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -57,7 +61,9 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs: num
 
 function lockHolder(stateDir: string): number | undefined {
   try {
-    return (JSON.parse(readFileSync(path.join(stateDir, 'edoc-bridge.lock'), 'utf8')) as { pid: number }).pid;
+    return (
+      JSON.parse(readFileSync(path.join(stateDir, 'edoc-bridge.lock'), 'utf8')) as { pid: number }
+    ).pid;
   } catch {
     return undefined;
   }
@@ -71,24 +77,41 @@ describe('npm start', () => {
       let output = '';
       // its own process group, so that the signal below reaches npm alone (as from systemd's KillMode=process or kill PID)
       npm = spawn('npm', ['start'], {
-        cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+        cwd,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8', TZ: 'UTC' },
       });
-      npm.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-      npm.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+      npm.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      npm.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
       const exited = new Promise<void>((resolve) => npm?.on('exit', () => resolve()));
       const logFile = path.join(cwd, 'logs', 'edoc-bridge.log');
-      await until('the daemon watching the inbox', () => {
-        if (npm?.exitCode !== null) throw new Error(`npm start exited: ${output}`);
-        return existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"msg":"watching the inbox"') ? true : undefined;
-      }, 120_000);
+      await until(
+        'the daemon watching the inbox',
+        () => {
+          if (npm?.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+          return existsSync(logFile) &&
+            readFileSync(logFile, 'utf8').includes('"msg":"watching the inbox"')
+            ? true
+            : undefined;
+        },
+        120_000,
+      );
       const daemonPid = lockHolder(path.join(cwd, 'state'));
       expect(daemonPid, 'the daemon holds state/edoc-bridge.lock').toBeTypeOf('number');
       expect(alive(daemonPid as number)).toBe(true);
 
       npm.kill(signal);
       await exited;
-      await until('the daemon to exit', () => (alive(daemonPid as number) ? undefined : true), 30_000);
+      await until(
+        'the daemon to exit',
+        () => (alive(daemonPid as number) ? undefined : true),
+        30_000,
+      );
       expect(existsSync(path.join(cwd, 'state', 'edoc-bridge.lock'))).toBe(false);
       const log = readFileSync(logFile, 'utf8');
       expect(log).toContain(`"signal":"${signal}"`);

@@ -17,13 +17,19 @@ beforeAll(async () => {
 const finals = (lines: LogLine[]): LogLine[] => lines.filter((l) => l.msg === 'document final');
 
 describe('an API key an HTTP header cannot carry', () => {
-  test('a key pasted with an invisible U+200B: submit exits 2 naming the key\'s path, not its value; nothing reaches the service', async ({ daemonProject }) => {
+  test("a key pasted with an invisible U+200B: submit exits 2 naming the key's path, not its value; nothing reaches the service", async ({
+    daemonProject,
+  }) => {
     const key = 'demo-key-1001';
-    const { emulator, project: p } = await daemonProject({ apiKeys: { main: `demo-key\u200b-1001` } });
+    const { emulator, project: p } = await daemonProject({
+      apiKeys: { main: `demo-key\u200b-1001` },
+    });
     const file = await p.exportFile('ventas.json', jsonText([invoice(990_126_001)]));
     const run = await runCli(p, ['submit', file, '--kind', 'invoice']);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain('companies[0].apiKey: the API key of company "main" holds an invisible zero-width space (U+200B)');
+    expect(run.stderr).toContain(
+      'companies[0].apiKey: the API key of company "main" holds an invisible zero-width space (U+200B)',
+    );
     expect(run.stderr).not.toMatch(/not answering|could not be reached|may be issued/);
     expect(run.stderr).not.toContain(key.slice(0, 8));
     expect((await emulator.client.stats()).totalRequests).toBe(0);
@@ -31,8 +37,13 @@ describe('an API key an HTTP header cannot carry', () => {
 });
 
 describe('every document that needs an operator is one error line with its code', () => {
-  test('failed after retries (EDOC_SUBMIT_GAVE_UP) and invalid at intake (EDOC_VALIDATE_SCHEMA): level error, with the code', async ({ daemonProject }) => {
-    const { project: p } = await daemonProject({ faults: { errorRate: 1 }, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } });
+  test('failed after retries (EDOC_SUBMIT_GAVE_UP) and invalid at intake (EDOC_VALIDATE_SCHEMA): level error, with the code', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({
+      faults: { errorRate: 1 },
+      retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
+    });
     const broken = invoice(990_126_102);
     delete broken.InvoiceLines;
     delete broken.Lines;
@@ -42,21 +53,36 @@ describe('every document that needs an operator is one error line with its code'
     const lines = finals(p.logLines());
     expect(lines).toHaveLength(2);
     const failed = lines.find((l) => l.status === 'failed');
-    expect(failed).toMatchObject({ level: 'error', code: 'EDOC_SUBMIT_GAVE_UP', doc: 'main/invoice/SETP/990126101' });
+    expect(failed).toMatchObject({
+      level: 'error',
+      code: 'EDOC_SUBMIT_GAVE_UP',
+      doc: 'main/invoice/SETP/990126101',
+    });
     const invalid = lines.find((l) => l.status === 'invalid');
     expect(invalid?.level).toBe('error');
     expect(invalid?.code).toMatch(/^EDOC_VALIDATE_/);
   });
 
-  test('a service-numbered document whose answer was lost: in doubt, level error with EDOC_SUBMIT_IN_DOUBT; an accepted one stays info', async ({ daemonProject }) => {
-    const { emulator, project: p } = await daemonProject({ retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } });
+  test('a service-numbered document whose answer was lost: in doubt, level error with EDOC_SUBMIT_IN_DOUBT; an accepted one stays info', async ({
+    daemonProject,
+  }) => {
+    const { emulator, project: p } = await daemonProject({
+      retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
+    });
     const ok = await p.exportFile('bien.json', jsonText([invoice(990_126_201)]));
     expect((await runCli(p, ['submit', ok, '--kind', 'invoice'])).code).toBe(0);
     await emulator.client.setFaults({ dropAfterCommitRate: 1 });
-    const file = await p.exportFile('soporte.json', jsonText([supportDocument(undefined, 'M-126')]));
+    const file = await p.exportFile(
+      'soporte.json',
+      jsonText([supportDocument(undefined, 'M-126')]),
+    );
     await runCli(p, ['submit', file, '--kind', 'support-document']);
     const lines = finals(p.logLines());
     expect(lines.find((l) => l.status === 'accepted')).toMatchObject({ level: 'info' });
-    expect(lines.find((l) => l.status === 'in-doubt')).toMatchObject({ level: 'error', code: 'EDOC_SUBMIT_IN_DOUBT', doubt: 'no-answer' });
+    expect(lines.find((l) => l.status === 'in-doubt')).toMatchObject({
+      level: 'error',
+      code: 'EDOC_SUBMIT_IN_DOUBT',
+      doubt: 'no-answer',
+    });
   });
 });

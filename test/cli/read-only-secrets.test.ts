@@ -9,7 +9,13 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, type Project, ROOT } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  createProject,
+  type Project,
+  ROOT,
+} from '../helpers/daemon-harness.js';
 
 const projects: Project[] = [];
 
@@ -23,10 +29,15 @@ afterAll(async () => {
 
 /** A project whose only company takes its key from `secret` (YAML value of companies[0]). */
 async function project(secret: Record<string, string>): Promise<Project> {
-  const p = await createProject({ baseUrl: 'embedded', companies: [COMPANY_MAIN],
-    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } } });
+  const p = await createProject({
+    baseUrl: 'embedded',
+    companies: [COMPANY_MAIN],
+    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+  });
   projects.push(p);
-  const config = parse(await readFile(p.configFile, 'utf8')) as { companies: Record<string, unknown>[] };
+  const config = parse(await readFile(p.configFile, 'utf8')) as {
+    companies: Record<string, unknown>[];
+  };
   delete config.companies[0].apiKey;
   Object.assign(config.companies[0], secret);
   await writeFile(p.configFile, stringify(config));
@@ -49,7 +60,9 @@ describe('commands that never call the service need no secrets', () => {
 
     const ranges = await runCli(p, ['ranges', 'list']);
     expect(ranges.code).toBe(2);
-    expect(ranges.stderr).toMatch(/companies\[0\]\.apiKey: environment variable EDOC_API_KEY is not set.*\[EDOC_CONFIG_ENV_MISSING\]/);
+    expect(ranges.stderr).toMatch(
+      /companies\[0\]\.apiKey: environment variable EDOC_API_KEY is not set.*\[EDOC_CONFIG_ENV_MISSING\]/,
+    );
   });
 
   test('status, retry and resend work when the apiKeyFile cannot be read; run refuses naming it', async () => {

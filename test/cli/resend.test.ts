@@ -10,7 +10,13 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, type DaemonProcess, eventually, type Project, type ResultJson, ROOT, type TestEmulator,
+  buildCli,
+  type DaemonProcess,
+  eventually,
+  type Project,
+  type ResultJson,
+  ROOT,
+  type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { jsonText, supportAdjustment, supportDocument } from '../helpers/documents.js';
@@ -26,32 +32,82 @@ const SALES_MAPPING = path.join(ROOT, 'config/mappings/sales.csv.yaml');
 
 /** The ERP's export: the reference sales layout except that its price column is called `valor_unitario`. */
 const ventas = toCsv([
-  { prefijo: 'SETP', numero: '990000501', fecha: '18/11/2026', cliente_tipo_doc: '31', cliente_doc: '800.197.268-4', cliente_nombre: 'Andina', descripcion: 'Café', cantidad: '2', valor_unitario: '10.000,00', iva: '19' },
-  { prefijo: 'SETP', numero: '990000502', fecha: '18/11/2026', cliente_tipo_doc: '31', cliente_doc: '800.197.268-4', cliente_nombre: 'Andina', descripcion: 'Arroz', cantidad: '1', valor_unitario: '4.200,00', iva: '5' },
+  {
+    prefijo: 'SETP',
+    numero: '990000501',
+    fecha: '18/11/2026',
+    cliente_tipo_doc: '31',
+    cliente_doc: '800.197.268-4',
+    cliente_nombre: 'Andina',
+    descripcion: 'Café',
+    cantidad: '2',
+    valor_unitario: '10.000,00',
+    iva: '19',
+  },
+  {
+    prefijo: 'SETP',
+    numero: '990000502',
+    fecha: '18/11/2026',
+    cliente_tipo_doc: '31',
+    cliente_doc: '800.197.268-4',
+    cliente_nombre: 'Andina',
+    descripcion: 'Arroz',
+    cantidad: '1',
+    valor_unitario: '4.200,00',
+    iva: '5',
+  },
 ]);
 
 /**
  * The newest file of that input name in the ledger and its final result.json — its own, not the earlier
  * file's under the same report name (told apart by startedAt).
  */
-async function newestResult(kind: string, name: string, after: number): Promise<{ id: number; result: ResultJson }> {
-  const row = await eventually(() => project.ledgerQuery<{ id: number; report_name: string; started_at: number }>(
-    `SELECT id, report_name, started_at FROM files WHERE name = ? AND id > ? ORDER BY id DESC LIMIT 1`, name, after)[0],
-  `a new file ${name} in the ledger`, 30_000);
-  const result = await eventually(async () => {
-    const r = await project.result(kind, `${row.report_name}.json`);
-    return r !== undefined && r.finishedAt !== null && r.startedAt === new Date(row.started_at).toISOString() ? r : undefined;
-  }, `the final report of the new ${name}`, 30_000);
+async function newestResult(
+  kind: string,
+  name: string,
+  after: number,
+): Promise<{ id: number; result: ResultJson }> {
+  const row = await eventually(
+    () =>
+      project.ledgerQuery<{ id: number; report_name: string; started_at: number }>(
+        `SELECT id, report_name, started_at FROM files WHERE name = ? AND id > ? ORDER BY id DESC LIMIT 1`,
+        name,
+        after,
+      )[0],
+    `a new file ${name} in the ledger`,
+    30_000,
+  );
+  const result = await eventually(
+    async () => {
+      const r = await project.result(kind, `${row.report_name}.json`);
+      return r !== undefined &&
+        r.finishedAt !== null &&
+        r.startedAt === new Date(row.started_at).toISOString()
+        ? r
+        : undefined;
+    },
+    `the final report of the new ${name}`,
+    30_000,
+  );
   return { id: row.id, result };
 }
 
 function fileId(name: string): number {
-  return project.ledgerQuery<{ id: number }>('SELECT max(id) AS id FROM files WHERE name = ?', name)[0].id;
+  return project.ledgerQuery<{ id: number }>(
+    'SELECT max(id) AS id FROM files WHERE name = ?',
+    name,
+  )[0].id;
 }
 
 async function archived(kind: string, name: string): Promise<void> {
-  await eventually(() => project.ledgerQuery<{ a: string | null }>(
-    'SELECT archived_path AS a FROM files WHERE name = ? ORDER BY id DESC LIMIT 1', name)[0]?.a ?? undefined, `${name} archived`);
+  await eventually(
+    () =>
+      project.ledgerQuery<{ a: string | null }>(
+        'SELECT archived_path AS a FROM files WHERE name = ? ORDER BY id DESC LIMIT 1',
+        name,
+      )[0]?.a ?? undefined,
+    `${name} archived`,
+  );
   expect(existsSync(path.join(project.inbox(kind), name))).toBe(false);
 }
 
@@ -74,7 +130,13 @@ describe('edoc-bridge resend', () => {
     const firstId = fileId('ventas.csv');
 
     // the fix: the mapping reads the ERP's column name; the daemon is told with SIGHUP
-    await writeFile(mappingFile, (await readFile(SALES_MAPPING, 'utf8')).replace('column: precio_unitario', 'column: valor_unitario'));
+    await writeFile(
+      mappingFile,
+      (await readFile(SALES_MAPPING, 'utf8')).replace(
+        'column: precio_unitario',
+        'column: valor_unitario',
+      ),
+    );
     const logAt = daemon.logLines().length;
     daemon.signal('SIGHUP');
     await daemon.waitForLog((l) => l.msg === 'configuration reloaded');
@@ -89,41 +151,62 @@ describe('edoc-bridge resend', () => {
     const again = await newestResult('invoice', 'ventas.csv', firstId);
     expect(again.result.error).toBeUndefined();
     expect(again.result.documents.map((d) => [d.key, d.status])).toEqual([
-      ['main/invoice/SETP/990000501', 'accepted'], ['main/invoice/SETP/990000502', 'accepted'],
+      ['main/invoice/SETP/990000501', 'accepted'],
+      ['main/invoice/SETP/990000502', 'accepted'],
     ]);
     await archived('invoice', 'ventas.csv');
-    const events = project.ledgerQuery<{ type: string }>('SELECT type FROM events WHERE file_id = ? ORDER BY id', again.id).map((e) => e.type);
+    const events = project
+      .ledgerQuery<{ type: string }>(
+        'SELECT type FROM events WHERE file_id = ? ORDER BY id',
+        again.id,
+      )
+      .map((e) => e.type);
     expect(events).toContain('file-resend');
 
     // two archived files of that name now: the name alone is ambiguous, the archived copy is exact
     const twice = await runCli(project, ['resend', '--file', 'ventas.csv']);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('ventas.csv matches 2 archived files');
-    expect(twice.stderr).toContain(path.join(project.outbox('invoice'), 'archive', 'ventas (2).csv'));
+    expect(twice.stderr).toContain(
+      path.join(project.outbox('invoice'), 'archive', 'ventas (2).csv'),
+    );
     const exact = await runCli(project, ['resend', '--file', 'ventas (2).csv']);
     expect(exact.code).toBe(1);
-    expect(exact.stderr).toContain('nothing to resend: every document of ventas (2).csv was accepted');
+    expect(exact.stderr).toContain(
+      'nothing to resend: every document of ventas (2).csv was accepted',
+    );
   }, 60_000);
 
   test('accepted documents are reported duplicate and never sent again (own number or not); rejected or invalid ones are sent again; without a daemon the file waits', async () => {
     // DSX has no numbering range: the service answers DSX5 with ResultCode 400 (invalid, nothing
     // recorded: the spec's E5 row for numbering problems); the other two are accepted,
     // one numbered by the service (no own number), one with its own number.
-    const docs = [supportDocument(undefined, 'sin-numero'), { ...supportDocument(5), SeriePrefix: 'DSX' }, supportDocument(990_000_777)];
+    const docs = [
+      supportDocument(undefined, 'sin-numero'),
+      { ...supportDocument(5), SeriePrefix: 'DSX' },
+      supportDocument(990_000_777),
+    ];
     await project.drop('support-document', 'compras.json', jsonText(docs));
     const first = await project.finalResult('support-document', 'compras.json');
     expect(first.documents.map((d) => d.status)).toEqual(['accepted', 'invalid', 'accepted']);
     await archived('support-document', 'compras.json');
     const firstId = fileId('compras.json');
     const before = await emulator.client.documents({ kind: 'support-document' });
-    expect(before.map((d) => [d.documentNumber, d.accepted])).toEqual(expect.arrayContaining([['DS990000777', true]]));
-    const e5Before = Object.values((await emulator.client.stats()).requests.E5 ?? {}).reduce((a, b) => a + b, 0);
+    expect(before.map((d) => [d.documentNumber, d.accepted])).toEqual(
+      expect.arrayContaining([['DS990000777', true]]),
+    );
+    const e5Before = Object.values((await emulator.client.stats()).requests.E5 ?? {}).reduce(
+      (a, b) => a + b,
+      0,
+    );
 
     await daemon.stop();
     const run = await runCli(project, ['resend', '--file', 'compras.json']);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.stdout).toContain('1 rejected or invalid document(s) are sent again');
-    expect(run.stdout).toContain('2 accepted document(s) are reported duplicate and not sent again');
+    expect(run.stdout).toContain(
+      '2 accepted document(s) are reported duplicate and not sent again',
+    );
     expect(run.stdout).toContain('no daemon is running: the file waits in');
     expect(existsSync(path.join(project.inbox('support-document'), 'compras.json'))).toBe(true);
 
@@ -136,12 +219,19 @@ describe('edoc-bridge resend', () => {
       ['duplicate', ['EDOC_LEDGER_DUPLICATE_KEY']],
     ]);
     // the log holds each document's final state once, the ones settled by their earlier copy included
-    const finals = daemon.logLines().filter((l) => l.msg === 'document final' && l.file === 'compras.json');
+    const finals = daemon
+      .logLines()
+      .filter((l) => l.msg === 'document final' && l.file === 'compras.json');
     expect(finals.map((l) => [l.doc, l.status]).sort()).toEqual([
-      ['#0', 'duplicate'], ['main/support-document/DS/990000777', 'duplicate'], ['main/support-document/DSX/5', 'invalid'],
+      ['#0', 'duplicate'],
+      ['main/support-document/DS/990000777', 'duplicate'],
+      ['main/support-document/DSX/5', 'invalid'],
     ]);
     // the emulator got exactly one more request: DSX5's; nothing accepted was issued twice
-    const e5After = Object.values((await emulator.client.stats()).requests.E5 ?? {}).reduce((a, b) => a + b, 0);
+    const e5After = Object.values((await emulator.client.stats()).requests.E5 ?? {}).reduce(
+      (a, b) => a + b,
+      0,
+    );
     expect(e5After - e5Before).toBe(1);
     const after = await emulator.client.documents({ kind: 'support-document' });
     // a 400 records nothing at the service: the list is unchanged, nothing was issued twice
@@ -159,19 +249,27 @@ describe('edoc-bridge resend', () => {
     const firstId = fileId('nota.json');
 
     await project.drop('support-document', 'ds-888.json', jsonText([supportDocument(990_000_888)]));
-    expect((await project.finalResult('support-document', 'ds-888.json')).documents.map((d) => d.status)).toEqual(['accepted']);
+    expect(
+      (await project.finalResult('support-document', 'ds-888.json')).documents.map((d) => d.status),
+    ).toEqual(['accepted']);
 
     const run = await runCli(project, ['resend', '--file', 'nota.json']);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.stdout).toContain('1 rejected or invalid document(s) are sent again');
     const again = await newestResult('support-adjustment', 'nota.json', firstId);
-    expect(again.result.documents.map((d) => [d.key, d.status])).toEqual([['main/support-adjustment/NDS/41', 'accepted']]);
+    expect(again.result.documents.map((d) => [d.key, d.status])).toEqual([
+      ['main/support-adjustment/NDS/41', 'accepted'],
+    ]);
   }, 60_000);
 
   test('refuses with the reason: an unknown name (2), a missing archived copy (1), in-doubt documents (1); a submitted file is taken from where it was', async () => {
     // a document without its own number whose answer is lost after the service issued it: in-doubt
     await emulator.client.setFaults({ dropAfterCommitRate: 1 });
-    await project.drop('support-document', 'dudoso.json', jsonText([supportDocument(undefined, 'dudoso')]));
+    await project.drop(
+      'support-document',
+      'dudoso.json',
+      jsonText([supportDocument(undefined, 'dudoso')]),
+    );
     const doubtful = await project.finalResult('support-document', 'dudoso.json');
     await emulator.client.setFaults({});
     expect(doubtful.documents.map((d) => d.status)).toEqual(['in-doubt']);
@@ -189,7 +287,8 @@ describe('edoc-bridge resend', () => {
     expect(unknown.stderr).toContain('no input file named no-such.csv');
 
     const rows = project.ledgerQuery<{ id: number; archived_path: string }>(
-      `SELECT id, archived_path FROM files WHERE name = 'compras.json' ORDER BY id DESC LIMIT 1`);
+      `SELECT id, archived_path FROM files WHERE name = 'compras.json' ORDER BY id DESC LIMIT 1`,
+    );
     const archivedCopy = rows[0].archived_path;
     const bytes = await readFile(archivedCopy);
     await rm(archivedCopy);
@@ -208,7 +307,9 @@ describe('edoc-bridge resend', () => {
     const submittedId = fileId('fuera.json');
     const again = await runCli(project, ['resend', '--file', 'fuera.json']);
     expect([again.code, again.stderr]).toEqual([0, '']);
-    expect(again.stdout).toContain(`${outside} copied back to ${path.join(project.inbox('support-document'), 'fuera.json')}`);
+    expect(again.stdout).toContain(
+      `${outside} copied back to ${path.join(project.inbox('support-document'), 'fuera.json')}`,
+    );
     const taken = await newestResult('support-document', 'fuera.json', submittedId);
     expect(taken.result.documents.map((d) => d.status)).toEqual(['invalid']);
 

@@ -8,7 +8,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, createProject, type Project, ROOT } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  createProject,
+  type Project,
+  ROOT,
+} from '../helpers/daemon-harness.js';
 
 let project: Project;
 
@@ -24,12 +30,20 @@ afterAll(async () => {
 describe('a configured key quoted by an error (issue 12 item 8)', () => {
   test('validate with a mapping that names the company key as a kind: exit 2, the error names the entry, stderr shows [redacted], never the key', async () => {
     const shipped = await readFile(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
-    const mapping = shipped.replace('values: { NC: credit-note, ND: debit-note }', `values: { NC: credit-note, ND: '${COMPANY_MAIN.apiKey}' }`);
+    const mapping = shipped.replace(
+      'values: { NC: credit-note, ND: debit-note }',
+      `values: { NC: credit-note, ND: '${COMPANY_MAIN.apiKey}' }`,
+    );
     expect(mapping).not.toBe(shipped);
     const mappingFile = path.join(project.dir, 'sales-with-key.yaml');
     await writeFile(mappingFile, mapping);
     await project.writeConfig({ ...project.options, kinds: { invoice: { mapping: mappingFile } } });
-    const run = await runCli(project, ['validate', path.join(ROOT, 'examples/invoices.csv'), '--kind', 'invoice']);
+    const run = await runCli(project, [
+      'validate',
+      path.join(ROOT, 'examples/invoices.csv'),
+      '--kind',
+      'invoice',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('kindCheck[3].values.ND: unknown kind "[redacted]"');
     expect(`${run.stdout}${run.stderr}`).not.toContain(COMPANY_MAIN.apiKey);

@@ -18,18 +18,35 @@ beforeAll(async () => {
 }, 240_000);
 
 interface StatusRanges {
-  ranges: { savedAt: number; companies: { company: string; readAt?: number; error?: string }[];
-    ranges: { company: string; prefix: string; from: number; to: number; lastUsed?: number; numbersLeft: number; daysLeft: number }[] } | null;
+  ranges: {
+    savedAt: number;
+    companies: { company: string; readAt?: number; error?: string }[];
+    ranges: {
+      company: string;
+      prefix: string;
+      from: number;
+      to: number;
+      lastUsed?: number;
+      numbersLeft: number;
+      daysLeft: number;
+    }[];
+  } | null;
 }
 
 describe('numbering ranges in status and ranges list, and the local refusal, with the real daemon', () => {
-  test('status shows what the daemon read (no key needed); ranges list adds the ledger\'s use; out of range is refused, nothing sent', async ({ daemonProject }) => {
+  test("status shows what the daemon read (no key needed); ranges list adds the ledger's use; out of range is refused, nothing sent", async ({
+    daemonProject,
+  }) => {
     const { project, emulator, startDaemon, cli } = await daemonProject();
     const before = await cli(['status']);
     expect(before.stdout).toContain('Numbering ranges: not read yet');
     const daemon = await startDaemon();
     await daemon.waitForLog((l) => l.msg === 'watching the inbox');
-    await project.drop('invoice', 'two.json', jsonText([invoice(990_000_010, COMPANY_MAIN), invoice(990_000_011, COMPANY_MAIN)]));
+    await project.drop(
+      'invoice',
+      'two.json',
+      jsonText([invoice(990_000_010, COMPANY_MAIN), invoice(990_000_011, COMPANY_MAIN)]),
+    );
     expect((await project.finalResult('invoice', 'two.json')).counts.accepted).toBe(2);
     // outside SETP 990000000–995000000: refused by the daemon after one re-read of E10, never sent
     await emulator.client.resetStats();
@@ -42,7 +59,9 @@ describe('numbering ranges in status and ranges list, and the local refusal, wit
     expect((await emulator.client.documents()).map((d) => d.number)).not.toContain('999000001');
 
     // status reads what the daemon stored, with the key gone from the configuration
-    const config = parse(await readFile(project.configFile, 'utf8')) as { companies: Record<string, unknown>[] };
+    const config = parse(await readFile(project.configFile, 'utf8')) as {
+      companies: Record<string, unknown>[];
+    };
     config.companies[0].apiKey = '${EDOC_NO_SUCH_KEY}';
     const keyless = `${project.configFile}.keyless.yaml`;
     await writeFile(keyless, stringify(config));
@@ -50,26 +69,45 @@ describe('numbering ranges in status and ranges list, and the local refusal, wit
     const status = await eventually(async () => {
       const run = await cli(['status', '--json', '--config', keyless], { config: false });
       const json = JSON.parse(run.stdout) as StatusRanges;
-      return json.ranges?.ranges.find((r) => r.prefix === 'SETP')?.lastUsed === 990_000_011 ? json : undefined;
+      return json.ranges?.ranges.find((r) => r.prefix === 'SETP')?.lastUsed === 990_000_011
+        ? json
+        : undefined;
     }, 'status --json showing SETP used up to 990000011');
-    expect(status.ranges?.ranges.find((r) => r.prefix === 'SETP')).toMatchObject({ company: 'main', from: 990_000_000, to: 995_000_000,
-      numbersLeft: setpLeft, daysLeft: daysBetween(colombiaToday(), '2030-01-19') });
+    expect(status.ranges?.ranges.find((r) => r.prefix === 'SETP')).toMatchObject({
+      company: 'main',
+      from: 990_000_000,
+      to: 995_000_000,
+      numbersLeft: setpLeft,
+      daysLeft: daysBetween(colombiaToday(), '2030-01-19'),
+    });
     expect(status.ranges?.companies[0]).toMatchObject({ company: 'main' });
     const text = await cli(['status', '--config', keyless], { config: false });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('Numbering ranges (as the daemon last read them');
-    expect(text.stdout).toMatch(new RegExp(`^main +SETP +990000000 +995000000 +990000011 +${setpLeft} +2030-01-19 +\\d+$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^main +SETP +990000000 +995000000 +990000011 +${setpLeft} +2030-01-19 +\\d+$`,
+        'm',
+      ),
+    );
     expect((await emulator.client.stats()).requests).toEqual({ E10: { 200: 1 } }); // status asked the service nothing
 
     const list = await cli(['ranges', 'list']);
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^SETP +990000000 +995000000 .* 990000011 +${setpLeft} +\\d+ +ok$`, 'm'));
+    expect(list.stdout).toMatch(
+      new RegExp(`^SETP +990000000 +995000000 .* 990000011 +${setpLeft} +\\d+ +ok$`, 'm'),
+    );
   });
 
-  test('where E10 cannot be read, a number outside the ranges is not refused: the document is sent (and the authority rejects it)', async ({ daemonProject }) => {
+  test('where E10 cannot be read, a number outside the ranges is not refused: the document is sent (and the authority rejects it)', async ({
+    daemonProject,
+  }) => {
     // the configuration names another NIT than the one the service registered: E10 answers 403; E1 does not check it
     const stranger = { ...COMPANY_MAIN, nit: '800197268', checkDigit: '4' };
-    const { project, emulator, startDaemon } = await daemonProject({ companies: [stranger], seed: [COMPANY_MAIN] });
+    const { project, emulator, startDaemon } = await daemonProject({
+      companies: [stranger],
+      seed: [COMPANY_MAIN],
+    });
     const daemon = await startDaemon();
     await daemon.waitForLog((l) => l.code === 'EDOC_RANGES_UNREADABLE');
     await project.drop('invoice', 'beyond.json', jsonText([invoice(999_000_002, stranger)]));

@@ -7,9 +7,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-runner.js';
-import {
-  buildCli, type Project, sleep, type TestEmulator,
-} from '../helpers/daemon-harness.js';
+import { buildCli, type Project, sleep, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
@@ -31,19 +29,27 @@ test('submit on a file an exporter is still appending to: it reads the file agai
   await writeFile(file, jsonlText(Array.from({ length: written }, (_, i) => invoice(first + i))));
   const run = spawnCli(project, ['submit', file, '--kind', 'invoice']);
   let stderr = '';
-  run.process.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  run.process.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   // the exporter keeps appending until the command has seen the file change under it
   let exited = false;
-  void run.done.then(() => { exited = true; });
+  void run.done.then(() => {
+    exited = true;
+  });
   while (!/changed while it was read/.test(stderr) && !exited) {
     await appendFile(file, jsonlText([invoice(first + written)]));
     written++;
     await sleep(5);
   }
   const done = await run.done;
-  expect(done.stderr).toMatch(/creciendo\.jsonl: the file changed while it was read; nothing of it was sent/);
+  expect(done.stderr).toMatch(
+    /creciendo\.jsonl: the file changed while it was read; nothing of it was sent/,
+  );
   expect(done.code, done.stderr).toBe(0);
-  expect(done.stdout).toMatch(new RegExp(`creciendo\\.jsonl: ${written} document\\(s\\): ${written} accepted`));
+  expect(done.stdout).toMatch(
+    new RegExp(`creciendo\\.jsonl: ${written} document\\(s\\): ${written} accepted`),
+  );
   const issued = (await emulator.client.documents()).map((d) => d.documentNumber);
   expect(issued).toHaveLength(written);
   expect(new Set(issued).size).toBe(written);

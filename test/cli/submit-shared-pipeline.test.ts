@@ -6,7 +6,11 @@
  */
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect } from 'vitest';
-import { BUILD_TIMEOUT_MS, daemonTest as test, type DaemonProject } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  daemonTest as test,
+  type DaemonProject,
+} from '../helpers/daemon-fixture.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { invoice, jsonText } from '../helpers/documents.js';
 
@@ -23,9 +27,14 @@ async function closedPort(): Promise<number> {
 }
 
 /** A project whose service does not answer, and a file submitted to it: exit 3, its two invoices pending. */
-async function leftPending(daemonProject: (o: object) => Promise<DaemonProject>, numbers: readonly number[]): Promise<DaemonProject> {
-  const x = await daemonProject({ baseUrl: `http://127.0.0.1:${await closedPort()}`,
-    retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 } });
+async function leftPending(
+  daemonProject: (o: object) => Promise<DaemonProject>,
+  numbers: readonly number[],
+): Promise<DaemonProject> {
+  const x = await daemonProject({
+    baseUrl: `http://127.0.0.1:${await closedPort()}`,
+    retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 },
+  });
   const file = await x.project.exportFile('caida.json', jsonText(numbers.map((n) => invoice(n))));
   const run = await x.cli(['submit', file, '--kind', 'invoice']);
   expect(run.code, run.stderr).toBe(3);
@@ -36,11 +45,14 @@ async function leftPending(daemonProject: (o: object) => Promise<DaemonProject>,
 }
 
 async function issuedCount(x: DaemonProject, number: number): Promise<number> {
-  return (await x.emulator.client.documents()).filter((d) => d.documentNumber === `SETP${number}`).length;
+  return (await x.emulator.client.documents()).filter((d) => d.documentNumber === `SETP${number}`)
+    .length;
 }
 
 describe('submit and the daemon run one pipeline', () => {
-  test('a submit that could not reach the service leaves its file open: the daemon sends the pending invoices and the file\'s result.json then says so', async ({ daemonProject }) => {
+  test("a submit that could not reach the service leaves its file open: the daemon sends the pending invoices and the file's result.json then says so", async ({
+    daemonProject,
+  }) => {
     const nums = [990_160_001, 990_160_002];
     const x = await leftPending(daemonProject, nums);
     const p = x.project;
@@ -56,7 +68,9 @@ describe('submit and the daemon run one pipeline', () => {
     for (const n of nums) expect(await issuedCount(x, n)).toBe(1);
   });
 
-  test('a submit that sends the pending invoices of an earlier file logs them under that file and writes that file\'s report', async ({ daemonProject }) => {
+  test("a submit that sends the pending invoices of an earlier file logs them under that file and writes that file's report", async ({
+    daemonProject,
+  }) => {
     const nums = [990_160_011, 990_160_012];
     const x = await leftPending(daemonProject, nums);
     const p = x.project;
@@ -76,7 +90,9 @@ describe('submit and the daemon run one pipeline', () => {
     for (const n of [...nums, 990_160_013]) expect(await issuedCount(x, n)).toBe(1);
   });
 
-  test('the same submit again after a daemon ran on the state folder: submitted before, nothing sent, exit 0 (not duplicate content)', async ({ daemonProject }) => {
+  test('the same submit again after a daemon ran on the state folder: submitted before, nothing sent, exit 0 (not duplicate content)', async ({
+    daemonProject,
+  }) => {
     const x = await daemonProject({});
     const { emulator } = x;
     const file = await x.project.exportFile('kept.json', jsonText([invoice(990_160_021)]));
@@ -86,7 +102,9 @@ describe('submit and the daemon run one pipeline', () => {
     const before = (await emulator.client.stats()).totalRequests;
     const again = await x.cli(['submit', file, '--kind', 'invoice']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/kept\.json: this file was submitted before and every document in it is final; nothing was sent again/);
+    expect(again.stderr).toMatch(
+      /kept\.json: this file was submitted before and every document in it is final; nothing was sent again/,
+    );
     expect(again.stdout).toMatch(/^kept\.json: 1 document\(s\): 1 accepted/);
     expect((await emulator.client.stats()).totalRequests).toBe(before);
     expect(await issuedCount(x, 990_160_021)).toBe(1);

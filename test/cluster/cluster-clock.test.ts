@@ -21,21 +21,44 @@ describePg('nodes whose clocks disagree (child processes, one PostgreSQL ledger)
   const db = usePgDatabase();
   const ctx = useClusterNodes(db, { companies: [COMPANY], leaseMs: LEASE_MS });
 
-  const owner = async (): Promise<string | undefined> => (await ctx.sql.get<{ owner: string | null }>(
-    'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()', [COMPANY.alias]))?.owner ?? undefined;
+  const owner = async (): Promise<string | undefined> =>
+    (
+      await ctx.sql.get<{ owner: string | null }>(
+        'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()',
+        [COMPANY.alias],
+      )
+    )?.owner ?? undefined;
 
   it('a file read by a node two hours ahead is sent by the node that takes it over, at once', async () => {
     const skew = path.join(ctx.cluster.shared.dir, 'clock-ahead.mjs');
     await writeFile(skew, `const real = Date.now; Date.now = () => real() + ${AHEAD_MS};\n`);
     const a = await ctx.cluster.start('a', 30_000, { env: { NODE_OPTIONS: `--import=${skew}` } });
-    await eventually(async () => ((await owner()) === 'a' ? true : undefined), 'a to own the company', 20_000);
+    await eventually(
+      async () => ((await owner()) === 'a' ? true : undefined),
+      'a to own the company',
+      20_000,
+    );
     const numbers = Array.from({ length: 60 }, (_, i) => 991_900_000 + i);
-    await ctx.cluster.drop('invoice', 'ahead.jsonl', jsonlText(numbers.map((n) => invoice(n, COMPANY))), COMPANY.alias);
+    await ctx.cluster.drop(
+      'invoice',
+      'ahead.jsonl',
+      jsonlText(numbers.map((n) => invoice(n, COMPANY))),
+      COMPANY.alias,
+    );
     // 4/s: a has sent a few when it stops; the rest wait, due by the time a wrote
-    await eventually(async () => ((await ctx.emulator.client.issued({ company: COMPANY.id })).length >= 4 ? true : undefined), 'a sending', 30_000);
+    await eventually(
+      async () =>
+        (await ctx.emulator.client.issued({ company: COMPANY.id })).length >= 4 ? true : undefined,
+      'a sending',
+      30_000,
+    );
     await ctx.cluster.start('b');
     expect(await a.stop()).toMatchObject({ code: 0 });
-    await eventually(async () => ((await owner()) === 'b' ? true : undefined), 'b to take the company', 20_000);
+    await eventually(
+      async () => ((await owner()) === 'b' ? true : undefined),
+      'b to take the company',
+      20_000,
+    );
     const takenAt = Date.now();
     // 60 at 4/s: 15 s at most from the take-over; on a clock two hours apart b would wait two hours
     const result = await ctx.cluster.finalResult('invoice', 'ahead.jsonl', COMPANY.alias, 45_000);
@@ -44,11 +67,15 @@ describePg('nodes whose clocks disagree (child processes, one PostgreSQL ledger)
     const issued = await ctx.emulator.client.issued({ company: COMPANY.id });
     expect(issued).toHaveLength(60);
 
-    const aLines = (await ctx.cluster.node('a')).logLines().filter((l) => l.code === 'EDOC_CLUSTER_CLOCK_SKEW');
+    const aLines = (await ctx.cluster.node('a'))
+      .logLines()
+      .filter((l) => l.code === 'EDOC_CLUSTER_CLOCK_SKEW');
     expect(aLines).toHaveLength(1);
     expect(aLines[0]).toMatchObject({ level: 'warn', node: 'a' });
     // two hours ahead: the database is 7,200 s behind a's clock (within a second of round trip)
     expect(Math.abs((aLines[0].offsetMs as number) + AHEAD_MS)).toBeLessThan(1_000);
-    expect((await ctx.cluster.node('b')).logLines().filter((l) => l.code === 'EDOC_CLUSTER_CLOCK_SKEW')).toHaveLength(0);
+    expect(
+      (await ctx.cluster.node('b')).logLines().filter((l) => l.code === 'EDOC_CLUSTER_CLOCK_SKEW'),
+    ).toHaveLength(0);
   }, 180_000);
 });

@@ -17,43 +17,80 @@ import { invoice, jsonlText } from '../helpers/documents.js';
 import { everyStateFolder } from '../fixtures/ledger/every-state.js';
 import { tempDir } from '../ledger/helpers.js';
 import { runCli } from '../helpers/cli-runner.js';
-import { adminQuery, createDatabase, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
+import {
+  adminQuery,
+  createDatabase,
+  describePg,
+  pgUrl,
+  usePgDatabase,
+} from '../helpers/postgres.js';
 
 const COMPANIES = [1, 2, 3].map((i) => clusterCompany(i));
 const LEASE_MS = 1_500;
 
-describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL ledger)', () => {
+describePg("cluster under an outsider's attack (child processes, one PostgreSQL ledger)", () => {
   const db = usePgDatabase();
-  const ctx = useClusterNodes(db, { companies: COMPANIES, leaseMs: LEASE_MS, faults: { latencyMs: 5 } });
+  const ctx = useClusterNodes(db, {
+    companies: COMPANIES,
+    leaseMs: LEASE_MS,
+    faults: { latencyMs: 5 },
+  });
   let number = 990_300_000;
 
   /** Nodes a test started: a failed test's nodes are stopped before the next starts (they would hold its leases). */
   const started: DaemonProcess[] = [];
   afterEach(async () => {
-    for (const p of started.splice(0)) { p.signal('SIGCONT'); await p.stop(); }
+    for (const p of started.splice(0)) {
+      p.signal('SIGCONT');
+      await p.stop();
+    }
   });
   const start = async (dir: string, node: string, companies?: string[]): Promise<DaemonProcess> => {
-    const p = await ctx.cluster.start(dir, 30_000, { node, ...(companies === undefined ? {} : { companies }) });
+    const p = await ctx.cluster.start(dir, 30_000, {
+      node,
+      ...(companies === undefined ? {} : { companies }),
+    });
     started.push(p);
     return p;
   };
   /** Every file under `dir`, recursively (logs, outbox reports, archive, state). */
-  const filesUnder = async (dir: string): Promise<string[]> => (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
-    .filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  const filesUnder = async (dir: string): Promise<string[]> =>
+    (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name));
   const leases = async (): Promise<{ company: string; owner: string | null; epoch: number }[]> =>
-    ctx.sql.all('SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company');
-  const sendOnce = async (company: typeof COMPANIES[number], name: string): Promise<void> => {
+    ctx.sql.all(
+      'SELECT company, owner, epoch FROM company_leases WHERE expires_at > now() ORDER BY company',
+    );
+  const sendOnce = async (company: (typeof COMPANIES)[number], name: string): Promise<void> => {
     const numbers = Array.from({ length: 5 }, () => ++number);
-    await ctx.cluster.drop('invoice', name, jsonlText(numbers.map((n) => invoice(n, company))), company.alias);
+    await ctx.cluster.drop(
+      'invoice',
+      name,
+      jsonlText(numbers.map((n) => invoice(n, company))),
+      company.alias,
+    );
     const result = await ctx.cluster.finalResult('invoice', name, company.alias, 60_000);
     expect(result.counts.accepted).toBe(numbers.length);
-    const issued = (await ctx.emulator.client.issued({ company: company.id, kind: 'invoice' })).map((d) => Number(d.number));
-    for (const n of numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+    const issued = (await ctx.emulator.client.issued({ company: company.id, kind: 'invoice' })).map(
+      (d) => Number(d.number),
+    );
+    for (const n of numbers)
+      expect(
+        issued.filter((x) => x === n),
+        `invoice ${n} issued once`,
+      ).toHaveLength(1);
   };
 
-  it('a second process under a running node\'s name is refused (exit 2, EDOC_CLUSTER_NODE_IN_USE); the first keeps its companies', async () => {
+  it("a second process under a running node's name is refused (exit 2, EDOC_CLUSTER_NODE_IN_USE); the first keeps its companies", async () => {
     const first = await start('same-1', 'same');
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'same').length === COMPANIES.length ? true : undefined), 'same to hold every company');
+    await eventually(
+      async () =>
+        (await leases()).filter((l) => l.owner === 'same').length === COMPANIES.length
+          ? true
+          : undefined,
+      'same to hold every company',
+    );
     const epochs = await leases();
     const second = await ctx.cluster.spawn('same-2', { node: 'same' });
     const exit = await second.exited;
@@ -62,48 +99,87 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     expect(second.stderr).not.toContain(db().server.password);
     // nothing was taken from the first: same epochs, still its own pid in `nodes`
     expect(await leases()).toEqual(epochs);
-    expect((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid).toBe(first.child.pid);
+    expect(
+      (await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'same'"))?.pid,
+    ).toBe(first.child.pid);
     await sendOnce(COMPANIES[0], 'same-name.jsonl');
     await first.stop();
   }, 120_000);
 
   it('a node frozen past its lease and replaced under its own name stands down when resumed: one run per name', async () => {
     const frozen = await start('twin-1', 'twin');
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
+    await eventually(
+      async () =>
+        (await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length
+          ? true
+          : undefined,
+      'twin to hold every company',
+    );
     frozen.signal('SIGSTOP');
     let replacement: DaemonProcess;
     try {
       // the replacement waits until the frozen run's heartbeat is older than the lease, then takes the name and its leases
       replacement = await start('twin-2', 'twin');
-      await eventually(async () => ((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid === replacement.child.pid
-        ? true : undefined), 'the replacement to hold the name');
+      await eventually(
+        async () =>
+          (await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid ===
+          replacement.child.pid
+            ? true
+            : undefined,
+        'the replacement to hold the name',
+      );
     } finally {
       frozen.signal('SIGCONT');
     }
     await frozen.waitForLog((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE', 30_000);
     expect(frozen.running).toBe(true);
     // the resumed run beats no more under the name and holds nothing; the replacement holds both and sends
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length ? true : undefined), 'twin to hold every company');
-    expect((await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid).toBe(replacement!.child.pid);
+    await eventually(
+      async () =>
+        (await leases()).filter((l) => l.owner === 'twin').length === COMPANIES.length
+          ? true
+          : undefined,
+      'twin to hold every company',
+    );
+    expect(
+      (await ctx.sql.get<{ pid: number }>("SELECT pid FROM nodes WHERE name = 'twin'"))?.pid,
+    ).toBe(replacement!.child.pid);
     await sendOnce(COMPANIES[1], 'twin.jsonl');
     const lines = frozen.logLines();
     const stoodDown = lines.findIndex((l) => l.code === 'EDOC_CLUSTER_NODE_IN_USE');
     expect(lines.slice(stoodDown).filter((l) => l.msg === 'cluster: company taken')).toEqual([]);
     await frozen.stop();
     // its stop did not mark the replacement's row stopped
-    expect((await ctx.sql.get<{ stopped: boolean }>("SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'"))?.stopped).toBe(false);
+    expect(
+      (
+        await ctx.sql.get<{ stopped: boolean }>(
+          "SELECT stopped_at IS NOT NULL AS stopped FROM nodes WHERE name = 'twin'",
+        )
+      )?.stopped,
+    ).toBe(false);
     await replacement!.stop();
   }, 120_000);
 
-  it('a company only one node\'s configuration has is not left without an owner when another node joins', async () => {
+  it("a company only one node's configuration has is not left without an owner when another node joins", async () => {
     const wide = await start('wide', 'wide');
-    await eventually(async () => ((await leases()).filter((l) => l.owner === 'wide').length === 3 ? true : undefined), 'wide to hold all three');
+    await eventually(
+      async () =>
+        (await leases()).filter((l) => l.owner === 'wide').length === 3 ? true : undefined,
+      'wide to hold all three',
+    );
     // narrow knows c1 and c2 only: wide's fair share falls to 2 and it hands c3 (the last by name) back,
     // which narrow cannot take; wide takes it back when nobody did within two leases
     const narrow = await start('narrow', 'narrow', ['c1', 'c2']);
-    await wide.waitForLog((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3', 30_000);
-    await eventually(async () => ((await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined),
-      'c3 to be run again', 30_000);
+    await wide.waitForLog(
+      (l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3',
+      30_000,
+    );
+    await eventually(
+      async () =>
+        (await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined,
+      'c3 to be run again',
+      30_000,
+    );
     // what wide says from the moment the epoch is read (a take-back during the send below must be in it)
     const from = wide.logLines().length;
     const epoch = (await leases()).find((l) => l.company === 'c3')!.epoch;
@@ -111,14 +187,28 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     // and it stays there (no hand-back and take-back loop) while the membership stays the same
     await new Promise((resolve) => setTimeout(resolve, 4 * LEASE_MS));
     const c3 = (await leases()).find((l) => l.company === 'c3');
-    const said = wide.logLines().slice(from).filter((l) => String(l.msg).startsWith('cluster:'));
+    const said = wide
+      .logLines()
+      .slice(from)
+      .filter((l) => String(l.msg).startsWith('cluster:'));
     const why = `c3 ${JSON.stringify(c3)} after epoch ${epoch}; wide said: ${JSON.stringify(said)}`;
-    expect(said.filter((l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3'), why).toEqual([]);
+    expect(
+      said.filter(
+        (l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3',
+      ),
+      why,
+    ).toEqual([]);
     expect(c3?.owner, why).toBe('wide');
     // the same lease, unless a renewal came too late on a loaded machine (logged) and wide took c3 again (CI saw epoch + 1 once)
     if (c3?.epoch !== epoch) {
-      expect(said.some((l) => l.msg === 'cluster: company lost' || String(l.msg).startsWith('cluster: the leases could not be renewed in time')), why)
-        .toBe(true);
+      expect(
+        said.some(
+          (l) =>
+            l.msg === 'cluster: company lost' ||
+            String(l.msg).startsWith('cluster: the leases could not be renewed in time'),
+        ),
+        why,
+      ).toBe(true);
     }
     await sendOnce(COMPANIES[0], 'both-know.jsonl');
     await narrow.stop();
@@ -132,51 +222,95 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
     config.ledger.url = pgUrl(server, name, null);
     await writeFile(node.configFile, stringify(config));
     const pgpass = path.join(node.dir, '.pgpass'); // the node's HOME
-    await writeFile(pgpass, `${server.host}:${server.port}:${name}:${server.user}:${server.password}\n`);
+    await writeFile(
+      pgpass,
+      `${server.host}:${server.port}:${name}:${server.user}:${server.password}\n`,
+    );
     await chmod(pgpass, 0o600);
     const keyless = await start('keyless', 'keyless');
     await sendOnce(COMPANIES[0], 'secret.jsonl');
-    const activity = await adminQuery('SELECT application_name FROM pg_stat_activity WHERE datname = $1', [name]);
-    const runs = [await runCli(node, ['status']), await runCli(node, ['status', '--json']),
+    const activity = await adminQuery(
+      'SELECT application_name FROM pg_stat_activity WHERE datname = $1',
+      [name],
+    );
+    const runs = [
+      await runCli(node, ['status']),
+      await runCli(node, ['status', '--json']),
       await runCli(node, ['status', '--json'], { env: { PGPASSWORD: server.password } }),
       // a wrong password from the environment: refused, and the message shows neither password
-      await runCli(node, ['status'], { env: { PGPASSWORD: `${server.password}-wrong` } })];
+      await runCli(node, ['status'], { env: { PGPASSWORD: `${server.password}-wrong` } }),
+    ];
     expect(runs[0].stdout).toContain('keyless');
     expect(runs[3].code, runs[3].stderr).toBe(2);
     await keyless.stop();
-    const written = [...await filesUnder(path.join(node.dir, 'logs')), ...await filesUnder(path.join(node.dir, 'state')),
-      ...await filesUnder(path.join(ctx.cluster.shared.dir, 'outbox')), ...await filesUnder(path.join(ctx.cluster.shared.dir, 'inbox'))];
+    const written = [
+      ...(await filesUnder(path.join(node.dir, 'logs'))),
+      ...(await filesUnder(path.join(node.dir, 'state'))),
+      ...(await filesUnder(path.join(ctx.cluster.shared.dir, 'outbox'))),
+      ...(await filesUnder(path.join(ctx.cluster.shared.dir, 'inbox'))),
+    ];
     expect(written.length).toBeGreaterThan(2);
-    for (const file of written) expect(await readFile(file, 'utf8'), file).not.toContain(server.password);
+    for (const file of written)
+      expect(await readFile(file, 'utf8'), file).not.toContain(server.password);
     for (const run of runs) expect(run.stdout + run.stderr).not.toContain(server.password);
     expect(keyless.stdout + keyless.stderr).not.toContain(server.password);
-    for (const row of activity.rows as { application_name: string }[]) expect(row.application_name).not.toContain(server.password);
+    for (const row of activity.rows as { application_name: string }[])
+      expect(row.application_name).not.toContain(server.password);
   }, 120_000);
 
-  it('every node\'s connections cut at once, five times, mid-intake and mid-send: each invoice issued once, nothing left sending', async () => {
+  it("every node's connections cut at once, five times, mid-intake and mid-send: each invoice issued once, nothing left sending", async () => {
     const a = await start('cut-a', 'cut-a');
     const b = await start('cut-b', 'cut-b');
-    await eventually(async () => (new Set((await leases()).map((l) => l.owner)).size === 2 ? true : undefined), 'both nodes to hold a company');
+    await eventually(
+      async () => (new Set((await leases()).map((l) => l.owner)).size === 2 ? true : undefined),
+      'both nodes to hold a company',
+    );
     const files = COMPANIES.map((company) => {
       const numbers = Array.from({ length: 400 }, () => ++number);
       return { company, numbers, name: `cut-${company.alias}.jsonl` };
     });
-    for (const f of files) await ctx.cluster.drop('invoice', f.name, jsonlText(f.numbers.map((n) => invoice(n, f.company))), f.company.alias);
-    const issuedNow = async (): Promise<number> => (await Promise.all(COMPANIES.map((c) => ctx.emulator.client.issued({ company: c.id }))))
-      .reduce((n, list) => n + list.length, 0);
+    for (const f of files)
+      await ctx.cluster.drop(
+        'invoice',
+        f.name,
+        jsonlText(f.numbers.map((n) => invoice(n, f.company))),
+        f.company.alias,
+      );
+    const issuedNow = async (): Promise<number> =>
+      (
+        await Promise.all(COMPANIES.map((c) => ctx.emulator.client.issued({ company: c.id })))
+      ).reduce((n, list) => n + list.length, 0);
     for (let i = 0; i < 5; i++) {
       const before = await issuedNow();
-      await eventually(async () => ((await issuedNow()) > before + 20 ? true : undefined), 'sending to go on', 60_000);
-      await adminQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'edoc-bridge %'",
-        [db().name]);
+      await eventually(
+        async () => ((await issuedNow()) > before + 20 ? true : undefined),
+        'sending to go on',
+        60_000,
+      );
+      await adminQuery(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'edoc-bridge %'",
+        [db().name],
+      );
     }
     for (const f of files) {
       const result = await ctx.cluster.finalResult('invoice', f.name, f.company.alias, 120_000);
       expect(result.counts.accepted).toBe(f.numbers.length);
-      const issued = (await ctx.emulator.client.issued({ company: f.company.id, kind: 'invoice' })).map((d) => Number(d.number));
-      for (const n of f.numbers) expect(issued.filter((x) => x === n), `invoice ${n} issued once`).toHaveLength(1);
+      const issued = (
+        await ctx.emulator.client.issued({ company: f.company.id, kind: 'invoice' })
+      ).map((d) => Number(d.number));
+      for (const n of f.numbers)
+        expect(
+          issued.filter((x) => x === n),
+          `invoice ${n} issued once`,
+        ).toHaveLength(1);
     }
-    expect((await ctx.sql.get<{ n: number }>("SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')"))?.n).toBe(0);
+    expect(
+      (
+        await ctx.sql.get<{ n: number }>(
+          "SELECT count(*) AS n FROM documents WHERE state IN ('sending', 'pending')",
+        )
+      )?.n,
+    ).toBe(0);
     expect([a.running, b.running]).toEqual([true, true]);
     await a.stop();
     await b.stop();
@@ -192,13 +326,21 @@ describePg('cluster under an outsider\'s attack (child processes, one PostgreSQL
       const running = await start('copy-target', 'copy-target');
       const sourceDir = tempDir('edoc-outsider-copy-');
       await everyStateFolder(sourceDir, { documents: 40, perFile: 10, bodyBytes: 50 });
-      const run = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      const run = await runCli(
+        { dir: sourceDir },
+        ['ledger', 'copy', '--from', sourceDir, '--to', target.url],
+        { timeoutMs: 60_000 },
+      );
       expect(run.code, run.stdout + run.stderr).toBe(2);
       expect(run.stderr).toContain('EDOC_LEDGER_COPY_REFUSED');
       expect(running.running).toBe(true);
       await running.stop();
       // stopped (SIGTERM marks the node stopped), the same copy goes through
-      const after = await runCli({ dir: sourceDir }, ['ledger', 'copy', '--from', sourceDir, '--to', target.url], { timeoutMs: 60_000 });
+      const after = await runCli(
+        { dir: sourceDir },
+        ['ledger', 'copy', '--from', sourceDir, '--to', target.url],
+        { timeoutMs: 60_000 },
+      );
       expect(after.code, after.stdout + after.stderr).toBe(0);
     } finally {
       await target.drop();

@@ -12,7 +12,13 @@ import { ClusterFence } from '../../src/cluster/fence.js';
 import { attachClaim, claimFile, relativeInboxPath } from '../../src/cluster/file-claims.js';
 import { LeaseKeeper, type LeaseEnd } from '../../src/cluster/lease-keeper.js';
 import { LeaseNotices } from '../../src/cluster/lease-notices.js';
-import { claimLeases, ensureLeaseRows, listLeases, releaseLeases, renewLeases } from '../../src/cluster/lease-store.js';
+import {
+  claimLeases,
+  ensureLeaseRows,
+  listLeases,
+  releaseLeases,
+  renewLeases,
+} from '../../src/cluster/lease-store.js';
 import { heartbeat, listNodes, registerNode } from '../../src/cluster/membership.js';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
 import { migratePostgres } from '../../src/ledger/sql/pg-migrations.js';
@@ -65,18 +71,24 @@ describePg('cluster leases on PostgreSQL', () => {
     await node('a');
     await node('b');
     await ensureLeaseRows(db, ['c1']);
-    expect(await claimLeases(db, 'a', ['c1'], 5, 400)).toEqual([{ company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY }]);
+    expect(await claimLeases(db, 'a', ['c1'], 5, 400)).toEqual([
+      { company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY },
+    ]);
     expect(await claimLeases(db, 'b', ['c1'], 5, 400)).toEqual([]);
     expect(await renewLeases(db, 'a', [{ company: 'c1', epoch: 1 }], 400)).toEqual(['c1']);
     expect(await renewLeases(db, 'b', [{ company: 'c1', epoch: 1 }], 400)).toEqual([]);
     // expiry by the database's clock
     await until('the lease to expire', async () => !(await listLeases(db))[0].live);
-    expect(await claimLeases(db, 'b', ['c1'], 5, 60_000)).toMatchObject([{ company: 'c1', epoch: 2 }]);
+    expect(await claimLeases(db, 'b', ['c1'], 5, 60_000)).toMatchObject([
+      { company: 'c1', epoch: 2 },
+    ]);
     // the old owner's renewal finds the epoch changed
     expect(await renewLeases(db, 'a', [{ company: 'c1', epoch: 1 }], 400)).toEqual([]);
     // a release hands it over at once, without an epoch change until the next claim
     expect(await releaseLeases(db, 'b', [{ company: 'c1', epoch: 2 }])).toEqual(['c1']);
-    expect(await claimLeases(db, 'a', ['c1'], 5, 60_000)).toMatchObject([{ company: 'c1', epoch: 3 }]);
+    expect(await claimLeases(db, 'a', ['c1'], 5, 60_000)).toMatchObject([
+      { company: 'c1', epoch: 3 },
+    ]);
   });
 
   it('a claim tells when the last owner started its last request at the latest: its self-fence point, or its release', async () => {
@@ -84,7 +96,9 @@ describePg('cluster leases on PostgreSQL', () => {
     await node('b');
     await ensureLeaseRows(db, ['c1']);
     // never owned: nobody to wait for
-    expect(await claimLeases(db, 'a', ['c1'], 1, 60_000, false, 45_000)).toEqual([{ company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY }]);
+    expect(await claimLeases(db, 'a', ['c1'], 1, 60_000, false, 45_000)).toEqual([
+      { company: 'c1', epoch: 1, lastStartMs: Number.NEGATIVE_INFINITY },
+    ]);
     // released after its drain: its last request ended before the release, a moment ago
     await releaseLeases(db, 'a', [{ company: 'c1', epoch: 1 }]);
     const [afterRelease] = await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000);
@@ -103,7 +117,9 @@ describePg('cluster leases on PostgreSQL', () => {
     // while the lease is live another node cannot claim it at all
     expect(await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000)).toEqual([]);
     // released by an owner whose last request for it ended 2.5 s before the release: quiet since then
-    expect(await releaseLeases(db, 'a', [{ company: 'c1', epoch: 4 }], () => 2_500)).toEqual(['c1']);
+    expect(await releaseLeases(db, 'a', [{ company: 'c1', epoch: 4 }], () => 2_500)).toEqual([
+      'c1',
+    ]);
     const [afterQuiet] = await claimLeases(db, 'b', ['c1'], 1, 60_000, false, 45_000);
     expect(afterQuiet.lastStartMs).toBeLessThanOrEqual(-2_500);
     expect(afterQuiet.lastStartMs).toBeGreaterThan(-7_500);
@@ -113,7 +129,10 @@ describePg('cluster leases on PostgreSQL', () => {
     await node('a');
     await node('b');
     await ensureLeaseRows(db, COMPANIES);
-    const [a, b] = await Promise.all([claimLeases(db, 'a', COMPANIES, 3, 60_000), claimLeases(db, 'b', COMPANIES, 3, 60_000)]);
+    const [a, b] = await Promise.all([
+      claimLeases(db, 'a', COMPANIES, 3, 60_000),
+      claimLeases(db, 'b', COMPANIES, 3, 60_000),
+    ]);
     const taken = [...a, ...b].map((l) => l.company).sort();
     expect(new Set(taken).size).toBe(taken.length);
     expect(a.length).toBeLessThanOrEqual(3);
@@ -129,37 +148,57 @@ describePg('cluster leases on PostgreSQL', () => {
     const fenceA = new ClusterFence({ node: 'a', epochOf: (c) => held.get(c) });
     const fenceB = new ClusterFence({ node: 'b', epochOf: () => 1 });
     await db.transaction((tx) => fenceA.check(tx, 'c1'));
-    await expect(db.transaction((tx) => fenceB.check(tx, 'c1'))).rejects.toMatchObject({ code: 'EDOC_CLUSTER_FENCED' });
-    await expect(db.transaction((tx) => fenceA.check(tx, 'c9'))).rejects.toMatchObject({ code: 'EDOC_CLUSTER_FENCED' });
+    await expect(db.transaction((tx) => fenceB.check(tx, 'c1'))).rejects.toMatchObject({
+      code: 'EDOC_CLUSTER_FENCED',
+    });
+    await expect(db.transaction((tx) => fenceA.check(tx, 'c9'))).rejects.toMatchObject({
+      code: 'EDOC_CLUSTER_FENCED',
+    });
 
     // a verdict commit of 'a' in flight holds the row FOR SHARE: b's claim after expiry skips it until that commit ends
     let finish!: () => void;
     const inFlight = db.transaction(async (tx) => {
       await fenceA.check(tx, 'c1');
-      await new Promise<void>((resolve) => { finish = resolve; });
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
     });
     await until('the commit to hold its fence', () => finish !== undefined);
     await until('the lease to expire', async () => !(await listLeases(db))[0].live);
     expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toEqual([]);
     finish();
     await inFlight;
-    expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toMatchObject([{ company: 'c1', epoch: 2 }]);
+    expect(await claimLeases(db, 'b', ['c1'], 1, 60_000)).toMatchObject([
+      { company: 'c1', epoch: 2 },
+    ]);
     // after expiry and take-over the old owner's commits are refused
-    await expect(db.transaction((tx) => fenceA.check(tx, 'c1'))).rejects.toMatchObject({ code: 'EDOC_CLUSTER_FENCED' });
+    await expect(db.transaction((tx) => fenceA.check(tx, 'c1'))).rejects.toMatchObject({
+      code: 'EDOC_CLUSTER_FENCED',
+    });
   });
 
   it('a file is claimed once; a claim of an older epoch without a file is taken over, a recorded one is not', async () => {
-    const claim = { path: relativeInboxPath('/in', '/in/c1/invoice/a.json'), sha256: 'x'.repeat(64), company: 'c1' };
+    const claim = {
+      path: relativeInboxPath('/in', '/in/c1/invoice/a.json'),
+      sha256: 'x'.repeat(64),
+      company: 'c1',
+    };
     expect(claim.path).toBe('c1/invoice/a.json');
     expect(await db.transaction((tx) => claimFile(tx, 'a', 1, claim))).toEqual({ claimed: true });
     // another node at the same epoch (impossible while the fence holds) does not take it
-    expect(await db.transaction((tx) => claimFile(tx, 'b', 1, claim))).toMatchObject({ claimed: false });
+    expect(await db.transaction((tx) => claimFile(tx, 'b', 1, claim))).toMatchObject({
+      claimed: false,
+    });
     // the next owner (a higher epoch) takes over a claim left without a file
     expect(await db.transaction((tx) => claimFile(tx, 'b', 2, claim))).toEqual({ claimed: true });
     await db.exec(`INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
       VALUES (7, '/in/c1/invoice/a.json', 'a.json', 'a', 1, '${'x'.repeat(64)}', 'invoice', 'c1', 'open', 0)`);
     await db.transaction((tx) => attachClaim(tx, claim, 7));
-    expect(await db.transaction((tx) => claimFile(tx, 'c', 3, claim))).toEqual({ claimed: false, fileId: 7, node: 'b' });
+    expect(await db.transaction((tx) => claimFile(tx, 'c', 3, claim))).toEqual({
+      claimed: false,
+      fileId: 7,
+      node: 'b',
+    });
     await db.exec('DELETE FROM file_claims; DELETE FROM files');
   });
 
@@ -171,13 +210,19 @@ describePg('cluster leases on PostgreSQL', () => {
     await db.run("UPDATE nodes SET heartbeat_at = now() - interval '2 minutes' WHERE name = 'b'");
     expect(await heartbeat(db, a, 60_000)).toBe(1);
     expect(await heartbeat(db, { ...a, name: 'nobody' }, 60_000)).toBeUndefined();
-    expect((await listNodes(db, 60_000)).map((n) => [n.name, n.live])).toEqual([['a', true], ['b', false]]);
+    expect((await listNodes(db, 60_000)).map((n) => [n.name, n.live])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
   });
 
-  it('a name a live run holds is not registered again (another host); that run\'s heartbeat goes on, a superseded run\'s does not', async () => {
+  it("a name a live run holds is not registered again (another host); that run's heartbeat goes on, a superseded run's does not", async () => {
     await node('a');
     const elsewhere = { name: 'a', host: 'other-host', pid: 2, version: 't' };
-    expect(await registerNode(db, elsewhere, 60_000)).toMatchObject({ before: 'in-use', holder: { host: 'test', pid: 1 } });
+    expect(await registerNode(db, elsewhere, 60_000)).toMatchObject({
+      before: 'in-use',
+      holder: { host: 'test', pid: 1 },
+    });
     expect(await heartbeat(db, { name: 'a', host: 'test', pid: 1 }, 60_000)).toBe(1);
     // the holder went silent past the lease: the other run takes the name, and the old run's beat finds it gone
     await db.run("UPDATE nodes SET heartbeat_at = now() - interval '2 minutes' WHERE name = 'a'");
@@ -186,21 +231,33 @@ describePg('cluster leases on PostgreSQL', () => {
     expect(await heartbeat(db, elsewhere, 60_000)).toBe(1);
   });
 
-  function keeper(name: string, leaseMs = 1_500, log: [string, string, LeaseEnd | 'gained'][] = []): LeaseKeeper {
+  function keeper(
+    name: string,
+    leaseMs = 1_500,
+    log: [string, string, LeaseEnd | 'gained'][] = [],
+  ): LeaseKeeper {
     const exec = openPostgresExecutor(pgDb().url, { maxConnections: 2 });
     opened.push(exec);
     const k = new LeaseKeeper({
-      db: exec, me: { name, host: 'test', pid: process.pid, version: 't' }, leaseMs, companies: () => COMPANIES, logger,
+      db: exec,
+      me: { name, host: 'test', pid: process.pid, version: 't' },
+      leaseMs,
+      companies: () => COMPANIES,
+      logger,
       events: {
-        gained: async (company) => { log.push([name, company, 'gained']); },
-        ended: async (company, why) => { log.push([name, company, why]); },
+        gained: async (company) => {
+          log.push([name, company, 'gained']);
+        },
+        ended: async (company, why) => {
+          log.push([name, company, why]);
+        },
       },
     });
     keepers.push(k);
     return k;
   }
 
-  it('keepers spread the companies evenly, hand extras to a node that joins, and take a stopped node\'s at its next beat', async () => {
+  it("keepers spread the companies evenly, hand extras to a node that joins, and take a stopped node's at its next beat", async () => {
     const log: [string, string, LeaseEnd | 'gained'][] = [];
     const a = keeper('a', 1_500, log);
     await a.start();
@@ -209,13 +266,18 @@ describePg('cluster leases on PostgreSQL', () => {
     await b.start();
     const c = keeper('c', 1_500, log);
     await c.start();
-    await until('an even spread', () => a.owned().length === 2 && b.owned().length === 2 && c.owned().length === 2);
+    await until(
+      'an even spread',
+      () => a.owned().length === 2 && b.owned().length === 2 && c.owned().length === 2,
+    );
     const owners = (await listLeases(db)).map((l) => l.owner);
     expect(new Set(owners)).toEqual(new Set(['a', 'b', 'c']));
     // hand-overs were graceful: ended('handback') before the other node gained it
     for (const [who, company, what] of log.filter(([, , w]) => w === 'handback')) {
       const endedAt = log.findIndex((e) => e[0] === who && e[1] === company && e[2] === what);
-      const gainedAt = log.findIndex((e, i) => i > endedAt && e[1] === company && e[2] === 'gained');
+      const gainedAt = log.findIndex(
+        (e, i) => i > endedAt && e[1] === company && e[2] === 'gained',
+      );
       expect(gainedAt).toBeGreaterThan(endedAt);
     }
     // a graceful stop releases at once; the others share its companies
@@ -239,23 +301,43 @@ describePg('cluster leases on PostgreSQL', () => {
     expect(x.owned()).toEqual([]); // l holds every lease
     const heard: string[] = [];
     let again = 0;
-    const ears = new LeaseNotices({ url: pgDb().url, applicationName: 'edoc-bridge x', node: 'x', retryMs: 200, logger,
-      onReleased: (by) => { heard.push(by); x.beatSoon(); }, onListeningAgain: () => { again += 1; } });
+    const ears = new LeaseNotices({
+      url: pgDb().url,
+      applicationName: 'edoc-bridge x',
+      node: 'x',
+      retryMs: 200,
+      logger,
+      onReleased: (by) => {
+        heard.push(by);
+        x.beatSoon();
+      },
+      onListeningAgain: () => {
+        again += 1;
+      },
+    });
     ears.start();
     try {
       await until('x listening', () => ears.listening);
       // the listening connection is ended by the server: it is opened again (a new session, listening)
-      const listener = async (): Promise<number | undefined> => (await db.get<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'"))?.pid;
+      const listener = async (): Promise<number | undefined> =>
+        (
+          await db.get<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'edoc-bridge x' AND query LIKE 'LISTEN%'",
+          )
+        )?.pid;
       const first = await until('the LISTEN session', listener);
       await db.run('SELECT pg_terminate_backend(?::int)', [first]);
       // by its own account (listening is still true for the cut connection until its socket reports the
       // cut) and by the server's, asked once per probe: a notice sent before the new session's LISTEN is
       // lost, as the lease-notices.ts header says (two questions could see the old session, then none)
-      await until('x listening again', async () => {
-        const pid = await listener();
-        return again === 1 && ears.listening && pid !== undefined && pid !== first;
-      }, 10_000);
+      await until(
+        'x listening again',
+        async () => {
+          const pid = await listener();
+          return again === 1 && ears.listening && pid !== undefined && pid !== first;
+        },
+        10_000,
+      );
       const released = Date.now();
       await l.close(); // a graceful stop: six released at once, announced at its commit
       await until('x to claim them at once', () => x.owned().length === 6, 5_000);
@@ -278,10 +360,13 @@ describePg('cluster leases on PostgreSQL', () => {
     clearTimeout((b as unknown as { timer: NodeJS.Timeout }).timer);
     await until('a to hold all six', () => a.owned().length === 6, 20_000);
     const rows = await listLeases(db);
-    for (const company of gone) expect(rows.find((r) => r.company === company)?.epoch).toBeGreaterThanOrEqual(2);
+    for (const company of gone)
+      expect(rows.find((r) => r.company === company)?.epoch).toBeGreaterThanOrEqual(2);
     // b's leases are gone: the fence refuses it, its renewal drops them all
     const fenceB = new ClusterFence(b);
-    await expect(db.transaction((tx) => fenceB.check(tx, gone[0]))).rejects.toMatchObject({ code: 'EDOC_CLUSTER_FENCED' });
+    await expect(db.transaction((tx) => fenceB.check(tx, gone[0]))).rejects.toMatchObject({
+      code: 'EDOC_CLUSTER_FENCED',
+    });
     await b.beat();
     expect(b.owned()).toEqual([]);
   });
@@ -291,14 +376,20 @@ describePg('cluster leases on PostgreSQL', () => {
     opened.push(exec);
     let failures = 1;
     const started: number[] = [];
-    const k = new LeaseKeeper({ db: exec, me: { name: 'y', host: 'test', pid: process.pid, version: 't' }, leaseMs: 900,
-      companies: () => ['c1'], logger, events: {
+    const k = new LeaseKeeper({
+      db: exec,
+      me: { name: 'y', host: 'test', pid: process.pid, version: 't' },
+      leaseMs: 900,
+      companies: () => ['c1'],
+      logger,
+      events: {
         gained: async (_company, epoch) => {
           if (failures-- > 0) throw new Error('recovery failed');
           started.push(epoch);
         },
         ended: async () => undefined,
-      } });
+      },
+    });
     keepers.push(k);
     await k.start();
     await until('the company to be started at a later epoch', () => started.length === 1);
@@ -310,8 +401,15 @@ describePg('cluster leases on PostgreSQL', () => {
     let now = 0;
     const exec = openPostgresExecutor(pgDb().url, { maxConnections: 2 });
     opened.push(exec);
-    const k = new LeaseKeeper({ db: exec, me: { name: 'z', host: 'test', pid: process.pid, version: 't' }, leaseMs: 60_000,
-      companies: () => ['c1'], logger, monotonic: () => now, events: { gained: async () => undefined, ended: async () => undefined } });
+    const k = new LeaseKeeper({
+      db: exec,
+      me: { name: 'z', host: 'test', pid: process.pid, version: 't' },
+      leaseMs: 60_000,
+      companies: () => ['c1'],
+      logger,
+      monotonic: () => now,
+      events: { gained: async () => undefined, ended: async () => undefined },
+    });
     keepers.push(k);
     await k.start();
     expect(k.mayStart('c1')).toBe(true);

@@ -26,11 +26,17 @@ describe('http', () => {
   });
 
   test('present with no keys: loopback 127.0.0.1:9464, no token, probe every 10 s of idleness', async () => {
-    expect((await load('http: {}\n')).http).toEqual({ listen: '127.0.0.1:9464', sessionIdleMs: 1_800_000, probeIdleMs: 10_000 });
+    expect((await load('http: {}\n')).http).toEqual({
+      listen: '127.0.0.1:9464',
+      sessionIdleMs: 1_800_000,
+      probeIdleMs: 10_000,
+    });
   });
 
   test('the token comes from ${EDOC_CONSOLE_TOKEN}, is redacted in the effective configuration and scrubbed like a key', async () => {
-    const config = await load('http:\n  listen: "0.0.0.0:9464"\n  token: ${EDOC_CONSOLE_TOKEN}\n', { EDOC_CONSOLE_TOKEN: TOKEN });
+    const config = await load('http:\n  listen: "0.0.0.0:9464"\n  token: ${EDOC_CONSOLE_TOKEN}\n', {
+      EDOC_CONSOLE_TOKEN: TOKEN,
+    });
     expect(config.http?.token).toBe(TOKEN);
     expect(JSON.stringify(redactConfig(config))).not.toContain(TOKEN);
     expect(configSecrets(config)).toContain(TOKEN);
@@ -43,14 +49,21 @@ describe('http', () => {
 
   test('a non-loopback listen without a token is refused, naming http.token', async () => {
     await expect(load('http:\n  listen: "0.0.0.0:9464"\n')).rejects.toMatchObject({
-      code: 'EDOC_CONFIG_INVALID', message: expect.stringMatching(/http\.token: is required when listen \(0\.0\.0\.0:9464\)/) as unknown,
+      code: 'EDOC_CONFIG_INVALID',
+      message: expect.stringMatching(
+        /http\.token: is required when listen \(0\.0\.0\.0:9464\)/,
+      ) as unknown,
     });
     await expect(load('http:\n  listen: "[::]:9464"\n')).rejects.toThrow(/http\.token/);
   });
 
   test('a short token, a listen that is not host:port, and unknown keys are refused with their key path', async () => {
-    await expect(load('http:\n  token: short\n')).rejects.toThrow(/http\.token: must be at least 16 characters/);
-    await expect(load('http:\n  listen: "localhost"\n')).rejects.toThrow(/http\.listen: must be host:port/);
+    await expect(load('http:\n  token: short\n')).rejects.toThrow(
+      /http\.token: must be at least 16 characters/,
+    );
+    await expect(load('http:\n  listen: "localhost"\n')).rejects.toThrow(
+      /http\.listen: must be host:port/,
+    );
     await expect(load('http:\n  listen: "127.0.0.1:70000"\n')).rejects.toThrow(/http\.listen/);
     await expect(load('http:\n  port: 9464\n')).rejects.toThrow(/http\.port/);
   });

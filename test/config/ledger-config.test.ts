@@ -32,7 +32,9 @@ ledger: { url: "postgres://edoc:\${PGPASS}@db.example:5432/edoc?sslmode=verify-f
 cluster: { node: node-a.example, leaseMs: "\${LEASE}" }
 `);
     const config = await loadConfig(file, { PGPASS: ENCODED, LEASE: '20000' }, { cwd: dir });
-    expect(config.ledger.url).toBe(`postgres://edoc:${ENCODED}@db.example:5432/edoc?sslmode=verify-full`);
+    expect(config.ledger.url).toBe(
+      `postgres://edoc:${ENCODED}@db.example:5432/edoc?sslmode=verify-full`,
+    );
     expect(config.cluster).toEqual({ node: 'node-a.example', leaseMs: 20_000 });
   });
 
@@ -42,10 +44,14 @@ cluster: { node: node-a.example, leaseMs: "\${LEASE}" }
     [`postgres://u:${ENCODED}@h/d?sslmode=sometimes`, /ledger\.url: sslmode must be one of/],
     ['""', /ledger\.url: must not be empty/],
   ])('refuses ledger.url %s naming the key, never quoting the URL', async (url, message) => {
-    const err = await loadError(`${MINIMAL}\nledger: { url: ${url.startsWith('"') ? url : JSON.stringify(url)} }\n`);
+    const err = await loadError(
+      `${MINIMAL}\nledger: { url: ${url.startsWith('"') ? url : JSON.stringify(url)} }\n`,
+    );
     expect(isEdocError(err, 'EDOC_CONFIG_INVALID')).toBe(true);
     expect(err.message).toMatch(message);
-    expect(JSON.stringify({ message: err.message, context: (err as { context?: unknown }).context })).not.toContain(ENCODED);
+    expect(
+      JSON.stringify({ message: err.message, context: (err as { context?: unknown }).context }),
+    ).not.toContain(ENCODED);
   });
 
   test.each([
@@ -60,7 +66,7 @@ cluster: { node: node-a.example, leaseMs: "\${LEASE}" }
   });
 });
 
-describe('the ledger URL\'s password is a secret', () => {
+describe("the ledger URL's password is a secret", () => {
   const yaml = `${MINIMAL}\nledger: { url: "postgres://edoc:\${PGPASS}@db.example:5432/edoc" }\n`;
 
   test('redactConfig (the effective-configuration log line) shows it as [redacted], keeping the rest of the URL', async () => {
@@ -79,12 +85,15 @@ describe('the ledger URL\'s password is a secret', () => {
     const config = await loadConfig(file, { PGPASS: ENCODED }, { cwd: dir });
     expect(configSecrets(config)).toEqual(expect.arrayContaining([PASSWORD, ENCODED]));
     const scrubber = secretScrubberOf(config);
-    expect(scrubber.scrub(`connect to ${config.ledger.url} failed; password was ${PASSWORD}`))
-      .toBe('connect to postgres://edoc:[redacted]@db.example:5432/edoc failed; password was [redacted]');
+    expect(scrubber.scrub(`connect to ${config.ledger.url} failed; password was ${PASSWORD}`)).toBe(
+      'connect to postgres://edoc:[redacted]@db.example:5432/edoc failed; password was [redacted]',
+    );
   });
 
   test('an error line of a configuration that did not load is scrubbed of it too', async () => {
     const { file, dir } = await writeConfig(`${yaml}\nbogus: 1\n`);
-    expect(bestEffortSecrets(file, { PGPASS: ENCODED }, dir)).toEqual(expect.arrayContaining([PASSWORD, ENCODED]));
+    expect(bestEffortSecrets(file, { PGPASS: ENCODED }, dir)).toEqual(
+      expect.arrayContaining([PASSWORD, ENCODED]),
+    );
   });
 });

@@ -14,7 +14,12 @@ companies:
     const text = JSON.stringify(redacted);
     expect(text).not.toContain('first-secret-1111');
     expect(text).not.toContain('second-secret-2222');
-    expect(redacted).toMatchObject({ companies: [{ alias: 'main', apiKey: '[redacted]' }, { alias: 'other', apiKey: '[redacted]', id: 1002 }] });
+    expect(redacted).toMatchObject({
+      companies: [
+        { alias: 'main', apiKey: '[redacted]' },
+        { alias: 'other', apiKey: '[redacted]', id: 1002 },
+      ],
+    });
     expect(config.companies[0].apiKey).toBe('first-secret-1111');
   });
 });

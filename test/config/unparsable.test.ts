@@ -25,7 +25,10 @@ export const SELF_ALIAS = `${MINIMAL}\nx-loop: &loop\n  again: *loop\n`;
 async function refusal(content: string | Buffer): Promise<{ err: EdocError; file: string }> {
   const { file, dir } = await writeConfig('');
   await writeFile(file, content);
-  const err = await loadConfig(file, {}, { cwd: dir }).then(() => undefined, (e: unknown) => e);
+  const err = await loadConfig(file, {}, { cwd: dir }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(EdocError);
   expect((err as EdocError).code).toBe('EDOC_CONFIG_INVALID');
   expect((err as EdocError).message.startsWith(`${file}`)).toBe(true);
@@ -42,27 +45,57 @@ describe('a file that is not plain data is EDOC_CONFIG_INVALID naming the file',
   });
 
   test('a thousand companies sharing anchors (rate: *r, <<: *defaults) load: sharing settings is no alias bomb', async () => {
-    const companies = Array.from({ length: 1000 }, (_, i) => [
-      `  - <<: *defaults`, `    alias: c${i}`, `    id: ${2000 + i}`, `    nit: "${900_000_000 + i}"`, `    apiKey: key-${i}-0123456789`, '    rate: *r'].join('\n'));
-    const { file, dir } = await writeConfig(`x-rate: &r { requestsPerSecond: 5, concurrency: 2 }\nx-defaults: &defaults { userId: 7 }\ncompanies:\n${companies.join('\n')}\n`);
+    const companies = Array.from({ length: 1000 }, (_, i) =>
+      [
+        `  - <<: *defaults`,
+        `    alias: c${i}`,
+        `    id: ${2000 + i}`,
+        `    nit: "${900_000_000 + i}"`,
+        `    apiKey: key-${i}-0123456789`,
+        '    rate: *r',
+      ].join('\n'),
+    );
+    const { file, dir } = await writeConfig(
+      `x-rate: &r { requestsPerSecond: 5, concurrency: 2 }\nx-defaults: &defaults { userId: 7 }\ncompanies:\n${companies.join('\n')}\n`,
+    );
     const config = await loadConfig(file, {}, { cwd: dir });
     expect(config.companies).toHaveLength(1000);
-    expect(config.companies[999]).toMatchObject({ alias: 'c999', rate: { requestsPerSecond: 5, concurrency: 2 } });
+    expect(config.companies[999]).toMatchObject({
+      alias: 'c999',
+      rate: { requestsPerSecond: 5, concurrency: 2 },
+    });
   });
 
   test('an alias that contains itself (a cycle) is refused naming where', async () => {
     const { err } = await refusal(SELF_ALIAS);
-    expect(err.message).toContain('not valid YAML: x-loop.again: an alias refers to a node that contains it (a cycle)');
+    expect(err.message).toContain(
+      'not valid YAML: x-loop.again: an alias refers to a node that contains it (a cycle)',
+    );
     const top = await refusal(`${MINIMAL}\nx-list: &l [1, *l]\n`);
     expect(top.err.message).toContain('x-list[1]: an alias refers to a node that contains it');
   });
 
   test('binary data, nesting deeper than the parser goes, and nesting deeper than any setting', async () => {
-    expect((await refusal(Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff, 0xfe, 0x0a, 0x3a]))).err.message)
-      .toContain('binary data');
-    expect((await refusal('['.repeat(100_000))).err.message).toContain(':1: not valid YAML: brackets nested more than 64 levels deep');
-    expect((await refusal(`x-deep: ${'['.repeat(100)}1${']'.repeat(100)}\n${MINIMAL}`)).err.message).toContain('nested more than 64 levels');
-    expect((await refusal(`${MINIMAL}x-deep:\n${Array.from({ length: 80 }, (_, i) => `${' '.repeat(i + 2)}k${i}:`).join('\n')} 1\n`)).err.message).toContain('nested more than 64 levels');
+    expect(
+      (
+        await refusal(
+          Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff, 0xfe, 0x0a, 0x3a]),
+        )
+      ).err.message,
+    ).toContain('binary data');
+    expect((await refusal('['.repeat(100_000))).err.message).toContain(
+      ':1: not valid YAML: brackets nested more than 64 levels deep',
+    );
+    expect(
+      (await refusal(`x-deep: ${'['.repeat(100)}1${']'.repeat(100)}\n${MINIMAL}`)).err.message,
+    ).toContain('nested more than 64 levels');
+    expect(
+      (
+        await refusal(
+          `${MINIMAL}x-deep:\n${Array.from({ length: 80 }, (_, i) => `${' '.repeat(i + 2)}k${i}:`).join('\n')} 1\n`,
+        )
+      ).err.message,
+    ).toContain('nested more than 64 levels');
   });
 
   test(`a file over ${MAX_CONFIG_BYTES} bytes is refused before it is read`, async () => {
@@ -79,6 +112,9 @@ companies:
   - { alias: b, id: 2, nit: "900123457", apiKey: key-b-0123456789, rate: { <<: *rate, concurrency: 1 } }
 `);
     const config = await loadConfig(file, {}, { cwd: dir });
-    expect(config.companies.map((c) => c.rate)).toEqual([{ requestsPerSecond: 3, concurrency: 2 }, { requestsPerSecond: 3, concurrency: 1 }]);
+    expect(config.companies.map((c) => c.rate)).toEqual([
+      { requestsPerSecond: 3, concurrency: 2 },
+      { requestsPerSecond: 3, concurrency: 1 },
+    ]);
   });
 });

@@ -38,11 +38,28 @@ async function archivedFile(name = 'ventas.json') {
   fs.mkdirSync(inbox, { recursive: true });
   const input = path.join(inbox, name);
   fs.writeFileSync(input, CONTENT);
-  const l = ledger = Ledger.open(path.join(dir, 'state'));
+  const l = (ledger = Ledger.open(path.join(dir, 'state')));
   logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = await l.recordFile({ path: input, name, size: CONTENT.length, archive: true,
-    sha256: createHash('sha256').update(CONTENT).digest('hex'), kind: 'invoice', company: 'main', now: Date.now() });
-  await l.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'SETP1', ownNumber: true, request: {}, raw: CONTENT }]);
+  const { fileId } = await l.recordFile({
+    path: input,
+    name,
+    size: CONTENT.length,
+    archive: true,
+    sha256: createHash('sha256').update(CONTENT).digest('hex'),
+    kind: 'invoice',
+    company: 'main',
+    now: Date.now(),
+  });
+  await l.insertDocuments(fileId, [
+    {
+      index: 0,
+      source: { lines: [1] },
+      number: 'SETP1',
+      ownNumber: true,
+      request: {},
+      raw: CONTENT,
+    },
+  ]);
   await l.finishReading(fileId);
   const [doc] = await l.claimDue('main', Date.now(), 1);
   await l.markSending([doc.id]);
@@ -53,9 +70,21 @@ async function archivedFile(name = 'ventas.json') {
   return { inbox, outbox, input, archived, fileId, ledger: l, logger };
 }
 
-function newWatch(l: Ledger, log: AppLogger, watchMs: number, clock: { now: number }, flagged: number[]): ArchiveWatch {
-  return new ArchiveWatch({ ledger: l, logger: log, watchMs: () => watchMs, intervalMs: 60_000, now: () => clock.now,
-    onFlagged: (id) => flagged.push(id) });
+function newWatch(
+  l: Ledger,
+  log: AppLogger,
+  watchMs: number,
+  clock: { now: number },
+  flagged: number[],
+): ArchiveWatch {
+  return new ArchiveWatch({
+    ledger: l,
+    logger: log,
+    watchMs: () => watchMs,
+    intervalMs: 60_000,
+    now: () => clock.now,
+    onFlagged: (id) => flagged.push(id),
+  });
 }
 
 describe('the archive watch', () => {
@@ -78,7 +107,9 @@ describe('the archive watch', () => {
     expect(fs.existsSync(f.archived)).toBe(false);
     expect(fs.readFileSync(f.input, 'utf8')).toBe(GROWN);
     await f.logger.close();
-    const lines = (await readFile(path.join(dir ?? '', 'logs', 'edoc-bridge.log'), 'utf8')).trim().split('\n')
+    const lines = (await readFile(path.join(dir ?? '', 'logs', 'edoc-bridge.log'), 'utf8'))
+      .trim()
+      .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const line = lines.find((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND');
     expect(line).toMatchObject({ level: 'error', file: 'ventas.json', inbox: f.input });

@@ -15,15 +15,41 @@ it('runs every step in order, logs a failed one, and names a step still running 
     const file = path.join(dir, 'edoc-bridge.log');
     const logger = createLogger({ file, level: 'info' });
     const ran: string[] = [];
-    await closeInOrder([
-      ['first', () => { ran.push('first'); throw new Error('broken part'); }],
-      ['slow', async () => { ran.push('slow'); await new Promise((resolve) => setTimeout(resolve, 400)); }],
-      ['last', () => { ran.push('last'); }],
-    ], logger, 100);
+    await closeInOrder(
+      [
+        [
+          'first',
+          () => {
+            ran.push('first');
+            throw new Error('broken part');
+          },
+        ],
+        [
+          'slow',
+          async () => {
+            ran.push('slow');
+            await new Promise((resolve) => setTimeout(resolve, 400));
+          },
+        ],
+        [
+          'last',
+          () => {
+            ran.push('last');
+          },
+        ],
+      ],
+      logger,
+      100,
+    );
     await logger.close();
     expect(ran).toEqual(['first', 'slow', 'last']);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.filter((l) => l['msg'] === 'error while stopping').map((l) => l['step'])).toEqual(['first']);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l['msg'] === 'error while stopping').map((l) => l['step'])).toEqual([
+      'first',
+    ]);
     const slow = lines.filter((l) => l['msg'] === 'stopping: still waiting for this step');
     expect(slow.map((l) => l['step'])).toEqual(['slow']);
     expect(slow[0]?.['waitedMs']).toBeGreaterThanOrEqual(100);

@@ -7,18 +7,19 @@
 import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import {
-  buildCli, COMPANY_MAIN, eventually, ROOT,
-} from '../helpers/daemon-harness.js';
+import { buildCli, COMPANY_MAIN, eventually, ROOT } from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 
-const HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
-  + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;'
-  + 'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+const HEADER =
+  'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+  'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;' +
+  'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
 
 function row(number: number): string {
-  return `SETP;${number};18/11/2026;09:15:00;18/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;`
-    + 'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
+  return (
+    `SETP;${number};18/11/2026;09:15:00;18/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;` +
+    'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n'
+  );
 }
 
 beforeAll(async () => {
@@ -26,9 +27,16 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('a file written on after it was archived', () => {
-  test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async ({ daemonProject }) => {
-    const { emulator, project: p, startDaemon } = await daemonProject({
-      companies: [COMPANY_MAIN], stableMs: 300,
+  test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async ({
+    daemonProject,
+  }) => {
+    const {
+      emulator,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN],
+      stableMs: 300,
       kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
     });
     const daemon = await startDaemon();
@@ -41,21 +49,38 @@ describe('a file written on after it was archived', () => {
       // the daemon takes, sends and archives the file while the writer still holds it open
       const result = await p.finalResult('invoice', 'hold.csv', { timeoutMs: 60_000 });
       expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
-      await eventually(() => (p.ledgerQuery<{ a: string | null }>(`SELECT archived_path AS a FROM files WHERE name = 'hold.csv'`)[0]?.a
-        ?? '').includes('archive') ? true : undefined, 'the original archived', 30_000);
+      await eventually(
+        () =>
+          (
+            p.ledgerQuery<{ a: string | null }>(
+              `SELECT archived_path AS a FROM files WHERE name = 'hold.csv'`,
+            )[0]?.a ?? ''
+          ).includes('archive')
+            ? true
+            : undefined,
+        'the original archived',
+        30_000,
+      );
       await writer.write(row(first + 1));
       await writer.sync();
     } finally {
       await writer.close();
     }
 
-    const line = await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND' && l.file === 'hold.csv', 30_000);
+    const line = await daemon.waitForLog(
+      (l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND' && l.file === 'hold.csv',
+      30_000,
+    );
     expect(line.level).toBe('error');
     expect(line.inbox).toBe(file);
-    const earlier = await eventually(async () => {
-      const r = await p.result('invoice', 'hold.csv');
-      return r?.error?.code === 'EDOC_READ_CHANGED_AFTER_SEND' ? r : undefined;
-    }, 'the first report rewritten with the error', 30_000);
+    const earlier = await eventually(
+      async () => {
+        const r = await p.result('invoice', 'hold.csv');
+        return r?.error?.code === 'EDOC_READ_CHANGED_AFTER_SEND' ? r : undefined;
+      },
+      'the first report rewritten with the error',
+      30_000,
+    );
     expect(earlier.error?.message).toMatch(/archived/);
     expect(earlier.documents.map((d) => d.status)).toEqual(['accepted']);
     // the grown content is taken again as a new file: the first document a duplicate by its number, the second sent
@@ -63,8 +88,14 @@ describe('a file written on after it was archived', () => {
     expect(later.error).toBeUndefined();
     expect(later.documents.map((d) => d.status)).toEqual(['duplicate', 'accepted']);
     // the grown content is archived in its turn, whole
-    const archived = await eventually(() => p.ledgerQuery<{ a: string | null }>(
-      `SELECT archived_path AS a FROM files WHERE name = 'hold.csv' ORDER BY id`)[1]?.a ?? undefined, 'the grown file archived', 30_000);
+    const archived = await eventually(
+      () =>
+        p.ledgerQuery<{ a: string | null }>(
+          `SELECT archived_path AS a FROM files WHERE name = 'hold.csv' ORDER BY id`,
+        )[1]?.a ?? undefined,
+      'the grown file archived',
+      30_000,
+    );
     expect(await readFile(archived, 'utf8')).toBe(HEADER + row(first) + row(first + 1));
     const numbers = (await emulator.client.issued()).map((d) => d.documentNumber).sort();
     expect(numbers).toEqual([`SETP${first}`, `SETP${first + 1}`]);

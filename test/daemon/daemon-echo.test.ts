@@ -9,7 +9,13 @@ import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import {
-  buildCli, COMPANY_MAIN, type DaemonProcess, eventually, type Project, ROOT, type TestCompany,
+  buildCli,
+  COMPANY_MAIN,
+  type DaemonProcess,
+  eventually,
+  type Project,
+  ROOT,
+  type TestCompany,
 } from '../helpers/daemon-harness.js';
 import { daemonTest as test, fileResources } from '../helpers/daemon-fixture.js';
 
@@ -17,7 +23,8 @@ import { daemonTest as test, fileResources } from '../helpers/daemon-fixture.js'
 const KEY = 'sk_live_9fQ2xLm7Rt4ZpW8vNc3Kd6HyBj1SgAe5Uo0TiXr7MwYqPz2LnVb4Ch8Fs';
 const COMPANY: TestCompany = { ...COMPANY_MAIN, apiKey: KEY };
 const sales = { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') };
-const HEADER = 'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
+const HEADER =
+  'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;linea;codigo;descripcion;cantidad;precio_unitario;iva';
 
 beforeAll(async () => {
   await buildCli();
@@ -40,7 +47,9 @@ async function ledgerBytes(project: Project): Promise<Buffer> {
   for (const name of ['ledger.sqlite', 'ledger.sqlite-wal']) {
     try {
       parts.push(await readFile(path.join(project.stateDir, name)));
-    } catch { /* no WAL right now */ }
+    } catch {
+      /* no WAL right now */
+    }
   }
   return Buffer.concat(parts);
 }
@@ -49,15 +58,24 @@ function expectNoKey(where: string, bytes: Buffer): void {
   // the whole key, and any 12-character piece of it (an excerpt or a JSON parser's quote)
   const text = bytes.toString('latin1');
   for (let i = 0; i + 12 <= KEY.length; i += 6) {
-    expect(text.includes(KEY.slice(i, i + 12)), `${where} holds ${KEY.slice(i, i + 12)}… of the key`).toBe(false);
+    expect(
+      text.includes(KEY.slice(i, i + 12)),
+      `${where} holds ${KEY.slice(i, i + 12)}… of the key`,
+    ).toBe(false);
   }
 }
 
 /** A sales export whose single data row has a description of `mb` MiB. */
 async function writeLongRecord(file: string, mb: number): Promise<void> {
   const out = createWriteStream(file);
-  const write = (text: string): Promise<void> => new Promise((resolve) => { if (out.write(text)) resolve(); else out.once('drain', resolve); });
-  await write(`${HEADER}\r\nSETP;990000901;01/11/2026;09:15:00;01/11/2026;31;800197268;Cliente;c@example.com;1;7702;"`);
+  const write = (text: string): Promise<void> =>
+    new Promise((resolve) => {
+      if (out.write(text)) resolve();
+      else out.once('drain', resolve);
+    });
+  await write(
+    `${HEADER}\r\nSETP;990000901;01/11/2026;09:15:00;01/11/2026;31;800197268;Cliente;c@example.com;1;7702;"`,
+  );
   const block = 'x'.repeat(1 << 20);
   for (let i = 0; i < mb; i += 1) await write(block);
   await write('";1;1.000,00;19\r\n');
@@ -70,7 +88,10 @@ describe('input quoted back: bounded, and never a configured key', () => {
   const resources = fileResources();
 
   beforeAll(async () => {
-    ({ project } = await resources.daemonProject({ companies: [COMPANY], kinds: { invoice: sales } }));
+    ({ project } = await resources.daemonProject({
+      companies: [COMPANY],
+      kinds: { invoice: sales },
+    }));
     daemon = await resources.startDaemon(project);
   }, 60_000);
 
@@ -90,7 +111,9 @@ describe('input quoted back: bounded, and never a configured key', () => {
     await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === 'clave-lineas.jsonl');
 
     const files = await outboxFiles(path.join(project.dir, 'outbox'));
-    expect([...files.keys()].sort()).toEqual(expect.arrayContaining(['invoice/clave.result.json', 'invoice/clave.errors.csv']));
+    expect([...files.keys()].sort()).toEqual(
+      expect.arrayContaining(['invoice/clave.result.json', 'invoice/clave.errors.csv']),
+    );
     for (const [name, bytes] of files) expectNoKey(name, bytes);
     expectNoKey('the ledger', await ledgerBytes(project));
     expectNoKey('the log', await readFile(project.logFile));
@@ -101,7 +124,9 @@ describe('input quoted back: bounded, and never a configured key', () => {
     await project.drop('invoice', 'enorme.csv', `${'columna_larga;'.repeat(1_500_000)}\r\n`);
     const result = await project.finalResult('invoice', 'enorme.csv', { timeoutMs: 60_000 });
     expect(result.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');
-    expect(result.error?.message).toMatch(/found: columna_larga, columna_larga, .*… \([\d,]+ characters\)\)$/);
+    expect(result.error?.message).toMatch(
+      /found: columna_larga, columna_larga, .*… \([\d,]+ characters\)\)$/,
+    );
 
     const files = await outboxFiles(project.outbox('invoice'));
     for (const name of ['enorme.result.json', 'enorme.errors.csv']) {
@@ -111,10 +136,20 @@ describe('input quoted back: bounded, and never a configured key', () => {
     expect((await stat(project.logFile)).size - logBefore).toBeLessThan(20_000);
     const ledger = await ledgerBytes(project);
     expect(ledger.length).toBeLessThan(8 << 20);
-    expect(ledger.includes('columna_larga;'.repeat(40)), 'the ledger holds a long piece of the line').toBe(false);
+    expect(
+      ledger.includes('columna_larga;'.repeat(40)),
+      'the ledger holds a long piece of the line',
+    ).toBe(false);
 
-    await project.drop('invoice', 'invoices.csv', await readFile(path.join(ROOT, 'examples/invoices.csv')));
-    expect((await project.finalResult('invoice', 'invoices.csv')).counts).toMatchObject({ total: 3, accepted: 3 });
+    await project.drop(
+      'invoice',
+      'invoices.csv',
+      await readFile(path.join(ROOT, 'examples/invoices.csv')),
+    );
+    expect((await project.finalResult('invoice', 'invoices.csv')).counts).toMatchObject({
+      total: 3,
+      accepted: 3,
+    });
     expect(daemon.running).toBe(true);
   }, 120_000);
 
@@ -128,17 +163,26 @@ describe('input quoted back: bounded, and never a configured key', () => {
     const result = await project.finalResult('invoice', 'clave-nueva.csv');
     expect(result.error?.message).toContain('found: [redacted]');
     const scan = (where: string, bytes: Buffer): void => {
-      expect(bytes.toString('latin1').includes(next.slice(0, 16)), `${where} holds the start of the new key`).toBe(false);
+      expect(
+        bytes.toString('latin1').includes(next.slice(0, 16)),
+        `${where} holds the start of the new key`,
+      ).toBe(false);
     };
-    for (const [name, bytes] of await outboxFiles(path.join(project.dir, 'outbox'))) scan(name, bytes);
+    for (const [name, bytes] of await outboxFiles(path.join(project.dir, 'outbox')))
+      scan(name, bytes);
     scan('the ledger', await ledgerBytes(project));
     scan('the log', await readFile(project.logFile));
   });
 });
 
 describe('SIGTERM while one huge record is being read', () => {
-  test('the daemon stops promptly and leaves the file to be read at the next start', async ({ daemonProject }) => {
-    const { project, startDaemon } = await daemonProject({ companies: [COMPANY], kinds: { invoice: sales } });
+  test('the daemon stops promptly and leaves the file to be read at the next start', async ({
+    daemonProject,
+  }) => {
+    const { project, startDaemon } = await daemonProject({
+      companies: [COMPANY],
+      kinds: { invoice: sales },
+    });
     const daemon = await startDaemon();
     // 30 MiB: under the default read.maxRecordBytes (32 MiB), so it is read, not refused
     const part = path.join(project.inbox('invoice'), 'grande.csv.part');
@@ -147,11 +191,21 @@ describe('SIGTERM while one huge record is being read', () => {
     await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'grande.csv', 60_000);
     daemon.signal('SIGTERM');
     // generous: it takes about a second; reading the record to the end took 20 s and more before
-    const exit = await Promise.race([daemon.exited, new Promise<'late'>((resolve) => { setTimeout(() => resolve('late'), 10_000); })]);
+    const exit = await Promise.race([
+      daemon.exited,
+      new Promise<'late'>((resolve) => {
+        setTimeout(() => resolve('late'), 10_000);
+      }),
+    ]);
     if (exit === 'late') await daemon.kill();
     expect(exit).toEqual({ code: 0, signal: null });
-    const [file] = project.ledgerQuery<{ state: string }>("SELECT state FROM files WHERE name = 'grande.csv'");
+    const [file] = project.ledgerQuery<{ state: string }>(
+      "SELECT state FROM files WHERE name = 'grande.csv'",
+    );
     expect(file.state).toBe('reading');
-    await eventually(() => (project.logLines().some((l) => l.msg === 'stopped') ? true : undefined), 'the stopped line');
+    await eventually(
+      () => (project.logLines().some((l) => l.msg === 'stopped') ? true : undefined),
+      'the stopped line',
+    );
   }, 120_000);
 });

@@ -7,10 +7,20 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  type Project, type ResultDocumentJson, type TestEmulator,
+  type Project,
+  type ResultDocumentJson,
+  type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
-import { invoice, jsonText, payroll, pos, supportAdjustment, supportDocument, supportMarker } from '../helpers/documents.js';
+import {
+  invoice,
+  jsonText,
+  payroll,
+  pos,
+  supportAdjustment,
+  supportDocument,
+  supportMarker,
+} from '../helpers/documents.js';
 import type { IssuedDocument } from '../helpers/emulator-client.js';
 
 type Issued = Record<string, string | number | null>;
@@ -26,21 +36,34 @@ beforeAll(async () => {
 
 async function documents(p: Project, kind: string, name: string): Promise<Doc[]> {
   const result = await p.finalResult(kind, name);
-  expect(result.documents.map((d) => d.status), `${kind}/${name}`).toEqual(result.documents.map(() => 'accepted'));
+  expect(
+    result.documents.map((d) => d.status),
+    `${kind}/${name}`,
+  ).toEqual(result.documents.map(() => 'accepted'));
   return result.documents as Doc[];
 }
 
 /** The emulator's accepted document whose stored request satisfies `match`. */
-async function emulated(kind: string, match: (request: Record<string, unknown>) => boolean): Promise<IssuedDocument> {
-  const docs = (await emulator.client.documents({ kind, withRequest: true })).filter((d) => d.accepted);
+async function emulated(
+  kind: string,
+  match: (request: Record<string, unknown>) => boolean,
+): Promise<IssuedDocument> {
+  const docs = (await emulator.client.documents({ kind, withRequest: true })).filter(
+    (d) => d.accepted,
+  );
   const found = docs.filter((d) => match(d.request as Record<string, unknown>));
   expect(found, `one ${kind} at the emulator`).toHaveLength(1);
   return found[0];
 }
 
 function ledgerKey(p: Project, name: string, index: number): string | null {
-  return p.ledgerQuery<{ key: string | null }>('SELECT d.key FROM documents d JOIN files f ON f.id = d.file_id WHERE f.name = ? AND d.idx = ?',
-    name, index)[0]?.key ?? null;
+  return (
+    p.ledgerQuery<{ key: string | null }>(
+      'SELECT d.key FROM documents d JOIN files f ON f.id = d.file_id WHERE f.name = ? AND d.idx = ?',
+      name,
+      index,
+    )[0]?.key ?? null
+  );
 }
 
 describe('result.json says what was issued, as data', () => {
@@ -52,7 +75,11 @@ describe('result.json says what was issued, as data', () => {
     const [own, assigned] = await documents(project, 'invoice', 'e1.json');
     expect(own.issued).toEqual({ prefix: 'SETP', number: '990300001', numberedBy: 'erp' });
     const at = await emulated('invoice', (r) => r.CorrelationDocumentId === 'ERP-E1-unnumbered');
-    expect(assigned.issued).toEqual({ prefix: at.prefix, number: at.number, numberedBy: 'service' });
+    expect(assigned.issued).toEqual({
+      prefix: at.prefix,
+      number: at.number,
+      numberedBy: 'service',
+    });
     expect(at.prefix).toBe('SETP');
     expect(assigned.key).toBe(`main/invoice/SETP/${at.number}`);
     expect(ledgerKey(project, 'e1.json', 1)).toBe(`main/invoice/SETP/${at.number}`);
@@ -73,9 +100,16 @@ describe('result.json says what was issued, as data', () => {
   });
 
   test('E5 without a number, E6 without a number on it; the assigned DS number dropped again later with other content is EDOC_ISSUED_OTHER_CONTENT, not sent', async () => {
-    await project.drop('support-document', 'e5.json', jsonText([supportDocument(undefined, 'MARK-E5-A')]));
+    await project.drop(
+      'support-document',
+      'e5.json',
+      jsonText([supportDocument(undefined, 'MARK-E5-A')]),
+    );
     const [ds] = await documents(project, 'support-document', 'e5.json');
-    const at = await emulated('support-document', (r) => supportMarker(r, /MARK-E5-A/) !== undefined);
+    const at = await emulated(
+      'support-document',
+      (r) => supportMarker(r, /MARK-E5-A/) !== undefined,
+    );
     expect(ds.issued).toEqual({ prefix: 'DS', number: at.number, numberedBy: 'service' });
     expect(ds.key).toBe(`main/support-document/DS/${at.number}`);
 
@@ -83,12 +117,22 @@ describe('result.json says what was issued, as data', () => {
     delete note.SerieNumber;
     await project.drop('support-adjustment', 'e6.json', jsonText([note]));
     const [nds] = await documents(project, 'support-adjustment', 'e6.json');
-    const noteAt = await emulated('support-adjustment', (r) => JSON.stringify(r.DocumentReferences).includes(at.cufe));
-    expect(nds.issued).toEqual({ prefix: noteAt.prefix, number: noteAt.number, numberedBy: 'service' });
+    const noteAt = await emulated('support-adjustment', (r) =>
+      JSON.stringify(r.DocumentReferences).includes(at.cufe),
+    );
+    expect(nds.issued).toEqual({
+      prefix: noteAt.prefix,
+      number: noteAt.number,
+      numberedBy: 'service',
+    });
     expect(noteAt.prefix).toBe('NDS');
 
     const e5Before = (await emulator.client.stats()).requests.E5;
-    await project.drop('support-document', 'e5-again.json', jsonText([supportDocument(Number(at.number), 'MARK-E5-B')]));
+    await project.drop(
+      'support-document',
+      'e5-again.json',
+      jsonText([supportDocument(Number(at.number), 'MARK-E5-B')]),
+    );
     const again = await project.finalResult('support-document', 'e5-again.json');
     expect(again.documents.map((d) => d.status)).toEqual(['duplicate']);
     // other content than what was issued under that number (another marker): named as such, not a plain duplicate
@@ -102,24 +146,45 @@ describe('result.json says what was issued, as data', () => {
     await project.drop('pos', 'e3.json', jsonText([pos(5001)]));
     const [own] = await documents(project, 'pos', 'e3.json');
     const ownAt = await emulated('pos', (r) => r.numeroDocumento === '5001');
-    expect(own.issued).toEqual({ prefix: 'POS', number: '5001', numberedBy: 'erp', idDocumento: ownAt.id, cude: ownAt.cufe,
-      qr: `https://catalogo-vpfe.emulator.local/document/searchqr?documentkey=${ownAt.cufe}` });
+    expect(own.issued).toEqual({
+      prefix: 'POS',
+      number: '5001',
+      numberedBy: 'erp',
+      idDocumento: ownAt.id,
+      cude: ownAt.cufe,
+      qr: `https://catalogo-vpfe.emulator.local/document/searchqr?documentkey=${ownAt.cufe}`,
+    });
     const before = new Set((await emulator.client.issued({ kind: 'pos' })).map((d) => d.id));
     await project.drop('pos', 'e3-sin-numero.json', jsonText([unnumbered]));
     const [assigned] = await documents(project, 'pos', 'e3-sin-numero.json');
     const [at] = (await emulator.client.issued({ kind: 'pos' })).filter((d) => !before.has(d.id));
-    expect(assigned.issued).toMatchObject({ prefix: 'POS', number: at.number, numberedBy: 'service', idDocumento: at.id, cude: at.cufe });
+    expect(assigned.issued).toMatchObject({
+      prefix: 'POS',
+      number: at.number,
+      numberedBy: 'service',
+      idDocumento: at.id,
+      cude: at.cufe,
+    });
     expect(assigned.key).toBe(`main/pos/POS/${at.number}`);
   });
 
   test('E4 POS (JSON body): the same record fields', async () => {
     // a second project on the same service, its daemon beside the first
-    const { project: p } = await resources.daemonProject({ emulator, kinds: { pos: { endpoint: 'E4' } } });
+    const { project: p } = await resources.daemonProject({
+      emulator,
+      kinds: { pos: { endpoint: 'E4' } },
+    });
     await resources.startDaemon(p);
     await p.drop('pos', 'e4.json', jsonText([pos(5101)]));
     const [doc] = await documents(p, 'pos', 'e4.json');
     const at = await emulated('pos', (r) => r.numeroDocumento === '5101');
-    expect(doc.issued).toMatchObject({ prefix: 'POS', number: '5101', numberedBy: 'erp', idDocumento: at.id, cude: at.cufe });
+    expect(doc.issued).toMatchObject({
+      prefix: 'POS',
+      number: '5101',
+      numberedBy: 'erp',
+      idDocumento: at.id,
+      cude: at.cufe,
+    });
     expect(typeof doc.issued?.qr).toBe('string');
     expect((await emulator.client.stats()).requests.E4).toBeDefined();
   });

@@ -9,11 +9,24 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  COMPANY_MAIN, type DaemonProcess, type Project, type ResultJson, sleep, type TestEmulator,
+  COMPANY_MAIN,
+  type DaemonProcess,
+  type Project,
+  type ResultJson,
+  sleep,
+  type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import {
-  creditNote, debitNote, invoice, jsonlText, jsonText, payroll, pos, supportAdjustment, supportDocument,
+  creditNote,
+  debitNote,
+  invoice,
+  jsonlText,
+  jsonText,
+  payroll,
+  pos,
+  supportAdjustment,
+  supportDocument,
 } from '../helpers/documents.js';
 
 let emulator: TestEmulator;
@@ -32,12 +45,16 @@ function statuses(result: ResultJson): string[] {
 
 /** The outbox keys `main/<kind>/<prefix>/<number>` of accepted documents. */
 function acceptedKeys(results: ResultJson[]): string[] {
-  return results.flatMap((r) => r.documents.filter((d) => d.status === 'accepted').map((d) => d.key ?? `?${r.file}#${d.index}`));
+  return results.flatMap((r) =>
+    r.documents.filter((d) => d.status === 'accepted').map((d) => d.key ?? `?${r.file}#${d.index}`),
+  );
 }
 
 /** The original moved to the archive (the move follows the final result.json by a moment). */
 async function archived(kind: string, name: string): Promise<boolean> {
-  const moved = () => existsSync(path.join(project.outbox(kind), 'archive', name)) && !existsSync(path.join(project.inbox(kind), name));
+  const moved = () =>
+    existsSync(path.join(project.outbox(kind), 'archive', name)) &&
+    !existsSync(path.join(project.inbox(kind), name));
   const deadline = Date.now() + 5_000;
   while (!moved() && Date.now() < deadline) await sleep(50);
   return moved();
@@ -46,21 +63,39 @@ async function archived(kind: string, name: string): Promise<boolean> {
 describe('the daemon with JSON inputs of every kind', () => {
   const results: ResultJson[] = [];
 
-  test('every kind is accepted, reported in NAME.result.json and archived; the emulator issued exactly the outbox\'s documents', async () => {
+  test("every kind is accepted, reported in NAME.result.json and archived; the emulator issued exactly the outbox's documents", async () => {
     // Wave 1: the originals that notes refer to, a payroll, a POS document and a .jsonl of invoices.
     await project.drop('invoice', 'sales-1.json', jsonText(invoice(990_000_001)));
-    await project.drop('invoice', 'sales-2.jsonl', jsonlText([invoice(990_000_002), invoice(990_000_003), invoice(990_000_004)]));
-    await project.drop('support-document', 'support-1.json', jsonText([supportDocument(990_000_001)]));
+    await project.drop(
+      'invoice',
+      'sales-2.jsonl',
+      jsonlText([invoice(990_000_002), invoice(990_000_003), invoice(990_000_004)]),
+    );
+    await project.drop(
+      'support-document',
+      'support-1.json',
+      jsonText([supportDocument(990_000_001)]),
+    );
     await project.drop('payroll', 'payroll-1.json', jsonText(payroll(1001)));
     await project.drop('debit-note', 'debit-1.json', jsonText(debitNote(1, 'SETP990000001')));
     await project.drop('pos', 'pos-1.json', jsonText(pos(1001)));
     const wave1: [string, string, number][] = [
-      ['invoice', 'sales-1.json', 1], ['invoice', 'sales-2.jsonl', 3], ['support-document', 'support-1.json', 1],
-      ['payroll', 'payroll-1.json', 1], ['debit-note', 'debit-1.json', 1], ['pos', 'pos-1.json', 1],
+      ['invoice', 'sales-1.json', 1],
+      ['invoice', 'sales-2.jsonl', 3],
+      ['support-document', 'support-1.json', 1],
+      ['payroll', 'payroll-1.json', 1],
+      ['debit-note', 'debit-1.json', 1],
+      ['pos', 'pos-1.json', 1],
     ];
     for (const [kind, name, total] of wave1) {
       const result = await project.finalResult(kind, name);
-      expect(result.counts, `${kind}/${name}`).toMatchObject({ total, accepted: total, rejected: 0, invalid: 0, failed: 0 });
+      expect(result.counts, `${kind}/${name}`).toMatchObject({
+        total,
+        accepted: total,
+        rejected: 0,
+        invalid: 0,
+        failed: 0,
+      });
       expect(statuses(result)).toEqual(Array(total).fill('accepted'));
       expect(result.kind).toBe(kind);
       expect(result.company).toBe('main');
@@ -70,18 +105,37 @@ describe('the daemon with JSON inputs of every kind', () => {
     expect(jsonl.documents.map((d) => d.source.lines)).toEqual([[1], [2], [3]]);
 
     // Wave 2: notes that refer to accepted documents.
-    const ds = (await emulator.client.issued({ kind: 'support-document' })).find((d) => d.documentNumber === 'DS990000001');
+    const ds = (await emulator.client.issued({ kind: 'support-document' })).find(
+      (d) => d.documentNumber === 'DS990000001',
+    );
     expect(ds, 'the support document was issued').toBeDefined();
-    const invoiceCufe = (await emulator.client.issued({ kind: 'invoice' })).find((d) => d.documentNumber === 'SETP990000001')?.cufe;
-    await project.drop('credit-note', 'credit-1.json', jsonText(creditNote(1, 'SETP990000001', invoiceCufe)));
-    await project.drop('support-adjustment', 'adjust-1.json', jsonText(supportAdjustment(1, 'DS990000001', ds?.cufe ?? '')));
-    for (const [kind, name] of [['credit-note', 'credit-1.json'], ['support-adjustment', 'adjust-1.json']]) {
+    const invoiceCufe = (await emulator.client.issued({ kind: 'invoice' })).find(
+      (d) => d.documentNumber === 'SETP990000001',
+    )?.cufe;
+    await project.drop(
+      'credit-note',
+      'credit-1.json',
+      jsonText(creditNote(1, 'SETP990000001', invoiceCufe)),
+    );
+    await project.drop(
+      'support-adjustment',
+      'adjust-1.json',
+      jsonText(supportAdjustment(1, 'DS990000001', ds?.cufe ?? '')),
+    );
+    for (const [kind, name] of [
+      ['credit-note', 'credit-1.json'],
+      ['support-adjustment', 'adjust-1.json'],
+    ]) {
       const result = await project.finalResult(kind, name);
       expect(result.counts, `${kind}/${name}`).toMatchObject({ total: 1, accepted: 1 });
       results.push(result);
     }
 
-    for (const [kind, name] of [...wave1.map(([k, n]) => [k, n]), ['credit-note', 'credit-1.json'], ['support-adjustment', 'adjust-1.json']]) {
+    for (const [kind, name] of [
+      ...wave1.map(([k, n]) => [k, n]),
+      ['credit-note', 'credit-1.json'],
+      ['support-adjustment', 'adjust-1.json'],
+    ]) {
       expect(await archived(kind, name), `${kind}/${name} archived`).toBe(true);
     }
 
@@ -120,7 +174,9 @@ describe('the daemon with JSON inputs of every kind', () => {
     expect(result.documents[0].errors.map((e) => e.code)).toContain('EDOC_LEDGER_DUPLICATE_KEY');
     const statsAfter = await emulator.client.stats();
     expect(sum(statsAfter.requests.E1) - e1Before).toBe(1);
-    expect((await emulator.client.issued()).filter((d) => d.documentNumber === 'SETP990000002')).toHaveLength(1);
+    expect(
+      (await emulator.client.issued()).filter((d) => d.documentNumber === 'SETP990000002'),
+    ).toHaveLength(1);
   });
 
   test('the same number twice in one file: one accepted, the other duplicate, issued once', async () => {
@@ -129,7 +185,9 @@ describe('the daemon with JSON inputs of every kind', () => {
     await project.drop('invoice', 'twins.json', jsonText([invoice(990_000_011), twin]));
     const result = await project.finalResult('invoice', 'twins.json');
     expect(statuses(result).sort()).toEqual(['accepted', 'duplicate']);
-    expect((await emulator.client.issued()).filter((d) => d.documentNumber === 'SETP990000011')).toHaveLength(1);
+    expect(
+      (await emulator.client.issued()).filter((d) => d.documentNumber === 'SETP990000011'),
+    ).toHaveLength(1);
   });
 
   test('an invalid document never reaches the emulator: invalid with its field path in errors.csv, and a retry file holding exactly it', async () => {
@@ -140,18 +198,24 @@ describe('the daemon with JSON inputs of every kind', () => {
     const result = await project.finalResult('invoice', 'mixed.jsonl');
     expect(statuses(result)).toEqual(['accepted', 'invalid']);
     expect(result.documents[1].errors.some((e) => e.field === 'ReasonCredit')).toBe(true);
-    const errorsCsv = await readFile(path.join(project.outbox('invoice'), 'mixed.errors.csv'), 'utf8');
+    const errorsCsv = await readFile(
+      path.join(project.outbox('invoice'), 'mixed.errors.csv'),
+      'utf8',
+    );
     expect(errorsCsv).toContain('ReasonCredit');
     expect(errorsCsv).toContain('main/invoice/SETP/990000006');
     const retry = await readFile(path.join(project.outbox('invoice'), 'mixed.retry.jsonl'), 'utf8');
-    const retried = retry.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const retried = retry
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(retried).toEqual([bad]);
     const docs = await emulator.client.documents();
     expect(docs.length).toBe(before + 1);
     expect(docs.some((d) => d.documentNumber === 'SETP990000006')).toBe(false);
   });
 
-  test('the log holds every document\'s final state once, with file, kind, company, key, status and attempts', async () => {
+  test("the log holds every document's final state once, with file, kind, company, key, status and attempts", async () => {
     const finals = daemon.logLines().filter((l) => l.msg === 'document final');
     const byDoc = new Map<string, number>();
     // twins.json holds one number twice: its two lines differ in status.
@@ -160,13 +224,25 @@ describe('the daemon with JSON inputs of every kind', () => {
       byDoc.set(id, (byDoc.get(id) ?? 0) + 1);
     }
     expect([...byDoc.values()].every((n) => n === 1)).toBe(true);
-    const line = (file: string, doc: string) => finals.find((l) => l.file === file && l.doc === doc);
+    const line = (file: string, doc: string) =>
+      finals.find((l) => l.file === file && l.doc === doc);
     expect(line('sales-1.json', 'main/invoice/SETP/990000001')).toMatchObject({
-      level: 'info', kind: 'invoice', company: 'main', status: 'accepted', attempts: 1,
+      level: 'info',
+      kind: 'invoice',
+      company: 'main',
+      status: 'accepted',
+      attempts: 1,
     });
-    expect(line('sales-3.json', 'main/invoice/SETP/990000002')).toMatchObject({ status: 'duplicate' });
-    expect(line('mixed.jsonl', 'main/invoice/SETP/990000006')).toMatchObject({ status: 'invalid', kind: 'invoice' });
-    expect(line('mixed.jsonl', 'main/invoice/SETP/990000007')).toMatchObject({ status: 'accepted' });
+    expect(line('sales-3.json', 'main/invoice/SETP/990000002')).toMatchObject({
+      status: 'duplicate',
+    });
+    expect(line('mixed.jsonl', 'main/invoice/SETP/990000006')).toMatchObject({
+      status: 'invalid',
+      kind: 'invoice',
+    });
+    expect(line('mixed.jsonl', 'main/invoice/SETP/990000007')).toMatchObject({
+      status: 'accepted',
+    });
   });
 
   test('a broken JSON file gets a file-level error and is archived, while a good file dropped with it is accepted', async () => {
@@ -191,7 +267,8 @@ describe('the daemon with JSON inputs of every kind', () => {
     await writeFile(target, jsonText(invoice(990_000_009)));
     await mkdir(path.join(inbox, 'a-folder'));
     await symlink(target, path.join(inbox, 'link.json'));
-    const warned = (name: string) => daemon.logLines().filter((l) => l.level === 'warn' && JSON.stringify(l).includes(name));
+    const warned = (name: string) =>
+      daemon.logLines().filter((l) => l.level === 'warn' && JSON.stringify(l).includes(name));
     await daemon.waitForLog((l) => l.level === 'warn' && JSON.stringify(l).includes('link.json'));
     await daemon.waitForLog((l) => l.level === 'warn' && JSON.stringify(l).includes('a-folder'));
     // Another file afterwards proves the watcher went on; by then any repeated warning would be in the log.
@@ -202,7 +279,9 @@ describe('the daemon with JSON inputs of every kind', () => {
     expect(existsSync(path.join(inbox, 'link.json'))).toBe(true);
     expect(existsSync(path.join(inbox, 'a-folder'))).toBe(true);
     expect(existsSync(path.join(project.outbox('invoice'), 'link.result.json'))).toBe(false);
-    expect((await emulator.client.documents()).some((d) => d.documentNumber === 'SETP990000009')).toBe(false);
+    expect(
+      (await emulator.client.documents()).some((d) => d.documentNumber === 'SETP990000009'),
+    ).toBe(false);
     expect(await readdir(inbox)).toEqual(expect.arrayContaining(['a-folder', 'link.json']));
   });
 });

@@ -19,19 +19,29 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('Regla 90 with another reason after a lost answer (issue 12 item 1)', () => {
-  test('issued on the range\'s last day, resent the next day: in-doubt repeated-number, not rejected', async ({ daemonProject, resources }) => {
-    const stateFile = path.join(await resources.tempDir('edoc-regla90-mixed-'), 'emulator-state.json');
+  test("issued on the range's last day, resent the next day: in-doubt repeated-number, not rejected", async ({
+    daemonProject,
+    resources,
+  }) => {
+    const stateFile = path.join(
+      await resources.tempDir('edoc-regla90-mixed-'),
+      'emulator-state.json',
+    );
     // the ranges of seedFor are valid to 2030-01-19T23:59:59
     const { emulator, project, startDaemon } = await daemonProject({
-      faults: { dropAfterCommitRate: 1 }, emulatorOptions: { stateFile, today: '2030-01-19' },
+      faults: { dropAfterCommitRate: 1 },
+      emulatorOptions: { stateFile, today: '2030-01-19' },
       retry: { maxAttempts: 8, baseDelayMs: 1_000, maxDelayMs: 2_000 },
     });
     const port = Number(new URL(emulator.url).port);
     const { client } = emulator;
     await startDaemon();
     await project.drop('invoice', 'last-day.json', jsonText([invoice(990_000_501, COMPANY_MAIN)]));
-    await eventually(async () => ((await client.documents({ kind: 'invoice' })).some((d) => d.accepted) ? true : undefined),
-      'the first attempt issued at the emulator');
+    await eventually(
+      async () =>
+        (await client.documents({ kind: 'invoice' })).some((d) => d.accepted) ? true : undefined,
+      'the first attempt issued at the emulator',
+    );
     await emulator.close();
     await resources.emulator([COMPANY_MAIN], {}, { port, stateFile, today: '2030-01-20' });
     const result = await project.finalResult('invoice', 'last-day.json', { timeoutMs: 30_000 });
@@ -42,6 +52,13 @@ describe('Regla 90 with another reason after a lost answer (issue 12 item 1)', (
     // the resend really was answered with both reasons, and the emulator holds our document
     const held = await client.documents({ kind: 'invoice' });
     expect(held.filter((d) => d.accepted).map((d) => d.number)).toEqual(['990000501']);
-    expect(held.some((d) => !d.accepted && d.reasons.some((r) => r.includes('Regla: 90')) && d.reasons.some((r) => r.includes('FAD05')))).toBe(true);
+    expect(
+      held.some(
+        (d) =>
+          !d.accepted &&
+          d.reasons.some((r) => r.includes('Regla: 90')) &&
+          d.reasons.some((r) => r.includes('FAD05')),
+      ),
+    ).toBe(true);
   });
 });

@@ -10,7 +10,10 @@ import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, eventually, type TestEmulator,
+  buildCli,
+  COMPANY_MAIN,
+  eventually,
+  type TestEmulator,
 } from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText } from '../helpers/documents.js';
@@ -24,8 +27,14 @@ async function issuedByOthers(emu: TestEmulator, number: number): Promise<void> 
   try {
     const other = invoice(number);
     other.CorrelationDocumentId = 'OTRO-SISTEMA-1';
-    expect((await client.issueInvoice({ id: COMPANY_MAIN.id, apiKey: COMPANY_MAIN.apiKey }, other as unknown as InvoiceRequest)).outcome.kind)
-      .toBe('accepted');
+    expect(
+      (
+        await client.issueInvoice(
+          { id: COMPANY_MAIN.id, apiKey: COMPANY_MAIN.apiKey },
+          other as unknown as InvoiceRequest,
+        )
+      ).outcome.kind,
+    ).toBe('accepted');
   } finally {
     await client.close();
   }
@@ -38,7 +47,9 @@ async function correlationsUnder(emu: TestEmulator, number: number): Promise<unk
 }
 
 describe('repeated numbers in the daemon', () => {
-  test('another document holds the number: after a connection reset it is in-doubt (repeated-number); answered directly it is a clash', async ({ daemonProject }) => {
+  test('another document holds the number: after a connection reset it is in-doubt (repeated-number); answered directly it is a clash', async ({
+    daemonProject,
+  }) => {
     const { emulator, project, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
     await issuedByOthers(emulator, 990_400_001);
     await issuedByOthers(emulator, 990_400_002);
@@ -50,10 +61,18 @@ describe('repeated numbers in the daemon', () => {
     expect((await emulator.client.stats()).faultsInjected.reset).toBe(1);
     expect(afterReset.counts).toMatchObject({ total: 1, accepted: 0, duplicate: 0, inDoubt: 1 });
     expect(afterReset.documents[0]).toMatchObject({ status: 'in-doubt', doubt: 'repeated-number' });
-    expect(afterReset.documents[0].errors.map((e) => e.code)).toEqual(['EDOC_SUBMIT_REPEATED_NUMBER']);
+    expect(afterReset.documents[0].errors.map((e) => e.code)).toEqual([
+      'EDOC_SUBMIT_REPEATED_NUMBER',
+    ]);
     expect(await correlationsUnder(emulator, 990_400_001)).toEqual(['OTRO-SISTEMA-1']);
-    const line = await daemon.waitForLog((l) => l.msg === 'document final' && l.doc === 'main/invoice/SETP/990400001');
-    expect(line).toMatchObject({ status: 'in-doubt', doubt: 'repeated-number', code: 'EDOC_SUBMIT_REPEATED_NUMBER' });
+    const line = await daemon.waitForLog(
+      (l) => l.msg === 'document final' && l.doc === 'main/invoice/SETP/990400001',
+    );
+    expect(line).toMatchObject({
+      status: 'in-doubt',
+      doubt: 'repeated-number',
+      code: 'EDOC_SUBMIT_REPEATED_NUMBER',
+    });
 
     await emulator.client.setFaults({});
     await project.drop('invoice', 'directo.json', jsonText(invoice(990_400_002)));
@@ -61,24 +80,42 @@ describe('repeated numbers in the daemon', () => {
     expect(direct.documents[0].status).toBe('duplicate');
     expect(direct.documents[0].errors.map((e) => e.code)).toEqual(['EDOC_SERVICE_NUMBER_CLASH']);
     expect(direct.documents[0].errors[0].message).toMatch(/SETP990400002/);
-    const clash = await daemon.waitForLog((l) => l.msg === 'document final' && l.doc === 'main/invoice/SETP/990400002');
+    const clash = await daemon.waitForLog(
+      (l) => l.msg === 'document final' && l.doc === 'main/invoice/SETP/990400002',
+    );
     expect(clash).toMatchObject({ status: 'duplicate', code: 'EDOC_SERVICE_NUMBER_CLASH' });
     expect(await correlationsUnder(emulator, 990_400_002)).toEqual(['OTRO-SISTEMA-1']);
   }, 60_000);
 
-  test('our document whose answer was lost (failed), re-queued with edoc-bridge retry beside the daemon: in-doubt repeated-number, held once with our content', async ({ daemonProject }) => {
-    const { emulator, project, startDaemon } = await daemonProject({ faults: { dropAfterCommitRate: 1 }, companies: [COMPANY_MAIN], retry: { maxAttempts: 1 } });
+  test('our document whose answer was lost (failed), re-queued with edoc-bridge retry beside the daemon: in-doubt repeated-number, held once with our content', async ({
+    daemonProject,
+  }) => {
+    const { emulator, project, startDaemon } = await daemonProject({
+      faults: { dropAfterCommitRate: 1 },
+      companies: [COMPANY_MAIN],
+      retry: { maxAttempts: 1 },
+    });
     await startDaemon();
     await project.drop('invoice', 'perdida.json', jsonText(invoice(990_400_011)));
-    expect((await project.finalResult('invoice', 'perdida.json')).documents[0].status).toBe('failed');
+    expect((await project.finalResult('invoice', 'perdida.json')).documents[0].status).toBe(
+      'failed',
+    );
     await emulator.client.setFaults({});
     const retried = await runCli(project, ['retry', '--file', 'perdida.json']);
     expect(retried.code, retried.stderr).toBe(0);
     const p = project;
-    const after = await eventually(async () => {
-      const r = await p.result('invoice', 'perdida.json');
-      return r?.finishedAt !== null && r?.documents[0].status !== 'failed' && r?.documents[0].status !== 'pending' ? r : undefined;
-    }, 'perdida.result.json rewritten after the resend', 20_000);
+    const after = await eventually(
+      async () => {
+        const r = await p.result('invoice', 'perdida.json');
+        return r?.finishedAt !== null &&
+          r?.documents[0].status !== 'failed' &&
+          r?.documents[0].status !== 'pending'
+          ? r
+          : undefined;
+      },
+      'perdida.result.json rewritten after the resend',
+      20_000,
+    );
     expect(after.documents[0]).toMatchObject({ status: 'in-doubt', doubt: 'repeated-number' });
     expect(after.counts).toMatchObject({ accepted: 0, duplicate: 0, inDoubt: 1 });
     expect(await correlationsUnder(emulator, 990_400_011)).toEqual(['ERP-SETP-990400011']);

@@ -25,7 +25,12 @@ beforeAll(async () => {
 
 const fixture = (name: string): Promise<Buffer> => readFile(path.join(SHEETS, name));
 
-interface Issued { SerieNumber: string; IssueDate: string; Total: { PayableAmount: string }; Lines: { UnitPrice: string }[] }
+interface Issued {
+  SerieNumber: string;
+  IssueDate: string;
+  Total: { PayableAmount: string };
+  Lines: { UnitPrice: string }[];
+}
 
 describe('spreadsheets dropped into an inbox', () => {
   test('an .xlsx is issued with the values of its cells; the same rows as .xls are the same documents', async () => {
@@ -34,7 +39,8 @@ describe('spreadsheets dropped into an inbox', () => {
     expect(result.counts).toMatchObject({ total: 2, accepted: 2 });
     expect(result.documents.map((d) => d.source.rows)).toEqual([[2, 3], [4]]);
     const sent = (await emulator.client.documents({ kind: 'invoice', withRequest: true }))
-      .map((d) => d.request as Issued).sort((a, b) => a.SerieNumber.localeCompare(b.SerieNumber));
+      .map((d) => d.request as Issued)
+      .sort((a, b) => a.SerieNumber.localeCompare(b.SerieNumber));
     // 990000201: 10 x 12,500 = 125,000 + 19 % 23,750; 4 x 21,900.50 = 87,602 + 5 % 4,380.10 -> 240,732.10
     // 990000202: 3 x 3,333.33 = 9,999.99 + 19 % 1,899.9981 -> 1,900.00 -> 11,899.99
     expect(sent.map((r) => [r.SerieNumber, r.IssueDate, r.Total.PayableAmount])).toEqual([
@@ -49,7 +55,7 @@ describe('spreadsheets dropped into an inbox', () => {
     expect(await emulator.client.issued({ kind: 'invoice' })).toHaveLength(2);
   });
 
-  test('an invalid row goes to NAME.retry.csv with the sheet\'s columns, and the report says so', async () => {
+  test("an invalid row goes to NAME.retry.csv with the sheet's columns, and the report says so", async () => {
     await project.drop('invoice', 'ventas-con-error.xlsx', await fixture('ventas-con-error.xlsx'));
     const result = await project.finalResult('invoice', 'ventas-con-error.xlsx');
     expect(result.counts).toMatchObject({ total: 2, accepted: 1, invalid: 1 });
@@ -57,13 +63,19 @@ describe('spreadsheets dropped into an inbox', () => {
     const bad = result.documents.find((d) => d.status === 'invalid');
     expect(bad?.source.rows).toEqual([3]);
     expect(bad?.errors.map((e) => e.code)).toContain('EDOC_MAP_BAD_NUMBER');
-    const retry = await readFile(path.join(project.outbox('invoice'), 'ventas-con-error.retry.csv'), 'utf8');
+    const retry = await readFile(
+      path.join(project.outbox('invoice'), 'ventas-con-error.retry.csv'),
+      'utf8',
+    );
     expect(retry).toBe(
-      'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;cliente_tipo_persona;'
-      + 'medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;iva\r\n'
-      + 'SETP;990000205;21/11/2026;10:45:00;;31;800197268;Distribuidora Andina S.A.S.;compras@andina.example;1;42;2;1;'
-      + '0077021;Arroz blanco 5 kg;1;94;doce mil;5\r\n');
-    expect(existsSync(path.join(project.outbox('invoice'), 'ventas-con-error.retry.xlsx'))).toBe(false);
+      'prefijo;numero;fecha;hora;vence;cliente_tipo_doc;cliente_doc;cliente_nombre;cliente_correo;cliente_tipo_persona;' +
+        'medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;iva\r\n' +
+        'SETP;990000205;21/11/2026;10:45:00;;31;800197268;Distribuidora Andina S.A.S.;compras@andina.example;1;42;2;1;' +
+        '0077021;Arroz blanco 5 kg;1;94;doce mil;5\r\n',
+    );
+    expect(existsSync(path.join(project.outbox('invoice'), 'ventas-con-error.retry.xlsx'))).toBe(
+      false,
+    );
   });
 
   test('a password-protected workbook is a file-level error and nothing is sent', async () => {

@@ -12,7 +12,11 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { readDocumentBatches, type DocumentBatches, type ReadJob } from '../../src/daemon/intake-documents.js';
+import {
+  readDocumentBatches,
+  type DocumentBatches,
+  type ReadJob,
+} from '../../src/daemon/intake-documents.js';
 import { intakeFile } from '../../src/daemon/intake.js';
 import { IntakeReader } from '../../src/daemon/intake-reader.js';
 import { Ledger } from '../../src/ledger/ledger.js';
@@ -39,7 +43,9 @@ afterEach(async () => {
 /** A stand-in worker: answers a read of a path containing `ok` with an empty read, dies on any other. */
 function dyingWorker(dir: string, how: 'throw' | 'exit'): URL {
   const file = path.join(dir, `dying-${how}.mjs`);
-  fs.writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+  fs.writeFileSync(
+    file,
+    `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', (m) => {
   if (m.type !== 'read') return;
   if (m.job.path.includes('ok')) {
@@ -47,7 +53,8 @@ parentPort.on('message', (m) => {
     parentPort.postMessage({ type: 'done', id: m.id, sha256: 'x' });
   } else ${how === 'throw' ? "throw new Error('boom')" : 'process.exit(3)'};
 });
-`);
+`,
+  );
   return pathToFileURL(file);
 }
 
@@ -64,8 +71,14 @@ async function collect(read: DocumentBatches): Promise<NewDocument[]> {
 }
 
 function jobFor(file: string): ReadJob {
-  return { path: file, kind: 'invoice', company: { alias: 'main', nit: '900123456' },
-    expect: { size: fs.statSync(file).size, mtimeMs: fs.statSync(file).mtimeMs }, maxRecordBytes: 1 << 20, today: '2026-11-22' };
+  return {
+    path: file,
+    kind: 'invoice',
+    company: { alias: 'main', nit: '900123456' },
+    expect: { size: fs.statSync(file).size, mtimeMs: fs.statSync(file).mtimeMs },
+    maxRecordBytes: 1 << 20,
+    today: '2026-11-22',
+  };
 }
 
 describe('the intake worker', () => {
@@ -76,13 +89,28 @@ describe('the intake worker', () => {
     const file = path.join(dir, 'mixed.jsonl');
     const bad = { ...invoice(990000002), Currency: 'XXX', Total: 'lots' };
     // a key hidden in `\u` escapes (only the parsed request shows it), and a document with an escape but no key
-    const hidden = JSON.stringify({ ...invoice(990000004), Currency: 'K' }).replace('"Currency":"K"',
-      `"Currency":"${[...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`);
-    const escaped = JSON.stringify(invoice(990000005)).replace('"Currency":"COP"', '"Currency":"\\u0043OP"');
-    fs.writeFileSync(file, [JSON.stringify(invoice(990000001)), JSON.stringify(bad), '{"not json',
-      JSON.stringify({ ...invoice(990000003), Currency: KEY }), hidden, escaped].join('\n'));
-    const { IntakeReader: Built } = await import(pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href) as
-      { IntakeReader: typeof IntakeReader };
+    const hidden = JSON.stringify({ ...invoice(990000004), Currency: 'K' }).replace(
+      '"Currency":"K"',
+      `"Currency":"${[...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`,
+    );
+    const escaped = JSON.stringify(invoice(990000005)).replace(
+      '"Currency":"COP"',
+      '"Currency":"\\u0043OP"',
+    );
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify(invoice(990000001)),
+        JSON.stringify(bad),
+        '{"not json',
+        JSON.stringify({ ...invoice(990000003), Currency: KEY }),
+        hidden,
+        escaped,
+      ].join('\n'),
+    );
+    const { IntakeReader: Built } = (await import(
+      pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href
+    )) as { IntakeReader: typeof IntakeReader };
     const reader = new Built(silentLogger(dir));
     closers.push(() => reader.close());
     reader.start();
@@ -90,9 +118,23 @@ describe('the intake worker', () => {
     const here = await readDocumentBatches(jobFor(file), new SecretScrubber([KEY]));
     const [a, b] = [await collect(viaWorker), await collect(here)];
     expect(a).toHaveLength(6);
-    expect(a.map((d) => (d.problems ?? []).length > 0)).toEqual([false, true, true, true, true, false]);
+    expect(a.map((d) => (d.problems ?? []).length > 0)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
     // sent as stored only where the line is exactly what JSON.stringify writes (not the one with \\u0043)
-    expect(a.map((d) => d.rawIsRequestText)).toEqual([true, undefined, undefined, undefined, undefined, false]);
+    expect(a.map((d) => d.rawIsRequestText)).toEqual([
+      true,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      false,
+    ]);
     // the worker leaves the parsed request behind: its text is what the ledger stores
     expect(a).toEqual(b.map(({ request: _request, ...rest }) => rest));
     expect(viaWorker.details).toEqual(here.details);
@@ -102,25 +144,35 @@ describe('the intake worker', () => {
 
   it('a file-level error crosses with its code and context; an aborted read ends as AbortError', async () => {
     const dir = tempDir('edoc-intake-worker-');
-    const { IntakeReader: Built } = await import(pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href) as
-      { IntakeReader: typeof IntakeReader };
+    const { IntakeReader: Built } = (await import(
+      pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href
+    )) as { IntakeReader: typeof IntakeReader };
     const reader = new Built(silentLogger(dir));
     closers.push(() => reader.close());
     const file = path.join(dir, 'blank.jsonl');
     fs.writeFileSync(file, '\n\n  \n');
-    await expect((async () => collect(await reader.read(jobFor(file), [])))()).rejects.toMatchObject({
-      code: 'EDOC_READ_EMPTY', context: { file } });
+    await expect(
+      (async () => collect(await reader.read(jobFor(file), [])))(),
+    ).rejects.toMatchObject({
+      code: 'EDOC_READ_EMPTY',
+      context: { file },
+    });
     const big = path.join(dir, 'big.jsonl');
-    fs.writeFileSync(big, `${Array.from({ length: 3000 }, (_, i) => JSON.stringify(invoice(990000001 + i))).join('\n')}\n`);
+    fs.writeFileSync(
+      big,
+      `${Array.from({ length: 3000 }, (_, i) => JSON.stringify(invoice(990000001 + i))).join('\n')}\n`,
+    );
     const stop = new AbortController();
     const read = await reader.read(jobFor(big), [], stop.signal);
     const seen: number[] = [];
-    await expect((async () => {
-      for await (const batch of read.batches) {
-        seen.push(batch.length);
-        stop.abort();
-      }
-    })()).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      (async () => {
+        for await (const batch of read.batches) {
+          seen.push(batch.length);
+          stop.abort();
+        }
+      })(),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen).toEqual([500]);
     // the worker is still there for the next file
     const small = path.join(dir, 'small.jsonl');
@@ -135,7 +187,9 @@ describe('the intake worker', () => {
       closers.push(() => reader.close());
       const file = path.join(dir, 'inbox-invoice.jsonl');
       fs.writeFileSync(file, JSON.stringify(invoice(990000001)));
-      await expect(reader.read(jobFor(file), [])).rejects.toMatchObject({ code: 'EDOC_READ_WORKER' });
+      await expect(reader.read(jobFor(file), [])).rejects.toMatchObject({
+        code: 'EDOC_READ_WORKER',
+      });
       const ok = path.join(dir, 'ok.jsonl');
       fs.writeFileSync(ok, JSON.stringify(invoice(990000001)));
       expect(await collect(await reader.read(jobFor(ok), []))).toEqual([]);
@@ -144,21 +198,40 @@ describe('the intake worker', () => {
 
   it('through intakeFile: the dying worker leaves the file failed-read with EDOC_READ_WORKER, nothing due', async () => {
     const root = tempDir('edoc-intake-worker-');
-    const config: Readonly<Config> = await resolveConfig({
-      companies: [{ alias: 'main', id: 1001, nit: '900123456', apiKey: 'demo-key-1001', userId: 7 }],
-      paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
-    }, { file: 'edoc-bridge.yaml', cwd: root, env: {} });
+    const config: Readonly<Config> = await resolveConfig(
+      {
+        companies: [
+          { alias: 'main', id: 1001, nit: '900123456', apiKey: 'demo-key-1001', userId: 7 },
+        ],
+        paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
+      },
+      { file: 'edoc-bridge.yaml', cwd: root, env: {} },
+    );
     const inbox = path.join(config.paths.inbox, 'invoice');
     fs.mkdirSync(inbox, { recursive: true });
     const input = path.join(inbox, 'two.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify(invoice(990000001))}\n${JSON.stringify(invoice(990000002))}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify(invoice(990000001))}\n${JSON.stringify(invoice(990000002))}\n`,
+    );
     const ledger = Ledger.open(config.paths.state);
     closers.push(() => ledger.close());
     const logger = silentLogger(root);
     const reader = new IntakeReader(logger, dyingWorker(root, 'exit'));
     closers.push(() => reader.close());
-    const taken = await intakeFile({ ledger, config, logger, today: '2026-11-22', mapping: async () => undefined, reader,
-      onDocuments: () => undefined, onFileChanged: () => undefined }, { path: input, kind: 'invoice', company: config.companies[0] });
+    const taken = await intakeFile(
+      {
+        ledger,
+        config,
+        logger,
+        today: '2026-11-22',
+        mapping: async () => undefined,
+        reader,
+        onDocuments: () => undefined,
+        onFileChanged: () => undefined,
+      },
+      { path: input, kind: 'invoice', company: config.companies[0] },
+    );
     expect(taken.outcome).toBe('failed-read');
     const row = await ledger.getFile(taken.fileId ?? -1);
     expect(row?.error?.code).toBe('EDOC_READ_WORKER');

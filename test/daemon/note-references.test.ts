@@ -12,11 +12,22 @@ import { creditNote, debitNote, invoice, jsonText } from '../helpers/documents.j
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
-interface Problem { code?: string; field?: string; value?: string; message: string }
+interface Problem {
+  code?: string;
+  field?: string;
+  value?: string;
+  message: string;
+}
 
 describe('notes that reference a document the ledger knows', () => {
-  test('a credit note referencing an invoice the ledger holds as invalid is held invalid naming it; an unknown reference is sent with a warning', async ({ daemonProject }) => {
-    const { project: p, emulator, startDaemon } = await daemonProject({ companies: [COMPANY_MAIN] });
+  test('a credit note referencing an invoice the ledger holds as invalid is held invalid naming it; an unknown reference is sent with a warning', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({ companies: [COMPANY_MAIN] });
     const daemon = await startDaemon();
     // an invoice whose payable amount does not add up: invalid, never sent
     const broken = invoice(990_700_001);
@@ -30,9 +41,16 @@ describe('notes that reference a document the ledger knows', () => {
     const notes = await p.finalResult('credit-note', 'notas.json');
     const held = notes.documents[0] as unknown as { status: string; errors: Problem[] };
     expect(held.status).toBe('invalid');
-    expect(held.errors).toEqual([{ code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', field: 'DocumentReferences', value: 'SETP990700001',
-      message: 'Not sent: it references SETP990700001, which the ledger holds as invalid (ventas.json): it was never issued, so there '
-        + 'is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.' }]);
+    expect(held.errors).toEqual([
+      {
+        code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
+        field: 'DocumentReferences',
+        value: 'SETP990700001',
+        message:
+          'Not sent: it references SETP990700001, which the ledger holds as invalid (ventas.json): it was never issued, so there ' +
+          'is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
+      },
+    ]);
     const line = await daemon.waitForLog((l) => l.code === 'EDOC_LEDGER_REFERENCE_NOT_ISSUED');
     expect(line).toMatchObject({ level: 'error', status: 'invalid', file: 'notas.json' });
 
@@ -40,7 +58,11 @@ describe('notes that reference a document the ledger knows', () => {
     const debit = await p.finalResult('debit-note', 'notas-debito.json');
     expect(debit.documents[0].status).toBe('accepted');
     const warn = await daemon.waitForLog((l) => l.code === 'EDOC_LEDGER_REFERENCE_UNKNOWN');
-    expect(warn).toMatchObject({ level: 'warn', file: 'notas-debito.json', references: ['SETP990799999'] });
+    expect(warn).toMatchObject({
+      level: 'warn',
+      file: 'notas-debito.json',
+      references: ['SETP990799999'],
+    });
 
     const issued = (await emulator.client.issued()).map((d) => `${d.kind}/${d.documentNumber}`);
     expect(issued).toEqual([expect.stringMatching(/^debit-note\//)]);

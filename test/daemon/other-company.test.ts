@@ -7,37 +7,68 @@
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, COMPANY_MAIN, COMPANY_OTHER, eventually, ROOT } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  COMPANY_OTHER,
+  eventually,
+  ROOT,
+} from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
-const HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
-  + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;'
-  + 'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
-const EXPORT = `${HEADER}SETP;990800001;20/11/2026;10:00:00;20/12/2026;COP;10;13;1.020.304.050;José Muñoz;jose@correo.example;2;10;1;1;`
-  + ';Producto;1;94;100,00;0;;;;\r\n';
+const HEADER =
+  'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+  'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;' +
+  'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+const EXPORT =
+  `${HEADER}SETP;990800001;20/11/2026;10:00:00;20/12/2026;COP;10;13;1.020.304.050;José Muñoz;jose@correo.example;2;10;1;1;` +
+  ';Producto;1;94;100,00;0;;;;\r\n';
 
-interface Problem { code?: string; message: string }
+interface Problem {
+  code?: string;
+  message: string;
+}
 
-describe('the same export in two companies\' folders', () => {
-  test('is issued under the first company only; the second copy is held naming the first, until retry --other-company releases it', async ({ daemonProject }) => {
-    const { project: p, emulator, startDaemon } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER], kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+describe("the same export in two companies' folders", () => {
+  test('is issued under the first company only; the second copy is held naming the first, until retry --other-company releases it', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN, COMPANY_OTHER],
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
     });
     const daemon = await startDaemon();
     await p.drop('invoice', 'ventas.csv', EXPORT, 'main');
-    expect((await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts).toMatchObject({ total: 1, accepted: 1 });
+    expect(
+      (await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts,
+    ).toMatchObject({ total: 1, accepted: 1 });
 
     await p.drop('invoice', 'ventas-sucursal.csv', EXPORT, 'other');
     const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
     expect(held.counts).toMatchObject({ total: 1, invalid: 1 });
     const doc = held.documents[0] as unknown as { status: string; errors: Problem[] };
-    expect(doc.errors).toEqual([{ code: 'EDOC_LEDGER_OTHER_COMPANY', message: 'Not sent: the same file content was taken for company '
-      + 'main (ventas.csv), and one export is issued under one company. If it is meant for other too, release it: '
-      + 'edoc-bridge retry --file NAME --other-company.' }]);
+    expect(doc.errors).toEqual([
+      {
+        code: 'EDOC_LEDGER_OTHER_COMPANY',
+        message:
+          'Not sent: the same file content was taken for company ' +
+          'main (ventas.csv), and one export is issued under one company. If it is meant for other too, release it: ' +
+          'edoc-bridge retry --file NAME --other-company.',
+      },
+    ]);
     const line = await daemon.waitForLog((l) => l.code === 'EDOC_LEDGER_OTHER_COMPANY');
-    expect(line).toMatchObject({ level: 'error', company: 'other', file: 'ventas-sucursal.csv', held: 1 });
+    expect(line).toMatchObject({
+      level: 'error',
+      company: 'other',
+      file: 'ventas-sucursal.csv',
+      held: 1,
+    });
     expect((await emulator.client.issued()).map((d) => d.company)).toEqual([COMPANY_MAIN.id]);
 
     // a plain retry does not release it, and says which flag does
@@ -48,9 +79,18 @@ describe('the same export in two companies\' folders', () => {
     const released = await runCli(p, ['retry', '--file', 'ventas-sucursal.csv', '--other-company']);
     expect(released.code, released.stderr).toBe(0);
     expect(released.stdout).toContain('re-queued 1 document(s) of 1 file(s)');
-    await eventually(async () => ((await p.result('invoice', 'ventas-sucursal.csv', 'other'))?.counts.accepted === 1 ? true : undefined),
-      'the released copy issued under other', 30_000);
-    expect((await emulator.client.issued()).map((d) => d.company).sort()).toEqual([COMPANY_MAIN.id, COMPANY_OTHER.id]);
+    await eventually(
+      async () =>
+        (await p.result('invoice', 'ventas-sucursal.csv', 'other'))?.counts.accepted === 1
+          ? true
+          : undefined,
+      'the released copy issued under other',
+      30_000,
+    );
+    expect((await emulator.client.issued()).map((d) => d.company).sort()).toEqual([
+      COMPANY_MAIN.id,
+      COMPANY_OTHER.id,
+    ]);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
 });

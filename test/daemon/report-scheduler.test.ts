@@ -30,22 +30,47 @@ afterEach(async () => {
 
 async function counts(outbox: string): Promise<Record<string, number> | undefined> {
   try {
-    return (JSON.parse(await readFile(path.join(outbox, 'a.result.json'), 'utf8')) as { counts: Record<string, number> }).counts;
+    return (
+      JSON.parse(await readFile(path.join(outbox, 'a.result.json'), 'utf8')) as {
+        counts: Record<string, number>;
+      }
+    ).counts;
   } catch {
     return undefined;
   }
 }
 
 /** A read file of two numbered documents, in a fresh ledger beside a fresh outbox. */
-async function twoDocumentFile(): Promise<{ outbox: string; fileId: number; ledger: Ledger; logger: AppLogger }> {
+async function twoDocumentFile(): Promise<{
+  outbox: string;
+  fileId: number;
+  ledger: Ledger;
+  logger: AppLogger;
+}> {
   dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-reports-'));
   const l = Ledger.open(path.join(dir, 'state'));
   ledger = l;
   logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log') });
-  const { fileId } = await l.recordFile({ path: path.join(dir, 'a.json'), name: 'a.json', size: 2, sha256: 'abc',
-    kind: 'invoice', company: 'main', now: Date.now() });
-  await l.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [i + 1] }, number: `SETP/${i}`,
-    ownNumber: true, request: {}, raw: '{}' })));
+  const { fileId } = await l.recordFile({
+    path: path.join(dir, 'a.json'),
+    name: 'a.json',
+    size: 2,
+    sha256: 'abc',
+    kind: 'invoice',
+    company: 'main',
+    now: Date.now(),
+  });
+  await l.insertDocuments(
+    fileId,
+    [0, 1].map((i) => ({
+      index: i,
+      source: { lines: [i + 1] },
+      number: `SETP/${i}`,
+      ownNumber: true,
+      request: {},
+      raw: '{}',
+    })),
+  );
   await l.finishReading(fileId);
   return { outbox: path.join(dir, 'outbox', 'invoice'), fileId, ledger: l, logger };
 }
@@ -62,12 +87,22 @@ test('reports are still rewritten as documents finish after an explicit flush', 
   await ledger.markSending([first.id]);
   await ledger.recordOutcome(first.id, { state: 'accepted' });
   reports.touch(fileId);
-  await eventually(async () => ((await counts(outbox))?.accepted === 1 ? true : undefined), 'the report after the flush', 3_000);
+  await eventually(
+    async () => ((await counts(outbox))?.accepted === 1 ? true : undefined),
+    'the report after the flush',
+    3_000,
+  );
 });
 
 test('a file whose documents are all final is settled at once, not after the interval of partial reports', async () => {
   const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
-  reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 60_000, archives: () => false });
+  reports = new ReportScheduler({
+    ledger,
+    logger: log,
+    outboxDir: () => outbox,
+    intervalMs: 60_000,
+    archives: () => false,
+  });
   const due = await ledger.claimDue('main', Date.now(), 2);
   await ledger.markSending(due.map((d) => d.id));
   await ledger.recordOutcome(due[0]!.id, { state: 'accepted' });
@@ -78,7 +113,11 @@ test('a file whose documents are all final is settled at once, not after the int
   await ledger.recordOutcome(due[1]!.id, { state: 'accepted' });
   const touched = Date.now();
   reports.touch(fileId); // now complete: the final report does not wait for the minute
-  await eventually(async () => ((await counts(outbox))?.accepted === 2 ? true : undefined), 'the final report', 3_000);
+  await eventually(
+    async () => ((await counts(outbox))?.accepted === 2 ? true : undefined),
+    'the final report',
+    3_000,
+  );
   expect(Date.now() - touched).toBeLessThan(2_000);
   expect((await ledger.getFile(fileId))?.reportState).toBe('final');
 });

@@ -7,7 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { followLastRun, markEnded, markRunning, previousRunEnd, RUN_MARKS_FILE } from '../../src/daemon/run-marks.js';
+import {
+  followLastRun,
+  markEnded,
+  markRunning,
+  previousRunEnd,
+  RUN_MARKS_FILE,
+} from '../../src/daemon/run-marks.js';
 import { createLogger } from '../../src/log/logger.js';
 import { CompanyRates } from '../../src/rate/company-rate.js';
 
@@ -26,7 +32,7 @@ afterEach(() => {
 const COMPANY = { alias: 'main', rate: { requestsPerSecond: 5 } };
 
 describe('run marks', () => {
-  test('no run before: nothing to wait for; a run that stopped: its end; a run that died while sending, or a torn mark: this process\'s start', () => {
+  test("no run before: nothing to wait for; a run that stopped: its end; a run that died while sending, or a torn mark: this process's start", () => {
     const dir = stateDir();
     expect(previousRunEnd(dir, 10_000, 9_800)).toBeUndefined();
     markRunning(dir, 9_000);
@@ -38,7 +44,7 @@ describe('run marks', () => {
     expect(previousRunEnd(dir, 10_000, 9_800)).toBe(9_800);
   });
 
-  test('followLastRun holds every company\'s rate one window past the last run\'s end and marks this run as sending', async () => {
+  test("followLastRun holds every company's rate one window past the last run's end and marks this run as sending", async () => {
     const dir = stateDir();
     const logger = createLogger({ file: path.join(dir, 'logs', 'x.log') });
     let clock = 50_000;
@@ -51,7 +57,9 @@ describe('run marks', () => {
     expect(rates.of(COMPANY).waitMs()).toBeGreaterThan(500); // a company whose rate is made later waits as well
     clock += 600;
     expect(made.waitMs()).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(dir, RUN_MARKS_FILE), 'utf8'))).toMatchObject({ running: { pid: process.pid } });
+    expect(JSON.parse(readFileSync(path.join(dir, RUN_MARKS_FILE), 'utf8'))).toMatchObject({
+      running: { pid: process.pid },
+    });
     await logger.close();
   });
 
@@ -63,7 +71,10 @@ describe('run marks', () => {
     const logger = createLogger({ file: logFile });
     expect(followLastRun(notAFolder, new CompanyRates(), logger)).toBe(false);
     await logger.close();
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string; state: string });
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; state: string });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ state: notAFolder });
     expect(lines[0].msg).toMatch(/could not mark this run/);

@@ -23,10 +23,14 @@ async function verify(dropIns: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(scratch, 'u-'));
   fs.writeFileSync(path.join(dir, 'edoc-bridge.service'), shipped('edoc-bridge.service'));
   fs.mkdirSync(path.join(dir, 'edoc-bridge.service.d'));
-  for (const [name, text] of Object.entries(dropIns)) fs.writeFileSync(path.join(dir, 'edoc-bridge.service.d', name), text);
+  for (const [name, text] of Object.entries(dropIns))
+    fs.writeFileSync(path.join(dir, 'edoc-bridge.service.d', name), text);
   // the trailing ':' keeps systemd's own unit folders after ours
-  const out = await run(ANALYZE as string, ['verify', 'edoc-bridge.service'],
-    { env: { ...process.env, SYSTEMD_UNIT_PATH: `${dir}:` }, cwd: dir, timeout: 30_000 });
+  const out = await run(ANALYZE as string, ['verify', 'edoc-bridge.service'], {
+    env: { ...process.env, SYSTEMD_UNIT_PATH: `${dir}:` },
+    cwd: dir,
+    timeout: 30_000,
+  });
   return `${out.stdout}${out.stderr}`;
 }
 
@@ -40,7 +44,9 @@ describe.skipIf(ANALYZE === undefined)('systemd units (systemd-analyze verify)',
   });
 
   it('a misspelt key in the drop-in is reported (the check is not blind)', async () => {
-    const out = await verify({ 'cluster-node.conf': `${shipped('cluster-node.conf')}\nRestrtSec=1\n` });
+    const out = await verify({
+      'cluster-node.conf': `${shipped('cluster-node.conf')}\nRestrtSec=1\n`,
+    });
     expect(out).toMatch(/Unknown key 'RestrtSec'/);
   });
 });

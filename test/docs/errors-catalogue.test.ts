@@ -21,8 +21,11 @@ describe('the error catalogue', () => {
   const ENVIRONMENT_NAMES = new Set(['EDOC_CONSOLE_TOKEN', 'EDOC_LEDGER_TX_GUARD']);
 
   it('holds every EDOC_ code the source uses', () => {
-    const used = execFileSync('grep', ['-rhoE', 'EDOC_[A-Z0-9_]+[A-Z0-9]', 'src'], { encoding: 'utf8' })
-      .split('\n').filter((code) => code !== '' && code !== 'EDOC_CONFIG' && !ENVIRONMENT_NAMES.has(code));
+    const used = execFileSync('grep', ['-rhoE', 'EDOC_[A-Z0-9_]+[A-Z0-9]', 'src'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((code) => code !== '' && code !== 'EDOC_CONFIG' && !ENVIRONMENT_NAMES.has(code));
     expect([...new Set(used)].filter((code) => !catalogue.has(code))).toEqual([]);
   });
 });

@@ -12,22 +12,33 @@ import { AUTH, call, emulator, posForm } from './helpers.js';
 import { SCENARIOS, expectRow } from './result-code-scenarios.js';
 
 let emu: RunningEmulator;
-beforeAll(async () => { emu = await emulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 describe('paths', () => {
   for (const op of OPERATION_IDS) {
-    const forms = ENDPOINTS[op].alias === undefined ? (['primary'] as const) : (['primary', 'alias'] as const);
+    const forms =
+      ENDPOINTS[op].alias === undefined ? (['primary'] as const) : (['primary', 'alias'] as const);
     for (const pathForm of forms) {
       test(`${op} answers on its ${pathForm} path`, async () => {
-        const r = op === 'E3'
-          ? await call(emu, op, { form: posForm({ companyId: '1001', prefijo: 'POS' }) })
-          : await call(emu, op, {
-            pathForm,
-            headers: { ...AUTH, 'x-user-id': '7' },
-            query: { nit: '900123456', start_date: '2026-11-01', end_date: '2026-11-30', companyId: '1001' },
-            body: ENDPOINTS[op].method === 'POST' ? {} : undefined,
-          });
+        const r =
+          op === 'E3'
+            ? await call(emu, op, { form: posForm({ companyId: '1001', prefijo: 'POS' }) })
+            : await call(emu, op, {
+                pathForm,
+                headers: { ...AUTH, 'x-user-id': '7' },
+                query: {
+                  nit: '900123456',
+                  start_date: '2026-11-01',
+                  end_date: '2026-11-30',
+                  companyId: '1001',
+                },
+                body: ENDPOINTS[op].method === 'POST' ? {} : undefined,
+              });
         expect([404, 405]).not.toContain(r.status);
         expect(typeof r.body).toBe('object');
       });
@@ -36,7 +47,10 @@ describe('paths', () => {
 
   for (const tipo of [...POS_TIPOS, 'nota-ajuste']) {
     test(`E3 answers for tipo ${tipo}`, async () => {
-      const r = await call(emu, 'E3', { tipo, form: posForm({ companyId: '1001', prefijo: 'POS' }) });
+      const r = await call(emu, 'E3', {
+        tipo,
+        form: posForm({ companyId: '1001', prefijo: 'POS' }),
+      });
       expect(r.status).toBe(200);
       expect(r.body).toHaveProperty('authorityStatus');
     });
@@ -56,7 +70,8 @@ describe('result codes on the alias paths', () => {
 
   test('the operations with an alias path are E2, E9, E10, E11 and E12, and each has rows in the result-code table', () => {
     expect(aliased).toEqual(['E2', 'E9', 'E10', 'E11', 'E12']);
-    for (const op of aliased) expect(RESULT_CODE_CASES.filter((row) => row.op === op).length).toBeGreaterThan(0);
+    for (const op of aliased)
+      expect(RESULT_CODE_CASES.filter((row) => row.op === op).length).toBeGreaterThan(0);
   });
 
   for (const row of RESULT_CODE_CASES.filter((c) => ENDPOINTS[c.op].alias !== undefined)) {

@@ -18,12 +18,27 @@ interface Started {
 
 async function startCli(extra: string[] = []): Promise<Started> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['bin/edoc-bridge.js', 'emulator', '--port', '0', '--seed', 'config/emulator-seed.json', ...extra], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/edoc-bridge.js',
+      'emulator',
+      '--port',
+      '0',
+      '--seed',
+      'config/emulator-seed.json',
+      ...extra,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
-  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -60,7 +75,9 @@ describe('edoc-bridge emulator', () => {
     const state = join(dir, 'emulator.json');
     const issue = async (url: string): Promise<{ IsValid: boolean; Errors: string[] }> => {
       const res = await fetch(`${url}/svcOrchestratorController/v1/process-invoice`, {
-        method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(fixture('invoice.json')),
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify(fixture('invoice.json')),
       });
       return (await res.json()) as { IsValid: boolean; Errors: string[] };
     };
@@ -71,7 +88,9 @@ describe('edoc-bridge emulator', () => {
       expect(await first.exited).toBe(0);
       const second = await startCli(['--state', state]);
       try {
-        expect((await issue(second.url)).Errors).toEqual(['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+        expect((await issue(second.url)).Errors).toEqual([
+          'Regla: 90, Rechazo: Documento procesado anteriormente.',
+        ]);
       } finally {
         second.child.kill('SIGTERM');
         await second.exited;
@@ -82,11 +101,18 @@ describe('edoc-bridge emulator', () => {
   });
 
   test('refuses a port that is not a number with exit code 2', async () => {
-    const child = spawn(process.execPath, ['bin/edoc-bridge.js', 'emulator', '--port', 'abc', '--seed', 'config/emulator-seed.json'], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/edoc-bridge.js', 'emulator', '--port', 'abc', '--seed', 'config/emulator-seed.json'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
-    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).toBe(2);
     expect(err).toContain('--port');

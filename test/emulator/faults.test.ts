@@ -6,30 +6,47 @@ import { AUTH, call, documents, emulator, fixture, setFaults } from './helpers.j
 type Json = Record<string, unknown>;
 let emu: RunningEmulator;
 const secondCompany = (seed: { companies: Json[] }): void => {
-  seed.companies.push({ ...seed.companies[0], id: 1002, apiKey: 'key-1002', receivedDocuments: [] });
+  seed.companies.push({
+    ...seed.companies[0],
+    id: 1002,
+    apiKey: 'key-1002',
+    receivedDocuments: [],
+  });
 };
-beforeEach(async () => { emu = await emulator(secondCompany); });
-afterEach(async () => { await emu.close(); });
+beforeEach(async () => {
+  emu = await emulator(secondCompany);
+});
+afterEach(async () => {
+  await emu.close();
+});
 
-const stats = async (): Promise<Json> => (await fetch(`${emu.url}/_emulator/stats`)).json() as Promise<Json>;
-const list = (headers: Record<string, string> = AUTH) => call(emu, 'E10', { headers, query: { nit: '900123456' } });
+const stats = async (): Promise<Json> =>
+  (await fetch(`${emu.url}/_emulator/stats`)).json() as Promise<Json>;
+const list = (headers: Record<string, string> = AUTH) =>
+  call(emu, 'E10', { headers, query: { nit: '900123456' } });
 
 describe('faults', () => {
   test('drop-after-commit records the accepted document although the client gets a socket error', async () => {
     await setFaults(emu, { dropAfterCommitRate: 1 });
-    await expect(call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') })).rejects.toThrow();
+    await expect(
+      call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') }),
+    ).rejects.toThrow();
     const docs = await documents(emu);
     expect(docs).toHaveLength(1);
     expect(docs[0]).toMatchObject({ prefix: 'SETP', number: '990000001', accepted: true });
     await setFaults(emu, {});
     const again = await call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') });
-    expect((again.body as Json).Errors).toEqual(['Regla: 90, Rechazo: Documento procesado anteriormente.']);
+    expect((again.body as Json).Errors).toEqual([
+      'Regla: 90, Rechazo: Documento procesado anteriormente.',
+    ]);
     expect(((await stats()).faultsInjected as Json)['drop-after-commit']).toBe(1);
   });
 
   test('reset destroys the connection before anything is recorded', async () => {
     await setFaults(emu, { resetRate: 1 });
-    await expect(call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') })).rejects.toThrow();
+    await expect(
+      call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') }),
+    ).rejects.toThrow();
     expect(await documents(emu)).toEqual([]);
   });
 
@@ -48,9 +65,17 @@ describe('faults', () => {
 
   test('a randomSeed makes the drawn faults repeat', async () => {
     const run = async (target: RunningEmulator): Promise<number[]> => {
-      await setFaults(target, { errorRate: 0.3, badGatewayRate: 0.2, allEndpoints: true, randomSeed: 42 });
+      await setFaults(target, {
+        errorRate: 0.3,
+        badGatewayRate: 0.2,
+        allEndpoints: true,
+        randomSeed: 42,
+      });
       const out: number[] = [];
-      for (let i = 0; i < 20; i += 1) out.push((await call(target, 'E10', { headers: AUTH, query: { nit: '900123456' } })).status);
+      for (let i = 0; i < 20; i += 1)
+        out.push(
+          (await call(target, 'E10', { headers: AUTH, query: { nit: '900123456' } })).status,
+        );
       return out;
     };
     const first = await run(emu);
@@ -59,13 +84,17 @@ describe('faults', () => {
     const other = await emulator();
     try {
       expect(await run(other)).toEqual(first);
-    } finally { await other.close(); }
+    } finally {
+      await other.close();
+    }
   });
 
   test('faults apply to E1–E6 only unless allEndpoints is set', async () => {
     await setFaults(emu, { errorRate: 1 });
     expect((await list()).status).toBe(200);
-    expect((await call(emu, 'E5', { headers: AUTH, body: fixture('support-document.json') })).status).toBe(500);
+    expect(
+      (await call(emu, 'E5', { headers: AUTH, body: fixture('support-document.json') })).status,
+    ).toBe(500);
   });
 
   test('latency and jitter delay the answer', async () => {
@@ -76,11 +105,17 @@ describe('faults', () => {
   });
 
   test('the fault set is validated and replaced as a whole', async () => {
-    const bad = await fetch(`${emu.url}/_emulator/faults`, { method: 'POST', body: JSON.stringify({ errorRate: 2 }) });
+    const bad = await fetch(`${emu.url}/_emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ errorRate: 2 }),
+    });
     expect(bad.status).toBe(400);
     await setFaults(emu, { errorRate: 1, latencyMs: 5 });
     await setFaults(emu, { latencyMs: 1 });
-    expect(await (await fetch(`${emu.url}/_emulator/faults`)).json()).toMatchObject({ errorRate: 0, latencyMs: 1 });
+    expect(await (await fetch(`${emu.url}/_emulator/faults`)).json()).toMatchObject({
+      errorRate: 0,
+      latencyMs: 1,
+    });
   });
 });
 
@@ -98,7 +133,10 @@ describe('stats', () => {
 
   test('documents can be filtered by company', async () => {
     await call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') });
-    await call(emu, 'E1', { headers: { 'x-api-key': 'key-1002', 'x-company-id': '1002' }, body: fixture('invoice.json') });
+    await call(emu, 'E1', {
+      headers: { 'x-api-key': 'key-1002', 'x-company-id': '1002' },
+      body: fixture('invoice.json'),
+    });
     expect((await documents(emu, '?company=1002')).map((d) => d.company)).toEqual([1002]);
     expect(await documents(emu)).toHaveLength(2);
   });
@@ -106,7 +144,11 @@ describe('stats', () => {
 
 describe('exactly once', () => {
   test('ten concurrent submissions of one number give one acceptance and nine rule 90 rejections', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, () => call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') }),
+      ),
+    );
     const valid = results.filter((r) => (r.body as Json).IsValid === true);
     expect(valid).toHaveLength(1);
     expect(await documents(emu, '?company=1001')).toHaveLength(10);

@@ -1,10 +1,19 @@
 /** Shared helpers of the emulator tests: a fresh emulator per test, calls by operation id, fixtures. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { pathFor, ENDPOINTS, type OperationId, type PathForm } from '../../src/service/endpoints.js';
+import {
+  pathFor,
+  ENDPOINTS,
+  type OperationId,
+  type PathForm,
+} from '../../src/service/endpoints.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { SeedInput } from '../../src/emulator/seed.js';
-import { seedFile, startTestEmulator, type TestEmulatorOptions } from '../helpers/daemon-harness.js';
+import {
+  seedFile,
+  startTestEmulator,
+  type TestEmulatorOptions,
+} from '../helpers/daemon-harness.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SEED_FILE = `${ROOT}config/emulator-seed.json`;
@@ -26,7 +35,10 @@ export function testSeed(edit?: (seed: Json & { companies: Json[] }) => void): S
   }) as SeedInput;
 }
 
-export async function emulator(edit?: (seed: Json & { companies: Json[] }) => void, options: TestEmulatorOptions = {}): Promise<RunningEmulator> {
+export async function emulator(
+  edit?: (seed: Json & { companies: Json[] }) => void,
+  options: TestEmulatorOptions = {},
+): Promise<RunningEmulator> {
   return (await startTestEmulator(testSeed(edit), {}, options)).running;
 }
 
@@ -48,11 +60,16 @@ export interface CallResult {
   text: string;
 }
 
-export async function call(emu: { url: string }, op: OperationId, options: CallOptions = {}): Promise<CallResult> {
+export async function call(
+  emu: { url: string },
+  op: OperationId,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const def = ENDPOINTS[op];
-  const path = op === 'E3'
-    ? def.primary.replace('{tipo}', options.tipo ?? 'pos')
-    : pathFor(op, options.pathForm ?? 'primary');
+  const path =
+    op === 'E3'
+      ? def.primary.replace('{tipo}', options.tipo ?? 'pos')
+      : pathFor(op, options.pathForm ?? 'primary');
   const url = new URL(emu.url + path);
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
   const headers: Record<string, string> = { ...options.headers };
@@ -73,7 +90,10 @@ export async function call(emu: { url: string }, op: OperationId, options: CallO
   return { path: url.pathname, status: res.status, headers: res.headers, body: parsed, text };
 }
 
-export function posForm(fields: Record<string, string>, content: unknown = fixture('pos-content.json')): FormData {
+export function posForm(
+  fields: Record<string, string>,
+  content: unknown = fixture('pos-content.json'),
+): FormData {
   const form = new FormData();
   form.set('file', new Blob([JSON.stringify(content)], { type: 'application/json' }), 'pos.json');
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
@@ -86,10 +106,25 @@ export async function documents(emu: { url: string }, query = ''): Promise<Json[
 }
 
 export async function setFaults(emu: { url: string }, faults: Json): Promise<void> {
-  const res = await fetch(`${emu.url}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults) });
+  const res = await fetch(`${emu.url}/_emulator/faults`, {
+    method: 'POST',
+    body: JSON.stringify(faults),
+  });
   if (res.status !== 200) throw new Error(`faults refused: ${await res.text()}`);
 }
 
-export function envelopeOf(result: CallResult): { Errors: string[]; IsValid: boolean; ResultCode: number; Warning: string[]; ResultData: unknown } {
-  return result.body as { Errors: string[]; IsValid: boolean; ResultCode: number; Warning: string[]; ResultData: unknown };
+export function envelopeOf(result: CallResult): {
+  Errors: string[];
+  IsValid: boolean;
+  ResultCode: number;
+  Warning: string[];
+  ResultData: unknown;
+} {
+  return result.body as {
+    Errors: string[];
+    IsValid: boolean;
+    ResultCode: number;
+    Warning: string[];
+    ResultData: unknown;
+  };
 }

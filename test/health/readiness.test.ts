@@ -5,15 +5,28 @@ import { ServiceHealth } from '../../src/health/service-health.js';
 
 describe('checkReadiness', () => {
   test('ready only when every check passes; a check that throws fails with one line', async () => {
-    expect(await checkReadiness([{ name: 'a', check: () => undefined }])).toEqual({ ready: true, checks: [{ name: 'a', ok: true }] });
+    expect(await checkReadiness([{ name: 'a', check: () => undefined }])).toEqual({
+      ready: true,
+      checks: [{ name: 'a', ok: true }],
+    });
     const report = await checkReadiness([
       { name: 'a', check: () => undefined },
       { name: 'b', check: async () => 'b is wrong' },
-      { name: 'c', check: () => { throw new Error('boom\nstack'); } },
+      {
+        name: 'c',
+        check: () => {
+          throw new Error('boom\nstack');
+        },
+      },
     ]);
-    expect(report).toEqual({ ready: false, checks: [
-      { name: 'a', ok: true }, { name: 'b', ok: false, problem: 'b is wrong' }, { name: 'c', ok: false, problem: 'the check failed: boom' },
-    ] });
+    expect(report).toEqual({
+      ready: false,
+      checks: [
+        { name: 'a', ok: true },
+        { name: 'b', ok: false, problem: 'b is wrong' },
+        { name: 'c', ok: false, problem: 'the check failed: boom' },
+      ],
+    });
   });
 });
 
@@ -26,7 +39,9 @@ describe('serviceAnswers', () => {
     health.noteAnswer(now);
     expect(check.check()).toBeUndefined();
     health.noteFailure('E10: no answer', now + 1_000);
-    expect(check.check()).toBe(`does not answer since ${new Date(now + 1_000).toISOString()}: E10: no answer`);
+    expect(check.check()).toBe(
+      `does not answer since ${new Date(now + 1_000).toISOString()}: E10: no answer`,
+    );
     health.noteAnswer(now + 2_000);
     expect(check.check()).toBeUndefined();
     now += 2_000 + 25_001;
@@ -36,7 +51,12 @@ describe('serviceAnswers', () => {
   test('a process that may ask the service for no company now (a cluster node holding no lease) has nothing to judge: ready', () => {
     const health = new ServiceHealth();
     let none = true;
-    const check = serviceAnswers(health, 25_000, () => 1_000_000, () => none);
+    const check = serviceAnswers(
+      health,
+      25_000,
+      () => 1_000_000,
+      () => none,
+    );
     expect(check.check()).toBeUndefined();
     health.noteFailure('E10: no answer', 1_000_000);
     expect(check.check()).toBeUndefined();

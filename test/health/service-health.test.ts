@@ -5,7 +5,9 @@ import type { CallRecord } from '../../src/service/client.js';
 import { COMPANY_MAIN, startTestEmulator } from '../helpers/test-emulator.js';
 
 const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => { for (const close of closers.splice(0)) await close(); });
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
 
 describe('ServiceHealth', () => {
   it('goes down on the first failure and up on the next answer, each change told once', () => {

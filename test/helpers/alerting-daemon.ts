@@ -19,9 +19,17 @@ export interface InProcessDaemon {
   reload(): Promise<void>;
 }
 
-export async function startInProcess(resources: TestResources, project: Project, options: DaemonOptions = {}): Promise<InProcessDaemon> {
+export async function startInProcess(
+  resources: TestResources,
+  project: Project,
+  options: DaemonOptions = {},
+): Promise<InProcessDaemon> {
   const config = await loadConfig(project.configFile, {}, { cwd: project.dir });
-  const logger = createLogger({ file: project.logFile, level: 'debug', secrets: configSecrets(config) });
+  const logger = createLogger({
+    file: project.logFile,
+    level: 'debug',
+    secrets: configSecrets(config),
+  });
   const holder: { daemon?: Daemon } = {};
   resources.defer(async () => {
     await holder.daemon?.close();
@@ -30,14 +38,18 @@ export async function startInProcess(resources: TestResources, project: Project,
   const started = await Daemon.start(config, logger, { drainTimeoutMs: 1_000, ...options });
   holder.daemon = started;
   return {
-    daemon: started, logger,
+    daemon: started,
+    logger,
     async reload() {
       await started.reload(await loadConfig(project.configFile, {}, { cwd: project.dir }));
     },
   };
 }
 
-export async function webhookReceiver(resources: TestResources, port = 0): Promise<WebhookReceiver> {
+export async function webhookReceiver(
+  resources: TestResources,
+  port = 0,
+): Promise<WebhookReceiver> {
   const receiver = await WebhookReceiver.start(port);
   resources.defer(() => receiver.close());
   return receiver;
@@ -45,5 +57,7 @@ export async function webhookReceiver(resources: TestResources, port = 0): Promi
 
 /** No message the receiver took holds any of these values (API keys, the webhook's token). */
 export function leakedSecrets(receiver: WebhookReceiver, secrets: readonly string[]): string[] {
-  return secrets.filter((s) => receiver.messages.some((m) => m.text.includes(s) || JSON.stringify(m.headers).includes(s)));
+  return secrets.filter((s) =>
+    receiver.messages.some((m) => m.text.includes(s) || JSON.stringify(m.headers).includes(s)),
+  );
 }

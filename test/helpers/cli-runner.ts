@@ -32,33 +32,63 @@ export interface CliOptions {
 }
 
 /** Runs a command in `target.dir`, with `--config target.configFile` added unless `config: false` or there is none. */
-export function runCli(target: CliTarget, args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
-  const full = options.config === false || target.configFile === undefined ? [...args] : [...args, '--config', target.configFile];
+export function runCli(
+  target: CliTarget,
+  args: readonly string[],
+  options: CliOptions = {},
+): Promise<CliRun> {
+  const full =
+    options.config === false || target.configFile === undefined
+      ? [...args]
+      : [...args, '--config', target.configFile];
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...full], {
-      cwd: target.dir, timeout: options.timeoutMs ?? 30_000, env: childEnv(target.dir, options.env),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...full],
+      {
+        cwd: target.dir,
+        timeout: options.timeoutMs ?? 30_000,
+        env: childEnv(target.dir, options.env),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr, ms: Date.now() - started });
+      },
+    );
   });
 }
 
 /** Starts a command without waiting for it (to signal it); `done` resolves when it exits. */
-export function spawnCli(target: CliTarget, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
+export function spawnCli(
+  target: CliTarget,
+  args: readonly string[],
+): { process: ChildProcess; done: Promise<CliRun> } {
   const started = Date.now();
   const config = target.configFile === undefined ? [] : ['--config', target.configFile];
   const child = spawn(process.execPath, [BIN, ...args, ...config], {
-    cwd: target.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(target.dir),
+    cwd: target.dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv(target.dir),
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const done = new Promise<CliRun>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal === null ? -1 : 128), stdout, stderr, ms: Date.now() - started }));
+    child.on('close', (code, signal) =>
+      resolve({
+        code: code ?? (signal === null ? -1 : 128),
+        stdout,
+        stderr,
+        ms: Date.now() - started,
+      }),
+    );
   });
   return { process: child, done };
 }
@@ -67,12 +97,19 @@ export function spawnCli(target: CliTarget, args: readonly string[]): { process:
 export function runShell(target: CliTarget, command: string, timeoutMs = 30_000): Promise<CliRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile('/bin/bash', ['-c', command], {
-      cwd: target.dir, timeout: timeoutMs, env: childEnv(target.dir, { NODE: process.execPath, BIN }),
-    }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
+    execFile(
+      '/bin/bash',
+      ['-c', command],
+      {
+        cwd: target.dir,
+        timeout: timeoutMs,
+        env: childEnv(target.dir, { NODE: process.execPath, BIN }),
+      },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr, ms: Date.now() - started });
+      },
+    );
   });
 }
 

@@ -16,15 +16,33 @@ import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
 import type { SqlExecutor } from '../../src/ledger/sql/executor.js';
 import { BUILD_TIMEOUT_MS } from './daemon-fixture.js';
 import {
-  buildCli, createProject, DaemonProcess, Project, startTestEmulator, type ProjectOptions, type TestCompany, type TestEmulator,
+  buildCli,
+  createProject,
+  DaemonProcess,
+  Project,
+  startTestEmulator,
+  type ProjectOptions,
+  type TestCompany,
+  type TestEmulator,
 } from './daemon-harness.js';
 import type { FaultSet } from './emulator-client.js';
 import type { PgDatabase } from './postgres.js';
 
 /** A test company `c<i>` with a valid NIT and its own key. */
-export function clusterCompany(i: number, rate = { requestsPerSecond: 40, concurrency: 4 }): TestCompany {
+export function clusterCompany(
+  i: number,
+  rate = { requestsPerSecond: 40, concurrency: 4 },
+): TestCompany {
   const nit = String(900_100_000 + i * 7);
-  return { alias: `c${i}`, id: 2_000 + i, nit, checkDigit: nitCheckDigit(nit), apiKey: `test-key-c${i}`, userId: 10 + i, rate };
+  return {
+    alias: `c${i}`,
+    id: 2_000 + i,
+    nit,
+    checkDigit: nitCheckDigit(nit),
+    apiKey: `test-key-c${i}`,
+    userId: 10 + i,
+    rate,
+  };
 }
 
 export interface ClusterProjectOptions extends ProjectOptions {
@@ -49,7 +67,10 @@ export class ClusterProject {
   /** Every process started or spawned here, ended by close(). */
   private readonly processes: DaemonProcess[] = [];
 
-  private constructor(readonly shared: Project, readonly options: ClusterProjectOptions) {}
+  private constructor(
+    readonly shared: Project,
+    readonly options: ClusterProjectOptions,
+  ) {}
 
   static async create(options: ClusterProjectOptions): Promise<ClusterProject> {
     return new ClusterProject(await createProject(options), options);
@@ -65,10 +86,16 @@ export class ClusterProject {
     const dir = path.join(this.shared.dir, 'nodes', name);
     await mkdir(dir, { recursive: true });
     node = new Project(dir, { ...this.options, inboxRoot: path.join(this.shared.dir, 'inbox') });
-    const config = parse(node.configText()) as { paths: Record<string, string>; companies: { alias: string }[]; [key: string]: unknown };
+    const config = parse(node.configText()) as {
+      paths: Record<string, string>;
+      companies: { alias: string }[];
+      [key: string]: unknown;
+    };
     const { companies, replace, env: _env, ...own } = cluster;
-    if (companies !== undefined) config.companies = config.companies.filter((c) => companies.includes(c.alias));
-    if (replace !== undefined) config.companies = config.companies.map((c) => ({ ...c, ...replace[c.alias] }));
+    if (companies !== undefined)
+      config.companies = config.companies.filter((c) => companies.includes(c.alias));
+    if (replace !== undefined)
+      config.companies = config.companies.map((c) => ({ ...c, ...replace[c.alias] }));
     config.paths.outbox = path.join(this.shared.dir, 'outbox');
     config.ledger = { url: this.options.url };
     config.cluster = { node: name, leaseMs: this.options.leaseMs, ...own };
@@ -79,7 +106,11 @@ export class ClusterProject {
   }
 
   /** Spawns the node and waits until it watches the inbox. */
-  async start(name: string, timeoutMs = 30_000, cluster: NodeOverrides = {}): Promise<DaemonProcess> {
+  async start(
+    name: string,
+    timeoutMs = 30_000,
+    cluster: NodeOverrides = {},
+  ): Promise<DaemonProcess> {
     const node = DaemonProcess.spawn(await this.node(name, cluster), cluster.env);
     this.processes.push(node);
     await node.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
@@ -96,7 +127,12 @@ export class ClusterProject {
     return this.shared.drop(kind, name, content, company);
   }
 
-  finalResult(kind: string, name: string, company: string, timeoutMs = 60_000): ReturnType<Project['finalResult']> {
+  finalResult(
+    kind: string,
+    name: string,
+    company: string,
+    timeoutMs = 60_000,
+  ): ReturnType<Project['finalResult']> {
     return this.shared.finalResult(kind, name, { company, timeoutMs });
   }
 
@@ -126,16 +162,28 @@ export interface ClusterNodesContext {
  * The set-up of a cluster suite: the CLI built, an emulator for `companies` (with `faults`), a ClusterProject on
  * the describe block's database, and an executor on it; all of it ended after the block (nodes killed).
  */
-export function useClusterNodes(db: () => PgDatabase, options: { companies: readonly TestCompany[]; leaseMs: number;
-  faults?: FaultSet; project?: Partial<ProjectOptions> }): ClusterNodesContext {
+export function useClusterNodes(
+  db: () => PgDatabase,
+  options: {
+    companies: readonly TestCompany[];
+    leaseMs: number;
+    faults?: FaultSet;
+    project?: Partial<ProjectOptions>;
+  },
+): ClusterNodesContext {
   let emulator: TestEmulator | undefined;
   let cluster: ClusterProject | undefined;
   let sql: SqlExecutor | undefined;
   beforeAll(async () => {
     await buildCli();
     emulator = await startTestEmulator(options.companies, options.faults ?? {});
-    cluster = await ClusterProject.create({ ...options.project, baseUrl: emulator.url, companies: options.companies,
-      url: db().url, leaseMs: options.leaseMs });
+    cluster = await ClusterProject.create({
+      ...options.project,
+      baseUrl: emulator.url,
+      companies: options.companies,
+      url: db().url,
+      leaseMs: options.leaseMs,
+    });
     sql = openPostgresExecutor(db().url);
   }, BUILD_TIMEOUT_MS);
   afterAll(async () => {
@@ -144,12 +192,19 @@ export function useClusterNodes(db: () => PgDatabase, options: { companies: read
     await emulator?.close();
   });
   const ready = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('useClusterNodes: used outside a test of its describe block');
+    if (value === undefined)
+      throw new Error('useClusterNodes: used outside a test of its describe block');
     return value;
   };
   return {
-    get emulator() { return ready(emulator); },
-    get cluster() { return ready(cluster); },
-    get sql() { return ready(sql); },
+    get emulator() {
+      return ready(emulator);
+    },
+    get cluster() {
+      return ready(cluster);
+    },
+    get sql() {
+      return ready(sql);
+    },
   };
 }

@@ -7,7 +7,15 @@
  * connections found through /proc (its sockets to the server's port), to cut them with
  * pg_terminate_backend whatever the node names its connections.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,12 +27,21 @@ import { createDatabase, pgServer, pgUrl, type PgDatabase } from './postgres.js'
 import { MappedProject } from './torture-project.js';
 
 /** `n` companies with distinct ids, NITs (valid check digits), keys and user ids; `rates[i % rates.length]` requests/s each. */
-export function clusterCompanies(n: number, rates: readonly number[], concurrency = 4): TestCompany[] {
+export function clusterCompanies(
+  n: number,
+  rates: readonly number[],
+  concurrency = 4,
+): TestCompany[] {
   return Array.from({ length: n }, (_, i) => {
     const nit = String(901_100_000 + i * 10_007);
     return {
-      alias: `co${i + 1}`, id: 3001 + i, nit, checkDigit: nitCheckDigit(nit), apiKey: `cluster-key-${3001 + i}-5c1e9a`,
-      userId: 40 + i, rate: { requestsPerSecond: rates[i % rates.length], concurrency },
+      alias: `co${i + 1}`,
+      id: 3001 + i,
+      nit,
+      checkDigit: nitCheckDigit(nit),
+      apiKey: `cluster-key-${3001 + i}-5c1e9a`,
+      userId: 40 + i,
+      rate: { requestsPerSecond: rates[i % rates.length], concurrency },
     };
   });
 }
@@ -36,12 +53,19 @@ export interface ClusterSettings {
 
 /** The shared project: one configuration with `ledger.url` (no password) and `cluster.node: ${EDOC_NODE}`. */
 export class ClusterProject extends MappedProject {
-  constructor(dir: string, options: ProjectOptions, readonly cluster: ClusterSettings) {
+  constructor(
+    dir: string,
+    options: ProjectOptions,
+    readonly cluster: ClusterSettings,
+  ) {
     super(dir, options);
   }
 
   override configText(options: ProjectOptions = this.options): string {
-    const config = parse(super.configText(options)) as { paths: Record<string, string> } & Record<string, unknown>;
+    const config = parse(super.configText(options)) as { paths: Record<string, string> } & Record<
+      string,
+      unknown
+    >;
     const { db, leaseMs } = this.cluster;
     config.ledger = { url: pgUrl(db.server, db.name, null) };
     config.cluster = { node: '${EDOC_NODE}', leaseMs };
@@ -58,13 +82,17 @@ export class ClusterProject extends MappedProject {
   /** The project as one node sees it: its own state folder and log file. */
   nodeView(node: string): MappedProject {
     return new MappedProject(this.dir, this.options, {
-      stateDir: path.join(this.dir, 'state', node), logFile: path.join(this.dir, 'logs', node, 'edoc-bridge.log'),
+      stateDir: path.join(this.dir, 'state', node),
+      logFile: path.join(this.dir, 'logs', node, 'edoc-bridge.log'),
     });
   }
 }
 
 /** A fresh database on the test server and a project folder whose configuration points every node at it. */
-export async function createClusterProject(options: ProjectOptions, leaseMs: number): Promise<{ project: ClusterProject; db: PgDatabase & { drop(): Promise<void> } }> {
+export async function createClusterProject(
+  options: ProjectOptions,
+  leaseMs: number,
+): Promise<{ project: ClusterProject; db: PgDatabase & { drop(): Promise<void> } }> {
   const db = await createDatabase();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-cluster-'));
   const project = new ClusterProject(dir, options, { db, leaseMs });
@@ -80,7 +108,10 @@ export class ClusterNode {
   /** stdout and stderr of every finished run (searched for secrets). */
   private earlierOutput = '';
 
-  constructor(readonly name: string, readonly project: ClusterProject) {
+  constructor(
+    readonly name: string,
+    readonly project: ClusterProject,
+  ) {
     this.view = project.nodeView(name);
   }
 
@@ -112,8 +143,14 @@ export class ClusterNode {
       const lines = (rest + chunk.toString('utf8')).split('\n');
       rest = lines.pop() ?? '';
       if (lines.some((l) => l.includes('"msg":"watching the inbox"'))) return daemon;
-      if (!daemon.running) throw new Error(`${this.name} exited while starting: ${JSON.stringify(await daemon.exited)} ${daemon.stderr.slice(-500)}`);
-      if (Date.now() > deadline) throw new Error(`${this.name} did not watch the inbox within ${timeoutMs} ms; stderr: ${daemon.stderr.slice(-500)}`);
+      if (!daemon.running)
+        throw new Error(
+          `${this.name} exited while starting: ${JSON.stringify(await daemon.exited)} ${daemon.stderr.slice(-500)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.name} did not watch the inbox within ${timeoutMs} ms; stderr: ${daemon.stderr.slice(-500)}`,
+        );
       await sleep(50);
     }
   }
@@ -126,14 +163,19 @@ export class ClusterNode {
     this.process?.signal(signal);
   }
 
-  async stop(timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
+  async stop(
+    timeoutMs = 30_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
     if (this.process === undefined) return undefined;
     if (!this.process.running) return undefined;
     return this.process.stop(timeoutMs);
   }
 
   output(): string {
-    return this.earlierOutput + (this.process === undefined ? '' : this.process.stdout + this.process.stderr);
+    return (
+      this.earlierOutput +
+      (this.process === undefined ? '' : this.process.stdout + this.process.stderr)
+    );
   }
 }
 
@@ -179,12 +221,20 @@ export interface LeaseRow {
 
 /** Read-only SQL on the cluster's database as the server's superuser (unix socket), one connection kept. */
 export class LedgerReader {
-  private constructor(private readonly client: pg.Client, readonly db: PgDatabase) {}
+  private constructor(
+    private readonly client: pg.Client,
+    readonly db: PgDatabase,
+  ) {}
 
   static async open(db: PgDatabase): Promise<LedgerReader> {
     const server = await pgServer();
-    const client = new pg.Client({ host: server.socketDir, port: server.port, user: server.adminUser, database: db.name,
-      application_name: 'edoc-cluster-test' });
+    const client = new pg.Client({
+      host: server.socketDir,
+      port: server.port,
+      user: server.adminUser,
+      database: db.name,
+      application_name: 'edoc-cluster-test',
+    });
     await client.connect();
     return new LedgerReader(client, db);
   }
@@ -196,9 +246,11 @@ export class LedgerReader {
   /** Every lease row; `live` when an owner holds it and it has not expired (the database's clock). */
   async leases(): Promise<LeaseRow[]> {
     try {
-      return (await this.query<{ company: string; owner: string | null; epoch: string; live: boolean }>(
-        'SELECT company, owner, epoch, (owner IS NOT NULL AND expires_at > now()) AS live FROM company_leases ORDER BY company'))
-        .map((r) => ({ ...r, epoch: Number(r.epoch) }));
+      return (
+        await this.query<{ company: string; owner: string | null; epoch: string; live: boolean }>(
+          'SELECT company, owner, epoch, (owner IS NOT NULL AND expires_at > now()) AS live FROM company_leases ORDER BY company',
+        )
+      ).map((r) => ({ ...r, epoch: Number(r.epoch) }));
     } catch (err) {
       // before the first node migrated the schema
       if ((err as { code?: string }).code === '42P01') return [];
@@ -209,19 +261,25 @@ export class LedgerReader {
   /** The companies each node holds a live lease of. */
   async owned(): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
-    for (const l of await this.leases()) if (l.live && l.owner !== null) out.set(l.owner, [...(out.get(l.owner) ?? []), l.company]);
+    for (const l of await this.leases())
+      if (l.live && l.owner !== null) out.set(l.owner, [...(out.get(l.owner) ?? []), l.company]);
     return out;
   }
 
   async states(): Promise<Record<string, number>> {
-    const rows = await this.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM documents GROUP BY state ORDER BY state');
+    const rows = await this.query<{ state: string; n: string }>(
+      'SELECT state, count(*) AS n FROM documents GROUP BY state ORDER BY state',
+    );
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
   /** Documents `sending` of the given companies. */
   async sending(companies: readonly string[]): Promise<number> {
     if (companies.length === 0) return 0;
-    const [row] = await this.query<{ n: string }>("SELECT count(*) AS n FROM documents WHERE state = 'sending' AND company = ANY($1)", [companies]);
+    const [row] = await this.query<{ n: string }>(
+      "SELECT count(*) AS n FROM documents WHERE state = 'sending' AND company = ANY($1)",
+      [companies],
+    );
     return Number(row.n);
   }
 
@@ -229,13 +287,19 @@ export class LedgerReader {
    * Ends the server sessions behind the node process `pid`'s sockets (their client ports, found in /proc):
    * what `pg_terminate_backend` does to a node whose connections an operator or a failover cut.
    */
-  async terminateBackendsOf(pid: number): Promise<{ backends: number; applicationNames: string[] }> {
+  async terminateBackendsOf(
+    pid: number,
+  ): Promise<{ backends: number; applicationNames: string[] }> {
     const ports = clientPortsOf(pid, this.db.server.port);
     if (ports.length === 0) return { backends: 0, applicationNames: [] };
     const rows = await this.query<{ application_name: string; done: boolean }>(
       'SELECT application_name, pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE client_port = ANY($1::int[]) AND datname = $2',
-      [ports, this.db.name]);
-    return { backends: rows.filter((r) => r.done).length, applicationNames: [...new Set(rows.map((r) => r.application_name))].sort() };
+      [ports, this.db.name],
+    );
+    return {
+      backends: rows.filter((r) => r.done).length,
+      applicationNames: [...new Set(rows.map((r) => r.application_name))].sort(),
+    };
   }
 
   async close(): Promise<void> {

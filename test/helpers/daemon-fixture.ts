@@ -22,8 +22,17 @@ import path from 'node:path';
 import { afterAll, test } from 'vitest';
 import { runCli, spawnCli, type CliOptions, type CliRun } from './cli-runner.js';
 import {
-  buildCli, COMPANY_MAIN, createProject, DaemonProcess, type Project, type ProjectOptions, startTestEmulator, type TestCompany,
-  type TestEmulator, type TestEmulatorOptions, type TestSeed,
+  buildCli,
+  COMPANY_MAIN,
+  createProject,
+  DaemonProcess,
+  type Project,
+  type ProjectOptions,
+  startTestEmulator,
+  type TestCompany,
+  type TestEmulator,
+  type TestEmulatorOptions,
+  type TestSeed,
 } from './daemon-harness.js';
 import type { FaultSet } from './emulator-client.js';
 
@@ -70,7 +79,11 @@ export class TestResources {
   }
 
   /** An emulator seeded with `seed` (companies, a seed object or a seed file), closed after the test. */
-  async emulator(seed: TestSeed = [COMPANY_MAIN], faults: FaultSet = {}, options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  async emulator(
+    seed: TestSeed = [COMPANY_MAIN],
+    faults: FaultSet = {},
+    options: TestEmulatorOptions = {},
+  ): Promise<TestEmulator> {
     const emulator = await startTestEmulator(seed, faults, options);
     this.defer(() => emulator.close());
     return emulator;
@@ -104,27 +117,43 @@ export class TestResources {
     return daemon;
   }
 
-  spawnCli(project: Project, args: readonly string[]): { process: ChildProcess; done: Promise<CliRun> } {
+  spawnCli(
+    project: Project,
+    args: readonly string[],
+  ): { process: ChildProcess; done: Promise<CliRun> } {
     const run = spawnCli(project, args);
     this.defer(async () => {
-      if (run.process.exitCode === null && run.process.signalCode === null) run.process.kill('SIGKILL');
+      if (run.process.exitCode === null && run.process.signalCode === null)
+        run.process.kill('SIGKILL');
       await run.done;
     });
     return run;
   }
 
   /** A one-shot command, killed at clean-up if still running. */
-  runCli(project: Project, args: readonly string[], options: Omit<CliOptions, 'signal'> = {}): Promise<CliRun> {
+  runCli(
+    project: Project,
+    args: readonly string[],
+    options: Omit<CliOptions, 'signal'> = {},
+  ): Promise<CliRun> {
     return runCli(project, args, { ...options, signal: this.commands.signal });
   }
 
   /** A project with its own emulator (or `options.emulator`), its daemon and CLI bound to it. */
   async daemonProject(options: DaemonProjectOptions = {}): Promise<DaemonProject> {
-    const { companies = [COMPANY_MAIN], faults = {}, seed = companies, emulatorOptions, emulator: shared, ...rest } = options;
-    const emulator = shared ?? await this.emulator(seed, faults, emulatorOptions);
+    const {
+      companies = [COMPANY_MAIN],
+      faults = {},
+      seed = companies,
+      emulatorOptions,
+      emulator: shared,
+      ...rest
+    } = options;
+    const emulator = shared ?? (await this.emulator(seed, faults, emulatorOptions));
     const project = await this.project({ baseUrl: emulator.url, ...rest, companies });
     return {
-      project, emulator,
+      project,
+      emulator,
       startDaemon: (timeoutMs) => this.startDaemon(project, timeoutMs),
       spawnDaemon: () => this.spawnDaemon(project),
       cli: (args, cliOptions) => this.runCli(project, args, cliOptions),
@@ -136,7 +165,9 @@ export class TestResources {
    * What most files whose tests share one daemon do in their `beforeAll`: the CLI built, a project with
    * its own emulator made, and its daemon started (watching the inbox).
    */
-  async runningDaemon(options: DaemonProjectOptions = {}): Promise<DaemonProject & { daemon: DaemonProcess }> {
+  async runningDaemon(
+    options: DaemonProjectOptions = {},
+  ): Promise<DaemonProject & { daemon: DaemonProcess }> {
     await buildCli();
     const made = await this.daemonProject(options);
     return { ...made, daemon: await this.startDaemon(made.project) };
@@ -194,7 +225,8 @@ export const daemonTest = test.extend<DaemonFixtures>({
     }
   },
   daemonProject: async ({ resources }, use) => use((options) => resources.daemonProject(options)),
-  setup: async ({ resources, projectOptions }, use) => use(await resources.daemonProject(projectOptions)),
+  setup: async ({ resources, projectOptions }, use) =>
+    use(await resources.daemonProject(projectOptions)),
   project: async ({ setup }, use) => use(setup.project),
   emulator: async ({ setup }, use) => use(setup.emulator),
   startDaemon: async ({ setup }, use) => use(setup.startDaemon),

@@ -71,8 +71,15 @@ export async function buildCli(): Promise<void> {
 // --- companies and the emulator (test-emulator.ts) ---------------------------
 
 export {
-  COMPANY_MAIN, COMPANY_OTHER, seedFile, seedFor, startTestEmulator, type TestCompany, type TestEmulator,
-  type TestEmulatorOptions, type TestSeed,
+  COMPANY_MAIN,
+  COMPANY_OTHER,
+  seedFile,
+  seedFor,
+  startTestEmulator,
+  type TestCompany,
+  type TestEmulator,
+  type TestEmulatorOptions,
+  type TestSeed,
 } from './test-emulator.js';
 
 // --- the project folder -------------------------------------------------------
@@ -107,7 +114,11 @@ export class Project {
   readonly logFile: string;
 
   /** `layout`: another state folder and log file (a cluster node's, beside the others in one project folder). */
-  constructor(readonly dir: string, public options: ProjectOptions, layout: { stateDir?: string; logFile?: string } = {}) {
+  constructor(
+    readonly dir: string,
+    public options: ProjectOptions,
+    layout: { stateDir?: string; logFile?: string } = {},
+  ) {
     this.configFile = path.join(dir, 'edoc-bridge.yaml');
     this.stateDir = layout.stateDir ?? path.join(dir, 'state');
     this.logFile = layout.logFile ?? path.join(dir, 'logs', 'edoc-bridge.log');
@@ -131,12 +142,18 @@ export class Project {
     const config = {
       service: { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs ?? 5_000 },
       companies: options.companies.map((c) => ({
-        alias: c.alias, id: c.id, nit: c.nit, apiKey: options.apiKeys?.[c.alias] ?? c.apiKey, userId: c.userId,
+        alias: c.alias,
+        id: c.id,
+        nit: c.nit,
+        apiKey: options.apiKeys?.[c.alias] ?? c.apiKey,
+        userId: c.userId,
         rate: c.rate ?? { requestsPerSecond: 50, concurrency: 4 },
       })),
       paths: {
-        inbox: options.inboxRoot ?? path.join(this.dir, 'inbox'), outbox: path.join(this.dir, 'outbox'),
-        state: this.stateDir, logs: path.join(this.dir, 'logs'),
+        inbox: options.inboxRoot ?? path.join(this.dir, 'inbox'),
+        outbox: path.join(this.dir, 'outbox'),
+        state: this.stateDir,
+        logs: path.join(this.dir, 'logs'),
       },
       ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 200, ...options.retry },
@@ -157,7 +174,12 @@ export class Project {
   }
 
   /** Writes `name` into the kind's inbox the way an ERP should: a `.part` file renamed when complete. */
-  async drop(kind: string, name: string, content: string | Buffer, company?: string): Promise<string> {
+  async drop(
+    kind: string,
+    name: string,
+    content: string | Buffer,
+    company?: string,
+  ): Promise<string> {
     const dir = this.inbox(kind, company);
     await mkdir(dir, { recursive: true });
     const target = path.join(dir, name);
@@ -188,14 +210,23 @@ export class Project {
   }
 
   /** Waits for the final NAME.result.json (finishedAt set). */
-  async finalResult(kind: string, name: string, options: { company?: string; timeoutMs?: number } = {}): Promise<ResultJson> {
+  async finalResult(
+    kind: string,
+    name: string,
+    options: { company?: string; timeoutMs?: number } = {},
+  ): Promise<ResultJson> {
     const deadline = Date.now() + (options.timeoutMs ?? 20_000);
     for (;;) {
       const r = await this.result(kind, name, options.company);
       if (r !== undefined && r.finishedAt !== null) return r;
       if (Date.now() > deadline) {
-        throw new Error(`no final ${this.resultPath(kind, name, options.company)} after ${options.timeoutMs ?? 20_000} ms; `
-          + `last: ${JSON.stringify(r?.counts)}\nlog tail:\n${this.logLines().slice(-15).map((l) => JSON.stringify(l)).join('\n')}`);
+        throw new Error(
+          `no final ${this.resultPath(kind, name, options.company)} after ${options.timeoutMs ?? 20_000} ms; ` +
+            `last: ${JSON.stringify(r?.counts)}\nlog tail:\n${this.logLines()
+              .slice(-15)
+              .map((l) => JSON.stringify(l))
+              .join('\n')}`,
+        );
       }
       await sleep(100);
     }
@@ -222,14 +253,24 @@ export class Project {
   }
 
   /** Waits for a log line matching `match`, counting only lines after index `since`. */
-  async waitForLog(match: (line: LogLine) => boolean, options: { since?: number; timeoutMs?: number } = {}): Promise<LogLine> {
+  async waitForLog(
+    match: (line: LogLine) => boolean,
+    options: { since?: number; timeoutMs?: number } = {},
+  ): Promise<LogLine> {
     const deadline = Date.now() + (options.timeoutMs ?? 15_000);
     for (;;) {
-      const found = this.logLines().slice(options.since ?? 0).find(match);
+      const found = this.logLines()
+        .slice(options.since ?? 0)
+        .find(match);
       if (found) return found;
       if (Date.now() > deadline) {
-        throw new Error(`no matching log line after ${options.timeoutMs ?? 15_000} ms; tail:\n`
-          + this.logLines().slice(-15).map((l) => JSON.stringify(l)).join('\n'));
+        throw new Error(
+          `no matching log line after ${options.timeoutMs ?? 15_000} ms; tail:\n` +
+            this.logLines()
+              .slice(-15)
+              .map((l) => JSON.stringify(l))
+              .join('\n'),
+        );
       }
       await sleep(50);
     }
@@ -237,9 +278,14 @@ export class Project {
 
   /** Document counts per ledger state, read-only beside a running daemon. */
   ledgerStates(): Record<string, number> {
-    const db = new Database(path.join(this.stateDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+    const db = new Database(path.join(this.stateDir, 'ledger.sqlite'), {
+      readonly: true,
+      fileMustExist: true,
+    });
     try {
-      const rows = db.prepare('SELECT state, count(*) AS n FROM documents GROUP BY state').all() as { state: string; n: number }[];
+      const rows = db
+        .prepare('SELECT state, count(*) AS n FROM documents GROUP BY state')
+        .all() as { state: string; n: number }[];
       return Object.fromEntries(rows.map((r) => [r.state, r.n]));
     } finally {
       db.close();
@@ -248,7 +294,10 @@ export class Project {
 
   /** A read-only query on the ledger beside a running daemon. */
   ledgerQuery<T>(sql: string, ...params: unknown[]): T[] {
-    const db = new Database(path.join(this.stateDir, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+    const db = new Database(path.join(this.stateDir, 'ledger.sqlite'), {
+      readonly: true,
+      fileMustExist: true,
+    });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {
@@ -305,7 +354,15 @@ export interface ResultJson {
   startedAt: string;
   finishedAt: string | null;
   error?: { code: string; message: string };
-  counts: { total: number; accepted: number; rejected: number; invalid: number; failed: number; duplicate: number; inDoubt: number };
+  counts: {
+    total: number;
+    accepted: number;
+    rejected: number;
+    invalid: number;
+    failed: number;
+    duplicate: number;
+    inDoubt: number;
+  };
   documents: ResultDocumentJson[];
 }
 
@@ -322,9 +379,17 @@ export class DaemonProcess {
   readonly exited: Promise<Exit>;
   private exit: Exit | undefined;
 
-  private constructor(readonly child: ChildProcess, readonly project: Project, readonly logStart: number) {
-    child.stdout?.on('data', (chunk: Buffer) => { this.stdout += chunk.toString(); });
-    child.stderr?.on('data', (chunk: Buffer) => { this.stderr += chunk.toString(); });
+  private constructor(
+    readonly child: ChildProcess,
+    readonly project: Project,
+    readonly logStart: number,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      this.stdout += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
     this.exited = new Promise((resolve) => {
       child.on('exit', (code, signal) => {
         this.exit = { code, signal };
@@ -337,13 +402,19 @@ export class DaemonProcess {
   static spawn(project: Project, env: Record<string, string> = {}): DaemonProcess {
     const logStart = project.logLines().length;
     const child = spawn(process.execPath, [BIN, 'run', '--config', project.configFile], {
-      cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(project.dir, env),
+      cwd: project.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnv(project.dir, env),
     });
     return new DaemonProcess(child, project, logStart);
   }
 
   /** Spawns the daemon and waits until it watches the inbox. */
-  static async start(project: Project, timeoutMs = 15_000, env: Record<string, string> = {}): Promise<DaemonProcess> {
+  static async start(
+    project: Project,
+    timeoutMs = 15_000,
+    env: Record<string, string> = {},
+  ): Promise<DaemonProcess> {
     const daemon = DaemonProcess.spawn(project, env);
     await daemon.waitForLog((l) => l.msg === 'watching the inbox', timeoutMs);
     return daemon;
@@ -360,9 +431,14 @@ export class DaemonProcess {
 
   async waitForLog(match: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> {
     const died = this.exited.then((e) => {
-      throw new Error(`the daemon exited (${JSON.stringify(e)}) while waiting for a log line; stderr: ${this.stderr}`);
+      throw new Error(
+        `the daemon exited (${JSON.stringify(e)}) while waiting for a log line; stderr: ${this.stderr}`,
+      );
     });
-    return Promise.race([this.project.waitForLog(match, { since: this.logStart, timeoutMs }), died]);
+    return Promise.race([
+      this.project.waitForLog(match, { since: this.logStart, timeoutMs }),
+      died,
+    ]);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -389,12 +465,17 @@ export class DaemonProcess {
 }
 
 /** Polls `check` until it returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(100);
   }
 }

@@ -10,7 +10,12 @@ type Json = Record<string, unknown>;
 function issuer(doc: Json, company?: TestCompany): Json {
   if (company !== undefined) {
     doc.IssuerParty = {
-      Identification: { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: company.checkDigit },
+      Identification: {
+        DocumentNumber: company.nit,
+        DocumentType: '31',
+        CountryCode: 'CO',
+        CheckDigit: company.checkDigit,
+      },
     };
   }
   return doc;
@@ -55,7 +60,7 @@ export function payroll(consecutive: number): Json {
 export function supportDocument(number?: number, marker?: string): Json {
   const doc = loadRequestFixture('support-document');
   if (marker !== undefined) {
-    const item = ((doc.Lines as Json[])[0].Item as Json);
+    const item = (doc.Lines as Json[])[0].Item as Json;
     item.Description = `${String(item.Description)} ${marker}`;
   }
   if (number === undefined) {
@@ -71,7 +76,9 @@ export function supportDocument(number?: number, marker?: string): Json {
 export function supportAdjustment(number: number, referred: string, cufe: string): Json {
   const doc = loadRequestFixture('adjustment-note');
   doc.SerieNumber = String(number);
-  doc.DocumentReferences = [{ DocumentReferred: referred, DocumentReferredCUFE: cufe, IssueDate: '2026-11-20' }];
+  doc.DocumentReferences = [
+    { DocumentReferred: referred, DocumentReferredCUFE: cufe, IssueDate: '2026-11-20' },
+  ];
   return doc;
 }
 

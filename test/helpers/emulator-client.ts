@@ -35,12 +35,16 @@ export class EmulatorClient {
   constructor(readonly url: string) {}
 
   /** Every document that reached the authority (accepted or rejected), optionally of one company / kind. */
-  async documents(filter: { company?: number; kind?: string; withRequest?: boolean } = {}): Promise<IssuedDocument[]> {
+  async documents(
+    filter: { company?: number; kind?: string; withRequest?: boolean } = {},
+  ): Promise<IssuedDocument[]> {
     const query = new URLSearchParams();
     if (filter.withRequest === true) query.set('withRequest', 'true');
     if (filter.company !== undefined) query.set('company', String(filter.company));
     if (filter.kind !== undefined) query.set('kind', filter.kind);
-    const body = await this.get(`documents?${query.toString()}`) as { documents: IssuedDocument[] };
+    const body = (await this.get(`documents?${query.toString()}`)) as {
+      documents: IssuedDocument[];
+    };
     return body.documents;
   }
 
@@ -50,7 +54,7 @@ export class EmulatorClient {
   }
 
   async stats(): Promise<StatsSnapshot> {
-    return await this.get('stats') as StatsSnapshot;
+    return (await this.get('stats')) as StatsSnapshot;
   }
 
   async resetStats(): Promise<void> {
@@ -64,13 +68,18 @@ export class EmulatorClient {
 
   private async get(route: string): Promise<unknown> {
     const res = await fetch(`${this.url}/_emulator/${route}`);
-    if (res.status !== 200) throw new Error(`GET /_emulator/${route}: HTTP ${res.status} ${await res.text()}`);
+    if (res.status !== 200)
+      throw new Error(`GET /_emulator/${route}: HTTP ${res.status} ${await res.text()}`);
     return res.json();
   }
 
   private async post(route: string, body: unknown): Promise<unknown> {
-    const res = await fetch(`${this.url}/_emulator/${route}`, { method: 'POST', body: JSON.stringify(body) });
-    if (res.status !== 200) throw new Error(`POST /_emulator/${route}: HTTP ${res.status} ${await res.text()}`);
+    const res = await fetch(`${this.url}/_emulator/${route}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200)
+      throw new Error(`POST /_emulator/${route}: HTTP ${res.status} ${await res.text()}`);
     return res.json();
   }
 }

@@ -28,14 +28,17 @@ export default function setup(project: TestProject): (() => Promise<void>) | und
   const found = findPostgres();
   if (found.bindir === undefined) {
     // CI sets this: a machine it set up must run the PostgreSQL suites, never skip them quietly
-    if (process.env.EDOC_REQUIRE_POSTGRES === '1') throw new Error(`EDOC_REQUIRE_POSTGRES=1 but ${found.reason}`);
+    if (process.env.EDOC_REQUIRE_POSTGRES === '1')
+      throw new Error(`EDOC_REQUIRE_POSTGRES=1 but ${found.reason}`);
     process.stderr.write(`PostgreSQL suites skipped: ${found.reason}\n`);
     project.provide('postgres', { skip: found.reason });
     return undefined;
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-pg-'));
   const child = spawn(process.execPath, [SCRIPT, dir], {
-    detached: true, stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, EDOC_PG_BINDIR: found.bindir },
+    detached: true,
+    stdio: ['pipe', 'ignore', 'inherit'],
+    env: { ...process.env, EDOC_PG_BINDIR: found.bindir },
   });
   child.unref();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

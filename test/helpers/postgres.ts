@@ -52,8 +52,10 @@ export function pgServer(timeoutMs = 120_000): Promise<PgServerInfo> {
         // not yet
       }
       const failed = await readFile(path.join(dir, 'failed.txt'), 'utf8').catch(() => undefined);
-      if (failed !== undefined) throw new Error(`the test PostgreSQL server did not start: ${failed}`);
-      if (Date.now() > deadline) throw new Error(`the test PostgreSQL server was not ready after ${timeoutMs} ms (${dir})`);
+      if (failed !== undefined)
+        throw new Error(`the test PostgreSQL server did not start: ${failed}`);
+      if (Date.now() > deadline)
+        throw new Error(`the test PostgreSQL server was not ready after ${timeoutMs} ms (${dir})`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
@@ -61,9 +63,18 @@ export function pgServer(timeoutMs = 120_000): Promise<PgServerInfo> {
 }
 
 /** Runs `sql` as the superuser (over the unix socket). */
-export async function adminQuery(sql: string, params: unknown[] = [], database = 'postgres'): Promise<pg.QueryResult> {
+export async function adminQuery(
+  sql: string,
+  params: unknown[] = [],
+  database = 'postgres',
+): Promise<pg.QueryResult> {
   const server = await pgServer();
-  const client = new pg.Client({ host: server.socketDir, port: server.port, user: server.adminUser, database });
+  const client = new pg.Client({
+    host: server.socketDir,
+    port: server.port,
+    user: server.adminUser,
+    database,
+  });
   await client.connect();
   try {
     return await client.query(sql, params);
@@ -73,7 +84,11 @@ export async function adminQuery(sql: string, params: unknown[] = [], database =
 }
 
 /** A URL of the test role for `database`, with another password or none when asked. */
-export function pgUrl(server: PgServerInfo, database: string, password: string | null = server.password): string {
+export function pgUrl(
+  server: PgServerInfo,
+  database: string,
+  password: string | null = server.password,
+): string {
   const auth = password === null ? server.user : `${server.user}:${encodeURIComponent(password)}`;
   return `postgres://${auth}@${server.host}:${server.port}/${database}`;
 }
@@ -84,8 +99,12 @@ export async function createDatabase(): Promise<PgDatabase & { drop(): Promise<v
   const name = `edoc_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${name} OWNER ${server.user}`);
   return {
-    name, server, url: pgUrl(server, name),
-    drop: async () => { await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); },
+    name,
+    server,
+    url: pgUrl(server, name),
+    drop: async () => {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
   };
 }
 
@@ -95,9 +114,12 @@ export function usePgDatabase(): () => PgDatabase {
   beforeAll(async () => {
     if (pgSkipReason === undefined) db = await createDatabase();
   }, 150_000);
-  afterAll(async () => { await db?.drop(); });
+  afterAll(async () => {
+    await db?.drop();
+  });
   return () => {
-    if (db === undefined) throw new Error('usePgDatabase(): the database is made in beforeAll; use it inside a test');
+    if (db === undefined)
+      throw new Error('usePgDatabase(): the database is made in beforeAll; use it inside a test');
     return db;
   };
 }

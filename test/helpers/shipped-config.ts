@@ -9,18 +9,29 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT } from './daemon-harness.js';
 
-export async function shippedConfigFor(dir: string, emulatorUrl: string, mappings: Readonly<Record<string, string>> = {}): Promise<string> {
+export async function shippedConfigFor(
+  dir: string,
+  emulatorUrl: string,
+  mappings: Readonly<Record<string, string>> = {},
+): Promise<string> {
   let text = await readFile(path.join(ROOT, 'config/edoc-bridge.yaml'), 'utf8');
   const swap = (from: string | RegExp, to: string): void => {
-    if (typeof from === 'string' ? !text.includes(from) : !from.test(text)) throw new Error(`config/edoc-bridge.yaml no longer holds ${String(from)}`);
+    if (typeof from === 'string' ? !text.includes(from) : !from.test(text))
+      throw new Error(`config/edoc-bridge.yaml no longer holds ${String(from)}`);
     text = text.replace(from, to);
   };
   swap('baseUrl: embedded', `baseUrl: ${emulatorUrl}`);
-  swap('paths: { inbox: ../inbox, outbox: ../outbox, state: ../state, logs: ../logs }',
-    `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`);
-  for (const [kind, file] of Object.entries(mappings)) swap(new RegExp(`^  ${kind}: \\{ mapping: [^ }]+ \\}`, 'm'), `  ${kind}: { mapping: ${file} }`);
+  swap(
+    'paths: { inbox: ../inbox, outbox: ../outbox, state: ../state, logs: ../logs }',
+    `paths: { inbox: ${dir}/inbox, outbox: ${dir}/outbox, state: ${dir}/state, logs: ${dir}/logs }`,
+  );
+  for (const [kind, file] of Object.entries(mappings))
+    swap(new RegExp(`^  ${kind}: \\{ mapping: [^ }]+ \\}`, 'm'), `  ${kind}: { mapping: ${file} }`);
   text = text.replaceAll('{ mapping: mappings/', `{ mapping: ${ROOT}/config/mappings/`);
-  swap('seed: emulator-seed.json, state: ../state/emulator-state.json', `seed: ${ROOT}/config/emulator-seed.json`);
+  swap(
+    'seed: emulator-seed.json, state: ../state/emulator-state.json',
+    `seed: ${ROOT}/config/emulator-seed.json`,
+  );
   swap('stableMs: 1000', 'stableMs: 200');
   swap('enabled: true, every: 15m', 'enabled: false, every: 15m');
   return text;

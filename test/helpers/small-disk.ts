@@ -3,13 +3,23 @@
  * filled to the last byte by a filler file and freed again by deleting it.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /** Whether this process can mount a tmpfs; the reason when it cannot. */
 export function mountSupport(): { ok: true } | { ok: false; reason: string } {
-  if (process.platform !== 'linux') return { ok: false, reason: `tmpfs mounts need Linux (this is ${process.platform})` };
+  if (process.platform !== 'linux')
+    return { ok: false, reason: `tmpfs mounts need Linux (this is ${process.platform})` };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'edoc-mount-probe-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
@@ -18,7 +28,10 @@ export function mountSupport(): { ok: true } | { ok: false; reason: string } {
   } catch (err) {
     const uid = process.getuid?.();
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
-    return { ok: false, reason: `cannot mount a tmpfs (uid ${uid ?? '?'}; needs root or CAP_SYS_ADMIN): ${stderr || (err as Error).message}` };
+    return {
+      ok: false,
+      reason: `cannot mount a tmpfs (uid ${uid ?? '?'}; needs root or CAP_SYS_ADMIN): ${stderr || (err as Error).message}`,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -35,7 +48,9 @@ export class SmallDisk {
   /** Mounts a tmpfs of `sizeMb` MiB on `dir` (created). */
   static mount(dir: string, sizeMb: number): SmallDisk {
     mkdirSync(dir, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0755`, 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0755`, 'tmpfs', dir], {
+      stdio: 'pipe',
+    });
     const disk = new SmallDisk(dir);
     disk.mounted = true;
     return disk;

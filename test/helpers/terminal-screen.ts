@@ -25,7 +25,8 @@ export function screenText(bytes: string): string[] {
       i += match[0].length;
       const [, param, command] = match;
       const current = line();
-      if (command === 'K' && (param === '' || param === '0')) current.length = Math.min(current.length, col);
+      if (command === 'K' && (param === '' || param === '0'))
+        current.length = Math.min(current.length, col);
       else if (command === 'K' && param === '2') current.length = 0;
       else if (command === 'A') row = Math.max(0, row - Number(param === '' ? 1 : param));
     } else if (ch >= ' ' || ch === '\t') {

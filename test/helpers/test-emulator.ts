@@ -20,16 +20,33 @@ export interface TestCompany {
 }
 
 export const COMPANY_MAIN: TestCompany = {
-  alias: 'main', id: 1001, nit: '900123456', checkDigit: '8', apiKey: 'test-key-1001', userId: 7,
+  alias: 'main',
+  id: 1001,
+  nit: '900123456',
+  checkDigit: '8',
+  apiKey: 'test-key-1001',
+  userId: 7,
 };
 export const COMPANY_OTHER: TestCompany = {
-  alias: 'other', id: 1002, nit: '800197268', checkDigit: '4', apiKey: 'test-key-1002', userId: 8,
+  alias: 'other',
+  id: 1002,
+  nit: '800197268',
+  checkDigit: '4',
+  apiKey: 'test-key-1002',
+  userId: 8,
 };
 
 function range(type: string, prefix: string, from: number, to: number): Record<string, unknown> {
   return {
-    DocumentType: type, Prefix: prefix, ResolutionNumber: `1876${prefix.length}${from}`, ResolutionDate: '2019-01-19',
-    TechnicalKey: null, FromNumber: from, ToNumber: to, ValidFrom: '2019-01-19T00:00:00', ValidTo: '2030-01-19T23:59:59',
+    DocumentType: type,
+    Prefix: prefix,
+    ResolutionNumber: `1876${prefix.length}${from}`,
+    ResolutionDate: '2019-01-19',
+    TechnicalKey: null,
+    FromNumber: from,
+    ToNumber: to,
+    ValidFrom: '2019-01-19T00:00:00',
+    ValidTo: '2030-01-19T23:59:59',
     Active: true,
   };
 }
@@ -40,8 +57,13 @@ export function seedFor(companies: readonly TestCompany[], faults: FaultSet = {}
     today: null,
     faults: { ...faults },
     companies: companies.map((c) => ({
-      id: c.id, nit: c.nit, checkDigit: c.checkDigit, name: `Empresa ${c.alias}`, apiKey: c.apiKey,
-      userIds: [c.userId], payrollPrefix: 'NOM',
+      id: c.id,
+      nit: c.nit,
+      checkDigit: c.checkDigit,
+      name: `Empresa ${c.alias}`,
+      apiKey: c.apiKey,
+      userIds: [c.userId],
+      payrollPrefix: 'NOM',
       ranges: [
         range('Invoice', 'SETP', 990_000_000, 995_000_000),
         range('CreditNote', 'NC', 1, 999_999),
@@ -88,19 +110,42 @@ export function seedFile<T = SeedInput>(file: string, edit?: (seed: T) => void):
   return seed;
 }
 
-function seedInput(seed: TestSeed, faults: FaultSet, today: string | undefined): SeedInput | string {
+function seedInput(
+  seed: TestSeed,
+  faults: FaultSet,
+  today: string | undefined,
+): SeedInput | string {
   // a seed file with nothing to change is read by the emulator itself (its errors name the file)
-  if (typeof seed === 'string' && Object.keys(faults).length === 0 && today === undefined) return seed;
-  const base = isCompanies(seed) ? seedFor(seed, faults) : typeof seed === 'string' ? seedFile(seed) : seed;
-  const withFaults = isCompanies(seed) || Object.keys(faults).length === 0 ? base : { ...base, faults: { ...base.faults, ...faults } };
+  if (typeof seed === 'string' && Object.keys(faults).length === 0 && today === undefined)
+    return seed;
+  const base = isCompanies(seed)
+    ? seedFor(seed, faults)
+    : typeof seed === 'string'
+      ? seedFile(seed)
+      : seed;
+  const withFaults =
+    isCompanies(seed) || Object.keys(faults).length === 0
+      ? base
+      : { ...base, faults: { ...base.faults, ...faults } };
   return today === undefined ? withFaults : { ...withFaults, today };
 }
 
 /** The emulator on 127.0.0.1 (a free port unless `options.port`), in this process; the only way tests start one. */
-export async function startTestEmulator(seed: TestSeed, faults: FaultSet = {}, options: TestEmulatorOptions = {}): Promise<TestEmulator> {
+export async function startTestEmulator(
+  seed: TestSeed,
+  faults: FaultSet = {},
+  options: TestEmulatorOptions = {},
+): Promise<TestEmulator> {
   const running = await startEmulator({
-    host: '127.0.0.1', port: options.port ?? 0, seed: seedInput(seed, faults, options.today),
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    seed: seedInput(seed, faults, options.today),
     ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
   });
-  return { running, client: new EmulatorClient(running.url), url: running.url, close: () => running.close() };
+  return {
+    running,
+    client: new EmulatorClient(running.url),
+    url: running.url,
+    close: () => running.close(),
+  };
 }

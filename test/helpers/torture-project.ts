@@ -13,7 +13,12 @@ import { parse, stringify } from 'yaml';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { colombiaDateDaysAgo } from '../fixtures/requests/index.js';
 import {
-  Project, ROOT, startTestEmulator, type ProjectOptions, type ResultJson, type TestCompany,
+  Project,
+  ROOT,
+  startTestEmulator,
+  type ProjectOptions,
+  type ResultJson,
+  type TestCompany,
 } from './daemon-harness.js';
 import { EmulatorClient, type FaultSet } from './emulator-client.js';
 
@@ -39,9 +44,10 @@ export async function createMappedProject(options: ProjectOptions): Promise<Mapp
   return project;
 }
 
-export const SALES_HEADER = 'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;'
-  + 'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;iva;'
-  + 'motivo;ref_documento;ref_fecha;ref_cufe';
+export const SALES_HEADER =
+  'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+  'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;iva;' +
+  'motivo;ref_documento;ref_fecha;ref_cufe';
 
 /** dd/MM/yyyy of yesterday in Colombia (inside every date window). */
 export function salesDate(): string {
@@ -52,13 +58,36 @@ export function salesDate(): string {
 /** One sales CSV row (one line) of invoice SETP<number>; `over` replaces columns by name. */
 export function salesRow(number: number, line = 1, over: Record<string, string> = {}): string {
   const values: Record<string, string> = {
-    prefijo: 'SETP', numero: String(number), fecha: salesDate(), hora: '09:15:00', vence: '', moneda: 'COP',
-    tipo_operacion: '10', cliente_tipo_doc: '31', cliente_doc: '800.197.268-4', cliente_nombre: 'Distribuidora Andina S.A.S.',
-    cliente_correo: 'compras@andina.example', cliente_tipo_persona: '1', medio_pago: '42', forma_pago: '2', linea: String(line),
-    codigo: `77020${line}`, descripcion: `Café molido premium 500 g (línea ${line})`, cantidad: '10', unidad: '94',
-    precio_unitario: '12.500,00', iva: '19', motivo: '', ref_documento: '', ref_fecha: '', ref_cufe: '', ...over,
+    prefijo: 'SETP',
+    numero: String(number),
+    fecha: salesDate(),
+    hora: '09:15:00',
+    vence: '',
+    moneda: 'COP',
+    tipo_operacion: '10',
+    cliente_tipo_doc: '31',
+    cliente_doc: '800.197.268-4',
+    cliente_nombre: 'Distribuidora Andina S.A.S.',
+    cliente_correo: 'compras@andina.example',
+    cliente_tipo_persona: '1',
+    medio_pago: '42',
+    forma_pago: '2',
+    linea: String(line),
+    codigo: `77020${line}`,
+    descripcion: `Café molido premium 500 g (línea ${line})`,
+    cantidad: '10',
+    unidad: '94',
+    precio_unitario: '12.500,00',
+    iva: '19',
+    motivo: '',
+    ref_documento: '',
+    ref_fecha: '',
+    ref_cufe: '',
+    ...over,
   };
-  return SALES_HEADER.split(';').map((c) => values[c] ?? '').join(';');
+  return SALES_HEADER.split(';')
+    .map((c) => values[c] ?? '')
+    .join(';');
 }
 
 /** A sales CSV (UTF-8) of invoices with the given numbers, `linesPer` rows each. */
@@ -80,12 +109,21 @@ export class RestartableEmulator {
   private running: RunningEmulator | undefined;
   readonly client: EmulatorClient;
 
-  private constructor(readonly url: string, private readonly port: number, private readonly stateFile: string,
-    private readonly companies: readonly TestCompany[], private readonly faults: FaultSet) {
+  private constructor(
+    readonly url: string,
+    private readonly port: number,
+    private readonly stateFile: string,
+    private readonly companies: readonly TestCompany[],
+    private readonly faults: FaultSet,
+  ) {
     this.client = new EmulatorClient(url);
   }
 
-  static async start(companies: readonly TestCompany[], stateDir: string, faults: FaultSet = {}): Promise<RestartableEmulator> {
+  static async start(
+    companies: readonly TestCompany[],
+    stateDir: string,
+    faults: FaultSet = {},
+  ): Promise<RestartableEmulator> {
     const stateFile = path.join(stateDir, 'emulator-state.json');
     const { running } = await startTestEmulator(companies, faults, { stateFile });
     const port = Number(new URL(running.url).port);
@@ -110,7 +148,12 @@ export class RestartableEmulator {
 
   async restart(): Promise<void> {
     if (this.running) return;
-    this.running = (await startTestEmulator(this.companies, this.faults, { port: this.port, stateFile: this.stateFile })).running;
+    this.running = (
+      await startTestEmulator(this.companies, this.faults, {
+        port: this.port,
+        stateFile: this.stateFile,
+      })
+    ).running;
   }
 
   async close(): Promise<void> {
@@ -140,7 +183,11 @@ export async function reportsByFile(outboxDir: string): Promise<Map<string, Foun
     const resultPath = path.join(outboxDir, name);
     try {
       const result = JSON.parse(await readFile(resultPath, 'utf8')) as ResultJson;
-      out.set(result.file, { resultPath, errorsPath: resultPath.replace(/\.result\.json$/, '.errors.csv'), result });
+      out.set(result.file, {
+        resultPath,
+        errorsPath: resultPath.replace(/\.result\.json$/, '.errors.csv'),
+        result,
+      });
     } catch {
       // being replaced right now (atomic rename): the next look sees it
     }
@@ -156,7 +203,10 @@ export interface SecretHit {
 }
 
 /** Every regular file under `dir` (symbolic links not followed) that contains one of `secrets`, as bytes. */
-export function findSecrets(dir: string, secrets: readonly string[]): { hits: SecretHit[]; filesSearched: number } {
+export function findSecrets(
+  dir: string,
+  secrets: readonly string[],
+): { hits: SecretHit[]; filesSearched: number } {
   const hits: SecretHit[] = [];
   let filesSearched = 0;
   const walk = (d: string): void => {
@@ -180,7 +230,8 @@ export function findSecrets(dir: string, secrets: readonly string[]): { hits: Se
         if (path.basename(full) === 'edoc-bridge.yaml') continue;
         filesSearched++;
         const bytes = readFileSync(full);
-        for (const s of secrets) if (bytes.includes(s)) hits.push({ file: path.relative(dir, full), secret: s });
+        for (const s of secrets)
+          if (bytes.includes(s)) hits.push({ file: path.relative(dir, full), secret: s });
       }
     }
   };
@@ -191,8 +242,12 @@ export function findSecrets(dir: string, secrets: readonly string[]): { hits: Se
 // --- run records ------------------------------------------------------------------------------
 
 /** Where each suite run appends its counts (one JSON line): `EDOC_TORTURE_RESULTS`, else a file in the temp folder. */
-export const RUN_RECORDS = process.env.EDOC_TORTURE_RESULTS ?? path.join(os.tmpdir(), 'edoc-torture-results.jsonl');
+export const RUN_RECORDS =
+  process.env.EDOC_TORTURE_RESULTS ?? path.join(os.tmpdir(), 'edoc-torture-results.jsonl');
 
 export function recordRun(suite: string, counts: object): void {
-  appendFileSync(RUN_RECORDS, `${JSON.stringify({ suite, at: new Date().toISOString(), ...counts })}\n`);
+  appendFileSync(
+    RUN_RECORDS,
+    `${JSON.stringify({ suite, at: new Date().toISOString(), ...counts })}\n`,
+  );
 }

@@ -42,7 +42,9 @@ export class WebhookReceiver {
           let body: Record<string, unknown> = {};
           try {
             body = JSON.parse(text) as Record<string, unknown>;
-          } catch { /* kept as text */ }
+          } catch {
+            /* kept as text */
+          }
           this.messages.push({ body, text, headers: req.headers, url: req.url ?? '' });
         } else this.refusedCount += 1;
         res.writeHead(this.status, { 'content-type': 'application/json' }).end('{}');

@@ -13,21 +13,34 @@ function zip(entries: [string, Buffer][]): Buffer {
     const crc = zlib.crc32(data) >>> 0;
     const nameBuf = Buffer.from(name, 'utf8');
     const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(0x0800, 6);
-    local.writeUInt32LE(crc, 14); local.writeUInt32LE(data.length, 18); local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
     local.writeUInt16LE(nameBuf.length, 26);
     const dir = Buffer.alloc(46);
-    dir.writeUInt32LE(0x02014b50, 0); dir.writeUInt16LE(20, 4); dir.writeUInt16LE(20, 6); dir.writeUInt16LE(0x0800, 8);
-    dir.writeUInt32LE(crc, 16); dir.writeUInt32LE(data.length, 20); dir.writeUInt32LE(data.length, 24);
-    dir.writeUInt16LE(nameBuf.length, 28); dir.writeUInt32LE(offset, 42);
+    dir.writeUInt32LE(0x02014b50, 0);
+    dir.writeUInt16LE(20, 4);
+    dir.writeUInt16LE(20, 6);
+    dir.writeUInt16LE(0x0800, 8);
+    dir.writeUInt32LE(crc, 16);
+    dir.writeUInt32LE(data.length, 20);
+    dir.writeUInt32LE(data.length, 24);
+    dir.writeUInt16LE(nameBuf.length, 28);
+    dir.writeUInt32LE(offset, 42);
     locals.push(local, nameBuf, data);
     central.push(dir, nameBuf);
     offset += local.length + nameBuf.length + data.length;
   }
   const dirBuf = Buffer.concat(central);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(dirBuf.length, 12); end.writeUInt32LE(offset, 16);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(dirBuf.length, 12);
+  end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, dirBuf, end]);
 }
 
@@ -49,17 +62,42 @@ export function xlsxPackage(parts: XlsxParts): Buffer {
   const rel = (id: string, type: string, target: string): string =>
     `<Relationship Id="${id}" Type="${NS}/officeDocument/2006/relationships/${type}" Target="${target}"/>`;
   const entries: [string, string][] = [
-    ['[Content_Types].xml', `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="${NS}/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`],
-    ['_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${NS}/package/2006/relationships">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`],
-    ['xl/workbook.xml', `<?xml version="1.0" encoding="UTF-8"?><workbook ${MAIN} xmlns:r="${NS}/officeDocument/2006/relationships"><workbookPr ${parts.workbookPr ?? ''}/><sheets>${
-      parts.sheets.map(([name], i) => `<sheet name="${name}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`).join('')}</sheets></workbook>`],
-    ['xl/_rels/workbook.xml.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${NS}/package/2006/relationships">${
-      parts.sheets.map((_, i) => rel(`rIdS${i + 1}`, 'worksheet', `worksheets/sheet${i + 1}.xml`)).join('')}${
-      rel('rIdT', 'sharedStrings', 'sharedStrings.xml')}${rel('rIdY', 'styles', 'styles.xml')}</Relationships>`],
-    ['xl/sharedStrings.xml', `<?xml version="1.0" encoding="UTF-8"?><sst ${MAIN}>${parts.sharedStrings ?? ''}</sst>`],
-    ['xl/styles.xml', `<?xml version="1.0" encoding="UTF-8"?><styleSheet ${MAIN}>${parts.styles ?? '<cellXfs><xf numFmtId="0"/></cellXfs>'}</styleSheet>`],
-    ...parts.sheets.map(([, data], i): [string, string] => [`xl/worksheets/sheet${i + 1}.xml`,
-      `<?xml version="1.0" encoding="UTF-8"?><worksheet ${MAIN}><sheetData>${data}</sheetData></worksheet>`]),
+    [
+      '[Content_Types].xml',
+      `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="${NS}/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`,
+    ],
+    [
+      '_rels/.rels',
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${NS}/package/2006/relationships">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`,
+    ],
+    [
+      'xl/workbook.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><workbook ${MAIN} xmlns:r="${NS}/officeDocument/2006/relationships"><workbookPr ${parts.workbookPr ?? ''}/><sheets>${parts.sheets
+        .map(([name], i) => `<sheet name="${name}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`)
+        .join('')}</sheets></workbook>`,
+    ],
+    [
+      'xl/_rels/workbook.xml.rels',
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${NS}/package/2006/relationships">${parts.sheets
+        .map((_, i) => rel(`rIdS${i + 1}`, 'worksheet', `worksheets/sheet${i + 1}.xml`))
+        .join('')}${rel(
+        'rIdT',
+        'sharedStrings',
+        'sharedStrings.xml',
+      )}${rel('rIdY', 'styles', 'styles.xml')}</Relationships>`,
+    ],
+    [
+      'xl/sharedStrings.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><sst ${MAIN}>${parts.sharedStrings ?? ''}</sst>`,
+    ],
+    [
+      'xl/styles.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><styleSheet ${MAIN}>${parts.styles ?? '<cellXfs><xf numFmtId="0"/></cellXfs>'}</styleSheet>`,
+    ],
+    ...parts.sheets.map(([, data], i): [string, string] => [
+      `xl/worksheets/sheet${i + 1}.xml`,
+      `<?xml version="1.0" encoding="UTF-8"?><worksheet ${MAIN}><sheetData>${data}</sheetData></worksheet>`,
+    ]),
   ];
   return zip(entries.map(([n, t]) => [n, Buffer.from(t, 'utf8')]));
 }

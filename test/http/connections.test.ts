@@ -12,7 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Route } from '../../src/http/route.js';
-import { startOperatorServer, type OperatorServer, type OperatorServerOptions } from '../../src/http/server.js';
+import {
+  startOperatorServer,
+  type OperatorServer,
+  type OperatorServerOptions,
+} from '../../src/http/server.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 
 let dir: string;
@@ -35,8 +39,23 @@ afterEach(async () => {
 });
 
 const ROUTES: Route[] = [
-  { method: 'GET', path: '/healthz', access: 'public', probe: true, handle: ({ res }) => { res.end('{"status":"ok"}\n'); } },
-  { method: 'GET', path: '/public', access: 'public', handle: ({ res }) => { res.end('public'); } },
+  {
+    method: 'GET',
+    path: '/healthz',
+    access: 'public',
+    probe: true,
+    handle: ({ res }) => {
+      res.end('{"status":"ok"}\n');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/public',
+    access: 'public',
+    handle: ({ res }) => {
+      res.end('public');
+    },
+  },
 ];
 
 async function start(options: Partial<OperatorServerOptions> = {}): Promise<number> {
@@ -58,14 +77,23 @@ function open(port: number, from: string, first = ''): Promise<Socket> {
 }
 
 /** A GET from `from` on a fresh connection; status 0 when the connection was closed unanswered. */
-function get(port: number, from: string, pathname: string): Promise<{ status: number; body: string }> {
+function get(
+  port: number,
+  from: string,
+  pathname: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: pathname, localAddress: from, agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: pathname, localAddress: from, agent: false, timeout: 5_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', () => resolve({ status: 0, body: '' }));
     req.on('timeout', () => req.destroy());
     req.end();
@@ -75,7 +103,9 @@ function get(port: number, from: string, pathname: string): Promise<{ status: nu
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('idle connections never keep a probe out', () => {
-  test('300 idle connections (100 from 127.0.0.1, 200 from 20 other addresses), reopened as they close: 20 /healthz probes all answered', async ({ annotate }) => {
+  test('300 idle connections (100 from 127.0.0.1, 200 from 20 other addresses), reopened as they close: 20 /healthz probes all answered', async ({
+    annotate,
+  }) => {
     const port = await start();
     const attackers = ['127.0.0.1', ...Array.from({ length: 20 }, (_, i) => `127.0.0.${i + 2}`)];
     const from = (i: number): string => (i < 100 ? attackers[0] : attackers[1 + (i % 20)]);
@@ -86,7 +116,11 @@ describe('idle connections never keep a probe out', () => {
     const reopen = (async () => {
       while (running && opened < 3_000) {
         const missing = 300 - sockets.size;
-        await Promise.all(Array.from({ length: Math.max(0, missing) }, (_, i) => open(port, from((opened + i) % 300))));
+        await Promise.all(
+          Array.from({ length: Math.max(0, missing) }, (_, i) =>
+            open(port, from((opened + i) % 300)),
+          ),
+        );
         opened += Math.max(0, missing);
         await sleep(20);
       }
@@ -126,11 +160,15 @@ describe('idle connections never keep a probe out', () => {
 describe('a reserve for probes when every place holds a request being received', () => {
   test('10 places full of slow bodies: /healthz is answered from the reserve, /public there gets 503, past the reserve nothing', async () => {
     const port = await start({ connections: { maxConnections: 10, perAddress: 4, reserve: 2 } });
-    const slowBody = 'POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=';
+    const slowBody =
+      'POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=';
     const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
     await Promise.all(Array.from({ length: 10 }, (_, i) => open(port, addresses[i % 3], slowBody)));
     await sleep(200); // the listener has read their headers: each is a request in progress, not idle
-    expect(await get(port, '127.0.0.1', '/healthz')).toEqual({ status: 200, body: '{"status":"ok"}\n' });
+    expect(await get(port, '127.0.0.1', '/healthz')).toEqual({
+      status: 200,
+      body: '{"status":"ok"}\n',
+    });
     const other = await get(port, '127.0.0.5', '/public');
     expect(other.status).toBe(503);
     expect(other.body).toContain('only /healthz and /readyz');

@@ -18,12 +18,22 @@ import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.
 import { invoice, jsonText } from '../helpers/documents.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? undefined : `console browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`;
+const SKIP = existsSync(CHROMIUM)
+  ? undefined
+  : `console browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`;
 if (SKIP !== undefined) process.stderr.write(`${SKIP}\n`);
 
 const TOKEN = 'browser-test-token-0123456789abcdef';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const DOCS_SCREENSHOT = path.resolve(__dirname, '../../docs/console.png');
 
 beforeAll(async () => {
@@ -31,8 +41,13 @@ beforeAll(async () => {
 }, BUILD_TIMEOUT_MS);
 
 async function launch(userDataDir: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS,
-    viewport: { width: 1280, height: 860 }, timeout: 60_000 });
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 860 },
+    timeout: 60_000,
+  });
 }
 
 /** The document's state as its page shows it. */
@@ -41,14 +56,22 @@ async function shownState(page: Page): Promise<string> {
 }
 
 describe.skipIf(SKIP !== undefined)('the console in a real browser', () => {
-  test('logs in with the token, finds the failed invoice by its number, retries it and sees it accepted', async ({ daemonProject }) => {
+  test('logs in with the token, finds the failed invoice by its number, retries it and sees it accepted', async ({
+    daemonProject,
+  }) => {
     const { emulator, project, startDaemon } = await daemonProject({
-      faults: { errorRate: 1 }, companies: [COMPANY_MAIN], retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 },
+      faults: { errorRate: 1 },
+      companies: [COMPANY_MAIN],
+      retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 },
       http: { listen: '127.0.0.1:0', token: TOKEN },
     });
     const daemon = await startDaemon();
     const url = String((await daemon.waitForLog((l) => l.msg === 'operator listener started')).url);
-    await project.drop('invoice', 'ventas-noche.json', jsonText([invoice(990_400_001), invoice(990_400_002)]));
+    await project.drop(
+      'invoice',
+      'ventas-noche.json',
+      jsonText([invoice(990_400_001), invoice(990_400_002)]),
+    );
     const failed = await project.finalResult('invoice', 'ventas-noche.json');
     expect(failed.counts).toMatchObject({ total: 2, failed: 2 });
     await emulator.client.setFaults({});
@@ -56,9 +79,11 @@ describe.skipIf(SKIP !== undefined)('the console in a real browser', () => {
     const userData = await mkdtemp(path.join(os.tmpdir(), 'edoc-chromium-'));
     const context = await launch(userData);
     try {
-      const page = context.pages()[0] ?? await context.newPage();
+      const page = context.pages()[0] ?? (await context.newPage());
       const errors: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
       await page.goto(`${url}/`);
       expect(new URL(page.url()).pathname).toBe('/login');
       await page.fill('input[name="token"]', TOKEN);
@@ -78,23 +103,38 @@ describe.skipIf(SKIP !== undefined)('the console in a real browser', () => {
       const documentUrl = page.url();
       await page.click('button:text-is("Retry")');
       await page.waitForURL(/\/documents\/\d+\?notice=/);
-      expect(await page.locator('.notice').first().textContent()).toBe('re-queued 1 document(s) of 1 file(s)');
-      await eventually(async () => {
-        await page.goto(documentUrl);
-        return (await shownState(page)) === 'accepted' ? true : undefined;
-      }, 'the document page shows it accepted', 20_000);
+      expect(await page.locator('.notice').first().textContent()).toBe(
+        're-queued 1 document(s) of 1 file(s)',
+      );
+      await eventually(
+        async () => {
+          await page.goto(documentUrl);
+          return (await shownState(page)) === 'accepted' ? true : undefined;
+        },
+        'the document page shows it accepted',
+        20_000,
+      );
       expect(await page.locator('td:text-is("requeued")').count()).toBe(1);
-      await page.screenshot({ path: process.env.EDOC_CONSOLE_SCREENSHOT === '1' ? DOCS_SCREENSHOT : path.join(userData, 'console.png') });
+      await page.screenshot({
+        path:
+          process.env.EDOC_CONSOLE_SCREENSHOT === '1'
+            ? DOCS_SCREENSHOT
+            : path.join(userData, 'console.png'),
+      });
       expect(errors).toEqual([]);
     } finally {
       await context.close();
       await rm(userData, { recursive: true, force: true });
     }
     expect((await emulator.client.issued()).length).toBe(1);
-    const result = await eventually(async () => {
-      const r = await project.result('invoice', 'ventas-noche.json');
-      return r?.counts.accepted === 1 ? r : undefined;
-    }, 'result.json rewritten with the retried invoice accepted', 15_000);
+    const result = await eventually(
+      async () => {
+        const r = await project.result('invoice', 'ventas-noche.json');
+        return r?.counts.accepted === 1 ? r : undefined;
+      },
+      'result.json rewritten with the retried invoice accepted',
+      15_000,
+    );
     expect(result.counts).toMatchObject({ total: 2, accepted: 1, failed: 1 });
   }, 180_000);
 });

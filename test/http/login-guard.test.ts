@@ -35,41 +35,83 @@ afterEach(async () => {
 });
 
 const ROUTES: Route[] = [
-  { method: 'GET', path: '/secret', access: 'token', handle: ({ res, principal }) => { res.end(`${principal?.via}:${principal?.name}`); } },
+  {
+    method: 'GET',
+    path: '/secret',
+    access: 'token',
+    handle: ({ res, principal }) => {
+      res.end(`${principal?.via}:${principal?.name}`);
+    },
+  },
 ];
 
 async function start(): Promise<string> {
-  server = await startOperatorServer({ listen: '127.0.0.1:0', token: TOKEN, routes: ROUTES, logger, failureDelayMs: 10, guard: GUARD });
+  server = await startOperatorServer({
+    listen: '127.0.0.1:0',
+    token: TOKEN,
+    routes: ROUTES,
+    logger,
+    failureDelayMs: 10,
+    guard: GUARD,
+  });
   return server.url;
 }
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 /** One request from the source address `from` (any 127.x.y.z). */
-function callFrom(from: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+function callFrom(
+  from: string,
+  pathname: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const url = new URL(pathname, server!.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, localAddress: from, agent: false,
-      method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        localAddress: from,
+        agent: false,
+        method: body === undefined ? 'GET' : 'POST',
+        headers,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-const loginForm = (token: string): Record<string, string> => ({ 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(`token=${token}`.length) });
+const loginForm = (token: string): Record<string, string> => ({
+  'content-type': 'application/x-www-form-urlencoded',
+  'content-length': String(`token=${token}`.length),
+});
 
 describe('one budget of wrong tokens for the whole listener', () => {
   test('40 source addresses, 2 wrong tokens each: 5 are answered 401, the other 75 wait their turn and get 429', async () => {
     await start();
     const addresses = Array.from({ length: 40 }, (_, i) => `127.0.0.${i + 2}`);
     const started = Date.now();
-    const answers = await Promise.all([...addresses, ...addresses].map((from) => callFrom(from, '/secret', bearer(WRONG))));
+    const answers = await Promise.all(
+      [...addresses, ...addresses].map((from) => callFrom(from, '/secret', bearer(WRONG))),
+    );
     const ms = Date.now() - started;
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
@@ -80,10 +122,11 @@ describe('one budget of wrong tokens for the whole listener', () => {
   });
 });
 
-describe('never refuse the right token or a live session for someone else\'s wrong tokens', () => {
+describe("never refuse the right token or a live session for someone else's wrong tokens", () => {
   test('after 30 wrong tokens from 127.0.0.1 the right Bearer token and the login form from 127.0.0.1 get in', async () => {
     await start();
-    for (let i = 0; i < 30; i += 1) expect([401, 429]).toContain((await callFrom('127.0.0.1', '/secret', bearer(WRONG))).status);
+    for (let i = 0; i < 30; i += 1)
+      expect([401, 429]).toContain((await callFrom('127.0.0.1', '/secret', bearer(WRONG))).status);
     const right = await callFrom('127.0.0.1', '/secret', bearer(TOKEN));
     expect(right).toMatchObject({ status: 200, body: 'bearer:api' });
     const login = await callFrom('127.0.0.1', '/login', loginForm(TOKEN), `token=${TOKEN}`);
@@ -96,14 +139,22 @@ describe('never refuse the right token or a live session for someone else\'s wro
     const login = await callFrom('127.0.0.1', '/login', loginForm(TOKEN), `token=${TOKEN}`);
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     for (let i = 0; i < 5; i += 1) await callFrom('127.0.0.9', '/secret', bearer(WRONG));
-    const flood = Promise.all(Array.from({ length: 20 }, () => callFrom('127.0.0.9', '/secret', bearer(WRONG))));
+    const flood = Promise.all(
+      Array.from({ length: 20 }, () => callFrom('127.0.0.9', '/secret', bearer(WRONG))),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     let started = Date.now();
-    expect(await callFrom('127.0.0.1', '/secret', { cookie })).toMatchObject({ status: 200, body: 'cookie:console' });
+    expect(await callFrom('127.0.0.1', '/secret', { cookie })).toMatchObject({
+      status: 200,
+      body: 'cookie:console',
+    });
     expect(Date.now() - started).toBeLessThan(20 * 40);
     // 127.0.0.9 has ~19 attempts waiting; turns go round the addresses, so the right token is next or the one after
     started = Date.now();
-    expect(await callFrom('127.0.0.1', '/secret', bearer(TOKEN))).toMatchObject({ status: 200, body: 'bearer:api' });
+    expect(await callFrom('127.0.0.1', '/secret', bearer(TOKEN))).toMatchObject({
+      status: 200,
+      body: 'bearer:api',
+    });
     const waited = Date.now() - started;
     // first in line it would wait for 127.0.0.9's ~19 turns (760 ms); going round, one or two (a margin for load)
     expect(waited).toBeLessThan(12 * 40);

@@ -22,7 +22,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Rig { url: string; ledger: Ledger; client: ServiceClient; emulator: TestEmulator; metrics: OperatorMetrics }
+interface Rig {
+  url: string;
+  ledger: Ledger;
+  client: ServiceClient;
+  emulator: TestEmulator;
+  metrics: OperatorMetrics;
+}
 
 async function rig(ranges?: () => readonly RangeState[]): Promise<Rig> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-metrics-'));
@@ -42,7 +48,12 @@ async function rig(ranges?: () => readonly RangeState[]): Promise<Rig> {
     ...(ranges === undefined ? {} : { ranges }),
   });
   cleanups.push(() => metrics.close());
-  const server: OperatorServer = await startOperatorServer({ listen: '127.0.0.1:0', token: TOKEN, routes: [metrics.route], logger });
+  const server: OperatorServer = await startOperatorServer({
+    listen: '127.0.0.1:0',
+    token: TOKEN,
+    routes: [metrics.route],
+    logger,
+  });
   cleanups.push(() => server.close());
   return { url: server.url, ledger, client, emulator, metrics };
 }
@@ -59,7 +70,10 @@ async function scrape(url: string): Promise<string> {
 test('requests are counted by company alias, endpoint and status (none when no answer came), with their durations', async () => {
   const { url, client, emulator } = await rig();
   await client.listRanges(COMPANY_MAIN, { nit: COMPANY_MAIN.nit });
-  await client.listRanges({ ...COMPANY_MAIN, apiKey: 'wrong-key-wrong-key' }, { nit: COMPANY_MAIN.nit });
+  await client.listRanges(
+    { ...COMPANY_MAIN, apiKey: 'wrong-key-wrong-key' },
+    { nit: COMPANY_MAIN.nit },
+  );
   await emulator.close();
   await client.listRanges(COMPANY_MAIN, { nit: COMPANY_MAIN.nit });
   const text = await scrape(url);
@@ -71,12 +85,23 @@ test('requests are counted by company alias, endpoint and status (none when no a
 });
 
 test('received documents and files come from the ledger; the range gauges from the range watch', async () => {
-  const ranges: RangeState[] = [{
-    company: 'main', prefix: 'SETP', documentType: 'Invoice', from: 1, to: 1_000, validUntil: '2027-01-31',
-    lastUsed: 900, numbersLeft: 100, daysLeft: 42, readAt: Date.now(),
-  }];
+  const ranges: RangeState[] = [
+    {
+      company: 'main',
+      prefix: 'SETP',
+      documentType: 'Invoice',
+      from: 1,
+      to: 1_000,
+      validUntil: '2027-01-31',
+      lastUsed: 900,
+      numbersLeft: 100,
+      daysLeft: 42,
+      readAt: Date.now(),
+    },
+  ];
   const { url, ledger } = await rig(() => ranges);
-  for (const id of ['a', 'b', 'c']) await ledger.recordReceived({ company: 'main', documentId: id, files: [], at: Date.now() });
+  for (const id of ['a', 'b', 'c'])
+    await ledger.recordReceived({ company: 'main', documentId: id, files: [], at: Date.now() });
   const text = await scrape(url);
   expect(text).toContain('edoc_received_documents_total{company="main"} 3');
   expect(text).toContain('# TYPE edoc_received_documents_total counter');

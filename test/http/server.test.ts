@@ -6,7 +6,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { startOperatorServer, type OperatorServer, type OperatorServerOptions } from '../../src/http/server.js';
+import {
+  startOperatorServer,
+  type OperatorServer,
+  type OperatorServerOptions,
+} from '../../src/http/server.js';
 import type { Route } from '../../src/http/route.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 
@@ -32,22 +36,69 @@ afterEach(async () => {
 const seen: { principal?: string; form?: string }[] = [];
 
 const ROUTES: Route[] = [
-  { method: 'GET', path: '/public', access: 'public', handle: ({ res }) => { res.end('public'); } },
-  { method: 'GET', path: '/secret', access: 'token', handle: ({ res, principal, csrf }) => { res.end(`${principal?.via}:${principal?.name}:${csrf}`); } },
-  { method: 'POST', path: '/secret/act', access: 'token', handle: ({ res, principal, form }) => {
-    seen.push({ principal: `${principal?.via}:${principal?.name}`, form: form.get('what') ?? '' });
-    res.end('done');
-  } },
-  { method: 'GET', path: /^\/item\/(?<key>[^/]+)$/, access: 'public', handle: ({ res, params }) => { res.end(`item ${params.key}`); } },
-  { method: 'GET', path: '/boom', access: 'public', handle: () => { throw new Error(`exploded holding ${TOKEN}`); } },
+  {
+    method: 'GET',
+    path: '/public',
+    access: 'public',
+    handle: ({ res }) => {
+      res.end('public');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/secret',
+    access: 'token',
+    handle: ({ res, principal, csrf }) => {
+      res.end(`${principal?.via}:${principal?.name}:${csrf}`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/secret/act',
+    access: 'token',
+    handle: ({ res, principal, form }) => {
+      seen.push({
+        principal: `${principal?.via}:${principal?.name}`,
+        form: form.get('what') ?? '',
+      });
+      res.end('done');
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/item\/(?<key>[^/]+)$/,
+    access: 'public',
+    handle: ({ res, params }) => {
+      res.end(`item ${params.key}`);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/boom',
+    access: 'public',
+    handle: () => {
+      throw new Error(`exploded holding ${TOKEN}`);
+    },
+  },
 ];
 
 async function start(options: Partial<OperatorServerOptions> = {}): Promise<OperatorServer> {
-  server = await startOperatorServer({ listen: '127.0.0.1:0', token: TOKEN, routes: ROUTES, logger, failureDelayMs: 10, ...options });
+  server = await startOperatorServer({
+    listen: '127.0.0.1:0',
+    token: TOKEN,
+    routes: ROUTES,
+    logger,
+    failureDelayMs: 10,
+    ...options,
+  });
   return server;
 }
 
-interface Answer { status: number; headers: Headers; text: string }
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
 
 type Init = Omit<RequestInit, 'headers'> & { headers?: Record<string, string> };
 
@@ -60,7 +111,9 @@ async function call(pathname: string, init: Init = {}): Promise<Answer> {
 }
 
 const form = (fields: Record<string, string>): Init & { headers: Record<string, string> } => ({
-  method: 'POST', body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  method: 'POST',
+  body: new URLSearchParams(fields).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
 });
 
 /** Logs in through the form; the session cookie and the CSRF token the console page would embed. */
@@ -118,8 +171,13 @@ describe('public routes', () => {
     expect(body.requestId).toBe(answer.headers.get('x-request-id'));
     expect(answer.text).not.toContain('exploded');
     expect((await call('/public')).status).toBe(200);
-    await new Promise<void>((resolve) => { logger.flush(() => resolve()); });
-    const lines = (await readFile(path.join(dir, 'edoc-bridge.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    await new Promise<void>((resolve) => {
+      logger.flush(() => resolve());
+    });
+    const lines = (await readFile(path.join(dir, 'edoc-bridge.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const failed = lines.filter((l) => l.msg === 'operator request failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ requestId: body.requestId, path: '/boom' });
@@ -130,7 +188,14 @@ describe('public routes', () => {
     await start();
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${server!.url}/public`, { headers: { host: 'evil.example:9464' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = request(
+        `${server!.url}/public`,
+        { headers: { host: 'evil.example:9464' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -145,20 +210,30 @@ describe('token routes', () => {
     expect(program.status).toBe(401);
     expect(program.headers.get('www-authenticate')).toContain('Bearer');
     expect(program.headers.get('cache-control')).toBe('no-store');
-    const browser = await call('/secret?x=1', { headers: { accept: 'text/html,application/xhtml+xml' } });
+    const browser = await call('/secret?x=1', {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    });
     expect(browser.status).toBe(303);
     expect(browser.headers.get('location')).toBe('/login?next=%2Fsecret%3Fx%3D1');
   });
 
   test('a wrong Bearer token is 401, the right one passes and needs no CSRF token to POST', async () => {
     await start();
-    expect((await call('/secret', { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status).toBe(401);
-    expect((await call('/secret', { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+    expect(
+      (await call('/secret', { headers: { authorization: 'Bearer wrong-token-wrong-token' } }))
+        .status,
+    ).toBe(401);
+    expect((await call('/secret', { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(
+      401,
+    );
     const right = await call('/secret', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(right.status).toBe(200);
     expect(right.text).toBe('bearer:api:');
     seen.length = 0;
-    const post = await call('/secret/act', { ...form({ what: 'x' }), headers: { ...form({}).headers, authorization: `Bearer ${TOKEN}` } });
+    const post = await call('/secret/act', {
+      ...form({ what: 'x' }),
+      headers: { ...form({}).headers, authorization: `Bearer ${TOKEN}` },
+    });
     expect(post.status).toBe(200);
     expect(seen).toEqual([{ principal: 'bearer:api', form: 'x' }]);
   });
@@ -169,12 +244,21 @@ describe('token routes', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('name="next" value="/secret?a=1"');
     expect(page.headers.get('cache-control')).toBe('no-store');
-    for (const evil of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/%0d%0aSet-Cookie:x']) {
+    for (const evil of [
+      'https://evil.example/',
+      '//evil.example/x',
+      '/\\evil.example',
+      'javascript:alert(1)',
+      '/%0d%0aSet-Cookie:x',
+    ]) {
       const answer = await call(`/login?next=${encodeURIComponent(evil)}`);
       expect(answer.text).not.toContain('evil.example');
       expect(answer.text).not.toContain('javascript:');
     }
-    const wrong = await call('/login', form({ token: 'not-the-token-at-all', next: '//evil.example' }));
+    const wrong = await call(
+      '/login',
+      form({ token: 'not-the-token-at-all', next: '//evil.example' }),
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
     expect(wrong.text).toContain('name="next" value="/"');
@@ -182,8 +266,16 @@ describe('token routes', () => {
 
   test('login never redirects to another host, even through dot segments that resolve to //host', async () => {
     await start();
-    for (const evil of ['/.//evil.example', '/..//evil.example/x', '/a/..//evil.example', '/%2e//evil.example', '/%2e%2e//evil.example']) {
-      const shown = await call(`/login?next=${encodeURIComponent(evil)}`, { headers: { accept: 'text/html' } });
+    for (const evil of [
+      '/.//evil.example',
+      '/..//evil.example/x',
+      '/a/..//evil.example',
+      '/%2e//evil.example',
+      '/%2e%2e//evil.example',
+    ]) {
+      const shown = await call(`/login?next=${encodeURIComponent(evil)}`, {
+        headers: { accept: 'text/html' },
+      });
       expect(shown.text).not.toMatch(/value="\/\//);
       const answer = await call('/login', form({ token: TOKEN, next: evil }));
       expect(answer.status).toBe(303);
@@ -192,16 +284,30 @@ describe('token routes', () => {
     }
   });
 
-  test('login sets the session cookie; a cookie POST needs the session\'s CSRF token; logout ends the session', async () => {
+  test("login sets the session cookie; a cookie POST needs the session's CSRF token; logout ends the session", async () => {
     await start();
     const { cookie, csrf } = await login();
     const headers = { ...form({}).headers, cookie };
     seen.length = 0;
     expect((await call('/secret/act', { ...form({ what: 'a' }), headers })).status).toBe(403);
-    expect((await call('/secret/act', { ...form({ what: 'b', _csrf: 'wrong' }), headers })).status).toBe(403);
-    expect((await call('/secret/act', { ...form({ what: 'c', _csrf: csrf }), headers })).status).toBe(200);
-    expect((await call('/secret/act', { ...form({ what: 'd' }), headers: { ...headers, 'x-csrf-token': csrf } })).status).toBe(200);
-    expect(seen).toEqual([{ principal: 'cookie:console', form: 'c' }, { principal: 'cookie:console', form: 'd' }]);
+    expect(
+      (await call('/secret/act', { ...form({ what: 'b', _csrf: 'wrong' }), headers })).status,
+    ).toBe(403);
+    expect(
+      (await call('/secret/act', { ...form({ what: 'c', _csrf: csrf }), headers })).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('/secret/act', {
+          ...form({ what: 'd' }),
+          headers: { ...headers, 'x-csrf-token': csrf },
+        })
+      ).status,
+    ).toBe(200);
+    expect(seen).toEqual([
+      { principal: 'cookie:console', form: 'c' },
+      { principal: 'cookie:console', form: 'd' },
+    ]);
 
     expect((await call('/logout', { ...form({}), headers })).status).toBe(403);
     const out = await call('/logout', { ...form({ _csrf: csrf }), headers });
@@ -213,7 +319,10 @@ describe('token routes', () => {
 
   test('the cookie is Secure when a proxy says the browser used https', async () => {
     await start();
-    const answer = await call('/login', { ...form({ token: TOKEN }), headers: { ...form({}).headers, 'x-forwarded-proto': 'https' } });
+    const answer = await call('/login', {
+      ...form({ token: TOKEN }),
+      headers: { ...form({}).headers, 'x-forwarded-proto': 'https' },
+    });
     expect(answer.headers.get('set-cookie')).toContain('; Secure');
   });
 
@@ -225,14 +334,36 @@ describe('token routes', () => {
     const second = await login();
     server!.setToken('another-token-0123456789');
     expect((await call('/secret', { headers: { cookie: second.cookie } })).status).toBe(401);
-    expect((await call('/secret', { headers: { authorization: 'Bearer another-token-0123456789' } })).status).toBe(200);
+    expect(
+      (await call('/secret', { headers: { authorization: 'Bearer another-token-0123456789' } }))
+        .status,
+    ).toBe(200);
   });
 
   test('a form body over the limit is 413; a JSON body is 415', async () => {
     await start();
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' };
-    expect((await call('/secret/act', { method: 'POST', body: `what=${'x'.repeat(100_000)}`, headers: auth })).status).toBe(413);
-    expect((await call('/secret/act', { method: 'POST', body: '{"what":1}', headers: { ...auth, 'content-type': 'application/json' } })).status).toBe(415);
+    const auth = {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    expect(
+      (
+        await call('/secret/act', {
+          method: 'POST',
+          body: `what=${'x'.repeat(100_000)}`,
+          headers: auth,
+        })
+      ).status,
+    ).toBe(413);
+    expect(
+      (
+        await call('/secret/act', {
+          method: 'POST',
+          body: '{"what":1}',
+          headers: { ...auth, 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(415);
   });
 });
 
@@ -245,7 +376,14 @@ describe('without a token (loopback only)', () => {
     const csrf = page.text.split(':')[2];
     expect(cookie).toMatch(/^edoc_session=/);
     expect((await call('/secret/act', form({ what: 'x' }))).status).toBe(403);
-    expect((await call('/secret/act', { ...form({ what: 'x', _csrf: csrf }), headers: { ...form({}).headers, cookie } })).status).toBe(200);
+    expect(
+      (
+        await call('/secret/act', {
+          ...form({ what: 'x', _csrf: csrf }),
+          headers: { ...form({}).headers, cookie },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('/login?next=/secret')).headers.get('location')).toBe('/secret');
   });
 
@@ -269,8 +407,12 @@ describe('listening', () => {
   test('a port in use is one clear error naming http.listen', async () => {
     const first = await start();
     const port = new URL(first.url).port;
-    await expect(startOperatorServer({ listen: `127.0.0.1:${port}`, token: TOKEN, routes: ROUTES, logger }))
-      .rejects.toMatchObject({ code: 'EDOC_HTTP_LISTEN', message: expect.stringContaining('http.listen') as unknown });
+    await expect(
+      startOperatorServer({ listen: `127.0.0.1:${port}`, token: TOKEN, routes: ROUTES, logger }),
+    ).rejects.toMatchObject({
+      code: 'EDOC_HTTP_LISTEN',
+      message: expect.stringContaining('http.listen') as unknown,
+    });
   });
 
   test('close() is idempotent', async () => {
@@ -287,17 +429,30 @@ describe('hostile peers', () => {
     return new Promise((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
       let got = '';
-      socket.on('data', (chunk) => { got += chunk.toString(); });
+      socket.on('data', (chunk) => {
+        got += chunk.toString();
+      });
       socket.on('close', () => resolve(got));
       socket.on('error', reject);
-      setTimeout(() => { socket.destroy(); resolve(got); }, waitMs).unref();
+      setTimeout(() => {
+        socket.destroy();
+        resolve(got);
+      }, waitMs).unref();
     });
   }
 
   test('a request target that is not a path (//host/x, an absolute URL) is 400', async () => {
     await start();
-    expect(await raw('GET //evil.example/secret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
-    expect(await raw('GET http://evil.example/public HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+    expect(
+      await raw(
+        'GET //evil.example/secret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      ),
+    ).toMatch(/^HTTP\/1\.1 400/);
+    expect(
+      await raw(
+        'GET http://evil.example/public HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      ),
+    ).toMatch(/^HTTP\/1\.1 400/);
   });
 
   test('a client that never finishes its headers is cut off (headers timeout), and the listener keeps serving', async () => {
@@ -305,7 +460,9 @@ describe('hostile peers', () => {
     const started = Date.now();
     const answer = await raw('GET /public HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 20_000);
     expect(Date.now() - started).toBeLessThan(19_000);
-    expect(answer === '' || answer.startsWith('HTTP/1.1 408') || answer.startsWith('HTTP/1.1 400')).toBe(true);
+    expect(
+      answer === '' || answer.startsWith('HTTP/1.1 408') || answer.startsWith('HTTP/1.1 400'),
+    ).toBe(true);
     expect((await call('/public')).status).toBe(200);
   }, 30_000);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contentDifferences, contentSummary } from '../../src/kinds/content-summary.js';
 import { invoice, payroll } from '../helpers/documents.js';
 
-describe('a document\'s content summary', () => {
+describe("a document's content summary", () => {
   it('is the same for an unchanged re-export whose ERP wrote a new correlation id or generation time', () => {
     const first = invoice(990_000_001);
     const again = { ...invoice(990_000_001), CorrelationDocumentId: 'ERP-exported-again' };
@@ -20,9 +20,15 @@ describe('a document\'s content summary', () => {
     (now.Total as Record<string, string>).PayableAmount = '395901.37';
     (now.Lines as unknown[]).pop();
     now.IssueDate = '2026-11-21T10:15:00';
-    (now.CustomerParty as { Identification: { DocumentNumber: string } }).Identification.DocumentNumber = '900111222';
-    expect(contentSummary('invoice', now).digest).not.toBe(contentSummary('invoice', issued).digest);
-    expect(contentDifferences(contentSummary('invoice', issued), contentSummary('invoice', now))).toEqual([
+    (
+      now.CustomerParty as { Identification: { DocumentNumber: string } }
+    ).Identification.DocumentNumber = '900111222';
+    expect(contentSummary('invoice', now).digest).not.toBe(
+      contentSummary('invoice', issued).digest,
+    );
+    expect(
+      contentDifferences(contentSummary('invoice', issued), contentSummary('invoice', now)),
+    ).toEqual([
       { label: 'payable amount', issued: '395901.36', now: '395901.37' },
       { label: 'customer', issued: '800197268', now: '900111222' },
       { label: 'line count', issued: '3', now: '2' },
@@ -33,7 +39,8 @@ describe('a document\'s content summary', () => {
   it('tells a change no summary fact shows by its digest alone', () => {
     const issued = invoice(990_000_001);
     const now = invoice(990_000_001);
-    ((now.Lines as Record<string, unknown>[])[0].Item as Record<string, string>).Description = 'Otra descripción';
+    ((now.Lines as Record<string, unknown>[])[0].Item as Record<string, string>).Description =
+      'Otra descripción';
     const [a, b] = [contentSummary('invoice', issued), contentSummary('invoice', now)];
     expect(b.digest).not.toBe(a.digest);
     expect(contentDifferences(a, b)).toEqual([]);

@@ -19,11 +19,15 @@ describe('ledger rows: kind', () => {
   it('reads a recorded kind back as the kind, and a kind no version wrote as an error naming the row', async () => {
     const dir = tempDir();
     let ledger = Ledger.open(dir);
-    const { fileId } = await ledger.recordFile(fileInput({ kind: 'credit-note', path: '/inbox/credit-note/a.json' }));
+    const { fileId } = await ledger.recordFile(
+      fileInput({ kind: 'credit-note', path: '/inbox/credit-note/a.json' }),
+    );
     await ledger.insertDocuments(fileId, docs(1), 1_000);
     await ledger.finishReading(fileId, 1_000);
     expect((await ledger.getFile(fileId))?.kind).toBe('credit-note');
-    expect((await ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10)).map((d) => d.kind)).toEqual(['credit-note']);
+    expect((await ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10)).map((d) => d.kind)).toEqual(
+      ['credit-note'],
+    );
     await ledger.close();
 
     const raw = new Database(path.join(dir, LEDGER_FILE));
@@ -36,10 +40,14 @@ describe('ledger rows: kind', () => {
     try {
       const fileErr = await thrown(() => ledger.getFile(fileId));
       expect(isEdocError(fileErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
-      expect((fileErr as Error).message).toMatch(new RegExp(`^ledger file ${fileId}: "Credit-Note" is not a document kind`));
+      expect((fileErr as Error).message).toMatch(
+        new RegExp(`^ledger file ${fileId}: "Credit-Note" is not a document kind`),
+      );
       const docErr = await thrown(() => ledger.claimDue('main', Number.MAX_SAFE_INTEGER, 10));
       expect(isEdocError(docErr, 'EDOC_KIND_UNKNOWN')).toBe(true);
-      expect((docErr as Error).message).toMatch(new RegExp(`^ledger document ${docId}: "nota" is not a document kind`));
+      expect((docErr as Error).message).toMatch(
+        new RegExp(`^ledger document ${docId}: "nota" is not a document kind`),
+      );
     } finally {
       await ledger.close();
     }

@@ -8,10 +8,23 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isEdocError } from '../../src/errors.js';
 import { familyOf, type DocKind } from '../../src/emulator/state.js';
-import { DOCUMENT_KINDS, KINDS, isDocumentKind, kindOf, kindsSharingNumbers, parseKind, type DocumentKind } from '../../src/kinds/index.js';
+import {
+  DOCUMENT_KINDS,
+  KINDS,
+  isDocumentKind,
+  kindOf,
+  kindsSharingNumbers,
+  parseKind,
+  type DocumentKind,
+} from '../../src/kinds/index.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { ENDPOINTS } from '../../src/service/endpoints.js';
-import { COMPANY_MAIN, ROOT, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+import {
+  COMPANY_MAIN,
+  ROOT,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
 
 /** PRODUCT.md, "Kinds and the endpoint each one uses". */
 const PRODUCT_TABLE: Record<DocumentKind, string> = {
@@ -44,7 +57,7 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('kinds registry', () => {
-  it('has one descriptor per kind of PRODUCT\'s table, with its endpoint, in the table\'s order', () => {
+  it("has one descriptor per kind of PRODUCT's table, with its endpoint, in the table's order", () => {
     expect(DOCUMENT_KINDS).toEqual(Object.keys(PRODUCT_TABLE));
     expect(KINDS.map((d) => d.name)).toEqual(DOCUMENT_KINDS);
     for (const kind of DOCUMENT_KINDS) {
@@ -56,34 +69,56 @@ describe('kinds registry', () => {
 
   it('parses the kind names and nothing else, with an error that names where the text came from', () => {
     for (const kind of DOCUMENT_KINDS) expect(parseKind(kind, 'test')).toBe(kind);
-    for (const text of ['Invoice', 'invoice ', '', 'credit_note', 'toString', '__proto__', 'received']) {
+    for (const text of [
+      'Invoice',
+      'invoice ',
+      '',
+      'credit_note',
+      'toString',
+      '__proto__',
+      'received',
+    ]) {
       expect(isDocumentKind(text), text).toBe(false);
       const err = thrown(() => parseKind(text, 'ledger file 12'));
       expect(isEdocError(err, 'EDOC_KIND_UNKNOWN'), text).toBe(true);
       expect((err as Error).message).toContain('ledger file 12');
-      expect((err as Error).message).toContain('is not a document kind (one of invoice, credit-note, debit-note, payroll, support-document, support-adjustment, pos)');
+      expect((err as Error).message).toContain(
+        'is not a document kind (one of invoice, credit-note, debit-note, payroll, support-document, support-adjustment, pos)',
+      );
     }
     expect(isDocumentKind(undefined)).toBe(false);
     expect(isDocumentKind(7)).toBe(false);
   });
 
   it('quotes hostile text short and on one line', () => {
-    const message = (thrown(() => parseKind(`x\n${'y'.repeat(1_000_000)}`, 'ledger file 1')) as Error).message;
+    const message = (
+      thrown(() => parseKind(`x\n${'y'.repeat(1_000_000)}`, 'ledger file 1')) as Error
+    ).message;
     expect(message.length).toBeLessThan(300);
     expect(message).not.toContain('\n');
   });
 
-  it('shares numbers within E1 only, as the emulator\'s families do', () => {
+  it("shares numbers within E1 only, as the emulator's families do", () => {
     for (const kind of ['invoice', 'credit-note', 'debit-note'] as const) {
       expect(kindsSharingNumbers(kind)).toEqual(['invoice', 'credit-note', 'debit-note']);
     }
-    for (const kind of ['payroll', 'support-document', 'support-adjustment', 'pos'] as const) expect(kindsSharingNumbers(kind)).toEqual([kind]);
+    for (const kind of ['payroll', 'support-document', 'support-adjustment', 'pos'] as const)
+      expect(kindsSharingNumbers(kind)).toEqual([kind]);
     const emulator: Record<DocKind, string> = {
-      invoice: 'invoice', 'credit-note': 'invoice', 'debit-note': 'invoice', payroll: 'payroll', 'payroll-adjustment': 'payroll',
-      'payroll-elimination': 'payroll', 'support-document': 'support-document', 'support-adjustment': 'support-adjustment',
-      pos: 'pos', 'pos-credit-note': 'pos', 'pos-debit-note': 'pos',
+      invoice: 'invoice',
+      'credit-note': 'invoice',
+      'debit-note': 'invoice',
+      payroll: 'payroll',
+      'payroll-adjustment': 'payroll',
+      'payroll-elimination': 'payroll',
+      'support-document': 'support-document',
+      'support-adjustment': 'support-adjustment',
+      pos: 'pos',
+      'pos-credit-note': 'pos',
+      'pos-debit-note': 'pos',
     };
-    for (const [kind, family] of Object.entries(emulator)) expect(familyOf(kind as DocKind), kind).toBe(family);
+    for (const [kind, family] of Object.entries(emulator))
+      expect(familyOf(kind as DocKind), kind).toBe(family);
   });
 });
 
@@ -102,7 +137,9 @@ describe('each descriptor sends to its endpoint', () => {
   });
 
   async function firstExample(kind: DocumentKind): Promise<unknown> {
-    const list = JSON.parse(await readFile(path.join(ROOT, 'examples', EXAMPLE[kind]), 'utf8')) as unknown[];
+    const list = JSON.parse(
+      await readFile(path.join(ROOT, 'examples', EXAMPLE[kind]), 'utf8'),
+    ) as unknown[];
     return list[0];
   }
 
@@ -115,16 +152,24 @@ describe('each descriptor sends to its endpoint', () => {
   for (const kind of DOCUMENT_KINDS) {
     it(`${kind}: ${PRODUCT_TABLE[kind]}`, async () => {
       const request = await firstExample(kind);
-      const ops = await operationsCalled(() => kindOf(kind).send(client, company, request,
-        { pos: { endpoint: 'E3' }, fileName: 'example.json' }));
+      const ops = await operationsCalled(() =>
+        kindOf(kind).send(client, company, request, {
+          pos: { endpoint: 'E3' },
+          fileName: 'example.json',
+        }),
+      );
       expect(ops).toEqual([kindOf(kind).endpoint]);
     });
   }
 
   it('pos: E4 where kinds.pos.endpoint says so', async () => {
     const request = await firstExample('pos');
-    const ops = await operationsCalled(() => kindOf('pos').send(client, company, request,
-      { pos: { endpoint: 'E4' }, fileName: 'example.json' }));
+    const ops = await operationsCalled(() =>
+      kindOf('pos').send(client, company, request, {
+        pos: { endpoint: 'E4' },
+        fileName: 'example.json',
+      }),
+    );
     expect(ops).toEqual(['E4']);
   });
 });

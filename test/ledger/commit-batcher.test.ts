@@ -14,7 +14,9 @@ describe('batched commits', () => {
     const gate = new CommitBatcher<number, 'sending' | 'duplicate' | 'skipped'>(async (ids) => {
       commits++;
       const r = await ledger.markSending(ids);
-      return ids.map((id) => (r.sending.includes(id) ? 'sending' : r.duplicate.includes(id) ? 'duplicate' : 'skipped'));
+      return ids.map((id) =>
+        r.sending.includes(id) ? 'sending' : r.duplicate.includes(id) ? 'duplicate' : 'skipped',
+      );
     });
     const due = await ledger.claimDue('main', 1_000, 20);
     const results = await Promise.all(due.map((d) => gate.add(d.id)));
@@ -24,11 +26,16 @@ describe('batched commits', () => {
     expect(commits).toBe(2);
     expect((await ledger.fileProgress(fileId)).counts.sending).toBe(20);
 
-    const outcomes = new CommitBatcher(async (records: { id: number }[]) => {
-      commits++;
-      const { applied } = await ledger.recordOutcomes(records.map((r) => ({ id: r.id, state: 'accepted' as const })));
-      return records.map((r) => applied.includes(r.id));
-    }, { maxBatch: 8 });
+    const outcomes = new CommitBatcher(
+      async (records: { id: number }[]) => {
+        commits++;
+        const { applied } = await ledger.recordOutcomes(
+          records.map((r) => ({ id: r.id, state: 'accepted' as const })),
+        );
+        return records.map((r) => applied.includes(r.id));
+      },
+      { maxBatch: 8 },
+    );
     const applied = await Promise.all(due.map((d) => outcomes.add({ id: d.id })));
     expect(applied.every(Boolean)).toBe(true);
     expect(commits).toBe(2 + 3); // 8 + 8 at the size cap, 4 at the end of the turn
@@ -38,10 +45,13 @@ describe('batched commits', () => {
 
   it('lets lazy items wait for the next eager one, or for lazyMs at the latest', async () => {
     const batches: string[][] = [];
-    const b = new CommitBatcher<string, string>(async (items) => {
-      batches.push(items);
-      return items.map((i) => `${i}!`);
-    }, { lazyMs: 30 });
+    const b = new CommitBatcher<string, string>(
+      async (items) => {
+        batches.push(items);
+        return items.map((i) => `${i}!`);
+      },
+      { lazyMs: 30 },
+    );
     const lazy1 = b.addLazy('verdict-1');
     await new Promise((resolve) => setImmediate(resolve));
     expect(batches).toEqual([]); // a lazy item alone does not commit at the end of the turn
@@ -60,7 +70,9 @@ describe('batched commits', () => {
   });
 
   it('rejects every waiter of a batch whose commit failed', async () => {
-    const b = new CommitBatcher<number, number>(async () => { throw new Error('disk full'); });
+    const b = new CommitBatcher<number, number>(async () => {
+      throw new Error('disk full');
+    });
     await expect(Promise.all([b.add(1), b.add(2)])).rejects.toThrow('disk full');
   });
 
@@ -68,10 +80,19 @@ describe('batched commits', () => {
     const ledger = Ledger.open(tempDir());
     const { fileId } = await ledger.recordFile(fileInput());
     async function* stream(): AsyncGenerator<NewDocument> {
-      for (const d of docs(2_500, (i) => ({ problems: i === 7 ? [{ message: 'bad' }] : undefined }))) yield d;
+      for (const d of docs(2_500, (i) => ({
+        problems: i === 7 ? [{ message: 'bad' }] : undefined,
+      })))
+        yield d;
     }
-    expect(await ledger.insertDocumentStream(fileId, stream(), 1_000)).toEqual({ inserted: 2_500, invalid: 1, duplicate: 0 });
-    expect((await collect(ledger.iterateFileDocuments(fileId))).map((d) => d.index)).toEqual(Array.from({ length: 2_500 }, (_, i) => i));
+    expect(await ledger.insertDocumentStream(fileId, stream(), 1_000)).toEqual({
+      inserted: 2_500,
+      invalid: 1,
+      duplicate: 0,
+    });
+    expect((await collect(ledger.iterateFileDocuments(fileId))).map((d) => d.index)).toEqual(
+      Array.from({ length: 2_500 }, (_, i) => i),
+    );
     await ledger.close();
   });
 });

@@ -21,16 +21,29 @@ function testFence(): LedgerFence & { refused: Set<string>; checks: string[] } {
       // the hook reads on the transaction it is given (the real one checks the lease row there)
       expect(await tx.get<{ one: number }>('SELECT 1 AS one')).toEqual({ one: 1 });
       checks.push(company);
-      if (refused.has(company)) throw new EdocError('EDOC_CLUSTER_FENCED', `this node no longer holds ${company}'s lease`, { company });
+      if (refused.has(company))
+        throw new EdocError('EDOC_CLUSTER_FENCED', `this node no longer holds ${company}'s lease`, {
+          company,
+        });
     },
   };
 }
 
 const fenced = expect.objectContaining({ code: 'EDOC_CLUSTER_FENCED' }) as unknown;
 
-async function withDocuments(ledger: Ledger, company: string, n = 2): Promise<{ fileId: number; ids: number[] }> {
-  const { fileId } = await ledger.recordFile(fileInput({ company, sha256: `sha-${company}`, path: `/inbox/${company}.json` }));
-  await ledger.insertDocuments(fileId, docs(n, (i) => ({ number: `${company.toUpperCase()}${i}` })), 1_000);
+async function withDocuments(
+  ledger: Ledger,
+  company: string,
+  n = 2,
+): Promise<{ fileId: number; ids: number[] }> {
+  const { fileId } = await ledger.recordFile(
+    fileInput({ company, sha256: `sha-${company}`, path: `/inbox/${company}.json` }),
+  );
+  await ledger.insertDocuments(
+    fileId,
+    docs(n, (i) => ({ number: `${company.toUpperCase()}${i}` })),
+    1_000,
+  );
   await ledger.finishReading(fileId, 1_000);
   return { fileId, ids: (await ledger.claimDue(company, 1_000, n)).map((d) => d.id) };
 }
@@ -45,29 +58,49 @@ describeBackends('the fencing hook', ({ open }) => {
     await ledger.markSending([b.ids[0]], 1_100);
 
     fence.refused.add('b');
-    await expect(ledger.recordFile(fileInput({ company: 'b', sha256: 'new', path: '/inbox/new.json' }))).rejects.toEqual(fenced);
+    await expect(
+      ledger.recordFile(fileInput({ company: 'b', sha256: 'new', path: '/inbox/new.json' })),
+    ).rejects.toEqual(fenced);
     expect(await ledger.openFiles('b')).toHaveLength(1);
     await expect(ledger.markSending([b.ids[1]], 1_200)).rejects.toEqual(fenced);
-    await expect(ledger.recordOutcome(b.ids[0], { state: 'accepted' }, 1_300)).rejects.toEqual(fenced);
+    await expect(ledger.recordOutcome(b.ids[0], { state: 'accepted' }, 1_300)).rejects.toEqual(
+      fenced,
+    );
     await expect(ledger.scheduleRetry(b.ids[0], 9_000, {}, 1_300)).rejects.toEqual(fenced);
     await expect(ledger.unmarkSending([b.ids[0]], 1_300)).rejects.toEqual(fenced);
     await expect(ledger.setInDoubt([b.ids[1]], 'x', 1_300)).rejects.toEqual(fenced);
     await expect(ledger.recoverSending(1_400, 'b')).rejects.toEqual(fenced);
     // a batch that touches a refused company rolls back whole, the other company's part included
-    await expect(ledger.commitSubmissions([a.ids[0]], [{ id: b.ids[0], state: 'accepted' }], 1_500)).rejects.toEqual(fenced);
+    await expect(
+      ledger.commitSubmissions([a.ids[0]], [{ id: b.ids[0], state: 'accepted' }], 1_500),
+    ).rejects.toEqual(fenced);
     expect((await ledger.getDocument(a.ids[0]))?.state).toBe('pending');
     expect((await ledger.getDocument(b.ids[0]))?.state).toBe('sending');
     expect((await ledger.getDocument(b.ids[1]))?.state).toBe('pending');
-    await expect(ledger.failRead(b.fileId, { code: 'EDOC_READ_CHANGED', message: 'x' }, 1_600)).rejects.toEqual(fenced);
+    await expect(
+      ledger.failRead(b.fileId, { code: 'EDOC_READ_CHANGED', message: 'x' }, 1_600),
+    ).rejects.toEqual(fenced);
     await expect(ledger.markReported(b.fileId, 'final')).rejects.toEqual(fenced);
     await expect(ledger.markArchived(b.fileId, '/archive/b.json', 1_600)).rejects.toEqual(fenced);
-    await expect(ledger.relocateReport(b.fileId, '/outbox/archive', 'b', 1_600)).rejects.toEqual(fenced);
+    await expect(ledger.relocateReport(b.fileId, '/outbox/archive', 'b', 1_600)).rejects.toEqual(
+      fenced,
+    );
     await expect(ledger.setReadDetails(b.fileId, { format: 'json' })).rejects.toEqual(fenced);
-    expect(await ledger.getFile(b.fileId)).toMatchObject({ state: 'open', reportState: 'none', archivedPath: null, format: null });
+    expect(await ledger.getFile(b.fileId)).toMatchObject({
+      state: 'open',
+      reportState: 'none',
+      archivedPath: null,
+      format: null,
+    });
     await expect(ledger.setCursor('b', 'c1')).rejects.toEqual(fenced);
     await expect(ledger.recordPull('b', 1_700)).rejects.toEqual(fenced);
-    await expect(ledger.recordReceived({ company: 'b', documentId: 'cufe', files: [], at: 1 })).rejects.toEqual(fenced);
-    expect([await ledger.getCursor('b'), await ledger.seenReceived('b', 'cufe')]).toEqual([undefined, false]);
+    await expect(
+      ledger.recordReceived({ company: 'b', documentId: 'cufe', files: [], at: 1 }),
+    ).rejects.toEqual(fenced);
+    expect([await ledger.getCursor('b'), await ledger.seenReceived('b', 'cufe')]).toEqual([
+      undefined,
+      false,
+    ]);
 
     // the other company goes on
     expect((await ledger.markSending([a.ids[0]], 1_800)).sending).toEqual([a.ids[0]]);
@@ -81,13 +114,20 @@ describeBackends('the fencing hook', ({ open }) => {
     const b = await withDocuments(ledger, 'b', 3);
     await ledger.markSending(b.ids, 1_100);
     fence.checks.length = 0;
-    await ledger.recordOutcomes(b.ids.map((id) => ({ id, state: 'in-doubt' as const })), 1_200);
+    await ledger.recordOutcomes(
+      b.ids.map((id) => ({ id, state: 'in-doubt' as const })),
+      1_200,
+    );
     expect(fence.checks).toEqual(['b']);
 
     fence.refused.add('b');
     fence.checks.length = 0;
-    expect((await ledger.requeue({ ids: [b.ids[0]], includeInDoubt: true, now: 2_000 })).ids).toEqual([b.ids[0]]);
-    expect((await ledger.confirmIssued([b.ids[1]], 'seen at the portal', 2_100)).ids).toEqual([b.ids[1]]);
+    expect(
+      (await ledger.requeue({ ids: [b.ids[0]], includeInDoubt: true, now: 2_000 })).ids,
+    ).toEqual([b.ids[0]]);
+    expect((await ledger.confirmIssued([b.ids[1]], 'seen at the portal', 2_100)).ids).toEqual([
+      b.ids[1],
+    ]);
     expect((await ledger.recordClash([b.ids[2]], 'not ours', 2_200)).ids).toEqual([]);
     const { request } = await ledger.requestResend(b.fileId, 2_300);
     await ledger.cancelResend(request.id, 2_400);

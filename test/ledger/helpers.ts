@@ -14,24 +14,51 @@ export function tempDir(prefix = 'edoc-ledger-'): string {
 }
 
 export function fileInput(over: Partial<RecordFileInput> = {}): RecordFileInput {
-  return { path: '/inbox/invoice/a.json', name: 'a.json', size: 10, sha256: 'aaa', kind: 'invoice',
-    company: 'main', now: 1_000, ...over };
+  return {
+    path: '/inbox/invoice/a.json',
+    name: 'a.json',
+    size: 10,
+    sha256: 'aaa',
+    kind: 'invoice',
+    company: 'main',
+    now: 1_000,
+    ...over,
+  };
 }
 
-export function docs(n: number, over: (i: number) => Partial<NewDocument> = () => ({})): NewDocument[] {
+export function docs(
+  n: number,
+  over: (i: number) => Partial<NewDocument> = () => ({}),
+): NewDocument[] {
   return Array.from({ length: n }, (_, i) => ({
-    index: i, source: { lines: [i + 1] }, number: `SETP${990000000 + i}`, ownNumber: true,
-    request: { Number: i }, raw: `{"Number":${i}}`, ...over(i),
+    index: i,
+    source: { lines: [i + 1] },
+    number: `SETP${990000000 + i}`,
+    ownNumber: true,
+    request: { Number: i },
+    raw: `{"Number":${i}}`,
+    ...over(i),
   }));
 }
 
 /** Runs test/fixtures/ledger/hold-ledger.ts in a child and resolves once it printed "ready". */
 export function holdLedger(stateDir: string, sending = 0): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', path.join(FIXTURES, 'register.mjs'),
-    path.join(FIXTURES, 'hold-ledger.ts'), stateDir, String(sending)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      path.join(FIXTURES, 'register.mjs'),
+      path.join(FIXTURES, 'hold-ledger.ts'),
+      stateDir,
+      String(sending),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   return new Promise((resolve, reject) => {
     let err = '';
-    child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout?.on('data', (d: Buffer) => {
       if (d.toString().includes('ready')) resolve(child);
     });

@@ -47,7 +47,10 @@ describe('ledger lock: one process per state folder', () => {
     const ledger = Ledger.open(dir);
     try {
       expect(ledger.notes.join('\n')).toContain(`stale lock of pid ${deadPid}`);
-      const info = JSON.parse(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')) as { pid: number; startedAt: string };
+      const info = JSON.parse(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')) as {
+        pid: number;
+        startedAt: string;
+      };
       expect(info.pid).toBe(process.pid);
       expect(Date.parse(info.startedAt)).toBeGreaterThan(0);
     } finally {
@@ -59,7 +62,10 @@ describe('ledger lock: one process per state folder', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, LOCK_FILE), '');
     await Ledger.open(dir).close();
-    fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, startedAt: 'earlier boot' }));
+    fs.writeFileSync(
+      path.join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, startedAt: 'earlier boot' }),
+    );
     const ledger = Ledger.open(dir);
     expect(ledger.notes.some((n) => n.includes('stale lock'))).toBe(true);
     await ledger.close();
@@ -76,14 +82,19 @@ describe('ledger lock: one process per state folder', () => {
   });
 
   it('read-only open of a folder with no ledger says so', () => {
-    expect(() => Ledger.open(tempDir(), { readOnly: true })).toThrow(expect.objectContaining({ code: 'EDOC_LEDGER_NOT_FOUND' }));
+    expect(() => Ledger.open(tempDir(), { readOnly: true })).toThrow(
+      expect.objectContaining({ code: 'EDOC_LEDGER_NOT_FOUND' }),
+    );
   });
 });
 
 describe('a damaged ledger file', () => {
   it('is reported as EDOC_LEDGER_OPEN and the lock is released', () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'ledger.sqlite'), 'this is not a database, just text that is long enough'.repeat(20));
+    fs.writeFileSync(
+      path.join(dir, 'ledger.sqlite'),
+      'this is not a database, just text that is long enough'.repeat(20),
+    );
     expect(() => Ledger.open(dir)).toThrow(expect.objectContaining({ code: 'EDOC_LEDGER_OPEN' }));
     expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
   });

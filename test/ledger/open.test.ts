@@ -20,12 +20,22 @@ describe('openLedger', () => {
     }
   });
 
-  it('an unreachable ledger.url fails without quoting the URL\'s password, and opens nothing in the state folder', async () => {
+  it("an unreachable ledger.url fails without quoting the URL's password, and opens nothing in the state folder", async () => {
     const state = tempDir();
-    const err = await openLedger({ paths: { state }, ledger: { url: 'postgres://edoc:s3cret-pw@127.0.0.1:1/edoc' } })
-      .then(() => undefined, (e: unknown) => e);
+    const err = await openLedger({
+      paths: { state },
+      ledger: { url: 'postgres://edoc:s3cret-pw@127.0.0.1:1/edoc' },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isEdocError(err, 'EDOC_LEDGER_UNREACHABLE')).toBe(true);
-    expect(JSON.stringify({ message: (err as Error).message, context: (err as { context?: unknown }).context })).not.toContain('s3cret');
+    expect(
+      JSON.stringify({
+        message: (err as Error).message,
+        context: (err as { context?: unknown }).context,
+      }),
+    ).not.toContain('s3cret');
     expect(fs.readdirSync(state)).toEqual([]);
   });
 });
@@ -36,14 +46,27 @@ describePg('openLedger with ledger.url', () => {
   it('opens the PostgreSQL ledger, migrated at open; status and retry beside it need no migration and take no lock', async () => {
     const state = path.join(tempDir(), 'state');
     const config = { paths: { state }, ledger: { url: pg().url } };
-    const readOnly = await openLedger(config, { readOnly: true }).then(() => undefined, (e: unknown) => e);
+    const readOnly = await openLedger(config, { readOnly: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isEdocError(readOnly, 'EDOC_LEDGER_NOT_FOUND')).toBe(true);
     expect((readOnly as Error).message).toMatch(/no ledger in the PostgreSQL database/);
     const ledger = await openLedger(config);
     try {
-      expect(ledger.notes).toEqual([expect.stringMatching(new RegExp(`from version 0 to ${PG_SCHEMA_VERSION}`)) as unknown]);
+      expect(ledger.notes).toEqual([
+        expect.stringMatching(new RegExp(`from version 0 to ${PG_SCHEMA_VERSION}`)) as unknown,
+      ]);
       expect(ledger.notes.join()).not.toContain(pg().server.password);
-      const { fileId } = await ledger.recordFile({ path: '/i/a.json', name: 'a.json', size: 1, sha256: 'a', kind: 'invoice', company: 'main', now: 1 });
+      const { fileId } = await ledger.recordFile({
+        path: '/i/a.json',
+        name: 'a.json',
+        size: 1,
+        sha256: 'a',
+        kind: 'invoice',
+        company: 'main',
+        now: 1,
+      });
       const again = await openLedger(config, { shared: true });
       expect(again.notes).toEqual([]);
       expect((await again.getFile(fileId))?.name).toBe('a.json');

@@ -58,10 +58,26 @@ describeBackends('crash recovery', ({ place, openAt }) => {
     const ledger = await openAt(await place());
     const ids: Record<string, number[]> = {};
     for (const company of ['a', 'b']) {
-      const { fileId } = await ledger.recordFile({ path: `/inbox/${company}.json`, name: `${company}.json`, size: 1, sha256: company,
-        kind: 'support-document', company, now: 1 });
-      await ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: {}, number: i === 0 ? `N${i}` : null,
-        ownNumber: i === 0, raw: '{}' })), 1);
+      const { fileId } = await ledger.recordFile({
+        path: `/inbox/${company}.json`,
+        name: `${company}.json`,
+        size: 1,
+        sha256: company,
+        kind: 'support-document',
+        company,
+        now: 1,
+      });
+      await ledger.insertDocuments(
+        fileId,
+        [0, 1].map((i) => ({
+          index: i,
+          source: {},
+          number: i === 0 ? `N${i}` : null,
+          ownNumber: i === 0,
+          raw: '{}',
+        })),
+        1,
+      );
       await ledger.finishReading(fileId, 1);
       ids[company] = (await ledger.claimDue(company, 1, 10)).map((d) => d.id);
       await ledger.markSending(ids[company], 2);
@@ -80,11 +96,19 @@ describe('start-up stays fast with a large ledger', () => {
   it('start-up and hot queries use indexes, never a scan of documents', async () => {
     const ledger = Ledger.open(tempDir());
     const plan = (sql: string, ...params: unknown[]) =>
-      (ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+      (ledger.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join(' | ');
     const queries: [string, unknown[]][] = [
       [`SELECT id FROM documents WHERE state = 'sending' ORDER BY id`, []],
-      [`SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`, ['failed']],
-      [`SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`, ['main', 1]],
+      [
+        `SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`,
+        ['failed'],
+      ],
+      [
+        `SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`,
+        ['main', 1],
+      ],
       [`SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, ['k']],
       // a repeated-number answer: may any document of ours with this number have reached the service?
       [`SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1`, ['k']],
@@ -92,14 +116,23 @@ describe('start-up stays fast with a large ledger', () => {
       [`SELECT * FROM files WHERE state IN ('reading','open') ORDER BY id`, []],
       [`SELECT state, n FROM file_counts WHERE file_id = ?`, [1]],
       // markSending's batch read with its key checks
-      [`SELECT d.id, (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) AS dup,
+      [
+        `SELECT d.id, (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) AS dup,
         EXISTS (SELECT 1 FROM documents s WHERE s.key = d.key AND s.state = 'sending' AND s.id <> d.id) AS busy
-        FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))`, ['[1,2]']],
+        FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))`,
+        ['[1,2]'],
+      ],
       // a report's page and crash recovery, with the source text from its own table
       [`${DOCUMENT_SELECT} WHERE d.file_id = ? AND d.idx > ? ORDER BY d.idx LIMIT 500`, [1, -1]],
-      [`SELECT d.id, b.request FROM documents d JOIN document_bodies b ON b.id = d.id
-        WHERE d.state = 'sending' ORDER BY d.id`, []],
-      [`SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`, []],
+      [
+        `SELECT d.id, b.request FROM documents d JOIN document_bodies b ON b.id = d.id
+        WHERE d.state = 'sending' ORDER BY d.id`,
+        [],
+      ],
+      [
+        `SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`,
+        [],
+      ],
     ];
     for (const [sql, params] of queries) {
       const p = plan(sql, ...params);
@@ -112,13 +145,34 @@ describe('start-up stays fast with a large ledger', () => {
   it('opens a ledger of 200,000 documents with work in flight in well under a second', async () => {
     const dir = tempDir();
     const ledger = Ledger.open(dir);
-    const { fileId } = await ledger.recordFile({ path: '/i/big.json', name: 'big.json', size: 1, sha256: 'big',
-      kind: 'invoice', company: 'main', now: 1 });
-    await ledger.insertDocuments(fileId, (function* () {
-      for (let i = 0; i < 200_000; i++) yield { index: i, source: { lines: [i + 1] }, number: `N${i}`, ownNumber: true, raw: '{}' };
-    })(), 1);
+    const { fileId } = await ledger.recordFile({
+      path: '/i/big.json',
+      name: 'big.json',
+      size: 1,
+      sha256: 'big',
+      kind: 'invoice',
+      company: 'main',
+      now: 1,
+    });
+    await ledger.insertDocuments(
+      fileId,
+      (function* () {
+        for (let i = 0; i < 200_000; i++)
+          yield {
+            index: i,
+            source: { lines: [i + 1] },
+            number: `N${i}`,
+            ownNumber: true,
+            raw: '{}',
+          };
+      })(),
+      1,
+    );
     await ledger.finishReading(fileId, 1);
-    await ledger.markSending((await ledger.claimDue('main', 1, 20)).map((d) => d.id), 2);
+    await ledger.markSending(
+      (await ledger.claimDue('main', 1, 20)).map((d) => d.id),
+      2,
+    );
     await ledger.close();
     const t0 = performance.now();
     const again = Ledger.open(dir);
@@ -136,8 +190,14 @@ describe('start-up stays fast with a large ledger', () => {
 /** The same hot queries in PostgreSQL's words; each must be able to use an index (a seq scan only where none could serve). */
 const PG_QUERIES: [string, unknown[]][] = [
   [`SELECT id FROM documents WHERE state = 'sending' ORDER BY id`, []],
-  [`SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`, ['failed']],
-  [`SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`, ['main', 1]],
+  [
+    `SELECT id FROM documents WHERE state IN ('in-doubt','failed') AND state = ? ORDER BY id LIMIT 100`,
+    ['failed'],
+  ],
+  [
+    `SELECT id FROM documents WHERE company = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 10`,
+    ['main', 1],
+  ],
   [`SELECT id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`, ['k']],
   [`SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1`, ['k']],
   [`SELECT id FROM documents WHERE file_id = ? AND idx > ? ORDER BY idx LIMIT 500`, [1, -1]],
@@ -147,7 +207,10 @@ const PG_QUERIES: [string, unknown[]][] = [
   [`${DOCUMENT_SELECT} WHERE d.file_id = ? AND d.idx > ? ORDER BY d.idx LIMIT 500`, [1, -1]],
   [`SELECT * FROM files WHERE report_state <> 'final' OR archived_path IS NULL ORDER BY id`, []],
   // the ranges watch: a key range read downwards, byte order (collation "C")
-  [`SELECT key FROM documents WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1`, ['main/invoice/SETP/1', 'main/invoice/SETP/9 ']],
+  [
+    `SELECT key FROM documents WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1`,
+    ['main/invoice/SETP/1', 'main/invoice/SETP/9 '],
+  ],
 ];
 
 describePg('start-up and hot queries on PostgreSQL', () => {
@@ -160,9 +223,13 @@ describePg('start-up and hot queries on PostgreSQL', () => {
         // the tables are empty: forbid the scan a planner would rightly prefer there, so what remains shows an index serves
         await tx.exec('SET LOCAL enable_seqscan = off');
         for (const [sql, params] of PG_QUERIES) {
-          const plan = (await tx.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).map((r) => r['QUERY PLAN']).join(' | ');
+          const plan = (await tx.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params))
+            .map((r) => r['QUERY PLAN'])
+            .join(' | ');
           expect(plan, sql).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
-          expect(plan, sql).not.toMatch(/Seq Scan on (documents|files|file_counts|document_bodies)/);
+          expect(plan, sql).not.toMatch(
+            /Seq Scan on (documents|files|file_counts|document_bodies)/,
+          );
         }
       });
     } finally {

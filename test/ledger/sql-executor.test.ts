@@ -22,8 +22,16 @@ interface Backend {
 }
 
 const BACKENDS: Backend[] = [
-  { dialect: 'sqlite', skip: false, open: () => openSqliteExecutor(path.join(tmp, 'suite.sqlite')) },
-  { dialect: 'postgres', skip: pgSkipReason !== undefined, open: () => openPostgresExecutor(pgDb().url) },
+  {
+    dialect: 'sqlite',
+    skip: false,
+    open: () => openSqliteExecutor(path.join(tmp, 'suite.sqlite')),
+  },
+  {
+    dialect: 'postgres',
+    skip: pgSkipReason !== undefined,
+    open: () => openPostgresExecutor(pgDb().url),
+  },
 ];
 
 const TABLES: Record<SqlDialect, string> = {
@@ -57,247 +65,408 @@ describe.each(BACKENDS)('the SQL port on $dialect', ({ dialect, skip, open }) =>
     expect(db.dialect).toBe(dialect);
   });
 
-  it.skipIf(skip)('binds ? placeholders in order, and leaves ? inside string literals, quoted names and comments alone', async () => {
-    await db.run(`INSERT INTO items(name, n, data) VALUES (?, ?, '?') -- a comment with ? in it`, ['a', 7]);
-    await db.run(`INSERT INTO items(name, n, data) VALUES ('it''s ?', ?, ? /* ? */)`, [8, 'x?y']);
-    const rows = await db.all<{ name: string; n: number; data: string; "q?": string }>(
-      `SELECT name, n, data, 'q?' AS "q?" FROM items WHERE n >= ? AND name <> '?' ORDER BY n`, [7]);
-    expect(rows).toEqual([
-      { name: 'a', n: 7, data: '?', 'q?': 'q?' },
-      { name: "it's ?", n: 8, data: 'x?y', 'q?': 'q?' },
-    ]);
-  });
+  it.skipIf(skip)(
+    'binds ? placeholders in order, and leaves ? inside string literals, quoted names and comments alone',
+    async () => {
+      await db.run(
+        `INSERT INTO items(name, n, data) VALUES (?, ?, '?') -- a comment with ? in it`,
+        ['a', 7],
+      );
+      await db.run(`INSERT INTO items(name, n, data) VALUES ('it''s ?', ?, ? /* ? */)`, [8, 'x?y']);
+      const rows = await db.all<{ name: string; n: number; data: string; 'q?': string }>(
+        `SELECT name, n, data, 'q?' AS "q?" FROM items WHERE n >= ? AND name <> '?' ORDER BY n`,
+        [7],
+      );
+      expect(rows).toEqual([
+        { name: 'a', n: 7, data: '?', 'q?': 'q?' },
+        { name: "it's ?", n: 8, data: 'x?y', 'q?': 'q?' },
+      ]);
+    },
+  );
 
-  it.skipIf(skip)('returns a new row\'s id through RETURNING, and how many rows a statement changed', async () => {
-    const first = await db.get<{ id: number }>('INSERT INTO items(name, n) VALUES (?, ?) RETURNING id', ['one', 1]);
-    const second = await db.get<{ id: number }>('INSERT INTO items(name, n) VALUES (?, ?) RETURNING id', ['two', 2]);
-    expect(typeof first?.id).toBe('number');
-    expect(second?.id).toBe((first?.id ?? 0) + 1);
-    expect(await db.run('UPDATE items SET n = n + 10')).toEqual({ changes: 2 });
-    expect(await db.run('DELETE FROM items WHERE name = ?', ['none'])).toEqual({ changes: 0 });
-    expect(await db.get('SELECT * FROM items WHERE name = ?', ['none'])).toBeUndefined();
-    expect(await db.all('SELECT * FROM items WHERE name = ?', ['none'])).toEqual([]);
-  });
+  it.skipIf(skip)(
+    "returns a new row's id through RETURNING, and how many rows a statement changed",
+    async () => {
+      const first = await db.get<{ id: number }>(
+        'INSERT INTO items(name, n) VALUES (?, ?) RETURNING id',
+        ['one', 1],
+      );
+      const second = await db.get<{ id: number }>(
+        'INSERT INTO items(name, n) VALUES (?, ?) RETURNING id',
+        ['two', 2],
+      );
+      expect(typeof first?.id).toBe('number');
+      expect(second?.id).toBe((first?.id ?? 0) + 1);
+      expect(await db.run('UPDATE items SET n = n + 10')).toEqual({ changes: 2 });
+      expect(await db.run('DELETE FROM items WHERE name = ?', ['none'])).toEqual({ changes: 0 });
+      expect(await db.get('SELECT * FROM items WHERE name = ?', ['none'])).toBeUndefined();
+      expect(await db.all('SELECT * FROM items WHERE name = ?', ['none'])).toEqual([]);
+    },
+  );
 
-  it.skipIf(skip)('refuses undefined, booleans and a wrong number of values before anything runs', async () => {
-    await expect(db.run('INSERT INTO items(name) VALUES (?)', [undefined])).rejects.toThrow(/parameter 1 is undefined/);
-    await expect(db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['b', true])).rejects.toThrow(/parameter 2 is a boolean/);
-    await expect(db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['c'])).rejects.toThrow();
-    expect(await db.all('SELECT * FROM items')).toEqual([]);
-  });
+  it.skipIf(skip)(
+    'refuses undefined, booleans and a wrong number of values before anything runs',
+    async () => {
+      await expect(db.run('INSERT INTO items(name) VALUES (?)', [undefined])).rejects.toThrow(
+        /parameter 1 is undefined/,
+      );
+      await expect(db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['b', true])).rejects.toThrow(
+        /parameter 2 is a boolean/,
+      );
+      await expect(db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['c'])).rejects.toThrow();
+      expect(await db.all('SELECT * FROM items')).toEqual([]);
+    },
+  );
 
-  it.skipIf(skip)('runMany runs one statement per row in order and says what each row changed; a bad row fails the call', async () => {
-    expect(await db.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [])).toEqual([]);
-    const upsert = 'INSERT INTO items(name, n) VALUES (?, ?) ON CONFLICT(name) DO NOTHING';
-    const changed = await db.transaction((tx) => tx.runMany(upsert, [['a', 1], ['b', 2], ['a', 3], ['c', 4]]));
-    expect(changed).toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }, { changes: 1 }]);
-    // in order: a later row sees what an earlier one did
-    expect(await db.runMany('UPDATE items SET n = n * 10 + ? WHERE name = ?', [[1, 'a'], [2, 'a'], [0, 'none']]))
-      .toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }]);
-    expect(await db.all('SELECT name, n FROM items ORDER BY name')).toEqual([{ name: 'a', n: 112 }, { name: 'b', n: 2 }, { name: 'c', n: 4 }]);
-    // the third row is refused (a boolean; then a unique violation): the transaction takes none of the batch
-    for (const bad of [['e', true], ['a', 9]]) {
-      await expect(db.transaction((tx) => tx.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [['d', 5], ['f', 6], bad])))
-        .rejects.toThrow();
-    }
-    expect(await db.all('SELECT name FROM items ORDER BY name')).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
-  });
+  it.skipIf(skip)(
+    'runMany runs one statement per row in order and says what each row changed; a bad row fails the call',
+    async () => {
+      expect(await db.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [])).toEqual([]);
+      const upsert = 'INSERT INTO items(name, n) VALUES (?, ?) ON CONFLICT(name) DO NOTHING';
+      const changed = await db.transaction((tx) =>
+        tx.runMany(upsert, [
+          ['a', 1],
+          ['b', 2],
+          ['a', 3],
+          ['c', 4],
+        ]),
+      );
+      expect(changed).toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }, { changes: 1 }]);
+      // in order: a later row sees what an earlier one did
+      expect(
+        await db.runMany('UPDATE items SET n = n * 10 + ? WHERE name = ?', [
+          [1, 'a'],
+          [2, 'a'],
+          [0, 'none'],
+        ]),
+      ).toEqual([{ changes: 1 }, { changes: 1 }, { changes: 0 }]);
+      expect(await db.all('SELECT name, n FROM items ORDER BY name')).toEqual([
+        { name: 'a', n: 112 },
+        { name: 'b', n: 2 },
+        { name: 'c', n: 4 },
+      ]);
+      // the third row is refused (a boolean; then a unique violation): the transaction takes none of the batch
+      for (const bad of [
+        ['e', true],
+        ['a', 9],
+      ]) {
+        await expect(
+          db.transaction((tx) =>
+            tx.runMany('INSERT INTO items(name, n) VALUES (?, ?)', [['d', 5], ['f', 6], bad]),
+          ),
+        ).rejects.toThrow();
+      }
+      expect(await db.all('SELECT name FROM items ORDER BY name')).toEqual([
+        { name: 'a' },
+        { name: 'b' },
+        { name: 'c' },
+      ]);
+    },
+  );
 
-  it.skipIf(skip)('commits a transaction whose function resolves, with awaits between its statements', async () => {
-    const result = await db.transaction(async (tx) => {
-      await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['t1', 1]);
-      await tick();
-      await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['t2', 2]);
-      await tick();
-      return (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))?.c;
-    });
-    expect(result).toBe(2);
-    expect(await db.all('SELECT name FROM items ORDER BY name')).toEqual([{ name: 't1' }, { name: 't2' }]);
-  });
+  it.skipIf(skip)(
+    'commits a transaction whose function resolves, with awaits between its statements',
+    async () => {
+      const result = await db.transaction(async (tx) => {
+        await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['t1', 1]);
+        await tick();
+        await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['t2', 2]);
+        await tick();
+        return (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))?.c;
+      });
+      expect(result).toBe(2);
+      expect(await db.all('SELECT name FROM items ORDER BY name')).toEqual([
+        { name: 't1' },
+        { name: 't2' },
+      ]);
+    },
+  );
 
-  it.skipIf(skip)('rolls back a transaction whose function throws, and rethrows that very error', async () => {
-    const boom = new Error('boom');
-    await expect(db.transaction(async (tx) => {
-      await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['gone', 1]);
-      await tick();
-      throw boom;
-    })).rejects.toBe(boom);
-    expect(await db.all('SELECT * FROM items')).toEqual([]);
-  });
+  it.skipIf(skip)(
+    'rolls back a transaction whose function throws, and rethrows that very error',
+    async () => {
+      const boom = new Error('boom');
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['gone', 1]);
+          await tick();
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await db.all('SELECT * FROM items')).toEqual([]);
+    },
+  );
 
-  it.skipIf(skip)('keeps another caller\'s statement out of a transaction that rolls back', async () => {
-    let inserted!: () => void;
-    const insertedInside = new Promise<void>((resolve) => { inserted = resolve; });
-    const failing = db.transaction(async (tx) => {
-      await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['inside', 1]);
-      inserted();
-      await tick(30);
-      throw new Error('roll back');
-    });
-    await insertedInside;
-    const outside = db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['outside', 2]);
-    await expect(failing).rejects.toThrow('roll back');
-    await outside;
-    expect(await db.all('SELECT name FROM items')).toEqual([{ name: 'outside' }]);
-  });
+  it.skipIf(skip)(
+    "keeps another caller's statement out of a transaction that rolls back",
+    async () => {
+      let inserted!: () => void;
+      const insertedInside = new Promise<void>((resolve) => {
+        inserted = resolve;
+      });
+      const failing = db.transaction(async (tx) => {
+        await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['inside', 1]);
+        inserted();
+        await tick(30);
+        throw new Error('roll back');
+      });
+      await insertedInside;
+      const outside = db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['outside', 2]);
+      await expect(failing).rejects.toThrow('roll back');
+      await outside;
+      expect(await db.all('SELECT name FROM items')).toEqual([{ name: 'outside' }]);
+    },
+  );
 
-  it.skipIf(skip)('never loses an update of 20 concurrent read-modify-write transactions that await between read and write', async () => {
-    await db.run('INSERT INTO counters(id, n) VALUES (1, 0)');
-    // SQLite: the one connection's mutex serializes the transactions; PostgreSQL: the row lock
-    const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
-    await Promise.all(Array.from({ length: 20 }, () => db.transaction(async (tx) => {
-      const row = await tx.get<{ n: number }>(`SELECT n FROM counters WHERE id = 1${lock}`);
-      await tick(1);
-      await tx.run('UPDATE counters SET n = ? WHERE id = 1', [(row?.n ?? 0) + 1]);
-    })));
-    expect(await db.get('SELECT n FROM counters WHERE id = 1')).toEqual({ n: 20 });
-  });
+  it.skipIf(skip)(
+    'never loses an update of 20 concurrent read-modify-write transactions that await between read and write',
+    async () => {
+      await db.run('INSERT INTO counters(id, n) VALUES (1, 0)');
+      // SQLite: the one connection's mutex serializes the transactions; PostgreSQL: the row lock
+      const lock = dialect === 'postgres' ? ' FOR UPDATE' : '';
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          db.transaction(async (tx) => {
+            const row = await tx.get<{ n: number }>(`SELECT n FROM counters WHERE id = 1${lock}`);
+            await tick(1);
+            await tx.run('UPDATE counters SET n = ? WHERE id = 1', [(row?.n ?? 0) + 1]);
+          }),
+        ),
+      );
+      expect(await db.get('SELECT n FROM counters WHERE id = 1')).toEqual({ n: 20 });
+    },
+  );
 
-  it.skipIf(skip)('serializes plain statements of many concurrent callers with transactions in flight', async () => {
-    await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 3 === 0
-      ? db.transaction(async (tx) => {
-        await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', [`tx${i}`, i]);
-        await tick(1);
-        await tx.run('UPDATE items SET data = ? WHERE name = ?', ['done', `tx${i}`]);
-      })
-      : db.run('INSERT INTO items(name, n, data) VALUES (?, ?, ?)', [`plain${i}`, i, 'done']))));
-    expect(await db.get('SELECT count(*) AS c FROM items WHERE data = ?', ['done'])).toEqual({ c: 30 });
-  });
+  it.skipIf(skip)(
+    'serializes plain statements of many concurrent callers with transactions in flight',
+    async () => {
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          i % 3 === 0
+            ? db.transaction(async (tx) => {
+                await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', [`tx${i}`, i]);
+                await tick(1);
+                await tx.run('UPDATE items SET data = ? WHERE name = ?', ['done', `tx${i}`]);
+              })
+            : db.run('INSERT INTO items(name, n, data) VALUES (?, ?, ?)', [`plain${i}`, i, 'done']),
+        ),
+      );
+      expect(await db.get('SELECT count(*) AS c FROM items WHERE data = ?', ['done'])).toEqual({
+        c: 30,
+      });
+    },
+  );
 
-  it.skipIf(skip)('refuses a statement on the outer executor inside its own transaction, and on a transaction that ended', async () => {
-    let leaked: SqlExecutor | undefined;
-    await expect(db.transaction(async (tx) => {
-      leaked = tx;
-      await db.get('SELECT 1 AS one');
-    })).rejects.toThrow(/use the transaction's tx executor/);
-    await expect(leaked!.get('SELECT 1 AS one')).rejects.toThrow(/already ended/);
-    expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
-  });
+  it.skipIf(skip)(
+    'refuses a statement on the outer executor inside its own transaction, and on a transaction that ended',
+    async () => {
+      let leaked: SqlExecutor | undefined;
+      await expect(
+        db.transaction(async (tx) => {
+          leaked = tx;
+          await db.get('SELECT 1 AS one');
+        }),
+      ).rejects.toThrow(/use the transaction's tx executor/);
+      await expect(leaked!.get('SELECT 1 AS one')).rejects.toThrow(/already ended/);
+      expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    },
+  );
 
-  it.skipIf(skip)('rolls a nested transaction (a savepoint) back alone, and goes on after a failed statement inside one', async () => {
-    await db.transaction(async (tx) => {
-      await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['kept', 1]);
-      await expect(tx.transaction(async (inner) => {
-        await inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['dropped', 2]);
-        throw new Error('inner');
-      })).rejects.toThrow('inner');
-      // a unique violation: on PostgreSQL it would abort the whole transaction outside a savepoint
-      await expect(tx.transaction((inner) => inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['kept', 3]))).rejects.toThrow();
-      await tx.transaction((inner) => inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['nested', 4]));
-    });
-    expect(await db.all('SELECT name FROM items ORDER BY n')).toEqual([{ name: 'kept' }, { name: 'nested' }]);
-  });
+  it.skipIf(skip)(
+    'rolls a nested transaction (a savepoint) back alone, and goes on after a failed statement inside one',
+    async () => {
+      await db.transaction(async (tx) => {
+        await tx.run('INSERT INTO items(name, n) VALUES (?, ?)', ['kept', 1]);
+        await expect(
+          tx.transaction(async (inner) => {
+            await inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['dropped', 2]);
+            throw new Error('inner');
+          }),
+        ).rejects.toThrow('inner');
+        // a unique violation: on PostgreSQL it would abort the whole transaction outside a savepoint
+        await expect(
+          tx.transaction((inner) =>
+            inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['kept', 3]),
+          ),
+        ).rejects.toThrow();
+        await tx.transaction((inner) =>
+          inner.run('INSERT INTO items(name, n) VALUES (?, ?)', ['nested', 4]),
+        );
+      });
+      expect(await db.all('SELECT name FROM items ORDER BY n')).toEqual([
+        { name: 'kept' },
+        { name: 'nested' },
+      ]);
+    },
+  );
 
-  it.skipIf(skip)('gives integers as JS numbers: ids, counts, 2^53 - 1, and bigint parameters', async () => {
-    const max = Number.MAX_SAFE_INTEGER;
-    await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['max', max]);
-    await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['big', 1_764_000_000_000n]);
-    await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['neg', -42]);
-    expect(await db.all('SELECT name, n FROM items ORDER BY n')).toEqual([
-      { name: 'neg', n: -42 }, { name: 'big', n: 1_764_000_000_000 }, { name: 'max', n: max },
-    ]);
-    const count = await db.get<{ c: unknown; s: unknown }>('SELECT count(*) AS c, sum(n) AS s FROM items WHERE n < 0');
-    expect(count).toEqual(dialect === 'postgres' ? { c: 1, s: '-42' } : { c: 1, s: -42 });
-  });
+  it.skipIf(skip)(
+    'gives integers as JS numbers: ids, counts, 2^53 - 1, and bigint parameters',
+    async () => {
+      const max = Number.MAX_SAFE_INTEGER;
+      await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['max', max]);
+      await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['big', 1_764_000_000_000n]);
+      await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['neg', -42]);
+      expect(await db.all('SELECT name, n FROM items ORDER BY n')).toEqual([
+        { name: 'neg', n: -42 },
+        { name: 'big', n: 1_764_000_000_000 },
+        { name: 'max', n: max },
+      ]);
+      const count = await db.get<{ c: unknown; s: unknown }>(
+        'SELECT count(*) AS c, sum(n) AS s FROM items WHERE n < 0',
+      );
+      expect(count).toEqual(dialect === 'postgres' ? { c: 1, s: '-42' } : { c: 1, s: -42 });
+    },
+  );
 
-  it.skipIf(skip)('beyond 2^53: PostgreSQL refuses to round, SQLite rounds (the ledger stores no such value)', async () => {
-    await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['huge', 9_007_199_254_740_993n]);
-    if (dialect === 'postgres') {
-      await expect(db.get('SELECT n FROM items WHERE name = ?', ['huge'])).rejects.toThrow(/9007199254740993, beyond the exact range/);
-      expect(await db.get('SELECT n::text AS n FROM items WHERE name = ?', ['huge'])).toEqual({ n: '9007199254740993' });
-    } else {
-      expect(await db.get('SELECT n FROM items WHERE name = ?', ['huge'])).toEqual({ n: 9_007_199_254_740_992 });
-    }
-  });
+  it.skipIf(skip)(
+    'beyond 2^53: PostgreSQL refuses to round, SQLite rounds (the ledger stores no such value)',
+    async () => {
+      await db.run('INSERT INTO items(name, n) VALUES (?, ?)', ['huge', 9_007_199_254_740_993n]);
+      if (dialect === 'postgres') {
+        await expect(db.get('SELECT n FROM items WHERE name = ?', ['huge'])).rejects.toThrow(
+          /9007199254740993, beyond the exact range/,
+        );
+        expect(await db.get('SELECT n::text AS n FROM items WHERE name = ?', ['huge'])).toEqual({
+          n: '9007199254740993',
+        });
+      } else {
+        expect(await db.get('SELECT n FROM items WHERE name = ?', ['huge'])).toEqual({
+          n: 9_007_199_254_740_992,
+        });
+      }
+    },
+  );
 
-  it.skipIf(skip)('keeps JSON text byte for byte: key order, duplicate keys, spacing, unicode, large', async () => {
-    const texts = [
-      '{"z":1,"a":{"y":[1,2.50,"ñ"],"b":null}}',
-      '{"k":1, "k":2}',
-      JSON.stringify({ note: 'Factura № 7 — "quoted" \\ back\nline', emoji: '🧾' }),
-      JSON.stringify({ lines: Array.from({ length: 20_000 }, (_, i) => ({ i, d: 'x'.repeat(20) })) }),
-    ];
-    for (const [i, text] of texts.entries()) await db.run('INSERT INTO items(name, data) VALUES (?, ?)', [`j${i}`, text]);
-    const rows = await db.all<{ data: string }>('SELECT data FROM items ORDER BY name');
-    expect(rows.map((r) => r.data)).toEqual(texts);
-    expect(JSON.parse(rows[2].data)).toEqual(JSON.parse(texts[2]));
-  });
+  it.skipIf(skip)(
+    'keeps JSON text byte for byte: key order, duplicate keys, spacing, unicode, large',
+    async () => {
+      const texts = [
+        '{"z":1,"a":{"y":[1,2.50,"ñ"],"b":null}}',
+        '{"k":1, "k":2}',
+        JSON.stringify({ note: 'Factura № 7 — "quoted" \\ back\nline', emoji: '🧾' }),
+        JSON.stringify({
+          lines: Array.from({ length: 20_000 }, (_, i) => ({ i, d: 'x'.repeat(20) })),
+        }),
+      ];
+      for (const [i, text] of texts.entries())
+        await db.run('INSERT INTO items(name, data) VALUES (?, ?)', [`j${i}`, text]);
+      const rows = await db.all<{ data: string }>('SELECT data FROM items ORDER BY name');
+      expect(rows.map((r) => r.data)).toEqual(texts);
+      expect(JSON.parse(rows[2].data)).toEqual(JSON.parse(texts[2]));
+    },
+  );
 
   it.skipIf(skip)('runs several statements with exec, and NULL round-trips', async () => {
-    await db.exec(`INSERT INTO items(name) VALUES ('e1'); INSERT INTO items(name, n) VALUES ('e2', NULL);`);
+    await db.exec(
+      `INSERT INTO items(name) VALUES ('e1'); INSERT INTO items(name, n) VALUES ('e2', NULL);`,
+    );
     expect(await db.all('SELECT name, n, data FROM items ORDER BY name')).toEqual([
-      { name: 'e1', n: null, data: null }, { name: 'e2', n: null, data: null },
+      { name: 'e1', n: null, data: null },
+      { name: 'e2', n: null, data: null },
     ]);
   });
 
-  it.skipIf(skip)('a read view keeps one snapshot while writers commit, and streams more rows than it ever holds', async () => {
-    await db.run(`INSERT INTO items(name, n) SELECT 'v' || CAST(x AS TEXT), x FROM (${dialect === 'sqlite'
-      ? 'WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1234) SELECT x FROM s'
-      : 'SELECT generate_series(1, 1234) AS x'}) AS g`);
-    const view = await db.readView();
-    try {
-      expect(view.dialect).toBe(dialect);
-      let seen = 0;
-      let sum = 0;
-      let largest = 0;
-      for await (const page of view.pages<{ n: number }>('SELECT n FROM items WHERE n > ? ORDER BY n', [0])) {
-        largest = Math.max(largest, page.length);
-        for (const row of page) {
-          seen++;
-          sum += row.n;
+  it.skipIf(skip)(
+    'a read view keeps one snapshot while writers commit, and streams more rows than it ever holds',
+    async () => {
+      await db.run(
+        `INSERT INTO items(name, n) SELECT 'v' || CAST(x AS TEXT), x FROM (${
+          dialect === 'sqlite'
+            ? 'WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1234) SELECT x FROM s'
+            : 'SELECT generate_series(1, 1234) AS x'
+        }) AS g`,
+      );
+      const view = await db.readView();
+      try {
+        expect(view.dialect).toBe(dialect);
+        let seen = 0;
+        let sum = 0;
+        let largest = 0;
+        for await (const page of view.pages<{ n: number }>(
+          'SELECT n FROM items WHERE n > ? ORDER BY n',
+          [0],
+        )) {
+          largest = Math.max(largest, page.length);
+          for (const row of page) {
+            seen++;
+            sum += row.n;
+          }
+          // a writer commits in the middle of the stream: the view does not see it, and it is not blocked
+          if (seen === 500) await db.run(`INSERT INTO items(name, n) VALUES ('late', 99999)`);
+          if (seen === 1000) await db.run('DELETE FROM items WHERE n <= 10');
         }
-        // a writer commits in the middle of the stream: the view does not see it, and it is not blocked
-        if (seen === 500) await db.run(`INSERT INTO items(name, n) VALUES ('late', 99999)`);
-        if (seen === 1000) await db.run('DELETE FROM items WHERE n <= 10');
+        expect([seen, sum]).toEqual([1234, (1234 * 1235) / 2]);
+        expect(largest).toBe(READ_PAGE);
+        expect(await view.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({
+          c: 1234,
+        });
+        // leaving an iteration early frees it for the next one
+        for await (const page of view.pages<{ n: number }>('SELECT n FROM items ORDER BY n')) {
+          expect(page[0].n).toBe(1);
+          break;
+        }
+        expect(await view.all('SELECT n FROM items WHERE n <= 2 ORDER BY n')).toEqual([
+          { n: 1 },
+          { n: 2 },
+        ]);
+      } finally {
+        await view.close();
+        await view.close();
       }
-      expect([seen, sum]).toEqual([1234, (1234 * 1235) / 2]);
-      expect(largest).toBe(READ_PAGE);
-      expect(await view.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1234 });
-      // leaving an iteration early frees it for the next one
-      for await (const page of view.pages<{ n: number }>('SELECT n FROM items ORDER BY n')) {
-        expect(page[0].n).toBe(1);
-        break;
-      }
-      expect((await view.all('SELECT n FROM items WHERE n <= 2 ORDER BY n'))).toEqual([{ n: 1 }, { n: 2 }]);
-    } finally {
-      await view.close();
-      await view.close();
-    }
-    expect(await db.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1225 });
-    await expect(view.get('SELECT 1')).rejects.toThrow();
-  });
+      expect(await db.get<{ c: number }>('SELECT count(*) AS c FROM items')).toEqual({ c: 1225 });
+      await expect(view.get('SELECT 1')).rejects.toThrow();
+    },
+  );
 
-  it.skipIf(skip)('read() sees one state across its reads and refuses writes; inside a transaction it runs on it', async () => {
-    await db.run(`INSERT INTO items(name, n) VALUES ('r1', 1)`);
-    const counts = await db.read(async (tx) => {
-      const first = (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c;
-      await tick(20);
-      return [first, (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c];
-    });
-    expect(counts).toEqual([1, 1]);
-    if (dialect === 'postgres') await expect(db.read((tx) => tx.run(`INSERT INTO items(name) VALUES ('no')`))).rejects.toThrow(/read-only/);
-    expect(await db.transaction((tx) => tx.read(async (r) => (await r.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c))).toBe(1);
-    await expect(db.transaction((tx) => tx.readView())).rejects.toThrow(/inside a transaction/);
-  });
+  it.skipIf(skip)(
+    'read() sees one state across its reads and refuses writes; inside a transaction it runs on it',
+    async () => {
+      await db.run(`INSERT INTO items(name, n) VALUES ('r1', 1)`);
+      const counts = await db.read(async (tx) => {
+        const first = (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c;
+        await tick(20);
+        return [first, (await tx.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c];
+      });
+      expect(counts).toEqual([1, 1]);
+      if (dialect === 'postgres')
+        await expect(
+          db.read((tx) => tx.run(`INSERT INTO items(name) VALUES ('no')`)),
+        ).rejects.toThrow(/read-only/);
+      expect(
+        await db.transaction((tx) =>
+          tx.read(async (r) => (await r.get<{ c: number }>('SELECT count(*) AS c FROM items'))!.c),
+        ),
+      ).toBe(1);
+      await expect(db.transaction((tx) => tx.readView())).rejects.toThrow(/inside a transaction/);
+    },
+  );
 });
 
 describe.each(BACKENDS)('closing the SQL port on $dialect', ({ dialect, skip, open }) => {
-  it.skipIf(skip)('waits for the transaction in flight, may be called twice, and refuses statements after', async () => {
-    const db = open();
-    await db.exec(dialect === 'sqlite' ? 'CREATE TABLE IF NOT EXISTS closing (n INTEGER)' : 'CREATE TABLE IF NOT EXISTS closing (n BIGINT)');
-    const inFlight = db.transaction(async (tx) => {
-      await tick(20);
-      await tx.run('INSERT INTO closing(n) VALUES (?)', [1]);
-      return 'committed';
-    });
-    await tick(1);
-    const closed = [db.close(), db.close()];
-    expect(await inFlight).toBe('committed');
-    await Promise.all(closed);
-    await expect(db.get('SELECT 1 AS one')).rejects.toThrow(/closed/);
-    const again = open();
-    expect(await again.get('SELECT count(*) AS c FROM closing')).toEqual({ c: 1 });
-    await again.run('DROP TABLE closing');
-    await again.close();
-  });
+  it.skipIf(skip)(
+    'waits for the transaction in flight, may be called twice, and refuses statements after',
+    async () => {
+      const db = open();
+      await db.exec(
+        dialect === 'sqlite'
+          ? 'CREATE TABLE IF NOT EXISTS closing (n INTEGER)'
+          : 'CREATE TABLE IF NOT EXISTS closing (n BIGINT)',
+      );
+      const inFlight = db.transaction(async (tx) => {
+        await tick(20);
+        await tx.run('INSERT INTO closing(n) VALUES (?)', [1]);
+        return 'committed';
+      });
+      await tick(1);
+      const closed = [db.close(), db.close()];
+      expect(await inFlight).toBe('committed');
+      await Promise.all(closed);
+      await expect(db.get('SELECT 1 AS one')).rejects.toThrow(/closed/);
+      const again = open();
+      expect(await again.get('SELECT count(*) AS c FROM closing')).toEqual({ c: 1 });
+      await again.run('DROP TABLE closing');
+      await again.close();
+    },
+  );
 });

@@ -11,10 +11,16 @@ import { describeBackends } from './backends.js';
 import { docs, fileInput } from './helpers.js';
 
 /** A ledger with six documents marked `sending` (the first has its own key) and one left pending. */
-async function sendingLedger(open: () => Promise<Ledger>): Promise<{ ledger: Ledger; ids: number[] }> {
+async function sendingLedger(
+  open: () => Promise<Ledger>,
+): Promise<{ ledger: Ledger; ids: number[] }> {
   const ledger = await open();
   const { fileId } = await ledger.recordFile(fileInput());
-  await ledger.insertDocuments(fileId, docs(7, (i) => (i === 0 ? {} : { number: null, ownNumber: false })), 1_000);
+  await ledger.insertDocuments(
+    fileId,
+    docs(7, (i) => (i === 0 ? {} : { number: null, ownNumber: false })),
+    1_000,
+  );
   await ledger.finishReading(fileId, 1_000);
   const ids = (await ledger.claimDue('main', 5_000, 100)).map((d) => d.id).sort((a, b) => a - b);
   expect((await ledger.markSending(ids.slice(0, 6), 2_000)).sending).toHaveLength(6);
@@ -23,14 +29,47 @@ async function sendingLedger(open: () => Promise<Ledger>): Promise<{ ledger: Led
 
 function verdicts(ids: number[]): OutcomeRecord[] {
   return [
-    { id: ids[0]!, state: 'accepted', resultCode: '200', httpStatus: 200, key: 'ignored: the document has its own key',
-      response: { Cude: 'abc', Qr: 'https://x/?a=1&b="2"', note: 'Señal \u2028 \\ fin' }, warnings: ['aviso: "uno"', 'dos'] },
-    { id: ids[1]!, state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ code: 'FAK24', message: 'NIT no válido', field: 'Nit' }],
-      outcome: { kind: 'final', text: 'línea\nnueva' } },
-    { id: ids[2]!, state: 'pending', nextAttemptAt: 9_000, httpStatus: 503, maybeDelivered: true, note: 'retry after 503' },
-    { id: ids[3]!, state: 'in-doubt', doubt: 'repeated-number', httpStatus: 409, key: 'invoice/main/SETP/990000777' },
+    {
+      id: ids[0]!,
+      state: 'accepted',
+      resultCode: '200',
+      httpStatus: 200,
+      key: 'ignored: the document has its own key',
+      response: { Cude: 'abc', Qr: 'https://x/?a=1&b="2"', note: 'Señal \u2028 \\ fin' },
+      warnings: ['aviso: "uno"', 'dos'],
+    },
+    {
+      id: ids[1]!,
+      state: 'rejected',
+      resultCode: '99',
+      httpStatus: 200,
+      errors: [{ code: 'FAK24', message: 'NIT no válido', field: 'Nit' }],
+      outcome: { kind: 'final', text: 'línea\nnueva' },
+    },
+    {
+      id: ids[2]!,
+      state: 'pending',
+      nextAttemptAt: 9_000,
+      httpStatus: 503,
+      maybeDelivered: true,
+      note: 'retry after 503',
+    },
+    {
+      id: ids[3]!,
+      state: 'in-doubt',
+      doubt: 'repeated-number',
+      httpStatus: 409,
+      key: 'invoice/main/SETP/990000777',
+    },
     { id: ids[4]!, state: 'failed', resultCode: null, httpStatus: null, errors: [], warnings: [] },
-    { id: ids[5]!, state: 'accepted', resultCode: '200', httpStatus: 200, key: 'invoice/main/SETP/990000555', maybeDelivered: false },
+    {
+      id: ids[5]!,
+      state: 'accepted',
+      resultCode: '200',
+      httpStatus: 200,
+      key: 'invoice/main/SETP/990000555',
+      maybeDelivered: false,
+    },
     // still pending: no verdict applies, no event
     { id: ids[6]!, state: 'accepted', resultCode: '200', httpStatus: 200 },
   ];
@@ -41,7 +80,9 @@ const COLUMNS = `id, state, next_attempt_at, last_outcome, result_code, http_sta
 
 async function stateOf(ledger: Ledger, ids: number[]): Promise<unknown> {
   const documents = await ledger.sql.all(`SELECT ${COLUMNS} FROM documents ORDER BY id`);
-  const events = await ledger.sql.all(`SELECT at, file_id, document_id, type, data FROM events WHERE at = 3000 ORDER BY id`);
+  const events = await ledger.sql.all(
+    `SELECT at, file_id, document_id, type, data FROM events WHERE at = 3000 ORDER BY id`,
+  );
   // ids differ between the two ledgers only by an offset on PostgreSQL (one sequence per database): compare by position
   const pos = (id: unknown): number => ids.indexOf(Number(id));
   return {
@@ -58,7 +99,8 @@ describeBackends('a batch of verdicts in one statement', ({ open }) => {
       const done = await batch.ledger.recordOutcomes(verdicts(batch.ids), 3_000);
       expect(done.applied).toEqual(batch.ids.slice(0, 6));
       expect(done.fileIds).toHaveLength(1);
-      for (const record of verdicts(single.ids)) await single.ledger.recordOutcomes([record], 3_000);
+      for (const record of verdicts(single.ids))
+        await single.ledger.recordOutcomes([record], 3_000);
       const got = await stateOf(batch.ledger, batch.ids);
       expect(got).toEqual(await stateOf(single.ledger, single.ids));
       // what the texts came back as, byte for byte
@@ -76,8 +118,14 @@ describeBackends('a batch of verdicts in one statement', ({ open }) => {
   it('a document twice in one batch is taken in order, the first verdict standing', async () => {
     const { ledger, ids } = await sendingLedger(open);
     try {
-      const done = await ledger.recordOutcomes([{ id: ids[1]!, state: 'failed' }, { id: ids[1]!, state: 'accepted' },
-        { id: ids[2]!, state: 'accepted' }], 3_000);
+      const done = await ledger.recordOutcomes(
+        [
+          { id: ids[1]!, state: 'failed' },
+          { id: ids[1]!, state: 'accepted' },
+          { id: ids[2]!, state: 'accepted' },
+        ],
+        3_000,
+      );
       expect(done.applied).toEqual([ids[1], ids[2]]);
       expect((await ledger.getDocument(ids[1]!))?.state).toBe('failed');
     } finally {
@@ -89,14 +137,24 @@ describeBackends('a batch of verdicts in one statement', ({ open }) => {
     const { ledger, ids } = await sendingLedger(open);
     try {
       const text = '{ "Cude": "x\\u00e9",\n "Qr": "https://x/?a=1&b=2" }';
-      await ledger.recordOutcomes([{ id: ids[0]!, state: 'accepted', responseText: text, response: { ignored: true } },
-        { id: ids[1]!, state: 'failed', response: 'plain text' }], 3_000);
-      const stored = await ledger.sql.all<{ response: string }>('SELECT response FROM documents WHERE id IN (?, ?) ORDER BY id', [ids[0], ids[1]]);
+      await ledger.recordOutcomes(
+        [
+          { id: ids[0]!, state: 'accepted', responseText: text, response: { ignored: true } },
+          { id: ids[1]!, state: 'failed', response: 'plain text' },
+        ],
+        3_000,
+      );
+      const stored = await ledger.sql.all<{ response: string }>(
+        'SELECT response FROM documents WHERE id IN (?, ?) ORDER BY id',
+        [ids[0], ids[1]],
+      );
       expect(stored.map((r) => r.response)).toEqual([text, '"plain text"']);
-      expect((await ledger.getDocument(ids[0]!))?.response).toEqual({ Cude: 'x\u00e9', Qr: 'https://x/?a=1&b=2' });
+      expect((await ledger.getDocument(ids[0]!))?.response).toEqual({
+        Cude: 'x\u00e9',
+        Qr: 'https://x/?a=1&b=2',
+      });
     } finally {
       await ledger.close();
     }
   });
 });
-

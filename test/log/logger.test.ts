@@ -14,20 +14,33 @@ async function logFile(): Promise<string> {
 
 async function readLines(file: string): Promise<Array<Record<string, unknown>>> {
   const text = await readFile(file, 'utf8');
-  return text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('createLogger', () => {
   test('writes NDJSON to the file (its folder created) with stable keys', async () => {
     const file = await logFile();
     const logger = createLogger({ file, level: 'info' });
-    logger.child({ company: 'main', kind: 'invoice', file: 'ventas.csv' }).info({ doc: 'SETP990000001', code: 'EDOC_X' }, 'document accepted');
+    logger
+      .child({ company: 'main', kind: 'invoice', file: 'ventas.csv' })
+      .info({ doc: 'SETP990000001', code: 'EDOC_X' }, 'document accepted');
     logger.debug('below the level');
     await logger.close();
     const lines = await readLines(file);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
-      level: 'info', msg: 'document accepted', company: 'main', kind: 'invoice', file: 'ventas.csv', doc: 'SETP990000001', code: 'EDOC_X', pid: process.pid,
+      level: 'info',
+      msg: 'document accepted',
+      company: 'main',
+      kind: 'invoice',
+      file: 'ventas.csv',
+      doc: 'SETP990000001',
+      code: 'EDOC_X',
+      pid: process.pid,
     });
     expect(typeof lines[0].time).toBe('string');
     expect(Number.isNaN(Date.parse(lines[0].time as string))).toBe(false);
@@ -36,22 +49,70 @@ describe('createLogger', () => {
   test('x-api-key, apiKey, api_key and secret-like keys are redacted at every depth; the key value appears nowhere', async () => {
     const file = await logFile();
     const logger = createLogger({ file });
-    logger.info({
-      apiKey: KEY,
-      request: { headers: { 'x-api-key': KEY, 'x-company-id': '1001', Authorization: `Bearer ${KEY}` } },
-      deep: { a: { b: { c: { d: [{ api_key: KEY, clientSecret: KEY, refreshToken: KEY, password: KEY, keep: 'visible' }] } } } },
-      apiKeyFile: '/etc/edoc-bridge/main.key',
-    }, 'request sent');
-    logger.child({ company: 'main', credentials: { apikey: KEY } }).warn('child bindings are redacted too');
-    logger.child({ company: 'main' }).child({ kind: 'invoice', session: { token: KEY } }).warn('and grandchild bindings');
+    logger.info(
+      {
+        apiKey: KEY,
+        request: {
+          headers: { 'x-api-key': KEY, 'x-company-id': '1001', Authorization: `Bearer ${KEY}` },
+        },
+        deep: {
+          a: {
+            b: {
+              c: {
+                d: [
+                  {
+                    api_key: KEY,
+                    clientSecret: KEY,
+                    refreshToken: KEY,
+                    password: KEY,
+                    keep: 'visible',
+                  },
+                ],
+              },
+            },
+          },
+        },
+        apiKeyFile: '/etc/edoc-bridge/main.key',
+      },
+      'request sent',
+    );
+    logger
+      .child({ company: 'main', credentials: { apikey: KEY } })
+      .warn('child bindings are redacted too');
+    logger
+      .child({ company: 'main' })
+      .child({ kind: 'invoice', session: { token: KEY } })
+      .warn('and grandchild bindings');
     await logger.close();
     const text = await readFile(file, 'utf8');
     expect(text).not.toContain(KEY);
     const [first, second, third] = await readLines(file);
     expect(first.apiKey).toBe('[redacted]');
-    expect(third).toMatchObject({ company: 'main', kind: 'invoice', session: { token: '[redacted]' } });
-    expect(first.request).toEqual({ headers: { 'x-api-key': '[redacted]', 'x-company-id': '1001', Authorization: '[redacted]' } });
-    expect(first.deep).toEqual({ a: { b: { c: { d: [{ api_key: '[redacted]', clientSecret: '[redacted]', refreshToken: '[redacted]', password: '[redacted]', keep: 'visible' }] } } } });
+    expect(third).toMatchObject({
+      company: 'main',
+      kind: 'invoice',
+      session: { token: '[redacted]' },
+    });
+    expect(first.request).toEqual({
+      headers: { 'x-api-key': '[redacted]', 'x-company-id': '1001', Authorization: '[redacted]' },
+    });
+    expect(first.deep).toEqual({
+      a: {
+        b: {
+          c: {
+            d: [
+              {
+                api_key: '[redacted]',
+                clientSecret: '[redacted]',
+                refreshToken: '[redacted]',
+                password: '[redacted]',
+                keep: 'visible',
+              },
+            ],
+          },
+        },
+      },
+    });
     expect(first.apiKeyFile).toBe('/etc/edoc-bridge/main.key');
     expect(second).toMatchObject({ company: 'main', credentials: { apikey: '[redacted]' } });
   });
@@ -61,32 +122,54 @@ describe('createLogger', () => {
     const logger = createLogger({ file, secrets: ['first-known-key-1'] });
     logger.registerSecret(KEY);
     logger.info(`the service said: key ${KEY} is not valid`);
-    logger.error({ err: new Error(`401 for ${KEY}`), note: `first-known-key-1 and ${KEY}` }, 'unauthorized');
+    logger.error(
+      { err: new Error(`401 for ${KEY}`), note: `first-known-key-1 and ${KEY}` },
+      'unauthorized',
+    );
     await logger.close();
     const text = await readFile(file, 'utf8');
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('first-known-key-1');
     const [first, second] = await readLines(file);
     expect(first.msg).toBe('the service said: key [redacted] is not valid');
-    expect(second).toMatchObject({ note: '[redacted] and [redacted]', err: { message: '401 for [redacted]' } });
+    expect(second).toMatchObject({
+      note: '[redacted] and [redacted]',
+      err: { message: '401 for [redacted]' },
+    });
   });
 
   test('an EdocError logs as err with type, message, stack and context; its code is lifted to code', async () => {
     const file = await logFile();
     const logger = createLogger({ file });
-    const error = new EdocError('EDOC_SERVICE_UNAUTHORIZED', 'the service refused the key of company main', {
-      httpStatus: 401, headers: { 'x-api-key': KEY },
-    });
+    const error = new EdocError(
+      'EDOC_SERVICE_UNAUTHORIZED',
+      'the service refused the key of company main',
+      {
+        httpStatus: 401,
+        headers: { 'x-api-key': KEY },
+      },
+    );
     logger.error({ err: error, company: 'main' }, 'submissions paused');
     logger.error(new EdocError('EDOC_REPORT_WRITE', 'disk full', { file: 'a.csv' }));
     await logger.close();
     const [first, second] = await readLines(file);
     expect(first).toMatchObject({
-      msg: 'submissions paused', company: 'main', code: 'EDOC_SERVICE_UNAUTHORIZED',
-      err: { type: 'EdocError', code: 'EDOC_SERVICE_UNAUTHORIZED', message: 'the service refused the key of company main', context: { httpStatus: 401, headers: { 'x-api-key': '[redacted]' } } },
+      msg: 'submissions paused',
+      company: 'main',
+      code: 'EDOC_SERVICE_UNAUTHORIZED',
+      err: {
+        type: 'EdocError',
+        code: 'EDOC_SERVICE_UNAUTHORIZED',
+        message: 'the service refused the key of company main',
+        context: { httpStatus: 401, headers: { 'x-api-key': '[redacted]' } },
+      },
     });
     expect(String((first.err as { stack: string }).stack)).toContain('EdocError');
-    expect(second).toMatchObject({ msg: 'disk full', code: 'EDOC_REPORT_WRITE', err: { context: { file: 'a.csv' } } });
+    expect(second).toMatchObject({
+      msg: 'disk full',
+      code: 'EDOC_REPORT_WRITE',
+      err: { context: { file: 'a.csv' } },
+    });
   });
 
   test('circular and very deep objects are logged without crashing', async () => {
@@ -119,7 +202,7 @@ describe('createLogger', () => {
     expect(fresh).toEqual(['after rotation']);
   });
 
-  test('a file logrotate created group-readable (create 0640) is the owner\'s only again once the logger reopens it; so is one found at start', async () => {
+  test("a file logrotate created group-readable (create 0640) is the owner's only again once the logger reopens it; so is one found at start", async () => {
     const file = await logFile();
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '');
@@ -163,20 +246,36 @@ describe('createLogger', () => {
   test('the console stream gets one readable, redacted line per event', async () => {
     const file = await logFile();
     const printed: string[] = [];
-    const logger = createLogger({ file, consoleStream: { write: (text: string) => printed.push(text) } });
+    const logger = createLogger({
+      file,
+      consoleStream: { write: (text: string) => printed.push(text) },
+    });
     logger.registerSecret(KEY);
-    logger.child({ company: 'main', kind: 'invoice' }).warn({ file: 'ventas.csv', attempt: 2, apiKey: KEY }, `retrying ${KEY}`);
+    logger
+      .child({ company: 'main', kind: 'invoice' })
+      .warn({ file: 'ventas.csv', attempt: 2, apiKey: KEY }, `retrying ${KEY}`);
     await logger.close();
     expect(printed).toHaveLength(1);
-    expect(printed[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN {2}retrying \[redacted\] {2}company=main kind=invoice file=ventas\.csv attempt=2 apiKey=\[redacted\]\n$/);
+    expect(printed[0]).toMatch(
+      /^\d{2}:\d{2}:\d{2}\.\d{3} WARN {2}retrying \[redacted\] {2}company=main kind=invoice file=ventas\.csv attempt=2 apiKey=\[redacted\]\n$/,
+    );
   });
 });
 
 describe('formatConsoleLine', () => {
   test('shows time, level, message, the stable keys first and the error message', () => {
     const line = JSON.stringify({
-      level: 'error', time: '2026-11-03T14:03:07.120Z', pid: 1, doc: 'SETP1', company: 'main', msg: 'failed', extra: { a: 1 }, err: { message: 'boom\nsecond line' },
+      level: 'error',
+      time: '2026-11-03T14:03:07.120Z',
+      pid: 1,
+      doc: 'SETP1',
+      company: 'main',
+      msg: 'failed',
+      extra: { a: 1 },
+      err: { message: 'boom\nsecond line' },
     });
-    expect(formatConsoleLine(line)).toBe('14:03:07.120 ERROR failed  company=main doc=SETP1 extra={"a":1} err=boom second line\n');
+    expect(formatConsoleLine(line)).toBe(
+      '14:03:07.120 ERROR failed  company=main doc=SETP1 extra={"a":1} err=boom second line\n',
+    );
   });
 });

@@ -9,11 +9,22 @@ import { mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
 import { mapFile, mappingFrom } from './values-amounts-helpers.js';
 
 type Line = { UnitPrice: string; Quantity: string };
-async function priceOf(cell: string, column: 'precio_unitario' | 'cantidad' = 'precio_unitario'): Promise<{ line?: Line; codes: string[]; columns: unknown[]; rows: unknown[] }> {
-  const { docs } = await readAll(await tempFile('v.csv', toCsv([sale('1', '1', { [column]: cell })])), await mapping('sales'), 'invoice');
+async function priceOf(
+  cell: string,
+  column: 'precio_unitario' | 'cantidad' = 'precio_unitario',
+): Promise<{ line?: Line; codes: string[]; columns: unknown[]; rows: unknown[] }> {
+  const { docs } = await readAll(
+    await tempFile('v.csv', toCsv([sale('1', '1', { [column]: cell })])),
+    await mapping('sales'),
+    'invoice',
+  );
   const d = docs[0];
-  return { line: (d.request as { Lines: Line[] } | undefined)?.Lines[0], codes: d.problems.map((p) => p.code),
-    columns: d.problems.map((p) => p.column), rows: d.problems.map((p) => p.rows) };
+  return {
+    line: (d.request as { Lines: Line[] } | undefined)?.Lines[0],
+    codes: d.problems.map((p) => p.code),
+    columns: d.problems.map((p) => p.column),
+    rows: d.problems.map((p) => p.rows),
+  };
 }
 
 describe('decimal "," and thousands "." (the shipped sales mapping)', () => {
@@ -26,11 +37,36 @@ describe('decimal "," and thousands "." (the shipped sales mapping)', () => {
   });
 
   it('refuses what is not a number in it, naming the column and row', async () => {
-    for (const cell of ['1,234.56', '1.234.5', '1.5', '-', '(1.500)', '1\u00a0234,56', '1\u202f234,56', '1 234,56', '12%', '1E3', '1e3',
-      '0x10', '.5', '5,', '1_000', '12-', '-$1.000', '$$1', '１２', '1.000,00,00']) {
+    for (const cell of [
+      '1,234.56',
+      '1.234.5',
+      '1.5',
+      '-',
+      '(1.500)',
+      '1\u00a0234,56',
+      '1\u202f234,56',
+      '1 234,56',
+      '12%',
+      '1E3',
+      '1e3',
+      '0x10',
+      '.5',
+      '5,',
+      '1_000',
+      '12-',
+      '-$1.000',
+      '$$1',
+      '１２',
+      '1.000,00,00',
+    ]) {
       const r = await priceOf(cell);
-      expect({ cell, line: r.line, codes: r.codes, columns: r.columns, rows: r.rows })
-        .toEqual({ cell, line: undefined, codes: ['EDOC_MAP_BAD_NUMBER'], columns: ['precio_unitario'], rows: [[2]] });
+      expect({ cell, line: r.line, codes: r.codes, columns: r.columns, rows: r.rows }).toEqual({
+        cell,
+        line: undefined,
+        codes: ['EDOC_MAP_BAD_NUMBER'],
+        columns: ['precio_unitario'],
+        rows: [[2]],
+      });
     }
   });
 
@@ -59,6 +95,9 @@ document:
     expect(docs[0].request).toEqual({ SeriePrefix: '1234.56', SerieNumber: '1234.56' });
     expect(docs[1].request).toEqual({ SeriePrefix: '1.23', SerieNumber: '1.234' });
     expect(docs[2].request).toBeUndefined();
-    expect(docs[2].problems.map((p) => [p.column, p.rows])).toEqual([['Precio', [4]], ['Precio', [4]]]);
+    expect(docs[2].problems.map((p) => [p.column, p.rows])).toEqual([
+      ['Precio', [4]],
+      ['Precio', [4]],
+    ]);
   });
 });

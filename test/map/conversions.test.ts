@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { erpDateToIso, erpTimeToIso } from '../../src/map/convert-date.js';
-import { erpNumberToAmount, erpNumberToDecimal, erpNumberToInteger, erpNumberToPercent } from '../../src/map/convert-number.js';
+import {
+  erpNumberToAmount,
+  erpNumberToDecimal,
+  erpNumberToInteger,
+  erpNumberToPercent,
+} from '../../src/map/convert-number.js';
 import { LastRowTable } from '../../src/read/csv-last-rows.js';
 import { sniffDelimiter } from '../../src/read/csv-encoding.js';
 

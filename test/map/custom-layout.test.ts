@@ -14,14 +14,33 @@ const otherErp = compileMapping(
       SeriePrefix: { const: 'SETP' },
       SerieNumber: { column: 'Invoice No', as: 'integer', required: true },
       IssueDate: { column: 'Date', as: 'datetime' },
-      IssuerParty: { Identification: { DocumentNumber: { company: 'nit' }, CheckDigit: { company: 'check-digit' } } },
+      IssuerParty: {
+        Identification: {
+          DocumentNumber: { company: 'nit' },
+          CheckDigit: { company: 'check-digit' },
+        },
+      },
       CustomerParty: {
-        Name: { concat: ['First Name', 'Last Name', { const: '(ERP)' }], separator: ' ', required: true },
-        Identification: { DocumentType: { column: 'Doc Type', lookup: 'doc', default: '13' }, DocumentNumber: { column: 'Doc', as: 'id-number' } },
+        Name: {
+          concat: ['First Name', 'Last Name', { const: '(ERP)' }],
+          separator: ' ',
+          required: true,
+        },
+        Identification: {
+          DocumentType: { column: 'Doc Type', lookup: 'doc', default: '13' },
+          DocumentNumber: { column: 'Doc', as: 'id-number' },
+        },
       },
       Notes: [{ $when: 'Note', Text: 'Note' }],
     },
-    lines: { field: 'Lines', fields: { Number: { position: true }, Quantity: { column: 'Qty', as: 'number' }, UnitPrice: { column: 'Price', as: 'decimal' } } },
+    lines: {
+      field: 'Lines',
+      fields: {
+        Number: { position: true },
+        Quantity: { column: 'Qty', as: 'number' },
+        UnitPrice: { column: 'Price', as: 'decimal' },
+      },
+    },
     derive: [{ name: 'sales-totals', inputs: { vat: { column: 'VAT %', as: 'percent' } } }],
   },
   'other-erp.yaml',
@@ -42,18 +61,50 @@ describe('a layout described only in YAML', () => {
       SerieNumber: '990000401',
       IssueDate: '2026-11-20T00:00:00',
       IssuerParty: { Identification: { DocumentNumber: '900123456', CheckDigit: '8' } },
-      CustomerParty: { Name: 'Ana Pérez, Jr. (ERP)', Identification: { DocumentType: '13', DocumentNumber: '1020304' } },
+      CustomerParty: {
+        Name: 'Ana Pérez, Jr. (ERP)',
+        Identification: { DocumentType: '13', DocumentNumber: '1020304' },
+      },
       Lines: [
         {
-          Number: '1', Quantity: '2.5', UnitPrice: '1000.10', GrossAmount: '2500.25', NetAmount: '2500.25',
-          TaxSubTotals: [{ TaxCategory: '01', TaxPercentage: '19.00', TaxableAmount: '2500.25', TaxAmount: '475.05' }],
+          Number: '1',
+          Quantity: '2.5',
+          UnitPrice: '1000.10',
+          GrossAmount: '2500.25',
+          NetAmount: '2500.25',
+          TaxSubTotals: [
+            {
+              TaxCategory: '01',
+              TaxPercentage: '19.00',
+              TaxableAmount: '2500.25',
+              TaxAmount: '475.05',
+            },
+          ],
           TaxTotals: [{ TaxCategory: '01', TaxAmount: '475.05' }],
         },
-        { Number: '2', Quantity: '1', UnitPrice: '100.00', GrossAmount: '100.00', NetAmount: '100.00' },
+        {
+          Number: '2',
+          Quantity: '1',
+          UnitPrice: '100.00',
+          GrossAmount: '100.00',
+          NetAmount: '100.00',
+        },
       ],
-      TaxSubTotals: [{ TaxCategory: '01', TaxPercentage: '19.00', TaxableAmount: '2500.25', TaxAmount: '475.05' }],
+      TaxSubTotals: [
+        {
+          TaxCategory: '01',
+          TaxPercentage: '19.00',
+          TaxableAmount: '2500.25',
+          TaxAmount: '475.05',
+        },
+      ],
       TaxTotals: [{ TaxCategory: '01', TaxAmount: '475.05' }],
-      Total: { GrossAmount: '2600.25', TaxableAmount: '2500.25', TotalBillableAmount: '3075.30', PayableAmount: '3075.30' },
+      Total: {
+        GrossAmount: '2600.25',
+        TaxableAmount: '2500.25',
+        TotalBillableAmount: '3075.30',
+        PayableAmount: '3075.30',
+      },
     });
   });
 });

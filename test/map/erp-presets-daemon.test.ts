@@ -12,7 +12,8 @@ import { fileResources } from '../helpers/daemon-fixture.js';
 
 const ROOT = path.join(import.meta.dirname, '../..');
 const preset = (name: string): string => path.join(ROOT, 'config/mappings/erp', name);
-const sample = (...parts: string[]): Promise<Buffer> => readFile(path.join(ROOT, 'examples/erp', ...parts));
+const sample = (...parts: string[]): Promise<Buffer> =>
+  readFile(path.join(ROOT, 'examples/erp', ...parts));
 
 let emulator: TestEmulator;
 let project: Project;
@@ -29,19 +30,40 @@ beforeAll(async () => {
   }));
 }, 240_000);
 
-interface Tax { TaxCategory: string; TaxPercentage?: string; TaxableAmount?: string; TaxAmount: string }
-interface InvoiceLine { Quantity: string; UnitPrice: string; GrossAmount: string; NetAmount: string; TaxSubTotals?: Tax[] }
+interface Tax {
+  TaxCategory: string;
+  TaxPercentage?: string;
+  TaxableAmount?: string;
+  TaxAmount: string;
+}
+interface InvoiceLine {
+  Quantity: string;
+  UnitPrice: string;
+  GrossAmount: string;
+  NetAmount: string;
+  TaxSubTotals?: Tax[];
+}
 interface Invoice {
   CustomerParty: { Name: string; Identification: { DocumentNumber: string; DocumentType: string } };
-  Lines: InvoiceLine[]; TaxTotals?: Tax[];
+  Lines: InvoiceLine[];
+  TaxTotals?: Tax[];
   Total: { GrossAmount: string; TaxableAmount: string; PayableAmount: string };
 }
 
 /** What the test compares of an issued invoice: customer, each line's figures and taxes, the totals. */
 function invoiceFigures(r: Invoice): unknown {
   return {
-    customer: [r.CustomerParty.Identification.DocumentType, r.CustomerParty.Identification.DocumentNumber],
-    lines: r.Lines.map((l) => [l.Quantity, l.UnitPrice, l.GrossAmount, l.NetAmount, (l.TaxSubTotals ?? []).map((t) => `${t.TaxCategory}@${t.TaxPercentage}=${t.TaxAmount}`)]),
+    customer: [
+      r.CustomerParty.Identification.DocumentType,
+      r.CustomerParty.Identification.DocumentNumber,
+    ],
+    lines: r.Lines.map((l) => [
+      l.Quantity,
+      l.UnitPrice,
+      l.GrossAmount,
+      l.NetAmount,
+      (l.TaxSubTotals ?? []).map((t) => `${t.TaxCategory}@${t.TaxPercentage}=${t.TaxAmount}`),
+    ]),
     taxes: (r.TaxTotals ?? []).map((t) => `${t.TaxCategory}=${t.TaxAmount}`),
     total: [r.Total.GrossAmount, r.Total.TaxableAmount, r.Total.PayableAmount],
   };
@@ -49,7 +71,11 @@ function invoiceFigures(r: Invoice): unknown {
 
 describe('shipped ERP presets through the daemon', () => {
   test('odoo-invoice: posted invoices issued whole; draft, cancelled and refund rows are not', async () => {
-    await project.drop('invoice', 'odoo-facturas.csv', await sample('odoo', 'odoo-facturas-cliente.csv'));
+    await project.drop(
+      'invoice',
+      'odoo-facturas.csv',
+      await sample('odoo', 'odoo-facturas-cliente.csv'),
+    );
     const result = await project.finalResult('invoice', 'odoo-facturas.csv', { timeoutMs: 60_000 });
     // rows 5-6 (cancelled, both lines), 7 (draft) and 10 (refund) are skipped
     expect(result.documents.map((d) => [d.key, d.status, d.source, d.errors])).toEqual([
@@ -57,7 +83,9 @@ describe('shipped ERP presets through the daemon', () => {
       ['main/invoice/SETP/990000414', 'accepted', { rows: [8, 9] }, []],
     ]);
     const issued = await emulator.client.documents({ kind: 'invoice', withRequest: true });
-    const byNumber = new Map(issued.map((d) => [d.documentNumber, invoiceFigures(d.request as Invoice)]));
+    const byNumber = new Map(
+      issued.map((d) => [d.documentNumber, invoiceFigures(d.request as Invoice)]),
+    );
     expect([...byNumber.keys()].sort()).toEqual(['SETP990000412', 'SETP990000414']);
     expect(byNumber.get('SETP990000412')).toEqual({
       customer: ['31', '800197268'], // NIT, "800197268-4" without its check digit
@@ -89,15 +117,28 @@ describe('shipped ERP presets through the daemon', () => {
   }, 120_000);
 
   test('odoo-credit-note: a posted refund is issued referencing its invoice; a cancelled refund and an invoice row are not', async () => {
-    await project.drop('credit-note', 'odoo-notas.csv', await sample('odoo', 'odoo-notas-credito.csv'));
-    const result = await project.finalResult('credit-note', 'odoo-notas.csv', { timeoutMs: 60_000 });
+    await project.drop(
+      'credit-note',
+      'odoo-notas.csv',
+      await sample('odoo', 'odoo-notas-credito.csv'),
+    );
+    const result = await project.finalResult('credit-note', 'odoo-notas.csv', {
+      timeoutMs: 60_000,
+    });
     // row 4 (cancelled refund) and row 5 (an out_invoice) are skipped
-    expect(result.documents.map((d) => [d.key, d.status, d.source])).toEqual([['main/credit-note/NC/21', 'accepted', { rows: [2, 3] }]]);
+    expect(result.documents.map((d) => [d.key, d.status, d.source])).toEqual([
+      ['main/credit-note/NC/21', 'accepted', { rows: [2, 3] }],
+    ]);
     const issued = await emulator.client.documents({ kind: 'credit-note', withRequest: true });
     expect(issued.map((d) => d.documentNumber)).toEqual(['NC21']);
-    const note = issued[0]!.request as Invoice & { ReasonCredit: string; OperationType: string; DocumentReferences: unknown[] };
+    const note = issued[0]!.request as Invoice & {
+      ReasonCredit: string;
+      OperationType: string;
+      DocumentReferences: unknown[];
+    };
     expect([note.ReasonCredit, note.OperationType, note.DocumentReferences]).toEqual([
-      'Devolución parcial de los bienes y/o no aceptación parcial del servicio', '20',
+      'Devolución parcial de los bienes y/o no aceptación parcial del servicio',
+      '20',
       [{ DocumentReferred: 'SETP990000412', IssueDate: '2026-11-18' }],
     ]);
     expect(invoiceFigures(note)).toEqual({
@@ -115,55 +156,90 @@ describe('shipped ERP presets through the daemon', () => {
     });
   }, 120_000);
 
-  test('siigo-nube-invoice: product rows are the lines, the payment row the payment; two payment rows refused', { timeout: 240_000 }, async () => {
-    // a kind has one mapping: the Siigo preset runs in a daemon of its own
-    const siigo = await resources.daemonProject({ kinds: { invoice: { mapping: preset('siigo-nube-invoice.yaml') } } });
-    await resources.startDaemon(siigo.project);
-    await siigo.project.drop('invoice', 'siigo-facturas.csv', await sample('siigo-nube', 'siigo-facturas-venta.csv'));
-    const result = await siigo.project.finalResult('invoice', 'siigo-facturas.csv', { timeoutMs: 60_000 });
-    expect(result.documents.map((d) => [d.key, d.status, d.source, d.errors.map((e) => e.code)])).toEqual([
-      ['main/invoice/SETP/990000501', 'accepted', { rows: [2, 3, 4, 5] }, []],
-      ['main/invoice/SETP/990000502', 'accepted', { rows: [6, 7, 8] }, []],
-      // paid half in cash, half by card: two payment rows, the request carries one payment
-      [null, 'invalid', { rows: [9, 10, 11], erpKey: '1990000503' }, ['EDOC_MAP_DOCUMENT_ROW', 'EDOC_MAP_INCONSISTENT']],
-    ]);
-    const issued = await siigo.emulator.client.documents({ kind: 'invoice', withRequest: true });
-    const byNumber = new Map(issued.map((d) => [d.documentNumber, d.request as Invoice & { PaymentMeans: unknown[]; CustomerParty: { Name?: string } }]));
-    expect([...byNumber.keys()].sort()).toEqual(['SETP990000501', 'SETP990000502']);
-    const first = byNumber.get('SETP990000501')!;
-    // the template has the customer's number only (no name, no id type)
-    expect([first.CustomerParty.Identification, first.CustomerParty.Name, first.PaymentMeans]).toEqual([
-      { DocumentNumber: '800197268', CountryCode: 'CO' }, undefined, [{ Code: '10', Mean: '1', DueDate: '2026-11-18' }]]);
-    expect(invoiceFigures(first)).toMatchObject({
-      lines: [
-        // 2 × 50,000.00 = 100,000.00 − 10,000.00 = 90,000.00 = 2 × 45,000.00; IVA (code 1) 19 % = 17,100.00
-        ['2', '45000.00', '100000.00', '90000.00', ['01@19.00=17100.00']],
-        // 1 × 30,000.00; 19 % = 5,700.00
-        ['1', '30000.00', '30000.00', '30000.00', ['01@19.00=5700.00']],
-        // 3 × 12,000.00 = 36,000.00; IVA (code 2) 5 % = 1,800.00
-        ['3', '12000.00', '36000.00', '36000.00', ['01@5.00=1800.00']],
-      ],
-      taxes: ['01=24600.00'],
-      // 90,000 + 30,000 + 36,000 = 156,000.00; + 17,100 + 5,700 + 1,800 = 180,600.00 = Valor Forma de Pago
-      total: ['156000.00', '156000.00', '180600.00'],
-    });
-    const second = byNumber.get('SETP990000502')!;
-    expect(second.PaymentMeans).toEqual([{ Code: '42', Mean: '2', DueDate: '2026-12-19' }]);
-    expect(invoiceFigures(second)).toMatchObject({
-      lines: [
-        // 4 × 25,000.00 = 100,000.00; no VAT code (excluded), INC (code 4) 8 % = 8,000.00
-        ['4', '25000.00', '100000.00', '100000.00', ['04@8.00=8000.00']],
-        // 1 × 80,000.00, VAT code 3: exempt
-        ['1', '80000.00', '80000.00', '80000.00', ['01@0.00=0.00']],
-      ],
-      taxes: ['04=8000.00', '01=0.00'],   // in the order the categories first appear
-      // 100,000 + 80,000 = 180,000.00; + 8,000 = 188,000.00 = Valor Forma de Pago
-      total: ['180000.00', '180000.00', '188000.00'],
-    });
-  });
+  test(
+    'siigo-nube-invoice: product rows are the lines, the payment row the payment; two payment rows refused',
+    { timeout: 240_000 },
+    async () => {
+      // a kind has one mapping: the Siigo preset runs in a daemon of its own
+      const siigo = await resources.daemonProject({
+        kinds: { invoice: { mapping: preset('siigo-nube-invoice.yaml') } },
+      });
+      await resources.startDaemon(siigo.project);
+      await siigo.project.drop(
+        'invoice',
+        'siigo-facturas.csv',
+        await sample('siigo-nube', 'siigo-facturas-venta.csv'),
+      );
+      const result = await siigo.project.finalResult('invoice', 'siigo-facturas.csv', {
+        timeoutMs: 60_000,
+      });
+      expect(
+        result.documents.map((d) => [d.key, d.status, d.source, d.errors.map((e) => e.code)]),
+      ).toEqual([
+        ['main/invoice/SETP/990000501', 'accepted', { rows: [2, 3, 4, 5] }, []],
+        ['main/invoice/SETP/990000502', 'accepted', { rows: [6, 7, 8] }, []],
+        // paid half in cash, half by card: two payment rows, the request carries one payment
+        [
+          null,
+          'invalid',
+          { rows: [9, 10, 11], erpKey: '1990000503' },
+          ['EDOC_MAP_DOCUMENT_ROW', 'EDOC_MAP_INCONSISTENT'],
+        ],
+      ]);
+      const issued = await siigo.emulator.client.documents({ kind: 'invoice', withRequest: true });
+      const byNumber = new Map(
+        issued.map((d) => [
+          d.documentNumber,
+          d.request as Invoice & { PaymentMeans: unknown[]; CustomerParty: { Name?: string } },
+        ]),
+      );
+      expect([...byNumber.keys()].sort()).toEqual(['SETP990000501', 'SETP990000502']);
+      const first = byNumber.get('SETP990000501')!;
+      // the template has the customer's number only (no name, no id type)
+      expect([
+        first.CustomerParty.Identification,
+        first.CustomerParty.Name,
+        first.PaymentMeans,
+      ]).toEqual([
+        { DocumentNumber: '800197268', CountryCode: 'CO' },
+        undefined,
+        [{ Code: '10', Mean: '1', DueDate: '2026-11-18' }],
+      ]);
+      expect(invoiceFigures(first)).toMatchObject({
+        lines: [
+          // 2 × 50,000.00 = 100,000.00 − 10,000.00 = 90,000.00 = 2 × 45,000.00; IVA (code 1) 19 % = 17,100.00
+          ['2', '45000.00', '100000.00', '90000.00', ['01@19.00=17100.00']],
+          // 1 × 30,000.00; 19 % = 5,700.00
+          ['1', '30000.00', '30000.00', '30000.00', ['01@19.00=5700.00']],
+          // 3 × 12,000.00 = 36,000.00; IVA (code 2) 5 % = 1,800.00
+          ['3', '12000.00', '36000.00', '36000.00', ['01@5.00=1800.00']],
+        ],
+        taxes: ['01=24600.00'],
+        // 90,000 + 30,000 + 36,000 = 156,000.00; + 17,100 + 5,700 + 1,800 = 180,600.00 = Valor Forma de Pago
+        total: ['156000.00', '156000.00', '180600.00'],
+      });
+      const second = byNumber.get('SETP990000502')!;
+      expect(second.PaymentMeans).toEqual([{ Code: '42', Mean: '2', DueDate: '2026-12-19' }]);
+      expect(invoiceFigures(second)).toMatchObject({
+        lines: [
+          // 4 × 25,000.00 = 100,000.00; no VAT code (excluded), INC (code 4) 8 % = 8,000.00
+          ['4', '25000.00', '100000.00', '100000.00', ['04@8.00=8000.00']],
+          // 1 × 80,000.00, VAT code 3: exempt
+          ['1', '80000.00', '80000.00', '80000.00', ['01@0.00=0.00']],
+        ],
+        taxes: ['04=8000.00', '01=0.00'], // in the order the categories first appear
+        // 100,000 + 80,000 = 180,000.00; + 8,000 = 188,000.00 = Valor Forma de Pago
+        total: ['180000.00', '180000.00', '188000.00'],
+      });
+    },
+  );
 
   test('loyverse-pos: closed sales issued with prices before VAT; cancelled and refund receipts not; an inexact price refused', async () => {
-    await project.drop('pos', 'loyverse-recibos.csv', await sample('loyverse', 'loyverse-recibos-por-articulo.csv'));
+    await project.drop(
+      'pos',
+      'loyverse-recibos.csv',
+      await sample('loyverse', 'loyverse-recibos-por-articulo.csv'),
+    );
     const result = await project.finalResult('pos', 'loyverse-recibos.csv', { timeoutMs: 60_000 });
     // row 4 (Cancelled) and row 5 (Refund) are skipped
     expect(result.documents.map((d) => [d.status, d.source, d.errors.map((e) => e.code)])).toEqual([
@@ -173,13 +249,38 @@ describe('shipped ERP presets through the daemon', () => {
       // + 19 % 1,117.65 = 7,000.01, not the 7,000.00 paid: refused, not issued
       ['invalid', { rows: [8], erpKey: '1-1046' }, ['EDOC_MAP_TOTAL_MISMATCH']],
     ]);
-    type Pos = { documento: { cajaVenta: { codigoVenta: string } }; totales: Record<string, number>;
-      detalles: { unidades: string; valorUnitarioBruto: string; valorBruto: number; tributos: { porcentaje: number; valorBase: number; valorImporte: number }[] }[] };
-    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => (d.request as { content: Pos }).content);
-    const byReceipt = new Map(issued.map((r) => [r.documento.cajaVenta.codigoVenta, {
-      lines: r.detalles.map((l) => [l.unidades, l.valorUnitarioBruto, l.valorBruto, l.tributos.map((t) => [t.porcentaje, t.valorBase, t.valorImporte])]),
-      totals: [r.totales.valorBruto, r.totales.valorDescuentos, r.totales.valorTotalSinImpuestos, r.totales.valorNeto],
-    }]));
+    type Pos = {
+      documento: { cajaVenta: { codigoVenta: string } };
+      totales: Record<string, number>;
+      detalles: {
+        unidades: string;
+        valorUnitarioBruto: string;
+        valorBruto: number;
+        tributos: { porcentaje: number; valorBase: number; valorImporte: number }[];
+      }[];
+    };
+    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map(
+      (d) => (d.request as { content: Pos }).content,
+    );
+    const byReceipt = new Map(
+      issued.map((r) => [
+        r.documento.cajaVenta.codigoVenta,
+        {
+          lines: r.detalles.map((l) => [
+            l.unidades,
+            l.valorUnitarioBruto,
+            l.valorBruto,
+            l.tributos.map((t) => [t.porcentaje, t.valorBase, t.valorImporte]),
+          ]),
+          totals: [
+            r.totales.valorBruto,
+            r.totales.valorDescuentos,
+            r.totales.valorTotalSinImpuestos,
+            r.totales.valorNeto,
+          ],
+        },
+      ]),
+    );
     expect([...byReceipt.keys()].sort()).toEqual(['1-1042', '1-1045']);
     expect(byReceipt.get('1-1042')).toEqual({
       lines: [
@@ -206,76 +307,120 @@ describe('shipped ERP presets through the daemon', () => {
   }, 120_000);
 
   test('loyverse-pos: a 12-hour time is read as the afternoon it says', async () => {
-    const original = (await sample('loyverse', 'loyverse-recibos-por-articulo.csv')).toString('utf8');
+    const original = (await sample('loyverse', 'loyverse-recibos-por-articulo.csv')).toString(
+      'utf8',
+    );
     // the header and receipt 1-1042 alone, renumbered 1-2042, its time written on a 12-hour clock
     const [header, ...rows] = original.split('\n');
-    const text = [header, ...rows.filter((row) => row.includes('1-1042'))].join('\n')
-      .replaceAll('1-1042', '1-2042').replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
+    const text = [header, ...rows.filter((row) => row.includes('1-1042'))]
+      .join('\n')
+      .replaceAll('1-1042', '1-2042')
+      .replaceAll('21/11/2026 14:32', '21/11/2026 2:32 PM');
     await project.drop('pos', 'loyverse-12h.csv', text);
     const result = await project.finalResult('pos', 'loyverse-12h.csv', { timeoutMs: 60_000 });
-    expect(result.documents.map((d) => [d.status, d.source])).toEqual([['accepted', { rows: [2, 3], erpKey: '1-2042' }]]);
-    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) => JSON.stringify(d.request));
+    expect(result.documents.map((d) => [d.status, d.source])).toEqual([
+      ['accepted', { rows: [2, 3], erpKey: '1-2042' }],
+    ]);
+    const issued = (await emulator.client.documents({ kind: 'pos', withRequest: true })).map((d) =>
+      JSON.stringify(d.request),
+    );
     const sent = issued.find((r) => r.includes('"1-2042"'));
     // 2:32 PM is 12 + 2 = 14 hours, 32 minutes
     expect(sent).toContain('"horaEmision":"14:32:00"');
   }, 120_000);
 
   test('generic-payroll: one payroll per employee from concept rows; provisions, zero concepts and the footer left out', async () => {
-    await project.drop('payroll', 'nomina-noviembre.csv', await sample('payroll', 'nomina-por-concepto.csv'));
-    const result = await project.finalResult('payroll', 'nomina-noviembre.csv', { timeoutMs: 60_000 });
+    await project.drop(
+      'payroll',
+      'nomina-noviembre.csv',
+      await sample('payroll', 'nomina-por-concepto.csv'),
+    );
+    const result = await project.finalResult('payroll', 'nomina-noviembre.csv', {
+      timeoutMs: 60_000,
+    });
     // rows 1-4 title lines, 5 header; 9 and 24 (concepts with 0 earned and 0 deducted) and 28 (TOTALES) skipped
     expect(result.documents.map((d) => [d.key, d.status, d.source, d.errors])).toEqual([
       ['main/payroll/NOM/301', 'accepted', { rows: [6, 7, 8, 10, 11, 12, 13] }, []],
       ['main/payroll/NOM/302', 'accepted', { rows: [14, 15, 16, 17, 18, 19, 20, 21] }, []],
       ['main/payroll/NOM/303', 'accepted', { rows: [22, 23, 25, 26, 27] }, []],
     ]);
-    type Payroll = Record<string, unknown> & { Trabajador: { TipoDocumento: string; NumeroDocumento: string };
-      Devengados: Record<string, unknown>; Deducciones: Record<string, unknown>; DevengadosTotal: string; DeduccionesTotal: string; ComprobanteTotal: string };
-    const issued = (await emulator.client.documents({ kind: 'payroll', withRequest: true })).map((d) => d.request as Payroll);
+    type Payroll = Record<string, unknown> & {
+      Trabajador: { TipoDocumento: string; NumeroDocumento: string };
+      Devengados: Record<string, unknown>;
+      Deducciones: Record<string, unknown>;
+      DevengadosTotal: string;
+      DeduccionesTotal: string;
+      ComprobanteTotal: string;
+    };
+    const issued = (await emulator.client.documents({ kind: 'payroll', withRequest: true })).map(
+      (d) => d.request as Payroll,
+    );
     const byEmployee = new Map(issued.map((r) => [r.Trabajador.NumeroDocumento, r]));
     expect([...byEmployee.keys()].sort()).toEqual(['1032456789', '456789', '80123456']);
     const ana = byEmployee.get('1032456789')!;
-    expect([ana.Devengados, ana.Deducciones]).toEqual([{
-      Basico: { DiasTrabajados: '30', SueldoTrabajado: '2000000.00' },
-      Transporte: [{ AuxilioTransporte: '200000.00' }],
-      // 2,000,000 / 240 h = 8,333.33 × 1.25 × 4 h = 41,666.67; the night-overtime row (0 h, 0) is not sent
-      HEDs: [{ Cantidad: '4', Porcentaje: '25.00', Pago: '41666.67' }],
-    }, {
-      // 4 % of 2,041,666.67 = 81,666.67 each
-      Salud: { Porcentaje: '4', Deduccion: '81666.67' },
-      FondoPension: { Porcentaje: '4', Deduccion: '81666.67' },
-      Libranzas: [{ Descripcion: 'Libranza Banco Popular', Deduccion: '150000.00' }],
-    }]);
+    expect([ana.Devengados, ana.Deducciones]).toEqual([
+      {
+        Basico: { DiasTrabajados: '30', SueldoTrabajado: '2000000.00' },
+        Transporte: [{ AuxilioTransporte: '200000.00' }],
+        // 2,000,000 / 240 h = 8,333.33 × 1.25 × 4 h = 41,666.67; the night-overtime row (0 h, 0) is not sent
+        HEDs: [{ Cantidad: '4', Porcentaje: '25.00', Pago: '41666.67' }],
+      },
+      {
+        // 4 % of 2,041,666.67 = 81,666.67 each
+        Salud: { Porcentaje: '4', Deduccion: '81666.67' },
+        FondoPension: { Porcentaje: '4', Deduccion: '81666.67' },
+        Libranzas: [{ Descripcion: 'Libranza Banco Popular', Deduccion: '150000.00' }],
+      },
+    ]);
     // 2,000,000 + 200,000 + 41,666.67 = 2,241,666.67; 81,666.67 × 2 + 150,000 = 313,333.34; 2,241,666.67 − 313,333.34 = 1,928,333.33
-    expect([ana.DevengadosTotal, ana.DeduccionesTotal, ana.ComprobanteTotal]).toEqual(['2241666.67', '313333.34', '1928333.33']);
+    expect([ana.DevengadosTotal, ana.DeduccionesTotal, ana.ComprobanteTotal]).toEqual([
+      '2241666.67',
+      '313333.34',
+      '1928333.33',
+    ]);
     const carlos = byEmployee.get('80123456')!;
-    expect([carlos.Devengados, carlos.Deducciones]).toEqual([{
-      // 6,500,000 / 30 × 27 = 5,850,000.00
-      Basico: { DiasTrabajados: '27', SueldoTrabajado: '5850000.00' },
-      Comisiones: [{ Comision: '500000.00' }],
-      // 6,500,000 / 30 × 3 × 2/3 = 433,333.33
-      Incapacidades: [{ Cantidad: '3', Tipo: '1', Pago: '433333.33' }],
-    }, {
-      // base 5,850,000 + 500,000 + 433,333.33 = 6,783,333.33: 4 % = 271,333.33, 1 % = 67,833.33
-      Salud: { Porcentaje: '4', Deduccion: '271333.33' },
-      FondoPension: { Porcentaje: '4', Deduccion: '271333.33' },
-      FondoSP: { Porcentaje: '1', Deduccion: '67833.33' },
-      RetencionFuente: '398000.00',
-    }]);
+    expect([carlos.Devengados, carlos.Deducciones]).toEqual([
+      {
+        // 6,500,000 / 30 × 27 = 5,850,000.00
+        Basico: { DiasTrabajados: '27', SueldoTrabajado: '5850000.00' },
+        Comisiones: [{ Comision: '500000.00' }],
+        // 6,500,000 / 30 × 3 × 2/3 = 433,333.33
+        Incapacidades: [{ Cantidad: '3', Tipo: '1', Pago: '433333.33' }],
+      },
+      {
+        // base 5,850,000 + 500,000 + 433,333.33 = 6,783,333.33: 4 % = 271,333.33, 1 % = 67,833.33
+        Salud: { Porcentaje: '4', Deduccion: '271333.33' },
+        FondoPension: { Porcentaje: '4', Deduccion: '271333.33' },
+        FondoSP: { Porcentaje: '1', Deduccion: '67833.33' },
+        RetencionFuente: '398000.00',
+      },
+    ]);
     // 6,783,333.33; 271,333.33 × 2 + 67,833.33 + 398,000 = 1,008,499.99; 6,783,333.33 − 1,008,499.99 = 5,774,833.34
-    expect([carlos.DevengadosTotal, carlos.DeduccionesTotal, carlos.ComprobanteTotal]).toEqual(['6783333.33', '1008499.99', '5774833.34']);
+    expect([carlos.DevengadosTotal, carlos.DeduccionesTotal, carlos.ComprobanteTotal]).toEqual([
+      '6783333.33',
+      '1008499.99',
+      '5774833.34',
+    ]);
     const maria = byEmployee.get('456789')!;
-    expect([maria.Trabajador.TipoDocumento, maria.Devengados, maria.Deducciones]).toEqual(['22', {
-      // 1,423,500 / 30 × 15 = 711,750.00; transport 200,000 / 30 × 15 = 100,000.00; the 0-hour overtime row is not sent
-      Basico: { DiasTrabajados: '15', SueldoTrabajado: '711750.00' },
-      Transporte: [{ AuxilioTransporte: '100000.00' }],
-      Bonificaciones: [{ BonificacionNS: '50000.00' }],
-    }, {
-      // 4 % of 711,750 = 28,470.00
-      Salud: { Porcentaje: '4', Deduccion: '28470.00' },
-      FondoPension: { Porcentaje: '4', Deduccion: '28470.00' },
-    }]);
+    expect([maria.Trabajador.TipoDocumento, maria.Devengados, maria.Deducciones]).toEqual([
+      '22',
+      {
+        // 1,423,500 / 30 × 15 = 711,750.00; transport 200,000 / 30 × 15 = 100,000.00; the 0-hour overtime row is not sent
+        Basico: { DiasTrabajados: '15', SueldoTrabajado: '711750.00' },
+        Transporte: [{ AuxilioTransporte: '100000.00' }],
+        Bonificaciones: [{ BonificacionNS: '50000.00' }],
+      },
+      {
+        // 4 % of 711,750 = 28,470.00
+        Salud: { Porcentaje: '4', Deduccion: '28470.00' },
+        FondoPension: { Porcentaje: '4', Deduccion: '28470.00' },
+      },
+    ]);
     // 711,750 + 100,000 + 50,000 = 861,750.00; 28,470 × 2 = 56,940.00; 861,750 − 56,940 = 804,810.00
-    expect([maria.DevengadosTotal, maria.DeduccionesTotal, maria.ComprobanteTotal]).toEqual(['861750.00', '56940.00', '804810.00']);
+    expect([maria.DevengadosTotal, maria.DeduccionesTotal, maria.ComprobanteTotal]).toEqual([
+      '861750.00',
+      '56940.00',
+      '804810.00',
+    ]);
   }, 120_000);
 });

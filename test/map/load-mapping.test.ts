@@ -15,7 +15,10 @@ const base = {
 async function loadError(data: unknown): Promise<{ code: string; message: string }> {
   const file = await tempFile('m.yaml', '');
   await writeFile(file, typeof data === 'string' ? data : stringify(data));
-  const err = await loadMapping(file).then(() => undefined, (e: unknown) => e);
+  const err = await loadMapping(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(isEdocError(err, 'EDOC_MAPPING_INVALID')).toBe(true);
   const message = (err as Error).message;
   expect(message).toContain(file);
@@ -30,7 +33,10 @@ describe('loading mappings', () => {
   });
 
   it('names the key path of an unknown conversion', async () => {
-    const { message } = await loadError({ ...base, document: { Customer: { Name: { column: 'n', as: 'money' } } } });
+    const { message } = await loadError({
+      ...base,
+      document: { Customer: { Name: { column: 'n', as: 'money' } } },
+    });
     expect(message).toContain('document.Customer.Name.as');
   });
 
@@ -39,25 +45,36 @@ describe('loading mappings', () => {
   });
 
   it('refuses a lookup table that does not exist', async () => {
-    const { message } = await loadError({ ...base, document: { T: { column: 't', lookup: 'nope' } } });
+    const { message } = await loadError({
+      ...base,
+      document: { T: { column: 't', lookup: 'nope' } },
+    });
     expect(message).toContain('document.T.lookup');
     expect(message).toContain('"nope"');
   });
 
   it('refuses a value with two sources', async () => {
-    expect((await loadError({ ...base, document: { T: { column: 't', const: 'x' } } })).message).toContain('document.T: a value takes exactly one of');
+    expect(
+      (await loadError({ ...base, document: { T: { column: 't', const: 'x' } } })).message,
+    ).toContain('document.T: a value takes exactly one of');
   });
 
   it('refuses position outside line fields', async () => {
-    expect((await loadError({ ...base, document: { N: { position: true } } })).message).toContain('document.N.position');
+    expect((await loadError({ ...base, document: { N: { position: true } } })).message).toContain(
+      'document.N.position',
+    );
   });
 
   it('refuses a date pattern without a year', async () => {
-    expect((await loadError({ ...base, format: { date: 'dd/MM' } })).message).toContain('format.date');
+    expect((await loadError({ ...base, format: { date: 'dd/MM' } })).message).toContain(
+      'format.date',
+    );
   });
 
   it('refuses an unknown derivation', async () => {
-    expect((await loadError({ ...base, derive: 'magic-totals' })).message).toContain('derive[0]: unknown derivation "magic-totals"');
+    expect((await loadError({ ...base, derive: 'magic-totals' })).message).toContain(
+      'derive[0]: unknown derivation "magic-totals"',
+    );
   });
 
   it('refuses broken YAML', async () => {

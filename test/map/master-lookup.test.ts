@@ -13,22 +13,29 @@ import { isEdocError } from '../../src/errors.js';
 import { tempFile } from './helpers.js';
 import { mappingFrom, requestOf } from './values-amounts-helpers.js';
 
-const TERCEROS = [
-  'Tipo identificación;Identificación;Razón social;Correo;Dirección',
-  '31;900123456;Ferretería Andina S.A.S.;compras@andina.example;Cra 7 # 12-40',
-  '13;79456123;Juan Carlos Gómez Pérez;;Calle 45 # 3-10',
-].join('\r\n') + '\r\n';
+const TERCEROS =
+  [
+    'Tipo identificación;Identificación;Razón social;Correo;Dirección',
+    '31;900123456;Ferretería Andina S.A.S.;compras@andina.example;Cra 7 # 12-40',
+    '13;79456123;Juan Carlos Gómez Pérez;;Calle 45 # 3-10',
+  ].join('\r\n') + '\r\n';
 
-const SPEC = { table: 'customers', key: 'Identificación', columns: ['Tipo identificación', 'Razón social', 'Correo'],
-  encoding: 'auto', delimiter: 'auto' } as const;
+const SPEC = {
+  table: 'customers',
+  key: 'Identificación',
+  columns: ['Tipo identificación', 'Razón social', 'Correo'],
+  encoding: 'auto',
+  delimiter: 'auto',
+} as const;
 
 /* One line each: 2 × 10.000,00 = 20.000,00 net; VAT 19 % = 3.800,00; total 23.800,00. */
-const SALES = [
-  'Factura;Fecha;Cliente;Producto;Cantidad;Precio;IVA',
-  'FE100;18/11/2026;900123456;Tornillos;2;10.000,00;19',
-  'FE101;18/11/2026;79456123;Tornillos;2;10.000,00;19',
-  'FE102;18/11/2026;55555555;Tornillos;2;10.000,00;19',
-].join('\r\n') + '\r\n';
+const SALES =
+  [
+    'Factura;Fecha;Cliente;Producto;Cantidad;Precio;IVA',
+    'FE100;18/11/2026;900123456;Tornillos;2;10.000,00;19',
+    'FE101;18/11/2026;79456123;Tornillos;2;10.000,00;19',
+    'FE102;18/11/2026;55555555;Tornillos;2;10.000,00;19',
+  ].join('\r\n') + '\r\n';
 
 const MAPPING = `
 name: sales-with-customers
@@ -64,12 +71,23 @@ derive:
 
 async function tables(): Promise<MasterTables> {
   const read = await readMasterFile(await tempFile('terceros.csv', TERCEROS), SPEC);
-  return { customers: { table: 'customers', version: 3, file: 'terceros.csv', columns: read.columns, rows: Object.fromEntries(read.rows) } };
+  return {
+    customers: {
+      table: 'customers',
+      version: 3,
+      file: 'terceros.csv',
+      columns: read.columns,
+      rows: Object.fromEntries(read.rows),
+    },
+  };
 }
 
 async function mapSales(m: Mapping, master: MasterTables | undefined) {
-  const source = await openCsvSource(await tempFile('ventas.csv', SALES), m, { kind: 'invoice', company: { alias: 'main', nit: '900999999' },
-    ...(master ? { master } : {}) });
+  const source = await openCsvSource(await tempFile('ventas.csv', SALES), m, {
+    kind: 'invoice',
+    company: { alias: 'main', nit: '900999999' },
+    ...(master ? { master } : {}),
+  });
   const docs = [];
   for await (const d of source.documents) docs.push(d);
   return docs;
@@ -78,7 +96,9 @@ async function mapSales(m: Mapping, master: MasterTables | undefined) {
 describe('lookup() in a mapping', () => {
   it('takes the buyer from the table; a missing id is refused naming the id and the table', async () => {
     const m = await mappingFrom(MAPPING);
-    expect(m.masterTables).toEqual({ customers: ['Correo', 'Razón social', 'Tipo identificación'] });
+    expect(m.masterTables).toEqual({
+      customers: ['Correo', 'Razón social', 'Tipo identificación'],
+    });
     const [andina, gomez, unknown] = await mapSales(m, await tables());
     const a = requestOf(andina).CustomerParty;
     expect(a.Name).toBe('Ferretería Andina S.A.S.');
@@ -90,11 +110,19 @@ describe('lookup() in a mapping', () => {
     expect(g.Identification.DocumentType).toBe('13');
     expect(g.Email).toBeUndefined(); // a blank cell in the table is an empty value, not ''
     expect(unknown.request).toBeUndefined();
-    expect(unknown.problems).toContainEqual(expect.objectContaining({ code: 'EDOC_MAP_MASTER_MISSING', column: 'Cliente', value: '55555555' }));
+    expect(unknown.problems).toContainEqual(
+      expect.objectContaining({
+        code: 'EDOC_MAP_MASTER_MISSING',
+        column: 'Cliente',
+        value: '55555555',
+      }),
+    );
     // three fields read the missing id: one problem for the document
     expect(unknown.problems.filter((p) => p.code === 'EDOC_MAP_MASTER_MISSING')).toHaveLength(1);
     const message = unknown.problems.find((p) => p.code === 'EDOC_MAP_MASTER_MISSING')!.message;
-    expect(message).toContain('id "55555555" is not in master table "customers" (version 3, from terceros.csv)');
+    expect(message).toContain(
+      'id "55555555" is not in master table "customers" (version 3, from terceros.csv)',
+    );
   });
 
   it('with no file loaded yet, every document reading the table is refused saying so', async () => {
@@ -103,45 +131,68 @@ describe('lookup() in a mapping', () => {
     for (const d of docs) {
       expect(d.request).toBeUndefined();
       expect(d.problems).toHaveLength(1);
-      expect(d.problems.map((p) => p.message).join(' ')).toContain('master table "customers" has no file loaded yet');
+      expect(d.problems.map((p) => p.message).join(' ')).toContain(
+        'master table "customers" has no file loaded yet',
+      );
     }
   });
 
   it('refuses at load a table or column given as an expression, and a condition as the key', async () => {
-    const bad = async (expr: string) => mappingFrom(MAPPING.replace("lookup('customers', Cliente, Correo)", expr)).then(() => 'loaded', (e: Error) => e.message);
+    const bad = async (expr: string) =>
+      mappingFrom(MAPPING.replace("lookup('customers', Cliente, Correo)", expr)).then(
+        () => 'loaded',
+        (e: Error) => e.message,
+      );
     expect(await bad("lookup(customers, Cliente, 'a' + 'b')")).toMatch(/the column must be a name/);
     expect(await bad('lookup(1, Cliente, Correo)')).toMatch(/the table must be a name/);
-    expect(await bad('lookup(customers, Cliente > 1, Correo)')).toMatch(/needs a key \(a column\), not a condition/);
+    expect(await bad('lookup(customers, Cliente > 1, Correo)')).toMatch(
+      /needs a key \(a column\), not a condition/,
+    );
     expect(await bad('lookup(customers, Cliente)')).toMatch(/lookup\(\) takes 3 arguments, not 2/);
   });
 });
 
 describe('a master-data table file', () => {
-  const refused = async (text: string): Promise<{ message: string; row: unknown; column: unknown }> => {
+  const refused = async (
+    text: string,
+  ): Promise<{ message: string; row: unknown; column: unknown }> => {
     try {
       await readMasterFile(await tempFile('terceros.csv', text), SPEC);
     } catch (err) {
-      if (isEdocError(err, 'EDOC_MASTER_BAD_FILE')) return { message: err.message, row: err.context.row, column: err.context.column };
+      if (isEdocError(err, 'EDOC_MASTER_BAD_FILE'))
+        return { message: err.message, row: err.context.row, column: err.context.column };
       throw err;
     }
     throw new Error('the file was read');
   };
 
   it('is read whole: header names match whatever their case and spacing; blank lines skipped; Windows-1252 read', async () => {
-    const text = '  tipo IDENTIFICACIÓN ;Identificación;Razón  social;Correo\n31;900123456;Andina;a@b.example\n\n13;79456123;Gómez;\n';
+    const text =
+      '  tipo IDENTIFICACIÓN ;Identificación;Razón  social;Correo\n31;900123456;Andina;a@b.example\n\n13;79456123;Gómez;\n';
     const read = await readMasterFile(await tempFile('terceros.csv', text, 'windows-1252'), SPEC);
     expect(read.encoding).toBe('windows-1252');
-    expect(Object.fromEntries(read.rows)).toEqual({ 900123456: ['31', 'Andina', 'a@b.example'], 79456123: ['13', 'Gómez', ''] });
+    expect(Object.fromEntries(read.rows)).toEqual({
+      900123456: ['31', 'Andina', 'a@b.example'],
+      79456123: ['13', 'Gómez', ''],
+    });
   });
 
   it('names the file, the row and the column of what it cannot use', async () => {
     const noColumn = await refused('Identificación;Razón social\n900;Andina\n');
-    expect(noColumn.message).toMatch(/^Master table "customers": terceros\.csv, row 1: no column "Tipo identificación", "Correo" in the header/);
+    expect(noColumn.message).toMatch(
+      /^Master table "customers": terceros\.csv, row 1: no column "Tipo identificación", "Correo" in the header/,
+    );
     expect(noColumn).toMatchObject({ row: 1, column: 'Tipo identificación' });
     const emptyId = await refused(`${TERCEROS}31;;Sin id;;\n`);
-    expect(emptyId.message).toContain('terceros.csv, row 4, column "Identificación": the id is empty');
-    const twice = await refused(`${TERCEROS}31;900123456;Otra razón social;compras@andina.example;\n`);
-    expect(twice.message).toContain('terceros.csv, row 4, column "Razón social": id "900123456" is on row 2 too, with another "Razón social"');
+    expect(emptyId.message).toContain(
+      'terceros.csv, row 4, column "Identificación": the id is empty',
+    );
+    const twice = await refused(
+      `${TERCEROS}31;900123456;Otra razón social;compras@andina.example;\n`,
+    );
+    expect(twice.message).toContain(
+      'terceros.csv, row 4, column "Razón social": id "900123456" is on row 2 too, with another "Razón social"',
+    );
     expect(twice).toMatchObject({ row: 4, column: 'Razón social' });
     const headerOnly = await refused('Tipo identificación;Identificación;Razón social;Correo\n');
     expect(headerOnly.message).toContain('no rows under the header');
@@ -150,7 +201,13 @@ describe('a master-data table file', () => {
   });
 
   it('takes the same id twice when both rows say the same', async () => {
-    const read = await readMasterFile(await tempFile('terceros.csv', `${TERCEROS}31;900123456;Ferretería Andina S.A.S.;compras@andina.example;otra dirección\n`), SPEC);
+    const read = await readMasterFile(
+      await tempFile(
+        'terceros.csv',
+        `${TERCEROS}31;900123456;Ferretería Andina S.A.S.;compras@andina.example;otra dirección\n`,
+      ),
+      SPEC,
+    );
     expect(read.rows.size).toBe(2);
   });
 });

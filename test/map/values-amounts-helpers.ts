@@ -11,13 +11,22 @@ export async function mappingFrom(yaml: string): Promise<Mapping> {
   return loadMapping(await tempFile('mapping.csv.yaml', yaml));
 }
 
-export async function mapFile(csv: string, m: Mapping, kind: DocumentKind, encoding: 'utf-8' | 'windows-1252' = 'utf-8'): Promise<CsvSourceDocument[]> {
+export async function mapFile(
+  csv: string,
+  m: Mapping,
+  kind: DocumentKind,
+  encoding: 'utf-8' | 'windows-1252' = 'utf-8',
+): Promise<CsvSourceDocument[]> {
   const file = await tempFile('export.csv', csv, encoding);
   return (await readAll(file, m, kind)).docs;
 }
 
 /** A Siigo-style sales mapping: the columns of Siigo Nube's "Subir facturas de venta desde Excel" template. */
-export function siigoSalesMapping(options: { discount: boolean; reconcile: boolean; extra?: string }): string {
+export function siigoSalesMapping(options: {
+  discount: boolean;
+  reconcile: boolean;
+  extra?: string;
+}): string {
   return `
 name: siigo-sales-export
 kinds: [invoice]
@@ -51,7 +60,8 @@ derive:
 ${options.discount ? '      discount: { column: Valor Descuento, as: decimal }\n' : ''}${options.extra ?? ''}${options.reconcile ? 'reconcile:\n  document:\n    total: Total factura\n' : ''}`;
 }
 
-export const SIIGO_COLUMNS = 'Tipo de comprobante;Consecutivo;Fecha de elaboración;Identificación tercero;Nombre tercero;Código producto;Descripción producto;Cantidad producto;Valor unitario;Valor Descuento;Porcentaje IVA;Total factura';
+export const SIIGO_COLUMNS =
+  'Tipo de comprobante;Consecutivo;Fecha de elaboración;Identificación tercero;Nombre tercero;Código producto;Descripción producto;Cantidad producto;Valor unitario;Valor Descuento;Porcentaje IVA;Total factura';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read deep into requests of several shapes
 export function requestOf(doc: CsvSourceDocument): Record<string, any> {
@@ -61,7 +71,8 @@ export function requestOf(doc: CsvSourceDocument): Record<string, any> {
 }
 
 /** A support-document mapping for a purchases export with the withholding as an amount per row (World Office / Helisa style). */
-export const SUPPORT_COLUMNS = 'Prefijo;Número;Fecha;Nit Tercero;Nombre Tercero;Producto;Cantidad;Valor Unitario;Valor Retefuente;Total Retención;Total a Pagar';
+export const SUPPORT_COLUMNS =
+  'Prefijo;Número;Fecha;Nit Tercero;Nombre Tercero;Producto;Cantidad;Valor Unitario;Valor Retefuente;Total Retención;Total a Pagar';
 
 export function supportMapping(withholding: boolean): string {
   return `

@@ -4,7 +4,13 @@
  * run over every short decimal text and many random ones, signs, leading and trailing zeros included.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalDecimal, mulDecimals, mulRate, parseAmountLenient, tryParseAmount } from '../../src/policy/amount.js';
+import {
+  canonicalDecimal,
+  mulDecimals,
+  mulRate,
+  parseAmountLenient,
+  tryParseAmount,
+} from '../../src/policy/amount.js';
 
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d*))?$/;
 
@@ -17,7 +23,9 @@ function refParse(text: string): { units: bigint; scale: number } | undefined {
 }
 
 function refSafe(value: bigint): number | 'throws' {
-  return value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER) ? 'throws' : Number(value);
+  return value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER)
+    ? 'throws'
+    : Number(value);
 }
 
 function refRound(numerator: bigint, denominator: bigint): bigint {
@@ -44,7 +52,9 @@ function refCanonical(text: string): string | undefined {
 
 function refLenient(text: string): number | undefined | 'throws' {
   const dec = refParse(text.trim());
-  return dec === undefined ? undefined : refSafe(refRound(dec.units * 100n, 10n ** BigInt(dec.scale)));
+  return dec === undefined
+    ? undefined
+    : refSafe(refRound(dec.units * 100n, 10n ** BigInt(dec.scale)));
 }
 
 function refTry(text: string): number | undefined | 'throws' {
@@ -93,7 +103,8 @@ function* randomTexts(count: number): Generator<string> {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed % k;
   };
-  const digits = (k: number): string => Array.from({ length: k }, () => (next(3) === 0 ? '0' : String(next(10)))).join('');
+  const digits = (k: number): string =>
+    Array.from({ length: k }, () => (next(3) === 0 ? '0' : String(next(10)))).join('');
   for (let i = 0; i < count; i++) {
     const sign = ['', '-', '+'][next(3)];
     const frac = next(4) === 0 ? '' : `.${digits(next(7))}`;
@@ -101,8 +112,19 @@ function* randomTexts(count: number): Generator<string> {
   }
 }
 
-const texts = [...allTexts('0-.19', 6), ...randomTexts(10_000),
-  '9007199254740991', '90071992547409.91', '9999999999999.99', '99999999999999.99', '-0.00', '-0', '+0.0', '0000.0000', '-00.10'];
+const texts = [
+  ...allTexts('0-.19', 6),
+  ...randomTexts(10_000),
+  '9007199254740991',
+  '90071992547409.91',
+  '9999999999999.99',
+  '99999999999999.99',
+  '-0.00',
+  '-0',
+  '+0.0',
+  '0000.0000',
+  '-00.10',
+];
 
 describe('the amount fast paths answer exactly what the bigint arithmetic answers', () => {
   it('canonicalDecimal', () => {
@@ -137,8 +159,36 @@ describe('the amount fast paths answer exactly what the bigint arithmetic answer
   });
 
   it('mulRate (cents × percent, half-up)', () => {
-    const rates = ['19', '19.00', '5', '0', '-0', '2.5', '0.001', '16.6667', '100', '-19', '33.333333', '999999999999999'];
-    const bases = [0, 1, -1, 5, -5, 50, 249, 250, 251, 123456789, -987654321, 2 ** 45, 2 ** 52, Number.MAX_SAFE_INTEGER];
+    const rates = [
+      '19',
+      '19.00',
+      '5',
+      '0',
+      '-0',
+      '2.5',
+      '0.001',
+      '16.6667',
+      '100',
+      '-19',
+      '33.333333',
+      '999999999999999',
+    ];
+    const bases = [
+      0,
+      1,
+      -1,
+      5,
+      -5,
+      50,
+      249,
+      250,
+      251,
+      123456789,
+      -987654321,
+      2 ** 45,
+      2 ** 52,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const rate of [...rates, ...texts.filter((_, i) => i % 97 === 0)]) {
       for (const base of bases) {
         const got = outcome(() => mulRate(base, rate));

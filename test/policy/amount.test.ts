@@ -22,7 +22,18 @@ describe('amounts as integer cents', () => {
   });
 
   it('rejects amounts without exactly two decimals with EDOC_VALIDATE_AMOUNT', () => {
-    for (const bad of ['1234.5', '1234', '1234.500', '1,234.50', ' 1.00', '1.00 ', '', '.50', '1e3', 'abc']) {
+    for (const bad of [
+      '1234.5',
+      '1234',
+      '1234.500',
+      '1,234.50',
+      ' 1.00',
+      '1.00 ',
+      '',
+      '.50',
+      '1e3',
+      'abc',
+    ]) {
       expect(tryParseAmount(bad), bad).toBeUndefined();
       expect(isAmountString(bad), bad).toBe(false);
       let caught: unknown;
@@ -44,7 +55,8 @@ describe('amounts as integer cents', () => {
     expect(formatAmount(-5)).toBe('-0.05');
     expect(formatAmount(-123401)).toBe('-1234.01');
     expect(() => formatAmount(1.5)).toThrow();
-    for (const text of ['0.01', '10.10', '99999999.99', '-7.70']) expect(formatAmount(parseAmount(text))).toBe(text);
+    for (const text of ['0.01', '10.10', '99999999.99', '-7.70'])
+      expect(formatAmount(parseAmount(text))).toBe(text);
   });
 
   it('reads numbers and loose decimals leniently, rounding half-up away from zero', () => {

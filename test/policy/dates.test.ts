@@ -45,7 +45,16 @@ describe('Colombia dates (UTC-5, no DST)', () => {
 
   it('parses yyyy-MM-dd strictly', () => {
     expect(parseDate('2026-11-22')).toBe(Date.UTC(2026, 10, 22));
-    for (const bad of ['2026-11-31', '2026-02-29', '2026-13-01', '2026-00-10', '26-11-22', '2026-1-2', '2026-11-22T00:00:00', ' 2026-11-22']) {
+    for (const bad of [
+      '2026-11-31',
+      '2026-02-29',
+      '2026-13-01',
+      '2026-00-10',
+      '26-11-22',
+      '2026-1-2',
+      '2026-11-22T00:00:00',
+      ' 2026-11-22',
+    ]) {
       expect(parseDate(bad), bad).toBeUndefined();
       expect(isDate(bad)).toBe(false);
     }
@@ -55,7 +64,13 @@ describe('Colombia dates (UTC-5, no DST)', () => {
 
   it('parses yyyy-MM-ddTHH:mm:ss strictly', () => {
     expect(parseDateTime('2026-11-22T23:59:59')).toBe(Date.UTC(2026, 10, 22, 23, 59, 59));
-    for (const bad of ['2026-11-22T24:00:00', '2026-11-22T10:60:00', '2026-11-22 10:00:00', '2026-11-22T10:00:00Z', '2026-11-22T10:00']) {
+    for (const bad of [
+      '2026-11-22T24:00:00',
+      '2026-11-22T10:60:00',
+      '2026-11-22 10:00:00',
+      '2026-11-22T10:00:00Z',
+      '2026-11-22T10:00',
+    ]) {
       expect(parseDateTime(bad), bad).toBeUndefined();
       expect(isDateTime(bad)).toBe(false);
     }
@@ -66,7 +81,8 @@ describe('Colombia dates (UTC-5, no DST)', () => {
   it('converts dd/MM/yyyy (ERP dates) both ways', () => {
     expect(dmyToIso('05/11/2026')).toBe('2026-11-05');
     expect(dmyToIso('29/02/2024')).toBe('2024-02-29');
-    for (const bad of ['31/11/2026', '5/11/2026', '2026-11-05', '05-11-2026', '29/02/2026']) expect(dmyToIso(bad), bad).toBeUndefined();
+    for (const bad of ['31/11/2026', '5/11/2026', '2026-11-05', '05-11-2026', '29/02/2026'])
+      expect(dmyToIso(bad), bad).toBeUndefined();
     expect(isoToDmy('2026-11-05')).toBe('05/11/2026');
     expect(isoToDmy('2026-11-31')).toBeUndefined();
   });

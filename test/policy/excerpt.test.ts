@@ -29,7 +29,9 @@ describe('SecretScrubber', () => {
 
   test('removes a secret wherever it appears, JSON- and CSV-escaped forms included', () => {
     const scrubber = new SecretScrubber(['k"ey-0123456789', key]);
-    expect(scrubber.scrub(`found: ${key}, and again ${key}`)).toBe('found: [redacted], and again [redacted]');
+    expect(scrubber.scrub(`found: ${key}, and again ${key}`)).toBe(
+      'found: [redacted], and again [redacted]',
+    );
     expect(scrubber.scrub(JSON.stringify({ m: 'k"ey-0123456789' }))).toBe('{"m":"[redacted]"}');
     expect(scrubber.scrub('"k""ey-0123456789"')).toBe('"[redacted]"');
     expect(scrubber.has(`x${key}x`)).toBe(true);

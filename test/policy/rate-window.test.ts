@@ -113,7 +113,9 @@ describe('strict sliding window', () => {
         const leaves = now + Math.floor(random() * 50);
         const answer = leaves + Math.floor(random() * random() * 2 * windowMs);
         const pick = random();
-        arrivals.push(pick < 1 / 3 ? leaves : pick < 2 / 3 ? answer : Math.floor((leaves + answer) / 2));
+        arrivals.push(
+          pick < 1 / 3 ? leaves : pick < 2 / 3 ? answer : Math.floor((leaves + answer) / 2),
+        );
         open.push({ end: answer, ...got.reservation });
       }
       arrivals.sort((x, y) => x - y);

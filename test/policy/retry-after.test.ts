@@ -22,7 +22,17 @@ describe('Retry-After parsing', () => {
   });
 
   it('answers undefined for anything else', () => {
-    for (const bad of [undefined, null, '', '  ', '-1', '1.5', 'soon', '2026-11-22', 'Mon, 99 Foo 2026 00:00:00 GMT']) {
+    for (const bad of [
+      undefined,
+      null,
+      '',
+      '  ',
+      '-1',
+      '1.5',
+      'soon',
+      '2026-11-22',
+      'Mon, 99 Foo 2026 00:00:00 GMT',
+    ]) {
       expect(parseRetryAfter(bad, now), String(bad)).toBeUndefined();
     }
     expect(parseRetryAfter([], now)).toBeUndefined();

@@ -15,7 +15,12 @@ import { addDays, colombiaToday } from '../../src/policy/dates.js';
 import { RangeWatch } from '../../src/ranges/range-watch.js';
 import { CompanyRates } from '../../src/rate/company-rate.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { COMPANY_MAIN, seedFor, startTestEmulator, type TestEmulator } from '../helpers/daemon-harness.js';
+import {
+  COMPANY_MAIN,
+  seedFor,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
 import { docs, fileInput } from '../ledger/helpers.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -24,17 +29,35 @@ afterEach(async () => {
 });
 
 const COMPANY = {
-  alias: 'main', id: COMPANY_MAIN.id, nit: COMPANY_MAIN.nit, apiKey: COMPANY_MAIN.apiKey, userId: COMPANY_MAIN.userId,
+  alias: 'main',
+  id: COMPANY_MAIN.id,
+  nit: COMPANY_MAIN.nit,
+  apiKey: COMPANY_MAIN.apiKey,
+  userId: COMPANY_MAIN.userId,
   rate: { requestsPerSecond: 50, concurrency: 4 },
 } as CompanyConfig;
 
 const TODAY = colombiaToday();
 
-async function setup(): Promise<{ emulator: TestEmulator; ledger: Ledger; watch: RangeWatch; dir: string; e10(): Promise<number> }> {
+async function setup(): Promise<{
+  emulator: TestEmulator;
+  ledger: Ledger;
+  watch: RangeWatch;
+  dir: string;
+  e10(): Promise<number>;
+}> {
   const seed = seedFor([COMPANY_MAIN]);
   (seed.companies as { ranges: Record<string, unknown>[] }[])[0].ranges.push({
-    DocumentType: 'Invoice', Prefix: 'FE', ResolutionNumber: '18764000001', ResolutionDate: '2026-01-01', TechnicalKey: null,
-    FromNumber: 1, ToNumber: 100, ValidFrom: '2026-01-01T00:00:00', ValidTo: `${addDays(TODAY, 10)}T23:59:59`, Active: true,
+    DocumentType: 'Invoice',
+    Prefix: 'FE',
+    ResolutionNumber: '18764000001',
+    ResolutionDate: '2026-01-01',
+    TechnicalKey: null,
+    FromNumber: 1,
+    ToNumber: 100,
+    ValidFrom: '2026-01-01T00:00:00',
+    ValidTo: `${addDays(TODAY, 10)}T23:59:59`,
+    Active: true,
   });
   const emulator = await startTestEmulator(seed);
   cleanups.push(() => emulator.close());
@@ -44,19 +67,32 @@ async function setup(): Promise<{ emulator: TestEmulator; ledger: Ledger; watch:
   cleanups.push(() => ledger.close());
   const { fileId } = await ledger.recordFile(fileInput());
   // FE 40 and FE 7 used; FE 90 refused locally (invalid: never sent, no number used); FE 150 outside the range
-  await ledger.insertDocuments(fileId, docs(4, (i) => ({ number: ['FE/40', 'FE/7', 'FE/90', 'FE/150'][i],
-    ...(i === 2 ? { problems: [{ code: 'EDOC_VALIDATE_TOTALS', message: 'x' }] } : {}) })));
+  await ledger.insertDocuments(
+    fileId,
+    docs(4, (i) => ({
+      number: ['FE/40', 'FE/7', 'FE/90', 'FE/150'][i],
+      ...(i === 2 ? { problems: [{ code: 'EDOC_VALIDATE_TOTALS', message: 'x' }] } : {}),
+    })),
+  );
   const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 5_000 });
   cleanups.push(() => client.close());
   const logger = createLogger({ file: path.join(dir, 'edoc.log'), level: 'debug' });
   cleanups.push(() => logger.close());
   const watch = new RangeWatch({
-    companies: () => [COMPANY], client, rates: new CompanyRates(), logger, stateDir: dir,
-    highestUsed: (company, kinds, prefix, from, to) => ledger.highestNumberUsed(company, kinds, prefix, from, to),
-    everyMs: () => 3_600_000, refuse: () => true, recheckMs: 60_000,
+    companies: () => [COMPANY],
+    client,
+    rates: new CompanyRates(),
+    logger,
+    stateDir: dir,
+    highestUsed: (company, kinds, prefix, from, to) =>
+      ledger.highestNumberUsed(company, kinds, prefix, from, to),
+    everyMs: () => 3_600_000,
+    refuse: () => true,
+    recheckMs: 60_000,
   });
   cleanups.push(() => watch.close());
-  const e10 = async () => Object.values((await emulator.client.stats()).requests.E10 ?? {}).reduce((a, b) => a + b, 0);
+  const e10 = async () =>
+    Object.values((await emulator.client.stats()).requests.E10 ?? {}).reduce((a, b) => a + b, 0);
   return { emulator, ledger, watch, dir, e10 };
 }
 
@@ -65,14 +101,29 @@ describe('RangeWatch', () => {
     const { watch, dir } = await setup();
     await watch.readAll();
     const fe = watch.snapshot().find((r) => r.prefix === 'FE');
-    expect(fe).toMatchObject({ company: 'main', from: 1, to: 100, lastUsed: 40, numbersLeft: 60, daysLeft: 10, validUntil: addDays(TODAY, 10),
-      documentType: '18' });
+    expect(fe).toMatchObject({
+      company: 'main',
+      from: 1,
+      to: 100,
+      lastUsed: 40,
+      numbersLeft: 60,
+      daysLeft: 10,
+      validUntil: addDays(TODAY, 10),
+      documentType: '18',
+    });
     const setp = watch.snapshot().find((r) => r.prefix === 'SETP');
     expect(setp).toMatchObject({ from: 990_000_000, to: 995_000_000, numbersLeft: 5_000_001 });
     expect(setp?.lastUsed).toBeUndefined();
-    expect(watch.snapshot().map((r) => r.prefix).sort()).toEqual(['DS', 'FE', 'NC', 'ND', 'NDS', 'POS', 'SETP']);
+    expect(
+      watch
+        .snapshot()
+        .map((r) => r.prefix)
+        .sort(),
+    ).toEqual(['DS', 'FE', 'NC', 'ND', 'NDS', 'POS', 'SETP']);
     await watch.close();
-    const stored = JSON.parse(await readFile(path.join(dir, 'ranges.json'), 'utf8')) as { ranges: { prefix: string; numbersLeft: number }[] };
+    const stored = JSON.parse(await readFile(path.join(dir, 'ranges.json'), 'utf8')) as {
+      ranges: { prefix: string; numbersLeft: number }[];
+    };
     expect(stored.ranges.find((r) => r.prefix === 'FE')?.numbersLeft).toBe(60);
   });
 
@@ -87,43 +138,83 @@ describe('RangeWatch', () => {
     expect(refused?.message).toContain('FE 1–100 (resolution 18764000001');
     expect(await e10()).toBe(2);
     for (let n = 101; n < 200; n++) {
-      expect(await watch.checkNumber('main', 'credit-note', { prefix: 'FE', number: String(n) })).toMatchObject({ code: 'EDOC_VALIDATE_OUT_OF_RANGE' });
+      expect(
+        await watch.checkNumber('main', 'credit-note', { prefix: 'FE', number: String(n) }),
+      ).toMatchObject({ code: 'EDOC_VALIDATE_OUT_OF_RANGE' });
     }
     expect(await e10()).toBe(2);
     // a prefix E10 lists no range of, a payroll number, a number that is not one: nothing judged
-    expect(await watch.checkNumber('main', 'invoice', { prefix: 'ZZ', number: '5' })).toBeUndefined();
-    expect(await watch.checkNumber('main', 'payroll', { prefix: 'FE', number: '500' })).toBeUndefined();
-    expect(await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: 'A-7' })).toBeUndefined();
+    expect(
+      await watch.checkNumber('main', 'invoice', { prefix: 'ZZ', number: '5' }),
+    ).toBeUndefined();
+    expect(
+      await watch.checkNumber('main', 'payroll', { prefix: 'FE', number: '500' }),
+    ).toBeUndefined();
+    expect(
+      await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: 'A-7' }),
+    ).toBeUndefined();
   });
 
   test('a range registered after the last read is found by the re-read and the number is not refused', async () => {
     const { watch, emulator, e10 } = await setup();
     await watch.readAll();
     const res = await fetch(`${emulator.url}/public/api/numeraciones/v1/create`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': COMPANY_MAIN.apiKey, 'x-company-id': String(COMPANY_MAIN.id) },
-      body: JSON.stringify({ Prefix: 'FE', AuthorizationNumber: '18764000002', ValidFrom: '2026-01-01T00:00:00',
-        ValidTo: `${addDays(TODAY, 300)}T23:59:59`, StartValue: 101, EndValue: 200, DocumentType: 'Invoice' }),
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': COMPANY_MAIN.apiKey,
+        'x-company-id': String(COMPANY_MAIN.id),
+      },
+      body: JSON.stringify({
+        Prefix: 'FE',
+        AuthorizationNumber: '18764000002',
+        ValidFrom: '2026-01-01T00:00:00',
+        ValidTo: `${addDays(TODAY, 300)}T23:59:59`,
+        StartValue: 101,
+        EndValue: 200,
+        DocumentType: 'Invoice',
+      }),
     });
     expect(res.status).toBe(200);
-    expect(await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' })).toBeUndefined();
+    expect(
+      await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' }),
+    ).toBeUndefined();
     expect(await e10()).toBe(2);
-    expect(watch.snapshot().filter((r) => r.prefix === 'FE').map((r) => [r.from, r.to, r.numbersLeft])).toEqual([[1, 100, 60], [101, 200, 50]]);
+    expect(
+      watch
+        .snapshot()
+        .filter((r) => r.prefix === 'FE')
+        .map((r) => [r.from, r.to, r.numbersLeft]),
+    ).toEqual([
+      [1, 100, 60],
+      [101, 200, 50],
+    ]);
   });
 
   test('where E10 cannot be read, nothing is refused on its account', async () => {
     const { watch, emulator, e10, dir } = await setup();
     await watch.readAll();
     await emulator.client.setFaults({ errorRate: 1, allEndpoints: true });
-    expect(await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' })).toBeUndefined();
+    expect(
+      await watch.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' }),
+    ).toBeUndefined();
     expect(await e10()).toBe(2);
     // never read at all (the service down from the start)
     await emulator.close();
-    const fresh = new RangeWatch({ companies: () => [COMPANY], client: new ServiceClient({ baseUrl: emulator.url, timeoutMs: 2_000 }),
-      rates: new CompanyRates(), logger: createLogger({ file: path.join(dir, 'b.log') }), highestUsed: async () => undefined,
-      everyMs: () => 3_600_000, refuse: () => true });
+    const fresh = new RangeWatch({
+      companies: () => [COMPANY],
+      client: new ServiceClient({ baseUrl: emulator.url, timeoutMs: 2_000 }),
+      rates: new CompanyRates(),
+      logger: createLogger({ file: path.join(dir, 'b.log') }),
+      highestUsed: async () => undefined,
+      everyMs: () => 3_600_000,
+      refuse: () => true,
+    });
     cleanups.push(() => fresh.close());
     fresh.start();
-    expect(await fresh.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' })).toBeUndefined();
+    expect(
+      await fresh.checkNumber('main', 'invoice', { prefix: 'FE', number: '150' }),
+    ).toBeUndefined();
     expect(fresh.snapshot()).toEqual([]);
     const log = await readFile(path.join(dir, 'edoc.log'), 'utf8');
     expect(log).toContain('EDOC_RANGES_UNREADABLE');

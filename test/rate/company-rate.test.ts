@@ -10,7 +10,7 @@ import { ReceivedPuller } from '../../src/received/puller.js';
 import { TODAY, harness, type Harness } from '../received/helpers.js';
 
 describe('CompanyRate', () => {
-  test('a slot is dated when its request\'s answer came, not when it was taken or left', async () => {
+  test("a slot is dated when its request's answer came, not when it was taken or left", async () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 1, now: () => clock });
     // the slot is taken at 0, the request leaves at 20, its answer comes at 600
@@ -35,7 +35,12 @@ describe('CompanyRate', () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 1, marginMs: 0, now: () => clock });
     let answer!: () => void;
-    const first = rate.send(() => new Promise<{ httpStatus: number }>((resolve) => { answer = () => resolve({ httpStatus: 200 }); }));
+    const first = rate.send(
+      () =>
+        new Promise<{ httpStatus: number }>((resolve) => {
+          answer = () => resolve({ httpStatus: 200 });
+        }),
+    );
     const order: string[] = [];
     const second = rate.send(async () => {
       order.push(`second left at ${clock}`);
@@ -54,7 +59,7 @@ describe('CompanyRate', () => {
     expect(order).toEqual(['second left at 6000']);
   });
 
-  test('holdFor: no request starts before the hold ends (a take-over\'s quiet time); it only ever lengthens', async () => {
+  test("holdFor: no request starts before the hold ends (a take-over's quiet time); it only ever lengthens", async () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 100, now: () => clock });
     rate.holdFor(800);
@@ -74,7 +79,12 @@ describe('CompanyRate', () => {
     const rate = rates.of({ alias: 'main', rate: { requestsPerSecond: 5 } });
     expect(rate.quietForMs()).toBe(Number.POSITIVE_INFINITY);
     let answer!: () => void;
-    const sent = rate.send(() => new Promise<{ httpStatus: number }>((resolve) => { answer = () => resolve({ httpStatus: 200 }); }));
+    const sent = rate.send(
+      () =>
+        new Promise<{ httpStatus: number }>((resolve) => {
+          answer = () => resolve({ httpStatus: 200 });
+        }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 10));
     clock = 1_500;
     expect(rate.quietForMs()).toBe(0);
@@ -90,9 +100,14 @@ describe('CompanyRate', () => {
     let clock = 0;
     const rate = new CompanyRate({ requestsPerSecond: 10, marginMs: 0, now: () => clock });
     const answers: (() => void)[] = [];
-    const sends = Array.from({ length: 10 }, () => rate.send(() => new Promise<{ httpStatus: number }>((resolve) => {
-      answers.push(() => resolve({ httpStatus: 200 }));
-    })));
+    const sends = Array.from({ length: 10 }, () =>
+      rate.send(
+        () =>
+          new Promise<{ httpStatus: number }>((resolve) => {
+            answers.push(() => resolve({ httpStatus: 200 }));
+          }),
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(rate.waitMs()).toBeGreaterThan(0); // every slot is in flight
     rate.configure(10.5); // the same whole limit
@@ -107,7 +122,7 @@ describe('CompanyRate', () => {
     expect(rate.waitMs()).toBe(0);
   });
 
-  test('tookOver (cluster): no request before one window past the last owner\'s last start, made or not yet made', async () => {
+  test("tookOver (cluster): no request before one window past the last owner's last start, made or not yet made", async () => {
     let clock = 10_000;
     const rates = new CompanyRates({ now: () => clock, marginMs: 0 });
     const made = rates.of({ alias: 'made', rate: { requestsPerSecond: 5 } });
@@ -152,13 +167,16 @@ describe('CompanyRate', () => {
     const rate = new CompanyRate({ requestsPerSecond: 0.01 }); // one request per 100 s
     await rate.send(async () => ({ httpStatus: 200 }));
     const stop = new AbortController();
-    const second = rate.send(async () => ({ httpStatus: stop.signal.aborted ? undefined : 200 }), stop.signal);
+    const second = rate.send(
+      async () => ({ httpStatus: stop.signal.aborted ? undefined : 200 }),
+      stop.signal,
+    );
     stop.abort();
     await expect(second).resolves.toEqual({ httpStatus: undefined });
   });
 });
 
-describe('the received-documents puller borrows the company\'s rate', () => {
+describe("the received-documents puller borrows the company's rate", () => {
   let h: Harness | undefined;
 
   afterEach(async () => {
@@ -167,20 +185,39 @@ describe('the received-documents puller borrows the company\'s rate', () => {
   });
 
   function withRate(config: Readonly<Config>, requestsPerSecond: number): Readonly<Config> {
-    return { ...config, companies: config.companies.map((c) => ({ ...c, rate: { requestsPerSecond, concurrency: 1 } })) };
+    return {
+      ...config,
+      companies: config.companies.map((c) => ({
+        ...c,
+        rate: { requestsPerSecond, concurrency: 1 },
+      })),
+    };
   }
 
   async function setFaults(x: Harness, faults: Record<string, unknown>): Promise<void> {
-    const res = await fetch(`${x.emulator.url}/_emulator/faults`, { method: 'POST', body: JSON.stringify(faults) });
+    const res = await fetch(`${x.emulator.url}/_emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify(faults),
+    });
     expect(res.status).toBe(200);
   }
 
-  test('every page request takes a slot of the company\'s rate: never more than the rate in any second', async () => {
+  test("every page request takes a slot of the company's rate: never more than the rate in any second", async () => {
     h = await harness();
     const config = withRate(h.config, 3);
     const rates = new CompanyRates();
-    const puller = new ReceivedPuller({ ledger: h.ledger, client: h.client, config, logger: h.logger, today: () => TODAY, rates });
-    const result = await puller.pullCompany(config.companies[0]!, { from: '2026-03-01', to: TODAY });
+    const puller = new ReceivedPuller({
+      ledger: h.ledger,
+      client: h.client,
+      config,
+      logger: h.logger,
+      today: () => TODAY,
+      rates,
+    });
+    const result = await puller.pullCompany(config.companies[0]!, {
+      from: '2026-03-01',
+      to: TODAY,
+    });
     expect(result).toMatchObject({ complete: true, newDocs: 40 });
     const stats = h.emulator.stats.snapshot();
     expect(stats.requests.E12?.['200']).toBeGreaterThan(3);
@@ -193,9 +230,19 @@ describe('the received-documents puller borrows the company\'s rate', () => {
     const config = withRate(h.config, 4);
     const rates = new CompanyRates();
     const shared = rates.of(config.companies[0]!); // what the daemon hands the company's sender
-    const puller = new ReceivedPuller({ ledger: h.ledger, client: h.client, config, logger: h.logger, today: () => TODAY, rates,
-      retry: { attempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
-    const result = await puller.pullCompany(config.companies[0]!, { from: '2026-04-01', to: TODAY });
+    const puller = new ReceivedPuller({
+      ledger: h.ledger,
+      client: h.client,
+      config,
+      logger: h.logger,
+      today: () => TODAY,
+      rates,
+      retry: { attempts: 10, baseDelayMs: 5, maxDelayMs: 20 },
+    });
+    const result = await puller.pullCompany(config.companies[0]!, {
+      from: '2026-04-01',
+      to: TODAY,
+    });
     expect(result).toMatchObject({ complete: true });
     expect(h.emulator.stats.snapshot().requests.E12?.['429']).toBeGreaterThan(0);
     expect(shared.current().limit).toBeLessThan(4);

@@ -55,7 +55,8 @@ describe('JSON input', () => {
 
   it('streams a 10,000-element array with the right line ranges and raw texts', async () => {
     const parts: string[] = [];
-    for (let i = 0; i < 10_000; i++) parts.push(`  {\n    "Number": "${i}",\n    "Text": "ñ ${'x'.repeat(i % 50)}"\n  }`);
+    for (let i = 0; i < 10_000; i++)
+      parts.push(`  {\n    "Number": "${i}",\n    "Text": "ñ ${'x'.repeat(i % 50)}"\n  }`);
     const file = await write('big.json', `[\n${parts.join(',\n')}\n]\n`);
     const source = await open(file);
     expect(source.count).toBe(10_000);
@@ -90,7 +91,10 @@ describe('JSON input', () => {
   });
 
   it('rejects an unclosed array and a trailing comma', async () => {
-    const unclosed = await edocError(open(await write('unclosed.json', '[{"a":1},\n{"b":2}')), 'EDOC_READ_JSON');
+    const unclosed = await edocError(
+      open(await write('unclosed.json', '[{"a":1},\n{"b":2}')),
+      'EDOC_READ_JSON',
+    );
     expect(unclosed.message).toMatch(/not closed/);
     const comma = await edocError(open(await write('comma.json', '[{"a":1},]')), 'EDOC_READ_JSON');
     expect(comma.context).toMatchObject({ line: 1, col: 10 });
@@ -104,7 +108,9 @@ describe('JSON input', () => {
   });
 
   it('turns an element that is not an object into a document with a problem', async () => {
-    const docs = await all((await open(await write('mixed.json', '[{"a":1}, 42, "x", {"b":2}]'))).documents);
+    const docs = await all(
+      (await open(await write('mixed.json', '[{"a":1}, 42, "x", {"b":2}]'))).documents,
+    );
     expect(docs.map((d) => d.problems.length)).toEqual([0, 1, 1, 0]);
     expect(docs[1]).toMatchObject({ raw: '42', problems: [{ code: 'EDOC_READ_JSON' }] });
     expect(docs[1].request).toBeUndefined();
@@ -118,12 +124,20 @@ describe('JSON input', () => {
 
   it('decodes bytes that are not UTF-8 as Windows-1252, the rule CSV files follow, and says so in its encoding', async () => {
     // [{"a":"ñ"}] with ñ as the single Windows-1252 byte 0xF1 (in UTF-8 it would be C3 B1)
-    const file = await write('latin1.json', Buffer.from([0x5b, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xf1, 0x22, 0x7d, 0x5d]));
+    const file = await write(
+      'latin1.json',
+      Buffer.from([0x5b, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xf1, 0x22, 0x7d, 0x5d]),
+    );
     const opened = await open(file);
     expect(opened.encoding).toBe('windows-1252');
     expect((await all(opened.documents)).map((d) => d.request)).toEqual([{ a: 'ñ' }]);
     // 0x80 is the euro sign in Windows-1252 (in Latin-1 a control character)
-    const euro = await open(await write('euro.jsonl', Buffer.from([0x7b, 0x22, 0x62, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d, 0x0a])));
+    const euro = await open(
+      await write(
+        'euro.jsonl',
+        Buffer.from([0x7b, 0x22, 0x62, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d, 0x0a]),
+      ),
+    );
     expect((await all(euro.documents)).map((d) => d.request)).toEqual([{ b: '€' }]);
     expect(euro.encoding).toBe('windows-1252');
   });

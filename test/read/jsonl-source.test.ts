@@ -15,17 +15,27 @@ describe('JSONL input', () => {
   });
 
   it('reads one document per line; a bad line is a document with a problem and the others go on', async () => {
-    const source = await openSource(path.join(FIXTURES, 'mixed.jsonl'), 'invoice', { company: COMPANY });
+    const source = await openSource(path.join(FIXTURES, 'mixed.jsonl'), 'invoice', {
+      company: COMPANY,
+    });
     expect(source).toMatchObject({ format: 'jsonl', encoding: 'utf-8', count: 4 });
     const docs = await all(source.documents);
     expect(docs.map((d) => d.source.lines)).toEqual([[1], [3], [4], [5]]);
     expect(docs.map((d) => d.index)).toEqual([0, 1, 2, 3]);
-    expect(docs[0]).toEqual({ index: 0, source: { lines: [1] }, request: { Number: '1' }, problems: [], raw: '{"Number":"1"}',
-      requestFromRaw: true });
+    expect(docs[0]).toEqual({
+      index: 0,
+      source: { lines: [1] },
+      request: { Number: '1' },
+      problems: [],
+      raw: '{"Number":"1"}',
+      requestFromRaw: true,
+    });
     expect(docs[1].request).toBeUndefined();
     expect(docs[1].requestFromRaw).toBeUndefined();
     expect(docs[1].raw).toBe('{"Number": 2,,}');
-    expect(docs[1].problems).toEqual([expect.objectContaining({ code: 'EDOC_READ_JSON', path: '' })]);
+    expect(docs[1].problems).toEqual([
+      expect.objectContaining({ code: 'EDOC_READ_JSON', path: '' }),
+    ]);
     expect(docs[1].problems[0].message).toMatch(/^line 3 is not valid JSON/);
     expect(docs[2].problems[0].message).toBe('line 4 is not a JSON object');
     expect(docs[3].request).toEqual({ Number: '4' });
@@ -52,7 +62,10 @@ describe('JSONL input', () => {
   it('rejects a line longer than maxLineBytes as a file error', async () => {
     const file = path.join(dir, 'long.jsonl');
     await writeFile(file, `{"a":1}\n{"b":"${'x'.repeat(5000)}"}\n`);
-    const err = await edocError(openSource(file, 'invoice', { company: COMPANY, maxLineBytes: 1000 }), 'EDOC_READ_JSON');
+    const err = await edocError(
+      openSource(file, 'invoice', { company: COMPANY, maxLineBytes: 1000 }),
+      'EDOC_READ_JSON',
+    );
     expect(err.context).toMatchObject({ line: 2 });
   });
 
@@ -62,6 +75,10 @@ describe('JSONL input', () => {
     await writeFile(file, lines.join('\r\n') + '\r\n');
     const docs = await all((await openSource(file, 'invoice', { company: COMPANY })).documents);
     expect(docs).toHaveLength(20_000);
-    expect(docs[19_999]).toMatchObject({ index: 19_999, source: { lines: [20_000] }, raw: lines[19_999] });
+    expect(docs[19_999]).toMatchObject({
+      index: 19_999,
+      source: { lines: [20_000] },
+      raw: lines[19_999],
+    });
   });
 });

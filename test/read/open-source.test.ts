@@ -31,8 +31,13 @@ describe('openSource file-level checks', () => {
   });
 
   it('rejects a binary file (NUL bytes in the first 8 KiB)', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"a":'), Buffer.from([0, 1, 2, 0xff]), Buffer.from('}')]);
-    for (const name of ['b.json', 'b.jsonl', 'b.csv']) await edocError(open(await write(name, bytes)), 'EDOC_READ_BINARY');
+    const bytes = Buffer.concat([
+      Buffer.from('{"a":'),
+      Buffer.from([0, 1, 2, 0xff]),
+      Buffer.from('}'),
+    ]);
+    for (const name of ['b.json', 'b.jsonl', 'b.csv'])
+      await edocError(open(await write(name, bytes)), 'EDOC_READ_BINARY');
   });
 
   it('rejects an unsupported extension', async () => {
@@ -41,7 +46,10 @@ describe('openSource file-level checks', () => {
   });
 
   it('rejects a delimited file when the kind has no mapping', async () => {
-    const err = await edocError(open(await write('sales.csv', 'a;b\n1;2\n')), 'EDOC_READ_UNSUPPORTED');
+    const err = await edocError(
+      open(await write('sales.csv', 'a;b\n1;2\n')),
+      'EDOC_READ_UNSUPPORTED',
+    );
     expect(err.message).toMatch(/no mapping is configured for kind invoice/);
     await edocError(open(await write('sales.TXT', 'a;b\n1;2\n')), 'EDOC_READ_UNSUPPORTED');
   });
@@ -57,7 +65,10 @@ describe('openSource file-level checks', () => {
   });
 
   it('reports a file deleted while its documents are read as changed', async () => {
-    const file = await write('gone.jsonl', Array.from({ length: 50_000 }, (_, i) => `{"n":${i}}`).join('\n'));
+    const file = await write(
+      'gone.jsonl',
+      Array.from({ length: 50_000 }, (_, i) => `{"n":${i}}`).join('\n'),
+    );
     const source = await open(file);
     const iterator = source.documents[Symbol.asyncIterator]();
     expect((await iterator.next()).done).toBe(false);
@@ -70,7 +81,10 @@ describe('openSource file-level checks', () => {
   });
 
   it('reports a file appended to while its documents are read as changed', async () => {
-    const file = await write('grow.json', `[${Array.from({ length: 20_000 }, (_, i) => `{"n":${i}}`).join(',')}]`);
+    const file = await write(
+      'grow.json',
+      `[${Array.from({ length: 20_000 }, (_, i) => `{"n":${i}}`).join(',')}]`,
+    );
     const source = await open(file);
     const iterator = source.documents[Symbol.asyncIterator]();
     await iterator.next();
@@ -90,7 +104,11 @@ describe('openSource file-level checks', () => {
   it('hashFile gives the sha256 of the content with the size and mtime it belongs to', async () => {
     const file = path.join(FIXTURES, 'array.json');
     const hashed = await hashFile(file);
-    expect(hashed.sha256).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
+    expect(hashed.sha256).toBe(
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+    );
     const source = await open(file, { expect: { size: hashed.size, mtimeMs: hashed.mtimeMs } });
     expect(source.count).toBe(3);
     await edocError(hashFile(path.join(dir, 'nope.json')), 'EDOC_READ_CHANGED');
@@ -101,7 +119,10 @@ describe('openSource delimited files', () => {
   it('hands .csv files of a kind with a mapping to the CSV reader', async () => {
     const root = path.join(FIXTURES, '..', '..', '..');
     const mapping = await loadMapping(path.join(root, 'config', 'mappings', 'sales.csv.yaml'));
-    const source = await openSource(path.join(root, 'examples', 'invoices.csv'), 'invoice', { company: COMPANY, mapping });
+    const source = await openSource(path.join(root, 'examples', 'invoices.csv'), 'invoice', {
+      company: COMPANY,
+      mapping,
+    });
     expect(source.format).toBe('csv');
     expect(source.header).toMatch(/prefijo/);
     const first = (await source.documents[Symbol.asyncIterator]().next()).value;

@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { EdocError, type ErrorCode } from '../../src/errors.js';
 import type { SourceDocument } from '../../src/read/source-document.js';
 
-export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'read');
+export const FIXTURES = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'fixtures',
+  'read',
+);
 export const COMPANY = { alias: 'main', nit: '900123456' };
 
 export async function tempDir(): Promise<string> {

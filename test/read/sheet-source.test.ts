@@ -21,16 +21,26 @@ beforeAll(async () => {
   mapping = await loadMapping(path.join(ROOT, 'config', 'mappings', 'sales.csv.yaml'));
   dir = await tempDir();
 });
-afterAll(async () => { await removeDir(dir); });
+afterAll(async () => {
+  await removeDir(dir);
+});
 
 interface Invoice {
-  SerieNumber: string; IssueDate: string; DueDate: string;
+  SerieNumber: string;
+  IssueDate: string;
+  DueDate: string;
   CustomerParty: { Identification: { DocumentNumber: string } };
-  Lines: { Quantity: string; UnitPrice: string; Item: { Gtin?: string; Description: string }; TaxSubTotals?: { TaxAmount: string }[] }[];
+  Lines: {
+    Quantity: string;
+    UnitPrice: string;
+    Item: { Gtin?: string; Description: string };
+    TaxSubTotals?: { TaxAmount: string }[];
+  }[];
   Total: { PayableAmount: string };
 }
 
-const open = (file: string, m: Mapping = mapping) => openSource(file, 'invoice', { company: COMPANY, mapping: m });
+const open = (file: string, m: Mapping = mapping) =>
+  openSource(file, 'invoice', { company: COMPANY, mapping: m });
 
 describe.each(['ventas.xlsx', 'ventas.xls'])('%s (written by LibreOffice)', (name) => {
   test('numbers, serial dates and times, and text ids with leading zeros read as the values they are', async () => {
@@ -46,7 +56,10 @@ describe.each(['ventas.xlsx', 'ventas.xls'])('%s (written by LibreOffice)', (nam
     // codigo is a text cell '0077020': its zeros stay
     expect(a.Lines.map((l) => l.Item.Gtin)).toEqual(['0077020', '0077021']);
     // cantidad 10 and 4, precio_unitario 12500 and 21900.5 (numeric cells; the mapping reads decimal comma)
-    expect(a.Lines.map((l) => [l.Quantity, l.UnitPrice])).toEqual([['10', '12500.00'], ['4', '21900.50']]);
+    expect(a.Lines.map((l) => [l.Quantity, l.UnitPrice])).toEqual([
+      ['10', '12500.00'],
+      ['4', '21900.50'],
+    ]);
     // 10 x 12,500 = 125,000.00 + 19 % 23,750.00; 4 x 21,900.50 = 87,602.00 + 5 % 4,380.10
     // payable 125,000 + 23,750 + 87,602 + 4,380.10 = 240,732.10
     expect(a.Total.PayableAmount).toBe('240732.10');
@@ -63,8 +76,9 @@ describe.each(['ventas.xlsx', 'ventas.xls'])('%s (written by LibreOffice)', (nam
     expect(source.header?.startsWith('prefijo;numero;fecha;hora;vence;')).toBe(true);
     // the description holds the delimiter: quoted; the price in the mapping's decimal comma
     expect(docs[0].raw.split('\r\n')[1]).toBe(
-      'SETP;990000201;18/11/2026;09:15:00;18/12/2026;31;800197268;Distribuidora Andina S.A.S.;compras@andina.example;1;42;2;2;'
-      + '0077021;"Arroz blanco 5 kg; bulto x 4";4;94;21900,5;5');
+      'SETP;990000201;18/11/2026;09:15:00;18/12/2026;31;800197268;Distribuidora Andina S.A.S.;compras@andina.example;1;42;2;2;' +
+        '0077021;"Arroz blanco 5 kg; bulto x 4";4;94;21900,5;5',
+    );
   });
 
   test('the sheet named in the mapping, with its rows numbered as the spreadsheet shows them', async () => {
@@ -75,7 +89,10 @@ describe.each(['ventas.xlsx', 'ventas.xls'])('%s (written by LibreOffice)', (nam
     const doc = docs[0].request as Invoice;
     // 2 x 18,000 = 36,000 + 19 % 6,840; 5 x 6,200 = 31,000 at 0 %: payable 73,840.00
     expect(doc.Total.PayableAmount).toBe('73840.00');
-    expect(doc.Lines.map((l) => l.Item.Description)).toEqual(['Resma carta 75 g', 'Lápiz negro N.º 2 (caja x 12)']);
+    expect(doc.Lines.map((l) => l.Item.Description)).toEqual([
+      'Resma carta 75 g',
+      'Lápiz negro N.º 2 (caja x 12)',
+    ]);
   });
 
   test('a sheet name the workbook does not have is a file-level error listing its sheets', async () => {
@@ -94,7 +111,9 @@ describe('spreadsheets that cannot be read', () => {
     const file = path.join(dir, 'protegido.xlsx');
     await writeFile(file, CFB.write(cfb, { type: 'buffer' }) as Buffer);
     const err = await edocError(open(file), 'EDOC_READ_SHEET_ENCRYPTED');
-    expect(err.message).toBe('protegido.xlsx cannot be read: it is protected with a password (an encrypted workbook); export it again without a password');
+    expect(err.message).toBe(
+      'protegido.xlsx cannot be read: it is protected with a password (an encrypted workbook); export it again without a password',
+    );
   });
 
   test('a password-protected .xls (a FilePass record after the workbook BOF) is refused as such', async () => {
@@ -108,7 +127,11 @@ describe('spreadsheets that cannot be read', () => {
     filePass.writeUInt16LE(0x002f, 0);
     filePass.writeUInt16LE(54, 2);
     filePass.writeUInt16LE(1, 4);
-    entry.content = Buffer.concat([stream.subarray(0, bofLength), filePass, stream.subarray(bofLength)]);
+    entry.content = Buffer.concat([
+      stream.subarray(0, bofLength),
+      filePass,
+      stream.subarray(bofLength),
+    ]);
     const file = path.join(dir, 'protegido.xls');
     await writeFile(file, CFB.write(cfb, { type: 'buffer' }) as Buffer);
     const err = await edocError(open(file), 'EDOC_READ_SHEET_ENCRYPTED');
@@ -116,48 +139,75 @@ describe('spreadsheets that cannot be read', () => {
   });
 
   test('a truncated .xlsx is a corrupt spreadsheet, not a crash', async () => {
-    const err = await edocError(open(path.join(SHEETS, 'ventas-dañado.xlsx')), 'EDOC_READ_SHEET_CORRUPT');
+    const err = await edocError(
+      open(path.join(SHEETS, 'ventas-dañado.xlsx')),
+      'EDOC_READ_SHEET_CORRUPT',
+    );
     expect(err.message).toMatch(/^ventas-dañado\.xlsx cannot be read as a spreadsheet: /);
   });
 
   test('random bytes under an .xls name are a corrupt spreadsheet', async () => {
     const file = path.join(dir, 'basura.xls');
-    await writeFile(file, Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 1, 2, 3, 0, 0, 9]));
+    await writeFile(
+      file,
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 1, 2, 3, 0, 0, 9]),
+    );
     await edocError(open(file), 'EDOC_READ_SHEET_CORRUPT');
   });
 
   test('a web page saved as .xls is refused with what to do; a .xlsb names the format', async () => {
     const html = path.join(dir, 'reporte.xls');
     await writeFile(html, '<html><body><table><tr><td>prefijo</td></tr></table></body></html>');
-    expect((await edocError(open(html), 'EDOC_READ_UNSUPPORTED')).message).toContain('web page (HTML)');
+    expect((await edocError(open(html), 'EDOC_READ_UNSUPPORTED')).message).toContain(
+      'web page (HTML)',
+    );
     const xlsb = path.join(dir, 'ventas.xlsb');
     await copyFile(path.join(SHEETS, 'ventas.xlsx'), xlsb);
-    expect((await edocError(open(xlsb), 'EDOC_READ_UNSUPPORTED')).message).toContain('binary .xlsb workbook');
+    expect((await edocError(open(xlsb), 'EDOC_READ_UNSUPPORTED')).message).toContain(
+      'binary .xlsb workbook',
+    );
   });
 
   test('a spreadsheet in the inbox of a kind without a mapping is unsupported, naming the kind', async () => {
-    const err = await edocError(openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', { company: COMPANY }), 'EDOC_READ_UNSUPPORTED');
-    expect(err.message).toBe('ventas.xlsx: no mapping is configured for kind invoice, so spreadsheets cannot be read');
+    const err = await edocError(
+      openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', { company: COMPANY }),
+      'EDOC_READ_UNSUPPORTED',
+    );
+    expect(err.message).toBe(
+      'ventas.xlsx: no mapping is configured for kind invoice, so spreadsheets cannot be read',
+    );
   });
 
   test('a workbook whose only sheet is not a worksheet has nothing to read', async () => {
     // a copy of ventas.xlsx whose sheets are declared as chart sheets in the workbook's relationships
-    const err = await edocError(open(path.join(SHEETS, 'solo-graficos.xlsx')), 'EDOC_READ_SHEET_MISSING');
-    expect(err.message).toContain('it has no worksheet, only macro or chart sheets ("Facturas", "Segunda")');
+    const err = await edocError(
+      open(path.join(SHEETS, 'solo-graficos.xlsx')),
+      'EDOC_READ_SHEET_MISSING',
+    );
+    expect(err.message).toContain(
+      'it has no worksheet, only macro or chart sheets ("Facturas", "Segunda")',
+    );
   });
 
-  test('a cell reference beyond Excel\'s last column is a damaged sheet, never millions of empty cells', async () => {
+  test("a cell reference beyond Excel's last column is a damaged sheet, never millions of empty cells", async () => {
     // met at open or while the documents stream, depending on where the parser's chunks end
-    const read = async (): Promise<unknown> => all((await open(path.join(SHEETS, 'columna-lejana.xlsx'))).documents);
+    const read = async (): Promise<unknown> =>
+      all((await open(path.join(SHEETS, 'columna-lejana.xlsx'))).documents);
     const err = await edocError(read(), 'EDOC_READ_SHEET_CORRUPT');
     expect(err.message).toContain('a cell reference "ZZZZ2" lies beyond Excel\'s last column');
   });
 
   test('a row longer than read.maxRecordBytes is refused while it is read', async () => {
-    const source = openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', { company: COMPANY, mapping, maxRecordBytes: 150 });
+    const source = openSource(path.join(SHEETS, 'ventas.xlsx'), 'invoice', {
+      company: COMPANY,
+      mapping,
+      maxRecordBytes: 150,
+    });
     // the header row is already past the cap: 19 names of 176 characters, 18 delimiters and CRLF = 196 bytes
     const err = await edocError(source, 'EDOC_READ_RECORD_TOO_LARGE');
-    expect(err.message).toMatch(/ventas\.xlsx: row 1 is longer than 150 bytes \(read\.maxRecordBytes\); the file is not read$/);
+    expect(err.message).toMatch(
+      /ventas\.xlsx: row 1 is longer than 150 bytes \(read\.maxRecordBytes\); the file is not read$/,
+    );
   });
 
   test('a tab-separated text file named .xls (an ERP\'s "export to Excel") is read as delimited text', async () => {

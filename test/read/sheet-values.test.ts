@@ -9,7 +9,7 @@ import { outputNames } from '../../src/policy/outbox-names.js';
 import { isDateFormat, numberText, serialDateText } from '../../src/read/sheet-values.js';
 
 describe('numeric cells', () => {
-  test('in the mapping\'s decimal, 15 significant digits, never an exponent', () => {
+  test("in the mapping's decimal, 15 significant digits, never an exponent", () => {
     expect(numberText(1234567.5, ',')).toBe('1234567,5');
     expect(numberText(1234567.5, '.')).toBe('1234567.5');
     expect(numberText(0.1 + 0.2, '.')).toBe('0.3'); // 0.30000000000000004 as Excel shows it
@@ -31,7 +31,7 @@ describe('serial dates', () => {
     expect(serialDateText(46344, false, 'dd/MM/yyyy')).toBe('18/11/2026');
   });
 
-  test('times of day, with a date and alone, in the mapping\'s date pattern', () => {
+  test("times of day, with a date and alone, in the mapping's date pattern", () => {
     // 0.385416... = 9 h 15 min / 24 h
     expect(serialDateText(46344 + 9.25 / 24, false, 'd/M/yy')).toBe('18/11/26 09:15:00');
     expect(serialDateText(14 / 24 + 2 / 1440 + 30 / 86400, false, 'dd/MM/yyyy')).toBe('14:02:30');
@@ -60,7 +60,7 @@ describe('around the reader', () => {
     expect(isHiddenName('/inbox/invoice/ventas.xlsx')).toBe(false);
   });
 
-  test('a spreadsheet\'s retry file is CSV', () => {
+  test("a spreadsheet's retry file is CSV", () => {
     expect(outputNames('ventas', 'ventas.xlsx').retry).toBe('ventas.retry.csv');
     expect(outputNames('ventas', 'VENTAS.XLS').retry).toBe('ventas.retry.csv');
     expect(outputNames('ventas', 'ventas.csv').retry).toBe('ventas.retry.csv');

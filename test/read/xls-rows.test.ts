@@ -14,30 +14,76 @@ function record(type: number, data: Buffer): Buffer {
   head.writeUInt16LE(data.length, 2);
   return Buffer.concat([head, data]);
 }
-const u16 = (n: number): Buffer => { const b = Buffer.alloc(2); b.writeUInt16LE(n); return b; };
-const u32 = (n: number): Buffer => { const b = Buffer.alloc(4); b.writeUInt32LE(n >>> 0); return b; };
-const bof = (dt: number): Buffer => record(0x0809, Buffer.concat([u16(0x0600), u16(dt), Buffer.alloc(12)]));
+const u16 = (n: number): Buffer => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16LE(n);
+  return b;
+};
+const u32 = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0);
+  return b;
+};
+const bof = (dt: number): Buffer =>
+  record(0x0809, Buffer.concat([u16(0x0600), u16(dt), Buffer.alloc(12)]));
 const eof = (): Buffer => record(0x000a, Buffer.alloc(0));
-const cell = (row: number, col: number, xf: number): Buffer => Buffer.concat([u16(row), u16(col), u16(xf)]);
+const cell = (row: number, col: number, xf: number): Buffer =>
+  Buffer.concat([u16(row), u16(col), u16(xf)]);
 /** RK of an integer, or of an integer number of hundredths (`hundredths`). */
 const rk = (n: number, hundredths = false): number => ((n << 2) | 2 | (hundredths ? 1 : 0)) >>> 0;
 
 function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
   const boundsheet = (name: string, offset: number): Buffer =>
-    record(0x0085, Buffer.concat([u32(offset), Buffer.from([0, 0, name.length, 0]), Buffer.from(name, 'latin1')]));
+    record(
+      0x0085,
+      Buffer.concat([
+        u32(offset),
+        Buffer.from([0, 0, name.length, 0]),
+        Buffer.from(name, 'latin1'),
+      ]),
+    );
   // SST: "Café" whole; "Ñandú número 5" (14 characters): 6 one-byte characters, then a Continue
   // record whose first byte (1) says the other 8 are UTF-16
-  const sst = record(0x00fc, Buffer.concat([u32(2), u32(2), u16(4), Buffer.from([0]), Buffer.from('Café', 'latin1'),
-    u16(14), Buffer.from([0]), Buffer.from('Ñandú ', 'latin1')]));
-  const cont = record(0x003c, Buffer.concat([Buffer.from([1]), Buffer.from('número 5', 'utf16le')]));
+  const sst = record(
+    0x00fc,
+    Buffer.concat([
+      u32(2),
+      u32(2),
+      u16(4),
+      Buffer.from([0]),
+      Buffer.from('Café', 'latin1'),
+      u16(14),
+      Buffer.from([0]),
+      Buffer.from('Ñandú ', 'latin1'),
+    ]),
+  );
+  const cont = record(
+    0x003c,
+    Buffer.concat([Buffer.from([1]), Buffer.from('número 5', 'utf16le')]),
+  );
   // Format 164 "dd/mm/yyyy" and two XF records: XF 0 general, XF 1 that date format
-  const format = record(0x041e, Buffer.concat([u16(164), u16(10), Buffer.from([0]), Buffer.from('dd/mm/yyyy', 'latin1')]));
-  const xf = (fmt: number): Buffer => record(0x00e0, Buffer.concat([u16(0), u16(fmt), Buffer.alloc(16)]));
-  const globalsWithout = (offsets: number[]): Buffer => Buffer.concat([bof(0x0005), format, xf(0), xf(164),
-    ...sheetNames.map((n, i) => boundsheet(n, offsets[i])), sst, cont, eof()]);
+  const format = record(
+    0x041e,
+    Buffer.concat([u16(164), u16(10), Buffer.from([0]), Buffer.from('dd/mm/yyyy', 'latin1')]),
+  );
+  const xf = (fmt: number): Buffer =>
+    record(0x00e0, Buffer.concat([u16(0), u16(fmt), Buffer.alloc(16)]));
+  const globalsWithout = (offsets: number[]): Buffer =>
+    Buffer.concat([
+      bof(0x0005),
+      format,
+      xf(0),
+      xf(164),
+      ...sheetNames.map((n, i) => boundsheet(n, offsets[i])),
+      sst,
+      cont,
+      eof(),
+    ]);
   const globalsLength = globalsWithout(sheetNames.map(() => 0)).length;
   const sheets = sheetNames.map(() => Buffer.concat([bof(0x0010), sheetBody, eof()]));
-  const offsets = sheets.map((_, i) => globalsLength + sheets.slice(0, i).reduce((n, s) => n + s.length, 0));
+  const offsets = sheets.map(
+    (_, i) => globalsLength + sheets.slice(0, i).reduce((n, s) => n + s.length, 0),
+  );
   const stream = Buffer.concat([globalsWithout(offsets), ...sheets]);
   const cfb = CFB.utils.cfb_new();
   CFB.utils.cfb_add(cfb, 'Workbook', stream);
@@ -50,14 +96,25 @@ const body = Buffer.concat([
   record(0x027e, Buffer.concat([cell(1, 0, 0), u32(rk(123))])), // RK A2 = 123
   record(0x027e, Buffer.concat([cell(1, 1, 0), u32(rk(123450, true))])), // RK B2 = 123450 / 100 = 1234.5
   record(0x00bd, Buffer.concat([u16(2), u16(0), u16(0), u32(rk(7)), u16(0), u32(rk(-3)), u16(1)])), // MulRk A3:B3 = 7, -3
-  record(0x0203, (() => { const b = Buffer.alloc(14); cell(3, 0, 0).copy(b); b.writeDoubleLE(0.1 + 0.2, 6); return b; })()),
+  record(
+    0x0203,
+    (() => {
+      const b = Buffer.alloc(14);
+      cell(3, 0, 0).copy(b);
+      b.writeDoubleLE(0.1 + 0.2, 6);
+      return b;
+    })(),
+  ),
   // RK C4 = 46344 through XF 1 (dd/mm/yyyy): 2026-11-18 (46,344 days after 1899-12-30)
   record(0x027e, Buffer.concat([cell(3, 2, 1), u32(rk(46344))])),
 ]);
 
 describe('the BIFF8 record reader', () => {
   test('shared strings across a Continue record, RK, MulRk, Number and a serial date', () => {
-    const sheet = readXlsSheet(workbook(['Hoja1'], body), undefined, { decimal: ',', date: 'dd/MM/yyyy' });
+    const sheet = readXlsSheet(workbook(['Hoja1'], body), undefined, {
+      decimal: ',',
+      date: 'dd/MM/yyyy',
+    });
     expect(sheet.name).toBe('Hoja1');
     expect(sheet.rows).toEqual([
       { row: 1, cells: ['Café', 'Ñandú número 5'] },
@@ -70,7 +127,8 @@ describe('the BIFF8 record reader', () => {
   test('a sheet by name, case-insensitive; an unknown one lists the sheets', () => {
     const bytes = workbook(['Resumen', 'Ventas'], body);
     expect(readXlsSheet(bytes, 'ventas', { decimal: '.', date: 'yyyy-MM-dd' }).name).toBe('Ventas');
-    expect(() => readXlsSheet(bytes, 'Notas', { decimal: '.', date: 'yyyy-MM-dd' }))
-      .toThrow('it has no sheet named "Notas" (sheets: "Resumen", "Ventas")');
+    expect(() => readXlsSheet(bytes, 'Notas', { decimal: '.', date: 'yyyy-MM-dd' })).toThrow(
+      'it has no sheet named "Notas" (sheets: "Resumen", "Ventas")',
+    );
   });
 });

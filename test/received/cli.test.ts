@@ -32,38 +32,97 @@ afterAll(() => {
 
 describe('edoc-bridge received pull (child process, embedded emulator)', () => {
   it('backfills a window month by month with a progress line per page, then finds nothing new (exit 0)', async () => {
-    const first = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], dir);
+    const first = await cli(
+      [
+        'received',
+        'pull',
+        '--config',
+        'good.yaml',
+        '--company',
+        'main',
+        '--from',
+        '2026-04-01',
+        '--to',
+        '2026-05-20',
+      ],
+      dir,
+    );
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const lines = first.stdout.trim().split('\n');
     expect(lines).toContain('main: pulling 2026-04-01..2026-05-20 (2 months)');
-    expect(lines).toContain('main 2026-04-01..2026-04-30 page 2/3 (16 documents): 7 new, 0 seen before');
-    expect(lines).toContain('main 2026-04-01..2026-04-30 re-check of page 1 (16 documents): 0 new, 0 seen before');
-    expect(lines).toContain('main 2026-05-01..2026-05-20 page 1/1 (7 documents): 7 new, 0 seen before');
-    expect(lines.at(-1)).toMatch(/^main 2026-04-01\.\.2026-05-20 done: 23 new, 0 seen before, \d+ pages, 0 errors; cursor not set$/);
+    expect(lines).toContain(
+      'main 2026-04-01..2026-04-30 page 2/3 (16 documents): 7 new, 0 seen before',
+    );
+    expect(lines).toContain(
+      'main 2026-04-01..2026-04-30 re-check of page 1 (16 documents): 0 new, 0 seen before',
+    );
+    expect(lines).toContain(
+      'main 2026-05-01..2026-05-20 page 1/1 (7 documents): 7 new, 0 seen before',
+    );
+    expect(lines.at(-1)).toMatch(
+      /^main 2026-04-01\.\.2026-05-20 done: 23 new, 0 seen before, \d+ pages, 0 errors; cursor not set$/,
+    );
     expect(first.stdout).toContain('embedded');
     const companyDir = path.join(dir, 'outbox/received/main');
     expect(readIndex(companyDir).rows).toHaveLength(23);
     expect(listFiles(companyDir).filter((f) => f.endsWith('.json'))).toHaveLength(23);
 
-    const again = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], dir);
+    const again = await cli(
+      [
+        'received',
+        'pull',
+        '--config',
+        'good.yaml',
+        '--company',
+        'main',
+        '--from',
+        '2026-04-01',
+        '--to',
+        '2026-05-20',
+      ],
+      dir,
+    );
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('done: 0 new, 23 seen before');
     expect(readIndex(companyDir).rows).toHaveLength(23);
   });
 
   it('counts read as words: "1 page", and status shows the last pull in words, not as JSON', async () => {
-    const pull = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main', '--from', '2026-05-01', '--to', '2026-05-20'], dir);
+    const pull = await cli(
+      [
+        'received',
+        'pull',
+        '--config',
+        'good.yaml',
+        '--company',
+        'main',
+        '--from',
+        '2026-05-01',
+        '--to',
+        '2026-05-20',
+      ],
+      dir,
+    );
     expect(pull.code, pull.stderr).toBe(0);
-    expect(pull.stdout.trim().split('\n').at(-1)).toBe('main 2026-05-01..2026-05-20 done: 0 new, 7 seen before, 1 page, 0 errors; cursor not set');
+    expect(pull.stdout.trim().split('\n').at(-1)).toBe(
+      'main 2026-05-01..2026-05-20 done: 0 new, 7 seen before, 1 page, 0 errors; cursor not set',
+    );
     const status = await cli(['status', '--config', 'good.yaml'], dir);
     expect(status.code, status.stderr).toBe(0);
-    const line = status.stdout.split('\n').find((l) => l.startsWith('Received documents: last pull for main'));
-    expect(line).toMatch(/^Received documents: last pull for main at \S+Z \(2026-05-01\.\.2026-05-20\): 0 new, 7 seen before, 1 page, 0 errors$/);
+    const line = status.stdout
+      .split('\n')
+      .find((l) => l.startsWith('Received documents: last pull for main'));
+    expect(line).toMatch(
+      /^Received documents: last pull for main at \S+Z \(2026-05-01\.\.2026-05-20\): 0 new, 7 seen before, 1 page, 0 errors$/,
+    );
   });
 
   it('without --from it pulls from the cursor; a document whose PDF is not a PDF makes it exit 1', async () => {
-    const result = await cli(['received', 'pull', '--config', 'good.yaml', '--company', 'main'], dir);
+    const result = await cli(
+      ['received', 'pull', '--config', 'good.yaml', '--company', 'main'],
+      dir,
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/main: pulling 2026-03-01\.\.\d{4}-\d{2}-\d{2} \(\d+ months\)/);
     expect(result.stdout).toMatch(/done: 17 new, 23 seen before/);
@@ -74,7 +133,19 @@ describe('edoc-bridge received pull (child process, embedded emulator)', () => {
   });
 
   it('a company whose key is refused: exit 3, the other company still pulled', async () => {
-    const result = await cli(['received', 'pull', '--config', 'bad-key.yaml', '--from', '2026-04-01', '--to', '2026-04-30'], dir);
+    const result = await cli(
+      [
+        'received',
+        'pull',
+        '--config',
+        'bad-key.yaml',
+        '--from',
+        '2026-04-01',
+        '--to',
+        '2026-04-30',
+      ],
+      dir,
+    );
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('other: the service refused the API key of this company (401)');
     expect(result.stderr).not.toContain('wrong-key');
@@ -98,11 +169,32 @@ describe('edoc-bridge received pull (child process, embedded emulator)', () => {
 
 describe('edoc-bridge received pull killed between pages (SIGKILL, child process)', () => {
   /** Runs the pull and kills it with SIGKILL once `killAfter` progress lines were printed (never, when undefined). */
-  function pull(cwd: string, killAfter?: number): Promise<{ stdout: string; signal: NodeJS.Signals | null; code: number | null }> {
+  function pull(
+    cwd: string,
+    killAfter?: number,
+  ): Promise<{ stdout: string; signal: NodeJS.Signals | null; code: number | null }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(ROOT, 'bin/edoc-bridge.js'), 'received', 'pull', '--config', 'slow.yaml',
-        '--company', 'main', '--from', '2026-04-01', '--to', '2026-05-20'], { cwd, stdio: ['ignore', 'pipe', 'ignore'],
-        env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8' } });
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(ROOT, 'bin/edoc-bridge.js'),
+          'received',
+          'pull',
+          '--config',
+          'slow.yaml',
+          '--company',
+          'main',
+          '--from',
+          '2026-04-01',
+          '--to',
+          '2026-05-20',
+        ],
+        {
+          cwd,
+          stdio: ['ignore', 'pipe', 'ignore'],
+          env: { PATH: process.env.PATH ?? '', HOME: cwd, LANG: 'C.UTF-8' },
+        },
+      );
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
@@ -118,15 +210,21 @@ describe('edoc-bridge received pull killed between pages (SIGKILL, child process
     try {
       // every answer of the embedded emulator 300 ms late, E12 included: the kill lands while a page is awaited
       const seed = JSON.parse(fs.readFileSync(SEED_FILE, 'utf8')) as Record<string, unknown>;
-      fs.writeFileSync(path.join(slowDir, 'seed.json'), JSON.stringify({ ...seed, faults: { latencyMs: 300, allEndpoints: true } }));
-      fs.writeFileSync(path.join(slowDir, 'slow.yaml'), [
-        'service: { baseUrl: embedded }',
-        'companies:',
-        '  - { alias: main, id: 1001, nit: "900123456", apiKey: key-1001 }',
-        'received: { perPage: 7, startDate: 2026-03-01, lookbackDays: 3 }',
-        'emulator: { seed: seed.json }',
-        '',
-      ].join('\n'));
+      fs.writeFileSync(
+        path.join(slowDir, 'seed.json'),
+        JSON.stringify({ ...seed, faults: { latencyMs: 300, allEndpoints: true } }),
+      );
+      fs.writeFileSync(
+        path.join(slowDir, 'slow.yaml'),
+        [
+          'service: { baseUrl: embedded }',
+          'companies:',
+          '  - { alias: main, id: 1001, nit: "900123456", apiKey: key-1001 }',
+          'received: { perPage: 7, startDate: 2026-03-01, lookbackDays: 3 }',
+          'emulator: { seed: seed.json }',
+          '',
+        ].join('\n'),
+      );
       const first = await pull(slowDir, 1);
       expect(first.signal).toBe('SIGKILL');
       const second = await pull(slowDir, 2);

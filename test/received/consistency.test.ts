@@ -7,7 +7,16 @@ import { receivedKey } from '../../src/received/received-files.js';
 import { ReceivedScheduler } from '../../src/received/scheduler.js';
 import type { ListReceivedInput } from '../../src/service/client-types.js';
 import {
-  TODAY, addReceived, counts, harness, listFiles, readIndex, readLog, receivedDoc, seedDocs, type Harness,
+  TODAY,
+  addReceived,
+  counts,
+  harness,
+  listFiles,
+  readIndex,
+  readLog,
+  receivedDoc,
+  seedDocs,
+  type Harness,
 } from './helpers.js';
 
 const WINDOW = { from: '2026-03-01', to: TODAY };
@@ -19,7 +28,10 @@ afterEach(async () => {
 });
 
 /** The real client, with a hook that runs after a page is answered (to change the emulator between pages). */
-function hooked(x: Harness, after: (input: ListReceivedInput, call: number) => Promise<void>): ReceivedSource {
+function hooked(
+  x: Harness,
+  after: (input: ListReceivedInput, call: number) => Promise<void>,
+): ReceivedSource {
   let calls = 0;
   return {
     async listReceived(company, input, options) {
@@ -32,7 +44,13 @@ function hooked(x: Harness, after: (input: ListReceivedInput, call: number) => P
 }
 
 function puller(x: Harness, client: ReceivedSource = x.client): ReceivedPuller {
-  return new ReceivedPuller({ ledger: x.ledger, client, config: x.config, logger: x.logger, today: () => TODAY });
+  return new ReceivedPuller({
+    ledger: x.ledger,
+    client,
+    config: x.config,
+    logger: x.logger,
+    today: () => TODAY,
+  });
 }
 
 function expectEachOnce(x: Harness, total: number): void {
@@ -48,7 +66,11 @@ describe('pagination while documents arrive', () => {
   it('documents inserted between page reads (newest, middle and oldest) are neither missed nor repeated', async () => {
     h = await harness();
     const x = h;
-    const late = [receivedDoc('LATE1', '2026-03-31'), receivedDoc('LATE2', '2026-03-20'), receivedDoc('LATE3', '2026-03-01')];
+    const late = [
+      receivedDoc('LATE1', '2026-03-31'),
+      receivedDoc('LATE2', '2026-03-20'),
+      receivedDoc('LATE3', '2026-03-01'),
+    ];
     // Lands among the documents page 2 already returned: re-checking page 1 alone would never see it.
     const mid = receivedDoc('MID1', '2026-03-12');
     const client = hooked(x, async (input, call) => {
@@ -63,8 +85,19 @@ describe('pagination while documents arrive', () => {
     for (const d of [...late, mid]) expect(await x.ledger.seenReceived('main', d.cufe)).toBe(true);
     // March's first read ended with 20 handled of 21 listed, so March was read again (4 more pages).
     expect(result.pages).toBe(9 + 4);
-    expect(readLog(x.logFile).filter((l) => l.msg === 'received documents arrived while the month was read; reading it again'))
-      .toEqual([expect.objectContaining({ company: 'main', window: '2026-03-01..2026-03-31', pass: 1, total: 21, handled: 20 })]);
+    expect(
+      readLog(x.logFile).filter(
+        (l) => l.msg === 'received documents arrived while the month was read; reading it again',
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        company: 'main',
+        window: '2026-03-01..2026-03-31',
+        pass: 1,
+        total: 21,
+        handled: 20,
+      }),
+    ]);
   });
 
   it('a month whose documents never stop changing is left unfinished: cursor unmoved, read again next time', async () => {
@@ -72,7 +105,8 @@ describe('pagination while documents arrive', () => {
     const x = h;
     let n = 0;
     const client = hooked(x, async (input) => {
-      if (input.startDate === '2026-03-01' && input.page === 2) await addReceived(x.emulator, 1001, [receivedDoc(`FLOOD${n++}`, '2026-03-15')]);
+      if (input.startDate === '2026-03-01' && input.page === 2)
+        await addReceived(x.emulator, 1001, [receivedDoc(`FLOOD${n++}`, '2026-03-15')]);
     });
     const result = await puller(x, client).pullCompany(x.config.companies[0], WINDOW);
     expect(result).toMatchObject({ complete: false, stoppedBy: 'incomplete', cursor: undefined });
@@ -89,9 +123,12 @@ describe('a crash between pages', () => {
     h = await harness();
     const x = h;
     const crash = hooked(x, async (input) => {
-      if (input.startDate === '2026-04-01' && input.page === 2) throw new Error('simulated crash after April page 1');
+      if (input.startDate === '2026-04-01' && input.page === 2)
+        throw new Error('simulated crash after April page 1');
     });
-    await expect(puller(x, crash).pullCompany(x.config.companies[0], WINDOW)).rejects.toThrow('simulated crash');
+    await expect(puller(x, crash).pullCompany(x.config.companies[0], WINDOW)).rejects.toThrow(
+      'simulated crash',
+    );
     // March was finished (cursor at its end); April page 1 written; nothing later.
     expect(await x.ledger.getCursor('main')).toBe('2026-03-31');
     const dir = path.join(x.outbox, 'main');
@@ -103,7 +140,12 @@ describe('a crash between pages', () => {
     fs.writeFileSync(file, text.subarray(0, text.length - 40));
 
     const again = await puller(x).pullCompany(x.config.companies[0], WINDOW);
-    expect(again).toMatchObject({ complete: true, newDocs: 40 - 24, seenBefore: 24, cursor: TODAY });
+    expect(again).toMatchObject({
+      complete: true,
+      newDocs: 40 - 24,
+      seenBefore: 24,
+      cursor: TODAY,
+    });
     expectEachOnce(x, 40);
     const keys = new Set(readIndex(dir).rows.map((r) => r.cufe));
     for (const d of seedDocs()) expect(keys.has(receivedKey(d))).toBe(true);
@@ -114,14 +156,32 @@ describe('the scheduled window', () => {
   it('documents added inside the lookback window after a pull are picked up by the next one; older ones are not', async () => {
     h = await harness();
     const x = h;
-    const scheduler = new ReceivedScheduler({ ledger: x.ledger, client: x.client, config: x.config, logger: x.logger, today: () => TODAY });
+    const scheduler = new ReceivedScheduler({
+      ledger: x.ledger,
+      client: x.client,
+      config: x.config,
+      logger: x.logger,
+      today: () => TODAY,
+    });
     try {
       const [first] = await scheduler.pullNow('main');
-      expect(first).toMatchObject({ window: { from: '2026-03-01', to: TODAY }, newDocs: 40, cursor: TODAY });
+      expect(first).toMatchObject({
+        window: { from: '2026-03-01', to: TODAY },
+        newDocs: 40,
+        cursor: TODAY,
+      });
       // lookbackDays 3: the next window is 2026-05-17 .. 2026-05-20.
-      await addReceived(x.emulator, 1001, [receivedDoc('LB1', '2026-05-17'), receivedDoc('LB2', '2026-05-20'), receivedDoc('OLD1', '2026-05-10')]);
+      await addReceived(x.emulator, 1001, [
+        receivedDoc('LB1', '2026-05-17'),
+        receivedDoc('LB2', '2026-05-20'),
+        receivedDoc('OLD1', '2026-05-10'),
+      ]);
       const [second] = await scheduler.pullNow('main');
-      expect(second).toMatchObject({ window: { from: '2026-05-17', to: TODAY }, newDocs: 2, complete: true });
+      expect(second).toMatchObject({
+        window: { from: '2026-05-17', to: TODAY },
+        newDocs: 2,
+        complete: true,
+      });
       const numbers = readIndex(path.join(x.outbox, 'main')).rows.map((r) => r.documentNumber);
       expect(numbers).toContain('LB1');
       expect(numbers).toContain('LB2');
@@ -142,9 +202,16 @@ describe('an outbox that cannot be written', () => {
     fs.writeFileSync(path.join(dir, '2026-04'), 'in the way');
     const p = puller(x);
     const failed = await p.pullCompany(x.config.companies[0], WINDOW);
-    expect(failed).toMatchObject({ complete: false, stoppedBy: 'write', newDocs: 17, cursor: '2026-03-31' });
+    expect(failed).toMatchObject({
+      complete: false,
+      stoppedBy: 'write',
+      newDocs: 17,
+      cursor: '2026-03-31',
+    });
     expect(failed.errors.map((e) => e.code)).toContain('EDOC_REPORT_WRITE');
-    expect(readLog(x.logFile).find((l) => l.msg === 'received pull did not finish')).toMatchObject({ code: 'EDOC_REPORT_WRITE' });
+    expect(readLog(x.logFile).find((l) => l.msg === 'received pull did not finish')).toMatchObject({
+      code: 'EDOC_REPORT_WRITE',
+    });
 
     fs.rmSync(path.join(dir, '2026-04'));
     const again = await p.pullCompany(x.config.companies[0], WINDOW);

@@ -20,10 +20,18 @@ export const TODAY = '2026-05-20';
 export const MAIN_NIT = '900123456';
 
 type Json = Record<string, unknown>;
-export type SeedDoc = Json & { cufe: string; documentId: string; documentNumber: string; documentDate: string; pdfDocument: string };
+export type SeedDoc = Json & {
+  cufe: string;
+  documentId: string;
+  documentNumber: string;
+  documentDate: string;
+  pdfDocument: string;
+};
 
 export function seed(): SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] } {
-  return seedFile<SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] }>(SEED_FILE);
+  return seedFile<SeedInput & { companies: (Json & { receivedDocuments: SeedDoc[] })[] }>(
+    SEED_FILE,
+  );
 }
 
 export function seedDocs(company = 0): SeedDoc[] {
@@ -53,17 +61,30 @@ export interface HarnessOptions {
   otherKey?: string;
 }
 
-export async function makeConfig(dir: string, baseUrl: string, options: HarnessOptions = {}): Promise<Readonly<Config>> {
-  return resolveConfig({
-    service: { baseUrl },
-    companies: [
-      { alias: 'main', id: 1001, nit: MAIN_NIT, apiKey: 'key-1001' },
-      { alias: 'other', id: 2002, nit: '800555666', apiKey: options.otherKey ?? 'key-2002' },
-    ],
-    paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
-    retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 },
-    received: { every: '1h', lookbackDays: 3, perPage: 7, startDate: '2026-03-01', ...options.received },
-  }, { file: 'test.yaml', cwd: dir, env: {} });
+export async function makeConfig(
+  dir: string,
+  baseUrl: string,
+  options: HarnessOptions = {},
+): Promise<Readonly<Config>> {
+  return resolveConfig(
+    {
+      service: { baseUrl },
+      companies: [
+        { alias: 'main', id: 1001, nit: MAIN_NIT, apiKey: 'key-1001' },
+        { alias: 'other', id: 2002, nit: '800555666', apiKey: options.otherKey ?? 'key-2002' },
+      ],
+      paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
+      retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 },
+      received: {
+        every: '1h',
+        lookbackDays: 3,
+        perPage: 7,
+        startDate: '2026-03-01',
+        ...options.received,
+      },
+    },
+    { file: 'test.yaml', cwd: dir, env: {} },
+  );
 }
 
 export async function harness(options: HarnessOptions = {}): Promise<Harness> {
@@ -75,7 +96,14 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const logFile = path.join(dir, 'logs', 'edoc-bridge.log');
   const logger = createLogger({ file: logFile, level: 'debug', secrets: ['key-1001', 'key-2002'] });
   return {
-    dir, emulator, config, ledger, client, logger, logFile, outbox: path.join(config.paths.outbox, 'received'),
+    dir,
+    emulator,
+    config,
+    ledger,
+    client,
+    logger,
+    logFile,
+    outbox: path.join(config.paths.outbox, 'received'),
     async close() {
       await client.close();
       await emulator.close();
@@ -87,22 +115,44 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
 }
 
 /** Adds received documents to a running emulator through its runtime route. */
-export async function addReceived(emulator: { url: string }, company: number, documents: Json[]): Promise<void> {
+export async function addReceived(
+  emulator: { url: string },
+  company: number,
+  documents: Json[],
+): Promise<void> {
   const res = await fetch(`${emulator.url}/_emulator/received`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ company, documents }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ company, documents }),
   });
-  if (res.status !== 200) throw new Error(`POST /_emulator/received answered ${res.status}: ${await res.text()}`);
+  if (res.status !== 200)
+    throw new Error(`POST /_emulator/received answered ${res.status}: ${await res.text()}`);
 }
 
 /** A received document in the spec's shape, dated `iso` (yyyy-MM-dd). */
 export function receivedDoc(number: string, iso: string, nit = MAIN_NIT): SeedDoc {
   const cufe = createHash('sha384').update(`${nit}-${number}`).digest('hex');
   return {
-    cufe, documentId: cufe, documentCurrency: 'COP', documentDate: new Date(`${iso}T00:00:00Z`).toUTCString(),
-    documentNumber: number, documentType: 'Factura electrónica de venta', typeCode: '01', event: null,
-    issueTime: '09:00:00-05:00', nit, providerIdentification: '811000111', providerName: 'Proveedor Tardío SAS',
-    providerTaxSchemaId: '01', taxSchemaId: '01', paymentMeans: 'Contado', paymentMeansCode: null,
-    paymentMeansDescription: null, receiptService: null, receivedDate: new Date().toUTCString(), value: 5000,
+    cufe,
+    documentId: cufe,
+    documentCurrency: 'COP',
+    documentDate: new Date(`${iso}T00:00:00Z`).toUTCString(),
+    documentNumber: number,
+    documentType: 'Factura electrónica de venta',
+    typeCode: '01',
+    event: null,
+    issueTime: '09:00:00-05:00',
+    nit,
+    providerIdentification: '811000111',
+    providerName: 'Proveedor Tardío SAS',
+    providerTaxSchemaId: '01',
+    taxSchemaId: '01',
+    paymentMeans: 'Contado',
+    paymentMeansCode: null,
+    paymentMeansDescription: null,
+    receiptService: null,
+    receivedDate: new Date().toUTCString(),
+    value: 5000,
     pdfDocument: '',
   };
 }
@@ -126,12 +176,20 @@ export function readIndex(companyDir: string): IndexFile {
   const raw = fs.readFileSync(path.join(companyDir, 'received.csv'));
   const records = parse(raw.toString('utf8'), { delimiter: ';', bom: true }) as string[][];
   const [header, ...body] = records;
-  return { raw, header, rows: body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]]))) };
+  return {
+    raw,
+    header,
+    rows: body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]]))),
+  };
 }
 
 export function readLog(file: string): Json[] {
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Json);
 }
 
 export function counts<T>(values: readonly T[]): Map<T, number> {

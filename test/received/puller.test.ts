@@ -5,7 +5,14 @@ import { ReceivedPuller } from '../../src/received/puller.js';
 import { receivedKey } from '../../src/received/received-files.js';
 import { RECEIVED_INDEX_COLUMNS } from '../../src/received/received-index.js';
 import {
-  TODAY, counts, harness, listFiles, readIndex, readLog, seedDocs, type Harness,
+  TODAY,
+  counts,
+  harness,
+  listFiles,
+  readIndex,
+  readLog,
+  seedDocs,
+  type Harness,
 } from './helpers.js';
 
 const WINDOW = { from: '2026-03-01', to: TODAY };
@@ -17,7 +24,13 @@ afterEach(async () => {
 });
 
 function puller(x: Harness): ReceivedPuller {
-  return new ReceivedPuller({ ledger: x.ledger, client: x.client, config: x.config, logger: x.logger, today: () => TODAY });
+  return new ReceivedPuller({
+    ledger: x.ledger,
+    client: x.client,
+    config: x.config,
+    logger: x.logger,
+    today: () => TODAY,
+  });
 }
 
 function main(x: Harness) {
@@ -28,17 +41,26 @@ describe('ReceivedPuller against the emulator', () => {
   it('a first pull writes every received document once, over several pages and months', async () => {
     h = await harness();
     const progress: string[] = [];
-    const result = await puller(h).pullCompany(main(h), WINDOW, { onPage: (p) => progress.push(`${p.window.from} ${p.page}/${p.totalPages}`) });
+    const result = await puller(h).pullCompany(main(h), WINDOW, {
+      onPage: (p) => progress.push(`${p.window.from} ${p.page}/${p.totalPages}`),
+    });
     const docs = seedDocs();
     expect(result).toMatchObject({ complete: true, newDocs: 40, seenBefore: 0, cursor: TODAY });
     // March (17) and April (16) need 3 pages each at per_page 7, then the re-read of page 1; May fits on one page.
-    expect(progress.filter((p) => p.startsWith('2026-03'))).toEqual(['2026-03-01 1/3', '2026-03-01 2/3', '2026-03-01 3/3', '2026-03-01 1/3']);
+    expect(progress.filter((p) => p.startsWith('2026-03'))).toEqual([
+      '2026-03-01 1/3',
+      '2026-03-01 2/3',
+      '2026-03-01 3/3',
+      '2026-03-01 1/3',
+    ]);
     expect(result.pages).toBe(9);
 
     const dir = path.join(h.outbox, 'main');
     const files = listFiles(dir);
     expect(files.filter((f) => f.endsWith('.json'))).toHaveLength(40);
-    expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(docs.filter((d, i) => i % 3 === 0).length);
+    expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(
+      docs.filter((d, i) => i % 3 === 0).length,
+    );
     expect(files).toContain('2026-03/FE2000_' + docs[0].cufe.slice(0, 12) + '.json');
     for (const d of docs) expect(await h.ledger.seenReceived('main', receivedKey(d))).toBe(true);
 
@@ -48,10 +70,22 @@ describe('ReceivedPuller against the emulator', () => {
     expect([...counts(index.rows.map((r) => r.cufe)).values()].every((n) => n === 1)).toBe(true);
     expect(await h.ledger.getCursor('main')).toBe(TODAY);
     const pull = (await h.ledger.statusSummary()).lastPulls.find((p) => p.company === 'main');
-    expect(pull?.data).toMatchObject({ window: '2026-03-01..2026-05-20', new: 40, seenBefore: 0, errors: 1 });
+    expect(pull?.data).toMatchObject({
+      window: '2026-03-01..2026-05-20',
+      new: 40,
+      seenBefore: 0,
+      errors: 1,
+    });
 
     const line = readLog(h.logFile).find((l) => l.msg === 'received pull finished');
-    expect(line).toMatchObject({ company: 'main', window: '2026-03-01..2026-05-20', pages: 9, new: 40, seenBefore: 0, errors: 1 });
+    expect(line).toMatchObject({
+      company: 'main',
+      window: '2026-03-01..2026-05-20',
+      pages: 9,
+      new: 40,
+      seenBefore: 0,
+      errors: 1,
+    });
   });
 
   it('each document is written as received: the JSON record whole, the PDF decoded byte for byte', async () => {
@@ -64,22 +98,35 @@ describe('ReceivedPuller against the emulator', () => {
       expect(row).toBeDefined();
       expect(JSON.parse(fs.readFileSync(path.join(dir, row!.jsonFile), 'utf8'))).toEqual(d);
       if (row!.pdfFile !== '') {
-        expect(fs.readFileSync(path.join(dir, row!.pdfFile)).equals(Buffer.from(d.pdfDocument, 'base64'))).toBe(true);
+        expect(
+          fs
+            .readFileSync(path.join(dir, row!.pdfFile))
+            .equals(Buffer.from(d.pdfDocument, 'base64')),
+        ).toBe(true);
       }
     }
     const withPdf = index.rows.filter((r) => r.pdfFile !== '');
     expect(withPdf).toHaveLength(14);
-    expect(fs.readFileSync(path.join(dir, withPdf[0].pdfFile)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      fs.readFileSync(path.join(dir, withPdf[0].pdfFile)).subarray(0, 5).toString('latin1'),
+    ).toBe('%PDF-');
   });
 
   it('a pdfDocument that is not a PDF is reported in the log and the index, and not written', async () => {
     h = await harness();
     const result = await puller(h).pullCompany(main(h), WINDOW);
     const dir = path.join(h.outbox, 'main');
-    expect(listFiles(dir).filter((f) => f.includes('FE2005'))).toEqual([expect.stringMatching(/^2026-03\/FE2005_[0-9a-f]{12}\.json$/)]);
-    expect(result.errors).toEqual([expect.objectContaining({ code: 'EDOC_RECEIVED_BAD_PDF', doc: 'FE2005' })]);
+    expect(listFiles(dir).filter((f) => f.includes('FE2005'))).toEqual([
+      expect.stringMatching(/^2026-03\/FE2005_[0-9a-f]{12}\.json$/),
+    ]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ code: 'EDOC_RECEIVED_BAD_PDF', doc: 'FE2005' }),
+    ]);
     const row = readIndex(dir).rows.find((r) => r.documentNumber === 'FE2005');
-    expect(row).toMatchObject({ pdfFile: '', note: expect.stringContaining('not decode to a PDF') });
+    expect(row).toMatchObject({
+      pdfFile: '',
+      note: expect.stringContaining('not decode to a PDF'),
+    });
     const warn = readLog(h.logFile).filter((l) => l.code === 'EDOC_RECEIVED_BAD_PDF');
     expect(warn).toHaveLength(1);
     expect(warn[0]).toMatchObject({ company: 'main', doc: 'FE2005', level: 'warn' });
@@ -97,8 +144,13 @@ describe('ReceivedPuller against the emulator', () => {
     expect(tricky?.providerName).toBe('\'=HYPERLINK("http://x";"Proveedor; con "comillas"")');
     const first = index.rows.find((r) => r.documentNumber === 'FE2000');
     expect(first).toMatchObject({
-      documentDate: '2026-03-01', providerIdentification: '800197268', providerName: 'Papeleria El Centro SAS',
-      documentType: 'Factura electrónica de venta', typeCode: '01', currency: 'COP', value: '100000.00',
+      documentDate: '2026-03-01',
+      providerIdentification: '800197268',
+      providerName: 'Papeleria El Centro SAS',
+      documentType: 'Factura electrónica de venta',
+      typeCode: '01',
+      currency: 'COP',
+      value: '100000.00',
     });
     expect(index.rows.find((r) => r.documentNumber === 'FE2009')?.currency).toBe('USD');
     expect(index.rows.find((r) => r.documentNumber === 'FE2001')?.value).toBe('101234.50');
@@ -141,7 +193,10 @@ describe('ReceivedPuller against the emulator', () => {
     expect(readIndex(dir).rows).toHaveLength(40);
     // Edited by hand (a row removed): the same puller notices and adds back only what is missing.
     const text = fs.readFileSync(path.join(dir, 'received.csv'), 'utf8').split('\r\n');
-    fs.writeFileSync(path.join(dir, 'received.csv'), [...text.slice(0, 5), ...text.slice(6)].join('\r\n'));
+    fs.writeFileSync(
+      path.join(dir, 'received.csv'),
+      [...text.slice(0, 5), ...text.slice(6)].join('\r\n'),
+    );
     await p.pullCompany(main(h), WINDOW);
     const rows = readIndex(dir).rows;
     expect(rows).toHaveLength(40);
@@ -151,9 +206,18 @@ describe('ReceivedPuller against the emulator', () => {
   it('an empty window answers total_pages 0: one request, nothing written, the window complete', async () => {
     h = await harness();
     const pages: number[] = [];
-    const result = await puller(h).pullCompany(main(h), { from: '2026-06-01', to: '2026-06-30' },
-      { onPage: (p) => pages.push(p.totalPages) });
-    expect(result).toMatchObject({ complete: true, pages: 1, newDocs: 0, seenBefore: 0, errors: [] });
+    const result = await puller(h).pullCompany(
+      main(h),
+      { from: '2026-06-01', to: '2026-06-30' },
+      { onPage: (p) => pages.push(p.totalPages) },
+    );
+    expect(result).toMatchObject({
+      complete: true,
+      pages: 1,
+      newDocs: 0,
+      seenBefore: 0,
+      errors: [],
+    });
     expect(pages).toEqual([0]);
     expect(readIndex(path.join(h.outbox, 'main')).rows).toEqual([]);
     expect(listFiles(path.join(h.outbox, 'main'))).toEqual(['received.csv']);

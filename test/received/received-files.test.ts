@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { decodePdf, formatValue, receivedKey, receivedNames } from '../../src/received/received-files.js';
+import {
+  decodePdf,
+  formatValue,
+  receivedKey,
+  receivedNames,
+} from '../../src/received/received-files.js';
 
 describe('received document files', () => {
   it('names a document <number>_<12 chars of cufe> in its yyyy-mm folder, safely', () => {
-    const names = receivedNames({ cufe: 'abcdef0123456789', documentNumber: 'FE/../12', documentDate: 'Tue, 03 Nov 2026 00:00:00 GMT' });
-    expect(names).toEqual({ month: '2026-11', stem: 'FE___12_abcdef012345', json: '2026-11/FE___12_abcdef012345.json', pdf: '2026-11/FE___12_abcdef012345.pdf' });
-    expect(receivedNames({ cufe: 'x', documentNumber: 'A1', documentDate: 'not a date' }).month).toBe('undated');
+    const names = receivedNames({
+      cufe: 'abcdef0123456789',
+      documentNumber: 'FE/../12',
+      documentDate: 'Tue, 03 Nov 2026 00:00:00 GMT',
+    });
+    expect(names).toEqual({
+      month: '2026-11',
+      stem: 'FE___12_abcdef012345',
+      json: '2026-11/FE___12_abcdef012345.json',
+      pdf: '2026-11/FE___12_abcdef012345.pdf',
+    });
+    expect(
+      receivedNames({ cufe: 'x', documentNumber: 'A1', documentDate: 'not a date' }).month,
+    ).toBe('undated');
   });
 
   it('identifies a document by cufe, then documentId, then a hash of the record', () => {
@@ -22,7 +38,9 @@ describe('received document files', () => {
     expect(pdf.kind === 'pdf' && pdf.bytes.equals(bytes)).toBe(true);
     expect(decodePdf({ pdfDocument: '' })).toEqual({ kind: 'none' });
     expect(decodePdf({})).toEqual({ kind: 'none' });
-    expect(decodePdf({ pdfDocument: Buffer.from('PK\u0003\u0004zip').toString('base64') }).kind).toBe('not-pdf');
+    expect(
+      decodePdf({ pdfDocument: Buffer.from('PK\u0003\u0004zip').toString('base64') }).kind,
+    ).toBe('not-pdf');
     expect(decodePdf({ pdfDocument: '%PDF-1.4 raw, not base64!' }).kind).toBe('not-pdf');
     expect(decodePdf({ pdfDocument: 42 }).kind).toBe('not-pdf');
   });

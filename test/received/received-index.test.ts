@@ -11,7 +11,13 @@ afterEach(() => {
 });
 
 function fields(cufe: string, providerName = 'Proveedor SAS') {
-  const record = { cufe, documentNumber: `N${cufe}`, documentDate: 'Tue, 03 Nov 2026 00:00:00 GMT', providerName, value: 10 };
+  const record = {
+    cufe,
+    documentNumber: `N${cufe}`,
+    documentDate: 'Tue, 03 Nov 2026 00:00:00 GMT',
+    providerName,
+    value: 10,
+  };
   return indexFields(record, receivedNames(record), false, '');
 }
 

@@ -13,13 +13,26 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('bad input', () => {
-  test('every broken file gets a clear report, every good document is accepted, the daemon never restarts and no key is on disk', async ({ annotate }) => {
-    const report = await runBadInputScenario({ hugeLineBytes: 2_000_000, depth: 20_000, deletedDocuments: 3_000, timeoutMs: 40_000 });
+  test('every broken file gets a clear report, every good document is accepted, the daemon never restarts and no key is on disk', async ({
+    annotate,
+  }) => {
+    const report = await runBadInputScenario({
+      hugeLineBytes: 2_000_000,
+      depth: 20_000,
+      deletedDocuments: 3_000,
+      timeoutMs: 40_000,
+    });
     recordRun('bad input (short)', report);
     await annotate(`bad input: ${JSON.stringify(report)}`);
     expect(report.problems).toEqual([]);
     expect(report.badFiles).toBeGreaterThanOrEqual(50);
-    expect(report).toMatchObject({ restarts: 0, crashLines: 0, issuedInvalid: 0, duplicated: 0, secretsFound: 0 });
+    expect(report).toMatchObject({
+      restarts: 0,
+      crashLines: 0,
+      issuedInvalid: 0,
+      duplicated: 0,
+      secretsFound: 0,
+    });
     expect(report.acceptedGood).toBe(report.goodDocuments);
   }, 120_000);
 });

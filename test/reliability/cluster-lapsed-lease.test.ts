@@ -10,7 +10,12 @@
  * files again.
  */
 import { beforeAll, expect, test } from 'vitest';
-import { ClusterNode, clusterCompanies, createClusterProject, LedgerReader } from '../helpers/cluster-project.js';
+import {
+  ClusterNode,
+  clusterCompanies,
+  createClusterProject,
+  LedgerReader,
+} from '../helpers/cluster-project.js';
 import { buildCli, eventually, startTestEmulator } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg } from '../helpers/postgres.js';
@@ -24,17 +29,35 @@ describePg('a lease that lapsed without a taker', () => {
     const companies = clusterCompanies(1, [20], 4);
     const emulator = await startTestEmulator(companies, { latencyMs: 5 });
     // leaseMs 15,000: a heartbeat every 5 s, so the lapse below lasts until the next one
-    const { project, db } = await createClusterProject({ baseUrl: emulator.url, companies }, 15_000);
+    const { project, db } = await createClusterProject(
+      { baseUrl: emulator.url, companies },
+      15_000,
+    );
     const ledger = await LedgerReader.open(db);
     const node = new ClusterNode('node-a', project);
     try {
       await node.start();
-      await eventually(async () => ((await ledger.owned()).get('node-a')?.length === 1 ? true : undefined), 'node-a holding co1');
+      await eventually(
+        async () => ((await ledger.owned()).get('node-a')?.length === 1 ? true : undefined),
+        'node-a holding co1',
+      );
       await ledger.query("UPDATE company_leases SET expires_at = now() - interval '1 second'");
-      await project.drop('invoice', 'tarde.jsonl', jsonlText([invoice(990_000_001, companies[0])]), 'co1');
+      await project.drop(
+        'invoice',
+        'tarde.jsonl',
+        jsonlText([invoice(990_000_001, companies[0])]),
+        'co1',
+      );
       // renewed at the next heartbeat (within 5 s); then the file should go
-      await eventually(async () => ((await ledger.owned()).get('node-a')?.length === 1 ? true : undefined), 'the lease renewed', 15_000);
-      const result = await project.finalResult('invoice', 'tarde.jsonl', { company: 'co1', timeoutMs: 15_000 });
+      await eventually(
+        async () => ((await ledger.owned()).get('node-a')?.length === 1 ? true : undefined),
+        'the lease renewed',
+        15_000,
+      );
+      const result = await project.finalResult('invoice', 'tarde.jsonl', {
+        company: 'co1',
+        timeoutMs: 15_000,
+      });
       expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
     } finally {
       await node.stop();

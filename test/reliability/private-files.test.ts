@@ -10,7 +10,13 @@ import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import {
-  BIN, buildCli, childEnv, COMPANY_MAIN, eventually, type Project, ROOT,
+  BIN,
+  buildCli,
+  childEnv,
+  COMPANY_MAIN,
+  eventually,
+  type Project,
+  ROOT,
 } from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
@@ -20,15 +26,27 @@ beforeAll(async () => {
 }, 240_000);
 
 /** `edoc-bridge ARGS --config FILE` started by a shell whose umask is 000. */
-function underUmask000(p: Project, args: readonly string[]): { kill(): void; done: Promise<{ code: number | null; stderr: string }> } {
-  const child = spawn('/bin/sh', ['-c', 'umask 000; exec "$NODE" "$BIN" "$@"', 'sh', ...args, '--config', p.configFile], {
-    cwd: p.dir, stdio: ['ignore', 'pipe', 'pipe'],
-    env: childEnv(p.dir, { NODE: process.execPath, BIN }),
-  });
+function underUmask000(
+  p: Project,
+  args: readonly string[],
+): { kill(): void; done: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'umask 000; exec "$NODE" "$BIN" "$@"', 'sh', ...args, '--config', p.configFile],
+    {
+      cwd: p.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnv(p.dir, { NODE: process.execPath, BIN }),
+    },
+  );
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   child.stdout.resume();
-  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
   return { kill: () => child.kill('SIGTERM'), done };
 }
 
@@ -70,35 +88,70 @@ function expectPrivate(p: Project): string[] {
     // an archived original is the ERP's own file moved (its mode is the ERP's), not one the bridge created
     if (file.split(path.sep).includes('archive') && !folders.has(file)) continue;
     seen.push(path.relative(p.dir, file));
-    if (folders.has(file)) expect(mode & 0o007, `${file} (${octal(mode)}) is open to the world`).toBe(0);
+    if (folders.has(file))
+      expect(mode & 0o007, `${file} (${octal(mode)}) is open to the world`).toBe(0);
     else expect(octal(mode), file).toBe('0640');
   }
   return seen;
 }
 
 describe('private files (umask 000)', () => {
-  test('the daemon: ledger, WAL, lock, log, emulator state, outbox reports, received documents and index are never world-readable', async ({ daemonProject }) => {
-    const { project: p } = await daemonProject({ baseUrl: 'embedded', companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }] });
+  test('the daemon: ledger, WAL, lock, log, emulator state, outbox reports, received documents and index are never world-readable', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({
+      baseUrl: 'embedded',
+      companies: [{ ...COMPANY_MAIN, apiKey: 'demo-key-1001' }],
+    });
     const config = parse(p.configText()) as Record<string, unknown>;
     config.received = { enabled: true, every: '15m', lookbackDays: 3, startDate: '2026-06-01' };
-    config.emulator = { seed: path.join(ROOT, 'config/emulator-seed.json'), state: path.join(p.stateDir, 'emulator.json') };
+    config.emulator = {
+      seed: path.join(ROOT, 'config/emulator-seed.json'),
+      state: path.join(p.stateDir, 'emulator.json'),
+    };
     await writeFile(p.configFile, stringify(config));
     const daemon = underUmask000(p, ['run']);
     try {
       await p.waitForLog((l) => l.msg === 'watching the inbox', { timeoutMs: 30_000 });
-      await p.drop('invoice', 'lote.jsonl', `${jsonlText([invoice(990_000_001, COMPANY_MAIN), invoice(990_000_002, COMPANY_MAIN)])}{"not":"an invoice"}\n`);
-      await p.waitForLog((l) => l.msg === 'file complete' && l.file === 'lote.jsonl', { timeoutMs: 30_000 });
-      await eventually(() => (existsSync(path.join(p.stateDir, 'emulator.json')) ? true : undefined), 'the emulator state file', 20_000);
-      await eventually(() => (existsSync(path.join(p.dir, 'outbox/received/main')) && modes(path.join(p.dir, 'outbox/received/main')).size > 2
-        ? true : undefined), 'received documents', 30_000);
+      await p.drop(
+        'invoice',
+        'lote.jsonl',
+        `${jsonlText([invoice(990_000_001, COMPANY_MAIN), invoice(990_000_002, COMPANY_MAIN)])}{"not":"an invoice"}\n`,
+      );
+      await p.waitForLog((l) => l.msg === 'file complete' && l.file === 'lote.jsonl', {
+        timeoutMs: 30_000,
+      });
+      await eventually(
+        () => (existsSync(path.join(p.stateDir, 'emulator.json')) ? true : undefined),
+        'the emulator state file',
+        20_000,
+      );
+      await eventually(
+        () =>
+          existsSync(path.join(p.dir, 'outbox/received/main')) &&
+          modes(path.join(p.dir, 'outbox/received/main')).size > 2
+            ? true
+            : undefined,
+        'received documents',
+        30_000,
+      );
       // while it runs: the lock and the WAL files are there too
       const running = modes(p.stateDir);
-      for (const name of ['ledger.sqlite', 'ledger.sqlite-wal', 'ledger.sqlite-shm', 'edoc-bridge.lock']) {
+      for (const name of [
+        'ledger.sqlite',
+        'ledger.sqlite-wal',
+        'ledger.sqlite-shm',
+        'edoc-bridge.lock',
+      ]) {
         expect(octal(running.get(path.join(p.stateDir, name)) ?? -1), name).toBe('0600');
       }
       const seen = expectPrivate(p);
       expect(seen.filter((f) => /result\.json|errors\.csv|retry\.jsonl/.test(f))).toHaveLength(3);
-      expect(seen.some((f) => f.startsWith(path.join('outbox', 'received', 'main')) && f.endsWith('.json'))).toBe(true);
+      expect(
+        seen.some(
+          (f) => f.startsWith(path.join('outbox', 'received', 'main')) && f.endsWith('.json'),
+        ),
+      ).toBe(true);
       expect(seen).toContain(path.join('logs', 'edoc-bridge.log'));
     } finally {
       daemon.kill();
@@ -107,15 +160,22 @@ describe('private files (umask 000)', () => {
     expectPrivate(p);
   }, 120_000);
 
-  test('edoc-bridge submit: a fresh ledger, its log and the reports are private too', async ({ daemonProject }) => {
+  test('edoc-bridge submit: a fresh ledger, its log and the reports are private too', async ({
+    daemonProject,
+  }) => {
     const { project: p } = await daemonProject();
     const file = path.join(p.dir, 'ventas.jsonl');
-    await writeFile(file, `${jsonlText([invoice(990_000_001, COMPANY_MAIN)])}{"not":"an invoice"}\n`);
+    await writeFile(
+      file,
+      `${jsonlText([invoice(990_000_001, COMPANY_MAIN)])}{"not":"an invoice"}\n`,
+    );
     const run = underUmask000(p, ['submit', file, '--kind', 'invoice']);
     const { code, stderr } = await run.done;
     expect(code, stderr).toBe(1);
     const seen = expectPrivate(p);
     expect(seen).toContain(path.join('state', 'ledger.sqlite'));
-    expect(seen.filter((f) => /ventas\.(result\.json|errors\.csv|retry\.jsonl)$/.test(f))).toHaveLength(3);
+    expect(
+      seen.filter((f) => /ventas\.(result\.json|errors\.csv|retry\.jsonl)$/.test(f)),
+    ).toHaveLength(3);
   }, 60_000);
 });

@@ -14,7 +14,9 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('secrets', () => {
-  test('trace logging, faults, a refused key, a key file reloaded by SIGHUP and a SIGKILL: no key in any log, outbox or ledger file', async ({ annotate }) => {
+  test('trace logging, faults, a refused key, a key file reloaded by SIGHUP and a SIGKILL: no key in any log, outbox or ledger file', async ({
+    annotate,
+  }) => {
     const report = await runSecretsScenario({ documents: 40 });
     recordRun('secrets (short)', report);
     await annotate(JSON.stringify(report));

@@ -16,7 +16,9 @@ describe('archive of originals', () => {
     };
     expect(await archiveOriginal(drop('one'), archive)).toBe(path.join(archive, 'ventas.json'));
     expect(await archiveOriginal(drop('two'), archive)).toBe(path.join(archive, 'ventas (2).json'));
-    expect(await archiveOriginal(drop('three'), archive)).toBe(path.join(archive, 'ventas (3).json'));
+    expect(await archiveOriginal(drop('three'), archive)).toBe(
+      path.join(archive, 'ventas (3).json'),
+    );
     expect(fs.readFileSync(path.join(archive, 'ventas.json'), 'utf8')).toBe('one');
     expect(fs.readFileSync(path.join(archive, 'ventas (2).json'), 'utf8')).toBe('two');
     expect(fs.readFileSync(path.join(archive, 'ventas (3).json'), 'utf8')).toBe('three');
@@ -25,7 +27,9 @@ describe('archive of originals', () => {
 
   it('returns undefined when the original is already gone (moved before a crash)', async () => {
     const root = tempDir();
-    expect(await archiveOriginal(path.join(root, 'nope.json'), path.join(root, 'archive'))).toBeUndefined();
+    expect(
+      await archiveOriginal(path.join(root, 'nope.json'), path.join(root, 'archive')),
+    ).toBeUndefined();
   });
 
   it('finishes a move a crash interrupted after the link, without a second copy', async () => {

@@ -41,8 +41,9 @@ describe('atomic writes', () => {
   });
 
   it('reports an unwritable folder as EDOC_REPORT_WRITE', async () => {
-    await expect(writeFileAtomic(path.join(tempDir(), 'missing', 'a.json'), 'x'))
-      .rejects.toMatchObject({ code: 'EDOC_REPORT_WRITE' });
+    await expect(
+      writeFileAtomic(path.join(tempDir(), 'missing', 'a.json'), 'x'),
+    ).rejects.toMatchObject({ code: 'EDOC_REPORT_WRITE' });
   });
 
   it('removeDurably removes a file and accepts one that is absent', async () => {

@@ -23,11 +23,32 @@ describe('NAME.errors.csv', () => {
     const target = path.join(tempDir(), 'ventas.errors.csv');
     const w = new ErrorsCsvWriter(target);
     await w.add(docRow({ state: 'accepted' }));
-    await w.add(docRow({ index: 3, source: { rows: [5, 6, 7] }, state: 'invalid', key: null, resultCode: null, problems: [
-      { code: 'EDOC_MAP_BAD_NUMBER', field: 'Valor; neto', value: '=1+2', rows: [6], message: 'not a "number"\nin row 6' },
-      { code: 'EDOC_VALIDATE_TOTALS', field: 'Total', message: 'Total does not add up: 119,00 ≠ 120,00' },
-    ] }));
-    await w.add(docRow({ index: 4, state: 'rejected', errors: [{ message: 'Rechazo: cliente sin NIT' }] }));
+    await w.add(
+      docRow({
+        index: 3,
+        source: { rows: [5, 6, 7] },
+        state: 'invalid',
+        key: null,
+        resultCode: null,
+        problems: [
+          {
+            code: 'EDOC_MAP_BAD_NUMBER',
+            field: 'Valor; neto',
+            value: '=1+2',
+            rows: [6],
+            message: 'not a "number"\nin row 6',
+          },
+          {
+            code: 'EDOC_VALIDATE_TOTALS',
+            field: 'Total',
+            message: 'Total does not add up: 119,00 ≠ 120,00',
+          },
+        ],
+      }),
+    );
+    await w.add(
+      docRow({ index: 4, state: 'rejected', errors: [{ message: 'Rechazo: cliente sin NIT' }] }),
+    );
     await w.add(docRow({ index: 5, state: 'in-doubt', source: { lines: [9] } }));
     expect(await w.commit()).toBe(true);
 
@@ -38,13 +59,48 @@ describe('NAME.errors.csv', () => {
     // outside quoted cells every line ends in CRLF
     expect(/[^\r]\n/.test(text.replace(/"[^"]*"/g, ''))).toBe(false);
     const rows = parse(text, { delimiter: ';', relax_column_count: false }) as string[][];
-    expect(rows[0]).toEqual(['index', 'key', 'status', 'source', 'code', 'field', 'value', 'message']);
+    expect(rows[0]).toEqual([
+      'index',
+      'key',
+      'status',
+      'source',
+      'code',
+      'field',
+      'value',
+      'message',
+    ]);
     expect(rows.slice(1)).toEqual([
-      ['3', '', 'invalid', 'rows 6', 'EDOC_MAP_BAD_NUMBER', 'Valor; neto', "'=1+2", 'not a "number"\nin row 6'],
-      ['3', '', 'invalid', 'rows 5-7', 'EDOC_VALIDATE_TOTALS', 'Total', '', 'Total does not add up: 119,00 ≠ 120,00'],
+      [
+        '3',
+        '',
+        'invalid',
+        'rows 6',
+        'EDOC_MAP_BAD_NUMBER',
+        'Valor; neto',
+        "'=1+2",
+        'not a "number"\nin row 6',
+      ],
+      [
+        '3',
+        '',
+        'invalid',
+        'rows 5-7',
+        'EDOC_VALIDATE_TOTALS',
+        'Total',
+        '',
+        'Total does not add up: 119,00 ≠ 120,00',
+      ],
       ['4', 'main/invoice/SETP1', 'rejected', 'rows 2', '99', '', '', 'Rechazo: cliente sin NIT'],
-      ['5', 'main/invoice/SETP1', 'in-doubt', 'lines 9', '99', '', '',
-        'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).'],
+      [
+        '5',
+        'main/invoice/SETP1',
+        'in-doubt',
+        'lines 9',
+        '99',
+        '',
+        '',
+        'Sent, but no answer came back; it is not resent automatically (see `edoc-bridge retry`).',
+      ],
     ]);
   });
 

@@ -17,7 +17,10 @@ import { tempDir, tempFiles } from './helpers.js';
  * buffer of the whole report would still count: large objects live in their own spaces, young or old.
  */
 function heapOutsideNursery(): number {
-  return v8.getHeapSpaceStatistics().filter((s) => s.space_name !== 'new_space').reduce((sum, s) => sum + s.space_used_size, 0);
+  return v8
+    .getHeapSpaceStatistics()
+    .filter((s) => s.space_name !== 'new_space')
+    .reduce((sum, s) => sum + s.space_used_size, 0);
 }
 
 /** A full garbage collection (V8's gc(), exposed at run time: the test process has no --expose-gc). */
@@ -27,11 +30,25 @@ const collectGarbage = ((): (() => void) => {
 })();
 
 interface ResultJson {
-  file: string; kind: string; company: string; sha256: string; startedAt: string; finishedAt: string | null;
+  file: string;
+  kind: string;
+  company: string;
+  sha256: string;
+  startedAt: string;
+  finishedAt: string | null;
   error?: { code: string; message: string };
   counts: Record<string, number>;
-  documents: { index: number; source: unknown; key: string | null; status: string; resultCode: string | null;
-    httpStatus: number | null; errors: { message: string }[]; warnings: string[]; response: unknown }[];
+  documents: {
+    index: number;
+    source: unknown;
+    key: string | null;
+    status: string;
+    resultCode: string | null;
+    httpStatus: number | null;
+    errors: { message: string }[];
+    warnings: string[];
+    response: unknown;
+  }[];
 }
 
 const CONTENT = '[{"Number":1},{"Number":2},{"Number":3}]';
@@ -46,8 +63,15 @@ async function setup(name = 'ventas.json') {
   const input = path.join(inbox, name);
   fs.writeFileSync(input, CONTENT);
   const ledger = Ledger.open(path.join(root, 'state'));
-  const { fileId } = await ledger.recordFile({ path: input, name, size: CONTENT.length, sha256: SHA, kind: 'invoice',
-    company: 'main', now: Date.parse('2026-11-22T03:00:00Z') });
+  const { fileId } = await ledger.recordFile({
+    path: input,
+    name,
+    size: CONTENT.length,
+    sha256: SHA,
+    kind: 'invoice',
+    company: 'main',
+    now: Date.parse('2026-11-22T03:00:00Z'),
+  });
   return { root, inbox, outbox, input, ledger, fileId };
 }
 
@@ -57,27 +81,81 @@ describe('writeFileReport and settleFile', () => {
   it('writes result.json, errors.csv and the retry file from the ledger, then settles and archives', async () => {
     const { outbox, input, ledger, fileId } = await setup();
     await ledger.setReadDetails(fileId, { format: 'json', encoding: 'utf8' });
-    await ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [1] },
-      number: `SETP${i}`, ownNumber: true, request: { Number: i }, raw: `{"Number":${i + 1}}` })), 1_000);
+    await ledger.insertDocuments(
+      fileId,
+      [0, 1, 2].map((i): NewDocument => ({
+        index: i,
+        source: { lines: [1] },
+        number: `SETP${i}`,
+        ownNumber: true,
+        request: { Number: i },
+        raw: `{"Number":${i + 1}}`,
+      })),
+      1_000,
+    );
     await ledger.finishReading(fileId, 1_000);
     const ids = (await ledger.claimDue('main', Date.now(), 3)).map((d) => d.id);
     await ledger.markSending(ids);
     await ledger.recordOutcomes([
-      { id: ids[0], state: 'accepted', resultCode: '100', httpStatus: 200, warnings: ['Note'], response: { Cufe: 'abc' } },
-      { id: ids[1], state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ message: 'NIT; no "válido"' }] },
+      {
+        id: ids[0],
+        state: 'accepted',
+        resultCode: '100',
+        httpStatus: 200,
+        warnings: ['Note'],
+        response: { Cufe: 'abc' },
+      },
+      {
+        id: ids[1],
+        state: 'rejected',
+        resultCode: '99',
+        httpStatus: 200,
+        errors: [{ message: 'NIT; no "válido"' }],
+      },
     ]);
 
     const partial = await writeFileReport(ledger, fileId, outbox);
     expect(partial.final).toBe(false);
     const r1 = read(partial.resultPath);
-    expect(r1).toMatchObject({ file: 'ventas.json', kind: 'invoice', company: 'main', sha256: SHA,
-      startedAt: '2026-11-22T03:00:00.000Z', finishedAt: null,
-      counts: { total: 3, accepted: 1, rejected: 1, invalid: 0, failed: 0, duplicate: 0, inDoubt: 0 } });
-    expect(Object.keys(r1.counts)).toEqual(['total', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'inDoubt']);
-    expect(r1.documents[0]).toEqual({ index: 0, source: { lines: [1] }, key: 'main/invoice/SETP0', status: 'accepted',
-      resultCode: '100', httpStatus: 200, errors: [], warnings: ['Note'], response: { Cufe: 'abc' },
+    expect(r1).toMatchObject({
+      file: 'ventas.json',
+      kind: 'invoice',
+      company: 'main',
+      sha256: SHA,
+      startedAt: '2026-11-22T03:00:00.000Z',
+      finishedAt: null,
+      counts: {
+        total: 3,
+        accepted: 1,
+        rejected: 1,
+        invalid: 0,
+        failed: 0,
+        duplicate: 0,
+        inDoubt: 0,
+      },
+    });
+    expect(Object.keys(r1.counts)).toEqual([
+      'total',
+      'accepted',
+      'rejected',
+      'invalid',
+      'failed',
+      'duplicate',
+      'inDoubt',
+    ]);
+    expect(r1.documents[0]).toEqual({
+      index: 0,
+      source: { lines: [1] },
+      key: 'main/invoice/SETP0',
+      status: 'accepted',
+      resultCode: '100',
+      httpStatus: 200,
+      errors: [],
+      warnings: ['Note'],
+      response: { Cufe: 'abc' },
       // this test's key is not `company/kind/prefix/number`, and the answer is no shape the spec gives
-      issued: { prefix: null, number: null, numberedBy: 'erp' } });
+      issued: { prefix: null, number: null, numberedBy: 'erp' },
+    });
     expect(r1.documents[2].status).toBe('sending');
     expect(await settleFile(ledger, fileId, outbox)).toEqual({ settled: false });
 
@@ -89,9 +167,22 @@ describe('writeFileReport and settleFile', () => {
     const r2 = read(path.join(outbox, 'ventas.result.json'));
     expect(r2.finishedAt).not.toBeNull();
     expect(r2.counts).toMatchObject({ accepted: 2, rejected: 1 });
-    expect(JSON.parse(fs.readFileSync(path.join(outbox, 'ventas.retry.json'), 'utf8'))).toEqual([{ Number: 2 }]);
-    const csv = parse(fs.readFileSync(path.join(outbox, 'ventas.errors.csv'), 'utf8').slice(1), { delimiter: ';' }) as string[][];
-    expect(csv[1]).toEqual(['1', 'main/invoice/SETP1', 'rejected', 'lines 1', '99', '', '', 'NIT; no "válido"']);
+    expect(JSON.parse(fs.readFileSync(path.join(outbox, 'ventas.retry.json'), 'utf8'))).toEqual([
+      { Number: 2 },
+    ]);
+    const csv = parse(fs.readFileSync(path.join(outbox, 'ventas.errors.csv'), 'utf8').slice(1), {
+      delimiter: ';',
+    }) as string[][];
+    expect(csv[1]).toEqual([
+      '1',
+      'main/invoice/SETP1',
+      'rejected',
+      'lines 1',
+      '99',
+      '',
+      '',
+      'NIT; no "válido"',
+    ]);
     expect(await ledger.getFile(fileId)).toMatchObject({ state: 'done', reportState: 'final' });
     expect(await ledger.filesToSettle()).toEqual([]);
     expect(tempFiles(outbox)).toEqual([]);
@@ -102,16 +193,34 @@ describe('writeFileReport and settleFile', () => {
 
   it('a file that could not be read gets result.json with the error and zero documents, errors.csv, and is archived', async () => {
     const { outbox, ledger, fileId } = await setup('roto.json');
-    await ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' }, Date.now());
+    await ledger.failRead(
+      fileId,
+      { code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' },
+      Date.now(),
+    );
     const s = await settleFile(ledger, fileId, outbox);
     expect(s.settled).toBe(true);
     const r = read(path.join(outbox, 'roto.result.json'));
-    expect(r.error).toEqual({ code: 'EDOC_READ_JSON', message: 'Unexpected end of JSON input at line 1' });
+    expect(r.error).toEqual({
+      code: 'EDOC_READ_JSON',
+      message: 'Unexpected end of JSON input at line 1',
+    });
     expect(r.documents).toEqual([]);
     expect(r.counts.total).toBe(0);
     expect(r.finishedAt).not.toBeNull();
-    const csv = parse(fs.readFileSync(path.join(outbox, 'roto.errors.csv'), 'utf8').slice(1), { delimiter: ';' }) as string[][];
-    expect(csv[1]).toEqual(['', '', 'error', '', 'EDOC_READ_JSON', '', '', 'Unexpected end of JSON input at line 1']);
+    const csv = parse(fs.readFileSync(path.join(outbox, 'roto.errors.csv'), 'utf8').slice(1), {
+      delimiter: ';',
+    }) as string[][];
+    expect(csv[1]).toEqual([
+      '',
+      '',
+      'error',
+      '',
+      'EDOC_READ_JSON',
+      '',
+      '',
+      'Unexpected end of JSON input at line 1',
+    ]);
     expect(fs.existsSync(path.join(outbox, 'roto.retry.json'))).toBe(false);
     expect(fs.existsSync(path.join(outbox, 'archive', 'roto.json'))).toBe(true);
     await ledger.close();
@@ -120,18 +229,30 @@ describe('writeFileReport and settleFile', () => {
   it('a read that fails half-way sends none of the documents read before the failure', async () => {
     const { outbox, ledger, fileId } = await setup('cortado.jsonl');
     await ledger.setReadDetails(fileId, { format: 'jsonl' });
-    await ledger.insertDocuments(fileId, [0, 1, 2].map((i): NewDocument => ({ index: i, source: { lines: [i + 1] },
-      number: `N${i}`, ownNumber: true, raw: `{"n":${i}}` })));
+    await ledger.insertDocuments(
+      fileId,
+      [0, 1, 2].map((i): NewDocument => ({
+        index: i,
+        source: { lines: [i + 1] },
+        number: `N${i}`,
+        ownNumber: true,
+        raw: `{"n":${i}}`,
+      })),
+    );
     // held back while the file is read: nothing is due before the read ends
     expect(await ledger.claimDue('main', Date.now(), 10)).toEqual([]);
-    expect(await ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' })).toBe(3);
+    expect(
+      await ledger.failRead(fileId, { code: 'EDOC_READ_JSON', message: 'line 4 is not JSON' }),
+    ).toBe(3);
     expect(await ledger.claimDue('main', Date.now(), 10)).toEqual([]);
     expect((await settleFile(ledger, fileId, outbox)).settled).toBe(true);
     const r = read(path.join(outbox, 'cortado.result.json'));
     expect(r.error?.code).toBe('EDOC_READ_JSON');
     expect(r.documents.map((d) => d.status)).toEqual(['invalid', 'invalid', 'invalid']);
     expect(r.finishedAt).not.toBeNull();
-    expect(fs.readFileSync(path.join(outbox, 'cortado.retry.jsonl'), 'utf8')).toBe('{"n":0}\n{"n":1}\n{"n":2}\n');
+    expect(fs.readFileSync(path.join(outbox, 'cortado.retry.jsonl'), 'utf8')).toBe(
+      '{"n":0}\n{"n":1}\n{"n":2}\n',
+    );
     await ledger.close();
   });
 
@@ -141,10 +262,19 @@ describe('writeFileReport and settleFile', () => {
     await settleFile(ledger, fileId, outbox);
     const again = path.join(inbox, 'ventas-copia.json');
     fs.writeFileSync(again, CONTENT);
-    const dup = await ledger.recordFile({ path: again, name: 'ventas-copia.json', size: CONTENT.length, sha256: SHA, kind: 'invoice',
-      company: 'main', now: Date.now() });
+    const dup = await ledger.recordFile({
+      path: again,
+      name: 'ventas-copia.json',
+      size: CONTENT.length,
+      sha256: SHA,
+      kind: 'invoice',
+      company: 'main',
+      now: Date.now(),
+    });
     expect(dup.outcome).toBe('duplicate');
-    expect((await settleFile(ledger, dup.fileId, outbox)).archivedPath).toBe(path.join(outbox, 'archive', 'ventas-copia.json'));
+    expect((await settleFile(ledger, dup.fileId, outbox)).archivedPath).toBe(
+      path.join(outbox, 'archive', 'ventas-copia.json'),
+    );
     const r = read(path.join(outbox, 'ventas-copia.result.json'));
     expect(r.error?.code).toBe('EDOC_LEDGER_DUPLICATE_FILE');
     expect(r.error?.message).toContain('ventas.json');
@@ -158,7 +288,9 @@ describe('writeFileReport and settleFile', () => {
     await ledger.failRead(fileId, { code: 'EDOC_READ_EMPTY', message: 'empty' });
     const blocked = path.join(root, 'outbox-blocked');
     fs.writeFileSync(blocked, 'a file where the folder should be');
-    await expect(settleFile(ledger, fileId, path.join(blocked, 'invoice'))).rejects.toMatchObject({ code: 'EDOC_REPORT_WRITE' });
+    await expect(settleFile(ledger, fileId, path.join(blocked, 'invoice'))).rejects.toMatchObject({
+      code: 'EDOC_REPORT_WRITE',
+    });
     expect((await ledger.getFile(fileId))?.reportState).toBe('none');
     expect((await ledger.filesToSettle()).map((f) => f.id)).toEqual([fileId]);
     fs.rmSync(blocked);
@@ -194,7 +326,9 @@ describe('writeFileReport and settleFile', () => {
   it('removes a stale errors.csv and retry file once a requeued document succeeds', async () => {
     const { outbox, ledger, fileId } = await setup();
     await ledger.setReadDetails(fileId, { format: 'json' });
-    await ledger.insertDocuments(fileId, [{ index: 0, source: { lines: [1] }, number: 'N1', ownNumber: true, raw: '{"a":1}' }]);
+    await ledger.insertDocuments(fileId, [
+      { index: 0, source: { lines: [1] }, number: 'N1', ownNumber: true, raw: '{"a":1}' },
+    ]);
     await ledger.finishReading(fileId);
     const [d] = await ledger.claimDue('main', Date.now(), 1);
     await ledger.markSending([d.id]);
@@ -215,14 +349,28 @@ describe('writeFileReport and settleFile', () => {
   it('streams a 200,000-document report with bounded memory; result.json parses and counts match', async () => {
     const { outbox, ledger, fileId } = await setup('grande.jsonl');
     await ledger.setReadDetails(fileId, { format: 'jsonl' });
-    const problem = [{ code: 'EDOC_VALIDATE_TOTALS', field: 'LegalMonetaryTotal.PayableAmount',
-      message: 'PayableAmount 119.00 does not equal the sum of the lines plus taxes (120.00).' }];
-    await ledger.insertDocuments(fileId, (function* (): Generator<NewDocument> {
-      for (let i = 0; i < 200_000; i++) {
-        yield { index: i, source: { lines: [i + 1] }, number: `SETP${990000000 + i}`, ownNumber: true,
-          raw: `{"Number":${990000000 + i},"Customer":"Cliente número ${i}"}`, problems: i % 2 === 0 ? problem : undefined };
-      }
-    })());
+    const problem = [
+      {
+        code: 'EDOC_VALIDATE_TOTALS',
+        field: 'LegalMonetaryTotal.PayableAmount',
+        message: 'PayableAmount 119.00 does not equal the sum of the lines plus taxes (120.00).',
+      },
+    ];
+    await ledger.insertDocuments(
+      fileId,
+      (function* (): Generator<NewDocument> {
+        for (let i = 0; i < 200_000; i++) {
+          yield {
+            index: i,
+            source: { lines: [i + 1] },
+            number: `SETP${990000000 + i}`,
+            ownNumber: true,
+            raw: `{"Number":${990000000 + i},"Customer":"Cliente número ${i}"}`,
+            problems: i % 2 === 0 ? problem : undefined,
+          };
+        }
+      })(),
+    );
     await ledger.finishReading(fileId);
 
     // one string of the whole report (over 40 MB) would cost at least its size again in the heap. Sampled
@@ -251,9 +399,21 @@ describe('writeFileReport and settleFile', () => {
     expect(peak - before).toBeLessThan(bound);
     const r = read(report.resultPath);
     expect(r.documents).toHaveLength(200_000);
-    expect(r.counts).toEqual({ total: 200_000, accepted: 0, rejected: 0, invalid: 100_000, failed: 0, duplicate: 0, inDoubt: 0 });
+    expect(r.counts).toEqual({
+      total: 200_000,
+      accepted: 0,
+      rejected: 0,
+      invalid: 100_000,
+      failed: 0,
+      duplicate: 0,
+      inDoubt: 0,
+    });
     expect(r.documents.filter((d) => d.status === 'invalid')).toHaveLength(r.counts.invalid);
-    expect(r.documents[199_999]).toMatchObject({ index: 199_999, status: 'pending', key: 'main/invoice/SETP990199999' });
+    expect(r.documents[199_999]).toMatchObject({
+      index: 199_999,
+      status: 'pending',
+      key: 'main/invoice/SETP990199999',
+    });
     const retryLines = fs.readFileSync(report.retryPath ?? '', 'utf8').split('\n');
     expect(retryLines).toHaveLength(100_001);
     expect(tempFiles(outbox)).toEqual([]);

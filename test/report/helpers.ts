@@ -14,8 +14,25 @@ export function tempFiles(dir: string): string[] {
 
 export function docRow(over: Partial<DocumentRow> = {}): DocumentRow {
   return {
-    id: 1, fileId: 1, index: 0, source: { rows: [2] }, key: 'main/invoice/SETP1', ownNumber: true, state: 'rejected',
-    attempts: 1, nextAttemptAt: null, resultCode: '99', httpStatus: 200, errors: [], warnings: [], problems: [],
-    response: null, raw: '', updatedAt: 0, doubt: null, maybeDelivered: false, ...over,
+    id: 1,
+    fileId: 1,
+    index: 0,
+    source: { rows: [2] },
+    key: 'main/invoice/SETP1',
+    ownNumber: true,
+    state: 'rejected',
+    attempts: 1,
+    nextAttemptAt: null,
+    resultCode: '99',
+    httpStatus: 200,
+    errors: [],
+    warnings: [],
+    problems: [],
+    response: null,
+    raw: '',
+    updatedAt: 0,
+    doubt: null,
+    maybeDelivered: false,
+    ...over,
   };
 }

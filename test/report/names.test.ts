@@ -23,7 +23,9 @@ describe('output names derived from input names', () => {
 
   it('names the three outbox files after the stem and the input extension', () => {
     expect(outputNames('ventas', 'ventas.CSV')).toEqual({
-      result: 'ventas.result.json', errors: 'ventas.errors.csv', retry: 'ventas.retry.csv',
+      result: 'ventas.result.json',
+      errors: 'ventas.errors.csv',
+      retry: 'ventas.retry.csv',
     });
     expect(outputNames('x', 'x.jsonl').retry).toBe('x.retry.jsonl');
   });

@@ -23,15 +23,40 @@ async function recorded() {
   const input = path.join(root, 'ventas.json');
   fs.writeFileSync(input, CONTENT);
   const ledger = Ledger.open(path.join(root, 'state'));
-  const { fileId } = await ledger.recordFile({ path: input, name: 'ventas.json', size: CONTENT.length,
-    sha256: createHash('sha256').update(CONTENT).digest('hex'), kind: 'invoice', company: 'main', now: 1_000 });
+  const { fileId } = await ledger.recordFile({
+    path: input,
+    name: 'ventas.json',
+    size: CONTENT.length,
+    sha256: createHash('sha256').update(CONTENT).digest('hex'),
+    kind: 'invoice',
+    company: 'main',
+    now: 1_000,
+  });
   await ledger.setReadDetails(fileId, { format: 'json', encoding: 'utf8' });
-  await ledger.insertDocuments(fileId, [0, 1].map((i) => ({ index: i, source: { lines: [1] }, number: `SETP${i}`, ownNumber: true,
-    request: { Number: i + 1 }, raw: `{"Number":${i + 1}}` })), 1_000);
+  await ledger.insertDocuments(
+    fileId,
+    [0, 1].map((i) => ({
+      index: i,
+      source: { lines: [1] },
+      number: `SETP${i}`,
+      ownNumber: true,
+      request: { Number: i + 1 },
+      raw: `{"Number":${i + 1}}`,
+    })),
+    1_000,
+  );
   await ledger.finishReading(fileId, 1_000);
   const ids = (await ledger.claimDue('main', Date.now(), 2)).map((d) => d.id);
   await ledger.markSending(ids);
-  await ledger.recordOutcomes([{ id: ids[1], state: 'rejected', resultCode: '99', httpStatus: 200, errors: [{ message: 'NIT no válido' }] }]);
+  await ledger.recordOutcomes([
+    {
+      id: ids[1],
+      state: 'rejected',
+      resultCode: '99',
+      httpStatus: 200,
+      errors: [{ message: 'NIT no válido' }],
+    },
+  ]);
   return { outbox, ledger, fileId };
 }
 
@@ -39,11 +64,16 @@ async function recorded() {
 async function rowsOf(ledger: Ledger, fileId: number): Promise<ReportSource> {
   const snap = await ledger.snapshot();
   try {
-    const file = await snap.file(fileId) as FileRow;
+    const file = (await snap.file(fileId)) as FileRow;
     const progress: FileProgress = await snap.fileProgress(fileId);
-    const docs: DocumentRow[] = (await collect(snap.iterateFileDocuments(fileId)));
-    return { file: async (id) => (id === fileId ? file : undefined), fileProgress: async () => progress,
-      iterateFileDocuments: async function* () { yield* docs; } };
+    const docs: DocumentRow[] = await collect(snap.iterateFileDocuments(fileId));
+    return {
+      file: async (id) => (id === fileId ? file : undefined),
+      fileProgress: async () => progress,
+      iterateFileDocuments: async function* () {
+        yield* docs;
+      },
+    };
   } finally {
     await snap.close();
   }
@@ -57,7 +87,10 @@ describe('the report stage', () => {
     const out = await writeReportSet(source, fileId, outbox);
     expect(out.final).toBe(false);
     expect(path.basename(out.resultPath)).toBe('ventas.result.json');
-    const result = JSON.parse(fs.readFileSync(out.resultPath, 'utf8')) as { counts: Record<string, number>; documents: { status: string }[] };
+    const result = JSON.parse(fs.readFileSync(out.resultPath, 'utf8')) as {
+      counts: Record<string, number>;
+      documents: { status: string }[];
+    };
     expect(result.counts).toMatchObject({ total: 2, rejected: 1 });
     expect(result.documents.map((d) => d.status)).toEqual(['sending', 'rejected']);
     expect(fs.readFileSync(out.errorsPath ?? '', 'utf8')).toContain('NIT no válido');

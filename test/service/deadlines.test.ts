@@ -4,7 +4,10 @@ import { Deadlines } from '../../src/service/deadlines.js';
 function aborted(signal: AbortSignal): Promise<{ at: number; reason: unknown }> {
   return new Promise((resolve) => {
     if (signal.aborted) resolve({ at: Date.now(), reason: signal.reason });
-    else signal.addEventListener('abort', () => resolve({ at: Date.now(), reason: signal.reason }), { once: true });
+    else
+      signal.addEventListener('abort', () => resolve({ at: Date.now(), reason: signal.reason }), {
+        once: true,
+      });
   });
 }
 
@@ -23,10 +26,13 @@ describe('Deadlines', () => {
     const { at, reason } = await aborted(a);
     // ends 10 ms after the slice's end + 200 ms (the injected clock moved 15 ms past its start)
     expect(at - started).toBeGreaterThanOrEqual(190);
-    expect(reason).toMatchObject({ code: 'ETIMEDOUT', message: 'no complete answer within 200 ms' });
+    expect(reason).toMatchObject({
+      code: 'ETIMEDOUT',
+      message: 'no complete answer within 200 ms',
+    });
   });
 
-  it('a caller\'s abort ends its own slices at once with its reason; an aborted caller is its own signal', async () => {
+  it("a caller's abort ends its own slices at once with its reason; an aborted caller is its own signal", async () => {
     const deadlines = new Deadlines();
     const caller = new AbortController();
     const other = new AbortController();
@@ -45,7 +51,7 @@ describe('Deadlines', () => {
     expect(deadlines.signal(60_000, caller.signal).aborted).toBe(true);
   });
 
-  it('a slice never keeps the process alive on its own (its timer is unref\'d)', () => {
+  it("a slice never keeps the process alive on its own (its timer is unref'd)", () => {
     const deadlines = new Deadlines();
     const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     deadlines.signal(3_600_000);
@@ -60,7 +66,9 @@ describe('Deadlines and a long-lived caller signal', () => {
     const deadlines = new Deadlines(() => now);
     const caller = new AbortController();
     const warnings: Error[] = [];
-    const onWarning = (w: Error): void => { warnings.push(w); };
+    const onWarning = (w: Error): void => {
+      warnings.push(w);
+    };
     process.on('warning', onWarning);
     try {
       const signals = Array.from({ length: 30 }, () => {

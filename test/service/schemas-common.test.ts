@@ -17,9 +17,12 @@ describe('amounts are strings with two decimals', () => {
   test.each(['0.00', '1234.50', '57002.00', '999999999999.99'])('accepts %s', (value) => {
     expect(amountSchema.safeParse(value).success).toBe(true);
   });
-  test.each(['1234.5', '1234', '1234.505', '-1.00', '01.00', '1,234.50', ' 1.00', '', '1e3'])('rejects %j', (value) => {
-    expect(amountSchema.safeParse(value).success).toBe(false);
-  });
+  test.each(['1234.5', '1234', '1234.505', '-1.00', '01.00', '1,234.50', ' 1.00', '', '1e3'])(
+    'rejects %j',
+    (value) => {
+      expect(amountSchema.safeParse(value).success).toBe(false);
+    },
+  );
   test('rejects a number where the spec wants a string', () => {
     expect(amountSchema.safeParse(1234.5).success).toBe(false);
   });
@@ -29,15 +32,24 @@ describe('dates', () => {
   test.each(['2026-11-20', '2024-02-29', '2026-12-31'])('yyyy-MM-dd accepts %s', (value) => {
     expect(dateSchema.safeParse(value).success).toBe(true);
   });
-  test.each(['2026-02-30', '2025-02-29', '2026-13-01', '2026-00-10', '2026-11-31', '20-11-2026', '2026-11-20T00:00:00', '2026-1-5'])(
-    'yyyy-MM-dd rejects %s',
+  test.each([
+    '2026-02-30',
+    '2025-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-11-31',
+    '20-11-2026',
+    '2026-11-20T00:00:00',
+    '2026-1-5',
+  ])('yyyy-MM-dd rejects %s', (value) => {
+    expect(dateSchema.safeParse(value).success).toBe(false);
+  });
+  test.each(['2026-11-20T10:15:00', '2024-02-29T23:59:59', '2026-01-01T00:00:00'])(
+    'yyyy-MM-ddTHH:mm:ss accepts %s',
     (value) => {
-      expect(dateSchema.safeParse(value).success).toBe(false);
+      expect(dateTimeSchema.safeParse(value).success).toBe(true);
     },
   );
-  test.each(['2026-11-20T10:15:00', '2024-02-29T23:59:59', '2026-01-01T00:00:00'])('yyyy-MM-ddTHH:mm:ss accepts %s', (value) => {
-    expect(dateTimeSchema.safeParse(value).success).toBe(true);
-  });
   test.each([
     '2026-02-30T10:00:00',
     '2026-11-20',
@@ -54,28 +66,54 @@ describe('dates', () => {
 
 describe('shared request parts are strict', () => {
   test('Identification takes the four documented strings and nothing else', () => {
-    const ok = { DocumentNumber: '900123456', DocumentType: '31', CountryCode: 'CO', CheckDigit: '8' };
+    const ok = {
+      DocumentNumber: '900123456',
+      DocumentType: '31',
+      CountryCode: 'CO',
+      CheckDigit: '8',
+    };
     expect(identificationSchema.parse(ok)).toEqual(ok);
     const bad = identificationSchema.safeParse({ ...ok, Dv: '8' });
     expect(bad.success).toBe(false);
-    if (!bad.success) expect(formatZodIssues(bad.error)).toEqual([{ path: 'Dv', message: 'unknown field' }]);
+    if (!bad.success)
+      expect(formatZodIssues(bad.error)).toEqual([{ path: 'Dv', message: 'unknown field' }]);
     expect(identificationSchema.safeParse({ ...ok, CheckDigit: 8 }).success).toBe(false);
   });
   test('a withholding subtotal may carry only TaxCategory and TaxPercentage', () => {
-    expect(taxSubTotalSchema.safeParse({ TaxCategory: '05', TaxPercentage: '15.00' }).success).toBe(true);
-    expect(taxSubTotalSchema.safeParse({ TaxCategory: '01', TaxPercentage: '19', TaxAmount: '1.00' }).success).toBe(false);
-    expect(taxTotalSchema.safeParse({ TaxCategory: '01', TaxAmount: '58853.85' }).success).toBe(true);
+    expect(taxSubTotalSchema.safeParse({ TaxCategory: '05', TaxPercentage: '15.00' }).success).toBe(
+      true,
+    );
+    expect(
+      taxSubTotalSchema.safeParse({ TaxCategory: '01', TaxPercentage: '19', TaxAmount: '1.00' })
+        .success,
+    ).toBe(false);
+    expect(taxTotalSchema.safeParse({ TaxCategory: '01', TaxAmount: '58853.85' }).success).toBe(
+      true,
+    );
   });
   test('a document reference IssueDate may be a date or a date-time, but a real one', () => {
-    expect(documentReferenceSchema.safeParse({ DocumentReferred: 'SETP1', IssueDate: '2026-11-20' }).success).toBe(true);
-    expect(documentReferenceSchema.safeParse({ DocumentReferred: 'SETP1', IssueDate: '2026-11-20T08:00:00' }).success).toBe(true);
-    expect(documentReferenceSchema.safeParse({ DocumentReferred: 'SETP1', IssueDate: '2026-02-30' }).success).toBe(false);
+    expect(
+      documentReferenceSchema.safeParse({ DocumentReferred: 'SETP1', IssueDate: '2026-11-20' })
+        .success,
+    ).toBe(true);
+    expect(
+      documentReferenceSchema.safeParse({
+        DocumentReferred: 'SETP1',
+        IssueDate: '2026-11-20T08:00:00',
+      }).success,
+    ).toBe(true);
+    expect(
+      documentReferenceSchema.safeParse({ DocumentReferred: 'SETP1', IssueDate: '2026-02-30' })
+        .success,
+    ).toBe(false);
   });
 });
 
 describe('formatZodIssues', () => {
   test('renders nested paths as Lines[0].TaxSubTotals[1].TaxAmount', () => {
-    expect(formatIssuePath(['Lines', 0, 'TaxSubTotals', 1, 'TaxAmount'])).toBe('Lines[0].TaxSubTotals[1].TaxAmount');
+    expect(formatIssuePath(['Lines', 0, 'TaxSubTotals', 1, 'TaxAmount'])).toBe(
+      'Lines[0].TaxSubTotals[1].TaxAmount',
+    );
     expect(formatIssuePath([])).toBe('');
     expect(formatIssuePath([2, 'a'])).toBe('[2].a');
   });
@@ -94,23 +132,53 @@ describe('formatZodIssues', () => {
 
 describe('common envelope is read tolerantly', () => {
   test('an accepted answer with ResultData as a string', () => {
-    const env = envelopeSchema.parse({ Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: 'Procesado Correctamente.' });
-    expect(env).toEqual({ Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: 'Procesado Correctamente.' });
+    const env = envelopeSchema.parse({
+      Errors: [],
+      IsValid: true,
+      ResultCode: 200,
+      Warning: [],
+      ResultData: 'Procesado Correctamente.',
+    });
+    expect(env).toEqual({
+      Errors: [],
+      IsValid: true,
+      ResultCode: 200,
+      Warning: [],
+      ResultData: 'Procesado Correctamente.',
+    });
   });
   test('Warnings is read as Warning', () => {
-    const env = envelopeSchema.parse({ Errors: [], IsValid: true, ResultCode: 200, Warnings: ['Se usó la numeración por defecto'] });
+    const env = envelopeSchema.parse({
+      Errors: [],
+      IsValid: true,
+      ResultCode: 200,
+      Warnings: ['Se usó la numeración por defecto'],
+    });
     expect(env.Warning).toEqual(['Se usó la numeración por defecto']);
     expect('Warnings' in env).toBe(false);
   });
   test('Warnings is used when Warning is null', () => {
-    expect(envelopeSchema.parse({ IsValid: true, ResultCode: 200, Warning: null, Warnings: ['b'] }).Warning).toEqual(['b']);
+    expect(
+      envelopeSchema.parse({ IsValid: true, ResultCode: 200, Warning: null, Warnings: ['b'] })
+        .Warning,
+    ).toEqual(['b']);
   });
   test('Warning wins when both are present', () => {
-    const env = envelopeSchema.parse({ IsValid: true, ResultCode: 200, Warning: ['a'], Warnings: ['b'] });
+    const env = envelopeSchema.parse({
+      IsValid: true,
+      ResultCode: 200,
+      Warning: ['a'],
+      Warnings: ['b'],
+    });
     expect(env.Warning).toEqual(['a']);
   });
   test('unknown fields are kept, missing or null message lists become empty', () => {
-    const env = envelopeSchema.parse({ IsValid: false, ResultCode: 401, Errors: null, TraceId: 'x1' });
+    const env = envelopeSchema.parse({
+      IsValid: false,
+      ResultCode: 401,
+      Errors: null,
+      TraceId: 'x1',
+    });
     expect(env).toMatchObject({ Errors: [], Warning: [], TraceId: 'x1' });
     expect(env.ResultData).toBeUndefined();
   });
@@ -120,16 +188,25 @@ describe('common envelope is read tolerantly', () => {
     ['a page object', { data: [], page: 1, per_page: 20, total: 0, total_pages: 0 }],
     ['a string', 'Procesado con errores.'],
   ])('ResultData may be %s', (_label, resultData) => {
-    expect(envelopeSchema.parse({ Errors: [], IsValid: false, ResultCode: 500, Warning: [], ResultData: resultData }).ResultData).toEqual(
-      resultData,
-    );
+    expect(
+      envelopeSchema.parse({
+        Errors: [],
+        IsValid: false,
+        ResultCode: 500,
+        Warning: [],
+        ResultData: resultData,
+      }).ResultData,
+    ).toEqual(resultData);
   });
   test.each([
     ['a body without IsValid', { ResultCode: 200 }],
     ['a body without ResultCode', { IsValid: true }],
     ['a ResultCode that is not an integer', { IsValid: true, ResultCode: '200' }],
     ['Errors that are not strings', { IsValid: false, ResultCode: 400, Errors: [{ msg: 'x' }] }],
-    ['a framework error page', { timestamp: '2026-11-20T10:00:00', status: 400, error: 'Bad Request' }],
+    [
+      'a framework error page',
+      { timestamp: '2026-11-20T10:00:00', status: 400, error: 'Bad Request' },
+    ],
     ['an array', []],
     ['a string', 'oops'],
   ])('rejects %s', (_label, body) => {

@@ -28,17 +28,30 @@ const createBody = {
 describe('E11 create-numbering request', () => {
   test('the required fields alone are accepted, optional ones too', () => {
     expect(createNumberingRequestSchema.parse(createBody)).toEqual(createBody);
-    const full = { ...createBody, Nit: '900123456', EfectiveValue: 990000010, Name: 'Facturas', AutoIncrement: true };
+    const full = {
+      ...createBody,
+      Nit: '900123456',
+      EfectiveValue: 990000010,
+      Name: 'Facturas',
+      AutoIncrement: true,
+    };
     expect(issuePaths(createNumberingRequestSchema, full)).toEqual([]);
   });
 
-  test.each(['Invoice', 'CreditNote', 'DebitNote', 'ContingencyInvoice', 'SupportDocument', 'Pos'])('DocumentType %s', (type) => {
-    expect(numberingDocumentTypeSchema.parse(type)).toBe(type);
-    expect(issuePaths(createNumberingRequestSchema, { ...createBody, DocumentType: type })).toEqual([]);
-  });
+  test.each(['Invoice', 'CreditNote', 'DebitNote', 'ContingencyInvoice', 'SupportDocument', 'Pos'])(
+    'DocumentType %s',
+    (type) => {
+      expect(numberingDocumentTypeSchema.parse(type)).toBe(type);
+      expect(
+        issuePaths(createNumberingRequestSchema, { ...createBody, DocumentType: type }),
+      ).toEqual([]);
+    },
+  );
 
   test('an unknown DocumentType is rejected', () => {
-    expect(issuePaths(createNumberingRequestSchema, { ...createBody, DocumentType: 'invoice' })).toEqual(['DocumentType']);
+    expect(
+      issuePaths(createNumberingRequestSchema, { ...createBody, DocumentType: 'invoice' }),
+    ).toEqual(['DocumentType']);
   });
 
   test('each missing required field is reported', () => {
@@ -55,13 +68,27 @@ describe('E11 create-numbering request', () => {
 
   test('dates follow yyyy-MM-ddTHH:mm:ss and are real', () => {
     expect(
-      issuePaths(createNumberingRequestSchema, { ...createBody, ValidFrom: '2026-01-01', ValidTo: '2026-02-30T00:00:00' }),
+      issuePaths(createNumberingRequestSchema, {
+        ...createBody,
+        ValidFrom: '2026-01-01',
+        ValidTo: '2026-02-30T00:00:00',
+      }),
     ).toEqual(['ValidFrom', 'ValidTo']);
   });
 
   test('StartValue greater than EndValue and ValidFrom later than ValidTo accumulate with other messages', () => {
-    const body = { ...createBody, StartValue: 10, EndValue: 9, ValidFrom: '2028-01-01T00:00:00', Prefx: 'x' };
-    expect(issuePaths(createNumberingRequestSchema, body)).toEqual(['Prefx', 'StartValue', 'ValidFrom']);
+    const body = {
+      ...createBody,
+      StartValue: 10,
+      EndValue: 9,
+      ValidFrom: '2028-01-01T00:00:00',
+      Prefx: 'x',
+    };
+    expect(issuePaths(createNumberingRequestSchema, body)).toEqual([
+      'Prefx',
+      'StartValue',
+      'ValidFrom',
+    ]);
   });
 
   test('a range of one number and a one-instant validity are allowed', () => {
@@ -71,7 +98,12 @@ describe('E11 create-numbering request', () => {
 
   test('values are integers and AutoIncrement a boolean', () => {
     expect(
-      issuePaths(createNumberingRequestSchema, { ...createBody, StartValue: '1', EfectiveValue: 1.5, AutoIncrement: 'yes' }),
+      issuePaths(createNumberingRequestSchema, {
+        ...createBody,
+        StartValue: '1',
+        EfectiveValue: 1.5,
+        AutoIncrement: 'yes',
+      }),
     ).toEqual(['StartValue', 'EfectiveValue', 'AutoIncrement']);
   });
 });
@@ -111,14 +143,23 @@ describe('numbering range (E10 list, E11 create)', () => {
   });
 
   test('FromNumber is a string and dates have a documented form', () => {
-    expect(issuePaths(numberingRangeSchema, { ...listed, FromNumber: 990000000, ValidDateFrom: '19/01/2019' })).toEqual([
-      'FromNumber',
-      'ValidDateFrom',
-    ]);
+    expect(
+      issuePaths(numberingRangeSchema, {
+        ...listed,
+        FromNumber: 990000000,
+        ValidDateFrom: '19/01/2019',
+      }),
+    ).toEqual(['FromNumber', 'ValidDateFrom']);
   });
 
   test('an E10 envelope carries an array of ranges', () => {
-    const env = envelopeSchema.parse({ Errors: [], IsValid: true, ResultCode: 200, Warning: [], ResultData: [listed] });
+    const env = envelopeSchema.parse({
+      Errors: [],
+      IsValid: true,
+      ResultCode: 200,
+      Warning: [],
+      ResultData: [listed],
+    });
     expect(numberingRangeSchema.array().parse(env.ResultData)).toEqual([listed]);
   });
 });
@@ -150,14 +191,15 @@ describe('received documents (E12)', () => {
 
   test('a received document, unknown fields kept', () => {
     expect(receivedDocumentSchema.parse({ ...doc, extra: 1 })).toEqual({ ...doc, extra: 1 });
-    expect(receivedDocumentSchema.parse({ ...doc, event: 'Acuse de recibo' }).event).toBe('Acuse de recibo');
+    expect(receivedDocumentSchema.parse({ ...doc, event: 'Acuse de recibo' }).event).toBe(
+      'Acuse de recibo',
+    );
   });
 
   test('value is a number and nullable fields only take null or a string', () => {
-    expect(issuePaths(receivedDocumentSchema, { ...doc, value: '395901.36', receiptService: 3 })).toEqual([
-      'receiptService',
-      'value',
-    ]);
+    expect(
+      issuePaths(receivedDocumentSchema, { ...doc, value: '395901.36', receiptService: 3 }),
+    ).toEqual(['receiptService', 'value']);
   });
 
   test('a page and an empty page', () => {
@@ -168,9 +210,13 @@ describe('received documents (E12)', () => {
   });
 
   test('a page reports a broken element at its path', () => {
-    expect(issuePaths(receivedPageSchema, { data: [doc, { ...doc, cufe: null }], page: 1, per_page: 20, total: 2 })).toEqual([
-      'data[1].cufe',
-      'total_pages',
-    ]);
+    expect(
+      issuePaths(receivedPageSchema, {
+        data: [doc, { ...doc, cufe: null }],
+        page: 1,
+        per_page: 20,
+        total: 2,
+      }),
+    ).toEqual(['data[1].cufe', 'total_pages']);
   });
 });

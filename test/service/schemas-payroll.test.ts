@@ -13,7 +13,13 @@ const otPay = [{ Cantidad: '2', Porcentaje: '25.00', Pago: '26041.67' }];
 /** Every Devengados and Deducciones block the spec lists, once each. */
 const everyEarning = {
   Basico: { DiasTrabajados: '30', SueldoTrabajado: '2500000.00' },
-  Transporte: [{ AuxilioTransporte: '200000.00', ViaticoManutAlojS: '10000.00', ViaticoManutAlojNS: '5000.00' }],
+  Transporte: [
+    {
+      AuxilioTransporte: '200000.00',
+      ViaticoManutAlojS: '10000.00',
+      ViaticoManutAlojNS: '5000.00',
+    },
+  ],
   HEDs: otPay,
   HENs: [{ Cantidad: '1', Porcentaje: '75.00', Pago: '18229.17' }],
   HEDDFs: otPay,
@@ -35,9 +41,13 @@ const everyEarning = {
   },
   Bonificaciones: [{ BonificacionS: '100000.00', BonificacionNS: '50000.00' }],
   Auxilios: [{ AuxilioS: '30000.00', AuxilioNS: '20000.00' }],
-  OtrosConceptos: [{ DescripcionConcepto: 'Auxilio de conectividad', ConceptoS: '0.00', ConceptoNS: '50000.00' }],
+  OtrosConceptos: [
+    { DescripcionConcepto: 'Auxilio de conectividad', ConceptoS: '0.00', ConceptoNS: '50000.00' },
+  ],
   Compensaciones: [{ CompensacionO: '10000.00', CompensacionE: '5000.00' }],
-  BonoEPCTVs: [{ PagoS: '1.00', PagoNS: '2.00', PagoAlimentacionS: '3.00', PagoAlimentacionNS: '4.00' }],
+  BonoEPCTVs: [
+    { PagoS: '1.00', PagoNS: '2.00', PagoAlimentacionS: '3.00', PagoAlimentacionNS: '4.00' },
+  ],
   Comisiones: [{ Comision: '150000.00' }],
   PagosTerceros: [{ PagoTercero: '12000.00' }],
   Anticipos: [{ Anticipo: '100000.00' }],
@@ -52,7 +62,12 @@ const everyEarning = {
 const everyDeduction = {
   Salud: { Porcentaje: '4.00', Deduccion: '105041.67' },
   FondoPension: { Porcentaje: '4.00', Deduccion: '105041.67' },
-  FondoSP: { Porcentaje: '1.00', Deduccion: '26260.42', PorcentajeSub: '0.50', DeduccionSub: '13130.21' },
+  FondoSP: {
+    Porcentaje: '1.00',
+    Deduccion: '26260.42',
+    PorcentajeSub: '0.50',
+    DeduccionSub: '13130.21',
+  },
   Sindicatos: [{ Porcentaje: '1.00', Deduccion: '25000.00' }],
   Sanciones: [{ SancionPublic: '0.00', SancionPriv: '10000.00' }],
   Libranzas: [{ Descripcion: 'Crédito de libranza', Deduccion: '200000.00' }],
@@ -71,13 +86,20 @@ const everyDeduction = {
 };
 
 describe('E2 payroll request', () => {
-  test.each(['payroll', 'payroll-adjustment'] as const)('the %s fixture matches the E2 schema', (name) => {
-    const request = loadRequestFixture(name);
-    expect(payrollRequestSchema.parse(request)).toEqual(request);
-  });
+  test.each(['payroll', 'payroll-adjustment'] as const)(
+    'the %s fixture matches the E2 schema',
+    (name) => {
+      const request = loadRequestFixture(name);
+      expect(payrollRequestSchema.parse(request)).toEqual(request);
+    },
+  );
 
   test('every Devengados and Deducciones block the spec lists is accepted', () => {
-    const request = { ...loadRequestFixture('payroll'), Devengados: everyEarning, Deducciones: everyDeduction };
+    const request = {
+      ...loadRequestFixture('payroll'),
+      Devengados: everyEarning,
+      Deducciones: everyDeduction,
+    };
     expect(issuePaths(payrollRequestSchema, request)).toEqual([]);
   });
 
@@ -95,9 +117,19 @@ describe('E2 payroll request', () => {
   });
 
   test('Reemplazar and Eliminar take any object, their structure is not shown', () => {
-    const elimination = { TipoNota: '2', Eliminar: { CUNEPred: 'abc', NumeroPred: 'NOM1001', FechaGenPred: '2026-11-30', Anything: { x: 1 } } };
+    const elimination = {
+      TipoNota: '2',
+      Eliminar: {
+        CUNEPred: 'abc',
+        NumeroPred: 'NOM1001',
+        FechaGenPred: '2026-11-30',
+        Anything: { x: 1 },
+      },
+    };
     expect(issuePaths(payrollRequestSchema, elimination)).toEqual([]);
-    expect(issuePaths(payrollRequestSchema, { TipoNota: '1', Reemplazar: 'NOM1001' })).toEqual(['Reemplazar']);
+    expect(issuePaths(payrollRequestSchema, { TipoNota: '1', Reemplazar: 'NOM1001' })).toEqual([
+      'Reemplazar',
+    ]);
     expect(issuePaths(payrollRequestSchema, { TipoNota: '2', Eliminar: [] })).toEqual(['Eliminar']);
   });
 
@@ -115,10 +147,16 @@ describe('E2 payroll request', () => {
 
   test('counts and percentages are number strings', () => {
     const request = loadRequestFixture('payroll');
-    const dev = request.Devengados as { Basico: Record<string, unknown>; HEDs: Record<string, unknown>[] };
+    const dev = request.Devengados as {
+      Basico: Record<string, unknown>;
+      HEDs: Record<string, unknown>[];
+    };
     dev.Basico.DiasTrabajados = 30;
     dev.HEDs[0].Porcentaje = '25%';
-    expect(issuePaths(payrollRequestSchema, request)).toEqual(['Devengados.Basico.DiasTrabajados', 'Devengados.HEDs[0].Porcentaje']);
+    expect(issuePaths(payrollRequestSchema, request)).toEqual([
+      'Devengados.Basico.DiasTrabajados',
+      'Devengados.HEDs[0].Porcentaje',
+    ]);
   });
 
   test('payroll dates are yyyy-MM-dd and FechaHoraGen is yyyy-MM-ddTHH:mm:ss', () => {
@@ -141,15 +179,20 @@ describe('E2 payroll request', () => {
     (request.Deducciones as { Salud: Record<string, unknown> }).Salud.Porcentage = '4.00';
     (request.Devengados as { HEDs: Record<string, unknown>[] }).HEDs[0].Valor = '1.00';
     expect(issuePaths(payrollRequestSchema, request).sort()).toEqual(
-      ['Deducciones.Salud.Porcentage', 'Devengados.HEDs[0].Valor', 'Devengados.HorasExtra', 'Empleado', 'Trabajador.Salario'].sort(),
+      [
+        'Deducciones.Salud.Porcentage',
+        'Devengados.HEDs[0].Valor',
+        'Devengados.HorasExtra',
+        'Empleado',
+        'Trabajador.Salario',
+      ].sort(),
     );
   });
 
   test('list blocks are arrays and object blocks are objects', () => {
-    expect(issuePaths(payrollRequestSchema, { Devengados: { HEDs: { Cantidad: '1' }, Primas: [] } })).toEqual([
-      'Devengados.HEDs',
-      'Devengados.Primas',
-    ]);
+    expect(
+      issuePaths(payrollRequestSchema, { Devengados: { HEDs: { Cantidad: '1' }, Primas: [] } }),
+    ).toEqual(['Devengados.HEDs', 'Devengados.Primas']);
     expect(issuePaths(payrollRequestSchema, { Notas: 'texto' })).toEqual(['Notas']);
   });
 });

@@ -54,36 +54,49 @@ describe('E4 POS JSON body', () => {
     expect(issuePaths(posJsonRequestSchema, body())).toEqual([]);
   });
 
-  test.each(['pos', 'nota-ajuste-credito', 'nota-ajuste-debito', 'nota-ajuste'])('tipoFactura %s is an E3 alias', (tipo) => {
-    expect(issuePaths(posJsonRequestSchema, { ...body(), tipoFactura: tipo })).toEqual([]);
-  });
+  test.each(['pos', 'nota-ajuste-credito', 'nota-ajuste-debito', 'nota-ajuste'])(
+    'tipoFactura %s is an E3 alias',
+    (tipo) => {
+      expect(issuePaths(posJsonRequestSchema, { ...body(), tipoFactura: tipo })).toEqual([]);
+    },
+  );
 
   test('tipoFactura outside the E3 aliases is rejected', () => {
-    expect(issuePaths(posJsonRequestSchema, { ...body(), tipoFactura: 'factura' })).toEqual(['tipoFactura']);
+    expect(issuePaths(posJsonRequestSchema, { ...body(), tipoFactura: 'factura' })).toEqual([
+      'tipoFactura',
+    ]);
   });
 
   test('companyId and numero are integers, enviarCorreo a boolean', () => {
-    expect(issuePaths(posJsonRequestSchema, { ...body(), companyId: '1', numero: 1.5, enviarCorreo: 'true' })).toEqual([
-      'companyId',
-      'enviarCorreo',
-      'numero',
-    ]);
+    expect(
+      issuePaths(posJsonRequestSchema, {
+        ...body(),
+        companyId: '1',
+        numero: 1.5,
+        enviarCorreo: 'true',
+      }),
+    ).toEqual(['companyId', 'enviarCorreo', 'numero']);
   });
 
   test('jsonOriginal must be JSON text of valid POS content, issues reported inside it', () => {
-    expect(issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: '{not json' })).toEqual(['jsonOriginal']);
-    expect(issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: { documento: {} } })).toEqual(['jsonOriginal']);
+    expect(issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: '{not json' })).toEqual([
+      'jsonOriginal',
+    ]);
+    expect(
+      issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: { documento: {} } }),
+    ).toEqual(['jsonOriginal']);
     const content = loadRequestFixture('pos-content');
     (content.totales as Record<string, unknown>).valorBruto = '20000';
     content.extra = true;
-    expect(issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: JSON.stringify(content) })).toEqual([
-      'jsonOriginal.totales.valorBruto',
-      'jsonOriginal.extra',
-    ]);
+    expect(
+      issuePaths(posJsonRequestSchema, { ...body(), jsonOriginal: JSON.stringify(content) }),
+    ).toEqual(['jsonOriginal.totales.valorBruto', 'jsonOriginal.extra']);
   });
 
   test('unknown body keys are rejected', () => {
-    expect(issuePaths(posJsonRequestSchema, { ...body(), numeroDocumento: 5 })).toEqual(['numeroDocumento']);
+    expect(issuePaths(posJsonRequestSchema, { ...body(), numeroDocumento: 5 })).toEqual([
+      'numeroDocumento',
+    ]);
   });
 });
 
@@ -108,13 +121,22 @@ describe('POS records (responses, read tolerantly)', () => {
   });
 
   test('a rejected E3 record has authorityStatus "false" and reasons', () => {
-    const rejected = { ...accepted, authorityStatus: 'false', qr: null, erroresAuthority: ['Regla: FAD06, Rechazo: CUDE no válido'] };
+    const rejected = {
+      ...accepted,
+      authorityStatus: 'false',
+      qr: null,
+      erroresAuthority: ['Regla: FAD06, Rechazo: CUDE no válido'],
+    };
     expect(posRecordSchema.parse(rejected).authorityStatus).toBe('false');
   });
 
   test('authorityStatus is the text "true" or "false", not a boolean', () => {
-    expect(issuePaths(posRecordSchema, { ...accepted, authorityStatus: true })).toEqual(['authorityStatus']);
-    expect(issuePaths(posRecordSchema, { ...accepted, authorityStatus: 'TRUE' })).toEqual(['authorityStatus']);
+    expect(issuePaths(posRecordSchema, { ...accepted, authorityStatus: true })).toEqual([
+      'authorityStatus',
+    ]);
+    expect(issuePaths(posRecordSchema, { ...accepted, authorityStatus: 'TRUE' })).toEqual([
+      'authorityStatus',
+    ]);
   });
 
   test('unknown fields are kept and null lists read as empty', () => {
@@ -146,6 +168,8 @@ describe('POS records (responses, read tolerantly)', () => {
       detalle: ['POS1 rechazado FAD06', 'POS2 rechazado FAD06'],
     };
     expect(posCommissioningRecordSchema.parse(record)).toEqual(record);
-    expect(issuePaths(posCommissioningRecordSchema, { ...record, habilitado: 'false' })).toEqual(['habilitado']);
+    expect(issuePaths(posCommissioningRecordSchema, { ...record, habilitado: 'false' })).toEqual([
+      'habilitado',
+    ]);
   });
 });

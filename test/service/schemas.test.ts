@@ -23,15 +23,24 @@ const at = (value: unknown, ...path: (string | number)[]): Json => {
 };
 
 describe('E1 invoice, credit note and debit note request', () => {
-  test.each(['invoice', 'credit-note', 'debit-note'] as const)('the %s fixture matches the E1 schema', (name) => {
-    const request = loadRequestFixture(name);
-    expect(invoiceRequestSchema.parse(request)).toEqual(request);
-  });
+  test.each(['invoice', 'credit-note', 'debit-note'] as const)(
+    'the %s fixture matches the E1 schema',
+    (name) => {
+      const request = loadRequestFixture(name);
+      expect(invoiceRequestSchema.parse(request)).toEqual(request);
+    },
+  );
 
   test('the document type is inferred from ReasonCredit, then ReasonDebit', () => {
-    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('invoice')))).toBe('invoice');
-    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('credit-note')))).toBe('credit-note');
-    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('debit-note')))).toBe('debit-note');
+    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('invoice')))).toBe(
+      'invoice',
+    );
+    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('credit-note')))).toBe(
+      'credit-note',
+    );
+    expect(e1DocumentType(invoiceRequestSchema.parse(loadRequestFixture('debit-note')))).toBe(
+      'debit-note',
+    );
     expect(e1DocumentType({ ReasonCredit: 'x', ReasonDebit: 'y' })).toBe('credit-note');
     expect(e1DocumentType({ ReasonCredit: '', ReasonDebit: 'y' })).toBe('debit-note');
     expect(e1DocumentType({ ReasonCredit: ' ', ReasonDebit: '' })).toBe('invoice');
@@ -54,7 +63,10 @@ describe('E1 invoice, credit note and debit note request', () => {
     const request = loadRequestFixture('invoice');
     at(request, 'Lines', 0, 'TaxSubTotals', 0).TaxAmount = '57000';
     at(request, 'Total').PayableAmount = 395901.36;
-    expect(issuePaths(invoiceRequestSchema, request)).toEqual(['Lines[0].TaxSubTotals[0].TaxAmount', 'Total.PayableAmount']);
+    expect(issuePaths(invoiceRequestSchema, request)).toEqual([
+      'Lines[0].TaxSubTotals[0].TaxAmount',
+      'Total.PayableAmount',
+    ]);
   });
 
   test('a negative amount is rejected', () => {
@@ -69,13 +81,20 @@ describe('E1 invoice, credit note and debit note request', () => {
     request.DueDate = '2026-02-30T10:00:00';
     request.DeliveryDate = '2026-11-20T10:15:00Z';
     at(request, 'PaymentMeans', 0).DueDate = '2026-12-20T00:00:00';
-    expect(issuePaths(invoiceRequestSchema, request)).toEqual(['IssueDate', 'DueDate', 'DeliveryDate', 'PaymentMeans[0].DueDate']);
+    expect(issuePaths(invoiceRequestSchema, request)).toEqual([
+      'IssueDate',
+      'DueDate',
+      'DeliveryDate',
+      'PaymentMeans[0].DueDate',
+    ]);
   });
 
   test('Identification fields are strings', () => {
     const request = loadRequestFixture('invoice');
     at(request, 'CustomerParty', 'Identification').CheckDigit = 4;
-    expect(issuePaths(invoiceRequestSchema, request)).toEqual(['CustomerParty.Identification.CheckDigit']);
+    expect(issuePaths(invoiceRequestSchema, request)).toEqual([
+      'CustomerParty.Identification.CheckDigit',
+    ]);
   });
 
   test('a document reference takes only the four documented fields', () => {
@@ -135,29 +154,42 @@ describe('E5 support document request', () => {
     const request = loadRequestFixture('support-document');
     request.ReasonCredit = 'x';
     request.TaxSubTotals = [];
-    expect(issuePaths(supportDocumentRequestSchema, request)).toEqual(['ReasonCredit', 'TaxSubTotals']);
+    expect(issuePaths(supportDocumentRequestSchema, request)).toEqual([
+      'ReasonCredit',
+      'TaxSubTotals',
+    ]);
   });
 });
 
 describe('E6 support adjustment note request', () => {
-  test.each(['adjustment-note', 'adjustment-note-annul'] as const)('the %s fixture matches the E6 schema', (name) => {
-    const request = loadRequestFixture(name);
-    expect(adjustmentNoteRequestSchema.parse(request)).toEqual(request);
-  });
+  test.each(['adjustment-note', 'adjustment-note-annul'] as const)(
+    'the %s fixture matches the E6 schema',
+    (name) => {
+      const request = loadRequestFixture(name);
+      expect(adjustmentNoteRequestSchema.parse(request)).toEqual(request);
+    },
+  );
 
   test('DocumentReferences is required and not empty', () => {
     expect(issuePaths(adjustmentNoteRequestSchema, {})).toEqual(['DocumentReferences']);
-    expect(issuePaths(adjustmentNoteRequestSchema, { DocumentReferences: [] })).toEqual(['DocumentReferences']);
+    expect(issuePaths(adjustmentNoteRequestSchema, { DocumentReferences: [] })).toEqual([
+      'DocumentReferences',
+    ]);
   });
 
   test('a reference needs DocumentReferred or DocumentReferredCUFE', () => {
-    const ok = (ref: Json) => issuePaths(adjustmentNoteRequestSchema, { DocumentReferences: [ref] });
+    const ok = (ref: Json) =>
+      issuePaths(adjustmentNoteRequestSchema, { DocumentReferences: [ref] });
     expect(ok({ DocumentReferred: 'DS990000001' })).toEqual([]);
     expect(ok({ DocumentReferredCUFE: 'a914fc92' })).toEqual([]);
     expect(ok({ IssueDate: '2026-11-20' })).toEqual(['DocumentReferences[0].DocumentReferred']);
-    expect(ok({ DocumentReferred: '', DocumentReferredCUFE: '  ' })).toEqual(['DocumentReferences[0].DocumentReferred']);
+    expect(ok({ DocumentReferred: '', DocumentReferredCUFE: '  ' })).toEqual([
+      'DocumentReferences[0].DocumentReferred',
+    ]);
     expect(
-      issuePaths(adjustmentNoteRequestSchema, { DocumentReferences: [{ DocumentReferred: 'DS1' }, {}] }),
+      issuePaths(adjustmentNoteRequestSchema, {
+        DocumentReferences: [{ DocumentReferred: 'DS1' }, {}],
+      }),
     ).toEqual(['DocumentReferences[1].DocumentReferred']);
   });
 
@@ -187,7 +219,10 @@ describe('E6 support adjustment note request', () => {
     const request = loadRequestFixture('adjustment-note');
     at(request, 'Lines', 0).NetAmount = '500000';
     at(request, 'Lines', 0).Discount = '0.00';
-    expect(issuePaths(adjustmentNoteRequestSchema, request)).toEqual(['Lines[0].NetAmount', 'Lines[0].Discount']);
+    expect(issuePaths(adjustmentNoteRequestSchema, request)).toEqual([
+      'Lines[0].NetAmount',
+      'Lines[0].Discount',
+    ]);
   });
 
   test('several problems are reported together', () => {
@@ -196,6 +231,11 @@ describe('E6 support adjustment note request', () => {
     request.IssueDate = '2026-11-21';
     request.SeriePrefx = 'NDS';
     delete request.Total;
-    expect(issuePaths(adjustmentNoteRequestSchema, request).sort()).toEqual(['Currency', 'IssueDate', 'SeriePrefx', 'Total']);
+    expect(issuePaths(adjustmentNoteRequestSchema, request).sort()).toEqual([
+      'Currency',
+      'IssueDate',
+      'SeriePrefx',
+      'Total',
+    ]);
   });
 });

@@ -26,7 +26,11 @@ function numbers(n: number): number[] {
 }
 
 async function allAccepted(x: SenderHarness, n: number, timeoutMs = 15_000): Promise<void> {
-  await eventually(async () => ((await x.states()).accepted === n ? true : undefined), `${n} documents accepted`, timeoutMs);
+  await eventually(
+    async () => ((await x.states()).accepted === n ? true : undefined),
+    `${n} documents accepted`,
+    timeoutMs,
+  );
 }
 
 async function issuedNumbers(x: SenderHarness): Promise<number[]> {
@@ -39,13 +43,30 @@ describe('CompanySender', () => {
     await allAccepted(x, 6);
     expect(await issuedNumbers(x)).toEqual(numbers(6));
     expect((await x.documents()).map((d) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
-    await eventually(() => (x.logLines().filter((l) => l.msg === 'document final').length === 6 ? true : undefined), 'six final lines');
-    expect(x.logLines().filter((l) => l.msg === 'document final').every((l) => l.status === 'accepted')).toBe(true);
+    await eventually(
+      () =>
+        x.logLines().filter((l) => l.msg === 'document final').length === 6 ? true : undefined,
+      'six final lines',
+    );
+    expect(
+      x
+        .logLines()
+        .filter((l) => l.msg === 'document final')
+        .every((l) => l.status === 'accepted'),
+    ).toBe(true);
   });
 
   test('a transient 500 is retried with backoff, then accepted once', async () => {
-    const x = await start({ documents: 1, faults: { errorRate: 1 }, retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 40 } });
-    await eventually(async () => ((await x.emulator.client.stats()).requests.E1?.['500'] ?? 0) >= 2 ? true : undefined, 'two 500s');
+    const x = await start({
+      documents: 1,
+      faults: { errorRate: 1 },
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 40 },
+    });
+    await eventually(
+      async () =>
+        ((await x.emulator.client.stats()).requests.E1?.['500'] ?? 0) >= 2 ? true : undefined,
+      'two 500s',
+    );
     await x.emulator.client.setFaults({});
     await allAccepted(x, 1);
     const [doc] = await x.documents();
@@ -56,7 +77,9 @@ describe('CompanySender', () => {
 
   test('a 429 slows the company down: every document accepted once, the rate halved or less, few refusals', async () => {
     const x = await start({
-      documents: 24, faults: { rateLimitPerSecond: 3 }, rate: { requestsPerSecond: 12, concurrency: 4 },
+      documents: 24,
+      faults: { rateLimitPerSecond: 3 },
+      rate: { requestsPerSecond: 12, concurrency: 4 },
       retry: { maxAttempts: 12, baseDelayMs: 50, maxDelayMs: 2_000 },
     });
     expect(x.rate.current().limit).toBe(12);
@@ -70,9 +93,16 @@ describe('CompanySender', () => {
   }, 60_000);
 
   test('a 401 pauses the company with one error line, the documents pending; a reload with the right key resumes it', async () => {
-    const x = await start({ documents: 8, apiKey: 'not-the-key', rate: { requestsPerSecond: 200, concurrency: 4 } });
+    const x = await start({
+      documents: 8,
+      apiKey: 'not-the-key',
+      rate: { requestsPerSecond: 200, concurrency: 4 },
+    });
     await eventually(() => (x.sender.isPaused ? true : undefined), 'the sender paused');
-    await eventually(async () => ((await x.states()).pending === 8 ? true : undefined), 'every document pending again');
+    await eventually(
+      async () => ((await x.states()).pending === 8 ? true : undefined),
+      'every document pending again',
+    );
     // the requests that met the 401 keep their attempt; the ones marked ahead were taken back unsent
     expect((await x.documents()).every((d) => d.attempts <= 1)).toBe(true);
     expect(x.events().filter((e) => e.type === 'not-sent').length).toBeGreaterThan(0);
@@ -91,9 +121,18 @@ describe('CompanySender', () => {
   test('close drains the request in flight and takes back the marks made ahead whose requests never left', async () => {
     // concurrency 1: one request in flight (slow), three more marked `sending` ahead of their turn (the queue
     // holds 4C: at 20/s the rate sends fewer than that in queueAheadMs)
-    const x = await start({ documents: 8, faults: { latencyMs: 400 }, rate: { requestsPerSecond: 20, concurrency: 1 } });
-    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 && (await x.states()).sending === 4 ? true : undefined),
-      'one request in flight and three marked ahead');
+    const x = await start({
+      documents: 8,
+      faults: { latencyMs: 400 },
+      rate: { requestsPerSecond: 20, concurrency: 1 },
+    });
+    await eventually(
+      async () =>
+        (await x.emulator.client.stats()).inFlight === 1 && (await x.states()).sending === 4
+          ? true
+          : undefined,
+      'one request in flight and three marked ahead',
+    );
     await x.sender.close();
     const states = await x.states();
     expect(states.sending).toBeUndefined();
@@ -101,7 +140,9 @@ describe('CompanySender', () => {
     expect(states.pending).toBe(7);
     expect(await issuedNumbers(x)).toEqual([FIRST_NUMBER]);
     // taken back: the attempt uncounted, a `not-sent` event each
-    expect((await x.documents()).filter((d) => d.state === 'pending').every((d) => d.attempts === 0)).toBe(true);
+    expect(
+      (await x.documents()).filter((d) => d.state === 'pending').every((d) => d.attempts === 0),
+    ).toBe(true);
     expect(x.events().filter((e) => e.type === 'not-sent')).toHaveLength(3);
   });
 
@@ -109,38 +150,67 @@ describe('CompanySender', () => {
     // nothing due: the feeder's first read finds nothing, and it would sleep idleMs; close comes while that read is under way
     h = await SenderHarness.start({ documents: 0, tuning: { idleMs: 60_000 } });
     h.sender.start();
-    const closed = await Promise.race([h.sender.close().then(() => 'closed'),
-      new Promise<string>((resolve) => { setTimeout(() => resolve('still closing'), 10_000).unref(); })]);
+    const closed = await Promise.race([
+      h.sender.close().then(() => 'closed'),
+      new Promise<string>((resolve) => {
+        setTimeout(() => resolve('still closing'), 10_000).unref();
+      }),
+    ]);
     expect(closed).toBe('closed');
     expect(h.logLines().filter((l) => l.level === 'error' || l.level === 50)).toEqual([]);
   });
 
   test('close while requests wait for their turn (a company just taken over, its rate held quiet): they stop waiting, none is sent, the marks are taken back', async () => {
-    h = await SenderHarness.start({ documents: 4, rate: { requestsPerSecond: 200, concurrency: 2 } });
+    h = await SenderHarness.start({
+      documents: 4,
+      rate: { requestsPerSecond: 200, concurrency: 2 },
+    });
     h.rate.holdFor(60_000);
     h.sender.start();
     const x = h;
-    await eventually(async () => ((await x.states()).sending === 4 ? true : undefined), 'four marked ahead, waiting for the rate');
-    const closed = await Promise.race([x.sender.close().then(() => 'closed'),
-      new Promise<string>((resolve) => { setTimeout(() => resolve('still closing'), 10_000).unref(); })]);
+    await eventually(
+      async () => ((await x.states()).sending === 4 ? true : undefined),
+      'four marked ahead, waiting for the rate',
+    );
+    const closed = await Promise.race([
+      x.sender.close().then(() => 'closed'),
+      new Promise<string>((resolve) => {
+        setTimeout(() => resolve('still closing'), 10_000).unref();
+      }),
+    ]);
     expect(closed).toBe('closed');
     expect(await x.states()).toEqual({ pending: 4 });
     expect(await issuedNumbers(x)).toEqual([]);
-    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(false);
+    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(
+      false,
+    );
   });
 
   test('close aborts a request still in flight after drainTimeoutMs; the numbered document stays pending, maybe delivered', async () => {
-    const x = await start({ documents: 1, faults: { latencyMs: 30_000 }, tuning: { drainTimeoutMs: 100 } });
-    await eventually(async () => ((await x.emulator.client.stats()).inFlight === 1 ? true : undefined), 'the request in flight');
+    const x = await start({
+      documents: 1,
+      faults: { latencyMs: 30_000 },
+      tuning: { drainTimeoutMs: 100 },
+    });
+    await eventually(
+      async () => ((await x.emulator.client.stats()).inFlight === 1 ? true : undefined),
+      'the request in flight',
+    );
     await x.sender.close();
     const [doc] = await x.documents();
     expect(doc).toMatchObject({ state: 'pending', attempts: 1, maybeDelivered: true });
-    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(true);
+    expect(x.logLines().some((l) => l.msg === 'stop: aborting requests still in flight')).toBe(
+      true,
+    );
   });
 
   test('verdicts of numbered documents ride along with the next batch of marks (one commit), the last one at once', async () => {
     // No verdict may wait for the lazy timer: with a minute of it, every verdict commits with a batch of marks or the last one's.
-    const x = await start({ documents: 12, rate: { requestsPerSecond: 500, concurrency: 1 }, tuning: { lazyCommitMs: 60_000 } });
+    const x = await start({
+      documents: 12,
+      rate: { requestsPerSecond: 500, concurrency: 1 },
+      tuning: { lazyCommitMs: 60_000 },
+    });
     await allAccepted(x, 12);
     const events = x.events();
     const markCommits = new Set(events.filter((e) => e.type === 'sending').map((e) => e.at));
@@ -154,7 +224,11 @@ describe('CompanySender', () => {
   });
 
   test('requests in flight never exceed rate.concurrency, and the rate holds in every second', async () => {
-    const x = await start({ documents: 30, faults: { latencyMs: 60 }, rate: { requestsPerSecond: 15, concurrency: 3 } });
+    const x = await start({
+      documents: 30,
+      faults: { latencyMs: 60 },
+      rate: { requestsPerSecond: 15, concurrency: 3 },
+    });
     await allAccepted(x, 30);
     const stats = await x.emulator.client.stats();
     expect(stats.peakConcurrency).toBeLessThanOrEqual(3);
@@ -163,8 +237,12 @@ describe('CompanySender', () => {
   });
 
   test('tuning that cannot work is refused early; the defaults are one object', () => {
-    expect(() => senderTuning({ queuedPerConnection: 1, refillAtPerConnection: 1 }))
-      .toThrow(/queuedPerConnection \(1\) must be greater than refillAtPerConnection \(1\)/);
-    expect(senderTuning({ lazyCommitMs: 5 })).toEqual({ ...COMPANY_SENDER_DEFAULTS, lazyCommitMs: 5 });
+    expect(() => senderTuning({ queuedPerConnection: 1, refillAtPerConnection: 1 })).toThrow(
+      /queuedPerConnection \(1\) must be greater than refillAtPerConnection \(1\)/,
+    );
+    expect(senderTuning({ lazyCommitMs: 5 })).toEqual({
+      ...COMPANY_SENDER_DEFAULTS,
+      lazyCommitMs: 5,
+    });
   });
 });

@@ -8,12 +8,31 @@ import type { DueDocument } from '../../src/ledger/types.js';
 import type { ServiceResponse } from '../../src/service/client-types.js';
 import { outcomeRecord } from '../../src/submit/outcome-record.js';
 
-const doc = { id: 7, fileId: 1, fileName: 'a.json', index: 0, company: 'main', kind: 'invoice', key: null, ownNumber: false,
-  attempts: 0, request: {}, lastOutcome: null, maybeDelivered: false } as unknown as DueDocument;
+const doc = {
+  id: 7,
+  fileId: 1,
+  fileName: 'a.json',
+  index: 0,
+  company: 'main',
+  kind: 'invoice',
+  key: null,
+  ownNumber: false,
+  attempts: 0,
+  request: {},
+  lastOutcome: null,
+  maybeDelivered: false,
+} as unknown as DueDocument;
 
 function answer(rawBody: string, body: unknown): ServiceResponse {
-  return { op: 'E1', httpStatus: 503, headers: {}, rawBody, body, durationMs: 1,
-    outcome: { kind: 'transient', messages: [], warnings: [], reason: 'HTTP 503' } } as unknown as ServiceResponse;
+  return {
+    op: 'E1',
+    httpStatus: 503,
+    headers: {},
+    rawBody,
+    body,
+    durationMs: 1,
+    outcome: { kind: 'transient', messages: [], warnings: [], reason: 'HTTP 503' },
+  } as unknown as ServiceResponse;
 }
 
 const retry = { action: 'retry', delayMs: 100, maybeDelivered: false } as const;
@@ -26,7 +45,10 @@ describe('outcomeRecord keeps the answer as its text', () => {
   });
 
   it('a body that is not JSON (or empty): no text, the value stored as before', () => {
-    expect(outcomeRecord(doc, answer('Service Unavailable', 'Service Unavailable'), retry, 1_000).responseText).toBeUndefined();
+    expect(
+      outcomeRecord(doc, answer('Service Unavailable', 'Service Unavailable'), retry, 1_000)
+        .responseText,
+    ).toBeUndefined();
     const empty = outcomeRecord(doc, answer('', ''), retry, 1_000);
     expect(empty.responseText).toBeUndefined();
     expect(empty.response).toBeNull();

@@ -51,34 +51,83 @@ export class SenderHarness {
   static async start(o: SenderSetup): Promise<SenderHarness> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'edoc-sender-'));
     const emulator = await startTestEmulator([COMPANY_MAIN], o.faults ?? {});
-    const config = await resolveConfig({
-      service: { baseUrl: emulator.url },
-      companies: [{ alias: COMPANY_MAIN.alias, id: COMPANY_MAIN.id, nit: COMPANY_MAIN.nit, userId: COMPANY_MAIN.userId,
-        apiKey: o.apiKey ?? COMPANY_MAIN.apiKey, rate: o.rate ?? { requestsPerSecond: 200, concurrency: 4 } }],
-      paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
-      retry: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50, ...o.retry },
-    }, { file: 'test.yaml', cwd: dir, env: {} });
+    const config = await resolveConfig(
+      {
+        service: { baseUrl: emulator.url },
+        companies: [
+          {
+            alias: COMPANY_MAIN.alias,
+            id: COMPANY_MAIN.id,
+            nit: COMPANY_MAIN.nit,
+            userId: COMPANY_MAIN.userId,
+            apiKey: o.apiKey ?? COMPANY_MAIN.apiKey,
+            rate: o.rate ?? { requestsPerSecond: 200, concurrency: 4 },
+          },
+        ],
+        paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
+        retry: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50, ...o.retry },
+      },
+      { file: 'test.yaml', cwd: dir, env: {} },
+    );
     const company = config.companies[0]!;
     const ledger = Ledger.open(config.paths.state);
-    const { fileId } = await ledger.recordFile({ path: path.join(dir, 'inbox', 'a.jsonl'), name: 'a.jsonl', size: 1, sha256: 'x',
-      kind: 'invoice', company: company.alias, now: Date.now() });
-    await ledger.insertDocuments(fileId, Array.from({ length: o.documents }, (_, i) => {
-      const request = invoice(FIRST_NUMBER + i);
-      return { index: i, source: { lines: [i + 1] }, number: `SETP/${FIRST_NUMBER + i}`, ownNumber: true, request, raw: jsonText(request) };
-    }));
+    const { fileId } = await ledger.recordFile({
+      path: path.join(dir, 'inbox', 'a.jsonl'),
+      name: 'a.jsonl',
+      size: 1,
+      sha256: 'x',
+      kind: 'invoice',
+      company: company.alias,
+      now: Date.now(),
+    });
+    await ledger.insertDocuments(
+      fileId,
+      Array.from({ length: o.documents }, (_, i) => {
+        const request = invoice(FIRST_NUMBER + i);
+        return {
+          index: i,
+          source: { lines: [i + 1] },
+          number: `SETP/${FIRST_NUMBER + i}`,
+          ownNumber: true,
+          request,
+          raw: jsonText(request),
+        };
+      }),
+    );
     await ledger.finishReading(fileId);
     const client = new ServiceClient({ baseUrl: emulator.url, timeoutMs: 10_000 });
-    const logger = createLogger({ file: path.join(dir, 'logs', 'edoc-bridge.log'), level: 'debug' });
+    const logger = createLogger({
+      file: path.join(dir, 'logs', 'edoc-bridge.log'),
+      level: 'debug',
+    });
     const rate = new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond });
     const sender = new CompanySender({
-      ledger, client, company, rate, retry: config.retry, pos: config.kinds.pos, logger,
-      onChanged: () => undefined, ...o.tuning,
+      ledger,
+      client,
+      company,
+      rate,
+      retry: config.retry,
+      pos: config.kinds.pos,
+      logger,
+      onChanged: () => undefined,
+      ...o.tuning,
     });
-    return new SenderHarness(dir, config, company, emulator, ledger, client, logger, rate, sender, fileId);
+    return new SenderHarness(
+      dir,
+      config,
+      company,
+      emulator,
+      ledger,
+      client,
+      logger,
+      rate,
+      sender,
+      fileId,
+    );
   }
 
   documents(): Promise<DocumentRow[]> {
-    return (collect(this.ledger.iterateFileDocuments(this.fileId)));
+    return collect(this.ledger.iterateFileDocuments(this.fileId));
   }
 
   async states(): Promise<Record<string, number>> {
@@ -89,10 +138,14 @@ export class SenderHarness {
 
   /** The ledger's events, read beside the open ledger. */
   events(): { at: number; documentId: number | null; type: string }[] {
-    const db = new Database(path.join(this.config.paths.state, 'ledger.sqlite'), { readonly: true, fileMustExist: true });
+    const db = new Database(path.join(this.config.paths.state, 'ledger.sqlite'), {
+      readonly: true,
+      fileMustExist: true,
+    });
     try {
-      return db.prepare('SELECT at, document_id AS documentId, type FROM events ORDER BY id').all() as
-        { at: number; documentId: number | null; type: string }[];
+      return db
+        .prepare('SELECT at, document_id AS documentId, type FROM events ORDER BY id')
+        .all() as { at: number; documentId: number | null; type: string }[];
     } finally {
       db.close();
     }
@@ -101,7 +154,10 @@ export class SenderHarness {
   logLines(): LogLine[] {
     const file = path.join(this.dir, 'logs', 'edoc-bridge.log');
     if (!existsSync(file)) return [];
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as LogLine);
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as LogLine);
   }
 
   async close(): Promise<void> {

@@ -14,13 +14,26 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('bad input (torture)', () => {
-  test('every broken file gets a clear report, every good document is accepted, the daemon never restarts and no key is on disk', async ({ annotate }) => {
-    const report = await runBadInputScenario({ hugeLineBytes: 32_000_000, depth: 200_000, deletedDocuments: 20_000, timeoutMs: 180_000 });
+  test('every broken file gets a clear report, every good document is accepted, the daemon never restarts and no key is on disk', async ({
+    annotate,
+  }) => {
+    const report = await runBadInputScenario({
+      hugeLineBytes: 32_000_000,
+      depth: 200_000,
+      deletedDocuments: 20_000,
+      timeoutMs: 180_000,
+    });
     recordRun('bad input (torture)', report);
     await show(annotate, `bad input (torture): ${JSON.stringify(report)}`);
     expect(report.problems).toEqual([]);
     expect(report.badFiles).toBeGreaterThanOrEqual(50);
-    expect(report).toMatchObject({ restarts: 0, crashLines: 0, issuedInvalid: 0, duplicated: 0, secretsFound: 0 });
+    expect(report).toMatchObject({
+      restarts: 0,
+      crashLines: 0,
+      issuedInvalid: 0,
+      duplicated: 0,
+      secretsFound: 0,
+    });
     expect(report.acceptedGood).toBe(report.goodDocuments);
   }, 600_000);
 });

@@ -17,9 +17,15 @@ beforeAll(async () => {
 
 describePg('cluster failover time (torture)', () => {
   for (const leaseMs of [3_000, 15_000]) {
-    test(`leaseMs ${leaseMs}: a SIGKILLed owner's companies are served by another node within leaseMs + a heartbeat; after SIGTERM within a heartbeat`, async ({ annotate }) => {
-      const report = await runFailoverScenario({ leaseMs, kills: 5, stops: 3, documentsPerCompany: 1_500, rate: 5 },
-        (line) => { void annotate(line); });
+    test(`leaseMs ${leaseMs}: a SIGKILLed owner's companies are served by another node within leaseMs + a heartbeat; after SIGTERM within a heartbeat`, async ({
+      annotate,
+    }) => {
+      const report = await runFailoverScenario(
+        { leaseMs, kills: 5, stops: 3, documentsPerCompany: 1_500, rate: 5 },
+        (line) => {
+          void annotate(line);
+        },
+      );
       recordRun('cluster failover (torture)', report);
       await show(annotate, `cluster failover (torture): ${JSON.stringify(report)}`);
       const heartbeatMs = leaseMs / 3;

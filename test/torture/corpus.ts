@@ -71,112 +71,517 @@ export function brokenCorpus(o: CorpusOptions): CorpusFile[] {
   const invoiceText = jsonText(invoice(INVALID_FIRST + 900));
   const files: CorpusFile[] = [
     // empty and not text
-    { name: 'empty.json', kind: 'invoice', content: Buffer.alloc(0), expect: 'file-error', why: 'zero bytes' },
-    { name: 'empty-lines.jsonl', kind: 'invoice', content: Buffer.alloc(0), expect: 'file-error', why: 'zero bytes' },
-    { name: 'empty-rows.csv', kind: 'invoice', content: Buffer.alloc(0), expect: 'file-error', why: 'zero bytes' },
-    { name: 'blank.json', kind: 'invoice', content: b('  \n\n\t \r\n'), expect: 'file-error', why: 'only whitespace' },
-    { name: 'blank-lines.jsonl', kind: 'invoice', content: b('\n\n\n'), expect: 'file-error', why: 'only blank lines' },
-    { name: 'random.json', kind: 'invoice', content: randomBytes(1, 4096), expect: 'file-error', why: 'random bytes' },
-    { name: 'random-lines.jsonl', kind: 'invoice', content: randomBytes(2, 4096), expect: 'file-error', why: 'random bytes' },
-    { name: 'random-rows.csv', kind: 'invoice', content: randomBytes(3, 4096), expect: 'file-error', why: 'random bytes' },
-    { name: 'zeros.json', kind: 'invoice', content: Buffer.alloc(2048), expect: 'file-error', why: 'NUL bytes' },
-    { name: 'image.json', kind: 'invoice', content: Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), randomBytes(4, 512)]),
-      expect: 'file-error', why: 'a PNG named .json' },
-    { name: 'bom-then-binary.jsonl', kind: 'invoice', content: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), randomBytes(5, 1024)]),
-      expect: 'file-error', why: 'UTF-8 BOM, then binary' },
+    {
+      name: 'empty.json',
+      kind: 'invoice',
+      content: Buffer.alloc(0),
+      expect: 'file-error',
+      why: 'zero bytes',
+    },
+    {
+      name: 'empty-lines.jsonl',
+      kind: 'invoice',
+      content: Buffer.alloc(0),
+      expect: 'file-error',
+      why: 'zero bytes',
+    },
+    {
+      name: 'empty-rows.csv',
+      kind: 'invoice',
+      content: Buffer.alloc(0),
+      expect: 'file-error',
+      why: 'zero bytes',
+    },
+    {
+      name: 'blank.json',
+      kind: 'invoice',
+      content: b('  \n\n\t \r\n'),
+      expect: 'file-error',
+      why: 'only whitespace',
+    },
+    {
+      name: 'blank-lines.jsonl',
+      kind: 'invoice',
+      content: b('\n\n\n'),
+      expect: 'file-error',
+      why: 'only blank lines',
+    },
+    {
+      name: 'random.json',
+      kind: 'invoice',
+      content: randomBytes(1, 4096),
+      expect: 'file-error',
+      why: 'random bytes',
+    },
+    {
+      name: 'random-lines.jsonl',
+      kind: 'invoice',
+      content: randomBytes(2, 4096),
+      expect: 'file-error',
+      why: 'random bytes',
+    },
+    {
+      name: 'random-rows.csv',
+      kind: 'invoice',
+      content: randomBytes(3, 4096),
+      expect: 'file-error',
+      why: 'random bytes',
+    },
+    {
+      name: 'zeros.json',
+      kind: 'invoice',
+      content: Buffer.alloc(2048),
+      expect: 'file-error',
+      why: 'NUL bytes',
+    },
+    {
+      name: 'image.json',
+      kind: 'invoice',
+      content: Buffer.concat([
+        Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
+        randomBytes(4, 512),
+      ]),
+      expect: 'file-error',
+      why: 'a PNG named .json',
+    },
+    {
+      name: 'bom-then-binary.jsonl',
+      kind: 'invoice',
+      content: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), randomBytes(5, 1024)]),
+      expect: 'file-error',
+      why: 'UTF-8 BOM, then binary',
+    },
     // broken JSON
-    { name: 'truncated-object.json', kind: 'invoice', content: b(invoiceText.slice(0, Math.floor(invoiceText.length * 0.6))),
-      expect: 'file-error', why: 'cut in the middle of the object' },
-    { name: 'truncated-array.json', kind: 'invoice',
-      content: b(`[${JSON.stringify(invoice(INVALID_FIRST + 901))},${JSON.stringify(invoice(INVALID_FIRST + 902)).slice(0, 300)}`),
-      expect: 'file-error', why: 'an array cut in its second element (the first must not be sent)' },
-    { name: 'truncated-string.json', kind: 'invoice', content: b('{"SeriePrefix":"SE'), expect: 'file-error', why: 'cut in a string' },
-    { name: 'trailing-garbage.json', kind: 'invoice', content: b(`${invoiceText}}}} garbage`), expect: 'file-error', why: 'text after the value' },
-    { name: 'comments.json', kind: 'invoice', content: b(`// exported by the ERP\n${invoiceText}`), expect: 'file-error', why: 'JSON with a comment' },
-    { name: 'nan.json', kind: 'invoice', content: b('{"SerieNumber": NaN, "Total": Infinity}'), expect: 'file-error', why: 'NaN and Infinity literals' },
-    { name: 'single-quotes.json', kind: 'invoice', content: b("{'SeriePrefix': 'SETP'}"), expect: 'file-error', why: 'single quotes' },
-    { name: 'utf16.json', kind: 'invoice', content: Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(invoiceText, 'utf16le')]),
-      expect: 'file-error', why: 'UTF-16 JSON' },
-    { name: 'latin1.json', kind: 'invoice', content: iconv.encode(jsonText({ ...invoice(INVALID_FIRST + 903), Note: 'Señor Muñoz' }), 'latin1'),
-      expect: 'invalid', why: 'JSON in Windows-1252: decoded as CSV files are (one warning), its invalid invoice refused, never sent' },
-    { name: 'deep-array.json', kind: 'invoice', content: b(`${'['.repeat(o.depth)}${']'.repeat(o.depth)}`), expect: 'broken', why: 'deep nesting' },
-    { name: 'deep-object.json', kind: 'invoice', content: b(`${'{"a":'.repeat(o.depth)}1${'}'.repeat(o.depth)}`), expect: 'broken', why: 'deep nesting' },
-    { name: 'deep-line.jsonl', kind: 'invoice', content: b(`${'['.repeat(o.depth)}${']'.repeat(o.depth)}\n`), expect: 'broken', why: 'deep nesting on a line' },
+    {
+      name: 'truncated-object.json',
+      kind: 'invoice',
+      content: b(invoiceText.slice(0, Math.floor(invoiceText.length * 0.6))),
+      expect: 'file-error',
+      why: 'cut in the middle of the object',
+    },
+    {
+      name: 'truncated-array.json',
+      kind: 'invoice',
+      content: b(
+        `[${JSON.stringify(invoice(INVALID_FIRST + 901))},${JSON.stringify(invoice(INVALID_FIRST + 902)).slice(0, 300)}`,
+      ),
+      expect: 'file-error',
+      why: 'an array cut in its second element (the first must not be sent)',
+    },
+    {
+      name: 'truncated-string.json',
+      kind: 'invoice',
+      content: b('{"SeriePrefix":"SE'),
+      expect: 'file-error',
+      why: 'cut in a string',
+    },
+    {
+      name: 'trailing-garbage.json',
+      kind: 'invoice',
+      content: b(`${invoiceText}}}} garbage`),
+      expect: 'file-error',
+      why: 'text after the value',
+    },
+    {
+      name: 'comments.json',
+      kind: 'invoice',
+      content: b(`// exported by the ERP\n${invoiceText}`),
+      expect: 'file-error',
+      why: 'JSON with a comment',
+    },
+    {
+      name: 'nan.json',
+      kind: 'invoice',
+      content: b('{"SerieNumber": NaN, "Total": Infinity}'),
+      expect: 'file-error',
+      why: 'NaN and Infinity literals',
+    },
+    {
+      name: 'single-quotes.json',
+      kind: 'invoice',
+      content: b("{'SeriePrefix': 'SETP'}"),
+      expect: 'file-error',
+      why: 'single quotes',
+    },
+    {
+      name: 'utf16.json',
+      kind: 'invoice',
+      content: Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(invoiceText, 'utf16le')]),
+      expect: 'file-error',
+      why: 'UTF-16 JSON',
+    },
+    {
+      name: 'latin1.json',
+      kind: 'invoice',
+      content: iconv.encode(
+        jsonText({ ...invoice(INVALID_FIRST + 903), Note: 'Señor Muñoz' }),
+        'latin1',
+      ),
+      expect: 'invalid',
+      why: 'JSON in Windows-1252: decoded as CSV files are (one warning), its invalid invoice refused, never sent',
+    },
+    {
+      name: 'deep-array.json',
+      kind: 'invoice',
+      content: b(`${'['.repeat(o.depth)}${']'.repeat(o.depth)}`),
+      expect: 'broken',
+      why: 'deep nesting',
+    },
+    {
+      name: 'deep-object.json',
+      kind: 'invoice',
+      content: b(`${'{"a":'.repeat(o.depth)}1${'}'.repeat(o.depth)}`),
+      expect: 'broken',
+      why: 'deep nesting',
+    },
+    {
+      name: 'deep-line.jsonl',
+      kind: 'invoice',
+      content: b(`${'['.repeat(o.depth)}${']'.repeat(o.depth)}\n`),
+      expect: 'broken',
+      why: 'deep nesting on a line',
+    },
     // JSON of the wrong shape
-    { name: 'number.json', kind: 'invoice', content: b('42\n'), expect: 'broken', why: 'a number, not a request' },
-    { name: 'string.json', kind: 'invoice', content: b('"factura"\n'), expect: 'broken', why: 'a string, not a request' },
+    {
+      name: 'number.json',
+      kind: 'invoice',
+      content: b('42\n'),
+      expect: 'broken',
+      why: 'a number, not a request',
+    },
+    {
+      name: 'string.json',
+      kind: 'invoice',
+      content: b('"factura"\n'),
+      expect: 'broken',
+      why: 'a string, not a request',
+    },
     { name: 'null.json', kind: 'invoice', content: b('null\n'), expect: 'broken', why: 'null' },
-    { name: 'empty-array.json', kind: 'invoice', content: b('[]\n'), expect: 'file-error', why: 'no documents' },
-    { name: 'numbers-array.json', kind: 'invoice', content: b('[1, 2, 3]\n'), expect: 'broken', why: 'an array of numbers' },
-    { name: 'arrays.jsonl', kind: 'invoice', content: b('[1]\n[]\n"x"\n'), expect: 'broken', why: 'JSONL lines that are not objects' },
-    { name: 'payroll-as-invoice.json', kind: 'invoice', content: b(jsonText(payroll(900))), expect: 'invalid', why: 'a payroll request in the invoice folder' },
-    { name: 'numbers-for-amounts.json', kind: 'invoice', expect: 'invalid', field: 'Total',
-      content: b(jsonText({ ...invoice(INVALID_FIRST + 904), Total: { ...(invoice(1).Total as object), TotalBillableAmount: 1190 } })),
-      why: 'an amount as a JSON number' },
-    { name: 'credit-in-invoice.json', kind: 'invoice', expect: 'invalid', field: 'ReasonCredit',
-      content: b(jsonText({ ...invoice(INVALID_FIRST + 905), ReasonCredit: '1' })), why: 'ReasonCredit in the invoice folder' },
-    { name: 'huge-number.json', kind: 'invoice', expect: 'broken',
-      content: b(invoiceText.replace(/"SerieNumber": "\d+"/, '"SerieNumber": 1e400')), why: 'a number beyond a double' },
+    {
+      name: 'empty-array.json',
+      kind: 'invoice',
+      content: b('[]\n'),
+      expect: 'file-error',
+      why: 'no documents',
+    },
+    {
+      name: 'numbers-array.json',
+      kind: 'invoice',
+      content: b('[1, 2, 3]\n'),
+      expect: 'broken',
+      why: 'an array of numbers',
+    },
+    {
+      name: 'arrays.jsonl',
+      kind: 'invoice',
+      content: b('[1]\n[]\n"x"\n'),
+      expect: 'broken',
+      why: 'JSONL lines that are not objects',
+    },
+    {
+      name: 'payroll-as-invoice.json',
+      kind: 'invoice',
+      content: b(jsonText(payroll(900))),
+      expect: 'invalid',
+      why: 'a payroll request in the invoice folder',
+    },
+    {
+      name: 'numbers-for-amounts.json',
+      kind: 'invoice',
+      expect: 'invalid',
+      field: 'Total',
+      content: b(
+        jsonText({
+          ...invoice(INVALID_FIRST + 904),
+          Total: { ...(invoice(1).Total as object), TotalBillableAmount: 1190 },
+        }),
+      ),
+      why: 'an amount as a JSON number',
+    },
+    {
+      name: 'credit-in-invoice.json',
+      kind: 'invoice',
+      expect: 'invalid',
+      field: 'ReasonCredit',
+      content: b(jsonText({ ...invoice(INVALID_FIRST + 905), ReasonCredit: '1' })),
+      why: 'ReasonCredit in the invoice folder',
+    },
+    {
+      name: 'huge-number.json',
+      kind: 'invoice',
+      expect: 'broken',
+      content: b(invoiceText.replace(/"SerieNumber": "\d+"/, '"SerieNumber": 1e400')),
+      why: 'a number beyond a double',
+    },
     // JSONL with some documents broken among good ones
     (() => {
       const g = [nextGood(), nextGood()];
       const lines = jsonlText([invoice(g[0]), invalidInvoice(930), invoice(g[1])]).split('\n');
       lines[3] = '{"SeriePrefix": "SETP", "SerieNumber": "993000931", ';
-      return { name: 'mixed-validity.jsonl', kind: 'invoice', content: b(lines.join('\n')), expect: 'broken' as const,
-        goodNumbers: g, why: 'good lines, an invalid document and a truncated line' };
+      return {
+        name: 'mixed-validity.jsonl',
+        kind: 'invoice',
+        content: b(lines.join('\n')),
+        expect: 'broken' as const,
+        goodNumbers: g,
+        why: 'good lines, an invalid document and a truncated line',
+      };
     })(),
     // delimited files
-    { name: 'utf16le.csv', kind: 'invoice', content: Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(salesCsv([INVALID_FIRST + 910]), 'utf16le')]),
-      expect: 'file-error', why: 'UTF-16 with BOM' },
-    { name: 'utf16be-no-bom.csv', kind: 'invoice', content: iconv.encode(salesCsv([INVALID_FIRST + 911]), 'utf16be'),
-      expect: 'file-error', why: 'UTF-16 without BOM' },
-    { name: 'pipe-delimited.csv', kind: 'invoice', content: b(salesCsv([INVALID_FIRST + 912]).replaceAll(';', '|')),
-      expect: 'file-error', why: 'the wrong delimiter' },
-    { name: 'missing-numero.csv', kind: 'invoice', expect: 'file-error', field: 'numero',
-      content: b(salesCsv([INVALID_FIRST + 913]).split('\r\n').map((l) => l.split(';').filter((_, i) => i !== 1).join(';')).join('\r\n')),
-      why: 'the key column is missing' },
-    { name: 'two-columns.csv', kind: 'invoice', content: b('prefijo;numero\r\nSETP;993000914\r\n'), expect: 'file-error', why: 'most columns missing' },
-    { name: 'no-header.csv', kind: 'invoice', content: b(salesCsv([INVALID_FIRST + 915]).split('\r\n').slice(1).join('\r\n')),
-      expect: 'file-error', why: 'rows without the header line' },
-    { name: 'header-only.csv', kind: 'invoice', content: b(`${SALES_HEADER}\r\n`), expect: 'file-error', why: 'no rows' },
-    { name: 'bad-numbers.csv', kind: 'invoice', expect: 'invalid', field: 'precio_unitario',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 916, 1, { precio_unitario: 'doce mil' }),
-        salesRow(INVALID_FIRST + 917, 1, { cantidad: '1,2,3' }), salesRow(INVALID_FIRST + 918, 1, { precio_unitario: '1e999' })].join('\r\n')),
-      why: 'numbers that are not numbers' },
-    { name: 'bad-dates.csv', kind: 'invoice', expect: 'invalid', field: 'fecha',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 919, 1, { fecha: '31/02/2026' }),
-        salesRow(INVALID_FIRST + 920, 1, { fecha: '2026-11-20' }), salesRow(INVALID_FIRST + 921, 1, { fecha: 'ayer' })].join('\r\n')),
-      why: 'dates that are not dates' },
-    { name: 'huge-line.csv', kind: 'invoice', expect: 'broken',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 922, 1, { descripcion: 'x'.repeat(o.hugeLineBytes), precio_unitario: 'x' })].join('\r\n')),
-      why: 'one line of many megabytes (with a bad price)' },
-    { name: 'huge-garbage-line.csv', kind: 'invoice', expect: 'broken',
-      content: b(`${SALES_HEADER}\r\n${'garbage '.repeat(Math.ceil(o.hugeLineBytes / 8))}\r\n`), why: 'one line of many megabytes without a delimiter' },
-    { name: 'unclosed-quote.csv', kind: 'invoice', expect: 'broken',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 923, 1, { descripcion: '"Arroz 5 kg; bulto' })].join('\r\n')),
-      why: 'a quote never closed' },
-    { name: 'ragged.csv', kind: 'invoice', expect: 'broken',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 924).split(';').slice(0, 10).join(';')].join('\r\n')),
-      why: 'a row shorter than the header' },
-    { name: 'conflicting-rows.csv', kind: 'invoice', expect: 'invalid',
-      content: b([SALES_HEADER, salesRow(INVALID_FIRST + 925, 1), salesRow(INVALID_FIRST + 925, 2, { cliente_nombre: 'Otro cliente' }),
-        salesRow(INVALID_FIRST + 925, 3, { fecha: '01/01/2020' })].join('\r\n')),
-      why: 'one document whose rows disagree on header columns' },
-    { name: 'nomina.csv', kind: 'payroll', content: b('a;b\r\n1;2\r\n'), expect: 'file-error', why: 'a delimited file of a kind with no mapping' },
+    {
+      name: 'utf16le.csv',
+      kind: 'invoice',
+      content: Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        iconv.encode(salesCsv([INVALID_FIRST + 910]), 'utf16le'),
+      ]),
+      expect: 'file-error',
+      why: 'UTF-16 with BOM',
+    },
+    {
+      name: 'utf16be-no-bom.csv',
+      kind: 'invoice',
+      content: iconv.encode(salesCsv([INVALID_FIRST + 911]), 'utf16be'),
+      expect: 'file-error',
+      why: 'UTF-16 without BOM',
+    },
+    {
+      name: 'pipe-delimited.csv',
+      kind: 'invoice',
+      content: b(salesCsv([INVALID_FIRST + 912]).replaceAll(';', '|')),
+      expect: 'file-error',
+      why: 'the wrong delimiter',
+    },
+    {
+      name: 'missing-numero.csv',
+      kind: 'invoice',
+      expect: 'file-error',
+      field: 'numero',
+      content: b(
+        salesCsv([INVALID_FIRST + 913])
+          .split('\r\n')
+          .map((l) =>
+            l
+              .split(';')
+              .filter((_, i) => i !== 1)
+              .join(';'),
+          )
+          .join('\r\n'),
+      ),
+      why: 'the key column is missing',
+    },
+    {
+      name: 'two-columns.csv',
+      kind: 'invoice',
+      content: b('prefijo;numero\r\nSETP;993000914\r\n'),
+      expect: 'file-error',
+      why: 'most columns missing',
+    },
+    {
+      name: 'no-header.csv',
+      kind: 'invoice',
+      content: b(
+        salesCsv([INVALID_FIRST + 915])
+          .split('\r\n')
+          .slice(1)
+          .join('\r\n'),
+      ),
+      expect: 'file-error',
+      why: 'rows without the header line',
+    },
+    {
+      name: 'header-only.csv',
+      kind: 'invoice',
+      content: b(`${SALES_HEADER}\r\n`),
+      expect: 'file-error',
+      why: 'no rows',
+    },
+    {
+      name: 'bad-numbers.csv',
+      kind: 'invoice',
+      expect: 'invalid',
+      field: 'precio_unitario',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 916, 1, { precio_unitario: 'doce mil' }),
+          salesRow(INVALID_FIRST + 917, 1, { cantidad: '1,2,3' }),
+          salesRow(INVALID_FIRST + 918, 1, { precio_unitario: '1e999' }),
+        ].join('\r\n'),
+      ),
+      why: 'numbers that are not numbers',
+    },
+    {
+      name: 'bad-dates.csv',
+      kind: 'invoice',
+      expect: 'invalid',
+      field: 'fecha',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 919, 1, { fecha: '31/02/2026' }),
+          salesRow(INVALID_FIRST + 920, 1, { fecha: '2026-11-20' }),
+          salesRow(INVALID_FIRST + 921, 1, { fecha: 'ayer' }),
+        ].join('\r\n'),
+      ),
+      why: 'dates that are not dates',
+    },
+    {
+      name: 'huge-line.csv',
+      kind: 'invoice',
+      expect: 'broken',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 922, 1, {
+            descripcion: 'x'.repeat(o.hugeLineBytes),
+            precio_unitario: 'x',
+          }),
+        ].join('\r\n'),
+      ),
+      why: 'one line of many megabytes (with a bad price)',
+    },
+    {
+      name: 'huge-garbage-line.csv',
+      kind: 'invoice',
+      expect: 'broken',
+      content: b(`${SALES_HEADER}\r\n${'garbage '.repeat(Math.ceil(o.hugeLineBytes / 8))}\r\n`),
+      why: 'one line of many megabytes without a delimiter',
+    },
+    {
+      name: 'unclosed-quote.csv',
+      kind: 'invoice',
+      expect: 'broken',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 923, 1, { descripcion: '"Arroz 5 kg; bulto' }),
+        ].join('\r\n'),
+      ),
+      why: 'a quote never closed',
+    },
+    {
+      name: 'ragged.csv',
+      kind: 'invoice',
+      expect: 'broken',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 924)
+            .split(';')
+            .slice(0, 10)
+            .join(';'),
+        ].join('\r\n'),
+      ),
+      why: 'a row shorter than the header',
+    },
+    {
+      name: 'conflicting-rows.csv',
+      kind: 'invoice',
+      expect: 'invalid',
+      content: b(
+        [
+          SALES_HEADER,
+          salesRow(INVALID_FIRST + 925, 1),
+          salesRow(INVALID_FIRST + 925, 2, { cliente_nombre: 'Otro cliente' }),
+          salesRow(INVALID_FIRST + 925, 3, { fecha: '01/01/2020' }),
+        ].join('\r\n'),
+      ),
+      why: 'one document whose rows disagree on header columns',
+    },
+    {
+      name: 'nomina.csv',
+      kind: 'payroll',
+      content: b('a;b\r\n1;2\r\n'),
+      expect: 'file-error',
+      why: 'a delimited file of a kind with no mapping',
+    },
     // unsupported types
-    { name: 'factura-xml.xml', kind: 'invoice', content: b('<?xml version="1.0"?><Invoice/>'), expect: 'file-error', why: 'XML' },
-    { name: 'factura-pdf.pdf', kind: 'invoice', content: Buffer.concat([b('%PDF-1.4\n'), randomBytes(6, 256)]), expect: 'file-error', why: 'PDF' },
-    { name: 'factura-sin-extension', kind: 'invoice', content: b(invoiceText), expect: 'file-error', why: 'no extension' },
+    {
+      name: 'factura-xml.xml',
+      kind: 'invoice',
+      content: b('<?xml version="1.0"?><Invoice/>'),
+      expect: 'file-error',
+      why: 'XML',
+    },
+    {
+      name: 'factura-pdf.pdf',
+      kind: 'invoice',
+      content: Buffer.concat([b('%PDF-1.4\n'), randomBytes(6, 256)]),
+      expect: 'file-error',
+      why: 'PDF',
+    },
+    {
+      name: 'factura-sin-extension',
+      kind: 'invoice',
+      content: b(invoiceText),
+      expect: 'file-error',
+      why: 'no extension',
+    },
     // awkward names (broken content, so their reports are the point)
-    { name: 'factura con espacios.json', kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: 'spaces in the name' },
-    { name: 'factura ñandú 東京 €.json', kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: 'unicode name' },
-    { name: 'lote..2..json', kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: '.. in the name' },
-    { name: 'x ..\u2215..\u2215etc\u2215passwd.json', kind: 'invoice', content: b('[1'), expect: 'file-error', why: 'a name made to look like a path' },
-    { name: `${'f'.repeat(245)}.json`, kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: 'a 250-byte name' },
-    { name: `${'ñ'.repeat(121)}.jsonl`, kind: 'invoice', content: b('{"a":\n'), expect: 'broken', why: 'a 248-byte unicode name' },
-    { name: 'a;b"c\'d,e.csv', kind: 'invoice', content: b('a;b\r\n'), expect: 'file-error', why: 'CSV-special characters in the name' },
-    { name: '-rf --help.json', kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: 'a name like command-line options' },
-    { name: 'salto\nde línea.json', kind: 'invoice', content: b('{"a":'), expect: 'file-error', why: 'a line break in the name' },
+    {
+      name: 'factura con espacios.json',
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: 'spaces in the name',
+    },
+    {
+      name: 'factura ñandú 東京 €.json',
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: 'unicode name',
+    },
+    {
+      name: 'lote..2..json',
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: '.. in the name',
+    },
+    {
+      name: 'x ..\u2215..\u2215etc\u2215passwd.json',
+      kind: 'invoice',
+      content: b('[1'),
+      expect: 'file-error',
+      why: 'a name made to look like a path',
+    },
+    {
+      name: `${'f'.repeat(245)}.json`,
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: 'a 250-byte name',
+    },
+    {
+      name: `${'ñ'.repeat(121)}.jsonl`,
+      kind: 'invoice',
+      content: b('{"a":\n'),
+      expect: 'broken',
+      why: 'a 248-byte unicode name',
+    },
+    {
+      name: 'a;b"c\'d,e.csv',
+      kind: 'invoice',
+      content: b('a;b\r\n'),
+      expect: 'file-error',
+      why: 'CSV-special characters in the name',
+    },
+    {
+      name: '-rf --help.json',
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: 'a name like command-line options',
+    },
+    {
+      name: 'salto\nde línea.json',
+      kind: 'invoice',
+      content: b('{"a":'),
+      expect: 'file-error',
+      why: 'a line break in the name',
+    },
   ];
   return files;
 }
@@ -195,13 +600,19 @@ export function lateCases(): { emptyObject: LateCase; sameStem: LateCase } {
   return {
     // Every E1 field is optional in the schema (the spec does not say which are required); the kind guard
     // "at least one line" keeps `{}` from being issued under the next number.
-    emptyObject: { files: [{ name: 'objeto-vacio.json', kind: 'invoice', content: b('{}\n') }],
-      expected: 'an empty object in the invoice folder is reported invalid, not issued' },
+    emptyObject: {
+      files: [{ name: 'objeto-vacio.json', kind: 'invoice', content: b('{}\n') }],
+      expected: 'an empty object in the invoice folder is reported invalid, not issued',
+    },
     // src/ledger/files.ts freeReportName: NAME.csv dropped after NAME.json gets `NAME (2).result.json`
     // (the same input name dropped again later gets its stem back). Checked as a failure.
-    sameStem: { files: [{ name: 'mismo-nombre.json', kind: 'invoice', content: b('{"a":') },
-      { name: 'mismo-nombre.csv', kind: 'invoice', content: b('a;b\r\n') }],
-    expected: 'two input files with the same stem keep two result.json files' },
+    sameStem: {
+      files: [
+        { name: 'mismo-nombre.json', kind: 'invoice', content: b('{"a":') },
+        { name: 'mismo-nombre.csv', kind: 'invoice', content: b('a;b\r\n') },
+      ],
+      expected: 'two input files with the same stem keep two result.json files',
+    },
   };
 }
 
@@ -218,12 +629,23 @@ export function goodFiles(): GoodFile[] {
   add('bueno-3.jsonl', take(4), (ns) => b(jsonlText(ns.map((x) => invoice(x)))));
   add('bueno-4.csv', take(3), (ns) => b(salesCsv(ns, 2)));
   add('bueno-5 latin1.csv', take(2), (ns) => iconv.encode(salesCsv(ns), 'win1252'));
-  add('bueno-6-bom-comma.csv', take(2), (ns) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b(salesCsv(ns).replaceAll(';', ',')
-    .replace(/Café molido premium 500 g \(línea (\d)\)/g, '"Café molido, premium (línea $1)"').replaceAll('12.500,00', '"12.500,00"')
-    .replaceAll('800.197.268-4', '800.197.268-4'))]));
+  add('bueno-6-bom-comma.csv', take(2), (ns) =>
+    Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      b(
+        salesCsv(ns)
+          .replaceAll(';', ',')
+          .replace(/Café molido premium 500 g \(línea (\d)\)/g, '"Café molido, premium (línea $1)"')
+          .replaceAll('12.500,00', '"12.500,00"')
+          .replaceAll('800.197.268-4', '800.197.268-4'),
+      ),
+    ]),
+  );
   add('bueno-7.txt', take(2), (ns) => b(salesCsv(ns).replaceAll(';', '\t')));
   add('BUENO-8.JSON', take(1), (ns) => b(jsonText(invoice(ns[0]))));
   add('bueno-9 ñ.jsonl', take(5), (ns) => b(jsonlText(ns.map((x) => invoice(x)))));
-  add('bueno-10-crlf.jsonl', take(2), (ns) => b(jsonlText(ns.map((x) => invoice(x))).replaceAll('\n', '\r\n')));
+  add('bueno-10-crlf.jsonl', take(2), (ns) =>
+    b(jsonlText(ns.map((x) => invoice(x))).replaceAll('\n', '\r\n')),
+  );
   return files;
 }

@@ -15,17 +15,43 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('crash (torture)', () => {
-  test('2,000 invoices in 20 files, 50 SIGKILLs under faults: each issued exactly once, every file reported complete (accepted, or in doubt for a repeated number and held once with our content), nothing left sending', async ({ annotate }) => {
-    const report = await runCrashScenario({
-      documents: 2_000, files: 20, kills: 50, seed: 20_261_122, requestsPerSecond: 40,
-      killAfterMs: { min: 200, spread: 1_300 }, finishTimeoutMs: 300_000,
-    }, (line) => { void annotate(line); });
+  test('2,000 invoices in 20 files, 50 SIGKILLs under faults: each issued exactly once, every file reported complete (accepted, or in doubt for a repeated number and held once with our content), nothing left sending', async ({
+    annotate,
+  }) => {
+    const report = await runCrashScenario(
+      {
+        documents: 2_000,
+        files: 20,
+        kills: 50,
+        seed: 20_261_122,
+        requestsPerSecond: 40,
+        killAfterMs: { min: 200, spread: 1_300 },
+        finishTimeoutMs: 300_000,
+      },
+      (line) => {
+        void annotate(line);
+      },
+    );
     recordRun('crash (torture)', report);
     await show(annotate, `crash (torture): ${JSON.stringify(report)}`);
-    expect(report).toMatchObject({ documents: 2_000, crashes: 50, lost: 0, duplicated: 0, extra: 0, reportsWritten: 20,
-      reportsComplete: 20, notAccepted: 0, inDoubtNotOurs: 0, secretsFound: 0 });
+    expect(report).toMatchObject({
+      documents: 2_000,
+      crashes: 50,
+      lost: 0,
+      duplicated: 0,
+      extra: 0,
+      reportsWritten: 20,
+      reportsComplete: 20,
+      notAccepted: 0,
+      inDoubtNotOurs: 0,
+      secretsFound: 0,
+    });
     // a lost answer is never reported accepted on a repeated-number answer alone: those are in doubt, held once with our content
-    expect(report.ledgerStates).toEqual(report.inDoubt === 0 ? { accepted: 2_000 } : { accepted: 2_000 - report.inDoubt, 'in-doubt': report.inDoubt });
+    expect(report.ledgerStates).toEqual(
+      report.inDoubt === 0
+        ? { accepted: 2_000 }
+        : { accepted: 2_000 - report.inDoubt, 'in-doubt': report.inDoubt },
+    );
     expect(report.inDoubt).toBeGreaterThan(0);
     expect(report.crashesMidSend).toBeGreaterThanOrEqual(10);
   }, 1_200_000);

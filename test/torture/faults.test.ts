@@ -15,9 +15,14 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('faults around the daemon (torture)', () => {
-  test('the service down for 3 minutes with the default retry policy: documents wait, none fails, the catch-up stays within the rate', async ({ annotate }) => {
+  test('the service down for 3 minutes with the default retry policy: documents wait, none fails, the catch-up stays within the rate', async ({
+    annotate,
+  }) => {
     const report = await runServiceDownScenario({
-      documents: 400, requestsPerSecond: 20, downMs: 180_000, retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 },
+      documents: 400,
+      requestsPerSecond: 20,
+      downMs: 180_000,
+      retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 },
       finishTimeoutMs: 180_000,
     });
     recordRun('service down (torture)', report);
@@ -32,14 +37,18 @@ describe('faults around the daemon (torture)', () => {
     expect(report.problems).toEqual([]);
   }, 300_000);
 
-  test('a second instance on the same state folder exits 2 while the first works through 300 documents', async ({ annotate }) => {
+  test('a second instance on the same state folder exits 2 while the first works through 300 documents', async ({
+    annotate,
+  }) => {
     const report = await runLockedStateScenario({ documents: 300 });
     recordRun('locked state (torture)', report);
     await show(annotate, JSON.stringify(report));
     expect(report.problems).toEqual([]);
   }, 120_000);
 
-  test('a wrong key pauses 400 documents; after SIGHUP they are all accepted without a burst above the rate', async ({ annotate }) => {
+  test('a wrong key pauses 400 documents; after SIGHUP they are all accepted without a burst above the rate', async ({
+    annotate,
+  }) => {
     const report = await runWrongKeyScenario({ documents: 400, requestsPerSecond: 25 });
     recordRun('wrong key (torture)', report);
     await show(annotate, JSON.stringify(report));

@@ -13,7 +13,9 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('secrets (torture)', () => {
-  test('1,000 documents at trace level under faults, a refused key, SIGHUP and SIGKILL: no key in any file', async ({ annotate }) => {
+  test('1,000 documents at trace level under faults, a refused key, SIGHUP and SIGKILL: no key in any file', async ({
+    annotate,
+  }) => {
     const report = await runSecretsScenario({ documents: 1_000 });
     recordRun('secrets (torture)', report);
     await show(annotate, JSON.stringify(report));

@@ -4,7 +4,7 @@ import { loadRequestFixture } from '../fixtures/requests/index.js';
 import { edit, paths, remove } from './edit.js';
 
 describe('NIT check digits in every Identification', () => {
-  it('accepts the fixtures\' issuer, customer and supplier', () => {
+  it("accepts the fixtures' issuer, customer and supplier", () => {
     expect(checkDigits(loadRequestFixture('invoice'))).toEqual([]);
     expect(checkDigits(loadRequestFixture('support-document'))).toEqual([]);
   });
@@ -14,16 +14,33 @@ describe('NIT check digits in every Identification', () => {
     edit(r, 'CustomerParty.Identification.CheckDigit', '5');
     edit(r, 'IssuerParty.Identification.CheckDigit', '0');
     const problems = checkDigits(r);
-    expect(paths(problems)).toEqual(['IssuerParty.Identification.CheckDigit', 'CustomerParty.Identification.CheckDigit']);
+    expect(paths(problems)).toEqual([
+      'IssuerParty.Identification.CheckDigit',
+      'CustomerParty.Identification.CheckDigit',
+    ]);
     expect(problems[1]).toMatchObject({ code: 'EDOC_VALIDATE_CHECK_DIGIT' });
     expect(problems[1].message).toContain('expected 4');
-    expect(paths(checkDigits({ Parties: [{ Identification: { DocumentType: '31', DocumentNumber: '860002964', CheckDigit: '3' } }] }))).toEqual([
-      'Parties[0].Identification.CheckDigit',
-    ]);
+    expect(
+      paths(
+        checkDigits({
+          Parties: [
+            {
+              Identification: { DocumentType: '31', DocumentNumber: '860002964', CheckDigit: '3' },
+            },
+          ],
+        }),
+      ),
+    ).toEqual(['Parties[0].Identification.CheckDigit']);
   });
 
   it('reads NITs written with dots or a -DV suffix', () => {
-    expect(checkDigits({ SupplierParty: { Identification: { DocumentType: '31', DocumentNumber: '890.900.608-9', CheckDigit: '9' } } })).toEqual([]);
+    expect(
+      checkDigits({
+        SupplierParty: {
+          Identification: { DocumentType: '31', DocumentNumber: '890.900.608-9', CheckDigit: '9' },
+        },
+      }),
+    ).toEqual([]);
   });
 
   it('checks only NITs (type 31) that carry a CheckDigit', () => {
@@ -37,7 +54,11 @@ describe('NIT check digits in every Identification', () => {
   });
 
   it('reports a NIT that is not digits', () => {
-    const problems = checkDigits({ IssuerParty: { Identification: { DocumentType: '31', DocumentNumber: '90012345X', CheckDigit: '8' } } });
+    const problems = checkDigits({
+      IssuerParty: {
+        Identification: { DocumentType: '31', DocumentNumber: '90012345X', CheckDigit: '8' },
+      },
+    });
     expect(paths(problems)).toEqual(['IssuerParty.Identification.DocumentNumber']);
   });
 });

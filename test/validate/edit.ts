@@ -3,7 +3,9 @@
 type Container = Record<string, unknown> | unknown[];
 
 function steps(path: string): (string | number)[] {
-  return [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]));
+  return [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) =>
+    m[2] !== undefined ? Number(m[2]) : m[1],
+  );
 }
 
 function parentOf(root: unknown, path: string): { parent: Container; key: string | number } {
@@ -38,4 +40,5 @@ export function push(root: unknown, path: string, value: unknown): void {
   list.push(value);
 }
 
-export const paths = (problems: readonly { path: string }[]): string[] => problems.map((p) => p.path);
+export const paths = (problems: readonly { path: string }[]): string[] =>
+  problems.map((p) => p.path);

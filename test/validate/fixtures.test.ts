@@ -19,6 +19,8 @@ const cases: [RequestFixtureName, DocumentKind][] = [
 describe('the shared request fixtures validate clean', () => {
   it.each(cases)('%s is a valid %s', (name, kind) => {
     const request = loadRequestFixture(name);
-    expect(validateDocument(kind, request, { today: colombiaToday(), issuerNit: '900123456' })).toEqual([]);
+    expect(
+      validateDocument(kind, request, { today: colombiaToday(), issuerNit: '900123456' }),
+    ).toEqual([]);
   });
 });

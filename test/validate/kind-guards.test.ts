@@ -35,7 +35,10 @@ describe('kind guards (PRODUCT kinds table)', () => {
     edit(r, 'DocumentReferences', []);
     expect(paths(kindGuards('credit-note', r))).toEqual(['ReasonCredit', 'DocumentReferences']);
     // An invoice dropped in the credit-note folder.
-    expect(paths(kindGuards('credit-note', loadRequestFixture('invoice')))).toEqual(['ReasonCredit', 'DocumentReferences']);
+    expect(paths(kindGuards('credit-note', loadRequestFixture('invoice')))).toEqual([
+      'ReasonCredit',
+      'DocumentReferences',
+    ]);
   });
 
   it('debit-note requires ReasonDebit and an empty ReasonCredit', () => {
@@ -71,14 +74,19 @@ describe('kind guards (PRODUCT kinds table)', () => {
 
   it('support-adjustment needs a reference with DocumentReferred or its CUFE, and COP when a currency is given', () => {
     expect(kindGuards('support-adjustment', loadRequestFixture('adjustment-note'))).toEqual([]);
-    expect(kindGuards('support-adjustment', loadRequestFixture('adjustment-note-annul'))).toEqual([]);
+    expect(kindGuards('support-adjustment', loadRequestFixture('adjustment-note-annul'))).toEqual(
+      [],
+    );
     const cufeOnly = loadRequestFixture('adjustment-note');
     remove(cufeOnly, 'DocumentReferences[0].DocumentReferred');
     expect(kindGuards('support-adjustment', cufeOnly)).toEqual([]);
     const neither = loadRequestFixture('adjustment-note');
     edit(neither, 'DocumentReferences[0]', { IssueDate: '2026-11-20' });
     edit(neither, 'Currency', 'USD');
-    expect(paths(kindGuards('support-adjustment', neither))).toEqual(['DocumentReferences[0].DocumentReferred', 'Currency']);
+    expect(paths(kindGuards('support-adjustment', neither))).toEqual([
+      'DocumentReferences[0].DocumentReferred',
+      'Currency',
+    ]);
     const none = loadRequestFixture('adjustment-note-annul');
     remove(none, 'DocumentReferences');
     expect(paths(kindGuards('support-adjustment', none))).toEqual(['DocumentReferences']);

@@ -5,8 +5,10 @@ import { loadRequestFixture } from '../fixtures/requests/index.js';
 import { edit, paths, push, remove } from './edit.js';
 
 const today = '2026-11-22';
-const support = (): Record<string, unknown> => loadRequestFixture('support-document', addDays(today, -1));
-const note = (): Record<string, unknown> => loadRequestFixture('adjustment-note', addDays(today, -1));
+const support = (): Record<string, unknown> =>
+  loadRequestFixture('support-document', addDays(today, -1));
+const note = (): Record<string, unknown> =>
+  loadRequestFixture('adjustment-note', addDays(today, -1));
 
 describe('support document rules (spec rules 2–7)', () => {
   it('a document mixing taxed, exempt and excluded lines with 05 and 06 withholdings passes', () => {
@@ -19,26 +21,39 @@ describe('support document rules (spec rules 2–7)', () => {
     push(r, 'Lines[0].TaxSubTotals', { TaxCategory: '06', TaxPercentage: '2.50' });
     const problems = supportRules(r, { today });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ code: 'EDOC_VALIDATE_TAX', path: 'Lines[0].TaxSubTotals[1].TaxCategory' });
+    expect(problems[0]).toMatchObject({
+      code: 'EDOC_VALIDATE_TAX',
+      path: 'Lines[0].TaxSubTotals[1].TaxCategory',
+    });
     expect(problems[0].message).toContain('WithholdingTaxSubTotals');
   });
 
   it('rule 2: VAT (01) in WithholdingTaxSubTotals is an error', () => {
     const r = support();
     push(r, 'Lines[1].WithholdingTaxSubTotals', { TaxCategory: '01', TaxPercentage: '19.00' });
-    expect(paths(supportRules(r, { today }))).toEqual(['Lines[1].WithholdingTaxSubTotals[1].TaxCategory']);
+    expect(paths(supportRules(r, { today }))).toEqual([
+      'Lines[1].WithholdingTaxSubTotals[1].TaxCategory',
+    ]);
   });
 
-  it('rule 2: crossing in an adjustment note\'s document-level lists is an error', () => {
+  it("rule 2: crossing in an adjustment note's document-level lists is an error", () => {
     const r = note();
     edit(r, 'TaxTotals', [{ TaxCategory: '05', TaxAmount: '0.00' }]);
     edit(r, 'WithholdingTaxTotals', [{ TaxCategory: '01', TaxAmount: '0.00' }]);
-    expect(paths(supportRules(r, { today }))).toEqual(['TaxTotals[0].TaxCategory', 'WithholdingTaxTotals[0].TaxCategory']);
+    expect(paths(supportRules(r, { today }))).toEqual([
+      'TaxTotals[0].TaxCategory',
+      'WithholdingTaxTotals[0].TaxCategory',
+    ]);
   });
 
   it('rule 3: a line admits one VAT rate only', () => {
     const r = support();
-    push(r, 'Lines[0].TaxSubTotals', { TaxCategory: '01', TaxPercentage: '5.00', TaxableAmount: '1000000.00', TaxAmount: '50000.00' });
+    push(r, 'Lines[0].TaxSubTotals', {
+      TaxCategory: '01',
+      TaxPercentage: '5.00',
+      TaxableAmount: '1000000.00',
+      TaxAmount: '50000.00',
+    });
     const problems = supportRules(r, { today });
     expect(paths(problems)).toEqual(['Lines[0].TaxSubTotals']);
     expect(problems[0].message).toMatch(/Line 1 carries more than one VAT rate \(19%, 5%\)/);
@@ -53,7 +68,9 @@ describe('support document rules (spec rules 2–7)', () => {
     expect(supportRules(excluded, { today })).toEqual([]);
     const noRate = support();
     remove(noRate, 'Lines[1].TaxSubTotals[0].TaxPercentage');
-    expect(paths(supportRules(noRate, { today }))).toEqual(['Lines[1].TaxSubTotals[0].TaxPercentage']);
+    expect(paths(supportRules(noRate, { today }))).toEqual([
+      'Lines[1].TaxSubTotals[0].TaxPercentage',
+    ]);
   });
 
   it('rule 5: a PayableAmount with the withholdings subtracted is named as such', () => {
@@ -83,7 +100,10 @@ describe('support document rules (spec rules 2–7)', () => {
     edit(r, 'Lines[1].PeriodStartDate', addDays(today, -7));
     const problems = supportRules(r, { today });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ code: 'EDOC_VALIDATE_PERIOD', path: 'Lines[1].PeriodStartDate' });
+    expect(problems[0]).toMatchObject({
+      code: 'EDOC_VALIDATE_PERIOD',
+      path: 'Lines[1].PeriodStartDate',
+    });
     expect(problems[0].message).toBe(
       'Line 2: PeriodStartDate 2026-11-15 is 7 days before 2026-11-22; an accumulated operation may start at most 6 days before the current date',
     );
@@ -94,7 +114,11 @@ describe('support document rules (spec rules 2–7)', () => {
     edit(r, 'Lines[0].Number', '10');
     remove(r, 'Lines[2].Number');
     const problems = supportRules(r, { today });
-    expect(paths(problems)).toEqual(['Lines[0].PeriodStartDate', 'Lines[1].PeriodStartDate', 'Lines[2].PeriodStartDate']);
+    expect(paths(problems)).toEqual([
+      'Lines[0].PeriodStartDate',
+      'Lines[1].PeriodStartDate',
+      'Lines[2].PeriodStartDate',
+    ]);
     expect(problems.map((p) => p.message.split(':')[0])).toEqual(['Line 10', 'Line 2', 'Line 3']);
   });
 

@@ -34,9 +34,18 @@ describe('E1 totals', () => {
     expect(paths(invoiceTotals(r))).toEqual(['TaxSubTotals[0].TaxableAmount']);
     const missing = invoice();
     remove(missing, 'TaxSubTotals[1]');
-    expect(invoiceTotals(missing).map((p) => p.message).join()).toContain('01 at 5%');
+    expect(
+      invoiceTotals(missing)
+        .map((p) => p.message)
+        .join(),
+    ).toContain('01 at 5%');
     const extra = invoice();
-    push(extra, 'TaxSubTotals', { TaxCategory: '01', TaxPercentage: '8.00', TaxableAmount: '0.00', TaxAmount: '0.00' });
+    push(extra, 'TaxSubTotals', {
+      TaxCategory: '01',
+      TaxPercentage: '8.00',
+      TaxableAmount: '0.00',
+      TaxAmount: '0.00',
+    });
     expect(paths(invoiceTotals(extra))).toContain('TaxSubTotals[2]');
   });
 
@@ -61,16 +70,36 @@ describe('E1 totals', () => {
     edit(r, 'Total.TaxableAmount', '2.00');
     edit(r, 'Total.TotalBillableAmount', '3.00');
     edit(r, 'Total.PayableAmount', '395901.36');
-    expect(paths(invoiceTotals(r))).toEqual(['Total.GrossAmount', 'Total.TaxableAmount', 'Total.TotalBillableAmount', 'Total.PayableAmount']);
+    expect(paths(invoiceTotals(r))).toEqual([
+      'Total.GrossAmount',
+      'Total.TaxableAmount',
+      'Total.TotalBillableAmount',
+      'Total.PayableAmount',
+    ]);
   });
 
   it('an exempt line counts in the taxable base, an excluded one does not', () => {
     const r = invoice();
     // Line 3 becomes exempt: rate 0, tax 0.00.
-    edit(r, 'Lines[2].TaxSubTotals[0]', { TaxCategory: '01', TaxPercentage: '0.00', TaxableAmount: '10.50', TaxAmount: '0.00' });
+    edit(r, 'Lines[2].TaxSubTotals[0]', {
+      TaxCategory: '01',
+      TaxPercentage: '0.00',
+      TaxableAmount: '10.50',
+      TaxAmount: '0.00',
+    });
     edit(r, 'Lines[2].TaxTotals[0].TaxAmount', '0.00');
-    edit(r, 'TaxSubTotals[0]', { TaxCategory: '01', TaxPercentage: '19.00', TaxableAmount: '300000.00', TaxAmount: '57000.00' });
-    push(r, 'TaxSubTotals', { TaxCategory: '01', TaxPercentage: '0.00', TaxableAmount: '10.50', TaxAmount: '0.00' });
+    edit(r, 'TaxSubTotals[0]', {
+      TaxCategory: '01',
+      TaxPercentage: '19.00',
+      TaxableAmount: '300000.00',
+      TaxAmount: '57000.00',
+    });
+    push(r, 'TaxSubTotals', {
+      TaxCategory: '01',
+      TaxPercentage: '0.00',
+      TaxableAmount: '10.50',
+      TaxAmount: '0.00',
+    });
     edit(r, 'TaxTotals[0].TaxAmount', '58851.85');
     edit(r, 'Total.TotalBillableAmount', '395899.36');
     edit(r, 'Total.PayableAmount', '395899.36');
@@ -98,7 +127,10 @@ describe('E1 totals', () => {
   it('amounts must have two decimals', () => {
     const r = invoice();
     edit(r, 'Total.GrossAmount', '337047.5');
-    expect(invoiceTotals(r)[0]).toMatchObject({ code: 'EDOC_VALIDATE_AMOUNT', path: 'Total.GrossAmount' });
+    expect(invoiceTotals(r)[0]).toMatchObject({
+      code: 'EDOC_VALIDATE_AMOUNT',
+      path: 'Total.GrossAmount',
+    });
     const price = invoice();
     edit(price, 'Lines[0].UnitPrice', 150000);
     expect(paths(invoiceTotals(price))).toEqual(['Lines[0].UnitPrice']);
@@ -121,7 +153,7 @@ describe('support document totals (E5 / E6)', () => {
     expect(paths(supportTotals(r))).toEqual(['Total.TaxableAmount']);
   });
 
-  it('TaxAmount is the sum of the lines\' VAT', () => {
+  it("TaxAmount is the sum of the lines' VAT", () => {
     const r = support();
     edit(r, 'Total.TaxAmount', '190000.01');
     expect(paths(supportTotals(r))).toEqual(['Total.TaxAmount']);
@@ -172,7 +204,7 @@ describe('support document totals (E5 / E6)', () => {
     expect(paths(supportTotals(r))).toEqual(['TaxTotals[0].TaxAmount']);
   });
 
-  it('an adjustment note\'s WithholdingTaxTotals add up its withholdings', () => {
+  it("an adjustment note's WithholdingTaxTotals add up its withholdings", () => {
     const r = loadRequestFixture('adjustment-note');
     expect(get(r, 'Lines[0].WithholdingTaxSubTotals')).toBeInstanceOf(Array);
     edit(r, 'WithholdingTaxTotals', [{ TaxCategory: '05', TaxAmount: '999.99' }]);

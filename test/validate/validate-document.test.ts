@@ -13,7 +13,12 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
     edit(r, 'Lines[0].Quantty', '2');
     edit(r, 'IssueDate', '2026-11-20');
     const problems = validateDocument('invoice', r, ctx);
-    expect(problems.filter((p) => p.code === 'EDOC_VALIDATE_SCHEMA').map((p) => p.path).sort()).toEqual(['IssueDate', 'Lines[0].Quantty']);
+    expect(
+      problems
+        .filter((p) => p.code === 'EDOC_VALIDATE_SCHEMA')
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(['IssueDate', 'Lines[0].Quantty']);
   });
 
   it('an invoice in the credit-note folder fails the kind guard', () => {
@@ -39,9 +44,17 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
 
   it('a withholding misplaced among the VAT entries is one rule-2 problem, not also a VAT mismatch', () => {
     const r = loadRequestFixture('support-document', addDays(today, -1));
-    push(r, 'Lines[0].TaxSubTotals', { TaxCategory: '05', TaxPercentage: '15.00', TaxableAmount: '190000.00', TaxAmount: '28500.00' });
+    push(r, 'Lines[0].TaxSubTotals', {
+      TaxCategory: '05',
+      TaxPercentage: '15.00',
+      TaxableAmount: '190000.00',
+      TaxAmount: '28500.00',
+    });
     expect(validateDocument('support-document', r, ctx)).toEqual([
-      expect.objectContaining({ code: 'EDOC_VALIDATE_TAX', path: 'Lines[0].TaxSubTotals[1].TaxCategory' }),
+      expect.objectContaining({
+        code: 'EDOC_VALIDATE_TAX',
+        path: 'Lines[0].TaxSubTotals[1].TaxCategory',
+      }),
     ]);
   });
 
@@ -53,7 +66,11 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
       'EDOC_VALIDATE_PERIOD',
     ]);
     const note = loadRequestFixture('adjustment-note', addDays(today, -7));
-    expect(validateDocument('support-adjustment', note, ctx).every((p) => p.code === 'EDOC_VALIDATE_PERIOD')).toBe(true);
+    expect(
+      validateDocument('support-adjustment', note, ctx).every(
+        (p) => p.code === 'EDOC_VALIDATE_PERIOD',
+      ),
+    ).toBe(true);
     expect(validateDocument('support-adjustment', note, { today: addDays(today, -3) })).toEqual([]);
   });
 
@@ -66,19 +83,37 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
     expect(codes).toContain('EDOC_VALIDATE_TOTALS');
   });
 
-  it('the issuer (or payroll employer) must be the company\'s NIT when one is given', () => {
+  it("the issuer (or payroll employer) must be the company's NIT when one is given", () => {
     const r = loadRequestFixture('invoice');
     expect(validateDocument('invoice', r, { today, issuerNit: '900.123.456-8' })).toEqual([]);
     expect(validateDocument('invoice', r, { today, issuerNit: '800197268' })).toEqual([
-      { code: 'EDOC_VALIDATE_ISSUER', path: 'IssuerParty.Identification.DocumentNumber', message: 'The issuer NIT 900123456 is not the company\'s NIT 800197268' },
+      {
+        code: 'EDOC_VALIDATE_ISSUER',
+        path: 'IssuerParty.Identification.DocumentNumber',
+        message: "The issuer NIT 900123456 is not the company's NIT 800197268",
+      },
     ]);
     expect(validateDocument('invoice', r, { today })).toEqual([]);
-    expect(paths(validateDocument('payroll', loadRequestFixture('payroll'), { today, issuerNit: '800197268' }))).toEqual(['Empleador.NIT']);
+    expect(
+      paths(
+        validateDocument('payroll', loadRequestFixture('payroll'), {
+          today,
+          issuerNit: '800197268',
+        }),
+      ),
+    ).toEqual(['Empleador.NIT']);
   });
 
   it('pos: accepts the content itself or an E4 body carrying it as jsonOriginal', () => {
     expect(validateDocument('pos', loadRequestFixture('pos-content'), ctx)).toEqual([]);
-    const body = { companyId: 1001, prefijo: 'POS', tipoFactura: 'pos', enviarCorreo: false, numero: 1001, jsonOriginal: requestFixtureText('pos-content') };
+    const body = {
+      companyId: 1001,
+      prefijo: 'POS',
+      tipoFactura: 'pos',
+      enviarCorreo: false,
+      numero: 1001,
+      jsonOriginal: requestFixtureText('pos-content'),
+    };
     expect(validateDocument('pos', body, ctx)).toEqual([]);
     expect(validateDocument('pos', { ...body, jsonOriginal: '{' }, ctx).length).toBeGreaterThan(0);
   });

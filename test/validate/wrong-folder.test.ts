@@ -11,30 +11,50 @@ import { edit, remove } from './edit.js';
 
 const CTX = { today: '2026-11-22', issuerNit: '900123456' };
 const FIXTURE_KIND: Record<RequestFixtureName, DocumentKind> = {
-  invoice: 'invoice', 'credit-note': 'credit-note', 'debit-note': 'debit-note', payroll: 'payroll',
-  'payroll-adjustment': 'payroll', 'support-document': 'support-document', 'adjustment-note': 'support-adjustment',
-  'adjustment-note-annul': 'support-adjustment', 'pos-content': 'pos',
+  invoice: 'invoice',
+  'credit-note': 'credit-note',
+  'debit-note': 'debit-note',
+  payroll: 'payroll',
+  'payroll-adjustment': 'payroll',
+  'support-document': 'support-document',
+  'adjustment-note': 'support-adjustment',
+  'adjustment-note-annul': 'support-adjustment',
+  'pos-content': 'pos',
 };
 /** The wrong-folder problems (and the contradictions, EDOC_VALIDATE_KIND with "correct the document"). */
 const wrongFolder = (kind: DocumentKind, request: unknown) =>
-  validateDocument(kind, request, CTX).filter((p) => p.code === 'EDOC_VALIDATE_WRONG_FOLDER' || (p.code === 'EDOC_VALIDATE_KIND' && p.message.endsWith('correct the document')));
+  validateDocument(kind, request, CTX).filter(
+    (p) =>
+      p.code === 'EDOC_VALIDATE_WRONG_FOLDER' ||
+      (p.code === 'EDOC_VALIDATE_KIND' && p.message.endsWith('correct the document')),
+  );
 
 describe('a request that says it is of another kind than its folder', () => {
   it('a credit note (ReasonCredit) in the invoice folder names the field, the kind and the folder it belongs in', () => {
     const problems = validateDocument('invoice', loadRequestFixture('credit-note'), CTX);
-    expect(problems.map((p) => [p.code, p.path])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit']]);
-    expect(problems[0].message).toBe('ReasonCredit "Devolución parcial de los bienes" makes this a credit note, not an invoice; it is not sent: drop it in the credit-note folder instead of the invoice folder');
+    expect(problems.map((p) => [p.code, p.path])).toEqual([
+      ['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit'],
+    ]);
+    expect(problems[0].message).toBe(
+      'ReasonCredit "Devolución parcial de los bienes" makes this a credit note, not an invoice; it is not sent: drop it in the credit-note folder instead of the invoice folder',
+    );
   });
 
   it('a debit note (ReasonDebit) in the credit-note folder belongs in the debit-note folder; nothing else is reported', () => {
     const problems = validateDocument('credit-note', loadRequestFixture('debit-note'), CTX);
-    expect(problems).toEqual([expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', path: 'ReasonDebit' })]);
-    expect(problems[0].message).toContain('makes this a debit note, not a credit note; it is not sent: drop it in the debit-note folder');
+    expect(problems).toEqual([
+      expect.objectContaining({ code: 'EDOC_VALIDATE_WRONG_FOLDER', path: 'ReasonDebit' }),
+    ]);
+    expect(problems[0].message).toContain(
+      'makes this a debit note, not a credit note; it is not sent: drop it in the debit-note folder',
+    );
   });
 
   it('a credit note in the debit-note folder belongs in the credit-note folder', () => {
     const problems = wrongFolder('debit-note', loadRequestFixture('credit-note'));
-    expect(problems.map((p) => [p.code, p.path])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit']]);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([
+      ['EDOC_VALIDATE_WRONG_FOLDER', 'ReasonCredit'],
+    ]);
     expect(problems[0].message).toContain('drop it in the credit-note folder');
   });
 
@@ -44,22 +64,31 @@ describe('a request that says it is of another kind than its folder', () => {
     for (const folder of ['invoice', 'credit-note', 'debit-note'] as const) {
       const problems = wrongFolder(folder, both);
       expect(problems.length, folder).toBeGreaterThan(0);
-      expect(problems.every((p) => p.code === 'EDOC_VALIDATE_KIND'), folder).toBe(true);
+      expect(
+        problems.every((p) => p.code === 'EDOC_VALIDATE_KIND'),
+        folder,
+      ).toBe(true);
       expect(problems.map((p) => p.message).join(' ')).toMatch(/correct the document/);
     }
-    expect(wrongFolder('credit-note', both)[0].message).toBe('ReasonDebit "Intereses" makes this a debit note, not a credit note, but ReasonCredit "Devolución parcial de los bienes" says a credit note; it is not sent: correct the document');
+    expect(wrongFolder('credit-note', both)[0].message).toBe(
+      'ReasonDebit "Intereses" makes this a debit note, not a credit note, but ReasonCredit "Devolución parcial de los bienes" says a credit note; it is not sent: correct the document',
+    );
   });
 
   it('an invoice may carry DocumentReferences (the spec lists them among E1 fields; only the reasons make a note)', () => {
     const r = loadRequestFixture('invoice');
-    edit(r, 'DocumentReferences', [{ DocumentReferred: 'OC-123', IssueDate: '2026-11-18', Type: 'OrderReference' }]);
+    edit(r, 'DocumentReferences', [
+      { DocumentReferred: 'OC-123', IssueDate: '2026-11-18', Type: 'OrderReference' },
+    ]);
     expect(wrongFolder('invoice', r)).toEqual([]);
     edit(r, 'DocumentReferences', [{ DocumentReferred: 'SETP990000001', IssueDate: '2026-11-18' }]);
     expect(wrongFolder('invoice', r)).toEqual([]);
     // In the support-document folder a reference is still an adjustment note's (E5 has no such field).
     const ds = loadRequestFixture('support-document');
     edit(ds, 'DocumentReferences', [{ DocumentReferred: 'DS990000001' }]);
-    expect(wrongFolder('support-document', ds).map((p) => [p.code, p.path])).toEqual([['EDOC_VALIDATE_WRONG_FOLDER', 'DocumentReferences[0]']]);
+    expect(wrongFolder('support-document', ds).map((p) => [p.code, p.path])).toEqual([
+      ['EDOC_VALIDATE_WRONG_FOLDER', 'DocumentReferences[0]'],
+    ]);
     // An empty list, or an entry naming nothing, is no reference.
     edit(r, 'DocumentReferences', []);
     expect(wrongFolder('invoice', r)).toEqual([]);
@@ -71,11 +100,22 @@ describe('a request that says it is of another kind than its folder', () => {
     for (const name of ['adjustment-note', 'adjustment-note-annul'] as const) {
       const problems = wrongFolder('support-document', loadRequestFixture(name));
       expect(problems.length, name).toBeGreaterThan(0);
-      expect(problems.every((p) => p.code === 'EDOC_VALIDATE_WRONG_FOLDER' && p.message.endsWith('drop it in the support-adjustment folder instead of the support-document folder')), name).toBe(true);
+      expect(
+        problems.every(
+          (p) =>
+            p.code === 'EDOC_VALIDATE_WRONG_FOLDER' &&
+            p.message.endsWith(
+              'drop it in the support-adjustment folder instead of the support-document folder',
+            ),
+        ),
+        name,
+      ).toBe(true);
     }
     const withConcept = loadRequestFixture('support-document');
     edit(withConcept, 'CorrectionConceptCode', '1');
-    expect(wrongFolder('support-document', withConcept).map((p) => p.path)).toEqual(['CorrectionConceptCode']);
+    expect(wrongFolder('support-document', withConcept).map((p) => p.path)).toEqual([
+      'CorrectionConceptCode',
+    ]);
   });
 
   it('payroll adjustment (TipoNota 1) and elimination (TipoNota 2) are payroll: fine in the payroll folder', () => {
@@ -87,24 +127,38 @@ describe('a request that says it is of another kind than its folder', () => {
   });
 
   it('every fixture is at home in its own folder, and named for what it is in every other folder that excludes it', () => {
-    for (const [name, home] of Object.entries(FIXTURE_KIND) as [RequestFixtureName, DocumentKind][]) {
+    for (const [name, home] of Object.entries(FIXTURE_KIND) as [
+      RequestFixtureName,
+      DocumentKind,
+    ][]) {
       expect(wrongFolder(home, loadRequestFixture(name)), `${name} in ${home}`).toEqual([]);
       for (const folder of DOCUMENT_KINDS) {
         if (folder === home) continue;
         const problems = wrongFolder(folder, loadRequestFixture(name));
         // An invoice (a support document) has no sign of its own inside its family: the note's guards
         // report what it lacks (a reason, a reference) instead.
-        const unmarked = (name === 'invoice' && (folder === 'credit-note' || folder === 'debit-note'))
-          || (name === 'support-document' && folder === 'support-adjustment');
+        const unmarked =
+          (name === 'invoice' && (folder === 'credit-note' || folder === 'debit-note')) ||
+          (name === 'support-document' && folder === 'support-adjustment');
         if (unmarked) {
           expect(problems, `${name} in ${folder}`).toEqual([]);
-          expect(validateDocument(folder, loadRequestFixture(name), CTX).length, `${name} in ${folder}`).toBeGreaterThan(0);
+          expect(
+            validateDocument(folder, loadRequestFixture(name), CTX).length,
+            `${name} in ${folder}`,
+          ).toBeGreaterThan(0);
           continue;
         }
         expect(problems.length, `${name} in ${folder}`).toBeGreaterThan(0);
-        expect(problems.every((p) => p.code === 'EDOC_VALIDATE_WRONG_FOLDER'), `${name} in ${folder}: ${JSON.stringify(problems)}`).toBe(true);
+        expect(
+          problems.every((p) => p.code === 'EDOC_VALIDATE_WRONG_FOLDER'),
+          `${name} in ${folder}: ${JSON.stringify(problems)}`,
+        ).toBe(true);
         // A family's own fields may not say which kind of the family (IssuerParty: any E1 document).
-        expect(problems[0].message, `${name} in ${folder}`).toMatch(new RegExp(`drop it in (the [a-z-]+ or )*the ${home}( or the [a-z-]+)* folder instead of the ${folder} folder$`));
+        expect(problems[0].message, `${name} in ${folder}`).toMatch(
+          new RegExp(
+            `drop it in (the [a-z-]+ or )*the ${home}( or the [a-z-]+)* folder instead of the ${folder} folder$`,
+          ),
+        );
       }
     }
   });
@@ -113,7 +167,9 @@ describe('a request that says it is of another kind than its folder', () => {
     const problems = validateDocument('invoice', loadRequestFixture('payroll'), CTX);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ code: 'EDOC_VALIDATE_WRONG_FOLDER', path: 'TipoNota' });
-    expect(problems[0].message).toMatch(/^TipoNota, Trabajador, Empleador, Devengados, Deducciones, NumeroSecuenciaXML, ComprobanteTotal make this a payroll document, not an invoice/);
+    expect(problems[0].message).toMatch(
+      /^TipoNota, Trabajador, Empleador, Devengados, Deducciones, NumeroSecuenciaXML, ComprobanteTotal make this a payroll document, not an invoice/,
+    );
     const plain = loadRequestFixture('invoice');
     remove(plain, 'IssuerParty');
     expect(wrongFolder('invoice', plain)).toEqual([]);

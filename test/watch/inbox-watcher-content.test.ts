@@ -2,7 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFile, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
-import { collect, recordingLogger, removeDir, sleep, tempDir, waitForLine } from './watch-helpers.js';
+import {
+  collect,
+  recordingLogger,
+  removeDir,
+  sleep,
+  tempDir,
+  waitForLine,
+} from './watch-helpers.js';
 
 const STABLE_MS = 200;
 
@@ -15,7 +22,10 @@ describe('inbox watcher: renames, content and back-pressure', () => {
     root = await tempDir();
     inbox = path.join(root, 'inbox');
     await mkdir(inbox);
-    watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: STABLE_MS });
+    watcher = new InboxWatcher({
+      folders: [{ dir: inbox, kind: 'pos', company: 'main' }],
+      stableMs: STABLE_MS,
+    });
     await watcher.start();
   });
 
@@ -26,7 +36,11 @@ describe('inbox watcher: renames, content and back-pressure', () => {
 
   it('takes a file renamed from a .tmp staging file of another name at once', async () => {
     const slowLogger = recordingLogger();
-    const slow = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: 5000, logger: slowLogger });
+    const slow = new InboxWatcher({
+      folders: [{ dir: inbox, kind: 'pos', company: 'main' }],
+      stableMs: 5000,
+      logger: slowLogger,
+    });
     try {
       await slow.start();
       const ready = collect(slow.files());
@@ -35,7 +49,10 @@ describe('inbox watcher: renames, content and back-pressure', () => {
       const renamedAt = Date.now();
       await rename(path.join(inbox, 'export-123.tmp'), path.join(inbox, 'sales.jsonl'));
       await ready.waitFor(1, 4000);
-      expect(ready.got[0].file).toMatchObject({ path: path.join(inbox, 'sales.jsonl'), via: 'rename' });
+      expect(ready.got[0].file).toMatchObject({
+        path: path.join(inbox, 'sales.jsonl'),
+        via: 'rename',
+      });
       expect(ready.got[0].at - renamedAt).toBeLessThan(2500);
     } finally {
       await slow.close();
@@ -46,7 +63,11 @@ describe('inbox watcher: renames, content and back-pressure', () => {
     const slowMs = 600;
     await watcher.close();
     const logger = recordingLogger();
-    watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'pos', company: 'main' }], stableMs: slowMs, logger });
+    watcher = new InboxWatcher({
+      folders: [{ dir: inbox, kind: 'pos', company: 'main' }],
+      stableMs: slowMs,
+      logger,
+    });
     await watcher.start();
     const ready = collect(watcher.files());
     await writeFile(path.join(inbox, 'aborted.json.part'), '{"a":1}');
@@ -76,7 +97,8 @@ describe('inbox watcher: renames, content and back-pressure', () => {
   });
 
   it('keeps ready files waiting until the consumer pulls them', async () => {
-    for (const name of ['a.json', 'b.json', 'c.json']) await writeFile(path.join(inbox, name), '{}');
+    for (const name of ['a.json', 'b.json', 'c.json'])
+      await writeFile(path.join(inbox, name), '{}');
     const deadline = Date.now() + 10_000;
     while (watcher.waiting < 3 && Date.now() < deadline) await sleep(20);
     expect(watcher.waiting).toBe(3);

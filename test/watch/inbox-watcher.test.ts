@@ -1,8 +1,24 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, mkdir, rename, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  mkdir,
+  rename,
+  stat,
+  symlink,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { InboxWatcher } from '../../src/watch/inbox-watcher.js';
-import { collect, recordingLogger, removeDir, sleep, tempDir, waitForLine } from './watch-helpers.js';
+import {
+  collect,
+  recordingLogger,
+  removeDir,
+  sleep,
+  tempDir,
+  waitForLine,
+} from './watch-helpers.js';
 
 const STABLE_MS = 200;
 
@@ -39,7 +55,11 @@ for (const usePolling of [false, true]) {
       // a longer stableMs than the pauses between chunks, with room for a loaded machine
       const slowMs = 600;
       await watcher.close();
-      watcher = new InboxWatcher({ folders: [{ dir: inbox, kind: 'invoice', company: 'main' }], stableMs: slowMs, usePolling });
+      watcher = new InboxWatcher({
+        folders: [{ dir: inbox, kind: 'invoice', company: 'main' }],
+        stableMs: slowMs,
+        usePolling,
+      });
       await watcher.start();
       const ready = collect(watcher.files());
       const file = path.join(inbox, 'slow.json');
@@ -77,7 +97,10 @@ for (const usePolling of [false, true]) {
         const renamedAt = Date.now();
         await rename(path.join(inbox, 'x.json.part'), path.join(inbox, 'x.json'));
         await ready.waitFor(1, 4000);
-        expect(ready.got[0].file).toMatchObject({ path: path.join(inbox, 'x.json'), via: 'rename' });
+        expect(ready.got[0].file).toMatchObject({
+          path: path.join(inbox, 'x.json'),
+          via: 'rename',
+        });
         expect(ready.got[0].at - renamedAt).toBeLessThan(2500);
       } finally {
         await slow.close();
@@ -87,49 +110,55 @@ for (const usePolling of [false, true]) {
     // chokidar's folder poll re-reads a folder only when its mtime grew: on a share with coarse mtimes
     // a file created in the same tick as the last poll (or before the poll's first stat) is never
     // reported by it. Pinning the folder's mtime back reproduces that here.
-    if (usePolling) it('takes files that chokidar\'s folder poll cannot see (the folder mtime did not move)', async () => {
-      await watcher.start();
-      const ready = collect(watcher.files());
-      await sleep(STABLE_MS * 3);
-      const pinned = await stat(inbox);
-      const first = path.join(inbox, 'same-tick.json');
-      await writeFile(first, '{"n":1}');
-      await utimes(inbox, pinned.atime, pinned.mtime);
-      await ready.waitFor(1, 5000);
-      expect(ready.got[0].file).toMatchObject({ path: first, via: 'stable' });
-      // taken, archived away and dropped again under the same name, all unseen by chokidar's poll
-      await rename(first, path.join(root, 'archived.json'));
-      await sleep(STABLE_MS * 3);
-      await writeFile(first, '{"n":2}');
-      await utimes(inbox, pinned.atime, pinned.mtime);
-      await ready.waitFor(2, 5000);
-      expect(ready.got[1].file).toMatchObject({ path: first, via: 'stable', size: 7 });
-    });
+    if (usePolling)
+      it("takes files that chokidar's folder poll cannot see (the folder mtime did not move)", async () => {
+        await watcher.start();
+        const ready = collect(watcher.files());
+        await sleep(STABLE_MS * 3);
+        const pinned = await stat(inbox);
+        const first = path.join(inbox, 'same-tick.json');
+        await writeFile(first, '{"n":1}');
+        await utimes(inbox, pinned.atime, pinned.mtime);
+        await ready.waitFor(1, 5000);
+        expect(ready.got[0].file).toMatchObject({ path: first, via: 'stable' });
+        // taken, archived away and dropped again under the same name, all unseen by chokidar's poll
+        await rename(first, path.join(root, 'archived.json'));
+        await sleep(STABLE_MS * 3);
+        await writeFile(first, '{"n":2}');
+        await utimes(inbox, pinned.atime, pinned.mtime);
+        await ready.waitFor(2, 5000);
+        expect(ready.got[1].file).toMatchObject({ path: first, via: 'stable', size: 7 });
+      });
 
     // With fs events only: polling sees a staging name only if it lasts one poll interval (docs/configuration.md).
-    if (!usePolling) it('takes files renamed in from .part at once also when the rename follows the write immediately', async () => {
-      const slow = new InboxWatcher({ folders: [{ dir: inbox, kind: 'invoice', company: 'main' }], stableMs: 5000, usePolling });
-      try {
-        await slow.start();
-        const ready = collect(slow.files());
-        const renamedAt: number[] = [];
-        for (let i = 0; i < 10; i++) {
-          const target = path.join(inbox, `fast-${i}.json`);
-          await writeFile(`${target}.part`, `{"n":${i}}`);
-          await rename(`${target}.part`, target); // no pause: the staging name may never be stat-able
-          renamedAt.push(Date.now());
-          await sleep(50);
+    if (!usePolling)
+      it('takes files renamed in from .part at once also when the rename follows the write immediately', async () => {
+        const slow = new InboxWatcher({
+          folders: [{ dir: inbox, kind: 'invoice', company: 'main' }],
+          stableMs: 5000,
+          usePolling,
+        });
+        try {
+          await slow.start();
+          const ready = collect(slow.files());
+          const renamedAt: number[] = [];
+          for (let i = 0; i < 10; i++) {
+            const target = path.join(inbox, `fast-${i}.json`);
+            await writeFile(`${target}.part`, `{"n":${i}}`);
+            await rename(`${target}.part`, target); // no pause: the staging name may never be stat-able
+            renamedAt.push(Date.now());
+            await sleep(50);
+          }
+          await ready.waitFor(10, 4000);
+          for (const got of ready.got) {
+            const i = Number(/fast-(\d+)/.exec(got.file.path)?.[1]);
+            expect(got.file.via).toBe('rename');
+            expect(got.at - (renamedAt[i] ?? 0)).toBeLessThan(2500);
+          }
+        } finally {
+          await slow.close();
         }
-        await ready.waitFor(10, 4000);
-        for (const got of ready.got) {
-          const i = Number(/fast-(\d+)/.exec(got.file.path)?.[1]);
-          expect(got.file.via).toBe('rename');
-          expect(got.at - (renamedAt[i] ?? 0)).toBeLessThan(2500);
-        }
-      } finally {
-        await slow.close();
-      }
-    });
+      });
 
     it('ignores hidden files, *.part and *.tmp', async () => {
       await watcher.start();
@@ -156,7 +185,10 @@ for (const usePolling of [false, true]) {
       await sleep(STABLE_MS * 4);
       expect(ready.got.map((g) => path.basename(g.file.path))).toEqual(['after.json']);
       const warnings = logger.lines.filter((l) => l.level === 'warn');
-      expect(warnings.map((w) => path.basename(String(w.obj.file))).sort()).toEqual(['link.json', 'sub']);
+      expect(warnings.map((w) => path.basename(String(w.obj.file))).sort()).toEqual([
+        'link.json',
+        'sub',
+      ]);
       expect(warnings.map((w) => w.obj.type).sort()).toEqual(['directory', 'symbolic link']);
     });
 
@@ -168,7 +200,10 @@ for (const usePolling of [false, true]) {
       await watcher.start();
       const ready = collect(watcher.files());
       await ready.waitFor(2);
-      expect(ready.got.map((g) => path.basename(g.file.path)).sort()).toEqual(['old-1.json', 'old-2.jsonl']);
+      expect(ready.got.map((g) => path.basename(g.file.path)).sort()).toEqual([
+        'old-1.json',
+        'old-2.jsonl',
+      ]);
       for (const g of ready.got) expect(g.at - startedAt).toBeGreaterThanOrEqual(STABLE_MS);
     });
 
@@ -244,7 +279,10 @@ describe('inbox watcher on a symlinked inbox folder', () => {
     await mkdir(real, { recursive: true });
     const linked = path.join(root, 'inbox-link');
     await symlink(real, linked);
-    const watcher = new InboxWatcher({ folders: [{ dir: linked, kind: 'invoice', company: 'main' }], stableMs: STABLE_MS });
+    const watcher = new InboxWatcher({
+      folders: [{ dir: linked, kind: 'invoice', company: 'main' }],
+      stableMs: STABLE_MS,
+    });
     try {
       await watcher.start();
       const ready = collect(watcher.files());

@@ -11,7 +11,8 @@ export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RecordedLine {
   level: 'warn' | 'error' | 'debug';
@@ -41,7 +42,8 @@ export function collect(files: AsyncIterable<ReadyFile>): {
   const waitFor = async (count: number, timeoutMs = 10_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     while (got.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} ready files, got ${got.length}`);
+      if (Date.now() > deadline)
+        throw new Error(`expected ${count} ready files, got ${got.length}`);
       await sleep(20);
     }
   };
@@ -56,9 +58,11 @@ export async function waitForLine(
   timeoutMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const matches = (l: RecordedLine): boolean => l.msg === msg && (fileName === undefined || String(l.obj.file).endsWith(fileName));
+  const matches = (l: RecordedLine): boolean =>
+    l.msg === msg && (fileName === undefined || String(l.obj.file).endsWith(fileName));
   while (!logger.lines.some(matches)) {
-    if (Date.now() > deadline) throw new Error(`no log line '${msg}' for ${fileName ?? 'any file'}`);
+    if (Date.now() > deadline)
+      throw new Error(`no log line '${msg}' for ${fileName ?? 'any file'}`);
     await sleep(20);
   }
 }

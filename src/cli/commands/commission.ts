@@ -3,7 +3,12 @@ import type { ServiceResponse } from '../../service/client.js';
 import type { CliIO, Command, ParsedArgs } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
-import { openSession, resultData, throwIfUnreachable, type ServiceSession } from '../service-session.js';
+import {
+  openSession,
+  resultData,
+  throwIfUnreachable,
+  type ServiceSession,
+} from '../service-session.js';
 
 type Family = 'invoice' | 'payroll' | 'pos';
 
@@ -26,7 +31,12 @@ function text(value: unknown): string | undefined {
 }
 
 /** E8 / E9: an envelope whose ResultData says what happened; IsValid true = enabled (or already enabled). */
-function reportEnvelope(io: CliIO, family: Family, response: ServiceResponse, session: ServiceSession): number {
+function reportEnvelope(
+  io: CliIO,
+  family: Family,
+  response: ServiceResponse,
+  session: ServiceSession,
+): number {
   const { outcome } = response;
   const who = `company ${session.company.alias} (id ${session.company.id})`;
   const verdict = text(resultData(response.body));
@@ -37,7 +47,9 @@ function reportEnvelope(io: CliIO, family: Family, response: ServiceResponse, se
     for (const warning of outcome.warnings) io.out(`  warning: ${warning}`);
     return EXIT_OK;
   }
-  io.out(`NOT ENABLED: the ${family} commissioning of ${who} ended without enabling it (HTTP ${response.httpStatus ?? '-'}, ResultCode ${outcome.resultCode ?? '-'}).`);
+  io.out(
+    `NOT ENABLED: the ${family} commissioning of ${who} ended without enabling it (HTTP ${response.httpStatus ?? '-'}, ResultCode ${outcome.resultCode ?? '-'}).`,
+  );
   if (verdict) io.out(`Service: ${verdict}`);
   for (const message of messages) io.out(`  - ${message}`);
   if (!verdict && messages.length === 0) io.out(`  - ${outcome.reason}`);
@@ -49,34 +61,59 @@ function reportPos(io: CliIO, response: ServiceResponse, session: ServiceSession
   const who = `company ${session.company.alias} (id ${session.company.id})`;
   const record = posCommissioningRecordSchema.safeParse(response.body);
   if (!record.success) {
-    io.out(`NOT ENABLED: the pos commissioning of ${who} did not complete (HTTP ${response.httpStatus ?? '-'}).`);
-    const messages = response.outcome.messages.length > 0 ? response.outcome.messages : [response.outcome.raw ?? response.outcome.reason];
+    io.out(
+      `NOT ENABLED: the pos commissioning of ${who} did not complete (HTTP ${response.httpStatus ?? '-'}).`,
+    );
+    const messages =
+      response.outcome.messages.length > 0
+        ? response.outcome.messages
+        : [response.outcome.raw ?? response.outcome.reason];
     for (const message of messages) io.out(`  - ${message}`);
     return EXIT_NOT_ALL_SUCCEEDED;
   }
   const r = record.data;
-  io.out(r.habilitado
-    ? `ENABLED: ${who} is enabled for ${FAMILIES.pos.label}.`
-    : `NOT ENABLED: the pos commissioning of ${who} ended without enabling it.`);
+  io.out(
+    r.habilitado
+      ? `ENABLED: ${who} is enabled for ${FAMILIES.pos.label}.`
+      : `NOT ENABLED: the pos commissioning of ${who} ended without enabling it.`,
+  );
   io.out(`Service: ${r.mensaje}`);
-  io.out(`Test documents: ${r.solicitados} requested, ${r.aceptados} accepted, ${r.rechazados} rejected`);
+  io.out(
+    `Test documents: ${r.solicitados} requested, ${r.aceptados} accepted, ${r.rechazados} rejected`,
+  );
   for (const line of r.detalle) io.out(`  ${line}`);
   return r.habilitado ? EXIT_OK : EXIT_NOT_ALL_SUCCEEDED;
 }
 
 async function commission(family: Family, args: ParsedArgs, io: CliIO): Promise<number> {
   const count = parseCount(args.string('count'));
-  if (count !== undefined && family !== 'pos') throw usageError(`--count applies to commission pos only (the ${family} test set is fixed by the authority)`);
+  if (count !== undefined && family !== 'pos')
+    throw usageError(
+      `--count applies to commission pos only (the ${family} test set is fixed by the authority)`,
+    );
   const testId = args.string('test-id');
   const session = await openSession(io, args.string('company'));
   try {
     const { client, company } = session;
     const input = testId === undefined ? {} : { testId };
-    const response = family === 'invoice' ? await client.commissionInvoice(company, input)
-      : family === 'payroll' ? await client.commissionPayroll(company, input)
-        : await client.commissionPos(company, { ...input, ...(count === undefined ? {} : { cantidad: count }) });
-    throwIfUnreachable(response, company, session.service.baseUrl, `running the ${family} commissioning (${FAMILIES[family].op})`);
-    return family === 'pos' ? reportPos(io, response, session) : reportEnvelope(io, family, response, session);
+    const response =
+      family === 'invoice'
+        ? await client.commissionInvoice(company, input)
+        : family === 'payroll'
+          ? await client.commissionPayroll(company, input)
+          : await client.commissionPos(company, {
+              ...input,
+              ...(count === undefined ? {} : { cantidad: count }),
+            });
+    throwIfUnreachable(
+      response,
+      company,
+      session.service.baseUrl,
+      `running the ${family} commissioning (${FAMILIES[family].op})`,
+    );
+    return family === 'pos'
+      ? reportPos(io, response, session)
+      : reportEnvelope(io, family, response, session);
   } finally {
     await session.close();
   }
@@ -84,7 +121,7 @@ async function commission(family: Family, args: ParsedArgs, io: CliIO): Promise<
 
 export const commissionCommand: Command = {
   name: 'commission',
-  summary: 'run the authority\'s commissioning test set: invoice (E8), payroll (E9) or pos (E7)',
+  summary: "run the authority's commissioning test set: invoice (E8), payroll (E9) or pos (E7)",
   usage: 'edoc-bridge commission invoice|payroll|pos [--company ALIAS] [--test-id ID] [--count N]',
   description: [
     'Asks the service to send the test set that enables the company for one document family',
@@ -101,15 +138,32 @@ export const commissionCommand: Command = {
     'edoc-bridge commission pos --count 5',
   ],
   options: {
-    company: { type: 'string', valueName: 'ALIAS', description: 'company (needed when several are configured)' },
-    'test-id': { type: 'string', valueName: 'ID', description: 'test-set id assigned by the authority' },
-    count: { type: 'string', valueName: 'N', description: 'test documents to send (pos only; the service\'s default is 1)' },
+    company: {
+      type: 'string',
+      valueName: 'ALIAS',
+      description: 'company (needed when several are configured)',
+    },
+    'test-id': {
+      type: 'string',
+      valueName: 'ID',
+      description: 'test-set id assigned by the authority',
+    },
+    count: {
+      type: 'string',
+      valueName: 'N',
+      description: "test documents to send (pos only; the service's default is 1)",
+    },
   },
   maxPositionals: 1,
   needsConfig: true,
   async run(args, io) {
     const family = args.positionals[0];
-    if (family === 'invoice' || family === 'payroll' || family === 'pos') return commission(family, args, io);
-    throw usageError(family === undefined ? 'say which test set: commission invoice, payroll or pos' : `unknown test set "${family}": use invoice, payroll or pos`);
+    if (family === 'invoice' || family === 'payroll' || family === 'pos')
+      return commission(family, args, io);
+    throw usageError(
+      family === undefined
+        ? 'say which test set: commission invoice, payroll or pos'
+        : `unknown test set "${family}": use invoice, payroll or pos`,
+    );
   },
 };

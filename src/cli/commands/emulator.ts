@@ -14,7 +14,8 @@ interface EmulatorSettings {
 }
 
 function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw usageError(`--port must be a number from 0 to 65535, got '${text}'`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535)
+    throw usageError(`--port must be a number from 0 to 65535, got '${text}'`);
   return Number(text);
 }
 
@@ -41,7 +42,8 @@ async function settings(args: ParsedArgs, io: CliIO): Promise<EmulatorSettings> 
 export const emulatorCommand: Command = {
   name: 'emulator',
   summary: 'run the local service emulator on its own',
-  usage: 'edoc-bridge emulator [--port N] [--host HOST] [--seed FILE] [--state FILE] [--config FILE]',
+  usage:
+    'edoc-bridge emulator [--port N] [--host HOST] [--seed FILE] [--state FILE] [--config FILE]',
   description: [
     'Serves the whole spec (every endpoint and alias) over HTTP until SIGINT/SIGTERM.',
     'Defaults come from the emulator section of the configuration when the file exists.',
@@ -52,14 +54,36 @@ export const emulatorCommand: Command = {
     'edoc-bridge emulator --port 0 --seed config/emulator-seed.json --state state/emulator.json',
   ],
   options: {
-    port: { type: 'string', short: 'p', valueName: 'N', description: 'port to listen on; 0 picks a free one' },
-    host: { type: 'string', valueName: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
-    seed: { type: 'string', valueName: 'FILE', description: 'seed file (companies, ranges, faults)' },
-    state: { type: 'string', valueName: 'FILE', description: 'persist the emulator state in this file' },
+    port: {
+      type: 'string',
+      short: 'p',
+      valueName: 'N',
+      description: 'port to listen on; 0 picks a free one',
+    },
+    host: {
+      type: 'string',
+      valueName: 'HOST',
+      description: 'address to listen on (default 127.0.0.1)',
+    },
+    seed: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'seed file (companies, ranges, faults)',
+    },
+    state: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'persist the emulator state in this file',
+    },
   },
   async run(args, io) {
     const options = await settings(args, io);
-    const emulator = await startEmulator({ host: options.host, port: options.port, seed: options.seed, stateFile: options.state });
+    const emulator = await startEmulator({
+      host: options.host,
+      port: options.port,
+      seed: options.seed,
+      stateFile: options.state,
+    });
     io.out(`edoc-bridge emulator listening on ${emulator.url}`);
     io.out('This is the local emulator: nothing is sent to the tax authority.');
     await new Promise<void>((done) => {

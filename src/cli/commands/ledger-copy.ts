@@ -26,7 +26,9 @@ function progressPrinter(io: CliIO): { update: (p: CopyProgress) => void; clear:
   let next = Date.now() + every;
   let drawn = false;
   // an empty status line: the bar erased, and what is printed next takes its place
-  const clear = (): void => { if (drawn) io.progress(''); };
+  const clear = (): void => {
+    if (drawn) io.progress('');
+  };
   const update = (p: CopyProgress): void => {
     const now = Date.now();
     if (now < next) return;
@@ -42,18 +44,23 @@ function progressPrinter(io: CliIO): { update: (p: CopyProgress) => void; clear:
 }
 
 function printSummary(io: CliIO, report: CopyReport): void {
-  io.out(`Copied the SQLite ledger ${report.from} (schema version ${report.sqliteVersion}) into the PostgreSQL ledger ${report.to}`
-    + (report.pgSchema.from === report.pgSchema.to
-      ? ` (schema version ${report.pgSchema.to}):`
-      : ` (schema migrated from version ${report.pgSchema.from} to ${report.pgSchema.to}):`));
+  io.out(
+    `Copied the SQLite ledger ${report.from} (schema version ${report.sqliteVersion}) into the PostgreSQL ledger ${report.to}` +
+      (report.pgSchema.from === report.pgSchema.to
+        ? ` (schema version ${report.pgSchema.to}):`
+        : ` (schema migrated from version ${report.pgSchema.from} to ${report.pgSchema.to}):`),
+  );
   for (const line of renderTable(report.tables, [
     { header: 'table', value: (t) => t.name },
     { header: 'rows', value: (t) => count(t.rows), align: 'right' },
     { header: 'checksum', value: (t) => t.checksum.slice(0, 16) },
-  ])) io.out(`  ${line}`);
+  ]))
+    io.out(`  ${line}`);
   const rate = report.seconds > 0 ? Math.round(report.rows / report.seconds) : report.rows;
-  io.out(`${report.tables.length} tables, ${count(report.rows)} rows in ${report.seconds.toFixed(1)} s (${count(rate)} rows/s); `
-    + 'every table\'s row count and checksum agree on both sides.');
+  io.out(
+    `${report.tables.length} tables, ${count(report.rows)} rows in ${report.seconds.toFixed(1)} s (${count(rate)} rows/s); ` +
+      "every table's row count and checksum agree on both sides.",
+  );
 }
 
 export async function runLedgerCopy(args: ParsedArgs, io: CliIO): Promise<number> {
@@ -64,16 +71,29 @@ export async function runLedgerCopy(args: ParsedArgs, io: CliIO): Promise<number
     const config = await io.config();
     from ??= config.paths.state;
     to ??= config.ledger.url;
-    if (to === undefined) throw usageError('where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration');
+    if (to === undefined)
+      throw usageError(
+        'where to? give --to postgres://USER@HOST:PORT/DATABASE, or set ledger.url in the configuration',
+      );
   }
   const progress = progressPrinter(io);
   let report: CopyReport;
   try {
-    report = await copyLedger({ from, to, env: io.env, forceSnapshot: args.flag('force-snapshot'), onProgress: progress.update });
+    report = await copyLedger({
+      from,
+      to,
+      env: io.env,
+      forceSnapshot: args.flag('force-snapshot'),
+      onProgress: progress.update,
+    });
   } catch (err) {
     progress.clear();
     // the URL's checks speak of ledger.url; given on the command line, it is --to (the URL itself is never quoted)
-    if (args.string('to') !== undefined && isEdocError(err, 'EDOC_CONFIG_INVALID') && err.context.path === 'ledger.url') {
+    if (
+      args.string('to') !== undefined &&
+      isEdocError(err, 'EDOC_CONFIG_INVALID') &&
+      err.context.path === 'ledger.url'
+    ) {
       throw usageError(err.message.replace(/^ledger\.url/, '--to'));
     }
     throw err;
@@ -81,8 +101,10 @@ export async function runLedgerCopy(args: ParsedArgs, io: CliIO): Promise<number
   progress.clear();
   if (report.runningDaemon !== undefined) {
     const d = report.runningDaemon;
-    io.err(`note: this is a snapshot of the ledger of a running edoc-bridge (pid ${d.pid}, started ${d.startedAt}): what it does from now on `
-      + 'is not in the copy; stop it and copy again (into an empty database) before the cluster takes over.');
+    io.err(
+      `note: this is a snapshot of the ledger of a running edoc-bridge (pid ${d.pid}, started ${d.startedAt}): what it does from now on ` +
+        'is not in the copy; stop it and copy again (into an empty database) before the cluster takes over.',
+    );
   }
   printSummary(io, report);
   return EXIT_OK;

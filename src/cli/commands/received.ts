@@ -3,7 +3,12 @@ import { lockHolder } from '../../ledger/lock.js';
 import { openLedger } from '../../ledger/open.js';
 import { colombiaToday, isDate } from '../../policy/dates.js';
 import { ReceivedPuller, type PageProgress, type PullResult } from '../../received/puller.js';
-import { formatWindow, monthSlices, scheduledWindow, type DateWindow } from '../../received/window.js';
+import {
+  formatWindow,
+  monthSlices,
+  scheduledWindow,
+  type DateWindow,
+} from '../../received/window.js';
 import { ServiceClient } from '../../service/client.js';
 import { resolveServiceUrl } from '../../daemon/embedded.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
@@ -16,7 +21,9 @@ function pickCompanies(config: Readonly<Config>, alias: string | undefined): Com
   if (alias === undefined) return [...config.companies];
   const company = config.companies.find((c) => c.alias === alias);
   if (company === undefined) {
-    throw usageError(`--company '${alias}' is not configured; configured: ${config.companies.map((c) => c.alias).join(', ')}`);
+    throw usageError(
+      `--company '${alias}' is not configured; configured: ${config.companies.map((c) => c.alias).join(', ')}`,
+    );
   }
   return [company];
 }
@@ -27,8 +34,12 @@ function explicitWindow(args: ParsedArgs, today: string): DateWindow | undefined
   const to = args.string('to');
   if (from === undefined && to === undefined) return undefined;
   if (from === undefined) throw usageError('--to needs --from');
-  for (const [name, value] of [['--from', from], ['--to', to]] as const) {
-    if (value !== undefined && !isDate(value)) throw usageError(`${name} must be a date as yyyy-MM-dd, got '${value}'`);
+  for (const [name, value] of [
+    ['--from', from],
+    ['--to', to],
+  ] as const) {
+    if (value !== undefined && !isDate(value))
+      throw usageError(`${name} must be a date as yyyy-MM-dd, got '${value}'`);
   }
   const window = { from, to: to ?? today };
   if (window.from > window.to) throw usageError(`--from ${window.from} is after --to ${window.to}`);
@@ -36,27 +47,39 @@ function explicitWindow(args: ParsedArgs, today: string): DateWindow | undefined
 }
 
 function progressLine(p: PageProgress): string {
-  const pages = p.totalPages === 0 ? 'no documents'
-    : p.recheck ? `re-check of page 1 (${counted(p.total, 'document')})` : `page ${p.page}/${p.totalPages} (${counted(p.total, 'document')})`;
+  const pages =
+    p.totalPages === 0
+      ? 'no documents'
+      : p.recheck
+        ? `re-check of page 1 (${counted(p.total, 'document')})`
+        : `page ${p.page}/${p.totalPages} (${counted(p.total, 'document')})`;
   const reread = p.pass > 1 ? `, re-read ${p.pass}` : '';
   return `${p.company} ${formatWindow(p.window)} ${pages}${reread}: ${p.newDocs} new, ${p.seenBefore} seen before`;
 }
 
 function summaryLine(r: PullResult): string {
   const state = r.complete ? 'done' : `stopped (${r.stoppedBy ?? 'incomplete'})`;
-  return `${r.company} ${formatWindow(r.window)} ${state}: ${r.newDocs} new, ${r.seenBefore} seen before, `
-    + `${counted(r.pages, 'page')}, ${counted(r.errors.length, 'error')}; cursor ${r.cursor ?? 'not set'}`;
+  return (
+    `${r.company} ${formatWindow(r.window)} ${state}: ${r.newDocs} new, ${r.seenBefore} seen before, ` +
+    `${counted(r.pages, 'page')}, ${counted(r.errors.length, 'error')}; cursor ${r.cursor ?? 'not set'}`
+  );
 }
 
 function exitCode(results: readonly PullResult[]): number {
-  if (results.some((r) => r.stoppedBy === 'unauthorized' || r.stoppedBy === 'unreachable')) return EXIT_SERVICE;
+  if (results.some((r) => r.stoppedBy === 'unauthorized' || r.stoppedBy === 'unreachable'))
+    return EXIT_SERVICE;
   if (results.some((r) => !r.complete || r.errors.length > 0)) return EXIT_NOT_ALL_SUCCEEDED;
   return EXIT_OK;
 }
 
 async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   const action = args.positionals[0];
-  if (action !== 'pull') throw usageError(action === undefined ? 'say what to do: received pull' : `unknown action '${action}'; use: received pull`);
+  if (action !== 'pull')
+    throw usageError(
+      action === undefined
+        ? 'say what to do: received pull'
+        : `unknown action '${action}'; use: received pull`,
+    );
   const config = await io.config();
   const companies = pickCompanies(config, args.string('company'));
   const today = colombiaToday();
@@ -64,14 +87,18 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   // beside a running daemon (SQLite: it holds the state folder) the pull goes through it: one rate, one writer
   const holder = config.ledger.url === undefined ? lockHolder(config.paths.state) : undefined;
   const command = holder ? holderCommand(holder.pid) : undefined;
-  if (holder && (command === undefined || command === 'run')) return pullThroughDaemon(config, io, companies, window !== undefined, holder.pid);
+  if (holder && (command === undefined || command === 'run'))
+    return pullThroughDaemon(config, io, companies, window !== undefined, holder.pid);
   const logger = await io.logger();
   const ledger = await openLedger(config, { env: io.env });
   const controller = new AbortController();
-  const stopOn = (signal: 'SIGINT' | 'SIGTERM') => io.onSignal(signal, () => {
-    io.err(`edoc-bridge received: ${signal}; stopping after the current page (the cursor stays where it was)`);
-    controller.abort();
-  });
+  const stopOn = (signal: 'SIGINT' | 'SIGTERM') =>
+    io.onSignal(signal, () => {
+      io.err(
+        `edoc-bridge received: ${signal}; stopping after the current page (the cursor stays where it was)`,
+      );
+      controller.abort();
+    });
   stopOn('SIGINT');
   stopOn('SIGTERM');
   let service: Awaited<ReturnType<typeof resolveServiceUrl>> | undefined;
@@ -79,25 +106,51 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
   try {
     service = await resolveServiceUrl(config, { logger });
     if (service.embedded) {
-      io.out('service.baseUrl is embedded: pulling from the bundled emulator, not the real service.');
-      logger.warn({ baseUrl: service.baseUrl }, 'received pull uses the embedded emulator, not the real service');
+      io.out(
+        'service.baseUrl is embedded: pulling from the bundled emulator, not the real service.',
+      );
+      logger.warn(
+        { baseUrl: service.baseUrl },
+        'received pull uses the embedded emulator, not the real service',
+      );
     }
-    client = new ServiceClient({ baseUrl: service.baseUrl, paths: config.service.paths, timeoutMs: config.service.timeoutMs });
+    client = new ServiceClient({
+      baseUrl: service.baseUrl,
+      paths: config.service.paths,
+      timeoutMs: config.service.timeoutMs,
+    });
     const puller = new ReceivedPuller({ ledger, client, config, logger, today: () => today });
     const results: PullResult[] = [];
     for (const company of companies) {
       if (controller.signal.aborted) break;
-      const w = window ?? scheduledWindow({
-        cursor: await ledger.getCursor(company.alias), lookbackDays: config.received.lookbackDays,
-        startDate: config.received.startDate, today,
-      });
+      const w =
+        window ??
+        scheduledWindow({
+          cursor: await ledger.getCursor(company.alias),
+          lookbackDays: config.received.lookbackDays,
+          startDate: config.received.startDate,
+          today,
+        });
       const months = monthSlices(w).length;
-      io.out(`${company.alias}: pulling ${formatWindow(w)} (${months} ${months === 1 ? 'month' : 'months'})`);
-      const result = await puller.pullCompany(company, w, { signal: controller.signal, onPage: (p) => io.out(progressLine(p)) });
-      for (const e of result.errors) io.err(`${company.alias}: ${e.code}${e.doc === undefined ? '' : ` ${e.doc}`}: ${e.message}`);
+      io.out(
+        `${company.alias}: pulling ${formatWindow(w)} (${months} ${months === 1 ? 'month' : 'months'})`,
+      );
+      const result = await puller.pullCompany(company, w, {
+        signal: controller.signal,
+        onPage: (p) => io.out(progressLine(p)),
+      });
+      for (const e of result.errors)
+        io.err(
+          `${company.alias}: ${e.code}${e.doc === undefined ? '' : ` ${e.doc}`}: ${e.message}`,
+        );
       if (result.stoppedBy === 'unauthorized') {
-        io.err(`${company.alias}: the service refused the API key of this company (401); fix companies[].apiKey`);
-        logger.error({ company: company.alias, code: 'EDOC_SERVICE_UNAUTHORIZED' }, 'received pull refused: the service refused the API key');
+        io.err(
+          `${company.alias}: the service refused the API key of this company (401); fix companies[].apiKey`,
+        );
+        logger.error(
+          { company: company.alias, code: 'EDOC_SERVICE_UNAUTHORIZED' },
+          'received pull refused: the service refused the API key',
+        );
       }
       io.out(summaryLine(result));
       results.push(result);
@@ -128,7 +181,11 @@ export const receivedCommand: Command = {
   ],
   options: {
     from: { type: 'string', valueName: 'DATE', description: 'first document date to pull' },
-    to: { type: 'string', valueName: 'DATE', description: 'last document date to pull (the whole day); default today' },
+    to: {
+      type: 'string',
+      valueName: 'DATE',
+      description: 'last document date to pull (the whole day); default today',
+    },
     company: { type: 'string', valueName: 'ALIAS', description: 'only this company' },
   },
   maxPositionals: 1,

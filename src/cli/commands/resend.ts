@@ -27,7 +27,8 @@ import { holderCommand } from './status.js';
 
 export const resendCommand: Command = {
   name: 'resend',
-  summary: 'take an archived input file again (after fixing a mapping, the configuration or the data\'s cause)',
+  summary:
+    "take an archived input file again (after fixing a mapping, the configuration or the data's cause)",
   usage: 'edoc-bridge resend --file NAME [--config FILE]',
   description: [
     'Copies the archived original of NAME back into its inbox folder and tells the ledger to take',
@@ -48,13 +49,18 @@ export const resendCommand: Command = {
     'edoc-bridge resend --file "outbox/invoice/archive/ventas (2).csv"',
   ],
   options: {
-    file: { type: 'string', valueName: 'NAME', description: 'input file name, or its archived copy (path or archive name)' },
+    file: {
+      type: 'string',
+      valueName: 'NAME',
+      description: 'input file name, or its archived copy (path or archive name)',
+    },
   },
   needsConfig: true,
   needsSecrets: false,
   async run(args, io) {
     const name = args.string('file');
-    if (name === undefined || name === '') throw usageError('give --file NAME (the input file name as shown in the outbox)');
+    if (name === undefined || name === '')
+      throw usageError('give --file NAME (the input file name as shown in the outbox)');
     const config = await io.config();
     const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
@@ -73,15 +79,22 @@ export const resendCommand: Command = {
       if (refusal !== undefined) return refuse(io, refusal);
       const target = path.join(inboxOf(config, file), file.name);
       if (fs.existsSync(target)) {
-        return refuse(io, `${target} is in the inbox already (dropped again and not taken yet?): nothing was copied`);
+        return refuse(
+          io,
+          `${target} is in the inbox already (dropped again and not taken yet?): nothing was copied`,
+        );
       }
       const { request, reused } = await ledger.requestResend(file.id);
       try {
         await copyIn(originalOf(file), target);
       } catch (err) {
         if (!reused) await ledger.cancelResend(request.id);
-        throw new EdocError('EDOC_RESEND_REFUSED', `Could not copy ${originalOf(file)} to ${target}: ${(err as Error).message}`,
-          { file: target }, { cause: err });
+        throw new EdocError(
+          'EDOC_RESEND_REFUSED',
+          `Could not copy ${originalOf(file)} to ${target}: ${(err as Error).message}`,
+          { file: target },
+          { cause: err },
+        );
       }
       io.out(`${originalOf(file)} copied back to ${target}`);
       io.out(describe(file, outcome));
@@ -100,20 +113,39 @@ function refuse(io: CliIO, message: string): number {
 
 /** The one archived file NAME means; a usage error listing the candidates when it means several. */
 async function pickFile(ledger: LedgerPort, name: string, absolute: string): Promise<FileRow> {
-  const all = [...new Map([...await ledger.filesMatching(name), ...await ledger.filesMatching(absolute)].map((f) => [f.id, f])).values()];
+  const all = [
+    ...new Map(
+      [...(await ledger.filesMatching(name)), ...(await ledger.filesMatching(absolute))].map(
+        (f) => [f.id, f],
+      ),
+    ).values(),
+  ];
   if (all.length === 0) {
-    throw usageError(`no input file named ${name} in the ledger (use the name as the outbox shows it, or the archived copy's path)`);
+    throw usageError(
+      `no input file named ${name} in the ledger (use the name as the outbox shows it, or the archived copy's path)`,
+    );
   }
-  const archived = all.filter((f) => (f.archivedPath !== null && f.archivedPath !== '') || submittedDone(f));
+  const archived = all.filter(
+    (f) => (f.archivedPath !== null && f.archivedPath !== '') || submittedDone(f),
+  );
   if (archived.length === 0) {
     const f = all[all.length - 1];
-    throw new EdocError('EDOC_RESEND_REFUSED', f.archivedPath === ''
-      ? `${name}: its original was gone when it should have been archived; drop a copy of it into the inbox instead`
-      : `${name} is not archived yet: it is still being worked on (state ${f.state}); see edoc-bridge status`);
+    throw new EdocError(
+      'EDOC_RESEND_REFUSED',
+      f.archivedPath === ''
+        ? `${name}: its original was gone when it should have been archived; drop a copy of it into the inbox instead`
+        : `${name} is not archived yet: it is still being worked on (state ${f.state}); see edoc-bridge status`,
+    );
   }
   if (archived.length > 1) {
-    const list = archived.map((f) => `  ${originalOf(f)}   taken ${new Date(f.startedAt).toISOString()}, ${summary(f)}`).join('\n');
-    throw usageError(`${name} matches ${archived.length} archived files:\n${list}\ngive the exact one: --file ARCHIVED-PATH`);
+    const list = archived
+      .map(
+        (f) => `  ${originalOf(f)}   taken ${new Date(f.startedAt).toISOString()}, ${summary(f)}`,
+      )
+      .join('\n');
+    throw usageError(
+      `${name} matches ${archived.length} archived files:\n${list}\ngive the exact one: --file ARCHIVED-PATH`,
+    );
   }
   return archived[0];
 }
@@ -134,15 +166,24 @@ function summary(f: FileRow): string {
 }
 
 /** Why this resend must not happen, or undefined. */
-async function refusalOf(file: FileRow, o: ContentOutcome, name: string): Promise<string | undefined> {
+async function refusalOf(
+  file: FileRow,
+  o: ContentOutcome,
+  name: string,
+): Promise<string | undefined> {
   if (o.inDoubt > 0) {
-    return `${name}: ${o.inDoubt} document(s) are in-doubt (sent, answer lost). Settle them first: edoc-bridge resolve --file ${file.name} --issued `
-      + `if the service issued them, edoc-bridge retry --file ${file.name} --in-doubt if it did not; a blind resend could issue them twice`;
+    return (
+      `${name}: ${o.inDoubt} document(s) are in-doubt (sent, answer lost). Settle them first: edoc-bridge resolve --file ${file.name} --issued ` +
+      `if the service issued them, edoc-bridge retry --file ${file.name} --in-doubt if it did not; a blind resend could issue them twice`
+    );
   }
-  if (o.inProgress > 0) return `${name}: ${o.inProgress} document(s) are still being sent; wait for the file's final result`;
+  if (o.inProgress > 0)
+    return `${name}: ${o.inProgress} document(s) are still being sent; wait for the file's final result`;
   if (o.failed > 0) {
-    return `${name}: ${o.failed} document(s) failed (gave up after retries): edoc-bridge retry --file ${file.name} sends them again `
-      + 'from the ledger; resend after that for the rejected or invalid ones';
+    return (
+      `${name}: ${o.failed} document(s) failed (gave up after retries): edoc-bridge retry --file ${file.name} sends them again ` +
+      'from the ledger; resend after that for the rejected or invalid ones'
+    );
   }
   const read = o.accepted + o.again > 0;
   if (read && o.again === 0) return `nothing to resend: every document of ${name} was accepted`;
@@ -153,23 +194,31 @@ async function refusalOf(file: FileRow, o: ContentOutcome, name: string): Promis
   } catch {
     return `the original to take again, ${archived}, is missing; put it back there, or drop a corrected file into the inbox`;
   }
-  if (copy.sha256 !== file.sha256) return `the original to take again, ${archived}, is not what was taken (its content changed); nothing was copied`;
+  if (copy.sha256 !== file.sha256)
+    return `the original to take again, ${archived}, is not what was taken (its content changed); nothing was copied`;
   return undefined;
 }
 
 function inboxOf(config: Readonly<Config>, file: FileRow): string {
   if (!config.companies.some((c) => c.alias === file.company)) {
-    throw usageError(`${file.name} belongs to company ${file.company}, which is not in the configuration`);
+    throw usageError(
+      `${file.name} belongs to company ${file.company}, which is not in the configuration`,
+    );
   }
   if (!config.kinds[file.kind].enabled) {
-    throw usageError(`${file.name} is of kind ${file.kind}, which is not enabled in the configuration`);
+    throw usageError(
+      `${file.name} is of kind ${file.kind}, which is not enabled in the configuration`,
+    );
   }
   return inboxDir(config, file.company, file.kind);
 }
 
 /** A hidden `.part` copy, flushed, then linked in under the name (never over a file that appeared meanwhile). */
 async function copyIn(source: string, target: string): Promise<void> {
-  const part = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.resend.part`);
+  const part = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.resend.part`,
+  );
   await fsp.mkdir(path.dirname(target), { recursive: true });
   await fsp.copyFile(source, part);
   try {
@@ -183,7 +232,8 @@ async function copyIn(source: string, target: string): Promise<void> {
       await fsp.link(part, target);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new Error('a file of that name appeared in the inbox meanwhile', { cause: err });
+      if (code === 'EEXIST')
+        throw new Error('a file of that name appeared in the inbox meanwhile', { cause: err });
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
       await fsp.rename(part, target);
     }
@@ -195,17 +245,22 @@ async function copyIn(source: string, target: string): Promise<void> {
 function describe(file: FileRow, o: ContentOutcome): string {
   const parts: string[] = [];
   if (o.accepted + o.again === 0 && file.error !== null) {
-    parts.push(`it was not read before (${file.error.code}); it is read again with the current mapping and configuration`);
+    parts.push(
+      `it was not read before (${file.error.code}); it is read again with the current mapping and configuration`,
+    );
   }
   if (o.again > 0) parts.push(`${o.again} rejected or invalid document(s) are sent again`);
-  if (o.accepted > 0) parts.push(`${o.accepted} accepted document(s) are reported duplicate and not sent again`);
+  if (o.accepted > 0)
+    parts.push(`${o.accepted} accepted document(s) are reported duplicate and not sent again`);
   return `${parts.join('; ')}.`;
 }
 
 function daemonNote(config: Readonly<Config>, target: string): string {
   const holder = lockHolder(config.paths.state);
   const command = holder ? holderCommand(holder.pid) : undefined;
-  if (holder && (command === undefined || command === 'run')) return `the running daemon (pid ${holder.pid}) takes it from the inbox now`;
-  if (holder) return `the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: the file waits in the inbox`;
+  if (holder && (command === undefined || command === 'run'))
+    return `the running daemon (pid ${holder.pid}) takes it from the inbox now`;
+  if (holder)
+    return `the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: the file waits in the inbox`;
   return `no daemon is running: the file waits in ${path.dirname(target)} and is taken at the daemon's next start`;
 }

@@ -17,8 +17,10 @@ import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
 
 export const resolveCommand: Command = {
   name: 'resolve',
-  summary: 'record what you found at the service for in-doubt documents: --issued (accepted) or --not-ours (number clash); nothing is sent',
-  usage: 'edoc-bridge resolve (--file NAME | --document KEY) (--issued [--number NUMBER] | --not-ours) [--note TEXT] [--config FILE]',
+  summary:
+    'record what you found at the service for in-doubt documents: --issued (accepted) or --not-ours (number clash); nothing is sent',
+  usage:
+    'edoc-bridge resolve (--file NAME | --document KEY) (--issued [--number NUMBER] | --not-ours) [--note TEXT] [--config FILE]',
   description: [
     'An in-doubt document may exist at the service, and the bridge cannot tell. Look it up at the service',
     '(its issued documents, or the DIAN portal). edoc-bridge status says why each one is in doubt:',
@@ -28,7 +30,7 @@ export const resolveCommand: Command = {
     'If the service holds THIS document, record it with --issued: it becomes accepted in the ledger,',
     'in edoc-bridge status and in its result.json (rewritten at once), with your note as its warning.',
     'A document the service numbered (no-answer) has no number of its own: give the one the service shows',
-    'with --number (e.g. DS1043); it is kept as the document\'s number, in the ledger and in result.json\'s issued.',
+    "with --number (e.g. DS1043); it is kept as the document's number, in the ledger and in result.json's issued.",
     'If the service holds ANOTHER document under a repeated number, record it with --not-ours: it becomes',
     'duplicate with the number-clash error (give it a new number and send it again).',
     'A no-answer document that was not issued is released with edoc-bridge retry --document KEY --in-doubt.',
@@ -41,12 +43,32 @@ export const resolveCommand: Command = {
     'edoc-bridge resolve --file compras-0412.json --issued',
   ],
   options: {
-    file: { type: 'string', valueName: 'NAME', description: 'every in-doubt document of this input file' },
-    document: { type: 'string', valueName: 'KEY', description: 'one document: FILE#INDEX, company/kind/INDEX or its key' },
+    file: {
+      type: 'string',
+      valueName: 'NAME',
+      description: 'every in-doubt document of this input file',
+    },
+    document: {
+      type: 'string',
+      valueName: 'KEY',
+      description: 'one document: FILE#INDEX, company/kind/INDEX or its key',
+    },
     issued: { type: 'boolean', description: 'your word that the service issued THIS document' },
-    'not-ours': { type: 'boolean', description: 'your word that the service holds ANOTHER document under its repeated number' },
-    number: { type: 'string', valueName: 'NUMBER', description: 'with --issued on one document the service numbered: the number it issued it under (DS1043)' },
-    note: { type: 'string', valueName: 'TEXT', description: 'what you found (number, who checked), kept with the document' },
+    'not-ours': {
+      type: 'boolean',
+      description: 'your word that the service holds ANOTHER document under its repeated number',
+    },
+    number: {
+      type: 'string',
+      valueName: 'NUMBER',
+      description:
+        'with --issued on one document the service numbered: the number it issued it under (DS1043)',
+    },
+    note: {
+      type: 'string',
+      valueName: 'TEXT',
+      description: 'what you found (number, who checked), kept with the document',
+    },
   },
   needsConfig: true,
   needsSecrets: false,
@@ -55,14 +77,20 @@ export const resolveCommand: Command = {
     const issued = args.flag('issued');
     const notOurs = args.flag('not-ours');
     if (issued === notOurs) {
-      throw usageError(issued
-        ? 'say one of --issued or --not-ours, not both'
-        : 'say --issued to record that the service issued it (or --not-ours for a repeated number held by another document); '
-          + 'if it did not, use edoc-bridge retry --in-doubt');
+      throw usageError(
+        issued
+          ? 'say one of --issued or --not-ours, not both'
+          : 'say --issued to record that the service issued it (or --not-ours for a repeated number held by another document); ' +
+              'if it did not, use edoc-bridge retry --in-doubt',
+      );
     }
     const number = args.string('number');
-    if (number !== undefined && !issued) throw usageError('--number goes with --issued: the number the service issued the document under');
-    if (number !== undefined && key === undefined) throw usageError('--number names the number of one document: use it with --document');
+    if (number !== undefined && !issued)
+      throw usageError(
+        '--number goes with --issued: the number the service issued the document under',
+      );
+    if (number !== undefined && key === undefined)
+      throw usageError('--number names the number of one document: use it with --document');
     const config = await io.config();
     const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
@@ -71,11 +99,18 @@ export const resolveCommand: Command = {
     }
     try {
       const note = args.string('note');
-      const result = await resolveDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, {
-        word: issued ? 'issued' : 'not-ours', by: 'cli', via: 'edoc-bridge resolve', ...(note === undefined ? {} : { note }),
-        ...(number === undefined ? {} : { number }),
-        rewrite: (fileIds) => rewriteReports(ledger, config, fileIds),
-      });
+      const result = await resolveDocuments(
+        ledger,
+        file !== undefined ? { file } : { key: key ?? '' },
+        {
+          word: issued ? 'issued' : 'not-ours',
+          by: 'cli',
+          via: 'edoc-bridge resolve',
+          ...(note === undefined ? {} : { note }),
+          ...(number === undefined ? {} : { number }),
+          rewrite: (fileIds) => rewriteReports(ledger, config, fileIds),
+        },
+      );
       if (result.ambiguous !== undefined) throw usageError(result.ambiguous);
       for (const line of result.notes) io.err(line);
       for (const line of result.done) io.out(line);

@@ -9,16 +9,17 @@ import { fileOrDocument, openShared } from '../document-match.js';
 export const retryCommand: Command = {
   name: 'retry',
   summary: 're-queue failed or in-doubt work: one input file or one document',
-  usage: 'edoc-bridge retry (--file NAME | --document KEY) [--in-doubt] [--other-company] [--config FILE]',
+  usage:
+    'edoc-bridge retry (--file NAME | --document KEY) [--in-doubt] [--other-company] [--config FILE]',
   description: [
     'Puts the documents of an input file that failed, or one document by its key, back in',
     'the queue; a running daemon is told (SIGHUP) and sends them at once, otherwise the next',
     'start of the daemon (or edoc-bridge submit of the same file) does. In-doubt documents',
     '(sent, answer lost, no own number) are released only with --in-doubt: that is the',
-    'operator\'s word that the service did not issue them. Documents in doubt for a repeated number',
+    "operator's word that the service did not issue them. Documents in doubt for a repeated number",
     '(Regla 90) are never re-queued: a resend gets the same answer; use edoc-bridge resolve.',
     'Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY)',
-    'are released only with --other-company: that is the operator\'s word that this company issues them too.',
+    "are released only with --other-company: that is the operator's word that this company issues them too.",
     'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
     'a document without its own number is named as edoc-bridge status shows it, FILE#INDEX, or as',
     'company/kind/INDEX when only one file has such a document (INDEX counts from 0).',
@@ -30,10 +31,26 @@ export const retryCommand: Command = {
     'edoc-bridge retry --file ventas-sucursal.csv --other-company',
   ],
   options: {
-    file: { type: 'string', valueName: 'NAME', description: 'input file name as shown in the outbox' },
-    document: { type: 'string', valueName: 'KEY', description: 'document key (company/kind/prefix/number, prefix/number), FILE#INDEX or company/kind/INDEX' },
-    'in-doubt': { type: 'boolean', description: 'also release in-doubt documents (you checked they were not issued)' },
-    'other-company': { type: 'boolean', description: 'release documents held because the same file was taken for another company (you checked it is meant for this one too)' },
+    file: {
+      type: 'string',
+      valueName: 'NAME',
+      description: 'input file name as shown in the outbox',
+    },
+    document: {
+      type: 'string',
+      valueName: 'KEY',
+      description:
+        'document key (company/kind/prefix/number, prefix/number), FILE#INDEX or company/kind/INDEX',
+    },
+    'in-doubt': {
+      type: 'boolean',
+      description: 'also release in-doubt documents (you checked they were not issued)',
+    },
+    'other-company': {
+      type: 'boolean',
+      description:
+        'release documents held because the same file was taken for another company (you checked it is meant for this one too)',
+    },
   },
   needsConfig: true,
   needsSecrets: false,
@@ -50,7 +67,11 @@ export const retryCommand: Command = {
     }
     let result: ActionResult;
     try {
-      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, { includeInDoubt, includeOtherCompany, by: 'cli' });
+      result = await retryDocuments(ledger, file !== undefined ? { file } : { key: key ?? '' }, {
+        includeInDoubt,
+        includeOtherCompany,
+        by: 'cli',
+      });
     } finally {
       await ledger.close();
     }
@@ -60,7 +81,9 @@ export const retryCommand: Command = {
     if (result.ids.length === 0) return EXIT_NOT_ALL_SUCCEEDED;
     if (config.ledger.url !== undefined) {
       // no process lock on PostgreSQL: whichever daemon runs this company finds them at its next look at the ledger
-      io.out('the daemon running on this PostgreSQL ledger picks them up within a minute (at once on SIGHUP)');
+      io.out(
+        'the daemon running on this PostgreSQL ledger picks them up within a minute (at once on SIGHUP)',
+      );
       return EXIT_OK;
     }
     const command = holder ? holderCommand(holder.pid) : undefined;
@@ -69,12 +92,18 @@ export const retryCommand: Command = {
         process.kill(holder.pid, 'SIGHUP');
         io.out(`the running daemon (pid ${holder.pid}) was told to pick them up`);
       } catch {
-        io.out(`the daemon (pid ${holder.pid}) could not be signalled; it picks them up within a minute`);
+        io.out(
+          `the daemon (pid ${holder.pid}) could not be signalled; it picks them up within a minute`,
+        );
       }
     } else if (holder) {
-      io.out(`the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: they are sent at the daemon's next start`);
+      io.out(
+        `the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: they are sent at the daemon's next start`,
+      );
     } else {
-      io.out('no daemon is running: they are sent at its next start (or by edoc-bridge submit of the same file)');
+      io.out(
+        'no daemon is running: they are sent at its next start (or by edoc-bridge submit of the same file)',
+      );
     }
     return EXIT_OK;
   },

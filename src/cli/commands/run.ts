@@ -20,10 +20,7 @@ export const runCommand: Command = {
     'service.baseUrl, service.paths, service.timeoutMs, paths.state and log.file apply only at the next start.',
     'With service.baseUrl: embedded, documents go to the bundled emulator, not the tax authority.',
   ].join('\n'),
-  examples: [
-    'edoc-bridge run',
-    'edoc-bridge run --config /etc/edoc-bridge/edoc-bridge.yaml',
-  ],
+  examples: ['edoc-bridge run', 'edoc-bridge run --config /etc/edoc-bridge/edoc-bridge.yaml'],
   options: {},
   needsConfig: true,
   async run(_args, io) {
@@ -35,7 +32,9 @@ export const runCommand: Command = {
     let reloadRequested = false;
     let reloading: Promise<void> = Promise.resolve();
     let stopped: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => { stopped = resolve; });
+    const done = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
 
     const stop = (signal: string) => (): void => {
       if (stopRequested !== undefined) return;
@@ -83,19 +82,26 @@ export const runCommand: Command = {
  * line and tries again (1 s … 30 s) rather than exit, which under systemd would be a restart loop.
  * Undefined when a stop was requested meanwhile.
  */
-async function startWhenWritable(config: Readonly<Config>, logger: AppLogger, stopped: () => boolean): Promise<Daemon | undefined> {
+async function startWhenWritable(
+  config: Readonly<Config>,
+  logger: AppLogger,
+  stopped: () => boolean,
+): Promise<Daemon | undefined> {
   let delayMs = 1_000;
   let waiting = false;
   for (;;) {
     try {
       const daemon = await Daemon.start(config, logger);
-      if (waiting) logger.info({ code: 'EDOC_STORAGE_FULL' }, 'storage writable again: the daemon starts');
+      if (waiting)
+        logger.info({ code: 'EDOC_STORAGE_FULL' }, 'storage writable again: the daemon starts');
       return daemon;
     } catch (err) {
       if (!isStorageFull(err)) throw err;
       if (!waiting) {
-        logger.error({ err, code: 'EDOC_STORAGE_FULL', state: config.paths.state },
-          'the disk is full: the daemon cannot start yet; it tries again by itself until there is space');
+        logger.error(
+          { err, code: 'EDOC_STORAGE_FULL', state: config.paths.state },
+          'the disk is full: the daemon cannot start yet; it tries again by itself until there is space',
+        );
       }
       waiting = true;
     }
@@ -108,16 +114,21 @@ async function startWhenWritable(config: Readonly<Config>, logger: AppLogger, st
 }
 
 /** Loads the file again and hands it to the daemon; a file that does not load leaves everything as it was. */
-async function reloadOnce(io: { configFile: string; env: NodeJS.ProcessEnv; cwd: string }, logger: AppLogger,
-  daemon: Daemon): Promise<void> {
+async function reloadOnce(
+  io: { configFile: string; env: NodeJS.ProcessEnv; cwd: string },
+  logger: AppLogger,
+  daemon: Daemon,
+): Promise<void> {
   let next: Readonly<Config>;
   try {
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
     const refusal = daemon.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
   } catch (err) {
-    logger.error({ err, code: (err as { code?: string }).code, file: io.configFile },
-      'new configuration refused; the old one stays in force');
+    logger.error(
+      { err, code: (err as { code?: string }).code, file: io.configFile },
+      'new configuration refused; the old one stays in force',
+    );
     return;
   }
   for (const secret of configSecrets(next)) logger.registerSecret(secret);

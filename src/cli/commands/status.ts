@@ -12,11 +12,21 @@ import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../command-name.js';
 import { counted, renderTable } from '../table.js';
 
-const STATES: readonly DocumentState[] = ['pending', 'sending', 'accepted', 'rejected', 'invalid', 'failed', 'duplicate', 'in-doubt'];
+const STATES: readonly DocumentState[] = [
+  'pending',
+  'sending',
+  'accepted',
+  'rejected',
+  'invalid',
+  'failed',
+  'duplicate',
+  'in-doubt',
+];
 
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'ledger summary: documents by state, files in progress, in-doubt, failed and clashing documents, last pull',
+  summary:
+    'ledger summary: documents by state, files in progress, in-doubt, failed and clashing documents, last pull',
   usage: 'edoc-bridge status [--json] [--config FILE]',
   description: [
     'Reads the ledger without taking its lock, so it works beside a running daemon.',
@@ -37,7 +47,12 @@ export const statusCommand: Command = {
     // The lock may be held by a one-shot command (submit, received pull) rather than the daemon.
     const isDaemon = holder !== undefined && (command === undefined || command === 'run');
     const daemon = holder
-      ? { running: isDaemon, pid: holder.pid, since: holder.startedAt, ...(isDaemon ? {} : { heldBy: command }) }
+      ? {
+          running: isDaemon,
+          pid: holder.pid,
+          since: holder.startedAt,
+          ...(isDaemon ? {} : { heldBy: command }),
+        }
       : { running: false };
     let summary: StatusSummary;
     try {
@@ -49,23 +64,47 @@ export const statusCommand: Command = {
       }
     } catch (err) {
       if (!isEdocError(err, 'EDOC_LEDGER_NOT_FOUND')) throw err;
-      summary = { byCompanyKind: [], filesInProgress: [], inDoubt: [], failed: [], clashes: [], lastPulls: [] };
+      summary = {
+        byCompanyKind: [],
+        filesInProgress: [],
+        inDoubt: [],
+        failed: [],
+        clashes: [],
+        lastPulls: [],
+      };
     }
     // what the running daemon recorded of its paused companies (a 401): nothing when no daemon runs
     const paused = isDaemon && holder ? loadPauses(config.paths.state, holder.pid) : [];
     const ranges = storedRanges(config.paths.state, colombiaToday()) ?? null;
     const cluster = await readClusterStatus(config); // PostgreSQL ledger: the nodes and their leases
     if (args.flag('json')) {
-      io.out(JSON.stringify({ stateDir: config.paths.state, daemon, paused, ...summary, ranges, ...(cluster ? { cluster } : {}) }, null, 2));
+      io.out(
+        JSON.stringify(
+          {
+            stateDir: config.paths.state,
+            daemon,
+            paused,
+            ...summary,
+            ranges,
+            ...(cluster ? { cluster } : {}),
+          },
+          null,
+          2,
+        ),
+      );
       return EXIT_OK;
     }
-    const held = !holder ? 'no daemon running'
-      : isDaemon ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})`
+    const held = !holder
+      ? 'no daemon running'
+      : isDaemon
+        ? `a daemon is running (pid ${holder.pid}, since ${holder.startedAt})`
         : `no daemon running; edoc-bridge ${command} (pid ${holder.pid}) holds it since ${holder.startedAt}`;
     io.out(`State folder: ${config.paths.state} — ${held}`);
     for (const p of paused) {
-      io.out(`PAUSED: company ${p.company} since ${p.since}: the service refused its credentials (${p.code}: ${p.reason}); `
-        + `its documents wait. Fix: ${p.fix}`);
+      io.out(
+        `PAUSED: company ${p.company} since ${p.since}: the service refused its credentials (${p.code}: ${p.reason}); ` +
+          `its documents wait. Fix: ${p.fix}`,
+      );
     }
     io.out('');
     if (summary.byCompanyKind.length === 0) io.out('No documents in the ledger yet.');
@@ -73,8 +112,13 @@ export const statusCommand: Command = {
       for (const line of renderTable(summary.byCompanyKind, [
         { header: 'company', value: (r) => r.company },
         { header: 'kind', value: (r) => r.kind },
-        ...STATES.map((s) => ({ header: s, value: (r: StatusSummary['byCompanyKind'][number]) => String(r.counts[s]), align: 'right' as const })),
-      ])) io.out(line);
+        ...STATES.map((s) => ({
+          header: s,
+          value: (r: StatusSummary['byCompanyKind'][number]) => String(r.counts[s]),
+          align: 'right' as const,
+        })),
+      ]))
+        io.out(line);
     }
     if (summary.filesInProgress.length > 0) {
       io.out('');
@@ -84,17 +128,34 @@ export const statusCommand: Command = {
         { header: 'company', value: (f) => f.company },
         { header: 'kind', value: (f) => f.kind },
         { header: 'state', value: (f) => f.state },
-        { header: 'final/total', value: (f) => `${f.progress.total - f.progress.counts.pending - f.progress.counts.sending}/${f.progress.total}`, align: 'right' },
-      ])) io.out(line);
+        {
+          header: 'final/total',
+          value: (f) =>
+            `${f.progress.total - f.progress.counts.pending - f.progress.counts.sending}/${f.progress.total}`,
+          align: 'right',
+        },
+      ]))
+        io.out(line);
     }
-    attention(io.out, 'In doubt (check at the service: no-answer → edoc-bridge resolve --issued or retry --in-doubt; '
-      + 'repeated-number → edoc-bridge resolve --issued or --not-ours)', summary.inDoubt, true);
+    attention(
+      io.out,
+      'In doubt (check at the service: no-answer → edoc-bridge resolve --issued or retry --in-doubt; ' +
+        'repeated-number → edoc-bridge resolve --issued or --not-ours)',
+      summary.inDoubt,
+      true,
+    );
     attention(io.out, 'Failed (gave up; edoc-bridge retry re-queues them)', summary.failed);
-    attention(io.out, 'Number clashes (not issued: the service holds another document under the number; give it a new number)', summary.clashes);
+    attention(
+      io.out,
+      'Number clashes (not issued: the service holds another document under the number; give it a new number)',
+      summary.clashes,
+    );
     io.out('');
     if (summary.lastPulls.length === 0) io.out('Received documents: no pull yet.');
     for (const pull of summary.lastPulls) {
-      io.out(`Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`);
+      io.out(
+        `Received documents: last pull for ${pull.company} at ${new Date(pull.at).toISOString()}${pullSummary(pull.data)}`,
+      );
     }
     io.out('');
     for (const line of rangeLines(ranges ?? undefined)) io.out(line);
@@ -109,8 +170,16 @@ export const statusCommand: Command = {
 /** What the received puller recorded of its last pull (received/puller.ts), in words; '' when it recorded nothing known. */
 export function pullSummary(data: unknown): string {
   if (data === null || typeof data !== 'object') return '';
-  const d = data as { window?: unknown; pages?: unknown; new?: unknown; seenBefore?: unknown; errors?: unknown; cursor?: unknown };
-  const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const d = data as {
+    window?: unknown;
+    pages?: unknown;
+    new?: unknown;
+    seenBefore?: unknown;
+    errors?: unknown;
+    cursor?: unknown;
+  };
+  const num = (value: unknown): number | undefined =>
+    typeof value === 'number' ? value : undefined;
   const parts = [
     num(d.new) === undefined ? undefined : `${num(d.new)} new`,
     num(d.seenBefore) === undefined ? undefined : `${num(d.seenBefore)} seen before`,
@@ -122,7 +191,12 @@ export function pullSummary(data: unknown): string {
   return parts.length === 0 && window === '' ? '' : `${window}: ${parts.join(', ')}${cursor}`;
 }
 
-function attention(out: (line: string) => void, title: string, docs: readonly AttentionDocument[], why = false): void {
+function attention(
+  out: (line: string) => void,
+  title: string,
+  docs: readonly AttentionDocument[],
+  why = false,
+): void {
   if (docs.length === 0) return;
   out('');
   out(`${title}: ${docs.length}`);
@@ -132,7 +206,8 @@ function attention(out: (line: string) => void, title: string, docs: readonly At
     ...(why ? [{ header: 'why', value: (d: AttentionDocument) => d.doubt ?? '' }] : []),
     { header: 'attempts', value: (d) => String(d.attempts), align: 'right' },
     { header: 'last error', value: (d) => (d.lastError ?? '').slice(0, 120) },
-  ])) out(line);
+  ]))
+    out(line);
 }
 
 /**
@@ -142,7 +217,9 @@ function attention(out: (line: string) => void, title: string, docs: readonly At
 export function holderCommand(pid: number): string | undefined {
   let argv: string[];
   try {
-    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return undefined;
   }

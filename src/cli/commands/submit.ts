@@ -30,7 +30,7 @@ export const submitCommand: Command = {
   description: [
     'Reads, maps, validates and submits every document of FILE like the daemon does, records',
     'everything in the same ledger and writes NAME.result.json (and errors / retry files) to',
-    'the kind\'s outbox folder. The original file is left where it is. A daemon holding the',
+    "the kind's outbox folder. The original file is left where it is. A daemon holding the",
     'state folder must be stopped first (or drop the file into its inbox instead).',
     '--dry-run maps and validates only and prints the requests, like edoc-bridge validate.',
     'Run it again on the same file after an interruption or an outage: it goes on from the ledger and',
@@ -42,8 +42,17 @@ export const submitCommand: Command = {
     'edoc-bridge submit nomina.json --kind payroll --company main --dry-run',
   ],
   options: {
-    kind: { type: 'string', short: 'k', valueName: 'KIND', description: 'document kind of the file' },
-    company: { type: 'string', valueName: 'ALIAS', description: 'company (required when several are configured)' },
+    kind: {
+      type: 'string',
+      short: 'k',
+      valueName: 'KIND',
+      description: 'document kind of the file',
+    },
+    company: {
+      type: 'string',
+      valueName: 'ALIAS',
+      description: 'company (required when several are configured)',
+    },
     'dry-run': { type: 'boolean', description: 'map and validate only; send nothing' },
   },
   maxPositionals: 1,
@@ -53,7 +62,10 @@ export const submitCommand: Command = {
     if (args.flag('dry-run')) return validateCommand.run(args, io);
     const file = path.resolve(io.cwd, args.positional(0, 'FILE'));
     const kind = args.requireString('kind');
-    if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`);
+    if (!isDocumentKind(kind))
+      throw usageError(
+        `--kind ${kind} is not a document kind (one of ${DOCUMENT_KINDS.join(', ')})`,
+      );
     await checkReadable(file);
     const config = await io.config();
     const company = pickCompany(config, args.string('company'));
@@ -62,17 +74,26 @@ export const submitCommand: Command = {
     const current: { pipeline?: Pipeline } = {};
     // Handlers before the lock is taken: from then on SIGHUP (edoc-bridge retry, logrotate) must not kill a
     // submit halfway (the default action of SIGHUP is to terminate); it only wakes the sender.
-    const unsubscribe = [io.onSignal('SIGINT', () => stop.abort()), io.onSignal('SIGTERM', () => stop.abort()),
-      io.onSignal('SIGHUP', () => current.pipeline?.wake())];
+    const unsubscribe = [
+      io.onSignal('SIGINT', () => stop.abort()),
+      io.onSignal('SIGTERM', () => stop.abort()),
+      io.onSignal('SIGHUP', () => current.pipeline?.wake()),
+    ];
     const answers = new AnswerWatch();
     let pipeline: Pipeline;
     try {
       // the daemon's pipeline, sending for this company only
-      pipeline = await openPipeline(config, logger, { companies: [company.alias], signal: stop.signal,
+      pipeline = await openPipeline(config, logger, {
+        companies: [company.alias],
+        signal: stop.signal,
         watchClient: (client) => answers.watch(client),
         onStart: (service) => {
-          if (service.embedded) io.err('note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority');
-        } });
+          if (service.embedded)
+            io.err(
+              'note: service.baseUrl is embedded — documents go to the local emulator, not the tax authority',
+            );
+        },
+      });
     } catch (err) {
       for (const off of unsubscribe) off();
       throw err;
@@ -82,14 +103,18 @@ export const submitCommand: Command = {
     const name = path.basename(file);
     try {
       if (pipeline.recovered.inDoubt > 0) {
-        io.err(`${pipeline.recovered.inDoubt} document(s) left sending by a run that stopped have no own number: they are in doubt, not resent (edoc-bridge status)`);
+        io.err(
+          `${pipeline.recovered.inDoubt} document(s) left sending by a run that stopped have no own number: they are in doubt, not resent (edoc-bridge status)`,
+        );
       }
       const intake = () => pipeline.take({ path: file, kind, company: company.alias });
       let taken = await intake();
       // the daemon's rule: nothing is sent from content that changed while it was read; read it again once stable
       while (taken.outcome === 'changed' && !stop.signal.aborted) {
-        io.err(`${name}: the file changed while it was read; nothing of it was sent. `
-          + `Reading it again once it is unchanged for ${config.watch.stableMs} ms`);
+        io.err(
+          `${name}: the file changed while it was read; nothing of it was sent. ` +
+            `Reading it again once it is unchanged for ${config.watch.stableMs} ms`,
+        );
         if (!(await waitUntilStable(file, config.watch.stableMs, stop.signal))) break;
         taken = await intake();
       }
@@ -99,23 +124,33 @@ export const submitCommand: Command = {
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (!('fileId' in taken) || taken.fileId === undefined) {
-        io.err(taken.outcome === 'changed' ? `${name}: stopped while the file was still changing; nothing of it was sent`
-          : taken.outcome === 'skipped' ? `interrupted: nothing of ${name} was sent`
-            : `${name}: the file could not be read (it vanished)`);
+        io.err(
+          taken.outcome === 'changed'
+            ? `${name}: stopped while the file was still changing; nothing of it was sent`
+            : taken.outcome === 'skipped'
+              ? `interrupted: nothing of ${name} was sent`
+              : `${name}: the file could not be read (it vanished)`,
+        );
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       const fileId = taken.fileId;
       if (taken.outcome === 'resumed') {
-        io.err((await ledger.fileProgress(fileId)).final
-          ? `${name}: this file was submitted before and every document in it is final; nothing was sent again`
-          : `${name}: this file was submitted before; continuing from the ledger (nothing is sent twice)`);
+        io.err(
+          (await ledger.fileProgress(fileId)).final
+            ? `${name}: this file was submitted before and every document in it is final; nothing was sent again`
+            : `${name}: this file was submitted before; continuing from the ledger (nothing is sent twice)`,
+        );
       }
       const sender = pipeline.sender(company.alias);
       if (sender === undefined) throw new Error(`submit: no sender for company ${company.alias}`);
       const ended = await waitForFile(ledger, fileId, sender, stop.signal, (p) => {
         drawProgress(io, p);
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
-        return answers.unanswered >= config.retry.maxAttempts * Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending));
+        return (
+          answers.unanswered >=
+          config.retry.maxAttempts *
+            Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending))
+        );
       });
       if (ended === 'storage') {
         io.err(storageFull(name));
@@ -125,30 +160,44 @@ export const submitCommand: Command = {
       const report = await pipeline.report(fileId);
       const c = report.counts;
       const fileError = (await ledger.getFile(fileId))?.error;
-      io.out(fileError
-        ? `${name}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
-        : `${name}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, `
-          + `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt${pendingOf(c)} — ${report.resultPath}`);
+      io.out(
+        fileError
+          ? `${name}: ${fileError.message} [${fileError.code}] — ${report.resultPath}`
+          : `${name}: ${c.total} document(s): ${c.accepted} accepted, ${c.rejected} rejected, ${c.invalid} invalid, ` +
+              `${c.failed} failed, ${c.duplicate} duplicate, ${c.inDoubt} in doubt${pendingOf(c)} — ${report.resultPath}`,
+      );
       if (report.errorsPath) io.out(`problems: ${report.errorsPath}`);
-      const where = pipeline.service.embedded ? 'the embedded emulator' : `the service at ${config.service.baseUrl}`;
+      const where = pipeline.service.embedded
+        ? 'the embedded emulator'
+        : `the service at ${config.service.baseUrl}`;
       if (ended === 'paused') {
-        io.err(`the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`);
+        io.err(
+          `the service refused the credentials of company ${company.alias}: fix its apiKey and submit again`,
+        );
         return EXIT_SERVICE;
       }
       if (ended === 'unreachable') {
-        io.err(`${where} could not be reached (no connection on the last attempts); the documents not sent `
-          + 'stay pending: submit the same file again later, or let the daemon send them');
+        io.err(
+          `${where} could not be reached (no connection on the last attempts); the documents not sent ` +
+            'stay pending: submit the same file again later, or let the daemon send them',
+        );
         return EXIT_SERVICE;
       }
       if (ended === 'stopped') {
-        io.err(`interrupted: the documents not sent yet stay pending; submit ${name} again to go on (nothing is sent twice)`);
+        io.err(
+          `interrupted: the documents not sent yet stay pending; submit ${name} again to go on (nothing is sent twice)`,
+        );
         return EXIT_NOT_ALL_SUCCEEDED;
       }
       if (c.total > 0 && c.accepted === c.total) return EXIT_OK;
-      const trouble = c.failed > 0 && c.accepted === 0 ? await serviceTrouble(ledger, fileId) : undefined;
+      const trouble =
+        c.failed > 0 && c.accepted === 0 ? await serviceTrouble(ledger, fileId) : undefined;
       if (trouble !== undefined) {
-        io.err(trouble === 'unreachable' ? noAnswer(where, answers, name)
-          : `${where} failed to process the requests (HTTP ${trouble}) through every retry`);
+        io.err(
+          trouble === 'unreachable'
+            ? noAnswer(where, answers, name)
+            : `${where} failed to process the requests (HTTP ${trouble}) through every retry`,
+        );
         return EXIT_SERVICE;
       }
       return EXIT_NOT_ALL_SUCCEEDED;
@@ -160,19 +209,30 @@ export const submitCommand: Command = {
 };
 
 function storageFull(name: string): string {
-  return `the disk holding the ledger or the outbox is full [EDOC_STORAGE_FULL]: ${name} stopped, the documents `
-    + 'not sent yet stay pending. Free space and submit the same file again: nothing is sent twice.';
+  return (
+    `the disk holding the ledger or the outbox is full [EDOC_STORAGE_FULL]: ${name} stopped, the documents ` +
+    'not sent yet stay pending. Free space and submit the same file again: nothing is sent twice.'
+  );
 }
 
 /** The pipeline; a daemon holding the state folder's lock is a usage error (exit 2) that says what to do instead. */
-async function openPipeline(config: Readonly<Config>, logger: AppLogger, options: PipelineOptions): Promise<Pipeline> {
+async function openPipeline(
+  config: Readonly<Config>,
+  logger: AppLogger,
+  options: PipelineOptions,
+): Promise<Pipeline> {
   try {
     return await Pipeline.open(config, logger, options);
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_LOCKED')) throw err;
     const lockFile = path.join(path.resolve(config.paths.state), LOCK_FILE);
-    throw new EdocError('EDOC_LEDGER_LOCKED', `${err.message.replace(/\.$/, '')} (${lockFile}). `
-      + 'Stop the daemon first, or drop the file into its inbox instead.', err.context, { cause: err });
+    throw new EdocError(
+      'EDOC_LEDGER_LOCKED',
+      `${err.message.replace(/\.$/, '')} (${lockFile}). ` +
+        'Stop the daemon first, or drop the file into its inbox instead.',
+      err.context,
+      { cause: err },
+    );
   }
 }
 
@@ -180,8 +240,13 @@ async function openPipeline(config: Readonly<Config>, logger: AppLogger, options
  * Resolves when every document of the file is final, the company got paused by a 401, `unreachable`
  * (called with every progress, the last one included) says to give up, or the command was interrupted.
  */
-async function waitForFile(ledger: LedgerPort, fileId: number, sender: CompanySender, signal: AbortSignal,
-  unreachable: (p: FileProgress) => boolean): Promise<'final' | 'paused' | 'unreachable' | 'stopped' | 'storage'> {
+async function waitForFile(
+  ledger: LedgerPort,
+  fileId: number,
+  sender: CompanySender,
+  signal: AbortSignal,
+  unreachable: (p: FileProgress) => boolean,
+): Promise<'final' | 'paused' | 'unreachable' | 'stopped' | 'storage'> {
   for (;;) {
     const p = await ledger.fileProgress(fileId);
     const giveUp = unreachable(p);
@@ -195,8 +260,17 @@ async function waitForFile(ledger: LedgerPort, fileId: number, sender: CompanySe
   }
 }
 
-function pendingOf(c: { total: number; accepted: number; rejected: number; invalid: number; failed: number; duplicate: number; inDoubt: number }): string {
-  const pending = c.total - c.accepted - c.rejected - c.invalid - c.failed - c.duplicate - c.inDoubt;
+function pendingOf(c: {
+  total: number;
+  accepted: number;
+  rejected: number;
+  invalid: number;
+  failed: number;
+  duplicate: number;
+  inDoubt: number;
+}): string {
+  const pending =
+    c.total - c.accepted - c.rejected - c.invalid - c.failed - c.duplicate - c.inDoubt;
   return pending > 0 ? `, ${pending} not sent yet` : '';
 }
 
@@ -216,7 +290,8 @@ class AnswerWatch {
     return new Proxy(client, {
       get: (target, prop) => {
         const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== 'function' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
+        if (typeof value !== 'function' || prop === 'close')
+          return typeof value === 'function' ? value.bind(target) : value;
         return (...args: unknown[]): unknown => {
           const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
           return result instanceof Promise ? result.then((r: unknown) => this.see(r)) : result;
@@ -229,7 +304,10 @@ class AnswerWatch {
     const r = response as Partial<ServiceResponse> | undefined;
     if (r?.outcome !== undefined) {
       // a request the client refused to send (invalid, not-sent) says nothing about the service
-      const unreachable = r.httpStatus === undefined && r.outcome.kind === 'transient' && r.outcome.delivery === 'not-sent';
+      const unreachable =
+        r.httpStatus === undefined &&
+        r.outcome.kind === 'transient' &&
+        r.outcome.delivery === 'not-sent';
       this.unanswered = unreachable ? this.unanswered + 1 : 0;
       if (unreachable) this.notSent += 1;
       if (r.httpStatus === undefined && r.outcome.delivery === 'maybe-sent') {
@@ -247,8 +325,9 @@ class AnswerWatch {
  */
 function noAnswer(where: string, answers: AnswerWatch, name: string): string {
   if (answers.lost === 0) return `${where} could not be reached`;
-  const retry = `the service may have processed them: the failed documents may have been issued. Re-queue them with `
-    + `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
+  const retry =
+    `the service may have processed them: the failed documents may have been issued. Re-queue them with ` +
+    `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
   const code = answers.lostCode === undefined ? '' : ` (${answers.lostCode})`;
   return answers.notSent === 0
     ? `the connection dropped after the requests went out and no answer came back from ${where}${code}; ${retry}`
@@ -274,6 +353,9 @@ function drawProgress(io: Pick<CliIO, 'progress'>, p: FileProgress): void {
   const done = p.total - p.counts.pending - p.counts.sending;
   const width = 30;
   const filled = Math.round((done / p.total) * width);
-  io.progress(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}`
-    + `  not accepted ${done - p.counts.accepted}`, p.final);
+  io.progress(
+    `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}` +
+      `  not accepted ${done - p.counts.accepted}`,
+    p.final,
+  );
 }

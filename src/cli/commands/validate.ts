@@ -28,7 +28,8 @@ const DELIMITED = ['csv', 'xlsx', 'xls'];
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'map and validate one file; print the requests and the problems, send nothing',
-  usage: 'edoc-bridge validate FILE... --kind KIND [--mapping MAPPING.yaml] [--company ALIAS] [--config FILE]',
+  usage:
+    'edoc-bridge validate FILE... --kind KIND [--mapping MAPPING.yaml] [--company ALIAS] [--config FILE]',
   description: [
     'Turns FILE into service requests (JSON / JSONL as they are, CSV / TXT with the',
     'mapping configured for KIND) and checks them against the wire schema and the',
@@ -47,35 +48,61 @@ export const validateCommand: Command = {
     'edoc-bridge validate export.csv --kind invoice --mapping my-erp.csv.yaml',
   ],
   options: {
-    kind: { type: 'string', short: 'k', valueName: 'KIND', description: 'document kind of the file' },
-    company: { type: 'string', valueName: 'ALIAS', description: 'company whose data completes the requests (default: the first)' },
-    mapping: { type: 'string', short: 'm', valueName: 'MAPPING.yaml', description: 'a mapping file to try instead of the configured one' },
+    kind: {
+      type: 'string',
+      short: 'k',
+      valueName: 'KIND',
+      description: 'document kind of the file',
+    },
+    company: {
+      type: 'string',
+      valueName: 'ALIAS',
+      description: 'company whose data completes the requests (default: the first)',
+    },
+    mapping: {
+      type: 'string',
+      short: 'm',
+      valueName: 'MAPPING.yaml',
+      description: 'a mapping file to try instead of the configured one',
+    },
   },
   maxPositionals: 16,
   needsConfig: true,
   needsSecrets: false,
   async run(args, io) {
-    const files = args.positionals.length === 0 ? [args.positional(0, 'FILE')] : args.positionals.map((f) => path.resolve(io.cwd, f));
+    const files =
+      args.positionals.length === 0
+        ? [args.positional(0, 'FILE')]
+        : args.positionals.map((f) => path.resolve(io.cwd, f));
     const kind = args.requireString('kind');
     if (!isDocumentKind(kind)) throw usageError(`--kind ${kind} is not a document kind`);
     for (const file of files) await checkReadable(file);
     const config = await io.config();
     const alias = args.string('company');
-    const company = alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
-    if (company === undefined) throw usageError(`--company ${alias ?? ''}: no such company in the configuration`);
+    const company =
+      alias === undefined ? config.companies[0] : config.companies.find((c) => c.alias === alias);
+    if (company === undefined)
+      throw usageError(`--company ${alias ?? ''}: no such company in the configuration`);
     const given = args.string('mapping');
-    const mappingFile = given !== undefined ? path.resolve(io.cwd, given) : (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
+    const mappingFile =
+      given !== undefined
+        ? path.resolve(io.cwd, given)
+        : (config.kinds as Record<string, { mapping?: string } | undefined>)[kind]?.mapping;
     let mapping: Mapping | undefined;
     if (mappingFile !== undefined && files.some((f) => DELIMITED.includes(formatOf(f) ?? ''))) {
       try {
         mapping = await loadMapping(mappingFile);
       } catch (err) {
         // a broken mapping given on the command line is a usage error (exit 2), naming the file and key
-        if (given !== undefined && isEdocError(err) && err.code === 'EDOC_MAPPING_INVALID') throw usageError(`--mapping: ${err.message}`);
+        if (given !== undefined && isEdocError(err) && err.code === 'EDOC_MAPPING_INVALID')
+          throw usageError(`--mapping: ${err.message}`);
         throw err;
       }
     }
-    const master = mapping?.masterTables === undefined ? undefined : await masterTables(config, io.env, Object.keys(mapping.masterTables));
+    const master =
+      mapping?.masterTables === undefined
+        ? undefined
+        : await masterTables(config, io.env, Object.keys(mapping.masterTables));
     const today = colombiaToday();
     let failed = false;
     for (const file of files) {
@@ -83,27 +110,51 @@ export const validateCommand: Command = {
       const csvMapping = DELIMITED.includes(formatOf(file) ?? '') ? mapping : undefined;
       let invalid = 0;
       try {
-        const opened = await openSource(file, kind, { company: { alias: company.alias, nit: company.nit }, ...(csvMapping ? { mapping: csvMapping } : {}),
-          ...(master ? { master } : {}), maxRecordBytes: config.read.maxRecordBytes });
+        const opened = await openSource(file, kind, {
+          company: { alias: company.alias, nit: company.nit },
+          ...(csvMapping ? { mapping: csvMapping } : {}),
+          ...(master ? { master } : {}),
+          maxRecordBytes: config.read.maxRecordBytes,
+        });
         for await (const doc of opened.documents) {
           // a document the mapping routed (one export, several kinds) is checked as its own kind
           const docKind = doc.kind ?? kind;
           const problems: Problem[] = [...doc.problems];
-          if (doc.request !== undefined) problems.push(...validateDocument(docKind, doc.request, { today, issuerNit: company.nit }));
+          if (doc.request !== undefined)
+            problems.push(
+              ...validateDocument(docKind, doc.request, { today, issuerNit: company.nit }),
+            );
           const own = doc.request === undefined ? undefined : documentKey(docKind, doc.request);
           // the key as result.json, status and retry show it; a document without its own has the export's key
           // columns joined as source.erpKey, as in result.json
           const key = own === undefined ? null : formatKey(company.alias, docKind, own);
           const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
-          const source = erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
+          const source =
+            erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
           if (problems.length > 0 || doc.request === undefined) invalid += 1;
-          io.out(JSON.stringify({ ...named, index: doc.index, source, key, request: doc.request ?? null, problems: distinctProblems(problems) }));
+          io.out(
+            JSON.stringify({
+              ...named,
+              index: doc.index,
+              source,
+              key,
+              request: doc.request ?? null,
+              problems: distinctProblems(problems),
+            }),
+          );
         }
       } catch (err) {
         if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
         // the message may quote the file (an API key file given by mistake): configured keys are removed
         const secrets = secretScrubberOf(config);
-        io.out(secrets.scrub(JSON.stringify({ file, error: { code: err.code, message: err.message, ...err.context } })));
+        io.out(
+          secrets.scrub(
+            JSON.stringify({
+              file,
+              error: { code: err.code, message: err.message, ...err.context },
+            }),
+          ),
+        );
         io.err(secrets.scrub(`${err.code}: ${err.message}`));
         failed = true;
         continue;
@@ -115,7 +166,11 @@ export const validateCommand: Command = {
 };
 
 /** The newest version of each master table the mapping reads, from the ledger opened read-only; none without a ledger. */
-async function masterTables(config: Parameters<typeof openLedger>[0], env: NodeJS.ProcessEnv, names: string[]): Promise<MasterTables> {
+async function masterTables(
+  config: Parameters<typeof openLedger>[0],
+  env: NodeJS.ProcessEnv,
+  names: string[],
+): Promise<MasterTables> {
   const out: Record<string, MasterTable> = {};
   let ledger: Awaited<ReturnType<typeof openLedger>>;
   try {
@@ -127,7 +182,8 @@ async function masterTables(config: Parameters<typeof openLedger>[0], env: NodeJ
   try {
     for (const table of names) {
       const latest = await ledger.latestMasterVersion(table);
-      const data = latest === undefined ? undefined : await ledger.readMasterTable(table, latest.version);
+      const data =
+        latest === undefined ? undefined : await ledger.readMasterTable(table, latest.version);
       if (data !== undefined) out[table] = data;
     }
     return out;

@@ -16,7 +16,12 @@ function commission(state: EmulatorState, req: EmulatorRequest, which: Which): R
   const company = auth.company;
   const label = which === 'invoice' ? 'facturación electrónica' : 'nómina electrónica';
   if (company.enabled[which]) {
-    return envelopeReply(200, 200, true, `La empresa ${company.id} ya se encuentra habilitada para ${label}.`);
+    return envelopeReply(
+      200,
+      200,
+      true,
+      `La empresa ${company.id} ya se encuentra habilitada para ${label}.`,
+    );
   }
   const testId = req.url.searchParams.get('test-id');
   const set = testId === null || testId === '' ? '' : ` ${testId}`;
@@ -24,7 +29,9 @@ function commission(state: EmulatorState, req: EmulatorRequest, which: Which): R
     case 'error':
       return which === 'invoice'
         ? envelopeReply(500, 500, false, null, ['Error procesando la habilitación.'])
-        : envelopeReply(200, 500, false, 'Error procesando la habilitación.', ['Error procesando la habilitación.']);
+        : envelopeReply(200, 500, false, 'Error procesando la habilitación.', [
+            'Error procesando la habilitación.',
+          ]);
     case 'fail':
       return envelopeReply(200, 304, false, 'Proceso terminado sin habilitar.', [
         `Regla: 304, Rechazo: El set de pruebas${set} no fue aceptado por la autoridad.`,
@@ -32,7 +39,12 @@ function commission(state: EmulatorState, req: EmulatorRequest, which: Which): R
     default:
       company.enabled[which] = true;
       state.changed();
-      return envelopeReply(200, 200, true, `Set de pruebas${set} aceptado: la empresa ${company.id} quedó habilitada para ${label}.`);
+      return envelopeReply(
+        200,
+        200,
+        true,
+        `Set de pruebas${set} aceptado: la empresa ${company.id} quedó habilitada para ${label}.`,
+      );
   }
 }
 

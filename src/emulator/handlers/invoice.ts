@@ -8,7 +8,13 @@ import { e1DocumentType, invoiceRequestSchema } from '../../service/schemas/invo
 import { checkDigits } from '../../validate/check-digit.js';
 import { invoiceTotals } from '../../validate/totals.js';
 import { authenticate, unauthorizedReply } from '../auth.js';
-import { envelopeReply, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
+import {
+  envelopeReply,
+  issueMessages,
+  parseJson,
+  type EmulatorRequest,
+  type Reply,
+} from '../http.js';
 import { issueDocument } from '../issue.js';
 import { assignNumber } from '../numbering.js';
 import type { EmulatorState } from '../state.js';
@@ -38,7 +44,9 @@ export function handleInvoice(state: EmulatorState, req: EmulatorRequest): Reply
   if (number === '') {
     const assigned = assignNumber(state, company, kind, prefix === '' ? undefined : prefix);
     if (assigned === undefined) {
-      return controlledError([`No hay un rango de numeración vigente${prefix === '' ? '' : ` para el prefijo ${prefix}`} de la empresa ${company.id}.`]);
+      return controlledError([
+        `No hay un rango de numeración vigente${prefix === '' ? '' : ` para el prefijo ${prefix}`} de la empresa ${company.id}.`,
+      ]);
     }
     prefix = assigned.prefix;
     number = assigned.number;
@@ -52,7 +60,10 @@ export function handleInvoice(state: EmulatorState, req: EmulatorRequest): Reply
   const doc = issueDocument(
     state,
     {
-      company, kind, prefix, number,
+      company,
+      kind,
+      prefix,
+      number,
       totals: invoiceTotals(request),
       checkDigits: checkDigits(request),
       missingReference: kind !== 'invoice' && !hasReference,

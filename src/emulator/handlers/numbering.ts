@@ -5,14 +5,26 @@
 import { createNumberingRequestSchema } from '../../service/schemas/numbering.js';
 import { isValidDateTime } from '../../service/schemas/common.js';
 import { authenticate } from '../auth.js';
-import { envelopeReply, isRecord, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
+import {
+  envelopeReply,
+  isRecord,
+  issueMessages,
+  parseJson,
+  type EmulatorRequest,
+  type Reply,
+} from '../http.js';
 import type { RangeDocumentType } from '../seed.js';
 import type { EmulatorState, RangeState } from '../state.js';
 
 /** Authority resolution-type codes shown in the list (two or three digits; the mapping is the emulator's own). */
 const RESOLUTION_TYPE: Record<RangeDocumentType, string> = {
-  Invoice: '18', ContingencyInvoice: '03', CreditNote: '91', DebitNote: '92',
-  SupportDocument: '05', SupportAdjustmentNote: '95', Pos: '20',
+  Invoice: '18',
+  ContingencyInvoice: '03',
+  CreditNote: '91',
+  DebitNote: '92',
+  SupportDocument: '05',
+  SupportAdjustmentNote: '95',
+  Pos: '20',
 };
 
 function listed(r: RangeState): Record<string, unknown> {
@@ -31,24 +43,40 @@ function listed(r: RangeState): Record<string, unknown> {
 
 export function handleListRanges(state: EmulatorState, req: EmulatorRequest): Reply {
   const nit = req.url.searchParams.get('nit');
-  if (nit === null || nit.trim() === '') return envelopeReply(400, 400, false, null, ['El parámetro nit es obligatorio.']);
+  if (nit === null || nit.trim() === '')
+    return envelopeReply(400, 400, false, null, ['El parámetro nit es obligatorio.']);
   const auth = authenticate(state, req.headers);
   if (!auth.ok) {
-    if (auth.failure === 'unknown-company' || auth.failure === 'missing-company' || auth.failure === 'bad-company-id') {
-      return envelopeReply(404, 404, false, null, [`La empresa ${auth.companyText || '(sin x-company-id)'} no existe.`]);
+    if (
+      auth.failure === 'unknown-company' ||
+      auth.failure === 'missing-company' ||
+      auth.failure === 'bad-company-id'
+    ) {
+      return envelopeReply(404, 404, false, null, [
+        `La empresa ${auth.companyText || '(sin x-company-id)'} no existe.`,
+      ]);
     }
-    return envelopeReply(403, 403, false, null, [`La llave de acceso no corresponde a la empresa ${auth.companyText}.`]);
+    return envelopeReply(403, 403, false, null, [
+      `La llave de acceso no corresponde a la empresa ${auth.companyText}.`,
+    ]);
   }
   if (nit.trim() !== auth.company.nit) {
-    return envelopeReply(403, 403, false, null, [`El nit ${nit} no corresponde a la empresa ${auth.company.id}.`]);
+    return envelopeReply(403, 403, false, null, [
+      `El nit ${nit} no corresponde a la empresa ${auth.company.id}.`,
+    ]);
   }
   return envelopeReply(200, 200, true, state.activeRanges(auth.company).map(listed));
 }
 
 export function handleCreateRange(state: EmulatorState, req: EmulatorRequest): Reply {
   const auth = authenticate(state, req.headers);
-  if (!auth.ok && (auth.failure === 'bad-key' || (auth.failure === 'missing-key' && auth.company !== undefined))) {
-    return envelopeReply(403, 403, false, null, [`La llave de acceso no corresponde a la empresa ${auth.companyText}.`]);
+  if (
+    !auth.ok &&
+    (auth.failure === 'bad-key' || (auth.failure === 'missing-key' && auth.company !== undefined))
+  ) {
+    return envelopeReply(403, 403, false, null, [
+      `La llave de acceso no corresponde a la empresa ${auth.companyText}.`,
+    ]);
   }
   const company = auth.ok ? auth.company : undefined;
   const json = parseJson(req.text);
@@ -60,10 +88,21 @@ export function handleCreateRange(state: EmulatorState, req: EmulatorRequest): R
   if (!parsed.success) errors.push(...issueMessages(parsed.error.issues));
   // 3–4 again on raw values, so they accumulate even when another field is missing.
   const has = (m: string): boolean => errors.some((e) => e.includes(m));
-  if (typeof body.StartValue === 'number' && typeof body.EndValue === 'number' && body.StartValue > body.EndValue
-    && !has('StartValue must not')) errors.push('StartValue: StartValue must not be greater than EndValue');
-  if (typeof body.ValidFrom === 'string' && typeof body.ValidTo === 'string' && isValidDateTime(body.ValidFrom)
-    && isValidDateTime(body.ValidTo) && body.ValidFrom > body.ValidTo && !has('ValidFrom must not')) {
+  if (
+    typeof body.StartValue === 'number' &&
+    typeof body.EndValue === 'number' &&
+    body.StartValue > body.EndValue &&
+    !has('StartValue must not')
+  )
+    errors.push('StartValue: StartValue must not be greater than EndValue');
+  if (
+    typeof body.ValidFrom === 'string' &&
+    typeof body.ValidTo === 'string' &&
+    isValidDateTime(body.ValidFrom) &&
+    isValidDateTime(body.ValidTo) &&
+    body.ValidFrom > body.ValidTo &&
+    !has('ValidFrom must not')
+  ) {
     errors.push('ValidFrom: ValidFrom must not be later than ValidTo');
   }
   // 5. Nit matches; 6. company exists; 7. no duplicate Prefix + AuthorizationNumber.
@@ -73,11 +112,18 @@ export function handleCreateRange(state: EmulatorState, req: EmulatorRequest): R
     if (typeof body.Nit === 'string' && body.Nit.trim() !== '' && body.Nit.trim() !== company.nit) {
       errors.push(`Nit: el nit ${body.Nit} no corresponde a la empresa ${company.id}.`);
     }
-    if (company.ranges.some((r) => r.Prefix === body.Prefix && r.ResolutionNumber === body.AuthorizationNumber)) {
-      errors.push(`Ya existe un rango con prefijo ${String(body.Prefix)} y resolución ${String(body.AuthorizationNumber)}.`);
+    if (
+      company.ranges.some(
+        (r) => r.Prefix === body.Prefix && r.ResolutionNumber === body.AuthorizationNumber,
+      )
+    ) {
+      errors.push(
+        `Ya existe un rango con prefijo ${String(body.Prefix)} y resolución ${String(body.AuthorizationNumber)}.`,
+      );
     }
   }
-  if (errors.length > 0 || !parsed.success || company === undefined) return envelopeReply(400, 400, false, null, errors);
+  if (errors.length > 0 || !parsed.success || company === undefined)
+    return envelopeReply(400, 400, false, null, errors);
   const request = parsed.data;
   const range: RangeState = {
     DocumentType: request.DocumentType,
@@ -94,15 +140,17 @@ export function handleCreateRange(state: EmulatorState, req: EmulatorRequest): R
   };
   company.ranges.push(range);
   state.changed();
-  return envelopeReply(200, 200, true, [{
-    FromNumber: String(range.FromNumber),
-    ToNumber: String(range.ToNumber),
-    Prefix: range.Prefix,
-    ResolutionNumber: range.ResolutionNumber,
-    ResolutionDate: null,
-    ResolutionType: request.DocumentType,
-    TechnicalKey: null,
-    ValidDateFrom: range.ValidFrom,
-    ValidDateTo: range.ValidTo,
-  }]);
+  return envelopeReply(200, 200, true, [
+    {
+      FromNumber: String(range.FromNumber),
+      ToNumber: String(range.ToNumber),
+      Prefix: range.Prefix,
+      ResolutionNumber: range.ResolutionNumber,
+      ResolutionDate: null,
+      ResolutionType: request.DocumentType,
+      TechnicalKey: null,
+      ValidDateFrom: range.ValidFrom,
+      ValidDateTo: range.ValidTo,
+    },
+  ]);
 }

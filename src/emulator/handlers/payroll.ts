@@ -8,7 +8,15 @@ import { parseAmountLenient } from '../../policy/amount.js';
 import { payrollRequestSchema } from '../../service/schemas/payroll.js';
 import { authenticate } from '../auth.js';
 import { regla } from '../authority.js';
-import { envelopeReply, header, issueMessages, parseIntStrict, parseJson, type EmulatorRequest, type Reply } from '../http.js';
+import {
+  envelopeReply,
+  header,
+  issueMessages,
+  parseIntStrict,
+  parseJson,
+  type EmulatorRequest,
+  type Reply,
+} from '../http.js';
 import { issueDocument } from '../issue.js';
 import type { DocKind, EmulatorState } from '../state.js';
 import { OK_MESSAGE, REJECTED_MESSAGE } from './invoice.js';
@@ -24,8 +32,11 @@ function payrollTotals(request: Record<string, unknown>): string[] {
   const dev = amount(request.DevengadosTotal);
   const ded = amount(request.DeduccionesTotal);
   const total = amount(request.ComprobanteTotal);
-  if (dev === undefined || ded === undefined || total === undefined || dev - ded === total) return [];
-  return [regla('NIE024', 'ComprobanteTotal no corresponde a DevengadosTotal menos DeduccionesTotal.')];
+  if (dev === undefined || ded === undefined || total === undefined || dev - ded === total)
+    return [];
+  return [
+    regla('NIE024', 'ComprobanteTotal no corresponde a DevengadosTotal menos DeduccionesTotal.'),
+  ];
 }
 
 export function handlePayroll(state: EmulatorState, req: EmulatorRequest): Reply {
@@ -37,19 +48,24 @@ export function handlePayroll(state: EmulatorState, req: EmulatorRequest): Reply
       case 'missing-company':
         return badRequest(['El encabezado x-company-id es obligatorio.']);
       case 'bad-company-id':
-        return badRequest([`El encabezado x-company-id debe ser un entero: '${auth.companyText}'.`]);
+        return badRequest([
+          `El encabezado x-company-id debe ser un entero: '${auth.companyText}'.`,
+        ]);
       case 'unknown-company':
         return badRequest([`La empresa ${auth.companyText} no existe.`]);
       case 'bad-key':
         // Spec: "not shown"; the emulator answers like a missing key (documented).
-        return envelopeReply(401, 401, false, null, [`La llave de acceso no corresponde a la empresa ${auth.companyText}.`]);
+        return envelopeReply(401, 401, false, null, [
+          `La llave de acceso no corresponde a la empresa ${auth.companyText}.`,
+        ]);
     }
   }
   const company = auth.company;
   const userText = header(req.headers, 'x-user-id');
   const userId = parseIntStrict(userText);
   if (userText === undefined) return badRequest(['El encabezado x-user-id es obligatorio.']);
-  if (userId === undefined) return badRequest([`El encabezado x-user-id debe ser un entero: '${userText}'.`]);
+  if (userId === undefined)
+    return badRequest([`El encabezado x-user-id debe ser un entero: '${userText}'.`]);
   if (company.userIds.length > 0 && !company.userIds.includes(userId)) {
     return badRequest([`El usuario ${userId} no pertenece a la empresa ${company.id}.`]);
   }
@@ -59,21 +75,35 @@ export function handlePayroll(state: EmulatorState, req: EmulatorRequest): Reply
   if (!parsed.success) return badRequest(issueMessages(parsed.error.issues));
   const request = parsed.data;
 
-  const kind: DocKind = request.TipoNota === '1' ? 'payroll-adjustment' : request.TipoNota === '2' ? 'payroll-elimination' : 'payroll';
+  const kind: DocKind =
+    request.TipoNota === '1'
+      ? 'payroll-adjustment'
+      : request.TipoNota === '2'
+        ? 'payroll-elimination'
+        : 'payroll';
   const warnings: string[] = [];
   const prefix = (request.NumeroSecuenciaXML?.Prefijo ?? '').trim() || company.payrollPrefix;
   let number = (request.NumeroSecuenciaXML?.Consecutivo ?? '').trim();
   if (number === '') {
     number = String(company.payrollNext);
-    warnings.push(`Se asignó el consecutivo ${prefix}${number} de la numeración de nómina de la empresa.`);
+    warnings.push(
+      `Se asignó el consecutivo ${prefix}${number} de la numeración de nómina de la empresa.`,
+    );
   }
   const doc = issueDocument(
     state,
     { company, kind, prefix, number, checkRange: false, extra: payrollTotals(request) },
-    { ...request, NumeroSecuenciaXML: { ...request.NumeroSecuenciaXML, Prefijo: prefix, Consecutivo: number } },
+    {
+      ...request,
+      NumeroSecuenciaXML: { ...request.NumeroSecuenciaXML, Prefijo: prefix, Consecutivo: number },
+    },
   );
   if (doc.accepted) {
-    if (prefix === company.payrollPrefix && /^\d{1,15}$/.test(number) && Number(number) >= company.payrollNext) {
+    if (
+      prefix === company.payrollPrefix &&
+      /^\d{1,15}$/.test(number) &&
+      Number(number) >= company.payrollNext
+    ) {
       company.payrollNext = Number(number) + 1;
       state.changed();
     }

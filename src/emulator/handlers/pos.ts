@@ -7,15 +7,31 @@
 import { randomUUID } from 'node:crypto';
 import { parseAmountLenient } from '../../policy/amount.js';
 import { canonicalPosTipo, type PosTipo } from '../../service/endpoints.js';
-import { posDocumentContentSchema, posJsonRequestSchema, type PosDocumentContent } from '../../service/schemas/pos.js';
+import {
+  posDocumentContentSchema,
+  posJsonRequestSchema,
+  type PosDocumentContent,
+} from '../../service/schemas/pos.js';
 import { keyMatches } from '../auth.js';
 import { regla } from '../authority.js';
-import { header, issueMessages, parseIntStrict, parseJson, type EmulatorRequest, type Reply } from '../http.js';
+import {
+  header,
+  issueMessages,
+  parseIntStrict,
+  parseJson,
+  type EmulatorRequest,
+  type Reply,
+} from '../http.js';
 import { issueDocument } from '../issue.js';
 import { assignNumber } from '../numbering.js';
 import type { CompanyState, DocKind, EmulatorState } from '../state.js';
 
-export function errorRecord(status: number, error: string, message: string, details: string[] = []): Reply {
+export function errorRecord(
+  status: number,
+  error: string,
+  message: string,
+  details: string[] = [],
+): Reply {
   return { status, body: { status, error, message, details, correlationId: randomUUID() } };
 }
 
@@ -62,7 +78,9 @@ function issuePos(state: EmulatorState, input: PosIssue): Reply {
   if (input.numero === undefined) {
     const assigned = assignNumber(state, input.company, kind, input.prefijo);
     if (assigned === undefined) {
-      return badRequest([`prefijo: no hay un rango de numeración POS vigente con prefijo ${input.prefijo}`]);
+      return badRequest([
+        `prefijo: no hay un rango de numeración POS vigente con prefijo ${input.prefijo}`,
+      ]);
     }
     number = assigned.number;
     notices.push(assigned.warning);
@@ -73,11 +91,20 @@ function issuePos(state: EmulatorState, input: PosIssue): Reply {
   const doc = issueDocument(
     state,
     {
-      company: input.company, kind, prefix: input.prefijo, number,
+      company: input.company,
+      kind,
+      prefix: input.prefijo,
+      number,
       missingReference: kind !== 'pos' && affected.length === 0,
       extra: posTotals(input.content),
     },
-    { tipo: input.tipo, prefijo: input.prefijo, numeroDocumento: number, enviarCorreo: input.enviarCorreo, content: input.content },
+    {
+      tipo: input.tipo,
+      prefijo: input.prefijo,
+      numeroDocumento: number,
+      enviarCorreo: input.enviarCorreo,
+      content: input.content,
+    },
     input.enviarCorreo,
   );
   return {
@@ -85,12 +112,16 @@ function issuePos(state: EmulatorState, input: PosIssue): Reply {
     body: {
       idDocumento: doc.id,
       estado: doc.accepted ? 1 : 2,
-      descripcion: doc.accepted ? 'Documento aceptado por la autoridad.' : 'Documento rechazado por la autoridad.',
+      descripcion: doc.accepted
+        ? 'Documento aceptado por la autoridad.'
+        : 'Documento rechazado por la autoridad.',
       authorityStatus: doc.accepted ? 'true' : 'false',
       cude: doc.cufe,
       prefijo: doc.prefix,
       numeroDocumento: doc.number,
-      qr: doc.accepted ? `https://catalogo-vpfe.emulator.local/document/searchqr?documentkey=${doc.cufe}` : null,
+      qr: doc.accepted
+        ? `https://catalogo-vpfe.emulator.local/document/searchqr?documentkey=${doc.cufe}`
+        : null,
       erroresAuthority: doc.reasons,
       notificaciones: notices,
       rutaContenedor: null,
@@ -99,11 +130,15 @@ function issuePos(state: EmulatorState, input: PosIssue): Reply {
   };
 }
 
-function parseContent(text: string, field: string): { ok: true; content: PosDocumentContent } | { ok: false; details: string[] } {
+function parseContent(
+  text: string,
+  field: string,
+): { ok: true; content: PosDocumentContent } | { ok: false; details: string[] } {
   const json = parseJson(text);
   if (!json.ok) return { ok: false, details: [`${field}: no contiene JSON válido`] };
   const parsed = posDocumentContentSchema.safeParse(json.value);
-  if (!parsed.success) return { ok: false, details: issueMessages(parsed.error.issues).map((m) => `${field}.${m}`) };
+  if (!parsed.success)
+    return { ok: false, details: issueMessages(parsed.error.issues).map((m) => `${field}.${m}`) };
   return { ok: true, content: parsed.data };
 }
 
@@ -115,41 +150,58 @@ function formText(form: FormData, name: string): string | undefined {
 export async function handlePosFile(state: EmulatorState, req: EmulatorRequest): Promise<Reply> {
   const tipo = req.params.tipo;
   if (tipo === undefined) {
-    return badRequest([`tipo: '${req.params.tipoAsSent ?? ''}' no es uno de pos, nota-ajuste-credito, nota-ajuste-debito, nota-ajuste`]);
+    return badRequest([
+      `tipo: '${req.params.tipoAsSent ?? ''}' no es uno de pos, nota-ajuste-credito, nota-ajuste-debito, nota-ajuste`,
+    ]);
   }
   const form = req.form;
-  if (form === undefined) return badRequest([`file: ${req.formError ?? 'se esperaba multipart/form-data'}`]);
+  if (form === undefined)
+    return badRequest([`file: ${req.formError ?? 'se esperaba multipart/form-data'}`]);
   const details: string[] = [];
   const file = form.get('file');
   if (file === null || typeof file === 'string') details.push('file: es obligatorio');
   const companyText = formText(form, 'companyId');
   const companyId = parseIntStrict(companyText);
   if (companyText === undefined) details.push('companyId: es obligatorio');
-  else if (companyId === undefined) details.push(`companyId: debe ser un entero ('${companyText}')`);
+  else if (companyId === undefined)
+    details.push(`companyId: debe ser un entero ('${companyText}')`);
   const company = state.company(companyId);
-  if (companyId !== undefined && company === undefined) details.push(`companyId: la empresa ${companyId} no existe`);
+  if (companyId !== undefined && company === undefined)
+    details.push(`companyId: la empresa ${companyId} no existe`);
   const prefijo = formText(form, 'prefijo');
   if (prefijo === undefined) details.push('prefijo: es obligatorio');
   const numeroText = formText(form, 'numeroDocumento');
   const numero = parseIntStrict(numeroText);
-  if (numeroText !== undefined && numero === undefined) details.push(`numeroDocumento: debe ser un entero ('${numeroText}')`);
+  if (numeroText !== undefined && numero === undefined)
+    details.push(`numeroDocumento: debe ser un entero ('${numeroText}')`);
   const correo = formText(form, 'enviarCorreo');
-  if (correo !== undefined && correo !== 'true' && correo !== 'false') details.push(`enviarCorreo: debe ser true o false ('${correo}')`);
+  if (correo !== undefined && correo !== 'true' && correo !== 'false')
+    details.push(`enviarCorreo: debe ser true o false ('${correo}')`);
   const userText = header(req.headers, 'x-user-id');
-  if (userText !== undefined && parseIntStrict(userText) === undefined) details.push(`x-user-id: debe ser un entero ('${userText}')`);
+  if (userText !== undefined && parseIntStrict(userText) === undefined)
+    details.push(`x-user-id: debe ser un entero ('${userText}')`);
   let content: PosDocumentContent | undefined;
   if (file !== null && typeof file !== 'string') {
     const parsed = parseContent(await file.text(), 'file');
     if (parsed.ok) content = parsed.content;
     else details.push(...parsed.details);
   }
-  if (details.length > 0 || company === undefined || prefijo === undefined || content === undefined) return badRequest(details);
-  return issuePos(state, { company, tipo, prefijo, numero, content, enviarCorreo: correo === 'true' });
+  if (details.length > 0 || company === undefined || prefijo === undefined || content === undefined)
+    return badRequest(details);
+  return issuePos(state, {
+    company,
+    tipo,
+    prefijo,
+    numero,
+    content,
+    enviarCorreo: correo === 'true',
+  });
 }
 
 export function handlePosJson(state: EmulatorState, req: EmulatorRequest): Reply {
   const key = header(req.headers, 'x-api-key');
-  if (key === undefined) return errorRecord(401, 'Unauthorized', 'El encabezado x-api-key es obligatorio.');
+  if (key === undefined)
+    return errorRecord(401, 'Unauthorized', 'El encabezado x-api-key es obligatorio.');
   const json = parseJson(req.text);
   if (!json.ok) return badRequest([`body: ${json.message}`]);
   const parsed = posJsonRequestSchema.safeParse(json.value);
@@ -157,19 +209,28 @@ export function handlePosJson(state: EmulatorState, req: EmulatorRequest): Reply
   const body = parsed.data;
   const details: string[] = [];
   if (body.companyId === undefined) details.push('companyId: es obligatorio');
-  if (body.prefijo === undefined || body.prefijo.trim() === '') details.push('prefijo: es obligatorio');
+  if (body.prefijo === undefined || body.prefijo.trim() === '')
+    details.push('prefijo: es obligatorio');
   if (body.jsonOriginal === undefined) details.push('jsonOriginal: es obligatorio');
   if (details.length > 0) return badRequest(details);
   const company = state.company(body.companyId);
   if (!keyMatches(company, key)) {
-    return errorRecord(401, 'Unauthorized', `La llave de acceso no corresponde a la empresa ${body.companyId}.`);
+    return errorRecord(
+      401,
+      'Unauthorized',
+      `La llave de acceso no corresponde a la empresa ${body.companyId}.`,
+    );
   }
   const content = parseContent(body.jsonOriginal as string, 'jsonOriginal');
   if (!content.ok) return badRequest(content.details);
   const tipo = canonicalPosTipo(body.tipoFactura ?? 'pos') ?? 'pos';
   return issuePos(state, {
-    company: company as CompanyState, tipo, prefijo: (body.prefijo as string).trim(), numero: body.numero,
-    content: content.content, enviarCorreo: body.enviarCorreo === true,
+    company: company as CompanyState,
+    tipo,
+    prefijo: (body.prefijo as string).trim(),
+    numero: body.numero,
+    content: content.content,
+    enviarCorreo: body.enviarCorreo === true,
   });
 }
 
@@ -177,20 +238,30 @@ export function handlePosJson(state: EmulatorState, req: EmulatorRequest): Reply
 export function handlePosCommissioning(state: EmulatorState, req: EmulatorRequest): Reply {
   const companyText = req.url.searchParams.get('companyId') ?? undefined;
   const companyId = parseIntStrict(companyText);
-  if (companyText === undefined || companyText === '') return badRequest(['companyId: es obligatorio']);
-  if (companyId === undefined) return badRequest([`companyId: debe ser un entero ('${companyText}')`]);
+  if (companyText === undefined || companyText === '')
+    return badRequest(['companyId: es obligatorio']);
+  if (companyId === undefined)
+    return badRequest([`companyId: debe ser un entero ('${companyText}')`]);
   const cantidadText = req.url.searchParams.get('cantidad');
   const cantidad = cantidadText === null || cantidadText === '' ? 1 : parseIntStrict(cantidadText);
-  if (cantidad === undefined || cantidad < 1) return badRequest([`cantidad: debe ser un entero positivo ('${cantidadText}')`]);
+  if (cantidad === undefined || cantidad < 1)
+    return badRequest([`cantidad: debe ser un entero positivo ('${cantidadText}')`]);
   const company = state.company(companyId);
-  if (company === undefined) return errorRecord(404, 'Not Found', `La empresa ${companyId} no existe.`);
+  if (company === undefined)
+    return errorRecord(404, 'Not Found', `La empresa ${companyId} no existe.`);
   const setting = company.commissioning.pos;
-  if (setting === 'error') return errorRecord(500, 'Internal Server Error', 'Error procesando la habilitación POS.');
-  const aceptados = setting === 'succeed' ? cantidad : setting === 'partial' ? Math.floor(cantidad / 2) : 0;
+  if (setting === 'error')
+    return errorRecord(500, 'Internal Server Error', 'Error procesando la habilitación POS.');
+  const aceptados =
+    setting === 'succeed' ? cantidad : setting === 'partial' ? Math.floor(cantidad / 2) : 0;
   const habilitado = aceptados === cantidad;
   const detalle: string[] = [];
   for (let i = 1; i <= cantidad; i += 1) {
-    detalle.push(i <= aceptados ? `POS${i}: ACEPTADO` : `POS${i}: RECHAZADO ${regla('FAD06', 'Documento de prueba rechazado por la autoridad.')}`);
+    detalle.push(
+      i <= aceptados
+        ? `POS${i}: ACEPTADO`
+        : `POS${i}: RECHAZADO ${regla('FAD06', 'Documento de prueba rechazado por la autoridad.')}`,
+    );
   }
   if (habilitado && !company.enabled.pos) {
     company.enabled.pos = true;

@@ -12,7 +12,14 @@ import type { Problem } from '../../validate/problem.js';
 import { supportRules } from '../../validate/support-rules.js';
 import { supportTotals } from '../../validate/totals.js';
 import { authenticate, unauthorizedReply } from '../auth.js';
-import { envelopeReply, isRecord, issueMessages, parseJson, type EmulatorRequest, type Reply } from '../http.js';
+import {
+  envelopeReply,
+  isRecord,
+  issueMessages,
+  parseJson,
+  type EmulatorRequest,
+  type Reply,
+} from '../http.js';
 import { issueDocument } from '../issue.js';
 import { assignNumber, rangeContaining, rangeTypesFor } from '../numbering.js';
 import type { CompanyState, DocKind, EmulatorState, IssuedDocument, RangeState } from '../state.js';
@@ -52,7 +59,11 @@ interface Numbered {
  * message for a 400, never a document that reaches the authority.
  */
 function numberFor(
-  state: EmulatorState, company: CompanyState, kind: DocKind, request: { SeriePrefix?: string; SerieNumber?: string }, warnings: string[],
+  state: EmulatorState,
+  company: CompanyState,
+  kind: DocKind,
+  request: { SeriePrefix?: string; SerieNumber?: string },
+  warnings: string[],
 ): Numbered | string {
   const prefix = request.SeriePrefix?.trim() ?? '';
   const number = request.SerieNumber?.trim() ?? '';
@@ -72,11 +83,16 @@ function numberFor(
 
 /** A value the client did not send: absent, null or a blank string. */
 function notSent(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  return (
+    value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+  );
 }
 
 /** `sent` with every datum it lacks taken from `source`, field by field (nested objects too). */
-function fillMissing(sent: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+function fillMissing(
+  sent: Record<string, unknown>,
+  source: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...sent };
   for (const [key, value] of Object.entries(source)) {
     const own = out[key];
@@ -100,7 +116,12 @@ function completeSupplier(company: CompanyState, party: unknown): Record<string,
   const known = registered === undefined ? sent : fillMissing(sent, registered);
   const fromCompany: Record<string, unknown> = { Name: company.name };
   if (!isRecord(known.Identification)) {
-    fromCompany.Identification = { DocumentNumber: company.nit, DocumentType: '31', CountryCode: 'CO', CheckDigit: company.checkDigit };
+    fromCompany.Identification = {
+      DocumentNumber: company.nit,
+      DocumentType: '31',
+      CountryCode: 'CO',
+      CheckDigit: company.checkDigit,
+    };
   }
   return fillMissing(known, fromCompany);
 }
@@ -126,8 +147,20 @@ export function handleSupportDocument(state: EmulatorState, req: EmulatorRequest
   const supplier = completeSupplier(company, request.SupplierParty ?? request.CustomerParty);
   const doc = issueDocument(
     state,
-    { company, kind: 'support-document', prefix: numbered.prefix, number: numbered.number, range: numbered.range, checkDigits: checkDigits(request) },
-    { ...request, SupplierParty: supplier, SeriePrefix: numbered.prefix, SerieNumber: numbered.number },
+    {
+      company,
+      kind: 'support-document',
+      prefix: numbered.prefix,
+      number: numbered.number,
+      range: numbered.range,
+      checkDigits: checkDigits(request),
+    },
+    {
+      ...request,
+      SupplierParty: supplier,
+      SeriePrefix: numbered.prefix,
+      SerieNumber: numbered.number,
+    },
   );
   const id = isRecord(supplier.Identification) ? supplier.Identification.DocumentNumber : undefined;
   if (doc.accepted && typeof id === 'string') {
@@ -139,16 +172,22 @@ export function handleSupportDocument(state: EmulatorState, req: EmulatorRequest
 
 /** The accepted support document a reference points to, or the 400 message saying why not. */
 function findReference(
-  state: EmulatorState, company: CompanyState, ref: { DocumentReferred?: string; DocumentReferredCUFE?: string },
+  state: EmulatorState,
+  company: CompanyState,
+  ref: { DocumentReferred?: string; DocumentReferredCUFE?: string },
 ): IssuedDocument | string {
   const byNumber = (ref.DocumentReferred ?? '').trim();
   const byCufe = (ref.DocumentReferredCUFE ?? '').trim();
   const docs = state.documentsOf(company.id, 'support-document');
-  const matches = docs.filter((d) => (byCufe !== '' ? d.cufe === byCufe : `${d.prefix}${d.number}` === byNumber));
+  const matches = docs.filter((d) =>
+    byCufe !== '' ? d.cufe === byCufe : `${d.prefix}${d.number}` === byNumber,
+  );
   const label = byCufe !== '' ? `con CUFE ${byCufe}` : byNumber;
-  if (matches.length === 0) return `El documento referenciado ${label} no existe para la empresa ${company.id}.`;
+  if (matches.length === 0)
+    return `El documento referenciado ${label} no existe para la empresa ${company.id}.`;
   const accepted = matches.find((d) => d.accepted);
-  if (accepted === undefined) return `El documento referenciado ${label} no fue aceptado por la autoridad.`;
+  if (accepted === undefined)
+    return `El documento referenciado ${label} no fue aceptado por la autoridad.`;
   if (byCufe !== '' && byNumber !== '' && `${accepted.prefix}${accepted.number}` !== byNumber) {
     return `El CUFE ${byCufe} no corresponde al documento ${byNumber}.`;
   }
@@ -169,7 +208,9 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
   if (!begun.ok) return begun.reply;
   const { company, body } = begun;
   if (isRecord(body) && body.Currency !== undefined && body.Currency !== 'COP') {
-    return invalid([`Currency: solo se admite COP en las notas de ajuste (recibido '${String(body.Currency)}').`]);
+    return invalid([
+      `Currency: solo se admite COP en las notas de ajuste (recibido '${String(body.Currency)}').`,
+    ]);
   }
   const parsed = adjustmentNoteRequestSchema.safeParse(body);
   if (!parsed.success) return invalid(issueMessages(parsed.error.issues));
@@ -188,7 +229,10 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
   const warnings: string[] = [];
   let effective: Record<string, unknown>;
   if (request.Lines !== undefined && request.Lines.length > 0) {
-    const problems = [...supportRules(request, { today: state.today() }), ...supportTotals(request)];
+    const problems = [
+      ...supportRules(request, { today: state.today() }),
+      ...supportTotals(request),
+    ];
     if (problems.length > 0) return invalid(problemMessages(problems));
     // The note's SupplierParty follows the support document rules, rule 1 included.
     effective = { ...request, SupplierParty: completeSupplier(company, request.SupplierParty) };
@@ -212,7 +256,14 @@ export function handleAdjustmentNote(state: EmulatorState, req: EmulatorRequest)
 
   const doc = issueDocument(
     state,
-    { company, kind: 'support-adjustment', prefix: numbered.prefix, number: numbered.number, range: numbered.range, checkDigits: checkDigits(request) },
+    {
+      company,
+      kind: 'support-adjustment',
+      prefix: numbered.prefix,
+      number: numbered.number,
+      range: numbered.range,
+      checkDigits: checkDigits(request),
+    },
     {
       ...effective,
       CorrectionConceptCode: request.CorrectionConceptCode ?? '2',

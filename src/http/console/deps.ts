@@ -21,9 +21,15 @@ export interface ActionOutcome {
 
 export interface ConsoleActions {
   /** `edoc-bridge retry --document … [--in-doubt]` on these documents; the daemon picks them up at once. */
-  retry(ids: readonly number[], options: { includeInDoubt: boolean; by: string }): Promise<ActionOutcome>;
+  retry(
+    ids: readonly number[],
+    options: { includeInDoubt: boolean; by: string },
+  ): Promise<ActionOutcome>;
   /** `edoc-bridge resolve --document … --issued | --not-ours [--note]`; the reports are rewritten. */
-  resolve(ids: readonly number[], options: { word: 'issued' | 'not-ours'; note?: string; by: string }): Promise<ActionOutcome>;
+  resolve(
+    ids: readonly number[],
+    options: { word: 'issued' | 'not-ours'; note?: string; by: string },
+  ): Promise<ActionOutcome>;
 }
 
 export interface ConsoleDeps {

@@ -13,13 +13,23 @@ export class Html {
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Escaped text; control characters (which a non-UTF-8 file name decoded oddly may hold) shown as U+FFFD. */
 export function escape(text: string): string {
-  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\uFFFD')
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return (
+    text
+      .replace(/[&<>"']/g, (c) => ESCAPES[c])
+      // eslint-disable-next-line no-control-regex -- replacing control characters is the point
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\uFFFD')
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+  );
 }
 
 function render(value: Value): string {
@@ -36,14 +46,24 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 }
 
 /** A link within the console: path segments and query values percent-encoded. */
-export function href(path: string, query: Record<string, string | number | undefined> = {}): string {
-  const q = Object.entries(query).filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&');
+export function href(
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+): string {
+  const q = Object.entries(query)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
   return q === '' ? path : `${path}?${q}`;
 }
 
 export function when(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return ms === null || ms === undefined
+    ? ''
+    : new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Long input cut for a table cell (the full text is on the document's page). */
@@ -53,29 +73,71 @@ export function cut(text: string | null | undefined, max = 120): string {
 }
 
 const NAV: [string, string][] = [
-  ['/', 'Companies'], ['/files', 'Files'], ['/attention?state=failed', 'Failed'], ['/attention?state=in-doubt', 'In doubt'],
-  ['/received', 'Received'], ['/alerts', 'Alerts'],
+  ['/', 'Companies'],
+  ['/files', 'Files'],
+  ['/attention?state=failed', 'Failed'],
+  ['/attention?state=in-doubt', 'In doubt'],
+  ['/received', 'Received'],
+  ['/alerts', 'Alerts'],
 ];
 
 /** The whole page around `body`. */
-const SEARCH_BY: [string, string][] = [['any', 'any'], ['file', 'file name'], ['number', 'document number'], ['customer', 'customer id']];
+const SEARCH_BY: [string, string][] = [
+  ['any', 'any'],
+  ['file', 'file name'],
+  ['number', 'document number'],
+  ['customer', 'customer id'],
+];
 
 export function layout(title: string, body: Html, search = '', by = 'any'): string {
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · edoc-bridge</title><link rel="stylesheet" href="/console.css"></head><body>
-<header><strong>edoc-bridge</strong><nav>${NAV.map(([path, label]) => html`<a href="${path}">${label}</a>`)}</nav>
-<form class="search" method="get" action="/search"><input type="search" name="q" value="${search}" placeholder="file name, document number or customer id" aria-label="Search">
-<select name="by" aria-label="Search by">${SEARCH_BY.map(([value, label]) => (value === by
-    ? html`<option value="${value}" selected>${label}</option>` : html`<option value="${value}">${label}</option>`))}</select>
-<button type="submit">Search</button></form>
-<form method="post" action="/logout" class="logout"><button type="submit">Log out</button></form></header>
-<main><h1>${title}</h1>${body}</main></body></html>`.text}\n`;
+  return `<!doctype html>\n${
+    html`<html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · edoc-bridge</title>
+        <link rel="stylesheet" href="/console.css" />
+      </head>
+      <body>
+        <header>
+          <strong>edoc-bridge</strong>
+          <nav>${NAV.map(([path, label]) => html`<a href="${path}">${label}</a>`)}</nav>
+          <form class="search" method="get" action="/search">
+            <input
+              type="search"
+              name="q"
+              value="${search}"
+              placeholder="file name, document number or customer id"
+              aria-label="Search"
+            />
+            <select name="by" aria-label="Search by">
+              ${SEARCH_BY.map(([value, label]) =>
+                value === by
+                  ? html`<option value="${value}" selected>${label}</option>`
+                  : html`<option value="${value}">${label}</option>`,
+              )}
+            </select>
+            <button type="submit">Search</button>
+          </form>
+          <form method="post" action="/logout" class="logout">
+            <button type="submit">Log out</button>
+          </form>
+        </header>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.text
+  }\n`;
 }
 
 /** The logout form needs the session's CSRF token: layout() leaves a marker the route fills in. */
 export function withCsrf(page: string, csrf: string): string {
-  return page.replace('<form method="post" action="/logout" class="logout">',
-    `<form method="post" action="/logout" class="logout"><input type="hidden" name="_csrf" value="${escape(csrf)}">`);
+  return page.replace(
+    '<form method="post" action="/logout" class="logout">',
+    `<form method="post" action="/logout" class="logout"><input type="hidden" name="_csrf" value="${escape(csrf)}">`,
+  );
 }
 
 export function stateBadge(state: string): Html {

@@ -29,8 +29,11 @@ function downloadName(name: string): string {
 
 export async function sendPdf(res: ServerResponse, file: string, name: string): Promise<void> {
   const size = (await stat(file)).size;
-  res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': size,
-    'Content-Disposition': `attachment; filename="${downloadName(name)}"` });
+  res.writeHead(200, {
+    'Content-Type': 'application/pdf',
+    'Content-Length': size,
+    'Content-Disposition': `attachment; filename="${downloadName(name)}"`,
+  });
   await new Promise<void>((resolve, reject) => {
     const stream = createReadStream(file);
     stream.on('error', reject);

@@ -10,7 +10,14 @@ import type { ConsoleDeps } from './deps.js';
 import { layout, withCsrf, type Html } from './html.js';
 import { Notices } from './notices.js';
 import { documentPage, type Notice } from './page-document.js';
-import { attentionPage, filePage, FILE_STATES, filesPage, searchPage, type SearchResults } from './pages-documents.js';
+import {
+  attentionPage,
+  filePage,
+  FILE_STATES,
+  filesPage,
+  searchPage,
+  type SearchResults,
+} from './pages-documents.js';
 import { alertsTable, companiesPage, receivedPage } from './pages-overview.js';
 import { confinedFile, sendPdf } from './received-pdf.js';
 import { CONSOLE_CSS } from './style.js';
@@ -30,7 +37,11 @@ function cursor(r: RouteRequest, name: string): number | undefined {
 }
 
 function notFound(r: RouteRequest, what: string): void {
-  sendError(r.req, r.res, { status: 404, error: 'not-found', message: `There is no such ${what}.` });
+  sendError(r.req, r.res, {
+    status: 404,
+    error: 'not-found',
+    message: `There is no such ${what}.`,
+  });
 }
 
 export function consoleRoutes(deps: ConsoleDeps): Route[] {
@@ -40,9 +51,18 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const afterAction = (r: RouteRequest, id: number, notice: Notice): void => {
     redirect(r.res, `/documents/${id}?notice=${notices.put(notice)}`);
   };
-  const get = (path: string | RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({ method: 'GET', path, access: 'token', handle });
-  const post = (path: RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({ method: 'POST', path, access: 'token', handle });
-  const documentId = (r: RouteRequest): number | undefined => (/^\d{1,15}$/.test(r.params.id ?? '') ? Number(r.params.id) : undefined);
+  const get = (
+    path: string | RegExp,
+    handle: (r: RouteRequest) => Promise<void> | void,
+  ): Route => ({ method: 'GET', path, access: 'token', handle });
+  const post = (path: RegExp, handle: (r: RouteRequest) => Promise<void> | void): Route => ({
+    method: 'POST',
+    path,
+    access: 'token',
+    handle,
+  });
+  const documentId = (r: RouteRequest): number | undefined =>
+    /^\d{1,15}$/.test(r.params.id ?? '') ? Number(r.params.id) : undefined;
 
   const showDocument = async (r: RouteRequest, id: number, notice?: Notice): Promise<void> => {
     const h = await q.history(id);
@@ -50,43 +70,86 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       notFound(r, 'document');
       return;
     }
-    show(r, `Document ${h.document.key ?? `${h.document.file}#${h.document.index}`}`, documentPage(h, r.csrf, notice));
+    show(
+      r,
+      `Document ${h.document.key ?? `${h.document.file}#${h.document.index}`}`,
+      documentPage(h, r.csrf, notice),
+    );
   };
 
   return [
     // browsers ask for it on every page, the login form's too: nothing, and no error line in their console
-    { method: 'GET', path: '/favicon.ico', access: 'public', handle: ({ res }) => { res.writeHead(204, { 'Cache-Control': 'max-age=86400' }); res.end(); } },
+    {
+      method: 'GET',
+      path: '/favicon.ico',
+      access: 'public',
+      handle: ({ res }) => {
+        res.writeHead(204, { 'Cache-Control': 'max-age=86400' });
+        res.end();
+      },
+    },
     get('/console.css', (r) => {
-      r.res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'private, max-age=300' });
+      r.res.writeHead(200, {
+        'Content-Type': 'text/css; charset=utf-8',
+        'Cache-Control': 'private, max-age=300',
+      });
       r.res.end(CONSOLE_CSS);
     }),
-    get('/', async (r) => show(r, 'Companies', companiesPage({ companies: deps.companies(), counts: await q.countsByCompany(),
-      ranges: deps.ranges?.(), alerts: deps.alerts?.recent(5) }))),
+    get('/', async (r) =>
+      show(
+        r,
+        'Companies',
+        companiesPage({
+          companies: deps.companies(),
+          counts: await q.countsByCompany(),
+          ranges: deps.ranges?.(),
+          alerts: deps.alerts?.recent(5),
+        }),
+      ),
+    ),
     get('/alerts', (r) => show(r, 'Last alerts', alertsTable(deps.alerts?.recent(ALERTS_SHOWN)))),
     get('/files', async (r) => {
       const text = r.url.searchParams.get('state') ?? '';
       const state = FILE_STATES.includes(text as FileState) ? (text as FileState) : undefined;
-      const page = await q.listFiles({ ...(state === undefined ? {} : { state }), before: cursor(r, 'before'), limit: CONSOLE_PAGE });
-      show(r, state === undefined ? 'Files' : `Files ${state}`, filesPage(state, page.rows, page.next));
+      const page = await q.listFiles({
+        ...(state === undefined ? {} : { state }),
+        before: cursor(r, 'before'),
+        limit: CONSOLE_PAGE,
+      });
+      show(
+        r,
+        state === undefined ? 'Files' : `Files ${state}`,
+        filesPage(state, page.rows, page.next),
+      );
     }),
     get(/^\/files\/(?<id>[^/]+)$/, async (r) => {
-      const file = /^\d{1,15}$/.test(r.params.id ?? '') ? await q.file(Number(r.params.id)) : undefined;
+      const file = /^\d{1,15}$/.test(r.params.id ?? '')
+        ? await q.file(Number(r.params.id))
+        : undefined;
       if (file === undefined) {
         notFound(r, 'file');
         return;
       }
-      const page = await q.fileDocuments(file.id, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
+      const page = await q.fileDocuments(file.id, {
+        after: cursor(r, 'after'),
+        limit: CONSOLE_PAGE,
+      });
       show(r, `File ${file.name}`, filePage(file, page.rows, page.next));
     }),
     get('/attention', async (r) => {
       const state = r.url.searchParams.get('state') === 'in-doubt' ? 'in-doubt' : 'failed';
       const page = await q.attention(state, { after: cursor(r, 'after'), limit: CONSOLE_PAGE });
-      show(r, state === 'failed' ? 'Failed documents' : 'In-doubt documents', attentionPage(state, page.rows, page.next));
+      show(
+        r,
+        state === 'failed' ? 'Failed documents' : 'In-doubt documents',
+        attentionPage(state, page.rows, page.next),
+      );
     }),
     get('/search', async (r) => {
       const text = (r.url.searchParams.get('q') ?? '').trim().slice(0, 200);
       const byText = r.url.searchParams.get('by');
-      const by: SearchResults['by'] = byText === 'file' || byText === 'number' || byText === 'customer' ? byText : 'any';
+      const by: SearchResults['by'] =
+        byText === 'file' || byText === 'number' || byText === 'customer' ? byText : 'any';
       const results: SearchResults = { q: text, by, files: [], documents: [] };
       if (text !== '') {
         if (by === 'any' || by === 'file') results.files = await q.findFiles(text, CONSOLE_PAGE);
@@ -110,18 +173,29 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         notFound(r, 'document');
         return;
       }
-      const outcome = await deps.actions.retry([id], { includeInDoubt: r.form.get('in-doubt') === '1', by: r.principal?.name ?? 'console' });
+      const outcome = await deps.actions.retry([id], {
+        includeInDoubt: r.form.get('in-doubt') === '1',
+        by: r.principal?.name ?? 'console',
+      });
       afterAction(r, id, outcome);
     }),
     post(/^\/documents\/(?<id>[^/]+)\/resolve$/, async (r) => {
       const id = documentId(r);
       const word = r.form.get('word');
       if (id === undefined || (word !== 'issued' && word !== 'not-ours')) {
-        sendError(r.req, r.res, { status: 400, error: 'bad-request', message: 'Say which document and word: issued or not-ours.' });
+        sendError(r.req, r.res, {
+          status: 400,
+          error: 'bad-request',
+          message: 'Say which document and word: issued or not-ours.',
+        });
         return;
       }
       const note = (r.form.get('note') ?? '').trim().slice(0, 500);
-      const outcome = await deps.actions.resolve([id], { word, by: r.principal?.name ?? 'console', ...(note === '' ? {} : { note }) });
+      const outcome = await deps.actions.resolve([id], {
+        word,
+        by: r.principal?.name ?? 'console',
+        ...(note === '' ? {} : { note }),
+      });
       afterAction(r, id, outcome);
     }),
     get('/received', async (r) => {
@@ -129,7 +203,13 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       const asked = r.url.searchParams.get('company');
       const company = asked !== null && companies.includes(asked) ? asked : companies[0];
       const before = r.url.searchParams.get('before') ?? undefined;
-      const page = company === undefined ? { rows: [] } : await q.received(company, { ...(before === undefined ? {} : { before }), limit: CONSOLE_PAGE });
+      const page =
+        company === undefined
+          ? { rows: [] }
+          : await q.received(company, {
+              ...(before === undefined ? {} : { before }),
+              limit: CONSOLE_PAGE,
+            });
       show(r, 'Received documents', receivedPage(companies, company, page.rows, page.next));
     }),
     get(/^\/received\/(?<company>[^/]+)\/(?<id>[^/]+)\/pdf$/, async (r) => {
@@ -141,7 +221,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       }
       const row = await q.receivedOne(company, r.params.id ?? '');
       const pdf = row?.files.find((f) => f.toLowerCase().endsWith('.pdf'));
-      const file = pdf === undefined ? undefined : await confinedFile(deps.receivedDir(company), pdf);
+      const file =
+        pdf === undefined ? undefined : await confinedFile(deps.receivedDir(company), pdf);
       if (file === undefined || pdf === undefined) {
         notFound(r, 'received PDF');
         return;

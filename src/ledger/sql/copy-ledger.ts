@@ -76,10 +76,17 @@ const LOCK_NOT_AVAILABLE = '55P03';
 export async function copyLedger(options: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
   const program = options.program ?? 'edoc-bridge';
-  const limits: BatchLimits = { rows: options.batchRows ?? 1000, bytes: options.batchBytes ?? 4 * 1024 * 1024 };
+  const limits: BatchLimits = {
+    rows: options.batchRows ?? 1000,
+    bytes: options.batchBytes ?? 4 * 1024 * 1024,
+  };
   const source = openCopySource(options.from, options.forceSnapshot === true);
   try {
-    const db = openPostgresExecutor(options.to, { env: options.env, maxConnections: 1, applicationName: `${program} ledger copy` });
+    const db = openPostgresExecutor(options.to, {
+      env: options.env,
+      maxConnections: 1,
+      applicationName: `${program} ledger copy`,
+    });
     try {
       const pgSchema = await migratePostgres(db, program);
       const tables = await db.transaction(async (tx) => {
@@ -89,10 +96,18 @@ export async function copyLedger(options: CopyOptions): Promise<CopyReport> {
       });
       const seconds = (performance.now() - started) / 1000;
       // fresh statistics for the planner before the first node queries a million new rows; not needed for correctness
-      await db.exec(`ANALYZE ${tables.map((t) => quoteName(t.name)).join(', ')}`).catch(() => undefined);
+      await db
+        .exec(`ANALYZE ${tables.map((t) => quoteName(t.name)).join(', ')}`)
+        .catch(() => undefined);
       return {
-        from: source.file, to: db.display, sqliteVersion: source.version, pgSchema, tables,
-        rows: tables.reduce((n, t) => n + t.rows, 0), seconds, runningDaemon: source.runningDaemon,
+        from: source.file,
+        to: db.display,
+        sqliteVersion: source.version,
+        pgSchema,
+        tables,
+        rows: tables.reduce((n, t) => n + t.rows, 0),
+        seconds,
+        runningDaemon: source.runningDaemon,
       };
     } finally {
       await db.close();
@@ -103,31 +118,50 @@ export async function copyLedger(options: CopyOptions): Promise<CopyReport> {
 }
 
 /** Locks the ledger's tables against other writers for the transaction and refuses rows already there. */
-async function lockEmptyTarget(tx: SqlExecutor, plan: readonly CopyTable[], display: string, lockTimeoutMs: number): Promise<void> {
+async function lockEmptyTarget(
+  tx: SqlExecutor,
+  plan: readonly CopyTable[],
+  display: string,
+  lockTimeoutMs: number,
+): Promise<void> {
   await tx.exec(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
   try {
     // SHARE ROW EXCLUSIVE: conflicts with every writer and with itself, so a second copy waits here and then finds rows
     // the cluster's nodes too (when a node ever ran here): no node registers, starts or beats until the copy ended
-    const cluster = (await tx.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t"))?.t != null;
-    await tx.exec(`LOCK TABLE ${[...plan.map((t) => quoteName(t.name)), ...(cluster ? ['nodes'] : [])].join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+    const cluster =
+      (await tx.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t"))?.t != null;
+    await tx.exec(
+      `LOCK TABLE ${[...plan.map((t) => quoteName(t.name)), ...(cluster ? ['nodes'] : [])].join(', ')} IN SHARE ROW EXCLUSIVE MODE`,
+    );
     if (cluster) await refuseLiveNodes(tx, display);
   } catch (err) {
     if ((err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err;
-    throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `Another session holds the tables of the PostgreSQL ledger ${display} `
-      + `(a node running on it, or another copy) for longer than ${lockTimeoutMs} ms: stop it and copy into an empty ledger`, { server: display });
+    throw new EdocError(
+      'EDOC_LEDGER_COPY_REFUSED',
+      `Another session holds the tables of the PostgreSQL ledger ${display} ` +
+        `(a node running on it, or another copy) for longer than ${lockTimeoutMs} ms: stop it and copy into an empty ledger`,
+      { server: display },
+    );
   }
   const held = new Map<string, number>();
   for (const table of plan) {
-    const n = (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}`))?.n ?? 0;
+    const n =
+      (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}`))?.n ?? 0;
     if (n > 0) held.set(table.name, n);
   }
   if (held.size > 0) {
     // what an operator recognises first: files and documents, then the rest
     const named = ['files', 'documents'].filter((t) => held.has(t));
     const rest = [...held.keys()].filter((t) => !named.includes(t));
-    const counts = [...named, ...rest].map((t) => `${held.get(t)} ${t === 'files' || t === 'documents' ? t : `${t} rows`}`);
-    throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `The PostgreSQL ledger ${display} is not empty: it holds ${counts.join(', ')}. `
-      + 'ledger copy only fills an empty ledger, it never merges two: copy into a new database', { server: display, held: Object.fromEntries(held) });
+    const counts = [...named, ...rest].map(
+      (t) => `${held.get(t)} ${t === 'files' || t === 'documents' ? t : `${t} rows`}`,
+    );
+    throw new EdocError(
+      'EDOC_LEDGER_COPY_REFUSED',
+      `The PostgreSQL ledger ${display} is not empty: it holds ${counts.join(', ')}. ` +
+        'ledger copy only fills an empty ledger, it never merges two: copy into a new database',
+      { server: display, held: Object.fromEntries(held) },
+    );
   }
 }
 
@@ -137,20 +171,40 @@ async function lockEmptyTarget(tx: SqlExecutor, plan: readonly CopyTable[], disp
  * A node killed without a stop counts for two minutes after its last heartbeat (longer than any lease).
  */
 async function refuseLiveNodes(tx: SqlExecutor, display: string): Promise<void> {
-  const live = (await tx.all<{ name: string }>(`SELECT name FROM nodes WHERE stopped_at IS NULL
-    AND heartbeat_at > now() - interval '2 minutes' ORDER BY name`)).map((r) => r.name);
+  const live = (
+    await tx.all<{ name: string }>(`SELECT name FROM nodes WHERE stopped_at IS NULL
+    AND heartbeat_at > now() - interval '2 minutes' ORDER BY name`)
+  ).map((r) => r.name);
   if (live.length === 0) return;
-  throw new EdocError('EDOC_LEDGER_COPY_REFUSED', `Cluster nodes run on the PostgreSQL ledger ${display} (${live.slice(0, 5).join(', ')}`
-    + `${live.length > 5 ? ', …' : ''}): stop them first (a node stopped without SIGTERM counts for 2 minutes after its last heartbeat); `
-    + 'ledger copy only fills a ledger no node uses', { server: display, nodes: live.length });
+  throw new EdocError(
+    'EDOC_LEDGER_COPY_REFUSED',
+    `Cluster nodes run on the PostgreSQL ledger ${display} (${live.slice(0, 5).join(', ')}` +
+      `${live.length > 5 ? ', …' : ''}): stop them first (a node stopped without SIGTERM counts for 2 minutes after its last heartbeat); ` +
+      'ledger copy only fills a ledger no node uses',
+    { server: display, nodes: live.length },
+  );
 }
 
-async function copyAndVerify(sqlite: Database.Database, tx: SqlExecutor, plan: readonly CopyTable[], limits: BatchLimits,
-  onProgress: CopyOptions['onProgress']): Promise<TableCopy[]> {
-  const counts = plan.map((t) => Number(sqlite.prepare(`SELECT count(*) FROM ${quoteName(t.name)}`).pluck().get()));
+async function copyAndVerify(
+  sqlite: Database.Database,
+  tx: SqlExecutor,
+  plan: readonly CopyTable[],
+  limits: BatchLimits,
+  onProgress: CopyOptions['onProgress'],
+): Promise<TableCopy[]> {
+  const counts = plan.map((t) =>
+    Number(
+      sqlite
+        .prepare(`SELECT count(*) FROM ${quoteName(t.name)}`)
+        .pluck()
+        .get(),
+    ),
+  );
   const total = counts.reduce((a, b) => a + b, 0);
-  const report = (phase: CopyProgress['phase'], table: string, before: number) => (rows: number): void =>
-    onProgress?.({ phase, table, done: before + rows, total });
+  const report =
+    (phase: CopyProgress['phase'], table: string, before: number) =>
+    (rows: number): void =>
+      onProgress?.({ phase, table, done: before + rows, total });
 
   const copied: TableCopy[] = [];
   let before = 0;
@@ -166,18 +220,28 @@ async function copyAndVerify(sqlite: Database.Database, tx: SqlExecutor, plan: r
     const back = await checksumRows(tx, table, report('verify', table.name, before));
     before += back.rows;
     const sent = copied[i];
-    if (back.rows !== sent.rows) differences.push(`${table.name}: ${sent.rows} rows read, ${back.rows} in PostgreSQL`);
-    else if (back.hex() !== sent.checksum) differences.push(`${table.name}: the checksums differ (${sent.checksum.slice(0, 12)}… read, ${back.hex().slice(0, 12)}… in PostgreSQL)`);
+    if (back.rows !== sent.rows)
+      differences.push(`${table.name}: ${sent.rows} rows read, ${back.rows} in PostgreSQL`);
+    else if (back.hex() !== sent.checksum)
+      differences.push(
+        `${table.name}: the checksums differ (${sent.checksum.slice(0, 12)}… read, ${back.hex().slice(0, 12)}… in PostgreSQL)`,
+      );
   }
   if (differences.length > 0) {
-    throw new EdocError('EDOC_LEDGER_COPY_VERIFY', `The copy differs from the SQLite ledger, rolled back: ${differences.join('; ')}`, { differences });
+    throw new EdocError(
+      'EDOC_LEDGER_COPY_VERIFY',
+      `The copy differs from the SQLite ledger, rolled back: ${differences.join('; ')}`,
+      { differences },
+    );
   }
 
   for (const table of plan) {
     for (const column of table.identity) {
       // the next id the ledger takes is past every copied one (an empty table starts at 1)
-      await tx.get(`SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max(${quoteName(column)}), 0) + 1, false) FROM ${quoteName(table.name)}`,
-        [quoteName(table.name), column]);
+      await tx.get(
+        `SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max(${quoteName(column)}), 0) + 1, false) FROM ${quoteName(table.name)}`,
+        [quoteName(table.name), column],
+      );
     }
   }
   return copied;

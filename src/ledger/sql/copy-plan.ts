@@ -14,7 +14,12 @@ import type { SqlExecutor } from './executor.js';
  * cluster's tables (nodes, leases, file claims), which running nodes fill. A new PostgreSQL-only table
  * must be named here on purpose; until then the copy refuses the schema.
  */
-export const PG_ONLY_TABLES: ReadonlySet<string> = new Set(['schema_version', 'nodes', 'company_leases', 'file_claims']);
+export const PG_ONLY_TABLES: ReadonlySet<string> = new Set([
+  'schema_version',
+  'nodes',
+  'company_leases',
+  'file_claims',
+]);
 
 /**
  * How a column's values travel and are compared: `integer` as decimal text, `text` as its UTF-8 bytes.
@@ -23,7 +28,12 @@ export const PG_ONLY_TABLES: ReadonlySet<string> = new Set(['schema_version', 'n
 export type ColumnKind = 'integer' | 'text';
 
 const PG_KINDS: Readonly<Record<string, ColumnKind>> = {
-  bigint: 'integer', integer: 'integer', smallint: 'integer', text: 'text', 'character varying': 'text', character: 'text',
+  bigint: 'integer',
+  integer: 'integer',
+  smallint: 'integer',
+  text: 'text',
+  'character varying': 'text',
+  character: 'text',
 };
 
 export interface CopyColumn {
@@ -52,9 +62,18 @@ interface SqliteColumn {
 }
 
 function sqliteTables(db: Database.Database): Map<string, SqliteColumn[]> {
-  const names = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
-    .pluck().all() as string[];
-  return new Map(names.map((name) => [name, db.prepare(`PRAGMA table_info(${quoteName(name)})`).all() as SqliteColumn[]]));
+  const names = db
+    .prepare(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
+    )
+    .pluck()
+    .all() as string[];
+  return new Map(
+    names.map((name) => [
+      name,
+      db.prepare(`PRAGMA table_info(${quoteName(name)})`).all() as SqliteColumn[],
+    ]),
+  );
 }
 
 interface PgColumn {
@@ -66,7 +85,8 @@ interface PgColumn {
 
 /** Tables and columns of the schema the ledger's role uses (search_path), as the migrations made them. */
 async function pgTables(db: SqlExecutor): Promise<Map<string, PgColumn[]>> {
-  const rows = await db.all<PgColumn>(`SELECT c.table_name, c.column_name, c.data_type, c.is_identity
+  const rows =
+    await db.all<PgColumn>(`SELECT c.table_name, c.column_name, c.data_type, c.is_identity
     FROM information_schema.columns c
     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
@@ -88,15 +108,25 @@ async function pgForeignKeys(db: SqlExecutor): Promise<{ child: string; parent: 
 }
 
 /** Tables in an order that inserts every referenced row before the rows referring to it; ties by name. */
-function insertOrder(tables: readonly string[], edges: readonly { child: string; parent: string }[]): string[] {
+function insertOrder(
+  tables: readonly string[],
+  edges: readonly { child: string; parent: string }[],
+): string[] {
   const parents = new Map(tables.map((t) => [t, new Set<string>()]));
-  for (const { child, parent } of edges) if (parents.has(child) && parents.has(parent)) parents.get(child)?.add(parent);
+  for (const { child, parent } of edges)
+    if (parents.has(child) && parents.has(parent)) parents.get(child)?.add(parent);
   const done: string[] = [];
   const left = new Set(tables);
   while (left.size > 0) {
-    const ready = [...left].filter((t) => [...(parents.get(t) ?? [])].every((p) => !left.has(p))).sort();
+    const ready = [...left]
+      .filter((t) => [...(parents.get(t) ?? [])].every((p) => !left.has(p)))
+      .sort();
     if (ready.length === 0) {
-      throw new EdocError('EDOC_LEDGER_COPY_SCHEMA', `The foreign keys between ${[...left].join(', ')} form a cycle: no insert order exists`, {});
+      throw new EdocError(
+        'EDOC_LEDGER_COPY_SCHEMA',
+        `The foreign keys between ${[...left].join(', ')} form a cycle: no insert order exists`,
+        {},
+      );
     }
     for (const t of ready) {
       done.push(t);
@@ -116,7 +146,8 @@ export async function planCopy(sqlite: Database.Database, pg: SqlExecutor): Prom
   const problems: string[] = [];
   const onlySqlite = [...lite.keys()].filter((t) => !post.has(t));
   const onlyPg = [...post.keys()].filter((t) => !lite.has(t) && !PG_ONLY_TABLES.has(t));
-  if (onlySqlite.length > 0) problems.push(`tables missing in PostgreSQL: ${onlySqlite.join(', ')}`);
+  if (onlySqlite.length > 0)
+    problems.push(`tables missing in PostgreSQL: ${onlySqlite.join(', ')}`);
   if (onlyPg.length > 0) problems.push(`tables missing in the SQLite ledger: ${onlyPg.join(', ')}`);
   const plans = new Map<string, CopyTable>();
   for (const [name, columns] of lite) {
@@ -124,27 +155,42 @@ export async function planCopy(sqlite: Database.Database, pg: SqlExecutor): Prom
     if (target === undefined) continue;
     const byName = new Map(target.map((c) => [c.column_name, c]));
     const missing = columns.filter((c) => !byName.has(c.name)).map((c) => `${name}.${c.name}`);
-    const extra = target.filter((c) => !columns.some((s) => s.name === c.column_name)).map((c) => `${name}.${c.column_name}`);
+    const extra = target
+      .filter((c) => !columns.some((s) => s.name === c.column_name))
+      .map((c) => `${name}.${c.column_name}`);
     if (missing.length > 0) problems.push(`columns missing in PostgreSQL: ${missing.join(', ')}`);
-    if (extra.length > 0) problems.push(`columns missing in the SQLite ledger: ${extra.join(', ')}`);
+    if (extra.length > 0)
+      problems.push(`columns missing in the SQLite ledger: ${extra.join(', ')}`);
     const plan: CopyTable = {
-      name, columns: [],
-      key: columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+      name,
+      columns: [],
+      key: columns
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name),
       identity: target.filter((c) => c.is_identity === 'YES').map((c) => c.column_name),
     };
     for (const column of columns) {
       const pgColumn = byName.get(column.name);
       if (pgColumn === undefined) continue;
       const kind = PG_KINDS[pgColumn.data_type];
-      if (kind === undefined) problems.push(`${name}.${column.name} is ${pgColumn.data_type} in PostgreSQL, a type the copy does not carry`);
+      if (kind === undefined)
+        problems.push(
+          `${name}.${column.name} is ${pgColumn.data_type} in PostgreSQL, a type the copy does not carry`,
+        );
       else plan.columns.push({ name: column.name, kind });
     }
     if (plan.key.length === 0) problems.push(`${name} has no primary key in the SQLite ledger`);
     plans.set(name, plan);
   }
   if (problems.length > 0) {
-    throw new EdocError('EDOC_LEDGER_COPY_SCHEMA', `The SQLite ledger and the PostgreSQL schema differ, nothing was copied: ${problems.join('; ')}`,
-      { problems });
+    throw new EdocError(
+      'EDOC_LEDGER_COPY_SCHEMA',
+      `The SQLite ledger and the PostgreSQL schema differ, nothing was copied: ${problems.join('; ')}`,
+      { problems },
+    );
   }
-  return insertOrder([...plans.keys()], await pgForeignKeys(pg)).map((name) => plans.get(name) as CopyTable);
+  return insertOrder([...plans.keys()], await pgForeignKeys(pg)).map(
+    (name) => plans.get(name) as CopyTable,
+  );
 }

@@ -48,30 +48,61 @@ function rowName(table: CopyTable, row: readonly SqliteValue[]): string {
   return `${table.name} ${parts.join(' ')}`;
 }
 
-function badValue(table: CopyTable, row: readonly SqliteValue[], column: CopyColumn, what: string): EdocError {
+function badValue(
+  table: CopyTable,
+  row: readonly SqliteValue[],
+  column: CopyColumn,
+  what: string,
+): EdocError {
   const where = rowName(table, row);
-  return new EdocError('EDOC_LEDGER_COPY_VALUE', `The SQLite ledger's ${where}, column ${column.name}, ${what}: nothing was copied`,
-    { table: table.name, key: where, column: column.name });
+  return new EdocError(
+    'EDOC_LEDGER_COPY_VALUE',
+    `The SQLite ledger's ${where}, column ${column.name}, ${what}: nothing was copied`,
+    { table: table.name, key: where, column: column.name },
+  );
 }
 
 /** A value as the INSERT parameter and as the bytes hashed for the checksum. */
-function convert(table: CopyTable, row: readonly SqliteValue[], i: number): { param: string | bigint | null; bytes: Buffer | null } {
+function convert(
+  table: CopyTable,
+  row: readonly SqliteValue[],
+  i: number,
+): { param: string | bigint | null; bytes: Buffer | null } {
   const column = table.columns[i];
   const value = row[i];
   if (value === null) return { param: null, bytes: null };
   if (column.kind === 'text') {
     // CAST AS BLOB: always bytes here
     const bytes = value as Buffer;
-    if (bytes.includes(0)) throw badValue(table, row, column, 'holds a NUL character, which PostgreSQL text cannot store');
+    if (bytes.includes(0))
+      throw badValue(
+        table,
+        row,
+        column,
+        'holds a NUL character, which PostgreSQL text cannot store',
+      );
     try {
       return { param: strictUtf8.decode(bytes), bytes };
     } catch {
-      throw badValue(table, row, column, 'holds bytes that are not UTF-8, which PostgreSQL text cannot store');
+      throw badValue(
+        table,
+        row,
+        column,
+        'holds bytes that are not UTF-8, which PostgreSQL text cannot store',
+      );
     }
   }
   if (typeof value === 'bigint') return { param: value, bytes: Buffer.from(value.toString()) };
-  if (typeof value === 'number' && Number.isInteger(value)) return { param: String(value), bytes: Buffer.from(String(value)) };
-  throw badValue(table, row, column, typeof value === 'number' ? `holds ${value}, not an integer` : 'holds text where PostgreSQL has an integer column');
+  if (typeof value === 'number' && Number.isInteger(value))
+    return { param: String(value), bytes: Buffer.from(String(value)) };
+  throw badValue(
+    table,
+    row,
+    column,
+    typeof value === 'number'
+      ? `holds ${value}, not an integer`
+      : 'holds text where PostgreSQL has an integer column',
+  );
 }
 
 const insertTexts = new Map<string, string>();
@@ -90,8 +121,16 @@ function insertSql(table: CopyTable, rows: number): string {
 }
 
 /** Copies `table` from `sqlite` (inside its read transaction) into `tx`; returns the checksum of what was read. */
-export async function copyRows(sqlite: Database.Database, tx: SqlExecutor, table: CopyTable, limits: BatchLimits, done: RowsDone): Promise<TableChecksum> {
-  const columns = table.columns.map((c) => (c.kind === 'text' ? `CAST(${quoteName(c.name)} AS BLOB)` : quoteName(c.name)));
+export async function copyRows(
+  sqlite: Database.Database,
+  tx: SqlExecutor,
+  table: CopyTable,
+  limits: BatchLimits,
+  done: RowsDone,
+): Promise<TableChecksum> {
+  const columns = table.columns.map((c) =>
+    c.kind === 'text' ? `CAST(${quoteName(c.name)} AS BLOB)` : quoteName(c.name),
+  );
   const select = `SELECT ${columns.join(', ')} FROM ${quoteName(table.name)} ORDER BY ${table.key.map(quoteName).join(', ')}`;
   const statement = sqlite.prepare(select).raw(true).safeIntegers(true);
   const checksum = new TableChecksum();
@@ -101,15 +140,28 @@ export async function copyRows(sqlite: Database.Database, tx: SqlExecutor, table
   let bytes = 0;
   let first: SqliteValue[] | undefined;
   let last: SqliteValue[] | undefined;
-  const send = async (batch: typeof params, count: number, from: SqliteValue[], to: SqliteValue[], doneSoFar: number): Promise<void> => {
+  const send = async (
+    batch: typeof params,
+    count: number,
+    from: SqliteValue[],
+    to: SqliteValue[],
+    doneSoFar: number,
+  ): Promise<void> => {
     try {
       await tx.run(insertSql(table, count), batch);
     } catch (err) {
       if (isEdocError(err)) throw err;
       // a CHECK or NOT NULL of the PostgreSQL schema the SQLite row breaks: its message names the constraint, not the values
-      const range = count === 1 ? rowName(table, from) : `${rowName(table, from)} to ${rowName(table, to).slice(table.name.length + 1)}`;
-      throw new EdocError('EDOC_LEDGER_COPY_VALUE', `PostgreSQL refused the SQLite ledger's ${range}: ${(err as Error).message}; nothing was copied`,
-        { table: table.name, sqlState: (err as { code?: string }).code }, { cause: err });
+      const range =
+        count === 1
+          ? rowName(table, from)
+          : `${rowName(table, from)} to ${rowName(table, to).slice(table.name.length + 1)}`;
+      throw new EdocError(
+        'EDOC_LEDGER_COPY_VALUE',
+        `PostgreSQL refused the SQLite ledger's ${range}: ${(err as Error).message}; nothing was copied`,
+        { table: table.name, sqlState: (err as { code?: string }).code },
+        { cause: err },
+      );
     }
     done(doneSoFar);
   };
@@ -149,9 +201,15 @@ export async function copyRows(sqlite: Database.Database, tx: SqlExecutor, table
 }
 
 /** Reads `table` back from PostgreSQL (inside the copy's transaction: its own uncommitted rows) and hashes it as copyRows did. */
-export async function checksumRows(tx: SqlExecutor, table: CopyTable, done: RowsDone): Promise<TableChecksum> {
+export async function checksumRows(
+  tx: SqlExecutor,
+  table: CopyTable,
+  done: RowsDone,
+): Promise<TableChecksum> {
   const columns = table.columns.map((c, i) => `${quoteName(c.name)}::text AS c${i}`);
-  await tx.exec(`DECLARE edoc_copy_check NO SCROLL CURSOR FOR SELECT ${columns.join(', ')} FROM ${quoteName(table.name)}`);
+  await tx.exec(
+    `DECLARE edoc_copy_check NO SCROLL CURSOR FOR SELECT ${columns.join(', ')} FROM ${quoteName(table.name)}`,
+  );
   const checksum = new TableChecksum();
   let fetch = FETCH_ROWS.first;
   for (;;) {
@@ -170,7 +228,10 @@ export async function checksumRows(tx: SqlExecutor, table: CopyTable, done: Rows
     done(checksum.rows);
     if (rows.length < fetch) break;
     // bodies of a few KB or of a few MB: the next FETCH aims at a bounded size, not a fixed count
-    fetch = Math.max(FETCH_ROWS.min, Math.min(FETCH_ROWS.max, Math.floor((fetch * FETCH_TARGET_BYTES) / Math.max(bytes, 1))));
+    fetch = Math.max(
+      FETCH_ROWS.min,
+      Math.min(FETCH_ROWS.max, Math.floor((fetch * FETCH_TARGET_BYTES) / Math.max(bytes, 1))),
+    );
   }
   await tx.exec('CLOSE edoc_copy_check');
   return checksum;

@@ -44,9 +44,12 @@ function refused(message: string, context: Record<string, unknown>): EdocError {
 }
 
 function inUse(stateDir: string, holder: LockInfo): EdocError {
-  return refused(`The state folder ${stateDir} is in use by a running edoc-bridge (pid ${holder.pid}, started ${holder.startedAt}): `
-    + 'stop it first, so that no document changes after the copy (or copy a snapshot of it with --force-snapshot; '
-    + 'what it does after the snapshot is not copied)', { stateDir, pid: holder.pid });
+  return refused(
+    `The state folder ${stateDir} is in use by a running edoc-bridge (pid ${holder.pid}, started ${holder.startedAt}): ` +
+      'stop it first, so that no document changes after the copy (or copy a snapshot of it with --force-snapshot; ' +
+      'what it does after the snapshot is not copied)',
+    { stateDir, pid: holder.pid },
+  );
 }
 
 /** `from`: the ledger file, or the state folder holding it. */
@@ -61,7 +64,8 @@ function ledgerFile(from: string): string {
   const file = stat?.isDirectory() ? path.join(resolved, SQLITE_FILE) : resolved;
   if (!fs.existsSync(file)) throw refused(`There is no SQLite ledger at ${file}`, { file });
   // before the folder's lock is taken: a wrong --from must not leave a lock file in some other folder
-  if (!isSqliteFile(file)) throw refused(`${file} is not a SQLite database, so not an edoc-bridge ledger`, { file });
+  if (!isSqliteFile(file))
+    throw refused(`${file} is not a SQLite database, so not an edoc-bridge ledger`, { file });
   return file;
 }
 
@@ -71,7 +75,9 @@ function isSqliteFile(file: string): boolean {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, 'r');
-    return fs.readSync(fd, header, 0, header.length, 0) === header.length && header.equals(SQLITE_HEADER);
+    return (
+      fs.readSync(fd, header, 0, header.length, 0) === header.length && header.equals(SQLITE_HEADER)
+    );
   } catch {
     return false;
   } finally {
@@ -80,13 +86,20 @@ function isSqliteFile(file: string): boolean {
 }
 
 /** Takes the folder's lock; undefined when it cannot (a live daemon with --force-snapshot, or a read-only folder with none). */
-function lockFolder(stateDir: string, forceSnapshot: boolean): { lock?: HeldLock; running?: LockInfo } {
+function lockFolder(
+  stateDir: string,
+  forceSnapshot: boolean,
+): { lock?: HeldLock; running?: LockInfo } {
   try {
     return { lock: acquireLock(stateDir) };
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code ?? '';
     if (!isEdocError(err, 'EDOC_LEDGER_LOCKED') && !UNWRITABLE.has(errno)) throw err;
-    const holder = lockHolder(stateDir) ?? (isEdocError(err) ? { pid: Number(err.context.pid), startedAt: String(err.context.startedAt) } : undefined);
+    const holder =
+      lockHolder(stateDir) ??
+      (isEdocError(err)
+        ? { pid: Number(err.context.pid), startedAt: String(err.context.startedAt) }
+        : undefined);
     if (holder === undefined) return {};
     if (!forceSnapshot) throw inUse(stateDir, holder);
     return { running: holder };
@@ -107,17 +120,23 @@ export function openCopySource(from: string, forceSnapshot: boolean): CopySource
       const version = db.pragma('user_version', { simple: true }) as number;
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
       if (version !== SCHEMA_VERSION) {
-        throw refused(version === 0
-          ? `${file} is not an edoc-bridge ledger (schema version 0)`
-          : `The SQLite ledger ${file} has schema version ${version}; this edoc-bridge copies version ${SCHEMA_VERSION}. `
-            + (version < SCHEMA_VERSION
-              ? 'Upgrade it first: start this version\'s daemon on it once, or run edoc-bridge ledger migrate with a configuration without ledger.url'
-              : 'Copy it with the edoc-bridge version that wrote it'), { file, version, expected: SCHEMA_VERSION });
+        throw refused(
+          version === 0
+            ? `${file} is not an edoc-bridge ledger (schema version 0)`
+            : `The SQLite ledger ${file} has schema version ${version}; this edoc-bridge copies version ${SCHEMA_VERSION}. ` +
+                (version < SCHEMA_VERSION
+                  ? "Upgrade it first: start this version's daemon on it once, or run edoc-bridge ledger migrate with a configuration without ledger.url"
+                  : 'Copy it with the edoc-bridge version that wrote it'),
+          { file, version, expected: SCHEMA_VERSION },
+        );
       }
       const source = db;
       let closed = false;
       return {
-        file, db: source, version, runningDaemon: running,
+        file,
+        db: source,
+        version,
+        runningDaemon: running,
         close() {
           if (closed) return;
           closed = true;
@@ -130,7 +149,9 @@ export function openCopySource(from: string, forceSnapshot: boolean): CopySource
       };
     } catch (err) {
       if (isEdocError(err)) throw err;
-      throw refused(`${file} could not be read as a SQLite ledger: ${(err as Error).message}`, { file });
+      throw refused(`${file} could not be read as a SQLite ledger: ${(err as Error).message}`, {
+        file,
+      });
     }
   } catch (err) {
     if (db?.open) db.close();

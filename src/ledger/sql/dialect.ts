@@ -41,14 +41,21 @@ export type ValueColumn = readonly [name: string, pgType: 'BIGINT' | 'SMALLINT' 
  * PostgreSQL one array per column (unnest). Name the columns apart from the target table's (SQLite's
  * RETURNING names the target's columns unqualified).
  */
-export function valuesTable(q: Dialected, columns: readonly ValueColumn[], rows: readonly (readonly unknown[])[]):
-  { sql: string; params: unknown[] } {
+export function valuesTable(
+  q: Dialected,
+  columns: readonly ValueColumn[],
+  rows: readonly (readonly unknown[])[],
+): { sql: string; params: unknown[] } {
   if (q.dialect === 'sqlite') {
-    return { sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?) ORDER BY key)`,
-      params: [JSON.stringify(rows)] };
+    return {
+      sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?) ORDER BY key)`,
+      params: [JSON.stringify(rows)],
+    };
   }
-  return { sql: `(SELECT * FROM unnest(${columns.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}) AS t(${columns.map(([name]) => name).join(', ')}))`,
-    params: columns.map((_, i) => rows.map((r) => r[i])) };
+  return {
+    sql: `(SELECT * FROM unnest(${columns.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}) AS t(${columns.map(([name]) => name).join(', ')}))`,
+    params: columns.map((_, i) => rows.map((r) => r[i])),
+  };
 }
 
 /** The larger of two values (SQLite's two-argument max, PostgreSQL's GREATEST). */

@@ -91,7 +91,11 @@ export interface SqlReadView {
 }
 
 /** runMany() as run() row after row, in order (PostgreSQL: a round trip per row either way). */
-export async function runEach(q: Pick<SqlExecutor, 'run'>, sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
+export async function runEach(
+  q: Pick<SqlExecutor, 'run'>,
+  sql: string,
+  rows: readonly SqlParams[],
+): Promise<RunResult[]> {
   const out: RunResult[] = [];
   for (const params of rows) out.push(await q.run(sql, params));
   return out;
@@ -101,8 +105,12 @@ export async function runEach(q: Pick<SqlExecutor, 'run'>, sql: string, rows: re
 export function checkParams(sql: string, params: SqlParams): void {
   for (let i = 0; i < params.length; i++) {
     const value = params[i];
-    if (value === undefined) throw new TypeError(`SQL parameter ${i + 1} is undefined (write null for NULL): ${sqlHead(sql)}`);
-    if (typeof value === 'boolean') throw new TypeError(`SQL parameter ${i + 1} is a boolean (write 1 or 0): ${sqlHead(sql)}`);
+    if (value === undefined)
+      throw new TypeError(
+        `SQL parameter ${i + 1} is undefined (write null for NULL): ${sqlHead(sql)}`,
+      );
+    if (typeof value === 'boolean')
+      throw new TypeError(`SQL parameter ${i + 1} is a boolean (write 1 or 0): ${sqlHead(sql)}`);
   }
 }
 

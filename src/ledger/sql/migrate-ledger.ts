@@ -31,9 +31,16 @@ export interface MigrationReport {
   to: number;
 }
 
-export async function migrateLedger(target: LedgerTarget, program = 'edoc-bridge'): Promise<MigrationReport> {
+export async function migrateLedger(
+  target: LedgerTarget,
+  program = 'edoc-bridge',
+): Promise<MigrationReport> {
   if (target.url !== undefined) {
-    const db = openPostgresExecutor(target.url, { env: target.env, maxConnections: 1, applicationName: `${program} ledger migrate` });
+    const db = openPostgresExecutor(target.url, {
+      env: target.env,
+      maxConnections: 1,
+      applicationName: `${program} ledger migrate`,
+    });
     try {
       return { backend: 'postgres', where: db.display, ...(await migratePostgres(db, program)) };
     } finally {

@@ -259,7 +259,10 @@ const LOCK_MIGRATE = 1;
  * that start together migrate exactly once (the others wait, then find nothing to do), and a failed
  * step leaves the schema as it was (PostgreSQL's DDL is transactional).
  */
-export async function migratePostgres(db: SqlExecutor, program = 'edoc-bridge'): Promise<{ from: number; to: number }> {
+export async function migratePostgres(
+  db: SqlExecutor,
+  program = 'edoc-bridge',
+): Promise<{ from: number; to: number }> {
   try {
     return await db.transaction(async (tx) => {
       await tx.exec(`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, ${LOCK_MIGRATE})`);
@@ -268,29 +271,46 @@ export async function migratePostgres(db: SqlExecutor, program = 'edoc-bridge'):
         applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         program TEXT NOT NULL
       )`);
-      const row = await tx.get<{ v: number }>('SELECT coalesce(max(version), 0) AS v FROM schema_version');
+      const row = await tx.get<{ v: number }>(
+        'SELECT coalesce(max(version), 0) AS v FROM schema_version',
+      );
       const from = row?.v ?? 0;
       if (from > PG_SCHEMA_VERSION) {
-        throw new EdocError('EDOC_LEDGER_MIGRATION',
+        throw new EdocError(
+          'EDOC_LEDGER_MIGRATION',
           `The PostgreSQL ledger has schema version ${from}, newer than this program knows (${PG_SCHEMA_VERSION}); upgrade edoc-bridge.`,
-          { from, to: PG_SCHEMA_VERSION });
+          { from, to: PG_SCHEMA_VERSION },
+        );
       }
       for (let v = from; v < PG_SCHEMA_VERSION; v++) {
         await tx.exec(PG_MIGRATIONS[v]);
-        await tx.run('INSERT INTO schema_version(version, program) VALUES (?, ?)', [v + 1, program]);
+        await tx.run('INSERT INTO schema_version(version, program) VALUES (?, ?)', [
+          v + 1,
+          program,
+        ]);
       }
       return { from, to: PG_SCHEMA_VERSION };
     });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('EDOC_')) throw err;
-    throw new EdocError('EDOC_LEDGER_MIGRATION', `PostgreSQL ledger migration failed: ${(err as Error).message}`, {}, { cause: err });
+    throw new EdocError(
+      'EDOC_LEDGER_MIGRATION',
+      `PostgreSQL ledger migration failed: ${(err as Error).message}`,
+      {},
+      { cause: err },
+    );
   }
 }
 
 /** The schema version of a PostgreSQL ledger: 0 when it was never migrated. */
 export async function postgresSchemaVersion(db: SqlExecutor): Promise<number> {
-  const table = await db.get<{ t: string | null }>(`SELECT to_regclass('schema_version')::text AS t`);
+  const table = await db.get<{ t: string | null }>(
+    `SELECT to_regclass('schema_version')::text AS t`,
+  );
   if (table?.t == null) return 0;
-  return (await db.get<{ v: number }>('SELECT coalesce(max(version), 0) AS v FROM schema_version'))?.v ?? 0;
+  return (
+    (await db.get<{ v: number }>('SELECT coalesce(max(version), 0) AS v FROM schema_version'))?.v ??
+    0
+  );
 }

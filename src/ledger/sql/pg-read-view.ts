@@ -9,7 +9,12 @@ import type { PgPhase } from './pg-errors.js';
 
 /** What the view needs of its executor (postgres.ts): a statement on a client, placeholders rewritten, failures classified. */
 interface StatementSender {
-  send(client: pg.PoolClient, sql: string, params: SqlParams | undefined, phase: PgPhase): Promise<pg.QueryResult>;
+  send(
+    client: pg.PoolClient,
+    sql: string,
+    params: SqlParams | undefined,
+    phase: PgPhase,
+  ): Promise<pg.QueryResult>;
 }
 
 /** A read view: a REPEATABLE READ READ ONLY transaction on a connection of its own; `pages` through a cursor. */
@@ -18,7 +23,10 @@ export class PostgresReadView implements SqlReadView {
   private closing: Promise<void> | undefined;
   private cursors = 0;
 
-  constructor(private readonly root: StatementSender, private readonly client: pg.PoolClient) {}
+  constructor(
+    private readonly root: StatementSender,
+    private readonly client: pg.PoolClient,
+  ) {}
 
   async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
     return (await this.send(sql, params)).rows as T[];
@@ -38,7 +46,8 @@ export class PostgresReadView implements SqlReadView {
         if (rows.length < READ_PAGE) return;
       }
     } finally {
-      if (this.closing === undefined) await this.send(`CLOSE ${name}`, undefined).catch(() => undefined);
+      if (this.closing === undefined)
+        await this.send(`CLOSE ${name}`, undefined).catch(() => undefined);
     }
   }
 
@@ -56,7 +65,8 @@ export class PostgresReadView implements SqlReadView {
   }
 
   private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
-    if (this.closing !== undefined) return Promise.reject(new Error('a statement on a read view that is closed'));
+    if (this.closing !== undefined)
+      return Promise.reject(new Error('a statement on a read view that is closed'));
     return this.root.send(this.client, sql, params, 'query');
   }
 }

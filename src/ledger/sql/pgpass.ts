@@ -31,12 +31,16 @@ function fields(line: string): string[] {
 }
 
 /** The password for `target` from the pgpass file, or undefined. */
-export function pgpassPassword(target: PgpassTarget, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function pgpassPassword(
+  target: PgpassTarget,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const file = env.PGPASSFILE ?? path.join(env.HOME ?? os.homedir(), '.pgpass');
   let text: string;
   try {
     const stat = statSync(file);
-    if (!stat.isFile() || (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)) return undefined;
+    if (!stat.isFile() || (process.platform !== 'win32' && (stat.mode & 0o077) !== 0))
+      return undefined;
     text = readFileSync(file, 'utf8');
   } catch {
     return undefined;

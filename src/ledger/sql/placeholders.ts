@@ -60,7 +60,7 @@ export function toNumberedPlaceholders(sql: string): Rewritten {
     } else {
       // the longest run without anything special, in one slice
       let j = i + 1;
-      while (j < n && !"?'\"-/$".includes(sql[j])) j++;
+      while (j < n && !'?\'"-/$'.includes(sql[j])) j++;
       copyTo(j);
     }
   }

@@ -43,13 +43,16 @@ export interface PostgresOptions {
 /** int8 as a JS number: exact up to 2^53, an error beyond (never a silently rounded id). */
 function parseInt8(text: string): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new RangeError(`a bigint column holds ${text}, beyond the exact range of a JS number`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`a bigint column holds ${text}, beyond the exact range of a JS number`);
   return value;
 }
 
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -60,9 +63,14 @@ const types = {
 class LedgerClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
-  override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+  override connect(
+    callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void),
+  ): Promise<pg.Client> | void {
     const closeOnError = (err: Error | null): void => {
-      if (err) (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      if (err)
+        (
+          this as unknown as { connection?: { stream?: { destroy(): void } } }
+        ).connection?.stream?.destroy();
     };
     if (callback === undefined) {
       return super.connect().catch((err: Error) => {
@@ -90,7 +98,10 @@ export class PostgresExecutor implements SqlExecutor {
   private readonly rewrites = new Map<string, Rewritten>();
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly connection: PgConnection, options: PostgresOptions = {}) {
+  constructor(
+    private readonly connection: PgConnection,
+    options: PostgresOptions = {},
+  ) {
     this.display = connection.display;
     this.pool = new pg.Pool({
       connectionString: connection.connectionString,
@@ -98,7 +109,9 @@ export class PostgresExecutor implements SqlExecutor {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: options.applicationName ?? 'edoc-bridge',
       ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
-      ...(options.idleInTransactionTimeoutMs === undefined ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }),
+      ...(options.idleInTransactionTimeoutMs === undefined
+        ? {}
+        : { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }),
       types,
       Client: LedgerClient as unknown as new () => pg.ClientBase,
     });
@@ -188,13 +201,20 @@ export class PostgresExecutor implements SqlExecutor {
   }
 
   /** @internal One statement on `client`, placeholders rewritten; failures classified. */
-  async send(client: pg.PoolClient, sql: string, params: SqlParams | undefined, phase: PgPhase): Promise<pg.QueryResult> {
+  async send(
+    client: pg.PoolClient,
+    sql: string,
+    params: SqlParams | undefined,
+    phase: PgPhase,
+  ): Promise<pg.QueryResult> {
     try {
       if (params === undefined) return await client.query(sql);
       checkParams(sql, params);
       const rewritten = this.rewrite(sql);
       if (rewritten.count !== params.length) {
-        throw new RangeError(`the statement has ${rewritten.count} placeholders and got ${params.length} values: ${sqlHead(sql)}`);
+        throw new RangeError(
+          `the statement has ${rewritten.count} placeholders and got ${params.length} values: ${sqlHead(sql)}`,
+        );
       }
       return await client.query(rewritten.text, params as unknown[]);
     } catch (err) {
@@ -206,7 +226,8 @@ export class PostgresExecutor implements SqlExecutor {
     let rewritten = this.rewrites.get(sql);
     if (rewritten === undefined) {
       rewritten = toNumberedPlaceholders(sql);
-      if (this.rewrites.size >= REWRITE_CACHE) this.rewrites.delete(this.rewrites.keys().next().value as string);
+      if (this.rewrites.size >= REWRITE_CACHE)
+        this.rewrites.delete(this.rewrites.keys().next().value as string);
       this.rewrites.set(sql, rewritten);
     }
     return rewritten;
@@ -254,7 +275,10 @@ class PostgresTransaction implements SqlExecutor {
   private finished = false;
   private savepoints = 0;
 
-  constructor(private readonly root: PostgresExecutor, private readonly client: pg.PoolClient) {}
+  constructor(
+    private readonly root: PostgresExecutor,
+    private readonly client: pg.PoolClient,
+  ) {}
 
   finish(): void {
     this.finished = true;
@@ -307,7 +331,12 @@ class PostgresTransaction implements SqlExecutor {
   }
 
   private send(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
-    if (this.finished) return Promise.reject(new Error('a statement on a transaction that has already ended (a call not awaited inside it?)'));
+    if (this.finished)
+      return Promise.reject(
+        new Error(
+          'a statement on a transaction that has already ended (a call not awaited inside it?)',
+        ),
+      );
     return this.root.send(this.client, sql, params, 'query');
   }
 }

@@ -24,7 +24,11 @@ export interface SqliteOpenOptions {
 /** Opens `file` with the ledger's settings (WAL, synchronous FULL, foreign keys) and wraps it. */
 export function openSqliteExecutor(file: string, options: SqliteOpenOptions = {}): SqliteExecutor {
   if (!options.readOnly && !fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
-  const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000, readonly: options.readOnly === true, fileMustExist: options.readOnly === true });
+  const db = new Database(file, {
+    timeout: options.busyTimeoutMs ?? 5000,
+    readonly: options.readOnly === true,
+    fileMustExist: options.readOnly === true,
+  });
   try {
     if (!options.readOnly) {
       db.pragma('journal_mode = WAL');
@@ -47,7 +51,10 @@ export class SqliteExecutor implements SqlExecutor {
   private closing: Promise<void> | undefined;
 
   /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
-  constructor(readonly db: Database.Database, private readonly options: { ownsConnection?: boolean; busyTimeoutMs?: number } = {}) {}
+  constructor(
+    readonly db: Database.Database,
+    private readonly options: { ownsConnection?: boolean; busyTimeoutMs?: number } = {},
+  ) {}
 
   all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
     return this.outside(() => this.allNow<T>(sql, params));
@@ -82,7 +89,10 @@ export class SqliteExecutor implements SqlExecutor {
   async readView(): Promise<SqlReadView> {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
-    if (this.db.memory) throw new Error('a read view needs a ledger file (an in-memory database has no second connection)');
+    if (this.db.memory)
+      throw new Error(
+        'a read view needs a ledger file (an in-memory database has no second connection)',
+      );
     return new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
   }
 
@@ -165,7 +175,8 @@ export class SqliteExecutor implements SqlExecutor {
     let stmt = this.statements.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value as string);
+      if (this.statements.size >= STATEMENT_CACHE)
+        this.statements.delete(this.statements.keys().next().value as string);
       this.statements.set(sql, stmt);
     }
     return stmt;
@@ -256,6 +267,9 @@ class SqliteTransaction implements SqlExecutor {
   }
 
   private check(): void {
-    if (this.finished) throw new Error('a statement on a transaction that has already ended (a call not awaited inside it?)');
+    if (this.finished)
+      throw new Error(
+        'a statement on a transaction that has already ended (a call not awaited inside it?)',
+      );
   }
 }

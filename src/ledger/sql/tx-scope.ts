@@ -20,14 +20,17 @@ const scopes = new AsyncLocalStorage<Scope>();
  * overhead bench (docs/benchmarks.md, "Sixth pass"), for a check that only a programming error trips and
  * that the suites run on Node 22 and 26.
  */
-export const TX_GUARD = Number(process.versions.node.split('.')[0]) >= 24 || process.env['EDOC_LEDGER_TX_GUARD'] === '1';
+export const TX_GUARD =
+  Number(process.versions.node.split('.')[0]) >= 24 || process.env['EDOC_LEDGER_TX_GUARD'] === '1';
 
 /** Throws when the caller runs inside a transaction opened on `owner` and not finished yet. */
 export function refuseInsideOwnTransaction(owner: object): void {
   if (!TX_GUARD) return;
   const scope = scopes.getStore();
   if (scope !== undefined && scope.open && scope.owner === owner) {
-    throw new Error('a statement on the ledger executor inside one of its own transactions: use the transaction\'s tx executor');
+    throw new Error(
+      "a statement on the ledger executor inside one of its own transactions: use the transaction's tx executor",
+    );
   }
 }
 

@@ -39,12 +39,20 @@ export interface LineAmounts {
 /** Line inputs naming a tax other than VAT: `tax` + its two-digit category (`tax04`). */
 export const OTHER_TAX = /^tax(\d{2})$/;
 
-function discountOf(line: DeriveLine, gross: number, quantity: string): { net: number; unitPrice?: string; discount: number } {
+function discountOf(
+  line: DeriveLine,
+  gross: number,
+  quantity: string,
+): { net: number; unitPrice?: string; discount: number } {
   const text = line.inputs.discount;
   const discount = typeof text === 'string' ? tryParseAmount(text) : undefined;
   if (discount === undefined || discount === 0) return { net: gross, discount: 0 };
   if (discount < 0 || discount > gross) {
-    throw new EdocError('EDOC_MAP_DISCOUNT', `the line's discount ${formatAmount(discount)} is ${discount < 0 ? 'negative' : `more than its value ${formatAmount(gross)}`}`, { value: formatAmount(discount) });
+    throw new EdocError(
+      'EDOC_MAP_DISCOUNT',
+      `the line's discount ${formatAmount(discount)} is ${discount < 0 ? 'negative' : `more than its value ${formatAmount(gross)}`}`,
+      { value: formatAmount(discount) },
+    );
   }
   const net = gross - discount;
   const q = exactOf(quantity);
@@ -52,13 +60,24 @@ function discountOf(line: DeriveLine, gross: number, quantity: string): { net: n
   const rounded = unit === undefined ? undefined : roundTo(unit, 2);
   const unitText = rounded === undefined ? undefined : exactText(rounded);
   if (rounded === undefined || unitText === undefined || mulDecimals(quantity, unitText) !== net) {
-    throw new EdocError('EDOC_MAP_DISCOUNT', `the line's value after its discount (${formatAmount(gross)} − ${formatAmount(discount)} = ${formatAmount(net)}) is not Quantity ${quantity} × a unit price in whole cents, so the wire cannot carry it`, { value: formatAmount(discount) });
+    throw new EdocError(
+      'EDOC_MAP_DISCOUNT',
+      `the line's value after its discount (${formatAmount(gross)} − ${formatAmount(discount)} = ${formatAmount(net)}) is not Quantity ${quantity} × a unit price in whole cents, so the wire cannot carry it`,
+      { value: formatAmount(discount) },
+    );
   }
-  return { net, unitPrice: formatAmount(Number(rounded.units * 10n ** BigInt(2 - rounded.scale))), discount };
+  return {
+    net,
+    unitPrice: formatAmount(Number(rounded.units * 10n ** BigInt(2 - rounded.scale))),
+    discount,
+  };
 }
 
 /** Computes and writes NetAmount (and GrossAmount when asked) and the line's tax entries. */
-export function applyLineAmounts(line: DeriveLine, options: { gross: boolean; taxTotals: boolean }): LineAmounts | undefined {
+export function applyLineAmounts(
+  line: DeriveLine,
+  options: { gross: boolean; taxTotals: boolean },
+): LineAmounts | undefined {
   const { Quantity, UnitPrice } = line.fields;
   if (typeof Quantity !== 'string' || typeof UnitPrice !== 'string') return undefined;
   const gross = mulDecimals(Quantity, UnitPrice);
@@ -69,19 +88,30 @@ export function applyLineAmounts(line: DeriveLine, options: { gross: boolean; ta
   line.fields.NetAmount = formatAmount(net);
   const taxes: LineTax[] = [];
   const rate = line.inputs.vat;
-  const given: LineTax | undefined = typeof rate === 'string' ? { category: VAT, rate, amount: mulRate(net, rate) } : undefined;
+  const given: LineTax | undefined =
+    typeof rate === 'string' ? { category: VAT, rate, amount: mulRate(net, rate) } : undefined;
   if (given !== undefined) taxes.push(given);
   // per line, so no entries array and no regex for the usual inputs (vat, discount…)
   for (const name in line.inputs) {
     if (name.length !== 5 || !name.startsWith('tax')) continue;
     const m = OTHER_TAX.exec(name);
     const value = line.inputs[name];
-    if (m !== null && typeof value === 'string') taxes.push({ category: m[1], rate: value, amount: mulRate(net, value) });
+    if (m !== null && typeof value === 'string')
+      taxes.push({ category: m[1], rate: value, amount: mulRate(net, value) });
   }
   const vat = given ?? taxes.find((t) => t.category === VAT);
   if (taxes.length > 0) {
-    line.fields.TaxSubTotals = taxes.map((t) => ({ TaxCategory: t.category, TaxPercentage: t.rate, TaxableAmount: formatAmount(net), TaxAmount: formatAmount(t.amount) }));
-    if (options.taxTotals) line.fields.TaxTotals = taxes.map((t) => ({ TaxCategory: t.category, TaxAmount: formatAmount(t.amount) }));
+    line.fields.TaxSubTotals = taxes.map((t) => ({
+      TaxCategory: t.category,
+      TaxPercentage: t.rate,
+      TaxableAmount: formatAmount(net),
+      TaxAmount: formatAmount(t.amount),
+    }));
+    if (options.taxTotals)
+      line.fields.TaxTotals = taxes.map((t) => ({
+        TaxCategory: t.category,
+        TaxAmount: formatAmount(t.amount),
+      }));
   }
   const out: LineAmounts = { gross, net, discount, vat: vat?.amount ?? 0, taxes };
   if (vat !== undefined) out.vatRate = vat.rate;
@@ -89,7 +119,9 @@ export function applyLineAmounts(line: DeriveLine, options: { gross: boolean; ta
 }
 
 /** One subtotal per category and rate, in order of first appearance. */
-export function vatSubTotals(amounts: LineAmounts[]): { TaxCategory: string; TaxPercentage: string; TaxableAmount: string; TaxAmount: string }[] {
+export function vatSubTotals(
+  amounts: LineAmounts[],
+): { TaxCategory: string; TaxPercentage: string; TaxableAmount: string; TaxAmount: string }[] {
   const byRate = new Map<string, { category: string; rate: string; base: number; tax: number }>();
   for (const a of amounts) {
     for (const t of a.taxes) {
@@ -109,8 +141,15 @@ export function vatSubTotals(amounts: LineAmounts[]): { TaxCategory: string; Tax
 }
 
 /** One total per tax category, in order of first appearance. */
-export function categoryTotals(amounts: LineAmounts[]): { TaxCategory: string; TaxAmount: string }[] {
+export function categoryTotals(
+  amounts: LineAmounts[],
+): { TaxCategory: string; TaxAmount: string }[] {
   const byCategory = new Map<string, number>();
-  for (const a of amounts) for (const t of a.taxes) byCategory.set(t.category, (byCategory.get(t.category) ?? 0) + t.amount);
-  return [...byCategory].map(([category, amount]) => ({ TaxCategory: category, TaxAmount: formatAmount(amount) }));
+  for (const a of amounts)
+    for (const t of a.taxes)
+      byCategory.set(t.category, (byCategory.get(t.category) ?? 0) + t.amount);
+  return [...byCategory].map(([category, amount]) => ({
+    TaxCategory: category,
+    TaxAmount: formatAmount(amount),
+  }));
 }

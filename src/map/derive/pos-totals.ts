@@ -23,7 +23,12 @@ function money(cents: number): number {
 function posDiscount(text: unknown, gross: number): number {
   const d = typeof text === 'string' ? tryParseAmount(text) : undefined;
   if (d === undefined) return 0;
-  if (d < 0 || d > gross) throw new EdocError('EDOC_MAP_DISCOUNT', `the line's discount ${formatAmount(d)} is ${d < 0 ? 'negative' : `more than its value ${formatAmount(gross)}`}`, { value: formatAmount(d) });
+  if (d < 0 || d > gross)
+    throw new EdocError(
+      'EDOC_MAP_DISCOUNT',
+      `the line's discount ${formatAmount(d)} is ${d < 0 ? 'negative' : `more than its value ${formatAmount(gross)}`}`,
+      { value: formatAmount(d) },
+    );
   return d;
 }
 
@@ -46,20 +51,34 @@ export function posTotals({ request, lines }: DeriveInput): void {
     const tax = mulRate(net, rate);
     taxes += tax;
     const porcentaje = Number(rate);
-    line.fields.tributos = [{ ...VAT, esImpuesto: true, valorImporte: money(tax), valorBase: money(net), porcentaje }];
+    line.fields.tributos = [
+      { ...VAT, esImpuesto: true, valorImporte: money(tax), valorBase: money(net), porcentaje },
+    ];
     const acc = byRate.get(rate) ?? { base: 0, tax: 0 };
     acc.base += net;
     acc.tax += tax;
     byRate.set(rate, acc);
   }
   if (byRate.size > 0) {
-    request.tributos = [{
-      ...VAT, esImpuesto: true, valorImporteTotal: money(taxes),
-      detalles: [...byRate].map(([rate, acc]) => ({ valorImporte: money(acc.tax), valorBase: money(acc.base), porcentaje: Number(rate) })),
-    }];
+    request.tributos = [
+      {
+        ...VAT,
+        esImpuesto: true,
+        valorImporteTotal: money(taxes),
+        detalles: [...byRate].map(([rate, acc]) => ({
+          valorImporte: money(acc.tax),
+          valorBase: money(acc.base),
+          porcentaje: Number(rate),
+        })),
+      },
+    ];
   }
   request.totales = {
-    valorBruto: money(gross), valorCargos: 0, valorDescuentos: money(discounts), valorTotalSinImpuestos: money(gross - discounts),
-    valorTotalConImpuestos: money(gross - discounts + taxes), valorNeto: money(gross - discounts + taxes),
+    valorBruto: money(gross),
+    valorCargos: 0,
+    valorDescuentos: money(discounts),
+    valorTotalSinImpuestos: money(gross - discounts),
+    valorTotalConImpuestos: money(gross - discounts + taxes),
+    valorNeto: money(gross - discounts + taxes),
   };
 }

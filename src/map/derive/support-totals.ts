@@ -27,15 +27,35 @@ export function supportTotals({ request, lines }: DeriveInput): void {
       anyVat = true;
     }
     const entries: Record<string, string>[] = [];
-    const income = withholdingOf('06', a.net, line.inputs.incomeWithholding, line.inputs.incomeWithholdingAmount);
+    const income = withholdingOf(
+      '06',
+      a.net,
+      line.inputs.incomeWithholding,
+      line.inputs.incomeWithholdingAmount,
+    );
     if (income !== undefined) {
       withheld += income.amount;
-      entries.push({ TaxCategory: '06', TaxPercentage: income.rate, TaxableAmount: formatAmount(a.net), TaxAmount: formatAmount(income.amount) });
+      entries.push({
+        TaxCategory: '06',
+        TaxPercentage: income.rate,
+        TaxableAmount: formatAmount(a.net),
+        TaxAmount: formatAmount(income.amount),
+      });
     }
-    const onVat = withholdingOf('05', a.vat, line.inputs.vatWithholding, line.inputs.vatWithholdingAmount);
+    const onVat = withholdingOf(
+      '05',
+      a.vat,
+      line.inputs.vatWithholding,
+      line.inputs.vatWithholdingAmount,
+    );
     if (onVat !== undefined) {
       withheld += onVat.amount;
-      entries.push({ TaxCategory: '05', TaxPercentage: onVat.rate, TaxableAmount: formatAmount(a.vat), TaxAmount: formatAmount(onVat.amount) });
+      entries.push({
+        TaxCategory: '05',
+        TaxPercentage: onVat.rate,
+        TaxableAmount: formatAmount(a.vat),
+        TaxAmount: formatAmount(onVat.amount),
+      });
     }
     if (entries.length > 0) line.fields.WithholdingTaxSubTotals = entries;
   }

@@ -18,7 +18,12 @@ export const EMPTY = Symbol('empty');
 type Value = Exact | string | boolean | typeof EMPTY;
 
 export class ExpressionError extends Error {
-  constructor(message: string, readonly column?: string, readonly value?: string, readonly code?: 'EDOC_MAP_MASTER_MISSING') {
+  constructor(
+    message: string,
+    readonly column?: string,
+    readonly value?: string,
+    readonly code?: 'EDOC_MAP_MASTER_MISSING',
+  ) {
     super(message);
   }
 }
@@ -28,7 +33,10 @@ export interface ExprRow {
 }
 
 /** A cell as text; the column's name travels with it so a misread names the column. */
-interface Cell { text: string; column: string }
+interface Cell {
+  text: string;
+  column: string;
+}
 type Raw = Value | Cell;
 
 function isExact(v: unknown): v is Exact {
@@ -44,12 +52,18 @@ function num(v: Raw, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Exac
   if (isCell(v)) {
     const plain = erpNumberToPlain(v.text, format);
     const e = plain === undefined ? undefined : x.exactOf(plain);
-    if (e === undefined) throw new ExpressionError(`column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")`, v.column, v.text);
+    if (e === undefined)
+      throw new ExpressionError(
+        `column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        v.column,
+        v.text,
+      );
     return e;
   }
   if (typeof v === 'string') {
     const e = x.exactOf(v);
-    if (e === undefined) throw new ExpressionError(`${JSON.stringify(v.slice(0, 40))} is not a number`);
+    if (e === undefined)
+      throw new ExpressionError(`${JSON.stringify(v.slice(0, 40))} is not a number`);
     return e;
   }
   throw new ExpressionError('a condition was used as a number');
@@ -66,23 +80,44 @@ function text(v: Raw): string {
  * it is converted like a `column:` value, in the mapping's number format. A
  * computed number is plain (`12.5`).
  */
-export function expressionValue(n: ExprNode, row: ExprRow, format: Pick<MappingFormat, 'decimal' | 'thousands'>, master?: MasterTables): { text: string; column?: string } {
-  const v = ev(n, row, master === undefined ? format : { decimal: format.decimal, thousands: format.thousands, master });
+export function expressionValue(
+  n: ExprNode,
+  row: ExprRow,
+  format: Pick<MappingFormat, 'decimal' | 'thousands'>,
+  master?: MasterTables,
+): { text: string; column?: string } {
+  const v = ev(
+    n,
+    row,
+    master === undefined
+      ? format
+      : { decimal: format.decimal, thousands: format.thousands, master },
+  );
   return isCell(v) ? { text: v.text, column: v.column } : { text: expressionText(v) };
 }
 
 function ev(n: ExprNode, row: ExprRow, f: Env): Raw {
   switch (n.t) {
-    case 'num': return n.v;
-    case 'str': return n.v;
+    case 'num':
+      return n.v;
+    case 'str':
+      return n.v;
     case 'col': {
       const t = row.get(n.name).trim();
       return t === '' ? EMPTY : { text: t, column: n.name };
     }
-    case 'neg': { const a = num(ev(n.e, row, f), f); return a === EMPTY ? EMPTY : x.negate(a); }
-    case 'not': { const a = ev(n.e, row, f); return a === EMPTY ? EMPTY : !a; }
-    case 'bin': return binary(n.op, n.l, n.r, row, f);
-    case 'call': return call(n.fn, n.args, row, f);
+    case 'neg': {
+      const a = num(ev(n.e, row, f), f);
+      return a === EMPTY ? EMPTY : x.negate(a);
+    }
+    case 'not': {
+      const a = ev(n.e, row, f);
+      return a === EMPTY ? EMPTY : !a;
+    }
+    case 'bin':
+      return binary(n.op, n.l, n.r, row, f);
+    case 'call':
+      return call(n.fn, n.args, row, f);
   }
 }
 
@@ -105,9 +140,12 @@ function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Env): R
   const r = num(rr, f);
   if (l === EMPTY || r === EMPTY) return EMPTY;
   switch (op) {
-    case '+': return x.add(l, r);
-    case '-': return x.sub(l, r);
-    case '*': return x.mul(l, r);
+    case '+':
+      return x.add(l, r);
+    case '-':
+      return x.sub(l, r);
+    case '*':
+      return x.mul(l, r);
     case '/': {
       const q = x.div(l, r);
       if (q === undefined) throw new ExpressionError('division by zero');
@@ -115,7 +153,17 @@ function binary(op: string, ln: ExprNode, rn: ExprNode, row: ExprRow, f: Env): R
     }
     default: {
       const c = x.compare(l, r);
-      return op === '=' ? c === 0 : op === '!=' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+      return op === '='
+        ? c === 0
+        : op === '!='
+          ? c !== 0
+          : op === '<'
+            ? c < 0
+            : op === '<='
+              ? c <= 0
+              : op === '>'
+                ? c > 0
+                : c >= 0;
     }
   }
 }
@@ -124,7 +172,10 @@ function call(fn: string, args: ExprNode[], row: ExprRow, f: Env): Raw {
   if (fn === 'lookup') return lookup(args, row, f);
   if (fn === 'empty') return ev(args[0], row, f) === EMPTY;
   if (fn === 'coalesce') {
-    for (const a of args) { const v = ev(a, row, f); if (v !== EMPTY) return v; }
+    for (const a of args) {
+      const v = ev(a, row, f);
+      if (v !== EMPTY) return v;
+    }
     return EMPTY;
   }
   if (fn === 'if') {
@@ -136,11 +187,16 @@ function call(fn: string, args: ExprNode[], row: ExprRow, f: Env): Raw {
   if (values.includes(EMPTY)) return EMPTY;
   const nums = values as Exact[];
   switch (fn) {
-    case 'abs': return x.abs(nums[0]);
-    case 'round': return x.roundTo(nums[0], nums[1] === undefined ? 2 : Number(nums[1].units));
-    case 'min': return nums.reduce((a, b) => (x.compare(a, b) <= 0 ? a : b));
-    case 'max': return nums.reduce((a, b) => (x.compare(a, b) >= 0 ? a : b));
-    default: throw new ExpressionError(`unknown function ${fn}()`);
+    case 'abs':
+      return x.abs(nums[0]);
+    case 'round':
+      return x.roundTo(nums[0], nums[1] === undefined ? 2 : Number(nums[1].units));
+    case 'min':
+      return nums.reduce((a, b) => (x.compare(a, b) <= 0 ? a : b));
+    case 'max':
+      return nums.reduce((a, b) => (x.compare(a, b) >= 0 ? a : b));
+    default:
+      throw new ExpressionError(`unknown function ${fn}()`);
   }
 }
 
@@ -156,13 +212,19 @@ function lookup(args: ExprNode[], row: ExprRow, f: Env): Raw {
     return cell === '' ? EMPTY : { text: cell, column: `${table}.${column}` };
   } catch (err) {
     if (!(err instanceof MasterLookupError)) throw err;
-    throw new ExpressionError(err.message, isCell(keyRaw) ? keyRaw.column : undefined, key, err.code);
+    throw new ExpressionError(
+      err.message,
+      isCell(keyRaw) ? keyRaw.column : undefined,
+      key,
+      err.code,
+    );
   }
 }
 
 /** The value as the text a conversion reads ('' when empty); numbers in plain form (`12.5`). */
 function expressionText(v: Value): string {
   if (v === EMPTY) return '';
-  if (typeof v === 'boolean') throw new ExpressionError('the expression gave a condition, not a value');
+  if (typeof v === 'boolean')
+    throw new ExpressionError('the expression gave a condition, not a value');
   return typeof v === 'string' ? v : x.exactText(v);
 }

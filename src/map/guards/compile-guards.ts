@@ -9,7 +9,8 @@ function figures(input: NonNullable<ReconcileInput['document']> | undefined): [F
   if (input === undefined) return [];
   const out: [Figure, string][] = [];
   for (const [name, column] of Object.entries(input)) {
-    if (name === 'tax' && typeof column === 'object') for (const [category, c] of Object.entries(column)) out.push([`tax:${category}`, c]);
+    if (name === 'tax' && typeof column === 'object')
+      for (const [category, c] of Object.entries(column)) out.push([`tax:${category}`, c]);
     else if (typeof column === 'string') out.push([name, column]);
   }
   return out;
@@ -18,7 +19,7 @@ function figures(input: NonNullable<ReconcileInput['document']> | undefined): [F
 export function compileReconcile(input: ReconcileInput | undefined): Reconcile | undefined {
   if (input === undefined) return undefined;
   return {
-    tolerance: input.tolerance === undefined ? 0 : parseAmountLenient(input.tolerance) ?? 0,
+    tolerance: input.tolerance === undefined ? 0 : (parseAmountLenient(input.tolerance) ?? 0),
     document: figures(input.document),
     lines: figures(input.lines),
   };
@@ -26,7 +27,10 @@ export function compileReconcile(input: ReconcileInput | undefined): Reconcile |
 
 export function compileGuards(input: GuardsInput | undefined): Guards {
   return {
-    vatRates: input?.vatRates === undefined ? DEFAULT_VAT_RATES : input.vatRates.map((r) => canonicalDecimal(String(r)) ?? String(r)),
+    vatRates:
+      input?.vatRates === undefined
+        ? DEFAULT_VAT_RATES
+        : input.vatRates.map((r) => canonicalDecimal(String(r)) ?? String(r)),
     zeroLines: input?.zeroLines ?? 'invalid',
     negative: input?.negative ?? 'invalid',
   };

@@ -43,12 +43,26 @@ export function documentFigure(request: Obj, figure: string, lines: Obj[]): numb
     return entry === undefined ? 0 : cents(entry.TaxAmount);
   }
   switch (figure) {
-    case 'total': return pos !== undefined ? cents(pos.valorNeto) : cents(total?.PayableAmount ?? request.ComprobanteTotal);
-    case 'net': return pos !== undefined ? cents(pos.valorTotalSinImpuestos) : sum(lines.map((l) => cents(l.NetAmount)));
-    case 'gross': return pos !== undefined ? cents(pos.valorBruto) : sum(lines.map((l) => cents(l.GrossAmount ?? l.NetAmount)));
-    case 'discount': return pos !== undefined ? cents(pos.valorDescuentos) : sum(lines.map((l) => lineFigure(l, 'discount')));
-    case 'withholding': return cents(total?.WithholdingTaxAmount) ?? 0;
-    default: return undefined;
+    case 'total':
+      return pos !== undefined
+        ? cents(pos.valorNeto)
+        : cents(total?.PayableAmount ?? request.ComprobanteTotal);
+    case 'net':
+      return pos !== undefined
+        ? cents(pos.valorTotalSinImpuestos)
+        : sum(lines.map((l) => cents(l.NetAmount)));
+    case 'gross':
+      return pos !== undefined
+        ? cents(pos.valorBruto)
+        : sum(lines.map((l) => cents(l.GrossAmount ?? l.NetAmount)));
+    case 'discount':
+      return pos !== undefined
+        ? cents(pos.valorDescuentos)
+        : sum(lines.map((l) => lineFigure(l, 'discount')));
+    case 'withholding':
+      return cents(total?.WithholdingTaxAmount) ?? 0;
+    default:
+      return undefined;
   }
 }
 
@@ -56,8 +70,16 @@ export function documentFigure(request: Obj, figure: string, lines: Obj[]): numb
 export function lineFigure(line: Obj, figure: string): number | undefined {
   const pos = line.valorBruto !== undefined;
   const taxes = pos
-    ? list(line.tributos).map((t) => ({ category: String(t.id), amount: cents(t.valorImporte), base: cents(t.valorBase) }))
-    : list(line.TaxSubTotals).map((t) => ({ category: String(t.TaxCategory), amount: cents(t.TaxAmount), base: cents(t.TaxableAmount) }));
+    ? list(line.tributos).map((t) => ({
+        category: String(t.id),
+        amount: cents(t.valorImporte),
+        base: cents(t.valorBase),
+      }))
+    : list(line.TaxSubTotals).map((t) => ({
+        category: String(t.TaxCategory),
+        amount: cents(t.TaxAmount),
+        base: cents(t.TaxableAmount),
+      }));
   const gross = pos ? cents(line.valorBruto) : cents(line.GrossAmount ?? line.NetAmount);
   // a POS line's discounted value is its taxes' base (valorBruto stays the undiscounted value)
   const net = pos ? (taxes[0]?.base ?? gross) : cents(line.NetAmount);
@@ -66,10 +88,15 @@ export function lineFigure(line: Obj, figure: string): number | undefined {
     return t === undefined ? 0 : t.amount;
   }
   switch (figure) {
-    case 'net': return net;
-    case 'gross': return gross;
-    case 'discount': return gross === undefined || net === undefined ? undefined : gross - net;
-    case 'total': return net === undefined ? undefined : sum([net, ...taxes.map((t) => t.amount)]);
-    default: return undefined;
+    case 'net':
+      return net;
+    case 'gross':
+      return gross;
+    case 'discount':
+      return gross === undefined || net === undefined ? undefined : gross - net;
+    case 'total':
+      return net === undefined ? undefined : sum([net, ...taxes.map((t) => t.amount)]);
+    default:
+      return undefined;
   }
 }

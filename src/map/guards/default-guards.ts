@@ -94,7 +94,14 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
         if (!isNegative(f[name])) continue;
         const column = columnOf(mapping, name);
         const what = QUANTITY.includes(name) ? 'quantity' : 'price';
-        out.push({ code: 'EDOC_MAP_NEGATIVE', path: '', column, value: excerpt(String(f[name])), rows: line.rows, message: `A negative ${what} (${excerpt(String(f[name]))}) at ${at(column, line.rows)}; a document line carries positive amounts (a return is a credit note)` });
+        out.push({
+          code: 'EDOC_MAP_NEGATIVE',
+          path: '',
+          column,
+          value: excerpt(String(f[name])),
+          rows: line.rows,
+          message: `A negative ${what} (${excerpt(String(f[name]))}) at ${at(column, line.rows)}; a document line carries positive amounts (a return is a credit note)`,
+        });
       }
     }
     for (const rate of vatRates(f)) {
@@ -102,11 +109,25 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
       const c = canonicalDecimal(rate) ?? rate;
       if (g.vatRates.includes(c)) continue;
       const column = columnOf(mapping, 'vat');
-      out.push({ code: 'EDOC_MAP_VAT_RATE', path: '', column, value: excerpt(rate), rows: line.rows, message: `VAT rate ${excerpt(rate)} % at ${at(column, line.rows)} is not one of the allowed rates (${g.vatRates.join(', ')} %)${Number(c) < 1 && Number(c) > 0 ? `: a rate written as a fraction (${excerpt(rate)} for ${Number(c) * 100} %) needs "as: fraction" in the mapping` : ''}; set guards.vatRates if it is right` });
+      out.push({
+        code: 'EDOC_MAP_VAT_RATE',
+        path: '',
+        column,
+        value: excerpt(rate),
+        rows: line.rows,
+        message: `VAT rate ${excerpt(rate)} % at ${at(column, line.rows)} is not one of the allowed rates (${g.vatRates.join(', ')} %)${Number(c) < 1 && Number(c) > 0 ? `: a rate written as a fraction (${excerpt(rate)} for ${Number(c) * 100} %) needs "as: fraction" in the mapping` : ''}; set guards.vatRates if it is right`,
+      });
     }
     if (g.zeroLines === 'invalid' && isZeroLine(f)) {
       const column = columnOf(mapping, 'UnitPrice') || columnOf(mapping, 'valorUnitarioBruto');
-      out.push({ code: 'EDOC_MAP_ZERO_LINE', path: '', column, value: '0.00', rows: line.rows, message: `The line at ${at(column, line.rows)} is worth 0.00; set guards.zeroLines: allow in the mapping if the export has lines without value` });
+      out.push({
+        code: 'EDOC_MAP_ZERO_LINE',
+        path: '',
+        column,
+        value: '0.00',
+        rows: line.rows,
+        message: `The line at ${at(column, line.rows)} is worth 0.00; set guards.zeroLines: allow in the mapping if the export has lines without value`,
+      });
     }
   }
   return out;

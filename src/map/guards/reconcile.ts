@@ -20,15 +20,24 @@ export interface GuardLine {
 }
 
 const NAMES: Record<string, string> = {
-  total: 'the total', net: 'the net amount (before taxes)', gross: 'the gross amount (before discounts)', discount: 'the discount', withholding: 'the withholding',
+  total: 'the total',
+  net: 'the net amount (before taxes)',
+  gross: 'the gross amount (before discounts)',
+  discount: 'the discount',
+  withholding: 'the withholding',
 };
 
 function describeFigure(figure: string): string {
-  return figure.startsWith('tax:') ? `tax ${figure.slice(4)}` : NAMES[figure] ?? figure;
+  return figure.startsWith('tax:') ? `tax ${figure.slice(4)}` : (NAMES[figure] ?? figure);
 }
 
 /** The stated figure of one column over some rows: the cells that are filled must agree. */
-function stated(mapping: Mapping, rows: RowView[], column: string, out: Problem[]): number | undefined {
+function stated(
+  mapping: Mapping,
+  rows: RowView[],
+  column: string,
+  out: Problem[],
+): number | undefined {
   let value: number | undefined;
   let first: RowView | undefined;
   for (const row of rows) {
@@ -37,21 +46,44 @@ function stated(mapping: Mapping, rows: RowView[], column: string, out: Problem[
     const amount = erpNumberToAmount(text, mapping.format);
     const c = amount === undefined ? undefined : tryParseAmount(amount);
     if (c === undefined) {
-      out.push({ code: 'EDOC_MAP_BAD_NUMBER', path: '', column, value: excerpt(text), rows: [row.row], message: `${quoted(text)} in column "${column}" (row ${row.row}) is not an amount (decimal "${mapping.format.decimal}", thousands "${mapping.format.thousands}")` });
+      out.push({
+        code: 'EDOC_MAP_BAD_NUMBER',
+        path: '',
+        column,
+        value: excerpt(text),
+        rows: [row.row],
+        message: `${quoted(text)} in column "${column}" (row ${row.row}) is not an amount (decimal "${mapping.format.decimal}", thousands "${mapping.format.thousands}")`,
+      });
       return undefined;
     }
     if (value === undefined) {
       value = c;
       first = row;
     } else if (value !== c) {
-      out.push({ code: 'EDOC_MAP_INCONSISTENT', path: '', column, value: excerpt(text), rows: [first!.row, row.row], message: `Column "${column}" states ${formatAmount(value)} on row ${first!.row} and ${formatAmount(c)} on row ${row.row}; a stated total must be the same on every row of its document` });
+      out.push({
+        code: 'EDOC_MAP_INCONSISTENT',
+        path: '',
+        column,
+        value: excerpt(text),
+        rows: [first!.row, row.row],
+        message: `Column "${column}" states ${formatAmount(value)} on row ${first!.row} and ${formatAmount(c)} on row ${row.row}; a stated total must be the same on every row of its document`,
+      });
       return undefined;
     }
   }
   return value;
 }
 
-function compare(r: Reconcile, figure: string, column: string, given: number | undefined, computed: number | undefined, rows: number[], out: Problem[], where: string): void {
+function compare(
+  r: Reconcile,
+  figure: string,
+  column: string,
+  given: number | undefined,
+  computed: number | undefined,
+  rows: number[],
+  out: Problem[],
+  where: string,
+): void {
   if (given === undefined || computed === undefined) return;
   const difference = Math.abs(given - computed);
   if (difference <= r.tolerance) return;
@@ -65,7 +97,12 @@ function compare(r: Reconcile, figure: string, column: string, given: number | u
   });
 }
 
-export function reconcile(mapping: Mapping, rows: RowView[], request: Record<string, unknown>, lines: GuardLine[]): Problem[] {
+export function reconcile(
+  mapping: Mapping,
+  rows: RowView[],
+  request: Record<string, unknown>,
+  lines: GuardLine[],
+): Problem[] {
   const r = mapping.reconcile;
   if (r === undefined) return [];
   const out: Problem[] = [];
@@ -77,9 +114,20 @@ export function reconcile(mapping: Mapping, rows: RowView[], request: Record<str
   }
   const byRow = new Map(rows.map((row) => [row.row, row]));
   for (const line of lines) {
-    const lineRows = line.rows.map((n) => byRow.get(n)).filter((row): row is RowView => row !== undefined);
+    const lineRows = line.rows
+      .map((n) => byRow.get(n))
+      .filter((row): row is RowView => row !== undefined);
     for (const [figure, column] of r.lines) {
-      compare(r, figure, column, stated(mapping, lineRows, column, out), lineFigure(line.fields, figure), line.rows, out, 'of this line ');
+      compare(
+        r,
+        figure,
+        column,
+        stated(mapping, lineRows, column, out),
+        lineFigure(line.fields, figure),
+        line.rows,
+        out,
+        'of this line ',
+      );
     }
   }
   return out;

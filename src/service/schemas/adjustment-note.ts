@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { dateOrDateTimeSchema, dateTimeSchema, evenWithFieldIssues, taxSubTotalSchema, taxTotalSchema } from './common.js';
+import {
+  dateOrDateTimeSchema,
+  dateTimeSchema,
+  evenWithFieldIssues,
+  taxSubTotalSchema,
+  taxTotalSchema,
+} from './common.js';
 import { paymentMeansSchema } from './invoice.js';
 import { supportLineSchema, supportPartySchema, supportTotalSchema } from './support-document.js';
 
@@ -18,7 +24,8 @@ export const adjustmentNoteReferenceSchema = z
     IssueDate: dateOrDateTimeSchema.optional(),
   })
   .superRefine((ref, ctx) => {
-    const missing = (v: unknown): boolean => v === undefined || (typeof v === 'string' && v.trim() === '');
+    const missing = (v: unknown): boolean =>
+      v === undefined || (typeof v === 'string' && v.trim() === '');
     if (missing(ref.DocumentReferred) && missing(ref.DocumentReferredCUFE)) {
       ctx.addIssue({
         code: 'custom',
@@ -31,7 +38,9 @@ export type AdjustmentNoteReference = z.infer<typeof adjustmentNoteReferenceSche
 
 export const adjustmentNoteRequestSchema = z
   .strictObject({
-    DocumentReferences: z.array(adjustmentNoteReferenceSchema).min(1, 'at least one document reference is required'),
+    DocumentReferences: z
+      .array(adjustmentNoteReferenceSchema)
+      .min(1, 'at least one document reference is required'),
     CorrectionConceptCode: z.string().optional(),
     CorrectionConcept: z.string().optional(),
     Currency: z.literal('COP', 'only COP is admitted for adjustment notes').optional(),
@@ -50,10 +59,18 @@ export const adjustmentNoteRequestSchema = z
   .superRefine((note, ctx) => {
     if (note.Lines === undefined) return;
     if (note.SupplierParty === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'SupplierParty is required when Lines are sent', path: ['SupplierParty'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'SupplierParty is required when Lines are sent',
+        path: ['SupplierParty'],
+      });
     }
     if (note.Total === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'Total is required when Lines are sent', path: ['Total'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Total is required when Lines are sent',
+        path: ['Total'],
+      });
     }
   }, evenWithFieldIssues);
 export type AdjustmentNoteRequest = z.infer<typeof adjustmentNoteRequestSchema>;

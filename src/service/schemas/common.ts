@@ -9,7 +9,10 @@ import { z } from 'zod';
 /** Non-negative amount with exactly two decimals, e.g. "1234.50". The spec shows no negative amounts. */
 export const amountSchema = z
   .string()
-  .regex(/^(0|[1-9]\d*)\.\d{2}$/, 'must be a non-negative amount with exactly two decimals, e.g. "1234.50"');
+  .regex(
+    /^(0|[1-9]\d*)\.\d{2}$/,
+    'must be a non-negative amount with exactly two decimals, e.g. "1234.50"',
+  );
 
 /** Percentage as a two-decimal string ("19.00", "2.50"), the form of the reference sample. */
 export const percentageSchema = z
@@ -19,7 +22,10 @@ export const percentageSchema = z
 /** Non-negative decimal string with any number of decimals (quantities, days, hours). */
 export const decimalStringSchema = z
   .string()
-  .regex(/^(0|[1-9]\d*)(\.\d+)?$/, 'must be a non-negative number written as a string, e.g. "2" or "1.5"');
+  .regex(
+    /^(0|[1-9]\d*)(\.\d+)?$/,
+    'must be a non-negative number written as a string, e.g. "2" or "1.5"',
+  );
 
 function isCalendarDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
@@ -50,7 +56,9 @@ export function isValidDateTime(value: string): boolean {
 }
 
 /** yyyy-MM-dd, a real calendar date (2026-02-30 is rejected). */
-export const dateSchema = z.string().refine(isValidDate, 'must be a real date in the form yyyy-MM-dd');
+export const dateSchema = z
+  .string()
+  .refine(isValidDate, 'must be a real date in the form yyyy-MM-dd');
 
 /** yyyy-MM-ddTHH:mm:ss, a real calendar date and time. */
 export const dateTimeSchema = z
@@ -132,7 +140,10 @@ export const envelopeSchema = z.preprocess(
   (input) => {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
     const record = input as Record<string, unknown>;
-    if ((record.Warning === undefined || record.Warning === null) && record.Warnings !== undefined) {
+    if (
+      (record.Warning === undefined || record.Warning === null) &&
+      record.Warnings !== undefined
+    ) {
       const { Warnings, ...rest } = record;
       return { ...rest, Warning: Warnings };
     }

@@ -79,8 +79,11 @@ export const invoiceRequestSchema = z.strictObject({
 export type InvoiceRequest = z.infer<typeof invoiceRequestSchema>;
 
 /** E1 infers the document type: ReasonCredit with a value, else ReasonDebit with a value, else invoice. */
-export function e1DocumentType(request: Pick<InvoiceRequest, 'ReasonCredit' | 'ReasonDebit'>): 'invoice' | 'credit-note' | 'debit-note' {
-  if (request.ReasonCredit !== undefined && request.ReasonCredit.trim() !== '') return 'credit-note';
+export function e1DocumentType(
+  request: Pick<InvoiceRequest, 'ReasonCredit' | 'ReasonDebit'>,
+): 'invoice' | 'credit-note' | 'debit-note' {
+  if (request.ReasonCredit !== undefined && request.ReasonCredit.trim() !== '')
+    return 'credit-note';
   if (request.ReasonDebit !== undefined && request.ReasonDebit.trim() !== '') return 'debit-note';
   return 'invoice';
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { dateOrDateTimeSchema, dateSchema, dateTimeSchema, evenWithFieldIssues, isValidDateTime } from './common.js';
+import {
+  dateOrDateTimeSchema,
+  dateSchema,
+  dateTimeSchema,
+  evenWithFieldIssues,
+  isValidDateTime,
+} from './common.js';
 
 export const NUMBERING_DOCUMENT_TYPES = [
   'Invoice',
@@ -53,11 +59,27 @@ export const createNumberingRequestSchema = z
   })
   .superRefine((req, ctx) => {
     // Runs even when fields failed their own checks (messages accumulate): compare only sound values.
-    if (Number.isInteger(req.StartValue) && Number.isInteger(req.EndValue) && req.StartValue > req.EndValue) {
-      ctx.addIssue({ code: 'custom', message: 'StartValue must not be greater than EndValue', path: ['StartValue'] });
+    if (
+      Number.isInteger(req.StartValue) &&
+      Number.isInteger(req.EndValue) &&
+      req.StartValue > req.EndValue
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'StartValue must not be greater than EndValue',
+        path: ['StartValue'],
+      });
     }
-    if (isValidDateTime(String(req.ValidFrom)) && isValidDateTime(String(req.ValidTo)) && req.ValidFrom > req.ValidTo) {
-      ctx.addIssue({ code: 'custom', message: 'ValidFrom must not be later than ValidTo', path: ['ValidFrom'] });
+    if (
+      isValidDateTime(String(req.ValidFrom)) &&
+      isValidDateTime(String(req.ValidTo)) &&
+      req.ValidFrom > req.ValidTo
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'ValidFrom must not be later than ValidTo',
+        path: ['ValidFrom'],
+      });
     }
   }, evenWithFieldIssues);
 export type CreateNumberingRequest = z.infer<typeof createNumberingRequestSchema>;

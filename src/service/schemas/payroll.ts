@@ -22,7 +22,13 @@ const percentDeduction = z.strictObject({ Porcentaje: decimal, Deduccion: money 
 
 export const payrollEarningsSchema = z.strictObject({
   Basico: z.strictObject({ DiasTrabajados: decimal, SueldoTrabajado: money }).optional(),
-  Transporte: list(z.strictObject({ AuxilioTransporte: money, ViaticoManutAlojS: money, ViaticoManutAlojNS: money })),
+  Transporte: list(
+    z.strictObject({
+      AuxilioTransporte: money,
+      ViaticoManutAlojS: money,
+      ViaticoManutAlojNS: money,
+    }),
+  ),
   HEDs: overtime,
   HENs: overtime,
   HEDDFs: overtime,
@@ -31,7 +37,10 @@ export const payrollEarningsSchema = z.strictObject({
   HRDDFs: overtime,
   HRNDFs: overtime,
   Vacaciones: z
-    .strictObject({ VacacionesComunes: list(quantityPayment), VacacionesCompensadas: list(quantityPayment) })
+    .strictObject({
+      VacacionesComunes: list(quantityPayment),
+      VacacionesCompensadas: list(quantityPayment),
+    })
     .optional(),
   Primas: z.strictObject({ Cantidad: decimal, Pago: money, PagoNS: money }).optional(),
   Cesantias: z.strictObject({ Pago: money, Porcentaje: decimal, PagoIntereses: money }).optional(),
@@ -45,10 +54,17 @@ export const payrollEarningsSchema = z.strictObject({
     .optional(),
   Bonificaciones: list(z.strictObject({ BonificacionS: money, BonificacionNS: money })),
   Auxilios: list(z.strictObject({ AuxilioS: money, AuxilioNS: money })),
-  OtrosConceptos: list(z.strictObject({ DescripcionConcepto: text, ConceptoS: money, ConceptoNS: money })),
+  OtrosConceptos: list(
+    z.strictObject({ DescripcionConcepto: text, ConceptoS: money, ConceptoNS: money }),
+  ),
   Compensaciones: list(z.strictObject({ CompensacionO: money, CompensacionE: money })),
   BonoEPCTVs: list(
-    z.strictObject({ PagoS: money, PagoNS: money, PagoAlimentacionS: money, PagoAlimentacionNS: money }),
+    z.strictObject({
+      PagoS: money,
+      PagoNS: money,
+      PagoAlimentacionS: money,
+      PagoAlimentacionNS: money,
+    }),
   ),
   Comisiones: list(z.strictObject({ Comision: money })),
   PagosTerceros: thirdPartyPayments,
@@ -66,7 +82,12 @@ export const payrollDeductionsSchema = z.strictObject({
   Salud: percentDeduction.optional(),
   FondoPension: percentDeduction.optional(),
   FondoSP: z
-    .strictObject({ Porcentaje: decimal, Deduccion: money, PorcentajeSub: decimal, DeduccionSub: money })
+    .strictObject({
+      Porcentaje: decimal,
+      Deduccion: money,
+      PorcentajeSub: decimal,
+      DeduccionSub: money,
+    })
     .optional(),
   Sindicatos: list(percentDeduction),
   Sanciones: list(z.strictObject({ SancionPublic: money, SancionPriv: money })),
@@ -129,7 +150,12 @@ export const payrollRequestSchema = z.strictObject({
     .strictObject({ Pais: text, DepartamentoEstado: text, MunicipioCiudad: text, Idioma: text })
     .optional(),
   InformacionGeneral: z
-    .strictObject({ FechaHoraGen: dateTimeSchema.optional(), PeriodoNomina: text, TipoMoneda: text, TRM: decimal })
+    .strictObject({
+      FechaHoraGen: dateTimeSchema.optional(),
+      PeriodoNomina: text,
+      TipoMoneda: text,
+      TRM: decimal,
+    })
     .optional(),
   Notas: list(z.string()),
   Empleador: z.strictObject({ NIT: text }).optional(),

@@ -150,7 +150,12 @@ export const posDocumentContentSchema = z.strictObject({
 export type PosDocumentContent = z.infer<typeof posDocumentContentSchema>;
 
 /** E3 path `tipo` / E4 `tipoFactura`; `nota-ajuste` is an alias of `nota-ajuste-credito`. */
-export const posDocumentKindSchema = z.enum(['pos', 'nota-ajuste-credito', 'nota-ajuste-debito', 'nota-ajuste']);
+export const posDocumentKindSchema = z.enum([
+  'pos',
+  'nota-ajuste-credito',
+  'nota-ajuste-debito',
+  'nota-ajuste',
+]);
 export type PosDocumentKind = z.infer<typeof posDocumentKindSchema>;
 
 /**
@@ -171,7 +176,10 @@ export const posJsonRequestSchema = z.strictObject({
       try {
         parsed = JSON.parse(text);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON text holding the POS document content' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON text holding the POS document content',
+        });
         return;
       }
       const result = posDocumentContentSchema.safeParse(parsed);
@@ -181,7 +189,11 @@ export const posJsonRequestSchema = z.strictObject({
         const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
         for (const key of keys) {
           const path = key === undefined ? [...issue.path] : [...issue.path, key];
-          ctx.addIssue({ code: 'custom', message: key === undefined ? issue.message : 'unknown field', path });
+          ctx.addIssue({
+            code: 'custom',
+            message: key === undefined ? issue.message : 'unknown field',
+            path,
+          });
         }
       }
     })
@@ -189,7 +201,10 @@ export const posJsonRequestSchema = z.strictObject({
 });
 export type PosJsonRequest = z.infer<typeof posJsonRequestSchema>;
 
-const stringList = z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.string()));
+const stringList = z.preprocess(
+  (v) => (v === null || v === undefined ? [] : v),
+  z.array(z.string()),
+);
 
 /** E3 answer (200), accepted or rejected (`authorityStatus` is the text "true" or "false"). */
 export const posRecordSchema = z.looseObject({

@@ -7,7 +7,10 @@
  * too (rebalance). Then the same with SIGTERM (graceful stop: the leases are handed over at once).
  */
 import {
-  ClusterNode, clusterCompanies, createClusterProject, LedgerReader,
+  ClusterNode,
+  clusterCompanies,
+  createClusterProject,
+  LedgerReader,
 } from '../../helpers/cluster-project.js';
 import { eventually, startTestEmulator, type TestEmulator } from '../../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../../helpers/documents.js';
@@ -55,7 +58,10 @@ function traceArrivals(emulator: TestEmulator): Map<string, number[]> {
   return arrivals;
 }
 
-export async function runFailoverScenario(o: FailoverOptions, log: (line: string) => void = () => {}): Promise<FailoverReport> {
+export async function runFailoverScenario(
+  o: FailoverOptions,
+  log: (line: string) => void = () => {},
+): Promise<FailoverReport> {
   const started = Date.now();
   const companies = clusterCompanies(6, [o.rate]);
   const idOf = new Map(companies.map((c) => [c.alias, String(c.id)]));
@@ -73,21 +79,35 @@ export async function runFailoverScenario(o: FailoverOptions, log: (line: string
     for (const name of ['node-a', 'node-b', 'node-c']) nodes.push(new ClusterNode(name, project));
     await Promise.all(nodes.map((n) => n.start()));
     for (const c of companies) {
-      const docs = Array.from({ length: o.documentsPerCompany }, (_, k) => invoice(990_000_001 + k, c));
+      const docs = Array.from({ length: o.documentsPerCompany }, (_, k) =>
+        invoice(990_000_001 + k, c),
+      );
       await project.drop('invoice', `constante-${c.alias}.jsonl`, jsonlText(docs), c.alias);
     }
-    const firstAfter = (aliases: readonly string[], after: number, what: string): Promise<number> => eventually(() => {
-      let first: number | undefined;
-      for (const a of aliases) {
-        const t = (arrivals.get(idOf.get(a) ?? '') ?? []).find((x) => x > after);
-        if (t !== undefined && (first === undefined || t < first)) first = t;
-      }
-      return first;
-    }, what, o.leaseMs * 4 + 20_000);
-    const spread = (): Promise<Map<string, string[]>> => eventually(async () => {
-      const owned = await reader.owned();
-      return nodes.every((n) => n.running && (owned.get(n.name)?.length ?? 0) > 0) ? owned : undefined;
-    }, 'every node holding a company', o.leaseMs * 4 + 20_000);
+    const firstAfter = (aliases: readonly string[], after: number, what: string): Promise<number> =>
+      eventually(
+        () => {
+          let first: number | undefined;
+          for (const a of aliases) {
+            const t = (arrivals.get(idOf.get(a) ?? '') ?? []).find((x) => x > after);
+            if (t !== undefined && (first === undefined || t < first)) first = t;
+          }
+          return first;
+        },
+        what,
+        o.leaseMs * 4 + 20_000,
+      );
+    const spread = (): Promise<Map<string, string[]>> =>
+      eventually(
+        async () => {
+          const owned = await reader.owned();
+          return nodes.every((n) => n.running && (owned.get(n.name)?.length ?? 0) > 0)
+            ? owned
+            : undefined;
+        },
+        'every node holding a company',
+        o.leaseMs * 4 + 20_000,
+      );
     const requestsBefore = (await emulator.client.stats()).totalRequests;
     const killMs: number[] = [];
     const stopMs: number[] = [];
@@ -102,20 +122,36 @@ export async function runFailoverScenario(o: FailoverOptions, log: (line: string
       const at = Date.now();
       if (graceful) victim.signal('SIGTERM');
       else await victim.kill();
-      const first = await firstAfter(held, at + 100, `a request for ${held.join(', ')} after ${graceful ? 'SIGTERM' : 'SIGKILL'}`);
+      const first = await firstAfter(
+        held,
+        at + 100,
+        `a request for ${held.join(', ')} after ${graceful ? 'SIGTERM' : 'SIGKILL'}`,
+      );
       (graceful ? stopMs : killMs).push(first - at);
       if (graceful) await victim.process?.exited;
       const restartAt = Date.now();
       await victim.start();
-      await eventually(async () => ((await reader.owned()).get(victim.name)?.length ?? 0) > 0 ? true : undefined,
-        `${victim.name} holding a company again`, o.leaseMs * 4 + 20_000);
+      await eventually(
+        async () => (((await reader.owned()).get(victim.name)?.length ?? 0) > 0 ? true : undefined),
+        `${victim.name} holding a company again`,
+        o.leaseMs * 4 + 20_000,
+      );
       rejoinMs.push(Date.now() - restartAt);
-      log(`leaseMs ${o.leaseMs}: ${graceful ? 'SIGTERM' : 'SIGKILL'} ${victim.name} (${held.join(', ')}): first request from another node after ${first - at} ms`);
+      log(
+        `leaseMs ${o.leaseMs}: ${graceful ? 'SIGTERM' : 'SIGKILL'} ${victim.name} (${held.join(', ')}): first request from another node after ${first - at} ms`,
+      );
     }
     const requestsDuring = (await emulator.client.stats()).totalRequests - requestsBefore;
     return {
-      leaseMs: o.leaseMs, killMs, killMedianMs: median(killMs), killMaxMs: Math.max(...killMs),
-      stopMs, stopMedianMs: median(stopMs), stopMaxMs: Math.max(...stopMs), rejoinMs, requestsDuring,
+      leaseMs: o.leaseMs,
+      killMs,
+      killMedianMs: median(killMs),
+      killMaxMs: Math.max(...killMs),
+      stopMs,
+      stopMedianMs: median(stopMs),
+      stopMaxMs: Math.max(...stopMs),
+      rejoinMs,
+      requestsDuring,
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };
   } finally {

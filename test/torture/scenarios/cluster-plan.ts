@@ -35,7 +35,10 @@ export interface PlanOptions {
 }
 
 function split(total: number, parts: number): number[] {
-  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+  return Array.from(
+    { length: parts },
+    (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0),
+  );
 }
 
 /** A POS document without its number, the marker in its notes. */
@@ -57,30 +60,58 @@ export function planFiles(companies: readonly TestCompany[], o: PlanOptions): Pl
       // CSV of two lines per document every third CSV, so grouping rows is crashed too
       const csv = i % 2 === 1;
       files.push({
-        company, kind: 'invoice', name: csv ? `ventas ${company.alias}-${i}.csv` : `lote-${company.alias}-${i}.jsonl`,
-        content: csv ? salesCsv(numbers, i % 3 === 0 ? 2 : 1, company.alias) : jsonlText(numbers.map((x) => invoice(x, company))),
-        numbers, markers: [],
+        company,
+        kind: 'invoice',
+        name: csv ? `ventas ${company.alias}-${i}.csv` : `lote-${company.alias}-${i}.jsonl`,
+        content: csv
+          ? salesCsv(numbers, i % 3 === 0 ? 2 : 1, company.alias)
+          : jsonlText(numbers.map((x) => invoice(x, company))),
+        numbers,
+        markers: [],
       });
     }
     for (const [i, n] of split(o.serviceNumberedPerCompany, o.serviceFilesPerCompany).entries()) {
       const support = i % 2 === 0;
-      const markers = Array.from({ length: n }, (_, k) => `[CP-${company.alias}-${support ? 'S' : 'P'}${i}-${k}]`);
-      files.push(support
-        ? { company, kind: 'support-document', name: `soporte-${company.alias}-${i}.jsonl`, numbers: [], markers,
-          content: jsonlText(markers.map((m) => supportDocument(undefined, m))) }
-        : { company, kind: 'pos', name: `pos-${company.alias}-${i}.json`, numbers: [], markers,
-          content: jsonText(markers.map((m) => unnumberedPos(m))) });
+      const markers = Array.from(
+        { length: n },
+        (_, k) => `[CP-${company.alias}-${support ? 'S' : 'P'}${i}-${k}]`,
+      );
+      files.push(
+        support
+          ? {
+              company,
+              kind: 'support-document',
+              name: `soporte-${company.alias}-${i}.jsonl`,
+              numbers: [],
+              markers,
+              content: jsonlText(markers.map((m) => supportDocument(undefined, m))),
+            }
+          : {
+              company,
+              kind: 'pos',
+              name: `pos-${company.alias}-${i}.json`,
+              numbers: [],
+              markers,
+              content: jsonText(markers.map((m) => unnumberedPos(m))),
+            },
+      );
     }
     return files;
   });
   const out: PlannedFile[] = [];
-  for (let i = 0; perCompany.some((f) => i < f.length); i++) for (const f of perCompany) if (i < f.length) out.push(f[i]);
+  for (let i = 0; perCompany.some((f) => i < f.length); i++)
+    for (const f of perCompany) if (i < f.length) out.push(f[i]);
   return out;
 }
 
 /** The marker a request carries (support document line or POS notes, as the emulator stored it). */
 export function markerOf(request: unknown): string | undefined {
-  const r = request as { Lines?: { Item?: { Description?: string } }[]; content?: { documento?: { notas?: string[] } } } | undefined;
+  const r = request as
+    | {
+        Lines?: { Item?: { Description?: string } }[];
+        content?: { documento?: { notas?: string[] } };
+      }
+    | undefined;
   const text = `${r?.Lines?.[0]?.Item?.Description ?? ''} ${(r?.content?.documento?.notas ?? []).join(' ')}`;
   return MARKER.exec(text)?.[0];
 }
@@ -100,8 +131,16 @@ export async function outboxLook(project: MappedProject, file: PlannedFile): Pro
   const names = await readdir(outbox).catch(() => [] as string[]);
   const resultNames: string[] = [];
   for (const name of names.filter((n) => n.endsWith('.result.json'))) {
-    const r = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { file?: string; startedAt?: string; finishedAt?: string | null; counts?: unknown };
-    if (r.file === file.name) resultNames.push(`${name} (started ${r.startedAt}, finished ${r.finishedAt ?? 'no'}, ${JSON.stringify(r.counts)})`);
+    const r = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as {
+      file?: string;
+      startedAt?: string;
+      finishedAt?: string | null;
+      counts?: unknown;
+    };
+    if (r.file === file.name)
+      resultNames.push(
+        `${name} (started ${r.startedAt}, finished ${r.finishedAt ?? 'no'}, ${JSON.stringify(r.counts)})`,
+      );
   }
   const sha = createHash('sha256').update(file.content).digest('hex');
   const ext = path.extname(file.name);
@@ -113,6 +152,8 @@ export async function outboxLook(project: MappedProject, file: PlannedFile): Pro
     const bytes = await readFile(path.join(archive, name));
     if (createHash('sha256').update(bytes).digest('hex') === sha) archived++;
   }
-  const inbox = await readdir(project.inbox(file.kind, file.company.alias)).catch(() => [] as string[]);
+  const inbox = await readdir(project.inbox(file.kind, file.company.alias)).catch(
+    () => [] as string[],
+  );
   return { results: resultNames.length, resultNames, archived, inInbox: inbox.includes(file.name) };
 }

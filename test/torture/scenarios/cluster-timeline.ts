@@ -39,10 +39,26 @@ export class Timeline {
   }
 
   /** Every stretch where a company had more arrivals within one sliding second than its cap (the first `max`). */
-  overCap(companies: readonly TestCompany[], nodes: readonly ClusterNode[], max = 12): OverCapWindow[] {
-    const leaseEvents = nodes.flatMap((n) => n.view.logLines()
-      .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('cluster: ') && l.msg !== 'cluster: node joined')
-      .map((l) => ({ t: Date.parse(String(l.time)), what: `${n.name}: ${l.msg.slice(9)}${typeof l.company === 'string' ? ` ${l.company}` : ''}${typeof l.epoch === 'number' ? ` @${l.epoch}` : ''}`, company: l.company })));
+  overCap(
+    companies: readonly TestCompany[],
+    nodes: readonly ClusterNode[],
+    max = 12,
+  ): OverCapWindow[] {
+    const leaseEvents = nodes.flatMap((n) =>
+      n.view
+        .logLines()
+        .filter(
+          (l) =>
+            typeof l.msg === 'string' &&
+            l.msg.startsWith('cluster: ') &&
+            l.msg !== 'cluster: node joined',
+        )
+        .map((l) => ({
+          t: Date.parse(String(l.time)),
+          what: `${n.name}: ${l.msg.slice(9)}${typeof l.company === 'string' ? ` ${l.company}` : ''}${typeof l.epoch === 'number' ? ` @${l.epoch}` : ''}`,
+          company: l.company,
+        })),
+    );
     const out: OverCapWindow[] = [];
     for (const c of companies) {
       const cap = c.rate?.requestsPerSecond ?? Infinity;
@@ -55,10 +71,20 @@ export class Timeline {
         while (j + 1 < times.length && times[j + 1] - times[i] < 1000) j++;
         until = times[i] + 1000;
         const from = times[i] - 1500;
-        const around = [...this.events, ...leaseEvents.filter((e) => e.company === undefined || e.company === c.alias)]
-          .filter((e) => e.t >= from && e.t <= until).sort((a, b) => a.t - b.t)
+        const around = [
+          ...this.events,
+          ...leaseEvents.filter((e) => e.company === undefined || e.company === c.alias),
+        ]
+          .filter((e) => e.t >= from && e.t <= until)
+          .sort((a, b) => a.t - b.t)
           .map((e) => `${((e.t - times[i]) / 1000).toFixed(2)}s ${e.what}`);
-        out.push({ company: c.alias, at: Math.round((times[i] - this.started) / 100) / 10, requests: j - i + 1, cap, around });
+        out.push({
+          company: c.alias,
+          at: Math.round((times[i] - this.started) / 100) / 10,
+          requests: j - i + 1,
+          cap,
+          around,
+        });
       }
     }
     return out.sort((a, b) => a.at - b.at).slice(0, max);

@@ -13,11 +13,29 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mulberry32 } from '../../../src/emulator/faults.js';
 import {
-  ClusterNode, clusterCompanies, createClusterProject, LedgerReader, type ClusterProject,
+  ClusterNode,
+  clusterCompanies,
+  createClusterProject,
+  LedgerReader,
+  type ClusterProject,
 } from '../../helpers/cluster-project.js';
-import { eventually, sleep, startTestEmulator, type ResultJson, type TestEmulator } from '../../helpers/daemon-harness.js';
+import {
+  eventually,
+  sleep,
+  startTestEmulator,
+  type ResultJson,
+  type TestEmulator,
+} from '../../helpers/daemon-harness.js';
 import { findSecrets } from '../../helpers/torture-project.js';
-import { checkFiles, checkNumbered, checkRates, checkServiceNumbered, type FilesCheck, type NumberedCheck, type ServiceCheck } from './cluster-checks.js';
+import {
+  checkFiles,
+  checkNumbered,
+  checkRates,
+  checkServiceNumbered,
+  type FilesCheck,
+  type NumberedCheck,
+  type ServiceCheck,
+} from './cluster-checks.js';
 import { planFiles, type PlannedFile, type PlanOptions } from './cluster-plan.js';
 import { Timeline, type OverCapWindow } from './cluster-timeline.js';
 
@@ -38,7 +56,8 @@ export interface ClusterOptions extends PlanOptions {
   finishTimeoutMs: number;
 }
 
-export interface ClusterReport extends NumberedCheck, Omit<ServiceCheck, 'inDoubtList'>, FilesCheck {
+export interface ClusterReport
+  extends NumberedCheck, Omit<ServiceCheck, 'inDoubtList'>, FilesCheck {
   nodes: number;
   companies: number;
   leaseMs: number;
@@ -85,15 +104,21 @@ interface Chaos {
   log: (line: string) => void;
 }
 
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const pick = <T>(random: () => number, items: readonly T[]): T =>
+  items[Math.floor(random() * items.length)];
 
 /** Restarts every node that is not running, noting runs that ended without the scenario ending them. */
-async function reviveAll(c: Chaos, expectedDead: ClusterNode | undefined = undefined): Promise<void> {
+async function reviveAll(
+  c: Chaos,
+  expectedDead: ClusterNode | undefined = undefined,
+): Promise<void> {
   for (const n of c.nodes) {
     if (n.running) continue;
     if (n !== expectedDead && n.process !== undefined) {
       const e = await n.process.exited;
-      c.unexpectedExits.push(`${n.name} run ${n.starts}: ${JSON.stringify(e)} ${n.process.stderr.slice(-300)}`);
+      c.unexpectedExits.push(
+        `${n.name} run ${n.starts}: ${JSON.stringify(e)} ${n.process.stderr.slice(-300)}`,
+      );
     }
     await n.start();
     c.timeline.mark(`${n.name} up (run ${n.starts})`);
@@ -104,18 +129,25 @@ async function reviveAll(c: Chaos, expectedDead: ClusterNode | undefined = undef
 async function freeze(c: Chaos): Promise<Record<string, unknown>> {
   const owned = await c.ledger.owned();
   const victim = c.nodes.find((n) => n.running && (owned.get(n.name)?.length ?? 0) > 0);
-  if (victim === undefined) return { skipped: `no running node holds a lease: ${JSON.stringify([...owned])}` };
+  if (victim === undefined)
+    return { skipped: `no running node holds a lease: ${JSON.stringify([...owned])}` };
   const companies = owned.get(victim.name) ?? [];
   const stoppedAt = Date.now();
   victim.signal('SIGSTOP');
   c.timeline.mark(`SIGSTOP ${victim.name} (holds ${companies.join(', ')})`);
   let takenOverMs: number | null = null;
   try {
-    takenOverMs = await eventually(async () => {
-      const now = await c.ledger.leases();
-      const moved = companies.every((co) => now.some((l) => l.company === co && l.live && l.owner !== victim.name));
-      return moved ? Date.now() - stoppedAt : undefined;
-    }, 'the frozen node\'s companies held by other nodes', c.o.leaseMs * (c.o.freezeLeases + 2) + 10_000);
+    takenOverMs = await eventually(
+      async () => {
+        const now = await c.ledger.leases();
+        const moved = companies.every((co) =>
+          now.some((l) => l.company === co && l.live && l.owner !== victim.name),
+        );
+        return moved ? Date.now() - stoppedAt : undefined;
+      },
+      "the frozen node's companies held by other nodes",
+      c.o.leaseMs * (c.o.freezeLeases + 2) + 10_000,
+    );
   } catch {
     // reported below: not taken over while frozen
   }
@@ -128,8 +160,12 @@ async function freeze(c: Chaos): Promise<Record<string, unknown>> {
   await sleep(c.o.leaseMs);
   const after = await c.ledger.leases();
   return {
-    node: victim.name, companies, frozenMs, takenOverMs,
-    stillRunning: victim.running, holdsAgain: after.filter((l) => l.owner === victim.name && l.live).map((l) => l.company),
+    node: victim.name,
+    companies,
+    frozenMs,
+    takenOverMs,
+    stillRunning: victim.running,
+    holdsAgain: after.filter((l) => l.owner === victim.name && l.live).map((l) => l.company),
   };
 }
 
@@ -137,14 +173,18 @@ async function freeze(c: Chaos): Promise<Record<string, unknown>> {
 async function cut(c: Chaos): Promise<Record<string, unknown>> {
   let target: { node: ClusterNode; sending: number } | undefined;
   try {
-    target = await eventually(async () => {
-      const owned = await c.ledger.owned();
-      for (const n of c.nodes.filter((x) => x.running)) {
-        const sending = await c.ledger.sending(owned.get(n.name) ?? []);
-        if (sending > 0) return { node: n, sending };
-      }
-      return undefined;
-    }, 'a node with documents sending', 20_000);
+    target = await eventually(
+      async () => {
+        const owned = await c.ledger.owned();
+        for (const n of c.nodes.filter((x) => x.running)) {
+          const sending = await c.ledger.sending(owned.get(n.name) ?? []);
+          if (sending > 0) return { node: n, sending };
+        }
+        return undefined;
+      },
+      'a node with documents sending',
+      20_000,
+    );
   } catch {
     return { skipped: 'no node had documents sending for 20 s' };
   }
@@ -157,11 +197,21 @@ async function cut(c: Chaos): Promise<Record<string, unknown>> {
   return { node: node.name, sendingAtCut: sending, ...ended, stillRunning: node.running };
 }
 
-export async function runClusterScenario(o: ClusterOptions, log: (line: string) => void = () => {}): Promise<ClusterReport> {
+export async function runClusterScenario(
+  o: ClusterOptions,
+  log: (line: string) => void = () => {},
+): Promise<ClusterReport> {
   const started = Date.now();
   const problems: string[] = [];
   const companies = clusterCompanies(o.companies, o.rates);
-  const faults = { errorRate: 0.05, badGatewayRate: 0.05, resetRate: 0.05, dropAfterCommitRate: 0.05, latencyMs: o.latencyMs, randomSeed: o.seed };
+  const faults = {
+    errorRate: 0.05,
+    badGatewayRate: 0.05,
+    resetRate: 0.05,
+    dropAfterCommitRate: 0.05,
+    latencyMs: o.latencyMs,
+    randomSeed: o.seed,
+  };
   let emulator: TestEmulator | undefined;
   let made: Awaited<ReturnType<typeof createClusterProject>> | undefined;
   let ledger: LedgerReader | undefined;
@@ -172,12 +222,18 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     emulator = await startTestEmulator(companies, faults);
     const timeline = new Timeline();
     timeline.trace(emulator);
-    made = await createClusterProject({
-      baseUrl: emulator.url, companies, retry: { maxAttempts: 100, baseDelayMs: 20, maxDelayMs: 300 },
-    }, o.leaseMs);
+    made = await createClusterProject(
+      {
+        baseUrl: emulator.url,
+        companies,
+        retry: { maxAttempts: 100, baseDelayMs: 20, maxDelayMs: 300 },
+      },
+      o.leaseMs,
+    );
     const { project, db } = made;
     ledger = await LedgerReader.open(db);
-    for (let i = 0; i < o.nodes; i++) nodes.push(new ClusterNode(`node-${String.fromCharCode(97 + i)}`, project));
+    for (let i = 0; i < o.nodes; i++)
+      nodes.push(new ClusterNode(`node-${String.fromCharCode(97 + i)}`, project));
     const plan = planFiles(companies, o);
     const random = mulberry32(o.seed);
     const c: Chaos = { project, nodes, ledger, random, o, unexpectedExits: [], timeline, log };
@@ -190,7 +246,11 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     await drop(later.splice(0, Math.ceil(plan.length / 3)));
     await Promise.all(nodes.map((n) => n.start()));
     timeline.mark('all nodes up');
-    await eventually(async () => ((await ledger?.owned()) ?? new Map()).size > 0 ? true : undefined, 'leases held', 30_000);
+    await eventually(
+      async () => (((await ledger?.owned()) ?? new Map()).size > 0 ? true : undefined),
+      'leases held',
+      30_000,
+    );
     const perKill = Math.max(1, Math.ceil(later.length / Math.max(1, Math.ceil(o.kills / 2))));
     // the cut early, while most documents are still to go; the freeze after it
     const cutAt = Math.floor(o.kills / 5);
@@ -221,16 +281,19 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
 
     const results = new Map<PlannedFile, ResultJson>();
     for (const f of plan) {
-      const r = await nodes[0].view.finalResult(f.kind, f.name, { company: f.company.alias, timeoutMs: o.finishTimeoutMs }).catch((err: Error) => {
-        problems.push(err.message.split('\n')[0]);
-        return undefined;
-      });
+      const r = await nodes[0].view
+        .finalResult(f.kind, f.name, { company: f.company.alias, timeoutMs: o.finishTimeoutMs })
+        .catch((err: Error) => {
+          problems.push(err.message.split('\n')[0]);
+          return undefined;
+        });
       if (r !== undefined) results.set(f, r);
     }
     // what follows reads files synchronously: stalls from here on do not bunch any sending
     const stallMaxMs = Math.round(stalls.max / 1e6);
     let uncleanStops = 0;
-    for (const e of await Promise.all(nodes.map((n) => n.stop()))) if (e !== undefined && e.code !== 0) uncleanStops++;
+    for (const e of await Promise.all(nodes.map((n) => n.stop())))
+      if (e !== undefined && e.code !== 0) uncleanStops++;
     if (uncleanStops > 0) problems.push(`${uncleanStops} nodes did not stop cleanly on SIGTERM`);
 
     const numbered = await checkNumbered(plan, emulator.client, ledger, problems);
@@ -242,10 +305,17 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     const ledgerStates = await ledger.states();
     const sendingLeft = ledgerStates.sending ?? 0;
     if (sendingLeft > 0) problems.push(`${sendingLeft} documents left sending`);
-    const expectedStates = { accepted: numbered.numbered - numbered.numberedInDoubt + service.serviceAccepted,
-      'in-doubt': numbered.numberedInDoubt + service.serviceInDoubt };
-    if ((ledgerStates.accepted ?? 0) !== expectedStates.accepted || (ledgerStates['in-doubt'] ?? 0) !== expectedStates['in-doubt']) {
-      problems.push(`the ledger holds ${JSON.stringify(ledgerStates)}, the reports and the emulator say ${JSON.stringify(expectedStates)}`);
+    const expectedStates = {
+      accepted: numbered.numbered - numbered.numberedInDoubt + service.serviceAccepted,
+      'in-doubt': numbered.numberedInDoubt + service.serviceInDoubt,
+    };
+    if (
+      (ledgerStates.accepted ?? 0) !== expectedStates.accepted ||
+      (ledgerStates['in-doubt'] ?? 0) !== expectedStates['in-doubt']
+    ) {
+      problems.push(
+        `the ledger holds ${JSON.stringify(ledgerStates)}, the reports and the emulator say ${JSON.stringify(expectedStates)}`,
+      );
     }
     const secrets = [db.server.password, ...companies.map((co) => co.apiKey)];
     const found = findSecrets(project.dir, secrets);
@@ -253,12 +323,31 @@ export async function runClusterScenario(o: ClusterOptions, log: (line: string) 
     for (const h of found.hits) problems.push(`a secret is written in ${h.file}`);
     for (const n of outputs) problems.push(`a secret is in ${n.name}'s stdout/stderr`);
     return {
-      nodes: o.nodes, companies: o.companies, leaseMs: o.leaseMs, kills: o.kills, killsOfOwners, killsMidSend,
-      frozen, cut: cutReport, ...numbered, ...service, inDoubtList: service.inDoubtList.map((d) => `${d.marker}${d.issued ? ' (issued)' : ''}`),
-      ...files, ledgerStates, sendingLeft, ...rates, overCapWindows: timeline.overCap(companies, nodes),
-      harnessStallMaxMs: stallMaxMs, uncleanStops, unexpectedExits: c.unexpectedExits,
-      emulatorRequests: stats.totalRequests, faultsInjected: stats.faultsInjected,
-      secretsFound: found.hits.length + outputs.length, filesSearched: found.filesSearched, problems, rateProblems,
+      nodes: o.nodes,
+      companies: o.companies,
+      leaseMs: o.leaseMs,
+      kills: o.kills,
+      killsOfOwners,
+      killsMidSend,
+      frozen,
+      cut: cutReport,
+      ...numbered,
+      ...service,
+      inDoubtList: service.inDoubtList.map((d) => `${d.marker}${d.issued ? ' (issued)' : ''}`),
+      ...files,
+      ledgerStates,
+      sendingLeft,
+      ...rates,
+      overCapWindows: timeline.overCap(companies, nodes),
+      harnessStallMaxMs: stallMaxMs,
+      uncleanStops,
+      unexpectedExits: c.unexpectedExits,
+      emulatorRequests: stats.totalRequests,
+      faultsInjected: stats.faultsInjected,
+      secretsFound: found.hits.length + outputs.length,
+      filesSearched: found.filesSearched,
+      problems,
+      rateProblems,
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };
   } finally {

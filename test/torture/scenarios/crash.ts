@@ -11,10 +11,20 @@
 import { isDeepStrictEqual } from 'node:util';
 import { mulberry32 } from '../../../src/emulator/faults.js';
 import {
-  COMPANY_MAIN, DaemonProcess, sleep, startTestEmulator, type ResultJson, type TestEmulator,
+  COMPANY_MAIN,
+  DaemonProcess,
+  sleep,
+  startTestEmulator,
+  type ResultJson,
+  type TestEmulator,
 } from '../../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../../helpers/documents.js';
-import { createMappedProject, findSecrets, salesCsv, type MappedProject } from '../../helpers/torture-project.js';
+import {
+  createMappedProject,
+  findSecrets,
+  salesCsv,
+  type MappedProject,
+} from '../../helpers/torture-project.js';
 
 export interface CrashOptions {
   documents: number;
@@ -57,7 +67,9 @@ export interface CrashReport {
 export const FIRST_NUMBER = 990_000_001;
 
 export function crashFileName(i: number): string {
-  return i % 2 === 0 ? `lote ${String(i).padStart(2, '0')}.jsonl` : `lote-${String(i).padStart(2, '0')}.csv`;
+  return i % 2 === 0
+    ? `lote ${String(i).padStart(2, '0')}.jsonl`
+    : `lote-${String(i).padStart(2, '0')}.csv`;
 }
 
 function numbersOf(i: number, perFile: readonly number[]): number[] {
@@ -71,24 +83,44 @@ function fileContent(i: number, numbers: readonly number[]): string {
   return jsonlText(numbers.map((n) => invoice(n)));
 }
 
-export async function runCrashScenario(o: CrashOptions, log: (line: string) => void = () => {}): Promise<CrashReport> {
+export async function runCrashScenario(
+  o: CrashOptions,
+  log: (line: string) => void = () => {},
+): Promise<CrashReport> {
   const started = Date.now();
-  const faults = { errorRate: 0.06, badGatewayRate: 0.06, resetRate: 0.06, dropAfterCommitRate: 0.06, latencyMs: 3, randomSeed: o.seed };
+  const faults = {
+    errorRate: 0.06,
+    badGatewayRate: 0.06,
+    resetRate: 0.06,
+    dropAfterCommitRate: 0.06,
+    latencyMs: 3,
+    randomSeed: o.seed,
+  };
   let emulator: TestEmulator | undefined;
   let project: MappedProject | undefined;
   let daemon: DaemonProcess | undefined;
   try {
     emulator = await startTestEmulator([COMPANY_MAIN], faults);
     project = await createMappedProject({
-      baseUrl: emulator.url, companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: o.requestsPerSecond, concurrency: 4 } }],
+      baseUrl: emulator.url,
+      companies: [
+        { ...COMPANY_MAIN, rate: { requestsPerSecond: o.requestsPerSecond, concurrency: 4 } },
+      ],
       retry: { maxAttempts: 100, baseDelayMs: 20, maxDelayMs: 300 },
     });
-    const perFile = Array.from({ length: o.files }, (_, i) => Math.floor(o.documents / o.files) + (i < o.documents % o.files ? 1 : 0));
-    const files = perFile.map((_, i) => ({ name: crashFileName(i), numbers: numbersOf(i, perFile) }));
+    const perFile = Array.from(
+      { length: o.files },
+      (_, i) => Math.floor(o.documents / o.files) + (i < o.documents % o.files ? 1 : 0),
+    );
+    const files = perFile.map((_, i) => ({
+      name: crashFileName(i),
+      numbers: numbersOf(i, perFile),
+    }));
 
     // A third are there before the first start; the rest arrive during the first runs.
     const before = Math.ceil(o.files / 3);
-    for (const f of files.slice(0, before)) await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
+    for (const f of files.slice(0, before))
+      await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
     const later = files.slice(before);
     const random = mulberry32(o.seed);
     const laterPerRun = Math.max(1, Math.ceil(later.length / Math.max(1, Math.min(o.kills, 5))));
@@ -97,19 +129,26 @@ export async function runCrashScenario(o: CrashOptions, log: (line: string) => v
       daemon = await DaemonProcess.start(project, 30_000);
       const recovered = daemon.logLines().find((l) => typeof l.resent === 'number');
       if (recovered) recoveries++;
-      for (const f of later.splice(0, laterPerRun)) await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
+      for (const f of later.splice(0, laterPerRun))
+        await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
       await sleep(o.killAfterMs.min + Math.floor(random() * o.killAfterMs.spread));
       await daemon.kill();
-      if (run % 10 === 9) log(`crash ${run + 1}/${o.kills}: ${JSON.stringify(project.ledgerStates())}`);
+      if (run % 10 === 9)
+        log(`crash ${run + 1}/${o.kills}: ${JSON.stringify(project.ledgerStates())}`);
     }
-    for (const f of later.splice(0)) await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
+    for (const f of later.splice(0))
+      await project.drop('invoice', f.name, fileContent(files.indexOf(f), f.numbers));
     await emulator.client.setFaults({});
     daemon = await DaemonProcess.start(project, 30_000);
     if (daemon.logLines().some((l) => typeof l.resent === 'number')) recoveries++;
     const results: ResultJson[] = [];
-    for (const f of files) results.push(await project.finalResult('invoice', f.name, { timeoutMs: o.finishTimeoutMs }));
+    for (const f of files)
+      results.push(await project.finalResult('invoice', f.name, { timeoutMs: o.finishTimeoutMs }));
     const exit = await daemon.stop();
-    if (exit.code !== 0) throw new Error(`the last run did not stop cleanly: ${JSON.stringify(exit)} ${daemon.stderr}`);
+    if (exit.code !== 0)
+      throw new Error(
+        `the last run did not stop cleanly: ${JSON.stringify(exit)} ${daemon.stderr}`,
+      );
 
     const issued = await emulator.client.issued({ company: COMPANY_MAIN.id });
     const times = new Map<number, number>();
@@ -120,18 +159,30 @@ export async function runCrashScenario(o: CrashOptions, log: (line: string) => v
     let notAccepted = 0;
     for (const [i, r] of results.entries()) {
       const docs = files[i].numbers.length;
-      const settled = (d: ResultJson['documents'][number]): boolean => d.status === 'accepted'
-        || (d.status === 'in-doubt' && (d as { doubt?: string }).doubt === 'repeated-number');
-      const complete = r.finishedAt !== null && r.counts.total === docs && r.counts.accepted + r.counts.inDoubt === docs
-        && r.documents.length === docs
-        && r.documents.every((d, k) => d.index === k && settled(d) && d.key === `main/invoice/SETP/${files[i].numbers[k]}`);
+      const settled = (d: ResultJson['documents'][number]): boolean =>
+        d.status === 'accepted' ||
+        (d.status === 'in-doubt' && (d as { doubt?: string }).doubt === 'repeated-number');
+      const complete =
+        r.finishedAt !== null &&
+        r.counts.total === docs &&
+        r.counts.accepted + r.counts.inDoubt === docs &&
+        r.documents.length === docs &&
+        r.documents.every(
+          (d, k) =>
+            d.index === k && settled(d) && d.key === `main/invoice/SETP/${files[i].numbers[k]}`,
+        );
       if (complete) reportsComplete++;
       notAccepted += r.documents.filter((d) => !settled(d)).length;
     }
     // Every in-doubt document: the emulator holds its number exactly once, with the request we sent.
     const held = new Map<number, unknown[]>();
-    for (const d of await emulator.client.documents({ company: COMPANY_MAIN.id, kind: 'invoice', withRequest: true })) {
-      if (d.accepted) held.set(Number(d.number), [...(held.get(Number(d.number)) ?? []), d.request]);
+    for (const d of await emulator.client.documents({
+      company: COMPANY_MAIN.id,
+      kind: 'invoice',
+      withRequest: true,
+    })) {
+      if (d.accepted)
+        held.set(Number(d.number), [...(held.get(Number(d.number)) ?? []), d.request]);
     }
     const doubts = project.ledgerQuery<{ key: string; request: string }>(`SELECT d.key AS key,
       CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END AS request
