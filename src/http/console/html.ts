@@ -91,44 +91,18 @@ const SEARCH_BY: [string, string][] = [
 
 export function layout(title: string, body: Html, search = '', by = 'any'): string {
   return `<!doctype html>\n${
-    html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · edoc-bridge</title>
-        <link rel="stylesheet" href="/console.css" />
-      </head>
-      <body>
-        <header>
-          <strong>edoc-bridge</strong>
-          <nav>${NAV.map(([path, label]) => html`<a href="${path}">${label}</a>`)}</nav>
-          <form class="search" method="get" action="/search">
-            <input
-              type="search"
-              name="q"
-              value="${search}"
-              placeholder="file name, document number or customer id"
-              aria-label="Search"
-            />
-            <select name="by" aria-label="Search by">
-              ${SEARCH_BY.map(([value, label]) =>
-                value === by
-                  ? html`<option value="${value}" selected>${label}</option>`
-                  : html`<option value="${value}">${label}</option>`,
-              )}
-            </select>
-            <button type="submit">Search</button>
-          </form>
-          <form method="post" action="/logout" class="logout">
-            <button type="submit">Log out</button>
-          </form>
-        </header>
-        <main>
-          <h1>${title}</h1>
-          ${body}
-        </main>
-      </body>
-    </html>`.text
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · edoc-bridge</title><link rel="stylesheet" href="/console.css"></head><body>
+<header><strong>edoc-bridge</strong><nav>${NAV.map(([path, label]) => html`<a href="${path}">${label}</a>`)}</nav>
+<form class="search" method="get" action="/search"><input type="search" name="q" value="${search}" placeholder="file name, document number or customer id" aria-label="Search">
+<select name="by" aria-label="Search by">${SEARCH_BY.map(([value, label]) =>
+      value === by
+        ? html`<option value="${value}" selected>${label}</option>`
+        : html`<option value="${value}">${label}</option>`,
+    )}</select>
+<button type="submit">Search</button></form>
+<form method="post" action="/logout" class="logout"><button type="submit">Log out</button></form></header>
+<main><h1>${title}</h1>${body}</main></body></html>`.text
   }\n`;
 }
 

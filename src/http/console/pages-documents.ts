@@ -19,74 +19,27 @@ function lastError(d: ConsoleDocument): string {
 
 export function documentsTable(docs: readonly ConsoleDocument[], withFile = true): Html {
   if (docs.length === 0) return html`<p class="muted">No document.</p>`;
-  return html`<table>
-    <tr>
-      <th>document</th>
-      ${withFile ? html`<th>file</th>` : ''}
-      <th>#</th>
-      <th>company</th>
-      <th>kind</th>
-      <th>state</th>
-      <th>attempts</th>
-      <th>customer</th>
-      <th>updated</th>
-      <th>last error</th>
-    </tr>
-    ${docs.map(
-      (d) =>
-        html`<tr>
-          <td><a href="${href(`/documents/${d.id}`)}">${cut(documentName(d), 80)}</a></td>
-          ${withFile ? html`<td><a href="${href(`/files/${d.fileId}`)}">${cut(d.file, 60)}</a></td>` : ''}
-          <td class="num">${d.index}</td>
-          <td>${d.company}</td>
-          <td>${d.kind}</td>
-          <td>
-            ${stateBadge(d.state)}${d.doubt === null ? '' : html` <span class="muted">${d.doubt}</span>`}
-          </td>
-          <td class="num">${d.attempts}</td>
-          <td>${cut(d.customer, 40)}</td>
-          <td>${when(d.updatedAt)}</td>
-          <td>${cut(lastError(d))}</td>
-        </tr>`,
-    )}
-  </table>`;
+  return html`<table><tr><th>document</th>${withFile ? html`<th>file</th>` : ''}<th>#</th><th>company</th><th>kind</th><th>state</th>
+<th>attempts</th><th>customer</th><th>updated</th><th>last error</th></tr>
+${docs.map(
+  (d) => html`<tr><td><a href="${href(`/documents/${d.id}`)}">${cut(documentName(d), 80)}</a></td>
+${withFile ? html`<td><a href="${href(`/files/${d.fileId}`)}">${cut(d.file, 60)}</a></td>` : ''}<td class="num">${d.index}</td>
+<td>${d.company}</td><td>${d.kind}</td><td>${stateBadge(d.state)}${d.doubt === null ? '' : html` <span class="muted">${d.doubt}</span>`}</td>
+<td class="num">${d.attempts}</td><td>${cut(d.customer, 40)}</td><td>${when(d.updatedAt)}</td><td>${cut(lastError(d))}</td></tr>`,
+)}</table>`;
 }
 
 export function filesTable(files: readonly ConsoleFile[]): Html {
   if (files.length === 0) return html`<p class="muted">No file.</p>`;
-  return html`<table>
-    <tr>
-      <th>file</th>
-      <th>company</th>
-      <th>kind</th>
-      <th>state</th>
-      <th>documents</th>
-      <th>accepted</th>
-      <th>pending</th>
-      <th>failed</th>
-      <th>in doubt</th>
-      <th>rejected</th>
-      <th>invalid</th>
-      <th>taken at</th>
-    </tr>
-    ${files.map((f) => {
-      const total = Object.values(f.counts).reduce((a, b) => a + b, 0);
-      return html`<tr>
-        <td><a href="${href(`/files/${f.id}`)}">${cut(f.name, 80)}</a></td>
-        <td>${f.company}</td>
-        <td>${f.kind}</td>
-        <td>${stateBadge(f.state)}</td>
-        <td class="num">${total}</td>
-        <td class="num">${f.counts.accepted}</td>
-        <td class="num">${f.counts.pending + f.counts.sending}</td>
-        <td class="num">${f.counts.failed}</td>
-        <td class="num">${f.counts['in-doubt']}</td>
-        <td class="num">${f.counts.rejected}</td>
-        <td class="num">${f.counts.invalid}</td>
-        <td>${when(f.startedAt)}</td>
-      </tr>`;
-    })}
-  </table>`;
+  return html`<table><tr><th>file</th><th>company</th><th>kind</th><th>state</th><th>documents</th><th>accepted</th><th>pending</th>
+<th>failed</th><th>in doubt</th><th>rejected</th><th>invalid</th><th>taken at</th></tr>
+${files.map((f) => {
+  const total = Object.values(f.counts).reduce((a, b) => a + b, 0);
+  return html`<tr><td><a href="${href(`/files/${f.id}`)}">${cut(f.name, 80)}</a></td><td>${f.company}</td><td>${f.kind}</td>
+<td>${stateBadge(f.state)}</td><td class="num">${total}</td><td class="num">${f.counts.accepted}</td>
+<td class="num">${f.counts.pending + f.counts.sending}</td><td class="num">${f.counts.failed}</td><td class="num">${f.counts['in-doubt']}</td>
+<td class="num">${f.counts.rejected}</td><td class="num">${f.counts.invalid}</td><td>${when(f.startedAt)}</td></tr>`;
+})}</table>`;
 }
 
 export function filesPage(
@@ -94,11 +47,9 @@ export function filesPage(
   files: readonly ConsoleFile[],
   next: number | undefined,
 ): Html {
-  const tabs = html`<p>
-    ${[undefined, ...FILE_STATES].map((s) => html`<a href="${href('/files', { state: s })}">${s === state ? html`<strong>${s ?? 'all'}</strong>` : (s ?? 'all')}</a> `)}
-  </p>`;
+  const tabs = html`<p>${[undefined, ...FILE_STATES].map((s) => html`<a href="${href('/files', { state: s })}">${s === state ? html`<strong>${s ?? 'all'}</strong>` : (s ?? 'all')}</a> `)}</p>`;
   return html`${tabs}${filesTable(files)}
-  ${next === undefined ? '' : html`<p class="pager"><a href="${href('/files', { state, before: next })}">Older files</a></p>`}`;
+${next === undefined ? '' : html`<p class="pager"><a href="${href('/files', { state, before: next })}">Older files</a></p>`}`;
 }
 
 export function filePage(
@@ -111,13 +62,9 @@ export function filePage(
       ? ''
       : html`<p class="warning">${file.error.code}: ${cut(file.error.message, 400)}</p>`;
   return html`${filesTable([file])}${error}
-    <p class="muted">
-      Path:
-      ${cut(file.path, 300)}${file.archivedPath === null ? '' : html` · archived at ${cut(file.archivedPath, 300)}`}
-    </p>
-    <h2>Documents</h2>
-    ${documentsTable(docs, false)}
-    ${next === undefined ? '' : html`<p class="pager"><a href="${href(`/files/${file.id}`, { after: next })}">Next documents</a></p>`}`;
+<p class="muted">Path: ${cut(file.path, 300)}${file.archivedPath === null ? '' : html` · archived at ${cut(file.archivedPath, 300)}`}</p>
+<h2>Documents</h2>${documentsTable(docs, false)}
+${next === undefined ? '' : html`<p class="pager"><a href="${href(`/files/${file.id}`, { after: next })}">Next documents</a></p>`}`;
 }
 
 export function attentionPage(
@@ -127,17 +74,11 @@ export function attentionPage(
 ): Html {
   const intro =
     state === 'failed'
-      ? html`<p>
-          Documents the bridge gave up on after its retries. Open one to put it back in the queue
-          (like <code>edoc-bridge retry</code>).
-        </p>`
-      : html`<p>
-          Documents that may or may not exist at the service. Check at the service, then record what
-          you found on the document's page (like <code>edoc-bridge resolve</code>), or release one
-          that was not issued (like <code>edoc-bridge retry --in-doubt</code>).
-        </p>`;
+      ? html`<p>Documents the bridge gave up on after its retries. Open one to put it back in the queue (like <code>edoc-bridge retry</code>).</p>`
+      : html`<p>Documents that may or may not exist at the service. Check at the service, then record what you found on the document's page
+(like <code>edoc-bridge resolve</code>), or release one that was not issued (like <code>edoc-bridge retry --in-doubt</code>).</p>`;
   return html`${intro}${documentsTable(docs)}
-  ${next === undefined ? '' : html`<p class="pager"><a href="${href('/attention', { state, after: next })}">More</a></p>`}`;
+${next === undefined ? '' : html`<p class="pager"><a href="${href('/attention', { state, after: next })}">More</a></p>`}`;
 }
 
 export interface SearchResults {
@@ -151,20 +92,12 @@ export interface SearchResults {
 
 export function searchPage(r: SearchResults): Html {
   if (r.q === '')
-    return html`<p>
-      Search by a file's name (or its beginning), a document number (SETP990000123, SETP/990000123
-      or the full key) or a customer's identification.
-    </p>`;
-  const files =
-    r.by === 'any' || r.by === 'file'
-      ? html`<h2>Files</h2>
-          ${filesTable(r.files)}`
-      : '';
+    return html`<p>Search by a file's name (or its beginning), a document number (SETP990000123, SETP/990000123 or the full key) or a customer's identification.</p>`;
+  const files = r.by === 'any' || r.by === 'file' ? html`<h2>Files</h2>${filesTable(r.files)}` : '';
   const docs =
     r.by === 'file'
       ? ''
-      : html`<h2>Documents</h2>
-          ${documentsTable(r.documents)}
-          ${r.next === undefined ? '' : html`<p class="pager"><a href="${href('/search', { q: r.q, by: 'customer', after: r.next })}">More documents of this customer</a></p>`}`;
+      : html`<h2>Documents</h2>${documentsTable(r.documents)}
+${r.next === undefined ? '' : html`<p class="pager"><a href="${href('/search', { q: r.q, by: 'customer', after: r.next })}">More documents of this customer</a></p>`}`;
   return html`${files}${docs}`;
 }
