@@ -14,6 +14,7 @@ export const LAYERS = [
   'errors',
   'policy',
   'log',
+  'storage',
   'service',
   'health',
   'rate',
@@ -24,6 +25,7 @@ export const LAYERS = [
   'read',
   'config',
   'ledger',
+  'ledger-copy',
   'cluster',
   'submit',
   'report',
@@ -39,6 +41,7 @@ export const LAYERS = [
 /** Layers that own a document's or file's state change and so may use the ledger's operations. */
 export const LEDGER_WRITERS = [
   'ledger',
+  'ledger-copy',
   'cluster',
   'submit',
   'received',

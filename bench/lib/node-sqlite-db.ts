@@ -2,7 +2,7 @@
  * The measurement adapter behind docs/benchmarks.md, "The SQLite binding": better-sqlite3's API as the ledger uses it,
  * on node:sqlite. Not part of the program. To build that variant in a scratch copy: copy this file to
  * src/ledger/sql/sqlite-db.ts, import Database from it instead of 'better-sqlite3' in src/ledger (ledger.ts,
- * migrations.ts, sql/sqlite.ts, sql/sqlite-read-view.ts, sql/copy-*.ts), write Database for Database.Database and
+ * migrations.ts, sql/sqlite.ts, sql/sqlite-read-view.ts) and src/ledger-copy (copy-*.ts), write Database for Database.Database and
  * ReturnType<Database['prepare']> for Database.Statement, and run tsc -p tsconfig.build.json there.
  */
 import fs from 'node:fs';

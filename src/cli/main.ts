@@ -5,7 +5,7 @@ import { SecretScrubber } from '../log/secrets.js';
 import { closest } from '../config/suggest.js';
 import type { Config } from '../config/schema.js';
 import { EdocError, isEdocError } from '../errors.js';
-import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
+import { isStorageFull, storageFullError } from '../storage/storage-full.js';
 import { redactDeep } from '../log/redact.js';
 import type { Command } from './command.js';
 import { COMMAND_NAMES, findCommand, loadCommands } from './commands/index.js';

@@ -9,7 +9,7 @@
 import { mkdir } from 'node:fs/promises';
 import { isEdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
-import type { StorageWatch } from '../ledger/storage-watch.js';
+import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
 import { settleFile, writeFileReport, type FileReportResult } from './file-reports.js';

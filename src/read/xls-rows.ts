@@ -1,161 +1,41 @@
 /**
  * Rows of one worksheet of an Excel 97-2003 workbook (.xls, BIFF8), read from
  * its compound-file container (the `cfb` package) by this small record reader
- * ([MS-XLS] 2.4). An .xls sheet has at most 65,536 rows and the container is read
- * whole, so memory is bounded by the file's size. Read: the sheet list
- * (BoundSheet8), the date system (Date1904), cell formats (Format, XF), the
- * shared strings (SST with its Continue records), and the cells LabelSst, Label,
- * Number, RK, MulRk, BoolErr and Formula (its cached result, String for text).
- * An encrypted workbook (FilePass) and a pre-97 one (BIFF5 `Book` stream) are refused.
+ * ([MS-XLS] 2.4; the record layer is read/xls-records.ts). An .xls sheet has at
+ * most 65,536 rows and the container is read whole, so memory is bounded by the
+ * file's size. Read: the sheet list (BoundSheet8), the date system (Date1904),
+ * cell formats (Format, XF), the shared strings (SST with its Continue records),
+ * and the cells LabelSst, Label, Number, RK, MulRk, BoolErr and Formula (its
+ * cached result, String for text). An encrypted workbook (FilePass) and a pre-97
+ * one (BIFF5 `Book` stream) are refused.
  */
 import CFB from 'cfb';
 import { isDateFormat, numberText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
 import { SheetFault } from './zip-parts.js';
-
-const BOF = 0x0809;
-const EOF = 0x000a;
-const CONTINUE = 0x003c;
-const FILEPASS = 0x002f;
-const BOUNDSHEET = 0x0085;
-const DATEMODE = 0x0022;
-const FORMAT = 0x041e;
-const XF = 0x00e0;
-const SST = 0x00fc;
-const LABELSST = 0x00fd;
-const LABEL = 0x0204;
-const NUMBER = 0x0203;
-const RK = 0x027e;
-const MULRK = 0x00bd;
-const BOOLERR = 0x0205;
-const FORMULA = 0x0006;
-const STRING = 0x0207;
-
-interface BiffRecord {
-  type: number;
-  data: Buffer;
-  offset: number;
-  continues: Buffer[];
-}
-
-/** Records from `start`; Continue records are attached to the record they continue. */
-function* records(stream: Buffer, start: number): Generator<BiffRecord> {
-  let pos = start;
-  let pending: BiffRecord | undefined;
-  while (pos + 4 <= stream.length) {
-    const type = stream.readUInt16LE(pos);
-    const len = stream.readUInt16LE(pos + 2);
-    if (pos + 4 + len > stream.length)
-      throw new SheetFault(
-        'corrupt',
-        `a record at byte ${pos} runs past the end of the workbook stream`,
-      );
-    const data = stream.subarray(pos + 4, pos + 4 + len);
-    if (type === CONTINUE && pending !== undefined) {
-      pending.continues.push(data);
-    } else {
-      if (pending !== undefined) yield pending;
-      pending = { type, data, offset: pos, continues: [] };
-      if (type === EOF) {
-        yield pending;
-        return;
-      }
-    }
-    pos += 4 + len;
-  }
-  if (pending !== undefined) yield pending;
-}
-
-/** Reads XLUnicodeString-shaped text across Continue boundaries (each continued run of characters starts with a new flags byte). */
-class Cursor {
-  private seg = 0;
-  private pos = 0;
-  constructor(private readonly segments: Buffer[]) {}
-
-  private ensure(): Buffer {
-    while (this.seg < this.segments.length && this.pos >= this.segments[this.seg].length) {
-      this.seg++;
-      this.pos = 0;
-    }
-    if (this.seg >= this.segments.length)
-      throw new SheetFault('corrupt', 'a string runs past the end of its record');
-    return this.segments[this.seg];
-  }
-
-  u8(): number {
-    const b = this.ensure();
-    return b[this.pos++];
-  }
-  u16(): number {
-    return this.u8() | (this.u8() << 8);
-  }
-  u32(): number {
-    return (this.u16() + this.u16() * 65536) >>> 0;
-  }
-  skip(n: number): void {
-    for (let left = n; left > 0;) {
-      const b = this.ensure();
-      const step = Math.min(left, b.length - this.pos);
-      this.pos += step;
-      left -= step;
-    }
-  }
-
-  chars(count: number, highByte: boolean): string {
-    let out = '';
-    let wide = highByte;
-    let left = count;
-    while (left > 0) {
-      if (this.pos >= this.segments[this.seg].length) {
-        this.ensure();
-        wide = (this.u8() & 0x01) === 1; // a string continued in a Continue record restates its width
-      }
-      const b = this.segments[this.seg];
-      const fit = Math.min(left, Math.floor((b.length - this.pos) / (wide ? 2 : 1)));
-      if (fit === 0) throw new SheetFault('corrupt', 'a string is cut inside a character');
-      out += wide
-        ? b.toString('utf16le', this.pos, this.pos + fit * 2)
-        : b.toString('latin1', this.pos, this.pos + fit);
-      this.pos += fit * (wide ? 2 : 1);
-      left -= fit;
-    }
-    return out;
-  }
-
-  /** XLUnicodeRichExtendedString (SST) or XLUnicodeString (`lengthBytes` 2) / ShortXLUnicodeString (1). */
-  unicodeString(lengthBytes: 1 | 2 = 2): string {
-    const cch = lengthBytes === 1 ? this.u8() : this.u16();
-    const flags = this.u8();
-    const runs = flags & 0x08 ? this.u16() : 0;
-    const ext = flags & 0x04 ? this.u32() : 0;
-    const text = this.chars(cch, (flags & 0x01) === 1);
-    this.skip(runs * 4 + ext);
-    return text;
-  }
-}
-
-function rkValue(rk: number): number {
-  let n: number;
-  if (rk & 0x02) {
-    n = rk >> 2;
-  } else {
-    const b = Buffer.alloc(8);
-    b.writeInt32LE(rk & 0xfffffffc, 4);
-    n = b.readDoubleLE(0);
-  }
-  return rk & 0x01 ? n / 100 : n;
-}
-
-const BOOL_ERRORS: Record<number, string> = {
-  0x00: '#NULL!',
-  0x07: '#DIV/0!',
-  0x0f: '#VALUE!',
-  0x17: '#REF!',
-  0x1d: '#NAME?',
-  0x24: '#NUM!',
-  0x2a: '#N/A',
-};
+import {
+  BOF,
+  EOF,
+  FILEPASS,
+  BOUNDSHEET,
+  DATEMODE,
+  FORMAT,
+  XF,
+  SST,
+  LABELSST,
+  LABEL,
+  NUMBER,
+  RK,
+  MULRK,
+  BOOLERR,
+  FORMULA,
+  STRING,
+  records,
+  Cursor,
+  rkValue,
+  BOOL_ERRORS,
+} from './xls-records.js';
 
 interface Globals {
   sheets: { name: string; offset: number; kind: number }[];

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { buildRangeRequest, expandDate } from '../../src/cli/range-request.js';
-import { rangeFlags } from '../../src/cli/commands/ranges.js';
+import { rangeFlags } from '../../src/cli/commands/ranges-shown.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { colombiaToday, daysBetween } from '../../src/policy/dates.js';
 import type { NumberingRange } from '../../src/service/schemas/numbering.js';

@@ -3,9 +3,9 @@
  * (the options, else the configuration's paths.state and ledger.url), progress on stderr, the summary
  * on stdout. The URL is shown only as `postgres://user@host:port/db`, never with its password.
  */
-import type { CopyProgress, CopyReport } from '../../ledger/sql/copy-ledger.js';
+import type { CopyProgress, CopyReport } from '../../ledger-copy/copy-ledger.js';
 import { isEdocError } from '../../errors.js';
-import { copyLedger } from '../../ledger/sql/copy-ledger.js';
+import { copyLedger } from '../../ledger-copy/copy-ledger.js';
 import type { CliIO, ParsedArgs } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_OK } from '../exit-codes.js';

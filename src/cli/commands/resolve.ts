@@ -9,7 +9,8 @@
  * An in-doubt document without its own number that was not issued is released with
  * `edoc-bridge retry --in-doubt` instead.
  */
-import { resolveDocuments, rewriteReports } from '../../daemon/operator-actions.js';
+import { rewriteReports } from '../../daemon/operator-actions.js';
+import { resolveDocuments } from '../../daemon/resolve-documents.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { fileOrDocument, openShared } from '../document-match.js';

@@ -1,5 +1,6 @@
 import { lockHolder } from '../../ledger/lock.js';
-import { retryDocuments, type ActionResult } from '../../daemon/operator-actions.js';
+import type { ActionResult } from '../../daemon/action-target.js';
+import { retryDocuments } from '../../daemon/retry-documents.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';

@@ -3,7 +3,7 @@ import { checkWritableFolders } from '../../daemon/writable-folders.js';
 import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import { Daemon } from '../../daemon/daemon.js';
-import { isStorageFull } from '../../ledger/storage-full.js';
+import { isStorageFull } from '../../storage/storage-full.js';
 import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
 import { takeEarlyHangups } from '../early-hangup.js';

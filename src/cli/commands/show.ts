@@ -8,7 +8,7 @@ import type { ConsoleDocument, DocumentHistory } from '../../ledger/console-quer
 import { openLedger } from '../../ledger/open.js';
 import type { LedgerPort } from '../../ledger/port.js';
 import type { DocumentRow, FileRow } from '../../ledger/types.js';
-import { byIndex } from '../../daemon/operator-actions.js';
+import { byIndex } from '../../daemon/action-target.js';
 import type { Command, CliIO } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';

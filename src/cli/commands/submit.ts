@@ -7,21 +7,18 @@ import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import { EdocError, isEdocError } from '../../errors.js';
 import { Pipeline, type PipelineOptions } from '../../daemon/pipeline.js';
-import type { LedgerPort } from '../../ledger/port.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
-import type { FileProgress } from '../../ledger/types.js';
 import type { AppLogger } from '../../log/logger.js';
-import type { ServiceClient } from '../../service/client.js';
-import type { ServiceResponse } from '../../service/client-types.js';
-import type { CompanySender } from '../../submit/company-sender.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../kinds/index.js';
-import type { CliIO, Command } from '../command.js';
+import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { checkReadable } from '../input-file.js';
 import { pickCompany } from '../service-session.js';
 import { validateCommand } from './validate.js';
 import { waitUntilStable } from '../../watch/wait-stable.js';
+import { AnswerWatch, noAnswer, serviceTrouble } from './submit-answers.js';
+import { drawProgress, pendingOf, waitForFile } from './submit-progress.js';
 
 export const submitCommand: Command = {
   name: 'submit',
@@ -234,128 +231,4 @@ async function openPipeline(
       { cause: err },
     );
   }
-}
-
-/**
- * Resolves when every document of the file is final, the company got paused by a 401, `unreachable`
- * (called with every progress, the last one included) says to give up, or the command was interrupted.
- */
-async function waitForFile(
-  ledger: LedgerPort,
-  fileId: number,
-  sender: CompanySender,
-  signal: AbortSignal,
-  unreachable: (p: FileProgress) => boolean,
-): Promise<'final' | 'paused' | 'unreachable' | 'stopped' | 'storage'> {
-  for (;;) {
-    const p = await ledger.fileProgress(fileId);
-    const giveUp = unreachable(p);
-    if (p.final) return 'final';
-    if (signal.aborted) return 'stopped';
-    if (sender.isPaused) return 'paused';
-    // a foreground command does not wait for space: it stops cleanly and the re-run goes on
-    if (sender.storageBlocked) return 'storage';
-    if (giveUp) return 'unreachable';
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-function pendingOf(c: {
-  total: number;
-  accepted: number;
-  rejected: number;
-  invalid: number;
-  failed: number;
-  duplicate: number;
-  inDoubt: number;
-}): string {
-  const pending =
-    c.total - c.accepted - c.rejected - c.invalid - c.failed - c.duplicate - c.inDoubt;
-  return pending > 0 ? `, ${pending} not sent yet` : '';
-}
-
-/**
- * Counts the requests in a row that never reached the service (connection refused, no such host), over
- * every method of the client; any answer from the service starts the count again.
- */
-class AnswerWatch {
-  unanswered = 0;
-  /** Requests that never left (connection refused, no such host), over the whole run. */
-  notSent = 0;
-  /** Requests that went out and got no answer (connection dropped, timeout): the service may have processed them. */
-  lost = 0;
-  lostCode: string | undefined;
-
-  watch(client: ServiceClient): ServiceClient {
-    return new Proxy(client, {
-      get: (target, prop) => {
-        const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== 'function' || prop === 'close')
-          return typeof value === 'function' ? value.bind(target) : value;
-        return (...args: unknown[]): unknown => {
-          const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-          return result instanceof Promise ? result.then((r: unknown) => this.see(r)) : result;
-        };
-      },
-    });
-  }
-
-  private see<T>(response: T): T {
-    const r = response as Partial<ServiceResponse> | undefined;
-    if (r?.outcome !== undefined) {
-      // a request the client refused to send (invalid, not-sent) says nothing about the service
-      const unreachable =
-        r.httpStatus === undefined &&
-        r.outcome.kind === 'transient' &&
-        r.outcome.delivery === 'not-sent';
-      this.unanswered = unreachable ? this.unanswered + 1 : 0;
-      if (unreachable) this.notSent += 1;
-      if (r.httpStatus === undefined && r.outcome.delivery === 'maybe-sent') {
-        this.lost += 1;
-        this.lostCode = r.outcome.errorCode;
-      }
-    }
-    return response;
-  }
-}
-
-/**
- * Documents failed without any answer: say what is known. A request that went out and lost its answer may
- * have been processed (a failed document is one with its own number, so a resend cannot issue it twice).
- */
-function noAnswer(where: string, answers: AnswerWatch, name: string): string {
-  if (answers.lost === 0) return `${where} could not be reached`;
-  const retry =
-    `the service may have processed them: the failed documents may have been issued. Re-queue them with ` +
-    `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
-  const code = answers.lostCode === undefined ? '' : ` (${answers.lostCode})`;
-  return answers.notSent === 0
-    ? `the connection dropped after the requests went out and no answer came back from ${where}${code}; ${retry}`
-    : `${where} could not be reached on some attempts, and on others the connection dropped after the requests went out${code}; ${retry}`;
-}
-
-/**
- * Every failed document of the file failed for want of a service (no answer, or HTTP 429/5xx on the last
- * attempt): 'unreachable' or the HTTP statuses seen; undefined when a failure was something else.
- */
-async function serviceTrouble(ledger: LedgerPort, fileId: number): Promise<string | undefined> {
-  const statuses = new Set<number>();
-  for await (const doc of ledger.iterateFileDocuments(fileId)) {
-    if (doc.state !== 'failed' || doc.httpStatus === null) continue;
-    if (doc.httpStatus !== 429 && doc.httpStatus < 500) return undefined;
-    statuses.add(doc.httpStatus);
-  }
-  return statuses.size === 0 ? 'unreachable' : [...statuses].sort().join(', ');
-}
-
-function drawProgress(io: Pick<CliIO, 'progress'>, p: FileProgress): void {
-  if (p.total === 0) return;
-  const done = p.total - p.counts.pending - p.counts.sending;
-  const width = 30;
-  const filled = Math.round((done / p.total) * width);
-  io.progress(
-    `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${p.total}  accepted ${p.counts.accepted}` +
-      `  not accepted ${done - p.counts.accepted}`,
-    p.final,
-  );
 }

@@ -17,109 +17,29 @@
  * Numbers are written with a point (`0.19`) whatever the export's format; cells
  * are read in the mapping's number format when used as numbers.
  */
-import { exactOf, type Exact } from './exact-decimal.js';
+import { exactOf } from './exact-decimal.js';
+import {
+  ExpressionSyntaxError,
+  FUNCTIONS,
+  MAX_DEPTH,
+  MAX_LENGTH,
+  MAX_NODES,
+  type ExprNode,
+} from './expr-node.js';
+import { tokenize, type Token } from './tokenize.js';
+import { typeOf } from './type-check.js';
 
-export type ExprType = 'number' | 'boolean' | 'any';
-
-export type ExprNode =
-  | { t: 'num'; v: Exact }
-  | { t: 'str'; v: string }
-  | { t: 'col'; name: string }
-  | { t: 'neg'; e: ExprNode }
-  | { t: 'not'; e: ExprNode }
-  | { t: 'bin'; op: string; l: ExprNode; r: ExprNode }
-  | { t: 'call'; fn: string; args: ExprNode[] };
-
-export const MAX_LENGTH = 1000;
-export const MAX_DEPTH = 24;
-export const MAX_NODES = 200;
-
-/** Functions and how many arguments they take ([min, max]). */
-export const FUNCTIONS: Record<string, [number, number]> = {
-  round: [1, 2],
-  abs: [1, 1],
-  min: [2, 8],
-  max: [2, 8],
-  if: [3, 3],
-  coalesce: [2, 8],
-  empty: [1, 1],
-  lookup: [3, 3],
-};
-
-export class ExpressionSyntaxError extends Error {}
-
-interface Token {
-  kind: 'num' | 'str' | 'name' | 'col' | 'op' | 'end';
-  text: string;
-  at: number;
-}
-
-const OPERATORS = ['<=', '>=', '!=', '=', '<', '>', '+', '-', '*', '/', '(', ')', ','];
-
-/** The operators an expression accepts, signs and words (the docs' reference lists them). */
-export const EXPRESSION_OPERATORS: readonly string[] = [
-  ...OPERATORS.filter((o) => !['(', ')', ','].includes(o)),
-  'and',
-  'or',
-  'not',
-];
-const NAME = /^[\p{L}_][\p{L}\p{N}_]*/u;
-
-function tokenize(source: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i];
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
-      i++;
-      continue;
-    }
-    if (c >= '0' && c <= '9') {
-      const m = /^\d+(?:\.\d+)?/.exec(source.slice(i))!;
-      out.push({ kind: 'num', text: m[0], at: i });
-      i += m[0].length;
-      continue;
-    }
-    if (c === "'") {
-      const end = source.indexOf("'", i + 1);
-      if (end < 0)
-        throw new ExpressionSyntaxError(
-          `a text starting at character ${i + 1} is never closed with '`,
-        );
-      out.push({ kind: 'str', text: source.slice(i + 1, end), at: i });
-      i = end + 1;
-      continue;
-    }
-    if (c === '[') {
-      const end = source.indexOf(']', i + 1);
-      if (end < 0)
-        throw new ExpressionSyntaxError(
-          `a column name starting at character ${i + 1} is never closed with ]`,
-        );
-      const name = source.slice(i + 1, end).trim();
-      if (name === '')
-        throw new ExpressionSyntaxError(`empty column name [] at character ${i + 1}`);
-      out.push({ kind: 'col', text: name, at: i });
-      i = end + 1;
-      continue;
-    }
-    const name = NAME.exec(source.slice(i, i + 200));
-    if (name !== null) {
-      out.push({ kind: 'name', text: name[0], at: i });
-      i += name[0].length;
-      continue;
-    }
-    const op = OPERATORS.find((o) => source.startsWith(o, i));
-    if (op === undefined)
-      throw new ExpressionSyntaxError(
-        `unexpected character ${JSON.stringify(c)} at character ${i + 1}`,
-      );
-    out.push({ kind: 'op', text: op, at: i });
-    i += op.length;
-  }
-  out.push({ kind: 'end', text: '', at: source.length });
-  return out;
-}
+export {
+  ExpressionSyntaxError,
+  expressionColumns,
+  FUNCTIONS,
+  MAX_DEPTH,
+  MAX_LENGTH,
+  MAX_NODES,
+} from './expr-node.js';
+export type { ExprNode, ExprType } from './expr-node.js';
+export { EXPRESSION_OPERATORS } from './tokenize.js';
+export { typeOf } from './type-check.js';
 
 class Parser {
   private pos = 0;
@@ -299,72 +219,6 @@ function lookupArgs(args: ExprNode[]): ExprNode[] {
   return [nameOf(args[0], 'table'), args[1], nameOf(args[2], 'column')];
 }
 
-/** What a node yields, as far as the text tells (columns: 'any'); throws on a misuse it can see. */
-export function typeOf(n: ExprNode): ExprType {
-  switch (n.t) {
-    case 'num':
-      return 'number';
-    case 'str':
-    case 'col':
-      return 'any';
-    case 'neg':
-      expectNumber(n.e, '-');
-      return 'number';
-    case 'not':
-      expectBoolean(n.e, 'not');
-      return 'boolean';
-    case 'bin':
-      if (n.op === 'and' || n.op === 'or') {
-        expectBoolean(n.l, n.op);
-        expectBoolean(n.r, n.op);
-        return 'boolean';
-      }
-      if (['+', '-', '*', '/'].includes(n.op)) {
-        expectNumber(n.l, n.op);
-        expectNumber(n.r, n.op);
-        return 'number';
-      }
-      expectNumber(n.l, n.op);
-      expectNumber(n.r, n.op);
-      return 'boolean';
-    case 'call': {
-      if (n.fn === 'empty') {
-        typeOf(n.args[0]);
-        return 'boolean';
-      }
-      if (n.fn === 'if') {
-        expectBoolean(n.args[0], 'if');
-        const a = typeOf(n.args[1]);
-        const b = typeOf(n.args[2]);
-        return a === b ? a : 'any';
-      }
-      if (n.fn === 'lookup') {
-        if (typeOf(n.args[1]) === 'boolean')
-          throw new ExpressionSyntaxError('lookup() needs a key (a column), not a condition');
-        return 'any';
-      }
-      if (n.fn === 'coalesce') {
-        const types = n.args.map(typeOf);
-        return types.every((x) => x === types[0]) ? types[0] : 'any';
-      }
-      for (const a of n.args) expectNumber(a, `${n.fn}()`);
-      return 'number';
-    }
-  }
-}
-
-function expectNumber(n: ExprNode, where: string): void {
-  if (typeOf(n) === 'boolean')
-    throw new ExpressionSyntaxError(`${where} needs a number, not a condition`);
-}
-
-function expectBoolean(n: ExprNode, where: string): void {
-  if (typeOf(n) !== 'boolean')
-    throw new ExpressionSyntaxError(
-      `${where} needs a condition (a comparison, empty(), not, and, or)`,
-    );
-}
-
 /** Parses and type-checks an expression; throws ExpressionSyntaxError with a short reason. */
 export function parseExpression(source: string): ExprNode {
   if (source.length > MAX_LENGTH)
@@ -376,15 +230,4 @@ export function parseExpression(source: string): ExprNode {
       'the expression is a condition; a value needs a number or a text (use if(condition, a, b))',
     );
   return tree;
-}
-
-/** Every column an expression reads. */
-export function expressionColumns(n: ExprNode, out: Set<string>): Set<string> {
-  if (n.t === 'col') out.add(n.name);
-  else if (n.t === 'neg' || n.t === 'not') expressionColumns(n.e, out);
-  else if (n.t === 'bin') {
-    expressionColumns(n.l, out);
-    expressionColumns(n.r, out);
-  } else if (n.t === 'call') for (const a of n.args) expressionColumns(a, out);
-  return out;
 }

@@ -9,16 +9,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
-import { EdocError } from '../../errors.js';
-import type { LockInfo } from '../lock.js';
+import { EdocError } from '../errors.js';
+import type { LockInfo } from '../ledger/lock.js';
 import { planCopy, quoteName } from './copy-plan.js';
 import type { CopyTable } from './copy-plan.js';
 import { checksumRows, copyRows } from './copy-rows.js';
 import type { BatchLimits } from './copy-rows.js';
 import { openCopySource } from './copy-source.js';
-import type { SqlExecutor } from './executor.js';
-import { migratePostgres } from './pg-migrations.js';
-import { openPostgresExecutor } from './postgres.js';
+import type { SqlExecutor } from '../ledger/sql/executor.js';
+import { migratePostgres } from '../ledger/sql/pg-migrations.js';
+import { openPostgresExecutor } from '../ledger/sql/postgres.js';
 
 export interface CopyOptions {
   /** The SQLite ledger file, or the state folder holding it. */

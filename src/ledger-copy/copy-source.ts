@@ -16,10 +16,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { EdocError, isEdocError } from '../../errors.js';
-import { acquireLock, lockHolder, releaseLock } from '../lock.js';
-import type { HeldLock, LockInfo } from '../lock.js';
-import { SCHEMA_VERSION } from '../migrations.js';
+import { EdocError, isEdocError } from '../errors.js';
+import { acquireLock, lockHolder, releaseLock } from '../ledger/lock.js';
+import type { HeldLock, LockInfo } from '../ledger/lock.js';
+import { SCHEMA_VERSION } from '../ledger/migrations.js';
 
 /** The SQLite ledger's file name in the state folder (ledger/ledger.ts LEDGER_FILE). */
 const SQLITE_FILE = 'ledger.sqlite';

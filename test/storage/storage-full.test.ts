@@ -3,8 +3,12 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EdocError } from '../../src/errors.js';
-import { isStorageFull, storageFullCode, storageFullError } from '../../src/ledger/storage-full.js';
-import { StorageWatch } from '../../src/ledger/storage-watch.js';
+import {
+  isStorageFull,
+  storageFullCode,
+  storageFullError,
+} from '../../src/storage/storage-full.js';
+import { StorageWatch } from '../../src/storage/storage-watch.js';
 import { writeFileAtomic } from '../../src/report/atomic-write.js';
 
 /** A real ENOSPC: /dev/full refuses every write. */

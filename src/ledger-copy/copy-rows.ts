@@ -10,11 +10,11 @@
  * bytes that are not UTF-8) is an error naming its table, row and column instead of a changed document.
  */
 import type Database from 'better-sqlite3';
-import { EdocError, isEdocError } from '../../errors.js';
-import { quoted } from '../../policy/excerpt.js';
+import { EdocError, isEdocError } from '../errors.js';
+import { quoted } from '../policy/excerpt.js';
 import type { CopyColumn, CopyTable } from './copy-plan.js';
 import { quoteName } from './copy-plan.js';
-import type { SqlExecutor } from './executor.js';
+import type { SqlExecutor } from '../ledger/sql/executor.js';
 import { TableChecksum } from './table-checksum.js';
 
 /** PostgreSQL's limit of parameters in one statement (the protocol counts them in 16 bits). */

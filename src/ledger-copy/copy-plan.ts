@@ -6,8 +6,8 @@
  * has by design (PG_ONLY_TABLES) are left out.
  */
 import type Database from 'better-sqlite3';
-import { EdocError } from '../../errors.js';
-import type { SqlExecutor } from './executor.js';
+import { EdocError } from '../errors.js';
+import type { SqlExecutor } from '../ledger/sql/executor.js';
 
 /**
  * Tables of the PostgreSQL ledger that have no SQLite counterpart: its migrations record and the
