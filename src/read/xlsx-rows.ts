@@ -10,6 +10,7 @@ import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
 import { isDateFormat, numberText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
+import { MergedCells, parseRange } from './sheet-merges.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -188,7 +189,7 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
 
 const WORKSHEET = /\/worksheet$/;
 
-/** The sheet `wanted` (name, case-insensitive) or the first worksheet in tab order. */
+/** The sheet `wanted` (name, case-insensitive) or the first visible worksheet in tab order. */
 async function findSheet(
   zip: ZipPackage,
   wanted: string | undefined,
@@ -203,13 +204,17 @@ async function findSheet(
     [...root.values()].find((r) => r.type.endsWith('/officeDocument'))?.target ?? 'xl/workbook.xml';
   if (!zip.has(workbook))
     throw new SheetFault('corrupt', 'the package has no workbook part (is it a spreadsheet?)');
-  const sheets: { name: string; rid: string }[] = [];
+  const sheets: { name: string; rid: string; hidden: boolean }[] = [];
   let date1904 = false;
   parseXml(await zip.text(workbook, SMALL_PART), workbook, {
     open: (t) => {
       if (t.name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(t, 'date1904') ?? '');
       else if (t.name === 'sheet')
-        sheets.push({ name: attr(t, 'name') ?? '', rid: attr(t, 'r:id') ?? '' });
+        sheets.push({
+          name: attr(t, 'name') ?? '',
+          rid: attr(t, 'r:id') ?? '',
+          hidden: ['hidden', 'veryHidden'].includes(attr(t, 'state') ?? ''),
+        });
     },
   });
   const rels = await relsOf(zip, workbook);
@@ -226,7 +231,8 @@ async function findSheet(
         `its sheet "${wanted}" is not a worksheet (a chart or macro sheet)`,
       );
   } else {
-    chosen = sheets.find(isWorksheet);
+    // the first sheet a person sees: a hidden one (a parameters sheet, an old copy) is not the export
+    chosen = sheets.find((s) => isWorksheet(s) && !s.hidden) ?? sheets.find(isWorksheet);
     if (chosen === undefined)
       throw new SheetFault(
         'sheet',
@@ -336,6 +342,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
+    const merged = new MergedCells();
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',
@@ -378,6 +385,14 @@ export async function openXlsxSheet(
         case 'rPh':
           phonetic++;
           break;
+        case 'mergeCell': {
+          // after the rows (<mergeCells> follows <sheetData>): a merge over the table refuses the file
+          const ref = attr(t, 'ref') ?? '';
+          const range = parseRange(ref);
+          if (range !== undefined)
+            merged.merge(found.name, ref, range.firstRow, range.lastRow, range.cells);
+          break;
+        }
         default:
           break;
       }
@@ -412,6 +427,7 @@ export async function openXlsxSheet(
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);
         cell = undefined;
       } else if (t.name === 'row' && current !== undefined) {
+        merged.row(current.row, current.cells);
         ready.push(current);
         current = undefined;
       }

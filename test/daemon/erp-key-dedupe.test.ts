@@ -121,7 +121,9 @@ function suite(ledger: () => Promise<Record<string, unknown> | undefined>): void
     expect(third[0].errors[0].message).toContain(
       `${issuedAs} was issued (accepted from loyverse-21.csv)`,
     );
-    expect(third[0].errors[0].message).toContain('payable amount: issued 30400, the file now says 36350');
+    expect(third[0].errors[0].message).toContain(
+      'payable amount: issued 30400, the file now says 36350',
+    );
     expect(await posIssued(emulator, '1-1045')).toBe(1);
   }, 180_000);
 
