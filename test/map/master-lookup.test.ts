@@ -194,6 +194,12 @@ describe('a master-data table file', () => {
       'terceros.csv, row 4, column "Razón social": id "900123456" is on row 2 too, with another "Razón social"',
     );
     expect(twice).toMatchObject({ row: 4, column: 'Razón social' });
+    // the file's writer had written this far: the last row cut inside "Razón social", no Correo cell yet
+    const cut = await refused(`${TERCEROS}31;800555111;Distribuidora An`);
+    expect(cut.message).toContain(
+      'terceros.csv, row 4, column "Correo": the row ends before this column (3 cells; a row cut short, or a file still being written)',
+    );
+    expect(cut).toMatchObject({ row: 4, column: 'Correo' });
     const headerOnly = await refused('Tipo identificación;Identificación;Razón social;Correo\n');
     expect(headerOnly.message).toContain('no rows under the header');
     const quotes = await refused(`${TERCEROS}31;"800;Abierta;x\n`);
