@@ -32,15 +32,23 @@ export async function acceptedErpKeys(
   wanted: readonly { kind: string; erpKey: string }[],
 ): Promise<Map<string, IssuedRow>> {
   const out = new Map<string, IssuedRow>();
-  if (wanted.length === 0) return out;
-  const keys = textList(tx, [...new Set(wanted.map((w) => w.erpKey))]);
-  for (const r of await tx.all<IssuedRow & { erp_key: string }>(
-    `SELECT ${ISSUED_COLUMNS}, a.erp_key FROM documents a JOIN files af ON af.id = a.file_id
-    WHERE a.company = ? AND a.erp_key IN ${keys.sql} AND a.state = 'accepted' ORDER BY a.id`,
-    [company, keys.param],
-  )) {
-    const k = erpKeyOf(company, r.kind, r.erp_key);
-    if (!out.has(k)) out.set(k, r);
+  const byKind = new Map<string, Set<string>>();
+  for (const w of wanted) {
+    let keys = byKind.get(w.kind);
+    if (keys === undefined) byKind.set(w.kind, (keys = new Set()));
+    keys.add(w.erpKey);
+  }
+  // one statement per kind in the batch (one, but for a routed export): the index is (company, kind, erp_key)
+  for (const [kind, keys] of byKind) {
+    const list = textList(tx, keys);
+    for (const r of await tx.all<IssuedRow & { erp_key: string }>(
+      `SELECT ${ISSUED_COLUMNS}, a.erp_key FROM documents a JOIN files af ON af.id = a.file_id
+      WHERE a.company = ? AND a.kind = ? AND a.erp_key IN ${list.sql} AND a.state = 'accepted' ORDER BY a.id`,
+      [company, kind, list.param],
+    )) {
+      const k = erpKeyOf(company, r.kind, r.erp_key);
+      if (!out.has(k)) out.set(k, r);
+    }
   }
   return out;
 }
