@@ -10,6 +10,7 @@
  * whose counter restarts).
  */
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
+import { addEvent } from './events.js';
 import { parse } from './rows.js';
 import { idList, textList } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
@@ -135,4 +136,31 @@ export async function erpKeyStates(
     else if (now === undefined) out.set(r.id, { to: 'in-doubt' });
   }
   return out;
+}
+
+/**
+ * At the `sending` mark: document `d`, whose ERP key `issued` holds as accepted, becomes `duplicate` (with
+ * its event). Returns EDOC_ISSUED_OTHER_CONTENT's message when its content differs from what was issued.
+ */
+export async function settleErpKeyDuplicate(
+  tx: SqlExecutor,
+  now: number,
+  d: { id: number; file_id: number; erp_key: string; source: string; content: string | null },
+  issued: IssuedRow,
+): Promise<string | undefined> {
+  const { problem, otherContent } = await erpKeyDuplicate(tx, issued, {
+    source: parse<unknown>(d.source, null),
+    erpKey: d.erp_key,
+    content: d.content,
+  });
+  await tx.run(
+    `UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`,
+    [JSON.stringify([problem]), now, d.id],
+  );
+  await addEvent(tx, now, 'duplicate-key', d.file_id, d.id, {
+    erpKey: d.erp_key,
+    acceptedDocument: issued.id,
+    ...(otherContent ? { otherContent: true } : {}),
+  });
+  return otherContent ? problem.message : undefined;
 }

@@ -7,8 +7,13 @@
 import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvent, addEvents, type LedgerEvent } from './events.js';
-import { json, parse } from './rows.js';
-import { ERP_KEY_IN_DOUBT_DELAY_MS, erpKeyDuplicate, erpKeyOf, erpKeyStates } from './erp-keys.js';
+import { json } from './rows.js';
+import {
+  ERP_KEY_IN_DOUBT_DELAY_MS,
+  erpKeyOf,
+  erpKeyStates,
+  settleErpKeyDuplicate,
+} from './erp-keys.js';
 import { greatest, idList, INT_PARAM, valuesTable, type ValueColumn } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
@@ -96,22 +101,14 @@ export async function markSendingTx(
     const byErp = erp.get(id);
     if (byErp?.to === 'accepted' && d.erp_key !== null) {
       // the ERP's key of a document the service numbers was issued meanwhile (another export's copy went first)
-      const { problem, otherContent } = await erpKeyDuplicate(tx, byErp.issued, {
-        source: parse<unknown>(d.source, null),
-        erpKey: d.erp_key,
-        content: d.content,
-      });
-      await tx.run(
-        `UPDATE documents SET state = 'duplicate', errors = ?, updated_at = ? WHERE id = ?`,
-        [JSON.stringify([problem]), now, id],
+      const other = await settleErpKeyDuplicate(
+        tx,
+        now,
+        { ...d, erp_key: d.erp_key },
+        byErp.issued,
       );
-      await addEvent(tx, now, 'duplicate-key', d.file_id, id, {
-        erpKey: d.erp_key,
-        acceptedDocument: byErp.issued.id,
-        ...(otherContent ? { otherContent: true } : {}),
-      });
       result.duplicate.push(id);
-      if (otherContent) (result.otherContent ??= new Map()).set(id, problem.message);
+      if (other !== undefined) (result.otherContent ??= new Map()).set(id, other);
       continue;
     }
     const erpKey = d.erp_key === null ? undefined : erpKeyOf(d.company, d.kind, d.erp_key);
