@@ -120,6 +120,8 @@ export const ERRORS = {
     'The ledger file could not be opened (not a database, damaged, or not accessible).',
   EDOC_LEDGER_DUPLICATE_FILE: 'The same file content was received before; it is not sent again.',
   EDOC_LEDGER_DUPLICATE_KEY: 'A document with this key was already accepted; it is not sent again.',
+  EDOC_LEDGER_DUPLICATE_ERP_KEY:
+    'A document the service numbers whose ERP key (the mapping key) was issued already for this company and kind; not sent again.',
   EDOC_LEDGER_DUPLICATE_DOCUMENT:
     'The same document of the same file content was accepted before (a resend); it is not sent again.',
   EDOC_LEDGER_EARLIER_COPY_OPEN:

@@ -35,6 +35,26 @@ function checkMasterReferences(mapping: Mapping, tables: Config['masterData']['t
   }
 }
 
+/**
+ * Every kind a mapping's `route` sends documents as is enabled: a disabled kind is one this installation
+ * does not send (issued elsewhere, or not at all), so a routed document of that kind must not go either.
+ */
+function checkRoutedKinds(mapping: Mapping, kinds: Config['kinds']): void {
+  if (mapping.route === undefined) return;
+  for (const value of mapping.route.listed) {
+    const kind = mapping.route.values[value.toLowerCase()];
+    if (kind !== undefined && !kinds[kind].enabled) {
+      throw new EdocError(
+        'EDOC_MAPPING_INVALID',
+        `Mapping ${mapping.file}: route sends "${value}" documents as ${kind}, which is not enabled ` +
+          `(kinds.${kind}.enabled: false): enable it, or leave "${value}" out of route.values ` +
+          '(such documents are then refused, EDOC_MAP_ROUTE)',
+        { file: mapping.file },
+      );
+    }
+  }
+}
+
 /** Throws EDOC_CONFIG_MAPPING for the first configured mapping that does not load (kinds in configuration order). */
 export async function checkMappings(
   config: Pick<Config, 'kinds'> & Partial<Pick<Config, 'masterData'>>,
@@ -51,6 +71,8 @@ export async function checkMappings(
     }
     try {
       checkMasterReferences((await loading) as Mapping, config.masterData?.tables ?? {});
+      if ((settings as { enabled?: boolean }).enabled !== false)
+        checkRoutedKinds((await loading) as Mapping, config.kinds);
     } catch (err) {
       const key = `kinds.${kind}.mapping`;
       const reason = isEdocError(err) ? err.message : String(err);

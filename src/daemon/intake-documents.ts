@@ -142,6 +142,10 @@ function toNewDocument(
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
     ...(doc.kind === undefined ? {} : { kind: doc.kind }),
   };
+  // numbered by the service: the ERP's key is what tells a re-export of an issued document (ledger/erp-keys.ts)
+  const keyId = key === undefined && 'keyId' in doc ? doc.keyId : undefined;
+  if (typeof keyId === 'string' && job.mapping?.keyRepeats !== true)
+    out.erpKey = secrets.scrub(JSON.stringify(keyId.split('\u001f')));
   // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
   // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
   // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any

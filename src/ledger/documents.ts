@@ -8,6 +8,7 @@ import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup, type EarlierCopy } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
 import { checkReferences } from './note-references.js';
+import { acceptedErpKeys, erpKeyDuplicate, erpKeyOf } from './erp-keys.js';
 import { otherCompanyHold } from './other-company.js';
 import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
 import type { RawDocument } from './rows.js';
@@ -66,11 +67,27 @@ export async function insertDocuments(
           .map(keyOf)
           .filter((k): k is string => k !== null),
       );
+      // and which of its ERP keys (documents the service numbers: erp-keys.ts)
+      const erpKeyOfDoc = (d: NewDocument): string | undefined =>
+        d.erpKey === undefined ? undefined : erpKeyOf(file.company, d.kind ?? file.kind, d.erpKey);
+      const acceptedErp = await acceptedErpKeys(
+        tx,
+        file.company,
+        batch
+          .filter((d) => !hasProblems(d) && d.erpKey !== undefined)
+          .map((d) => ({ kind: d.kind ?? file.kind, erpKey: d.erpKey! })),
+      );
       const planned: PlannedDocument[] = [];
       for (const d of batch) {
         const key = keyOf(d);
         let problems: ReportProblem[] | null = hasProblems(d) ? d.problems! : null;
-        const dupOf = !problems && key ? accepted.get(key) : undefined;
+        const erpKey = erpKeyOfDoc(d);
+        const dupOf =
+          !problems && key
+            ? accepted.get(key)
+            : !problems && erpKey !== undefined
+              ? acceptedErp.get(erpKey)
+              : undefined;
         const copy =
           !problems && !dupOf && earlier
             ? await earlier(tx, d.index, d.raw, d.ownNumber === true)
@@ -97,19 +114,36 @@ export async function insertDocuments(
               ? 'duplicate'
               : 'pending';
         // the number was issued: the same content is a quiet duplicate, other content (a corrected re-export) needs a person
-        const other = dupOf ? await otherContentProblem(tx, dupOf, d.content) : undefined;
+        const byErp =
+          dupOf && !key && d.erpKey !== undefined
+            ? await erpKeyDuplicate(tx, dupOf, {
+                source: d.source,
+                erpKey: d.erpKey,
+                content: d.content,
+              })
+            : undefined;
+        const other =
+          byErp !== undefined
+            ? byErp.otherContent
+              ? byErp.problem
+              : undefined
+            : dupOf
+              ? await otherContentProblem(tx, dupOf, d.content)
+              : undefined;
         const errors = other
           ? [other]
-          : dupOf
-            ? [
-                {
-                  code: 'EDOC_LEDGER_DUPLICATE_KEY',
-                  message: `${d.number} was already accepted; not sent again.`,
-                },
-              ]
-            : copy === undefined
-              ? null
-              : [earlierCopyError(copy)];
+          : byErp
+            ? [byErp.problem]
+            : dupOf
+              ? [
+                  {
+                    code: 'EDOC_LEDGER_DUPLICATE_KEY',
+                    message: `${d.number} was already accepted; not sent again.`,
+                  },
+                ]
+              : copy === undefined
+                ? null
+                : [earlierCopyError(copy)];
         planned.push({ d, key, state, problems, errors, dupOf, copy, other: other?.message });
       }
       const ids = await insertRows(tx, fileId, file, planned, now);
@@ -138,7 +172,7 @@ export async function insertDocuments(
             fileId,
             documentId: id,
             data: {
-              key,
+              ...(key === null ? { erpKey: d.erpKey } : { key }),
               acceptedDocument: dupOf.id,
               ...(other === undefined ? {} : { otherContent: true }),
             },
@@ -275,6 +309,7 @@ async function insertRows(
         now,
         d.customer ?? null,
         d.content ?? null,
+        d.erpKey ?? null,
       ] as const,
   );
   const body = (d: NewDocument): [string | null, string, number] => {
@@ -290,7 +325,7 @@ async function insertRows(
     // intake's ledger time. No RETURNING: SQLite collects a RETURNING statement's rows before it answers.
     const changed = await tx.runMany(
       `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-      attempts, next_attempt_at, problems, errors, updated_at, customer, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?, ?)
+      attempts, next_attempt_at, problems, errors, updated_at, customer, content, erp_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(file_id, idx) DO NOTHING`,
       values,
     );
@@ -319,12 +354,13 @@ async function insertRows(
   const column = (k: number): unknown[] => values.map((v) => v[k]);
   const inserted = await tx.all<{ id: number; idx: number }>(
     `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number,
-    state, attempts, next_attempt_at, problems, errors, updated_at, customer, content)
-    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu, ct FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
+    state, attempts, next_attempt_at, problems, errors, updated_at, customer, content, erp_key)
+    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu, ct, ek FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
       CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
-      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS v(f, i, c, k, s, ky, o, st, p, e, u, cu, ct)
+      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
+      AS v(f, i, c, k, s, ky, o, st, p, e, u, cu, ct, ek)
     ON CONFLICT(file_id, idx) DO NOTHING RETURNING id, idx`,
-    Array.from({ length: 13 }, (_, k) => column(k)),
+    Array.from({ length: 14 }, (_, k) => column(k)),
   );
   for (const r of inserted) ids.set(r.idx, r.id);
   const stored = rows.filter((r) => ids.has(r.d.index));

@@ -61,8 +61,9 @@ export async function otherContentProblem(
   const then = await issuedSummary(tx, issued);
   if (then === undefined || then.digest === now.digest) return undefined;
   const differences = contentDifferences(then, now);
-  const parts = issued.key.split('/');
-  const number = parts.slice(2).join('');
+  // a document the service numbered, settled by a person without its number, has no key
+  const parts = ((issued.key as string | null) ?? '').split('/');
+  const number = parts.length > 2 ? parts.slice(2).join('') : 'The document';
   return {
     code: ISSUED_OTHER_CONTENT,
     ...(differences.length === 0 ? {} : { field: differences.map((d) => d.label).join(', ') }),

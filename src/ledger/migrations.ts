@@ -223,6 +223,14 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (table_name, version, id)
   );
   `,
+  // 11: a document the service numbers has no number to dedupe by; its ERP key (the mapping's key columns,
+  // as JSON) stands in (ledger/erp-keys.ts): one accepted, being sent or in doubt under the same company,
+  // kind and ERP key keeps another from being sent. NULL: a document with its own number, a JSON input, a
+  // mapping with `keyRepeats`, or a document recorded before this step.
+  `
+  ALTER TABLE documents ADD COLUMN erp_key TEXT;
+  CREATE INDEX documents_erp_key ON documents(company, kind, erp_key) WHERE erp_key IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,12 @@ import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvent, addEvents, type LedgerEvent } from './events.js';
 import { json } from './rows.js';
+import {
+  ERP_KEY_IN_DOUBT_DELAY_MS,
+  erpKeyOf,
+  erpKeyStates,
+  settleErpKeyDuplicate,
+} from './erp-keys.js';
 import { greatest, idList, INT_PARAM, valuesTable, type ValueColumn } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
@@ -28,6 +34,8 @@ export async function markSendingTx(
   // send (the hot path: a handful of statements per batch rather than seven per document).
   // On PostgreSQL the read locks the batch's rows (FOR UPDATE): a second mark of one document, on another
   // connection, waits for this one and then finds it `sending` (SQLite runs one writer at a time anyway).
+  // first: it locks (PostgreSQL) every document sharing an ERP key with the batch (erp-keys.ts)
+  const erp = await erpKeyStates(tx, ids);
   const batch = idList(tx, ids);
   const rows = new Map(
     (
@@ -36,11 +44,15 @@ export async function markSendingTx(
         file_id: number;
         company: string;
         key: string | null;
+        kind: string;
+        erp_key: string | null;
+        source: string;
+        content: string | null;
         state: string;
         dup: number | null;
         busy: number;
       }>(
-        `SELECT d.id, d.file_id, d.company, d.key, d.state,
+        `SELECT d.id, d.file_id, d.company, d.key, d.kind, d.erp_key, d.source, d.content, d.state,
       CASE WHEN d.key IS NULL THEN NULL ELSE
         (SELECT a.id FROM documents a WHERE a.key = d.key AND a.state = 'accepted' AND a.id <> d.id LIMIT 1) END AS dup,
       CASE WHEN d.key IS NOT NULL AND EXISTS (SELECT 1 FROM documents s WHERE s.key = d.key AND s.state = 'sending' AND s.id <> d.id)
@@ -53,6 +65,7 @@ export async function markSendingTx(
   const result: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
   const companies = new Set<string>();
   const keys = new Set<string>();
+  const erpKeys = new Set<string>();
   for (const id of ids) {
     const d = rows.get(id);
     if (!d || d.state !== 'pending') {
@@ -85,6 +98,32 @@ export async function markSendingTx(
       if (other !== undefined) (result.otherContent ??= new Map()).set(id, other.message);
       continue;
     }
+    const byErp = erp.get(id);
+    if (byErp?.to === 'accepted' && d.erp_key !== null) {
+      // the ERP's key of a document the service numbers was issued meanwhile (another export's copy went first)
+      const other = await settleErpKeyDuplicate(
+        tx,
+        now,
+        { ...d, erp_key: d.erp_key },
+        byErp.issued,
+      );
+      result.duplicate.push(id);
+      if (other !== undefined) (result.otherContent ??= new Map()).set(id, other);
+      continue;
+    }
+    const erpKey = d.erp_key === null ? undefined : erpKeyOf(d.company, d.kind, d.erp_key);
+    if (byErp !== undefined || (erpKey !== undefined && erpKeys.has(erpKey))) {
+      // another document with its ERP key is on its way, or may have been issued: never two at once
+      const delay = byErp?.to === 'in-doubt' ? ERP_KEY_IN_DOUBT_DELAY_MS : KEY_IN_FLIGHT_DELAY_MS;
+      await tx.run('UPDATE documents SET next_attempt_at = ?, updated_at = ? WHERE id = ?', [
+        now + delay,
+        now,
+        id,
+      ]);
+      result.deferred.push(id);
+      continue;
+    }
+    if (erpKey !== undefined) erpKeys.add(erpKey);
     if (d.key !== null && (d.busy === 1 || keys.has(d.key))) {
       // the same number is on its way in another document: wait for that verdict instead of racing it
       await tx.run('UPDATE documents SET next_attempt_at = ?, updated_at = ? WHERE id = ?', [

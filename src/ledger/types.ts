@@ -153,6 +153,11 @@ export interface NewDocument {
   content?: string | null;
   /** A note's referenced documents, prefix and number written together as in its request (kinds/references.ts). */
   references?: string[];
+  /**
+   * A document the service numbers: the ERP's key for it (the mapping's key columns, as JSON). One issued,
+   * or on its way, under the same company, kind and ERP key is this document again (ledger/erp-keys.ts).
+   */
+  erpKey?: string;
 }
 
 export interface InsertResult {

@@ -108,6 +108,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
       ...(m.format.sheet === undefined ? {} : { sheet: m.format.sheet }),
     },
     key,
+    ...(m.keyRepeats ? { keyRepeats: true as const } : {}),
     lookups,
     document: compileNode(m.document, 'document', docCtx),
     derive,

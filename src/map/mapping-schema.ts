@@ -162,6 +162,7 @@ export const mappingFileSchema = z.strictObject({
     z.array(z.string().min(1)).min(1),
     z.array(z.array(z.string().min(1)).min(1)).min(1),
   ]),
+  keyRepeats: z.boolean().default(false),
   lookups: z
     .record(z.string(), z.record(z.string(), z.union([z.string(), z.number()])))
     .default({}),

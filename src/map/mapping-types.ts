@@ -135,6 +135,12 @@ export interface Mapping {
   format: MappingFormat;
   /** Key alternatives: the first whose cells are all non-empty groups the row. */
   key: string[][];
+  /**
+   * The ERP gives one key to several documents over time (a counter that restarts): a document the service
+   * numbers is then not refused because a document with its key was issued before. Absent: a key is one
+   * document, and one the service numbers is issued once per company and kind (ledger/erp-keys.ts).
+   */
+  keyRepeats?: true;
   lookups: Record<string, Record<string, string>>;
   document: MappingNode;
   /** Field under which lines go (e.g. `Lines`); absent for one-row documents such as payroll. */

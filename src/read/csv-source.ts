@@ -44,6 +44,11 @@ export interface CsvSourceContext extends CsvReadOptions {
 export interface CsvSourceDocument extends SourceDocument {
   /** The key columns' values joined (`SETP990000101`), '' when the row had none. */
   key: string;
+  /**
+   * The key as the ledger compares it (which key alternative, then each column's value, unambiguous where
+   * `key` is not: `1`+`23` and `12`+`3`); absent when the row had none.
+   */
+  keyId?: string;
 }
 
 /**
@@ -207,6 +212,7 @@ export async function openCsvSource(
         problems: built.problems,
         raw: doc.raws.join(''),
       };
+      if (!doc.key.startsWith(NO_KEY)) out.keyId = doc.key;
       if (built.request !== undefined) out.request = built.request;
       if (mapping.route !== undefined && 'kind' in routed) out.kind = routed.kind;
       return out;

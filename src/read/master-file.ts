@@ -98,6 +98,18 @@ export async function readMasterFile(file: string, spec: MasterFileSpec): Promis
       }
       const cells = at.map((i) => (record.cells[i] ?? '').trim());
       if (cells.every((c) => c === '')) continue; // a blank line
+      // a row that ends before a configured column: cut short (the end of a file still being written, whose
+      // last cell may be cut too: `Distribuidora An`), never read as blank cells
+      const short = wanted.find((_c, i) => at![i] >= record.cells.length);
+      if (short !== undefined) {
+        throw bad(
+          file,
+          spec.table,
+          `, row ${record.row}, column "${short}"`,
+          `the row ends before this column (${record.cells.length} cells; a row cut short, or a file still being written)`,
+          { row: record.row, column: short },
+        );
+      }
       const id = cells[0];
       if (id === '') {
         throw bad(

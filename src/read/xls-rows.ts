@@ -13,6 +13,7 @@ import CFB from 'cfb';
 import { isDateFormat, numberText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
+import { MergedCells } from './sheet-merges.js';
 import { SheetFault } from './zip-parts.js';
 import {
   BOF,
@@ -37,8 +38,10 @@ import {
   BOOL_ERRORS,
 } from './xls-records.js';
 
+const MERGEDCELLS = 0x00e5;
+
 interface Globals {
-  sheets: { name: string; offset: number; kind: number }[];
+  sheets: { name: string; offset: number; kind: number; hidden: boolean }[];
   date1904: boolean;
   dateXfs: Set<number>;
   strings: string[];
@@ -71,6 +74,8 @@ function readGlobals(stream: Buffer): Globals {
         g.sheets.push({
           offset: r.data.readUInt32LE(0),
           kind: r.data[5],
+          // hsState: 0 visible, 1 hidden, 2 very hidden
+          hidden: (r.data[4] & 0x03) !== 0,
           name: c.unicodeString(1),
         });
         break;
@@ -148,7 +153,8 @@ export function readXlsSheet(
         `its sheet "${wanted}" is not a worksheet (a chart or macro sheet)`,
       );
   } else {
-    sheet = worksheets[0];
+    // the first sheet a person sees (as for .xlsx): a hidden one is not the export
+    sheet = worksheets.find((s) => !s.hidden) ?? worksheets[0];
     if (sheet === undefined)
       throw new SheetFault(
         'sheet',
@@ -169,6 +175,8 @@ export function readXlsSheet(
     (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ??
     numberText(n, format.decimal);
   let formulaCell: { row: number; col: number } | undefined;
+  /** MergedCells' ranges (Ref8: rwFirst, rwLast, colFirst, colLast), checked once every row is known. */
+  const merges: { r1: number; r2: number; c1: number; c2: number }[] = [];
   let first = true;
   for (const r of records(stream, sheet.offset)) {
     if (first) {
@@ -181,6 +189,19 @@ export function readXlsSheet(
       continue;
     }
     const d = r.data;
+    if (r.type === MERGEDCELLS && d.length >= 2) {
+      const count = Math.min(d.readUInt16LE(0), Math.floor((d.length - 2) / 8));
+      for (let i = 0; i < count; i++) {
+        const at = 2 + i * 8;
+        merges.push({
+          r1: d.readUInt16LE(at),
+          r2: d.readUInt16LE(at + 2),
+          c1: d.readUInt16LE(at + 4),
+          c2: d.readUInt16LE(at + 6),
+        });
+      }
+      continue;
+    }
     if (d.length < 6 && r.type !== STRING && r.type !== EOF) continue;
     switch (r.type) {
       case LABELSST:
@@ -248,5 +269,19 @@ export function readXlsSheet(
   const rows = [...byRow.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([row, cells]) => ({ row: row + 1, cells }));
+  const merged = new MergedCells();
+  for (const r of rows) merged.row(r.row, r.cells);
+  for (const m of merges) {
+    const range = `${columnName(m.c1)}${m.r1 + 1}:${columnName(m.c2)}${m.r2 + 1}`;
+    merged.merge(sheet.name, range, m.r1 + 1, m.r2 + 1, (m.r2 - m.r1 + 1) * (m.c2 - m.c1 + 1));
+  }
   return { name: sheet.name, rows };
+}
+
+/** 0 -> A, 27 -> AB. */
+function columnName(col: number): string {
+  let name = '';
+  for (let n = col + 1; n > 0; n = Math.floor((n - 1) / 26))
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
 }

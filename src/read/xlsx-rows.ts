@@ -8,6 +8,7 @@
 import { SaxesParser } from 'saxes';
 import { numberText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
+import { MergedCells, parseRange } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
 
@@ -101,6 +102,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
+    const merged = new MergedCells();
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',
@@ -143,6 +145,14 @@ export async function openXlsxSheet(
         case 'rPh':
           phonetic++;
           break;
+        case 'mergeCell': {
+          // after the rows (<mergeCells> follows <sheetData>): a merge over the table refuses the file
+          const ref = attr(t, 'ref') ?? '';
+          const range = parseRange(ref);
+          if (range !== undefined)
+            merged.merge(found.name, ref, range.firstRow, range.lastRow, range.cells);
+          break;
+        }
         default:
           break;
       }
@@ -177,6 +187,7 @@ export async function openXlsxSheet(
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);
         cell = undefined;
       } else if (t.name === 'row' && current !== undefined) {
+        merged.row(current.row, current.cells);
         ready.push(current);
         current = undefined;
       }

@@ -179,7 +179,7 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
 
 const WORKSHEET = /\/worksheet$/;
 
-/** The sheet `wanted` (name, case-insensitive) or the first worksheet in tab order. */
+/** The sheet `wanted` (name, case-insensitive) or the first visible worksheet in tab order. */
 async function findSheet(
   zip: ZipPackage,
   wanted: string | undefined,
@@ -194,13 +194,17 @@ async function findSheet(
     [...root.values()].find((r) => r.type.endsWith('/officeDocument'))?.target ?? 'xl/workbook.xml';
   if (!zip.has(workbook))
     throw new SheetFault('corrupt', 'the package has no workbook part (is it a spreadsheet?)');
-  const sheets: { name: string; rid: string }[] = [];
+  const sheets: { name: string; rid: string; hidden: boolean }[] = [];
   let date1904 = false;
   parseXml(await zip.text(workbook, SMALL_PART), workbook, {
     open: (t) => {
       if (t.name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(t, 'date1904') ?? '');
       else if (t.name === 'sheet')
-        sheets.push({ name: attr(t, 'name') ?? '', rid: attr(t, 'r:id') ?? '' });
+        sheets.push({
+          name: attr(t, 'name') ?? '',
+          rid: attr(t, 'r:id') ?? '',
+          hidden: ['hidden', 'veryHidden'].includes(attr(t, 'state') ?? ''),
+        });
     },
   });
   const rels = await relsOf(zip, workbook);
@@ -217,7 +221,8 @@ async function findSheet(
         `its sheet "${wanted}" is not a worksheet (a chart or macro sheet)`,
       );
   } else {
-    chosen = sheets.find(isWorksheet);
+    // the first sheet a person sees: a hidden one (a parameters sheet, an old copy) is not the export
+    chosen = sheets.find((s) => isWorksheet(s) && !s.hidden) ?? sheets.find(isWorksheet);
     if (chosen === undefined)
       throw new SheetFault(
         'sheet',

@@ -48,8 +48,11 @@ const NS = 'http://schemas.openxmlformats.org';
 const MAIN = `xmlns="${NS}/spreadsheetml/2006/main"`;
 
 export interface XlsxParts {
-  /** `<sheetData>…</sheetData>` of each sheet, by sheet name, in tab order. */
-  sheets: [string, string][];
+  /**
+   * `<sheetData>…</sheetData>` of each sheet, by sheet name, in tab order; `state` its `<sheet state>`
+   * (`hidden`), `after` the XML after its sheetData (`<mergeCells>…`).
+   */
+  sheets: [string, string, { state?: string; after?: string }?][];
   /** The `<si>` elements of the shared strings. */
   sharedStrings?: string;
   /** `<numFmts>…</numFmts><cellXfs>…</cellXfs>` */
@@ -73,7 +76,10 @@ export function xlsxPackage(parts: XlsxParts): Buffer {
     [
       'xl/workbook.xml',
       `<?xml version="1.0" encoding="UTF-8"?><workbook ${MAIN} xmlns:r="${NS}/officeDocument/2006/relationships"><workbookPr ${parts.workbookPr ?? ''}/><sheets>${parts.sheets
-        .map(([name], i) => `<sheet name="${name}" sheetId="${i + 1}" r:id="rIdS${i + 1}"/>`)
+        .map(
+          ([name, , o], i) =>
+            `<sheet name="${name}" sheetId="${i + 1}"${o?.state === undefined ? '' : ` state="${o.state}"`} r:id="rIdS${i + 1}"/>`,
+        )
         .join('')}</sheets></workbook>`,
     ],
     [
@@ -94,9 +100,9 @@ export function xlsxPackage(parts: XlsxParts): Buffer {
       'xl/styles.xml',
       `<?xml version="1.0" encoding="UTF-8"?><styleSheet ${MAIN}>${parts.styles ?? '<cellXfs><xf numFmtId="0"/></cellXfs>'}</styleSheet>`,
     ],
-    ...parts.sheets.map(([, data], i): [string, string] => [
+    ...parts.sheets.map(([, data, o], i): [string, string] => [
       `xl/worksheets/sheet${i + 1}.xml`,
-      `<?xml version="1.0" encoding="UTF-8"?><worksheet ${MAIN}><sheetData>${data}</sheetData></worksheet>`,
+      `<?xml version="1.0" encoding="UTF-8"?><worksheet ${MAIN}><sheetData>${data}</sheetData>${o?.after ?? ''}</worksheet>`,
     ]),
   ];
   return zip(entries.map(([n, t]) => [n, Buffer.from(t, 'utf8')]));

@@ -82,8 +82,8 @@ async function tables(): Promise<MasterTables> {
   };
 }
 
-async function mapSales(m: Mapping, master: MasterTables | undefined) {
-  const source = await openCsvSource(await tempFile('ventas.csv', SALES), m, {
+async function mapSales(m: Mapping, master: MasterTables | undefined, sales = SALES) {
+  const source = await openCsvSource(await tempFile('ventas.csv', sales), m, {
     kind: 'invoice',
     company: { alias: 'main', nit: '900999999' },
     ...(master ? { master } : {}),
@@ -123,6 +123,22 @@ describe('lookup() in a mapping', () => {
     expect(message).toContain(
       'id "55555555" is not in master table "customers" (version 3, from terceros.csv)',
     );
+  });
+
+  it('an id written otherwise than the table (a check digit, spaces, a leading zero) is refused, never matched to another party', async () => {
+    // the table holds 900123456 (Ferretería Andina); the ERP writes it with its check digit, grouped, padded
+    const sales = [
+      'Factura;Fecha;Cliente;Producto;Cantidad;Precio;IVA',
+      'FE110;18/11/2026;900123456-7;Tornillos;2;10.000,00;19',
+      'FE111;18/11/2026;900 123 456;Tornillos;2;10.000,00;19',
+      'FE112;18/11/2026;0900123456;Tornillos;2;10.000,00;19',
+    ].join('\r\n');
+    const docs = await mapSales(await mappingFrom(MAPPING), await tables(), `${sales}\r\n`);
+    expect(docs.map((d) => [d.request, d.problems.map((p) => [p.code, p.value])])).toEqual([
+      [undefined, [['EDOC_MAP_MASTER_MISSING', '900123456-7']]],
+      [undefined, [['EDOC_MAP_MASTER_MISSING', '900 123 456']]],
+      [undefined, [['EDOC_MAP_MASTER_MISSING', '0900123456']]],
+    ]);
   });
 
   it('with no file loaded yet, every document reading the table is refused saying so', async () => {
@@ -194,6 +210,12 @@ describe('a master-data table file', () => {
       'terceros.csv, row 4, column "Razón social": id "900123456" is on row 2 too, with another "Razón social"',
     );
     expect(twice).toMatchObject({ row: 4, column: 'Razón social' });
+    // the file's writer had written this far: the last row cut inside "Razón social", no Correo cell yet
+    const cut = await refused(`${TERCEROS}31;800555111;Distribuidora An`);
+    expect(cut.message).toContain(
+      'terceros.csv, row 4, column "Correo": the row ends before this column (3 cells; a row cut short, or a file still being written)',
+    );
+    expect(cut).toMatchObject({ row: 4, column: 'Correo' });
     const headerOnly = await refused('Tipo identificación;Identificación;Razón social;Correo\n');
     expect(headerOnly.message).toContain('no rows under the header');
     const quotes = await refused(`${TERCEROS}31;"800;Abierta;x\n`);

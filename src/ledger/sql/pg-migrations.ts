@@ -4,7 +4,7 @@
  * CHECKs, defaults, partial indexes and the file_counts trigger; INTEGER ids, times (epoch ms) and sizes
  * are BIGINT (SQLite's INTEGER is 64-bit), flags SMALLINT 0/1 (so the same `= 1` works in both), JSON
  * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13). Later SQLite steps follow as
- * their own steps here (3 = SQLite's 7, 4 = SQLite's 8, 7 = SQLite's 9).
+ * their own steps here (3 = SQLite's 7, 4 = SQLite's 8, 8 = SQLite's 9, 9 = SQLite's 10, 10 = SQLite's 11).
  * Never edit a step that has shipped: append one. `schema_version` holds one row per applied step.
  */
 import { EdocError } from '../../errors.js';
@@ -245,6 +245,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     cells TEXT NOT NULL,
     PRIMARY KEY (table_name, version, id)
   );
+  `,
+  // 10: the SQLite ledger's step 11 (a service-numbered document's ERP key, the dedupe key standing in for its number).
+  `
+  ALTER TABLE documents ADD COLUMN erp_key TEXT COLLATE "C";
+  CREATE INDEX documents_erp_key ON documents(company, kind, erp_key) WHERE erp_key IS NOT NULL;
   `,
 ];
 
