@@ -5,6 +5,9 @@
 import type { DocumentKind } from '../kinds/index.js';
 import type { CaptureSpec, SplitSpec } from './capture.js';
 import type { ExprNode } from './expr/parse-expression.js';
+import type { Parts } from './parts.js';
+
+export type { Parts } from './parts.js';
 
 export type Conversion =
   | 'text'
@@ -99,6 +102,7 @@ export type RowCondition =
   | { test: 'all' | 'any'; of: RowCondition[] };
 
 /** Where the header is and how rows are completed before grouping (map/row-rules.ts, read/csv-framing.ts). */
+
 export interface Framing {
   /** The header is this row (1-based, as a spreadsheet shows it); the rows above are title lines. */
   headerRow?: number;
@@ -148,6 +152,8 @@ export interface Mapping {
   /** One export, several kinds: the column naming each document's kind (map/route-kind.ts). */
   route?: Route;
   framing?: Framing;
+  /** An export in two files (header + lines) joined on a key (map/parts.ts). */
+  parts?: Parts;
   rows?: RowRoles;
   concepts?: Concepts;
   /** Figures the export states and the engine compares with its own (map/guards/). */
