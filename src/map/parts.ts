@@ -148,3 +148,21 @@ export function groupSets(parts: Parts, files: readonly string[]): GroupedSets {
   }
   return { sets, alone };
 }
+
+/**
+ * The two files of a set from its ledger row (its path is the header file's, its name `setName`'s),
+ * or undefined for a row of one file (whose name is its path's file name).
+ */
+export function setFilesOfRow(row: {
+  path: string;
+  name: string;
+}): { header: string; lines: string } | undefined {
+  const header = path.basename(row.path);
+  if (row.name === header) return undefined;
+  const prefix = `${setName(header, '')}`;
+  if (!row.name.startsWith(prefix) || row.name.length === prefix.length) return undefined;
+  return {
+    header: row.path,
+    lines: path.join(path.dirname(row.path), row.name.slice(prefix.length)),
+  };
+}
