@@ -61,7 +61,7 @@ export const ERRORS = {
   EDOC_READ_SET_NOT_A_PART:
     'A file in a folder that takes exports in two files matches neither part name of the mapping.',
   EDOC_READ_SET_WAITING:
-    'One file of an export in two files has waited longer than parts.waitMs for its partner (a warning: it keeps waiting).',
+    'One file of an export in two files has waited longer than parts.waitMs for its partner (a warning: it keeps waiting), or was given to validate without it.',
   EDOC_READ_WORKER:
     'The intake worker thread stopped while it read the file; nothing of it was sent.',
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',

@@ -15,6 +15,7 @@ import type { AppLogger } from '../log/logger.js';
 import { partOf, setName, type PartName, type Parts } from '../map/parts.js';
 import { isGone } from '../read/file-snapshot.js';
 import type { PipelineFile, SetPart } from './pipeline-types.js';
+import { saveWaitingParts } from './waiting-parts-file.js';
 
 interface Entry {
   company: string;
@@ -37,8 +38,13 @@ export interface WaitingPart {
 export class PartSets {
   private readonly entries = new Map<string, Entry>();
 
+  /** The list last written for `status` (JSON), to write it only when it changes. */
+  private recorded = '[]';
+
   constructor(
     private readonly logger: AppLogger,
+    /** The state folder `waiting-parts.json` is written to (status). */
+    private readonly stateDir: () => string,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -119,6 +125,29 @@ export class PartSets {
           waitedMs: now - entry.since,
         },
         'a part of an export in two files waits for its partner: nothing of it is sent until the partner is complete in the same folder',
+      );
+    }
+    await this.record();
+  }
+
+  /** Writes the waiting parts for `status` when they changed; a write that fails is a warning. */
+  private async record(): Promise<void> {
+    const parts = this.waiting().map((w) => ({
+      company: w.company,
+      kind: w.kind,
+      file: path.basename(w.file),
+      waitsFor: w.waitsFor,
+      since: new Date(w.since).toISOString(),
+    }));
+    const text = JSON.stringify(parts);
+    if (text === this.recorded) return;
+    try {
+      await saveWaitingParts(this.stateDir(), parts);
+      this.recorded = text;
+    } catch (err) {
+      this.logger.warn(
+        { code: (err as NodeJS.ErrnoException).code },
+        'could not record the waiting parts for edoc-bridge status',
       );
     }
   }

@@ -88,7 +88,7 @@ export class Pipeline {
     readonly companies: CompanyRuntime,
   ) {
     this.senders = new Senders((company) => this.makeSender(company));
-    this.sets = new PartSets(logger);
+    this.sets = new PartSets(logger, () => this.config.paths.state);
     this.client = new ServiceClient({
       baseUrl: service.baseUrl,
       paths: config.service.paths,

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { type Project, type TestEmulator } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
+import { runCli } from '../helpers/cli-runner.js';
 
 const ROOT = path.join(import.meta.dirname, '../..');
 const sample = (name: string): Promise<string> =>
@@ -149,6 +150,18 @@ describe('exports in two files through the daemon (SAP Business One preset)', ()
         .filter((l) => l.code === 'EDOC_READ_SET_WAITING'),
     ).toHaveLength(1);
     expect(await issued(['SETP990000401', 'SETP990000402'])).toEqual(new Map());
+    // status beside the daemon lists it
+    const shown = await runCli(project, ['status']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(
+      /^WAITING: Document_Lines_7\.csv \(company main, invoice\) waits since \d{4}-[^ ]+ for its header file \(EDOC_READ_SET_WAITING\)/m,
+    );
+    const json = JSON.parse((await runCli(project, ['status', '--json'])).stdout) as {
+      waitingParts: unknown[];
+    };
+    expect(json.waitingParts).toMatchObject([
+      { company: 'main', kind: 'invoice', file: 'Document_Lines_7.csv', waitsFor: 'header' },
+    ]);
     await project.drop('invoice', 'Documents_7.csv', set.header);
     const result = await project.finalResult('invoice', 'Documents_7+Document_Lines_7.csv', {
       timeoutMs: 60_000,
@@ -157,6 +170,18 @@ describe('exports in two files through the daemon (SAP Business One preset)', ()
       ['main/invoice/SETP/990000401', 'accepted'],
       ['main/invoice/SETP/990000402', 'accepted'],
     ]);
+    // no longer waiting
+    await expect
+      .poll(
+        async () =>
+          (
+            JSON.parse((await runCli(project, ['status', '--json'])).stdout) as {
+              waitingParts: unknown[];
+            }
+          ).waitingParts,
+        { timeout: 10_000 },
+      )
+      .toEqual([]);
   }, 120_000);
 
   test('parts that do not join are refused whole, naming file, row and column', async () => {
