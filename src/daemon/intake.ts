@@ -28,7 +28,7 @@ import type { MasterTables } from '../map/master-tables.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
-import { hashSet, setChangedSince } from './set-hash.js';
+import { hashSet, setChangedSince, type SetPart } from './set-hash.js';
 import type { DocumentKey } from '../kinds/document-key.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
@@ -61,15 +61,6 @@ export interface IntakeContext {
     kind: DocumentKind,
     key: DocumentKey,
   ): Problem | undefined | Promise<Problem | undefined>;
-}
-
-/** One file of an export in two files (map/parts.ts), as the watcher found it complete. */
-export interface SetPart {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  /** Its done marker: removed once the set is in the ledger for good. */
-  marker?: string;
 }
 
 export interface DroppedFile {

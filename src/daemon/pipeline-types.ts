@@ -6,7 +6,7 @@ import type { ServiceClient } from '../service/client.js';
 import type { ResolvedService } from './embedded.js';
 import type { DroppedFile, IntakeOutcome } from './intake.js';
 
-export type { SetPart } from './intake.js';
+export type { SetPart } from './set-hash.js';
 
 export interface PipelineOptions {
   /**

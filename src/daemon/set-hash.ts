@@ -7,7 +7,15 @@ import { stat } from 'node:fs/promises';
 import { hashFile, type FileHash } from '../read/hash.js';
 import { isGone, sameSnapshot, snapshotOf } from '../read/file-snapshot.js';
 import { setDigest } from '../read/set-source.js';
-import type { SetPart } from './intake.js';
+
+/** One file of an export in two files (map/parts.ts), as the watcher found it complete. */
+export interface SetPart {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** Its done marker: removed once the set is in the ledger for good. */
+  marker?: string;
+}
 
 export interface SetHash {
   sha256: string;

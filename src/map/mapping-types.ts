@@ -5,9 +5,6 @@
 import type { DocumentKind } from '../kinds/index.js';
 import type { CaptureSpec, SplitSpec } from './capture.js';
 import type { ExprNode } from './expr/parse-expression.js';
-import type { Parts } from './parts.js';
-
-export type { Parts } from './parts.js';
 
 export type Conversion =
   | 'text'
@@ -102,6 +99,26 @@ export type RowCondition =
   | { test: 'all' | 'any'; of: RowCondition[] };
 
 /** Where the header is and how rows are completed before grouping (map/row-rules.ts, read/csv-framing.ts). */
+
+/** The two files of an export in parts (map/parts.ts). */
+export type PartName = 'header' | 'lines';
+
+export interface Part {
+  /** The name rule as written (`Documents{set}.csv`). */
+  file: string;
+  /** The join column of this part. */
+  key: string;
+  /** Rows from the top that are header rows (the first names the columns). */
+  headerRows: number;
+  /** The rule compiled: the whole name, `{set}` captured. */
+  pattern: RegExp;
+}
+
+export interface Parts {
+  header: Part;
+  lines: Part;
+  waitMs: number;
+}
 
 export interface Framing {
   /** The header is this row (1-based, as a spreadsheet shows it); the rows above are title lines. */

@@ -17,26 +17,11 @@
  */
 import path from 'node:path';
 import { mappingError } from './compile-node.js';
+import type { Part, PartName, Parts } from './mapping-types.js';
 
-export type PartName = 'header' | 'lines';
+export type { Part, PartName, Parts } from './mapping-types.js';
+
 export const PART_NAMES: readonly PartName[] = ['header', 'lines'];
-
-export interface Part {
-  /** The name rule as written (`Documents{set}.csv`). */
-  file: string;
-  /** The join column of this part. */
-  key: string;
-  /** Rows from the top that are header rows (the first names the columns). */
-  headerRows: number;
-  /** The rule compiled: the whole name, `{set}` captured. */
-  pattern: RegExp;
-}
-
-export interface Parts {
-  header: Part;
-  lines: Part;
-  waitMs: number;
-}
 
 export interface PartsInput {
   header: { file: string; key: string; headerRows?: number };
