@@ -219,6 +219,68 @@ describe('exports in two files through the daemon (SAP Business One preset)', ()
     expect(await issued(['SETP990000501', 'SETP990000502'])).toEqual(new Map());
   }, 120_000);
 
+  test('the same two files again are a duplicate set; a change to either part makes a new set', async () => {
+    const set = await sampleSet(300);
+    await project.drop('invoice', 'Documents_r1.csv', set.header);
+    await project.drop('invoice', 'Document_Lines_r1.csv', set.lines);
+    const first = await project.finalResult('invoice', 'Documents_r1+Document_Lines_r1.csv', {
+      timeoutMs: 60_000,
+    });
+    expect(first.counts).toMatchObject({ total: 2, accepted: 2 });
+    // the same content under other names: the set's hash is over the parts' contents, not their names
+    await project.drop('invoice', 'Documents_r2.csv', set.header);
+    await project.drop('invoice', 'Document_Lines_r2.csv', set.lines);
+    const again = await project.finalResult('invoice', 'Documents_r2+Document_Lines_r2.csv', {
+      timeoutMs: 60_000,
+    });
+    expect(again.error?.code).toBe('EDOC_LEDGER_DUPLICATE_FILE');
+    expect(again.sha256).toBe(first.sha256);
+    // the lines part changed (a price): a new set, whose documents carry numbers issued with other content
+    await project.drop('invoice', 'Documents_r3.csv', set.header);
+    await project.drop(
+      'invoice',
+      'Document_Lines_r3.csv',
+      set.lines.replace(',12500,0,IVA19', ',12600,0,IVA19'),
+    );
+    const changedLines = await project.finalResult(
+      'invoice',
+      'Documents_r3+Document_Lines_r3.csv',
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(changedLines.sha256).not.toBe(first.sha256);
+    expect(changedLines.error).toBeUndefined();
+    expect(changedLines.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([
+      // document 1's first line now 10 × 12,600.00: other content than issued under its number
+      ['duplicate', ['EDOC_ISSUED_OTHER_CONTENT']],
+      // document 2 unchanged (replace() changed the first 12500 only): the same content, a quiet duplicate
+      ['duplicate', ['EDOC_LEDGER_DUPLICATE_KEY']],
+    ]);
+    // the header part changed alone (the customer's name): a new set too
+    await project.drop(
+      'invoice',
+      'Documents_r4.csv',
+      set.header.replace('Distribuidora Andina', 'Distribuidora Andes'),
+    );
+    await project.drop('invoice', 'Document_Lines_r4.csv', set.lines);
+    const changedHeader = await project.finalResult(
+      'invoice',
+      'Documents_r4+Document_Lines_r4.csv',
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect([first.sha256, changedLines.sha256]).not.toContain(changedHeader.sha256);
+    expect(changedHeader.error).toBeUndefined();
+    expect(changedHeader.counts.total).toBe(2);
+    // issued once each, with the first set's content
+    expect([...(await issued(['SETP990000601', 'SETP990000602'])).keys()].sort()).toEqual([
+      'SETP990000601',
+      'SETP990000602',
+    ]);
+  }, 180_000);
+
   test('a file that is no part of a set is refused, never read alone', async () => {
     await project.drop('invoice', 'facturas.csv', await sample('Documents.csv'));
     const result = await project.finalResult('invoice', 'facturas.csv', { timeoutMs: 30_000 });
