@@ -281,6 +281,39 @@ describe('exports in two files through the daemon (SAP Business One preset)', ()
     ]);
   }, 180_000);
 
+  test('a refused document of a set: the other is issued; the retry file holds its joined rows', async () => {
+    const set = await sampleSet(400);
+    await project.drop('invoice', 'Documents_i.csv', set.header);
+    // document 2's only line (row 6) names a tax code the preset's lookup does not know
+    const lines = set.lines.replace(
+      '\n2,0,7702001,Café molido premium 500 g,1,12500,0,IVA19,01',
+      '\n2,0,7702001,Café molido premium 500 g,1,12500,0,IVA99,01',
+    );
+    expect(lines).not.toBe(set.lines);
+    await project.drop('invoice', 'Document_Lines_i.csv', lines);
+    const result = await project.finalResult('invoice', 'Documents_i+Document_Lines_i.csv', {
+      timeoutMs: 60_000,
+    });
+    expect(result.documents.map((d) => [d.key, d.status, d.source])).toEqual([
+      ['main/invoice/SETP/990000701', 'accepted', { rows: [3, 4, 5] }],
+      // no request built, so no number of its own: known by its RecordKey
+      [null, 'invalid', { rows: [6], erpKey: '2' }],
+    ]);
+    // one CSV under the joined header (the header file's columns, then the lines file's; DiscountPercent,
+    // in both, qualified), then the refused document's row: its header row's cells and its line's
+    const retry = await readFile(
+      path.join(project.outbox('invoice'), 'Documents_i+Document_Lines_i.retry.csv'),
+      'utf8',
+    );
+    expect(retry.split('\r\n')).toEqual([
+      'RecordKey,DocNum,DocType,HandWritten,DocDate,DocDueDate,TaxDate,CardCode,CardName,FederalTaxID,NumAtCard,DocCurrency,Comments,header.DiscountPercent,FolioPrefixString,FolioNumber,' +
+        'ParentKey,LineNum,ItemCode,ItemDescription,Quantity,UnitPrice,lines.DiscountPercent,TaxCode,WarehouseCode',
+      '2,,dDocument_Items,tYES,20261118,20261118,20261118,C1020304050,"Muñoz Peña, José",1020304050,,COP,,5,SETP,990000702,' +
+        '2,0,7702001,Café molido premium 500 g,1,12500,0,IVA99,01',
+      '',
+    ]);
+  }, 120_000);
+
   test('a file that is no part of a set is refused, never read alone', async () => {
     await project.drop('invoice', 'facturas.csv', await sample('Documents.csv'));
     const result = await project.finalResult('invoice', 'facturas.csv', { timeoutMs: 30_000 });
