@@ -4,7 +4,7 @@
 // runs `validate` on each (built CLI: npm run build first), printing wall, CPU and peak RSS.
 //   node bench/set-files.mjs [N=100000] [DIR=/tmp/edoc-set-bench]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 
@@ -60,10 +60,17 @@ function run(label, args) {
       '--config',
       path.join(ROOT, 'config/edoc-bridge.yaml'),
     ],
-    { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, EDOC_API_KEY: 'x' } },
+    // stdout to a file: through a pipe, output the reader has not taken yet would count in the RSS
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', openSync(path.join(DIR, 'out.ndjson'), 'w'), 'pipe'],
+      env: { ...process.env, EDOC_API_KEY: 'x' },
+    },
   );
   const [wall, user, sys, rss] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  const docs = r.stdout.split('\n').filter((l) => l !== '').length;
+  const docs = readFileSync(path.join(DIR, 'out.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '').length;
   console.log(
     `${label}: ${docs} documents, ${wall} s wall, ${(user + sys).toFixed(2)} s CPU, ${Math.round(rss / 1024)} MB peak RSS`,
   );

@@ -27,6 +27,8 @@ interface Entry {
   waitMs: number;
 }
 
+const SWEEP_MS = 1_000;
+
 export interface WaitingPart {
   company: string;
   kind: string;
@@ -38,6 +40,8 @@ export interface WaitingPart {
 export class PartSets {
   private readonly entries = new Map<string, Entry>();
 
+  /** Looks at the waiting parts every SWEEP_MS, from the first part on. */
+  private timer: NodeJS.Timeout | undefined;
   /** The list last written for `status` (JSON), to write it only when it changes. */
   private recorded = '[]';
 
@@ -54,6 +58,11 @@ export class PartSets {
    * intake refuses it: EDOC_READ_SET_NOT_A_PART).
    */
   async add(file: PipelineFile, parts: Parts): Promise<PipelineFile | undefined> {
+    this.timer ??= setInterval(() => {
+      this.sweep().catch((err: unknown) =>
+        this.logger.warn({ err }, 'could not look at the waiting parts'),
+      );
+    }, SWEEP_MS).unref();
     const name = path.basename(file.path);
     const found = partOf(parts, name);
     if (found === undefined) return file;
@@ -150,6 +159,10 @@ export class PartSets {
         'could not record the waiting parts for edoc-bridge status',
       );
     }
+  }
+
+  close(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
   }
 
   /** The parts waiting longer than their waitMs (status). */

@@ -28,7 +28,7 @@ import {
 } from '../submit/company-sender.js';
 import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
 import { MappingCache } from './mapping-cache.js';
-import { PartSets, type WaitingPart } from './part-sets.js';
+import { PartSets } from './part-sets.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from './master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
@@ -56,7 +56,6 @@ export class Pipeline {
   private readonly intakeByPath = new Map<string, Promise<unknown>>();
   /** Exports in two files: each part held until its partner is complete (part-sets.ts). */
   private readonly sets: PartSets;
-  private setSweep: NodeJS.Timeout | undefined;
   /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
   private readonly deferred = new Map<string, PipelineFile>();
   private readonly stopping = new AbortController();
@@ -294,28 +293,10 @@ export class Pipeline {
   async offer(file: PipelineFile): Promise<void> {
     // an export in two files: a part waits for its partner, and the set is taken as one unit
     const mapping = await this.mappings.of(this.config, file.kind).catch(() => undefined);
-    let unit: PipelineFile | undefined = file;
-    if (mapping?.parts !== undefined) {
-      this.sweepSets();
-      unit = await this.sets.add(file, mapping.parts);
-      if (unit === undefined) return;
-    }
-    const ready = unit;
+    const unit = mapping?.parts === undefined ? file : await this.sets.add(file, mapping.parts);
+    if (unit === undefined) return;
     await this.intake.onSizeLessThan(this.intake.concurrency);
-    void this.intake.add(() => this.takeInTurn(ready));
-  }
-
-  /** The parts of exports in two files waiting longer than their mapping's waitMs (status). */
-  waitingParts(): WaitingPart[] {
-    return this.sets.waiting();
-  }
-
-  private sweepSets(): void {
-    this.setSweep ??= setInterval(() => {
-      this.sets
-        .sweep()
-        .catch((err: unknown) => this.logger.warn({ err }, 'could not look at the waiting parts'));
-    }, 1_000).unref();
+    void this.intake.add(() => this.takeInTurn(unit));
   }
 
   /**
@@ -438,7 +419,7 @@ export class Pipeline {
 
   private async doClose(first: readonly CloseStep[]): Promise<void> {
     this.stopping.abort();
-    if (this.setSweep !== undefined) clearInterval(this.setSweep);
+    this.sets.close();
     const drainMs = this.options.drainTimeoutMs; // undefined: the sender's default
     const steps: CloseStep[] = [
       ...first,
