@@ -56,6 +56,12 @@ export const ERRORS = {
   EDOC_READ_SHEET_CORRUPT: 'The spreadsheet is damaged or not a spreadsheet; it cannot be read.',
   EDOC_READ_SHEET_MISSING:
     'The spreadsheet has no worksheet to read: no sheet of the name the mapping gives, or only chart or macro sheets.',
+  EDOC_READ_SET_JOIN:
+    'The two files of an export in parts do not join (a line without its header row, a header row without lines, a blank or repeated key); the whole set is refused.',
+  EDOC_READ_SET_NOT_A_PART:
+    'A file in a folder that takes exports in two files matches neither part name of the mapping.',
+  EDOC_READ_SET_WAITING:
+    'One file of an export in two files has waited longer than parts.waitMs for its partner (a warning: it keeps waiting), or was given to validate without it.',
   EDOC_READ_WORKER:
     'The intake worker thread stopped while it read the file; nothing of it was sent.',
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { LedgerPort } from '../ledger/port.js';
 import { CHANGED_AFTER_SEND } from '../ledger/files.js';
 import type { FileRow } from '../ledger/types.js';
+import { setFilesOfRow } from '../map/parts.js';
 import type { AppLogger } from '../log/logger.js';
 import { candidate, placeExclusive, sha256Of } from '../report/archive.js';
 import { fsyncDir } from '../report/atomic-write.js';
@@ -82,6 +83,8 @@ export class ArchiveWatch {
   }
 
   private async watch(file: FileRow, archived: string, until: number): Promise<void> {
+    // an export in two files: its hash is over both parts, not the header's copy alone (not watched)
+    if (setFilesOfRow(file) !== undefined) return;
     // a duplicate drop sent nothing; a file already flagged is handled
     if (
       file.state !== 'done' ||

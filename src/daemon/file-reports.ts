@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { LedgerPort } from '../ledger/port.js';
 import { CHANGED_AFTER_SEND } from '../ledger/types.js';
 import { archiveOriginal, originalState } from '../report/archive.js';
+import { setFilesOfRow } from '../map/parts.js';
+import { archiveSet, setState } from './set-archive.js';
 import { ensureOutboxDir, writeReportSet } from '../report/file-report.js';
 import type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
 import { moveAsideError, moveReportSetAside } from '../report/move-aside.js';
@@ -117,6 +119,8 @@ export async function settleFile(
     return { settled: false };
   const out: SettleResult = { settled: true };
   const archive = file.archivedPath === null && options.archive !== false;
+  // an export in two files: both parts are the original (map/parts.ts)
+  const set = setFilesOfRow(file);
   // Content other than what was read is never archived as the processed original: it stays in the inbox
   // (taken again as a new file), and this file's report says so. A duplicate-file row read nothing.
   if (
@@ -124,7 +128,9 @@ export async function settleFile(
     file.state === 'done' &&
     file.duplicateOf === null &&
     !ledger.readOnly &&
-    (await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed'
+    (set !== undefined
+      ? await setState(set, file.sha256)
+      : await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed'
   ) {
     out.changedAfterSend = await ledger.flagChangedAfterSend(
       fileId,
@@ -141,7 +147,11 @@ export async function settleFile(
   }
   if (file.reportState !== 'final')
     out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
-  if (archive) {
+  if (archive && set !== undefined) {
+    const archived = await archiveSet(set, file.sha256, path.join(outboxDir, 'archive'));
+    // the archive watch looks at single files only: a set's parts are not watched after the move
+    await ledger.markArchived(fileId, archived ?? '', now);
+  } else if (archive) {
     const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), {
       size: file.size,
       sha256: file.sha256,

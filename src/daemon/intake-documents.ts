@@ -4,14 +4,16 @@
  * in the intake worker (`intake-reader.ts`) in the daemon, or in-process where no worker is at hand,
  * the same code either way; the caller does the ledger inserts and the verification of the read.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { NewDocument, ReportProblem } from '../ledger/types.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
-import type { SourceDocument, SourceFormat } from '../read/source-document.js';
+import { notAPart } from '../read/set-part-errors.js';
+import { openSetSource, type SetFiles } from '../read/set-source.js';
+import type { OpenedSource, SourceDocument, SourceFormat } from '../read/source-document.js';
 import { documentKey } from '../kinds/document-key.js';
 import { contentSummary, kindOf, referencedNumbers, type DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
@@ -36,6 +38,8 @@ export interface ReadJob {
   maxRecordBytes: number;
   /** Colombia's date the documents are validated against. */
   today: string;
+  /** An export in two files (the mapping's `parts`): the header and lines files of the set. */
+  parts?: SetFiles;
 }
 
 export interface ReadDetails {
@@ -60,15 +64,7 @@ export async function readDocumentBatches(
   signal?: AbortSignal,
 ): Promise<DocumentBatches> {
   const hash = createHash('sha256');
-  const opened = await openSource(job.path, job.kind, {
-    company: job.company,
-    ...(job.mapping ? { mapping: job.mapping } : {}),
-    ...(job.master ? { master: job.master } : {}),
-    expect: job.expect,
-    maxRecordBytes: job.maxRecordBytes,
-    ...(signal ? { signal } : {}),
-    hash,
-  });
+  const opened = await openJob(job, hash, signal);
   // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
   const header = opened.header === undefined ? null : secrets.scrub(opened.header);
   let digest: string | undefined;
@@ -92,6 +88,31 @@ export async function readDocumentBatches(
       return digest;
     },
   };
+}
+
+/** The file, or the two files of a set (map/parts.ts); a lone file where the mapping reads sets is refused. */
+function openJob(job: ReadJob, hash: Hash, signal?: AbortSignal): Promise<OpenedSource> {
+  const parts = job.mapping?.parts;
+  if (parts !== undefined && job.mapping !== undefined) {
+    if (job.parts === undefined) throw notAPart(job.path, parts);
+    return openSetSource(job.parts, job.mapping, {
+      kind: job.kind,
+      company: job.company,
+      maxRecordBytes: job.maxRecordBytes,
+      ...(job.master ? { master: job.master } : {}),
+      ...(signal ? { signal } : {}),
+      hash,
+    });
+  }
+  return openSource(job.path, job.kind, {
+    company: job.company,
+    ...(job.mapping ? { mapping: job.mapping } : {}),
+    ...(job.master ? { master: job.master } : {}),
+    expect: job.expect,
+    maxRecordBytes: job.maxRecordBytes,
+    ...(signal ? { signal } : {}),
+    hash,
+  });
 }
 
 /**

@@ -28,6 +28,7 @@ import type { MasterTables } from '../map/master-tables.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
+import { hashSet, setChangedSince, type SetPart } from './set-hash.js';
 import type { DocumentKey } from '../kinds/document-key.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
@@ -70,6 +71,8 @@ export interface DroppedFile {
   mtimeMs?: number;
   /** The name's original bytes (hex) when they were not UTF-8 and the watcher renamed the file. */
   originalName?: string;
+  /** An export in two files: its parts (`path` is the header's) and the set's name (map/parts.ts setName). */
+  parts?: { header: SetPart; lines: SetPart; name: string };
 }
 
 /**
@@ -105,11 +108,12 @@ export async function intakeFile(
   dropped: DroppedFile,
 ): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
   const { ledger, logger } = ctx;
-  const name = path.basename(dropped.path);
+  // an export in two files is one unit, known by the set's name (map/parts.ts setName)
+  const name = dropped.parts?.name ?? path.basename(dropped.path);
   const log = logger.child({ file: name, kind: dropped.kind, company: dropped.company.alias });
   let hash;
   try {
-    hash = await hashFile(dropped.path);
+    hash = dropped.parts ? await hashSet(dropped.parts) : await hashFile(dropped.path);
   } catch (err) {
     if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason === 'changed') {
       log.warn(
@@ -176,6 +180,9 @@ export async function intakeFile(
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
       maxRecordBytes: ctx.config.read.maxRecordBytes,
       today: ctx.today ?? colombiaToday(),
+      ...(dropped.parts
+        ? { parts: { header: dropped.parts.header.path, lines: dropped.parts.lines.path } }
+        : {}),
     };
     const secrets = secretScrubberOf(ctx.config);
     // On the intake worker where the daemon has one (the second core is idle while a file is read), else here.
@@ -204,7 +211,14 @@ export async function intakeFile(
         return { fileId: rec.fileId, outcome: 'interrupted' };
       }
     }
-    const changed = await changedSince(dropped.path, hash, opened.sha256());
+    const changed =
+      dropped.parts && 'header' in hash
+        ? await setChangedSince(dropped.parts, hash, opened.sha256())
+        : await changedSince(
+            dropped.path,
+            hash as FileSnapshot & { sha256: string },
+            opened.sha256(),
+          );
     if (changed === 'gone')
       throw new EdocError('EDOC_READ_CHANGED', `${name} disappeared while it was read`, {
         file: name,

@@ -6,6 +6,8 @@ import type { ServiceClient } from '../service/client.js';
 import type { ResolvedService } from './embedded.js';
 import type { DroppedFile, IntakeOutcome } from './intake.js';
 
+export type { SetPart } from './set-hash.js';
+
 export interface PipelineOptions {
   /**
    * Publish the embedded emulator's address in the state folder, so commands run beside this process

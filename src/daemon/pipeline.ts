@@ -28,6 +28,7 @@ import {
 } from '../submit/company-sender.js';
 import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
 import { MappingCache } from './mapping-cache.js';
+import { PartSets } from './part-sets.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from './master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
@@ -53,6 +54,8 @@ export class Pipeline {
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
   private readonly intakeByPath = new Map<string, Promise<unknown>>();
+  /** Exports in two files: each part held until its partner is complete (part-sets.ts). */
+  private readonly sets: PartSets;
   /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
   private readonly deferred = new Map<string, PipelineFile>();
   private readonly stopping = new AbortController();
@@ -84,6 +87,7 @@ export class Pipeline {
     readonly companies: CompanyRuntime,
   ) {
     this.senders = new Senders((company) => this.makeSender(company));
+    this.sets = new PartSets(logger, () => this.config.paths.state);
     this.client = new ServiceClient({
       baseUrl: service.baseUrl,
       paths: config.service.paths,
@@ -287,8 +291,12 @@ export class Pipeline {
 
   /** Queues a ready file for intake (waits while the intake is full: back-pressure on the watcher). */
   async offer(file: PipelineFile): Promise<void> {
+    // an export in two files: a part waits for its partner, and the set is taken as one unit
+    const mapping = await this.mappings.of(this.config, file.kind).catch(() => undefined);
+    const unit = mapping?.parts === undefined ? file : await this.sets.add(file, mapping.parts);
+    if (unit === undefined) return;
     await this.intake.onSizeLessThan(this.intake.concurrency);
-    void this.intake.add(() => this.takeInTurn(file));
+    void this.intake.add(() => this.takeInTurn(unit));
   }
 
   /**
@@ -351,12 +359,16 @@ export class Pipeline {
           size: file.size,
           mtimeMs: file.mtimeMs,
           ...(file.originalName === undefined ? {} : { originalName: file.originalName }),
+          ...(file.parts === undefined ? {} : { parts: file.parts }),
         },
       );
       // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
       // interrupted by shutdown, keeps it (taken again)
       if (file.marker !== undefined && markerDone(result.outcome))
         await removeMarker(file.marker, this.logger);
+      if (file.parts !== undefined && markerDone(result.outcome))
+        for (const part of [file.parts.header, file.parts.lines])
+          if (part.marker !== undefined) await removeMarker(part.marker, this.logger);
       return result;
     } catch (err) {
       // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:
@@ -407,6 +419,7 @@ export class Pipeline {
 
   private async doClose(first: readonly CloseStep[]): Promise<void> {
     this.stopping.abort();
+    this.sets.close();
     const drainMs = this.options.drainTimeoutMs; // undefined: the sender's default
     const steps: CloseStep[] = [
       ...first,

@@ -14,6 +14,7 @@ import { compileKindCheck } from './kind-check.js';
 import { compileGuards, compileReconcile } from './guards/compile-guards.js';
 import { mappingFileSchema } from './mapping-schema.js';
 import { compileRoute } from './route-kind.js';
+import { compileParts } from './parts.js';
 import { compileRowRules } from './row-rules.js';
 import { objectColonHint, valueAt, yamlColonHint } from './yaml-hint.js';
 import type { Derive, Mapping, MappingFormat } from './mapping-types.js';
@@ -121,6 +122,8 @@ export function compileMapping(data: unknown, file: string): Mapping {
   if (kindCheck !== undefined) mapping.kindCheck = kindCheck;
   const route = compileRoute(m.route, m.kinds, file);
   if (route !== undefined) mapping.route = route;
+  const parts = compileParts(m.parts, file, m.framing);
+  if (parts !== undefined) mapping.parts = parts;
   if (m.lines !== undefined) {
     mapping.linesField = m.lines.field;
     mapping.lines = compileNode(m.lines.fields, 'lines.fields', lineCtx);

@@ -90,6 +90,12 @@ const framingSchema = z.strictObject({
   findHeader: z.array(z.string().min(1)).min(1).optional(),
   fillDown: z.array(z.string().min(1)).min(1).optional(),
 });
+/** `parts`: an export in two files joined on a key (map/parts.ts). */
+const partSchema = z.strictObject({
+  file: z.string().min(1),
+  key: z.string().min(1),
+  headerRows: z.number().int().min(1).max(10).optional(),
+});
 const rowsSchema = z.strictObject({
   skip: z.unknown().optional(),
   lines: z.unknown().optional(),
@@ -180,6 +186,13 @@ export const mappingFileSchema = z.strictObject({
     .strictObject({ column: z.string().min(1), values: z.record(z.string(), z.string().min(1)) })
     .optional(),
   framing: framingSchema.optional(),
+  parts: z
+    .strictObject({
+      header: partSchema,
+      lines: partSchema,
+      waitMs: z.number().int().min(1_000).optional(),
+    })
+    .optional(),
   rows: rowsSchema.optional(),
   concepts: conceptsSchema.optional(),
   reconcile: reconcileSchema.optional(),

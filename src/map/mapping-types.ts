@@ -99,6 +99,27 @@ export type RowCondition =
   | { test: 'all' | 'any'; of: RowCondition[] };
 
 /** Where the header is and how rows are completed before grouping (map/row-rules.ts, read/csv-framing.ts). */
+
+/** The two files of an export in parts (map/parts.ts). */
+export type PartName = 'header' | 'lines';
+
+export interface Part {
+  /** The name rule as written (`Documents{set}.csv`). */
+  file: string;
+  /** The join column of this part. */
+  key: string;
+  /** Rows from the top that are header rows (the first names the columns). */
+  headerRows: number;
+  /** The rule compiled: the whole name, `{set}` captured. */
+  pattern: RegExp;
+}
+
+export interface Parts {
+  header: Part;
+  lines: Part;
+  waitMs: number;
+}
+
 export interface Framing {
   /** The header is this row (1-based, as a spreadsheet shows it); the rows above are title lines. */
   headerRow?: number;
@@ -154,6 +175,8 @@ export interface Mapping {
   /** One export, several kinds: the column naming each document's kind (map/route-kind.ts). */
   route?: Route;
   framing?: Framing;
+  /** An export in two files (header + lines) joined on a key (map/parts.ts). */
+  parts?: Parts;
   rows?: RowRoles;
   concepts?: Concepts;
   /** Figures the export states and the engine compares with its own (map/guards/). */

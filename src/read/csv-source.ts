@@ -279,7 +279,7 @@ export async function openCsvSource(
 }
 
 /** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
-async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
+export async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
   const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
   const framing = mapping.framing;
   const delimiter =

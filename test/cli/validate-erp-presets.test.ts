@@ -64,6 +64,7 @@ describe('shipped ERP presets with validate', () => {
       'loyverse-pos.yaml',
       'odoo-credit-note.yaml',
       'odoo-invoice.yaml',
+      'sap-b1-invoice.yaml',
       'siigo-nube-invoice.yaml',
     ]);
   });
@@ -137,6 +138,68 @@ describe('shipped ERP presets with validate', () => {
       expect(code).toBe(exit);
     },
   );
+
+  it('sap-b1-invoice maps its two-file sample as one set (validate FILE FILE --mapping …)', async () => {
+    const { code, lines, stderr } = await validate([
+      'examples/erp/sap-b1/Document_Lines.csv',
+      'examples/erp/sap-b1/Documents.csv',
+      '--kind',
+      'invoice',
+      '--mapping',
+      'config/mappings/erp/sap-b1-invoice.yaml',
+    ]);
+    expect(stderr).toBe('');
+    // one unit named after the set; rows are the lines file's (321,532.00 and 14,131.25: by hand in
+    // test/daemon/daemon-part-sets.test.ts)
+    expect(
+      lines.map((l) => [
+        (l as { file?: string }).file?.endsWith('examples/erp/sap-b1/Documents+Document_Lines.csv'),
+        l.source.rows,
+        payable(l),
+        l.problems.map((p) => p.code),
+      ]),
+    ).toEqual([
+      [true, [3, 4, 5], '321532.00', []],
+      [true, [6], '14131.25', []],
+    ]);
+    expect(code).toBe(0);
+  });
+
+  it('sap-b1-invoice: a part without its partner, and parts that do not join, are refused naming file, row and column', async () => {
+    const alone = await validate([
+      'examples/erp/sap-b1/Documents.csv',
+      '--kind',
+      'invoice',
+      '--mapping',
+      'config/mappings/erp/sap-b1-invoice.yaml',
+    ]);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      'EDOC_READ_SET_WAITING: Documents.csv is the header file of a set',
+    );
+    const dir = dirname(await tempFile('x', ''));
+    const header = join(dir, 'Documents_9.csv');
+    const linesFile = join(dir, 'Document_Lines_9.csv');
+    await cp(join(root, 'examples/erp/sap-b1/Documents.csv'), header);
+    const lines = await readFile(join(root, 'examples/erp/sap-b1/Document_Lines.csv'), 'utf8');
+    // row 6 (RecordKey 2's only line) now names document 9, which has no header row
+    await writeFile(linesFile, lines.replace('\n2,0,', '\n9,0,'));
+    const bad = await validate([
+      header,
+      linesFile,
+      '--kind',
+      'invoice',
+      '--mapping',
+      'config/mappings/erp/sap-b1-invoice.yaml',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      'EDOC_READ_SET_JOIN: Document_Lines_9.csv row 6: ParentKey 9 has no header row in Documents_9.csv (column RecordKey)',
+    );
+    expect(bad.lines[0]).toMatchObject({
+      error: { code: 'EDOC_READ_SET_JOIN', row: 6, column: 'ParentKey' },
+    });
+  });
 
   it("a configuration naming a preset for a kind loads it (relative to the configuration file's folder)", async () => {
     const shipped = await readFile(join(root, 'config/edoc-bridge.yaml'), 'utf8');

@@ -7,6 +7,7 @@ import type { Command } from '../command.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { loadPauses } from '../../submit/pause-file.js';
+import { loadWaitingParts } from '../../daemon/waiting-parts-file.js';
 import { clusterLines, readClusterStatus } from '../cluster-table.js';
 import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../command-name.js';
@@ -75,6 +76,8 @@ export const statusCommand: Command = {
     }
     // what the running daemon recorded of its paused companies (a 401): nothing when no daemon runs
     const paused = isDaemon && holder ? loadPauses(config.paths.state, holder.pid) : [];
+    // parts of exports in two files waiting past their mapping's waitMs for their partner
+    const waitingParts = isDaemon && holder ? loadWaitingParts(config.paths.state, holder.pid) : [];
     const ranges = storedRanges(config.paths.state, colombiaToday()) ?? null;
     const cluster = await readClusterStatus(config); // PostgreSQL ledger: the nodes and their leases
     if (args.flag('json')) {
@@ -84,6 +87,7 @@ export const statusCommand: Command = {
             stateDir: config.paths.state,
             daemon,
             paused,
+            waitingParts,
             ...summary,
             ranges,
             ...(cluster ? { cluster } : {}),
@@ -104,6 +108,12 @@ export const statusCommand: Command = {
       io.out(
         `PAUSED: company ${p.company} since ${p.since}: the service refused its credentials (${p.code}: ${p.reason}); ` +
           `its documents wait. Fix: ${p.fix}`,
+      );
+    }
+    for (const w of waitingParts) {
+      io.out(
+        `WAITING: ${w.file} (company ${w.company}, ${w.kind}) waits since ${w.since} for its ${w.waitsFor} file ` +
+          '(EDOC_READ_SET_WAITING): nothing of it is sent until its partner is complete in the same folder',
       );
     }
     io.out('');

@@ -6,13 +6,18 @@
  */
 import path from 'node:path';
 import { secretScrubberOf } from '../../config/secrets.js';
-import { isEdocError } from '../../errors.js';
+import { EdocError, isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import type { Mapping } from '../../map/mapping-types.js';
 import type { MasterTable, MasterTables } from '../../map/master-tables.js';
 import { openLedger } from '../../ledger/open.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { formatOf, openSource } from '../../read/open-source.js';
+import type { CsvSourceContext } from '../../read/csv-source.js';
+import { notAPart } from '../../read/set-part-errors.js';
+import { openSetSource } from '../../read/set-source.js';
+import type { OpenedSource } from '../../read/source-document.js';
+import { groupSets } from '../../map/parts.js';
 import { documentKey, formatKey } from '../../kinds/document-key.js';
 import { isDocumentKind } from '../../kinds/index.js';
 import { distinctProblems, type Problem } from '../../validate/problem.js';
@@ -105,14 +110,24 @@ export const validateCommand: Command = {
         : await masterTables(config, io.env, Object.keys(mapping.masterTables));
     const today = colombiaToday();
     let failed = false;
-    for (const file of files) {
-      const named = files.length > 1 ? { file } : {};
-      const csvMapping = DELIMITED.includes(formatOf(file) ?? '') ? mapping : undefined;
+    const companyInfo = { alias: company.alias, nit: company.nit };
+    // an export in two files: the files are read as sets (each set one unit, named after it)
+    const units = unitsOf(files, mapping, (file, csvMapping) =>
+      openSource(file, kind, {
+        company: companyInfo,
+        ...(csvMapping ? { mapping: csvMapping } : {}),
+        ...(master ? { master } : {}),
+        maxRecordBytes: config.read.maxRecordBytes,
+      }),
+    );
+    for (const unit of units) {
+      const file = unit.name;
+      const named = units.length > 1 || unit.set ? { file } : {};
       let invalid = 0;
       try {
-        const opened = await openSource(file, kind, {
-          company: { alias: company.alias, nit: company.nit },
-          ...(csvMapping ? { mapping: csvMapping } : {}),
+        const opened = await unit.open({
+          kind,
+          company: companyInfo,
           ...(master ? { master } : {}),
           maxRecordBytes: config.read.maxRecordBytes,
         });
@@ -164,6 +179,51 @@ export const validateCommand: Command = {
     return failed ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
   },
 };
+
+interface Unit {
+  /** The file, or the set's name (map/parts.ts setName). */
+  name: string;
+  set: boolean;
+  open(ctx: CsvSourceContext): Promise<OpenedSource>;
+}
+
+/** Each file alone; with a mapping that reads sets, the sets the files make up (a file that is no part, or lacks its partner, fails). */
+function unitsOf(
+  files: string[],
+  mapping: Mapping | undefined,
+  single: (file: string, csvMapping: Mapping | undefined) => Promise<OpenedSource>,
+): Unit[] {
+  const parts = mapping?.parts;
+  if (mapping === undefined || parts === undefined)
+    return files.map((file) => ({
+      name: file,
+      set: false,
+      open: () => single(file, DELIMITED.includes(formatOf(file) ?? '') ? mapping : undefined),
+    }));
+  const grouped = groupSets(parts, files);
+  return [
+    ...grouped.sets.map((s) => ({
+      name: path.join(path.dirname(s.header), s.set),
+      set: true,
+      open: (ctx: CsvSourceContext) => openSetSource(s, mapping, ctx),
+    })),
+    ...grouped.alone.map((a) => ({
+      name: a.file,
+      set: false,
+      open: (): Promise<OpenedSource> =>
+        Promise.reject(
+          a.reason === 'not-a-part'
+            ? notAPart(a.file, parts)
+            : new EdocError(
+                'EDOC_READ_SET_WAITING',
+                `${path.basename(a.file)} is the ${a.reason} file of a set whose ${a.reason === 'header' ? 'lines' : 'header'} file ` +
+                  `("${a.reason === 'header' ? parts.lines.file : parts.header.file}") was not given`,
+                { file: path.basename(a.file) },
+              ),
+        ),
+    })),
+  ];
+}
 
 /** The newest version of each master table the mapping reads, from the ledger opened read-only; none without a ledger. */
 async function masterTables(

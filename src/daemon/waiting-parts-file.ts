@@ -1,0 +1,56 @@
+/**
+ * The parts of exports in two files that wait longer than their mapping's `parts.waitMs` for their
+ * partner (daemon/part-sets.ts), kept in the state folder (`waiting-parts.json`) so `edoc-bridge
+ * status` lists them beside the daemon. Written whole when the list changes; it names the daemon's
+ * pid, so status trusts it only while that daemon holds the state folder.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rename, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const WAITING_PARTS_FILE = 'waiting-parts.json';
+
+export interface StoredWaitingPart {
+  company: string;
+  kind: string;
+  /** The part's file name. */
+  file: string;
+  /** The part it waits for: `header` or `lines`. */
+  waitsFor: string;
+  /** Since when (ISO 8601). */
+  since: string;
+}
+
+interface Stored {
+  pid: number;
+  parts: StoredWaitingPart[];
+}
+
+export async function saveWaitingParts(
+  stateDir: string,
+  parts: readonly StoredWaitingPart[],
+): Promise<void> {
+  const file = path.join(stateDir, WAITING_PARTS_FILE);
+  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  const data: Stored = { pid: process.pid, parts: [...parts] };
+  try {
+    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** What the daemon with this pid recorded; [] when nothing (or another process wrote the file). */
+export function loadWaitingParts(stateDir: string, daemonPid: number): StoredWaitingPart[] {
+  try {
+    const data = JSON.parse(
+      readFileSync(path.join(stateDir, WAITING_PARTS_FILE), 'utf8'),
+    ) as Partial<Stored>;
+    return data.pid === daemonPid && Array.isArray(data.parts) ? data.parts : [];
+  } catch {
+    return [];
+  }
+}
