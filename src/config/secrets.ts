@@ -13,6 +13,18 @@ import { checkConfigSize, parseConfigYaml } from './yaml-text.js';
  * when that was given) and any other string under a key named like a secret.
  */
 export function configSecrets(config: Readonly<Config>): string[] {
+  // a loaded configuration is never changed (a reload brings a new object): walked once, not once per file
+  let found = secretsOf.get(config);
+  if (found === undefined) {
+    found = collectSecrets(config);
+    secretsOf.set(config, found);
+  }
+  return [...found];
+}
+
+const secretsOf = new WeakMap<Readonly<Config>, readonly string[]>();
+
+function collectSecrets(config: Readonly<Config>): string[] {
   const out = new Set<string>(config.companies.map((c) => c.apiKey));
   const ledgerPassword =
     config.ledger?.url === undefined ? undefined : urlPassword(config.ledger.url);

@@ -16,6 +16,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { configSecrets, secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
+import type { ReadDetails } from '../ledger/files.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
@@ -168,6 +169,7 @@ export async function intakeFile(
     return { fileId: rec.fileId, outcome: 'resumed' };
   }
   log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
+  let details: ReadDetails | undefined;
   try {
     const mapping = await ctx.mapping(dropped.kind);
     const master = await ctx.masterTables?.(mapping);
@@ -189,7 +191,8 @@ export async function intakeFile(
     const opened = ctx.reader
       ? await ctx.reader.read(job, configSecrets(ctx.config), ctx.signal)
       : await readDocumentBatches(job, secrets, ctx.signal);
-    await ledger.setReadDetails(rec.fileId, opened.details);
+    // recorded with the end of the read (one commit less per file), or before a failed read is recorded
+    details = opened.details;
     if (opened.details.format !== 'csv' && opened.details.encoding === 'windows-1252') {
       log.warn(
         { code: 'EDOC_READ_NOT_UTF8', encoding: 'windows-1252' },
@@ -229,7 +232,7 @@ export async function intakeFile(
       throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, {
         file: name,
       });
-    await ledger.finishReading(rec.fileId);
+    await ledger.finishReading(rec.fileId, undefined, opened.details);
     log.info({ documents: count }, 'file read');
     ctx.onDocuments(dropped.company.alias);
     ctx.onFileChanged(rec.fileId);
@@ -251,6 +254,7 @@ export async function intakeFile(
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
+      if (details !== undefined) await ledger.setReadDetails(rec.fileId, details);
       await ledger.failRead(
         rec.fileId,
         fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err),

@@ -98,7 +98,7 @@ export class Pipeline {
       else if (!call.aborted && call.outcome === 'transient')
         this.health.noteFailure(`${call.op}: no answer`);
     });
-    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 2 });
+    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 8 });
     this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({

@@ -3,7 +3,7 @@ import { outputNames, outputStem } from '../policy/outbox-names.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { json, toFileRow } from './rows.js';
 import { bySql, greatest } from './sql/dialect.js';
-import type { SqlExecutor } from './sql/executor.js';
+import type { SqlExecutor, SqlParams } from './sql/executor.js';
 import type { RawFile } from './rows.js';
 import { CHANGED_AFTER_SEND } from './types.js';
 
@@ -436,12 +436,13 @@ export function setReadDetails(
   d: ReadDetails,
   fence: Fence = NO_FENCE,
 ): Promise<void> {
-  return updateFile(
-    q,
-    fence,
-    'UPDATE files SET format = ?, encoding = ?, header = ? WHERE id = ?',
-    [d.format, d.encoding ?? null, d.header ?? null, fileId],
-  );
+  return updateFile(q, fence, READ_DETAILS_SQL, readDetailsParams(fileId, d));
+}
+
+const READ_DETAILS_SQL = 'UPDATE files SET format = ?, encoding = ?, header = ? WHERE id = ?';
+
+function readDetailsParams(fileId: number, d: ReadDetails): SqlParams {
+  return [d.format, d.encoding ?? null, d.header ?? null, fileId];
 }
 
 /**
@@ -453,6 +454,7 @@ export function finishReading(
   fileId: number,
   now: number,
   fence: Fence = NO_FENCE,
+  details?: ReadDetails,
 ): Promise<void> {
   return q.transaction(async (tx) => {
     const total = (await tx.get<{ n: number }>(
@@ -466,6 +468,7 @@ export function finishReading(
     );
     if (file === undefined) return;
     await fence(tx, [file.company]);
+    if (details !== undefined) await tx.run(READ_DETAILS_SQL, readDetailsParams(fileId, details));
     const released = (
       await tx.run(
         `UPDATE documents SET next_attempt_at = ? WHERE file_id = ? AND state = 'pending'

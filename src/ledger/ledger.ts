@@ -196,8 +196,8 @@ export class Ledger implements LedgerPort {
   setReadDetails(fileId: number, details: ReadDetails): Promise<void> {
     return files.setReadDetails(this.sql, fileId, details, this.fence);
   }
-  finishReading(fileId: number, now = ledgerNow()): Promise<void> {
-    return files.finishReading(this.sql, fileId, now, this.fence);
+  finishReading(fileId: number, now = ledgerNow(), details?: ReadDetails): Promise<void> {
+    return files.finishReading(this.sql, fileId, now, this.fence, details);
   }
   failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
     return files.failRead(this.sql, fileId, error, now, this.fence);

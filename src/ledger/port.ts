@@ -131,8 +131,11 @@ export interface LedgerPort {
     documents: AsyncIterable<NewDocument>,
     now?: number,
   ): Promise<InsertResult>;
-  /** The file was read whole and found unchanged: `open`, its documents released (due now). Only from `reading`. */
-  finishReading(fileId: number, now?: number): Promise<void>;
+  /**
+   * The file was read whole and found unchanged: `open`, its documents released (due now). Only from
+   * `reading`. `details`: what the read found (as `setReadDetails`), recorded in the same transaction.
+   */
+  finishReading(fileId: number, now?: number, details?: ReadDetails): Promise<void>;
   /** The file could not be read to the end: its unsent documents are held back (`invalid`). Returns how many. */
   failRead(fileId: number, error: FileError, now?: number): Promise<number>;
   /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */

@@ -17,6 +17,12 @@ const MIN_PREFIX = 8;
  */
 export class SecretScrubber {
   readonly #needles = new Set<string>();
+  /**
+   * The needles by their first MIN_SECRET_LENGTH characters (two numbers of two UTF-16 units each), so a
+   * text is scanned once for all of them: with hundreds of companies' keys, looking for each key in
+   * every log line and every document cost more than the rest of the line's work.
+   */
+  readonly #byHead = new Map<number, Map<number, string[]>>();
 
   constructor(values: Iterable<string> = []) {
     for (const value of values) this.add(value);
@@ -24,10 +30,10 @@ export class SecretScrubber {
 
   add(value: string): void {
     if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH) return;
-    this.#needles.add(value);
+    this.#index(value);
     // The line is JSON: the value appears there in its escaped form.
-    this.#needles.add(JSON.stringify(value).slice(1, -1));
-    if (value.includes('"')) this.#needles.add(value.replace(/"/g, '""'));
+    this.#index(JSON.stringify(value).slice(1, -1));
+    if (value.includes('"')) this.#index(value.replace(/"/g, '""'));
   }
 
   get size(): number {
@@ -40,13 +46,52 @@ export class SecretScrubber {
   }
 
   scrub(text: string): string {
+    const candidates = this.#candidates(text);
+    if (candidates === undefined) return text;
     let result = text;
+    // in the order the needles were added, as if each were looked for in turn
     for (const needle of this.#needles) {
+      if (!candidates.has(needle)) continue;
       if (result.includes(needle)) result = result.split(needle).join(REDACTED);
       if (needle.length > MIN_PREFIX) result = scrubCutOff(result, needle);
     }
     return result;
   }
+
+  #index(needle: string): void {
+    if (this.#needles.has(needle)) return;
+    this.#needles.add(needle);
+    const first = pair(needle, 0);
+    let inner = this.#byHead.get(first);
+    if (inner === undefined) this.#byHead.set(first, (inner = new Map()));
+    const second = pair(needle, 2);
+    const list = inner.get(second);
+    if (list === undefined) inner.set(second, [needle]);
+    else list.push(needle);
+  }
+
+  /**
+   * The needles whose first MIN_SECRET_LENGTH characters occur in `text` (every needle is at least
+   * that long, and a cut-off start is at least MIN_PREFIX long): the only ones that can match.
+   */
+  #candidates(text: string): Set<string> | undefined {
+    let found: Set<string> | undefined;
+    const last = text.length - MIN_SECRET_LENGTH;
+    for (let i = 0; i <= last; i++) {
+      const inner = this.#byHead.get(pair(text, i));
+      if (inner === undefined) continue;
+      const list = inner.get(pair(text, i + 2));
+      if (list === undefined) continue;
+      found ??= new Set();
+      for (const needle of list) found.add(needle);
+    }
+    return found;
+  }
+}
+
+/** Two UTF-16 code units of `text` from `at` as one number. */
+function pair(text: string, at: number): number {
+  return text.charCodeAt(at) * 0x10000 + text.charCodeAt(at + 1);
 }
 
 /** Replaces every run of at least MIN_PREFIX characters that a `…` ends and that starts `needle`. */

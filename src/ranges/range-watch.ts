@@ -16,7 +16,7 @@ import type { CompanyConfig } from '../config/schema.js';
 import type { DocumentKey, DocumentKind } from '../kinds/index.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
-import type { CompanyRates } from '../rate/company-rate.js';
+import { delay, type CompanyRates } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
@@ -30,6 +30,9 @@ import {
   type ActiveRange,
 } from './range-math.js';
 import type { RangeState } from './range-state.js';
+
+/** The shortest time between two writes of ranges.json. */
+const SAVE_GAP_MS = 1000;
 
 export interface RangeWatchOptions {
   /** The companies as configured now (a reload changes them). */
@@ -97,6 +100,8 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   private saving: Promise<void> = Promise.resolve();
   /** A write waits behind the one under way (it reads the states when it starts). */
   private saveQueued = false;
+  /** When the last write began (wall clock). */
+  private savedAt = Number.NEGATIVE_INFINITY;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RangeWatchOptions) {
@@ -324,8 +329,13 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     if (dir === undefined || this.saveQueued) return;
     this.saveQueued = true;
     this.saving = this.saving
-      .then(() => {
+      .then(async () => {
+        // at most one write a second (the file holds every company: rewriting it for each company's
+        // recomputation costs a node of hundreds of companies a whole-file write per company a second)
+        const gap = this.savedAt + SAVE_GAP_MS - Date.now();
+        if (gap > 0) await delay(gap, this.abort.signal); // close: the last write at once
         this.saveQueued = false;
+        this.savedAt = Date.now();
         return saveRanges(dir, this.stored());
       })
       .catch((err: unknown) => {

@@ -2,12 +2,15 @@
  * The SQL port on SQLite (better-sqlite3): one connection, statements prepared once per text, and a
  * mutex so that the statements of a transaction, which awaits between them, never interleave with
  * another caller's on the one connection. Outside a transaction a statement runs at once when nothing
- * holds the connection (the common case costs no queueing).
+ * holds the connection (the common case costs no queueing). The write transactions of one turn of the
+ * event loop share one COMMIT (`group-commit.ts`): several intakes, reports and submission batches at
+ * once cost one fsync, and each caller still resumes only after its commit.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { checkParams } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
+import { GroupCommit } from './group-commit.js';
 import { SqliteReadView } from './sqlite-read-view.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
@@ -48,6 +51,8 @@ export class SqliteExecutor implements SqlExecutor {
   readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly mutex = new Mutex();
+  /** The write transactions of this turn, not committed yet (`member`). */
+  private group: GroupCommit | undefined;
   private closing: Promise<void> | undefined;
 
   /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
@@ -78,7 +83,8 @@ export class SqliteExecutor implements SqlExecutor {
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     // IMMEDIATE: the write lock is taken now, so a commit never fails on another process's lock halfway
-    return this.inTransaction('BEGIN IMMEDIATE', fn);
+    if (this.db.readonly) return this.inTransaction('BEGIN IMMEDIATE', fn);
+    return this.member(fn);
   }
 
   read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -96,11 +102,74 @@ export class SqliteExecutor implements SqlExecutor {
     return new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
   }
 
+  /**
+   * A write transaction: a member of the open group commit (see `GroupCommit`), whose COMMIT (and
+   * fsync) ends the turn; its promise resolves once that COMMIT is done.
+   */
+  private async member<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    refuseInsideOwnTransaction(this);
+    this.checkOpen();
+    await this.mutex.lock();
+    let group: GroupCommit;
+    let result: T;
+    try {
+      if (this.group === undefined) {
+        this.db.exec('BEGIN IMMEDIATE');
+        this.group = new GroupCommit();
+        const opened = this.group;
+        setImmediate(() => void this.commitGroup(opened));
+      }
+      group = this.group;
+      this.db.exec('SAVEPOINT tx_member');
+      const tx = new SqliteTransaction(this);
+      try {
+        result = await inTransactionScope(this, () => fn(tx));
+        tx.finish();
+        this.db.exec('RELEASE tx_member');
+      } catch (err) {
+        tx.finish();
+        if (this.db.inTransaction) {
+          this.db.exec('ROLLBACK TO tx_member');
+          this.db.exec('RELEASE tx_member');
+        } else {
+          // SQLite rolled the whole transaction back (a full disk, an I/O error): the group's members with it
+          this.group = undefined;
+          group.fail(err);
+        }
+        throw err;
+      }
+    } finally {
+      this.mutex.unlock();
+    }
+    return group.committed.then(() => result);
+  }
+
+  /** Commits the open group, if it is still `group` (the caller holds the connection, or takes it here). */
+  private async commitGroup(group: GroupCommit, locked = false): Promise<void> {
+    if (!locked) await this.mutex.lock();
+    try {
+      if (this.group !== group) return;
+      this.group = undefined;
+      try {
+        this.db.exec('COMMIT');
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        group.fail(err);
+        return;
+      }
+      group.done();
+    } finally {
+      if (!locked) this.mutex.unlock();
+    }
+  }
+
   private async inTransaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     await this.mutex.lock();
     try {
+      // a read transaction of its own: the open group is committed first
+      if (this.group !== undefined) await this.commitGroup(this.group, true);
       this.db.exec(begin);
       const tx = new SqliteTransaction(this);
       try {
@@ -123,6 +192,7 @@ export class SqliteExecutor implements SqlExecutor {
       // after the transaction in flight, if any
       await this.mutex.lock();
       try {
+        if (this.group !== undefined) await this.commitGroup(this.group, true);
         this.statements.clear();
         if (this.options.ownsConnection && this.db.open) this.db.close();
       } finally {
@@ -191,11 +261,17 @@ export class SqliteExecutor implements SqlExecutor {
     refuseInsideOwnTransaction(this);
     this.checkOpen();
     if (!this.mutex.tryLock()) await this.mutex.lock();
+    let group: GroupCommit | undefined;
+    let result: T;
     try {
-      return op();
+      result = op();
+      group = this.group;
     } finally {
       this.mutex.unlock();
     }
+    // inside the open group: a write is durable (and a read's answer committed) only with its COMMIT
+    if (group !== undefined) await group.committed;
+    return result;
   }
 }
 
