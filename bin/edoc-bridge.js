@@ -3,11 +3,9 @@
 // the same; test/cli/node-version.test.ts ties the two): 22 from 22.14, whose Node-API 10 better-sqlite3 13
 // needs (22.13 and older crash loading it). Checked before anything of the program is imported: on another
 // Node a module could fail to load or misbehave later, so the refusal is one line, now, exit 2.
-const SUPPORTED = [
-  [22, 14],
-  [24, 0],
-  [26, 0],
-];
+// One line, unformatted: test/cli/node-version.test.ts reads this constant from the source.
+// prettier-ignore
+const SUPPORTED = [[22, 14], [24, 0], [26, 0]];
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (!SUPPORTED.some(([m, n]) => major === m && minor >= n)) {
   const lines = SUPPORTED.map(([m, n]) => (n === 0 ? `${m}` : `${m} (${m}.${n} or later)`));
