@@ -10,7 +10,7 @@ const TIMED = [
   'test/rate/**',
   'test/submit/**',
   'test/watch/**',
-  'test/daemon/daemon-crash*.test.ts',
+  'test/daemon/*crash*.test.ts',
   'test/daemon/daemon-auth-rate*.test.ts',
   'test/http/login-guard.test.ts',
   'test/http/connections.test.ts',
