@@ -55,8 +55,7 @@ export class Daemon {
     const { ledger, client } = pipeline;
     this.service = pipeline.service;
     this.alerting = new Alerting(pipeline, config, logger, options.alerts);
-    // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
-    this.puller = new ReceivedPuller({ ledger, client, config, logger, rates: pipeline.rates });
+    this.puller = new ReceivedPuller({ ledger, client, config, logger });
     pipeline.senderEvents.on('event', (event) => {
       if (event.type === 'paused') void this.recordPauses();
     });
@@ -88,6 +87,8 @@ export class Daemon {
           company: () => run.company,
           config: () => this.config,
           gate: run.gate,
+          // the pages borrow the company's one rate (its sender's)
+          rate: run.rate,
           onPull: (company, outcome) => this.alerting.pulled(company, outcome),
         }),
     );

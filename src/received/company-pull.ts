@@ -9,6 +9,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import type { PullResult, ReceivedPuller } from './puller.js';
 import { formatWindow, scheduledWindow } from './window.js';
 
@@ -23,6 +24,8 @@ export interface CompanyPullOptions {
   config(): Readonly<Config>;
   /** The run's gate: a pull starts only while it is open (cluster: the lease held and renewed in time). */
   gate: { open(): boolean };
+  /** The company's one rate (its run's, shared with its sender): every page request takes a slot of it. */
+  rate?: CompanyRate;
   /** Colombia's today. @defaultValue colombiaToday() */
   today?: () => string;
   /** Delay of the first pull after start(). @defaultValue 0 */
@@ -136,6 +139,7 @@ export class CompanyPull {
       });
       const result = await this.options.puller.pullCompany(company, window, {
         signal: this.abort.signal,
+        ...(this.options.rate === undefined ? {} : { rate: this.options.rate }),
       });
       if (result.stoppedBy === 'unauthorized') {
         this.paused = true;

@@ -78,6 +78,7 @@ function runOf(
           company: () => r.company,
           config,
           gate: r.gate,
+          rate: r.rate,
           today: () => TODAY,
         });
         pulls.push(pull);
