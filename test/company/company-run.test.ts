@@ -154,6 +154,22 @@ describe('CompanyRun', () => {
     await run.close();
   });
 
+  it("its pull's pages take slots of the run's rate: a 429 to a page slows the rate its sender shares", async () => {
+    h = await harness();
+    const x = h;
+    await setFaults(x, { rateLimitPerSecond: 1 });
+    const { run } = runOf(x, 'main');
+    const configured = run.rate.current().limit;
+    expect(configured).toBeGreaterThan(1);
+    run.start();
+    await until(
+      'a 429 to a page',
+      () => (x.emulator.stats.snapshot().requests.E12?.['429'] ?? 0) > 0,
+    );
+    await until('the rate slowed', () => run.rate.current().limit < configured);
+    await run.close();
+  });
+
   it('a closed gate starts no pull: nothing is asked of the service until it opens', async () => {
     h = await harness();
     const x = h;
