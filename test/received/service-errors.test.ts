@@ -148,7 +148,7 @@ describe('E12 failures', () => {
   });
 });
 
-describe('ReceivedScheduler lifecycle', () => {
+describe('company pulls lifecycle', () => {
   it('start() pulls every company on its timer; close() stops it and is safe to call twice', async () => {
     h = await harness();
     const x = h;
@@ -181,7 +181,7 @@ describe('ReceivedScheduler lifecycle', () => {
   });
 });
 
-describe('ReceivedScheduler close during a pull', () => {
+describe('company pulls: close during a pull', () => {
   it('close() aborts a pull in flight: it resolves promptly and the cursor stays where it was', async () => {
     h = await harness();
     const x = h;
