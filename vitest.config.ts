@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  */
 const TIMED = [
   'test/cluster/**',
+  'test/company/**',
   'test/reliability/**',
   'test/rate/**',
   'test/submit/**',

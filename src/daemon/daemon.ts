@@ -9,7 +9,8 @@ import type { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { companyPause, savePauses } from '../submit/pause-file.js';
 import type { AppLogger } from '../log/logger.js';
-import { ReceivedScheduler } from '../received/scheduler.js';
+import { CompanyPull } from '../received/company-pull.js';
+import { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { Alerting } from './alerting.js';
 import type { ResolvedService } from './embedded.js';
@@ -39,7 +40,8 @@ export class Daemon {
   private watcherEnded = false;
   private operatorSurface: OperatorSurface | undefined;
   private readonly folderCheck = new InboxFolderCheck();
-  private readonly received: ReceivedScheduler;
+  /** The received-documents puller every company's pull shares (each run owns its pull: `CompanyPull`). */
+  private readonly puller: ReceivedPuller;
   private readonly service: ResolvedService;
   /** The numbering-range watch and the alerts (the operator listener reads `rangeWatch.snapshot` and `alerts.recent`). */
   readonly alerting: Alerting;
@@ -53,24 +55,43 @@ export class Daemon {
     const { ledger, client } = pipeline;
     this.service = pipeline.service;
     this.alerting = new Alerting(pipeline, config, logger, options.alerts);
-    // Received-document pulls borrow each company's one rate (its sender's): pipeline.rates.
-    this.received = new ReceivedScheduler({
-      ledger,
-      client,
-      config,
-      logger,
-      rates: pipeline.rates,
-      onPull: (company, outcome) => this.alerting.pulled(company, outcome),
-      mayStart: (alias) => pipeline.mayStart(alias),
-    });
-    // cluster mode: a company this node just took is pulled now, and its files skipped so far are taken again
+    this.puller = new ReceivedPuller({ ledger, client, config, logger });
     pipeline.senderEvents.on('event', (event) => {
       if (event.type === 'paused') void this.recordPauses();
     });
-    pipeline.companies.onGained((company) => {
-      this.watcher?.retake(company);
-      if (this.config.received.enabled) void this.received.pullNow(company);
-    });
+    // cluster mode: the files of a company this node just took that were skipped so far are taken again (its
+    // run's pull starts with the run, at once)
+    pipeline.companies.onGained((company) => this.watcher?.retake(company));
+  }
+
+  /** From now on every company's run pulls its received documents (its first pull at once). */
+  private startPulls(): void {
+    const { received, companies } = this.config;
+    if (!received.enabled) {
+      this.logger.info(
+        { enabled: false },
+        'received documents pull is disabled (received.enabled: false)',
+      );
+    } else {
+      this.logger.info(
+        { every: received.every, companies: companies.map((c) => c.alias) },
+        'received documents pull scheduled',
+      );
+    }
+    this.pipeline.companies.addJob(
+      (run) =>
+        new CompanyPull({
+          ledger: this.pipeline.ledger,
+          puller: this.puller,
+          logger: this.logger,
+          company: () => run.company,
+          config: () => this.config,
+          gate: run.gate,
+          // the pages borrow the company's one rate (its sender's)
+          rate: run.rate,
+          onPull: (company, outcome) => this.alerting.pulled(company, outcome),
+        }),
+    );
   }
 
   get ledger(): LedgerPort {
@@ -103,7 +124,7 @@ export class Daemon {
       await daemon.recordPauses();
       daemon.alerting.start(); // before the watcher: the first files are checked against the ranges
       await daemon.startWatcher();
-      daemon.received.start();
+      daemon.startPulls();
       // after the watcher: readiness asks it. A listener that cannot start (port in use) stops the start
       // (EDOC_HTTP_LISTEN, exit 2): probes would fail anyway, and a daemon quietly without its
       // listener is worse than one that says so at once.
@@ -207,6 +228,13 @@ export class Daemon {
     if (refusal !== undefined) throw refusal;
     const before = this.config;
     this.config = next;
+    // each run's pull reads the new settings and pulls at once (its pause lifted) when the pipeline reloads it
+    this.puller.setConfig(next);
+    if (!next.received.enabled)
+      this.logger.info(
+        { enabled: false },
+        'received documents pull is disabled (received.enabled: false)',
+      );
     await this.pipeline.update(next);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
@@ -231,7 +259,6 @@ export class Daemon {
         this.restarting = false;
       }
     }
-    this.received.reload(next);
     if (this.operatorSurface !== undefined && next.http === undefined) {
       const closing = this.operatorSurface;
       this.operatorSurface = undefined;
@@ -283,7 +310,7 @@ export class Daemon {
           await this.watching;
         },
       ],
-      ['received', () => this.received.close()],
+      ['received', () => this.pipeline.companies.stopJobs()],
       ['alerting', () => this.alerting.close()],
     ]);
     this.logger.info('stopped');

@@ -66,11 +66,10 @@ export class OperatorSurface {
     const { pipeline, logger } = options;
     const probe = new ServiceProbe({
       client: pipeline.client,
-      rates: pipeline.rates,
+      runs: pipeline.companies,
       config: options.config,
       logger,
       timeoutMs: options.probeTimeoutMs,
-      mayProbe: (alias) => pipeline.mayStart(alias),
     });
     const checks = readinessChecks(
       options,

@@ -18,7 +18,7 @@ import { StorageWatch } from '../ledger/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
-import { CompanyRates } from '../rate/company-rate.js';
+import { CompanyRates, type CompanyRate } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
 import {
   COMPANY_SENDER_DEFAULTS,
@@ -36,17 +36,16 @@ import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
 import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
-import { CompanyRuntime } from './company-runtime.js';
+import { CompanyRuns } from '../company/company-runs.js';
+import type { CompanyGate } from '../company/company-gate.js';
 import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { followLastRun, markEnded } from './run-marks.js';
-import { Senders } from './senders.js';
 
 export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
-  private readonly senders: Senders;
   /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
   readonly rates = new CompanyRates();
   private readonly mappings = new MappingCache();
@@ -84,9 +83,8 @@ export class Pipeline {
     readonly service: ResolvedService,
     private readonly options: PipelineOptions,
     /** Which companies run here: all (SQLite), or those whose lease this node holds (ledger.url). */
-    readonly companies: CompanyRuntime,
+    readonly companies: CompanyRuns,
   ) {
-    this.senders = new Senders((company) => this.makeSender(company));
     this.sets = new PartSets(logger, () => this.config.paths.state);
     this.client = new ServiceClient({
       baseUrl: service.baseUrl,
@@ -148,7 +146,7 @@ export class Pipeline {
   ): Promise<Pipeline> {
     // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
     let built: Pipeline | undefined;
-    const companies = await CompanyRuntime.for(
+    const companies = await CompanyRuns.for(
       config,
       logger,
       () => (built?.config ?? config).companies,
@@ -183,7 +181,7 @@ export class Pipeline {
       else {
         await service?.close();
         await ledger.close();
-        await companies.close();
+        await companies.leave();
       }
       throw err;
     }
@@ -201,8 +199,8 @@ export class Pipeline {
       {
         ledger: this.ledger,
         logger: this.logger,
-        senders: this.senders,
         rates: this.rates,
+        sender: (company, rate, gate) => this.makeSender(company, rate, gate),
         reports: this.reports,
         company: (alias) =>
           this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
@@ -238,13 +236,14 @@ export class Pipeline {
     return this.options.companies === undefined || this.options.companies.includes(alias);
   }
 
-  private makeSender(company: CompanyConfig): CompanySender {
+  private makeSender(company: CompanyConfig, rate: CompanyRate, gate: CompanyGate): CompanySender {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     return new CompanySender({
       ledger: this.ledger,
       client,
       company,
-      rate: this.rates.of(company),
+      rate,
+      gate,
       retry: this.config.retry,
       pos: this.config.kinds.pos,
       logger: this.logger,
@@ -253,12 +252,7 @@ export class Pipeline {
         for (const id of ids) this.reports.touch(id);
       },
       onEvent: (event) => this.senderEvents.emit('event', event),
-      ...(this.companies.cluster === undefined
-        ? { commits: this.sharedCommits() }
-        : {
-            mayStart: () => this.companies.mayStart(company.alias),
-            onFenced: () => this.companies.fenced(company.alias),
-          }),
+      ...(this.companies.cluster === undefined ? { commits: this.sharedCommits() } : {}),
     });
   }
 
@@ -276,7 +270,7 @@ export class Pipeline {
 
   /** What each company's sender is doing now (the console). */
   senderViews(): SenderView[] {
-    return this.senders.views();
+    return this.companies.views();
   }
 
   /** True while a full disk (or a ledger that cannot be written) holds intake and submissions (readiness). */
@@ -286,7 +280,7 @@ export class Pipeline {
 
   /** The company's sender, when this pipeline sends for it. */
   sender(alias: string): CompanySender | undefined {
-    return this.senders.get(alias);
+    return this.companies.sender(alias);
   }
 
   /** Queues a ready file for intake (waits while the intake is full: back-pressure on the watcher). */
@@ -345,7 +339,7 @@ export class Pipeline {
           logger: this.logger,
           mapping: (kind) => this.mappings.of(this.config, kind),
           masterTables: (mapping) => this.master.tablesFor(mapping),
-          onDocuments: (alias) => this.senders.get(alias)?.wake(),
+          onDocuments: (alias) => this.companies.get(alias)?.wake(),
           onFileChanged: (id) => this.reports.touch(id),
           signal: this.stopping.signal,
           ...(this.reader ? { reader: this.reader } : {}),
@@ -398,14 +392,14 @@ export class Pipeline {
 
   /** Re-queued work (edoc-bridge retry) or anything else that made documents due. */
   wake(): void {
-    this.senders.wake();
+    this.companies.wake();
   }
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async update(next: Readonly<Config>): Promise<void> {
     this.config = next;
     this.mappings.clear();
-    await this.senders.update(next, (alias) => this.sends(alias) && this.owns(alias));
+    await this.companies.reload(next, (alias) => this.sends(alias) && this.owns(alias));
   }
 
   /**
@@ -430,10 +424,10 @@ export class Pipeline {
       ['intake worker', () => this.reader?.close()],
       // cluster: no more claims, while the held leases stay renewed until the senders drained and the reports are out
       ['cluster claims', () => this.companies.quiesce()],
-      ['senders', () => this.senders.closeAll(drainMs)],
+      ['senders', () => this.companies.close(drainMs)],
       ['reports', () => this.reports.close()],
       // released at once: another node takes the companies at its next beat
-      ['cluster', () => this.companies.close()],
+      ['cluster', () => this.companies.leave()],
       ['client', () => this.client.close()],
       // every request of this run has ended (the client's pool is closed): the next run waits a window past now
       [

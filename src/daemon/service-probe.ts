@@ -6,20 +6,21 @@
  * change anything at the authority), needs only the company's own credentials and NIT (which every
  * configured company has), and its answer is small. Any HTTP answer counts as "the service answers"
  * (ServiceHealth), even a 401 for a revoked key; only no answer at all counts against it. Companies
- * take turns, one probe at a time, and each probe takes a slot of that company's rate
- * (`pipeline.rates`), so a probe never pushes a company over its cap. Its timeout is short: a service
- * that hangs shows as down within `timeoutMs`, not the client's 30 s. In a cluster a node probes only
- * the companies it may send for now (`mayProbe`): another node's company is that node's to count, and
- * a node that holds none asks nothing (readiness says so).
+ * take turns, one probe at a time, and each probe takes a slot of that company's rate (its run's,
+ * company/company-run.ts), so a probe never pushes a company over its cap. Its timeout is short: a
+ * service that hangs shows as down within `timeoutMs`, not the client's 30 s. Only the companies whose
+ * run runs here with its gate open are asked: in a cluster another node's company is that node's to
+ * count, and a node that holds none asks nothing (readiness says so).
  */
-import type { CompanyConfig, Config } from '../config/schema.js';
+import type { CompanyRuns } from '../company/company-runs.js';
+import type { Config } from '../config/schema.js';
 import type { AppLogger } from '../log/logger.js';
-import type { CompanyRates } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 
 export interface ServiceProbeOptions {
   client: ServiceClient;
-  rates: CompanyRates;
+  /** The company runs of this process: a company is probed through its run's rate while its gate is open. */
+  runs: Pick<CompanyRuns, 'get'>;
   /** The current configuration (it changes on SIGHUP). */
   config: () => Readonly<Config>;
   logger: AppLogger;
@@ -27,8 +28,6 @@ export interface ServiceProbeOptions {
   idleMs?: number;
   /** A probe's own timeout. @defaultValue 5000 */
   timeoutMs?: number;
-  /** Whether the company may be asked from here now (cluster: `Pipeline.mayStart`). @defaultValue always */
-  mayProbe?(alias: string): boolean;
 }
 
 export const SERVICE_PROBE_DEFAULTS = Object.freeze({ idleMs: 10_000, timeoutMs: 5_000 });
@@ -77,18 +76,19 @@ export class ServiceProbe {
   }
 
   private async probe(): Promise<void> {
-    const { mayProbe } = this.options;
-    const all = this.options.config().companies;
-    const companies = mayProbe === undefined ? all : all.filter((c) => mayProbe(c.alias));
-    if (companies.length === 0) return;
-    const company: CompanyConfig = companies[this.next % companies.length];
+    const runs = this.options
+      .config()
+      .companies.flatMap((c) => this.options.runs.get(c.alias) ?? [])
+      .filter((run) => run.gate.open());
+    if (runs.length === 0) return;
+    const run = runs[this.next % runs.length];
+    const company = run.company;
     this.next += 1;
     // counted as a call from the start: a probe that waits for its rate slot is not followed by another
     this.lastCall = Date.now();
     try {
       const timeoutMs = this.options.timeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs;
-      const rate = this.options.rates.of(company);
-      const res = await rate.send(
+      const res = await run.rate.send(
         () =>
           this.options.client.listRanges(
             company,

@@ -6,8 +6,8 @@ export type {
   PullResult,
   ReceivedPullerOptions,
 } from './puller.js';
-export { ReceivedScheduler } from './scheduler.js';
-export type { ReceivedSchedulerOptions } from './scheduler.js';
+export { CompanyPull } from './company-pull.js';
+export type { CompanyPullOptions } from './company-pull.js';
 export type { PageRetry, ReceivedSource, StopReason } from './fetch-page.js';
 export { RECEIVED_INDEX_COLUMNS, RECEIVED_INDEX_FILE, ReceivedIndex } from './received-index.js';
 export { decodePdf, receivedKey, receivedNames } from './received-files.js';

@@ -17,7 +17,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
-import type { CompanyRates } from '../rate/company-rate.js';
+import type { CompanyRate, CompanyRates } from '../rate/company-rate.js';
 import {
   fetchPage,
   type FailedPage,
@@ -70,6 +70,8 @@ export interface PullOptions {
   signal?: AbortSignal;
   /** Called after each page is handled (the CLI prints a progress line). */
   onPage?: (progress: PageProgress) => void;
+  /** The company's rate every page request borrows a slot of (its run's); else `rates.of(company)`. */
+  rate?: CompanyRate;
 }
 
 export type { PullError } from './pull-error.js';
@@ -280,7 +282,7 @@ export class ReceivedPuller {
       let totalPages = 1;
       let pagesRead = 0;
       for (let page = 1; page <= totalPages; page += 1) {
-        const fetched = await this.fetch(company, slice, page, options.signal);
+        const fetched = await this.fetch(company, slice, page, options);
         if (!fetched.ok) return stop(fetched);
         tally.pages += 1;
         pagesRead += 1;
@@ -300,7 +302,7 @@ export class ReceivedPuller {
       }
       // One answer is a consistent snapshot by itself.
       if (pagesRead === 1) return { complete: true };
-      const check = await this.fetch(company, slice, 1, options.signal);
+      const check = await this.fetch(company, slice, 1, options);
       if (!check.ok) return stop(check);
       tally.pages += 1;
       totals.add(check.total);
@@ -335,7 +337,7 @@ export class ReceivedPuller {
     return { complete: false, stoppedBy: 'incomplete' };
   }
 
-  private fetch(company: CompanyConfig, window: DateWindow, page: number, signal?: AbortSignal) {
+  private fetch(company: CompanyConfig, window: DateWindow, page: number, options: PullOptions) {
     return fetchPage({
       client: this.options.client,
       company,
@@ -344,9 +346,9 @@ export class ReceivedPuller {
       perPage: this.config.received.perPage,
       retry: this.retry,
       logger: this.options.logger.child({ company: company.alias }),
-      signal,
+      signal: options.signal,
       random: this.options.random,
-      rate: this.options.rates?.of(company),
+      rate: options.rate ?? this.options.rates?.of(company),
     });
   }
 

@@ -107,20 +107,24 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
   /** Told when the company is paused (credentials refused) and when a document reaches its final state (alerts). */
   onEvent?(event: SenderEvent): void;
   /**
-   * Cluster mode: whether a request may start for the company now (this node holds its lease and renewed
-   * it recently enough). While false, nothing is claimed and marked documents wait. @defaultValue always true
+   * The company's gate (company/company-gate.ts): whether a request may start for it now (always with one
+   * process; in a cluster while this node holds its lease and renewed it recently enough: while closed,
+   * nothing is claimed and marked documents wait), and where a commit refused by the lease fence
+   * (EDOC_CLUSTER_FENCED) is told: the sender has stopped starting requests, the company's owner recovers
+   * what it left `sending`.
    */
-  mayStart?(): boolean;
-  /**
-   * Cluster mode: a commit of this company was refused by the lease fence (EDOC_CLUSTER_FENCED). The
-   * sender has stopped starting requests; the owner of the company now recovers what it left `sending`.
-   */
-  onFenced?(): void;
+  gate: SenderGate;
   /**
    * One node without a cluster: the batcher every company's sender commits through (one transaction per
    * turn for all of them, `submissionBatcher`); one of the sender's own when absent.
    */
   commits?: SubmissionBatcher;
+}
+
+/** What the sender asks of its company's gate (company/company-gate.ts). */
+export interface SenderGate {
+  open(): boolean;
+  fenced(): void;
 }
 
 /** What the sender tells the operator surface: never a key, never a request. */

@@ -57,13 +57,11 @@ export class CompanySender {
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
   private readonly waits = new SenderWaits();
-  private readonly mayStart: () => boolean;
 
   constructor(private readonly options: CompanySenderOptions) {
     this.company = options.company;
     this.tuning = senderTuning(options);
     this.now = options.now ?? ledgerNow;
-    this.mayStart = options.mayStart ?? (() => true);
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;
     this.rate.configure(this.company.rate.requestsPerSecond);
@@ -162,7 +160,7 @@ export class CompanySender {
   private async feed(): Promise<void> {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      if (this.paused !== undefined || this.commits.blocked || !this.mayStart()) {
+      if (this.paused !== undefined || this.commits.blocked || !this.options.gate.open()) {
         await this.waits.sleep(this.paused !== undefined ? idleMs : this.tuning.storagePollMs);
         continue;
       }
@@ -434,7 +432,7 @@ export class CompanySender {
       if (this.closed || this.paused !== undefined || this.lost) return false;
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
-      if (this.commits.blocked || !this.mayStart()) {
+      if (this.commits.blocked || !this.options.gate.open()) {
         await this.waits.delay(this.tuning.storagePollMs);
         continue;
       }
@@ -449,7 +447,7 @@ export class CompanySender {
     this.lost = true;
     this.waits.stop();
     this.queue.clear();
-    this.options.onFenced?.();
+    this.options.gate.fenced();
   }
 
   private serviceCompany(): { id: number; apiKey: string; userId?: number } {

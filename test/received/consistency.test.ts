@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ReceivedPuller } from '../../src/received/puller.js';
 import type { ReceivedSource } from '../../src/received/fetch-page.js';
 import { receivedKey } from '../../src/received/received-files.js';
-import { ReceivedScheduler } from '../../src/received/scheduler.js';
 import type { ListReceivedInput } from '../../src/service/client-types.js';
 import {
   TODAY,
+  companyPulls,
   addReceived,
   counts,
   harness,
@@ -156,13 +156,7 @@ describe('the scheduled window', () => {
   it('documents added inside the lookback window after a pull are picked up by the next one; older ones are not', async () => {
     h = await harness();
     const x = h;
-    const scheduler = new ReceivedScheduler({
-      ledger: x.ledger,
-      client: x.client,
-      config: x.config,
-      logger: x.logger,
-      today: () => TODAY,
-    });
+    const scheduler = companyPulls(x, { today: () => TODAY });
     try {
       const [first] = await scheduler.pullNow('main');
       expect(first).toMatchObject({

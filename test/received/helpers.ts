@@ -11,6 +11,9 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { SeedInput } from '../../src/emulator/seed.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
+import { OPEN_GATE } from '../../src/company/company-gate.js';
+import { CompanyPull } from '../../src/received/company-pull.js';
+import { ReceivedPuller, type PullResult } from '../../src/received/puller.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { seedFile, startTestEmulator } from '../helpers/daemon-harness.js';
 
@@ -52,6 +55,59 @@ export interface Harness {
   logFile: string;
   outbox: string;
   close(): Promise<void>;
+}
+
+/** Every configured company's pull (CompanyPull), as the daemon's company runs own them, with one shared puller. */
+export interface CompanyPulls {
+  /** Starts every company's timer. */
+  start(): void;
+  /** Pulls one company (or each) now; the results of the pulls that ran. */
+  pullNow(alias?: string): Promise<PullResult[]>;
+  isPaused(alias: string): boolean;
+  /** A new configuration: the puller's settings, then each company's pull reloaded. */
+  reload(config: Readonly<Config>): void;
+  close(): Promise<void>;
+}
+
+export function companyPulls(x: Harness, options: { today?: () => string } = {}): CompanyPulls {
+  let config = x.config;
+  const puller = new ReceivedPuller({
+    ledger: x.ledger,
+    client: x.client,
+    config,
+    logger: x.logger,
+    ...(options.today ? { today: options.today } : {}),
+  });
+  const pulls = config.companies.map(
+    (company) =>
+      new CompanyPull({
+        ledger: x.ledger,
+        puller,
+        logger: x.logger,
+        company: () => config.companies.find((c) => c.alias === company.alias) ?? company,
+        config: () => config,
+        gate: OPEN_GATE,
+        ...(options.today ? { today: options.today } : {}),
+      }),
+  );
+  return {
+    start: () => pulls.forEach((p) => p.start()),
+    pullNow: async (alias) => {
+      const results = await Promise.all(
+        pulls.filter((p) => alias === undefined || p.alias === alias).map((p) => p.pullNow()),
+      );
+      return results.filter((r): r is PullResult => r !== undefined);
+    },
+    isPaused: (alias) => pulls.find((p) => p.alias === alias)?.isPaused === true,
+    reload: (next) => {
+      config = next;
+      puller.setConfig(next);
+      for (const p of pulls) p.reload();
+    },
+    close: async () => {
+      await Promise.all(pulls.map((p) => p.stop()));
+    },
+  };
 }
 
 export interface HarnessOptions {

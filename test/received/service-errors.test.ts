@@ -2,8 +2,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchPage } from '../../src/received/fetch-page.js';
 import { ReceivedPuller } from '../../src/received/puller.js';
-import { ReceivedScheduler } from '../../src/received/scheduler.js';
-import { TODAY, harness, makeConfig, readIndex, readLog, type Harness } from './helpers.js';
+import {
+  TODAY,
+  companyPulls,
+  harness,
+  makeConfig,
+  readIndex,
+  readLog,
+  type Harness,
+} from './helpers.js';
 
 const WINDOW = { from: '2026-03-01', to: TODAY };
 let h: Harness | undefined;
@@ -41,13 +48,7 @@ describe('E12 failures', () => {
   it('E12 answers 401 for a wrong key: only that company is paused, with one error line, until reload', async () => {
     h = await harness({ otherKey: 'wrong-key' });
     const x = h;
-    const scheduler = new ReceivedScheduler({
-      ledger: x.ledger,
-      client: x.client,
-      config: x.config,
-      logger: x.logger,
-      today: () => TODAY,
-    });
+    const scheduler = companyPulls(x, { today: () => TODAY });
     try {
       const first = await scheduler.pullNow();
       expect(first.map((r) => [r.company, r.complete, r.newDocs])).toEqual([
@@ -147,17 +148,11 @@ describe('E12 failures', () => {
   });
 });
 
-describe('ReceivedScheduler lifecycle', () => {
+describe('company pulls lifecycle', () => {
   it('start() pulls every company on its timer; close() stops it and is safe to call twice', async () => {
     h = await harness();
     const x = h;
-    const scheduler = new ReceivedScheduler({
-      ledger: x.ledger,
-      client: x.client,
-      config: x.config,
-      logger: x.logger,
-      today: () => TODAY,
-    });
+    const scheduler = companyPulls(x, { today: () => TODAY });
     scheduler.start();
     const deadline = Date.now() + 10_000;
     while (
@@ -178,12 +173,7 @@ describe('ReceivedScheduler lifecycle', () => {
 
   it('received.enabled false: start() pulls nothing', async () => {
     h = await harness({ received: { enabled: false } });
-    const scheduler = new ReceivedScheduler({
-      ledger: h.ledger,
-      client: h.client,
-      config: h.config,
-      logger: h.logger,
-    });
+    const scheduler = companyPulls(h);
     scheduler.start();
     await new Promise((r) => setTimeout(r, 200));
     await scheduler.close();
@@ -191,18 +181,12 @@ describe('ReceivedScheduler lifecycle', () => {
   });
 });
 
-describe('ReceivedScheduler close during a pull', () => {
+describe('company pulls: close during a pull', () => {
   it('close() aborts a pull in flight: it resolves promptly and the cursor stays where it was', async () => {
     h = await harness();
     const x = h;
     await setFaults(x, { latencyMs: 300, allEndpoints: true });
-    const scheduler = new ReceivedScheduler({
-      ledger: x.ledger,
-      client: x.client,
-      config: x.config,
-      logger: x.logger,
-      today: () => TODAY,
-    });
+    const scheduler = companyPulls(x, { today: () => TODAY });
     scheduler.start();
     // Both companies' first page requests are inside the emulator's latency.
     const deadline = Date.now() + 10_000;

@@ -12,6 +12,7 @@ import type { CompanyConfig, Config } from '../../src/config/schema.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import type { DocumentRow } from '../../src/ledger/types.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
+import { OPEN_GATE } from '../../src/company/company-gate.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { CompanySender, type CompanySenderTuning } from '../../src/submit/company-sender.js';
@@ -109,6 +110,7 @@ export class SenderHarness {
       retry: config.retry,
       pos: config.kinds.pos,
       logger,
+      gate: OPEN_GATE,
       onChanged: () => undefined,
       ...o.tuning,
     });

@@ -12,6 +12,7 @@ import { resolveConfig } from '../../src/config/load.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 import { ledgerNow } from '../../src/policy/ledger-clock.js';
+import { OPEN_GATE } from '../../src/company/company-gate.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { CompanySender } from '../../src/submit/company-sender.js';
@@ -115,6 +116,7 @@ describe('the senders of one node share one commit batcher', () => {
           retry: config.retry,
           pos: config.kinds.pos,
           logger,
+          gate: OPEN_GATE,
           onChanged: () => undefined,
           commits,
         }),

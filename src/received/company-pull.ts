@@ -1,0 +1,174 @@
+/**
+ * One company's received-documents pull, on its own timer every `received.every`, for the window
+ * `cursor − lookbackDays … today` (Colombia). The company's run (company/) owns it: started and
+ * stopped with the run, so it pulls only while this process runs the company, and a pull starts only
+ * while the run's gate is open. A 401 pauses it with one error line until `resume()` or `reload()` (the
+ * key was fixed); other failures just wait for the next tick, the cursor unmoved so nothing is skipped.
+ */
+import type { CompanyConfig, Config } from '../config/schema.js';
+import type { LedgerPort } from '../ledger/port.js';
+import type { Logger } from '../log/logger.js';
+import { colombiaToday } from '../policy/dates.js';
+import type { CompanyRate } from '../rate/company-rate.js';
+import type { PullResult, ReceivedPuller } from './puller.js';
+import { formatWindow, scheduledWindow } from './window.js';
+
+export interface CompanyPullOptions {
+  ledger: LedgerPort;
+  /** The process's puller (its client, retries and outbox indexes), shared by every company's pull. */
+  puller: ReceivedPuller;
+  logger: Logger;
+  /** The company as configured now (a reload replaces it). */
+  company(): CompanyConfig;
+  /** The configuration in force (`received.*`; a reload replaces it). */
+  config(): Readonly<Config>;
+  /** The run's gate: a pull starts only while it is open (cluster: the lease held and renewed in time). */
+  gate: { open(): boolean };
+  /** The company's one rate (its run's, shared with its sender): every page request takes a slot of it. */
+  rate?: CompanyRate;
+  /** Colombia's today. @defaultValue colombiaToday() */
+  today?: () => string;
+  /** Delay of the first pull after start(). @defaultValue 0 */
+  firstDelayMs?: number;
+  /** Told after each scheduled pull whether it read its window (alerts); `reason` never holds a key or a body. */
+  onPull?(company: string, outcome: { ok: true } | { ok: false; reason: string }): void;
+}
+
+export class CompanyPull {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private paused = false;
+  private readonly abort = new AbortController();
+  private readonly today: () => string;
+  private generation = 0;
+  private started = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: CompanyPullOptions) {
+    this.today = options.today ?? (() => colombiaToday());
+  }
+
+  get alias(): string {
+    return this.options.company().alias;
+  }
+
+  /** Starts its timer (the first pull after `firstDelayMs`); nothing when received.enabled is false. */
+  start(): void {
+    if (this.started || this.closing) return;
+    this.started = true;
+    if (this.options.config().received.enabled) this.schedule(this.options.firstDelayMs ?? 0);
+  }
+
+  /** Stops the timer, aborts a pull in flight (its cursor stays where it was) and waits for it. Safe to call twice. */
+  stop(): Promise<void> {
+    this.closing ??= (async () => {
+      this.generation += 1;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.abort.abort();
+      await Promise.allSettled([...this.inFlight]);
+    })();
+    return this.closing;
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Lifts a 401 pause and pulls now. Returns false when it was not paused. */
+  resume(): boolean {
+    if (!this.paused) return false;
+    this.paused = false;
+    this.options.logger.info({ company: this.alias }, 'received documents pull resumed');
+    if (this.started && !this.closing && this.options.config().received.enabled) this.schedule(0);
+    return true;
+  }
+
+  /** A new configuration (the key fixed, `received.*` changed): the pause is lifted and it pulls now. */
+  reload(): void {
+    if (this.closing) return;
+    this.paused = false;
+    this.generation += 1;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.started && this.options.config().received.enabled) this.schedule(0);
+  }
+
+  /** Pulls now, outside the timer; nothing when paused or stopped. */
+  pullNow(): Promise<PullResult | undefined> {
+    return this.track(this.tick());
+  }
+
+  private schedule(delayMs: number): void {
+    const generation = this.generation;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const started = Date.now();
+      void this.track(this.tick()).finally(() => {
+        // A reload or stop since this tick started owns the timer now.
+        if (generation !== this.generation || this.closing) return;
+        const every = this.options.config().received.every;
+        this.schedule(Math.max(0, every - (Date.now() - started)));
+      });
+    }, delayMs);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  /** One pull; never rejects. */
+  private async tick(): Promise<PullResult | undefined> {
+    const company = this.options.company();
+    const log = this.options.logger.child({ company: company.alias });
+    if (this.paused || this.closing) {
+      log.debug('received pull skipped: company paused');
+      return undefined;
+    }
+    if (!this.options.gate.open()) return undefined;
+    const { received } = this.options.config();
+    try {
+      const window = scheduledWindow({
+        cursor: await this.options.ledger.getCursor(company.alias),
+        lookbackDays: received.lookbackDays,
+        startDate: received.startDate,
+        today: this.today(),
+      });
+      const result = await this.options.puller.pullCompany(company, window, {
+        signal: this.abort.signal,
+        ...(this.options.rate === undefined ? {} : { rate: this.options.rate }),
+      });
+      if (result.stoppedBy === 'unauthorized') {
+        this.paused = true;
+        log.error(
+          {
+            code: 'EDOC_SERVICE_UNAUTHORIZED',
+            window: formatWindow(window),
+            httpStatus: result.errors[0]?.httpStatus,
+          },
+          `received documents pull PAUSED for company ${company.alias}: the service refused its API key; ` +
+            'fix the key and reload the configuration (SIGHUP) to resume',
+        );
+      }
+      if (result.stoppedBy !== 'aborted') {
+        this.options.onPull?.(
+          company.alias,
+          result.stoppedBy === undefined
+            ? { ok: true }
+            : {
+                ok: false,
+                reason: `${result.stoppedBy}${result.errors[0]?.code ? ` (${result.errors[0].code})` : ''}`,
+              },
+        );
+      }
+      return result;
+    } catch (err) {
+      log.error({ err }, 'received pull failed unexpectedly; retried on the next tick');
+      this.options.onPull?.(company.alias, { ok: false, reason: 'unexpected error (see the log)' });
+      return undefined;
+    }
+  }
+}
