@@ -23,6 +23,9 @@ export function nitCheckDigit(nit: string): string {
   return String(r > 1 ? 11 - r : r);
 }
 
+/** The characters normaliseIdNumber drops or trims. */
+const NORMALISED_AWAY = /[.\s-]/;
+
 /**
  * `'900.123.456-8'` -> `'900123456'`: drops dots, spaces and dashes, and a
  * trailing `-DV` (a dash followed by one digit at the end) first, so the check
@@ -30,6 +33,9 @@ export function nitCheckDigit(nit: string): string {
  * a bare `9001234568` cannot be told apart from a longer NIT.
  */
 export function normaliseIdNumber(value: string): string {
+  // nothing to drop (the issuer's NIT, a number normalised already): several calls per document
+  // (`\s` is what trim() removes)
+  if (!NORMALISED_AWAY.test(value)) return value;
   const trimmed = value
     .trim()
     .replace(/\s*-\s*\d\s*$/, (m, offset: number) => (offset > 0 ? '' : m));

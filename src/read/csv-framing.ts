@@ -43,7 +43,11 @@ const TOTALS_LABEL =
   /^(?:sub[- ]?)?total(?:es|s)?(?: general| factura| documento)?:?$|^(?:gran|grand) total:?$|^sumas?:?$/i;
 
 function isBlank(cells: string[]): boolean {
-  return cells.every((c) => c.trim() === '');
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    if (c !== undefined && c.trim() !== '') return false;
+  }
+  return true;
 }
 
 /** Columns whose cells are line values: a keyless row holding one continues a document. */
@@ -69,7 +73,8 @@ export class RowFramer {
   private above: string[] | undefined;
   private last: { key: string; display: string } | undefined;
 
-  private readonly keyCells: Set<number>;
+  /** The key columns' cell indexes, each once (a keyed row's totals label can only stand there). */
+  private readonly keyCells: number[];
 
   /** `columnName`: the header's name of a cell index (for the totals-row problem). */
   constructor(
@@ -89,29 +94,43 @@ export class RowFramer {
     this.lineCells = lineColumns(mapping)
       .map(indexOf)
       .filter((i) => i >= 0);
-    this.keyCells = new Set(
-      mapping.key
-        .flat()
-        .map(indexOf)
-        .filter((i) => i >= 0),
-    );
+    this.keyCells = [
+      ...new Set(
+        mapping.key
+          .flat()
+          .map(indexOf)
+          .filter((i) => i >= 0),
+      ),
+    ].sort((a, b) => a - b);
     this.get = (cells) => (column) => {
       const i = indexOf(column);
       return i < 0 ? '' : (cells[i] ?? '');
     };
   }
 
+  // plain loops: this runs on every row of both passes (no iterator, no array per alternative tried)
   private keyOf(cells: string[]): { key: string; display: string } | undefined {
-    for (const [a, alt] of this.keyAlternatives.entries()) {
-      const values = alt.map((i) => (cells[i] ?? '').trim());
-      if (values.every((v) => v !== ''))
-        return { key: `${a}\u001f${values.join('\u001f')}`, display: values.join('') };
+    const alternatives = this.keyAlternatives;
+    alternatives: for (let a = 0; a < alternatives.length; a++) {
+      const alt = alternatives[a];
+      let key = `${a}`;
+      let display = '';
+      for (let j = 0; j < alt.length; j++) {
+        const value = (cells[alt[j]] ?? '').trim();
+        if (value === '') continue alternatives;
+        key += `\u001f${value}`;
+        display += value;
+      }
+      return { key, display };
     }
     return undefined;
   }
 
-  /** The record as a row of a document, or undefined when it is none (title, header, blank, skipped). */
-  frame(record: CsvRecord): FramedRow | undefined {
+  /**
+   * The record as a row of a document, or undefined when it is none (title, header, blank, skipped).
+   * `keyOnly`: only the key is wanted (the key pass), so the totals-row label is not looked for.
+   */
+  frame(record: CsvRecord, keyOnly = false): FramedRow | undefined {
     if (record.row <= this.headerRow || isBlank(record.cells)) return undefined;
     let cells = record.cells;
     let keyed = this.keyOf(cells);
@@ -152,6 +171,7 @@ export class RowFramer {
       continuation,
     };
     if (undecided !== undefined) out.undecided = undecided;
+    if (keyOnly) return out;
     const totals = this.totalsLabel(record.cells, ownKey);
     if (totals !== undefined) out.totals = totals;
     return out;
@@ -162,9 +182,11 @@ export class RowFramer {
     cells: string[],
     ownKey: boolean,
   ): { column: string; text: string } | undefined {
-    for (const [i, cell] of cells.entries()) {
-      if (ownKey && !this.keyCells.has(i)) continue;
-      if (cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date
+    const n = ownKey ? this.keyCells.length : cells.length;
+    for (let j = 0; j < n; j++) {
+      const i = ownKey ? this.keyCells[j] : j;
+      const cell = cells[i];
+      if (cell === undefined || cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date
       const text = cell.trim();
       if (text.length <= 20 && TOTALS_LABEL.test(text)) return { column: this.columnName(i), text };
     }

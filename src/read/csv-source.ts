@@ -156,7 +156,7 @@ export async function openCsvSource(
     // the key pass needs the cells only, not each record's original text
     const keyFramer = new RowFramer(mapping, headerRow, indexOf);
     for await (const record of input.read({ ...readOptions, raw: false })) {
-      const framed = keyFramer.frame(record);
+      const framed = keyFramer.frame(record, true);
       if (framed !== undefined) lastRows.set(framed.key, record.row);
     }
     const after = await stat(file);
