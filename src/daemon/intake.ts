@@ -18,7 +18,7 @@ import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { ReadDetails } from '../ledger/files.js';
 import type { LedgerPort } from '../ledger/port.js';
-import { isStorageFull, storageFullError } from '../ledger/storage-full.js';
+import { isStorageFull, storageFullError } from '../storage/storage-full.js';
 import { makeKey } from '../ledger/rows.js';
 import type { FileError, NewDocument } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';

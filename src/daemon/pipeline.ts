@@ -14,7 +14,7 @@ import { secretScrubberOf } from '../config/secrets.js';
 import { isEdocError } from '../errors.js';
 import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
-import { StorageWatch } from '../ledger/storage-watch.js';
+import { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';

@@ -5,7 +5,7 @@
  */
 import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
-import type { StorageWatch } from '../ledger/storage-watch.js';
+import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';

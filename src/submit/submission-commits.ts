@@ -8,7 +8,7 @@
 import { isEdocError } from '../errors.js';
 import { CommitBatcher } from '../ledger/commit-batcher.js';
 import type { LedgerPort } from '../ledger/port.js';
-import { StorageWatch } from '../ledger/storage-watch.js';
+import { StorageWatch } from '../storage/storage-watch.js';
 import type { OutcomeRecord } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
 

@@ -2,7 +2,7 @@
  * What a node-postgres failure means for the ledger: the server cannot be reached, refuses us, or the
  * connection broke while in use each become one EdocError naming the server (never the password: every
  * text is scrubbed of it too). Anything else (a constraint, a syntax error, a full disk: 53100, which
- * ledger/storage-full.ts recognises by its code) is passed on as it is.
+ * storage/storage-full.ts recognises by its code) is passed on as it is.
  */
 import { EdocError, isEdocError } from '../../errors.js';
 import { REDACTED } from '../../log/redact.js';
