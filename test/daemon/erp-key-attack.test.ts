@@ -1,0 +1,129 @@
+/**
+ * The ERP-key dedupe (ledger/erp-keys.ts) tried from outside: the key written otherwise, the same key in
+ * two companies, a first copy refused, a key in Windows-1252 and in UTF-8. Real daemon, real emulator, the
+ * shipped mappings, the SQLite ledger. What counts as one key: the cells the ERP wrote, blanks around them
+ * ignored (the framer trims them), nothing else folded: "01-1045" is another receipt (a wrong duplicate
+ * would silently drop a legal document), while the same text in another file encoding is the same key.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect } from 'vitest';
+import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
+import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import { COMPANY_OTHER } from '../helpers/test-emulator.js';
+
+beforeAll(buildCli, BUILD_TIMEOUT_MS);
+
+const kinds = {
+  pos: { mapping: path.join(ROOT, 'config/mappings/erp/loyverse-pos.yaml') },
+  'support-document': { mapping: path.join(ROOT, 'config/mappings/support-document.csv.yaml') },
+};
+
+interface Doc {
+  status: string;
+  source: { erpKey?: string };
+  errors: { code: string; message: string }[];
+}
+
+/** The Loyverse sample's header and the rows of one receipt. */
+async function loyverse(): Promise<{ header: string; rows: (receipt: string) => string[] }> {
+  const text = await readFile(
+    path.join(ROOT, 'examples/erp/loyverse/loyverse-recibos-por-articulo.csv'),
+    'utf8',
+  );
+  const [header, ...rows] = text.split('\n').filter((l) => l !== '');
+  return { header, rows: (receipt) => rows.filter((r) => r.split(',')[1] === receipt) };
+}
+
+describe('the ERP key, attacked from outside [sqlite]', () => {
+  test('blanks around the key are the same receipt; a leading zero, another company or a refused first copy are not', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({ companies: [COMPANY_MAIN, COMPANY_OTHER], kinds, stableMs: 200 });
+    await startDaemon();
+    const { header, rows } = await loyverse();
+    const file = (lines: string[]): string => `${[header, ...lines].join('\n')}\n`;
+    const statuses = async (name: string, company: string): Promise<[string?, string?][]> =>
+      (
+        (await p.finalResult('pos', name, { company, timeoutMs: 60_000 }))
+          .documents as unknown as Doc[]
+      ).map((d) => [d.source.erpKey, d.status]);
+
+    // receipt 1-1045 issued for main; 1-1048 (1-1045's rows) refused: its date is no date
+    const bad = rows('1-1045').map((r) =>
+      r.replace('1-1045', '1-1048').replace(/^[^,]*/, '31/02/2026 10:00'),
+    );
+    await p.drop('pos', 'main-21.csv', file([...rows('1-1045'), ...bad]), 'main');
+    expect(await statuses('main-21.csv', 'main')).toEqual([
+      ['1-1045', 'accepted'],
+      ['1-1048', 'invalid'],
+    ]);
+
+    // the same receipt numbers in the other company's own export: its own receipts, issued
+    await p.drop('pos', 'other-21.csv', file([...rows('1-1045'), ...rows('1-1042')]), 'other');
+    expect(await statuses('other-21.csv', 'other')).toEqual([
+      ['1-1045', 'accepted'],
+      ['1-1042', 'accepted'],
+    ]);
+
+    // main again: " 1-1045 " (blanks around) is 1-1045; "01-1045" is another receipt; 1-1048 corrected is sent
+    const padded = rows('1-1045').map((r) => r.replace(',1-1045,', ', 1-1045 ,'));
+    const zero = rows('1-1045').map((r) => r.replace(',1-1045,', ',01-1045,'));
+    const fixed = rows('1-1045').map((r) => r.replace('1-1045', '1-1048'));
+    await p.drop('pos', 'main-21-22.csv', file([...padded, ...zero, ...fixed]), 'main');
+    const again = await p.finalResult('pos', 'main-21-22.csv', {
+      company: 'main',
+      timeoutMs: 60_000,
+    });
+    expect(
+      (again.documents as unknown as Doc[]).map((d) => [
+        d.source.erpKey,
+        d.status,
+        d.errors[0]?.code,
+      ]),
+    ).toEqual([
+      ['1-1045', 'duplicate', 'EDOC_LEDGER_DUPLICATE_ERP_KEY'],
+      ['01-1045', 'accepted', undefined],
+      ['1-1048', 'accepted', undefined],
+    ]);
+    // main: 1-1045, 01-1045, 1-1048; other: 1-1045, 1-1042
+    expect(await emulator.client.issued({ kind: 'pos' })).toHaveLength(5);
+  }, 240_000);
+
+  test('a support document keyed in Windows-1252, exported again in UTF-8, is the same key', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({ companies: [COMPANY_MAIN], kinds, stableMs: 200 });
+    await startDaemon();
+    const text = await readFile(path.join(ROOT, 'examples/support-documents.csv'), 'latin1');
+    const [header, ...rows] = text.split('\n').filter((r) => r !== '');
+    const cxp = rows
+      .filter((r) => r.includes(';ERP-CXP-5521;'))
+      .map((r) => r.replace(';ERP-CXP-5521;', ';CXP-AÑO-5521;'));
+    expect(cxp).toHaveLength(2);
+    const body = `${[header, ...cxp].join('\n')}\n`;
+    await p.drop('support-document', 'cxp-1252.csv', Buffer.from(body, 'latin1'));
+    const first = await p.finalResult('support-document', 'cxp-1252.csv', { timeoutMs: 60_000 });
+    expect((first.documents as unknown as Doc[]).map((d) => [d.source.erpKey, d.status])).toEqual([
+      ['CXP-AÑO-5521', 'accepted'],
+    ]);
+    await p.drop('support-document', 'cxp-utf8.csv', Buffer.from(body, 'utf8'));
+    const again = await p.finalResult('support-document', 'cxp-utf8.csv', { timeoutMs: 60_000 });
+    expect(
+      (again.documents as unknown as Doc[]).map((d) => [
+        d.source.erpKey,
+        d.status,
+        d.errors[0]?.code,
+      ]),
+    ).toEqual([['CXP-AÑO-5521', 'duplicate', 'EDOC_LEDGER_DUPLICATE_ERP_KEY']]);
+    expect(await emulator.client.issued({ kind: 'support-document' })).toHaveLength(1);
+  }, 180_000);
+});
