@@ -126,4 +126,64 @@ describe('the ERP key, attacked from outside [sqlite]', () => {
     ).toEqual([['CXP-AÑO-5521', 'duplicate', 'EDOC_LEDGER_DUPLICATE_ERP_KEY']]);
     expect(await emulator.client.issued({ kind: 'support-document' })).toHaveLength(1);
   }, 180_000);
+  test('a copy held while its first copy is in doubt: other files go on; resolved as issued, the copy is a duplicate', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+      cli,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN],
+      kinds,
+      stableMs: 200,
+      faults: { dropAfterCommitRate: 1 },
+    });
+    await startDaemon();
+    const { header, rows } = await loyverse();
+    const file = (lines: string[]): string => `${[header, ...lines].join('\n')}\n`;
+    // issued by the service, its answer lost: in doubt
+    await p.drop('pos', 'caja-21.csv', file(rows('1-1045')));
+    const first = await p.finalResult('pos', 'caja-21.csv', { timeoutMs: 60_000 });
+    expect(first.documents.map((d) => d.status)).toEqual(['in-doubt']);
+    const [issued] = await emulator.client.issued({ kind: 'pos' });
+    await emulator.client.setFaults({});
+    // the overlapping export: 1-1045 waits, 1-1042 (another receipt) goes, another file is not held up
+    await p.drop('pos', 'caja-21-22.csv', file([...rows('1-1045'), ...rows('1-1042')]));
+    await p.drop(
+      'pos',
+      'caja-22.csv',
+      file(rows('1-1042').map((r) => r.replace('1-1042', '1-1049'))),
+    );
+    const other = await p.finalResult('pos', 'caja-22.csv', { timeoutMs: 60_000 });
+    expect(other.documents.map((d) => d.status)).toEqual(['accepted']);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await emulator.client.issued({ kind: 'pos' })).toHaveLength(3); // 1-1045 once, 1-1042, 1-1049
+    expect(await p.result('pos', 'caja-21-22.csv')).toSatisfy(
+      (r) => r === undefined || r.documents[0].status === 'pending',
+    );
+    const resolved = await cli([
+      'resolve',
+      '--document',
+      `caja-21.csv#${first.documents[0].index}`,
+      '--issued',
+      '--number',
+      `${issued.prefix}${issued.number}`,
+    ]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    // rechecked within a minute of its last deferral
+    const again = await p.finalResult('pos', 'caja-21-22.csv', { timeoutMs: 90_000 });
+    expect(
+      (again.documents as unknown as Doc[]).map((d) => [
+        d.source.erpKey,
+        d.status,
+        d.errors[0]?.code,
+      ]),
+    ).toEqual([
+      ['1-1045', 'duplicate', 'EDOC_LEDGER_DUPLICATE_ERP_KEY'],
+      ['1-1042', 'accepted', undefined],
+    ]);
+    expect(await emulator.client.issued({ kind: 'pos' })).toHaveLength(3);
+  }, 240_000);
 });
