@@ -29,7 +29,7 @@ import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
 import type { DocumentKey } from '../kinds/document-key.js';
-import type { DocumentKind } from '../kinds/index.js';
+import { posTipoFor, type DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 import { bounded, readDocumentBatches, toReportProblem, type ReadJob } from './intake-documents.js';
 import type { IntakeReader } from './intake-reader.js';
@@ -176,6 +176,8 @@ export async function intakeFile(
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
       maxRecordBytes: ctx.config.read.maxRecordBytes,
       today: ctx.today ?? colombiaToday(),
+      // a routed export may hold POS documents whatever its folder
+      posTipo: posTipoFor(ctx.config.kinds.pos, name),
     };
     const secrets = secretScrubberOf(ctx.config);
     // On the intake worker where the daemon has one (the second core is idle while a file is read), else here.

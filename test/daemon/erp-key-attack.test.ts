@@ -5,7 +5,8 @@
  * ignored (the framer trims them), nothing else folded: "01-1045" is another receipt (a wrong duplicate
  * would silently drop a legal document), while the same text in another file encoding is the same key.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
@@ -186,4 +187,60 @@ describe('the ERP key, attacked from outside [sqlite]', () => {
     ]);
     expect(await emulator.client.issued({ kind: 'pos' })).toHaveLength(3);
   }, 240_000);
+  test("a POS adjustment note carrying its sale's ticket is not a duplicate of the sale", async ({
+    daemonProject,
+  }) => {
+    // the shipped POS mapping, and the note's reference to the document it corrects (column `afecta`)
+    const shipped = await readFile(path.join(ROOT, 'config/mappings/pos.csv.yaml'), 'utf8');
+    expect(shipped).toContain('      codigoVenta: ticket\n');
+    const dir = await mkdtemp(path.join(tmpdir(), 'erp-key-pos-'));
+    const mapping = path.join(dir, 'pos.csv.yaml');
+    await writeFile(
+      mapping,
+      shipped.replace(
+        '      codigoVenta: ticket\n',
+        '      codigoVenta: ticket\n    documentosAfectados:\n      - numeroDocumento: afecta\n',
+      ),
+    );
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN],
+      kinds: { pos: { mapping } },
+      stableMs: 200,
+    });
+    await startDaemon();
+    // the shipped sample (Windows-1252), numbered by the service: `numero` blank, the key is prefijo + ticket
+    const text = await readFile(path.join(ROOT, 'examples/pos.csv'), 'latin1');
+    const [header, ...rows] = text.split(/\r?\n/).filter((r) => r !== '');
+    const ticket = rows
+      .filter((r) => r.includes(';T-55012;'))
+      .map((r) => r.replace('POS;101;', 'POS;;'));
+    const csv = (lines: string[], end = '\n'): Buffer =>
+      Buffer.from(`${[`${header};afecta`, ...lines].join('\n')}${end}`, 'latin1');
+    await p.drop('pos', 'ventas-21.csv', csv(ticket.map((r) => `${r};`)));
+    const sale = await p.finalResult('pos', 'ventas-21.csv', { timeoutMs: 60_000 });
+    expect(sale.documents.map((d) => d.status)).toEqual(['accepted']);
+    const issued = sale.documents[0].issued as { prefix: string; number: string };
+    // the full refund of ticket T-55012 later that day: a credit adjustment note (tipo from the file name)
+    // that the till writes under the sale's ticket
+    const refund = ticket.map(
+      (r) => `${r.replace(';14:32:10;', ';17:05:00;')};${issued.prefix}${issued.number}`,
+    );
+    await p.drop('pos', 'nota-ajuste-credito-21.csv', csv(refund));
+    const note = await p.finalResult('pos', 'nota-ajuste-credito-21.csv', { timeoutMs: 60_000 });
+    expect(note.documents.map((d) => [d.status, d.errors])).toEqual([['accepted', []]]);
+    // the note exported again (other bytes) is the note's duplicate
+    await p.drop('pos', 'nota-ajuste-credito-21-22.csv', csv(refund, '\n\n'));
+    const again = await p.finalResult('pos', 'nota-ajuste-credito-21-22.csv', {
+      timeoutMs: 60_000,
+    });
+    expect(again.documents.map((d) => [d.status, d.errors[0]?.code])).toEqual([
+      ['duplicate', 'EDOC_LEDGER_DUPLICATE_ERP_KEY'],
+    ]);
+    const all = await emulator.client.issued({});
+    expect(all.map((d) => d.kind).sort()).toEqual(['pos', 'pos-credit-note']);
+  }, 180_000);
 });
