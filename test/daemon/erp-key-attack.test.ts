@@ -164,6 +164,21 @@ describe('the ERP key, attacked from outside [sqlite]', () => {
     expect(await p.result('pos', 'caja-21-22.csv')).toSatisfy(
       (r) => r === undefined || r.documents[0].status === 'pending',
     );
+    // the held copy is neither failed nor in doubt: retry and resolve leave it alone
+    const held = await cli(['retry', '--document', 'caja-21-22.csv#0']);
+    const heldResolve = await cli(['resolve', '--document', 'caja-21-22.csv#0', '--issued']);
+    expect([held.code, held.stderr]).toEqual([
+      1,
+      expect.stringContaining(
+        'nothing to re-queue for caja-21-22.csv#0: no failed document matches',
+      ),
+    ]);
+    expect([heldResolve.code, heldResolve.stderr]).toEqual([
+      1,
+      expect.stringContaining(
+        'nothing to resolve for caja-21-22.csv#0: no in-doubt document matches',
+      ),
+    ]);
     const resolved = await cli([
       'resolve',
       '--document',
