@@ -40,6 +40,8 @@ export interface ReadJob {
   today: string;
   /** An export in two files (the mapping's `parts`): the header and lines files of the set. */
   parts?: SetFiles;
+  /** The E3 `tipo` the file's POS documents are sent as (`posTipoFor`): a receipt and its note are two documents. */
+  posTipo?: string;
 }
 
 export interface ReadDetails {
@@ -165,8 +167,13 @@ function toNewDocument(
   };
   // numbered by the service: the ERP's key is what tells a re-export of an issued document (ledger/erp-keys.ts)
   const keyId = key === undefined && 'keyId' in doc ? doc.keyId : undefined;
+  // a POS adjustment note may carry its sale's ticket: the ERP key of a POS document is scoped by its tipo
+  // (a tipo's name, never the digits of a key alternative, leads; a plain `pos` receipt's key is as before)
+  const tipo = job.kind === 'pos' && job.posTipo !== 'pos' ? job.posTipo : undefined;
   if (typeof keyId === 'string' && job.mapping?.keyRepeats !== true)
-    out.erpKey = secrets.scrub(JSON.stringify(keyId.split('\u001f')));
+    out.erpKey = secrets.scrub(
+      JSON.stringify([...(tipo === undefined ? [] : [tipo]), ...keyId.split('\u001f')]),
+    );
   // The request is checked too: JSON `\u` escapes hide a key from the text, not from the parsed request.
   // A JSON/JSONL document whose text has no escape at all holds every string of its request verbatim in
   // that text, which was just checked, and is stored as that text: no serialisation of it is needed. Any

@@ -31,7 +31,7 @@ import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/fil
 import { hashFile } from '../read/hash.js';
 import { hashSet, setChangedSince, type SetPart } from './set-hash.js';
 import type { DocumentKey } from '../kinds/document-key.js';
-import type { DocumentKind } from '../kinds/index.js';
+import { posTipoFor, type DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 import { bounded, readDocumentBatches, toReportProblem, type ReadJob } from './intake-documents.js';
 import type { IntakeReader } from './intake-reader.js';
@@ -185,6 +185,8 @@ export async function intakeFile(
       ...(dropped.parts
         ? { parts: { header: dropped.parts.header.path, lines: dropped.parts.lines.path } }
         : {}),
+      // a routed export may hold POS documents whatever its folder
+      posTipo: posTipoFor(ctx.config.kinds.pos, name),
     };
     const secrets = secretScrubberOf(ctx.config);
     // On the intake worker where the daemon has one (the second core is idle while a file is read), else here.
