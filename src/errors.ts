@@ -75,6 +75,8 @@ export const ERRORS = {
   EDOC_MAP_REQUIRED: 'A required value is empty.',
   EDOC_MAP_ROW_WITHOUT_KEY:
     'A row carries line values but no document key (a continuation row whose parent columns were not filled down); the document it continues is not sent without it.',
+  EDOC_MAP_REPEATED_ROWS:
+    "A row repeats, exactly, a row of the same document in an earlier block of it (other documents' rows between): the document looks exported twice into one file and is not sent.",
   EDOC_MAP_TOTALS_ROW:
     'A row that reads as a totals row (TOTAL, Total general, Subtotal…) was not dropped by rows.skip; the document it would join or be is not sent.',
   EDOC_MAP_UNKNOWN_CONCEPT:

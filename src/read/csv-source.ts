@@ -87,6 +87,10 @@ interface OpenDocument {
   continuation?: number[];
   /** Problems that refuse the document whatever it maps to (an undecided skip test, a totals row). */
   undecided?: Problem[];
+  /** Where the document's current block of consecutive rows starts in `rows` (another key's row ends a block). */
+  blockStart?: number;
+  /** The text of each row in the document's earlier blocks -> its row number (repeatedBlock). */
+  earlier?: Map<string, number>;
 }
 
 function isBlank(cells: string[]): boolean {
@@ -167,6 +171,8 @@ export async function openCsvSource(
     let queue: OpenDocument[] = [];
     let head = 0;
     let nextIndex = 0;
+    /** The document the previous framed row went to: a row of another key ends its block. */
+    let previous: OpenDocument | undefined;
     const finish = (doc: OpenDocument): CsvSourceDocument => {
       const rows = doc.rows.map((r) => r.row);
       // a document missing rows that lost their key is refused whole, whatever else it holds
@@ -236,6 +242,17 @@ export async function openCsvSource(
         open.set(key, doc);
         queue.push(doc);
       }
+      if (previous !== doc && doc.rows.length > 0) {
+        // a new block of an open document: its earlier rows become what a repeat is looked for in
+        const earlier = (doc.earlier ??= new Map());
+        for (let i = doc.blockStart ?? 0; i < doc.rows.length; i++)
+          if (!earlier.has(doc.raws[i])) earlier.set(doc.raws[i], doc.rows[i].row);
+        doc.blockStart = doc.rows.length;
+      }
+      previous = doc;
+      const repeats = record.raw === '' ? undefined : doc.earlier?.get(record.raw);
+      if (repeats !== undefined)
+        (doc.undecided ??= []).push(repeatedBlock(record.row, repeats, doc.display));
       doc.rows.push(rowView(framed));
       doc.raws.push(record.raw);
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
@@ -308,6 +325,26 @@ function totalsRow(row: number, label: { column: string; text: string }): Proble
     message:
       `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: ` +
       'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
+  };
+}
+
+/**
+ * EDOC_MAP_REPEATED_ROWS: a row that repeats, exactly, a row of the same document in an earlier block of
+ * it (other documents' rows between). Rows of one key are one document wherever they stand, so an export
+ * pasted or exported twice into one file would be issued with every line twice; no total column need
+ * catch that (a POS export has none). Two equal rows side by side (two of one item) are not refused.
+ */
+function repeatedBlock(row: number, earlier: number, display: string): Problem {
+  return {
+    code: 'EDOC_MAP_REPEATED_ROWS',
+    path: '',
+    column: '',
+    value: '',
+    rows: [earlier, row],
+    message:
+      `Row ${row} repeats row ${earlier} of document ${excerpt(display, 40)} exactly, with other documents' rows between: ` +
+      'the document looks exported twice into this file and would be issued with its lines twice; it is not sent. ' +
+      "Remove the repeated rows (or keep each document's rows together)",
   };
 }
 
