@@ -4,10 +4,9 @@
  * status` lists them beside the daemon. Written whole when the list changes; it names the daemon's
  * pid, so status trusts it only while that daemon holds the state folder.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeStateFile } from '../storage/state-file.js';
 
 export const WAITING_PARTS_FILE = 'waiting-parts.json';
 
@@ -32,15 +31,8 @@ export async function saveWaitingParts(
   parts: readonly StoredWaitingPart[],
 ): Promise<void> {
   const file = path.join(stateDir, WAITING_PARTS_FILE);
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   const data: Stored = { pid: process.pid, parts: [...parts] };
-  try {
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, file);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
+  await writeStateFile(file, data);
 }
 
 /** What the daemon with this pid recorded; [] when nothing (or another process wrote the file). */

@@ -3,10 +3,9 @@
  * shows it beside a running daemon without reading E10 itself: status needs no API key, and asking
  * the service from a read-only command would spend the company's rate behind the daemon's back.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeStateFile } from '../storage/state-file.js';
 import type { RangeState } from './range-state.js';
 
 export const RANGES_FILE = 'ranges.json';
@@ -29,14 +28,7 @@ export interface StoredRanges {
 /** Writes the file whole (temp file, rename): a reader never sees half of it. Owner-only, like the ledger. */
 export async function saveRanges(stateDir: string, data: StoredRanges): Promise<void> {
   const file = path.join(stateDir, RANGES_FILE);
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, file);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
+  await writeStateFile(file, data);
 }
 
 /** The stored ranges, or undefined when no daemon stored any yet (or the file is not ours to read). */

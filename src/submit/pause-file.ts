@@ -4,10 +4,9 @@
  * fix, as the log line and the console do. The daemon rewrites it at start, at each pause and after each
  * reload; it names its pid, so status trusts it only while that daemon holds the state folder.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeStateFile } from '../storage/state-file.js';
 
 export const PAUSES_FILE = 'paused.json';
 
@@ -50,15 +49,8 @@ export async function savePauses(
   now = Date.now(),
 ): Promise<void> {
   const file = path.join(stateDir, PAUSES_FILE);
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   const data: StoredPauses = { pid: process.pid, savedAt: now, companies: [...companies] };
-  try {
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, file);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
+  await writeStateFile(file, data);
 }
 
 /** The paused companies the daemon with this pid recorded; [] when it recorded none (or another process wrote the file). */
