@@ -1,0 +1,84 @@
+/**
+ * The problems csv-source.ts raises about a document's rows as the export holds them (a totals row, a
+ * repeated block, rows without a key, a skip test it cannot decide), each naming rows and columns.
+ */
+import type { Mapping } from '../map/mapping-types.js';
+import type { UndecidedCell } from '../map/row-condition.js';
+import { excerpt, quoted } from '../policy/excerpt.js';
+import type { Problem } from '../validate/problem.js';
+
+/** EDOC_MAP_TOTALS_ROW: a row labelled as a totals row that no rows.skip rule dropped. */
+export function totalsRow(row: number, label: { column: string; text: string }): Problem {
+  return {
+    code: 'EDOC_MAP_TOTALS_ROW',
+    path: '',
+    column: label.column,
+    value: excerpt(label.text, 20),
+    rows: [row],
+    message:
+      `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: ` +
+      'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
+  };
+}
+
+/**
+ * EDOC_MAP_REPEATED_ROWS: a row that repeats, exactly, a row of the same document in an earlier block of
+ * it (other documents' rows between). Rows of one key are one document wherever they stand, so an export
+ * pasted or exported twice into one file would be issued with every line twice; no total column need
+ * catch that (a POS export has none). Two equal rows side by side (two of one item) are not refused.
+ */
+export function repeatedBlock(row: number, earlier: number, display: string): Problem {
+  return {
+    code: 'EDOC_MAP_REPEATED_ROWS',
+    path: '',
+    column: '',
+    value: '',
+    rows: [earlier, row],
+    message:
+      `Row ${row} repeats row ${earlier} of document ${excerpt(display, 40)} exactly, with other documents' rows between: ` +
+      'the document looks exported twice into this file and would be issued with its lines twice; it is not sent. ' +
+      "Remove the repeated rows (or keep each document's rows together)",
+  };
+}
+
+function rowsText(rows: number[]): string {
+  return excerpt(rows.join(', '), 80);
+}
+
+/** EDOC_MAP_ROW_WITHOUT_KEY: the rows that continue a document without its key, and what to do. */
+export function withoutKey(
+  mapping: Mapping,
+  rows: number[],
+  continuation: number[],
+  display: string,
+): Problem {
+  const key = mapping.key.map((alt) => alt.join(' + ')).join(', or ');
+  const parent = rows.find((r) => !continuation.includes(r));
+  const what =
+    parent === undefined
+      ? `the document ${display} (its own rows were skipped by rows.skip)`
+      : `document ${display} of row ${parent}`;
+  return {
+    code: 'EDOC_MAP_ROW_WITHOUT_KEY',
+    path: '',
+    column: mapping.key.map((alt) => alt.join('+')).join(' or '),
+    value: '',
+    rows,
+    message:
+      continuation.length === 1
+        ? `Row ${continuation[0]} carries line values but no document key (${key}); it continues ${what}, which is not sent without it: fill the key in on every row, or list the parent columns under framing.fillDown`
+        : `Rows ${rowsText(continuation)} carry line values but no document key (${key}); they continue ${what}, which is not sent without them: fill the key in on every row, or list the parent columns under framing.fillDown`,
+  };
+}
+
+export function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
+  const f = mapping.format;
+  return {
+    code: 'EDOC_MAP_BAD_NUMBER',
+    path: '',
+    column: cell.column,
+    value: excerpt(cell.text),
+    rows: [row],
+    message: `Row ${row}: ${quoted(cell.text)} in column "${cell.column}" is not a number (decimal "${f.decimal}", thousands "${f.thousands}"), so rows.skip cannot decide whether to skip the row`,
+  };
+}
