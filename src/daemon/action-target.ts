@@ -57,6 +57,8 @@ export interface ActionResult {
   ambiguous?: string;
   /** result.json files rewritten (resolve). */
   reports?: string[];
+  /** Copies of a resolved document's ERP key that were held back while it was in doubt, due now (resolve). */
+  released?: number;
 }
 
 export async function inDoubtAndFailed(

@@ -52,8 +52,8 @@ export function consoleActions(
       if (result.ids.length > 0) daemon.wake();
       return Promise.resolve(result);
     },
-    resolve: (ids, options) =>
-      resolveDocuments(
+    resolve: async (ids, options) => {
+      const result = await resolveDocuments(
         ledger,
         { ids },
         {
@@ -68,6 +68,10 @@ export function consoleActions(
             return written;
           },
         },
-      ),
+      );
+      // copies held back for its ERP key are due now: the sender looks at once
+      if ((result.released ?? 0) > 0) daemon.wake();
+      return result;
+    },
   };
 }

@@ -67,7 +67,12 @@ export async function resolveDocuments(
     options.number === undefined ? undefined : issuedAs(targets, options.number, what);
   if (typeof assigned === 'string')
     return { ids: [], fileIds: [], done: [], notes: [...notes, assigned] };
-  const changed: { ids: number[]; fileIds: number[]; taken?: { key: string }[] } = issued
+  const changed: {
+    ids: number[];
+    fileIds: number[];
+    taken?: { key: string }[];
+    released?: number;
+  } = issued
     ? await ledger.confirmIssued(ids, note, now, options.by, assigned)
     : await ledger.recordClash(ids, note, now, options.by);
   const taken = changed.taken ?? [];
@@ -122,7 +127,12 @@ export async function resolveDocuments(
         'document under their number; nothing was sent. Give them a new number and send them again.',
     ...reports.map((r) => `report rewritten: ${r}`),
   ];
-  return { ids: changed.ids, fileIds: changed.fileIds, done, notes, reports };
+  const released = changed.released ?? 0;
+  if (released > 0)
+    done.push(
+      `${released} later copy(ies) of the same ERP document, held back while it was in doubt, are looked at again now (they become duplicate of it)`,
+    );
+  return { ids: changed.ids, fileIds: changed.fileIds, done, notes, reports, released };
 }
 
 /**

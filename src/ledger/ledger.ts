@@ -339,7 +339,7 @@ export class Ledger implements LedgerPort {
     now = ledgerNow(),
     by?: string,
     assigned?: ReadonlyMap<number, string>,
-  ): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
+  ): ReturnType<LedgerPort['confirmIssued']> {
     return status.confirmIssued(this.sql, ids, note, now, by, assigned);
   }
   /** The operator's word that the document held under these in-doubt (repeated-number) ones' number is not theirs. */

@@ -240,7 +240,12 @@ export interface LedgerPort {
     now?: number,
     by?: string,
     assigned?: ReadonlyMap<number, string>,
-  ): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }>;
+  ): Promise<{
+    ids: number[];
+    fileIds: number[];
+    taken: { id: number; key: string }[];
+    released: number;
+  }>;
   /** In-doubt (repeated-number) documents whose number is not theirs: `duplicate` with the clash error. */
   recordClash(
     ids: readonly number[],

@@ -146,7 +146,8 @@ export function requeue(
  * The operator checked at the service that these in-doubt documents were issued: they become
  * `accepted`, with the operator's word as their warning, and their files' reports are due again.
  * Nothing is sent. A document whose key another document already holds as accepted is left as it is
- * (`taken`): the service holds one document per number. Returns the ids that changed and their files.
+ * (`taken`): the service holds one document per number. Returns the ids that changed and their files,
+ * and how many copies of their ERP keys, held back while they were in doubt, are due now (`released`).
  */
 export function confirmIssued(
   q: SqlExecutor,
@@ -155,11 +156,17 @@ export function confirmIssued(
   now: number,
   by?: string,
   assigned?: ReadonlyMap<number, string>,
-): Promise<{ ids: number[]; fileIds: number[]; taken: { id: number; key: string }[] }> {
+): Promise<{
+  ids: number[];
+  fileIds: number[];
+  taken: { id: number; key: string }[];
+  released: number;
+}> {
   return q.transaction(async (tx) => {
     const changed: number[] = [];
     const files = new Set<number>();
     const taken: { id: number; key: string }[] = [];
+    let released = 0;
     for (const id of ids) {
       // a document the service numbered gets the number the operator found as its key (as an answer's would)
       const given = assigned?.get(id) ?? null;
@@ -173,13 +180,29 @@ export function confirmIssued(
         taken.push({ id, key: held.key });
         continue;
       }
-      const row = await tx.get<{ file_id: number; key: string | null }>(
+      const row = await tx.get<{
+        file_id: number;
+        key: string | null;
+        company: string;
+        kind: string;
+        erp_key: string | null;
+      }>(
         `UPDATE documents SET state = 'accepted', errors = NULL,
         warnings = ?, next_attempt_at = NULL, updated_at = ?, doubt = NULL, key = COALESCE(key, ?) WHERE id = ? AND state = 'in-doubt'
-        RETURNING file_id, key`,
+        RETURNING file_id, key, company, kind, erp_key`,
         [JSON.stringify([note]), now, given, id],
       );
       if (!row) continue;
+      // copies of its ERP key held back while it was in doubt (sending.ts) are looked at now, not in a
+      // minute: each becomes `duplicate` of it at its claim
+      if (row.erp_key !== null)
+        released += (
+          await tx.run(
+            `UPDATE documents SET next_attempt_at = ? WHERE company = ? AND kind = ? AND erp_key = ?
+          AND state = 'pending' AND next_attempt_at > ?`,
+            [now, row.company, row.kind, row.erp_key, now],
+          )
+        ).changes;
       await addEvent(tx, now, 'confirmed-issued', row.file_id, id, {
         note,
         ...(by === undefined ? {} : { by }),
@@ -189,7 +212,7 @@ export function confirmIssued(
       files.add(row.file_id);
     }
     await reportsStale(tx, files);
-    return { ids: changed, fileIds: [...files], taken };
+    return { ids: changed, fileIds: [...files], taken, released };
   });
 }
 

@@ -139,6 +139,26 @@ describeBackends('a document the service numbers is deduped by its ERP key', ({ 
     await ledger.close();
   });
 
+  it('a copy held for a first copy in doubt is due at once when a person confirms that first copy issued', async () => {
+    const ledger = await open();
+    const [x] = await idsOf(ledger, await posFile(ledger, 'a.csv', [receipt(0, RECEIPT)]));
+    const [y] = await idsOf(ledger, await posFile(ledger, 'b.csv', [receipt(0, RECEIPT)]));
+    await ledger.markSending([x], 2_000);
+    await ledger.recordOutcomes(
+      [{ id: x, state: 'in-doubt', maybeDelivered: true, doubt: 'no-answer' }],
+      2_500,
+    );
+    expect((await ledger.markSending([y], 3_000)).deferred).toEqual([y]);
+    expect(await ledger.nextDueAt('main')).toBe(63_000); // 3,000 + 60,000
+    const confirmed = await ledger.confirmIssued([x], 'checked at the authority', 4_000, 'cli');
+    expect([confirmed.ids, confirmed.released]).toEqual([[x], 1]);
+    // due at the confirmation's moment, and its claim makes it the first copy's duplicate
+    expect(await ledger.nextDueAt('main')).toBe(4_000);
+    const marked = await ledger.markSending([y], 4_500);
+    expect(marked.duplicate).toEqual([y]);
+    await ledger.close();
+  });
+
   it('another company, another kind, or no ERP key (JSON input, keyRepeats): not held', async () => {
     const ledger = await open();
     const [x] = await idsOf(ledger, await posFile(ledger, 'a.csv', [receipt(0, RECEIPT)]));

@@ -98,4 +98,30 @@ describe('SQLite group commit', () => {
     await pending;
     expect(committedNames()).toEqual(['last']);
   });
+
+  it('the first transaction of a turn is the transaction itself: no savepoint, no undo copy in memory', async () => {
+    // SQLite keeps a savepoint's undo copy of every page it changes in memory (temp_store MEMORY): a
+    // lone transaction that releases a whole file's documents needs none, as nothing else is in its turn
+    await q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['alone']));
+    expect(statements.filter((s) => s.startsWith('SAVEPOINT'))).toEqual([]);
+    const joined = [
+      q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['first'])),
+      q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['second'])),
+    ];
+    await Promise.all(joined);
+    // the second joined the open turn: it is a savepoint of it
+    expect(statements.filter((s) => s.startsWith('SAVEPOINT'))).toEqual(['SAVEPOINT tx_member']);
+    expect(committedNames()).toEqual(['alone', 'first', 'second']);
+  });
+
+  it('a failing first transaction of a turn is rolled back, and the turn after it commits', async () => {
+    await q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['kept']));
+    const failed = q.transaction(async (tx) => {
+      await tx.run('INSERT INTO items(name) VALUES (?)', ['undone']);
+      await tx.run('INSERT INTO items(name) VALUES (?)', ['kept']); // UNIQUE: fails
+    });
+    await expect(failed).rejects.toThrow(/UNIQUE/);
+    await q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['later']));
+    expect(committedNames()).toEqual(['kept', 'later']);
+  });
 });

@@ -9,12 +9,14 @@
  * An in-doubt document without its own number that was not issued is released with
  * `edoc-bridge retry --in-doubt` instead.
  */
+import { lockHolder } from '../../ledger/lock.js';
 import { rewriteReports } from '../../daemon/operator-actions.js';
 import { resolveDocuments } from '../../daemon/resolve-documents.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { fileOrDocument, openShared } from '../document-match.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
+import { tellDaemon } from '../tell-daemon.js';
 
 export const resolveCommand: Command = {
   name: 'resolve',
@@ -93,6 +95,7 @@ export const resolveCommand: Command = {
     if (number !== undefined && key === undefined)
       throw usageError('--number names the number of one document: use it with --document');
     const config = await io.config();
+    const holder = lockHolder(config.paths.state);
     const ledger = await openShared(config, io.env);
     if (ledger === undefined) {
       io.err(`nothing to resolve for ${what}: there is no ledger in ${config.paths.state} yet`);
@@ -115,6 +118,19 @@ export const resolveCommand: Command = {
       if (result.ambiguous !== undefined) throw usageError(result.ambiguous);
       for (const line of result.notes) io.err(line);
       for (const line of result.done) io.out(line);
+      if ((result.released ?? 0) > 0)
+        io.out(
+          tellDaemon(config, holder, {
+            shared:
+              'the daemon running this company on the PostgreSQL ledger looks at them within a minute (at once on SIGHUP)',
+            told: (pid) => `the running daemon (pid ${pid}) was told to look at them`,
+            unsignalled: (pid) =>
+              `the daemon (pid ${pid}) could not be signalled; it looks at them within a minute`,
+            notADaemon: (command, pid) =>
+              `the state folder is held by edoc-bridge ${command} (pid ${pid}), not a daemon: they are looked at when it sends again`,
+            none: 'no daemon is running: they are looked at at its next start',
+          }),
+        );
       return result.ids.length === 0 ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
     } finally {
       await ledger.close();

@@ -4,7 +4,7 @@ import { retryDocuments } from '../../daemon/retry-documents.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
-import { holderCommand } from './status.js';
+import { tellDaemon } from '../tell-daemon.js';
 import { fileOrDocument, openShared } from '../document-match.js';
 
 export const retryCommand: Command = {
@@ -80,32 +80,19 @@ export const retryCommand: Command = {
     for (const note of result.notes) io.err(note);
     for (const line of result.done) io.out(line);
     if (result.ids.length === 0) return EXIT_NOT_ALL_SUCCEEDED;
-    if (config.ledger.url !== undefined) {
-      // no process lock on PostgreSQL: whichever daemon runs this company finds them at its next look at the ledger
-      io.out(
-        'the daemon running on this PostgreSQL ledger picks them up within a minute (at once on SIGHUP)',
-      );
-      return EXIT_OK;
-    }
-    const command = holder ? holderCommand(holder.pid) : undefined;
-    if (holder && (command === undefined || command === 'run')) {
-      try {
-        process.kill(holder.pid, 'SIGHUP');
-        io.out(`the running daemon (pid ${holder.pid}) was told to pick them up`);
-      } catch {
-        io.out(
-          `the daemon (pid ${holder.pid}) could not be signalled; it picks them up within a minute`,
-        );
-      }
-    } else if (holder) {
-      io.out(
-        `the state folder is held by edoc-bridge ${command} (pid ${holder.pid}), not a daemon: they are sent at the daemon's next start`,
-      );
-    } else {
-      io.out(
-        'no daemon is running: they are sent at its next start (or by edoc-bridge submit of the same file)',
-      );
-    }
+    io.out(
+      tellDaemon(config, holder, {
+        // no process lock on PostgreSQL: whichever daemon runs this company finds them at its next look at the ledger
+        shared:
+          'the daemon running on this PostgreSQL ledger picks them up within a minute (at once on SIGHUP)',
+        told: (pid) => `the running daemon (pid ${pid}) was told to pick them up`,
+        unsignalled: (pid) =>
+          `the daemon (pid ${pid}) could not be signalled; it picks them up within a minute`,
+        notADaemon: (command, pid) =>
+          `the state folder is held by edoc-bridge ${command} (pid ${pid}), not a daemon: they are sent at the daemon's next start`,
+        none: 'no daemon is running: they are sent at its next start (or by edoc-bridge submit of the same file)',
+      }),
+    );
     return EXIT_OK;
   },
 };

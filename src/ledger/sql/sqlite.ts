@@ -12,6 +12,7 @@ import { checkParams } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteReadView } from './sqlite-read-view.js';
+import { SqliteTransaction } from './sqlite-transaction.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
 /** Prepared statements kept per connection; beyond this the oldest is dropped (generated SQL must not grow it forever). */
@@ -113,26 +114,32 @@ export class SqliteExecutor implements SqlExecutor {
     let group: GroupCommit;
     let result: T;
     try {
+      // The group's first member is the transaction itself: nothing else is in it to keep, so it needs
+      // no savepoint (whose undo copy of every page it changes SQLite keeps in memory: a 333,334-row
+      // release at the end of a read took 100 MB). Members that join the open group are savepoints.
+      const first = this.group === undefined;
       if (this.group === undefined) {
         this.db.exec('BEGIN IMMEDIATE');
-        this.group = new GroupCommit();
-        const opened = this.group;
+        const opened = new GroupCommit();
+        this.group = opened;
         setImmediate(() => void this.commitGroup(opened));
       }
       group = this.group;
-      this.db.exec('SAVEPOINT tx_member');
+      if (!first) this.db.exec('SAVEPOINT tx_member');
       const tx = new SqliteTransaction(this);
       try {
         result = await inTransactionScope(this, () => fn(tx));
         tx.finish();
-        this.db.exec('RELEASE tx_member');
+        if (!first) this.db.exec('RELEASE tx_member');
       } catch (err) {
         tx.finish();
-        if (this.db.inTransaction) {
+        if (this.db.inTransaction && !first) {
           this.db.exec('ROLLBACK TO tx_member');
           this.db.exec('RELEASE tx_member');
         } else {
-          // SQLite rolled the whole transaction back (a full disk, an I/O error): the group's members with it
+          // the first member's own transaction, or SQLite rolled it back (a full disk, an I/O error): the
+          // group goes with it (a first member is alone in it)
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
           this.group = undefined;
           group.fail(err);
         }
@@ -272,80 +279,5 @@ export class SqliteExecutor implements SqlExecutor {
     // inside the open group: a write is durable (and a read's answer committed) only with its COMMIT
     if (group !== undefined) await group.committed;
     return result;
-  }
-}
-
-/** The executor a transaction's function gets: the same connection, no locking (the transaction holds it). */
-class SqliteTransaction implements SqlExecutor {
-  readonly dialect = 'sqlite' as const;
-  private finished = false;
-  private savepoints = 0;
-
-  constructor(private readonly root: SqliteExecutor) {}
-
-  finish(): void {
-    this.finished = true;
-  }
-
-  async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
-    this.check();
-    return this.root.allNow<T>(sql, params);
-  }
-
-  async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
-    this.check();
-    return this.root.getNow<T>(sql, params);
-  }
-
-  async run(sql: string, params: SqlParams = []): Promise<RunResult> {
-    this.check();
-    return this.root.runNow(sql, params);
-  }
-
-  async runMany(sql: string, rows: readonly SqlParams[]): Promise<RunResult[]> {
-    this.check();
-    return this.root.runManyNow(sql, rows);
-  }
-
-  async exec(sql: string): Promise<void> {
-    this.check();
-    this.root.db.exec(sql);
-  }
-
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    this.check();
-    const name = `sp${++this.savepoints}`;
-    this.root.db.exec(`SAVEPOINT ${name}`);
-    try {
-      const result = await fn(this);
-      this.root.db.exec(`RELEASE ${name}`);
-      return result;
-    } catch (err) {
-      if (this.root.db.inTransaction) {
-        this.root.db.exec(`ROLLBACK TO ${name}`);
-        this.root.db.exec(`RELEASE ${name}`);
-      }
-      throw err;
-    }
-  }
-
-  async read<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    this.check();
-    return fn(this);
-  }
-
-  async readView(): Promise<SqlReadView> {
-    throw new Error('readView() inside a transaction: open it on the executor');
-  }
-
-  async close(): Promise<void> {
-    throw new Error('close() on a transaction: close the executor it came from');
-  }
-
-  private check(): void {
-    if (this.finished)
-      throw new Error(
-        'a statement on a transaction that has already ended (a call not awaited inside it?)',
-      );
   }
 }
