@@ -20,6 +20,7 @@ import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { CompanyRates, type CompanyRate } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
+import type { CompanyPause } from '../rate/company-pause.js';
 import {
   COMPANY_SENDER_DEFAULTS,
   CompanySender,
@@ -200,7 +201,7 @@ export class Pipeline {
         ledger: this.ledger,
         logger: this.logger,
         rates: this.rates,
-        sender: (company, rate, gate) => this.makeSender(company, rate, gate),
+        sender: (company, rate, gate, pause) => this.makeSender(company, rate, gate, pause),
         reports: this.reports,
         company: (alias) =>
           this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
@@ -236,7 +237,12 @@ export class Pipeline {
     return this.options.companies === undefined || this.options.companies.includes(alias);
   }
 
-  private makeSender(company: CompanyConfig, rate: CompanyRate, gate: CompanyGate): CompanySender {
+  private makeSender(
+    company: CompanyConfig,
+    rate: CompanyRate,
+    gate: CompanyGate,
+    pause: CompanyPause,
+  ): CompanySender {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     return new CompanySender({
       ledger: this.ledger,
@@ -244,6 +250,7 @@ export class Pipeline {
       company,
       rate,
       gate,
+      pause,
       retry: this.config.retry,
       pos: this.config.kinds.pos,
       logger: this.logger,

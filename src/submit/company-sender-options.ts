@@ -7,6 +7,7 @@ import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
+import type { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import type { SubmissionBatcher } from './submission-commits.js';
@@ -114,6 +115,12 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
    * what it left `sending`.
    */
   gate: SenderGate;
+  /**
+   * The company's 401 pause (its run's, shared with its received-documents pull): a 401 to a submission
+   * pauses the whole company, a 401 to the pull pauses the sender too; `update` lifts it. One of the
+   * sender's own when absent.
+   */
+  pause?: CompanyPause;
   /**
    * One node without a cluster: the batcher every company's sender commits through (one transaction per
    * turn for all of them, `submissionBatcher`); one of the sender's own when absent.

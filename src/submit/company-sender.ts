@@ -12,7 +12,7 @@ import { ledgerNow } from '../policy/ledger-clock.js';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
-import { logDocumentFinal } from '../log/document-final.js';
+import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { mentionsRepeatedNumber } from '../service/outcome.js';
@@ -26,6 +26,7 @@ import {
 import { decide } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
 import { sendDocument } from './send-document.js';
+import { SenderLog } from './sender-log.js';
 import { SenderWaits } from './sender-waits.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
@@ -48,11 +49,13 @@ export class CompanySender {
   private readonly commits: SubmissionCommits;
   /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
   private readonly markedUnsent = new Set<number>();
-  /** Paused by a 401 (when, and the service's reason) until a reload. */
-  private paused: { since: number; reason: string } | undefined;
+  /** The company's 401 pause (its run's, shared with its pull): nothing starts while it holds. */
+  private readonly pause: CompanyPause;
+  private readonly unwatchPause: () => void;
   /** Cluster mode: the lease fence refused a commit; nothing more starts (the pipeline closes this sender). */
   private lost = false;
-  private unreachable = false;
+  /** Its log lines and events: a document final, the service unreachable. */
+  private readonly log: SenderLog;
   private closed = false;
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
@@ -65,6 +68,13 @@ export class CompanySender {
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;
     this.rate.configure(this.company.rate.requestsPerSecond);
+    this.pause = options.pause ?? new CompanyPause();
+    this.log = new SenderLog(options, () => this.alias);
+    // a pause by any of the company's calls is told once to the alerts; a resume wakes the feeder
+    this.unwatchPause = this.pause.onChange((state) => {
+      if (state === undefined) this.wake();
+      else this.options.onEvent?.({ type: 'paused', company: this.alias, reason: state.reason });
+    });
     this.commits = new SubmissionCommits({
       ledger: options.ledger,
       logger: options.logger,
@@ -83,7 +93,7 @@ export class CompanySender {
   }
 
   get isPaused(): boolean {
-    return this.paused !== undefined;
+    return this.pause.paused !== undefined;
   }
 
   /** Writing is paused by a full disk (or verdicts are held until it can be written). */
@@ -96,6 +106,7 @@ export class CompanySender {
   }
 
   view(): SenderView {
+    const paused = this.pause.paused;
     return {
       alias: this.alias,
       queued: this.queue.size,
@@ -103,9 +114,9 @@ export class CompanySender {
       concurrency: this.company.rate.concurrency,
       requestsPerSecond: this.company.rate.requestsPerSecond,
       currentLimit: this.rate.current().limit,
-      paused: this.paused !== undefined,
-      ...(this.paused === undefined ? {} : { pause: { ...this.paused } }),
-      unreachable: this.unreachable,
+      paused: paused !== undefined,
+      ...(paused === undefined ? {} : { pause: { since: paused.since, reason: paused.reason } }),
+      unreachable: this.log.unreachable,
       storageBlocked: this.commits.blocked,
     };
   }
@@ -121,8 +132,7 @@ export class CompanySender {
     this.options.retry = retry;
     this.rate.configure(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
-    if (this.paused !== undefined) {
-      this.paused = undefined;
+    if (this.pause.resume()) {
       this.options.logger.info(
         { company: company.alias },
         'configuration reloaded: submissions resume',
@@ -135,6 +145,7 @@ export class CompanySender {
   async close(timeoutMs = this.tuning.drainTimeoutMs): Promise<void> {
     if (this.closed) return this.loop;
     this.closed = true;
+    this.unwatchPause();
     this.waits.stop();
     this.queue.clear();
     const idle = this.queue.onIdle();
@@ -160,8 +171,9 @@ export class CompanySender {
   private async feed(): Promise<void> {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      if (this.paused !== undefined || this.commits.blocked || !this.options.gate.open()) {
-        await this.waits.sleep(this.paused !== undefined ? idleMs : this.tuning.storagePollMs);
+      const paused = this.pause.paused !== undefined;
+      if (paused || this.commits.blocked || !this.options.gate.open()) {
+        await this.waits.sleep(paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
       // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in
@@ -261,8 +273,8 @@ export class CompanySender {
     if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
       if (mark.otherContent === undefined)
-        this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
-      else this.logOtherContent(doc, mark.otherContent);
+        this.log.final(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+      else this.log.otherContent(doc, mark.otherContent);
     }
     return mark.to === 'send';
   }
@@ -290,7 +302,7 @@ export class CompanySender {
    */
   private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
     const { outcome } = response;
-    this.noteReachability(response);
+    this.log.reachability(response);
     // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
     // committed: a document is sent again, and one with the same number is marked, only after that commit).
     // Read in one call and used by the verdict's commit in another: nothing in between can change it, since
@@ -322,7 +334,7 @@ export class CompanySender {
     let after: () => void;
     switch (decision.action) {
       case 'pause':
-        this.pause(outcome.reason);
+        this.paused(outcome.reason);
         return this.commits.verdict(record, () => undefined);
       case 'retry':
         this.options.logger.debug(
@@ -340,7 +352,7 @@ export class CompanySender {
         break;
       case 'final':
         after = () =>
-          this.logFinal(doc, decision.status, attempt, decision.note, {
+          this.log.final(doc, decision.status, attempt, decision.note, {
             ...(decision.doubt ? { doubt: decision.doubt } : {}),
             // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
             ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
@@ -353,74 +365,14 @@ export class CompanySender {
     return Promise.resolve();
   }
 
-  /** One warning when the service stops answering, one line when it answers again — not one per document. */
-  private noteReachability(response: ServiceResponse): void {
-    const unanswered = response.httpStatus === undefined && response.outcome.kind === 'transient';
-    if (unanswered && !this.unreachable) {
-      this.unreachable = true;
-      this.options.logger.warn(
-        { code: 'EDOC_SERVICE_UNREACHABLE', company: this.alias, reason: response.outcome.reason },
-        'the service is not answering; documents wait and are retried with backoff',
-      );
-    } else if (!unanswered && response.httpStatus !== undefined && this.unreachable) {
-      this.unreachable = false;
-      this.options.logger.info({ company: this.alias }, 'the service answers again');
-    }
-  }
-
-  private pause(reason: string): void {
-    if (this.paused !== undefined) return;
-    this.paused = { since: Date.now(), reason };
+  /** A 401 to a submission: the company's pause (already paused, by its pull or another send: no second line). */
+  private paused(reason: string): void {
+    if (!this.pause.pause(reason, 'submit')) return;
     // One line for the whole company, not one per document: its documents simply wait.
     this.options.logger.error(
       { code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
-      "the service refused this company's credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
+      "the service refused this company's credentials: its submissions (and its received-documents pull) are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
     );
-    this.options.onEvent?.({ type: 'paused', company: this.alias, reason });
-  }
-
-  /** A corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT): final, not sent, and a person must act. */
-  private logOtherContent(doc: DueDocument, message: string): void {
-    this.options.logger.error(
-      {
-        file: doc.fileName,
-        kind: doc.kind,
-        company: this.alias,
-        doc: doc.key ?? `#${doc.index}`,
-        status: 'duplicate',
-        attempts: doc.attempts,
-        code: 'EDOC_ISSUED_OTHER_CONTENT',
-        note: message,
-      },
-      'document final',
-    );
-    this.options.onEvent?.({ type: 'final', company: this.alias, status: 'duplicate' });
-  }
-
-  /** `extra`: why an in-doubt document is in doubt (`doubt`) and the catalogue code of its first problem. */
-  private logFinal(
-    doc: DueDocument,
-    status: string,
-    attempts: number,
-    note?: string,
-    extra: Record<string, string> = {},
-  ): void {
-    logDocumentFinal(this.options.logger, {
-      file: doc.fileName,
-      kind: doc.kind,
-      company: this.alias,
-      doc: doc.key ?? `#${doc.index}`,
-      status,
-      attempts,
-      ...extra,
-      ...(note ? { note } : {}),
-    });
-    this.options.onEvent?.({
-      type: 'final',
-      company: this.alias,
-      status,
-      ...(extra.doubt ? { doubt: extra.doubt } : {}),
-    });
   }
 
   /**
@@ -429,7 +381,7 @@ export class CompanySender {
    */
   private async waitForRate(): Promise<boolean> {
     for (;;) {
-      if (this.closed || this.paused !== undefined || this.lost) return false;
+      if (this.closed || this.pause.paused !== undefined || this.lost) return false;
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
       if (this.commits.blocked || !this.options.gate.open()) {
