@@ -86,7 +86,7 @@ export class Alerting {
       ...(options.tickMs ? { tickMs: options.tickMs } : {}),
       counts: (withUnsent) => pipeline.ledger.openCounts(withUnsent),
       isPaused: (company) => pipeline.sender(company)?.isPaused === true,
-      owns: (company) => pipeline.owns(company),
+      companies: pipeline.companies,
       onError: (err) =>
         logger.warn(
           { err },

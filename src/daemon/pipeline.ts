@@ -118,7 +118,7 @@ export class Pipeline {
       watchMs: () => this.config.watch.archiveWatchMs,
       intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000,
       onFlagged: (id) => this.reports.touch(id),
-      owns: (company) => this.owns(company),
+      companies,
     });
     this.master = new MasterData({ ledger, logger, config: () => this.config });
     this.reports = new ReportScheduler({
@@ -134,7 +134,7 @@ export class Pipeline {
       outboxDir: (company, kind) => outboxDir(this.config, company, kind),
       // a file given to `edoc-bridge submit` stays where the operator keeps it
       archives: (file) => inInboxFolder(this.config, file),
-      owns: (company) => this.owns(company),
+      companies,
       scrub: (text) => secretScrubberOf(this.config).scrub(text),
     });
   }
