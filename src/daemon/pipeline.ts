@@ -18,7 +18,7 @@ import { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
-import { CompanyRates, type CompanyRate } from '../rate/company-rate.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
 import type { CompanyPause } from '../rate/company-pause.js';
 import {
@@ -47,8 +47,6 @@ export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
-  /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
-  readonly rates = new CompanyRates();
   private readonly mappings = new MappingCache();
   private readonly intake: PQueue;
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
@@ -194,13 +192,13 @@ export class Pipeline {
     await this.master.start();
     const clustered = this.companies.cluster !== undefined;
     // one process (SQLite): wait out the last run's requests on this state folder, and mark this one
-    if (!clustered) this.marked = followLastRun(this.config.paths.state, this.rates, this.logger);
+    if (!clustered)
+      this.marked = followLastRun(this.config.paths.state, this.companies, this.logger);
     if (!clustered) await this.archived.start();
     await this.companies.start(
       {
         ledger: this.ledger,
         logger: this.logger,
-        rates: this.rates,
         sender: (company, rate, gate, pause) => this.makeSender(company, rate, gate, pause),
         reports: this.reports,
         company: (alias) =>

@@ -1,8 +1,10 @@
 /**
- * The numbering-range watch: reads each company's active ranges (E10, within the company's one rate)
- * at start and every `alerts.ranges.every`, combines them with the highest number the ledger used of
- * each (every minute, an indexed read), and keeps numbers left and days left per range. The alerts
- * listen to it, the metrics and the console read `snapshot()`, `status` reads what it stored.
+ * The numbering-range watch: what is known of each company's active ranges (E10, read within the
+ * company's one rate while its run's gate is open), combined with the highest number the ledger used
+ * of each (every minute, an indexed read): numbers left and days left per range. Each company's run
+ * reads its ranges on its own schedule (range-schedule.ts, a job of the run: at its start and every
+ * `alerts.ranges.every`); what stays shared is what intake and `status` need of every company. The
+ * alerts listen to it, the metrics and the console read `snapshot()`, `status` reads what it stored.
  *
  * It also judges a document's own number before the document is stored (`checkNumber`): a number
  * outside every active range of its prefix is refused, but only after E10 was read again for it —
@@ -16,7 +18,7 @@ import type { CompanyConfig } from '../config/schema.js';
 import type { DocumentKey, DocumentKind } from '../kinds/index.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
-import { delay, type CompanyRates } from '../rate/company-rate.js';
+import { delay, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
@@ -34,17 +36,24 @@ import type { RangeState } from './range-state.js';
 /** The shortest time between two writes of ranges.json. */
 const SAVE_GAP_MS = 1000;
 
+/** A company as its run runs it here (company/company-run.ts): its configuration, gate and one rate. */
+export interface RangeRun {
+  readonly company: CompanyConfig;
+  /** Whether a request may start for the company now; a read that may not is skipped, as failed. */
+  readonly gate: { open(): boolean };
+  readonly rate: CompanyRate;
+}
+
+/** The runs of this process (company/company-runs.ts): only a company run here has its ranges read. */
+export interface RangeRuns {
+  get(alias: string): RangeRun | undefined;
+  list(): readonly RangeRun[];
+}
+
 export interface RangeWatchOptions {
-  /** The companies as configured now (a reload changes them). */
-  companies(): readonly CompanyConfig[];
-  /**
-   * Cluster mode: whether a request for the company may start here now (lease held, not being handed
-   * over, renewed recently enough: `Pipeline.mayStart`); a read that may not is skipped, as failed.
-   * @defaultValue always
-   */
-  mayStart?(alias: string): boolean;
+  /** The companies this process runs now (a reload and, in a cluster, the leases change them). */
+  runs: RangeRuns;
   client: Pick<ServiceClient, 'listRanges'>;
-  rates: CompanyRates;
   /** The ledger's highest number of a prefix in [from, to] (Ledger.highestNumberUsed). */
   highestUsed(
     company: string,
@@ -54,8 +63,6 @@ export interface RangeWatchOptions {
     to: number,
   ): Promise<number | undefined>;
   logger: Logger;
-  /** How often E10 is read (alerts.ranges.every). */
-  everyMs(): number;
   /** Whether a number outside every range is refused (alerts.ranges.refuseOutOfRange). */
   refuse(): boolean;
   /** Where `ranges.json` is kept for `status`; not kept when absent. */
@@ -78,6 +85,8 @@ interface CompanyWatch {
   known?: Known;
   states: RangeState[];
   reading?: Promise<boolean>;
+  /** Aborts the read under way (its run stopped). */
+  stopRead?: AbortController;
   error?: { reason: string; at: number };
   /** The last re-read a refusal asked for: when it began and whether it read the ranges. */
   recheck?: { at: number; ok: boolean };
@@ -95,7 +104,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   private readonly abort = new AbortController();
   private readonly now: () => number;
   private readonly today: () => string;
-  private timers: NodeJS.Timeout[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** The runs' schedules (range-schedule.ts) while they run: a reloaded `every` restarts them. */
+  private readonly schedules = new Set<{ reschedule(): void }>();
   private readonly touched = new Map<string, NodeJS.Timeout>();
   private saving: Promise<void> = Promise.resolve();
   /** A write waits behind the one under way (it reads the states when it starts). */
@@ -110,24 +121,23 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     this.today = options.today ?? (() => colombiaToday(this.now()));
   }
 
-  /** Reads every company's ranges now, then on the schedule. */
+  /** Recomputes numbers left from the ledger every `ledgerEveryMs` (the runs' schedules read E10). */
   start(): void {
-    if (this.timers.length > 0 || this.closing) return;
-    void this.readAll();
-    const every = setInterval(() => void this.readAll(), this.options.everyMs());
-    const ledger = setInterval(() => this.recomputeAll(), this.options.ledgerEveryMs ?? 60_000);
-    every.unref();
-    ledger.unref();
-    this.timers = [every, ledger];
+    if (this.timer !== undefined || this.closing) return;
+    this.timer = setInterval(() => this.recomputeAll(), this.options.ledgerEveryMs ?? 60_000);
+    this.timer.unref();
   }
 
-  /** A reloaded `alerts.ranges.every` takes effect: the schedule starts again from now. */
+  /** A run's schedule runs (or stopped): told of a reloaded `every`. */
+  scheduled(schedule: { reschedule(): void }, running: boolean): void {
+    if (running) this.schedules.add(schedule);
+    else this.schedules.delete(schedule);
+  }
+
+  /** A reloaded `alerts.ranges.every` takes effect: every run's schedule starts again from now. */
   reschedule(): void {
-    if (this.timers.length === 0 || this.closing) return;
-    clearInterval(this.timers[0]);
-    const every = setInterval(() => void this.readAll(), this.options.everyMs());
-    every.unref();
-    this.timers[0] = every;
+    if (this.closing) return;
+    for (const schedule of this.schedules) schedule.reschedule();
   }
 
   /** Every range known now, each with numbers and days left. */
@@ -135,9 +145,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     return [...this.watches.values()].flatMap((w) => w.states);
   }
 
-  /** Reads every configured company's ranges now; resolves when all reads ended. */
+  /** Reads the ranges of every company run here now; resolves when all reads ended. */
   async readAll(): Promise<void> {
-    await Promise.all(this.options.companies().map((c) => this.read(c.alias)));
+    await Promise.all(this.options.runs.list().map((run) => this.read(run.company.alias)));
   }
 
   /**
@@ -221,19 +231,25 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     return watch;
   }
 
+  /** The company's run stopped here: its read under way is aborted and waited for. */
+  async stopReading(alias: string): Promise<void> {
+    const watch = this.watches.get(alias);
+    watch?.stopRead?.abort();
+    await watch?.reading;
+  }
+
   private async doRead(alias: string, watch: CompanyWatch): Promise<boolean> {
-    const company = this.options.companies().find((c) => c.alias === alias);
-    if (company === undefined || this.closing || this.options.mayStart?.(alias) === false)
-      return false;
-    const signal = this.abort.signal;
+    const run = this.options.runs.get(alias);
+    if (run === undefined || this.closing || !run.gate.open()) return false;
+    const company = run.company;
+    watch.stopRead = new AbortController();
+    const signal = AbortSignal.any([this.abort.signal, watch.stopRead.signal]);
     let failure: string;
     try {
-      const response = await this.options.rates
-        .of(company)
-        .send(
-          () => this.options.client.listRanges(company, { nit: company.nit }, { signal }),
-          signal,
-        );
+      const response = await run.rate.send(
+        () => this.options.client.listRanges(company, { nit: company.nit }, { signal }),
+        signal,
+      );
       if (response.outcome.kind === 'accepted') {
         const data =
           response.body !== null &&
@@ -358,9 +374,10 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   /** Stops the schedule, aborts reads under way and waits for the last save. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const timer of this.timers) clearInterval(timer);
+      clearInterval(this.timer);
       for (const timer of this.touched.values()) clearTimeout(timer);
-      this.timers = [];
+      this.timer = undefined;
+      this.schedules.clear();
       this.touched.clear();
       this.abort.abort();
       await Promise.allSettled(
