@@ -13,18 +13,16 @@
  * 401, any error) nothing is refused on its account.
  */
 import { EventEmitter } from 'node:events';
-import { z } from 'zod';
 import type { CompanyConfig } from '../config/schema.js';
 import type { DocumentKey, DocumentKind } from '../kinds/index.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
-import { delay, type CompanyRate } from '../rate/company-rate.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
-import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
-import { saveRanges, type CompanyRead, type StoredRanges } from './range-file.js';
+import { readRanges } from './range-read.js';
+import { RangeFileWriter, type CompanyRead, type StoredRanges } from './range-file.js';
 import {
-  activeRange,
   describeRanges,
   RANGE_KINDS,
   rangeState,
@@ -32,9 +30,6 @@ import {
   type ActiveRange,
 } from './range-math.js';
 import type { RangeState } from './range-state.js';
-
-/** The shortest time between two writes of ranges.json. */
-const SAVE_GAP_MS = 1000;
 
 /** A company as its run runs it here (company/company-run.ts): its configuration, gate and one rate. */
 export interface RangeRun {
@@ -108,17 +103,18 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   /** The runs' schedules (range-schedule.ts) while they run: a reloaded `every` restarts them. */
   private readonly schedules = new Set<{ reschedule(): void }>();
   private readonly touched = new Map<string, NodeJS.Timeout>();
-  private saving: Promise<void> = Promise.resolve();
-  /** A write waits behind the one under way (it reads the states when it starts). */
-  private saveQueued = false;
-  /** When the last write began (wall clock). */
-  private savedAt = Number.NEGATIVE_INFINITY;
+  /** ranges.json in the state folder (none without `stateDir`). */
+  private readonly file: RangeFileWriter | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RangeWatchOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.today = options.today ?? (() => colombiaToday(this.now()));
+    this.file =
+      options.stateDir === undefined
+        ? undefined
+        : new RangeFileWriter(options.stateDir, options.logger, this.abort.signal);
   }
 
   /** Recomputes numbers left from the ledger every `ledgerEveryMs` (the runs' schedules read E10). */
@@ -244,39 +240,17 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     const company = run.company;
     watch.stopRead = new AbortController();
     const signal = AbortSignal.any([this.abort.signal, watch.stopRead.signal]);
-    let failure: string;
-    try {
-      const response = await run.rate.send(
-        () => this.options.client.listRanges(company, { nit: company.nit }, { signal }),
-        signal,
-      );
-      if (response.outcome.kind === 'accepted') {
-        const data =
-          response.body !== null &&
-          typeof response.body === 'object' &&
-          'ResultData' in response.body
-            ? (response.body as { ResultData: unknown }).ResultData
-            : undefined;
-        const parsed = z.array(numberingRangeSchema).safeParse(data);
-        if (parsed.success) {
-          const ranges = parsed.data
-            .map(activeRange)
-            .filter((r): r is ActiveRange => r !== undefined);
-          if (watch.error !== undefined)
-            this.options.logger.info({ company: alias }, 'numbering ranges read again');
-          watch.error = undefined;
-          watch.known = { ranges, readAt: this.now() };
-          await this.recompute(alias, watch);
-          return true;
-        }
-        failure = 'the service answered ranges that do not follow the spec';
-      } else {
-        failure = `HTTP ${response.httpStatus ?? '-'}, ${response.outcome.kind}: ${response.outcome.reason}`;
-      }
-    } catch (err) {
-      failure = err instanceof Error ? err.message : String(err);
+    const read = await readRanges(company, run.rate, this.options.client, signal);
+    if (read.ok) {
+      if (watch.error !== undefined)
+        this.options.logger.info({ company: alias }, 'numbering ranges read again');
+      watch.error = undefined;
+      watch.known = { ranges: read.ranges, readAt: this.now() };
+      await this.recompute(alias, watch);
+      return true;
     }
     if (signal.aborted) return false;
+    const { failure } = read;
     // one line per failing episode, not one per read
     if (watch.error === undefined) {
       this.options.logger.warn(
@@ -335,31 +309,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     this.save();
   }
 
-  /**
-   * Writes ranges.json, at most one write queued behind the one under way: the queued one takes the
-   * states as they are when it starts, so a burst of recomputations (every company of a node touched
-   * within a second) costs a write or two, not one whole-file write per company.
-   */
+  /** Keeps ranges.json for `status` (at most a write a second: range-file.ts). */
   private save(): void {
-    const dir = this.options.stateDir;
-    if (dir === undefined || this.saveQueued) return;
-    this.saveQueued = true;
-    this.saving = this.saving
-      .then(async () => {
-        // at most one write a second (the file holds every company: rewriting it for each company's
-        // recomputation costs a node of hundreds of companies a whole-file write per company a second)
-        const gap = this.savedAt + SAVE_GAP_MS - Date.now();
-        if (gap > 0) await delay(gap, this.abort.signal); // close: the last write at once
-        this.saveQueued = false;
-        this.savedAt = Date.now();
-        return saveRanges(dir, this.stored());
-      })
-      .catch((err: unknown) => {
-        this.options.logger.warn(
-          { err, state: dir },
-          'could not keep the numbering ranges for edoc-bridge status',
-        );
-      });
+    this.file?.save(() => this.stored());
   }
 
   private stored(): StoredRanges {
@@ -383,7 +335,7 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
       await Promise.allSettled(
         [...this.watches.values()].flatMap((w) => (w.reading === undefined ? [] : [w.reading])),
       );
-      await this.saving;
+      await this.file?.saved();
     })();
     return this.closing;
   }

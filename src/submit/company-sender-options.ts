@@ -7,7 +7,7 @@ import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
-import type { CompanyPause } from '../rate/company-pause.js';
+import type { CompanyPause, PauseState } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import type { SubmissionBatcher } from './submission-commits.js';
@@ -201,4 +201,11 @@ export interface SenderView {
   unreachable: boolean;
   /** Waiting for disk space to record verdicts. */
   storageBlocked: boolean;
+}
+
+/** The pause fields of a view: paused or not, and while paused since when and why. */
+export function pauseView(state: PauseState | undefined): Pick<SenderView, 'paused' | 'pause'> {
+  return state === undefined
+    ? { paused: false }
+    : { paused: true, pause: { since: state.since, reason: state.reason } };
 }

@@ -15,19 +15,20 @@ import type { DueDocument } from '../ledger/types.js';
 import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
-import { mentionsRepeatedNumber } from '../service/outcome.js';
 import {
+  pauseView,
   queueDepth,
   senderTuning,
   type CompanySenderOptions,
   type CompanySenderTuning,
   type SenderView,
 } from './company-sender-options.js';
-import { decide } from './decide.js';
+import type { Decision } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
-import { sendDocument } from './send-document.js';
+import { sendDocument, serviceCompany } from './send-document.js';
+import { decideVerdict, readDue } from './sender-reads.js';
 import { SenderLog } from './sender-log.js';
-import { SenderWaits } from './sender-waits.js';
+import { drain, SenderWaits } from './sender-waits.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
 export {
@@ -106,7 +107,6 @@ export class CompanySender {
   }
 
   view(): SenderView {
-    const paused = this.pause.paused;
     return {
       alias: this.alias,
       queued: this.queue.size,
@@ -114,8 +114,7 @@ export class CompanySender {
       concurrency: this.company.rate.concurrency,
       requestsPerSecond: this.company.rate.requestsPerSecond,
       currentLimit: this.rate.current().limit,
-      paused: paused !== undefined,
-      ...(paused === undefined ? {} : { pause: { since: paused.since, reason: paused.reason } }),
+      ...pauseView(this.pause.paused),
       unreachable: this.log.unreachable,
       storageBlocked: this.commits.blocked,
     };
@@ -148,20 +147,13 @@ export class CompanySender {
     this.unwatchPause();
     this.waits.stop();
     this.queue.clear();
-    const idle = this.queue.onIdle();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    if ((await Promise.race([idle, timeout])) === 'timeout') {
+    await drain(this.queue, timeoutMs, () => {
       this.options.logger.warn(
         { company: this.alias, inFlight: this.queue.pending },
         'stop: aborting requests still in flight',
       );
       this.aborter.abort();
-      await idle;
-    }
-    clearTimeout(timer);
+    });
     await this.loop;
     // Verdicts still waiting for a commit, then the marks whose requests never left.
     await this.commits.close([...this.markedUnsent]);
@@ -190,24 +182,12 @@ export class CompanySender {
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
-      // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
-      // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
-      // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
-      let due: DueDocument[];
-      let next: number | undefined;
-      try {
-        due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
-        next = due.length === 0 ? await this.options.ledger.nextDueAt(this.alias) : undefined;
-      } catch (err) {
-        // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
-        // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
-        this.options.logger.error(
-          { err, company: this.alias },
-          'submit: reading the ledger failed; reading again shortly',
-        );
+      const read = await readDue(this.options, this.alias, this.now(), room, this.inMemory);
+      if (read === undefined) {
         await this.waits.sleep(this.tuning.storagePollMs);
         continue;
       }
+      const { due, next } = read;
       if (due.length === 0) {
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.waits.sleep(wait);
@@ -272,9 +252,7 @@ export class CompanySender {
   private admitted(doc: DueDocument, mark: MarkResult): boolean {
     if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
-      if (mark.otherContent === undefined)
-        this.log.final(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
-      else this.log.otherContent(doc, mark.otherContent);
+      this.log.duplicate(doc, mark.otherContent);
     }
     return mark.to === 'send';
   }
@@ -284,7 +262,7 @@ export class CompanySender {
     const signal = this.aborter.signal;
     return this.rate.send(
       () =>
-        sendDocument(this.options.client, this.serviceCompany(), doc, {
+        sendDocument(this.options.client, serviceCompany(this.company), doc, {
           pos: this.options.pos,
           fileName: doc.fileName,
           options: { signal },
@@ -301,78 +279,41 @@ export class CompanySender {
    * the end of this turn, so it cannot end up in doubt for lack of a commit.
    */
   private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
-    const { outcome } = response;
     this.log.reachability(response);
-    // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
-    // committed: a document is sent again, and one with the same number is marked, only after that commit).
-    // Read in one call and used by the verdict's commit in another: nothing in between can change it, since
-    // markSending keeps one document per number `sending` at a time (others wait, `key-in-flight`), and only
-    // a document `sending` gets the flag — this one, whose verdict is not committed yet.
-    const repeated =
-      outcome.kind === 'duplicate' ||
-      (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
-    if (!repeated) return this.commitVerdict(doc, attempt, response, false);
-    return this.options.ledger
-      .numberMayHaveBeenDelivered(doc)
-      .then((maybe) => this.commitVerdict(doc, attempt, response, maybe));
+    const ask = { ownNumber: doc.ownNumber, attempt, retry: this.options.retry };
+    const decision = decideVerdict(this.options.ledger, doc, response, ask);
+    return decision instanceof Promise
+      ? decision.then((d) => this.commitVerdict(doc, attempt, response, d))
+      : this.commitVerdict(doc, attempt, response, decision);
   }
 
   private commitVerdict(
     doc: DueDocument,
     attempt: number,
     response: ServiceResponse,
-    numberMayHaveBeenDelivered: boolean,
+    decision: Decision,
   ): Promise<void> {
-    const { outcome, httpStatus } = response;
-    const decision = decide(outcome, httpStatus, {
-      ownNumber: doc.ownNumber,
-      attempt,
-      numberMayHaveBeenDelivered,
-      retry: this.options.retry,
-    });
+    const { outcome } = response;
     const record = outcomeRecord(doc, response, decision, this.now());
     let after: () => void;
     switch (decision.action) {
       case 'pause':
-        this.paused(outcome.reason);
+        // one line for the whole company (none when its pull or another send paused it first)
+        if (this.pause.pause(outcome.reason, 'submit')) this.log.unauthorized(outcome.reason);
         return this.commits.verdict(record, () => undefined);
       case 'retry':
-        this.options.logger.debug(
-          {
-            company: this.alias,
-            doc: doc.key ?? doc.id,
-            attempt,
-            delayMs: decision.delayMs,
-            reason: outcome.reason,
-          },
-          'transient fault: retry scheduled',
-        );
+        this.log.retry(doc, attempt, decision.delayMs, outcome.reason);
         // The feeder may be asleep with nothing pending (this document was in flight): it must see the new due time.
         after = () => this.wake();
         break;
       case 'final':
-        after = () =>
-          this.log.final(doc, decision.status, attempt, decision.note, {
-            ...(decision.doubt ? { doubt: decision.doubt } : {}),
-            // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
-            ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
-          });
+        after = () => this.log.decided(doc, attempt, decision, record.errors?.[0]?.code);
     }
     if (!doc.ownNumber) return this.commits.verdict(record, after);
     // The last document in the queue has no batch of marks to ride along with: commit it this turn.
     const last = this.queue.size === 0 && this.queue.pending <= 1;
     void this.commits.verdict(record, after, !last);
     return Promise.resolve();
-  }
-
-  /** A 401 to a submission: the company's pause (already paused, by its pull or another send: no second line). */
-  private paused(reason: string): void {
-    if (!this.pause.pause(reason, 'submit')) return;
-    // One line for the whole company, not one per document: its documents simply wait.
-    this.options.logger.error(
-      { code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
-      "the service refused this company's credentials: its submissions (and its received-documents pull) are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
-    );
   }
 
   /**
@@ -400,12 +341,5 @@ export class CompanySender {
     this.waits.stop();
     this.queue.clear();
     this.options.gate.fenced();
-  }
-
-  private serviceCompany(): { id: number; apiKey: string; userId?: number } {
-    const c = this.company;
-    return c.userId === undefined
-      ? { id: c.id, apiKey: c.apiKey }
-      : { id: c.id, apiKey: c.apiKey, userId: c.userId };
   }
 }

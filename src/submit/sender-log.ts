@@ -6,6 +6,7 @@
 import type { DueDocument } from '../ledger/types.js';
 import { logDocumentFinal } from '../log/document-final.js';
 import type { ServiceResponse } from '../service/client-types.js';
+import type { Decision } from './decide.js';
 import type { CompanySenderOptions } from './company-sender-options.js';
 
 export class SenderLog {
@@ -82,5 +83,42 @@ export class SenderLog {
       status,
       ...(extra.doubt ? { doubt: extra.doubt } : {}),
     });
+  }
+
+  /** A 401 to a submission paused the company: one line for it, not one per document (they wait). */
+  unauthorized(reason: string): void {
+    this.options.logger.error(
+      { code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias(), reason },
+      "the service refused this company's credentials: its submissions (and its received-documents pull) are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
+    );
+  }
+
+  /** A transient fault: the document is due again after `delayMs` (debug: one line per attempt). */
+  retry(doc: DueDocument, attempt: number, delayMs: number, reason: string): void {
+    this.options.logger.debug(
+      { company: this.alias(), doc: doc.key ?? doc.id, attempt, delayMs, reason },
+      'transient fault: retry scheduled',
+    );
+  }
+
+  /** A final verdict: its line with why it is in doubt (`doubt`) and the code the outbox shows (`code`). */
+  decided(
+    doc: DueDocument,
+    attempt: number,
+    decision: Extract<Decision, { action: 'final' }>,
+    code: string | undefined,
+  ): void {
+    this.final(doc, decision.status, attempt, decision.note, {
+      ...(decision.doubt ? { doubt: decision.doubt } : {}),
+      // the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
+      ...(code === undefined ? {} : { code }),
+    });
+  }
+
+  /** A document already accepted (its mark found it so): final, not sent; a corrected copy needs a person. */
+  duplicate(doc: DueDocument, otherContent: string | undefined): void {
+    if (otherContent === undefined)
+      this.final(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
+    else this.otherContent(doc, otherContent);
   }
 }
