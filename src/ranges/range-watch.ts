@@ -17,10 +17,11 @@ import type { CompanyConfig } from '../config/schema.js';
 import type { DocumentKey, DocumentKind } from '../kinds/index.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
+import type { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Problem } from '../validate/problem.js';
-import { readRanges } from './range-read.js';
+import { pauseRefused, readRanges } from './range-read.js';
 import { RangeFileWriter, type CompanyRead, type StoredRanges } from './range-file.js';
 import {
   describeRanges,
@@ -37,6 +38,8 @@ export interface RangeRun {
   /** Whether a request may start for the company now; a read that may not is skipped, as failed. */
   readonly gate: { open(): boolean };
   readonly rate: CompanyRate;
+  /** The company's 401 pause (its run's): a paused company's ranges are not read; a refused read pauses it. */
+  readonly pause: CompanyPause;
 }
 
 /** The runs of this process (company/company-runs.ts): only a company run here has its ranges read. */
@@ -236,7 +239,7 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
 
   private async doRead(alias: string, watch: CompanyWatch): Promise<boolean> {
     const run = this.options.runs.get(alias);
-    if (run === undefined || this.closing || !run.gate.open()) return false;
+    if (run === undefined || this.closing || !run.gate.open() || run.pause.paused) return false;
     const company = run.company;
     watch.stopRead = new AbortController();
     const signal = AbortSignal.any([this.abort.signal, watch.stopRead.signal]);
@@ -251,6 +254,8 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     }
     if (signal.aborted) return false;
     const { failure } = read;
+    // its credentials refused: the whole company pauses (its sender and pull too) until a reload
+    if (read.refused === true) pauseRefused(run, failure, this.options.logger);
     // one line per failing episode, not one per read
     if (watch.error === undefined) {
       this.options.logger.warn(

@@ -2,12 +2,12 @@
  * A company's pause: the service refused its credentials (HTTP 401) on one of its calls, so none of
  * its work (its submissions, its received-documents pull) starts again until the configuration is
  * reloaded (a new key) or the process restarts. One per company, owned by its run (company/): the
- * sender and the pull both read and set the same one, so a 401 on either pauses both and a reload
- * resumes both. A sender or a pull made alone (tests, `edoc-bridge received`) has one of its own.
+ * sender, the pull and the range reads all read and set the same one, so a 401 on any pauses all of
+ * them and a reload resumes them. A sender or a pull made alone (tests, `edoc-bridge received`) has one of its own.
  */
 
 /** Which of the company's calls the 401 answered. */
-export type PausedBy = 'submit' | 'received';
+export type PausedBy = 'submit' | 'received' | 'ranges';
 
 export interface PauseState {
   /** When it was paused (epoch ms). */

@@ -10,6 +10,8 @@ import { OPEN_GATE } from '../../src/company/company-gate.js';
 import { CompanyRun } from '../../src/company/company-run.js';
 import type { CompanyConfig, Config } from '../../src/config/schema.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
+import { RangeSchedule } from '../../src/ranges/range-schedule.js';
+import { RangeWatch } from '../../src/ranges/range-watch.js';
 import { CompanyPull } from '../../src/received/company-pull.js';
 import { ReceivedPuller } from '../../src/received/puller.js';
 import { CompanySender } from '../../src/submit/company-sender.js';
@@ -68,6 +70,7 @@ function runOf(
   x: Harness,
   config: () => Readonly<Config>,
   firstPullDelayMs = 0,
+  ranges?: RangeWatch,
 ): { run: CompanyRun; pulls: CompanyPull[] } {
   const company = config().companies.find((c) => c.alias === 'other') as CompanyConfig;
   const puller = new ReceivedPuller({
@@ -106,7 +109,7 @@ function runOf(
         firstDelayMs: firstPullDelayMs,
       });
       pulls.push(pull);
-      return [pull];
+      return ranges === undefined ? [pull] : [pull, new RangeSchedule(ranges, r, () => 3_600_000)];
     },
   });
   return { run, pulls };
@@ -168,5 +171,41 @@ describe('a company run keeps one 401 pause', () => {
       return (await x.ledger.getCursor('other')) === TODAY;
     });
     await run.close();
+  });
+
+  it('a refused read of its numbering ranges pauses its sender and its pull; a reload resumes them', async () => {
+    h = await harness({ otherKey: 'wrong-key' });
+    const x = h;
+    let config = x.config;
+    const runs: CompanyRun[] = [];
+    const ranges = new RangeWatch({
+      runs: { get: (alias) => runs.find((r) => r.alias === alias), list: () => runs },
+      client: x.client,
+      logger: x.logger,
+      highestUsed: async () => undefined,
+      refuse: () => true,
+    });
+    // the pull's first tick is far off: the range read at the run's start meets the refusal first
+    const { run, pulls } = runOf(x, () => config, 60_000, ranges);
+    runs.push(run);
+    run.start();
+    await until('the range read refused', () => run.sender?.isPaused === true);
+    expect(pulls[0]!.isPaused).toBe(true);
+    expect(unauthorizedLines(x)).toHaveLength(1);
+    expect(x.emulator.stats.snapshot().requests.E12).toBeUndefined();
+
+    config = await makeConfig(x.dir, x.emulator.url);
+    run.reload(config.companies.find((c) => c.alias === 'other') as CompanyConfig, config.retry);
+    expect(run.sender?.isPaused).toBe(false);
+    await until('the pull after the reload', async () => {
+      return (await x.ledger.getCursor('other')) === TODAY;
+    });
+    // the new key reads the ranges at once (the schedule's reload)
+    await until(
+      'the ranges read',
+      () => (x.emulator.stats.snapshot().requests.E10?.['200'] ?? 0) >= 1,
+    );
+    await run.close();
+    await ranges.close();
   });
 });

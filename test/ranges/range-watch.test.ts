@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { addDays, colombiaToday } from '../../src/policy/dates.js';
 import { RangeWatch } from '../../src/ranges/range-watch.js';
 import { OPEN_GATE } from '../../src/company/company-gate.js';
+import { CompanyPause } from '../../src/rate/company-pause.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import type { RangeRuns } from '../../src/ranges/range-watch.js';
 import { ServiceClient } from '../../src/service/client.js';
@@ -47,6 +48,7 @@ function runsOf(company: typeof COMPANY): RangeRuns {
     company,
     gate: OPEN_GATE,
     rate: new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond }),
+    pause: new CompanyPause(),
   };
   return { get: (alias) => (alias === company.alias ? run : undefined), list: () => [run] };
 }
