@@ -7,6 +7,7 @@
  * sent). The in-doubt and unsent counts are read from the ledger on a tick, so `resolve` and `retry`
  * run by another process end their episodes too.
  */
+import type { CompanyView } from '../company/company-view.js';
 import type { AlertsConfig } from '../config/alerts-schema.js';
 import type { CompanyOpenCounts } from '../ledger/types.js';
 import { colombiaToday } from '../policy/dates.js';
@@ -25,11 +26,10 @@ export interface DocumentAlertsOptions {
   /** Whether the company's sender is paused now (a reload lifts it). */
   isPaused(company: string): boolean;
   /**
-   * Cluster mode: whether this node runs the company now. In-doubt and day-end alerts are raised by its
-   * owner only (not once per node), and an episode of a company it no longer runs is left to the owner.
-   * @defaultValue every company
+   * Which companies this process runs: in-doubt and day-end alerts are raised by a company's owner only
+   * (not once per node), and an episode of a company it no longer runs is left to the owner.
    */
-  owns?(company: string): boolean;
+  companies: CompanyView;
   now?: () => number;
   /** How often the counts are read. @defaultValue 30000 */
   tickMs?: number;
@@ -116,7 +116,7 @@ export class DocumentAlerts {
     const colombia = now + COLOMBIA_OFFSET_MS;
     const msLeft = DAY_MS - (((colombia % DAY_MS) + DAY_MS) % DAY_MS);
     const dayEnding = msLeft <= config().dayEndLead;
-    const owns = this.options.owns ?? ((): boolean => true);
+    const owns = (company: string): boolean => this.options.companies.owns(company);
     const counts = new Map(
       (await this.options.counts(dayEnding))
         .filter((c) => owns(c.company))

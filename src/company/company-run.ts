@@ -1,11 +1,13 @@
 /**
  * One company as this process runs it: its configuration, its gate (company-gate.ts), its rate, its
- * sender and the per-company jobs the process adds (the daemon's received-documents pull). A run is
+ * sender, its 401 pause and the per-company jobs the process adds (the daemon's received-documents
+ * pull). A 401 to any of the company's calls pauses all of its work, and a reload resumes it. A run is
  * started when the company starts here (at start with one process; in a cluster when its lease is
  * taken), handed over (drained) or lost (stopped at once) when its lease goes, reloaded with a new
  * configuration, and closed once. Between a hand-over and the next start it holds nothing.
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
+import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import type { CompanyGate } from './company-gate.js';
@@ -25,7 +27,12 @@ export interface CompanyJob {
 /** What a run is made of: its parts, made per start. */
 export interface CompanyRunParts {
   /** The company's sender, made at each start (the pipeline's ledger, client and reports). */
-  sender(company: CompanyConfig, rate: CompanyRate, gate: CompanyGate): CompanySender;
+  sender(
+    company: CompanyConfig,
+    rate: CompanyRate,
+    gate: CompanyGate,
+    pause: CompanyPause,
+  ): CompanySender;
   /** The process's per-company jobs, made at each start. */
   jobs(run: CompanyRun): CompanyJob[];
 }
@@ -38,6 +45,9 @@ export class CompanyRun {
   private closed = false;
   /** The stop in progress (a hand-over, a loss, a close): a start waits for it. */
   private stopping: Promise<void> = Promise.resolve();
+
+  /** The company's one 401 pause: its sender's and its jobs' (kept across a stop and a start here). */
+  readonly pause = new CompanyPause();
 
   constructor(
     company: CompanyConfig,
@@ -71,7 +81,7 @@ export class CompanyRun {
   /** Starts its sender and jobs unless it runs already or was closed. */
   start(): void {
     if (this.closed || this.running !== undefined) return;
-    const sender = this.parts.sender(this.current, this.rate, this.gate);
+    const sender = this.parts.sender(this.current, this.rate, this.gate, this.pause);
     this.running = { sender, jobs: [] };
     sender.start();
     this.running.jobs = this.parts.jobs(this);
@@ -102,12 +112,15 @@ export class CompanyRun {
     return this.stop(LOST_DRAIN_MS);
   }
 
-  /** A reloaded configuration: new key, rate or concurrency (a sender paused by a 401 resumes), told to every job. */
+  /** A reloaded configuration: new key, rate or concurrency, told to every job; a 401 pause is lifted. */
   reload(company: CompanyConfig, retry: Config['retry']): void {
     this.current = company;
-    if (this.running === undefined) return;
-    this.running.sender.update(company, retry);
-    for (const job of this.running.jobs) job.reload?.(company);
+    if (this.running !== undefined) {
+      this.running.sender.update(company, retry);
+      for (const job of this.running.jobs) job.reload?.(company);
+    }
+    // the sender lifted it (one line); a run not running now starts unpaused
+    this.pause.resume();
   }
 
   /** Stops it for good (the process stops, or a reload removed the company). Idempotent. */

@@ -10,7 +10,7 @@ import type { ClusterNode } from '../cluster/cluster-node.js';
 import type { LeaseEnd, LeaseEvents } from '../cluster/lease-keeper.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
-import type { CompanyRates } from '../rate/company-rate.js';
+import { CompanyRates } from '../rate/company-rate.js';
 import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import { leaseGate, OPEN_GATE, type CompanyGate } from './company-gate.js';
 import { CompanyRun, type CompanyJob, type CompanyRunParts } from './company-run.js';
@@ -20,8 +20,6 @@ import { recoverSending } from './recover.js';
 export interface CompanyRunsParts {
   ledger: LedgerPort;
   logger: AppLogger;
-  /** Each company's one rate: a company taken over is held quiet there first. */
-  rates: CompanyRates;
   reports: { touch(fileId: number): void };
   /** Makes a run's sender. */
   sender: CompanyRunParts['sender'];
@@ -35,6 +33,12 @@ export class CompanyRuns implements LeaseEvents {
   private readonly runs = new Map<string, CompanyRun>();
   private readonly jobMakers: ((run: CompanyRun) => CompanyJob)[] = [];
   private readonly gainedListeners: ((company: string) => void)[] = [];
+  /**
+   * Each company's one rate, handed to its run. Kept here, not in the run, for what outlives a run: a
+   * take-over's quiet time set before the run is made, the last run's requests on this state folder
+   * (`previousRun`), and a company removed by a reload and added again getting its rate back.
+   */
+  private readonly rates = new CompanyRates();
   private parts: CompanyRunsParts | undefined;
   /** What recovery found left `sending` (at start; in a cluster, summed over the companies taken). */
   recovered = { resent: 0, inDoubt: 0 };
@@ -108,6 +112,14 @@ export class CompanyRuns implements LeaseEvents {
     return this.cluster === undefined ? OPEN_GATE : leaseGate(this.cluster.keeper, alias);
   }
 
+  /**
+   * Another run on this state folder sent for every company until as late as `lastStartMs` from now
+   * (daemon/run-marks.ts): no request of any company before one window of its rate past that.
+   */
+  previousRun(lastStartMs: number): void {
+    this.rates.previousRun(lastStartMs);
+  }
+
   /** Whether this process runs the company now: always with one process; in a cluster, while it holds the lease. */
   owns(alias: string): boolean {
     return this.gate(alias).held();
@@ -133,6 +145,11 @@ export class CompanyRuns implements LeaseEvents {
     return this.runs.get(alias);
   }
 
+  /** The runs of this process now. */
+  list(): readonly CompanyRun[] {
+    return [...this.runs.values()];
+  }
+
   /** The company's sender while it runs here. */
   sender(alias: string): CompanySender | undefined {
     return this.runs.get(alias)?.sender;
@@ -146,7 +163,7 @@ export class CompanyRuns implements LeaseEvents {
   async gained(alias: string, _epoch: number, lastStartMs: number): Promise<void> {
     const parts = this.parts;
     if (parts === undefined || parts.stopping()) return;
-    parts.rates.tookOver(alias, lastStartMs);
+    this.rates.tookOver(alias, lastStartMs);
     const { ledger, logger } = parts;
     const recovered = await recoverSending(ledger, logger, alias);
     this.recovered = {
@@ -176,7 +193,7 @@ export class CompanyRuns implements LeaseEvents {
 
   /** How long the company has had no request in flight here: a lease released tells its next owner. */
   quietForMs(alias: string): number {
-    return this.parts?.rates.quietForMs(alias) ?? 0;
+    return this.parts === undefined ? 0 : this.rates.quietForMs(alias);
   }
 
   /** A reload: each run gets its company's new configuration; companies gone are closed; `starts` says which new ones start here. */
@@ -223,7 +240,7 @@ export class CompanyRuns implements LeaseEvents {
   private run(company: CompanyConfig): void {
     const parts = this.parts;
     if (parts === undefined || this.runs.has(company.alias)) return;
-    const run = new CompanyRun(company, this.gate(company.alias), parts.rates.of(company), {
+    const run = new CompanyRun(company, this.gate(company.alias), this.rates.of(company), {
       sender: parts.sender,
       jobs: (r) => this.jobMakers.map((make) => make(r)),
     });

@@ -17,6 +17,7 @@ import { RangeAlerts } from '../alerts/range-alerts.js';
 import { ServiceAlerts } from '../alerts/service-alerts.js';
 import { WebhookDelivery } from '../alerts/webhook.js';
 import type { AppLogger } from '../log/logger.js';
+import { RangeSchedule } from '../ranges/range-schedule.js';
 import { RangeWatch } from '../ranges/range-watch.js';
 import type { SenderEvent } from '../submit/company-sender.js';
 import type { Pipeline } from './pipeline.js';
@@ -58,17 +59,14 @@ export class Alerting {
     });
     this.setWebhook(config);
     this.rangeWatch = new RangeWatch({
-      // cluster mode: only the companies this node owns (their owner reads the others' ranges)
-      companies: () => this.config.companies.filter((c) => pipeline.owns(c.alias)),
-      mayStart: (alias) => pipeline.mayStart(alias),
+      // cluster mode: only the companies this node runs (their owner reads the others' ranges)
+      runs: pipeline.companies,
       client: pipeline.client,
-      rates: pipeline.rates,
       logger,
       stateDir,
       now,
       highestUsed: (company, kinds, prefix, from, to) =>
         pipeline.ledger.highestNumberUsed(company, kinds, prefix, from, to),
-      everyMs: () => this.config.alerts.ranges.every,
       refuse: () => this.config.alerts.ranges.refuseOutOfRange,
     });
     this.ranges = new RangeAlerts(this.alerter, () => this.config.alerts.ranges);
@@ -86,7 +84,7 @@ export class Alerting {
       ...(options.tickMs ? { tickMs: options.tickMs } : {}),
       counts: (withUnsent) => pipeline.ledger.openCounts(withUnsent),
       isPaused: (company) => pipeline.sender(company)?.isPaused === true,
-      owns: (company) => pipeline.owns(company),
+      companies: pipeline.companies,
       onError: (err) =>
         logger.warn(
           { err },
@@ -107,6 +105,10 @@ export class Alerting {
     this.service.start();
     this.documents.start();
     this.rangeWatch.start();
+    // each company's run reads its ranges on its own schedule (at its start, then every `every`)
+    this.pipeline.companies.addJob(
+      (run) => new RangeSchedule(this.rangeWatch, run, () => this.config.alerts.ranges.every),
+    );
   }
 
   /** A received-documents pull of `company` ended (the received scheduler). */
@@ -118,15 +120,8 @@ export class Alerting {
   reload(next: Readonly<Config>): void {
     const before = this.config;
     this.config = next;
+    // (a company added, or given another key or NIT, has its ranges read by its run: RangeSchedule)
     if (next.alerts.ranges.every !== before.alerts.ranges.every) this.rangeWatch.reschedule();
-    // a company added (or given another key or NIT) has its ranges read now, not at the next hour
-    const changed = next.companies.filter(
-      (c) =>
-        !before.companies.some(
-          (b) => b.alias === c.alias && b.apiKey === c.apiKey && b.nit === c.nit,
-        ),
-    );
-    for (const company of changed) void this.rangeWatch.read(company.alias);
     this.setWebhook(next);
     void this.documents.tick(); // a reload lifts 401 pauses: their episodes end
   }

@@ -6,6 +6,7 @@
  * report is rewritten), one error line, and the copy goes back to the inbox folder it came from, where
  * its whole content is taken as a new file (documents accepted already are reported duplicate there).
  */
+import type { CompanyView } from '../company/company-view.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
 import type { Stats } from 'node:fs';
 import { lstat, unlink } from 'node:fs/promises';
@@ -29,8 +30,8 @@ export interface ArchiveWatchOptions {
   onFlagged(fileId: number): void;
   /** The clock (tests). @defaultValue Date.now */
   now?(): number;
-  /** Cluster mode: whether this node runs the company (only its owner watches, flags and moves its copies). @defaultValue every company */
-  owns?(company: string): boolean;
+  /** Which companies this process runs: only a company's owner watches, flags and moves its copies. */
+  companies: CompanyView;
 }
 
 /** A few fields per file, nothing of its content. */
@@ -61,7 +62,7 @@ export class ArchiveWatch {
     const ms = this.options.watchMs();
     if (ms > 0) {
       for (const file of await this.options.ledger.recentlyArchived(this.now() - ms)) {
-        if (this.options.owns?.(file.company) === false) continue;
+        if (!this.options.companies.owns(file.company)) continue;
         await this.watch(file, file.archivedPath ?? '', (file.finishedAt ?? 0) + ms);
       }
     }

@@ -89,6 +89,8 @@ export class Daemon {
           gate: run.gate,
           // the pages borrow the company's one rate (its sender's)
           rate: run.rate,
+          // a 401 to a page pauses the company's sender too, and one to a submission the pull
+          pause: run.pause,
           onPull: (company, outcome) => this.alerting.pulled(company, outcome),
         }),
     );

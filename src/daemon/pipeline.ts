@@ -18,8 +18,9 @@ import { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
-import { CompanyRates, type CompanyRate } from '../rate/company-rate.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
+import type { CompanyPause } from '../rate/company-pause.js';
 import {
   COMPANY_SENDER_DEFAULTS,
   CompanySender,
@@ -46,8 +47,6 @@ export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
-  /** Each company's one rate: its sender's, and borrowed by the received-documents pull (the daemon's). */
-  readonly rates = new CompanyRates();
   private readonly mappings = new MappingCache();
   private readonly intake: PQueue;
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
@@ -117,7 +116,7 @@ export class Pipeline {
       watchMs: () => this.config.watch.archiveWatchMs,
       intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000,
       onFlagged: (id) => this.reports.touch(id),
-      owns: (company) => this.owns(company),
+      companies,
     });
     this.master = new MasterData({ ledger, logger, config: () => this.config });
     this.reports = new ReportScheduler({
@@ -133,7 +132,7 @@ export class Pipeline {
       outboxDir: (company, kind) => outboxDir(this.config, company, kind),
       // a file given to `edoc-bridge submit` stays where the operator keeps it
       archives: (file) => inInboxFolder(this.config, file),
-      owns: (company) => this.owns(company),
+      companies,
       scrub: (text) => secretScrubberOf(this.config).scrub(text),
     });
   }
@@ -193,14 +192,14 @@ export class Pipeline {
     await this.master.start();
     const clustered = this.companies.cluster !== undefined;
     // one process (SQLite): wait out the last run's requests on this state folder, and mark this one
-    if (!clustered) this.marked = followLastRun(this.config.paths.state, this.rates, this.logger);
+    if (!clustered)
+      this.marked = followLastRun(this.config.paths.state, this.companies, this.logger);
     if (!clustered) await this.archived.start();
     await this.companies.start(
       {
         ledger: this.ledger,
         logger: this.logger,
-        rates: this.rates,
-        sender: (company, rate, gate) => this.makeSender(company, rate, gate),
+        sender: (company, rate, gate, pause) => this.makeSender(company, rate, gate, pause),
         reports: this.reports,
         company: (alias) =>
           this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
@@ -236,7 +235,12 @@ export class Pipeline {
     return this.options.companies === undefined || this.options.companies.includes(alias);
   }
 
-  private makeSender(company: CompanyConfig, rate: CompanyRate, gate: CompanyGate): CompanySender {
+  private makeSender(
+    company: CompanyConfig,
+    rate: CompanyRate,
+    gate: CompanyGate,
+    pause: CompanyPause,
+  ): CompanySender {
     const client = this.options.watchClient?.(this.client) ?? this.client;
     return new CompanySender({
       ledger: this.ledger,
@@ -244,6 +248,7 @@ export class Pipeline {
       company,
       rate,
       gate,
+      pause,
       retry: this.config.retry,
       pos: this.config.kinds.pos,
       logger: this.logger,

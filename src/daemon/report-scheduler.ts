@@ -6,6 +6,7 @@
  * outbox that cannot be written (not writable, disk full) loses nothing: the
  * results stay in the ledger and the file stays dirty until a write succeeds.
  */
+import type { CompanyView } from '../company/company-view.js';
 import { mkdir } from 'node:fs/promises';
 import { isEdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
@@ -35,10 +36,10 @@ export interface ReportSchedulerOptions {
   /** A full disk pauses the daemon's writers with one line; reports are rewritten as soon as it lifts. */
   storage?: StorageWatch;
   /**
-   * Cluster mode: whether this node runs the company now. Only the owner writes a file's reports and moves
-   * its original (the new owner of a company reports its files again when it takes it). @defaultValue always
+   * Which companies this process runs: only a company's owner writes its files' reports and moves their
+   * originals (the new owner of a company reports its files again when it takes it).
    */
-  owns?(company: string): boolean;
+  companies: CompanyView;
 }
 
 interface FileTimes {
@@ -189,7 +190,7 @@ export class ReportScheduler {
       return null;
     });
     if (!file) return;
-    if (this.options.owns?.(file.company) === false) {
+    if (!this.options.companies.owns(file.company)) {
       this.times.delete(fileId);
       return;
     }

@@ -72,7 +72,11 @@ export function markEnded(stateDir: string, now = Date.now()): void {
  * that cannot be written is the storage watch's to report): the next run then reads what an earlier run
  * left there, if anything, and may wait less than it should.
  */
-export function followLastRun(stateDir: string, rates: CompanyRates, logger: AppLogger): boolean {
+export function followLastRun(
+  stateDir: string,
+  rates: Pick<CompanyRates, 'previousRun'>,
+  logger: AppLogger,
+): boolean {
   const last = previousRunEnd(stateDir);
   if (last !== undefined) rates.previousRun(last - Date.now());
   try {

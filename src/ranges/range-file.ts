@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Logger } from '../log/logger.js';
+import { delay } from '../rate/company-rate.js';
 import { writeStateFile } from '../storage/state-file.js';
 import type { RangeState } from './range-state.js';
 
@@ -46,5 +48,54 @@ export function loadRanges(stateDir: string): StoredRanges | undefined {
     return data as StoredRanges;
   } catch {
     return undefined;
+  }
+}
+
+/** The shortest time between two writes of ranges.json. */
+const SAVE_GAP_MS = 1000;
+
+/**
+ * Writes ranges.json, at most one write queued behind the one under way: the queued one takes the
+ * states as they are when it starts, so a burst of recomputations (every company of a node touched
+ * within a second) costs a write or two, not one whole-file write per company.
+ */
+export class RangeFileWriter {
+  private saving: Promise<void> = Promise.resolve();
+  /** A write waits behind the one under way (it reads the states when it starts). */
+  private queued = false;
+  /** When the last write began (wall clock). */
+  private savedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly dir: string,
+    private readonly logger: Logger,
+    /** Aborted at close: the last write goes at once. */
+    private readonly closing: AbortSignal,
+  ) {}
+
+  save(stored: () => StoredRanges): void {
+    if (this.queued) return;
+    this.queued = true;
+    this.saving = this.saving
+      .then(async () => {
+        // at most one write a second (the file holds every company: rewriting it for each company's
+        // recomputation costs a node of hundreds of companies a whole-file write per company a second)
+        const gap = this.savedAt + SAVE_GAP_MS - Date.now();
+        if (gap > 0) await delay(gap, this.closing);
+        this.queued = false;
+        this.savedAt = Date.now();
+        return saveRanges(this.dir, stored());
+      })
+      .catch((err: unknown) => {
+        this.logger.warn(
+          { err, state: this.dir },
+          'could not keep the numbering ranges for edoc-bridge status',
+        );
+      });
+  }
+
+  /** Resolves when the writes queued so far ended. */
+  saved(): Promise<void> {
+    return this.saving;
   }
 }

@@ -1,8 +1,10 @@
 /**
- * The numbering-range watch: reads each company's active ranges (E10, within the company's one rate)
- * at start and every `alerts.ranges.every`, combines them with the highest number the ledger used of
- * each (every minute, an indexed read), and keeps numbers left and days left per range. The alerts
- * listen to it, the metrics and the console read `snapshot()`, `status` reads what it stored.
+ * The numbering-range watch: what is known of each company's active ranges (E10, read within the
+ * company's one rate while its run's gate is open), combined with the highest number the ledger used
+ * of each (every minute, an indexed read): numbers left and days left per range. Each company's run
+ * reads its ranges on its own schedule (range-schedule.ts, a job of the run: at its start and every
+ * `alerts.ranges.every`); what stays shared is what intake and `status` need of every company. The
+ * alerts listen to it, the metrics and the console read `snapshot()`, `status` reads what it stored.
  *
  * It also judges a document's own number before the document is stored (`checkNumber`): a number
  * outside every active range of its prefix is refused, but only after E10 was read again for it —
@@ -11,18 +13,17 @@
  * 401, any error) nothing is refused on its account.
  */
 import { EventEmitter } from 'node:events';
-import { z } from 'zod';
 import type { CompanyConfig } from '../config/schema.js';
 import type { DocumentKey, DocumentKind } from '../kinds/index.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
-import { delay, type CompanyRates } from '../rate/company-rate.js';
+import type { CompanyPause } from '../rate/company-pause.js';
+import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
-import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import type { Problem } from '../validate/problem.js';
-import { saveRanges, type CompanyRead, type StoredRanges } from './range-file.js';
+import { pauseRefused, readRanges } from './range-read.js';
+import { RangeFileWriter, type CompanyRead, type StoredRanges } from './range-file.js';
 import {
-  activeRange,
   describeRanges,
   RANGE_KINDS,
   rangeState,
@@ -31,20 +32,26 @@ import {
 } from './range-math.js';
 import type { RangeState } from './range-state.js';
 
-/** The shortest time between two writes of ranges.json. */
-const SAVE_GAP_MS = 1000;
+/** A company as its run runs it here (company/company-run.ts): its configuration, gate and one rate. */
+export interface RangeRun {
+  readonly company: CompanyConfig;
+  /** Whether a request may start for the company now; a read that may not is skipped, as failed. */
+  readonly gate: { open(): boolean };
+  readonly rate: CompanyRate;
+  /** The company's 401 pause (its run's): a paused company's ranges are not read; a refused read pauses it. */
+  readonly pause: CompanyPause;
+}
+
+/** The runs of this process (company/company-runs.ts): only a company run here has its ranges read. */
+export interface RangeRuns {
+  get(alias: string): RangeRun | undefined;
+  list(): readonly RangeRun[];
+}
 
 export interface RangeWatchOptions {
-  /** The companies as configured now (a reload changes them). */
-  companies(): readonly CompanyConfig[];
-  /**
-   * Cluster mode: whether a request for the company may start here now (lease held, not being handed
-   * over, renewed recently enough: `Pipeline.mayStart`); a read that may not is skipped, as failed.
-   * @defaultValue always
-   */
-  mayStart?(alias: string): boolean;
+  /** The companies this process runs now (a reload and, in a cluster, the leases change them). */
+  runs: RangeRuns;
   client: Pick<ServiceClient, 'listRanges'>;
-  rates: CompanyRates;
   /** The ledger's highest number of a prefix in [from, to] (Ledger.highestNumberUsed). */
   highestUsed(
     company: string,
@@ -54,8 +61,6 @@ export interface RangeWatchOptions {
     to: number,
   ): Promise<number | undefined>;
   logger: Logger;
-  /** How often E10 is read (alerts.ranges.every). */
-  everyMs(): number;
   /** Whether a number outside every range is refused (alerts.ranges.refuseOutOfRange). */
   refuse(): boolean;
   /** Where `ranges.json` is kept for `status`; not kept when absent. */
@@ -78,6 +83,8 @@ interface CompanyWatch {
   known?: Known;
   states: RangeState[];
   reading?: Promise<boolean>;
+  /** Aborts the read under way (its run stopped). */
+  stopRead?: AbortController;
   error?: { reason: string; at: number };
   /** The last re-read a refusal asked for: when it began and whether it read the ranges. */
   recheck?: { at: number; ok: boolean };
@@ -95,39 +102,41 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   private readonly abort = new AbortController();
   private readonly now: () => number;
   private readonly today: () => string;
-  private timers: NodeJS.Timeout[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** The runs' schedules (range-schedule.ts) while they run: a reloaded `every` restarts them. */
+  private readonly schedules = new Set<{ reschedule(): void }>();
   private readonly touched = new Map<string, NodeJS.Timeout>();
-  private saving: Promise<void> = Promise.resolve();
-  /** A write waits behind the one under way (it reads the states when it starts). */
-  private saveQueued = false;
-  /** When the last write began (wall clock). */
-  private savedAt = Number.NEGATIVE_INFINITY;
+  /** ranges.json in the state folder (none without `stateDir`). */
+  private readonly file: RangeFileWriter | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RangeWatchOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.today = options.today ?? (() => colombiaToday(this.now()));
+    this.file =
+      options.stateDir === undefined
+        ? undefined
+        : new RangeFileWriter(options.stateDir, options.logger, this.abort.signal);
   }
 
-  /** Reads every company's ranges now, then on the schedule. */
+  /** Recomputes numbers left from the ledger every `ledgerEveryMs` (the runs' schedules read E10). */
   start(): void {
-    if (this.timers.length > 0 || this.closing) return;
-    void this.readAll();
-    const every = setInterval(() => void this.readAll(), this.options.everyMs());
-    const ledger = setInterval(() => this.recomputeAll(), this.options.ledgerEveryMs ?? 60_000);
-    every.unref();
-    ledger.unref();
-    this.timers = [every, ledger];
+    if (this.timer !== undefined || this.closing) return;
+    this.timer = setInterval(() => this.recomputeAll(), this.options.ledgerEveryMs ?? 60_000);
+    this.timer.unref();
   }
 
-  /** A reloaded `alerts.ranges.every` takes effect: the schedule starts again from now. */
+  /** A run's schedule runs (or stopped): told of a reloaded `every`. */
+  scheduled(schedule: { reschedule(): void }, running: boolean): void {
+    if (running) this.schedules.add(schedule);
+    else this.schedules.delete(schedule);
+  }
+
+  /** A reloaded `alerts.ranges.every` takes effect: every run's schedule starts again from now. */
   reschedule(): void {
-    if (this.timers.length === 0 || this.closing) return;
-    clearInterval(this.timers[0]);
-    const every = setInterval(() => void this.readAll(), this.options.everyMs());
-    every.unref();
-    this.timers[0] = every;
+    if (this.closing) return;
+    for (const schedule of this.schedules) schedule.reschedule();
   }
 
   /** Every range known now, each with numbers and days left. */
@@ -135,9 +144,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     return [...this.watches.values()].flatMap((w) => w.states);
   }
 
-  /** Reads every configured company's ranges now; resolves when all reads ended. */
+  /** Reads the ranges of every company run here now; resolves when all reads ended. */
   async readAll(): Promise<void> {
-    await Promise.all(this.options.companies().map((c) => this.read(c.alias)));
+    await Promise.all(this.options.runs.list().map((run) => this.read(run.company.alias)));
   }
 
   /**
@@ -221,46 +230,32 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     return watch;
   }
 
+  /** The company's run stopped here: its read under way is aborted and waited for. */
+  async stopReading(alias: string): Promise<void> {
+    const watch = this.watches.get(alias);
+    watch?.stopRead?.abort();
+    await watch?.reading;
+  }
+
   private async doRead(alias: string, watch: CompanyWatch): Promise<boolean> {
-    const company = this.options.companies().find((c) => c.alias === alias);
-    if (company === undefined || this.closing || this.options.mayStart?.(alias) === false)
-      return false;
-    const signal = this.abort.signal;
-    let failure: string;
-    try {
-      const response = await this.options.rates
-        .of(company)
-        .send(
-          () => this.options.client.listRanges(company, { nit: company.nit }, { signal }),
-          signal,
-        );
-      if (response.outcome.kind === 'accepted') {
-        const data =
-          response.body !== null &&
-          typeof response.body === 'object' &&
-          'ResultData' in response.body
-            ? (response.body as { ResultData: unknown }).ResultData
-            : undefined;
-        const parsed = z.array(numberingRangeSchema).safeParse(data);
-        if (parsed.success) {
-          const ranges = parsed.data
-            .map(activeRange)
-            .filter((r): r is ActiveRange => r !== undefined);
-          if (watch.error !== undefined)
-            this.options.logger.info({ company: alias }, 'numbering ranges read again');
-          watch.error = undefined;
-          watch.known = { ranges, readAt: this.now() };
-          await this.recompute(alias, watch);
-          return true;
-        }
-        failure = 'the service answered ranges that do not follow the spec';
-      } else {
-        failure = `HTTP ${response.httpStatus ?? '-'}, ${response.outcome.kind}: ${response.outcome.reason}`;
-      }
-    } catch (err) {
-      failure = err instanceof Error ? err.message : String(err);
+    const run = this.options.runs.get(alias);
+    if (run === undefined || this.closing || !run.gate.open() || run.pause.paused) return false;
+    const company = run.company;
+    watch.stopRead = new AbortController();
+    const signal = AbortSignal.any([this.abort.signal, watch.stopRead.signal]);
+    const read = await readRanges(company, run.rate, this.options.client, signal);
+    if (read.ok) {
+      if (watch.error !== undefined)
+        this.options.logger.info({ company: alias }, 'numbering ranges read again');
+      watch.error = undefined;
+      watch.known = { ranges: read.ranges, readAt: this.now() };
+      await this.recompute(alias, watch);
+      return true;
     }
     if (signal.aborted) return false;
+    const { failure } = read;
+    // its credentials refused: the whole company pauses (its sender and pull too) until a reload
+    if (read.refused === true) pauseRefused(run, failure, this.options.logger);
     // one line per failing episode, not one per read
     if (watch.error === undefined) {
       this.options.logger.warn(
@@ -319,31 +314,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     this.save();
   }
 
-  /**
-   * Writes ranges.json, at most one write queued behind the one under way: the queued one takes the
-   * states as they are when it starts, so a burst of recomputations (every company of a node touched
-   * within a second) costs a write or two, not one whole-file write per company.
-   */
+  /** Keeps ranges.json for `status` (at most a write a second: range-file.ts). */
   private save(): void {
-    const dir = this.options.stateDir;
-    if (dir === undefined || this.saveQueued) return;
-    this.saveQueued = true;
-    this.saving = this.saving
-      .then(async () => {
-        // at most one write a second (the file holds every company: rewriting it for each company's
-        // recomputation costs a node of hundreds of companies a whole-file write per company a second)
-        const gap = this.savedAt + SAVE_GAP_MS - Date.now();
-        if (gap > 0) await delay(gap, this.abort.signal); // close: the last write at once
-        this.saveQueued = false;
-        this.savedAt = Date.now();
-        return saveRanges(dir, this.stored());
-      })
-      .catch((err: unknown) => {
-        this.options.logger.warn(
-          { err, state: dir },
-          'could not keep the numbering ranges for edoc-bridge status',
-        );
-      });
+    this.file?.save(() => this.stored());
   }
 
   private stored(): StoredRanges {
@@ -358,15 +331,16 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
   /** Stops the schedule, aborts reads under way and waits for the last save. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const timer of this.timers) clearInterval(timer);
+      clearInterval(this.timer);
       for (const timer of this.touched.values()) clearTimeout(timer);
-      this.timers = [];
+      this.timer = undefined;
+      this.schedules.clear();
       this.touched.clear();
       this.abort.abort();
       await Promise.allSettled(
         [...this.watches.values()].flatMap((w) => (w.reading === undefined ? [] : [w.reading])),
       );
-      await this.saving;
+      await this.file?.saved();
     })();
     return this.closing;
   }

@@ -2,13 +2,16 @@
  * One company's received-documents pull, on its own timer every `received.every`, for the window
  * `cursor − lookbackDays … today` (Colombia). The company's run (company/) owns it: started and
  * stopped with the run, so it pulls only while this process runs the company, and a pull starts only
- * while the run's gate is open. A 401 pauses it with one error line until `resume()` or `reload()` (the
- * key was fixed); other failures just wait for the next tick, the cursor unmoved so nothing is skipped.
+ * while the run's gate is open. A 401 pauses the company (its run's `CompanyPause`, shared with its
+ * sender: a 401 to a submission stops the pull as well) until `resume()` or `reload()` (the key was
+ * fixed); other failures just wait for the next tick, the cursor unmoved so nothing is skipped. Its
+ * pulls run one at a time: a `pullNow` while a scheduled pull runs waits for it.
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
+import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { PullResult, ReceivedPuller } from './puller.js';
 import { formatWindow, scheduledWindow } from './window.js';
@@ -26,6 +29,8 @@ export interface CompanyPullOptions {
   gate: { open(): boolean };
   /** The company's one rate (its run's, shared with its sender): every page request takes a slot of it. */
   rate?: CompanyRate;
+  /** The company's 401 pause (its run's, shared with its sender). One of its own when absent. */
+  pause?: CompanyPause;
   /** Colombia's today. @defaultValue colombiaToday() */
   today?: () => string;
   /** Delay of the first pull after start(). @defaultValue 0 */
@@ -37,7 +42,9 @@ export interface CompanyPullOptions {
 export class CompanyPull {
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private paused = false;
+  private readonly pause: CompanyPause;
+  /** The pull under way: the next one starts after it (a company's pulls never overlap). */
+  private last: Promise<unknown> = Promise.resolve();
   private readonly abort = new AbortController();
   private readonly today: () => string;
   private generation = 0;
@@ -46,6 +53,7 @@ export class CompanyPull {
 
   constructor(private readonly options: CompanyPullOptions) {
     this.today = options.today ?? (() => colombiaToday());
+    this.pause = options.pause ?? new CompanyPause();
   }
 
   get alias(): string {
@@ -72,13 +80,12 @@ export class CompanyPull {
   }
 
   get isPaused(): boolean {
-    return this.paused;
+    return this.pause.paused !== undefined;
   }
 
   /** Lifts a 401 pause and pulls now. Returns false when it was not paused. */
   resume(): boolean {
-    if (!this.paused) return false;
-    this.paused = false;
+    if (!this.pause.resume()) return false;
     this.options.logger.info({ company: this.alias }, 'received documents pull resumed');
     if (this.started && !this.closing && this.options.config().received.enabled) this.schedule(0);
     return true;
@@ -87,7 +94,7 @@ export class CompanyPull {
   /** A new configuration (the key fixed, `received.*` changed): the pause is lifted and it pulls now. */
   reload(): void {
     if (this.closing) return;
-    this.paused = false;
+    this.pause.resume();
     this.generation += 1;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -96,7 +103,7 @@ export class CompanyPull {
 
   /** Pulls now, outside the timer; nothing when paused or stopped. */
   pullNow(): Promise<PullResult | undefined> {
-    return this.track(this.tick());
+    return this.track(() => this.tick());
   }
 
   private schedule(delayMs: number): void {
@@ -105,7 +112,7 @@ export class CompanyPull {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const started = Date.now();
-      void this.track(this.tick()).finally(() => {
+      void this.track(() => this.tick()).finally(() => {
         // A reload or stop since this tick started owns the timer now.
         if (generation !== this.generation || this.closing) return;
         const every = this.options.config().received.every;
@@ -114,7 +121,10 @@ export class CompanyPull {
     }, delayMs);
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
+  /** Runs `pull` after the pull under way, tracked until it ends. */
+  private track<T>(pull: () => Promise<T>): Promise<T> {
+    const work = this.last.then(pull);
+    this.last = work.catch(() => undefined);
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
     return work;
@@ -124,7 +134,7 @@ export class CompanyPull {
   private async tick(): Promise<PullResult | undefined> {
     const company = this.options.company();
     const log = this.options.logger.child({ company: company.alias });
-    if (this.paused || this.closing) {
+    if (this.pause.paused !== undefined || this.closing) {
       log.debug('received pull skipped: company paused');
       return undefined;
     }
@@ -141,8 +151,8 @@ export class CompanyPull {
         signal: this.abort.signal,
         ...(this.options.rate === undefined ? {} : { rate: this.options.rate }),
       });
-      if (result.stoppedBy === 'unauthorized') {
-        this.paused = true;
+      const reason = `HTTP ${result.errors[0]?.httpStatus ?? 401}: the API key was refused`;
+      if (result.stoppedBy === 'unauthorized' && this.pause.pause(reason, 'received')) {
         log.error(
           {
             code: 'EDOC_SERVICE_UNAUTHORIZED',
@@ -150,7 +160,7 @@ export class CompanyPull {
             httpStatus: result.errors[0]?.httpStatus,
           },
           `received documents pull PAUSED for company ${company.alias}: the service refused its API key; ` +
-            'fix the key and reload the configuration (SIGHUP) to resume',
+            'its submissions are paused too; fix the key and reload the configuration (SIGHUP) to resume',
         );
       }
       if (result.stoppedBy !== 'aborted') {

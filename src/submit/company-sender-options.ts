@@ -7,6 +7,7 @@ import type { CompanyConfig, Config, PosKindConfig } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
+import type { CompanyPause, PauseState } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import type { SubmissionBatcher } from './submission-commits.js';
@@ -115,6 +116,12 @@ export interface CompanySenderOptions extends Partial<CompanySenderTuning> {
    */
   gate: SenderGate;
   /**
+   * The company's 401 pause (its run's, shared with its received-documents pull): a 401 to a submission
+   * pauses the whole company, a 401 to the pull pauses the sender too; `update` lifts it. One of the
+   * sender's own when absent.
+   */
+  pause?: CompanyPause;
+  /**
    * One node without a cluster: the batcher every company's sender commits through (one transaction per
    * turn for all of them, `submissionBatcher`); one of the sender's own when absent.
    */
@@ -194,4 +201,11 @@ export interface SenderView {
   unreachable: boolean;
   /** Waiting for disk space to record verdicts. */
   storageBlocked: boolean;
+}
+
+/** The pause fields of a view: paused or not, and while paused since when and why. */
+export function pauseView(state: PauseState | undefined): Pick<SenderView, 'paused' | 'pause'> {
+  return state === undefined
+    ? { paused: false }
+    : { paused: true, pause: { since: state.since, reason: state.reason } };
 }

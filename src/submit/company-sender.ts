@@ -12,21 +12,23 @@ import { ledgerNow } from '../policy/ledger-clock.js';
 import PQueue from 'p-queue';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import type { DueDocument } from '../ledger/types.js';
-import { logDocumentFinal } from '../log/document-final.js';
+import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceResponse } from '../service/client-types.js';
-import { mentionsRepeatedNumber } from '../service/outcome.js';
 import {
+  pauseView,
   queueDepth,
   senderTuning,
   type CompanySenderOptions,
   type CompanySenderTuning,
   type SenderView,
 } from './company-sender-options.js';
-import { decide } from './decide.js';
+import type { Decision } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
-import { sendDocument } from './send-document.js';
-import { SenderWaits } from './sender-waits.js';
+import { sendDocument, serviceCompany } from './send-document.js';
+import { decideVerdict, readDue } from './sender-reads.js';
+import { SenderLog } from './sender-log.js';
+import { drain, SenderWaits } from './sender-waits.js';
 import { SubmissionCommits, type MarkResult } from './submission-commits.js';
 
 export {
@@ -48,11 +50,13 @@ export class CompanySender {
   private readonly commits: SubmissionCommits;
   /** Marked `sending` ahead of their turn, request not yet left: taken back if the sender stops first. */
   private readonly markedUnsent = new Set<number>();
-  /** Paused by a 401 (when, and the service's reason) until a reload. */
-  private paused: { since: number; reason: string } | undefined;
+  /** The company's 401 pause (its run's, shared with its pull): nothing starts while it holds. */
+  private readonly pause: CompanyPause;
+  private readonly unwatchPause: () => void;
   /** Cluster mode: the lease fence refused a commit; nothing more starts (the pipeline closes this sender). */
   private lost = false;
-  private unreachable = false;
+  /** Its log lines and events: a document final, the service unreachable. */
+  private readonly log: SenderLog;
   private closed = false;
   private loop: Promise<void> | undefined;
   private readonly aborter = new AbortController();
@@ -65,6 +69,13 @@ export class CompanySender {
     this.queue = new PQueue({ concurrency: this.company.rate.concurrency });
     this.rate = options.rate;
     this.rate.configure(this.company.rate.requestsPerSecond);
+    this.pause = options.pause ?? new CompanyPause();
+    this.log = new SenderLog(options, () => this.alias);
+    // a pause by any of the company's calls is told once to the alerts; a resume wakes the feeder
+    this.unwatchPause = this.pause.onChange((state) => {
+      if (state === undefined) this.wake();
+      else this.options.onEvent?.({ type: 'paused', company: this.alias, reason: state.reason });
+    });
     this.commits = new SubmissionCommits({
       ledger: options.ledger,
       logger: options.logger,
@@ -83,7 +94,7 @@ export class CompanySender {
   }
 
   get isPaused(): boolean {
-    return this.paused !== undefined;
+    return this.pause.paused !== undefined;
   }
 
   /** Writing is paused by a full disk (or verdicts are held until it can be written). */
@@ -103,9 +114,8 @@ export class CompanySender {
       concurrency: this.company.rate.concurrency,
       requestsPerSecond: this.company.rate.requestsPerSecond,
       currentLimit: this.rate.current().limit,
-      paused: this.paused !== undefined,
-      ...(this.paused === undefined ? {} : { pause: { ...this.paused } }),
-      unreachable: this.unreachable,
+      ...pauseView(this.pause.paused),
+      unreachable: this.log.unreachable,
       storageBlocked: this.commits.blocked,
     };
   }
@@ -121,8 +131,7 @@ export class CompanySender {
     this.options.retry = retry;
     this.rate.configure(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
-    if (this.paused !== undefined) {
-      this.paused = undefined;
+    if (this.pause.resume()) {
       this.options.logger.info(
         { company: company.alias },
         'configuration reloaded: submissions resume',
@@ -135,22 +144,16 @@ export class CompanySender {
   async close(timeoutMs = this.tuning.drainTimeoutMs): Promise<void> {
     if (this.closed) return this.loop;
     this.closed = true;
+    this.unwatchPause();
     this.waits.stop();
     this.queue.clear();
-    const idle = this.queue.onIdle();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    if ((await Promise.race([idle, timeout])) === 'timeout') {
+    await drain(this.queue, timeoutMs, () => {
       this.options.logger.warn(
         { company: this.alias, inFlight: this.queue.pending },
         'stop: aborting requests still in flight',
       );
       this.aborter.abort();
-      await idle;
-    }
-    clearTimeout(timer);
+    });
     await this.loop;
     // Verdicts still waiting for a commit, then the marks whose requests never left.
     await this.commits.close([...this.markedUnsent]);
@@ -160,8 +163,9 @@ export class CompanySender {
   private async feed(): Promise<void> {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      if (this.paused !== undefined || this.commits.blocked || !this.options.gate.open()) {
-        await this.waits.sleep(this.paused !== undefined ? idleMs : this.tuning.storagePollMs);
+      const paused = this.pause.paused !== undefined;
+      if (paused || this.commits.blocked || !this.options.gate.open()) {
+        await this.waits.sleep(paused ? idleMs : this.tuning.storagePollMs);
         continue;
       }
       // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in
@@ -178,24 +182,12 @@ export class CompanySender {
         continue;
       }
       const room = Math.max(1, depth - this.queue.size);
-      // claimDue only reads; the queued documents (inMemory, added by this loop alone) are left out. Whatever
-      // commits between this read and a document's mark — its retry verdict, an operator's resolve — is caught
-      // by markSending, which takes only documents still pending (the ledger port's atomicity rule).
-      let due: DueDocument[];
-      let next: number | undefined;
-      try {
-        due = await this.options.ledger.claimDue(this.alias, this.now(), room, this.inMemory);
-        next = due.length === 0 ? await this.options.ledger.nextDueAt(this.alias) : undefined;
-      } catch (err) {
-        // A read that failed (a PostgreSQL ledger restarted, its connection cut): this loop is the company's
-        // only feeder and nothing awaits it until close, so it must not end on a rejection; it reads again.
-        this.options.logger.error(
-          { err, company: this.alias },
-          'submit: reading the ledger failed; reading again shortly',
-        );
+      const read = await readDue(this.options, this.alias, this.now(), room, this.inMemory);
+      if (read === undefined) {
         await this.waits.sleep(this.tuning.storagePollMs);
         continue;
       }
+      const { due, next } = read;
       if (due.length === 0) {
         const wait = next === undefined ? idleMs : Math.max(5, Math.min(next - this.now(), idleMs));
         await this.waits.sleep(wait);
@@ -260,9 +252,7 @@ export class CompanySender {
   private admitted(doc: DueDocument, mark: MarkResult): boolean {
     if (mark.to === 'duplicate') {
       this.options.onChanged([doc.fileId]);
-      if (mark.otherContent === undefined)
-        this.logFinal(doc, 'duplicate', doc.attempts, 'already accepted; not sent again');
-      else this.logOtherContent(doc, mark.otherContent);
+      this.log.duplicate(doc, mark.otherContent);
     }
     return mark.to === 'send';
   }
@@ -272,7 +262,7 @@ export class CompanySender {
     const signal = this.aborter.signal;
     return this.rate.send(
       () =>
-        sendDocument(this.options.client, this.serviceCompany(), doc, {
+        sendDocument(this.options.client, serviceCompany(this.company), doc, {
           pos: this.options.pos,
           fileName: doc.fileName,
           options: { signal },
@@ -289,62 +279,35 @@ export class CompanySender {
    * the end of this turn, so it cannot end up in doubt for lack of a commit.
    */
   private settle(doc: DueDocument, attempt: number, response: ServiceResponse): Promise<void> {
-    const { outcome } = response;
-    this.noteReachability(response);
-    // The ledger fact behind a repeated-number answer: read only then (every earlier attempt's flag is
-    // committed: a document is sent again, and one with the same number is marked, only after that commit).
-    // Read in one call and used by the verdict's commit in another: nothing in between can change it, since
-    // markSending keeps one document per number `sending` at a time (others wait, `key-in-flight`), and only
-    // a document `sending` gets the flag — this one, whose verdict is not committed yet.
-    const repeated =
-      outcome.kind === 'duplicate' ||
-      (outcome.kind === 'rejected' && mentionsRepeatedNumber(outcome.messages));
-    if (!repeated) return this.commitVerdict(doc, attempt, response, false);
-    return this.options.ledger
-      .numberMayHaveBeenDelivered(doc)
-      .then((maybe) => this.commitVerdict(doc, attempt, response, maybe));
+    this.log.reachability(response);
+    const ask = { ownNumber: doc.ownNumber, attempt, retry: this.options.retry };
+    const decision = decideVerdict(this.options.ledger, doc, response, ask);
+    return decision instanceof Promise
+      ? decision.then((d) => this.commitVerdict(doc, attempt, response, d))
+      : this.commitVerdict(doc, attempt, response, decision);
   }
 
   private commitVerdict(
     doc: DueDocument,
     attempt: number,
     response: ServiceResponse,
-    numberMayHaveBeenDelivered: boolean,
+    decision: Decision,
   ): Promise<void> {
-    const { outcome, httpStatus } = response;
-    const decision = decide(outcome, httpStatus, {
-      ownNumber: doc.ownNumber,
-      attempt,
-      numberMayHaveBeenDelivered,
-      retry: this.options.retry,
-    });
+    const { outcome } = response;
     const record = outcomeRecord(doc, response, decision, this.now());
     let after: () => void;
     switch (decision.action) {
       case 'pause':
-        this.pause(outcome.reason);
+        // one line for the whole company (none when its pull or another send paused it first)
+        if (this.pause.pause(outcome.reason, 'submit')) this.log.unauthorized(outcome.reason);
         return this.commits.verdict(record, () => undefined);
       case 'retry':
-        this.options.logger.debug(
-          {
-            company: this.alias,
-            doc: doc.key ?? doc.id,
-            attempt,
-            delayMs: decision.delayMs,
-            reason: outcome.reason,
-          },
-          'transient fault: retry scheduled',
-        );
+        this.log.retry(doc, attempt, decision.delayMs, outcome.reason);
         // The feeder may be asleep with nothing pending (this document was in flight): it must see the new due time.
         after = () => this.wake();
         break;
       case 'final':
-        after = () =>
-          this.logFinal(doc, decision.status, attempt, decision.note, {
-            ...(decision.doubt ? { doubt: decision.doubt } : {}),
-            // the code the outbox shows: the first problem's (Regla 90 in doubt, a clash, gave up, not sent, …)
-            ...(record.errors?.[0]?.code === undefined ? {} : { code: record.errors[0].code }),
-          });
+        after = () => this.log.decided(doc, attempt, decision, record.errors?.[0]?.code);
     }
     if (!doc.ownNumber) return this.commits.verdict(record, after);
     // The last document in the queue has no batch of marks to ride along with: commit it this turn.
@@ -353,83 +316,13 @@ export class CompanySender {
     return Promise.resolve();
   }
 
-  /** One warning when the service stops answering, one line when it answers again — not one per document. */
-  private noteReachability(response: ServiceResponse): void {
-    const unanswered = response.httpStatus === undefined && response.outcome.kind === 'transient';
-    if (unanswered && !this.unreachable) {
-      this.unreachable = true;
-      this.options.logger.warn(
-        { code: 'EDOC_SERVICE_UNREACHABLE', company: this.alias, reason: response.outcome.reason },
-        'the service is not answering; documents wait and are retried with backoff',
-      );
-    } else if (!unanswered && response.httpStatus !== undefined && this.unreachable) {
-      this.unreachable = false;
-      this.options.logger.info({ company: this.alias }, 'the service answers again');
-    }
-  }
-
-  private pause(reason: string): void {
-    if (this.paused !== undefined) return;
-    this.paused = { since: Date.now(), reason };
-    // One line for the whole company, not one per document: its documents simply wait.
-    this.options.logger.error(
-      { code: 'EDOC_SERVICE_UNAUTHORIZED', company: this.alias, reason },
-      "the service refused this company's credentials: its submissions are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
-    );
-    this.options.onEvent?.({ type: 'paused', company: this.alias, reason });
-  }
-
-  /** A corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT): final, not sent, and a person must act. */
-  private logOtherContent(doc: DueDocument, message: string): void {
-    this.options.logger.error(
-      {
-        file: doc.fileName,
-        kind: doc.kind,
-        company: this.alias,
-        doc: doc.key ?? `#${doc.index}`,
-        status: 'duplicate',
-        attempts: doc.attempts,
-        code: 'EDOC_ISSUED_OTHER_CONTENT',
-        note: message,
-      },
-      'document final',
-    );
-    this.options.onEvent?.({ type: 'final', company: this.alias, status: 'duplicate' });
-  }
-
-  /** `extra`: why an in-doubt document is in doubt (`doubt`) and the catalogue code of its first problem. */
-  private logFinal(
-    doc: DueDocument,
-    status: string,
-    attempts: number,
-    note?: string,
-    extra: Record<string, string> = {},
-  ): void {
-    logDocumentFinal(this.options.logger, {
-      file: doc.fileName,
-      kind: doc.kind,
-      company: this.alias,
-      doc: doc.key ?? `#${doc.index}`,
-      status,
-      attempts,
-      ...extra,
-      ...(note ? { note } : {}),
-    });
-    this.options.onEvent?.({
-      type: 'final',
-      company: this.alias,
-      status,
-      ...(extra.doubt ? { doubt: extra.doubt } : {}),
-    });
-  }
-
   /**
    * Waits until the window has room, without taking it, so a document does not sit `sending` while
    * it waits for its turn; false when the sender stopped or paused meanwhile.
    */
   private async waitForRate(): Promise<boolean> {
     for (;;) {
-      if (this.closed || this.paused !== undefined || this.lost) return false;
+      if (this.closed || this.pause.paused !== undefined || this.lost) return false;
       // a full disk: the request waits, marked, until space returns; a lease not renewed in time
       // (cluster): it waits until it is, or until the company is lost and this sender closed
       if (this.commits.blocked || !this.options.gate.open()) {
@@ -448,12 +341,5 @@ export class CompanySender {
     this.waits.stop();
     this.queue.clear();
     this.options.gate.fenced();
-  }
-
-  private serviceCompany(): { id: number; apiKey: string; userId?: number } {
-    const c = this.company;
-    return c.userId === undefined
-      ? { id: c.id, apiKey: c.apiKey }
-      : { id: c.id, apiKey: c.apiKey, userId: c.userId };
   }
 }

@@ -24,3 +24,14 @@ export function sendDocument(
       : doc.request;
   return kind.send(client, company, request, ctx);
 }
+
+/** What the service is told of the company: its id, key and user (no other setting). */
+export function serviceCompany(c: { id: number; apiKey: string; userId?: number }): {
+  id: number;
+  apiKey: string;
+  userId?: number;
+} {
+  return c.userId === undefined
+    ? { id: c.id, apiKey: c.apiKey }
+    : { id: c.id, apiKey: c.apiKey, userId: c.userId };
+}

@@ -41,3 +41,21 @@ export class SenderWaits {
     this.wake();
   }
 }
+
+/** Waits until `queue` is idle, at most `timeoutMs`; past it `onTimeout` is called and the idle waited for. */
+export async function drain(
+  queue: { onIdle(): Promise<void> },
+  timeoutMs: number,
+  onTimeout: () => void,
+): Promise<void> {
+  const idle = queue.onIdle();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  if ((await Promise.race([idle, timeout])) === 'timeout') {
+    onTimeout();
+    await idle;
+  }
+  clearTimeout(timer);
+}

@@ -43,7 +43,7 @@ test('in-doubt alerts: only for the companies this node owns; a company that mov
       { company: 'a', inDoubt: 2, unsent: 0 },
       { company: 'b', inDoubt: 3, unsent: 0 },
     ],
-    owns: (company) => owned.has(company),
+    companies: { owns: (company) => owned.has(company) },
   });
   alerts.start();
   try {

@@ -3,6 +3,7 @@
  * moves: an archived original that changes is flagged EDOC_READ_CHANGED_AFTER_SEND and put back in the
  * inbox; one that does not is left alone; the watch ends after archiveWatchMs; 0 turns it off.
  */
+import { EVERY_COMPANY } from '../../src/company/company-view.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -84,6 +85,7 @@ function newWatch(
     intervalMs: 60_000,
     now: () => clock.now,
     onFlagged: (id) => flagged.push(id),
+    companies: EVERY_COMPANY,
   });
 }
 

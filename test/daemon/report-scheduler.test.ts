@@ -3,6 +3,7 @@
  * reports keep being rewritten as documents finish, also after an explicit
  * flush (the submit command and tests flush in the middle of a run).
  */
+import { EVERY_COMPANY } from '../../src/company/company-view.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,13 @@ async function twoDocumentFile(): Promise<{
 
 test('reports are still rewritten as documents finish after an explicit flush', async () => {
   const { outbox, fileId, ledger, logger: log } = await twoDocumentFile();
-  reports = new ReportScheduler({ ledger, logger: log, outboxDir: () => outbox, intervalMs: 20 });
+  reports = new ReportScheduler({
+    ledger,
+    logger: log,
+    outboxDir: () => outbox,
+    intervalMs: 20,
+    companies: EVERY_COMPANY,
+  });
 
   reports.touch(fileId);
   await reports.flush();
@@ -102,6 +109,7 @@ test('a file whose documents are all final is settled at once, not after the int
     outboxDir: () => outbox,
     intervalMs: 60_000,
     archives: () => false,
+    companies: EVERY_COMPANY,
   });
   const due = await ledger.claimDue('main', Date.now(), 2);
   await ledger.markSending(due.map((d) => d.id));

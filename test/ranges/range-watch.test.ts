@@ -13,7 +13,10 @@ import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import { addDays, colombiaToday } from '../../src/policy/dates.js';
 import { RangeWatch } from '../../src/ranges/range-watch.js';
-import { CompanyRates } from '../../src/rate/company-rate.js';
+import { OPEN_GATE } from '../../src/company/company-gate.js';
+import { CompanyPause } from '../../src/rate/company-pause.js';
+import { CompanyRate } from '../../src/rate/company-rate.js';
+import type { RangeRuns } from '../../src/ranges/range-watch.js';
 import { ServiceClient } from '../../src/service/client.js';
 import {
   COMPANY_MAIN,
@@ -38,6 +41,17 @@ const COMPANY = {
 } as CompanyConfig;
 
 const TODAY = colombiaToday();
+
+/** One company run here, its gate open, with its own rate (as CompanyRuns gives the watch). */
+function runsOf(company: typeof COMPANY): RangeRuns {
+  const run = {
+    company,
+    gate: OPEN_GATE,
+    rate: new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond }),
+    pause: new CompanyPause(),
+  };
+  return { get: (alias) => (alias === company.alias ? run : undefined), list: () => [run] };
+}
 
 async function setup(): Promise<{
   emulator: TestEmulator;
@@ -79,14 +93,12 @@ async function setup(): Promise<{
   const logger = createLogger({ file: path.join(dir, 'edoc.log'), level: 'debug' });
   cleanups.push(() => logger.close());
   const watch = new RangeWatch({
-    companies: () => [COMPANY],
+    runs: runsOf(COMPANY),
     client,
-    rates: new CompanyRates(),
     logger,
     stateDir: dir,
     highestUsed: (company, kinds, prefix, from, to) =>
       ledger.highestNumberUsed(company, kinds, prefix, from, to),
-    everyMs: () => 3_600_000,
     refuse: () => true,
     recheckMs: 60_000,
   });
@@ -202,12 +214,10 @@ describe('RangeWatch', () => {
     // never read at all (the service down from the start)
     await emulator.close();
     const fresh = new RangeWatch({
-      companies: () => [COMPANY],
+      runs: runsOf(COMPANY),
       client: new ServiceClient({ baseUrl: emulator.url, timeoutMs: 2_000 }),
-      rates: new CompanyRates(),
       logger: createLogger({ file: path.join(dir, 'b.log') }),
       highestUsed: async () => undefined,
-      everyMs: () => 3_600_000,
       refuse: () => true,
     });
     cleanups.push(() => fresh.close());

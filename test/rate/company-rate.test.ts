@@ -212,12 +212,12 @@ describe("the received-documents puller borrows the company's rate", () => {
       config,
       logger: h.logger,
       today: () => TODAY,
-      rates,
     });
-    const result = await puller.pullCompany(config.companies[0]!, {
-      from: '2026-03-01',
-      to: TODAY,
-    });
+    const result = await puller.pullCompany(
+      config.companies[0]!,
+      { from: '2026-03-01', to: TODAY },
+      { rate: rates.of(config.companies[0]!) },
+    );
     expect(result).toMatchObject({ complete: true, newDocs: 40 });
     const stats = h.emulator.stats.snapshot();
     expect(stats.requests.E12?.['200']).toBeGreaterThan(3);
@@ -236,13 +236,13 @@ describe("the received-documents puller borrows the company's rate", () => {
       config,
       logger: h.logger,
       today: () => TODAY,
-      rates,
       retry: { attempts: 10, baseDelayMs: 5, maxDelayMs: 20 },
     });
-    const result = await puller.pullCompany(config.companies[0]!, {
-      from: '2026-04-01',
-      to: TODAY,
-    });
+    const result = await puller.pullCompany(
+      config.companies[0]!,
+      { from: '2026-04-01', to: TODAY },
+      { rate: shared },
+    );
     expect(result).toMatchObject({ complete: true });
     expect(h.emulator.stats.snapshot().requests.E12?.['429']).toBeGreaterThan(0);
     expect(shared.current().limit).toBeLessThan(4);
