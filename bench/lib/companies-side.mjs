@@ -3,7 +3,7 @@
 // renamed into the inboxes at once; and the bare loop (lib/bare-companies.mjs) sending the same invoices.
 import { execFile, fork } from 'node:child_process';
 
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -143,6 +143,8 @@ export async function daemonSide(
     concurrency,
   });
   const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  const counting = process.env.EDOC_BENCH_COUNT_COMMITS === '1';
+  if (counting) nodeArgs.push('--import', new URL('./count-commits.mjs', import.meta.url).href);
   let daemon;
   try {
     daemon = await DaemonProcess.start(project, { nodeArgs });
@@ -184,6 +186,7 @@ export async function daemonSide(
     };
   } finally {
     await daemon?.stop();
+    if (counting) await printCommitCounts(project.dir);
     if (!process.env.EDOC_BENCH_KEEP) await rm(project.dir, { recursive: true, force: true });
   }
 }
@@ -221,4 +224,14 @@ function figures(s, documents, n, rps, concurrency, latencyMs) {
     busiestSecond: s.busiestSecond,
     serverCpuMs: s.cpuMs,
   };
+}
+
+/** The daemon's COMMITs, their time and its autocommit writes (bench/lib/count-commits.mjs), on stderr. */
+async function printCommitCounts(dir) {
+  try {
+    const counts = await readFile(path.join(dir, 'commit-counts.json'), 'utf8');
+    process.stderr.write(`[bench] daemon ledger commits (whole life): ${counts}\n`);
+  } catch (err) {
+    process.stderr.write(`[bench] no commit counts: ${err.message}\n`);
+  }
 }

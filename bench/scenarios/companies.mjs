@@ -5,7 +5,8 @@
 // the same run, the bare undici loop on the same rules (lib/bare-companies.mjs); the two sides alternate which
 // goes first. Figures: daemon ÷ limit, bare ÷ limit, daemon ÷ bare, the daemon's CPU ms per 1,000 documents
 // (all threads, renames → last `file complete`) at each size, and the 429s the server had to give.
-// EDOC_BENCH_CPU_PROF=DIR writes the daemon's CPU profiles (--cpu-prof) of the largest size there.
+// EDOC_BENCH_CPU_PROF=DIR writes the daemon's CPU profiles (--cpu-prof) of the largest size there;
+// EDOC_BENCH_COUNT_COMMITS=1 prints the daemon's ledger COMMITs and their time (lib/count-commits.mjs).
 import { bareSide, daemonSide, startRateServer } from '../lib/companies-side.mjs';
 import { log, median, round } from '../lib/util.mjs';
 

@@ -43,6 +43,13 @@ import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { followLastRun, markEnded } from './run-marks.js';
 
+/**
+ * Input files taken in at once: their steps share the ledger's group commits, and many small exports
+ * arriving together (one per company) are all sending within a second or two instead of one after
+ * another; a huge file never holds the others back. The intake worker reads them interleaved.
+ */
+export const INTAKES = 32;
+
 export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
@@ -95,7 +102,7 @@ export class Pipeline {
       else if (!call.aborted && call.outcome === 'transient')
         this.health.noteFailure(`${call.op}: no answer`);
     });
-    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? 8 });
+    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? INTAKES });
     this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({

@@ -552,6 +552,15 @@ export function markReported(
   state: ReportState,
   fence: Fence = NO_FENCE,
 ): Promise<void> {
+  // a progress report after another changes nothing: no write, so no commit (fsync) of its own; under a
+  // fence the write stays, checked against the lease as before
+  if (fence === NO_FENCE)
+    return updateFile(
+      q,
+      fence,
+      'UPDATE files SET report_state = ? WHERE id = ? AND report_state <> ?',
+      [state, fileId, state],
+    );
   return updateFile(q, fence, 'UPDATE files SET report_state = ? WHERE id = ?', [state, fileId]);
 }
 
