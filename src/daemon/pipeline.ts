@@ -36,6 +36,7 @@ import { resolveServiceUrl, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
 import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from './intake.js';
 import { IntakeReader } from './intake-reader.js';
+import { IntakeBudget } from './intake-budget.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
 import { CompanyRuns } from '../company/company-runs.js';
 import type { CompanyGate } from '../company/company-gate.js';
@@ -56,6 +57,8 @@ export type { CloseStep } from './close-steps.js';
 export class Pipeline {
   private readonly mappings = new MappingCache();
   private readonly intake: PQueue;
+  /** Bytes of input read at once: small files many at a time, a big one alone (intake-budget.ts). */
+  private readonly budget = new IntakeBudget();
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
   private readonly intakeByPath = new Map<string, Promise<unknown>>();
@@ -319,6 +322,9 @@ export class Pipeline {
   }
 
   private async takeLogged(file: PipelineFile): Promise<void> {
+    const release = await this.budget.acquire(
+      file.parts ? file.parts.header.size + file.parts.lines.size : (file.size ?? 0),
+    );
     try {
       await this.take(file);
     } catch (err) {
@@ -327,6 +333,8 @@ export class Pipeline {
         { err, file: file.path, kind: file.kind, company: file.company },
         'intake failed',
       );
+    } finally {
+      release();
     }
   }
 
