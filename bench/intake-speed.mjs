@@ -4,7 +4,9 @@
 //            the read pass hashed as the intake does) and validateDocument + documentKey per document;
 //   full     our intake (intakeFile) into a real SQLite ledger in a temporary state folder: the file
 //            recorded, its documents stored held back in batches, verified and released (finishReading);
-//   full-pg  the same into a PostgreSQL ledger (the URL given, its password in PGPASSWORD).
+//   full-pg  the same into a PostgreSQL ledger (the URL given, its password in PGPASSWORD);
+//   daemon   full as the daemon runs it: the file read, mapped and validated on the intake worker
+//            (IntakeReader) while the main thread stores the batches; CPU is the whole process's.
 // Each child prints { rows, documents, invalid, ms, cpuMs }; full and full-pg also what the ledger asked of
 // the database (statements, calls: awaited calls through the SQL port, round trips on PostgreSQL,
 // transactions), full-pg the server's CPU (serverCpuMs, its processes from EDOC_BENCH_PG_PID).
@@ -114,7 +116,7 @@ async function openBenchLedger(code, backend, stateDir, url) {
   return { ledger: new Ledger(new CountingExecutor(raw, counts), false), raw, counts };
 }
 
-async function full(file, code, dir, backend = 'sqlite', url = undefined) {
+async function full(file, code, dir, backend = 'sqlite', url = undefined, worker = false) {
   const dist = (rel) => import(join(code, 'dist', rel));
   const { loadConfig } = await dist('config/load.js');
   const { createLogger } = await dist('log/logger.js');
@@ -146,12 +148,20 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined) {
   // the server's CPU (its processes still running: ours holds its connection until close)
   const serverPid = backend === 'postgres' ? Number(process.env.EDOC_BENCH_PG_PID) : undefined;
   const server0 = serverPid ? serverCpu(serverPid) : undefined;
+  // the daemon's intake worker (built code only), started before the clock as the daemon starts it
+  let reader;
+  if (worker) {
+    const { IntakeReader } = await dist('daemon/intake-reader.js');
+    reader = new IntakeReader(logger);
+    reader.start();
+  }
   const clock = startClock();
   const result = await intakeFile(
     {
       ledger,
       config,
       logger,
+      ...(reader ? { reader } : {}),
       mapping: () => Promise.resolve(mapping),
       onDocuments() {},
       onFileChanged() {},
@@ -159,6 +169,7 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined) {
     { path: dropped, kind: 'invoice', company, size: st.size, mtimeMs: st.mtimeMs },
   );
   const { ms, cpuMs } = clock();
+  await reader?.close();
   const serverCpuMs = serverPid ? Math.round((serverCpu(serverPid) - server0) * 1000) : undefined;
   const asked = { ...counts };
   if (result.outcome !== 'read') throw new Error(`intake ended ${result.outcome}`);
@@ -215,6 +226,7 @@ async function child(mode, file, code, url) {
     else if (mode === 'read') out = await read(file, code);
     else if (mode === 'full') out = await full(file, code, dir);
     else if (mode === 'full-pg') out = await full(file, code, dir, 'postgres', url);
+    else if (mode === 'daemon') out = await full(file, code, dir, 'sqlite', undefined, true);
     else throw new Error(`unknown mode ${mode}`);
     // peak resident memory of this process (KiB on Linux): the whole read, the ledger and the runtime
     process.stdout.write(
