@@ -17,7 +17,7 @@
 // The PostgreSQL server is a throwaway one started by the bench (lib/postgres.mjs); without PostgreSQL on
 // the machine, full-pg is left out with one line saying why. `npm run bench -- --only intake` runs the
 // same through bench/scenarios/intake.mjs.
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
@@ -120,7 +120,9 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined, worker
   const dist = (rel) => import(join(code, 'dist', rel));
   const { loadConfig } = await dist('config/load.js');
   const { createLogger } = await dist('log/logger.js');
-  const { intakeFile } = await dist('daemon/intake.js');
+  // the intake stage's folder (dist/intake/), or dist/daemon/ in builds from before it moved (d143910)
+  const stage = existsSync(join(code, 'dist', 'intake', 'intake.js')) ? 'intake' : 'daemon';
+  const { intakeFile } = await dist(`${stage}/intake.js`);
   const { loadMapping } = await dist('map/load-mapping.js');
   const configFile = join(dir, 'edoc-bridge.yaml');
   await writeFile(
@@ -151,7 +153,7 @@ async function full(file, code, dir, backend = 'sqlite', url = undefined, worker
   // the daemon's intake worker (built code only), started before the clock as the daemon starts it
   let reader;
   if (worker) {
-    const { IntakeReader } = await dist('daemon/intake-reader.js');
+    const { IntakeReader } = await dist(`${stage}/intake-reader.js`);
     reader = new IntakeReader(logger);
     reader.start();
   }

@@ -15,7 +15,7 @@ import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { Alerting } from './alerting.js';
 import type { ResolvedService } from './embedded.js';
 import { inboxMode } from './inbox-mode.js';
-import { inboxFolders } from './folders.js';
+import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, OperatorSurface } from './operator.js';
 import { Pipeline } from './pipeline.js';
 

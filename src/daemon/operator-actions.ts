@@ -13,7 +13,7 @@ import { secretScrubberOf } from '../config/secrets.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { ConsoleActions } from '../http/console/deps.js';
 import { settleFile } from './file-reports.js';
-import { inInboxFolder, outboxDir } from './folders.js';
+import { inInboxFolder, outboxDir } from '../intake/folders.js';
 
 /**
  * Rewrites (and settles, when final) the reports of these files from a process that is not the daemon

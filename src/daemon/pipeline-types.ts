@@ -4,9 +4,9 @@
  */
 import type { ServiceClient } from '../service/client.js';
 import type { ResolvedService } from './embedded.js';
-import type { DroppedFile, IntakeOutcome } from './intake.js';
+import type { IntakeOutcome } from '../intake/intake-types.js';
 
-export type { SetPart } from './set-hash.js';
+export type { SetPart } from '../intake/set-hash.js';
 
 export interface PipelineOptions {
   /**
@@ -30,13 +30,7 @@ export interface PipelineOptions {
   today?: string;
 }
 
-/** An input file ready to be taken: from the inbox watcher, or named to `submit`. */
-export interface PipelineFile extends Omit<DroppedFile, 'company'> {
-  /** The company's alias. */
-  company: string;
-  /** The done marker that made it ready: removed once the file is in the ledger for good. */
-  marker?: string;
-}
+export type { PipelineFile } from '../intake/pipeline-file.js';
 
 /**
  * What taking a file came to: the intake's outcome; `deferred` when a full disk stopped it (taken

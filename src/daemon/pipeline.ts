@@ -28,15 +28,15 @@ import {
   type SenderView,
 } from '../submit/company-sender.js';
 import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
-import { MappingCache } from './mapping-cache.js';
-import { PartSets } from './part-sets.js';
+import { MappingCache } from '../intake/mapping-cache.js';
+import { PartSets } from '../intake/part-sets.js';
 import { ArchiveWatch } from './archive-watch.js';
-import { MasterData } from './master-data.js';
+import { MasterData } from '../intake/master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
-import { inInboxFolder, outboxDir, removeMarker } from './folders.js';
-import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from './intake.js';
-import { IntakeReader } from './intake-reader.js';
-import { IntakeBudget } from './intake-budget.js';
+import { inInboxFolder, outboxDir, removeMarker } from '../intake/folders.js';
+import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from '../intake/intake.js';
+import { IntakeReader } from '../intake/intake-reader.js';
+import { IntakeBudget } from '../intake/intake-budget.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
 import { CompanyRuns } from '../company/company-runs.js';
 import type { CompanyGate } from '../company/company-gate.js';

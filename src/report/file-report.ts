@@ -35,7 +35,7 @@ export interface ReportWriteOptions {
   /**
    * Removes configured secrets from every line of result.json and errors.csv (config/secrets.ts),
    * behind the ledger's own scrubbing. The retry file is the ERP's own text and is not rewritten here:
-   * a document that held a key was stored with it redacted already (daemon/intake.ts).
+   * a document that held a key was stored with it redacted already (intake/intake.ts).
    */
   scrub?: (text: string) => string;
 }

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
-import { inInboxFolder, inboxFolders } from '../../src/daemon/folders.js';
+import { inInboxFolder, inboxFolders } from '../../src/intake/folders.js';
 
 const cwd = path.join(path.sep, 'srv', 'edoc');
 

@@ -8,7 +8,7 @@ import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { MasterData } from '../../src/daemon/master-data.js';
+import { MasterData } from '../../src/intake/master-data.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { Mapping } from '../../src/map/mapping-types.js';

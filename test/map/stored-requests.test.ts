@@ -10,7 +10,7 @@ import path from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
-import { intakeFile } from '../../src/daemon/intake.js';
+import { intakeFile } from '../../src/intake/intake.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import { loadMapping } from '../../src/map/load-mapping.js';

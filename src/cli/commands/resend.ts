@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/schema.js';
-import { inboxDir } from '../../daemon/folders.js';
+import { inboxDir } from '../../intake/folders.js';
 import { EdocError } from '../../errors.js';
 import { lockHolder } from '../../ledger/lock.js';
 import type { LedgerPort } from '../../ledger/port.js';

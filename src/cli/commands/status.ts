@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 import { colombiaToday } from '../../policy/dates.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { loadPauses } from '../../submit/pause-file.js';
-import { loadWaitingParts } from '../../daemon/waiting-parts-file.js';
+import { loadWaitingParts } from '../../intake/waiting-parts-file.js';
 import { clusterLines, readClusterStatus } from '../cluster-table.js';
 import { rangeLines, storedRanges } from '../range-table.js';
 import { splitCommand } from '../command-name.js';

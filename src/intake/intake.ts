@@ -12,74 +12,24 @@
 import { ledgerNow } from '../policy/ledger-clock.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CompanyConfig, Config } from '../config/schema.js';
 import { configSecrets, secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { ReadDetails } from '../ledger/files.js';
-import type { LedgerPort } from '../ledger/port.js';
 import { isStorageFull, storageFullError } from '../storage/storage-full.js';
-import { makeKey } from '../ledger/rows.js';
-import type { FileError, NewDocument } from '../ledger/types.js';
+import type { FileError } from '../ledger/types.js';
 import type { AppLogger } from '../log/logger.js';
-import { logDocumentFinal } from '../log/document-final.js';
-import type { SecretScrubber } from '../log/secrets.js';
-import type { Mapping } from '../map/mapping-types.js';
-import type { MasterTables } from '../map/master-tables.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
-import { hashSet, setChangedSince, type SetPart } from './set-hash.js';
-import type { DocumentKey } from '../kinds/document-key.js';
-import { posTipoFor, type DocumentKind } from '../kinds/index.js';
-import type { Problem } from '../validate/problem.js';
-import { bounded, readDocumentBatches, toReportProblem, type ReadJob } from './intake-documents.js';
-import type { IntakeReader } from './intake-reader.js';
+import { hashSet, setChangedSince } from './set-hash.js';
+import { posTipoFor } from '../kinds/index.js';
+import { bounded, readDocumentBatches, type ReadJob } from './intake-documents.js';
+import { checkRanges, insertBatch } from './intake-batches.js';
+import type { DroppedFile, IntakeContext, IntakeOutcome } from './intake-types.js';
 
-export interface IntakeContext {
-  ledger: LedgerPort;
-  config: Readonly<Config>;
-  logger: AppLogger;
-  mapping(kind: DocumentKind): Promise<Mapping | undefined>;
-  /** The master-data tables a mapping reads (`lookup()`), newest version each; absent: none. */
-  masterTables?(mapping: Mapping | undefined): Promise<MasterTables | undefined>;
-  /** Documents of this company became due. */
-  onDocuments(company: string): void;
-  /** The file's report should be (re)written; it may be complete. */
-  onFileChanged(fileId: number): void;
-  /** Pinned "today" (tests); Colombia's date otherwise. */
-  today?: string;
-  /** Stop reading between batches (daemon shutdown): the file stays `reading` and is re-read next start. */
-  signal?: AbortSignal;
-  /** Reads on the intake worker (the daemon's); absent: the file is read on this thread. */
-  reader?: IntakeReader;
-  /**
-   * The numbering-range check (ranges/range-watch.ts): why a document's own number may not be sent,
-   * or undefined. A promise only when it must read the ranges again (most documents answer at once).
-   */
-  checkNumber?(
-    company: string,
-    kind: DocumentKind,
-    key: DocumentKey,
-  ): Problem | undefined | Promise<Problem | undefined>;
-}
+export type { DroppedFile, IntakeContext, IntakeOutcome } from './intake-types.js';
 
-export interface DroppedFile {
-  path: string;
-  kind: DocumentKind;
-  company: CompanyConfig;
-  size?: number;
-  mtimeMs?: number;
-  /** The name's original bytes (hex) when they were not UTF-8 and the watcher renamed the file. */
-  originalName?: string;
-  /** An export in two files: its parts (`path` is the header's) and the set's name (map/parts.ts setName). */
-  parts?: { header: SetPart; lines: SetPart; name: string };
-}
-
-/**
- * `changed`: the file changed while it was read; its intake was dropped (nothing sent) and the caller
- * takes it again once it is stable.
- */
 /** The PostgreSQL ledger could not be used (connection cut, server away) or refused this node the company (fenced). */
 export function ledgerUnavailable(err: unknown): boolean {
   return (
@@ -88,9 +38,6 @@ export function ledgerUnavailable(err: unknown): boolean {
     isEdocError(err, 'EDOC_CLUSTER_FENCED')
   );
 }
-
-export type IntakeOutcome =
-  'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
 
 const MARKER_DONE: ReadonlySet<IntakeOutcome> = new Set<IntakeOutcome>([
   'read',
@@ -314,124 +261,6 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
     ...(typeof context.row === 'number' && { rows: [context.row] }),
     ...(typeof context.line === 'number' && { lines: [context.line] }),
   };
-}
-
-/**
- * Stores a batch, then logs the final state of the documents that are final already (invalid, or
- * their number accepted in an earlier file): they never reach a sender, which logs all the others.
- */
-async function insertBatch(
-  ledger: LedgerPort,
-  fileId: number,
-  batch: readonly NewDocument[],
-  dropped: DroppedFile,
-  log: Pick<AppLogger, 'info' | 'warn' | 'error'>,
-): Promise<void> {
-  const inserted = await ledger.insertDocuments(fileId, batch);
-  // settled by an earlier copy of the same content (a resend): never reach a sender either
-  const byCopy = new Map((inserted.byEarlierCopy ?? []).map((c) => [c.index, c.state]));
-  // stored `duplicate` because their number was accepted in another file (the ledger looked it up as it stored them)
-  const byKey = new Set(
-    (inserted.byAcceptedKey ?? []).filter((a) => a.fileId !== fileId).map((a) => a.index),
-  );
-  // ... and of those, the ones whose content is not what was issued under their number: a person must act
-  const otherContent = new Map(
-    (inserted.byAcceptedKey ?? []).flatMap((a) =>
-      a.otherContent === undefined ? [] : [[a.index, a.otherContent]],
-    ),
-  );
-  if (inserted.heldForOtherCompany !== undefined) {
-    log.error(
-      {
-        code: 'EDOC_LEDGER_OTHER_COMPANY',
-        held: inserted.heldForOtherCompany.count,
-        note: inserted.heldForOtherCompany.message,
-      },
-      'documents held: the same file content was taken for another company',
-    );
-  }
-  // notes whose referenced document is never issued (held invalid) or unknown to the ledger (sent, with a warning)
-  const byReference = new Map((inserted.byReference ?? []).map((r) => [r.index, r]));
-  for (const d of batch) {
-    const invalid = d.problems !== undefined && d.problems.length > 0;
-    const copy = byCopy.get(d.index);
-    const other = otherContent.get(d.index);
-    const ref = byReference.get(d.index);
-    const key = d.number ? makeKey(dropped.company.alias, d.kind ?? dropped.kind, d.number) : null;
-    if (other !== undefined) {
-      log.error(
-        {
-          doc: key,
-          status: 'duplicate',
-          attempts: 0,
-          code: 'EDOC_ISSUED_OTHER_CONTENT',
-          note: other,
-        },
-        'document final',
-      );
-      continue;
-    }
-    if (ref?.notIssued !== undefined) {
-      log.error(
-        {
-          doc: key ?? `#${d.index}`,
-          status: 'invalid',
-          attempts: 0,
-          code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
-          note: ref.notIssued,
-        },
-        'document final',
-      );
-      continue;
-    }
-    if (ref?.unknown !== undefined) {
-      log.warn(
-        {
-          doc: key ?? `#${d.index}`,
-          code: 'EDOC_LEDGER_REFERENCE_UNKNOWN',
-          references: ref.unknown,
-        },
-        'the note references a document the ledger does not know (it may be from before the bridge): it is sent',
-      );
-    }
-    if (!invalid && copy === undefined && !byKey.has(d.index)) continue;
-    const status = invalid ? 'invalid' : (copy ?? 'duplicate');
-    // the code the outbox shows: the document's first problem, or the ledger's reason for settling it here
-    const code = invalid
-      ? d.problems![0].code
-      : copy === 'invalid'
-        ? 'EDOC_LEDGER_EARLIER_COPY_OPEN'
-        : copy === 'duplicate'
-          ? 'EDOC_LEDGER_DUPLICATE_DOCUMENT'
-          : 'EDOC_LEDGER_DUPLICATE_KEY';
-    logDocumentFinal(log, {
-      doc: key ?? `#${d.index}`,
-      status,
-      attempts: 0,
-      ...(code === undefined ? {} : { code }),
-    });
-  }
-}
-
-/** A number outside every active range of its prefix is refused here, as `invalid`: nothing is sent. */
-async function checkRanges(
-  check: NonNullable<IntakeContext['checkNumber']>,
-  batch: NewDocument[],
-  dropped: DroppedFile,
-  secrets: SecretScrubber,
-): Promise<void> {
-  for (const next of batch) {
-    if (next.number === null || next.number === undefined || (next.problems?.length ?? 0) > 0)
-      continue;
-    const slash = next.number.lastIndexOf('/');
-    const key: DocumentKey = {
-      prefix: next.number.slice(0, slash),
-      number: next.number.slice(slash + 1),
-    };
-    const answer = check(dropped.company.alias, next.kind ?? dropped.kind, key);
-    const refused = answer instanceof Promise ? await answer : answer;
-    if (refused !== undefined) next.problems = [toReportProblem(refused, secrets)];
-  }
 }
 
 function isFsError(err: unknown): boolean {

@@ -1,6 +1,6 @@
 /**
  * The parts of exports in two files that wait longer than their mapping's `parts.waitMs` for their
- * partner (daemon/part-sets.ts), kept in the state folder (`waiting-parts.json`) so `edoc-bridge
+ * partner (intake/part-sets.ts), kept in the state folder (`waiting-parts.json`) so `edoc-bridge
  * status` lists them beside the daemon. Written whole when the list changes; it names the daemon's
  * pid, so status trusts it only while that daemon holds the state folder.
  */

@@ -1,9 +1,9 @@
 /**
- * The intake's byte budget (daemon/intake-budget.ts): small files are read many at a time, a big one
+ * The intake's byte budget (intake/intake-budget.ts): small files are read many at a time, a big one
  * waits for room, one larger than the budget is read alone, and arrival order is kept.
  */
 import { describe, expect, it } from 'vitest';
-import { IntakeBudget } from '../../src/daemon/intake-budget.js';
+import { IntakeBudget } from '../../src/intake/intake-budget.js';
 
 /** Whether the promise settled within a turn of the event loop. */
 async function settled(p: Promise<unknown>): Promise<boolean> {

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { AppLogger } from '../log/logger.js';
 import { partOf, setName, type PartName, type Parts } from '../map/parts.js';
 import { isGone } from '../read/file-snapshot.js';
-import type { PipelineFile, SetPart } from './pipeline-types.js';
+import type { PipelineFile } from './pipeline-file.js';
+import type { SetPart } from './set-hash.js';
 import { saveWaitingParts } from './waiting-parts-file.js';
 
 interface Entry {

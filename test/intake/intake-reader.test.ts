@@ -1,5 +1,5 @@
 /**
- * The intake worker (src/daemon/intake-reader.ts, intake-worker.ts): what it hands over is what the
+ * The intake worker (src/intake/intake-reader.ts, intake-worker.ts): what it hands over is what the
  * in-process read makes, its file-level errors cross with their code, and a worker that dies turns the
  * reads it was doing into the file-level error EDOC_READ_WORKER (the file `failed-read`, nothing of it
  * released) while the next file gets a new worker — never a crash of the daemon. The real worker runs
@@ -16,9 +16,9 @@ import {
   readDocumentBatches,
   type DocumentBatches,
   type ReadJob,
-} from '../../src/daemon/intake-documents.js';
-import { intakeFile } from '../../src/daemon/intake.js';
-import { IntakeReader } from '../../src/daemon/intake-reader.js';
+} from '../../src/intake/intake-documents.js';
+import { intakeFile } from '../../src/intake/intake.js';
+import { IntakeReader } from '../../src/intake/intake-reader.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import type { NewDocument } from '../../src/ledger/types.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
@@ -109,7 +109,7 @@ describe('the intake worker', () => {
       ].join('\n'),
     );
     const { IntakeReader: Built } = (await import(
-      pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href
+      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
     )) as { IntakeReader: typeof IntakeReader };
     const reader = new Built(silentLogger(dir));
     closers.push(() => reader.close());
@@ -145,7 +145,7 @@ describe('the intake worker', () => {
   it('a file-level error crosses with its code and context; an aborted read ends as AbortError', async () => {
     const dir = tempDir('edoc-intake-worker-');
     const { IntakeReader: Built } = (await import(
-      pathToFileURL(path.join(ROOT, 'dist/daemon/intake-reader.js')).href
+      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
     )) as { IntakeReader: typeof IntakeReader };
     const reader = new Built(silentLogger(dir));
     closers.push(() => reader.close());
