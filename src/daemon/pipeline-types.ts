@@ -24,7 +24,7 @@ export interface PipelineOptions {
   signal?: AbortSignal;
   /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
   drainTimeoutMs?: number;
-  /** Input files read at once (pipeline.ts INTAKES). @defaultValue 32 */
+  /** Input files read at once (intake/intake-queue.ts INTAKES). @defaultValue 32 */
   intakeConcurrency?: number;
   /** Pinned "today" for validation (tests). */
   today?: string;

@@ -8,64 +8,43 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import PQueue from 'p-queue';
-import type { CompanyConfig, Config } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { secretScrubberOf } from '../config/secrets.js';
-import { isEdocError } from '../errors.js';
 import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
-import type { CompanyRate } from '../rate/company-rate.js';
-import { ledgerNow } from '../policy/ledger-clock.js';
-import type { CompanyPause } from '../rate/company-pause.js';
-import {
-  COMPANY_SENDER_DEFAULTS,
-  CompanySender,
-  type SenderEvent,
-  type SenderView,
-} from '../submit/company-sender.js';
-import { submissionBatcher, type SubmissionBatcher } from '../submit/submission-commits.js';
+import type { CompanySender, SenderEvent, SenderView } from '../submit/company-sender.js';
+import { senderMaker } from './pipeline-senders.js';
 import { MappingCache } from '../intake/mapping-cache.js';
 import { PartSets } from '../intake/part-sets.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from '../intake/master-data.js';
 import { resolveServiceUrl, type ResolvedService } from './embedded.js';
-import { inInboxFolder, outboxDir, removeMarker } from '../intake/folders.js';
-import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from '../intake/intake.js';
+import { inInboxFolder, outboxDir } from '../intake/folders.js';
+import type { IntakeContext } from '../intake/intake.js';
+import { takeFile } from './pipeline-take.js';
 import { IntakeReader } from '../intake/intake-reader.js';
-import { IntakeBudget } from '../intake/intake-budget.js';
+import { INTAKES, IntakeQueue } from '../intake/intake-queue.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
 import { CompanyRuns } from '../company/company-runs.js';
-import type { CompanyGate } from '../company/company-gate.js';
 import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 import { ReportScheduler, type FileReport } from './report-scheduler.js';
 import { followLastRun, markEnded } from './run-marks.js';
-
-/**
- * Input files taken in at once: their steps share the ledger's group commits, and many small exports
- * arriving together (one per company) are all sending within a second or two instead of one after
- * another; a huge file never holds the others back. The intake worker reads them interleaved.
- */
-export const INTAKES = 32;
 
 export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
 
 export class Pipeline {
   private readonly mappings = new MappingCache();
-  private readonly intake: PQueue;
-  /** Bytes of input read at once: small files many at a time, a big one alone (intake-budget.ts). */
-  private readonly budget = new IntakeBudget();
+  /** The files waiting to be taken in, how many at once, and those a full disk holds (intake-queue.ts). */
+  private readonly intake: IntakeQueue;
   /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
-  private readonly intakeByPath = new Map<string, Promise<unknown>>();
   /** Exports in two files: each part held until its partner is complete (part-sets.ts). */
   private readonly sets: PartSets;
-  /** Ready files whose intake a full disk stopped (or that came while paused): taken again when space returns. */
-  private readonly deferred = new Map<string, PipelineFile>();
   private readonly stopping = new AbortController();
   private readonly storage: StorageWatch;
   private readonly archived: ArchiveWatch;
@@ -73,8 +52,6 @@ export class Pipeline {
   private readonly master: MasterData;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
-  /** Without a cluster: the senders' one commit batcher (`sharedCommits`). */
-  private commits: SubmissionBatcher | undefined;
   /** This run is marked as sending in the state folder (run-marks.ts). */
   private marked = false;
   readonly client: ServiceClient;
@@ -105,7 +82,11 @@ export class Pipeline {
       else if (!call.aborted && call.outcome === 'transient')
         this.health.noteFailure(`${call.op}: no answer`);
     });
-    this.intake = new PQueue({ concurrency: options.intakeConcurrency ?? INTAKES });
+    this.intake = new IntakeQueue(
+      logger,
+      (file) => this.take(file),
+      options.intakeConcurrency ?? INTAKES,
+    );
     this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({
@@ -114,9 +95,7 @@ export class Pipeline {
       dirs: [config.paths.state, config.paths.outbox],
     });
     this.storage.onResume(() => {
-      const files = [...this.deferred.values()];
-      this.deferred.clear();
-      for (const file of files) void this.intake.add(() => this.takeLogged(file));
+      this.intake.resume();
       this.wake();
     });
     // The closures read the current configuration (it changes on SIGHUP).
@@ -209,7 +188,16 @@ export class Pipeline {
       {
         ledger: this.ledger,
         logger: this.logger,
-        sender: (company, rate, gate, pause) => this.makeSender(company, rate, gate, pause),
+        sender: senderMaker({
+          ledger: this.ledger,
+          client: () => this.options.watchClient?.(this.client) ?? this.client,
+          logger: this.logger,
+          storage: this.storage,
+          config: () => this.config,
+          touch: (id) => this.reports.touch(id),
+          events: this.senderEvents,
+          clustered,
+        }),
         reports: this.reports,
         company: (alias) =>
           this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
@@ -245,44 +233,6 @@ export class Pipeline {
     return this.options.companies === undefined || this.options.companies.includes(alias);
   }
 
-  private makeSender(
-    company: CompanyConfig,
-    rate: CompanyRate,
-    gate: CompanyGate,
-    pause: CompanyPause,
-  ): CompanySender {
-    const client = this.options.watchClient?.(this.client) ?? this.client;
-    return new CompanySender({
-      ledger: this.ledger,
-      client,
-      company,
-      rate,
-      gate,
-      pause,
-      retry: this.config.retry,
-      pos: this.config.kinds.pos,
-      logger: this.logger,
-      storage: this.storage,
-      onChanged: (ids) => {
-        for (const id of ids) this.reports.touch(id);
-      },
-      onEvent: (event) => this.senderEvents.emit('event', event),
-      ...(this.companies.cluster === undefined ? { commits: this.sharedCommits() } : {}),
-    });
-  }
-
-  /** One node: every company's marks and verdicts of a turn in one transaction (one fsync), not one per company. */
-  private sharedCommits(): SubmissionBatcher {
-    this.commits ??= submissionBatcher(this.ledger, {
-      onChanged: (ids) => {
-        for (const id of ids) this.reports.touch(id);
-      },
-      now: ledgerNow,
-      lazyMs: COMPANY_SENDER_DEFAULTS.lazyCommitMs,
-    });
-    return this.commits;
-  }
-
   /** What each company's sender is doing now (the console). */
   senderViews(): SenderView[] {
     return this.companies.views();
@@ -304,56 +254,19 @@ export class Pipeline {
     const mapping = await this.mappings.of(this.config, file.kind).catch(() => undefined);
     const unit = mapping?.parts === undefined ? file : await this.sets.add(file, mapping.parts);
     if (unit === undefined) return;
-    await this.intake.onSizeLessThan(this.intake.concurrency);
-    void this.intake.add(() => this.takeInTurn(unit));
+    await this.intake.offer(unit);
   }
 
-  /**
-   * One intake per path at a time: new content of a file whose earlier read is still running (and will
-   * be dropped as changed) is read after it, so the two never share the path's ledger rows.
-   */
-  private takeInTurn(file: PipelineFile): Promise<unknown> {
-    const before = this.intakeByPath.get(file.path) ?? Promise.resolve();
-    const mine = before.then(() => this.takeLogged(file));
-    this.intakeByPath.set(file.path, mine);
-    return mine.finally(() => {
-      if (this.intakeByPath.get(file.path) === mine) this.intakeByPath.delete(file.path);
-    });
-  }
-
-  private async takeLogged(file: PipelineFile): Promise<void> {
-    const release = await this.budget.acquire(
-      file.parts ? file.parts.header.size + file.parts.lines.size : (file.size ?? 0),
-    );
-    try {
-      await this.take(file);
-    } catch (err) {
-      // One bad file never takes the daemon down.
-      this.logger.error(
-        { err, file: file.path, kind: file.kind, company: file.company },
-        'intake failed',
-      );
-    } finally {
-      release();
-    }
-  }
-
-  /**
-   * Reads the file into the ledger and wakes its company's sender. A full disk defers it (taken again
-   * when space returns); any other failure of the intake itself is thrown.
-   */
-  async take(file: PipelineFile): Promise<Taken> {
-    const company = this.config.companies.find((c) => c.alias === file.company);
-    // cluster mode: another node owns the company (it takes the file); this one takes it again if it gains the company
-    if (!company || this.stopping.signal.aborted || !this.owns(company.alias))
-      return { outcome: 'skipped' };
-    if (this.storage.paused) {
-      this.deferred.set(file.path, file);
-      return { outcome: 'deferred' };
-    }
-    try {
-      const result = await intakeFile(
-        {
+  /** Reads the file into the ledger and wakes its company's sender (pipeline-take.ts). */
+  take(file: PipelineFile): Promise<Taken> {
+    return takeFile(
+      {
+        config: this.config,
+        signal: this.stopping.signal,
+        storage: this.storage,
+        defer: (f) => this.intake.defer(f),
+        companies: this.companies,
+        intake: {
           ledger: this.ledger,
           config: this.config,
           logger: this.logger,
@@ -366,38 +279,9 @@ export class Pipeline {
           ...(this.options.today ? { today: this.options.today } : {}),
           ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
         },
-        {
-          path: file.path,
-          kind: file.kind,
-          company,
-          size: file.size,
-          mtimeMs: file.mtimeMs,
-          ...(file.originalName === undefined ? {} : { originalName: file.originalName }),
-          ...(file.parts === undefined ? {} : { parts: file.parts }),
-        },
-      );
-      // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
-      // interrupted by shutdown, keeps it (taken again)
-      if (file.marker !== undefined && markerDone(result.outcome))
-        await removeMarker(file.marker, this.logger);
-      if (file.parts !== undefined && markerDone(result.outcome))
-        for (const part of [file.parts.header, file.parts.lines])
-          if (part.marker !== undefined) await removeMarker(part.marker, this.logger);
-      return result;
-    } catch (err) {
-      // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:
-      // the company is dropped here at once, so whoever takes it next (another node, or this one at its next beat
-      // when the lease had only lapsed) recovers it and takes its inbox files again, this one included.
-      if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) {
-        this.companies.fenced(company.alias);
-        return { outcome: 'skipped' };
-      }
-      if (this.storage.report(err, 'intake', ledgerUnavailable(err))) {
-        this.deferred.set(file.path, file);
-        return { outcome: 'deferred', error: err };
-      }
-      throw err;
-    }
+      },
+      file,
+    );
   }
 
   /** Writes the file's report now (settled when every document is final) and returns what it wrote. */
@@ -440,7 +324,7 @@ export class Pipeline {
       ['archive watch', () => this.archived.close()],
       ['master data', () => this.master.close()],
       ['storage', () => this.storage.close()],
-      ['intake', () => this.intake.onIdle()],
+      ['intake', () => this.intake.idle()],
       ['intake worker', () => this.reader?.close()],
       // cluster: no more claims, while the held leases stay renewed until the senders drained and the reports are out
       ['cluster claims', () => this.companies.quiesce()],

@@ -1,6 +1,6 @@
 /**
  * How many bytes of input the intake reads at once. Small files (many companies' exports landing
- * together) are taken up to the pipeline's INTAKES at a time, so their steps share commits; a big one
+ * together) are taken up to INTAKES (intake-queue.ts) at a time, so their steps share commits; a big one
  * waits until the bytes being read leave room for it, and one larger than the whole budget is read
  * alone. Memory then stays bounded whatever lands in the inboxes at once: each read holds its file's
  * table of keys and a batch in flight. First come, first served: small files never starve a big one.

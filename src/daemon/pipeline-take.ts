@@ -1,0 +1,70 @@
+/**
+ * Taking one ready file in, as the pipeline does it (pipeline.ts `take`): skipped when its company is not
+ * configured or not run here (a cluster node without its lease) or the pipeline is stopping; deferred while
+ * a full disk (or an unreachable ledger) holds the intake; else read into the ledger (intake/intake.ts),
+ * and its done markers removed once the file is in the ledger for good. A lease the fence refused drops
+ * the company here at once, so whoever takes it next recovers it and takes its inbox files again.
+ */
+import type { CompanyRuns } from '../company/company-runs.js';
+import type { Config } from '../config/schema.js';
+import { isEdocError } from '../errors.js';
+import { removeMarker } from '../intake/folders.js';
+import { intakeFile, ledgerUnavailable, markerDone, type IntakeContext } from '../intake/intake.js';
+import type { PipelineFile } from '../intake/pipeline-file.js';
+import type { StorageWatch } from '../storage/storage-watch.js';
+import type { Taken } from './pipeline-types.js';
+
+export interface TakeParts {
+  config: Readonly<Config>;
+  signal: AbortSignal;
+  storage: StorageWatch;
+  /** Holds the file until space returns (intake-queue.ts). */
+  defer(file: PipelineFile): void;
+  companies: Pick<CompanyRuns, 'owns' | 'fenced'>;
+  /** What the intake of the file is given. */
+  intake: IntakeContext;
+}
+
+export async function takeFile(parts: TakeParts, file: PipelineFile): Promise<Taken> {
+  const company = parts.config.companies.find((c) => c.alias === file.company);
+  // cluster mode: another node owns the company (it takes the file); this one takes it again if it gains the company
+  if (!company || parts.signal.aborted || !parts.companies.owns(company.alias))
+    return { outcome: 'skipped' };
+  if (parts.storage.paused) {
+    parts.defer(file);
+    return { outcome: 'deferred' };
+  }
+  const logger = parts.intake.logger;
+  try {
+    const result = await intakeFile(parts.intake, {
+      path: file.path,
+      kind: file.kind,
+      company,
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+      ...(file.originalName === undefined ? {} : { originalName: file.originalName }),
+      ...(file.parts === undefined ? {} : { parts: file.parts }),
+    });
+    // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
+    // interrupted by shutdown, keeps it (taken again)
+    if (file.marker !== undefined && markerDone(result.outcome))
+      await removeMarker(file.marker, logger);
+    if (file.parts !== undefined && markerDone(result.outcome))
+      for (const part of [file.parts.header, file.parts.lines])
+        if (part.marker !== undefined) await removeMarker(part.marker, logger);
+    return result;
+  } catch (err) {
+    // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:
+    // the company is dropped here at once, so whoever takes it next (another node, or this one at its next beat
+    // when the lease had only lapsed) recovers it and takes its inbox files again, this one included.
+    if (isEdocError(err, 'EDOC_CLUSTER_FENCED')) {
+      parts.companies.fenced(company.alias);
+      return { outcome: 'skipped' };
+    }
+    if (parts.storage.report(err, 'intake', ledgerUnavailable(err))) {
+      parts.defer(file);
+      return { outcome: 'deferred', error: err };
+    }
+    throw err;
+  }
+}
