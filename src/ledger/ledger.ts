@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { EdocError } from '../errors.js';
 import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
+import * as due from './due-documents.js';
 import { fenceOf, type Fence } from './fence.js';
 import * as files from './files.js';
 import type { ReadDetails } from './files.js';
@@ -264,7 +265,7 @@ export class Ledger implements LedgerPort {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> {
-    return docs.acceptedKey(this.sql, key);
+    return due.acceptedKey(this.sql, key);
   }
   claimDue(
     company: string,
@@ -272,10 +273,10 @@ export class Ledger implements LedgerPort {
     limit: number,
     exclude?: ReadonlySet<number>,
   ): Promise<DueDocument[]> {
-    return docs.claimDue(this.sql, company, now, limit, exclude);
+    return due.claimDue(this.sql, company, now, limit, exclude);
   }
   nextDueAt(company: string): Promise<number | undefined> {
-    return docs.nextDueAt(this.sql, company);
+    return due.nextDueAt(this.sql, company);
   }
   markSending(ids: readonly number[], now = ledgerNow()): Promise<MarkSendingResult> {
     return sending.markSending(this.sql, ids, now, this.fence);
@@ -317,7 +318,7 @@ export class Ledger implements LedgerPort {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
   sendingAtStart(company?: string): Promise<DueDocument[]> {
-    return docs.sendingAtStart(this.sql, company);
+    return due.sendingAtStart(this.sql, company);
   }
   recoverSending(
     now = ledgerNow(),
@@ -357,10 +358,10 @@ export class Ledger implements LedgerPort {
     kind: DocumentKind;
     key: string | null;
   }): Promise<boolean> {
-    return docs.numberMayHaveBeenDelivered(this.sql, doc);
+    return due.numberMayHaveBeenDelivered(this.sql, doc);
   }
   getDocument(id: number): Promise<DocumentRow | undefined> {
-    return docs.getDocument(this.sql, id);
+    return due.getDocument(this.sql, id);
   }
   /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
   iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {

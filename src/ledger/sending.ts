@@ -4,7 +4,7 @@
  * fenced by the companies of the documents it changed (a cluster node that lost a company's lease
  * commits nothing for it).
  */
-import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './documents.js';
+import { KEY_IN_FLIGHT_DELAY_MS, sendingAtStart } from './due-documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvent, addEvents, type LedgerEvent } from './events.js';
 import { json } from './rows.js';
