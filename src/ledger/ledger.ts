@@ -22,6 +22,8 @@ import type { ContentOutcome } from './resend.js';
 import type { LedgerFence, LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
 import * as sending from './sending.js';
+import * as verdicts from './verdicts.js';
+import * as recovery from './recover-sending.js';
 import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import type { SqlExecutor } from './sql/executor.js';
@@ -285,7 +287,7 @@ export class Ledger implements LedgerPort {
     return sending.unmarkSending(this.sql, ids, now, this.fence);
   }
   recordOutcomes(records: readonly OutcomeRecord[], now = ledgerNow()): Promise<OutcomesResult> {
-    return sending.recordOutcomes(this.sql, records, now, this.fence);
+    return verdicts.recordOutcomes(this.sql, records, now, this.fence);
   }
   commitSubmissions(
     marks: readonly number[],
@@ -295,7 +297,7 @@ export class Ledger implements LedgerPort {
     return this.sql.transaction(async (tx) => ({
       outcomes:
         outcomes.length > 0
-          ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence)
+          ? await verdicts.recordOutcomesTx(tx, outcomes, now, this.fence)
           : { applied: [], fileIds: [] },
       marks:
         marks.length > 0
@@ -305,7 +307,7 @@ export class Ledger implements LedgerPort {
   }
   async recordOutcome(id: number, outcome: Verdict, now = ledgerNow()): Promise<boolean> {
     return (
-      (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied
+      (await verdicts.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied
         .length === 1
     );
   }
@@ -324,10 +326,10 @@ export class Ledger implements LedgerPort {
     now = ledgerNow(),
     company?: string,
   ): Promise<{ resent: number[]; inDoubt: number[] }> {
-    return sending.recoverSending(this.sql, now, company, this.fence);
+    return recovery.recoverSending(this.sql, now, company, this.fence);
   }
   setInDoubt(ids: readonly number[], reason: string, now = ledgerNow()): Promise<number[]> {
-    return sending.setInDoubt(this.sql, ids, now, reason, this.fence);
+    return recovery.setInDoubt(this.sql, ids, now, reason, this.fence);
   }
   // operator actions: never fenced (port.ts)
   requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> {
