@@ -8,6 +8,10 @@ import * as docs from './documents.js';
 import * as due from './due-documents.js';
 import { fenceOf, type Fence } from './fence.js';
 import * as files from './files.js';
+import * as recording from './record-file.js';
+import * as reading from './file-reading.js';
+import * as superseded from './superseded-files.js';
+import * as settling from './settle-file.js';
 import type { ReadDetails } from './files.js';
 import { acquireLock, releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
@@ -17,7 +21,7 @@ import * as received from './received.js';
 import * as master from './master-data.js';
 import * as places from './report-places.js';
 import * as resend from './resend.js';
-import type { ResendRequest } from './files.js';
+import type { ResendRequest } from './resend-requests.js';
 import type { ContentOutcome } from './resend.js';
 import type { LedgerFence, LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
@@ -194,31 +198,31 @@ export class Ledger implements LedgerPort {
 
   // --- files ---------------------------------------------------------------
   recordFile(input: RecordFileInput): Promise<RecordFileResult> {
-    return files.recordFile(this.sql, input, this.fence);
+    return recording.recordFile(this.sql, input, this.fence);
   }
   setReadDetails(fileId: number, details: ReadDetails): Promise<void> {
-    return files.setReadDetails(this.sql, fileId, details, this.fence);
+    return reading.setReadDetails(this.sql, fileId, details, this.fence);
   }
   finishReading(fileId: number, now = ledgerNow(), details?: ReadDetails): Promise<void> {
-    return files.finishReading(this.sql, fileId, now, this.fence, details);
+    return reading.finishReading(this.sql, fileId, now, this.fence, details);
   }
   failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
-    return files.failRead(this.sql, fileId, error, now, this.fence);
+    return reading.failRead(this.sql, fileId, error, now, this.fence);
   }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
-    return files.dropIntake(this.sql, fileId, now, data, this.fence);
+    return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
   }
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
-    return files.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
+    return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
   finishFile(fileId: number, now = ledgerNow()): Promise<boolean> {
-    return files.finishFile(this.sql, fileId, now, this.fence);
+    return settling.finishFile(this.sql, fileId, now, this.fence);
   }
   markReported(fileId: number, state: ReportState): Promise<void> {
-    return files.markReported(this.sql, fileId, state, this.fence);
+    return settling.markReported(this.sql, fileId, state, this.fence);
   }
   markArchived(fileId: number, archivedPath: string, now = ledgerNow()): Promise<void> {
-    return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
+    return settling.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
   getFile(fileId: number): Promise<FileRow | undefined> {
     return files.getFile(this.sql, fileId);
