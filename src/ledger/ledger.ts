@@ -1,8 +1,5 @@
 import { ledgerNow } from '../policy/ledger-clock.js';
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { EdocError } from '../errors.js';
+import type Database from 'better-sqlite3';
 import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
 import * as due from './due-documents.js';
@@ -13,9 +10,8 @@ import * as reading from './file-reading.js';
 import * as superseded from './superseded-files.js';
 import * as settling from './settle-file.js';
 import type { ReadDetails } from './files.js';
-import { acquireLock, releaseLock } from './lock.js';
+import { releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
-import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
 import * as master from './master-data.js';
@@ -32,6 +28,7 @@ import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import type { SqlExecutor } from './sql/executor.js';
 import { SqliteExecutor } from './sql/sqlite.js';
+import { openSqliteLedger, type LedgerOpenOptions } from './sqlite-ledger-file.js';
 import * as status from './status.js';
 import type {
   CompanyOpenCounts,
@@ -52,22 +49,7 @@ import type {
   StatusSummary,
 } from './types.js';
 
-export const LEDGER_FILE = 'ledger.sqlite';
-
-export interface LedgerOpenOptions {
-  /** For `edoc-bridge status` beside a running daemon: no lock, no migrations, no writes. @defaultValue false */
-  readOnly?: boolean;
-  /**
-   * For operator commands (`edoc-bridge retry`) beside a running daemon: writes short transactions
-   * without taking the process lock (SQLite's own locking keeps them consistent); no migrations.
-   * @defaultValue false
-   */
-  shared?: boolean;
-  /** How long a statement waits for another connection's lock (SQLite). @defaultValue 5000 */
-  busyTimeoutMs?: number;
-  /** The cluster's fencing hook (port.ts); none on a single node. */
-  fence?: LedgerFence;
-}
+export { LEDGER_FILE, type LedgerOpenOptions } from './sqlite-ledger-file.js';
 
 const NO_MARKS: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
 
@@ -100,64 +82,10 @@ export class Ledger implements LedgerPort {
   }
 
   static open(stateDir: string, options: LedgerOpenOptions = {}): Ledger {
-    const dbPath = path.join(path.resolve(stateDir), LEDGER_FILE);
-    const timeout = options.busyTimeoutMs ?? 5000;
-    if (options.readOnly || options.shared) {
-      const db = openExisting(dbPath, stateDir, options.readOnly === true, timeout);
-      return new Ledger(
-        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
-        options.readOnly === true,
-        undefined,
-        options.fence,
-      );
-    }
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    const lock = acquireLock(stateDir);
-    let db: Database.Database | undefined;
-    try {
-      makePrivate(dbPath);
-      db = new Database(dbPath, { timeout });
-      db.pragma('journal_mode = WAL');
-      // FULL: a commit survives power loss, not only a process crash — "sending" must be on disk before the request leaves
-      db.pragma('synchronous = FULL');
-      db.pragma('foreign_keys = ON');
-      // Statement journals and sorts in memory: SQLite otherwise writes them to temporary files in /var/tmp
-      // (one file per multi-row statement of a batch commit, ~200 writes each); they never serve crash recovery.
-      db.pragma('temp_store = MEMORY');
-      const m = migrate(db);
-      if (lock.tookOverFrom) {
-        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(
-          ledgerNow(),
-          'lock-taken-over',
-          JSON.stringify(lock.tookOverFrom),
-        );
-      }
-      const ledger = new Ledger(
-        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
-        false,
-        lock,
-        options.fence,
-      );
-      if (m.from !== m.to)
-        ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
-      if (lock.tookOverFrom) {
-        const t = lock.tookOverFrom;
-        ledger.notes.push(
-          `took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`,
-        );
-      }
-      return ledger;
-    } catch (err) {
-      db?.close();
-      releaseLock(lock);
-      if (err instanceof EdocError) throw err;
-      throw new EdocError(
-        'EDOC_LEDGER_OPEN',
-        `The ledger ${dbPath} could not be opened: ${(err as Error).message}`,
-        { stateDir, file: dbPath },
-        { cause: err },
-      );
-    }
+    const opened = openSqliteLedger(stateDir, options);
+    const ledger = new Ledger(opened.sql, opened.readOnly, opened.lock, options.fence);
+    ledger.notes.push(...opened.notes);
+    return ledger;
   }
 
   /** Closes the connection(s) and releases the lock. Safe to call twice; each step runs even if one fails. */
@@ -445,50 +373,4 @@ export class Ledger implements LedgerPort {
   readMasterTable(table: string, version: number): Promise<master.MasterTableData | undefined> {
     return master.readMasterTable(this.sql, table, version);
   }
-}
-
-/**
- * The ledger is customer data: owner-only whatever the umask. The file is created 0600 before SQLite
- * opens it (SQLite gives its -wal, -shm and -journal files the database's mode); files of an older
- * ledger are tightened too.
- */
-function makePrivate(dbPath: string): void {
-  try {
-    fs.closeSync(fs.openSync(dbPath, 'wx', 0o600));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`]) {
-    try {
-      fs.chmodSync(file, 0o600);
-    } catch {
-      /* absent, or not ours to change (best effort; SQLite reports what matters) */
-    }
-  }
-}
-
-/** An existing ledger of the current schema, without the lock: read-only, or shared for short operator writes. */
-function openExisting(
-  dbPath: string,
-  stateDir: string,
-  readonly: boolean,
-  timeout: number,
-): Database.Database {
-  if (!fs.existsSync(dbPath)) {
-    throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, {
-      stateDir,
-    });
-  }
-  const db = new Database(dbPath, { readonly, fileMustExist: true, timeout });
-  if (!readonly) db.pragma('synchronous = FULL');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version !== SCHEMA_VERSION) {
-    db.close();
-    throw new EdocError(
-      'EDOC_LEDGER_MIGRATION',
-      `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
-      { stateDir, version },
-    );
-  }
-  return db;
 }
