@@ -1,30 +1,23 @@
 /**
- * A file's documents: storing them at intake, and the reads of the sender (what is due, what a number
- * may already have done). Sending, verdicts and recovery are in sending.ts.
+ * A file's documents stored at intake: each planned pending, invalid (problems) or duplicate (its key
+ * already accepted), then inserted (insert-document-rows.ts). The sender's reads are in
+ * due-documents.ts; sending, verdicts and recovery in sending.ts.
  */
-import { kindsSharingNumbers, parseKind, type DocumentKind } from '../kinds/index.js';
+import { parseKind } from '../kinds/index.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvents, type LedgerEvent } from './events.js';
-import { earlierCopyLookup, type EarlierCopy } from './resend.js';
+import { earlierCopyLookup } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
 import { checkReferences } from './note-references.js';
 import { acceptedErpKeys, erpKeyDuplicate, erpKeyOf } from './erp-keys.js';
 import { otherCompanyHold } from './other-company.js';
-import { DOCUMENT_SELECT, json, makeKey, parse, toDocumentRow } from './rows.js';
-import type { RawDocument } from './rows.js';
-import { idList, textList } from './sql/dialect.js';
+import { makeKey } from './rows.js';
+import { textList } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
-import type {
-  DocumentRow,
-  DueDocument,
-  InsertResult,
-  NewDocument,
-  ReportProblem,
-} from './types.js';
+import { insertRows, type PlannedDocument } from './insert-document-rows.js';
+import type { InsertResult, NewDocument, ReportProblem } from './types.js';
 
 const INSERT_BATCH = 1000;
-/** How long a document waits when another one with its key is being sent. */
-export const KEY_IN_FLIGHT_DELAY_MS = 2000;
 
 /**
  * Stores a file's documents, ~1000 per transaction (one fsync each). Indexes already stored are
@@ -248,18 +241,6 @@ function earlierCopyError(copy: 'accepted' | 'open'): { code: string; message: s
       };
 }
 
-interface PlannedDocument {
-  d: NewDocument;
-  key: string | null;
-  state: 'pending' | 'invalid' | 'duplicate';
-  problems: unknown[] | null;
-  errors: unknown[] | null;
-  dupOf: IssuedRow | undefined;
-  copy: EarlierCopy;
-  /** EDOC_ISSUED_OTHER_CONTENT's message: what was issued under its number differs from it. */
-  other: string | undefined;
-}
-
 /** The accepted document holding each of `keys` (the oldest, should there be two), in one statement. */
 async function acceptedKeys(
   tx: SqlExecutor,
@@ -275,248 +256,4 @@ async function acceptedKeys(
   ))
     if (!out.has(r.key)) out.set(r.key, r);
   return out;
-}
-
-/** An inserted row whose id was not read (SQLite: only rows with an event need it). */
-const NO_ID = 0;
-
-/**
- * Inserts the planned rows with their bodies; an index stored already is left as it is. Returns the new
- * ids by index (NO_ID where no event needs it). SQLite, in process, inserts row by row in two calls for the batch (runMany);
- * PostgreSQL inserts the batch in two statements (a round trip per document would be most of an intake's time).
- */
-async function insertRows(
-  tx: SqlExecutor,
-  fileId: number,
-  file: { company: string; kind: string },
-  rows: readonly PlannedDocument[],
-  now: number,
-): Promise<Map<number, number>> {
-  const ids = new Map<number, number>();
-  const values = rows.map(
-    ({ d, key, state, problems, errors }) =>
-      [
-        fileId,
-        d.index,
-        file.company,
-        d.kind ?? file.kind,
-        JSON.stringify(d.source),
-        key,
-        d.ownNumber ? 1 : 0,
-        state,
-        json(problems),
-        json(errors),
-        now,
-        d.customer ?? null,
-        d.content ?? null,
-        d.erpKey ?? null,
-      ] as const,
-  );
-  const body = (d: NewDocument): [string | null, string, number] => {
-    const fromRaw = d.requestFromRaw === true;
-    return [
-      fromRaw ? null : (d.requestText ?? json(d.request)),
-      d.raw,
-      fromRaw ? (d.rawIsRequestText === true ? RAW_EXACT : 1) : 0,
-    ];
-  };
-  if (tx.dialect === 'sqlite') {
-    // a statement per row, but one call per batch (runMany): two awaited calls per document were a fifth of the
-    // intake's ledger time. No RETURNING: SQLite collects a RETURNING statement's rows before it answers.
-    const changed = await tx.runMany(
-      `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number, state,
-      attempts, next_attempt_at, problems, errors, updated_at, customer, content, erp_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT(file_id, idx) DO NOTHING`,
-      values,
-    );
-    const stored = rows.filter((_, i) => changed[i].changes > 0);
-    if (stored.length === 0) return ids;
-    // each body finds its row by (file_id, idx), the unique key the insert just used
-    await tx.runMany(
-      `INSERT INTO document_bodies(id, request, raw, request_is_raw)
-      SELECT id, ?, ?, ? FROM documents WHERE file_id = ? AND idx = ?`,
-      stored.map((r) => [...body(r.d), fileId, r.d.index]),
-    );
-    // the id itself is read only for the rows with an event (a duplicate key, an earlier copy): rare
-    const withEvent = stored.filter((r) => r.dupOf || r.copy !== undefined).map((r) => r.d.index);
-    const evented = new Map<number, number>();
-    if (withEvent.length > 0) {
-      const list = idList(tx, withEvent);
-      for (const r of await tx.all<{ id: number; idx: number }>(
-        `SELECT id, idx FROM documents WHERE file_id = ? AND idx IN ${list.sql}`,
-        [fileId, list.param],
-      ))
-        evented.set(r.idx, r.id);
-    }
-    for (const r of stored) ids.set(r.d.index, evented.get(r.d.index) ?? NO_ID);
-    return ids;
-  }
-  const column = (k: number): unknown[] => values.map((v) => v[k]);
-  const inserted = await tx.all<{ id: number; idx: number }>(
-    `INSERT INTO documents(file_id, idx, company, kind, source, key, own_number,
-    state, attempts, next_attempt_at, problems, errors, updated_at, customer, content, erp_key)
-    SELECT f, i, c, k, s, ky, o, st, 0, NULL, p, e, u, cu, ct, ek FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
-      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
-      CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
-      AS v(f, i, c, k, s, ky, o, st, p, e, u, cu, ct, ek)
-    ON CONFLICT(file_id, idx) DO NOTHING RETURNING id, idx`,
-    Array.from({ length: 14 }, (_, k) => column(k)),
-  );
-  for (const r of inserted) ids.set(r.idx, r.id);
-  const stored = rows.filter((r) => ids.has(r.d.index));
-  if (stored.length > 0) {
-    const bodies = stored.map((r) => body(r.d));
-    await tx.run(
-      `INSERT INTO document_bodies(id, request, raw, request_is_raw) SELECT * FROM unnest(CAST(? AS BIGINT[]),
-      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS SMALLINT[]))`,
-      [
-        stored.map((r) => ids.get(r.d.index)),
-        bodies.map((b) => b[0]),
-        bodies.map((b) => b[1]),
-        bodies.map((b) => b[2]),
-      ],
-    );
-  }
-  return ids;
-}
-
-export async function acceptedKey(
-  q: SqlExecutor,
-  key: string,
-): Promise<{ documentId: number; fileId: number } | undefined> {
-  const r = await q.get<{ id: number; file_id: number }>(
-    `SELECT id, file_id FROM documents WHERE key = ? AND state = 'accepted' LIMIT 1`,
-    [key],
-  );
-  return r ? { documentId: r.id, fileId: r.file_id } : undefined;
-}
-
-/**
- * `document_bodies.request_is_raw`: 0 the request's text is `request`, made by `JSON.stringify`; 1 it is
- * `raw` (JSON, JSONL inputs), stored once; RAW_EXACT it is `raw`, and `raw` is exactly what `JSON.stringify`
- * makes of it (intake compared the two). 0 and RAW_EXACT texts are sent as they are stored.
- */
-const RAW_EXACT = 2;
-/** The stored request text of `document_bodies b` (see its request_is_raw). */
-const REQUEST_TEXT = 'CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END';
-/** What toDue reads, from documents d, document_bodies b and files f. */
-const DUE_SELECT = `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-  d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
-  FROM documents d JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id`;
-
-interface DueRow {
-  id: number;
-  file_id: number;
-  file_name: string;
-  idx: number;
-  company: string;
-  kind: string;
-  key: string | null;
-  own_number: number;
-  attempts: number;
-  last_outcome: string | null;
-  maybe_delivered: number;
-  text_form: number;
-  request: string | null;
-}
-
-/** Pending documents of a company due at `now`, in due order then file order. Does not change them. */
-export async function claimDue(
-  q: SqlExecutor,
-  company: string,
-  now: number,
-  limit: number,
-  exclude?: ReadonlySet<number>,
-): Promise<DueDocument[]> {
-  // One statement: the documents already queued (`exclude`) are left out by the query itself, so the request
-  // text is read only for the documents returned (and not looked up one statement each).
-  const queued = idList(q, exclude ?? []);
-  const rows = await q.all<DueRow>(
-    `${DUE_SELECT}
-    WHERE d.company = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.id NOT IN ${queued.sql}
-    ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-    [company, now, queued.param, limit],
-  );
-  return rows.map(toDue);
-}
-
-function toDue(r: DueRow): DueDocument {
-  let parsed: { value: unknown } | undefined;
-  const request = r.request;
-  return {
-    id: r.id,
-    fileId: r.file_id,
-    fileName: r.file_name,
-    index: r.idx,
-    company: r.company,
-    kind: parseKind(r.kind, `ledger document ${r.id}`),
-    key: r.key,
-    ownNumber: r.own_number === 1,
-    attempts: r.attempts,
-    lastOutcome: parse(r.last_outcome, null),
-    maybeDelivered: r.maybe_delivered === 1,
-    ...(request !== null && r.text_form !== 1 ? { requestText: request } : {}),
-    // parsed only where something reads it (a send of requestText does not)
-    get request(): unknown {
-      parsed ??= { value: parse(request, null) };
-      return parsed.value;
-    },
-  };
-}
-
-/**
- * Whether any document of ours with this number (company + kind family + prefix + number: invoices,
- * credit and debit notes share one, as the authority's rule 90 does) had an attempt that may have
- * reached the service. Decides what a repeated-number answer (Regla 90) means; see decide.ts.
- */
-export async function numberMayHaveBeenDelivered(
-  q: SqlExecutor,
-  doc: { company: string; kind: DocumentKind; key: string | null; id: number },
-): Promise<boolean> {
-  const own =
-    (
-      await q.get<{ m: number }>('SELECT maybe_delivered AS m FROM documents WHERE id = ?', [
-        doc.id,
-      ])
-    )?.m === 1;
-  const head = `${doc.company}/${doc.kind}/`;
-  if (own || doc.key === null || !doc.key.startsWith(head)) return own;
-  const number = doc.key.slice(head.length);
-  for (const kind of kindsSharingNumbers(doc.kind)) {
-    if (
-      await q.get('SELECT 1 FROM documents WHERE key = ? AND maybe_delivered = 1 LIMIT 1', [
-        makeKey(doc.company, kind, number),
-      ])
-    )
-      return true;
-  }
-  return false;
-}
-
-/** The earliest future attempt of a company (for the feeder's timer), or undefined. */
-export async function nextDueAt(q: SqlExecutor, company: string): Promise<number | undefined> {
-  // documents of a file still being read have no next_attempt_at yet (held back)
-  const r = await q.get<{ t: number }>(
-    `SELECT next_attempt_at AS t FROM documents WHERE company = ? AND state = 'pending'
-    AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
-    [company],
-  );
-  return r?.t;
-}
-
-/** Documents left `sending` by a process that died (of one company when given): their requests may or may not have arrived. */
-export async function sendingAtStart(q: SqlExecutor, company?: string): Promise<DueDocument[]> {
-  const rows =
-    company === undefined
-      ? await q.all<DueRow>(`${DUE_SELECT} WHERE d.state = 'sending' ORDER BY d.id`)
-      : await q.all<DueRow>(
-          `${DUE_SELECT} WHERE d.state = 'sending' AND d.company = ? ORDER BY d.id`,
-          [company],
-        );
-  return rows.map(toDue);
-}
-
-export async function getDocument(q: SqlExecutor, id: number): Promise<DocumentRow | undefined> {
-  const r = await q.get<RawDocument>(`${DOCUMENT_SELECT} WHERE d.id = ?`, [id]);
-  return r ? toDocumentRow(r) : undefined;
 }

@@ -1,30 +1,34 @@
 import { ledgerNow } from '../policy/ledger-clock.js';
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { EdocError } from '../errors.js';
+import type Database from 'better-sqlite3';
 import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
+import * as due from './due-documents.js';
 import { fenceOf, type Fence } from './fence.js';
 import * as files from './files.js';
+import * as recording from './record-file.js';
+import * as reading from './file-reading.js';
+import * as superseded from './superseded-files.js';
+import * as settling from './settle-file.js';
 import type { ReadDetails } from './files.js';
-import { acquireLock, releaseLock } from './lock.js';
+import { releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
-import { migrate, SCHEMA_VERSION } from './migrations.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
 import * as master from './master-data.js';
 import * as places from './report-places.js';
 import * as resend from './resend.js';
-import type { ResendRequest } from './files.js';
+import type { ResendRequest } from './resend-requests.js';
 import type { ContentOutcome } from './resend.js';
 import type { LedgerFence, LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
 import * as sending from './sending.js';
+import * as verdicts from './verdicts.js';
+import * as recovery from './recover-sending.js';
 import { LedgerSnapshot } from './snapshot.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import type { SqlExecutor } from './sql/executor.js';
 import { SqliteExecutor } from './sql/sqlite.js';
+import { openSqliteLedger, type LedgerOpenOptions } from './sqlite-ledger-file.js';
 import * as status from './status.js';
 import type {
   CompanyOpenCounts,
@@ -45,22 +49,7 @@ import type {
   StatusSummary,
 } from './types.js';
 
-export const LEDGER_FILE = 'ledger.sqlite';
-
-export interface LedgerOpenOptions {
-  /** For `edoc-bridge status` beside a running daemon: no lock, no migrations, no writes. @defaultValue false */
-  readOnly?: boolean;
-  /**
-   * For operator commands (`edoc-bridge retry`) beside a running daemon: writes short transactions
-   * without taking the process lock (SQLite's own locking keeps them consistent); no migrations.
-   * @defaultValue false
-   */
-  shared?: boolean;
-  /** How long a statement waits for another connection's lock (SQLite). @defaultValue 5000 */
-  busyTimeoutMs?: number;
-  /** The cluster's fencing hook (port.ts); none on a single node. */
-  fence?: LedgerFence;
-}
+export { LEDGER_FILE, type LedgerOpenOptions } from './sqlite-ledger-file.js';
 
 const NO_MARKS: MarkSendingResult = { sending: [], duplicate: [], skipped: [], deferred: [] };
 
@@ -93,64 +82,10 @@ export class Ledger implements LedgerPort {
   }
 
   static open(stateDir: string, options: LedgerOpenOptions = {}): Ledger {
-    const dbPath = path.join(path.resolve(stateDir), LEDGER_FILE);
-    const timeout = options.busyTimeoutMs ?? 5000;
-    if (options.readOnly || options.shared) {
-      const db = openExisting(dbPath, stateDir, options.readOnly === true, timeout);
-      return new Ledger(
-        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
-        options.readOnly === true,
-        undefined,
-        options.fence,
-      );
-    }
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    const lock = acquireLock(stateDir);
-    let db: Database.Database | undefined;
-    try {
-      makePrivate(dbPath);
-      db = new Database(dbPath, { timeout });
-      db.pragma('journal_mode = WAL');
-      // FULL: a commit survives power loss, not only a process crash — "sending" must be on disk before the request leaves
-      db.pragma('synchronous = FULL');
-      db.pragma('foreign_keys = ON');
-      // Statement journals and sorts in memory: SQLite otherwise writes them to temporary files in /var/tmp
-      // (one file per multi-row statement of a batch commit, ~200 writes each); they never serve crash recovery.
-      db.pragma('temp_store = MEMORY');
-      const m = migrate(db);
-      if (lock.tookOverFrom) {
-        db.prepare('INSERT INTO events(at, type, data) VALUES (?, ?, ?)').run(
-          ledgerNow(),
-          'lock-taken-over',
-          JSON.stringify(lock.tookOverFrom),
-        );
-      }
-      const ledger = new Ledger(
-        new SqliteExecutor(db, { ownsConnection: true, busyTimeoutMs: timeout }),
-        false,
-        lock,
-        options.fence,
-      );
-      if (m.from !== m.to)
-        ledger.notes.push(`ledger schema migrated from version ${m.from} to ${m.to}`);
-      if (lock.tookOverFrom) {
-        const t = lock.tookOverFrom;
-        ledger.notes.push(
-          `took over a stale lock of pid ${t.pid} (started ${t.startedAt}); that process is gone`,
-        );
-      }
-      return ledger;
-    } catch (err) {
-      db?.close();
-      releaseLock(lock);
-      if (err instanceof EdocError) throw err;
-      throw new EdocError(
-        'EDOC_LEDGER_OPEN',
-        `The ledger ${dbPath} could not be opened: ${(err as Error).message}`,
-        { stateDir, file: dbPath },
-        { cause: err },
-      );
-    }
+    const opened = openSqliteLedger(stateDir, options);
+    const ledger = new Ledger(opened.sql, opened.readOnly, opened.lock, options.fence);
+    ledger.notes.push(...opened.notes);
+    return ledger;
   }
 
   /** Closes the connection(s) and releases the lock. Safe to call twice; each step runs even if one fails. */
@@ -191,31 +126,31 @@ export class Ledger implements LedgerPort {
 
   // --- files ---------------------------------------------------------------
   recordFile(input: RecordFileInput): Promise<RecordFileResult> {
-    return files.recordFile(this.sql, input, this.fence);
+    return recording.recordFile(this.sql, input, this.fence);
   }
   setReadDetails(fileId: number, details: ReadDetails): Promise<void> {
-    return files.setReadDetails(this.sql, fileId, details, this.fence);
+    return reading.setReadDetails(this.sql, fileId, details, this.fence);
   }
   finishReading(fileId: number, now = ledgerNow(), details?: ReadDetails): Promise<void> {
-    return files.finishReading(this.sql, fileId, now, this.fence, details);
+    return reading.finishReading(this.sql, fileId, now, this.fence, details);
   }
   failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
-    return files.failRead(this.sql, fileId, error, now, this.fence);
+    return reading.failRead(this.sql, fileId, error, now, this.fence);
   }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
-    return files.dropIntake(this.sql, fileId, now, data, this.fence);
+    return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
   }
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
-    return files.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
+    return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
   finishFile(fileId: number, now = ledgerNow()): Promise<boolean> {
-    return files.finishFile(this.sql, fileId, now, this.fence);
+    return settling.finishFile(this.sql, fileId, now, this.fence);
   }
   markReported(fileId: number, state: ReportState): Promise<void> {
-    return files.markReported(this.sql, fileId, state, this.fence);
+    return settling.markReported(this.sql, fileId, state, this.fence);
   }
   markArchived(fileId: number, archivedPath: string, now = ledgerNow()): Promise<void> {
-    return files.markArchived(this.sql, fileId, archivedPath, now, this.fence);
+    return settling.markArchived(this.sql, fileId, archivedPath, now, this.fence);
   }
   getFile(fileId: number): Promise<FileRow | undefined> {
     return files.getFile(this.sql, fileId);
@@ -264,7 +199,7 @@ export class Ledger implements LedgerPort {
     return docs.insertDocuments(this.sql, fileId, documents, now, this.fence);
   }
   acceptedKey(key: string): Promise<{ documentId: number; fileId: number } | undefined> {
-    return docs.acceptedKey(this.sql, key);
+    return due.acceptedKey(this.sql, key);
   }
   claimDue(
     company: string,
@@ -272,10 +207,10 @@ export class Ledger implements LedgerPort {
     limit: number,
     exclude?: ReadonlySet<number>,
   ): Promise<DueDocument[]> {
-    return docs.claimDue(this.sql, company, now, limit, exclude);
+    return due.claimDue(this.sql, company, now, limit, exclude);
   }
   nextDueAt(company: string): Promise<number | undefined> {
-    return docs.nextDueAt(this.sql, company);
+    return due.nextDueAt(this.sql, company);
   }
   markSending(ids: readonly number[], now = ledgerNow()): Promise<MarkSendingResult> {
     return sending.markSending(this.sql, ids, now, this.fence);
@@ -284,7 +219,7 @@ export class Ledger implements LedgerPort {
     return sending.unmarkSending(this.sql, ids, now, this.fence);
   }
   recordOutcomes(records: readonly OutcomeRecord[], now = ledgerNow()): Promise<OutcomesResult> {
-    return sending.recordOutcomes(this.sql, records, now, this.fence);
+    return verdicts.recordOutcomes(this.sql, records, now, this.fence);
   }
   commitSubmissions(
     marks: readonly number[],
@@ -294,7 +229,7 @@ export class Ledger implements LedgerPort {
     return this.sql.transaction(async (tx) => ({
       outcomes:
         outcomes.length > 0
-          ? await sending.recordOutcomesTx(tx, outcomes, now, this.fence)
+          ? await verdicts.recordOutcomesTx(tx, outcomes, now, this.fence)
           : { applied: [], fileIds: [] },
       marks:
         marks.length > 0
@@ -304,7 +239,7 @@ export class Ledger implements LedgerPort {
   }
   async recordOutcome(id: number, outcome: Verdict, now = ledgerNow()): Promise<boolean> {
     return (
-      (await sending.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied
+      (await verdicts.recordOutcomes(this.sql, [{ ...outcome, id }], now, this.fence)).applied
         .length === 1
     );
   }
@@ -317,16 +252,16 @@ export class Ledger implements LedgerPort {
     return this.recordOutcome(id, { ...outcome, state: 'pending', nextAttemptAt: nextAt }, now);
   }
   sendingAtStart(company?: string): Promise<DueDocument[]> {
-    return docs.sendingAtStart(this.sql, company);
+    return due.sendingAtStart(this.sql, company);
   }
   recoverSending(
     now = ledgerNow(),
     company?: string,
   ): Promise<{ resent: number[]; inDoubt: number[] }> {
-    return sending.recoverSending(this.sql, now, company, this.fence);
+    return recovery.recoverSending(this.sql, now, company, this.fence);
   }
   setInDoubt(ids: readonly number[], reason: string, now = ledgerNow()): Promise<number[]> {
-    return sending.setInDoubt(this.sql, ids, now, reason, this.fence);
+    return recovery.setInDoubt(this.sql, ids, now, reason, this.fence);
   }
   // operator actions: never fenced (port.ts)
   requeue(target: RequeueTarget): Promise<{ ids: number[]; fileIds: number[] }> {
@@ -357,10 +292,10 @@ export class Ledger implements LedgerPort {
     kind: DocumentKind;
     key: string | null;
   }): Promise<boolean> {
-    return docs.numberMayHaveBeenDelivered(this.sql, doc);
+    return due.numberMayHaveBeenDelivered(this.sql, doc);
   }
   getDocument(id: number): Promise<DocumentRow | undefined> {
-    return docs.getDocument(this.sql, id);
+    return due.getDocument(this.sql, id);
   }
   /** Pages of 500 (status.ts): the connection is free between pages, so the consumer may await. */
   iterateFileDocuments(fileId: number): AsyncGenerator<DocumentRow> {
@@ -438,50 +373,4 @@ export class Ledger implements LedgerPort {
   readMasterTable(table: string, version: number): Promise<master.MasterTableData | undefined> {
     return master.readMasterTable(this.sql, table, version);
   }
-}
-
-/**
- * The ledger is customer data: owner-only whatever the umask. The file is created 0600 before SQLite
- * opens it (SQLite gives its -wal, -shm and -journal files the database's mode); files of an older
- * ledger are tightened too.
- */
-function makePrivate(dbPath: string): void {
-  try {
-    fs.closeSync(fs.openSync(dbPath, 'wx', 0o600));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`]) {
-    try {
-      fs.chmodSync(file, 0o600);
-    } catch {
-      /* absent, or not ours to change (best effort; SQLite reports what matters) */
-    }
-  }
-}
-
-/** An existing ledger of the current schema, without the lock: read-only, or shared for short operator writes. */
-function openExisting(
-  dbPath: string,
-  stateDir: string,
-  readonly: boolean,
-  timeout: number,
-): Database.Database {
-  if (!fs.existsSync(dbPath)) {
-    throw new EdocError('EDOC_LEDGER_NOT_FOUND', `There is no ledger in ${stateDir} yet.`, {
-      stateDir,
-    });
-  }
-  const db = new Database(dbPath, { readonly, fileMustExist: true, timeout });
-  if (!readonly) db.pragma('synchronous = FULL');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version !== SCHEMA_VERSION) {
-    db.close();
-    throw new EdocError(
-      'EDOC_LEDGER_MIGRATION',
-      `The ledger has schema version ${version}; this program reads version ${SCHEMA_VERSION}. Start the daemon once to migrate it.`,
-      { stateDir, version },
-    );
-  }
-  return db;
 }

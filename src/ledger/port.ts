@@ -21,7 +21,8 @@
  */
 import type { DocumentKind } from '../kinds/index.js';
 import type { SqlExecutor } from './sql/executor.js';
-import type { ReadDetails, ResendRequest } from './files.js';
+import type { ReadDetails } from './files.js';
+import type { ResendRequest } from './resend-requests.js';
 import type { ConsoleQueries } from './console-queries.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';

@@ -8,8 +8,9 @@
  * The same rule covers the new content of a file that changed after its documents were sent.
  */
 import { addEvent } from './events.js';
-import { getFile, openResend } from './files.js';
-import type { ResendRequest } from './files.js';
+import { getFile } from './files.js';
+import { openResend } from './resend-requests.js';
+import type { ResendRequest } from './resend-requests.js';
 import { endsWithTail, idList, joinedGroup } from './sql/dialect.js';
 import type { SqlExecutor } from './sql/executor.js';
 import type { DocumentState, FileRow } from './types.js';

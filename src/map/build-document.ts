@@ -11,7 +11,7 @@ import type { Problem } from '../validate/problem.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
 import { columnsOf, specColumns } from './compile-node.js';
 import { evaluateNode } from './evaluate-node.js';
-import type { CompanyInfo, EvalContext, RowView } from './evaluate-value.js';
+import type { CompanyInfo, EvalContext, RowView } from './eval-context.js';
 import { evaluateValue } from './evaluate-value.js';
 import type { DeriveLine } from './derive/registry.js';
 import { getDerivation } from './derive/registry.js';

@@ -7,7 +7,7 @@
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
 import { evaluateValue } from './evaluate-value.js';
-import type { EvalContext, RowView } from './evaluate-value.js';
+import type { EvalContext, RowView } from './eval-context.js';
 import type { Concepts } from './mapping-types.js';
 
 type Segment = string | number;

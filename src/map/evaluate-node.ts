@@ -5,7 +5,7 @@
  */
 import type { MappingNode } from './mapping-types.js';
 import { evaluateValue } from './evaluate-value.js';
-import type { EvalContext, RowView } from './evaluate-value.js';
+import type { EvalContext, RowView } from './eval-context.js';
 import { conditionHolds } from './row-roles.js';
 
 function isPresent(value: unknown): boolean {

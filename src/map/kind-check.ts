@@ -18,7 +18,7 @@
 import { DOCUMENT_KINDS, isDocumentKind, type DocumentKind } from '../kinds/index.js';
 import type { KindSignal } from '../validate/wrong-folder.js';
 import { mappingError } from './compile-node.js';
-import type { RowView } from './evaluate-value.js';
+import type { RowView } from './eval-context.js';
 import type { KindCheckInput } from './mapping-schema.js';
 import type { KindCheck } from './mapping-types.js';
 

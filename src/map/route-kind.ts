@@ -17,7 +17,7 @@ import { DOCUMENT_KINDS, isDocumentKind, type DocumentKind } from '../kinds/inde
 import { excerpt } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
 import { mappingError } from './compile-node.js';
-import type { RowView } from './evaluate-value.js';
+import type { RowView } from './eval-context.js';
 import type { Route } from './mapping-types.js';
 
 export interface RouteInput {

@@ -5,7 +5,7 @@
  * not built on a guess.
  */
 import { excerpt, quoted } from '../policy/excerpt.js';
-import type { EvalContext, RowView } from './evaluate-value.js';
+import type { EvalContext, RowView } from './eval-context.js';
 import type { Mapping } from './mapping-types.js';
 import { evaluateCondition } from './row-condition.js';
 import type { RowCondition } from './row-condition.js';

@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import { EdocError } from '../errors.js';
 import { buildDocument } from '../map/build-document.js';
 import type { BuiltDocument } from '../map/build-document.js';
-import type { CompanyInfo, RowView } from '../map/evaluate-value.js';
+import type { CompanyInfo, RowView } from '../map/eval-context.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import type { Problem } from '../validate/problem.js';

@@ -24,7 +24,7 @@ import type { Hash } from 'node:crypto';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { EdocError, isEdocError } from '../errors.js';
-import type { CompanyInfo } from '../map/evaluate-value.js';
+import type { CompanyInfo } from '../map/eval-context.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { openCsvSource } from './csv-source.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './csv-records.js';

@@ -1,5 +1,5 @@
 /** The shapes a derivation works on (their own file, so the derivations and the registry do not import each other). */
-import type { EvalContext } from '../evaluate-value.js';
+import type { EvalContext } from '../eval-context.js';
 
 export interface DeriveLine {
   fields: Record<string, unknown>;

@@ -9,7 +9,7 @@ import { formatAmount } from '../../policy/amount.js';
 import { excerpt, quoted } from '../../policy/excerpt.js';
 import type { Problem } from '../../validate/problem.js';
 import { erpNumberToAmount } from '../convert-number.js';
-import type { RowView } from '../evaluate-value.js';
+import type { RowView } from '../eval-context.js';
 import type { Mapping, Reconcile } from '../mapping-types.js';
 import { tryParseAmount } from '../../policy/amount.js';
 import { documentFigure, lineFigure } from './computed-figures.js';

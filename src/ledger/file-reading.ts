@@ -1,0 +1,103 @@
+/**
+ * A file being read: its format facts, then the end of the read: all its documents stored and the file
+ * unchanged (finishReading), or a file-level error (failRead).
+ */
+import { NO_FENCE, type Fence } from './fence.js';
+import { json } from './rows.js';
+import type { SqlExecutor, SqlParams } from './sql/executor.js';
+
+import type { FileError } from './types.js';
+
+import { addEvent } from './events.js';
+import { updateFile, type ReadDetails } from './files.js';
+/** Format facts known as soon as the reader opened the file (the retry file needs them). */
+export function setReadDetails(
+  q: SqlExecutor,
+  fileId: number,
+  d: ReadDetails,
+  fence: Fence = NO_FENCE,
+): Promise<void> {
+  return updateFile(q, fence, READ_DETAILS_SQL, readDetailsParams(fileId, d));
+}
+
+const READ_DETAILS_SQL = 'UPDATE files SET format = ?, encoding = ?, header = ? WHERE id = ?';
+
+function readDetailsParams(fileId: number, d: ReadDetails): SqlParams {
+  return [d.format, d.encoding ?? null, d.header ?? null, fileId];
+}
+
+/**
+ * Every document of the file is in the ledger and the file was found unchanged: it is `open` until they
+ * are all final, and its pending documents are released (due now) in the same transaction.
+ */
+export function finishReading(
+  q: SqlExecutor,
+  fileId: number,
+  now: number,
+  fence: Fence = NO_FENCE,
+  details?: ReadDetails,
+): Promise<void> {
+  return q.transaction(async (tx) => {
+    const total = (await tx.get<{ n: number }>(
+      'SELECT CAST(coalesce(sum(n), 0) AS BIGINT) AS n FROM file_counts WHERE file_id = ?',
+      [fileId],
+    ))!.n;
+    const file = await tx.get<{ company: string }>(
+      `UPDATE files SET state = 'open', total = ? WHERE id = ? AND state = 'reading'
+      RETURNING company`,
+      [total, fileId],
+    );
+    if (file === undefined) return;
+    await fence(tx, [file.company]);
+    if (details !== undefined) await tx.run(READ_DETAILS_SQL, readDetailsParams(fileId, details));
+    const released = (
+      await tx.run(
+        `UPDATE documents SET next_attempt_at = ? WHERE file_id = ? AND state = 'pending'
+      AND next_attempt_at IS NULL`,
+        [now, fileId],
+      )
+    ).changes;
+    await addEvent(tx, now, 'file-read', fileId, null, { total, released });
+  });
+}
+
+/**
+ * The file could not be read to the end: a file-level error. Documents read before the failure that
+ * have not been sent are not sent (stored `invalid`, so they land in the retry file): the user fixes
+ * and drops the file again, and a half-sent broken file would otherwise issue twice. Documents already
+ * sent finish normally. Returns how many were held back.
+ */
+export function failRead(
+  q: SqlExecutor,
+  fileId: number,
+  error: FileError,
+  now: number,
+  fence: Fence = NO_FENCE,
+): Promise<number> {
+  return q.transaction(async (tx) => {
+    const file = await tx.get<{ company: string }>(
+      `UPDATE files SET state = 'failed-read', error = ?, finished_at = ? WHERE id = ?
+      RETURNING company`,
+      [json(error), now, fileId],
+    );
+    if (file !== undefined) await fence(tx, [file.company]);
+    const held = (
+      await tx.run(
+        `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
+      WHERE file_id = ? AND state = 'pending'`,
+        [
+          JSON.stringify([
+            {
+              code: error.code,
+              message: `Not sent: the file could not be read to the end (${error.message}).`,
+            },
+          ]),
+          now,
+          fileId,
+        ],
+      )
+    ).changes;
+    await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, heldBack: held });
+    return held;
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * Converts a value's text to what the wire carries, as its spec's `as:` says
+ * (text, amount, number, integer, percent, fraction, id number, date, time,
+ * datetime); a text that does not convert is reported, never guessed.
+ */
+import type { ErrorCode } from '../errors.js';
+import { excerpt, quoted } from '../policy/excerpt.js';
+import { normaliseIdNumber } from '../policy/nit.js';
+import { timeOfDay, splitDateTime } from './capture.js';
+import { erpDateToIso } from './convert-date.js';
+import {
+  erpNumberToAmount,
+  erpNumberToDecimal,
+  erpNumberToInteger,
+  erpNumberToPercent,
+} from './convert-number.js';
+import type { EvalContext, RowView, Source } from './eval-context.js';
+import { describe, report } from './eval-context.js';
+import type { MappingFormat, ValueSpec } from './mapping-types.js';
+
+/** What `as: time` and a datetime's `time:` column read: 24-hour, or 12-hour with AM/PM (capture.ts's timeOfDay). */
+const TIME_OF_DAY = 'a time of day (HH:mm:ss, or h:mm with AM/PM)';
+
+/** Numbers an expression computes are plain (`12.5`), whatever the export's format. */
+const PLAIN = { decimal: '.', thousands: '' } as const;
+
+export function convert(
+  spec: ValueSpec,
+  value: string,
+  source: Source,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | null | undefined {
+  try {
+    return convertUnsafe(spec, value, source, row, ctx, path);
+  } catch (err) {
+    // Amounts beyond the safe range of cents throw in policy/amount.ts; here that is one bad cell.
+    report(
+      ctx,
+      'EDOC_MAP_BAD_NUMBER',
+      path,
+      `${quoted(value)} in ${describe(spec)} cannot be converted: ${excerpt((err as Error).message, 200)}`,
+      source.column,
+      value,
+    );
+    return null;
+  }
+}
+
+function convertUnsafe(
+  spec: ValueSpec,
+  value: string,
+  source: Source,
+  row: RowView,
+  ctx: EvalContext,
+  path: string,
+): string | null | undefined {
+  const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
+  const bad = (code: ErrorCode, what: string): null => {
+    report(
+      ctx,
+      code,
+      path,
+      `${quoted(value)} in ${describe(spec)} is not ${what}`,
+      source.column,
+      value,
+    );
+    return null;
+  };
+  switch (spec.as) {
+    case 'text':
+      return value;
+    case 'decimal':
+      return (
+        erpNumberToAmount(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        )
+      );
+    case 'number':
+      return (
+        erpNumberToDecimal(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          `a number (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        )
+      );
+    case 'integer':
+      return erpNumberToInteger(value, format) ?? bad('EDOC_MAP_BAD_NUMBER', 'a whole number');
+    case 'percent':
+      return (
+        erpNumberToPercent(value, format) ??
+        bad('EDOC_MAP_BAD_NUMBER', 'a percentage with at most two decimals')
+      );
+    case 'fraction':
+      return (
+        fractionToPercent(value, format) ??
+        bad(
+          'EDOC_MAP_BAD_NUMBER',
+          'a rate written as a fraction (0.19 for 19 %) with at most four decimals',
+        )
+      );
+    case 'id-number': {
+      const id = normaliseIdNumber(value);
+      return /^[0-9A-Za-z]+$/.test(id)
+        ? id
+        : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
+    }
+    case 'time':
+      return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);
+    case 'date':
+      return (
+        erpDateToIso(value, format.date) ??
+        bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`)
+      );
+    case 'datetime': {
+      // a date and a time of day in one cell (`18/11/2026 09:15`, `18/11/2026 9:15:00 p. m.`)
+      const date = erpDateToIso(value, format.date);
+      if (date === undefined) {
+        const both = splitDateTime(value);
+        const day = both === undefined ? undefined : erpDateToIso(both[0], format.date);
+        if (day !== undefined) return `${day}T${both![1]}`;
+      }
+      if (date === undefined) return bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`);
+      if (spec.time === undefined) return `${date}T00:00:00`;
+      const timeText = row.get(spec.time).trim();
+      if (timeText === '') return `${date}T00:00:00`;
+      const time = timeOfDay(timeText);
+      if (time === undefined) {
+        report(
+          ctx,
+          'EDOC_MAP_BAD_DATE',
+          path,
+          `${quoted(timeText)} in column "${spec.time}" is not ${TIME_OF_DAY}`,
+          spec.time,
+          timeText,
+        );
+        return null;
+      }
+      return `${date}T${time}`;
+    }
+  }
+}
+
+/** `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries. */
+function fractionToPercent(value: string, format: MappingFormat): string | undefined {
+  const dec = erpNumberToDecimal(value, format);
+  if (dec === undefined || dec.startsWith('-')) return undefined;
+  const [int, frac = ''] = dec.split('.');
+  if (frac.length > 4) return undefined;
+  const digits = `${int}${frac.padEnd(4, '0')}`.replace(/^0+(?=\d{3})/, '');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
