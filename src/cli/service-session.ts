@@ -7,8 +7,8 @@
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { closest } from '../config/suggest.js';
 import { EdocError } from '../errors.js';
-import { ServiceClient, type ServiceResponse } from '../service/client.js';
-import { resolveServiceUrl, type ResolvedService } from '../daemon/embedded.js';
+import type { ServiceClient, ServiceResponse } from '../service/client.js';
+import { resolveServiceUrl, serviceClientFor, type ResolvedService } from '../daemon/embedded.js';
 import type { CliIO } from './command.js';
 import { usageError } from './command.js';
 
@@ -61,11 +61,7 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
       `note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`,
     );
   }
-  const client = new ServiceClient({
-    baseUrl: service.baseUrl,
-    paths: config.service.paths,
-    timeoutMs: config.service.timeoutMs,
-  });
+  const client = serviceClientFor(config, service);
   let closing: Promise<void> | undefined;
   return {
     company,

@@ -5,6 +5,7 @@
  * the emulator, or does nothing for a real service).
  */
 import type { Config } from '../config/schema.js';
+import { ServiceClient } from '../service/client.js';
 import { startEmulator, type EmulatorLogger, type RunningEmulator } from '../emulator/server.js';
 import { publishEndpoint, runningEmulatorUrl } from './embedded-endpoint.js';
 
@@ -79,4 +80,20 @@ export async function resolveServiceUrl(
       }
     },
   };
+}
+
+/**
+ * The service client for the configuration and the service it resolved to: the one place its settings
+ * (base URL, endpoint paths, timeout) are read, for the pipeline, the CLI's service session and
+ * `received pull`.
+ */
+export function serviceClientFor(
+  config: Readonly<Config>,
+  service: ResolvedService,
+): ServiceClient {
+  return new ServiceClient({
+    baseUrl: service.baseUrl,
+    paths: config.service.paths,
+    timeoutMs: config.service.timeoutMs,
+  });
 }

@@ -14,7 +14,7 @@ import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
-import { ServiceClient } from '../service/client.js';
+import type { ServiceClient } from '../service/client.js';
 import { ServiceHealth } from '../health/service-health.js';
 import type { CompanySender, SenderEvent, SenderView } from '../submit/company-sender.js';
 import { senderMaker } from './pipeline-senders.js';
@@ -22,7 +22,7 @@ import { MappingCache } from '../intake/mapping-cache.js';
 import { PartSets } from '../intake/part-sets.js';
 import { ArchiveWatch } from './archive-watch.js';
 import { MasterData } from '../intake/master-data.js';
-import { resolveServiceUrl, type ResolvedService } from './embedded.js';
+import { resolveServiceUrl, serviceClientFor, type ResolvedService } from './embedded.js';
 import { inInboxFolder, outboxDir } from '../intake/folders.js';
 import type { IntakeContext } from '../intake/intake.js';
 import { takeFile } from './pipeline-take.js';
@@ -72,11 +72,7 @@ export class Pipeline {
     readonly companies: CompanyRuns,
   ) {
     this.sets = new PartSets(logger, () => this.config.paths.state);
-    this.client = new ServiceClient({
-      baseUrl: service.baseUrl,
-      paths: config.service.paths,
-      timeoutMs: config.service.timeoutMs,
-    });
+    this.client = serviceClientFor(config, service);
     this.client.observe((call) => {
       if (call.httpStatus !== undefined) this.health.noteAnswer();
       else if (!call.aborted && call.outcome === 'transient')

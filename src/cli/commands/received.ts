@@ -9,8 +9,8 @@ import {
   scheduledWindow,
   type DateWindow,
 } from '../../received/window.js';
-import { ServiceClient } from '../../service/client.js';
-import { resolveServiceUrl } from '../../daemon/embedded.js';
+import type { ServiceClient } from '../../service/client.js';
+import { resolveServiceUrl, serviceClientFor } from '../../daemon/embedded.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { pullThroughDaemon } from '../received-beside-daemon.js';
@@ -114,11 +114,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
         'received pull uses the embedded emulator, not the real service',
       );
     }
-    client = new ServiceClient({
-      baseUrl: service.baseUrl,
-      paths: config.service.paths,
-      timeoutMs: config.service.timeoutMs,
-    });
+    client = serviceClientFor(config, service);
     const puller = new ReceivedPuller({ ledger, client, config, logger, today: () => today });
     const results: PullResult[] = [];
     for (const company of companies) {
