@@ -1,9 +1,10 @@
 // 7. Intake speed (issue 16 item 7, issue 13 must-show 3): one sales CSV export (lib/sales-csv.mjs,
-// 1,000,000 rows; --quick 100,000), read in the same run four ways, each in a fresh child process
+// 1,000,000 rows; --quick 100,000), read in the same run five ways, each in a fresh child process
 // (bench/intake-speed.mjs): (A) csv-parse + iconv-lite alone, the floor; (B) our intake without the
-// ledger (hash, read, map, validate); (C) our full intake into a real SQLite ledger; (D) the same into a
-// PostgreSQL ledger (a throwaway server started here from the machine's binaries, a fresh database per
-// run; on a machine without PostgreSQL, (D) is left out with the one-line reason). The four alternate
+// ledger (hash, read, map, validate); (C) our full intake into a real SQLite ledger on one thread; (C')
+// the same as the daemon runs it, read on its intake worker while the main thread stores (`daemon`);
+// (D) (C) into a PostgreSQL ledger (a throwaway server started here from the machine's binaries, a fresh
+// database per run; on a machine without PostgreSQL, (D) is left out with the one-line reason). They alternate
 // within each run. (C) and (D) also count what the ledger asked of the database per document
 // (statements, calls: round trips on PostgreSQL) and (D) the server's CPU. With EDOC_BENCH_BEFORE=<a build
 // folder with dist/ and node_modules> the same run with that build too, alternating with this one, on
@@ -16,7 +17,7 @@ import { benchDatabase, startBenchPostgres } from '../lib/postgres.mjs';
 import { writeSalesCsv } from '../lib/sales-csv.mjs';
 import { CODE, ROOT, log, median, round } from '../lib/util.mjs';
 
-const MODES = ['floor', 'read', 'full', 'full-pg'];
+const MODES = ['floor', 'read', 'full', 'daemon', 'full-pg'];
 
 /** The V8 flag bin/edoc-bridge.js sets for the daemon: every mode runs with it, as the daemon would. */
 const DAEMON_V8_FLAGS = ['--heap-growing-percent=20'];
@@ -136,6 +137,7 @@ export async function intake({ runs, quick, rows: asked }) {
       readOverFloor: ratio('read', 'floor'),
       fullOverRead: ratio('full', 'read'),
       pgOverSqlite: ratio('full-pg', 'full'),
+      daemonOverFull: ratio('daemon', 'full'),
       cpu: {
         fullOverFloor: ratio('full', 'floor', 'cpuMs'),
         readOverFloor: ratio('read', 'floor', 'cpuMs'),
