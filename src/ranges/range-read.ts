@@ -5,20 +5,12 @@
  */
 import { z } from 'zod';
 import type { CompanyConfig } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import type { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import { activeRange, type ActiveRange } from './range-math.js';
 
-export type RangeRead =
-  | { ok: true; ranges: ActiveRange[] }
-  | {
-      ok: false;
-      failure: string;
-      /** The service refused the company's credentials. */ refused?: true;
-    };
+export type RangeRead = { ok: true; ranges: ActiveRange[] } | { ok: false; failure: string };
 
 export async function readRanges(
   company: CompanyConfig,
@@ -35,7 +27,6 @@ export async function readRanges(
       return {
         ok: false,
         failure: `HTTP ${response.httpStatus ?? '-'}, ${response.outcome.kind}: ${response.outcome.reason}`,
-        ...(response.outcome.kind === 'unauthorized' ? { refused: true as const } : {}),
       };
     }
     const data =
@@ -52,17 +43,4 @@ export async function readRanges(
   } catch (err) {
     return { ok: false, failure: err instanceof Error ? err.message : String(err) };
   }
-}
-
-/** A read refused for the company's credentials pauses the whole company, with one line (none if paused already). */
-export function pauseRefused(
-  run: { readonly company: CompanyConfig; readonly pause: CompanyPause },
-  reason: string,
-  logger: Logger,
-): void {
-  if (!run.pause.pause(reason, 'ranges')) return;
-  logger.error(
-    { code: 'EDOC_SERVICE_UNAUTHORIZED', company: run.company.alias, reason },
-    "the service refused this company's credentials (reading its numbering ranges): its submissions and received-documents pull are paused until the configuration is reloaded (SIGHUP) or the daemon restarts",
-  );
 }

@@ -21,7 +21,7 @@ import type { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Problem } from '../validate/problem.js';
-import { pauseRefused, readRanges } from './range-read.js';
+import { readRanges } from './range-read.js';
 import { RangeFileWriter, type CompanyRead, type StoredRanges } from './range-file.js';
 import {
   describeRanges,
@@ -38,7 +38,7 @@ export interface RangeRun {
   /** Whether a request may start for the company now; a read that may not is skipped, as failed. */
   readonly gate: { open(): boolean };
   readonly rate: CompanyRate;
-  /** The company's 401 pause (its run's): a paused company's ranges are not read; a refused read pauses it. */
+  /** The company's 401 pause (its run's): a paused company's ranges are not read. */
   readonly pause: CompanyPause;
 }
 
@@ -254,8 +254,8 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     }
     if (signal.aborted) return false;
     const { failure } = read;
-    // its credentials refused: the whole company pauses (its sender and pull too) until a reload
-    if (read.refused === true) pauseRefused(run, failure, this.options.logger);
+    // E10's 403 is "invalid key, or nit does not match the company" (the spec): it cannot tell a refused
+    // key from a NIT that E1 never checks, so it pauses nothing; the submissions meet a refused key themselves
     // one line per failing episode, not one per read
     if (watch.error === undefined) {
       this.options.logger.warn(

@@ -144,9 +144,9 @@ describe('a number issued before comes again with other content', () => {
     });
     const daemon = await startDaemon();
     // the start-up log says how a file counts as complete, and what a pausing writer needs
-    const mode = daemon
-      .logLines()
-      .find((l) => l.mode === 'rename-or-stability-window' && l.msg !== 'watching the inbox');
+    const mode = await daemon.waitForLog(
+      (l) => l.mode === 'rename-or-stability-window' && l.msg !== 'watching the inbox',
+    );
     expect(mode?.msg).toBe(
       'every inbox: rename or stability window — a file renamed in from *.part or *.tmp is taken at once, ' +
         'any other once its size and mtime held still for 200 ms; a writer that pauses longer than that needs a done marker ' +
