@@ -124,4 +124,17 @@ describe('SQLite group commit', () => {
     await q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['later']));
     expect(committedNames()).toEqual(['kept', 'later']);
   });
+
+  it('a first transaction that fails while another waits behind it: it alone is undone, the other commits', async () => {
+    await q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['kept']));
+    // both started in one turn: the first opens the turn's transaction, the second waits for the connection
+    const failed = q.transaction(async (tx) => {
+      await tx.run('INSERT INTO items(name) VALUES (?)', ['undone']);
+      await tx.run('INSERT INTO items(name) VALUES (?)', ['kept']); // UNIQUE: fails
+    });
+    const behind = q.transaction((tx) => tx.run('INSERT INTO items(name) VALUES (?)', ['behind']));
+    await expect(failed).rejects.toThrow(/UNIQUE/);
+    await behind;
+    expect(committedNames()).toEqual(['kept', 'behind']);
+  });
 });
