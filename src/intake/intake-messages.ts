@@ -1,6 +1,7 @@
 /** The messages between the intake reader (main thread) and the intake worker: strings and small objects only. */
 import type { ErrorCode, ErrorContext } from '../errors.js';
 import type { NewDocument } from '../ledger/types.js';
+import type { FileHash } from '../read/hash.js';
 import type { ReadDetails, ReadJob } from './intake-documents.js';
 
 /**
@@ -11,6 +12,8 @@ export const AHEAD = 2;
 
 export type ToWorker =
   | { type: 'read'; id: number; job: ReadJob; secrets: readonly string[] }
+  /** The content hash of a file (read/hash.ts), before it is recorded. */
+  | { type: 'hash'; id: number; path: string }
   /** The main thread took one batch: the worker may hand over one more. */
   | { type: 'ack'; id: number }
   /** Stop reading (daemon shutdown, or the main thread gave up on the file). */
@@ -20,6 +23,7 @@ export type FromWorker =
   | { type: 'opened'; id: number; details: ReadDetails }
   | { type: 'batch'; id: number; docs: NewDocument[] }
   | { type: 'done'; id: number; sha256: string }
+  | { type: 'hashed'; id: number; hash: FileHash }
   | { type: 'error'; id: number; error: SerializedError };
 
 /** An error thrown in the worker as it crosses: an EdocError keeps its code and context, a file-system error its errno code. */

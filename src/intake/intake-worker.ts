@@ -1,13 +1,14 @@
 /**
- * The intake worker thread (started by `intake-reader.ts`): reads, parses, maps and validates input
- * files (`readDocumentBatches`) on a core of its own while the main thread stores the batches in the
- * ledger. It holds no ledger and sends nothing; every job runs until it ends, fails or is cancelled.
+ * The intake worker thread (started by `intake-reader.ts`): hashes input files before they are recorded,
+ * and reads, parses, maps and validates them (`readDocumentBatches`) on a core of its own while the main
+ * thread stores the batches in the ledger. It holds no ledger and sends nothing; every job runs until it ends, fails or is cancelled.
  * At most AHEAD batches of a job wait for the main thread, so memory stays bounded by the batch size
  * however large the file.
  */
 import { parentPort } from 'node:worker_threads';
 import { isEdocError } from '../errors.js';
 import { SecretScrubber } from '../log/secrets.js';
+import { hashFile } from '../read/hash.js';
 import { readDocumentBatches, type ReadJob } from './intake-documents.js';
 import { heldAfter, type MasterTable } from '../map/master-tables.js';
 import { AHEAD, type FromWorker, type SerializedError, type ToWorker } from './intake-messages.js';
@@ -115,6 +116,12 @@ port.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'read':
       void run(message.id, message);
+      break;
+    case 'hash':
+      hashFile(message.path).then(
+        (hash) => post({ type: 'hashed', id: message.id, hash }),
+        (err: unknown) => post({ type: 'error', id: message.id, error: serialize(err) }),
+      );
       break;
     case 'ack': {
       const running = jobs.get(message.id);

@@ -61,7 +61,7 @@ export async function intakeFile(
   const log = logger.child({ file: name, kind: dropped.kind, company: dropped.company.alias });
   let hash;
   try {
-    hash = dropped.parts ? await hashSet(dropped.parts) : await hashFile(dropped.path);
+    hash = await contentHash(ctx, dropped);
   } catch (err) {
     if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason === 'changed') {
       log.warn(
@@ -245,6 +245,18 @@ async function dropChanged(
     'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged',
   );
   return { outcome: 'changed' };
+}
+
+/** The file's (or set's) content hash: on the intake worker where there is one, here if it stopped. */
+async function contentHash(ctx: IntakeContext, dropped: DroppedFile) {
+  if (dropped.parts) return hashSet(dropped.parts);
+  if (ctx.reader === undefined) return hashFile(dropped.path);
+  try {
+    return await ctx.reader.hash(dropped.path);
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_READ_WORKER')) throw err;
+    return hashFile(dropped.path);
+  }
 }
 
 /** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */

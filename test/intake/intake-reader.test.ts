@@ -5,6 +5,7 @@
  * released) while the next file gets a new worker — never a crash of the daemon. The real worker runs
  * from the build (dist/); the dying one is a stand-in script that speaks the same messages.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,13 +41,14 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** A stand-in worker: answers a read of a path containing `ok` with an empty read, dies on any other. */
+/** A stand-in worker: answers a read of a path containing `ok` with an empty read, dies on any other read and on a hash. */
 function dyingWorker(dir: string, how: 'throw' | 'exit'): URL {
   const file = path.join(dir, `dying-${how}.mjs`);
   fs.writeFileSync(
     file,
     `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', (m) => {
+  if (m.type === 'hash') ${how === 'throw' ? "throw new Error('boom')" : 'process.exit(3)'};
   if (m.type !== 'read') return;
   if (m.job.path.includes('ok')) {
     parentPort.postMessage({ type: 'opened', id: m.id, details: { format: 'jsonl', encoding: 'utf-8', header: null } });
@@ -180,6 +182,46 @@ describe('the intake worker', () => {
     expect(await collect(await reader.read(jobFor(small), []))).toHaveLength(1);
   });
 
+  it('hashes a file as hashFile does; a missing or changing file fails with EDOC_READ_CHANGED and its reason', async () => {
+    const dir = tempDir('edoc-intake-worker-');
+    const { IntakeReader: Built } = (await import(
+      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
+    )) as { IntakeReader: typeof IntakeReader };
+    const reader = new Built(silentLogger(dir));
+    closers.push(() => reader.close());
+    const file = path.join(dir, 'one.jsonl');
+    fs.writeFileSync(file, 'abc');
+    // sha256("abc"), FIPS 180-2 appendix B.1
+    expect(await reader.hash(file)).toMatchObject({
+      size: 3,
+      sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      mtimeMs: fs.statSync(file).mtimeMs,
+    });
+    await expect(reader.hash(path.join(dir, 'none.jsonl'))).rejects.toMatchObject({
+      code: 'EDOC_READ_CHANGED',
+      context: { reason: 'gone' },
+    });
+    // a file written to while it is hashed: 64 MiB appended to in the background until the hash ends
+    const growing = path.join(dir, 'growing.jsonl');
+    fs.writeFileSync(growing, Buffer.alloc(64 * 1024 * 1024, 0x61));
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await fs.promises.appendFile(growing, 'a');
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    try {
+      await expect(reader.hash(growing)).rejects.toMatchObject({
+        code: 'EDOC_READ_CHANGED',
+        context: { reason: 'changed' },
+      });
+    } finally {
+      writing = false;
+      await writer;
+    }
+  });
+
   for (const how of ['throw', 'exit'] as const) {
     it(`a worker that dies (${how}) fails its file with EDOC_READ_WORKER; the next file gets a new worker`, async () => {
       const dir = tempDir('edoc-intake-worker-');
@@ -196,7 +238,7 @@ describe('the intake worker', () => {
     });
   }
 
-  it('through intakeFile: the dying worker leaves the file failed-read with EDOC_READ_WORKER, nothing due', async () => {
+  it('through intakeFile: the dying worker (on the hash, then the read) leaves the file failed-read with EDOC_READ_WORKER, nothing due', async () => {
     const root = tempDir('edoc-intake-worker-');
     const config: Readonly<Config> = await resolveConfig(
       {
@@ -235,6 +277,8 @@ describe('the intake worker', () => {
     expect(taken.outcome).toBe('failed-read');
     const row = await ledger.getFile(taken.fileId ?? -1);
     expect(row?.error?.code).toBe('EDOC_READ_WORKER');
+    // the worker died on the hash first: the file was hashed here instead, and recorded with that hash
+    expect(row?.sha256).toBe(createHash('sha256').update(fs.readFileSync(input)).digest('hex'));
     expect(await ledger.claimDue('main', Date.now() + 60_000, 10)).toEqual([]);
   });
 });

@@ -43,3 +43,35 @@ describe('SecretScrubber with many keys', () => {
     expect(scrubber.scrub('')).toBe('');
   });
 });
+
+describe('SecretScrubber with many keys of different starts', () => {
+  // 200 keys whose first four characters differ (the scan looks at a position only when a key could start
+  // there), one of four characters only, and some outside ASCII
+  const varied = [
+    ...Array.from(
+      { length: 200 },
+      (_, i) => `${String.fromCharCode(65 + (i % 26))}${i}x-secret-${i}`,
+    ),
+    'ñandú-clave-1',
+    '🔑key🔑-2',
+    'abcd',
+  ];
+  const scrubber = new SecretScrubber(varied);
+
+  test('each is removed at the start, in the middle and at the very end of a text', () => {
+    for (const key of [varied[0], varied[137], varied[199], 'ñandú-clave-1', '🔑key🔑-2', 'abcd']) {
+      expect(scrubber.scrub(`${key} mid ${key} end ${key}`)).toBe(
+        `${REDACTED} mid ${REDACTED} end ${REDACTED}`,
+      );
+    }
+  });
+
+  test('the start of a key without its rest is left alone', () => {
+    const text = 'A0x-secre ñandú-clav 🔑key abc A0x-secret-';
+    expect(scrubber.scrub(text)).toBe(text);
+  });
+
+  test('a cut-off start of a key outside ASCII is removed', () => {
+    expect(scrubber.scrub('raw: ñandú-cla…')).toBe(`raw: ${REDACTED}…`);
+  });
+});

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { checkParams } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
 import { GroupCommit } from './group-commit.js';
-import { SqliteReadView } from './sqlite-read-view.js';
+import { SqliteReadConnections } from './sqlite-read-view.js';
 import { SqliteTransaction } from './sqlite-transaction.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
@@ -55,6 +55,8 @@ export class SqliteExecutor implements SqlExecutor {
   /** The write transactions of this turn, not committed yet (`member`). */
   private group: GroupCommit | undefined;
   private closing: Promise<void> | undefined;
+  /** The read views' connections, opened at the first view. */
+  private reads: SqliteReadConnections | undefined;
 
   /** `ownsConnection`: close() closes `db` too (false when the caller keeps using it). */
   constructor(
@@ -100,7 +102,8 @@ export class SqliteExecutor implements SqlExecutor {
       throw new Error(
         'a read view needs a ledger file (an in-memory database has no second connection)',
       );
-    return new SqliteReadView(this.db.name, this.options.busyTimeoutMs ?? 5000);
+    this.reads ??= new SqliteReadConnections(this.db.name, this.options.busyTimeoutMs ?? 5000);
+    return this.reads.open();
   }
 
   /**
@@ -118,13 +121,7 @@ export class SqliteExecutor implements SqlExecutor {
       // no savepoint (whose undo copy of every page it changes SQLite keeps in memory: a 333,334-row
       // release at the end of a read took 100 MB). Members that join the open group are savepoints.
       const first = this.group === undefined;
-      if (this.group === undefined) {
-        this.db.exec('BEGIN IMMEDIATE');
-        const opened = new GroupCommit();
-        this.group = opened;
-        setImmediate(() => void this.commitGroup(opened));
-      }
-      group = this.group;
+      group = this.group ?? this.openGroup();
       if (!first) this.db.exec('SAVEPOINT tx_member');
       const tx = new SqliteTransaction(this);
       try {
@@ -201,6 +198,7 @@ export class SqliteExecutor implements SqlExecutor {
       try {
         if (this.group !== undefined) await this.commitGroup(this.group, true);
         this.statements.clear();
+        this.reads?.close();
         if (this.options.ownsConnection && this.db.open) this.db.close();
       } finally {
         this.mutex.unlock();
@@ -261,6 +259,15 @@ export class SqliteExecutor implements SqlExecutor {
 
   private checkOpen(): void {
     if (this.closing !== undefined) throw new Error('the ledger executor is closed');
+  }
+
+  /** BEGIN IMMEDIATE and a group whose COMMIT ends this turn (the caller holds the connection). */
+  private openGroup(): GroupCommit {
+    this.db.exec('BEGIN IMMEDIATE');
+    const opened = new GroupCommit();
+    this.group = opened;
+    setImmediate(() => void this.commitGroup(opened));
+    return opened;
   }
 
   /** A statement outside any transaction: at once when the connection is free, else after the holder. */
