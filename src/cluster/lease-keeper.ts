@@ -9,18 +9,18 @@
  *     claim free or expired leases.
  *
  * Self-fencing: a node that cannot renew (database unreachable, process frozen) starts no new request for
- * its companies once its last successful renewal — measured by its own monotonic clock from when that
- * renewal was SENT, so never later than the database's view — is older than `safeShare` of leaseMs.
- * Independently, the database refuses its commits after expiry (fence.ts), and a take-over waits for
- * expiry by the database's clock: by then the old owner has stopped starting requests for a while.
- *
- * What a gained or lost company means for the pipeline (recovery, its sender, its inbox) is the
- * `events` callbacks' business; they run one after the other per company, outside the beat, so a slow
- * recovery never delays a renewal.
+ * its companies once its last renewal is older than `safeShare` of leaseMs (renewal-clock.ts); the
+ * database refuses its commits after expiry (fence.ts), and a take-over waits for expiry by the
+ * database's clock. What a gained or lost company means for the pipeline is the `events` callbacks'
+ * business, run per company outside the beat (company-chains.ts).
  */
 import { performance } from 'node:perf_hooks';
 import type { LeaseView } from './fence.js';
+import { BeatTimer } from './beat-timer.js';
 import { ClockOffset } from './clock-offset.js';
+import { CompanyChains } from './company-chains.js';
+import { FairShare } from './fair-share.js';
+import { RenewalClock } from './renewal-clock.js';
 import type { LeaseEnd, LeaseKeeperOptions } from './lease-keeper-types.js';
 import { IdentityWatch } from './identity-watch.js';
 import {
@@ -31,9 +31,6 @@ import {
   type ClaimedLease,
 } from './lease-store.js';
 import { heartbeat, markStopped, registerNode, registerRun } from './membership.js';
-
-/** The spread of the early beats of the nodes told of a released lease. */
-const BEAT_SOON_JITTER_MS = 50;
 
 export type { LeaseEnd, LeaseEvents, LeaseKeeperOptions } from './lease-keeper-types.js';
 
@@ -46,30 +43,19 @@ interface Held {
 export class LeaseKeeper implements LeaseView {
   readonly node: string;
   private readonly held = new Map<string, Held>();
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains: CompanyChains;
   private readonly mono: () => number;
   private readonly heartbeatMs: number;
   private readonly safeMs: number;
-  private renewedAt = Number.NEGATIVE_INFINITY;
-  private timer: NodeJS.Timeout | undefined;
-  private beating: Promise<void> | undefined;
+  private readonly renewal: RenewalClock;
+  private readonly timer: BeatTimer;
   private claiming = true;
   private reclaimOwn = false;
   private ensured = '';
-  private unreachableSince: number | undefined;
-  private fencedLogged = false;
   private stoodDownLogged = false;
-  /**
-   * Companies this node handed back (fair share), with when; and those it took back because no other node
-   * did within two leases (a company only this node's configuration has): those are not handed back again
-   * while the live count stays the same, so such a company is never left without an owner.
-   */
-  private readonly handedBack = new Map<string, number>();
-  private readonly orphans = new Set<string>();
-  private orphansAtLive = 0;
+  /** What the fair spread remembers (fair-share.ts). */
+  private readonly share: FairShare;
   private closing: Promise<void> | undefined;
-  /** A released lease was announced during a beat: the next one runs at once. */
-  private soon = false;
   /** Live nodes at the last beat (status, tests). */
   liveNodes = 1;
   private readonly identities: IdentityWatch;
@@ -80,6 +66,10 @@ export class LeaseKeeper implements LeaseView {
     this.mono = options.monotonic ?? (() => performance.now());
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
     this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
+    this.timer = new BeatTimer(() => this.beat(), this.heartbeatMs);
+    this.chains = new CompanyChains(options.logger, this.node);
+    this.share = new FairShare(options.leaseMs, this.mono);
+    this.renewal = new RenewalClock(options, this.safeMs, this.mono);
     this.clock = new ClockOffset(options.db, this.node, options.logger);
     this.identities = new IdentityWatch(
       options.db,
@@ -106,7 +96,7 @@ export class LeaseKeeper implements LeaseView {
       'cluster: node joined',
     );
     await this.beat();
-    this.schedule();
+    this.timer.start();
   }
 
   private readonly quietFor = (company: string): number =>
@@ -121,19 +111,7 @@ export class LeaseKeeper implements LeaseView {
   mayStart(company: string): boolean {
     const held = this.held.get(company);
     if (held === undefined || held.leaving) return false;
-    const fresh = this.mono() - this.renewedAt < this.safeMs;
-    if (!fresh && !this.fencedLogged) {
-      this.fencedLogged = true;
-      this.options.logger.warn(
-        {
-          node: this.node,
-          sinceRenewalMs: Math.round(this.mono() - this.renewedAt),
-          leaseMs: this.options.leaseMs,
-        },
-        'cluster: the leases could not be renewed in time: no new request starts until they are',
-      );
-    }
-    return fresh;
+    return this.renewal.fresh();
   }
 
   /** The companies held now, sorted. */
@@ -160,9 +138,8 @@ export class LeaseKeeper implements LeaseView {
 
   private async doClose(): Promise<void> {
     this.claiming = false;
-    clearTimeout(this.timer);
-    await this.beating;
-    await Promise.all([...this.chains.values()]);
+    await this.timer.stop();
+    await this.chains.settled();
     const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
     this.held.clear();
     try {
@@ -185,19 +162,6 @@ export class LeaseKeeper implements LeaseView {
     }
   }
 
-  private schedule(delayMs = this.heartbeatMs): void {
-    if (this.closing !== undefined) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.beating = this.beat().finally(() => {
-        const soon = this.soon;
-        this.soon = false;
-        this.schedule(soon ? 0 : this.heartbeatMs);
-      });
-    }, delayMs);
-  }
-
   /**
    * Another node released a lease (lease-notices.ts): beat now rather than at the next heartbeat, so a
    * company handed over is claimed at once. A beat under way is followed by another at once. The jitter
@@ -205,11 +169,7 @@ export class LeaseKeeper implements LeaseView {
    */
   beatSoon(): void {
     if (this.closing !== undefined || !this.claiming) return;
-    if (this.timer === undefined) {
-      this.soon = true; // a beat is running: its end schedules the next at once
-      return;
-    }
-    this.schedule(Math.floor(Math.random() * BEAT_SOON_JITTER_MS));
+    this.timer.soonest();
   }
 
   /** One beat (see the file comment). Never throws: a database that does not answer is retried at the next beat. */
@@ -238,15 +198,7 @@ export class LeaseKeeper implements LeaseView {
       const mine = await this.identities.read(companies);
       const held = [...this.held].map(([company, h]) => ({ company, epoch: h.epoch }));
       const renewed = new Set(await renewLeases(db, this.node, held, leaseMs, this.safeMs, mine));
-      this.renewedAt = sentAt;
-      this.fencedLogged = false;
-      if (this.unreachableSince !== undefined) {
-        this.options.logger.info(
-          { node: this.node, afterMs: Math.round(this.mono() - this.unreachableSince) },
-          'cluster: the database answers again',
-        );
-        this.unreachableSince = undefined;
-      }
+      this.renewal.renewed(sentAt);
       for (const h of held)
         if (!renewed.has(h.company))
           this.drop(h.company, 'lost', 'another node holds its lease now');
@@ -254,13 +206,7 @@ export class LeaseKeeper implements LeaseView {
       if (this.claiming) await this.claim(companies, live, mine);
       await this.identities.check(mine, new Set(this.held.keys()));
     } catch (err) {
-      if (this.unreachableSince === undefined) {
-        this.unreachableSince = sentAt;
-        this.options.logger.warn(
-          { err, node: this.node },
-          'cluster: heartbeat failed; retried at the next beat',
-        );
-      }
+      this.renewal.failed(sentAt, err);
     }
   }
 
@@ -284,13 +230,8 @@ export class LeaseKeeper implements LeaseView {
       if (!configured.has(company) && !h.leaving) this.handBack(company, h);
     if (live <= 1 || !this.claiming) return;
     const target = Math.ceil(companies.length / live);
-    if (live !== this.orphansAtLive) this.orphans.clear(); // another node may know them now: spread them again
-    this.orphansAtLive = live;
-    const staying = [...this.held]
-      .filter(([company, h]) => !h.leaving && !this.orphans.has(company))
-      .map(([company]) => company)
-      .sort();
-    for (const company of staying.slice(target))
+    const staying = [...this.held].filter(([, h]) => !h.leaving).map(([company]) => company);
+    for (const company of this.share.extras(staying, live, target))
       this.handBack(company, this.held.get(company) as Held);
   }
 
@@ -300,11 +241,11 @@ export class LeaseKeeper implements LeaseView {
       { node: this.node, company, epoch: held.epoch },
       'cluster: handing the company over (fair share)',
     );
-    this.chain(company, async () => {
+    this.chains.run(company, async () => {
       await this.options.events.ended(company, 'handback');
       if (this.held.get(company) !== held) return; // lost meanwhile
       this.held.delete(company);
-      this.handedBack.set(company, this.mono());
+      this.share.handedBackNow(company);
       await releaseLeases(
         this.options.db,
         this.node,
@@ -326,13 +267,7 @@ export class LeaseKeeper implements LeaseView {
   ): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
     const held = new Set(this.held.keys());
-    const unwanted = [...this.handedBack]
-      .filter(
-        ([c, at]) =>
-          this.mono() - at > 2 * this.options.leaseMs && companies.includes(c) && !held.has(c),
-      )
-      .map(([c]) => c);
-    for (const c of unwanted) this.handedBack.delete(c);
+    const unwanted = this.share.unwanted(companies, held);
     const orphans = await claimLeases(
       this.options.db,
       this.node,
@@ -343,8 +278,8 @@ export class LeaseKeeper implements LeaseView {
       this.safeMs,
       mine,
     );
-    for (const { company } of orphans) this.orphans.add(company);
-    const room = target - [...this.held.keys()].filter((c) => !this.orphans.has(c)).length;
+    this.share.adopt(orphans.map((o) => o.company));
+    const room = target - this.share.counted(this.held.keys());
     const claimed: ClaimedLease[] = [
       ...orphans,
       ...(room <= 0
@@ -352,7 +287,7 @@ export class LeaseKeeper implements LeaseView {
         : await claimLeases(
             this.options.db,
             this.node,
-            companies.filter((c) => !held.has(c) && !this.orphans.has(c)),
+            companies.filter((c) => !held.has(c) && !this.share.isOrphan(c)),
             room,
             this.options.leaseMs,
             this.reclaimOwn,
@@ -372,7 +307,7 @@ export class LeaseKeeper implements LeaseView {
         },
         'cluster: company taken',
       );
-      this.chain(company, () => this.startCompany(company, epoch, lastStartMs));
+      this.chains.run(company, () => this.startCompany(company, epoch, lastStartMs));
     }
   }
 
@@ -402,26 +337,11 @@ export class LeaseKeeper implements LeaseView {
     const held = this.held.get(company);
     if (held === undefined) return;
     this.held.delete(company);
-    this.orphans.delete(company);
+    this.share.forget(company);
     this.options.logger.warn(
       { node: this.node, company, epoch: held.epoch, reason },
       'cluster: company lost',
     );
-    this.chain(company, () => this.options.events.ended(company, why));
-  }
-
-  /** Runs the company's callbacks one after the other; a failing one is logged and does not stop the next. */
-  private chain(company: string, step: () => Promise<void>): void {
-    const before = this.chains.get(company) ?? Promise.resolve();
-    const next = before.then(step).catch((err: unknown) => {
-      this.options.logger.error(
-        { err, node: this.node, company },
-        "cluster: a company's start or stop failed",
-      );
-    });
-    this.chains.set(company, next);
-    void next.finally(() => {
-      if (this.chains.get(company) === next) this.chains.delete(company);
-    });
+    this.chains.run(company, () => this.options.events.ended(company, why));
   }
 }

@@ -3,24 +3,18 @@ import type Database from 'better-sqlite3';
 import type { DocumentKind } from '../kinds/index.js';
 import * as docs from './documents.js';
 import * as due from './due-documents.js';
-import { fenceOf, type Fence } from './fence.js';
-import * as files from './files.js';
-import * as recording from './record-file.js';
-import * as reading from './file-reading.js';
-import * as superseded from './superseded-files.js';
-import * as settling from './settle-file.js';
-import type { ReadDetails } from './files.js';
+import { fenceOf } from './fence.js';
 import { releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
 import * as master from './master-data.js';
-import * as places from './report-places.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './resend-requests.js';
 import type { ContentOutcome } from './resend.js';
 import type { LedgerFence, LedgerPort, OutcomesResult, Verdict } from './port.js';
 import { ConsoleQueries } from './console-queries.js';
+import { LedgerFiles } from './ledger-files.js';
 import * as sending from './sending.js';
 import * as verdicts from './verdicts.js';
 import * as recovery from './recover-sending.js';
@@ -34,17 +28,12 @@ import type {
   CompanyOpenCounts,
   DocumentRow,
   DueDocument,
-  FileError,
-  FileProgress,
   FileRow,
   InsertResult,
   MarkSendingResult,
   NewDocument,
   OutcomeRecord,
   ReceivedRecord,
-  RecordFileInput,
-  RecordFileResult,
-  ReportState,
   RequeueTarget,
   StatusSummary,
 } from './types.js';
@@ -59,20 +48,19 @@ const NO_MARKS: MarkSendingResult = { sending: [], duplicate: [], skipped: [], d
  * SQLite (`Ledger.open`: one writer process per state folder, the lock) and PostgreSQL (open.ts,
  * `openPostgresLedger`); each method is one transaction of the executor.
  */
-export class Ledger implements LedgerPort {
+export class Ledger extends LedgerFiles implements LedgerPort {
   /** Things worth one log line from the opener (a stale lock taken over, a migration). */
   readonly notes: string[] = [];
   private closed = false;
   private views: ConsoleQueries | undefined;
-  private readonly fence: Fence;
 
   constructor(
-    readonly sql: SqlExecutor,
+    sql: SqlExecutor,
     readonly readOnly: boolean,
     private readonly lock?: HeldLock,
     fence?: LedgerFence,
   ) {
-    this.fence = fenceOf(fence);
+    super(sql, fenceOf(fence));
   }
 
   /** The SQLite connection (SQLite-only checks: pragmas, plans); throws on another backend. */
@@ -122,64 +110,6 @@ export class Ledger implements LedgerPort {
       );
       await tx.run('DELETE FROM events WHERE id = ?', [row!.id]);
     });
-  }
-
-  // --- files ---------------------------------------------------------------
-  recordFile(input: RecordFileInput): Promise<RecordFileResult> {
-    return recording.recordFile(this.sql, input, this.fence);
-  }
-  setReadDetails(fileId: number, details: ReadDetails): Promise<void> {
-    return reading.setReadDetails(this.sql, fileId, details, this.fence);
-  }
-  finishReading(fileId: number, now = ledgerNow(), details?: ReadDetails): Promise<void> {
-    return reading.finishReading(this.sql, fileId, now, this.fence, details);
-  }
-  failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
-    return reading.failRead(this.sql, fileId, error, now, this.fence);
-  }
-  dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
-    return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
-  }
-  flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
-    return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
-  }
-  finishFile(fileId: number, now = ledgerNow()): Promise<boolean> {
-    return settling.finishFile(this.sql, fileId, now, this.fence);
-  }
-  markReported(fileId: number, state: ReportState): Promise<void> {
-    return settling.markReported(this.sql, fileId, state, this.fence);
-  }
-  markArchived(fileId: number, archivedPath: string, now = ledgerNow()): Promise<void> {
-    return settling.markArchived(this.sql, fileId, archivedPath, now, this.fence);
-  }
-  getFile(fileId: number): Promise<FileRow | undefined> {
-    return files.getFile(this.sql, fileId);
-  }
-  reportHolders(fileId: number): Promise<FileRow[]> {
-    return places.reportHolders(this.sql, fileId);
-  }
-  reportPlaceTaken(dir: string, reportName: string, fileId: number): Promise<boolean> {
-    return places.reportPlaceTaken(this.sql, dir, reportName, fileId);
-  }
-  relocateReport(
-    fileId: number,
-    dir: string,
-    reportName: string,
-    now = ledgerNow(),
-  ): Promise<void> {
-    return places.relocateReport(this.sql, fileId, dir, reportName, now, this.fence);
-  }
-  openFiles(company?: string): Promise<FileRow[]> {
-    return files.openFiles(this.sql, company);
-  }
-  filesToSettle(company?: string): Promise<FileRow[]> {
-    return files.filesToSettle(this.sql, company);
-  }
-  recentlyArchived(since: number): Promise<FileRow[]> {
-    return files.recentlyArchived(this.sql, since);
-  }
-  fileProgress(fileId: number): Promise<FileProgress> {
-    return status.fileProgress(this.sql, fileId);
   }
 
   // --- documents -----------------------------------------------------------

@@ -21,26 +21,18 @@
 import path from 'node:path';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { watch, type FSWatcher } from 'chokidar';
 import { sameSnapshot, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { lstatOrGone, nonFileType } from './file-identity.js';
 import { isHiddenName, isStagingName } from './file-names.js';
 import { RenameDetector } from './rename-detector.js';
-import { listFoldersEvery, watchStagingNames } from './chokidar-gaps.js';
+import { FolderEvents } from './folder-events.js';
+import { StabilityPoll, type Entry } from './stability-poll.js';
 import { ReadyQueue } from './ready-queue.js';
 import { DoneMarkers } from './done-markers.js';
 import type { InboxFolder, InboxWatcherOptions, ReadyFile, WatchLogger } from './watch-types.js';
 import { NameRepair } from './non-utf8-names.js';
 
 export type { InboxFolder, InboxWatcherOptions, ReadyFile, WatchLogger } from './watch-types.js';
-
-interface Entry {
-  folder: InboxFolder;
-  state: 'pending' | 'taken';
-  identity: FileSnapshot;
-  /** When the current identity was first observed. */
-  since: number;
-}
 
 const SILENT: WatchLogger = { warn: () => undefined, error: () => undefined };
 
@@ -61,11 +53,10 @@ export class InboxWatcher {
   private readonly markers: DoneMarkers;
   private readonly names: NameRepair;
   private readonly queue = new ReadyQueue<ReadyFile>();
-  private chokidar: FSWatcher | undefined;
-  private ticker: NodeJS.Timeout | undefined;
-  /** Stops what fills chokidar's gaps (chokidar-gaps.ts). */
-  private stopGapFillers: (() => void) | undefined;
-  private ticking = false;
+  /** chokidar and what fills its gaps (folder-events.ts). */
+  private events: FolderEvents | undefined;
+  /** The stability rule's poll (stability-poll.ts). */
+  private readonly poll: StabilityPoll;
   private starting: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
@@ -80,6 +71,17 @@ export class InboxWatcher {
     this.folderPollMs = Math.min(1000, Math.max(100, Math.round(this.stableMs / 2)));
     this.renames = new RenameDetector(Math.max(5000, this.stableMs * 2));
     this.markers = new DoneMarkers(options.doneMarker);
+    this.poll = new StabilityPoll({
+      pollMs: this.pollMs,
+      stableMs: this.stableMs,
+      entries: this.entries,
+      markers: this.markers,
+      logger: this.logger,
+      closed: () => this.closed,
+      beforeCheck: () => this.renames.prune(),
+      take: (file, folder, identity, via, marker) => this.take(file, folder, identity, via, marker),
+      skipNonFile: (file, stats, folder) => this.skipNonFile(file, stats, folder),
+    });
     this.names = new NameRepair(this.logger, (dir) => ({
       kind: this.folders.get(dir)?.kind,
       company: this.folders.get(dir)?.company,
@@ -126,59 +128,33 @@ export class InboxWatcher {
       await mkdir(folder.dir, { recursive: true });
       this.folders.set(await realpath(folder.dir), folder);
     }
-    const roots = new Set(this.folders.keys());
-    const dirs = [...roots];
-    this.stopGapFillers = this.usePolling
-      ? listFoldersEvery({
-          dirs,
-          intervalMs: this.folderPollMs,
-          onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
-          onError: (err, dir) =>
-            this.logger.error({ err, dir }, 'inbox folder could not be listed'),
-        })
-      : watchStagingNames(
-          dirs,
-          (file) => this.renames.noteName(file),
-          (err, dir) =>
-            this.logger.debug?.({ err, dir }, 'staging-name watch unavailable or ended'),
-          (file) => {
-            if (NameRepair.suspect(path.basename(file))) this.onEvent(file);
-          },
-        );
-    // names that are not UTF-8 are renamed before chokidar's first scan, which could not stat them
-    for (const dir of dirs) await this.names.repair(dir);
-    const watcher = watch(dirs, {
-      depth: 0,
-      ignoreInitial: false,
-      followSymlinks: false,
-      usePolling: this.usePolling,
-      interval: this.folderPollMs,
-      binaryInterval: this.folderPollMs,
-      ignored: (file: string) => !roots.has(file) && isHiddenName(file),
-    });
-    this.chokidar = watcher;
-    watcher.on('add', (file) => this.onEvent(file));
-    watcher.on('change', (file) => this.onEvent(file));
-    watcher.on('addDir', (file) => {
-      if (!roots.has(file)) this.onEvent(file);
-    });
-    watcher.on('unlink', (file) => this.onGone(file));
-    watcher.on('unlinkDir', (file) => this.onGone(file));
-    watcher.on('error', (err) => this.logger.error({ err }, 'inbox watcher error'));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.events = new FolderEvents(
+      {
+        dirs: [...this.folders.keys()],
+        usePolling: this.usePolling,
+        folderPollMs: this.folderPollMs,
+        logger: this.logger,
+        repairNames: (dir) => this.names.repair(dir),
+      },
+      {
+        onEvent: (file) => this.onEvent(file),
+        onGone: (file) => this.onGone(file),
+        onListing: (dir, names, startedAt) => this.onListing(dir, names, startedAt),
+        onStagingName: (file) => this.renames.noteName(file),
+      },
+    );
+    await this.events.start();
   }
 
   private async doClose(): Promise<void> {
-    if (this.ticker !== undefined) clearInterval(this.ticker);
-    this.ticker = undefined;
+    this.poll.stop();
     this.queue.end();
     try {
       await this.starting;
     } catch {
       // a failed start still leaves a watcher to close
     }
-    await this.chokidar?.close();
-    this.stopGapFillers?.();
+    await this.events?.close();
   }
 
   private get closed(): boolean {
@@ -260,7 +236,7 @@ export class InboxWatcher {
       return;
     }
     this.entries.set(file, { folder, state: 'pending', identity, since: Date.now() });
-    this.ensureTicker();
+    this.poll.ensure();
   }
 
   /** Polling mode: what chokidar did not report (folder-listing.ts) is handled as if it had. */
@@ -352,55 +328,5 @@ export class InboxWatcher {
       ...(marker === undefined ? {} : { marker: this.shown(marker, folder) }),
       ...(originalName === undefined ? {} : { originalName }),
     });
-  }
-
-  private ensureTicker(): void {
-    if (this.ticker !== undefined || this.closed) return;
-    this.ticker = setInterval(() => this.tick(), this.pollMs);
-  }
-
-  private tick(): void {
-    if (this.ticking) return;
-    this.ticking = true;
-    this.checkPending()
-      .catch((err: unknown) => this.logger.error({ err }, 'inbox watcher poll failed'))
-      .finally(() => {
-        this.ticking = false;
-      });
-  }
-
-  private async checkPending(): Promise<void> {
-    this.renames.prune();
-    const pending = [...this.entries].filter(([, entry]) => entry.state === 'pending');
-    if (pending.length === 0 && this.ticker !== undefined) {
-      clearInterval(this.ticker);
-      this.ticker = undefined;
-      return;
-    }
-    for (const [file, entry] of pending) {
-      if (this.closed) return;
-      const stats = await lstatOrGone(file);
-      if (this.entries.get(file) !== entry || entry.state !== 'pending') continue;
-      if (stats === undefined) {
-        this.entries.delete(file);
-        continue;
-      }
-      if (!stats.isFile()) {
-        this.skipNonFile(file, stats, entry.folder);
-        continue;
-      }
-      const identity = snapshotOf(stats);
-      const now = Date.now();
-      if (!sameSnapshot(identity, entry.identity)) {
-        entry.identity = identity;
-        entry.since = now;
-      } else if (this.markers.enabled) {
-        const marker = await this.markers.markerOf(file);
-        if (marker !== undefined && this.entries.get(file) === entry && !this.closed)
-          this.take(file, entry.folder, identity, 'marker', marker);
-      } else if (now - entry.since >= this.stableMs) {
-        this.take(file, entry.folder, identity, 'stable');
-      }
-    }
   }
 }

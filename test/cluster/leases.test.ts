@@ -357,7 +357,7 @@ describePg('cluster leases on PostgreSQL', () => {
     // b "dies": its timer stops, nothing is released
     const gone = b.owned();
     (b as unknown as { closing: Promise<void> }).closing = Promise.resolve();
-    clearTimeout((b as unknown as { timer: NodeJS.Timeout }).timer);
+    await (b as unknown as { timer: { stop(): Promise<void> } }).timer.stop();
     await until('a to hold all six', () => a.owned().length === 6, 20_000);
     const rows = await listLeases(db);
     for (const company of gone)
