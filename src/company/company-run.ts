@@ -20,8 +20,8 @@ export interface CompanyJob {
   start(): void;
   /** Stops it; its work in flight is aborted and waited for. Called once per start. */
   stop(): Promise<void>;
-  /** A reloaded configuration of the company (its key, its rate). */
-  reload?(company: CompanyConfig): void;
+  /** A reloaded configuration of the company (its key, its rate); `resume`: a 401 pause is lifted. */
+  reload?(company: CompanyConfig, resume: boolean): void;
 }
 
 /** What a run is made of: its parts, made per start. */
@@ -112,15 +112,18 @@ export class CompanyRun {
     return this.stop(LOST_DRAIN_MS);
   }
 
-  /** A reloaded configuration: new key, rate or concurrency, told to every job; a 401 pause is lifted. */
-  reload(company: CompanyConfig, retry: Config['retry']): void {
+  /**
+   * A reloaded configuration: new key, rate or concurrency, told to every job; a 401 pause is lifted
+   * unless `resume` is false (the reload left what the service refused as it was: company-runs.ts).
+   */
+  reload(company: CompanyConfig, retry: Config['retry'], resume = true): void {
     this.current = company;
     if (this.running !== undefined) {
-      this.running.sender.update(company, retry);
-      for (const job of this.running.jobs) job.reload?.(company);
+      this.running.sender.update(company, retry, resume);
+      for (const job of this.running.jobs) job.reload?.(company, resume);
     }
     // the sender lifted it (one line); a run not running now starts unpaused
-    this.pause.resume();
+    if (resume) this.pause.resume();
   }
 
   /** Stops it for good (the process stops, or a reload removed the company). Idempotent. */

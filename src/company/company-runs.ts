@@ -196,12 +196,29 @@ export class CompanyRuns implements LeaseEvents {
     return this.parts === undefined ? 0 : this.rates.quietForMs(alias);
   }
 
-  /** A reload: each run gets its company's new configuration; companies gone are closed; `starts` says which new ones start here. */
-  async reload(next: Readonly<Config>, starts: (alias: string) => boolean): Promise<void> {
+  /**
+   * A reload: each run gets its company's new configuration; companies gone are closed; `starts` says which
+   * new ones start here. A company paused by a 401 resumes only when the reload changed what its requests
+   * are sent with (`before`: the configuration it replaces): a reload that left the refused key as it was
+   * (logrotate's daily reload, a rate change) would only be refused again, with another alert.
+   */
+  async reload(
+    next: Readonly<Config>,
+    starts: (alias: string) => boolean,
+    before?: Readonly<Config>,
+  ): Promise<void> {
     for (const company of next.companies) {
       const run = this.runs.get(company.alias);
-      if (run) run.reload(company, next.retry);
-      else if (starts(company.alias)) this.run(company);
+      if (run) {
+        const resume =
+          before === undefined || credentialsChanged(run.company, company, before, next);
+        if (!resume && run.pause.paused !== undefined)
+          this.parts?.logger.warn(
+            { company: company.alias },
+            'configuration reloaded: the company stays paused (its key, ids and the service address are those the service refused)',
+          );
+        run.reload(company, next.retry, resume);
+      } else if (starts(company.alias)) this.run(company);
     }
     for (const [alias, run] of [...this.runs]) {
       if (next.companies.some((c) => c.alias === alias)) continue;
@@ -247,4 +264,20 @@ export class CompanyRuns implements LeaseEvents {
     this.runs.set(company.alias, run);
     run.start();
   }
+}
+
+/** Whether a reload changed what the company's requests are sent with: its credentials, its ids, the service. */
+function credentialsChanged(
+  a: CompanyConfig,
+  b: CompanyConfig,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+): boolean {
+  return (
+    a.apiKey !== b.apiKey ||
+    a.id !== b.id ||
+    a.userId !== b.userId ||
+    a.nit !== b.nit ||
+    JSON.stringify(before.service) !== JSON.stringify(next.service)
+  );
 }

@@ -297,9 +297,10 @@ export class Pipeline {
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async update(next: Readonly<Config>): Promise<void> {
+    const before = this.config;
     this.config = next;
     this.mappings.clear();
-    await this.companies.reload(next, (alias) => this.sends(alias) && this.owns(alias));
+    await this.companies.reload(next, (alias) => this.sends(alias) && this.owns(alias), before);
   }
 
   /**

@@ -91,10 +91,13 @@ export class CompanyPull {
     return true;
   }
 
-  /** A new configuration (the key fixed, `received.*` changed): the pause is lifted and it pulls now. */
-  reload(): void {
+  /**
+   * A new configuration (the key fixed, `received.*` changed): the pause is lifted (unless `resume` is
+   * false: the reload left what the service refused as it was) and it pulls now.
+   */
+  reload(_company?: CompanyConfig, resume = true): void {
     if (this.closing) return;
-    this.pause.resume();
+    if (resume) this.pause.resume();
     this.generation += 1;
     clearTimeout(this.timer);
     this.timer = undefined;

@@ -125,13 +125,16 @@ export class CompanySender {
     this.waits.wake();
   }
 
-  /** A reloaded configuration: new key, rate or concurrency; a paused company resumes. */
-  update(company: CompanyConfig, retry: Config['retry']): void {
+  /**
+   * A reloaded configuration: new key, rate or concurrency; a paused company resumes unless `resume` is
+   * false (the reload left what the service refused as it was: company-runs.ts).
+   */
+  update(company: CompanyConfig, retry: Config['retry'], resume = true): void {
     this.company = company;
     this.options.retry = retry;
     this.rate.configure(company.rate.requestsPerSecond);
     this.queue.concurrency = company.rate.concurrency;
-    if (this.pause.resume()) {
+    if (resume && this.pause.resume()) {
       this.options.logger.info(
         { company: company.alias },
         'configuration reloaded: submissions resume',
