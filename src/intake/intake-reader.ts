@@ -93,12 +93,7 @@ export class IntakeReader {
    * Errors are hashFile's (EDOC_READ_CHANGED, a file-system error's code), or EDOC_READ_WORKER.
    */
   async hash(file: string): Promise<FileHash> {
-    this.refuseClosed();
-    const worker = this.spawn();
-    const id = this.nextId++;
-    const channel = new Channel();
-    this.jobs.set(id, channel);
-    worker.ref();
+    const { id, channel } = this.openJob();
     try {
       this.post({ type: 'hash', id, path: file });
       const r = await channel.next();
@@ -117,12 +112,7 @@ export class IntakeReader {
     signal?: AbortSignal,
   ): Promise<DocumentBatches> {
     signal?.throwIfAborted();
-    this.refuseClosed();
-    const worker = this.spawn();
-    const id = this.nextId++;
-    const channel = new Channel();
-    this.jobs.set(id, channel);
-    worker.ref();
+    const { id, channel } = this.openJob();
     const onAbort = (): void => {
       this.post({ type: 'cancel', id });
       channel.push({
@@ -240,12 +230,19 @@ export class IntakeReader {
     return worker;
   }
 
-  private refuseClosed(): void {
+  /** A new job on the worker (started if it is not running): its id and the channel of its messages. */
+  private openJob(): { id: number; channel: Channel } {
     if (this.closed)
       throw new EdocError(
         'EDOC_READ_WORKER',
         'the intake worker was closed (the daemon is stopping)',
       );
+    const worker = this.spawn();
+    const id = this.nextId++;
+    const channel = new Channel();
+    this.jobs.set(id, channel);
+    worker.ref(); // a worker with a job keeps the process alive
+    return { id, channel };
   }
 
   private post(message: ToWorker): void {

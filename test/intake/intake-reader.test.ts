@@ -41,6 +41,16 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
+/** The reader of the build (dist/), whose worker script exists; closed after the test. */
+async function builtReader(dir: string): Promise<IntakeReader> {
+  const { IntakeReader: Built } = (await import(
+    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
+  )) as { IntakeReader: typeof IntakeReader };
+  const reader = new Built(silentLogger(dir));
+  closers.push(() => reader.close());
+  return reader;
+}
+
 /** A stand-in worker: answers a read of a path containing `ok` with an empty read, dies on any other read and on a hash. */
 function dyingWorker(dir: string, how: 'throw' | 'exit'): URL {
   const file = path.join(dir, `dying-${how}.mjs`);
@@ -110,11 +120,7 @@ describe('the intake worker', () => {
         escaped,
       ].join('\n'),
     );
-    const { IntakeReader: Built } = (await import(
-      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-    )) as { IntakeReader: typeof IntakeReader };
-    const reader = new Built(silentLogger(dir));
-    closers.push(() => reader.close());
+    const reader = await builtReader(dir);
     reader.start();
     const viaWorker = await reader.read(jobFor(file), [KEY]);
     const here = await readDocumentBatches(jobFor(file), new SecretScrubber([KEY]));
@@ -146,11 +152,7 @@ describe('the intake worker', () => {
 
   it('a file-level error crosses with its code and context; an aborted read ends as AbortError', async () => {
     const dir = tempDir('edoc-intake-worker-');
-    const { IntakeReader: Built } = (await import(
-      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-    )) as { IntakeReader: typeof IntakeReader };
-    const reader = new Built(silentLogger(dir));
-    closers.push(() => reader.close());
+    const reader = await builtReader(dir);
     const file = path.join(dir, 'blank.jsonl');
     fs.writeFileSync(file, '\n\n  \n');
     await expect(
@@ -184,11 +186,7 @@ describe('the intake worker', () => {
 
   it('hashes a file as hashFile does; a missing or changing file fails with EDOC_READ_CHANGED and its reason', async () => {
     const dir = tempDir('edoc-intake-worker-');
-    const { IntakeReader: Built } = (await import(
-      pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-    )) as { IntakeReader: typeof IntakeReader };
-    const reader = new Built(silentLogger(dir));
-    closers.push(() => reader.close());
+    const reader = await builtReader(dir);
     const file = path.join(dir, 'one.jsonl');
     fs.writeFileSync(file, 'abc');
     // sha256("abc"), FIPS 180-2 appendix B.1

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { checkParams, READ_PAGE } from './executor.js';
 import type { SqlParams, SqlReadView } from './executor.js';
+import { StatementCache } from './statement-cache.js';
 
 /** Idle read-only connections kept for the next view; beyond this a closed view closes its connection. */
 const IDLE_READ_CONNECTIONS = 4;
@@ -9,19 +10,14 @@ const READ_STATEMENTS = 100;
 
 /** A read-only connection and the statements prepared on it. */
 class ReadConnection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: StatementCache;
 
-  constructor(readonly db: Database.Database) {}
+  constructor(readonly db: Database.Database) {
+    this.statements = new StatementCache(db, READ_STATEMENTS);
+  }
 
   statement(sql: string): Database.Statement {
-    let stmt = this.statements.get(sql);
-    if (stmt === undefined) {
-      stmt = this.db.prepare(sql);
-      if (this.statements.size >= READ_STATEMENTS)
-        this.statements.delete(this.statements.keys().next().value as string);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.statements.get(sql);
   }
 }
 

@@ -13,6 +13,7 @@ import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.
 import { GroupCommit } from './group-commit.js';
 import { SqliteReadConnections } from './sqlite-read-view.js';
 import { SqliteTransaction } from './sqlite-transaction.js';
+import { StatementCache } from './statement-cache.js';
 import { inTransactionScope, Mutex, refuseInsideOwnTransaction } from './tx-scope.js';
 
 /** Prepared statements kept per connection; beyond this the oldest is dropped (generated SQL must not grow it forever). */
@@ -50,7 +51,7 @@ export function openSqliteExecutor(file: string, options: SqliteOpenOptions = {}
 
 export class SqliteExecutor implements SqlExecutor {
   readonly dialect = 'sqlite' as const;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: StatementCache;
   private readonly mutex = new Mutex();
   /** The write transactions of this turn, not committed yet (`member`). */
   private group: GroupCommit | undefined;
@@ -62,7 +63,9 @@ export class SqliteExecutor implements SqlExecutor {
   constructor(
     readonly db: Database.Database,
     private readonly options: { ownsConnection?: boolean; busyTimeoutMs?: number } = {},
-  ) {}
+  ) {
+    this.statements = new StatementCache(db, STATEMENT_CACHE);
+  }
 
   all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
     return this.outside(() => this.allNow<T>(sql, params));
@@ -247,14 +250,7 @@ export class SqliteExecutor implements SqlExecutor {
 
   private prepare(sql: string, params: SqlParams): Database.Statement {
     checkParams(sql, params);
-    let stmt = this.statements.get(sql);
-    if (stmt === undefined) {
-      stmt = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE)
-        this.statements.delete(this.statements.keys().next().value as string);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.statements.get(sql);
   }
 
   private checkOpen(): void {
