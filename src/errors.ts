@@ -64,6 +64,8 @@ export const ERRORS = {
     'One file of an export in two files has waited longer than parts.waitMs for its partner (a warning: it keeps waiting), or was given to validate without it.',
   EDOC_READ_WORKER:
     'The intake worker thread stopped while it read the file; nothing of it was sent.',
+  EDOC_READ_STUCK:
+    'Mapping one row of the file took longer than read.stuckAfter (a pattern of the mapping that backtracks on its cells): the file is refused, the others are read on.',
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',
   EDOC_MAP_BAD_NUMBER: "A cell does not hold a number in the mapping's format.",
   EDOC_MAP_BAD_DATE: "A cell does not hold a date in the mapping's format.",

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { benchCompanies, checkDigit } from './cluster.mjs';
 import { FIRST_NUMBER, invoice } from './documents.mjs';
 import { DaemonProcess } from './project.mjs';
-import { procCpuMs, ROOT, until } from './util.mjs';
+import { lineTime, procCpuMs, ROOT, until } from './util.mjs';
 
 /** The server in its own process: { url, stats(), reset(), close(), pid }. */
 export async function startRateServer({ rps, concurrency, latencyMs }) {
@@ -36,6 +36,7 @@ export async function startRateServer({ rps, concurrency, latencyMs }) {
     url,
     pid: child.pid,
     stats: () => ask('stats', 'stats'),
+    latency: (ms) => ask({ latency: ms }, 'latency'),
     reset: () => ask('reset', 'reset'),
     close: async () => {
       child.send('close');
@@ -127,6 +128,14 @@ async function quiet(server, quietMs, timeoutMs) {
   );
 }
 
+/** First `file taken` → last `file read` of this run's files (s): how long the burst took to be taken in. */
+function takenIn(lines) {
+  const mine = lines.filter((l) => typeof l.file === 'string' && l.file.startsWith('carga-'));
+  const taken = mine.filter((l) => l.msg === 'file taken').map(lineTime);
+  const read = mine.filter((l) => l.msg === 'file read').map(lineTime);
+  return (Math.max(...read) - Math.min(...taken)) / 1000;
+}
+
 /**
  * The daemon's side: started, left to finish its start-up requests, then every company's file renamed in at
  * once (after one warm-up file through the first company). Rate is the server's submissions over first arrival → last answer; CPU is the daemon's (all threads)
@@ -135,7 +144,7 @@ async function quiet(server, quietMs, timeoutMs) {
 export async function daemonSide(
   server,
   { companies: n, perCompany, rps, concurrency, latencyMs },
-  { cpuProfDir } = {},
+  { cpuProfDir, intakeOnly = false } = {},
 ) {
   const companies = benchCompanies(n);
   const project = await companiesProject(server.url, companies, {
@@ -164,11 +173,29 @@ export async function daemonSide(
     await quiet(server, 1500, 120_000);
     const release = await stage(project, companies, perCompany);
     await server.reset();
+    // intake only: every answer held back a minute, so what the daemon does is take the files in
+    if (intakeOnly) await server.latency(60_000);
     const logBefore = daemon.lines().length;
     const cpuBefore = procCpuMs(daemon.pid);
     const t0 = Date.now();
     await release();
     const documents = n * perCompany;
+    if (intakeOnly) {
+      let read = 0;
+      const last = await daemon.waitForLog(
+        (l) => l.msg === 'file read' && l.file.startsWith('carga-') && ++read === n,
+        180_000,
+        20,
+      );
+      const cpuMs = procCpuMs(daemon.pid) - cpuBefore;
+      await server.latency(latencyMs);
+      return {
+        documents,
+        renamesToReadS: (lineTime(last) - t0) / 1000,
+        takenInS: takenIn(daemon.lines().slice(logBefore)),
+        cpuMsPer1000: Math.round((cpuMs / documents) * 1000),
+      };
+    }
     let complete = 0;
     await daemon.waitForLog(
       (l) => l.msg === 'file complete' && l.file.startsWith('carga-') && ++complete === n,
@@ -182,10 +209,12 @@ export async function daemonSide(
       ...figures(s, documents, n, rps, concurrency, latencyMs),
       cpuMsPer1000: Math.round((cpuMs / documents) * 1000),
       releasedToDoneS: (Date.now() - t0) / 1000,
+      takenInS: takenIn(daemon.lines().slice(logBefore)),
       logLinesPerDocument: logLines / documents,
     };
   } finally {
-    await daemon?.stop();
+    // intake only: the sends wait on the held answers; nothing is left to finish
+    await daemon?.stop(intakeOnly && cpuProfDir === undefined && !counting ? 'SIGKILL' : 'SIGTERM');
     if (counting) await printCommitCounts(project.dir);
     if (!process.env.EDOC_BENCH_KEEP) await rm(project.dir, { recursive: true, force: true });
   }

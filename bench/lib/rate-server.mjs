@@ -6,11 +6,14 @@
 //   - every admitted request answered after L ms.
 // E1 (process-invoice) answers acceptance; E10 (ranges by NIT) one invoice range SETP 990,000,000–995,000,000;
 // E12 (received documents) an empty page; anything else 404. Every request counts against its company.
+// A message { latency: L } changes L for the requests that arrive after it.
 //   fork('bench/lib/rate-server.mjs', [R, C, L]) → message { url }; send 'stats' → message { stats }.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-const [rps, concurrency, latencyMs] = process.argv.slice(2).map(Number);
+const [rps, concurrency, startLatencyMs] = process.argv.slice(2).map(Number);
+/** Changed by a { latency } message (the intake-only run holds every answer back). */
+let latencyMs = startLatencyMs;
 const now = () => performance.timeOrigin + performance.now();
 
 /** per company: arrival times admitted in the last second, requests in flight, and what it was answered */
@@ -164,6 +167,10 @@ process.on('message', (m) => {
     });
     process.send({ reset: true });
   } else if (m === 'close') process.exit(0);
+  else if (typeof m === 'object' && m !== null && typeof m.latency === 'number') {
+    latencyMs = m.latency;
+    process.send({ latency: latencyMs });
+  }
 });
 server.listen(0, '127.0.0.1', () =>
   process.send({ url: `http://127.0.0.1:${server.address().port}` }),

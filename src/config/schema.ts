@@ -260,6 +260,12 @@ const configObjectSchema = z.strictObject({
        * characters. A longer one makes the file a file-level error, its content not quoted.
        */
       maxRecordBytes: int(1_024, 1_024 * 1_024 * 1_024).default(32 * 1_024 * 1_024),
+      /**
+       * How long the intake worker may spend on one row without answering before it is replaced: the
+       * file it was mapping is refused (EDOC_READ_STUCK), the others are read again. Written as 30s, 2m;
+       * milliseconds after parsing.
+       */
+      stuckAfter: duration.prefault('30s'),
     })
     .prefault({}),
   received: z

@@ -83,7 +83,9 @@ export class Pipeline {
       (file) => this.take(file),
       options.intakeConcurrency ?? INTAKES,
     );
-    this.reader = IntakeReader.available() ? new IntakeReader(logger) : undefined;
+    this.reader = IntakeReader.available()
+      ? new IntakeReader(logger, { stuckAfterMs: () => this.config.read.stuckAfter })
+      : undefined;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
     this.storage = new StorageWatch({
       probe: () => ledger.probeWrite(),

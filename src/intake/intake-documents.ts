@@ -11,6 +11,7 @@ import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
+import type { RowMark } from '../read/row-mark.js';
 import { notAPart } from '../read/set-part-errors.js';
 import { openSetSource, type SetFiles } from '../read/set-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from '../read/source-document.js';
@@ -64,9 +65,10 @@ export async function readDocumentBatches(
   job: ReadJob,
   secrets: SecretScrubber,
   signal?: AbortSignal,
+  mark?: RowMark,
 ): Promise<DocumentBatches> {
   const hash = createHash('sha256');
-  const opened = await openJob(job, hash, signal);
+  const opened = await openJob(job, hash, signal, mark);
   // A key as a column name is kept nowhere either: the retry file's header shows [redacted] in its place.
   const header = opened.header === undefined ? null : secrets.scrub(opened.header);
   let digest: string | undefined;
@@ -93,7 +95,12 @@ export async function readDocumentBatches(
 }
 
 /** The file, or the two files of a set (map/parts.ts); a lone file where the mapping reads sets is refused. */
-function openJob(job: ReadJob, hash: Hash, signal?: AbortSignal): Promise<OpenedSource> {
+function openJob(
+  job: ReadJob,
+  hash: Hash,
+  signal?: AbortSignal,
+  mark?: RowMark,
+): Promise<OpenedSource> {
   const parts = job.mapping?.parts;
   if (parts !== undefined && job.mapping !== undefined) {
     if (job.parts === undefined) throw notAPart(job.path, parts);
@@ -103,6 +110,7 @@ function openJob(job: ReadJob, hash: Hash, signal?: AbortSignal): Promise<Opened
       maxRecordBytes: job.maxRecordBytes,
       ...(job.master ? { master: job.master } : {}),
       ...(signal ? { signal } : {}),
+      ...(mark ? { mark } : {}),
       hash,
     });
   }
@@ -113,6 +121,7 @@ function openJob(job: ReadJob, hash: Hash, signal?: AbortSignal): Promise<Opened
     expect: job.expect,
     maxRecordBytes: job.maxRecordBytes,
     ...(signal ? { signal } : {}),
+    ...(mark ? { mark } : {}),
     hash,
   });
 }

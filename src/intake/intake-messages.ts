@@ -17,14 +17,26 @@ export type ToWorker =
   /** The main thread took one batch: the worker may hand over one more. */
   | { type: 'ack'; id: number }
   /** Stop reading (daemon shutdown, or the main thread gave up on the file). */
-  | { type: 'cancel'; id: number };
+  | { type: 'cancel'; id: number }
+  /** Are you there: answered with `pong` as soon as the worker's event loop turns (intake-reader.ts). */
+  | { type: 'ping'; id: 0 };
 
 export type FromWorker =
   | { type: 'opened'; id: number; details: ReadDetails }
   | { type: 'batch'; id: number; docs: NewDocument[] }
   | { type: 'done'; id: number; sha256: string }
   | { type: 'hashed'; id: number; hash: FileHash }
-  | { type: 'error'; id: number; error: SerializedError };
+  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'pong'; id: 0 };
+
+/**
+ * What the worker is mapping, in memory both threads see (a SharedArrayBuffer of MARK_SLOTS Int32s):
+ * the job's id (0: none) and the row. Written by the worker around each row it frames or builds
+ * (read/row-mark.ts), read by the main thread when the worker stopped answering or died.
+ */
+export const MARK_SLOTS = 2;
+export const MARK_JOB = 0;
+export const MARK_ROW = 1;
 
 /** An error thrown in the worker as it crosses: an EdocError keeps its code and context, a file-system error its errno code. */
 export interface SerializedError {

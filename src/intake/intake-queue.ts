@@ -26,7 +26,8 @@ export class IntakeQueue {
 
   constructor(
     private readonly logger: AppLogger,
-    private readonly take: (file: PipelineFile) => Promise<unknown>,
+    /** Takes the file in; an outcome `again` queues it once more (its read was cut short for another file's sake). */
+    private readonly take: (file: PipelineFile) => Promise<{ outcome: string } | undefined>,
     concurrency: number,
   ) {
     this.queue = new PQueue({ concurrency });
@@ -73,7 +74,8 @@ export class IntakeQueue {
       file.parts ? file.parts.header.size + file.parts.lines.size : (file.size ?? 0),
     );
     try {
-      await this.take(file);
+      const taken = await this.take(file);
+      if (taken?.outcome === 'again') void this.queue.add(() => this.takeInTurn(file));
     } catch (err) {
       // One bad file never takes the daemon down.
       this.logger.error(

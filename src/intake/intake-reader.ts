@@ -6,42 +6,30 @@
  * they did on the main thread); it is started by `start()`, ended by `close()`, and one that dies is
  * replaced for the next file — each read it was doing fails with `EDOC_READ_WORKER`, a file-level
  * error like any unreadable file (nothing of it was released, so nothing was sent).
+ *
+ * One that stops answering (a mapping's pattern backtracking without end on one row's cells) would hold
+ * every file back: one silent for `stuckAfterMs` while it has work (worker-watch.ts) is replaced. The row it was mapping (read/row-mark.ts, in memory both threads see) names the file at
+ * fault: that read fails with `EDOC_READ_STUCK` naming its row, the others fail with `EDOC_READ_WORKER`
+ * marked `again` (intake.ts reads them again from the start); stuck or dead outside any row, every read
+ * fails with `EDOC_READ_WORKER`. A pause of the whole process (stopped, frozen) fails nothing.
  */
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EdocError } from '../errors.js';
 import type { NewDocument } from '../ledger/types.js';
 import type { FileHash } from '../read/hash.js';
+import { abortError, Channel, errorOf } from './intake-channel.js';
+import { WorkerWatch } from './worker-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { DocumentBatches, ReadJob } from './intake-documents.js';
 import { heldAfter, type MasterTables } from '../map/master-tables.js';
-import type { FromWorker, SerializedError, ToWorker } from './intake-messages.js';
-
-type Result =
-  | Exclude<FromWorker, { type: 'opened' }>
-  | { type: 'opened'; details: DocumentBatches['details'] }
-  | { type: 'failed'; error: Error };
-
-/** One job's messages as they arrive, taken one at a time. */
-class Channel {
-  private readonly queue: Result[] = [];
-  private waiter: ((r: Result) => void) | undefined;
-
-  push(result: Result): void {
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    if (waiter) waiter(result);
-    else this.queue.push(result);
-  }
-
-  next(): Promise<Result> {
-    const first = this.queue.shift();
-    return first === undefined
-      ? new Promise((resolve) => {
-          this.waiter = resolve;
-        })
-      : Promise.resolve(first);
-  }
-}
+import {
+  MARK_JOB,
+  MARK_ROW,
+  MARK_SLOTS,
+  type FromWorker,
+  type ToWorker,
+} from './intake-messages.js';
 
 const WORKER_SCRIPT = new URL('./intake-worker.js', import.meta.url);
 /**
@@ -53,6 +41,13 @@ const WORKER_SCRIPT = new URL('./intake-worker.js', import.meta.url);
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
 
+export interface IntakeReaderOptions {
+  /** The worker's script (tests give stand-ins that speak the same messages). */
+  script?: URL;
+  /** How long a worker with work may stay silent before it is replaced, ms (config read.stuckAfter); read at each tick. */
+  stuckAfterMs?: () => number;
+}
+
 export class IntakeReader {
   private worker: Worker | undefined;
   private readonly jobs = new Map<number, Channel>();
@@ -60,11 +55,25 @@ export class IntakeReader {
   private closed = false;
   /** The master-table versions the current worker holds (sent whole once, then by name), by table. */
   private held = new Map<string, number[]>();
+  /** The row the current worker maps (intake-messages.ts MARK_*), shared with it. */
+  private marks = new Int32Array(new SharedArrayBuffer(MARK_SLOTS * 4));
+  private readonly script: URL;
+  private readonly watch: WorkerWatch;
 
   constructor(
     private readonly logger: AppLogger,
-    private readonly script: URL = WORKER_SCRIPT,
-  ) {}
+    options: IntakeReaderOptions = {},
+  ) {
+    this.script = options.script ?? WORKER_SCRIPT;
+    this.watch = new WorkerWatch({
+      stuckAfterMs: options.stuckAfterMs ?? (() => 30_000),
+      busy: () => this.jobs.size > 0 && this.worker !== undefined,
+      ping: () => this.post({ type: 'ping', id: 0 }),
+      stuck: (silentMs) => {
+        if (this.worker) this.stuck(this.worker, silentMs);
+      },
+    });
+  }
 
   /** Whether this build has the worker's script (the built JavaScript; run from TypeScript sources, intake reads in-process). */
   static available(): boolean {
@@ -79,6 +88,7 @@ export class IntakeReader {
   /** Ends the worker; reads still running fail (the pipeline stopped reading first). Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    this.watch.stop();
     const worker = this.worker;
     this.worker = undefined;
     this.failAll(
@@ -93,7 +103,7 @@ export class IntakeReader {
    * Errors are hashFile's (EDOC_READ_CHANGED, a file-system error's code), or EDOC_READ_WORKER.
    */
   async hash(file: string): Promise<FileHash> {
-    const { id, channel } = this.openJob();
+    const { id, channel } = this.openJob(file);
     try {
       this.post({ type: 'hash', id, path: file });
       const r = await channel.next();
@@ -112,7 +122,7 @@ export class IntakeReader {
     signal?: AbortSignal,
   ): Promise<DocumentBatches> {
     signal?.throwIfAborted();
-    const { id, channel } = this.openJob();
+    const { id, channel } = this.openJob(job.path);
     const onAbort = (): void => {
       this.post({ type: 'cancel', id });
       channel.push({
@@ -199,11 +209,15 @@ export class IntakeReader {
   private spawn(): Worker {
     if (this.worker) return this.worker;
     this.held = new Map(); // a new worker holds no table
+    const marks = new SharedArrayBuffer(MARK_SLOTS * 4);
+    this.marks = new Int32Array(marks);
     const worker = new Worker(this.script, {
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      workerData: { marks },
     });
     worker.unref();
     worker.on('message', (m: FromWorker) => {
+      if (this.worker === worker) this.watch.heard();
       const channel = this.jobs.get(m.id);
       if (channel === undefined) return;
       channel.push(m.type === 'opened' ? { type: 'opened', details: m.details } : m);
@@ -212,17 +226,25 @@ export class IntakeReader {
       if (this.worker !== worker) return;
       this.worker = undefined;
       if (this.closed) return;
+      const culprit = this.culprit();
       this.logger.error(
-        { code: 'EDOC_READ_WORKER', reason: why, reads: this.jobs.size },
-        'the intake worker stopped: the files it was reading fail, a new worker takes the next ones',
+        {
+          code: 'EDOC_READ_WORKER',
+          reason: why,
+          reads: this.jobs.size,
+          ...(culprit && { file: path.basename(culprit.file), row: culprit.row }),
+        },
+        culprit
+          ? 'the intake worker stopped while it mapped a row: that file fails, the others it was reading are read again'
+          : 'the intake worker stopped: the files it was reading fail, a new worker takes the next ones',
       );
-      this.failAll(
-        new EdocError(
-          'EDOC_READ_WORKER',
-          `the intake worker stopped while it read the file (${why}); ` +
-            'nothing of it was sent: drop the file again to retry',
-        ),
+      const failed = new EdocError(
+        'EDOC_READ_WORKER',
+        `the intake worker stopped while it read the file (${why}${culprit ? `, at row ${culprit.row}` : ''}); ` +
+          'nothing of it was sent: drop the file again to retry',
+        culprit ? { row: culprit.row } : {},
       );
+      this.failJobs(culprit, failed);
     };
     worker.on('error', (err) => died(err.message));
     worker.on('exit', (code) => died(`exit code ${code}`));
@@ -231,7 +253,7 @@ export class IntakeReader {
   }
 
   /** A new job on the worker (started if it is not running): its id and the channel of its messages. */
-  private openJob(): { id: number; channel: Channel } {
+  private openJob(file: string): { id: number; channel: Channel } {
     if (this.closed)
       throw new EdocError(
         'EDOC_READ_WORKER',
@@ -239,10 +261,65 @@ export class IntakeReader {
       );
     const worker = this.spawn();
     const id = this.nextId++;
-    const channel = new Channel();
+    const channel = new Channel(file);
     this.jobs.set(id, channel);
     worker.ref(); // a worker with a job keeps the process alive
+    this.watch.start();
     return { id, channel };
+  }
+
+  /** The worker stayed silent with work to do: replaced; the file it was stuck on fails, the others are read again. */
+  private stuck(worker: Worker, silentMs: number): void {
+    this.worker = undefined; // its exit is not a death to report
+    const culprit = this.culprit();
+    const seconds = Math.round(silentMs / 1000);
+    this.logger.error(
+      {
+        code: culprit ? 'EDOC_READ_STUCK' : 'EDOC_READ_WORKER',
+        silentMs: Math.round(silentMs),
+        reads: this.jobs.size,
+        ...(culprit && { file: path.basename(culprit.file), row: culprit.row }),
+      },
+      culprit
+        ? `the intake worker spent ${seconds} s on one row without answering: that file is refused, a new worker reads the others again`
+        : `the intake worker did not answer for ${seconds} s: the files it was reading fail, a new worker takes the next ones`,
+    );
+    const failed = culprit
+      ? new EdocError(
+          'EDOC_READ_STUCK',
+          `${path.basename(culprit.file)}: mapping row ${culprit.row} took longer than ${seconds} s ` +
+            '(a capture pattern or row condition of the mapping that backtracks on its cells); nothing of the file was sent',
+          { file: path.basename(culprit.file), row: culprit.row },
+        )
+      : new EdocError(
+          'EDOC_READ_WORKER',
+          `the intake worker did not answer for ${seconds} s while it read the file and was replaced; ` +
+            'nothing of it was sent: drop the file again to retry',
+        );
+    this.failJobs(culprit, failed);
+    void worker.terminate();
+  }
+
+  /** The job the worker was mapping a row of (read from the shared marks), if it is one of the running ones. */
+  private culprit(): { id: number; file: string; row: number } | undefined {
+    const id = Atomics.load(this.marks, MARK_JOB);
+    const channel = id === 0 ? undefined : this.jobs.get(id);
+    return channel && { id, file: channel.file, row: Atomics.load(this.marks, MARK_ROW) };
+  }
+
+  /**
+   * Every running job fails: the culprit's (or, with none known, each) with `failed`, the others with
+   * EDOC_READ_WORKER marked `again` — the worker went down for another file's sake, so they are read again.
+   */
+  private failJobs(culprit: { id: number } | undefined, failed: EdocError): void {
+    if (culprit === undefined) return this.failAll(failed);
+    const again = new EdocError(
+      'EDOC_READ_WORKER',
+      'the intake worker was replaced while it read the file (another file stopped it): read again',
+      { again: true },
+    );
+    for (const [id, channel] of this.jobs)
+      channel.push({ type: 'failed', error: id === culprit.id ? failed : again });
   }
 
   private post(message: ToWorker): void {
@@ -252,23 +329,4 @@ export class IntakeReader {
   private failAll(error: Error): void {
     for (const channel of this.jobs.values()) channel.push({ type: 'failed', error });
   }
-}
-
-function abortError(): Error {
-  return new DOMException('This operation was aborted', 'AbortError');
-}
-
-function errorOf(r: Result): Error {
-  if (r.type === 'failed') return r.error;
-  if (r.type === 'error') return deserialize(r.error);
-  return new Error(`intake worker: unexpected ${r.type}`);
-}
-
-/** The worker's error as the in-process read would have thrown it (see intake.ts: what is file-level, what is not). */
-function deserialize(e: SerializedError): Error {
-  if (e.edoc !== undefined) return new EdocError(e.edoc, e.message, e.context ?? {});
-  const err = new Error(e.message) as NodeJS.ErrnoException;
-  err.name = e.name;
-  if (e.errno !== undefined) err.code = e.errno;
-  return err;
 }

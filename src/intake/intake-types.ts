@@ -55,4 +55,12 @@ export interface DroppedFile {
  * takes it again once it is stable.
  */
 export type IntakeOutcome =
-  'read' | 'resumed' | 'duplicate-file' | 'failed-read' | 'gone' | 'interrupted' | 'changed';
+  | 'read'
+  | 'resumed'
+  | 'duplicate-file'
+  | 'failed-read'
+  | 'gone'
+  | 'interrupted'
+  | 'changed'
+  /** The intake worker was replaced for another file's sake: taken again at once (intake-queue.ts). */
+  | 'again';

@@ -5,13 +5,21 @@
  * At most AHEAD batches of a job wait for the main thread, so memory stays bounded by the batch size
  * however large the file.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { isEdocError } from '../errors.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { hashFile } from '../read/hash.js';
 import { readDocumentBatches, type ReadJob } from './intake-documents.js';
 import { heldAfter, type MasterTable } from '../map/master-tables.js';
-import { AHEAD, type FromWorker, type SerializedError, type ToWorker } from './intake-messages.js';
+import type { RowMark } from '../read/row-mark.js';
+import {
+  AHEAD,
+  MARK_JOB,
+  MARK_ROW,
+  type FromWorker,
+  type SerializedError,
+  type ToWorker,
+} from './intake-messages.js';
 
 interface Running {
   aborter: AbortController;
@@ -23,6 +31,22 @@ interface Running {
 const port = parentPort;
 if (port === null) throw new Error('intake-worker.js runs as a worker thread only');
 const jobs = new Map<number, Running>();
+/** The row being mapped, by job (intake-messages.ts MARK_*); absent when started without one (tests' stand-ins). */
+const marks = (workerData as { marks?: SharedArrayBuffer } | undefined)?.marks;
+const slots = marks === undefined ? undefined : new Int32Array(marks);
+
+function markOf(id: number): RowMark | undefined {
+  if (slots === undefined) return undefined;
+  return {
+    enter(row) {
+      Atomics.store(slots, MARK_ROW, row);
+      Atomics.store(slots, MARK_JOB, id);
+    },
+    leave() {
+      Atomics.store(slots, MARK_JOB, 0);
+    },
+  };
+}
 const scrubbers = new Map<string, SecretScrubber>();
 
 function post(message: FromWorker): void {
@@ -91,6 +115,7 @@ async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promis
       withTables(job.job),
       scrubberOf(job.secrets),
       running.aborter.signal,
+      markOf(id),
     );
     post({ type: 'opened', id, details: read.details });
     for await (const docs of read.batches) {
@@ -136,5 +161,8 @@ port.on('message', (message: ToWorker) => {
       running?.wake?.();
       break;
     }
+    case 'ping':
+      post({ type: 'pong', id: 0 });
+      break;
   }
 });

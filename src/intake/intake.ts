@@ -199,6 +199,15 @@ export async function intakeFile(
     // gone: reported below like any file that cannot be read (nothing of it was released, so nothing was sent)
     if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason !== 'gone')
       return dropChanged(ctx, rec.fileId, log);
+    // the intake worker was replaced for another file's sake (intake-reader.ts): this one is read again
+    if (isEdocError(err, 'EDOC_READ_WORKER') && err.context.again === true) {
+      await ledger.dropIntake(rec.fileId, { reason: 'the intake worker was replaced' });
+      log.warn(
+        { code: 'EDOC_READ_WORKER', again: true },
+        'the intake worker was replaced while it read this file (another file stopped it): read again from the start',
+      );
+      return { outcome: 'again' };
+    }
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
     const message = err instanceof Error ? err.message : String(err);
     log.error({ code, err }, 'file could not be read');

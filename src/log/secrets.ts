@@ -9,7 +9,7 @@ const MIN_SECRET_LENGTH = 4;
 const MIN_PREFIX = 8;
 /** Up to this many needles (a key and its escaped forms, for a few companies) are looked for in turn. */
 const FEW_NEEDLES = 12;
-/** Bits of the heads filter: a hash of a needle's first MIN_SECRET_LENGTH characters (128 KiB). */
+/** Bits of the heads filter: a hash of a needle's pieces of MIN_SECRET_LENGTH characters (128 KiB). */
 const HEAD_BITS = 20;
 const HEAD_MASK = (1 << HEAD_BITS) - 1;
 
@@ -23,17 +23,24 @@ const HEAD_MASK = (1 << HEAD_BITS) - 1;
 export class SecretScrubber {
   readonly #needles = new Set<string>();
   /**
-   * The needles by their first MIN_SECRET_LENGTH characters (two numbers of two UTF-16 units each), so a
-   * text is scanned once for all of them: with hundreds of companies' keys, looking for each key in
+   * The needles by their pieces of MIN_SECRET_LENGTH characters (two numbers of two UTF-16 units each;
+   * see `#stride` for which pieces), so a text is scanned once for all of them: with hundreds of companies' keys, looking for each key in
    * every log line and every document cost more than the rest of the line's work.
    */
   readonly #byHead = new Map<number, Map<number, string[]>>();
   /**
-   * One bit per hash of a needle's first MIN_SECRET_LENGTH characters: the scan asks the maps above only
-   * where the bit is set. With 200 companies' keys every position of a document was two map lookups,
+   * One bit per hash of a needle's pieces: the scan asks the maps above only where the bit is set. With 200 companies' keys every position of a document was two map lookups,
    * a quarter of the intake worker's time; a bit test is a fraction of one.
    */
   readonly #heads = new Uint32Array(1 << (HEAD_BITS - 5));
+  /**
+   * Every `#stride`-th position of a text is looked at, not each one. A match is at least `span` long
+   * (a needle, or a cut-off start of MIN_PREFIX characters), so its first `span - 3` positions each start
+   * one of its MIN_SECRET_LENGTH-character pieces, and one of them is a multiple of the stride when the
+   * stride is at most `span - 3`: each needle is indexed by its pieces at those offsets. Keys of 8
+   * characters or more: a fifth of the positions.
+   */
+  #stride = MIN_PREFIX - MIN_SECRET_LENGTH + 1;
 
   constructor(values: Iterable<string> = []) {
     for (const value of values) this.add(value);
@@ -77,41 +84,42 @@ export class SecretScrubber {
   #index(needle: string): void {
     if (this.#needles.has(needle)) return;
     this.#needles.add(needle);
-    const h = headHash(
-      needle.charCodeAt(0),
-      needle.charCodeAt(1),
-      needle.charCodeAt(2),
-      needle.charCodeAt(3),
-    );
-    this.#heads[h >>> 5] |= 1 << (h & 31);
-    const first = pair(needle, 0);
-    let inner = this.#byHead.get(first);
-    if (inner === undefined) this.#byHead.set(first, (inner = new Map()));
-    const second = pair(needle, 2);
-    const list = inner.get(second);
-    if (list === undefined) inner.set(second, [needle]);
-    else list.push(needle);
+    const pieces = Math.min(needle.length, MIN_PREFIX) - MIN_SECRET_LENGTH + 1;
+    this.#stride = Math.min(this.#stride, pieces);
+    for (let at = 0; at < pieces; at++) {
+      const h = headHash(
+        needle.charCodeAt(at),
+        needle.charCodeAt(at + 1),
+        needle.charCodeAt(at + 2),
+        needle.charCodeAt(at + 3),
+      );
+      this.#heads[h >>> 5] |= 1 << (h & 31);
+      const first = pair(needle, at);
+      let inner = this.#byHead.get(first);
+      if (inner === undefined) this.#byHead.set(first, (inner = new Map()));
+      const second = pair(needle, at + 2);
+      const list = inner.get(second);
+      if (list === undefined) inner.set(second, [needle]);
+      else if (!list.includes(needle)) list.push(needle);
+    }
   }
 
   /**
-   * The needles whose first MIN_SECRET_LENGTH characters occur in `text` (every needle is at least
-   * that long, and a cut-off start is at least MIN_PREFIX long): the only ones that can match.
+   * The needles one of whose pieces (MIN_SECRET_LENGTH characters at an offset `#index` took) starts at
+   * a position of `text` the stride lands on: the only ones that can match (see `#stride`).
    */
   #candidates(text: string): Set<string> | undefined {
     let found: Set<string> | undefined;
     const last = text.length - MIN_SECRET_LENGTH;
     const heads = this.#heads;
-    // the four characters at i, slid along the text
-    let c0 = 0;
-    let c1 = text.charCodeAt(0);
-    let c2 = text.charCodeAt(1);
-    let c3 = text.charCodeAt(2);
-    for (let i = 0; i <= last; i++) {
-      c0 = c1;
-      c1 = c2;
-      c2 = c3;
-      c3 = text.charCodeAt(i + 3);
-      const h = headHash(c0, c1, c2, c3);
+    const stride = this.#stride;
+    for (let i = 0; i <= last; i += stride) {
+      const h = headHash(
+        text.charCodeAt(i),
+        text.charCodeAt(i + 1),
+        text.charCodeAt(i + 2),
+        text.charCodeAt(i + 3),
+      );
       if ((heads[h >>> 5] & (1 << (h & 31))) === 0) continue;
       const inner = this.#byHead.get(pair(text, i));
       if (inner === undefined) continue;

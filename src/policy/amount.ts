@@ -36,9 +36,10 @@ export function parseAmount(text: string): number {
 
 /** Like `parseAmount` but answers `undefined` instead of throwing (also for non-strings). */
 export function tryParseAmount(value: unknown): number | undefined {
-  if (!isAmountString(value)) return undefined;
-  const fast = smallCents(value);
+  if (typeof value !== 'string') return undefined;
+  const fast = amountCents(value);
   if (fast !== undefined) return fast;
+  if (!STRICT_AMOUNT.test(value)) return undefined;
   const dec = parseDecimal(value);
   return dec === undefined ? undefined : toSafeNumber(dec.units);
 }
@@ -48,6 +49,27 @@ export function tryParseAmount(value: unknown): number | undefined {
  * stay under 10^15, far inside Number.MAX_SAFE_INTEGER; longer text takes the bigint path.
  */
 const FAST_DIGITS = 15;
+
+/**
+ * Cents of an amount text (`-?digits.dd`, STRICT_AMOUNT) of at most FAST_DIGITS digits, read in one
+ * pass over its characters; undefined for any other text, which `tryParseAmount` then tests and reads
+ * the long way. Amounts are read a dozen times per document (totals, taxes, lines): the two regular
+ * expressions this replaces were a twentieth of the intake worker's time.
+ */
+function amountCents(text: string): number | undefined {
+  const n = text.length;
+  const start = text.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  if (n - start < 4 || n - start > FAST_DIGITS || text.charCodeAt(n - 3) !== 46) return undefined; // '.'
+  let cents = 0;
+  for (let i = start; i < n; i++) {
+    if (i === n - 3) continue;
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    cents = cents * 10 + digit;
+  }
+  // never -0: the bigint path gives 0 for '-0.00'
+  return start === 1 && cents !== 0 ? -cents : cents;
+}
 
 /**
  * Cents of a decimal text with at most two decimals and at most FAST_DIGITS digits, in plain number

@@ -30,6 +30,7 @@ import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { routeKind } from '../map/route-kind.js';
+import type { RowMark } from './row-mark.js';
 
 export interface CsvSourceContext extends CsvReadOptions {
   kind: DocumentKind;
@@ -38,6 +39,8 @@ export interface CsvSourceContext extends CsvReadOptions {
   master?: MasterTables;
   /** Fed with the bytes of the pass the documents come from. */
   hash?: Hash;
+  /** Told which row is being framed or built (read/row-mark.ts). */
+  mark?: RowMark;
 }
 
 export interface CsvSourceDocument extends SourceDocument {
@@ -154,12 +157,19 @@ export async function openCsvSource(
     },
   });
 
+  const mark = ctx.mark;
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
     const keyFramer = new RowFramer(mapping, headerRow, indexOf);
     for await (const record of input.read({ ...readOptions, raw: false })) {
-      const framed = keyFramer.frame(record, true);
+      mark?.enter(record.row);
+      let framed;
+      try {
+        framed = keyFramer.frame(record, true);
+      } finally {
+        mark?.leave();
+      }
       if (framed !== undefined) lastRows.set(framed.key, record.row);
     }
     const after = await stat(file);
@@ -173,6 +183,14 @@ export async function openCsvSource(
     /** The document the previous framed row went to: a row of another key ends its block. */
     let previous: OpenDocument | undefined;
     const finish = (doc: OpenDocument): CsvSourceDocument => {
+      mark?.enter(doc.rows[0]?.row ?? 0);
+      try {
+        return build(doc);
+      } finally {
+        mark?.leave();
+      }
+    };
+    const build = (doc: OpenDocument): CsvSourceDocument => {
       const rows = doc.rows.map((r) => r.row);
       // a document missing rows that lost their key is refused whole, whatever else it holds
       let built: BuiltDocument;
@@ -231,7 +249,13 @@ export async function openCsvSource(
     for await (const record of input.read(
       ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions,
     )) {
-      const framed = framer.frame(record);
+      mark?.enter(record.row);
+      let framed;
+      try {
+        framed = framer.frame(record);
+      } finally {
+        mark?.leave();
+      }
       if (framed === undefined) continue;
       const { key, display } = framed;
       let doc = open.get(key);

@@ -42,6 +42,7 @@ import type { OpenedSource, SourceDocument, SourceFormat } from './source-docume
 import { utf8Chunks, windows1252Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { MasterTables } from '../map/master-tables.js';
+import type { RowMark } from './row-mark.js';
 
 export interface OpenSourceOptions {
   company: CompanyInfo;
@@ -65,6 +66,8 @@ export interface OpenSourceOptions {
    * caller can check they are the bytes it hashed before (no extra pass over the file).
    */
   hash?: Hash;
+  /** Told which row of a delimited file or spreadsheet is being mapped (read/row-mark.ts). */
+  mark?: RowMark;
 }
 
 export interface OpenedFile extends OpenedSource {
@@ -130,6 +133,7 @@ export async function openSource(
       ...(options.master ? { master: options.master } : {}),
       signal: options.signal,
       ...(options.hash ? { hash: options.hash } : {}),
+      ...(options.mark ? { mark: options.mark } : {}),
     });
     return { ...sheet, ...meta };
   }
@@ -150,6 +154,7 @@ export async function openSource(
       ...(options.master ? { master: options.master } : {}),
       signal: options.signal,
       ...(options.hash ? { hash: options.hash } : {}),
+      ...(options.mark ? { mark: options.mark } : {}),
     });
     return { ...csv, ...meta };
   }

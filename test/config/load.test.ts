@@ -43,7 +43,7 @@ describe('defaults', () => {
       usePolling: false,
       doneMarker: { suffixes: [], replaceExtension: false },
     });
-    expect(config.read).toEqual({ maxRecordBytes: 32 * 1024 * 1024 });
+    expect(config.read).toEqual({ maxRecordBytes: 32 * 1024 * 1024, stuckAfter: 30_000 });
     expect(config.received).toEqual({
       enabled: true,
       every: 15 * 60_000,

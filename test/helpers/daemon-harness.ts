@@ -106,6 +106,8 @@ export interface ProjectOptions {
   received?: Record<string, unknown>;
   /** The `ledger` section (`url`: the PostgreSQL ledger); none (SQLite in paths.state) when absent. */
   ledger?: Record<string, unknown>;
+  /** The `read` section (stuckAfter, maxRecordBytes). */
+  read?: Record<string, unknown>;
 }
 
 export class Project {
@@ -164,6 +166,7 @@ export class Project {
       emulator: { seed: path.join(ROOT, 'config/emulator-seed.json') },
       ...(options.http === undefined ? {} : { http: options.http }),
       ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+      ...(options.read === undefined ? {} : { read: options.read }),
     };
     return stringify(config);
   }

@@ -223,7 +223,7 @@ describe('the intake worker', () => {
   for (const how of ['throw', 'exit'] as const) {
     it(`a worker that dies (${how}) fails its file with EDOC_READ_WORKER; the next file gets a new worker`, async () => {
       const dir = tempDir('edoc-intake-worker-');
-      const reader = new IntakeReader(silentLogger(dir), dyingWorker(dir, how));
+      const reader = new IntakeReader(silentLogger(dir), { script: dyingWorker(dir, how) });
       closers.push(() => reader.close());
       const file = path.join(dir, 'inbox-invoice.jsonl');
       fs.writeFileSync(file, JSON.stringify(invoice(990000001)));
@@ -257,7 +257,7 @@ describe('the intake worker', () => {
     const ledger = Ledger.open(config.paths.state);
     closers.push(() => ledger.close());
     const logger = silentLogger(root);
-    const reader = new IntakeReader(logger, dyingWorker(root, 'exit'));
+    const reader = new IntakeReader(logger, { script: dyingWorker(root, 'exit') });
     closers.push(() => reader.close());
     const taken = await intakeFile(
       {

@@ -75,3 +75,35 @@ describe('SecretScrubber with many keys of different starts', () => {
     expect(scrubber.scrub('raw: ñandú-cla…')).toBe(`raw: ${REDACTED}…`);
   });
 });
+
+describe('SecretScrubber with many keys: every place a key can start', () => {
+  // a short password among many long keys: the scan looks at every `length - 3`-th position of a text
+  // for a key of 4 to 8 characters, every fifth for longer ones (a cut-off start is 8 characters)
+  const odd = ['pw4!', 'pw5!!', 'pw6!!!', 'pw7!!!!', 'pw8!!!!!', 'pw9!!!!!!', 'pw12!!!!!!!!'];
+  const long = 'LONG-0123456789-abcdefghij-XYZ';
+  const others = Array.from({ length: 200 }, (_, i) => `other-${i}-key-0123456789`);
+
+  for (const key of [...odd, long]) {
+    test(`${key.length} characters: found at each of 12 offsets, whole and (longer than 8) cut off`, () => {
+      for (const set of [
+        [key, ...others],
+        [...others, key],
+      ]) {
+        const scrubber = new SecretScrubber(set);
+        for (let offset = 0; offset < 12; offset++) {
+          const before = '.'.repeat(offset);
+          expect(scrubber.scrub(`${before}${key} tail`)).toBe(`${before}${REDACTED} tail`);
+          expect(scrubber.scrub(`${before}${key}`)).toBe(`${before}${REDACTED}`);
+          for (let cut = 8; cut < key.length; cut++)
+            expect(scrubber.scrub(`${before}${key.slice(0, cut)}…`)).toBe(`${before}${REDACTED}…`);
+        }
+      }
+    });
+  }
+
+  test('with only keys of 8 characters or more, a text with none of them comes back as it was', () => {
+    const scrubber = new SecretScrubber([long, ...others]);
+    const text = `LONG-0123 other-1-ke ${'.'.repeat(50)} LONG-01…`;
+    expect(scrubber.scrub(text)).toBe(text);
+  });
+});

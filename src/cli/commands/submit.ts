@@ -106,6 +106,8 @@ export const submitCommand: Command = {
       }
       const intake = () => pipeline.take({ path: file, kind, company: company.alias });
       let taken = await intake();
+      // its read cut short for another file's sake (none runs beside it here, but the rule is the daemon's)
+      while (taken.outcome === 'again' && !stop.signal.aborted) taken = await intake();
       // the daemon's rule: nothing is sent from content that changed while it was read; read it again once stable
       while (taken.outcome === 'changed' && !stop.signal.aborted) {
         io.err(

@@ -1,0 +1,11 @@
+/**
+ * Where a read is while it maps a row: the intake worker (intake/intake-worker.ts) keeps it in memory the
+ * main thread can read even while the worker is stuck, so a read that stops making progress (a mapping's
+ * pattern that backtracks without end on one row's cells) is known by its file and row, and only that
+ * file is refused (intake/intake-reader.ts). Entered before a row is framed or a document built from its
+ * rows, left after: both are synchronous, so a worker stuck between the two is stuck on that row.
+ */
+export interface RowMark {
+  enter(row: number): void;
+  leave(): void;
+}
