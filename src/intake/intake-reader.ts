@@ -59,14 +59,16 @@ export class IntakeReader {
   private marks = new Int32Array(new SharedArrayBuffer(MARK_SLOTS * 4));
   private readonly script: URL;
   private readonly watch: WorkerWatch;
+  private readonly stuckAfterMs: () => number;
 
   constructor(
     private readonly logger: AppLogger,
     options: IntakeReaderOptions = {},
   ) {
     this.script = options.script ?? WORKER_SCRIPT;
+    this.stuckAfterMs = options.stuckAfterMs ?? (() => 30_000);
     this.watch = new WorkerWatch({
-      stuckAfterMs: options.stuckAfterMs ?? (() => 30_000),
+      stuckAfterMs: this.stuckAfterMs,
       busy: () => this.jobs.size > 0 && this.worker !== undefined,
       ping: () => this.post({ type: 'ping', id: 0 }),
       stuck: (silentMs) => {
@@ -272,7 +274,8 @@ export class IntakeReader {
   private stuck(worker: Worker, silentMs: number): void {
     this.worker = undefined; // its exit is not a death to report
     const culprit = this.culprit();
-    const seconds = Math.round(silentMs / 1000);
+    // the limit as configured (the silence measured runs past it by up to a tick)
+    const seconds = Math.round(this.stuckAfterMs() / 100) / 10;
     this.logger.error(
       {
         code: culprit ? 'EDOC_READ_STUCK' : 'EDOC_READ_WORKER',
@@ -281,8 +284,8 @@ export class IntakeReader {
         ...(culprit && { file: path.basename(culprit.file), row: culprit.row }),
       },
       culprit
-        ? `the intake worker spent ${seconds} s on one row without answering: that file is refused, a new worker reads the others again`
-        : `the intake worker did not answer for ${seconds} s: the files it was reading fail, a new worker takes the next ones`,
+        ? `the intake worker spent more than ${seconds} s on one row without answering: that file is refused, a new worker reads the others again`
+        : `the intake worker did not answer for more than ${seconds} s: the files it was reading fail, a new worker takes the next ones`,
     );
     const failed = culprit
       ? new EdocError(
@@ -293,7 +296,7 @@ export class IntakeReader {
         )
       : new EdocError(
           'EDOC_READ_WORKER',
-          `the intake worker did not answer for ${seconds} s while it read the file and was replaced; ` +
+          `the intake worker did not answer for more than ${seconds} s while it read the file and was replaced; ` +
             'nothing of it was sent: drop the file again to retry',
         );
     this.failJobs(culprit, failed);

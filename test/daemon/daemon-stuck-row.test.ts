@@ -1,7 +1,7 @@
 /**
  * A running daemon whose mapping takes the buyer's name through a pattern that backtracks without end on
  * a long run of `a`s (test/intake/intake-stuck.test.ts): the export with such a name is refused with
- * EDOC_READ_STUCK naming the file and row, after read.stuckAfter (1 s here), nothing of it sent; the
+ * EDOC_READ_STUCK naming the file and row, after read.stuckAfter (2 s here), nothing of it sent; the
  * export dropped with it is issued whole and once; the daemon takes the next file. A daemon stopped
  * (SIGSTOP) for three times stuckAfter while it reads a file refuses nothing once it runs again.
  */
@@ -52,7 +52,7 @@ describe('a mapping that backtracks on one row, in a running daemon', () => {
     ({ project } = await resources.daemonProject({
       companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 1_000, concurrency: 8 } }],
       kinds: { invoice: { mapping } },
-      read: { stuckAfter: '1s' },
+      read: { stuckAfter: '2s' },
     }));
     daemon = await resources.startDaemon(project);
   }, 60_000);
@@ -65,7 +65,7 @@ describe('a mapping that backtracks on one row, in a running daemon', () => {
     ]);
     const stuck = await project.finalResult('invoice', 'ventas-nombre.csv', { timeoutMs: 30_000 });
     expect(stuck.error?.code).toBe('EDOC_READ_STUCK');
-    expect(stuck.error?.message).toMatch(/^ventas-nombre\.csv: mapping row 4 took longer than 1 s/);
+    expect(stuck.error?.message).toMatch(/^ventas-nombre\.csv: mapping row 4 took longer than 2 s/);
     expect(stuck.error?.message).not.toContain(POISON_NAME);
     const lot = await project.finalResult('invoice', 'ventas-lote.csv', { timeoutMs: 60_000 });
     expect(lot.counts).toMatchObject({ total: 300, accepted: 300 });
@@ -80,12 +80,12 @@ describe('a mapping that backtracks on one row, in a running daemon', () => {
     expect(sent.filter((l) => String(l.doc).includes('/99040'))).toHaveLength(300);
   }, 120_000);
 
-  test('stopped for 3 s while it reads a file, then continued: nothing is refused', async () => {
+  test('stopped for 6 s while it reads a file, then continued: nothing is refused', async () => {
     const before = daemon.logLines().length;
     await project.drop('invoice', 'ventas-pausa.csv', salesCsv(990700001, 3_000));
     await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'ventas-pausa.csv');
     daemon.signal('SIGSTOP');
-    await new Promise((r) => setTimeout(r, 3_000));
+    await new Promise((r) => setTimeout(r, 6_000));
     daemon.signal('SIGCONT');
     const r = await project.finalResult('invoice', 'ventas-pausa.csv', { timeoutMs: 90_000 });
     expect(r.error).toBeUndefined();
