@@ -11,8 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import {
   readDocumentBatches,
   type DocumentBatches,
@@ -27,6 +25,7 @@ import { SecretScrubber } from '../../src/log/secrets.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { invoice } from '../helpers/documents.js';
+import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
 
 const KEY = 'demo-key-1001-secret';
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -238,17 +237,7 @@ describe('the intake worker', () => {
 
   it('through intakeFile: the dying worker (on the hash, then the read) leaves the file failed-read with EDOC_READ_WORKER, nothing due', async () => {
     const root = tempDir('edoc-intake-worker-');
-    const config: Readonly<Config> = await resolveConfig(
-      {
-        companies: [
-          { alias: 'main', id: 1001, nit: '900123456', apiKey: 'demo-key-1001', userId: 7 },
-        ],
-        paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
-      },
-      { file: 'edoc-bridge.yaml', cwd: root, env: {} },
-    );
-    const inbox = path.join(config.paths.inbox, 'invoice');
-    fs.mkdirSync(inbox, { recursive: true });
+    const { config, inbox } = await invoiceIntakeConfig(root);
     const input = path.join(inbox, 'two.jsonl');
     fs.writeFileSync(
       input,
@@ -259,19 +248,11 @@ describe('the intake worker', () => {
     const logger = silentLogger(root);
     const reader = new IntakeReader(logger, { script: dyingWorker(root, 'exit') });
     closers.push(() => reader.close());
-    const taken = await intakeFile(
-      {
-        ledger,
-        config,
-        logger,
-        today: '2026-11-22',
-        mapping: async () => undefined,
-        reader,
-        onDocuments: () => undefined,
-        onFileChanged: () => undefined,
-      },
-      { path: input, kind: 'invoice', company: config.companies[0] },
-    );
+    const taken = await intakeFile(testIntakeContext({ ledger, config, logger, reader }), {
+      path: input,
+      kind: 'invoice',
+      company: config.companies[0],
+    });
     expect(taken.outcome).toBe('failed-read');
     const row = await ledger.getFile(taken.fileId ?? -1);
     expect(row?.error?.code).toBe('EDOC_READ_WORKER');

@@ -15,7 +15,6 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
 import type { IntakeReader } from '../../src/intake/intake-reader.js';
-import { resolveConfig } from '../../src/config/load.js';
 import { intakeFile } from '../../src/intake/intake.js';
 import { IntakeQueue } from '../../src/intake/intake-queue.js';
 import type { PipelineFile } from '../../src/intake/pipeline-file.js';
@@ -27,6 +26,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
+import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
 import { sale, toCsv } from '../map/helpers.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -210,17 +210,7 @@ parentPort.on('message', (m) => {
 
   it('through intakeFile: the file read beside a stuck one leaves the ledger and comes back `again`; the stuck one is failed-read naming its row', async () => {
     const root = tempDir();
-    const config = await resolveConfig(
-      {
-        companies: [
-          { alias: 'main', id: 1001, nit: '900123456', apiKey: 'demo-key-1001', userId: 7 },
-        ],
-        paths: { inbox: 'inbox', outbox: 'outbox', state: 'state', logs: 'logs' },
-      },
-      { file: 'edoc-bridge.yaml', cwd: root, env: {} },
-    );
-    const inbox = path.join(config.paths.inbox, 'invoice');
-    fs.mkdirSync(inbox, { recursive: true });
+    const { config, inbox } = await invoiceIntakeConfig(root);
     // a stand-in worker: hashes for real; a read of `beside` hands over its first batch (the real read,
     // from the build) and waits; a read of `stuck` marks its row 7 (as the real worker does around a row) and blocks for good
     const script = path.join(root, 'marking-worker.mjs');
@@ -263,16 +253,7 @@ parentPort.on('message', async (m) => {
     closers.push(() => logger.close());
     const reader = new Reader(logger, { script: pathToFileURL(script), stuckAfterMs: () => 1_000 });
     closers.push(() => reader.close());
-    const ctx = {
-      ledger,
-      config,
-      logger,
-      today: '2026-11-22',
-      mapping: async () => undefined,
-      reader,
-      onDocuments: () => undefined,
-      onFileChanged: () => undefined,
-    };
+    const ctx = testIntakeContext({ ledger, config, logger, reader });
     const company = config.companies[0];
     const beside = path.join(inbox, 'beside.jsonl');
     fs.writeFileSync(beside, `${JSON.stringify(invoice(990000001))}\n`);
