@@ -1,0 +1,145 @@
+/**
+ * Which row a stuck intake worker names (src/intake/intake-reader.ts, read/row-mark.ts) when the row
+ * that backtracks without end is not a document's first: a line's cell taken through a `capture`
+ * pattern, or a `rows.lines` condition, on the third line of a three-line invoice. The real worker
+ * (from the build) is replaced once silent for stuckAfter; the file fails with EDOC_READ_STUCK naming
+ * the row whose cell holds the forty `a`s — the row the operator has to look at — not the document's
+ * first row.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
+import type { IntakeReader } from '../../src/intake/intake-reader.js';
+import { loadMapping } from '../../src/map/load-mapping.js';
+import type { Mapping } from '../../src/map/mapping-types.js';
+import { createLogger } from '../../src/log/logger.js';
+import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
+import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
+import { sale, toCsv } from '../map/helpers.js';
+
+const closers: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-stuck-rows-'));
+  closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The shipped sales mapping with `line` replaced by `by` (checked to be there). */
+async function salesMapping(dir: string, line: string, by: string): Promise<Mapping> {
+  const shipped = fs.readFileSync(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
+  expect(shipped).toContain(line);
+  const file = path.join(dir, 'sales-stuck.csv.yaml');
+  fs.writeFileSync(
+    file,
+    shipped.replace(line, () => by),
+  );
+  return loadMapping(file);
+}
+
+/**
+ * Invoice 990800001 with three lines on the file's rows 2, 3 and 4 (the header is row 1), the third
+ * line's description the forty `a`s; then invoice 990800002 on row 5.
+ */
+function poisonCsv(file: string): void {
+  fs.writeFileSync(
+    file,
+    toCsv([
+      sale('990800001', '1'),
+      sale('990800001', '2'),
+      sale('990800001', '3', { descripcion: POISON_NAME }),
+      sale('990800002', '1'),
+    ]),
+  );
+}
+
+function jobFor(file: string, mapping: Mapping): ReadJob {
+  const st = fs.statSync(file);
+  return {
+    path: file,
+    kind: 'invoice',
+    company: { alias: 'main', nit: '900123456' },
+    mapping,
+    expect: { size: st.size, mtimeMs: st.mtimeMs },
+    maxRecordBytes: 1 << 20,
+    today: '2026-11-22',
+  };
+}
+
+async function count(read: DocumentBatches): Promise<number> {
+  let n = 0;
+  for await (const batch of read.batches) n += batch.length;
+  return n;
+}
+
+async function builtReader(dir: string): Promise<IntakeReader> {
+  const { IntakeReader: Built } = (await import(
+    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
+  )) as { IntakeReader: typeof IntakeReader };
+  const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
+  closers.push(() => logger.close());
+  const reader = new Built(logger, { stuckAfterMs: () => 1_000 });
+  closers.push(() => reader.close());
+  return reader;
+}
+
+function stuckLine(dir: string): Record<string, unknown> | undefined {
+  return fs
+    .readFileSync(path.join(dir, 'edoc-bridge.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.code === 'EDOC_READ_STUCK');
+}
+
+describe('an intake worker stuck on a row that is not its document’s first', () => {
+  beforeAll(buildCli, BUILD_TIMEOUT_MS);
+
+  const cases: [string, string, string][] = [
+    [
+      'a line cell taken through a capture pattern',
+      '      Description: { column: descripcion, required: true }',
+      `      Description: { column: descripcion, capture: '${BACKTRACKING}', required: true }`,
+    ],
+    [
+      'a rows.lines condition',
+      'lines:\n  field: Lines',
+      `rows:\n  lines: { column: descripcion, matches: '${BACKTRACKING}' }\nlines:\n  field: Lines`,
+    ],
+  ];
+  for (const [what, line, by] of cases) {
+    it(`${what}: the file is refused naming row 4, the row with the cell`, async () => {
+      const dir = tempDir();
+      const mapping = await salesMapping(dir, line, by);
+      const reader = await builtReader(dir);
+      const file = path.join(dir, 'ventas-lineas.csv');
+      poisonCsv(file);
+      const read = reader.read(jobFor(file, mapping), []).then(count);
+      await expect(read).rejects.toMatchObject({
+        code: 'EDOC_READ_STUCK',
+        context: { file: 'ventas-lineas.csv', row: 4 },
+      });
+      await expect(read).rejects.toThrow(/^ventas-lineas\.csv: mapping row 4 took longer than 1 s/);
+      expect(stuckLine(dir)).toMatchObject({ file: 'ventas-lineas.csv', row: 4 });
+    }, 60_000);
+  }
+
+  it('without the forty `a`s the same file reads whole (the patterns themselves are accepted)', async () => {
+    const dir = tempDir();
+    const mapping = await salesMapping(dir, cases[0][1], cases[0][2]);
+    const reader = await builtReader(dir);
+    const file = path.join(dir, 'ventas-sanas.csv');
+    fs.writeFileSync(
+      file,
+      toCsv([sale('990800001', '1'), sale('990800001', '2'), sale('990800002', '1')]),
+    );
+    expect(await count(await reader.read(jobFor(file, mapping), []))).toBe(2);
+  }, 60_000);
+});
