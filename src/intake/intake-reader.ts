@@ -122,7 +122,8 @@ export class IntakeReader {
     signal?: AbortSignal,
   ): Promise<DocumentBatches> {
     signal?.throwIfAborted();
-    const { id, channel } = this.openJob(job.path);
+    // a set's rows are numbered as its lines file's (read/set-source.ts): that file is the one a stuck row names
+    const { id, channel } = this.openJob(job.parts?.lines ?? job.path);
     const onAbort = (): void => {
       this.post({ type: 'cancel', id });
       channel.push({

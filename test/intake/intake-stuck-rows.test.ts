@@ -131,6 +131,41 @@ describe('an intake worker stuck on a row that is not its document’s first', (
     }, 60_000);
   }
 
+  it('an export in two files: the lines file is named, whose row the number is', async () => {
+    const dir = tempDir();
+    const shipped = fs.readFileSync(
+      path.join(ROOT, 'config/mappings/erp/sap-b1-invoice.yaml'),
+      'utf8',
+    );
+    const line = '      Description: { column: ItemDescription, required: true }';
+    expect(shipped).toContain(line);
+    fs.writeFileSync(
+      path.join(dir, 'sap.yaml'),
+      shipped.replace(
+        line,
+        () =>
+          `      Description: { column: ItemDescription, capture: '${BACKTRACKING}', required: true }`,
+      ),
+    );
+    const mapping = await loadMapping(path.join(dir, 'sap.yaml'));
+    const sample = path.join(ROOT, 'examples/erp/sap-b1');
+    const header = path.join(dir, 'Documents.csv');
+    const lines = path.join(dir, 'Document_Lines.csv');
+    fs.copyFileSync(path.join(sample, 'Documents.csv'), header);
+    // rows 1 and 2 are the two header rows; row 5 is the third line of document 1 (the book)
+    const text = fs.readFileSync(path.join(sample, 'Document_Lines.csv'), 'utf8');
+    expect(text).toContain('Libro escolar Matemáticas 5');
+    fs.writeFileSync(lines, text.replace('Libro escolar Matemáticas 5', POISON_NAME));
+    const reader = await builtReader(dir);
+    const job: ReadJob = { ...jobFor(header, mapping), parts: { header, lines } };
+    const read = reader.read(job, []).then(count);
+    await expect(read).rejects.toMatchObject({
+      code: 'EDOC_READ_STUCK',
+      context: { file: 'Document_Lines.csv', row: 5 },
+    });
+    await expect(read).rejects.toThrow(/^Document_Lines\.csv: mapping row 5 took longer than 1 s/);
+  }, 60_000);
+
   it('without the forty `a`s the same file reads whole (the patterns themselves are accepted)', async () => {
     const dir = tempDir();
     const mapping = await salesMapping(dir, cases[0][1], cases[0][2]);
