@@ -274,6 +274,15 @@ export class IntakeReader {
     this.worker = undefined; // its exit is not a death to report
     const culprit = this.culprit();
     const seconds = Math.round(silentMs / 1000);
+    if (culprit === undefined && Atomics.load(this.marks, MARK_JOB) !== 0) {
+      // stuck on a row of a read its intake has left (an insert failed): no running file is at fault
+      this.logger.error(
+        { code: 'EDOC_READ_STUCK', silentMs: Math.round(silentMs), reads: this.jobs.size },
+        `the intake worker spent ${seconds} s on a row of a read that had ended: a new worker reads the others again`,
+      );
+      this.failAll(readAgain());
+      return void worker.terminate();
+    }
     this.logger.error(
       {
         code: culprit ? 'EDOC_READ_STUCK' : 'EDOC_READ_WORKER',
@@ -314,11 +323,7 @@ export class IntakeReader {
    */
   private failJobs(culprit: { id: number } | undefined, failed: EdocError): void {
     if (culprit === undefined) return this.failAll(failed);
-    const again = new EdocError(
-      'EDOC_READ_WORKER',
-      'the intake worker was replaced while it read the file (another file stopped it): read again',
-      { again: true },
-    );
+    const again = readAgain();
     for (const [id, channel] of this.jobs)
       channel.push({ type: 'failed', error: id === culprit.id ? failed : again });
   }
@@ -330,4 +335,13 @@ export class IntakeReader {
   private failAll(error: Error): void {
     for (const channel of this.jobs.values()) channel.push({ type: 'failed', error });
   }
+}
+
+/** A read cut short for another file's sake (EDOC_READ_WORKER marked `again`): intake.ts reads it again. */
+function readAgain(): EdocError {
+  return new EdocError(
+    'EDOC_READ_WORKER',
+    'the intake worker was replaced while it read the file (another file stopped it): read again',
+    { again: true },
+  );
 }

@@ -4,7 +4,9 @@
  * pattern, or a `rows.lines` condition, on the third line of a three-line invoice. The real worker
  * (from the build) is replaced once silent for stuckAfter; the file fails with EDOC_READ_STUCK naming
  * the row whose cell holds the forty `a`s — the row the operator has to look at — not the document's
- * first row.
+ * first row; in an export in two files, the lines file, whose rows the set's are. A worker stuck on a row
+ * of a read its intake has left (a stand-in here) has no running file at fault: the read beside it comes
+ * back `again`, as for any read cut short for another file's sake.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -99,7 +101,7 @@ function stuckLine(dir: string): Record<string, unknown> | undefined {
     .find((l) => l.code === 'EDOC_READ_STUCK');
 }
 
-describe('an intake worker stuck on a row that is not its document’s first', () => {
+describe('which file and row an intake worker stuck on a row names', () => {
   beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
   const cases: [string, string, string][] = [
@@ -164,6 +166,50 @@ describe('an intake worker stuck on a row that is not its document’s first', (
       context: { file: 'Document_Lines.csv', row: 5 },
     });
     await expect(read).rejects.toThrow(/^Document_Lines\.csv: mapping row 5 took longer than 1 s/);
+  }, 60_000);
+
+  it('stuck on a row of a read that has ended (its intake left it): the read beside it comes back again', async () => {
+    const dir = tempDir();
+    // a stand-in that speaks the worker's messages: a read of `left` hands over one batch, then marks its
+    // row 9 (as the real worker does around a row) and blocks for good; any other read waits behind it
+    const script = path.join(dir, 'left-behind-worker.mjs');
+    fs.writeFileSync(
+      script,
+      `import { parentPort, workerData } from 'node:worker_threads';
+const marks = new Int32Array(workerData.marks);
+parentPort.on('message', (m) => {
+  if (m.type === 'ping') parentPort.postMessage({ type: 'pong', id: 0 });
+  if (m.type !== 'read' || !m.job.path.includes('left')) return;
+  parentPort.postMessage({ type: 'opened', id: m.id, details: { format: 'csv', encoding: 'utf-8', header: null } });
+  parentPort.postMessage({ type: 'batch', id: m.id, docs: [] });
+  setTimeout(() => {
+    Atomics.store(marks, 1, 9);
+    Atomics.store(marks, 0, m.id);
+    for (;;);
+  }, 100);
+});
+`,
+    );
+    const { IntakeReader: Reader } = await import('../../src/intake/intake-reader.js');
+    const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
+    closers.push(() => logger.close());
+    const reader = new Reader(logger, {
+      script: pathToFileURL(script),
+      stuckAfterMs: () => 1_000,
+    });
+    closers.push(() => reader.close());
+    const mapping = await salesMapping(dir, cases[0][1], cases[0][2]);
+    const left = path.join(dir, 'ventas-left.csv');
+    const beside = path.join(dir, 'ventas-beside.csv');
+    for (const file of [left, beside]) poisonCsv(file);
+    const read = await reader.read(jobFor(left, mapping), []);
+    // the intake leaves the read after its first batch (an insert that failed: a full disk, the ledger gone)
+    for await (const _batch of read.batches) break;
+    // the worker is stuck on that read's row now; the next file is not at fault
+    await expect(reader.read(jobFor(beside, mapping), [])).rejects.toMatchObject({
+      code: 'EDOC_READ_WORKER',
+      context: { again: true },
+    });
   }, 60_000);
 
   it('without the forty `a`s the same file reads whole (the patterns themselves are accepted)', async () => {
