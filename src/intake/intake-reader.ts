@@ -124,7 +124,8 @@ export class IntakeReader {
     signal?: AbortSignal,
   ): Promise<DocumentBatches> {
     signal?.throwIfAborted();
-    const { id, channel } = this.openJob(job.path);
+    // a set's rows are numbered as its lines file's (read/set-source.ts): that file is the one a stuck row names
+    const { id, channel } = this.openJob(job.parts?.lines ?? job.path);
     const onAbort = (): void => {
       this.post({ type: 'cancel', id });
       channel.push({
@@ -276,6 +277,15 @@ export class IntakeReader {
     const culprit = this.culprit();
     // the limit as configured (the silence measured runs past it by up to a tick)
     const seconds = Math.round(this.stuckAfterMs() / 100) / 10;
+    if (culprit === undefined && Atomics.load(this.marks, MARK_JOB) !== 0) {
+      // stuck on a row of a read its intake has left (an insert failed): no running file is at fault
+      this.logger.error(
+        { code: 'EDOC_READ_STUCK', silentMs: Math.round(silentMs), reads: this.jobs.size },
+        `the intake worker spent more than ${seconds} s on a row of a read that had ended: a new worker reads the others again`,
+      );
+      this.failAll(readAgain());
+      return void worker.terminate();
+    }
     this.logger.error(
       {
         code: culprit ? 'EDOC_READ_STUCK' : 'EDOC_READ_WORKER',
@@ -316,11 +326,7 @@ export class IntakeReader {
    */
   private failJobs(culprit: { id: number } | undefined, failed: EdocError): void {
     if (culprit === undefined) return this.failAll(failed);
-    const again = new EdocError(
-      'EDOC_READ_WORKER',
-      'the intake worker was replaced while it read the file (another file stopped it): read again',
-      { again: true },
-    );
+    const again = readAgain();
     for (const [id, channel] of this.jobs)
       channel.push({ type: 'failed', error: id === culprit.id ? failed : again });
   }
@@ -332,4 +338,13 @@ export class IntakeReader {
   private failAll(error: Error): void {
     for (const channel of this.jobs.values()) channel.push({ type: 'failed', error });
   }
+}
+
+/** A read cut short for another file's sake (EDOC_READ_WORKER marked `again`): intake.ts reads it again. */
+function readAgain(): EdocError {
+  return new EdocError(
+    'EDOC_READ_WORKER',
+    'the intake worker was replaced while it read the file (another file stopped it): read again',
+    { again: true },
+  );
 }

@@ -42,6 +42,9 @@ function markOf(id: number): RowMark | undefined {
       Atomics.store(slots, MARK_ROW, row);
       Atomics.store(slots, MARK_JOB, id);
     },
+    at(row) {
+      Atomics.store(slots, MARK_ROW, row);
+    },
     leave() {
       Atomics.store(slots, MARK_JOB, 0);
     },

@@ -15,7 +15,7 @@ import { addEvent } from './events.js';
 /**
  * Deletes an intake of which nothing was sent: the file is still `reading`, so its documents were
  * never due (insertDocuments holds them back). Duplicates recorded against it lose their link (the
- * content they named was never processed). Returns the file's company, or undefined when it is not `reading`.
+ * content they named was never processed), and a cluster node's claim of it is removed. Returns the file's company, or undefined when it is not `reading`.
  */
 export async function dropIntakeTx(
   tx: SqlExecutor,
@@ -35,6 +35,9 @@ export async function dropIntakeTx(
   const docs = (await tx.run('DELETE FROM documents WHERE file_id = ?', [fileId])).changes;
   await tx.run('DELETE FROM file_counts WHERE file_id = ?', [fileId]);
   await tx.run('UPDATE files SET duplicate_of = NULL WHERE duplicate_of = ?', [fileId]);
+  // PostgreSQL: the node's claim of the file (cluster/file-claims.ts) goes with it; taken again, it is claimed anew
+  if (tx.dialect === 'postgres')
+    await tx.run('DELETE FROM file_claims WHERE file_id = ?', [fileId]);
   await tx.run('DELETE FROM files WHERE id = ?', [fileId]);
   // SQLite would hand the highest id out again: remember it, so events and logs never name two files by one id
   // (PostgreSQL's identity never does; the row is kept the same there all the same)

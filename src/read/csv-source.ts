@@ -149,15 +149,17 @@ export async function openCsvSource(
     }
     return i;
   };
+  const mark = ctx.mark;
+  // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
   const rowView = (framed: FramedRow): RowView => ({
     row: framed.record.row,
     get: (column) => {
+      mark?.at(framed.record.row);
       const i = indexOf(column);
       return i < 0 ? '' : (framed.cells[i] ?? '');
     },
   });
 
-  const mark = ctx.mark;
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text

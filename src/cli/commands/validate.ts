@@ -5,30 +5,21 @@
  * piped into jq or diffed between two versions of a mapping.
  */
 import path from 'node:path';
-import { secretScrubberOf } from '../../config/secrets.js';
-import { EdocError, isEdocError } from '../../errors.js';
+import { configSecrets } from '../../config/secrets.js';
+import { isEdocError } from '../../errors.js';
 import { loadMapping } from '../../map/load-mapping.js';
 import type { Mapping } from '../../map/mapping-types.js';
 import type { MasterTable, MasterTables } from '../../map/master-tables.js';
 import { openLedger } from '../../ledger/open.js';
 import { colombiaToday } from '../../policy/dates.js';
-import { formatOf, openSource } from '../../read/open-source.js';
-import type { CsvSourceContext } from '../../read/csv-source.js';
-import { notAPart } from '../../read/set-part-errors.js';
-import { openSetSource } from '../../read/set-source.js';
-import type { OpenedSource } from '../../read/source-document.js';
-import { groupSets } from '../../map/parts.js';
-import { documentKey, formatKey } from '../../kinds/document-key.js';
+import { formatOf } from '../../read/open-source.js';
 import { isDocumentKind } from '../../kinds/index.js';
-import { distinctProblems, type Problem } from '../../validate/problem.js';
-import { validateDocument } from '../../kinds/validate-document.js';
+import { runValidate } from '../validate-run.js';
+import { DELIMITED } from '../validate-units.js';
 import type { Command } from '../command.js';
 import { usageError } from '../command.js';
 import { checkReadable } from '../input-file.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK } from '../exit-codes.js';
-
-/** The formats a mapping reads (a delimited export, a spreadsheet's rows). */
-const DELIMITED = ['csv', 'xlsx', 'xls'];
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -108,122 +99,24 @@ export const validateCommand: Command = {
       mapping?.masterTables === undefined
         ? undefined
         : await masterTables(config, io.env, Object.keys(mapping.masterTables));
-    const today = colombiaToday();
-    let failed = false;
-    const companyInfo = { alias: company.alias, nit: company.nit };
-    // an export in two files: the files are read as sets (each set one unit, named after it)
-    const units = unitsOf(files, mapping, (file, csvMapping) =>
-      openSource(file, kind, {
-        company: companyInfo,
-        ...(csvMapping ? { mapping: csvMapping } : {}),
+    // on a thread of its own: a mapping's pattern stuck on one row ends that file after read.stuckAfter
+    const failed = await runValidate(
+      {
+        files,
+        kind,
+        company: { alias: company.alias, nit: company.nit },
+        ...(mapping ? { mapping } : {}),
         ...(master ? { master } : {}),
         maxRecordBytes: config.read.maxRecordBytes,
-      }),
+        today: colombiaToday(),
+        secrets: configSecrets(config),
+      },
+      { out: (line) => io.out(line), err: (line) => io.err(line) },
+      config.read.stuckAfter,
     );
-    for (const unit of units) {
-      const file = unit.name;
-      const named = units.length > 1 || unit.set ? { file } : {};
-      let invalid = 0;
-      try {
-        const opened = await unit.open({
-          kind,
-          company: companyInfo,
-          ...(master ? { master } : {}),
-          maxRecordBytes: config.read.maxRecordBytes,
-        });
-        for await (const doc of opened.documents) {
-          // a document the mapping routed (one export, several kinds) is checked as its own kind
-          const docKind = doc.kind ?? kind;
-          const problems: Problem[] = [...doc.problems];
-          if (doc.request !== undefined)
-            problems.push(
-              ...validateDocument(docKind, doc.request, { today, issuerNit: company.nit }),
-            );
-          const own = doc.request === undefined ? undefined : documentKey(docKind, doc.request);
-          // the key as result.json, status and retry show it; a document without its own has the export's key
-          // columns joined as source.erpKey, as in result.json
-          const key = own === undefined ? null : formatKey(company.alias, docKind, own);
-          const erpKey = own === undefined ? (doc as { key?: string }).key : undefined;
-          const source =
-            erpKey === undefined || erpKey === '' ? doc.source : { ...doc.source, erpKey };
-          if (problems.length > 0 || doc.request === undefined) invalid += 1;
-          io.out(
-            JSON.stringify({
-              ...named,
-              index: doc.index,
-              source,
-              key,
-              request: doc.request ?? null,
-              problems: distinctProblems(problems),
-            }),
-          );
-        }
-      } catch (err) {
-        if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
-        // the message may quote the file (an API key file given by mistake): configured keys are removed
-        const secrets = secretScrubberOf(config);
-        io.out(
-          secrets.scrub(
-            JSON.stringify({
-              file,
-              error: { code: err.code, message: err.message, ...err.context },
-            }),
-          ),
-        );
-        io.err(secrets.scrub(`${err.code}: ${err.message}`));
-        failed = true;
-        continue;
-      }
-      if (invalid > 0) failed = true;
-    }
     return failed ? EXIT_NOT_ALL_SUCCEEDED : EXIT_OK;
   },
 };
-
-interface Unit {
-  /** The file, or the set's name (map/parts.ts setName). */
-  name: string;
-  set: boolean;
-  open(ctx: CsvSourceContext): Promise<OpenedSource>;
-}
-
-/** Each file alone; with a mapping that reads sets, the sets the files make up (a file that is no part, or lacks its partner, fails). */
-function unitsOf(
-  files: string[],
-  mapping: Mapping | undefined,
-  single: (file: string, csvMapping: Mapping | undefined) => Promise<OpenedSource>,
-): Unit[] {
-  const parts = mapping?.parts;
-  if (mapping === undefined || parts === undefined)
-    return files.map((file) => ({
-      name: file,
-      set: false,
-      open: () => single(file, DELIMITED.includes(formatOf(file) ?? '') ? mapping : undefined),
-    }));
-  const grouped = groupSets(parts, files);
-  return [
-    ...grouped.sets.map((s) => ({
-      name: path.join(path.dirname(s.header), s.set),
-      set: true,
-      open: (ctx: CsvSourceContext) => openSetSource(s, mapping, ctx),
-    })),
-    ...grouped.alone.map((a) => ({
-      name: a.file,
-      set: false,
-      open: (): Promise<OpenedSource> =>
-        Promise.reject(
-          a.reason === 'not-a-part'
-            ? notAPart(a.file, parts)
-            : new EdocError(
-                'EDOC_READ_SET_WAITING',
-                `${path.basename(a.file)} is the ${a.reason} file of a set whose ${a.reason === 'header' ? 'lines' : 'header'} file ` +
-                  `("${a.reason === 'header' ? parts.lines.file : parts.header.file}") was not given`,
-                { file: path.basename(a.file) },
-              ),
-        ),
-    })),
-  ];
-}
 
 /** The newest version of each master table the mapping reads, from the ledger opened read-only; none without a ledger. */
 async function masterTables(
