@@ -5,44 +5,19 @@
  * gets its `{ file, error }` line with EDOC_READ_STUCK naming the row, the file given after it is
  * validated whole, and the command exits 1 (a file that cannot be read).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
+import { buildCli, COMPANY_MAIN } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
-import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
-import { sale, toCsv } from '../map/helpers.js';
+import { POISON_NAME, salesCsv, writeBacktrackingMapping } from '../helpers/backtracking.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
-
-function salesCsv(first: number, count: number, names: Record<number, string> = {}): string {
-  return toCsv(
-    Array.from({ length: count }, (_, i) =>
-      sale(
-        String(first + i),
-        '1',
-        names[i + 1] === undefined ? {} : { cliente_nombre: names[i + 1] },
-      ),
-    ),
-  );
-}
 
 describe('validate with a mapping that backtracks on one row', () => {
   test('the file is refused naming the row after stuckAfter; the next file is validated', async ({
     resources,
   }) => {
     const dir = await resources.tempDir('edoc-validate-stuck-');
-    const shipped = fs.readFileSync(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
-    const mapping = path.join(dir, 'sales-capture.csv.yaml');
-    const line = '    Name: { column: cliente_nombre, required: true }';
-    expect(shipped).toContain(line);
-    fs.writeFileSync(
-      mapping,
-      shipped.replace(
-        line,
-        () => `    Name: { column: cliente_nombre, capture: '${BACKTRACKING}', required: true }`,
-      ),
-    );
+    const mapping = writeBacktrackingMapping(dir);
     const { project, cli } = await resources.daemonProject({
       companies: [COMPANY_MAIN],
       kinds: { invoice: { mapping } },

@@ -5,28 +5,13 @@
  * is dropped from the ledger. That drop used to fail on the claim's foreign key, so the honest export was
  * never read again nor reported and stayed in the inbox. Now it is issued whole and once.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
+import { buildCli, COMPANY_MAIN } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, fileResources } from '../helpers/daemon-fixture.js';
-import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
+import { POISON_NAME, salesCsv, writeBacktrackingMapping } from '../helpers/backtracking.js';
 import { createDatabase, describePg } from '../helpers/postgres.js';
-import { sale, toCsv } from '../map/helpers.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
-
-function salesCsv(first: number, count: number, names: Record<number, string> = {}): string {
-  return toCsv(
-    Array.from({ length: count }, (_, i) =>
-      sale(
-        String(first + i),
-        '1',
-        names[i + 1] === undefined ? {} : { cliente_nombre: names[i + 1] },
-      ),
-    ),
-  );
-}
 
 describePg('a row that backtracks, in a daemon on the PostgreSQL ledger', () => {
   const resources = fileResources();
@@ -39,15 +24,7 @@ describePg('a row that backtracks, in a daemon on the PostgreSQL ledger', () => 
     const db = await createDatabase();
     made.push(db);
     const dir = await resources.tempDir('edoc-stuck-pg-');
-    const shipped = fs.readFileSync(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
-    const mapping = path.join(dir, 'sales-capture.csv.yaml');
-    fs.writeFileSync(
-      mapping,
-      shipped.replace(
-        '    Name: { column: cliente_nombre, required: true }',
-        () => `    Name: { column: cliente_nombre, capture: '${BACKTRACKING}', required: true }`,
-      ),
-    );
+    const mapping = writeBacktrackingMapping(dir);
     const { project, emulator } = await resources.daemonProject({
       companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 5_000, concurrency: 16 } }],
       kinds: { invoice: { mapping } },

@@ -5,33 +5,17 @@
  * export dropped with it is issued whole and once; the daemon takes the next file. A daemon stopped
  * (SIGSTOP) for three times stuckAfter while it reads a file refuses nothing once it runs again.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import {
   buildCli,
   COMPANY_MAIN,
   type DaemonProcess,
   type Project,
-  ROOT,
 } from '../helpers/daemon-harness.js';
 import { daemonTest as test, fileResources } from '../helpers/daemon-fixture.js';
-import { sale, toCsv } from '../map/helpers.js';
-import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
+import { POISON_NAME, salesCsv, writeBacktrackingMapping } from '../helpers/backtracking.js';
 
 beforeAll(buildCli, 240_000);
-
-function salesCsv(first: number, count: number, names: Record<number, string> = {}): string {
-  return toCsv(
-    Array.from({ length: count }, (_, i) =>
-      sale(
-        String(first + i),
-        '1',
-        names[i + 1] === undefined ? {} : { cliente_nombre: names[i + 1] },
-      ),
-    ),
-  );
-}
 
 describe('a mapping that backtracks on one row, in a running daemon', () => {
   let project: Project;
@@ -40,15 +24,7 @@ describe('a mapping that backtracks on one row, in a running daemon', () => {
 
   beforeAll(async () => {
     const dir = await resources.tempDir('edoc-stuck-mapping-');
-    const shipped = fs.readFileSync(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
-    const mapping = path.join(dir, 'sales-capture.csv.yaml');
-    fs.writeFileSync(
-      mapping,
-      shipped.replace(
-        '    Name: { column: cliente_nombre, required: true }',
-        () => `    Name: { column: cliente_nombre, capture: '${BACKTRACKING}', required: true }`,
-      ),
-    );
+    const mapping = writeBacktrackingMapping(dir);
     ({ project } = await resources.daemonProject({
       companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 1_000, concurrency: 8 } }],
       kinds: { invoice: { mapping } },

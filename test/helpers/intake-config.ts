@@ -4,6 +4,8 @@ import path from 'node:path';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { IntakeContext } from '../../src/intake/intake.js';
+import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
+import type { Mapping } from '../../src/map/mapping-types.js';
 
 export async function invoiceIntakeConfig(
   root: string,
@@ -33,4 +35,25 @@ export function testIntakeContext(
     onDocuments: () => undefined,
     onFileChanged: () => undefined,
   };
+}
+
+/** The read job of an invoice CSV `file` read with `mapping` for company main (as the pipeline makes it). */
+export function csvReadJob(file: string, mapping: Mapping): ReadJob {
+  const st = fs.statSync(file);
+  return {
+    path: file,
+    kind: 'invoice',
+    company: { alias: 'main', nit: '900123456' },
+    mapping,
+    expect: { size: st.size, mtimeMs: st.mtimeMs },
+    maxRecordBytes: 1 << 20,
+    today: '2026-11-22',
+  };
+}
+
+/** How many documents a read hands over, read to its end. */
+export async function countDocuments(read: DocumentBatches): Promise<number> {
+  let n = 0;
+  for await (const batch of read.batches) n += batch.length;
+  return n;
 }

@@ -13,11 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
+import type { ReadJob } from '../../src/intake/intake-documents.js';
 import type { IntakeReader } from '../../src/intake/intake-reader.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { createLogger } from '../../src/log/logger.js';
+import { countDocuments, csvReadJob } from '../helpers/intake-config.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
@@ -62,25 +63,6 @@ function poisonCsv(file: string): void {
   );
 }
 
-function jobFor(file: string, mapping: Mapping): ReadJob {
-  const st = fs.statSync(file);
-  return {
-    path: file,
-    kind: 'invoice',
-    company: { alias: 'main', nit: '900123456' },
-    mapping,
-    expect: { size: st.size, mtimeMs: st.mtimeMs },
-    maxRecordBytes: 1 << 20,
-    today: '2026-11-22',
-  };
-}
-
-async function count(read: DocumentBatches): Promise<number> {
-  let n = 0;
-  for await (const batch of read.batches) n += batch.length;
-  return n;
-}
-
 async function builtReader(dir: string): Promise<IntakeReader> {
   const { IntakeReader: Built } = (await import(
     pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
@@ -123,7 +105,7 @@ describe('which file and row an intake worker stuck on a row names', () => {
       const reader = await builtReader(dir);
       const file = path.join(dir, 'ventas-lineas.csv');
       poisonCsv(file);
-      const read = reader.read(jobFor(file, mapping), []).then(count);
+      const read = reader.read(csvReadJob(file, mapping), []).then(countDocuments);
       await expect(read).rejects.toMatchObject({
         code: 'EDOC_READ_STUCK',
         context: { file: 'ventas-lineas.csv', row: 4 },
@@ -159,8 +141,8 @@ describe('which file and row an intake worker stuck on a row names', () => {
     expect(text).toContain('Libro escolar Matemáticas 5');
     fs.writeFileSync(lines, text.replace('Libro escolar Matemáticas 5', POISON_NAME));
     const reader = await builtReader(dir);
-    const job: ReadJob = { ...jobFor(header, mapping), parts: { header, lines } };
-    const read = reader.read(job, []).then(count);
+    const job: ReadJob = { ...csvReadJob(header, mapping), parts: { header, lines } };
+    const read = reader.read(job, []).then(countDocuments);
     await expect(read).rejects.toMatchObject({
       code: 'EDOC_READ_STUCK',
       context: { file: 'Document_Lines.csv', row: 5 },
@@ -202,11 +184,11 @@ parentPort.on('message', (m) => {
     const left = path.join(dir, 'ventas-left.csv');
     const beside = path.join(dir, 'ventas-beside.csv');
     for (const file of [left, beside]) poisonCsv(file);
-    const read = await reader.read(jobFor(left, mapping), []);
+    const read = await reader.read(csvReadJob(left, mapping), []);
     // the intake leaves the read after its first batch (an insert that failed: a full disk, the ledger gone)
     for await (const _batch of read.batches) break;
     // the worker is stuck on that read's row now; the next file is not at fault
-    await expect(reader.read(jobFor(beside, mapping), [])).rejects.toMatchObject({
+    await expect(reader.read(csvReadJob(beside, mapping), [])).rejects.toMatchObject({
       code: 'EDOC_READ_WORKER',
       context: { again: true },
     });
@@ -221,6 +203,6 @@ parentPort.on('message', (m) => {
       file,
       toCsv([sale('990800001', '1'), sale('990800001', '2'), sale('990800002', '1')]),
     );
-    expect(await count(await reader.read(jobFor(file, mapping), []))).toBe(2);
+    expect(await countDocuments(await reader.read(csvReadJob(file, mapping), []))).toBe(2);
   }, 60_000);
 });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
+import type { ReadJob } from '../../src/intake/intake-documents.js';
 import type { IntakeReader } from '../../src/intake/intake-reader.js';
 import { intakeFile } from '../../src/intake/intake.js';
 import { IntakeQueue } from '../../src/intake/intake-queue.js';
@@ -21,13 +21,16 @@ import type { PipelineFile } from '../../src/intake/pipeline-file.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import { invoice } from '../helpers/documents.js';
-import type { Mapping } from '../../src/map/mapping-types.js';
 import { createLogger } from '../../src/log/logger.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
-import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
-import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
-import { sale, toCsv } from '../map/helpers.js';
+import { POISON_NAME, salesCsv, writeBacktrackingMapping } from '../helpers/backtracking.js';
+import {
+  countDocuments,
+  csvReadJob,
+  invoiceIntakeConfig,
+  testIntakeContext,
+} from '../helpers/intake-config.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -38,53 +41,6 @@ function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-intake-stuck-'));
   closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** The shipped sales mapping with the buyer's name taken through BACKTRACKING. */
-async function backtrackingMapping(dir: string): Promise<Mapping> {
-  const shipped = fs.readFileSync(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8');
-  const line = '    Name: { column: cliente_nombre, required: true }';
-  expect(shipped).toContain(line);
-  const file = path.join(dir, 'sales-capture.csv.yaml');
-  fs.writeFileSync(
-    file,
-    shipped.replace(
-      line,
-      () => `    Name: { column: cliente_nombre, capture: '${BACKTRACKING}', required: true }`,
-    ),
-  );
-  return loadMapping(file);
-}
-
-/** A sales CSV of one-line invoices numbered from `first`; `names` sets a row's buyer name (by data row, 1-based). */
-function salesCsv(file: string, first: number, count: number, names: Record<number, string> = {}) {
-  const rows = Array.from({ length: count }, (_, i) =>
-    sale(
-      String(first + i),
-      '1',
-      names[i + 1] === undefined ? {} : { cliente_nombre: names[i + 1] },
-    ),
-  );
-  fs.writeFileSync(file, toCsv(rows));
-}
-
-function jobFor(file: string, mapping: Mapping): ReadJob {
-  const st = fs.statSync(file);
-  return {
-    path: file,
-    kind: 'invoice',
-    company: { alias: 'main', nit: '900123456' },
-    mapping,
-    expect: { size: st.size, mtimeMs: st.mtimeMs },
-    maxRecordBytes: 1 << 20,
-    today: '2026-11-22',
-  };
-}
-
-async function count(read: DocumentBatches): Promise<number> {
-  let n = 0;
-  for await (const batch of read.batches) n += batch.length;
-  return n;
 }
 
 async function builtReader(dir: string, stuckAfterMs: number): Promise<IntakeReader> {
@@ -106,22 +62,27 @@ function logLines(dir: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** Writes salesCsv's text to `file`. */
+function writeSales(file: string, ...args: Parameters<typeof salesCsv>): void {
+  fs.writeFileSync(file, salesCsv(...args));
+}
+
 describe('an intake worker stuck on one row', () => {
   beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
   it('refuses that file naming its row, and reads the file beside it again on a new worker', async () => {
     const dir = tempDir();
-    const mapping = await backtrackingMapping(dir);
+    const mapping = await loadMapping(writeBacktrackingMapping(dir));
     const reader = await builtReader(dir, 1_000);
     // 1,500 invoices: the worker hands over two batches of 500 and waits, so this read stays open in it
     const beside = path.join(dir, 'ventas-grandes.csv');
-    salesCsv(beside, 990100001, 1_500);
-    const open = await reader.read(jobFor(beside, mapping), []);
+    writeSales(beside, 990100001, 1_500);
+    const open = await reader.read(csvReadJob(beside, mapping), []);
     // data row 2 is the file's row 3 (the header is row 1)
     const poison = path.join(dir, 'ventas-nombre-largo.csv');
-    salesCsv(poison, 990200001, 3, { 2: POISON_NAME });
+    writeSales(poison, 990200001, 3, { 2: POISON_NAME });
     const started = Date.now();
-    const stuck = reader.read(jobFor(poison, mapping), []).then(count);
+    const stuck = reader.read(csvReadJob(poison, mapping), []).then(countDocuments);
     await expect(stuck).rejects.toMatchObject({
       code: 'EDOC_READ_STUCK',
       context: { file: 'ventas-nombre-largo.csv', row: 3 },
@@ -129,15 +90,15 @@ describe('an intake worker stuck on one row', () => {
     await expect(stuck).rejects.toThrow(/ventas-nombre-largo\.csv: mapping row 3 took longer than/);
     // silent for 1 s, seen at the next tick (a quarter of a second)
     expect(Date.now() - started).toBeLessThan(10_000);
-    await expect(count(open)).rejects.toMatchObject({
+    await expect(countDocuments(open)).rejects.toMatchObject({
       code: 'EDOC_READ_WORKER',
       context: { again: true },
     });
     // the new worker reads it whole, and the next file too
-    expect(await count(await reader.read(jobFor(beside, mapping), []))).toBe(1_500);
+    expect(await countDocuments(await reader.read(csvReadJob(beside, mapping), []))).toBe(1_500);
     const next = path.join(dir, 'ventas-siguientes.csv');
-    salesCsv(next, 990300001, 2);
-    expect(await count(await reader.read(jobFor(next, mapping), []))).toBe(2);
+    writeSales(next, 990300001, 2);
+    expect(await countDocuments(await reader.read(csvReadJob(next, mapping), []))).toBe(2);
     const line = logLines(dir).find((l) => l.code === 'EDOC_READ_STUCK');
     expect(line).toMatchObject({
       level: 'error',
@@ -174,7 +135,10 @@ parentPort.on('message', (m) => {
     closers.push(() => reader.close());
     const file = path.join(dir, 'blocks.jsonl');
     fs.writeFileSync(file, '{}\n');
-    const job: ReadJob = { ...jobFor(file, await backtrackingMapping(dir)), mapping: undefined };
+    const job: ReadJob = {
+      ...csvReadJob(file, await loadMapping(writeBacktrackingMapping(dir))),
+      mapping: undefined,
+    };
     delete job.mapping;
     await expect(reader.read(job, [])).rejects.toMatchObject({
       code: 'EDOC_READ_WORKER',
@@ -184,7 +148,7 @@ parentPort.on('message', (m) => {
     });
     const ok = path.join(dir, 'ok.jsonl');
     fs.writeFileSync(ok, '{}\n');
-    expect(await count(await reader.read({ ...job, path: ok }, []))).toBe(0);
+    expect(await countDocuments(await reader.read({ ...job, path: ok }, []))).toBe(0);
     expect(logLines(dir).find((l) => l.code === 'EDOC_READ_WORKER')).toMatchObject({
       level: 'error',
       reads: 1,
@@ -194,17 +158,17 @@ parentPort.on('message', (m) => {
 
   it('this thread paused three times longer than stuckAfter (a stopped process) fails nothing', async () => {
     const dir = tempDir();
-    const mapping = await backtrackingMapping(dir);
+    const mapping = await loadMapping(writeBacktrackingMapping(dir));
     // 2 s, not 1: a loaded machine must not starve the honest worker into a false stuck
     const reader = await builtReader(dir, 2_000);
     const file = path.join(dir, 'ventas-grandes.csv');
-    salesCsv(file, 990100001, 1_500);
-    const open = await reader.read(jobFor(file, mapping), []);
+    writeSales(file, 990100001, 1_500);
+    const open = await reader.read(csvReadJob(file, mapping), []);
     await new Promise((r) => setTimeout(r, 300));
     // the main thread blocked for 6 s: no tick, no message taken; the worker answers as soon as asked again
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_000);
     await new Promise((r) => setTimeout(r, 3_000));
-    expect(await count(open)).toBe(1_500);
+    expect(await countDocuments(open)).toBe(1_500);
     expect(logLines(dir).filter((l) => l.code !== undefined)).toEqual([]);
   }, 60_000);
 
