@@ -12,6 +12,7 @@ import type { MasterTables } from '../map/master-tables.js';
 import { excerpt } from '../policy/excerpt.js';
 import { openSource } from '../read/open-source.js';
 import type { RowMark } from '../read/row-mark.js';
+import type { TextFacts } from '../read/text-facts.js';
 import { notAPart } from '../read/set-part-errors.js';
 import { openSetSource, type SetFiles } from '../read/set-source.js';
 import type { OpenedSource, SourceDocument, SourceFormat } from '../read/source-document.js';
@@ -36,6 +37,8 @@ export interface ReadJob {
   master?: MasterTables;
   /** Size and mtime when the file was hashed: a file that differs at open is `EDOC_READ_CHANGED`. */
   expect: { size: number; mtimeMs: number };
+  /** What the hash's pass saw of those bytes as text (read/text-facts.ts): spares the read passes of its own. */
+  text?: TextFacts;
   maxRecordBytes: number;
   /** Colombia's date the documents are validated against. */
   today: string;
@@ -119,6 +122,7 @@ function openJob(
     ...(job.mapping ? { mapping: job.mapping } : {}),
     ...(job.master ? { master: job.master } : {}),
     expect: job.expect,
+    ...(job.text ? { text: job.text } : {}),
     maxRecordBytes: job.maxRecordBytes,
     ...(signal ? { signal } : {}),
     ...(mark ? { mark } : {}),

@@ -127,6 +127,7 @@ export async function intakeFile(
       ...(mapping ? { mapping } : {}),
       ...(master ? { master } : {}),
       expect: { size: hash.size, mtimeMs: hash.mtimeMs },
+      ...('text' in hash && { text: hash.text }),
       maxRecordBytes: ctx.config.read.maxRecordBytes,
       today: ctx.today ?? colombiaToday(),
       ...(dropped.parts

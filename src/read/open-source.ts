@@ -43,6 +43,7 @@ import { utf8Chunks, windows1252Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { MasterTables } from '../map/master-tables.js';
 import type { RowMark } from './row-mark.js';
+import { SNIFF_BYTES, type TextFacts } from './text-facts.js';
 
 export interface OpenSourceOptions {
   company: CompanyInfo;
@@ -68,6 +69,11 @@ export interface OpenSourceOptions {
   hash?: Hash;
   /** Told which row of a delimited file or spreadsheet is being mapped (read/row-mark.ts). */
   mark?: RowMark;
+  /**
+   * What the content hash's pass saw of these bytes (`expect`'s file; read/text-facts.ts): no NUL sniff
+   * of its own, and a JSONL file whose lines all fit is read in one pass, in the encoding it saw.
+   */
+  text?: TextFacts;
 }
 
 export interface OpenedFile extends OpenedSource {
@@ -86,7 +92,6 @@ const FORMATS: Record<string, SourceFormat> = {
   '.xlsm': 'xlsx',
   '.xls': 'xls',
 };
-const SNIFF_BYTES = 8 * 1024;
 
 export function formatOf(file: string): SourceFormat | undefined {
   return FORMATS[path.extname(file).toLowerCase()];
@@ -137,7 +142,8 @@ export async function openSource(
     });
     return { ...sheet, ...meta };
   }
-  await assertText(file);
+  if (options.text === undefined) await assertText(file);
+  else if (options.text.nulInHead) throw notText(file);
 
   if (format === 'csv') {
     if (options.mapping === undefined) {
@@ -182,6 +188,17 @@ export async function openSource(
     for await (const _doc of read(undefined, false)) count++;
     return count;
   };
+  // JSONL whose bytes the hash's pass saw: the encoding is known and no line is too long, so the only
+  // file-level error the first pass could meet is the bytes not being the hashed ones any more
+  const seen = options.text;
+  if (format === 'jsonl' && seen?.longestLineBytes !== undefined) {
+    // characters ≤ bytes in UTF-8 and Windows-1252: a line within the limit in bytes is within it read
+    if (seen.longestLineBytes <= (options.maxLineBytes ?? maxRecord)) {
+      if (!seen.utf8) encoding = 'windows-1252';
+      const documents = changedIfNotText(read(options.hash), file, seen.utf8);
+      return { format, encoding, documents, ...meta };
+    }
+  }
   let count: number;
   try {
     count = await countAll();
@@ -217,20 +234,38 @@ async function snapshotFile(file: string): Promise<FileSnapshot> {
   }
 }
 
+/**
+ * The documents of a read in the encoding the hash's pass saw: bytes that are not UTF-8 where it saw
+ * UTF-8 are not the bytes it hashed, so the file changed (taken again once it is unchanged).
+ */
+async function* changedIfNotText(
+  documents: AsyncGenerator<SourceDocument>,
+  file: string,
+  sawUtf8: boolean,
+): AsyncGenerator<SourceDocument> {
+  try {
+    yield* documents;
+  } catch (err) {
+    if (sawUtf8 && isEdocError(err, 'EDOC_READ_BINARY'))
+      throw changedError(file, 'changed while it was read', err);
+    throw err;
+  }
+}
+
 /** NUL bytes do not occur in text in any encoding we accept (UTF-8, Windows-1252, Latin-1). */
 async function assertText(file: string): Promise<void> {
   const handle = await openToRead(file, 'disappeared before it was read');
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    if (buffer.subarray(0, bytesRead).includes(0)) {
-      throw new EdocError(
-        'EDOC_READ_BINARY',
-        `${file} is not a text file (it contains NUL bytes)`,
-        { file },
-      );
-    }
+    if (buffer.subarray(0, bytesRead).includes(0)) throw notText(file);
   } finally {
     await handle.close();
   }
+}
+
+function notText(file: string): EdocError {
+  return new EdocError('EDOC_READ_BINARY', `${file} is not a text file (it contains NUL bytes)`, {
+    file,
+  });
 }
