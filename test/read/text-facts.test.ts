@@ -149,6 +149,27 @@ describe('openSource with the facts of the content hash', () => {
     expect(err.message).toMatch(/changed while it was read/);
   });
 
+  it('takes a line too long that the hashed bytes did not have as a change, not as the file refused', async () => {
+    // lines of 7, 7 and 7 bytes (23 with their \n); the limit 10
+    const file = await write('joined.jsonl', '{"a":1}\n{"b":2}\n{"c":3}\n');
+    const mtime = new Date('2026-11-01T00:00:00Z');
+    await utimes(file, mtime, mtime);
+    const h = await hashFile(file);
+    expect(h.text.longestLineBytes).toBe(7);
+    // same size and mtime: the first \n a blank, so line 1 is 7 + 1 + 7 = 15 bytes, over the limit
+    await writeFile(file, '{"a":1} {"b":2}\n{"c":3}\n');
+    await utimes(file, mtime, mtime);
+    const source = await openSource(file, 'invoice', {
+      company: COMPANY,
+      expect: { size: h.size, mtimeMs: h.mtimeMs },
+      text: h.text,
+      maxLineBytes: 10,
+    });
+    const err = await edocError(all(source.documents), 'EDOC_READ_CHANGED');
+    expect(err.message).toMatch(/changed while it was read/);
+    expect(err.context.reason).toBe('changed');
+  });
+
   it('meets a line too long before any document, as without the facts', async () => {
     // lines of 7, 26 and 7 bytes; the limit 20: line 2 is refused when the file is opened
     const file = await write('long.jsonl', `{"a":1}\n{"b":"${'x'.repeat(18)}"}\n{"c":3}\n`);
