@@ -82,4 +82,46 @@ describe('a JSONL export rewritten while it is read', () => {
     expect(new Set(numbers).size).toBe(count);
     expect(p.logLines().filter((l) => l.msg === 'file could not be read')).toEqual([]);
   }, 300_000);
+
+  test('other invoices at the same size and mtime, the hash seeing the first ones: none of those issued, the new ones issued once', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }],
+      stableMs: 200,
+    });
+    const daemon = await startDaemon();
+    const count = 3_000;
+    // 990,700,000 + i and 990,710,000 + i have as many digits: the two exports are the same size
+    const before = jsonlText(Array.from({ length: count }, (_, i) => invoice(990_700_000 + i)));
+    const after = jsonlText(Array.from({ length: count }, (_, i) => invoice(990_710_000 + i)));
+    expect(Buffer.byteLength(after)).toBe(Buffer.byteLength(before));
+    const dir = p.inbox('invoice');
+    const staged = path.join(dir, 'otras.jsonl.part');
+    await writeFile(staged, before);
+    await utimes(staged, MTIME, MTIME);
+    const file = path.join(dir, 'otras.jsonl');
+    await rename(staged, file);
+
+    await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'otras.jsonl', 30_000);
+    daemon.signal('SIGSTOP');
+    expect(
+      p.ledgerQuery<{ state: string }>(`SELECT state FROM files WHERE name = 'otras.jsonl'`),
+    ).toEqual([{ state: 'reading' }]);
+    await writeFile(file, after);
+    await utimes(file, MTIME, MTIME);
+    daemon.signal('SIGCONT');
+
+    const result = await p.finalResult('invoice', 'otras.jsonl', { timeoutMs: 180_000 });
+    expect(result.error).toBeUndefined();
+    expect(result.counts).toMatchObject({ total: count, accepted: count });
+    const numbers = (await emulator.client.issued()).map((d) => d.documentNumber).sort();
+    expect(numbers).toEqual(
+      Array.from({ length: count }, (_, i) => `SETP${990_710_000 + i}`).sort(),
+    );
+  }, 300_000);
 });
