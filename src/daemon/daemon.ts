@@ -62,6 +62,8 @@ export class Daemon {
     // cluster mode: the files of a company this node just took that were skipped so far are taken again (its
     // run's pull starts with the run, at once)
     pipeline.companies.onGained((company) => this.watcher?.retake(company));
+    // a file dropped as changed is taken again once stable, even when it kept its size and mtime
+    pipeline.onChanged = (file, since) => this.watcher?.again(file, since);
   }
 
   /** From now on every company's run pulls its received documents (its first pull at once). */

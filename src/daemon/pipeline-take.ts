@@ -20,6 +20,8 @@ export interface TakeParts {
   storage: StorageWatch;
   /** Holds the file until space returns (intake-queue.ts). */
   defer(file: PipelineFile): void;
+  /** A path of a file whose intake (begun at `since`, epoch ms) was dropped as changed: taken again. */
+  changed?(path: string, since: number): void;
   companies: Pick<CompanyRuns, 'owns' | 'fenced'>;
   /** What the intake of the file is given. */
   intake: IntakeContext;
@@ -35,6 +37,7 @@ export async function takeFile(parts: TakeParts, file: PipelineFile): Promise<Ta
     return { outcome: 'deferred' };
   }
   const logger = parts.intake.logger;
+  const started = Date.now();
   try {
     const result = await intakeFile(parts.intake, {
       path: file.path,
@@ -52,6 +55,10 @@ export async function takeFile(parts: TakeParts, file: PipelineFile): Promise<Ta
     if (file.parts !== undefined && markerDone(result.outcome))
       for (const part of [file.parts.header, file.parts.lines])
         if (part.marker !== undefined) await removeMarker(part.marker, logger);
+    // its size and mtime may be the ones it was offered with (a rewrite that kept them): no event offers it again
+    if (result.outcome === 'changed')
+      for (const p of file.parts ? [file.parts.header.path, file.parts.lines.path] : [file.path])
+        parts.changed?.(p, started);
     return result;
   } catch (err) {
     // A full disk or an unreachable ledger: taken again (read on) once it can be written. Lease refused by the fence:

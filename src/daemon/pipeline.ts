@@ -48,6 +48,8 @@ export class Pipeline {
   private readonly stopping = new AbortController();
   private readonly storage: StorageWatch;
   private readonly archived: ArchiveWatch;
+  /** Told of a file whose intake was dropped as changed (the daemon's watcher offers it again). */
+  onChanged?: (path: string, since: number) => void;
   /** The master-data tables: their folders watched, the versions the intake maps with. */
   private readonly master: MasterData;
   private readonly reports: ReportScheduler;
@@ -263,6 +265,7 @@ export class Pipeline {
         signal: this.stopping.signal,
         storage: this.storage,
         defer: (f) => this.intake.defer(f),
+        changed: (path, since) => this.onChanged?.(path, since),
         companies: this.companies,
         intake: {
           ledger: this.ledger,

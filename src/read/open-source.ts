@@ -195,7 +195,7 @@ export async function openSource(
     // characters ≤ bytes in UTF-8 and Windows-1252: a line within the limit in bytes is within it read
     if (seen.longestLineBytes <= (options.maxLineBytes ?? maxRecord)) {
       if (!seen.utf8) encoding = 'windows-1252';
-      const documents = changedIfNotText(read(options.hash), file, seen.utf8);
+      const documents = changedIfUnlikeHashed(read(options.hash), file, seen.utf8);
       return { format, encoding, documents, ...meta };
     }
   }
@@ -235,10 +235,12 @@ async function snapshotFile(file: string): Promise<FileSnapshot> {
 }
 
 /**
- * The documents of a read in the encoding the hash's pass saw: bytes that are not UTF-8 where it saw
- * UTF-8 are not the bytes it hashed, so the file changed (taken again once it is unchanged).
+ * The documents of a JSONL read in the encoding the hash's pass saw, which found every line within the
+ * limit: bytes that are not UTF-8 where it saw UTF-8, or a line too long (the only file-level
+ * EDOC_READ_JSON of a JSONL read), are not the bytes it hashed, so the file changed (taken again once it
+ * is unchanged) — never refused for bytes the hash did not see.
  */
-async function* changedIfNotText(
+async function* changedIfUnlikeHashed(
   documents: AsyncGenerator<SourceDocument>,
   file: string,
   sawUtf8: boolean,
@@ -246,7 +248,7 @@ async function* changedIfNotText(
   try {
     yield* documents;
   } catch (err) {
-    if (sawUtf8 && isEdocError(err, 'EDOC_READ_BINARY'))
+    if ((sawUtf8 && isEdocError(err, 'EDOC_READ_BINARY')) || isEdocError(err, 'EDOC_READ_JSON'))
       throw changedError(file, 'changed while it was read', err);
     throw err;
   }

@@ -117,6 +117,24 @@ export class InboxWatcher {
     }
   }
 
+  /**
+   * A file whose intake (begun at `since`, epoch ms) was dropped as changed: handed out again once
+   * stable, unless it was handed out anew since. An event brings a file back only when its identity
+   * changed; a rewrite that kept inode, size and mtime brings none.
+   */
+  again(shown: string, since: number): void {
+    for (const [file, entry] of this.entries) {
+      if (
+        entry.state !== 'taken' ||
+        entry.since > since ||
+        this.shown(file, entry.folder) !== shown
+      )
+        continue;
+      this.forget(file);
+      this.onEvent(file);
+    }
+  }
+
   /** Stop watching and end `files()`. Safe to call more than once. */
   close(): Promise<void> {
     this.closing ??= this.doClose();

@@ -149,6 +149,27 @@ describe('openSource with the facts of the content hash', () => {
     expect(err.message).toMatch(/changed while it was read/);
   });
 
+  it('takes a line too long that the hashed bytes did not have as a change, not as the file refused', async () => {
+    // lines of 7, 7 and 7 bytes (23 with their \n); the limit 10
+    const file = await write('joined.jsonl', '{"a":1}\n{"b":2}\n{"c":3}\n');
+    const mtime = new Date('2026-11-01T00:00:00Z');
+    await utimes(file, mtime, mtime);
+    const h = await hashFile(file);
+    expect(h.text.longestLineBytes).toBe(7);
+    // same size and mtime: the first \n a blank, so line 1 is 7 + 1 + 7 = 15 bytes, over the limit
+    await writeFile(file, '{"a":1} {"b":2}\n{"c":3}\n');
+    await utimes(file, mtime, mtime);
+    const source = await openSource(file, 'invoice', {
+      company: COMPANY,
+      expect: { size: h.size, mtimeMs: h.mtimeMs },
+      text: h.text,
+      maxLineBytes: 10,
+    });
+    const err = await edocError(all(source.documents), 'EDOC_READ_CHANGED');
+    expect(err.message).toMatch(/changed while it was read/);
+    expect(err.context.reason).toBe('changed');
+  });
+
   it('meets a line too long before any document, as without the facts', async () => {
     // lines of 7, 26 and 7 bytes; the limit 20: line 2 is refused when the file is opened
     const file = await write('long.jsonl', `{"a":1}\n{"b":"${'x'.repeat(18)}"}\n{"c":3}\n`);
@@ -175,5 +196,70 @@ describe('openSource with the facts of the content hash', () => {
         openHashed(await write(name, Buffer.from([0x7b, 0x00, 0x7d]))),
         'EDOC_READ_BINARY',
       );
+  });
+  /** `lines` lines `{"d":"x…x"}` of 100 bytes each, 101 with their \n. */
+  const xLines = (lines: number): Buffer =>
+    Buffer.from(`{"d":"${'x'.repeat(92)}"}\n`.repeat(lines));
+
+  it('reads a Windows-1252 file whose one accented byte sits at a chunk boundary or ends the file', async () => {
+    // 2,600 lines of 101 bytes = 262,600 bytes; 64 KiB = 65,536 = 648 × 101 + 88 and 256 KiB = 262,144 =
+    // 2,595 × 101 + 49: offsets 88 and 49 of a line are in its x's (bytes 6 to 97), so é (E9) replaces an x
+    for (const at of [65_535, 65_536, 262_143, 262_144]) {
+      const bytes = xLines(2_600);
+      expect(bytes[at]).toBe(0x78);
+      bytes[at] = 0xe9;
+      const source = await openHashed(await write(`b${at}.jsonl`, bytes));
+      expect([at, source.encoding]).toEqual([at, 'windows-1252']);
+      const docs = await all(source.documents);
+      expect(docs).toHaveLength(2_600);
+      const line = Math.floor(at / 101); // 0-based
+      expect((docs[line].request as { d: string }).d.indexOf('é')).toBe((at % 101) - 6);
+      expect(docs.every((d) => d.problems.length === 0)).toBe(true);
+    }
+    // the last byte: 'ó' (F3), a lead byte of four in UTF-8 with nothing after it
+    const last = Buffer.concat([xLines(1), Buffer.from('{"d":"'), Buffer.from([0xf3])]);
+    const source = await openHashed(await write('last.jsonl', last));
+    expect(source.encoding).toBe('windows-1252');
+    const docs = await all(source.documents);
+    expect(docs.map((d) => d.raw.slice(-2))).toEqual(['"}', '"ó']);
+  });
+
+  it("reads UTF-8 with a four-byte character cut by the hash's 256 KiB chunk", async () => {
+    // 😀 = F0 9F 98 80 starts 1, 2 or 3 bytes before 262,144: its line is 262,144 - cut + 4 + 3 bytes long
+    for (const cut of [1, 2, 3]) {
+      const head = Buffer.from(`{"d":"${'x'.repeat(262_144 - cut - 6)}`);
+      const bytes = Buffer.concat([head, Buffer.from('😀"}\n{"e":1}\n')]);
+      expect(bytes.subarray(262_144 - cut, 262_144 - cut + 4)).toEqual(
+        Buffer.from([0xf0, 0x9f, 0x98, 0x80]),
+      );
+      const source = await openHashed(await write(`e${cut}.jsonl`, bytes), {
+        maxRecordBytes: 512 * 1024,
+      });
+      expect([cut, source.encoding]).toEqual([cut, 'utf-8']);
+      const docs = await all(source.documents);
+      expect((docs[0].request as { d: string }).d.endsWith('x😀')).toBe(true);
+      expect(docs[1].request).toEqual({ e: 1 });
+    }
+  });
+
+  it('reads a line over the limit in bytes but within it in characters, as before the facts', async () => {
+    // {"d":"ñ…ñ"}: 8 characters + 80 ñ = 88 characters, 8 + 80 × 2 = 168 bytes; the limit 100
+    const line = `{"d":"${'ñ'.repeat(80)}"}`;
+    expect([line.length, Buffer.byteLength(line)]).toEqual([88, 168]);
+    const file = await write('n.jsonl', `${line}\n{"a":1}\n`);
+    expect((await hashFile(file)).text.longestLineBytes).toBe(168);
+    const source = await openHashed(file, { maxRecordBytes: 100 });
+    expect((await all(source.documents)).map((d) => d.request)).toEqual([
+      { d: 'ñ'.repeat(80) },
+      { a: 1 },
+    ]);
+    // exactly 100 characters is within it, 101 not: x's for ñ's, {"d":"…"} around 92 or 93 of them
+    const at = await openHashed(await write('at.jsonl', `{"d":"${'x'.repeat(92)}"}\n`), {
+      maxRecordBytes: 100,
+    });
+    expect(await all(at.documents)).toHaveLength(1);
+    const over = await write('over.jsonl', `{"a":1}\n{"d":"${'x'.repeat(93)}"}\n`);
+    const err = await edocError(openHashed(over, { maxRecordBytes: 100 }), 'EDOC_READ_JSON');
+    expect(err.context.line).toBe(2);
   });
 });

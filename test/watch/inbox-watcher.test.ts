@@ -51,6 +51,34 @@ for (const usePolling of [false, true]) {
       expect((await stat(inbox)).isDirectory()).toBe(true);
     });
 
+    it('hands a file out again when its intake begun after it was handed out is dropped as changed, whatever its identity', async () => {
+      await watcher.start();
+      const ready = collect(watcher.files());
+      const file = path.join(inbox, 'otra.jsonl');
+      const before = Date.now() - 1;
+      // whole seconds: utimes sets them again exactly
+      const mtime = new Date('2026-11-20T12:00:00Z');
+      await writeFile(file, '{"n":1}\n');
+      await utimes(file, mtime, mtime);
+      await ready.waitFor(1);
+      // an intake begun before the file was handed out: not this one's, nothing happens
+      watcher.again(file, before);
+      await sleep(STABLE_MS * 3);
+      expect(ready.got).toHaveLength(1);
+      // rewritten in place to the same size and mtime: no event brings it back, the dropped intake does
+      await writeFile(file, '{"n":2}\n');
+      await utimes(file, mtime, mtime);
+      await sleep(STABLE_MS * 3);
+      expect(ready.got).toHaveLength(1);
+      const intakeBegun = Date.now();
+      watcher.again(file, intakeBegun);
+      await ready.waitFor(2);
+      expect(ready.got[1].at - intakeBegun).toBeGreaterThanOrEqual(STABLE_MS);
+      expect(ready.got[1].file).toMatchObject({ path: file, via: 'stable', size: 8 });
+      await sleep(STABLE_MS * 3);
+      expect(ready.got).toHaveLength(2);
+    });
+
     it('takes a file written slowly in chunks once, only after it stopped changing', async () => {
       // a longer stableMs than the pauses between chunks, with room for a loaded machine
       const slowMs = 600;
