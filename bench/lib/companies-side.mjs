@@ -152,6 +152,8 @@ export async function daemonSide(
     concurrency,
   });
   const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  // EDOC_BENCH_NODE_ARGS: V8 or Node flags for the daemon's process (e.g. "--max-semi-space-size=32")
+  nodeArgs.push(...(process.env.EDOC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []));
   const counting = process.env.EDOC_BENCH_COUNT_COMMITS === '1';
   if (counting) nodeArgs.push('--import', new URL('./count-commits.mjs', import.meta.url).href);
   let daemon;
