@@ -9,7 +9,12 @@
 import { rename, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { buildCli, COMPANY_MAIN } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  type DaemonProcess,
+  type Project,
+} from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
@@ -17,6 +22,22 @@ beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
 /** Whole seconds: utimes sets them again exactly. */
 const MTIME = new Date('2026-11-20T12:00:00Z');
+
+/** Drops `text` as invoice/`name` (mtime MTIME) and freezes the daemon (SIGSTOP) once it took the file, mid-read. */
+async function dropAndFreeze(p: Project, daemon: DaemonProcess, name: string, text: string) {
+  const staged = path.join(p.inbox('invoice'), `${name}.part`);
+  await writeFile(staged, text);
+  await utimes(staged, MTIME, MTIME);
+  const file = path.join(p.inbox('invoice'), name);
+  await rename(staged, file);
+  await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === name, 30_000);
+  daemon.signal('SIGSTOP');
+  expect(
+    p.ledgerQuery<{ state: string }>(`SELECT state FROM files WHERE name = ?`, name),
+    'the read ended before the test could freeze the daemon: make the file bigger',
+  ).toEqual([{ state: 'reading' }]);
+  return file;
+}
 
 describe('a JSONL export rewritten while it is read', () => {
   test('a line too long for a moment, at the same size and mtime: taken again, not refused; the finished file issued once', async ({
@@ -37,22 +58,7 @@ describe('a JSONL export rewritten while it is read', () => {
     const count = 3_000;
     const first = 990_600_000;
     const text = jsonlText(Array.from({ length: count }, (_, i) => invoice(first + i)));
-    const dir = p.inbox('invoice');
-    const staged = path.join(dir, 'ventas.jsonl.part');
-    await writeFile(staged, text);
-    await utimes(staged, MTIME, MTIME);
-    const file = path.join(dir, 'ventas.jsonl');
-    await rename(staged, file);
-
-    await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'ventas.jsonl', 30_000);
-    daemon.signal('SIGSTOP');
-    const state = p.ledgerQuery<{ state: string }>(
-      `SELECT state FROM files WHERE name = 'ventas.jsonl'`,
-    );
-    expect(
-      state.map((r) => r.state),
-      'the read ended before the test could freeze the daemon: make the file bigger',
-    ).toEqual(['reading']);
+    const file = await dropAndFreeze(p, daemon, 'ventas.jsonl', text);
     // the writer mid-rewrite: the last line break a blank, the last two invoices one line of > 4,096 bytes
     const cut = text.lastIndexOf('\n', text.length - 2);
     const partial = `${text.slice(0, cut)} ${text.slice(cut + 1)}`;
@@ -100,18 +106,7 @@ describe('a JSONL export rewritten while it is read', () => {
     const before = jsonlText(Array.from({ length: count }, (_, i) => invoice(990_700_000 + i)));
     const after = jsonlText(Array.from({ length: count }, (_, i) => invoice(990_710_000 + i)));
     expect(Buffer.byteLength(after)).toBe(Buffer.byteLength(before));
-    const dir = p.inbox('invoice');
-    const staged = path.join(dir, 'otras.jsonl.part');
-    await writeFile(staged, before);
-    await utimes(staged, MTIME, MTIME);
-    const file = path.join(dir, 'otras.jsonl');
-    await rename(staged, file);
-
-    await daemon.waitForLog((l) => l.msg === 'file taken' && l.file === 'otras.jsonl', 30_000);
-    daemon.signal('SIGSTOP');
-    expect(
-      p.ledgerQuery<{ state: string }>(`SELECT state FROM files WHERE name = 'otras.jsonl'`),
-    ).toEqual([{ state: 'reading' }]);
+    const file = await dropAndFreeze(p, daemon, 'otras.jsonl', before);
     await writeFile(file, after);
     await utimes(file, MTIME, MTIME);
     daemon.signal('SIGCONT');
