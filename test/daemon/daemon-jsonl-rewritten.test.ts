@@ -15,7 +15,12 @@ import {
   type DaemonProcess,
   type Project,
 } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  daemonTest as test,
+  type DaemonFixtures,
+  type DaemonProjectOptions,
+} from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -39,21 +44,25 @@ async function dropAndFreeze(p: Project, daemon: DaemonProcess, name: string, te
   return file;
 }
 
+/** One company sending fast, the daemon started on it. */
+async function started(
+  daemonProject: DaemonFixtures['daemonProject'],
+  read?: DaemonProjectOptions['read'],
+) {
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }],
+    stableMs: 200,
+    ...(read && { read }),
+  });
+  return { p: project, emulator, daemon: await startDaemon() };
+}
+
 describe('a JSONL export rewritten while it is read', () => {
   test('a line too long for a moment, at the same size and mtime: taken again, not refused; the finished file issued once', async ({
     daemonProject,
   }) => {
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }],
-      stableMs: 200,
-      // one invoice line is 2,196 characters, two joined more than 4,096
-      read: { maxRecordBytes: 4_096 },
-    });
-    const daemon = await startDaemon();
+    // one invoice line is 2,196 characters, two joined more than 4,096
+    const { p, emulator, daemon } = await started(daemonProject, { maxRecordBytes: 4_096 });
     // big enough that its read takes far longer than the test needs to see 'file taken' and freeze the daemon
     const count = 3_000;
     const first = 990_600_000;
@@ -92,15 +101,7 @@ describe('a JSONL export rewritten while it is read', () => {
   test('other invoices at the same size and mtime, the hash seeing the first ones: none of those issued, the new ones issued once', async ({
     daemonProject,
   }) => {
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 400, concurrency: 8 } }],
-      stableMs: 200,
-    });
-    const daemon = await startDaemon();
+    const { p, emulator, daemon } = await started(daemonProject);
     const count = 3_000;
     // 990,700,000 + i and 990,710,000 + i have as many digits: the two exports are the same size
     const before = jsonlText(Array.from({ length: count }, (_, i) => invoice(990_700_000 + i)));
