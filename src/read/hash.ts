@@ -6,8 +6,8 @@
  * for (text-facts.ts): UTF-8 or not, a NUL in the head, a JSONL file's longest line.
  */
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import { fileChunks, type FileSnapshot } from './file-snapshot.js';
+import { formatOf } from './source-document.js';
 import { TextFactsCollector, type TextFacts } from './text-facts.js';
 
 export interface FileHash extends FileSnapshot {
@@ -20,7 +20,7 @@ const CHUNK_BYTES = 256 * 1024;
 
 export async function hashFile(file: string): Promise<FileHash> {
   const hash = createHash('sha256');
-  const text = new TextFactsCollector({ lines: path.extname(file).toLowerCase() === '.jsonl' });
+  const text = new TextFactsCollector({ lines: formatOf(file) === 'jsonl' });
   // Iterated by hand: the snapshot is the generator's return value.
   const chunks = fileChunks(file, { chunkBytes: CHUNK_BYTES, verb: 'hashed' });
   for (;;) {

@@ -38,7 +38,7 @@ import {
 import { readJsonDocuments } from './json-source.js';
 import { readJsonlDocuments } from './jsonl-source.js';
 import { openSheetSource } from './sheet-source.js';
-import type { OpenedSource, SourceDocument, SourceFormat } from './source-document.js';
+import { formatOf, type OpenedSource, type SourceDocument } from './source-document.js';
 import { utf8Chunks, windows1252Chunks } from './utf8-chunks.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { MasterTables } from '../map/master-tables.js';
@@ -83,19 +83,7 @@ export interface OpenedFile extends OpenedSource {
   mtimeMs: number;
 }
 
-const FORMATS: Record<string, SourceFormat> = {
-  '.json': 'json',
-  '.jsonl': 'jsonl',
-  '.csv': 'csv',
-  '.txt': 'csv',
-  '.xlsx': 'xlsx',
-  '.xlsm': 'xlsx',
-  '.xls': 'xls',
-};
-
-export function formatOf(file: string): SourceFormat | undefined {
-  return FORMATS[path.extname(file).toLowerCase()];
-}
+export { formatOf };
 
 export async function openSource(
   file: string,
@@ -166,6 +154,7 @@ export async function openSource(
   }
 
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const lineLimit = options.maxLineBytes ?? maxRecord;
   // UTF-8 (a BOM dropped); a file that is not is decoded as Windows-1252, as a CSV file with `encoding: auto` is
   let encoding: 'utf-8' | 'windows-1252' = 'utf-8';
   const chunks = (hash?: Hash): AsyncGenerator<string> =>
@@ -179,7 +168,7 @@ export async function openSource(
     format === 'json'
       ? readJsonDocuments(chunks(hash), file, { maxElementChars: maxRecord })
       : readJsonlDocuments(chunks(hash), file, {
-          maxLineChars: options.maxLineBytes ?? maxRecord,
+          maxLineChars: lineLimit,
           parse,
         });
   const countAll = async (): Promise<number> => {
@@ -188,17 +177,23 @@ export async function openSource(
     for await (const _doc of read(undefined, false)) count++;
     return count;
   };
-  // JSONL whose bytes the hash's pass saw: the encoding is known and no line is too long, so the only
-  // file-level error the first pass could meet is the bytes not being the hashed ones any more
+  // the hash's pass saw the bytes: not UTF-8 is read as Windows-1252 at once, with no UTF-8 attempt
   const seen = options.text;
-  if (format === 'jsonl' && seen?.longestLineBytes !== undefined) {
-    // characters ≤ bytes in UTF-8 and Windows-1252: a line within the limit in bytes is within it read
-    if (seen.longestLineBytes <= (options.maxLineBytes ?? maxRecord)) {
-      if (!seen.utf8) encoding = 'windows-1252';
-      const documents = changedIfUnlikeHashed(read(options.hash), file, seen.utf8);
-      return { format, encoding, documents, ...meta };
-    }
-  }
+  if (seen?.utf8 === false) encoding = 'windows-1252';
+  // JSONL whose lines all fit (characters ≤ bytes in UTF-8 and Windows-1252: a line within the limit in
+  // bytes is within it read): the only file-level error a first pass could meet is the bytes not being
+  // the hashed ones any more, so there is none
+  if (
+    format === 'jsonl' &&
+    seen?.longestLineBytes !== undefined &&
+    seen.longestLineBytes <= lineLimit
+  )
+    return {
+      format,
+      encoding,
+      documents: changedIfUnlikeHashed(read(options.hash), file, seen.utf8),
+      ...meta,
+    };
   let count: number;
   try {
     count = await countAll();

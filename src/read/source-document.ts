@@ -3,6 +3,7 @@
  * `SourceDocument` per document of the input file, streamed, so memory does not
  * grow with the file.
  */
+import path from 'node:path';
 import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
 
@@ -33,6 +34,21 @@ export interface SourceDocument {
 
 /** `xlsx` / `xls`: spreadsheets, read as rows of CSV (their retry file is CSV). */
 export type SourceFormat = 'json' | 'jsonl' | 'csv' | 'xlsx' | 'xls';
+
+const FORMATS: Record<string, SourceFormat> = {
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.csv': 'csv',
+  '.txt': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  '.xls': 'xls',
+};
+
+/** The format a file is read as, by its extension (any case); undefined for an unsupported one. */
+export function formatOf(file: string): SourceFormat | undefined {
+  return FORMATS[path.extname(file).toLowerCase()];
+}
 
 export interface OpenedSource {
   format: SourceFormat;
