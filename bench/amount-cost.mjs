@@ -3,6 +3,7 @@
 //   sh bench/private-build.sh /tmp/before && sh bench/private-build.sh /tmp/after
 //   node bench/amount-cost.mjs /tmp/before/dist /tmp/after/dist
 import { performance } from 'node:perf_hooks';
+import { alternating } from './lib/util.mjs';
 
 const [a, b] = process.argv.slice(2);
 const before = (await import(`${a}/policy/amount.js`)).tryParseAmount;
@@ -20,11 +21,7 @@ function time(parse) {
   return performance.now() - started;
 }
 
-const b0 = [];
-const a0 = [];
-for (let r = 0; r < 7; r++) {
-  b0.push(time(before));
-  a0.push(time(after));
-}
-const median = (v) => v.sort((x, y) => x - y)[3].toFixed(1);
-console.log(`${300 * texts.length} amounts: before ${median(b0)} ms, after ${median(a0)} ms`);
+const m = alternating(7, time, before, after);
+console.log(
+  `${300 * texts.length} amounts: before ${m.before.toFixed(1)} ms, after ${m.after.toFixed(1)} ms`,
+);

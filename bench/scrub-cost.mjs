@@ -4,6 +4,7 @@
 //   node bench/scrub-cost.mjs /tmp/before/dist /tmp/after/dist
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { alternating } from './lib/util.mjs';
 
 const [a, b] = process.argv.slice(2);
 const Before = (await import(`${a}/log/secrets.js`)).SecretScrubber;
@@ -28,13 +29,7 @@ function time(Scrubber) {
   return performance.now() - started;
 }
 
-const before = [];
-const after = [];
-for (let r = 0; r < 7; r++) {
-  before.push(time(Before));
-  after.push(time(After));
-}
-const median = (v) => v.sort((x, y) => x - y)[3].toFixed(0);
+const m = alternating(7, time, Before, After);
 console.log(
-  `8,000 scrubs: before ${median(before)} ms, after ${median(after)} ms (doc ${doc.length} chars)`,
+  `8,000 scrubs: before ${m.before.toFixed(0)} ms, after ${m.after.toFixed(0)} ms (doc ${doc.length} chars)`,
 );

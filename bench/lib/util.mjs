@@ -28,6 +28,17 @@ export function median(values) {
   return v.length % 2 === 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+/** `time(x)` of `before` and `after` in turn, `runs` times each (alternating): their medians (ms). */
+export function alternating(runs, time, before, after) {
+  const b = [];
+  const a = [];
+  for (let r = 0; r < runs; r++) {
+    b.push(time(before));
+    a.push(time(after));
+  }
+  return { before: median(b), after: median(a) };
+}
+
 export function round(x, digits = 2) {
   if (x === null || x === undefined || !Number.isFinite(x)) return null;
   const f = 10 ** digits;
