@@ -16,6 +16,7 @@ const TIMED = [
   'test/http/login-guard.test.ts',
   'test/http/connections.test.ts',
   'test/report/file-report.test.ts',
+  'test/daemon/report-pacing.test.ts',
   'test/cli/reload.test.ts',
   'test/cli/submit.test.ts',
   'test/ledger/recovery.test.ts',

@@ -14,6 +14,7 @@ import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
 import { settleFile, writeFileReport, type FileReportResult } from './file-reports.js';
+import { logProgress, newFileTimes, type FileTimes } from './report-progress.js';
 
 /** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
 export type FileReport = FileReportResult;
@@ -42,15 +43,6 @@ export interface ReportSchedulerOptions {
   companies: CompanyView;
 }
 
-interface FileTimes {
-  lastWrite: number;
-  nextWrite: number;
-  lastProgress: number;
-  startedAt: number;
-  doneAtStart: number;
-  failing: boolean;
-}
-
 export class ReportScheduler {
   private readonly dirty = new Set<number>();
   /** Dirty files whose documents are all final: settled at once, not at the next interval. */
@@ -62,6 +54,12 @@ export class ReportScheduler {
   private closed = false;
   private readonly intervalMs: number;
   private readonly progressMs: number;
+  /**
+   * No progress report of any file before this. Each file's own spacing keeps its writes to a tenth of
+   * the time, but with hundreds of files sending at once (one per company) those tenths add up: a pass's
+   * progress reports together wait ten times what they took.
+   */
+  private progressAfter = 0;
 
   constructor(private readonly options: ReportSchedulerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
@@ -129,7 +127,10 @@ export class ReportScheduler {
       }
       this.running = this.pass(false).finally(() => {
         this.running = undefined;
-        if (this.dirty.size > 0) this.schedule(this.complete.size > 0 ? 0 : this.intervalMs);
+        if (this.dirty.size > 0)
+          this.schedule(
+            this.complete.size > 0 ? 0 : Math.max(this.intervalMs, this.progressAfter - Date.now()),
+          );
       });
     }, ms);
     this.timer.unref?.();
@@ -138,13 +139,21 @@ export class ReportScheduler {
   private async pass(force: boolean): Promise<void> {
     if (!force && this.options.storage?.paused === true) return; // rewritten when it lifts (onResume)
     const now = Date.now();
+    const progressDue = force || now >= this.progressAfter;
+    let spent = 0;
     for (const fileId of [...this.dirty]) {
-      const t = this.times.get(fileId);
-      if (!force && t && now < t.nextWrite && !this.complete.has(fileId)) continue;
+      const complete = this.complete.has(fileId);
+      if (!force && !complete) {
+        const t = this.times.get(fileId);
+        if (!progressDue || (t && now < t.nextWrite)) continue;
+      }
       this.dirty.delete(fileId);
       this.complete.delete(fileId);
+      const started = Date.now();
       await this.report(fileId);
+      if (!complete) spent += Date.now() - started;
     }
+    if (spent > 0) this.progressAfter = now + Math.max(this.intervalMs, spent * 10);
   }
 
   /**
@@ -236,15 +245,7 @@ export class ReportScheduler {
   }
 
   private timesOf(fileId: number): FileTimes {
-    const now = Date.now();
-    const t = this.times.get(fileId) ?? {
-      lastWrite: 0,
-      nextWrite: 0,
-      lastProgress: now,
-      startedAt: now,
-      doneAtStart: -1,
-      failing: false,
-    };
+    const t = this.times.get(fileId) ?? newFileTimes(Date.now());
     this.times.set(fileId, t);
     return t;
   }
@@ -272,7 +273,7 @@ export class ReportScheduler {
     let written = settled.report;
     if (!settled.settled) {
       written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
-      await this.progress(fileId, file.name, file.company, file.kind, t);
+      await logProgress({ ledger, logger, progressMs: this.progressMs }, file, t);
     } else {
       this.times.delete(fileId);
       if (settled.changedAfterSend === true) {
@@ -307,44 +308,5 @@ export class ReportScheduler {
     if (t.failing) logger.info({ file: file.name }, 'outbox writable again: report written');
     t.failing = false;
     return written;
-  }
-
-  private async progress(
-    fileId: number,
-    name: string,
-    company: string,
-    kind: string,
-    t: FileTimes,
-  ): Promise<void> {
-    const now = Date.now();
-    // The first report only sets the baseline, so the first line comes one interval after it, not two.
-    if (t.doneAtStart >= 0 && now - t.lastProgress < this.progressMs) return;
-    const p = await this.options.ledger.fileProgress(fileId);
-    const c = p.counts;
-    const done = p.total - c.pending - c.sending;
-    if (t.doneAtStart < 0) {
-      t.doneAtStart = done;
-      t.startedAt = now;
-      t.lastProgress = now;
-      return;
-    }
-    t.lastProgress = now;
-    const rate = (done - t.doneAtStart) / Math.max((now - t.startedAt) / 1000, 0.001);
-    const left = p.total - done;
-    this.options.logger.info(
-      {
-        file: name,
-        company,
-        kind,
-        done,
-        total: p.total,
-        rejected: c.rejected,
-        invalid: c.invalid,
-        failed: c.failed,
-        ratePerSecond: Math.round(rate * 10) / 10,
-        etaSeconds: rate > 0 ? Math.round(left / rate) : null,
-      },
-      'progress',
-    );
   }
 }
