@@ -6,6 +6,7 @@
  * however large the file.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { NewDocument } from '../ledger/types.js';
 import { isEdocError } from '../errors.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { hashFile } from '../read/hash.js';
@@ -20,6 +21,7 @@ import {
   type SerializedError,
   type ToWorker,
 } from './intake-messages.js';
+import { WorkerTurns } from './worker-turns.js';
 
 interface Running {
   aborter: AbortController;
@@ -110,32 +112,64 @@ function withTables(job: ReadJob): ReadJob {
   return { ...job, master };
 }
 
+/** The reads that may work now (worker-turns.ts): a few at a time, a batch per turn. */
+const turns = new WorkerTurns();
+
 async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promise<void> {
   const running: Running = { aborter: new AbortController(), credit: AHEAD };
   jobs.set(id, running);
+  const { signal } = running.aborter;
+  let turn = false;
+  /** When this job's turn began (performance.now()). */
+  let since = 0;
+  let posted = 0;
+  let batches: AsyncIterator<NewDocument[]> | undefined;
+  let ended = false;
   try {
-    const read = await readDocumentBatches(
-      withTables(job.job),
-      scrubberOf(job.secrets),
-      running.aborter.signal,
-      markOf(id),
-    );
+    // The master tables a job brings are kept at once, in the order the jobs came, even by a job cancelled
+    // while it waits for its turn: the reader counts them held from the moment it sent them.
+    const own = withTables(job.job);
+    await turns.take(signal);
+    turn = true;
+    since = performance.now();
+    const read = await readDocumentBatches(own, scrubberOf(job.secrets), signal, markOf(id));
     post({ type: 'opened', id, details: read.details });
-    for await (const docs of read.batches) {
+    batches = read.batches[Symbol.asyncIterator]();
+    for (;;) {
+      if (!turn) {
+        await turns.take(signal);
+        turn = true;
+        since = performance.now();
+      }
+      const next = await batches.next();
+      if (next.done === true) {
+        ended = true;
+        break;
+      }
+      // The turn goes back before waiting for the main thread to take a batch, and from the second batch
+      // on after a slice when others wait (a file of one batch is read to its end in one turn).
+      if (running.credit === 0 || (posted > 0 && turns.due(since))) {
+        turns.give();
+        turn = false;
+      }
       while (running.credit === 0) {
-        running.aborter.signal.throwIfAborted();
+        signal.throwIfAborted();
         await new Promise<void>((resolve) => {
           running.wake = resolve;
         });
       }
-      running.aborter.signal.throwIfAborted();
+      signal.throwIfAborted();
       running.credit--;
-      post({ type: 'batch', id, docs });
+      post({ type: 'batch', id, docs: next.value });
+      posted++;
     }
     post({ type: 'done', id, sha256: read.sha256() });
   } catch (err) {
+    // as `for await` did: a read left early closes its file first
+    if (!ended) await batches?.return?.().catch(() => undefined);
     post({ type: 'error', id, error: serialize(err) });
   } finally {
+    if (turn) turns.give();
     jobs.delete(id);
   }
 }

@@ -183,6 +183,94 @@ describe('the intake worker', () => {
     expect(await collect(await reader.read(jobFor(small), []))).toHaveLength(1);
   });
 
+  it('reads a few files at a time, first come first served: four files of 400 invoices end before eight of one', async () => {
+    const dir = tempDir('edoc-intake-worker-');
+    const reader = await builtReader(dir);
+    reader.start();
+    const files = Array.from({ length: 12 }, (_, i) => {
+      const file = path.join(dir, `f${String(i).padStart(2, '0')}.jsonl`);
+      const count = i < 4 ? 400 : 1;
+      fs.writeFileSync(
+        file,
+        Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
+      );
+      return file;
+    });
+    const ended: number[] = [];
+    // all twelve asked for at once; without turns the eight small ones, read interleaved, end first
+    await Promise.all(
+      files.map(async (file, i) => {
+        const docs = await collect(await reader.read(jobFor(file), []));
+        expect(docs).toHaveLength(i < 4 ? 400 : 1);
+        ended.push(i);
+      }),
+    );
+    expect(ended.slice(0, 4).sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a read waiting for the main thread to take its batches holds no turn: four such, a fifth file is still read', async () => {
+    const dir = tempDir('edoc-intake-worker-');
+    const reader = await builtReader(dir);
+    const stop = new AbortController();
+    closers.push(() => stop.abort());
+    const big = Array.from({ length: 4 }, (_, i) => {
+      const file = path.join(dir, `big${i}.jsonl`);
+      fs.writeFileSync(
+        file,
+        Array.from({ length: 3000 }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
+      );
+      return file;
+    });
+    // opened, and none of their batches taken: each hands over two of its six and waits
+    const reads = await Promise.all(big.map((file) => reader.read(jobFor(file), [], stop.signal)));
+    expect(reads).toHaveLength(4);
+    // time to read their two batches each and the next one (about 75 ms a batch), so they wait, no one waiting for a turn then
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const small = path.join(dir, 'small.jsonl');
+    fs.writeFileSync(small, JSON.stringify(invoice(990000001)));
+    expect(await collect(await reader.read(jobFor(small), []))).toHaveLength(1);
+  });
+
+  it('a master table sent with a read cancelled before its turn is still held for the next read', async () => {
+    const dir = tempDir('edoc-intake-worker-');
+    const reader = await builtReader(dir);
+    reader.start();
+    const stop = new AbortController();
+    closers.push(() => stop.abort());
+    // four reads take the four turns as the worker receives them
+    const busy = Array.from({ length: 4 }, (_, i) => {
+      const file = path.join(dir, `busy${i}.jsonl`);
+      fs.writeFileSync(
+        file,
+        Array.from({ length: 1000 }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
+      );
+      return reader.read(jobFor(file), [], stop.signal).catch(() => undefined);
+    });
+    const table = {
+      table: 'customers',
+      version: 1,
+      file: 'customers.csv',
+      columns: ['name'],
+      rows: { '900123456': ['ACME'] },
+    };
+    const file = path.join(dir, 'one.jsonl');
+    fs.writeFileSync(file, JSON.stringify(invoice(990000001)));
+    // sent whole with this read, which is cancelled while it waits for a turn
+    const cancel = new AbortController();
+    const cancelled = reader.read(
+      { ...jobFor(file), master: { customers: table } },
+      [],
+      cancel.signal,
+    );
+    cancel.abort();
+    await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
+    // the next read names the table only (held): the worker has it
+    const next = await reader.read({ ...jobFor(file), master: { customers: table } }, []);
+    expect(await collect(next)).toHaveLength(1);
+    stop.abort();
+    await Promise.all(busy);
+  });
+
   it('hashes a file as hashFile does; a missing or changing file fails with EDOC_READ_CHANGED and its reason', async () => {
     const dir = tempDir('edoc-intake-worker-');
     const reader = await builtReader(dir);
