@@ -81,6 +81,16 @@ async function collect(read: DocumentBatches): Promise<NewDocument[]> {
   return out;
 }
 
+/** A JSONL file of `count` numbered invoices in `dir`; its path. */
+function invoicesFile(dir: string, name: string, count: number): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(
+    file,
+    Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
+  );
+  return file;
+}
+
 function jobFor(file: string): ReadJob {
   return {
     path: file,
@@ -187,15 +197,9 @@ describe('the intake worker', () => {
     const dir = tempDir('edoc-intake-worker-');
     const reader = await builtReader(dir);
     reader.start();
-    const files = Array.from({ length: 12 }, (_, i) => {
-      const file = path.join(dir, `f${String(i).padStart(2, '0')}.jsonl`);
-      const count = i < 4 ? 400 : 1;
-      fs.writeFileSync(
-        file,
-        Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-      );
-      return file;
-    });
+    const files = Array.from({ length: 12 }, (_, i) =>
+      invoicesFile(dir, `f${String(i).padStart(2, '0')}.jsonl`, i < 4 ? 400 : 1),
+    );
     const ended: number[] = [];
     // all twelve asked for at once; without turns the eight small ones, read interleaved, end first
     await Promise.all(
@@ -213,14 +217,7 @@ describe('the intake worker', () => {
     const reader = await builtReader(dir);
     const stop = new AbortController();
     closers.push(() => stop.abort());
-    const big = Array.from({ length: 4 }, (_, i) => {
-      const file = path.join(dir, `big${i}.jsonl`);
-      fs.writeFileSync(
-        file,
-        Array.from({ length: 3000 }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-      );
-      return file;
-    });
+    const big = Array.from({ length: 4 }, (_, i) => invoicesFile(dir, `big${i}.jsonl`, 3000));
     // opened, and none of their batches taken: each hands over two of its six and waits
     const reads = await Promise.all(big.map((file) => reader.read(jobFor(file), [], stop.signal)));
     expect(reads).toHaveLength(4);
@@ -238,14 +235,11 @@ describe('the intake worker', () => {
     const stop = new AbortController();
     closers.push(() => stop.abort());
     // four reads take the four turns as the worker receives them
-    const busy = Array.from({ length: 4 }, (_, i) => {
-      const file = path.join(dir, `busy${i}.jsonl`);
-      fs.writeFileSync(
-        file,
-        Array.from({ length: 1000 }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-      );
-      return reader.read(jobFor(file), [], stop.signal).catch(() => undefined);
-    });
+    const busy = Array.from({ length: 4 }, (_, i) =>
+      reader
+        .read(jobFor(invoicesFile(dir, `busy${i}.jsonl`, 1000)), [], stop.signal)
+        .catch(() => undefined),
+    );
     const table = {
       table: 'customers',
       version: 1,
