@@ -17,6 +17,7 @@ const TIMED = [
   'test/http/connections.test.ts',
   'test/report/file-report.test.ts',
   'test/daemon/report-pacing.test.ts',
+  'test/intake/worker-turns-long.test.ts',
   'test/cli/reload.test.ts',
   'test/cli/submit.test.ts',
   'test/ledger/recovery.test.ts',

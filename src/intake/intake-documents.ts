@@ -63,12 +63,16 @@ export interface DocumentBatches {
   sha256(): string;
 }
 
-/** Opens the file (file-level errors throw here or from `batches`) and reads it in batches. */
+/**
+ * Opens the file (file-level errors throw here or from `batches`) and reads it in batches; `cut`, asked
+ * after each document, ends a batch early (the intake worker's turn is due: worker-turns.ts).
+ */
 export async function readDocumentBatches(
   job: ReadJob,
   secrets: SecretScrubber,
   signal?: AbortSignal,
   mark?: RowMark,
+  cut?: () => boolean,
 ): Promise<DocumentBatches> {
   const hash = createHash('sha256');
   const opened = await openJob(job, hash, signal, mark);
@@ -79,7 +83,7 @@ export async function readDocumentBatches(
     let batch: NewDocument[] = [];
     for await (const doc of opened.documents) {
       batch.push(toNewDocument(doc, job, secrets));
-      if (batch.length >= INSERT_BATCH) {
+      if (batch.length >= INSERT_BATCH || cut?.() === true) {
         yield batch;
         batch = [];
       }

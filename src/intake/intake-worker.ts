@@ -132,7 +132,9 @@ async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promis
     await turns.take(signal);
     turn = true;
     since = performance.now();
-    const read = await readDocumentBatches(own, scrubberOf(job.secrets), signal, markOf(id));
+    // a batch ends early when the turn is due, so one of many long documents does not hold it to its end
+    const due = (): boolean => turns.due(since, posted === 0);
+    const read = await readDocumentBatches(own, scrubberOf(job.secrets), signal, markOf(id), due);
     post({ type: 'opened', id, details: read.details });
     batches = read.batches[Symbol.asyncIterator]();
     for (;;) {
@@ -146,9 +148,9 @@ async function run(id: number, job: Extract<ToWorker, { type: 'read' }>): Promis
         ended = true;
         break;
       }
-      // The turn goes back before waiting for the main thread to take a batch, and from the second batch
-      // on after a slice when others wait (a file of one batch is read to its end in one turn).
-      if (running.credit === 0 || (posted > 0 && turns.due(since))) {
+      // The turn goes back before waiting for the main thread to take a batch, and after a slice when
+      // others wait (a longer one for the first batch: a file of one short batch is read in one turn).
+      if (running.credit === 0 || due()) {
         turns.give();
         turn = false;
       }

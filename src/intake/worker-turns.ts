@@ -6,8 +6,10 @@
  * (`TURNS`), first come, first served, keep the two threads working side by side: the first files are
  * stored while the next are read. A job keeps its turn while it reads; from its second batch on, a
  * job that had it `SLICE_MS` while others wait gives way, so a big file's next batch queues behind the
- * files that waited meanwhile and never holds small files back (a file of one batch is read to its end
- * in one turn). A job waiting for the main thread to take its batches gives its turn back first.
+ * files that waited meanwhile and never holds small files back. Its first batch may take up to
+ * `FIRST_SLICE_MS` (a file of one batch of simple documents is read to its end in one turn); one that
+ * takes longer (500 documents of many rows each) is cut there, so a file of one long batch does not hold
+ * the others back either. A job waiting for the main thread to take its batches gives its turn back first.
  */
 
 /** Reads working at once on the intake worker: more than one, so one waiting on the disk leaves the core to another. */
@@ -15,6 +17,9 @@ export const TURNS = 4;
 
 /** How long a job keeps its turn while others wait, ms (a batch of 500 invoices takes about 75 ms). */
 export const SLICE_MS = 20;
+
+/** How long a job's first batch may keep its turn while others wait, ms (500 one-line invoices take ~75 ms). */
+export const FIRST_SLICE_MS = 500;
 
 export class WorkerTurns {
   private free: number;
@@ -47,15 +52,25 @@ export class WorkerTurns {
     });
   }
 
-  /** Whether a job whose turn began at `since` (performance.now()) should give it to a waiting one now. */
-  due(since: number): boolean {
-    return this.waiting.length > 0 && performance.now() - since >= SLICE_MS;
+  /**
+   * Whether a job whose turn began at `since` (performance.now()) should give it to a waiting one now;
+   * `first`: it is still making its first batch (FIRST_SLICE_MS, else SLICE_MS).
+   */
+  due(since: number, first = false): boolean {
+    return (
+      this.waiting.length > 0 && performance.now() - since >= (first ? FIRST_SLICE_MS : SLICE_MS)
+    );
   }
 
-  /** Gives a turn back: to the longest waiting, or to the free ones. */
+  /**
+   * Gives a turn back: to the longest waiting, or to the free ones. The waiting one goes on at the
+   * event loop's next turn, not at once: reads handing turns to each other at once would keep the
+   * worker in one unbroken run of promise callbacks, and a read holding a turn while it waits on the
+   * disk (a small file being opened) would not get its answer until the others ended.
+   */
   give(): void {
     const next = this.waiting.shift();
-    if (next !== undefined) next();
+    if (next !== undefined) setImmediate(next);
     else this.free++;
   }
 
