@@ -6,6 +6,7 @@ import type { Config } from '../../src/config/schema.js';
 import type { IntakeContext } from '../../src/intake/intake.js';
 import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
+import { invoice } from './documents.js';
 
 export async function invoiceIntakeConfig(
   root: string,
@@ -37,18 +38,31 @@ export function testIntakeContext(
   };
 }
 
-/** The read job of an invoice CSV `file` read with `mapping` for company main (as the pipeline makes it). */
-export function csvReadJob(file: string, mapping: Mapping): ReadJob {
+/** The read job of an invoice file (JSON or JSONL) for company main, as the pipeline makes it. */
+export function readJob(file: string): ReadJob {
   const st = fs.statSync(file);
   return {
     path: file,
     kind: 'invoice',
     company: { alias: 'main', nit: '900123456' },
-    mapping,
     expect: { size: st.size, mtimeMs: st.mtimeMs },
     maxRecordBytes: 1 << 20,
     today: '2026-11-22',
   };
+}
+
+/** The read job of an invoice CSV `file` read with `mapping` for company main (as the pipeline makes it). */
+export function csvReadJob(file: string, mapping: Mapping): ReadJob {
+  return { ...readJob(file), mapping };
+}
+
+/** Writes a JSONL file of `count` numbered invoices (990000001 on); its path. */
+export function invoicesJsonl(file: string, count: number): string {
+  fs.writeFileSync(
+    file,
+    Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
+  );
+  return file;
 }
 
 /** How many documents a read hands over, read to its end. */

@@ -11,11 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  readDocumentBatches,
-  type DocumentBatches,
-  type ReadJob,
-} from '../../src/intake/intake-documents.js';
+import { readDocumentBatches, type DocumentBatches } from '../../src/intake/intake-documents.js';
 import { intakeFile } from '../../src/intake/intake.js';
 import { IntakeReader } from '../../src/intake/intake-reader.js';
 import { Ledger } from '../../src/ledger/ledger.js';
@@ -25,7 +21,12 @@ import { SecretScrubber } from '../../src/log/secrets.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { invoice } from '../helpers/documents.js';
-import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
+import {
+  invoiceIntakeConfig,
+  invoicesJsonl,
+  readJob,
+  testIntakeContext,
+} from '../helpers/intake-config.js';
 
 const KEY = 'demo-key-1001-secret';
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -81,27 +82,6 @@ async function collect(read: DocumentBatches): Promise<NewDocument[]> {
   return out;
 }
 
-/** A JSONL file of `count` numbered invoices in `dir`; its path. */
-function invoicesFile(dir: string, name: string, count: number): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(
-    file,
-    Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-  );
-  return file;
-}
-
-function jobFor(file: string): ReadJob {
-  return {
-    path: file,
-    kind: 'invoice',
-    company: { alias: 'main', nit: '900123456' },
-    expect: { size: fs.statSync(file).size, mtimeMs: fs.statSync(file).mtimeMs },
-    maxRecordBytes: 1 << 20,
-    today: '2026-11-22',
-  };
-}
-
 describe('the intake worker', () => {
   beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
@@ -131,8 +111,8 @@ describe('the intake worker', () => {
     );
     const reader = await builtReader(dir);
     reader.start();
-    const viaWorker = await reader.read(jobFor(file), [KEY]);
-    const here = await readDocumentBatches(jobFor(file), new SecretScrubber([KEY]));
+    const viaWorker = await reader.read(readJob(file), [KEY]);
+    const here = await readDocumentBatches(readJob(file), new SecretScrubber([KEY]));
     const [a, b] = [await collect(viaWorker), await collect(here)];
     expect(a).toHaveLength(6);
     expect(a.map((d) => (d.problems ?? []).length > 0)).toEqual([
@@ -165,7 +145,7 @@ describe('the intake worker', () => {
     const file = path.join(dir, 'blank.jsonl');
     fs.writeFileSync(file, '\n\n  \n');
     await expect(
-      (async () => collect(await reader.read(jobFor(file), [])))(),
+      (async () => collect(await reader.read(readJob(file), [])))(),
     ).rejects.toMatchObject({
       code: 'EDOC_READ_EMPTY',
       context: { file },
@@ -176,7 +156,7 @@ describe('the intake worker', () => {
       `${Array.from({ length: 3000 }, (_, i) => JSON.stringify(invoice(990000001 + i))).join('\n')}\n`,
     );
     const stop = new AbortController();
-    const read = await reader.read(jobFor(big), [], stop.signal);
+    const read = await reader.read(readJob(big), [], stop.signal);
     const seen: number[] = [];
     await expect(
       (async () => {
@@ -190,7 +170,7 @@ describe('the intake worker', () => {
     // the worker is still there for the next file
     const small = path.join(dir, 'small.jsonl');
     fs.writeFileSync(small, JSON.stringify(invoice(990000001)));
-    expect(await collect(await reader.read(jobFor(small), []))).toHaveLength(1);
+    expect(await collect(await reader.read(readJob(small), []))).toHaveLength(1);
   });
 
   it('reads a few files at a time, first come first served: four files of 400 invoices end before eight of one', async () => {
@@ -198,13 +178,13 @@ describe('the intake worker', () => {
     const reader = await builtReader(dir);
     reader.start();
     const files = Array.from({ length: 12 }, (_, i) =>
-      invoicesFile(dir, `f${String(i).padStart(2, '0')}.jsonl`, i < 4 ? 400 : 1),
+      invoicesJsonl(path.join(dir, `f${String(i).padStart(2, '0')}.jsonl`), i < 4 ? 400 : 1),
     );
     const ended: number[] = [];
     // all twelve asked for at once; without turns the eight small ones, read interleaved, end first
     await Promise.all(
       files.map(async (file, i) => {
-        const docs = await collect(await reader.read(jobFor(file), []));
+        const docs = await collect(await reader.read(readJob(file), []));
         expect(docs).toHaveLength(i < 4 ? 400 : 1);
         ended.push(i);
       }),
@@ -217,15 +197,17 @@ describe('the intake worker', () => {
     const reader = await builtReader(dir);
     const stop = new AbortController();
     closers.push(() => stop.abort());
-    const big = Array.from({ length: 4 }, (_, i) => invoicesFile(dir, `big${i}.jsonl`, 3000));
+    const big = Array.from({ length: 4 }, (_, i) =>
+      invoicesJsonl(path.join(dir, `big${i}.jsonl`), 3000),
+    );
     // opened, and none of their batches taken: each hands over two of its six and waits
-    const reads = await Promise.all(big.map((file) => reader.read(jobFor(file), [], stop.signal)));
+    const reads = await Promise.all(big.map((file) => reader.read(readJob(file), [], stop.signal)));
     expect(reads).toHaveLength(4);
     // time to read their two batches each and the next one (about 75 ms a batch), so they wait, no one waiting for a turn then
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const small = path.join(dir, 'small.jsonl');
     fs.writeFileSync(small, JSON.stringify(invoice(990000001)));
-    expect(await collect(await reader.read(jobFor(small), []))).toHaveLength(1);
+    expect(await collect(await reader.read(readJob(small), []))).toHaveLength(1);
   });
 
   it('a master table sent with a read cancelled before its turn is still held for the next read', async () => {
@@ -237,7 +219,7 @@ describe('the intake worker', () => {
     // four reads take the four turns as the worker receives them
     const busy = Array.from({ length: 4 }, (_, i) =>
       reader
-        .read(jobFor(invoicesFile(dir, `busy${i}.jsonl`, 1000)), [], stop.signal)
+        .read(readJob(invoicesJsonl(path.join(dir, `busy${i}.jsonl`), 1000)), [], stop.signal)
         .catch(() => undefined),
     );
     const table = {
@@ -252,14 +234,14 @@ describe('the intake worker', () => {
     // sent whole with this read, which is cancelled while it waits for a turn
     const cancel = new AbortController();
     const cancelled = reader.read(
-      { ...jobFor(file), master: { customers: table } },
+      { ...readJob(file), master: { customers: table } },
       [],
       cancel.signal,
     );
     cancel.abort();
     await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
     // the next read names the table only (held): the worker has it
-    const next = await reader.read({ ...jobFor(file), master: { customers: table } }, []);
+    const next = await reader.read({ ...readJob(file), master: { customers: table } }, []);
     expect(await collect(next)).toHaveLength(1);
     stop.abort();
     await Promise.all(busy);
@@ -308,12 +290,12 @@ describe('the intake worker', () => {
       closers.push(() => reader.close());
       const file = path.join(dir, 'inbox-invoice.jsonl');
       fs.writeFileSync(file, JSON.stringify(invoice(990000001)));
-      await expect(reader.read(jobFor(file), [])).rejects.toMatchObject({
+      await expect(reader.read(readJob(file), [])).rejects.toMatchObject({
         code: 'EDOC_READ_WORKER',
       });
       const ok = path.join(dir, 'ok.jsonl');
       fs.writeFileSync(ok, JSON.stringify(invoice(990000001)));
-      expect(await collect(await reader.read(jobFor(ok), []))).toEqual([]);
+      expect(await collect(await reader.read(readJob(ok), []))).toEqual([]);
     });
   }
 

@@ -10,14 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ReadJob } from '../../src/intake/intake-documents.js';
 import type { IntakeReader } from '../../src/intake/intake-reader.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import { createLogger } from '../../src/log/logger.js';
-import { countDocuments, csvReadJob } from '../helpers/intake-config.js';
+import { countDocuments, csvReadJob, invoicesJsonl, readJob } from '../helpers/intake-config.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
-import { invoice } from '../helpers/documents.js';
 import { sale, toCsv } from '../map/helpers.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -25,22 +23,6 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
-
-function jsonlJob(file: string, count: number): ReadJob {
-  fs.writeFileSync(
-    file,
-    Array.from({ length: count }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-  );
-  const st = fs.statSync(file);
-  return {
-    path: file,
-    kind: 'invoice',
-    company: { alias: 'main', nit: '900123456' },
-    expect: { size: st.size, mtimeMs: st.mtimeMs },
-    maxRecordBytes: 1 << 20,
-    today: '2026-11-22',
-  };
-}
 
 it('four files of one long batch hold the turns: ten small files coming later are read while they go on', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-turns-long-'));
@@ -71,7 +53,9 @@ it('four files of one long batch hold the turns: ten small files coming later ar
   // the big reads are under way when the small ones come
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   let smallsEnded = 0;
-  const smalls = Array.from({ length: 10 }, (_, i) => jsonlJob(path.join(dir, `s${i}.jsonl`), 2));
+  const smalls = Array.from({ length: 10 }, (_, i) =>
+    readJob(invoicesJsonl(path.join(dir, `s${i}.jsonl`), 2)),
+  );
   const counts = await Promise.all(
     smalls.map(async (job) => {
       const n = await countDocuments(await reader.read(job, []));

@@ -17,7 +17,7 @@ import { loadMapping } from '../../src/map/load-mapping.js';
 import { readMasterFile } from '../../src/read/master-file.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { NewDocument } from '../../src/ledger/types.js';
-import { countDocuments, csvReadJob } from '../helpers/intake-config.js';
+import { countDocuments, csvReadJob, invoicesJsonl, readJob } from '../helpers/intake-config.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { POISON_NAME, writeBacktrackingMapping } from '../helpers/backtracking.js';
@@ -48,26 +48,7 @@ async function builtReader(dir: string, stuckAfterMs = 30_000): Promise<IntakeRe
   return reader;
 }
 
-function jobFor(file: string): ReadJob {
-  const st = fs.statSync(file);
-  return {
-    path: file,
-    kind: 'invoice',
-    company: { alias: 'main', nit: '900123456' },
-    expect: { size: st.size, mtimeMs: st.mtimeMs },
-    maxRecordBytes: 1 << 20,
-    today: '2026-11-22',
-  };
-}
-
 /** A JSONL file of `n` invoices. */
-function jsonl(file: string, n: number): string {
-  fs.writeFileSync(
-    file,
-    Array.from({ length: n }, (_, j) => JSON.stringify(invoice(990000001 + j))).join('\n'),
-  );
-  return file;
-}
 
 /** Reads `file` to its end: its count of documents, or the error it failed with. */
 async function settle(reader: IntakeReader, job: ReadJob, signal?: AbortSignal): Promise<unknown> {
@@ -84,12 +65,14 @@ describe('reads waiting for the intake worker', () => {
   it('a file changed or removed while it waits for a turn is refused; the reads before it end whole', async () => {
     const dir = tempDir();
     const reader = await builtReader(dir);
-    const busy = Array.from({ length: 4 }, (_, i) => jsonl(path.join(dir, `b${i}.jsonl`), 2000));
-    const reads = busy.map((f) => settle(reader, jobFor(f)));
-    const changed = jsonl(path.join(dir, 'changed.jsonl'), 2);
-    const gone = jsonl(path.join(dir, 'gone.jsonl'), 2);
-    const c = settle(reader, jobFor(changed));
-    const g = settle(reader, jobFor(gone));
+    const busy = Array.from({ length: 4 }, (_, i) =>
+      invoicesJsonl(path.join(dir, `b${i}.jsonl`), 2000),
+    );
+    const reads = busy.map((f) => settle(reader, readJob(f)));
+    const changed = invoicesJsonl(path.join(dir, 'changed.jsonl'), 2);
+    const gone = invoicesJsonl(path.join(dir, 'gone.jsonl'), 2);
+    const c = settle(reader, readJob(changed));
+    const g = settle(reader, readJob(gone));
     fs.appendFileSync(changed, '\n' + JSON.stringify(invoice(990000099)));
     fs.rmSync(gone);
     expect(await c).toMatchObject({ code: 'EDOC_READ_CHANGED' });
@@ -103,22 +86,26 @@ describe('reads waiting for the intake worker', () => {
     const reader = await builtReader(dir, 1_000);
     const poison = path.join(dir, 'poison.csv');
     fs.writeFileSync(poison, toCsv([sale('990800001', '1', { cliente_nombre: POISON_NAME })]));
-    const others = Array.from({ length: 8 }, (_, i) => jsonl(path.join(dir, `o${i}.jsonl`), 800));
+    const others = Array.from({ length: 8 }, (_, i) =>
+      invoicesJsonl(path.join(dir, `o${i}.jsonl`), 800),
+    );
     const stuck = settle(reader, csvReadJob(poison, mapping));
-    const waiting = others.map((f) => settle(reader, jobFor(f)));
+    const waiting = others.map((f) => settle(reader, readJob(f)));
     expect(await stuck).toMatchObject({ code: 'EDOC_READ_STUCK', context: { row: 2 } });
     for (const r of await Promise.all(waiting))
       if (r !== 800)
         expect(r).toMatchObject({ code: 'EDOC_READ_WORKER', context: { again: true } });
     // the new worker reads them
-    expect(await settle(reader, jobFor(others[7]!))).toBe(800);
+    expect(await settle(reader, readJob(others[7]!))).toBe(800);
   }, 120_000);
 
   it('closing the reader while forty reads wait for turns fails them at once', async () => {
     const dir = tempDir();
     const reader = await builtReader(dir);
-    const files = Array.from({ length: 40 }, (_, i) => jsonl(path.join(dir, `c${i}.jsonl`), 1500));
-    const reads = files.map((f) => settle(reader, jobFor(f)));
+    const files = Array.from({ length: 40 }, (_, i) =>
+      invoicesJsonl(path.join(dir, `c${i}.jsonl`), 1500),
+    );
+    const reads = files.map((f) => settle(reader, readJob(f)));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const closing = performance.now();
     await reader.close();
@@ -133,20 +120,22 @@ describe('reads waiting for the intake worker', () => {
     const dir = tempDir();
     const reader = await builtReader(dir);
     const stop = new AbortController();
-    const files = Array.from({ length: 12 }, (_, i) => jsonl(path.join(dir, `k${i}.jsonl`), 3000));
-    const cancelled = files.map((f) => settle(reader, jobFor(f), stop.signal));
+    const files = Array.from({ length: 12 }, (_, i) =>
+      invoicesJsonl(path.join(dir, `k${i}.jsonl`), 3000),
+    );
+    const cancelled = files.map((f) => settle(reader, readJob(f), stop.signal));
     await new Promise((resolve) => setTimeout(resolve, 400));
     stop.abort();
     for (const r of await Promise.all(cancelled))
       if (r !== 3000) expect(r).toMatchObject({ name: 'AbortError' });
     // as intake-reader.test.ts: with four turns the four big files, first to come, end first
     const next = Array.from({ length: 12 }, (_, i) =>
-      jsonl(path.join(dir, `n${String(i).padStart(2, '0')}.jsonl`), i < 4 ? 400 : 1),
+      invoicesJsonl(path.join(dir, `n${String(i).padStart(2, '0')}.jsonl`), i < 4 ? 400 : 1),
     );
     const ended: number[] = [];
     await Promise.all(
       next.map(async (f, i) => {
-        expect(await settle(reader, jobFor(f))).toBe(i < 4 ? 400 : 1);
+        expect(await settle(reader, readJob(f))).toBe(i < 4 ? 400 : 1);
         ended.push(i);
       }),
     );
@@ -184,7 +173,7 @@ describe('reads waiting for the intake worker', () => {
     });
     // four long reads hold the turns while the seven come
     const busy = Array.from({ length: 4 }, (_, i) =>
-      settle(reader, jobFor(jsonl(path.join(dir, `busy${i}.jsonl`), 2500))),
+      settle(reader, readJob(invoicesJsonl(path.join(dir, `busy${i}.jsonl`), 2500))),
     );
     const sales = path.join(dir, 'ventas.csv');
     fs.writeFileSync(
