@@ -116,7 +116,7 @@ describe('reads waiting for the intake worker', () => {
     for (const r of failed) expect(r).toMatchObject({ code: 'EDOC_READ_WORKER' });
   }, 120_000);
 
-  it('reads cancelled while reading or waiting leave all four turns: four of 400 still end before eight of one', async () => {
+  it('reads cancelled while reading or waiting leave all four turns: four of 100 still end before eight of one', async () => {
     const dir = tempDir();
     const reader = await builtReader(dir);
     const stop = new AbortController();
@@ -128,14 +128,15 @@ describe('reads waiting for the intake worker', () => {
     stop.abort();
     for (const r of await Promise.all(cancelled))
       if (r !== 3000) expect(r).toMatchObject({ name: 'AbortError' });
-    // as intake-reader.test.ts: with four turns the four big files, first to come, end first
+    // as intake-reader.test.ts: with four turns the four bigger files, first to come, end first (each one
+    // batch, well under the 500 ms after which a first batch is cut)
     const next = Array.from({ length: 12 }, (_, i) =>
-      invoicesJsonl(path.join(dir, `n${String(i).padStart(2, '0')}.jsonl`), i < 4 ? 400 : 1),
+      invoicesJsonl(path.join(dir, `n${String(i).padStart(2, '0')}.jsonl`), i < 4 ? 100 : 1),
     );
     const ended: number[] = [];
     await Promise.all(
       next.map(async (f, i) => {
-        expect(await settle(reader, readJob(f))).toBe(i < 4 ? 400 : 1);
+        expect(await settle(reader, readJob(f))).toBe(i < 4 ? 100 : 1);
         ended.push(i);
       }),
     );
