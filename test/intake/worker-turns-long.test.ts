@@ -1,21 +1,21 @@
 /**
  * The intake worker's turns (src/intake/worker-turns.ts) with files of one long batch: four exports of
- * 400 invoices of 40 lines each (16,000 rows, one batch of the 500 an insert takes, seconds to read)
- * hold the four turns when ten files of two invoices come. A first batch keeps its turn only up to
+ * 400 invoices of 100 lines each (40,000 rows, one batch of the 500 an insert takes, seconds to read;
+ * with 40 lines a fast machine read them within the small files' own wait of ≈ 0.9 s) hold the four
+ * turns when ten files of two invoices come. A first batch keeps its turn only up to
  * FIRST_SLICE_MS, and a turn handed on lets the worker's event loop turn (a small file's open answers),
  * so the small files are read while the big ones go on, not after them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { IntakeReader } from '../../src/intake/intake-reader.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import { createLogger } from '../../src/log/logger.js';
 import { countDocuments, csvReadJob, invoicesJsonl, readJob } from '../helpers/intake-config.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { builtIntakeReader } from '../helpers/built-reader.js';
 import { sale, toCsv } from '../map/helpers.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -27,12 +27,9 @@ beforeAll(buildCli, BUILD_TIMEOUT_MS);
 it('four files of one long batch hold the turns: ten small files coming later are read while they go on', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-turns-long-'));
   closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const { IntakeReader: Built } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-  )) as { IntakeReader: typeof IntakeReader };
   const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'silent' });
   closers.push(() => logger.close());
-  const reader = new Built(logger);
+  const reader = await builtIntakeReader(logger);
   closers.push(() => reader.close());
   reader.start();
   const mapping = await loadMapping(path.join(ROOT, 'config/mappings/sales.csv.yaml'));
@@ -40,7 +37,7 @@ it('four files of one long batch hold the turns: ten small files coming later ar
     const file = path.join(dir, `ventas${b}.csv`);
     const rows = [];
     for (let d = 0; d < 400; d++)
-      for (let l = 1; l <= 40; l++) rows.push(sale(String(990800001 + d), String(l)));
+      for (let l = 1; l <= 100; l++) rows.push(sale(String(990800001 + d), String(l)));
     fs.writeFileSync(file, toCsv(rows));
     return file;
   });
