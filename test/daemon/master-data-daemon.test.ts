@@ -15,6 +15,7 @@ import { fileResources } from '../helpers/daemon-fixture.js';
 import { buildCli } from '../helpers/daemon-harness.js';
 import { EmulatorClient } from '../helpers/emulator-client.js';
 import { shippedConfigFor } from '../helpers/shipped-config.js';
+import { customersMapping } from '../helpers/customers-mapping.js';
 
 const root = join(import.meta.dirname, '../..');
 let dir: string;
@@ -25,37 +26,11 @@ const resources = fileResources();
 const HEADER = 'Tipo identificación;Identificación;Razón social;Correo;Dirección';
 const SALES_HEADER = 'Factura;Fecha;Cliente;Producto;Cantidad;Precio;IVA';
 
-const MAPPING = `
-name: sales-with-customers
-kinds: [invoice]
-format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
-key: [Factura]
-document:
-  SeriePrefix: { const: SETP }
-  SerieNumber: { column: Factura, capture: '^SETP(?<n>\\d+)$', required: true }
-  IssueDate: { column: Fecha, as: datetime, required: true }
-  Currency: { const: COP }
-  IssuerParty:
-    Identification: { company: identification }
-  CustomerParty:
-    Identification:
-      DocumentType: { expr: 'lookup(customers, Cliente, [Tipo identificación])', required: true }
-      DocumentNumber: { column: Cliente, as: id-number, required: true }
-      CountryCode: { const: CO }
-    Name: { expr: 'lookup(customers, Cliente, [Razón social])', required: true }
-    Email: { expr: 'lookup(customers, Cliente, Correo)' }
-lines:
-  fields:
-    Number: { position: true }
-    Quantity: { column: Cantidad, as: number, required: true }
-    UnitPrice: { column: Precio, as: decimal, required: true }
-    Item:
-      Description: { column: Producto, required: true }
-derive:
-  - name: sales-totals
-    inputs:
-      vat: { column: IVA, as: percent }
-`;
+const MAPPING = customersMapping({
+  prefix: 'SETP',
+  date: 'datetime',
+  email: 'lookup(customers, Cliente, Correo)',
+});
 
 interface ResultFile {
   finishedAt: string | null;

@@ -19,7 +19,7 @@ import type { NewDocument } from '../../src/ledger/types.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 import { SecretScrubber } from '../../src/log/secrets.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
-import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { buildCli } from '../helpers/daemon-harness.js';
 import { invoice } from '../helpers/documents.js';
 import {
   invoiceIntakeConfig,
@@ -27,6 +27,7 @@ import {
   readJob,
   testIntakeContext,
 } from '../helpers/intake-config.js';
+import { builtIntakeReader } from '../helpers/built-reader.js';
 
 const KEY = 'demo-key-1001-secret';
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -43,10 +44,7 @@ afterEach(async () => {
 
 /** The reader of the build (dist/), whose worker script exists; closed after the test. */
 async function builtReader(dir: string): Promise<IntakeReader> {
-  const { IntakeReader: Built } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-  )) as { IntakeReader: typeof IntakeReader };
-  const reader = new Built(silentLogger(dir));
+  const reader = await builtIntakeReader(silentLogger(dir));
   closers.push(() => reader.close());
   return reader;
 }

@@ -23,6 +23,7 @@ import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
 import { BACKTRACKING, POISON_NAME } from '../helpers/backtracking.js';
 import { sale, toCsv } from '../map/helpers.js';
+import { builtIntakeReader } from '../helpers/built-reader.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -64,12 +65,9 @@ function poisonCsv(file: string): void {
 }
 
 async function builtReader(dir: string): Promise<IntakeReader> {
-  const { IntakeReader: Built } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-  )) as { IntakeReader: typeof IntakeReader };
   const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
   closers.push(() => logger.close());
-  const reader = new Built(logger, { stuckAfterMs: () => 1_000 });
+  const reader = await builtIntakeReader(logger, { stuckAfterMs: () => 1_000 });
   closers.push(() => reader.close());
   return reader;
 }

@@ -24,6 +24,7 @@ import { invoice } from '../helpers/documents.js';
 import { createLogger } from '../../src/log/logger.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
 import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { builtIntakeReader } from '../helpers/built-reader.js';
 import { POISON_NAME, salesCsv, writeBacktrackingMapping } from '../helpers/backtracking.js';
 import {
   countDocuments,
@@ -44,12 +45,9 @@ function tempDir(): string {
 }
 
 async function builtReader(dir: string, stuckAfterMs: number): Promise<IntakeReader> {
-  const { IntakeReader: Built } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-  )) as { IntakeReader: typeof IntakeReader };
   const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
   closers.push(() => logger.close());
-  const reader = new Built(logger, { stuckAfterMs: () => stuckAfterMs });
+  const reader = await builtIntakeReader(logger, { stuckAfterMs: () => stuckAfterMs });
   closers.push(() => reader.close());
   return reader;
 }

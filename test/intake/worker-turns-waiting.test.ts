@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadJob } from '../../src/intake/intake-documents.js';
 import type { IntakeReader } from '../../src/intake/intake-reader.js';
@@ -19,11 +18,13 @@ import { createLogger } from '../../src/log/logger.js';
 import type { NewDocument } from '../../src/ledger/types.js';
 import { countDocuments, csvReadJob, invoicesJsonl, readJob } from '../helpers/intake-config.js';
 import { BUILD_TIMEOUT_MS } from '../helpers/daemon-fixture.js';
-import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { buildCli } from '../helpers/daemon-harness.js';
 import { POISON_NAME, writeBacktrackingMapping } from '../helpers/backtracking.js';
 import { invoice } from '../helpers/documents.js';
 import { sale, toCsv } from '../map/helpers.js';
 import { mappingFrom } from '../map/values-amounts-helpers.js';
+import { builtIntakeReader } from '../helpers/built-reader.js';
+import { customersMapping } from '../helpers/customers-mapping.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -37,12 +38,9 @@ function tempDir(): string {
 }
 
 async function builtReader(dir: string, stuckAfterMs = 30_000): Promise<IntakeReader> {
-  const { IntakeReader: Built } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/intake/intake-reader.js')).href
-  )) as { IntakeReader: typeof IntakeReader };
   const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'silent' });
   closers.push(() => logger.close());
-  const reader = new Built(logger, { stuckAfterMs: () => stuckAfterMs });
+  const reader = await builtIntakeReader(logger, { stuckAfterMs: () => stuckAfterMs });
   closers.push(() => reader.close());
   reader.start();
   return reader;
@@ -202,33 +200,4 @@ describe('reads waiting for the intake worker', () => {
 });
 
 /** The buyer's name looked up in the `customers` table by the export's customer id. */
-const MAPPING = `
-name: sales-with-customers
-kinds: [invoice]
-format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
-key: [Factura]
-document:
-  SeriePrefix: { const: FE }
-  SerieNumber: { column: Factura, capture: '^FE(?<n>\\d+)$', required: true }
-  IssueDate: { column: Fecha, as: date, required: true }
-  Currency: { const: COP }
-  IssuerParty:
-    Identification: { company: identification }
-  CustomerParty:
-    Identification:
-      DocumentType: { expr: 'lookup(customers, Cliente, [Tipo identificación])', required: true }
-      DocumentNumber: { column: Cliente, as: id-number, required: true }
-      CountryCode: { const: CO }
-    Name: { expr: 'lookup(customers, Cliente, [Razón social])', required: true }
-lines:
-  fields:
-    Number: { position: true }
-    Quantity: { column: Cantidad, as: number, required: true }
-    UnitPrice: { column: Precio, as: decimal, required: true }
-    Item:
-      Description: { column: Producto, required: true }
-derive:
-  - name: sales-totals
-    inputs:
-      vat: { column: IVA, as: percent }
-`;
+const MAPPING = customersMapping();

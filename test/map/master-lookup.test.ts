@@ -12,6 +12,7 @@ import type { Mapping } from '../../src/map/mapping-types.js';
 import { isEdocError } from '../../src/errors.js';
 import { tempFile } from './helpers.js';
 import { mappingFrom, requestOf } from './values-amounts-helpers.js';
+import { customersMapping } from '../helpers/customers-mapping.js';
 
 const TERCEROS =
   [
@@ -37,37 +38,7 @@ const SALES =
     'FE102;18/11/2026;55555555;Tornillos;2;10.000,00;19',
   ].join('\r\n') + '\r\n';
 
-const MAPPING = `
-name: sales-with-customers
-kinds: [invoice]
-format: { delimiter: ";", decimal: ",", thousands: ".", date: dd/MM/yyyy }
-key: [Factura]
-document:
-  SeriePrefix: { const: FE }
-  SerieNumber: { column: Factura, capture: '^FE(?<n>\\d+)$', required: true }
-  IssueDate: { column: Fecha, as: date, required: true }
-  Currency: { const: COP }
-  IssuerParty:
-    Identification: { company: identification }
-  CustomerParty:
-    Identification:
-      DocumentType: { expr: 'lookup(customers, Cliente, [Tipo identificación])', required: true }
-      DocumentNumber: { column: Cliente, as: id-number, required: true }
-      CountryCode: { const: CO }
-    Name: { expr: 'lookup(customers, Cliente, [Razón social])', required: true }
-    Email: { expr: "lookup('customers', Cliente, Correo)" }
-lines:
-  fields:
-    Number: { position: true }
-    Quantity: { column: Cantidad, as: number, required: true }
-    UnitPrice: { column: Precio, as: decimal, required: true }
-    Item:
-      Description: { column: Producto, required: true }
-derive:
-  - name: sales-totals
-    inputs:
-      vat: { column: IVA, as: percent }
-`;
+const MAPPING = customersMapping({ email: "lookup('customers', Cliente, Correo)" });
 
 async function tables(): Promise<MasterTables> {
   const read = await readMasterFile(await tempFile('terceros.csv', TERCEROS), SPEC);
