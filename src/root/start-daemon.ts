@@ -9,9 +9,9 @@ import type { Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
 import { Alerting, type AlertingOptions } from '../daemon/alerting.js';
 import { Daemon } from '../daemon/daemon.js';
-import { OperatorSurface } from '../daemon/operator.js';
 import type { AppLogger } from '../log/logger.js';
 import { ReceivedPuller } from '../received/puller.js';
+import { openOperator } from './open-operator.js';
 import { openPipeline } from './open-pipeline.js';
 
 export interface DaemonOptions {
@@ -58,15 +58,17 @@ export async function startDaemon(
       alerting,
       puller: new ReceivedPuller({ ledger, client, config, logger }),
       operator: (view) =>
-        OperatorSurface.start({
-          config: view.config,
+        openOperator(
+          {
+            config: view.config,
+            pipeline,
+            watcherProblem: view.watcherProblem,
+            ranges: () => alerting.rangeWatch.snapshot(),
+            alerts: alerting.alerts,
+          },
           logger,
-          pipeline,
-          watcherProblem: view.watcherProblem,
           probeTimeoutMs,
-          ranges: () => alerting.rangeWatch.snapshot(),
-          alerts: alerting.alerts,
-        }),
+        ),
     });
   } catch (err) {
     await pipeline.close();
