@@ -37,6 +37,7 @@ export const LAYERS = [
   'emulator',
   'http',
   'daemon',
+  'root',
   'cli',
 ];
 
@@ -52,6 +53,7 @@ export const LEDGER_WRITERS = [
   'intake',
   'http',
   'daemon',
+  'root',
   'cli',
 ];
 

@@ -8,7 +8,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import { closest } from '../config/suggest.js';
 import { EdocError } from '../errors.js';
 import type { ServiceClient, ServiceResponse } from '../service/client.js';
-import { resolveServiceUrl, serviceClientFor, type ResolvedService } from '../daemon/embedded.js';
+import { openService, type ResolvedService } from '../root/service.js';
 import type { CliIO } from './command.js';
 import { usageError } from './command.js';
 
@@ -47,7 +47,7 @@ export interface ServiceSession {
 export async function openSession(io: CliIO, alias: string | undefined): Promise<ServiceSession> {
   const config = await io.config();
   const company = pickCompany(config, alias);
-  const service = await resolveServiceUrl(config);
+  const { service, client, close } = await openService(config);
   if (service.shared === true) {
     io.err(
       `note: service.baseUrl is "embedded": talking to the running daemon's emulator (${service.baseUrl}), not the tax authority's service`,
@@ -61,20 +61,7 @@ export async function openSession(io: CliIO, alias: string | undefined): Promise
       `note: service.baseUrl is "embedded": talking to the bundled emulator, not the tax authority's service${kept}`,
     );
   }
-  const client = serviceClientFor(config, service);
-  let closing: Promise<void> | undefined;
-  return {
-    company,
-    client,
-    service,
-    close() {
-      closing ??= (async () => {
-        await client.close().catch(() => undefined);
-        await service.close();
-      })();
-      return closing;
-    },
-  };
+  return { company, client, service, close };
 }
 
 /** `ResultData` of an envelope body, or undefined. */

@@ -1,7 +1,7 @@
 /**
  * This process as a node of a cluster: its own small connection pool to the ledger's database (so a
  * heartbeat never waits behind the ledger's busy connections), the lease keeper, and the fence the ledger
- * checks in its write transactions. Opened by the wiring (daemon/pipeline.ts) when `ledger.url` is set.
+ * checks in its write transactions. Opened by the wiring (root/open-pipeline.ts) when `ledger.url` is set.
  */
 import { readFileSync } from 'node:fs';
 import type { CompanyConfig } from '../config/schema.js';

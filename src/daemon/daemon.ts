@@ -1,7 +1,8 @@
 /**
  * The daemon: the pipeline (daemon/pipeline.ts) fed by the inbox watcher, plus the received-documents
- * puller; closes in order (stop watching → finish or park the queue → flush the outbox → close the
- * ledger). Only the CLI touches signals and process.exit.
+ * pulls, the alerts and the operator listener, all built by the composition root (root/start-daemon.ts);
+ * starts them in order and closes in order (stop watching → finish or park the queue → flush the outbox
+ * → close the ledger). Only the CLI touches signals and process.exit.
  */
 import type { Config } from '../config/schema.js';
 import { redactConfig } from '../config/redact.js';
@@ -10,26 +11,28 @@ import type { LedgerPort } from '../ledger/port.js';
 import { companyPause, savePauses } from '../submit/pause-file.js';
 import type { AppLogger } from '../log/logger.js';
 import { CompanyPull } from '../received/company-pull.js';
-import { ReceivedPuller } from '../received/puller.js';
+import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
-import { Alerting } from './alerting.js';
-import type { ResolvedService } from './embedded.js';
+import type { Alerting } from './alerting.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
-import { InboxFolderCheck, OperatorSurface } from './operator.js';
-import { Pipeline } from './pipeline.js';
+import { InboxFolderCheck, type OperatorSurface } from './operator.js';
+import type { Pipeline } from './pipeline.js';
 
-export interface DaemonOptions {
-  /** How long close() lets in-flight requests finish before aborting them. @defaultValue COMPANY_SENDER_DEFAULTS.drainTimeoutMs (10000) */
-  drainTimeoutMs?: number;
-  /** Input files read at once (a huge file never holds the others back). @defaultValue 2 */
-  intakeConcurrency?: number;
-  /** Pinned "today" for validation (tests). */
-  today?: string;
-  /** The idle service probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs (5000) */
-  probeTimeoutMs?: number;
-  /** The alerts' clock (the Colombian day's end) and how often they read the ledger's counts (tests). */
-  alerts?: { now?: () => number; tickMs?: number };
+/** What the daemon runs, built by the composition root (root/start-daemon.ts). */
+export interface DaemonParts {
+  /** Opened and started (root/open-pipeline.ts). */
+  pipeline: Pipeline;
+  alerting: Alerting;
+  puller: ReceivedPuller;
+  /** Starts the operator listener on the daemon's view, or none without `http` (daemon/operator.ts). */
+  operator(daemon: DaemonView): Promise<OperatorSurface | undefined>;
+}
+
+/** What the operator listener reads of the daemon: the configuration in force and the watcher's state. */
+export interface DaemonView {
+  config(): Readonly<Config>;
+  watcherProblem(): Promise<string | undefined>;
 }
 
 export class Daemon {
@@ -42,20 +45,21 @@ export class Daemon {
   private readonly folderCheck = new InboxFolderCheck();
   /** The received-documents puller every company's pull shares (each run owns its pull: `CompanyPull`). */
   private readonly puller: ReceivedPuller;
-  private readonly service: ResolvedService;
+  private readonly pipeline: Pipeline;
+  private readonly openOperator: DaemonParts['operator'];
   /** The numbering-range watch and the alerts (the operator listener reads `rangeWatch.snapshot` and `alerts.recent`). */
   readonly alerting: Alerting;
 
-  private constructor(
+  constructor(
     private config: Readonly<Config>,
     private readonly logger: AppLogger,
-    private readonly pipeline: Pipeline,
-    options: DaemonOptions = {},
+    parts: DaemonParts,
   ) {
-    const { ledger, client } = pipeline;
-    this.service = pipeline.service;
-    this.alerting = new Alerting(pipeline, config, logger, options.alerts);
-    this.puller = new ReceivedPuller({ ledger, client, config, logger });
+    const { pipeline } = parts;
+    this.pipeline = pipeline;
+    this.alerting = parts.alerting;
+    this.puller = parts.puller;
+    this.openOperator = parts.operator;
     pipeline.senderEvents.on('event', (event) => {
       if (event.type === 'paused') void this.recordPauses();
     });
@@ -64,6 +68,25 @@ export class Daemon {
     pipeline.companies.onGained((company) => this.watcher?.retake(company));
     // a file dropped as changed is taken again once stable, even when it kept its size and mtime
     pipeline.onChanged = (file, since) => this.watcher?.again(file, since);
+  }
+
+  /**
+   * Starts what the daemon adds to the started pipeline, in order: the paused companies recorded, the
+   * alerts and range watch (before the watcher: the first files are checked against the ranges), the
+   * inbox watcher, the pulls, then the operator listener (readiness asks the watcher). A listener that
+   * cannot start (port in use) stops the start (EDOC_HTTP_LISTEN, exit 2): probes would fail anyway, and a
+   * daemon quietly without its listener is worse than one that says so at once. The caller closes the
+   * daemon when this throws.
+   */
+  async start(): Promise<void> {
+    await this.recordPauses();
+    this.alerting.start();
+    await this.startWatcher();
+    this.startPulls();
+    this.operatorSurface = await this.openOperator({
+      config: () => this.config,
+      watcherProblem: () => this.watcherProblem(),
+    });
   }
 
   /** From now on every company's run pulls its received documents (its first pull at once). */
@@ -100,54 +123,6 @@ export class Daemon {
 
   get ledger(): LedgerPort {
     return this.pipeline.ledger;
-  }
-
-  /** Opens the pipeline (ledger lock, service or embedded emulator, recovery, senders), then watches the inbox. */
-  static async start(
-    config: Readonly<Config>,
-    logger: AppLogger,
-    options: DaemonOptions = {},
-  ): Promise<Daemon> {
-    const pipeline = await Pipeline.open(config, logger, {
-      ...options,
-      publish: true,
-      onStart: (service) => {
-        logger.info({ config: redactConfig(config) }, 'effective configuration');
-        if (service.embedded) {
-          logger.warn(
-            { baseUrl: service.baseUrl },
-            'SERVICE IS THE EMBEDDED EMULATOR: documents go to the local emulator, NOT to the tax authority',
-          );
-        } else {
-          logger.info({ baseUrl: service.baseUrl }, 'submitting to the service');
-        }
-      },
-    });
-    const daemon = new Daemon(config, logger, pipeline, options);
-    try {
-      await daemon.recordPauses();
-      daemon.alerting.start(); // before the watcher: the first files are checked against the ranges
-      await daemon.startWatcher();
-      daemon.startPulls();
-      // after the watcher: readiness asks it. A listener that cannot start (port in use) stops the start
-      // (EDOC_HTTP_LISTEN, exit 2): probes would fail anyway, and a daemon quietly without its
-      // listener is worse than one that says so at once.
-      daemon.operatorSurface = await OperatorSurface.start({
-        config: () => daemon.config,
-        logger,
-        pipeline,
-        watcherProblem: () => daemon.watcherProblem(),
-        probeTimeoutMs: options.probeTimeoutMs,
-        ranges: () => daemon.alerting.rangeWatch.snapshot(),
-        alerts: daemon.alerting.alerts,
-      });
-      return daemon;
-    } catch (err) {
-      // the senders run already (e.g. the inbox could not be created): stop them too, or their
-      // loops keep the process alive and then crash on the closed ledger.
-      await daemon.close();
-      throw err;
-    }
   }
 
   /** Which companies are paused now, for `edoc-bridge status` (submit/pause-file.ts); a write that fails is a warning. */
@@ -281,7 +256,7 @@ export class Daemon {
     const later = restartOnly(before, next);
     if (later.length > 0) {
       this.logger.warn(
-        { keys: later, baseUrl: this.service.baseUrl },
+        { keys: later, baseUrl: this.pipeline.service.baseUrl },
         `${later.join(', ')} changed: this applies only when the daemon restarts (the next start); until then the old settings stay in force`,
       );
     }

@@ -1,7 +1,9 @@
 /**
- * The operator surface of the daemon, wired in one place: the listener (http/server.ts) with its
- * routes, the readiness checks, the metrics and the idle service probe. Started by the daemon after
- * its watcher runs, closed first when it stops. Absent `http` in the configuration: none of it.
+ * The operator surface of the daemon: the listener (http/server.ts) with its routes, over the parts
+ * the composition root builds (root/open-operator.ts): the idle service probe, the readiness checks
+ * (what they ask is here, `readinessChecks`), the metrics and the console's reads and actions
+ * (`consoleDeps`). Started by the daemon after its watcher runs, closed first when it stops. Absent
+ * `http` in the configuration: none of it.
  *
  * Routes: health and readiness (public), metrics (token), and the console's pages (token,
  * http/console/): it reads the pipeline's ledger and senders, and its actions are the CLI's
@@ -10,26 +12,26 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertLog } from '../alerts/alert-record.js';
+import type { HttpConfig } from '../config/http-schema.js';
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import { checkReadiness, serviceAnswers, type ReadinessCheck } from '../health/readiness.js';
 import type { ConsoleDeps } from '../http/console/deps.js';
 import { consoleRoutes } from '../http/console/routes.js';
 import { healthRoutes } from '../http/health-routes.js';
-import { createOperatorMetrics, type OperatorMetrics } from '../http/metrics.js';
-import type { Route } from '../http/route.js';
+import type { OperatorMetrics } from '../http/metrics.js';
 import { startOperatorServer, type OperatorServer } from '../http/server.js';
 import type { AppLogger } from '../log/logger.js';
 import type { RangeState } from '../ranges/range-state.js';
 import { PAUSE_FIX } from '../submit/pause-file.js';
 import { consoleActions } from './operator-actions.js';
 import type { Pipeline } from './pipeline.js';
-import { SERVICE_PROBE_DEFAULTS, ServiceProbe } from './service-probe.js';
+import type { ServiceProbe } from './service-probe.js';
 
-export interface OperatorSurfaceOptions {
+/** What the operator surface reads: the daemon's pipeline, configuration, watcher, ranges and alerts. */
+export interface OperatorSources {
   /** The current configuration (it changes on SIGHUP). */
   config: () => Readonly<Config>;
-  logger: AppLogger;
   pipeline: Pipeline;
   /** What is wrong with the inbox watcher, or undefined while it runs (the daemon knows). */
   watcherProblem: () => Promise<string | undefined> | string | undefined;
@@ -37,8 +39,18 @@ export interface OperatorSurfaceOptions {
   ranges?: () => readonly RangeState[];
   /** The alerts raised, when alerts run: the console's "last alerts". */
   alerts?: AlertLog;
-  /** The idle probe's own timeout (tests). @defaultValue SERVICE_PROBE_DEFAULTS.timeoutMs */
-  probeTimeoutMs?: number;
+}
+
+/** The listener's parts, built by the composition root (root/open-operator.ts). */
+export interface OperatorSurfaceParts {
+  /** The `http` section at start (listen address, token, session time). */
+  http: HttpConfig;
+  logger: AppLogger;
+  /** Not started yet: `start` starts it, before the listener. */
+  probe: ServiceProbe;
+  metrics: OperatorMetrics;
+  checks: readonly ReadinessCheck[];
+  console: ConsoleDeps;
 }
 
 /** How long a ledger write probe's verdict is reused: a flood of /readyz must not become a flood of writes. */
@@ -59,37 +71,17 @@ export class OperatorSurface {
     return this.server.url;
   }
 
-  /** Starts the probe and the listener; undefined when the configuration has no `http`. A port in use throws EDOC_HTTP_LISTEN. */
-  static async start(options: OperatorSurfaceOptions): Promise<OperatorSurface | undefined> {
-    const http = options.config().http;
-    if (http === undefined) return undefined;
-    const { pipeline, logger } = options;
-    const probe = new ServiceProbe({
-      client: pipeline.client,
-      runs: pipeline.companies,
-      config: options.config,
-      logger,
-      timeoutMs: options.probeTimeoutMs,
-    });
-    const checks = readinessChecks(
-      options,
-      http.probeIdleMs,
-      options.probeTimeoutMs ?? SERVICE_PROBE_DEFAULTS.timeoutMs,
-    );
-    const metrics = createOperatorMetrics({
-      counts: () => pipeline.ledger.operatorCounts(),
-      companies: () => options.config().companies,
-      observe: (observer) => pipeline.client.observe(observer),
-      ...(options.ranges === undefined ? {} : { ranges: options.ranges }),
-    });
+  /** Starts the probe and the listener. A port in use throws EDOC_HTTP_LISTEN (the probe and the metrics' observer stopped). */
+  static async start(parts: OperatorSurfaceParts): Promise<OperatorSurface> {
+    const { http, probe, metrics, checks } = parts;
     probe.start();
     try {
       const server = await startOperatorServer({
         listen: http.listen,
         token: http.token,
         sessionIdleMs: http.sessionIdleMs,
-        routes: [...routesOf(checks, metrics), ...consoleRoutes(consoleDeps(options))],
-        logger,
+        routes: [...healthRoutes(checks), metrics.route, ...consoleRoutes(parts.console)],
+        logger: parts.logger,
       });
       return new OperatorSurface(server, metrics, probe, checks);
     } catch (err) {
@@ -149,11 +141,8 @@ export class OperatorSurface {
   }
 }
 
-function routesOf(checks: readonly ReadinessCheck[], metrics: OperatorMetrics): Route[] {
-  return [...healthRoutes(checks), metrics.route];
-}
-
-function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
+/** The console's reads and actions: the pipeline's ledger and senders, the ranges, the alerts, the received folders. */
+export function consoleDeps(options: OperatorSources): ConsoleDeps {
   const { pipeline } = options;
   return {
     ledger: pipeline.ledger,
@@ -168,8 +157,13 @@ function consoleDeps(options: OperatorSurfaceOptions): ConsoleDeps {
   };
 }
 
-function readinessChecks(
-  options: OperatorSurfaceOptions,
+/**
+ * What /readyz asks: the ledger (not paused by a full disk, a write probe passes, its verdict reused for
+ * 2 s), the inbox watcher, whether the service answers (fed by the idle probe) and whether any company
+ * can send.
+ */
+export function readinessChecks(
+  options: OperatorSources,
   probeIdleMs: number,
   probeTimeoutMs: number,
 ): ReadinessCheck[] {

@@ -1,182 +1,114 @@
 /**
  * The one pipeline the daemon and `edoc-bridge submit` both run: intake → ledger → per-company
- * senders → reports, wired here once. Opening it takes the state folder's lock, resolves the service
- * (or starts the embedded emulator), recovers the documents a stopped run left `sending`, and starts
- * the storage watch, the archive watch, the report scheduler and the senders. What feeds it differs:
- * the daemon offers it the files its inbox watcher finds; `submit` takes the one file it was named
- * and waits until that file is final. Closing runs every step even when one before it failed.
+ * senders → reports. Its parts are built by the composition root (root/open-pipeline.ts), which opens
+ * the ledger (the state folder's lock) and the service first; `start()` starts them in order (the
+ * intake worker, the master data, the last run's marks, the archive watch, then the company runs with
+ * their recovery), and `close()` ends them in order. What feeds it differs: the daemon offers it the
+ * files its inbox watcher finds; `submit` takes the one file it was named and waits until that file is
+ * final. Closing runs every step even when one before it failed.
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
-import { secretScrubberOf } from '../config/secrets.js';
-import { openLedger } from '../ledger/open.js';
 import type { LedgerPort } from '../ledger/port.js';
-import { StorageWatch } from '../storage/storage-watch.js';
+import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { ServiceClient } from '../service/client.js';
-import { ServiceHealth } from '../health/service-health.js';
+import type { ServiceHealth } from '../health/service-health.js';
 import type { CompanySender, SenderEvent, SenderView } from '../submit/company-sender.js';
 import { senderMaker } from './pipeline-senders.js';
 import { MappingCache } from '../intake/mapping-cache.js';
-import { PartSets } from '../intake/part-sets.js';
-import { ArchiveWatch } from './archive-watch.js';
-import { MasterData } from '../intake/master-data.js';
-import { resolveServiceUrl, serviceClientFor, type ResolvedService } from './embedded.js';
-import { inInboxFolder, outboxDir } from '../intake/folders.js';
+import type { PartSets } from '../intake/part-sets.js';
+import type { ArchiveWatch } from './archive-watch.js';
+import type { MasterData } from '../intake/master-data.js';
 import type { IntakeContext } from '../intake/intake.js';
 import { takeFile } from './pipeline-take.js';
-import { IntakeReader } from '../intake/intake-reader.js';
-import { INTAKES, IntakeQueue } from '../intake/intake-queue.js';
+import type { IntakeReader } from '../intake/intake-reader.js';
+import type { IntakeQueue } from '../intake/intake-queue.js';
 import { closeInOrder, type CloseStep } from './close-steps.js';
-import { CompanyRuns } from '../company/company-runs.js';
-import type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
-import { ReportScheduler, type FileReport } from './report-scheduler.js';
+import type { CompanyRuns } from '../company/company-runs.js';
+import type { PipelineFile, PipelineOptions, PipelineService, Taken } from './pipeline-types.js';
+import type { FileReport, ReportScheduler } from './report-scheduler.js';
 import { followLastRun, markEnded } from './run-marks.js';
 
-export type { PipelineFile, PipelineOptions, Taken } from './pipeline-types.js';
+export type { PipelineFile, PipelineOptions, PipelineService, Taken } from './pipeline-types.js';
 export type { CloseStep } from './close-steps.js';
+
+/** What the pipeline runs, built by the composition root (root/open-pipeline.ts). */
+export interface PipelineParts {
+  /** Opened (the state folder's lock taken, or the PostgreSQL ledger with this node's fence). */
+  ledger: LedgerPort;
+  service: PipelineService;
+  client: ServiceClient;
+  /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
+  health: ServiceHealth;
+  /** Which companies run here: all (SQLite), or those whose lease this node holds (ledger.url). */
+  companies: CompanyRuns;
+  storage: StorageWatch;
+  /** The files waiting to be taken in, how many at once, and those a full disk holds (intake-queue.ts). */
+  intake: IntakeQueue;
+  /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
+  reader: IntakeReader | undefined;
+  /** Exports in two files: each part held until its partner is complete (part-sets.ts). */
+  sets: PartSets;
+  archived: ArchiveWatch;
+  /** The master-data tables: their folders watched, the versions the intake maps with. */
+  master: MasterData;
+  reports: ReportScheduler;
+}
 
 export class Pipeline {
   private readonly mappings = new MappingCache();
-  /** The files waiting to be taken in, how many at once, and those a full disk holds (intake-queue.ts). */
   private readonly intake: IntakeQueue;
-  /** Reads input files on a worker thread (built code only; from TypeScript sources they are read in-process). */
   private readonly reader: IntakeReader | undefined;
-  /** Exports in two files: each part held until its partner is complete (part-sets.ts). */
   private readonly sets: PartSets;
   private readonly stopping = new AbortController();
   private readonly storage: StorageWatch;
   private readonly archived: ArchiveWatch;
   /** Told of a file whose intake was dropped as changed (the daemon's watcher offers it again). */
   onChanged?: (path: string, since: number) => void;
-  /** The master-data tables: their folders watched, the versions the intake maps with. */
   private readonly master: MasterData;
   private readonly reports: ReportScheduler;
   private closing: Promise<void> | undefined;
   /** This run is marked as sending in the state folder (run-marks.ts). */
   private marked = false;
+  readonly ledger: LedgerPort;
+  readonly service: PipelineService;
   readonly client: ServiceClient;
-  /** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
-  readonly health = new ServiceHealth();
+  readonly health: ServiceHealth;
+  readonly companies: CompanyRuns;
   /** What the senders tell (a company paused, a document final): the alerts listen. */
   readonly senderEvents = new EventEmitter<{ event: [SenderEvent] }>();
   /** The numbering-range check of each document's own number at intake (the daemon's range watch); none when absent. */
   checkNumber: IntakeContext['checkNumber'];
 
-  private constructor(
-    private config: Readonly<Config>,
+  constructor(
+    private current: Readonly<Config>,
     private readonly logger: AppLogger,
-    readonly ledger: LedgerPort,
-    readonly service: ResolvedService,
-    private readonly options: PipelineOptions,
-    /** Which companies run here: all (SQLite), or those whose lease this node holds (ledger.url). */
-    readonly companies: CompanyRuns,
+    parts: PipelineParts,
+    private readonly options: PipelineOptions = {},
   ) {
-    this.sets = new PartSets(logger, () => this.config.paths.state);
-    this.client = serviceClientFor(config, service);
-    this.client.observe((call) => {
-      if (call.httpStatus !== undefined) this.health.noteAnswer();
-      else if (!call.aborted && call.outcome === 'transient')
-        this.health.noteFailure(`${call.op}: no answer`);
-    });
-    this.intake = new IntakeQueue(
-      logger,
-      (file) => this.take(file),
-      options.intakeConcurrency ?? INTAKES,
-    );
-    this.reader = IntakeReader.available()
-      ? new IntakeReader(logger, { stuckAfterMs: () => this.config.read.stuckAfter })
-      : undefined;
+    this.ledger = parts.ledger;
+    this.service = parts.service;
+    this.client = parts.client;
+    this.health = parts.health;
+    this.companies = parts.companies;
+    this.storage = parts.storage;
+    this.intake = parts.intake;
+    this.reader = parts.reader;
+    this.sets = parts.sets;
+    this.archived = parts.archived;
+    this.master = parts.master;
+    this.reports = parts.reports;
     options.signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
-    this.storage = new StorageWatch({
-      probe: () => ledger.probeWrite(),
-      logger,
-      dirs: [config.paths.state, config.paths.outbox],
-    });
-    this.storage.onResume(() => {
-      this.intake.resume();
-      this.wake();
-    });
-    // The closures read the current configuration (it changes on SIGHUP).
-    this.archived = new ArchiveWatch({
-      ledger,
-      logger,
-      watchMs: () => this.config.watch.archiveWatchMs,
-      intervalMs: config.watch.stableMs > 0 ? config.watch.stableMs : 1_000,
-      onFlagged: (id) => this.reports.touch(id),
-      companies,
-    });
-    this.master = new MasterData({ ledger, logger, config: () => this.config });
-    this.reports = new ReportScheduler({
-      ledger,
-      logger,
-      storage: this.storage,
-      onArchived: (id, archivedPath) =>
-        void this.archived
-          .add(id, archivedPath)
-          .catch((err: unknown) =>
-            logger.warn({ err, file: archivedPath }, 'could not watch an archived original'),
-          ),
-      outboxDir: (company, kind) => outboxDir(this.config, company, kind),
-      // a file given to `edoc-bridge submit` stays where the operator keeps it
-      archives: (file) => inInboxFolder(this.config, file),
-      companies,
-      scrub: (text) => secretScrubberOf(this.config).scrub(text),
-    });
   }
 
-  /** Opens the ledger (the state folder's lock), starts the service (or the embedded emulator), recovers, starts the senders. */
-  static async open(
-    config: Readonly<Config>,
-    logger: AppLogger,
-    options: PipelineOptions = {},
-  ): Promise<Pipeline> {
-    // a cluster node's companies start when their leases are taken (begin); its events reach the pipeline then
-    let built: Pipeline | undefined;
-    const companies = await CompanyRuns.for(
-      config,
-      logger,
-      () => (built?.config ?? config).companies,
-    );
-    const cluster = companies.cluster;
-    // the fence: every pipeline write checks this node's lease of the company in the same transaction
-    const ledger = await openLedger(
-      config,
-      cluster === undefined
-        ? {}
-        : {
-            fence: cluster.fence,
-            program: cluster.applicationName,
-            idleInTransactionTimeoutMs: cluster.idleInTransactionTimeoutMs,
-          },
-    );
-    for (const note of ledger.notes) logger.warn({ state: config.paths.state }, note);
-    // with ledger.url no ledger makes the state folder, and the range watch and the alerts keep files there
-    if (config.ledger.url !== undefined)
-      mkdirSync(config.paths.state, { recursive: true, mode: 0o700 });
-    let service: ResolvedService | undefined;
-    let pipeline: Pipeline | undefined;
-    try {
-      service = await resolveServiceUrl(config, { logger, publish: options.publish === true });
-      pipeline = new Pipeline(config, logger, ledger, service, options, companies);
-      built = pipeline;
-      await pipeline.begin();
-      return pipeline;
-    } catch (err) {
-      // begin() may have started senders: stop them too, or their loops keep the process alive and crash on the closed ledger.
-      if (pipeline) await pipeline.close();
-      else {
-        await service?.close();
-        await ledger.close();
-        await companies.leave();
-      }
-      throw err;
-    }
+  /** The configuration in force (a reload replaces it; the parts' closures read it here). */
+  get config(): Readonly<Config> {
+    return this.current;
   }
 
-  private async begin(): Promise<void> {
-    this.options.onStart?.(this.service);
+  /** Starts the intake worker, the master data, the archive watch and the company runs (recovery first). */
+  async start(): Promise<void> {
     this.reader?.start();
     await this.master.start();
     const clustered = this.companies.cluster !== undefined;
@@ -302,8 +234,8 @@ export class Pipeline {
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async update(next: Readonly<Config>): Promise<void> {
-    const before = this.config;
-    this.config = next;
+    const before = this.current;
+    this.current = next;
     this.mappings.clear();
     await this.companies.reload(next, (alias) => this.sends(alias) && this.owns(alias), before);
   }

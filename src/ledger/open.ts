@@ -1,5 +1,5 @@
 /**
- * The one place that picks the ledger's backend for the wiring (daemon/pipeline.ts, cli/): SQLite in
+ * The one place that picks the ledger's backend for the wiring (root/open-pipeline.ts, cli/): SQLite in
  * `paths.state` without `ledger.url`; with it, the PostgreSQL ledger (issue 13): the same Ledger class
  * over the PostgreSQL executor, its schema migrated at open as `edoc-bridge ledger migrate` does (under
  * the advisory lock, so nodes that start together migrate once). Async because opening a network database is.

@@ -3,7 +3,7 @@
  * commands) need from the ledger, with no word about how it is stored. Two backends implement it:
  * SQLite (embedded, the default) and PostgreSQL (cluster mode, issue 13), both the one `Ledger` class over
  * the SQL port (sql/executor.ts): the logic is written once, the backends differ in SQL only. Callers
- * depend on this interface only; the wiring (daemon/pipeline.ts, cli/) opens a backend with
+ * depend on this interface only; the wiring (root/open-pipeline.ts, cli/) opens a backend with
  * `openLedger` (open.ts).
  *
  * Every method that touches the database returns a Promise, because a network database cannot

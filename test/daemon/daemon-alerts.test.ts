@@ -1,6 +1,6 @@
 /**
  * Issue 14, alerts: each kind reaches a real webhook receiver (node:http on 127.0.0.1) exactly once per
- * episode, raised by the real daemon (in the test process: Daemon.start on the project's configuration,
+ * episode, raised by the real daemon (in the test process: startDaemon on the project's configuration,
  * the emulator over HTTP with its fault injection) — and no message carries a key.
  */
 import path from 'node:path';

@@ -1,12 +1,13 @@
 /**
- * The daemon in the test process (Daemon.start on a project's configuration), for alert tests that
+ * The daemon in the test process (startDaemon on a project's configuration), for alert tests that
  * pin the alerts' clock or read the ledger's counts often: the real pipeline, senders, watcher and
  * received puller against the emulator over HTTP; closed after the test by its resources. A real
  * webhook receiver on 127.0.0.1 takes the alerts.
  */
 import { configSecrets } from '../../src/config/secrets.js';
 import { loadConfig } from '../../src/config/load.js';
-import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { startDaemon, type DaemonOptions } from '../../src/root/start-daemon.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
 import type { TestResources } from './daemon-fixture.js';
 import type { Project } from './daemon-harness.js';
@@ -35,7 +36,7 @@ export async function startInProcess(
     await holder.daemon?.close();
     await logger.close();
   });
-  const started = await Daemon.start(config, logger, { drainTimeoutMs: 1_000, ...options });
+  const started = await startDaemon(config, logger, { drainTimeoutMs: 1_000, ...options });
   holder.daemon = started;
   return {
     daemon: started,

@@ -9,8 +9,7 @@ import {
   scheduledWindow,
   type DateWindow,
 } from '../../received/window.js';
-import type { ServiceClient } from '../../service/client.js';
-import { resolveServiceUrl, serviceClientFor } from '../../daemon/embedded.js';
+import { openService, type OpenedService } from '../../root/service.js';
 import { usageError, type CliIO, type Command, type ParsedArgs } from '../command.js';
 import { EXIT_NOT_ALL_SUCCEEDED, EXIT_OK, EXIT_SERVICE } from '../exit-codes.js';
 import { pullThroughDaemon } from '../received-beside-daemon.js';
@@ -101,10 +100,10 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
     });
   stopOn('SIGINT');
   stopOn('SIGTERM');
-  let service: Awaited<ReturnType<typeof resolveServiceUrl>> | undefined;
-  let client: ServiceClient | undefined;
+  let reached: OpenedService | undefined;
   try {
-    service = await resolveServiceUrl(config, { logger });
+    reached = await openService(config, { logger });
+    const { service, client } = reached;
     if (service.embedded) {
       io.out(
         'service.baseUrl is embedded: pulling from the bundled emulator, not the real service.',
@@ -114,7 +113,6 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
         'received pull uses the embedded emulator, not the real service',
       );
     }
-    client = serviceClientFor(config, service);
     const puller = new ReceivedPuller({ ledger, client, config, logger, today: () => today });
     const results: PullResult[] = [];
     for (const company of companies) {
@@ -153,8 +151,7 @@ async function pull(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     return exitCode(results);
   } finally {
-    await client?.close();
-    await service?.close();
+    await reached?.close();
     await ledger.close();
   }
 }

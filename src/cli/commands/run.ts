@@ -2,7 +2,8 @@ import { loadConfig } from '../../config/load.js';
 import { checkWritableFolders } from '../../daemon/writable-folders.js';
 import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
-import { Daemon } from '../../daemon/daemon.js';
+import type { Daemon } from '../../daemon/daemon.js';
+import { startDaemon } from '../../root/start-daemon.js';
 import { isStorageFull } from '../../storage/storage-full.js';
 import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
@@ -40,7 +41,7 @@ export const runCommand: Command = {
       if (stopRequested !== undefined) return;
       stopRequested = signal;
       logger.info({ signal }, 'stopping');
-      // During start the daemon is not there yet: it is closed as soon as Daemon.start returns.
+      // During start the daemon is not there yet: it is closed as soon as startDaemon returns.
       const { daemon } = started;
       if (daemon) void reloading.then(() => daemon.close()).then(stopped, stopped);
     };
@@ -91,7 +92,7 @@ async function startWhenWritable(
   let waiting = false;
   for (;;) {
     try {
-      const daemon = await Daemon.start(config, logger);
+      const daemon = await startDaemon(config, logger);
       if (waiting)
         logger.info({ code: 'EDOC_STORAGE_FULL' }, 'storage writable again: the daemon starts');
       return daemon;

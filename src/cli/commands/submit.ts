@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { Config } from '../../config/schema.js';
 import { EdocError, isEdocError } from '../../errors.js';
-import { Pipeline, type PipelineOptions } from '../../daemon/pipeline.js';
+import type { Pipeline } from '../../daemon/pipeline.js';
+import { openPipeline, type OpenPipelineOptions } from '../../root/open-pipeline.js';
 import { LOCK_FILE } from '../../ledger/lock.js';
 import type { AppLogger } from '../../log/logger.js';
 import { DOCUMENT_KINDS, isDocumentKind } from '../../kinds/index.js';
@@ -80,7 +81,7 @@ export const submitCommand: Command = {
     let pipeline: Pipeline;
     try {
       // the daemon's pipeline, sending for this company only
-      pipeline = await openPipeline(config, logger, {
+      pipeline = await openForSubmit(config, logger, {
         companies: [company.alias],
         signal: stop.signal,
         watchClient: (client) => answers.watch(client),
@@ -215,13 +216,13 @@ function storageFull(name: string): string {
 }
 
 /** The pipeline; a daemon holding the state folder's lock is a usage error (exit 2) that says what to do instead. */
-async function openPipeline(
+async function openForSubmit(
   config: Readonly<Config>,
   logger: AppLogger,
-  options: PipelineOptions,
+  options: OpenPipelineOptions,
 ): Promise<Pipeline> {
   try {
-    return await Pipeline.open(config, logger, options);
+    return await openPipeline(config, logger, options);
   } catch (err) {
     if (!isEdocError(err, 'EDOC_LEDGER_LOCKED')) throw err;
     const lockFile = path.join(path.resolve(config.paths.state), LOCK_FILE);

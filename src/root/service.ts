@@ -1,10 +1,12 @@
 /**
- * `service.baseUrl: embedded` (the shipped default) runs the bundled emulator
- * in-process on a free loopback port; anything else is the service's own URL.
- * Callers get one base URL either way and call `close()` when done (it stops
- * the emulator, or does nothing for a real service).
+ * Reaching the service, in one place for the daemon, `submit` and the commands that call the service
+ * (`ranges`, `commission`, `received`): `service.baseUrl: embedded` (the shipped default) runs the bundled
+ * emulator in-process on a free loopback port (or, beside a daemon that published one, talks to that
+ * daemon's), anything else is the service's own URL; `openService` resolves it and makes the one client
+ * for it. Callers close it when done (the client's pool, then the emulator when one was started here).
  */
 import type { Config } from '../config/schema.js';
+import { ServiceHealth } from '../health/service-health.js';
 import { ServiceClient } from '../service/client.js';
 import { startEmulator, type EmulatorLogger, type RunningEmulator } from '../emulator/server.js';
 import { publishEndpoint, runningEmulatorUrl } from './embedded-endpoint.js';
@@ -32,13 +34,13 @@ export interface ResolveServiceOptions {
   publish?: boolean;
 }
 
-export const EMBEDDED_BASE_URL = 'embedded';
+const EMBEDDED_BASE_URL = 'embedded';
 
-export function isEmbedded(config: Pick<Config, 'service'>): boolean {
+function isEmbedded(config: Pick<Config, 'service'>): boolean {
   return config.service.baseUrl === EMBEDDED_BASE_URL;
 }
 
-export async function resolveServiceUrl(
+async function resolveServiceUrl(
   config: Pick<Config, 'service' | 'emulator' | 'paths'>,
   options: ResolveServiceOptions = {},
 ): Promise<ResolvedService> {
@@ -82,18 +84,57 @@ export async function resolveServiceUrl(
   };
 }
 
+/** The service reached: where it is, the client for it, and how both end. */
+export interface OpenedService {
+  service: ResolvedService;
+  /** The client of the configuration's settings (base URL, endpoint paths, timeout); the only one made. */
+  client: ServiceClient;
+  /** Closes the client's pool, then the service (the emulator started here); safe to call twice. */
+  close(): Promise<void>;
+}
+
 /**
- * The service client for the configuration and the service it resolved to: the one place its settings
- * (base URL, endpoint paths, timeout) are read, for the pipeline, the CLI's service session and
- * `received pull`.
+ * Resolves the service (the URL, the running daemon's emulator, or one started here) and makes its
+ * client. When the client cannot be made, the emulator started for it is stopped before the error
+ * goes on: nothing of a failed open stays running.
  */
-export function serviceClientFor(
+export async function openService(
   config: Readonly<Config>,
-  service: ResolvedService,
-): ServiceClient {
-  return new ServiceClient({
-    baseUrl: service.baseUrl,
-    paths: config.service.paths,
-    timeoutMs: config.service.timeoutMs,
+  options: ResolveServiceOptions = {},
+): Promise<OpenedService> {
+  const service = await resolveServiceUrl(config, options);
+  let client: ServiceClient;
+  try {
+    client = new ServiceClient({
+      baseUrl: service.baseUrl,
+      paths: config.service.paths,
+      timeoutMs: config.service.timeoutMs,
+    });
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    service,
+    client,
+    close() {
+      closing ??= (async () => {
+        await client.close().catch(() => undefined);
+        await service.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Whether the service answers, fed by every call of `client` (readiness, metrics and alerts read it). */
+export function healthOf(client: ServiceClient): ServiceHealth {
+  const health = new ServiceHealth();
+  client.observe((call) => {
+    if (call.httpStatus !== undefined) health.noteAnswer();
+    else if (!call.aborted && call.outcome === 'transient')
+      health.noteFailure(`${call.op}: no answer`);
   });
+  return health;
 }
