@@ -10,8 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { benchCompanies, checkDigit } from './lib/cluster.mjs';
-import { FIRST_NUMBER, invoice } from './lib/documents.mjs';
+import { benchCompanies } from './lib/cluster.mjs';
+import { companyInvoiceLines } from './lib/companies-side.mjs';
 import { colombiaToday, median } from './lib/util.mjs';
 
 const [before, after, runsArg = '5'] = process.argv.slice(2);
@@ -81,19 +81,7 @@ try {
   const companies = benchCompanies(COMPANIES);
   const files = [];
   for (const company of companies) {
-    const lines = [];
-    for (let k = 0; k < PER_FILE; k++) {
-      const doc = invoice(FIRST_NUMBER + k);
-      doc.IssuerParty = {
-        Identification: {
-          DocumentNumber: company.nit,
-          DocumentType: '31',
-          CountryCode: 'CO',
-          CheckDigit: checkDigit(company.nit),
-        },
-      };
-      lines.push(JSON.stringify(doc));
-    }
+    const lines = companyInvoiceLines(company, PER_FILE);
     const file = path.join(dir, `carga-${company.alias}.jsonl`);
     await writeFile(file, `${lines.join('\n')}\n`);
     files.push({ path: file, company: { alias: company.alias, nit: company.nit } });

@@ -75,6 +75,24 @@ async function companiesProject(baseUrl, companies, rate) {
   return { dir, configFile, logFile: path.join(dir, 'logs', 'edoc-bridge.log') };
 }
 
+/** `count` invoices of `company` (its NIT as the issuer) numbered from `first`, one JSON text each. */
+export function companyInvoiceLines(company, count, first = FIRST_NUMBER) {
+  const lines = [];
+  for (let k = 0; k < count; k++) {
+    const doc = invoice(first + k);
+    doc.IssuerParty = {
+      Identification: {
+        DocumentNumber: company.nit,
+        DocumentType: '31',
+        CountryCode: 'CO',
+        CheckDigit: checkDigit(company.nit),
+      },
+    };
+    lines.push(JSON.stringify(doc));
+  }
+  return lines;
+}
+
 /** Writes each company's file as `.part` in its inbox; resolves with a function that renames them all in. */
 async function stage(
   project,
@@ -84,19 +102,7 @@ async function stage(
 ) {
   const names = [];
   for (const company of companies) {
-    const lines = [];
-    for (let k = 0; k < perCompany; k++) {
-      const doc = invoice(first + k);
-      doc.IssuerParty = {
-        Identification: {
-          DocumentNumber: company.nit,
-          DocumentType: '31',
-          CountryCode: 'CO',
-          CheckDigit: checkDigit(company.nit),
-        },
-      };
-      lines.push(JSON.stringify(doc));
-    }
+    const lines = companyInvoiceLines(company, perCompany, first);
     // with one company the inbox has no company level (inbox/<kind>/)
     const inbox = single
       ? path.join(project.dir, 'inbox', 'invoice')
