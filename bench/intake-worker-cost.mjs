@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { benchCompanies } from './lib/cluster.mjs';
-import { companyInvoiceLines } from './lib/companies-side.mjs';
+import { companyInvoiceLines } from './lib/documents.mjs';
 import { colombiaToday, median } from './lib/util.mjs';
 
 const [before, after, runsArg = '5'] = process.argv.slice(2);

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { benchCompanies, checkDigit } from './cluster.mjs';
-import { FIRST_NUMBER, invoice } from './documents.mjs';
+import { benchCompanies } from './cluster.mjs';
+import { companyInvoiceLines, FIRST_NUMBER } from './documents.mjs';
 import { DaemonProcess } from './project.mjs';
 import { lineTime, procCpuMs, ROOT, threadCpuMs, until } from './util.mjs';
 
@@ -73,24 +73,6 @@ async function companiesProject(baseUrl, companies, rate) {
     }),
   );
   return { dir, configFile, logFile: path.join(dir, 'logs', 'edoc-bridge.log') };
-}
-
-/** `count` invoices of `company` (its NIT as the issuer) numbered from `first`, one JSON text each. */
-export function companyInvoiceLines(company, count, first = FIRST_NUMBER) {
-  const lines = [];
-  for (let k = 0; k < count; k++) {
-    const doc = invoice(first + k);
-    doc.IssuerParty = {
-      Identification: {
-        DocumentNumber: company.nit,
-        DocumentType: '31',
-        CountryCode: 'CO',
-        CheckDigit: checkDigit(company.nit),
-      },
-    };
-    lines.push(JSON.stringify(doc));
-  }
-  return lines;
 }
 
 /** Writes each company's file as `.part` in its inbox; resolves with a function that renames them all in. */
