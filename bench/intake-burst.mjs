@@ -2,7 +2,8 @@
 // company, all renamed in at once) taken into a daemon whose server holds every answer back a minute, so
 // the sends wait and what the daemon does is take the files in. Figures per run: renames → the last
 // `file read` (s), first `file taken` → last `file read` (s), and the daemon's CPU (every thread) per
-// 1,000 documents over renames → last `file read`; medians at the end. EDOC_BENCH_CPU_PROF=DIR writes
+// 1,000 documents over renames → last `file read`, in all and by thread (the intake worker is `WorkerThread`,
+// the main thread `node-MainThread`); medians at the end. EDOC_BENCH_CPU_PROF=DIR writes
 // the daemon's CPU profiles there (main thread and intake worker).
 //
 //   sh bench/private-build.sh DIR && EDOC_BENCH_CODE=DIR node bench/intake-burst.mjs [companies] [runs]
@@ -23,7 +24,8 @@ try {
     });
     log(
       `intake burst ${companies} × 40 run ${r + 1}: renames → last read ${x.renamesToReadS} s, ` +
-        `taken in over ${x.takenInS} s, CPU ${x.cpuMsPer1000} ms per 1,000`,
+        `taken in over ${x.takenInS} s, CPU ${x.cpuMsPer1000} ms per 1,000 ` +
+        `(by thread: ${JSON.stringify(x.threadMsPer1000)})`,
     );
     out.push(x);
   }
@@ -38,5 +40,7 @@ console.log(
     renamesToReadS: m((x) => x.renamesToReadS),
     takenInS: m((x) => x.takenInS),
     cpuMsPer1000: m((x) => x.cpuMsPer1000),
+    workerMsPer1000: m((x) => x.threadMsPer1000.WorkerThread ?? 0),
+    mainMsPer1000: m((x) => x.threadMsPer1000['node-MainThread'] ?? 0),
   }),
 );

@@ -1,22 +1,33 @@
 // Summarises a `.cpuprofile` of the daemon: self time per area and the top self-time entries.
-//   node bench/profile-summary.mjs FILE.cpuprofile [TOP]
+//   node bench/profile-summary.mjs FILE.cpuprofile [TOP] [FROM]
+// FROM: only the samples from the first one inside a function of that name on (e.g. `run` for the intake
+// worker's jobs: its start-up, the loading of its modules, left out).
 // Areas: JSON (JSON.parse / JSON.stringify), zod, SQLite (better-sqlite3's JS and the native statement
 // calls made from it or from src/ledger), pino (pino, sonic-boom and the calls made from them), undici,
 // node internals, GC, idle, and our own code by src/ folder. A native function without a script of its
 // own is counted in the area of the function that called it (except JSON).
 import { readFileSync } from 'node:fs';
 
-const [file, topText] = process.argv.slice(2);
+const [file, topText, from] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
+/** Whether a sample's stack holds a function named `name`. */
+function inside(id, name) {
+  for (let p = id; p !== undefined; p = parent.get(p))
+    if (nodes.get(p).callFrame.functionName === name) return true;
+  return false;
+}
+
 const self = new Map();
 const dts = profile.timeDeltas;
+let counting = from === undefined;
 for (let i = 0; i < profile.samples.length; i++) {
   const id = profile.samples[i];
-  self.set(id, (self.get(id) ?? 0) + (dts[i] ?? 0));
+  counting ||= inside(id, from);
+  if (counting) self.set(id, (self.get(id) ?? 0) + (dts[i] ?? 0));
 }
 
 function areaOfUrl(url) {

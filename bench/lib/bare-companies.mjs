@@ -8,29 +8,14 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { benchCompanies, checkDigit } from './cluster.mjs';
-import { FIRST_NUMBER, invoice } from './documents.mjs';
+import { benchCompanies } from './cluster.mjs';
+import { companyInvoiceLines } from './documents.mjs';
 
 const [url, companiesText, perText, rpsText, concurrencyText] = process.argv.slice(2);
 const [perCompany, rps, concurrency] = [Number(perText), Number(rpsText), Number(concurrencyText)];
 const companies = benchCompanies(Number(companiesText));
 const origin = new URL(url).origin;
 const statuses = {};
-
-function bodies(company) {
-  return Array.from({ length: perCompany }, (_, k) => {
-    const doc = invoice(FIRST_NUMBER + k);
-    doc.IssuerParty = {
-      Identification: {
-        DocumentNumber: company.nit,
-        DocumentType: '31',
-        CountryCode: 'CO',
-        CheckDigit: checkDigit(company.nit),
-      },
-    };
-    return JSON.stringify(doc);
-  });
-}
 
 async function companyLoop(company, pool, queue) {
   const headers = {
@@ -71,7 +56,7 @@ async function companyLoop(company, pool, queue) {
 const work = companies.map((c) => ({
   company: c,
   pool: new Pool(origin, { connections: concurrency }),
-  queue: bodies(c),
+  queue: companyInvoiceLines(c, perCompany),
 }));
 const started = performance.now();
 const cpuBefore = process.cpuUsage();

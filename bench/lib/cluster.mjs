@@ -7,10 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { nowMs } from './emulator.mjs';
-import { invoice } from './documents.mjs';
+import { checkDigit, companyInvoiceLines } from './documents.mjs';
 import { benchDatabase, cpuSeconds, startBenchPostgres as startPostgres } from './postgres.mjs';
 import { DaemonProcess } from './project.mjs';
 import { dist } from './util.mjs';
+
+// the check digit's home is documents.mjs; the cluster benches import it from here
+export { checkDigit };
 
 /** The bench's server (lib/postgres.mjs) with pg_stat_statements loaded, or { skipped } with the one-line reason. */
 export async function startBenchPostgres(dir) {
@@ -71,14 +74,6 @@ export function benchCompanies(n) {
       userId: 100 + i,
     };
   });
-}
-
-export function checkDigit(nit) {
-  const w = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
-  let sum = 0;
-  for (let i = 0; i < nit.length; i++) sum += Number(nit[nit.length - 1 - i]) * w[i];
-  const r = sum % 11;
-  return String(r > 1 ? 11 - r : r);
 }
 
 /** The emulator with these companies and `faults`; `trace` has the first arrival, the last answer and 200s. */
@@ -174,19 +169,7 @@ export async function clusterProject({ baseUrl, companies, rate, db, leaseMs }) 
       await mkdir(path.join(dir, 'staging'), { recursive: true });
       staged = [];
       for (const company of companies) {
-        const lines = [];
-        for (let k = 0; k < count; k++) {
-          const doc = invoice(990_000_001 + k);
-          doc.IssuerParty = {
-            Identification: {
-              DocumentNumber: company.nit,
-              DocumentType: '31',
-              CountryCode: 'CO',
-              CheckDigit: checkDigit(company.nit),
-            },
-          };
-          lines.push(JSON.stringify(doc));
-        }
+        const lines = companyInvoiceLines(company, count, 990_000_001);
         const from = path.join(dir, 'staging', `carga-${company.alias}.jsonl`);
         const inbox = path.join(dir, 'inbox', company.alias, 'invoice');
         await mkdir(inbox, { recursive: true });

@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { benchCompanies, checkDigit } from './cluster.mjs';
-import { FIRST_NUMBER, invoice } from './documents.mjs';
+import { benchCompanies } from './cluster.mjs';
+import { companyInvoiceLines, FIRST_NUMBER } from './documents.mjs';
 import { DaemonProcess } from './project.mjs';
-import { lineTime, procCpuMs, ROOT, until } from './util.mjs';
+import { lineTime, procCpuMs, ROOT, threadCpuMs, until } from './util.mjs';
 
 /** The server in its own process: { url, stats(), reset(), close(), pid }. */
 export async function startRateServer({ rps, concurrency, latencyMs }) {
@@ -84,19 +84,7 @@ async function stage(
 ) {
   const names = [];
   for (const company of companies) {
-    const lines = [];
-    for (let k = 0; k < perCompany; k++) {
-      const doc = invoice(first + k);
-      doc.IssuerParty = {
-        Identification: {
-          DocumentNumber: company.nit,
-          DocumentType: '31',
-          CountryCode: 'CO',
-          CheckDigit: checkDigit(company.nit),
-        },
-      };
-      lines.push(JSON.stringify(doc));
-    }
+    const lines = companyInvoiceLines(company, perCompany, first);
     // with one company the inbox has no company level (inbox/<kind>/)
     const inbox = single
       ? path.join(project.dir, 'inbox', 'invoice')
@@ -179,6 +167,7 @@ export async function daemonSide(
     if (intakeOnly) await server.latency(60_000);
     const logBefore = daemon.lines().length;
     const cpuBefore = procCpuMs(daemon.pid);
+    const threadsBefore = threadCpuMs(daemon.pid);
     const t0 = Date.now();
     await release();
     const documents = n * perCompany;
@@ -190,9 +179,14 @@ export async function daemonSide(
         20,
       );
       const cpuMs = procCpuMs(daemon.pid) - cpuBefore;
+      const threadsAfter = threadCpuMs(daemon.pid);
       await server.latency(latencyMs);
+      const threadMsPer1000 = {};
+      for (const [name, ms] of Object.entries(threadsAfter))
+        threadMsPer1000[name] = Math.round(((ms - (threadsBefore[name] ?? 0)) / documents) * 1000);
       return {
         documents,
+        threadMsPer1000,
         renamesToReadS: (lineTime(last) - t0) / 1000,
         takenInS: takenIn(daemon.lines().slice(logBefore)),
         cpuMsPer1000: Math.round((cpuMs / documents) * 1000),

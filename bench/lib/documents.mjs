@@ -21,3 +21,30 @@ export function invoicesJsonl(count, from = FIRST_NUMBER) {
   for (let i = 0; i < count; i++) lines.push(JSON.stringify(invoice(from + i)));
   return `${lines.join('\n')}\n`;
 }
+
+/** The NIT check digit (the authority's weights), for the bench companies' invoices. */
+export function checkDigit(nit) {
+  const w = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
+  let sum = 0;
+  for (let i = 0; i < nit.length; i++) sum += Number(nit[nit.length - 1 - i]) * w[i];
+  const r = sum % 11;
+  return String(r > 1 ? 11 - r : r);
+}
+
+/** `count` invoices of `company` (its NIT as the issuer) numbered from `first`, one JSON text each. */
+export function companyInvoiceLines(company, count, first = FIRST_NUMBER) {
+  const lines = [];
+  for (let k = 0; k < count; k++) {
+    const doc = invoice(first + k);
+    doc.IssuerParty = {
+      Identification: {
+        DocumentNumber: company.nit,
+        DocumentType: '31',
+        CountryCode: 'CO',
+        CheckDigit: checkDigit(company.nit),
+      },
+    };
+    lines.push(JSON.stringify(doc));
+  }
+  return lines;
+}

@@ -1,5 +1,5 @@
 // Small helpers shared by the bench scenarios: statistics, waiting, the machine.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,29 @@ export function procCpuMs(pid, tid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU time (ms) of a process's threads, summed by thread name (`/proc/<pid>/task/<tid>/comm`): Node names
+ * its main thread `node-MainThread`, a worker thread `WorkerThread`, V8's helper threads `node-V8Worker`.
+ */
+export function threadCpuMs(pid) {
+  const out = {};
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      out[name] = (out[name] ?? 0) + (procCpuMs(pid, tid) ?? 0);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
 }
 
 /** The 1-minute load average now. */

@@ -9,6 +9,11 @@ const MIN_SECRET_LENGTH = 4;
 const MIN_PREFIX = 8;
 /** Up to this many needles (a key and its escaped forms, for a few companies) are looked for in turn. */
 const FEW_NEEDLES = 12;
+/**
+ * A needle is indexed by its pieces at offsets up to this many characters: a text without a cut-off
+ * start (no `…`) is looked at every `length - 3`-th position of the shortest needle, up to this.
+ */
+const WHOLE_SPAN = 64;
 /** Bits of the heads filter: a hash of a needle's pieces of MIN_SECRET_LENGTH characters (128 KiB). */
 const HEAD_BITS = 20;
 const HEAD_MASK = (1 << HEAD_BITS) - 1;
@@ -37,10 +42,17 @@ export class SecretScrubber {
    * Every `#stride`-th position of a text is looked at, not each one. A match is at least `span` long
    * (a needle, or a cut-off start of MIN_PREFIX characters), so its first `span - 3` positions each start
    * one of its MIN_SECRET_LENGTH-character pieces, and one of them is a multiple of the stride when the
-   * stride is at most `span - 3`: each needle is indexed by its pieces at those offsets. Keys of 8
-   * characters or more: a fifth of the positions.
+   * stride is at most `span - 3`: each needle is indexed by its pieces at those offsets (and more:
+   * `#wholeStride`). Keys of 8 characters or more: a fifth of the positions.
    */
   #stride = MIN_PREFIX - MIN_SECRET_LENGTH + 1;
+  /**
+   * The stride for a text with no `…`, where only a whole needle can match (a cut-off start is one
+   * that `…` ends): a whole needle of `length` characters starts a piece at each of its first
+   * `length - 3` positions, all indexed (up to WHOLE_SPAN), so every `length - 3`-th position of the
+   * shortest needle is enough. Keys of 24 characters: a twenty-first of the positions, not a fifth.
+   */
+  #wholeStride = WHOLE_SPAN - MIN_SECRET_LENGTH + 1;
 
   constructor(values: Iterable<string> = []) {
     for (const value of values) this.add(value);
@@ -84,8 +96,12 @@ export class SecretScrubber {
   #index(needle: string): void {
     if (this.#needles.has(needle)) return;
     this.#needles.add(needle);
-    const pieces = Math.min(needle.length, MIN_PREFIX) - MIN_SECRET_LENGTH + 1;
-    this.#stride = Math.min(this.#stride, pieces);
+    this.#stride = Math.min(
+      this.#stride,
+      Math.min(needle.length, MIN_PREFIX) - MIN_SECRET_LENGTH + 1,
+    );
+    const pieces = Math.min(needle.length, WHOLE_SPAN) - MIN_SECRET_LENGTH + 1;
+    this.#wholeStride = Math.min(this.#wholeStride, pieces);
     for (let at = 0; at < pieces; at++) {
       const h = headHash(
         needle.charCodeAt(at),
@@ -106,13 +122,13 @@ export class SecretScrubber {
 
   /**
    * The needles one of whose pieces (MIN_SECRET_LENGTH characters at an offset `#index` took) starts at
-   * a position of `text` the stride lands on: the only ones that can match (see `#stride`).
+   * a position of `text` the stride lands on: the only ones that can match (see `#stride`, `#wholeStride`).
    */
   #candidates(text: string): Set<string> | undefined {
     let found: Set<string> | undefined;
     const last = text.length - MIN_SECRET_LENGTH;
     const heads = this.#heads;
-    const stride = this.#stride;
+    const stride = text.includes('…') ? this.#stride : this.#wholeStride;
     for (let i = 0; i <= last; i += stride) {
       const h = headHash(
         text.charCodeAt(i),

@@ -81,10 +81,14 @@ export async function* fileChunks(
     const snapshot = snapshotOf(await handle.stat());
     if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected))
       throw changedError(file, 'changed before it was read');
-    const buffer = Buffer.allocUnsafe(options.chunkBytes);
+    const buffer = Buffer.allocUnsafe(Math.min(options.chunkBytes, Math.max(snapshot.size, 1)));
     let bytesRead = 0;
-    for (;;) {
-      const { bytesRead: n } = await handle.read(buffer, 0, options.chunkBytes, null);
+    // Up to the size the handle showed, no read past it to learn the end: a file that grew or shrank
+    // since fails the check below as it did when that read was made (a read costs the worker a round
+    // trip through the thread pool, and most files take one or two).
+    while (bytesRead < snapshot.size) {
+      const want = Math.min(buffer.length, snapshot.size - bytesRead);
+      const { bytesRead: n } = await handle.read(buffer, 0, want, null);
       if (n === 0) break;
       bytesRead += n;
       options.hash?.update(buffer.subarray(0, n));

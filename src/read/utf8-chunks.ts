@@ -10,7 +10,8 @@ import iconv from 'iconv-lite';
 import { EdocError } from '../errors.js';
 import { fileChunks, type FileSnapshot } from './file-snapshot.js';
 
-const CHUNK_BYTES = 64 * 1024;
+/** As the content hash's pass reads (hash.ts): a file of up to 256 KiB is one read. */
+const CHUNK_BYTES = 256 * 1024;
 
 export async function* utf8Chunks(
   file: string,

@@ -31,6 +31,9 @@ export function readAmount(
 ): number | undefined {
   const value = o?.[key];
   if (value === undefined || value === null) return undefined;
+  // read first: a well-formed amount is the common case, tested once by the reading
+  const cents = tryParseAmount(value);
+  if (cents !== undefined) return cents;
   if (!isAmountString(value)) {
     out.push(
       problem(
@@ -39,9 +42,8 @@ export function readAmount(
         `${key} must be a string with two decimals, e.g. "1234.50", not ${excerpt(JSON.stringify(value))}`,
       ),
     );
-    return undefined;
   }
-  return tryParseAmount(value);
+  return undefined;
 }
 
 export function category(entry: Record<string, unknown> | undefined): string | undefined {

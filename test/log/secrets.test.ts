@@ -107,3 +107,36 @@ describe('SecretScrubber with many keys: every place a key can start', () => {
     expect(scrubber.scrub(text)).toBe(text);
   });
 });
+
+describe('SecretScrubber with many keys: a text with no cut-off start is looked at more sparsely', () => {
+  // with no `…` in a text only a whole key can match, so the scan steps by the shortest key's length - 3
+  const keys24 = Array.from(
+    { length: 200 },
+    (_, i) => `bench-key-${String(i).padStart(4, '0')}-abcdefghi`,
+  );
+  // longer than the 64 characters a key is indexed by for that scan
+  const long = `L${'0123456789'.repeat(10)}`;
+
+  for (const key of [keys24[0], keys24[137], long]) {
+    test(`a key of ${key.length} characters: found at each of 70 offsets, with and without a … elsewhere`, () => {
+      const scrubber = new SecretScrubber([...keys24, long]);
+      for (let offset = 0; offset < 70; offset++) {
+        const before = 'x'.repeat(offset);
+        expect(scrubber.scrub(`${before}${key} tail`)).toBe(`${before}${REDACTED} tail`);
+        expect(scrubber.has(`${before}${key}`)).toBe(true);
+        expect(scrubber.scrub(`…${before}${key} tail`)).toBe(`…${before}${REDACTED} tail`);
+      }
+    });
+  }
+
+  test('a cut-off start still counts where the text has a …, and a text with none of the keys is left alone', () => {
+    const scrubber = new SecretScrubber([...keys24, long]);
+    for (let offset = 0; offset < 30; offset++) {
+      const before = 'x'.repeat(offset);
+      expect(scrubber.scrub(`${before}${long.slice(0, 70)}…`)).toBe(`${before}${REDACTED}…`);
+      expect(scrubber.scrub(`${before}${keys24[5].slice(0, 9)}…`)).toBe(`${before}${REDACTED}…`);
+    }
+    const text = `bench-key-0005-abcdefgh ${long.slice(0, 90)} ${'.'.repeat(40)}`;
+    expect(scrubber.scrub(text)).toBe(text);
+  });
+});

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import { hashFile } from '../../src/read/hash.js';
 import { openSource } from '../../src/read/open-source.js';
-import { COMPANY, FIXTURES, edocError, removeDir, tempDir } from './read-helpers.js';
+import { all, COMPANY, FIXTURES, edocError, removeDir, tempDir } from './read-helpers.js';
 
 describe('openSource file-level checks', () => {
   let dir: string;
@@ -94,6 +94,24 @@ describe('openSource file-level checks', () => {
         for (;;) if ((await iterator.next()).done) return;
       })(),
     ).rejects.toMatchObject({ code: 'EDOC_READ_CHANGED', context: { reason: 'changed' } });
+  });
+
+  it('reads a JSON array whose two-byte characters straddle the 64 and 256 KiB boundaries', async () => {
+    // elements {"d":"x…xé"} of 100 bytes (é is C3 A9), 101 with their comma; blanks in front of the
+    // array move them: 91 put an é's first byte at 65,535, 52 at 262,143 (the read's chunks end there)
+    const element = `{"d":"${'x'.repeat(90)}é"}`;
+    expect(Buffer.byteLength(element)).toBe(100);
+    for (const [lead, cut] of [
+      [91, 65_536],
+      [52, 262_144],
+    ]) {
+      const text = `${' '.repeat(lead)}[${Array.from({ length: 2_700 }, () => element).join(',')}]`;
+      expect(Buffer.from(text).subarray(cut - 1, cut + 1)).toEqual(Buffer.from('é'));
+      const source = await open(await write(`e${lead}.json`, text));
+      const docs = await all(source.documents);
+      expect([lead, source.encoding, docs.length]).toEqual([lead, 'utf-8', 2_700]);
+      expect(docs.every((d) => (d.request as { d: string }).d.endsWith('xé'))).toBe(true);
+    }
   });
 
   it('reports a file that differs from what the watcher saw as changed', async () => {

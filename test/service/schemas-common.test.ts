@@ -64,6 +64,52 @@ describe('dates', () => {
   });
 });
 
+describe('the date forms are read as the regular expressions of their format read them', () => {
+  const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+  const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+  const calendar = (y: number, m: number, d: number): boolean => {
+    const t = new Date(Date.UTC(2000, m - 1, d));
+    t.setUTCFullYear(y);
+    return m >= 1 && m <= 12 && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+  };
+  const refDate = (v: string): boolean => {
+    const m = DATE.exec(v);
+    return m !== null && calendar(Number(m[1]), Number(m[2]), Number(m[3]));
+  };
+  const refDateTime = (v: string): boolean => {
+    const m = DATE_TIME.exec(v);
+    return (
+      m !== null &&
+      calendar(Number(m[1]), Number(m[2]), Number(m[3])) &&
+      Number(m[4]) <= 23 &&
+      Number(m[5]) <= 59 &&
+      Number(m[6]) <= 59
+    );
+  };
+  // each character of a valid date and time replaced by each of these, one at a time, and cut at every length
+  const swaps = ['0', '1', '2', '3', '5', '9', '-', 'T', ':', ' ', '/', '.', '٣', 'x', ''];
+  const texts = new Set<string>(['', '\n', '2024-02-29', '2023-02-29', '2000-02-29', '1900-02-29']);
+  for (const base of ['2024-02-29T23:59:59', '2026-11-30T00:00:00', '0000-01-01T10:15:00']) {
+    for (let cut = 0; cut <= base.length + 1; cut++) {
+      texts.add(base.slice(0, cut));
+      texts.add(`${base.slice(0, cut)}\n`);
+    }
+    for (let i = 0; i < base.length; i++)
+      for (const c of swaps) {
+        const t = base.slice(0, i) + c + base.slice(i + 1);
+        texts.add(t);
+        texts.add(t.slice(0, 10));
+      }
+  }
+
+  test(`${texts.size} texts: the same answer for yyyy-MM-dd and yyyy-MM-ddTHH:mm:ss`, () => {
+    for (const t of texts) {
+      expect([t, dateSchema.safeParse(t).success]).toEqual([t, refDate(t)]);
+      expect([t, dateTimeSchema.safeParse(t).success]).toEqual([t, refDateTime(t)]);
+    }
+  });
+});
+
 describe('shared request parts are strict', () => {
   test('Identification takes the four documented strings and nothing else', () => {
     const ok = {
