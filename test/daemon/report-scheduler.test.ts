@@ -97,7 +97,9 @@ test('reports are still rewritten as documents finish after an explicit flush', 
   await eventually(
     async () => ((await counts(outbox))?.accepted === 1 ? true : undefined),
     'the report after the flush',
-    3_000,
+    // a progress report waits ten times the pass before it (report-progress.ts): ≈ 2.5 s after a flush
+    // that took 250 ms on a loaded machine
+    15_000,
   );
 });
 
