@@ -52,6 +52,8 @@ async function setup(
   });
   cleanups.push(() => webhook.close());
   const alerter = new Alerter({ logger, deliver: (r) => webhook.send(r), stateDir: dir });
+  // its last alerts.json written before the folder is removed (a write in flight made rm fail ENOTEMPTY)
+  cleanups.push(() => alerter.flush());
   return { receiver, webhook, alerter, logFile, dir, target };
 }
 
