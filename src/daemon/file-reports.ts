@@ -6,7 +6,7 @@
 import { ledgerNow } from '../policy/ledger-clock.js';
 import path from 'node:path';
 import type { LedgerPort } from '../ledger/port.js';
-import { CHANGED_AFTER_SEND } from '../ledger/types.js';
+import { CHANGED_AFTER_SEND, type FileRow } from '../ledger/types.js';
 import { archiveOriginal, originalState } from '../report/archive.js';
 import { setFilesOfRow } from '../map/parts.js';
 import { archiveSet, setState } from './set-archive.js';
@@ -98,6 +98,21 @@ export interface SettleOptions extends ReportWriteOptions {
   archive?: boolean;
 }
 
+/**
+ * The first step of settling: an open file whose documents are all final is marked done. True when it
+ * was. The progress read only saves a write; finishFile itself re-checks in its transaction that every
+ * document is final (an operator's retry may have re-queued one since).
+ */
+export async function finishIfFinal(
+  ledger: LedgerPort,
+  file: FileRow,
+  now = ledgerNow(),
+): Promise<boolean> {
+  if (file.state !== 'open' || !(await ledger.fileProgress(file.id)).final) return false;
+  await ledger.finishFile(file.id, now);
+  return true;
+}
+
 export async function settleFile(
   ledger: LedgerPort,
   fileId: number,
@@ -107,12 +122,7 @@ export async function settleFile(
   const now = options.now ?? ledgerNow();
   let file = await ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
-  // The progress read only saves a write; finishFile itself re-checks in its transaction that every
-  // document is final (an operator's retry may have re-queued one since).
-  if (file.state === 'open' && (await ledger.fileProgress(fileId)).final) {
-    await ledger.finishFile(fileId, now);
-    file = (await ledger.getFile(fileId)) ?? file;
-  }
+  if (await finishIfFinal(ledger, file, now)) file = (await ledger.getFile(fileId)) ?? file;
   if (file.state !== 'done' && file.state !== 'failed-read') return { settled: false };
   // a read that failed half-way may still have documents in flight: their outcomes come first
   if (file.state === 'failed-read' && !(await ledger.fileProgress(fileId)).final)

@@ -13,8 +13,14 @@ import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
-import { settleFile, writeFileReport, type FileReportResult } from './file-reports.js';
+import {
+  finishIfFinal,
+  settleFile,
+  writeFileReport,
+  type FileReportResult,
+} from './file-reports.js';
 import { logProgress, newFileTimes, type FileTimes } from './report-progress.js';
+import { eachAtOnce, KeyedTurns } from './report-turns.js';
 
 /** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
 export type FileReport = FileReportResult;
@@ -43,6 +49,14 @@ export interface ReportSchedulerOptions {
   companies: CompanyView;
 }
 
+/**
+ * Files reported at once in a pass (different companies; one company's files one at a time, as their
+ * outbox and archive folders are the company's): the ledger writes of settling — the file done, its
+ * report recorded, its original archived — of files that complete together then share commits (one
+ * fsync for several files). As many as the ledger keeps read connections for the reports' snapshots.
+ */
+const REPORTS_AT_ONCE = 4;
+
 export class ReportScheduler {
   private readonly dirty = new Set<number>();
   /** Dirty files whose documents are all final: settled at once, not at the next interval. */
@@ -60,6 +74,8 @@ export class ReportScheduler {
    * progress reports together wait ten times what they took.
    */
   private progressAfter = 0;
+  /** One company's report jobs one after the other. */
+  private readonly turns = new KeyedTurns();
 
   constructor(private readonly options: ReportSchedulerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
@@ -141,19 +157,41 @@ export class ReportScheduler {
     const now = Date.now();
     const progressDue = force || now >= this.progressAfter;
     let spent = 0;
-    for (const fileId of [...this.dirty]) {
+    const due = [...this.dirty].filter((fileId) => {
+      if (force || this.complete.has(fileId)) return true;
+      const t = this.times.get(fileId);
+      return progressDue && !(t && now < t.nextWrite);
+    });
+    await this.finishTogether(due.filter((fileId) => this.complete.has(fileId)));
+    await eachAtOnce(due, REPORTS_AT_ONCE, async (fileId) => {
       const complete = this.complete.has(fileId);
-      if (!force && !complete) {
-        const t = this.times.get(fileId);
-        if (!progressDue || (t && now < t.nextWrite)) continue;
-      }
       this.dirty.delete(fileId);
       this.complete.delete(fileId);
       const started = Date.now();
       await this.report(fileId);
       if (!complete) spent += Date.now() - started;
-    }
+    });
+    // the time the pass took for progress reports: theirs together, shared by the reports made at once
+    spent /= Math.max(1, Math.min(REPORTS_AT_ONCE, due.length));
     if (spent > 0) this.progressAfter = now + Math.max(this.intervalMs, spent * 10);
+  }
+
+  /**
+   * The files found complete are marked done together before any is settled: their transactions share one
+   * commit (one fsync, not one per file), each still done before its final report (settleFile finds it
+   * done). A head start only: one not finished here (not ours, ledger unreachable) is left to settleFile.
+   */
+  private async finishTogether(fileIds: readonly number[]): Promise<void> {
+    const { ledger, companies } = this.options;
+    if (fileIds.length < 2 || ledger.readOnly) return;
+    await Promise.all(
+      fileIds
+        .map(async (fileId) => {
+          const file = await ledger.getFile(fileId);
+          if (file !== undefined && companies.owns(file.company)) await finishIfFinal(ledger, file);
+        })
+        .map((p) => p.catch(() => undefined)),
+    );
   }
 
   /**
@@ -206,7 +244,7 @@ export class ReportScheduler {
     const started = Date.now();
     const t = this.timesOf(fileId);
     try {
-      await this.write(file, t);
+      await this.turns.run(file.company, () => this.write(file, t));
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
       // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
