@@ -14,13 +14,14 @@ import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
 import {
-  finishIfFinal,
+  finishTogether,
   settleFile,
   writeFileReport,
   type FileReportResult,
+  type LedgerWrite,
 } from './file-reports.js';
 import { logProgress, newFileTimes, type FileTimes } from './report-progress.js';
-import { eachAtOnce, KeyedTurns } from './report-turns.js';
+import { eachAtOnce, KeyedTurns, WritesTogether } from './report-turns.js';
 
 /** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
 export type FileReport = FileReportResult;
@@ -50,10 +51,9 @@ export interface ReportSchedulerOptions {
 }
 
 /**
- * Files reported at once in a pass (different companies; one company's files one at a time, as their
- * outbox and archive folders are the company's): the ledger writes of settling — the file done, its
- * report recorded, its original archived — of files that complete together then share commits (one
- * fsync for several files). As many as the ledger keeps read connections for the reports' snapshots.
+ * Files reported at once in a pass (one company's one at a time: its outbox and archive folders are its
+ * own), their ledger writes started together (report-turns.ts) so that files settled together share
+ * commits. As many as the ledger keeps read connections for the reports' snapshots.
  */
 const REPORTS_AT_ONCE = 4;
 
@@ -162,36 +162,24 @@ export class ReportScheduler {
       const t = this.times.get(fileId);
       return progressDue && !(t && now < t.nextWrite);
     });
-    await this.finishTogether(due.filter((fileId) => this.complete.has(fileId)));
+    const { ledger, companies } = this.options;
+    await finishTogether(
+      ledger,
+      companies,
+      due.filter((id) => this.complete.has(id)),
+    );
+    const together = new WritesTogether();
     await eachAtOnce(due, REPORTS_AT_ONCE, async (fileId) => {
       const complete = this.complete.has(fileId);
       this.dirty.delete(fileId);
       this.complete.delete(fileId);
       const started = Date.now();
-      await this.report(fileId);
+      await this.report(fileId, together);
       if (!complete) spent += Date.now() - started;
     });
     // the time the pass took for progress reports: theirs together, shared by the reports made at once
     spent /= Math.max(1, Math.min(REPORTS_AT_ONCE, due.length));
     if (spent > 0) this.progressAfter = now + Math.max(this.intervalMs, spent * 10);
-  }
-
-  /**
-   * The files found complete are marked done together before any is settled: their transactions share one
-   * commit (one fsync, not one per file), each still done before its final report (settleFile finds it
-   * done). A head start only: one not finished here (not ours, ledger unreachable) is left to settleFile.
-   */
-  private async finishTogether(fileIds: readonly number[]): Promise<void> {
-    const { ledger, companies } = this.options;
-    if (fileIds.length < 2 || ledger.readOnly) return;
-    await Promise.all(
-      fileIds
-        .map(async (fileId) => {
-          const file = await ledger.getFile(fileId);
-          if (file !== undefined && companies.owns(file.company)) await finishIfFinal(ledger, file);
-        })
-        .map((p) => p.catch(() => undefined)),
-    );
   }
 
   /**
@@ -225,7 +213,7 @@ export class ReportScheduler {
     }
   }
 
-  private async report(fileId: number): Promise<void> {
+  private async report(fileId: number, together?: WritesTogether): Promise<void> {
     const { logger } = this.options;
     // a ledger that cannot be read now (PostgreSQL: connection cut) must not end the timer's pass: tried again later
     const file = await this.options.ledger.getFile(fileId).catch((err: unknown) => {
@@ -244,7 +232,11 @@ export class ReportScheduler {
     const started = Date.now();
     const t = this.timesOf(fileId);
     try {
-      await this.turns.run(file.company, () => this.write(file, t));
+      await this.turns.run(file.company, () =>
+        together === undefined
+          ? this.write(file, t)
+          : together.within(() => this.write(file, t, together.run)),
+      );
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
       // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
@@ -298,7 +290,11 @@ export class ReportScheduler {
   }
 
   /** Settles the file, or writes its progress report; the report written, if any (none for one settled before). */
-  private async write(file: FileRow, t: FileTimes): Promise<FileReport | undefined> {
+  private async write(
+    file: FileRow,
+    t: FileTimes,
+    together?: LedgerWrite,
+  ): Promise<FileReport | undefined> {
     const { ledger, logger } = this.options;
     const fileId = file.id;
     const outboxDir = this.outboxOf(file);
@@ -307,10 +303,11 @@ export class ReportScheduler {
     const settled = await settleFile(ledger, fileId, outboxDir, {
       archive: file.archive ?? this.options.archives?.(file.path) ?? true,
       scrub,
+      together,
     });
     let written = settled.report;
     if (!settled.settled) {
-      written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
+      written = await writeFileReport(ledger, fileId, outboxDir, { scrub, together });
       await logProgress({ ledger, logger, progressMs: this.progressMs }, file, t);
     } else {
       this.times.delete(fileId);

@@ -1,7 +1,7 @@
 /**
  * Files whose documents all became final by the same report pass are marked done together (the report
  * scheduler's finishTogether): their `done` shares one commit, and each is still done before its final
- * report is written. What a crash between that commit and the reports leaves — files done, not reported —
+ * report is written; their reports' records, and their archive records, likewise (WritesTogether). What a crash between that commit and the reports leaves — files done, not reported —
  * is settled at the next start as before. A file of a company this process does not run is left alone.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -72,6 +72,27 @@ function scheduler(ledger: Ledger, companies: CompanyView = EVERY_COMPANY): Repo
   return reports;
 }
 
+/** After each COMMIT of the ledger's connection: how many files are done, reported final, archived. */
+function commitsOf(ledger: Ledger): [done: number, final: number, archived: number][] {
+  const db = (ledger.sql as SqliteExecutor).db;
+  const exec = db.exec.bind(db);
+  const after: [number, number, number][] = [];
+  db.exec = (sql: string) => {
+    const out = exec(sql);
+    if (sql === 'COMMIT')
+      after.push(
+        db
+          .prepare(
+            `SELECT sum(state = 'done'), sum(report_state = 'final'), sum(archived_path IS NOT NULL) FROM files`,
+          )
+          .raw()
+          .get() as [number, number, number],
+      );
+    return out;
+  };
+  return after;
+}
+
 async function settledCount(ledger: Ledger, fileIds: number[]): Promise<number> {
   const files = await Promise.all(fileIds.map((id) => ledger.getFile(id)));
   return files.filter((f) => f?.reportState === 'final').length;
@@ -88,23 +109,7 @@ async function finalCounts(company: string): Promise<unknown> {
 test('files complete together are marked done in one commit, each before its final report', async () => {
   const { ledger, fileIds } = await threeCompleteFiles();
   closing.push(ledger);
-  // after each COMMIT of the ledger's connection: how many files are done, and how many reported final
-  const db = (ledger.sql as SqliteExecutor).db;
-  const exec = db.exec.bind(db);
-  const after: [done: number, final: number][] = [];
-  db.exec = (sql: string) => {
-    const out = exec(sql);
-    if (sql === 'COMMIT')
-      after.push(
-        db
-          .prepare(
-            `SELECT sum(state = 'done') AS done, sum(report_state = 'final') AS final FROM files`,
-          )
-          .raw()
-          .get() as [number, number],
-      );
-    return out;
-  };
+  const after = commitsOf(ledger);
   const reports = scheduler(ledger);
   // the pass a complete file starts at once (not a flush: that writes what is dirty before it is known complete)
   for (const fileId of fileIds) reports.touch(fileId);
@@ -119,9 +124,11 @@ test('files complete together are marked done in one commit, each before its fin
     const file = await ledger.getFile(fileId);
     expect([file?.state, file?.reportState]).toEqual(['done', 'final']);
   }
-  // the three `done` in one commit, before any report was recorded final
-  const firstDone = after.find(([done]) => done > 0);
-  expect(firstDone).toEqual([3, 0]);
+  // the three `done` in one commit, before any report was recorded final; then the three reports
+  // recorded in one commit, and the three originals' archive records in one
+  expect(after.find(([done]) => done > 0)).toEqual([3, 0, 0]);
+  expect(after.find(([, final]) => final > 0)).toEqual([3, 3, 0]);
+  expect(after.find(([, , archived]) => archived > 0)).toEqual([3, 3, 3]);
 });
 
 test('files done together but not reported (a crash after their commit) are settled at the next start', async () => {
