@@ -5,8 +5,9 @@
  */
 import { ledgerNow } from '../policy/ledger-clock.js';
 import path from 'node:path';
+import type { CompanyView } from '../company/company-view.js';
 import type { LedgerPort } from '../ledger/port.js';
-import { CHANGED_AFTER_SEND } from '../ledger/types.js';
+import { CHANGED_AFTER_SEND, type FileRow } from '../ledger/types.js';
 import { archiveOriginal, originalState } from '../report/archive.js';
 import { setFilesOfRow } from '../map/parts.js';
 import { archiveSet, setState } from './set-archive.js';
@@ -15,6 +16,20 @@ import type { FileReportResult, ReportWriteOptions } from '../report/file-report
 import { moveAsideError, moveReportSetAside } from '../report/move-aside.js';
 
 export type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
+
+/**
+ * Runs one of a file's ledger writes (its report recorded, its original archived). The report
+ * scheduler's starts the writes of the files it reports at once in one turn, so their transactions
+ * share one commit (`report-turns.ts`); each is still committed before its file's next step.
+ */
+export type LedgerWrite = <T>(write: () => Promise<T>) => Promise<T>;
+
+export interface FileReportOptions extends ReportWriteOptions {
+  /** @defaultValue the write at once */
+  together?: LedgerWrite;
+}
+
+const AT_ONCE: LedgerWrite = (write) => write();
 
 /**
  * Writes NAME.result.json, NAME.errors.csv and NAME.retry.<ext> of one input file from the ledger
@@ -26,7 +41,7 @@ export async function writeFileReport(
   ledger: LedgerPort,
   fileId: number,
   outboxDir: string,
-  options: ReportWriteOptions = {},
+  options: FileReportOptions = {},
 ): Promise<FileReportResult> {
   await ensureOutboxDir(outboxDir);
   // an earlier file's report under the same names is the ERP's only copy of that outcome: kept aside first
@@ -38,7 +53,10 @@ export async function writeFileReport(
   } finally {
     await snap.close();
   }
-  if (!ledger.readOnly) await ledger.markReported(fileId, out.final ? 'final' : 'partial');
+  if (!ledger.readOnly) {
+    const state = out.final ? 'final' : 'partial';
+    await (options.together ?? AT_ONCE)(() => ledger.markReported(fileId, state));
+  }
   return out;
 }
 
@@ -89,13 +107,52 @@ export interface SettleResult {
  * → file `done` → final report → original to `<outboxDir>/archive/` → recorded. A file not yet
  * complete is left alone (write a progress report with `writeFileReport`).
  */
-export interface SettleOptions extends ReportWriteOptions {
+export interface SettleOptions extends FileReportOptions {
   now?: number;
   /**
    * Move the original to the archive. False for a file that did not come from an inbox folder
    * (`edoc-bridge submit FILE` leaves the operator's file where it is). @defaultValue true
    */
   archive?: boolean;
+}
+
+/**
+ * The first step of settling: an open file whose documents are all final is marked done. True when it
+ * was. The progress read only saves a write; finishFile itself re-checks in its transaction that every
+ * document is final (an operator's retry may have re-queued one since).
+ */
+export async function finishIfFinal(
+  ledger: LedgerPort,
+  file: FileRow,
+  now = ledgerNow(),
+): Promise<boolean> {
+  if (file.state !== 'open' || !(await ledger.fileProgress(file.id)).final) return false;
+  await ledger.finishFile(file.id, now);
+  return true;
+}
+
+/**
+ * Of the files a report pass found complete, those of companies this process runs are marked done
+ * together before any is settled: their transactions share one commit (one fsync, not one per file),
+ * each still done before its final report (settleFile finds it done). A head start only: one not
+ * finished here (the ledger unreachable) is left to settleFile, which says why.
+ */
+export async function finishTogether(
+  ledger: LedgerPort,
+  companies: CompanyView,
+  fileIds: readonly number[],
+): Promise<void> {
+  if (fileIds.length < 2 || ledger.readOnly) return;
+  await Promise.all(
+    fileIds.map(async (fileId) => {
+      try {
+        const file = await ledger.getFile(fileId);
+        if (file !== undefined && companies.owns(file.company)) await finishIfFinal(ledger, file);
+      } catch {
+        // settleFile takes the step again and reports what failed
+      }
+    }),
+  );
 }
 
 export async function settleFile(
@@ -107,17 +164,13 @@ export async function settleFile(
   const now = options.now ?? ledgerNow();
   let file = await ledger.getFile(fileId);
   if (!file) throw new Error(`settleFile: no file ${fileId} in the ledger`);
-  // The progress read only saves a write; finishFile itself re-checks in its transaction that every
-  // document is final (an operator's retry may have re-queued one since).
-  if (file.state === 'open' && (await ledger.fileProgress(fileId)).final) {
-    await ledger.finishFile(fileId, now);
-    file = (await ledger.getFile(fileId)) ?? file;
-  }
+  if (await finishIfFinal(ledger, file, now)) file = (await ledger.getFile(fileId)) ?? file;
   if (file.state !== 'done' && file.state !== 'failed-read') return { settled: false };
   // a read that failed half-way may still have documents in flight: their outcomes come first
   if (file.state === 'failed-read' && !(await ledger.fileProgress(fileId)).final)
     return { settled: false };
   const out: SettleResult = { settled: true };
+  const together = options.together ?? AT_ONCE;
   const archive = file.archivedPath === null && options.archive !== false;
   // an export in two files: both parts are the original (map/parts.ts)
   const set = setFilesOfRow(file);
@@ -146,22 +199,22 @@ export async function settleFile(
     file = (await ledger.getFile(fileId)) ?? file;
   }
   if (file.reportState !== 'final')
-    out.report = await writeFileReport(ledger, fileId, outboxDir, { scrub: options.scrub });
+    out.report = await writeFileReport(ledger, fileId, outboxDir, options);
   if (archive && set !== undefined) {
     const archived = await archiveSet(set, file.sha256, path.join(outboxDir, 'archive'));
     // the archive watch looks at single files only: a set's parts are not watched after the move
-    await ledger.markArchived(fileId, archived ?? '', now);
+    await together(() => ledger.markArchived(fileId, archived ?? '', now));
   } else if (archive) {
     const archived = await archiveOriginal(file.path, path.join(outboxDir, 'archive'), {
       size: file.size,
       sha256: file.sha256,
     });
     // '' records "nothing left to move" so the file is not retried at every start
-    await ledger.markArchived(fileId, archived ?? '', now);
+    await together(() => ledger.markArchived(fileId, archived ?? '', now));
     if (archived !== undefined) out.archivedPath = archived;
   } else if (file.archivedPath === null) {
     // a file that stays where it is (edoc-bridge submit): nothing to move, and nothing left to settle at the next start
-    await ledger.markArchived(fileId, '', now);
+    await together(() => ledger.markArchived(fileId, '', now));
   }
   return out;
 }

@@ -13,8 +13,15 @@ import type { LedgerPort } from '../ledger/port.js';
 import type { StorageWatch } from '../storage/storage-watch.js';
 import type { AppLogger } from '../log/logger.js';
 import type { FileRow } from '../ledger/types.js';
-import { settleFile, writeFileReport, type FileReportResult } from './file-reports.js';
+import {
+  finishTogether,
+  settleFile,
+  writeFileReport,
+  type FileReportResult,
+  type LedgerWrite,
+} from './file-reports.js';
 import { logProgress, newFileTimes, type FileTimes } from './report-progress.js';
+import { eachAtOnce, KeyedTurns, WritesTogether } from './report-turns.js';
 
 /** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
 export type FileReport = FileReportResult;
@@ -43,6 +50,13 @@ export interface ReportSchedulerOptions {
   companies: CompanyView;
 }
 
+/**
+ * Files reported at once in a pass (one company's one at a time: its outbox and archive folders are its
+ * own), their ledger writes started together (report-turns.ts) so that files settled together share
+ * commits. As many as the ledger keeps read connections for the reports' snapshots.
+ */
+const REPORTS_AT_ONCE = 4;
+
 export class ReportScheduler {
   private readonly dirty = new Set<number>();
   /** Dirty files whose documents are all final: settled at once, not at the next interval. */
@@ -60,6 +74,8 @@ export class ReportScheduler {
    * progress reports together wait ten times what they took.
    */
   private progressAfter = 0;
+  /** One company's report jobs one after the other. */
+  private readonly turns = new KeyedTurns();
 
   constructor(private readonly options: ReportSchedulerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
@@ -141,18 +157,28 @@ export class ReportScheduler {
     const now = Date.now();
     const progressDue = force || now >= this.progressAfter;
     let spent = 0;
-    for (const fileId of [...this.dirty]) {
+    const due = [...this.dirty].filter((fileId) => {
+      if (force || this.complete.has(fileId)) return true;
+      const t = this.times.get(fileId);
+      return progressDue && !(t && now < t.nextWrite);
+    });
+    const { ledger, companies } = this.options;
+    await finishTogether(
+      ledger,
+      companies,
+      due.filter((id) => this.complete.has(id)),
+    );
+    const together = new WritesTogether();
+    await eachAtOnce(due, REPORTS_AT_ONCE, async (fileId) => {
       const complete = this.complete.has(fileId);
-      if (!force && !complete) {
-        const t = this.times.get(fileId);
-        if (!progressDue || (t && now < t.nextWrite)) continue;
-      }
       this.dirty.delete(fileId);
       this.complete.delete(fileId);
       const started = Date.now();
-      await this.report(fileId);
+      await this.report(fileId, together);
       if (!complete) spent += Date.now() - started;
-    }
+    });
+    // the time the pass took for progress reports: theirs together, shared by the reports made at once
+    spent /= Math.max(1, Math.min(REPORTS_AT_ONCE, due.length));
     if (spent > 0) this.progressAfter = now + Math.max(this.intervalMs, spent * 10);
   }
 
@@ -187,7 +213,7 @@ export class ReportScheduler {
     }
   }
 
-  private async report(fileId: number): Promise<void> {
+  private async report(fileId: number, together?: WritesTogether): Promise<void> {
     const { logger } = this.options;
     // a ledger that cannot be read now (PostgreSQL: connection cut) must not end the timer's pass: tried again later
     const file = await this.options.ledger.getFile(fileId).catch((err: unknown) => {
@@ -206,7 +232,11 @@ export class ReportScheduler {
     const started = Date.now();
     const t = this.timesOf(fileId);
     try {
-      await this.write(file, t);
+      await this.turns.run(file.company, () =>
+        together === undefined
+          ? this.write(file, t)
+          : together.within(() => this.write(file, t, together.run)),
+      );
     } catch (err) {
       // The ledger keeps every result: try again later rather than lose or block anything.
       // A full disk is one line for the whole daemon (StorageWatch), and the report is rewritten when it lifts.
@@ -260,7 +290,11 @@ export class ReportScheduler {
   }
 
   /** Settles the file, or writes its progress report; the report written, if any (none for one settled before). */
-  private async write(file: FileRow, t: FileTimes): Promise<FileReport | undefined> {
+  private async write(
+    file: FileRow,
+    t: FileTimes,
+    together?: LedgerWrite,
+  ): Promise<FileReport | undefined> {
     const { ledger, logger } = this.options;
     const fileId = file.id;
     const outboxDir = this.outboxOf(file);
@@ -269,10 +303,11 @@ export class ReportScheduler {
     const settled = await settleFile(ledger, fileId, outboxDir, {
       archive: file.archive ?? this.options.archives?.(file.path) ?? true,
       scrub,
+      together,
     });
     let written = settled.report;
     if (!settled.settled) {
-      written = await writeFileReport(ledger, fileId, outboxDir, { scrub });
+      written = await writeFileReport(ledger, fileId, outboxDir, { scrub, together });
       await logProgress({ ledger, logger, progressMs: this.progressMs }, file, t);
     } else {
       this.times.delete(fileId);

@@ -41,14 +41,16 @@ export function markReported(
   fence: Fence = NO_FENCE,
 ): Promise<void> {
   // a progress report after another changes nothing: no write, so no commit (fsync) of its own; under a
-  // fence the write stays, checked against the lease as before
+  // fence the write stays, checked against the lease as before. A transaction, not a statement on its
+  // own: the reports of several files recorded in one turn share one commit (the report scheduler's).
   if (fence === NO_FENCE)
-    return updateFile(
-      q,
-      fence,
-      'UPDATE files SET report_state = ? WHERE id = ? AND report_state <> ?',
-      [state, fileId, state],
-    );
+    return q.transaction(async (tx) => {
+      await tx.run('UPDATE files SET report_state = ? WHERE id = ? AND report_state <> ?', [
+        state,
+        fileId,
+        state,
+      ]);
+    });
   return updateFile(q, fence, 'UPDATE files SET report_state = ? WHERE id = ?', [state, fileId]);
 }
 

@@ -21,7 +21,7 @@ export async function recordOutcomesTx(
 ): Promise<{ applied: number[]; fileIds: number[] }> {
   // maybe_delivered only ever goes up (migration 4): a later answer does not undo an earlier lost one.
   const update = `UPDATE documents SET state = ?, next_attempt_at = ?, last_outcome = ?, result_code = ?, http_status = ?, errors = ?,
-    warnings = ?, response = ?, key = coalesce(key, ?), updated_at = ?, maybe_delivered = ${greatest(tx, 'maybe_delivered', '?')},
+    warnings = ?, response = ?, updated_at = ?, maybe_delivered = ${greatest(tx, 'maybe_delivered', '?')},
     doubt = ? WHERE id = ? AND state = 'sending' RETURNING file_id, company`;
   const applied: number[] = [];
   const files = new Set<number>();
@@ -39,7 +39,6 @@ export async function recordOutcomesTx(
     json(r.errors && r.errors.length > 0 ? r.errors : null),
     json(r.warnings && r.warnings.length > 0 ? r.warnings : null),
     r.responseText ?? json(r.response),
-    r.key ?? null,
     now,
     r.maybeDelivered === true ? 1 : 0,
     r.state === 'in-doubt' ? (r.doubt ?? 'no-answer') : null,
@@ -47,11 +46,14 @@ export async function recordOutcomesTx(
   ]);
   // The batch in one statement, and its events in another (a statement per verdict was most of the commit's
   // cost); a document twice in one batch (never from the sender) goes row by row, in order, as does a single one
-  const batched =
-    records.length > 1 && new Set(records.map((r) => r.id)).size === records.length
-      ? new Map((await verdictsAtOnce(tx, values)).map((r) => [r.id, r]))
-      : undefined;
+  const keyed = records.filter((r) => r.key !== undefined);
+  const atOnce = records.length > 1 && new Set(records.map((r) => r.id)).size === records.length;
+  if (atOnce && keyed.length > 0) await assignKeys(tx, keyed);
+  const batched = atOnce
+    ? new Map((await verdictsAtOnce(tx, values)).map((r) => [r.id, r]))
+    : undefined;
   for (const [i, r] of records.entries()) {
+    if (!atOnce && r.key !== undefined) await assignKeys(tx, [r]);
     const row =
       batched !== undefined
         ? batched.get(r.id)
@@ -97,7 +99,6 @@ const VERDICT_COLUMNS: readonly ValueColumn[] = [
   ['v_err', 'TEXT'],
   ['v_warn', 'TEXT'],
   ['v_resp', 'TEXT'],
-  ['v_key', 'TEXT'],
   ['v_now', 'BIGINT'],
   ['v_maybe', 'SMALLINT'],
   ['v_doubt', 'TEXT'],
@@ -113,8 +114,33 @@ function verdictsAtOnce(
   return tx.all(
     `UPDATE documents AS d SET state = v.v_state, next_attempt_at = v.v_next, last_outcome = v.v_outcome,
     result_code = v.v_rc, http_status = v.v_hs, errors = v.v_err, warnings = v.v_warn, response = v.v_resp,
-    key = coalesce(d.key, v.v_key), updated_at = v.v_now, maybe_delivered = ${greatest(tx, 'd.maybe_delivered', 'v.v_maybe')}, doubt = v.v_doubt
+    updated_at = v.v_now, maybe_delivered = ${greatest(tx, 'd.maybe_delivered', 'v.v_maybe')}, doubt = v.v_doubt
     FROM ${v.sql} AS v WHERE d.id = v.v_id AND d.state = 'sending' RETURNING id, file_id, company`,
+    v.params,
+  );
+}
+
+const KEY_COLUMNS: readonly ValueColumn[] = [
+  ['v_key', 'TEXT'],
+  ['v_id', 'BIGINT'],
+];
+
+/**
+ * The key a verdict gives a document that has none (the number the service assigned), written before
+ * the verdict itself and to documents still `sending` only — as the verdict's own `coalesce(key, ?)`
+ * would. A statement of its own, for the few that have one: with `key` in the verdict's SET, SQLite
+ * rewrites every verdict's entry of the key index (a page written per verdict at each commit) even
+ * when the key stays as it was.
+ */
+async function assignKeys(tx: SqlExecutor, records: readonly OutcomeRecord[]): Promise<void> {
+  const v = valuesTable(
+    tx,
+    KEY_COLUMNS,
+    records.map((r) => [r.key, r.id]),
+  );
+  await tx.run(
+    `UPDATE documents AS d SET key = v.v_key FROM ${v.sql} AS v
+    WHERE d.id = v.v_id AND d.state = 'sending' AND d.key IS NULL`,
     v.params,
   );
 }

@@ -26,8 +26,51 @@ interface StagingEntry {
   goneAt?: number;
 }
 
+/** Staging entries by folder, so a new file is matched against its own folder's only (an inbox per company). */
+class StagingByFolder {
+  private readonly folders = new Map<string, Map<string, StagingEntry>>();
+  private count = 0;
+
+  get(file: string): StagingEntry | undefined {
+    return this.folders.get(path.dirname(file))?.get(file);
+  }
+
+  has(file: string): boolean {
+    return this.get(file) !== undefined;
+  }
+
+  set(file: string, entry: StagingEntry): void {
+    const dir = path.dirname(file);
+    let folder = this.folders.get(dir);
+    if (folder === undefined) this.folders.set(dir, (folder = new Map()));
+    if (!folder.has(file)) this.count++;
+    folder.set(file, entry);
+  }
+
+  delete(file: string): void {
+    const dir = path.dirname(file);
+    const folder = this.folders.get(dir);
+    if (folder === undefined || !folder.delete(file)) return;
+    this.count--;
+    if (folder.size === 0) this.folders.delete(dir);
+  }
+
+  /** The entries of one folder, in the order they were first seen. */
+  in(dir: string): Iterable<[string, StagingEntry]> {
+    return [...(this.folders.get(dir) ?? [])];
+  }
+
+  *all(): Iterable<[string, StagingEntry]> {
+    for (const folder of [...this.folders.values()]) yield* [...folder];
+  }
+
+  get size(): number {
+    return this.count;
+  }
+}
+
 export class RenameDetector {
-  private readonly staging = new Map<string, StagingEntry>();
+  private readonly staging = new StagingByFolder();
 
   constructor(private readonly forgetAfterMs: number) {}
 
@@ -60,9 +103,7 @@ export class RenameDetector {
 
   /** Was the file at `file` (with these stats) renamed in from a staging name we saw? */
   async renamedIn(file: string, stats: Stats): Promise<boolean> {
-    const dir = path.dirname(file);
-    for (const [stagingPath, entry] of this.staging) {
-      if (path.dirname(stagingPath) !== dir) continue;
+    for (const [stagingPath, entry] of this.staging.in(path.dirname(file))) {
       const sameName = withoutStagingSuffix(stagingPath) === file;
       const byInode =
         entry.ino !== undefined &&
@@ -95,7 +136,7 @@ export class RenameDetector {
 
   /** Drop staging entries that disappeared long ago and were never matched. */
   prune(now = Date.now()): void {
-    for (const [stagingPath, entry] of this.staging) {
+    for (const [stagingPath, entry] of this.staging.all()) {
       if (entry.goneAt !== undefined && now - entry.goneAt > this.forgetAfterMs)
         this.staging.delete(stagingPath);
     }
