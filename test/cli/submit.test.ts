@@ -4,6 +4,7 @@
  * an emulator on port 0; the exit code is the outcome (0 all accepted, 1 some
  * not, 2 usage or configuration, 3 service unreachable or unauthorized).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -225,6 +226,19 @@ describe('submit FILE --kind invoice', () => {
     const folder = await runCli(p, ['submit', 'exports', '--kind', 'invoice']);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/exports is a folder, not a file/);
+    expect(existsSync(p.stateDir)).toBe(false);
+  });
+  test('a FILE that is a FIFO: exit 2 in one line, not a submit waiting for a writer', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject();
+    await mkdir(path.join(p.dir, 'exports'), { recursive: true });
+    const fifo = path.join(p.dir, 'exports', 'tuberia.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const run = await runCli(p, ['submit', fifo, '--kind', 'invoice'], { timeoutMs: 20_000 });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/tuberia\.json is not a regular file/);
     expect(existsSync(p.stateDir)).toBe(false);
   });
 });
