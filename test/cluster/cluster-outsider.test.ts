@@ -174,10 +174,21 @@ describePg("cluster under an outsider's attack (child processes, one PostgreSQL 
       (l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3',
       30_000,
     );
+    // wide's lease stays in force until its sender has stopped and it is released: wait for the take-back
+    const handedAt = wide
+      .logLines()
+      .findIndex(
+        (l) => l.msg === 'cluster: handing the company over (fair share)' && l.company === 'c3',
+      );
     await eventually(
       async () =>
-        (await leases()).find((l) => l.company === 'c3')?.owner === 'wide' ? true : undefined,
-      'c3 to be run again',
+        wide
+          .logLines()
+          .slice(handedAt + 1)
+          .some((l) => l.msg === 'cluster: company taken' && l.company === 'c3')
+          ? true
+          : undefined,
+      'c3 to be taken back by wide',
       30_000,
     );
     // what wide says from the moment the epoch is read (a take-back during the send below must be in it)
