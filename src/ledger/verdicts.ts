@@ -153,9 +153,3 @@ export function recordOutcomes(
 ): Promise<{ applied: number[]; fileIds: number[] }> {
   return q.transaction((tx) => recordOutcomesTx(tx, records, now, fence));
 }
-
-/**
- * Crash recovery for `sending` documents (of one company when given: a cluster node taking it over):
- * `resend` ids go back to `pending` (due now) — only those with their own number, whose repeat the
- * service rejects as a duplicate; the rest become `in-doubt`.
- */

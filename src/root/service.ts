@@ -8,7 +8,7 @@
 import type { Config } from '../config/schema.js';
 import { ServiceHealth } from '../health/service-health.js';
 import { ServiceClient } from '../service/client.js';
-import { startEmulator, type EmulatorLogger, type RunningEmulator } from '../emulator/server.js';
+import { startEmulator, type EmulatorLogger } from '../emulator/server.js';
 import { publishEndpoint, runningEmulatorUrl } from './embedded-endpoint.js';
 
 export interface ResolvedService {
@@ -16,8 +16,6 @@ export interface ResolvedService {
   baseUrl: string;
   /** True when that URL is the in-process emulator, not the tax authority's service. */
   embedded: boolean;
-  /** The running emulator when embedded and started here (tests and the daemon's loud log line use it). */
-  emulator?: RunningEmulator;
   /** True when embedded and the emulator is the running daemon's (found through the state folder), not one started here. */
   shared?: boolean;
   /** Stops the embedded emulator (flushing its state file); safe to call twice. */
@@ -71,7 +69,6 @@ async function resolveServiceUrl(
   return {
     baseUrl: emulator.url,
     embedded: true,
-    emulator,
     close: async () => {
       // flushed first: a command started in between meets a closed port (and says so) rather than a
       // second emulator loading a state about to be overwritten
