@@ -13,7 +13,7 @@ export const ERRORS = {
   EDOC_CONFIG_KEY_FILE: 'An apiKeyFile could not be read.',
   EDOC_CONFIG_MAPPING: 'A mapping named in kinds.<kind>.mapping cannot be read or is not valid.',
   EDOC_CONFIG_NOT_WRITABLE:
-    'A folder the configuration names (paths.state, paths.outbox, emulator.state) cannot be written by the process.',
+    'A folder the configuration names (paths.inbox, paths.state, paths.outbox, emulator.state) cannot be written by the process.',
   // --- cli ----------------------------------------------------------------
   EDOC_CLI_USAGE: 'The command line is not valid.',
   // --- service (wire contract, client, outcome) ---------------------------

@@ -19,7 +19,7 @@
  * later file under the same name is a new drop.
  */
 import path from 'node:path';
-import { mkdir, realpath } from 'node:fs/promises';
+import { makeInboxFolder } from './inbox-folder.js';
 import type { Stats } from 'node:fs';
 import { sameSnapshot, snapshotOf, type FileSnapshot } from './file-snapshot.js';
 import { lstatOrGone, nonFileType } from './file-identity.js';
@@ -143,8 +143,7 @@ export class InboxWatcher {
 
   private async doStart(): Promise<void> {
     for (const folder of this.configured) {
-      await mkdir(folder.dir, { recursive: true });
-      this.folders.set(await realpath(folder.dir), folder);
+      this.folders.set(await makeInboxFolder(folder.dir), folder);
     }
     this.events = new FolderEvents(
       {

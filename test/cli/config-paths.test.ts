@@ -83,4 +83,25 @@ describe('a folder the process cannot write', () => {
       );
     });
   }
+
+  test("a file in the place of a kind's inbox folder: run exits 2 at start naming that folder; the other kinds' files stay", async ({
+    daemonProject,
+  }) => {
+    const { project, spawnDaemon } = await daemonProject({});
+    const folder = project.inbox('credit-note');
+    await mkdir(path.dirname(folder), { recursive: true });
+    await writeFile(folder, 'a file where the folder should be\n');
+    await project.drop('invoice', 'a.json', '[]');
+    const daemon = spawnDaemon();
+    expect((await daemon.exited).code).toBe(2);
+    const lines = daemon.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `paths.inbox: the inbox folder ${folder} cannot be made (a file is in its place)`,
+    );
+    expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+    await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe(
+      '[]',
+    );
+  });
 });

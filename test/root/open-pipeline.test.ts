@@ -73,7 +73,9 @@ describe('the composition root closes what it opened when an open fails', () => 
     const { config, logger } = await embedded(path.join(ROOT, 'config/emulator-seed.json'));
     // a file where the inbox folder should be: the watcher cannot start
     fs.writeFileSync(config.paths.inbox, 'not a folder');
-    await expect(startDaemon(config, logger, { drainTimeoutMs: 200 })).rejects.toThrow(/ENOTDIR/);
+    await expect(startDaemon(config, logger, { drainTimeoutMs: 200 })).rejects.toThrow(
+      /the inbox folder .* cannot be made \(a file is in its place\)/,
+    );
     await logger.close();
     const url = emulatorUrlLogged(config);
     await expect(fetch(url)).rejects.toThrow();
