@@ -93,9 +93,7 @@ export class IntakeReader {
     this.watch.stop();
     const worker = this.worker;
     this.worker = undefined;
-    this.failAll(
-      new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)'),
-    );
+    this.failAll(closedError());
     if (worker) await worker.terminate();
   }
 
@@ -219,6 +217,7 @@ export class IntakeReader {
       workerData: { marks },
     });
     worker.unref();
+    this.watch.spawned();
     worker.on('message', (m: FromWorker) => {
       if (this.worker === worker) this.watch.heard();
       const channel = this.jobs.get(m.id);
@@ -257,11 +256,7 @@ export class IntakeReader {
 
   /** A new job on the worker (started if it is not running): its id and the channel of its messages. */
   private openJob(file: string): { id: number; channel: Channel } {
-    if (this.closed)
-      throw new EdocError(
-        'EDOC_READ_WORKER',
-        'the intake worker was closed (the daemon is stopping)',
-      );
+    if (this.closed) throw closedError();
     const worker = this.spawn();
     const id = this.nextId++;
     const channel = new Channel(file);
@@ -347,4 +342,8 @@ function readAgain(): EdocError {
     'the intake worker was replaced while it read the file (another file stopped it): read again',
     { again: true },
   );
+}
+
+function closedError(): EdocError {
+  return new EdocError('EDOC_READ_WORKER', 'the intake worker was closed (the daemon is stopping)');
 }

@@ -205,3 +205,6 @@ port.on('message', (message: ToWorker) => {
       break;
   }
 });
+
+// loaded: the reader's watch counts this worker's silences from here (worker-watch.ts)
+post({ type: 'pong', id: 0 });

@@ -168,6 +168,7 @@ parentPort.on('message', (m) => {
     for (;;);
   }, 100);
 });
+parentPort.postMessage({ type: 'pong', id: 0 }); // loaded, as the real worker says
 `,
     );
     const { IntakeReader: Reader } = await import('../../src/intake/intake-reader.js');

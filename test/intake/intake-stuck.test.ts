@@ -121,6 +121,7 @@ parentPort.on('message', (m) => {
     parentPort.postMessage({ type: 'done', id: m.id, sha256: 'x' });
   } else for (;;);
 });
+parentPort.postMessage({ type: 'pong', id: 0 }); // loaded, as the real worker says
 `,
     );
     const { IntakeReader: Reader } = await import('../../src/intake/intake-reader.js');
@@ -170,6 +171,40 @@ parentPort.on('message', (m) => {
     expect(logLines(dir).filter((l) => l.code !== undefined)).toEqual([]);
   }, 60_000);
 
+  it('a new worker slower to load than stuckAfter (a loaded machine) is not taken for stuck: its first read ends whole', async () => {
+    const dir = tempDir();
+    // a stand-in that spends 2.5 s loading (stuckAfter is 1 s), then says so and reads for real
+    const script = path.join(dir, 'slow-loading-worker.mjs');
+    fs.writeFileSync(
+      script,
+      `import { parentPort } from 'node:worker_threads';
+import { readDocumentBatches } from '${pathToFileURL(path.join(ROOT, 'dist/intake/intake-documents.js')).href}';
+import { SecretScrubber } from '${pathToFileURL(path.join(ROOT, 'dist/log/secrets.js')).href}';
+const until = Date.now() + 2_500;
+while (Date.now() < until);
+parentPort.on('message', async (m) => {
+  if (m.type === 'ping') parentPort.postMessage({ type: 'pong', id: 0 });
+  if (m.type !== 'read') return;
+  const read = await readDocumentBatches(m.job, new SecretScrubber([]));
+  parentPort.postMessage({ type: 'opened', id: m.id, details: read.details });
+  for await (const docs of read.batches) parentPort.postMessage({ type: 'batch', id: m.id, docs });
+  parentPort.postMessage({ type: 'done', id: m.id, sha256: read.sha256() });
+});
+parentPort.postMessage({ type: 'pong', id: 0 }); // loaded, as the real worker says
+`,
+    );
+    const { IntakeReader: Reader } = await import('../../src/intake/intake-reader.js');
+    const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
+    closers.push(() => logger.close());
+    const reader = new Reader(logger, { script: pathToFileURL(script), stuckAfterMs: () => 1_000 });
+    closers.push(() => reader.close());
+    const file = path.join(dir, 'ventas.csv');
+    writeSales(file, 990100001, 3);
+    const mapping = await loadMapping(writeBacktrackingMapping(dir));
+    expect(await countDocuments(await reader.read(csvReadJob(file, mapping), []))).toBe(3);
+    expect(logLines(dir).filter((l) => l.code !== undefined)).toEqual([]);
+  }, 60_000);
+
   it('through intakeFile: the file read beside a stuck one leaves the ledger and comes back `again`; the stuck one is failed-read naming its row', async () => {
     const root = tempDir();
     const { config, inbox } = await invoiceIntakeConfig(root);
@@ -206,6 +241,7 @@ parentPort.on('message', async (m) => {
     for (;;);
   }
 });
+parentPort.postMessage({ type: 'pong', id: 0 }); // loaded, as the real worker says
 `,
     );
     const ledger = Ledger.open(config.paths.state);
