@@ -122,6 +122,7 @@ function runFrom(
     };
     worker.on('error', (err) => died(err.message));
     worker.on('exit', (code) => died(`exit code ${code}`));
+    watch.spawned();
     watch.start();
     post({ type: 'run', params: p, from });
   });

@@ -55,3 +55,6 @@ port.on('message', (m: ToValidateWorker) => {
       }),
   );
 });
+
+// loaded: the watch counts this thread's silences from here (intake/worker-watch.ts)
+post({ type: 'pong' });
