@@ -125,6 +125,7 @@ async function reloadOnce(
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
     const refusal = daemon.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
+    await daemon.makeInboxFolders(next);
   } catch (err) {
     logger.error(
       { err, code: (err as { code?: string }).code, file: io.configFile },
