@@ -4,6 +4,7 @@
  * write is refused at start (exit 2, EDOC_CONFIG_NOT_WRITABLE naming the file and the key), before any
  * document is taken. The real CLI as a child process.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -136,5 +137,41 @@ describe('a folder the process cannot write', () => {
     expect(await readdir(project.stateDir)).not.toContain('edoc-bridge.lock');
     await mkdir(path.join(project.dir, 'gone'));
     await startDaemon();
+  });
+});
+
+describe('a read-only file system', () => {
+  test('paths.state and an inbox folder on a read-only mount: each line says EROFS (not the ENOENT of a recursive mkdir)', async ({
+    daemonProject,
+    skip,
+  }) => {
+    const { project, spawnDaemon } = await daemonProject({});
+    const readOnly = path.join(project.dir, 'read-only');
+    await mkdir(readOnly);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro', 'tmpfs', readOnly], { stdio: 'ignore' });
+    } catch {
+      skip('no right to mount a read-only tmpfs here');
+    }
+    try {
+      const original = project.configText();
+      await writeFile(
+        project.configFile,
+        original.replace(/^( {2}state: ).*$/m, `$1${readOnly}/state`),
+      );
+      let daemon = spawnDaemon();
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr).toContain(
+        `paths.state: this process cannot write ${readOnly}/state (EROFS)`,
+      );
+      await project.writeConfig({ ...project.options, inboxRoot: path.join(readOnly, 'inbox') });
+      daemon = spawnDaemon();
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr).toContain(
+        `the inbox folder ${path.join(readOnly, 'inbox', 'invoice')} cannot be made (EROFS)`,
+      );
+    } finally {
+      execFileSync('umount', [readOnly]);
+    }
   });
 });
