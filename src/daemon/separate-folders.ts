@@ -2,7 +2,8 @@
  * The daemon's own folders kept apart from the inbox folders it watches: with paths.outbox equal to
  * paths.inbox every result and error report lands in a watched folder and is read as a new file, whose
  * report is read again, without end; with paths.state in a kind's inbox folder its ledger and lock are
- * read and archived away. Checked at start and on reload, by real path where a folder exists (a symbolic
+ * read and archived away. Nor are two inbox folders one folder (a kind's folder a symbolic link to
+ * another's): its files would all be read as one kind of one company. Checked at start and on reload, by real path where a folder exists (a symbolic
  * link, `..`), else as written.
  */
 import { realpath } from 'node:fs/promises';
@@ -30,8 +31,19 @@ export async function checkSeparateFolders(
   configFile: string,
 ): Promise<void> {
   const watched = new Map<string, string>();
-  for (const f of inboxFolders(config))
-    watched.set(await realPath(f.dir), `${f.company}/${f.kind}`);
+  for (const f of inboxFolders(config)) {
+    const real = await realPath(f.dir);
+    const other = watched.get(real);
+    if (other !== undefined) {
+      throw new EdocError(
+        'EDOC_CONFIG_INVALID',
+        `${configFile}: paths.inbox: the inbox folders of ${other} and ${f.company}/${f.kind} are one ` +
+          `folder (${real}): each company's kind needs a folder of its own (a symbolic link joins them)`,
+        { file: configFile, path: 'paths.inbox', dir: f.dir },
+      );
+    }
+    watched.set(real, `${f.company}/${f.kind}`);
+  }
   const own = [
     { key: 'paths.state', dir: config.paths.state },
     ...inboxFolders(config).map((f) => ({

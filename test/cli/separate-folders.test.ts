@@ -99,4 +99,19 @@ describe('the outbox or the state folder in the place of a watched inbox folder'
     ]);
     expect(daemon.running).toBe(true);
   }, 60_000);
+
+  test("a kind's inbox folder a symbolic link to another kind's: run exits 2 naming both, instead of reading invoices as credit notes", async ({
+    daemonProject,
+  }) => {
+    const { project, spawnDaemon } = await daemonProject({});
+    await mkdir(project.inbox('invoice'), { recursive: true });
+    await symlink(project.inbox('invoice'), project.inbox('credit-note'));
+    const daemon = spawnDaemon();
+    expect((await daemon.exited).code).toBe(2);
+    expect(daemon.stderr.trim().split('\n')).toHaveLength(1);
+    expect(daemon.stderr).toContain(
+      `paths.inbox: the inbox folders of main/invoice and main/credit-note are one folder (${project.inbox('invoice')})`,
+    );
+    expect(daemon.stderr).toContain('[EDOC_CONFIG_INVALID]');
+  }, 60_000);
 });
