@@ -11,6 +11,7 @@ import {
   buildCli,
   COMPANY_MAIN,
   COMPANY_OTHER,
+  type Project,
   type TestCompany,
 } from '../helpers/daemon-harness.js';
 import { invoice, jsonText } from '../helpers/documents.js';
@@ -26,6 +27,18 @@ const THIRD: TestCompany = {
   userId: 9,
 };
 
+/** Drops one invoice in the company's inbox and returns how many documents of it were accepted. */
+async function accepted(
+  project: Project,
+  name: string,
+  number: number,
+  company?: TestCompany,
+): Promise<number> {
+  await project.drop('invoice', name, jsonText(invoice(number, company)), company?.alias);
+  const result = await project.finalResult('invoice', name, { company: company?.alias });
+  return result.counts.accepted;
+}
+
 describe('a reload whose inbox folder cannot be made', () => {
   test("a file put in the place of a kind's folder while running, then a reload that changes watch: refused naming the folder; the other kinds are still watched", async ({
     daemonProject,
@@ -36,18 +49,13 @@ describe('a reload whose inbox folder cannot be made', () => {
     await rm(folder, { recursive: true });
     await writeFile(folder, 'a file where the folder should be\n');
     await project.writeConfig({ ...project.options, stableMs: 300 });
-    const since = project.logLines().length;
-    daemon.signal('SIGHUP');
-    const refused = await project.waitForLog(
-      (l) => l.msg === 'new configuration refused; the old one stays in force',
-      { since },
-    );
+    const refused = await daemon.reload();
+    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
     expect(refused.code).toBe('EDOC_CONFIG_NOT_WRITABLE');
     expect(JSON.stringify(refused.err)).toContain(
       `the inbox folder ${folder} cannot be made (a file is in its place)`,
     );
-    await project.drop('invoice', 'after.json', jsonText(invoice(990_000_001)));
-    expect((await project.finalResult('invoice', 'after.json')).counts.accepted).toBe(1);
+    expect(await accepted(project, 'after.json', 990_000_001)).toBe(1);
     expect(daemon.running).toBe(true);
     expect(daemon.stderr).toBe('');
   }, 60_000);
@@ -61,36 +69,18 @@ describe('a reload whose inbox folder cannot be made', () => {
     const blocker = path.join(project.dir, 'inbox', THIRD.alias);
     await writeFile(blocker, 'a file where the folder should be\n');
     await project.writeConfig({ ...project.options, companies: [...companies, THIRD] });
-    let since = project.logLines().length;
-    daemon.signal('SIGHUP');
-    const refused = await project.waitForLog(
-      (l) => l.msg === 'new configuration refused; the old one stays in force',
-      { since },
-    );
+    const refused = await daemon.reload();
+    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
     expect(refused.code).toBe('EDOC_CONFIG_NOT_WRITABLE');
     expect(JSON.stringify(refused.err)).toContain(path.join(blocker, 'invoice'));
-    await project.drop(
-      'invoice',
-      'main.json',
-      jsonText(invoice(990_000_001, COMPANY_MAIN)),
-      'main',
-    );
-    const result = await project.finalResult('invoice', 'main.json', { company: 'main' });
-    expect(result.counts.accepted).toBe(1);
+    expect(await accepted(project, 'main.json', 990_000_001, COMPANY_MAIN)).toBe(1);
 
     await rm(blocker);
-    since = project.logLines().length;
-    daemon.signal('SIGHUP');
+    const since = project.logLines().length;
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
     const watching = await project.waitForLog((l) => l.msg === 'watching the inbox', { since });
     expect(watching.folders).toContain(path.join(blocker, 'invoice'));
-    await project.drop(
-      'invoice',
-      'other.json',
-      jsonText(invoice(990_000_002, COMPANY_OTHER)),
-      'other',
-    );
-    const other = await project.finalResult('invoice', 'other.json', { company: 'other' });
-    expect(other.counts.accepted).toBe(1);
+    expect(await accepted(project, 'other.json', 990_000_002, COMPANY_OTHER)).toBe(1);
     expect(daemon.stderr).toBe('');
   }, 60_000);
 });
