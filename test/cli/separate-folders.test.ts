@@ -89,9 +89,10 @@ describe('the outbox or the state folder in the place of a watched inbox folder'
     project.options = options;
     await project.drop('invoice', 'after.json', jsonText(invoice(990_000_001)));
     expect((await project.finalResult('invoice', 'after.json')).counts.accepted).toBe(1);
-    expect((await readdir(project.outbox('invoice'))).sort()).toEqual([
+    // its report only, none of a report read as a new file (hidden temporary files and archive/ aside)
+    const written = await readdir(project.outbox('invoice'));
+    expect(written.filter((n) => !n.startsWith('.') && n !== 'archive')).toEqual([
       'after.result.json',
-      'archive',
     ]);
     expect(daemon.running).toBe(true);
   }, 60_000);
