@@ -8,7 +8,8 @@
 export const ERRORS = {
   // --- config -------------------------------------------------------------
   EDOC_CONFIG_NOT_FOUND: 'The configuration file does not exist or cannot be read.',
-  EDOC_CONFIG_INVALID: 'The configuration file is not valid YAML or does not match the schema.',
+  EDOC_CONFIG_INVALID:
+    "The configuration file is not valid YAML or does not match the schema, or one of its folders is also a watched inbox folder (paths.outbox, paths.state, another company's or kind's inbox).",
   EDOC_CONFIG_ENV_MISSING: 'The configuration refers to an environment variable that is not set.',
   EDOC_CONFIG_KEY_FILE: 'An apiKeyFile could not be read.',
   EDOC_CONFIG_MAPPING: 'A mapping named in kinds.<kind>.mapping cannot be read or is not valid.',

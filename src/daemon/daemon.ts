@@ -13,6 +13,7 @@ import type { AppLogger } from '../log/logger.js';
 import { CompanyPull } from '../received/company-pull.js';
 import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
+import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
@@ -201,10 +202,21 @@ export class Daemon {
     return this.operatorSurface?.reloadRefusal(next);
   }
 
+  /**
+   * Makes the inbox folders of `next` when the reload would restart the watcher on them. One that cannot be
+   * made (a file in its place) refuses the configuration here, before anything changed: the watcher, once
+   * closed for the restart, would not start again, and no inbox would be watched until the next start.
+   */
+  async makeInboxFolders(next: Readonly<Config>): Promise<void> {
+    if (!restartsWatcher(this.config, next)) return;
+    for (const folder of inboxFolders(next)) await makeInboxFolder(folder.dir);
+  }
+
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async reload(next: Readonly<Config>): Promise<void> {
     const refusal = this.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
+    await this.makeInboxFolders(next);
     const before = this.config;
     this.config = next;
     // each run's pull reads the new settings and pulls at once (its pause lifted) when the pipeline reloads it
@@ -225,10 +237,7 @@ export class Daemon {
         'these inbox folders are no longer watched: a file dropped there now waits until it is moved to a watched folder',
       );
     }
-    if (
-      JSON.stringify(was) !== JSON.stringify(now) ||
-      JSON.stringify(before.watch) !== JSON.stringify(next.watch)
-    ) {
+    if (restartsWatcher(before, next)) {
       this.restarting = true;
       try {
         await this.watcher?.close();
@@ -294,6 +303,14 @@ export class Daemon {
     ]);
     this.logger.info('stopped');
   }
+}
+
+/** The inbox watcher starts anew on `next`: its folders or its settings changed. */
+function restartsWatcher(before: Readonly<Config>, next: Readonly<Config>): boolean {
+  return (
+    JSON.stringify(inboxFolders(before)) !== JSON.stringify(inboxFolders(next)) ||
+    JSON.stringify(before.watch) !== JSON.stringify(next.watch)
+  );
 }
 
 /** Settings a running daemon keeps until it restarts (the service client, the ledger, the log file). */

@@ -6,10 +6,11 @@
  * business (the start waits for space: EDOC_STORAGE_FULL).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
+import { makeFolder } from '../storage/make-folder.js';
 
 /** The folders to check, each with the key it comes from. */
 export function writableFolders(config: Readonly<Config>): { key: string; dir: string }[] {
@@ -32,7 +33,7 @@ export async function checkWritableFolders(
   for (const { key, dir } of writableFolders(config)) {
     const probe = path.join(dir, `.edoc-write-probe-${randomBytes(4).toString('hex')}`);
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await makeFolder(dir, 0o700);
       await writeFile(probe, '', { mode: 0o600 });
       await rm(probe, { force: true });
     } catch (err) {

@@ -4,7 +4,8 @@
  * write is refused at start (exit 2, EDOC_CONFIG_NOT_WRITABLE naming the file and the key), before any
  * document is taken. The real CLI as a child process.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect } from 'vitest';
@@ -103,5 +104,74 @@ describe('a folder the process cannot write', () => {
     await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe(
       '[]',
     );
+  });
+
+  test('a file in the place of paths.inbox itself: the line names that file, not the kind folder under it', async ({
+    daemonProject,
+  }) => {
+    const { project, spawnDaemon } = await daemonProject({});
+    const inbox = path.join(project.dir, 'inbox');
+    await writeFile(inbox, 'a file where the inbox should be\n');
+    const daemon = spawnDaemon();
+    expect((await daemon.exited).code).toBe(2);
+    const lines = daemon.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`cannot be made (${inbox} is a file, not a folder)`);
+    expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+  });
+
+  test("a symbolic link to nothing in the place of a kind's folder: the line says so (not a bare ENOENT); the state folder is left unlocked", async ({
+    daemonProject,
+  }) => {
+    const { project, spawnDaemon, startDaemon } = await daemonProject({});
+    const folder = project.inbox('credit-note');
+    await mkdir(path.dirname(folder), { recursive: true });
+    await symlink(path.join(project.dir, 'gone'), folder);
+    const daemon = spawnDaemon();
+    expect((await daemon.exited).code).toBe(2);
+    const lines = daemon.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `the inbox folder ${folder} cannot be made (a symbolic link to nothing is in its place)`,
+    );
+    expect(await readdir(project.stateDir)).not.toContain('edoc-bridge.lock');
+    await mkdir(path.join(project.dir, 'gone'));
+    await startDaemon();
+  });
+});
+
+describe('a read-only file system', () => {
+  test('paths.state and an inbox folder on a read-only mount: each line says EROFS (not the ENOENT of a recursive mkdir)', async ({
+    daemonProject,
+    skip,
+  }) => {
+    const { project, spawnDaemon } = await daemonProject({});
+    const readOnly = path.join(project.dir, 'read-only');
+    await mkdir(readOnly);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro', 'tmpfs', readOnly], { stdio: 'ignore' });
+    } catch {
+      skip('no right to mount a read-only tmpfs here');
+    }
+    try {
+      const original = project.configText();
+      await writeFile(
+        project.configFile,
+        original.replace(/^( {2}state: ).*$/m, `$1${readOnly}/state`),
+      );
+      let daemon = spawnDaemon();
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr).toContain(
+        `paths.state: this process cannot write ${readOnly}/state (EROFS)`,
+      );
+      await project.writeConfig({ ...project.options, inboxRoot: path.join(readOnly, 'inbox') });
+      daemon = spawnDaemon();
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr).toContain(
+        `the inbox folder ${path.join(readOnly, 'inbox', 'invoice')} cannot be made (EROFS)`,
+      );
+    } finally {
+      execFileSync('umount', [readOnly]);
+    }
   });
 });

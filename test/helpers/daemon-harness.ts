@@ -444,6 +444,18 @@ export class DaemonProcess {
     ]);
   }
 
+  /** SIGHUP, then the reload's outcome: 'configuration reloaded' or the refusal line. */
+  async reload(timeoutMs = 15_000): Promise<LogLine> {
+    const since = this.project.logLines().length;
+    this.signal('SIGHUP');
+    return this.project.waitForLog(
+      (l) =>
+        l.msg === 'configuration reloaded' ||
+        l.msg === 'new configuration refused; the old one stays in force',
+      { since, timeoutMs },
+    );
+  }
+
   signal(signal: NodeJS.Signals): void {
     if (this.running) this.child.kill(signal);
   }

@@ -74,7 +74,7 @@ describe('the composition root closes what it opened when an open fails', () => 
     // a file where the inbox folder should be: the watcher cannot start
     fs.writeFileSync(config.paths.inbox, 'not a folder');
     await expect(startDaemon(config, logger, { drainTimeoutMs: 200 })).rejects.toThrow(
-      /the inbox folder .* cannot be made \(a file is in its place\)/,
+      /the inbox folder .* cannot be made \(.* is a file, not a folder\)/,
     );
     await logger.close();
     const url = emulatorUrlLogged(config);

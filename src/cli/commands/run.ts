@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/load.js';
 import { checkWritableFolders } from '../../daemon/writable-folders.js';
+import { checkSeparateFolders } from '../../daemon/separate-folders.js';
 import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import type { Daemon } from '../../daemon/daemon.js';
@@ -66,6 +67,7 @@ export const runCommand: Command = {
 
     // a folder it cannot write is a configuration error now (exit 2), not a failure at the first report or at stop
     await checkWritableFolders(config, io.configFile);
+    await checkSeparateFolders(config, io.configFile);
     started.daemon = await startWhenWritable(config, logger, () => stopRequested !== undefined);
     if (started.daemon === undefined || stopRequested !== undefined) {
       await started.daemon?.close();
@@ -125,6 +127,8 @@ async function reloadOnce(
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
     const refusal = daemon.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
+    await checkSeparateFolders(next, io.configFile);
+    await daemon.makeInboxFolders(next);
   } catch (err) {
     logger.error(
       { err, code: (err as { code?: string }).code, file: io.configFile },
