@@ -57,6 +57,17 @@ describe('relative paths in the configuration', () => {
   });
 });
 
+/** The one line a daemon refused at start wrote on stderr, once it exited 2. */
+async function oneLineRefusal(daemon: {
+  exited: Promise<{ code: number | null }>;
+  stderr: string;
+}): Promise<string> {
+  expect((await daemon.exited).code).toBe(2);
+  const lines = daemon.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0] ?? '';
+}
+
 describe('a folder the process cannot write', () => {
   for (const key of ['state', 'outbox'] as const) {
     test(`paths.${key} under a regular file: run exits 2 at start naming the file and paths.${key}; nothing is taken`, async ({
@@ -71,14 +82,11 @@ describe('a folder the process cannot write', () => {
       expect(text).toContain(`${key}: ${blocker}/${key}`);
       await writeFile(project.configFile, text);
       await project.drop('invoice', 'a.json', '[]');
-      const daemon = spawnDaemon();
-      expect((await daemon.exited).code).toBe(2);
-      const lines = daemon.stderr.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(
+      const line = await oneLineRefusal(spawnDaemon());
+      expect(line).toContain(
         `${project.configFile}: paths.${key}: this process cannot write ${blocker}/${key} (`,
       );
-      expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+      expect(line).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
       await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe(
         '[]',
       );
@@ -93,14 +101,11 @@ describe('a folder the process cannot write', () => {
     await mkdir(path.dirname(folder), { recursive: true });
     await writeFile(folder, 'a file where the folder should be\n');
     await project.drop('invoice', 'a.json', '[]');
-    const daemon = spawnDaemon();
-    expect((await daemon.exited).code).toBe(2);
-    const lines = daemon.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(
+    const line = await oneLineRefusal(spawnDaemon());
+    expect(line).toContain(
       `paths.inbox: the inbox folder ${folder} cannot be made (a file is in its place)`,
     );
-    expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+    expect(line).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
     await expect(readFile(path.join(project.inbox('invoice'), 'a.json'), 'utf8')).resolves.toBe(
       '[]',
     );
@@ -112,12 +117,9 @@ describe('a folder the process cannot write', () => {
     const { project, spawnDaemon } = await daemonProject({});
     const inbox = path.join(project.dir, 'inbox');
     await writeFile(inbox, 'a file where the inbox should be\n');
-    const daemon = spawnDaemon();
-    expect((await daemon.exited).code).toBe(2);
-    const lines = daemon.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`cannot be made (${inbox} is a file, not a folder)`);
-    expect(lines[0]).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
+    const line = await oneLineRefusal(spawnDaemon());
+    expect(line).toContain(`cannot be made (${inbox} is a file, not a folder)`);
+    expect(line).toContain('[EDOC_CONFIG_NOT_WRITABLE]');
   });
 
   test("a symbolic link to nothing in the place of a kind's folder: the line says so (not a bare ENOENT); the state folder is left unlocked", async ({
@@ -127,11 +129,8 @@ describe('a folder the process cannot write', () => {
     const folder = project.inbox('credit-note');
     await mkdir(path.dirname(folder), { recursive: true });
     await symlink(path.join(project.dir, 'gone'), folder);
-    const daemon = spawnDaemon();
-    expect((await daemon.exited).code).toBe(2);
-    const lines = daemon.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(
+    const line = await oneLineRefusal(spawnDaemon());
+    expect(line).toContain(
       `the inbox folder ${folder} cannot be made (a symbolic link to nothing is in its place)`,
     );
     expect(await readdir(project.stateDir)).not.toContain('edoc-bridge.lock');
