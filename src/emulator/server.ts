@@ -183,6 +183,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return;
     }
     const { op, params } = routed;
+    stats.operationBegin(op);
+    res.on('close', () => stats.operationEnd(op));
     const request: EmulatorRequest = { op, method, url, headers: req.headers, params, text: '' };
     if (ENDPOINTS[op].body === 'multipart') {
       try {

@@ -8,6 +8,8 @@ export interface StatsSnapshot {
   requests: Record<string, Record<string, number>>;
   totalRequests: number;
   inFlight: number;
+  /** Operations (E1…E12) being answered now, so a test can wait for submissions held by latency alone. */
+  inFlightByOperation: Record<string, number>;
   peakConcurrency: number;
   /** Most requests any company sent within one sliding second (arrivals, including refused ones). */
   busiestSecond: Record<string, number>;
@@ -19,6 +21,7 @@ export class Stats {
   private requests = new Map<string, Map<string, number>>();
   private total = 0;
   private inFlight = 0;
+  private readonly inFlightOps = new Map<string, number>();
   private peak = 0;
   private arrivals = new Map<string, number[]>();
   private busiest = new Map<string, number>();
@@ -31,6 +34,17 @@ export class Stats {
 
   end(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
+  /** A routed operation is being answered until its response closes (`operationEnd`). */
+  operationBegin(op: string): void {
+    this.inFlightOps.set(op, (this.inFlightOps.get(op) ?? 0) + 1);
+  }
+
+  operationEnd(op: string): void {
+    const n = (this.inFlightOps.get(op) ?? 0) - 1;
+    if (n > 0) this.inFlightOps.set(op, n);
+    else this.inFlightOps.delete(op);
   }
 
   /**
@@ -83,6 +97,7 @@ export class Stats {
       requests,
       totalRequests: this.total,
       inFlight: this.inFlight,
+      inFlightByOperation: Object.fromEntries(this.inFlightOps),
       peakConcurrency: this.peak,
       busiestSecond: Object.fromEntries(this.busiest),
       faultsInjected: Object.fromEntries(this.faults),

@@ -331,8 +331,8 @@ describe('a submit killed while its requests were out', () => {
   ): Promise<void> {
     const child = spawnCli(p, ['submit', file, '--kind', kind]);
     await eventually(
-      async () => ((await slow.client.stats()).inFlight >= 2 ? true : undefined),
-      'two requests in flight',
+      async () => ((await slow.client.submissionsInFlight()) >= 2 ? true : undefined),
+      'two submissions in flight',
       15_000,
     );
     child.process.kill('SIGKILL');

@@ -29,7 +29,7 @@ describe('daemon lifecycle', () => {
     );
     // Requests are at the emulator (each takes 400 ms there) when the signal comes.
     await eventually(
-      async () => (((await emulator.client.stats())?.inFlight ?? 0) >= 4 ? true : undefined),
+      async () => ((await emulator.client.submissionsInFlight()) >= 4 ? true : undefined),
       'requests in flight',
     );
     daemon.signal('SIGTERM');
@@ -86,11 +86,10 @@ describe('daemon lifecycle', () => {
       jsonlText([invoice(990_000_001), invoice(990_000_002)]),
     );
     await project.drop('support-document', 'hang-ds.json', jsonText(supportDocument()));
-    // All three requests arrived at the emulator, which holds each for 25 s.
+    // All three submissions arrived at the emulator, which holds each for 25 s.
     await eventually(
-      async () =>
-        ((await emulator.client.stats())?.busiestSecond['1001'] ?? 0) >= 3 ? true : undefined,
-      'three requests at the emulator',
+      async () => ((await emulator.client.submissionsInFlight()) >= 3 ? true : undefined),
+      'three submissions held at the emulator',
     );
     const signalled = Date.now();
     daemon.signal('SIGTERM');

@@ -131,6 +131,23 @@ describe('stats', () => {
     expect((await stats()).totalRequests).toBe(0);
   });
 
+  test('in flight by operation: requests held by latency are counted under their operation until answered', async () => {
+    await setFaults(emu, { latencyMs: 400, allEndpoints: true });
+    const held = Promise.all([list(), list()]);
+    let during: Record<string, unknown> = {};
+    for (
+      let i = 0;
+      i < 50 && (during.inFlightByOperation as Record<string, number>)?.E10 !== 2;
+      i++
+    ) {
+      during = await stats();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(during.inFlightByOperation).toEqual({ E10: 2 });
+    await held;
+    expect((await stats()).inFlightByOperation).toEqual({});
+  });
+
   test('documents can be filtered by company', async () => {
     await call(emu, 'E1', { headers: AUTH, body: fixture('invoice.json') });
     await call(emu, 'E1', {

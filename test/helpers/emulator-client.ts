@@ -57,6 +57,15 @@ export class EmulatorClient {
     return (await this.get('stats')) as StatsSnapshot;
   }
 
+  /**
+   * Submissions (E1–E6) the emulator is answering now. Reads such as a start's E10 are not counted:
+   * they arrive alongside submissions, so a count of all requests would not tell them apart.
+   */
+  async submissionsInFlight(): Promise<number> {
+    const held = (await this.stats()).inFlightByOperation;
+    return ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].reduce((sum, op) => sum + (held[op] ?? 0), 0);
+  }
+
   async resetStats(): Promise<void> {
     await this.post('reset-stats', {});
   }
