@@ -15,6 +15,7 @@
 import type { CompanyRuns } from '../company/company-runs.js';
 import type { Config } from '../config/schema.js';
 import type { AppLogger } from '../log/logger.js';
+import { RequestNotStarted } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 
 export interface ServiceProbeOptions {
@@ -96,12 +97,15 @@ export class ServiceProbe {
             { timeoutMs, signal: this.stop.signal },
           ),
         this.stop.signal,
+        () => run.gate.open(),
       );
       this.options.logger.debug(
         { company: company.alias, httpStatus: res.httpStatus, outcome: res.outcome.kind },
         'service probe',
       );
     } catch (err) {
+      // its gate closed while it waited for its slot: no probe this time
+      if (err instanceof RequestNotStarted) return;
       // the client answers every failure as an outcome; this is a fault of ours, not the service's
       this.options.logger.warn({ err, company: company.alias }, 'service probe failed');
     }

@@ -1,11 +1,12 @@
 /**
  * One read of a company's numbering ranges (E10), within its run's rate: the active ones, or why they
  * could not be read (an answer that is not a success, one that does not follow the spec, no answer).
- * The reason names the status and the service's reason only: never a key, never a body.
+ * The reason names the status and the service's reason only: never a key, never a body. Undefined:
+ * `mayStart` said no once the slot came (the wait for a slot may outlast a company's gate), no read made.
  */
 import { z } from 'zod';
 import type { CompanyConfig } from '../config/schema.js';
-import type { CompanyRate } from '../rate/company-rate.js';
+import { RequestNotStarted, type CompanyRate } from '../rate/company-rate.js';
 import type { ServiceClient } from '../service/client.js';
 import { numberingRangeSchema } from '../service/schemas/numbering.js';
 import { activeRange, type ActiveRange } from './range-math.js';
@@ -17,11 +18,13 @@ export async function readRanges(
   rate: CompanyRate,
   client: Pick<ServiceClient, 'listRanges'>,
   signal: AbortSignal,
-): Promise<RangeRead> {
+  mayStart?: () => boolean,
+): Promise<RangeRead | undefined> {
   try {
     const response = await rate.send(
       () => client.listRanges(company, { nit: company.nit }, { signal }),
       signal,
+      mayStart,
     );
     if (response.outcome.kind !== 'accepted') {
       return {
@@ -41,6 +44,7 @@ export async function readRanges(
       ranges: parsed.data.map(activeRange).filter((r): r is ActiveRange => r !== undefined),
     };
   } catch (err) {
+    if (err instanceof RequestNotStarted) return undefined; // not a failed read: none was made
     return { ok: false, failure: err instanceof Error ? err.message : String(err) };
   }
 }

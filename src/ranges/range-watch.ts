@@ -243,7 +243,9 @@ export class RangeWatch extends EventEmitter<RangeWatchEvents> {
     const company = run.company;
     watch.stopRead = new AbortController();
     const signal = AbortSignal.any([this.abort.signal, watch.stopRead.signal]);
-    const read = await readRanges(company, run.rate, this.options.client, signal);
+    const gate = (): boolean => run.gate.open();
+    const read = await readRanges(company, run.rate, this.options.client, signal, gate);
+    if (read === undefined) return false;
     if (read.ok) {
       if (watch.error !== undefined)
         this.options.logger.info({ company: alias }, 'numbering ranges read again');

@@ -34,6 +34,26 @@ export interface CompanyRateOptions {
 
 export const COMPANY_RATE_DEFAULTS = Object.freeze({ marginMs: 1, slowDownMs: 30_000 });
 
+/** What sends within a company's rate (`CompanyRate`, or one with its gate: `gatedRate`). */
+export interface RateSender {
+  send<T extends RatedAnswer>(request: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+}
+
+/**
+ * `CompanyRate.send`'s refusal when `mayStart` said no once the slot came: the request never left.
+ */
+export class RequestNotStarted extends Error {
+  constructor() {
+    super('the request was not started: the company may not start one now');
+    this.name = 'RequestNotStarted';
+  }
+}
+
+/** The rate whose every request starts only while `mayStart` says so (`RequestNotStarted` otherwise). */
+export function gatedRate(rate: CompanyRate, mayStart: () => boolean): RateSender {
+  return { send: (request, signal) => rate.send(request, signal, mayStart) };
+}
+
 /** What a request needs of the service's answer to tell the rate about it. */
 export interface RatedAnswer {
   /** Undefined when no HTTP answer came. */
@@ -115,8 +135,18 @@ export class CompanyRate {
    * service that is down gets no more connection attempts than requests. A 429 answer slows the
    * company down.
    */
-  async send<T extends RatedAnswer>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async send<T extends RatedAnswer>(
+    request: () => Promise<T>,
+    signal?: AbortSignal,
+    mayStart?: () => boolean,
+  ): Promise<T> {
     const slot = await this.reserve(signal);
+    // Asked once the slot came, just before the request leaves: the wait for a slot may outlast the
+    // company's gate (a lease not renewed in time, as after a frozen process). The slot counts as used.
+    if (mayStart !== undefined && signal?.aborted !== true && !mayStart()) {
+      slot.ended(this.now());
+      throw new RequestNotStarted();
+    }
     let answer: T;
     this.inFlight += 1;
     try {

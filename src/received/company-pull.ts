@@ -12,7 +12,7 @@ import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
 import { CompanyPause } from '../rate/company-pause.js';
-import type { CompanyRate } from '../rate/company-rate.js';
+import { gatedRate, type CompanyRate } from '../rate/company-rate.js';
 import type { PullResult, ReceivedPuller } from './puller.js';
 import { formatWindow, scheduledWindow } from './window.js';
 
@@ -152,7 +152,9 @@ export class CompanyPull {
       });
       const result = await this.options.puller.pullCompany(company, window, {
         signal: this.abort.signal,
-        ...(this.options.rate === undefined ? {} : { rate: this.options.rate }),
+        ...(this.options.rate === undefined
+          ? {}
+          : { rate: gatedRate(this.options.rate, () => this.options.gate.open()) }),
       });
       const reason = `HTTP ${result.errors[0]?.httpStatus ?? 401}: the API key was refused`;
       if (result.stoppedBy === 'unauthorized' && this.pause.pause(reason, 'received')) {

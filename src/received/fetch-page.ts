@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { nextDelay } from '../policy/backoff.js';
-import type { CompanyRate } from '../rate/company-rate.js';
+import { RequestNotStarted, type RateSender } from '../rate/company-rate.js';
 import type {
   CallOptions,
   ListReceivedInput,
@@ -71,7 +71,7 @@ export interface FetchPageInput {
   signal?: AbortSignal;
   random?: () => number;
   /** The company's rate: each request borrows a slot of it (dated when sent) and tells it of a 429. */
-  rate?: CompanyRate | undefined;
+  rate?: RateSender | undefined;
 }
 
 function describe(res: ServiceResponse): string {
@@ -93,13 +93,21 @@ export async function fetchPage(input: FetchPageInput): Promise<FetchedPage | Fa
     if (input.signal?.aborted) return aborted();
     const query = { startDate: window.from, endDate: window.to, page, perPage: input.perPage };
     const { rate, signal } = input;
-    const res =
-      rate === undefined
-        ? await input.client.listReceived(input.company, query, { signal })
-        : await rate.send(
-            () => input.client.listReceived(input.company, query, { signal }),
-            signal,
-          );
+    let res;
+    try {
+      res =
+        rate === undefined
+          ? await input.client.listReceived(input.company, query, { signal })
+          : await rate.send(
+              () => input.client.listReceived(input.company, query, { signal }),
+              signal,
+            );
+    } catch (err) {
+      // the company's gate closed while the page waited for its slot (cluster: a lease not renewed in
+      // time): the pull stops as if stopped, and the next one starts from the same cursor
+      if (err instanceof RequestNotStarted) return aborted();
+      throw err;
+    }
     if (input.signal?.aborted) return aborted();
     const httpStatus = res.httpStatus;
     switch (res.outcome.kind) {

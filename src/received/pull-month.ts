@@ -5,7 +5,7 @@
 import type { CompanyConfig } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
-import type { CompanyRate } from '../rate/company-rate.js';
+import type { RateSender } from '../rate/company-rate.js';
 import {
   fetchPage,
   type FailedPage,
@@ -47,7 +47,7 @@ export interface MonthPull {
   /** Full re-reads of the month allowed while documents keep arriving during the read. */
   maxPasses: number;
   random?: () => number;
-  rate?: CompanyRate;
+  rate?: RateSender;
   signal?: AbortSignal;
   onPage?: (progress: PageProgress) => void;
 }

@@ -17,7 +17,7 @@ import type { CompanyConfig, Config } from '../config/schema.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { Logger } from '../log/logger.js';
 import { colombiaToday, isDate } from '../policy/dates.js';
-import type { CompanyRate } from '../rate/company-rate.js';
+import type { RateSender } from '../rate/company-rate.js';
 import type { PageRetry, ReceivedSource, StopReason } from './fetch-page.js';
 import {
   pullMonth,
@@ -53,7 +53,7 @@ export interface PullOptions {
   /** Called after each page is handled (the CLI prints a progress line). */
   onPage?: (progress: PageProgress) => void;
   /** The company's rate every page request borrows a slot of (its run's); unrated when absent (`edoc-bridge received`). */
-  rate?: CompanyRate;
+  rate?: RateSender;
 }
 
 export type { PullError } from './pull-error.js';

@@ -25,7 +25,7 @@ import {
 } from './company-sender-options.js';
 import type { Decision } from './decide.js';
 import { outcomeRecord } from './outcome-record.js';
-import { sendDocument, serviceCompany } from './send-document.js';
+import { sendInSlot } from './send-document.js';
 import { decideVerdict, readDue } from './sender-reads.js';
 import { SenderLog } from './sender-log.js';
 import { drain, SenderWaits } from './sender-waits.js';
@@ -218,7 +218,7 @@ export class CompanySender {
   /**
    * Mark (unless marked ahead), wait for the rate, send, settle. Ledger commits may run between a
    * request's rate slot and its socket write (d5ca8e7 saw R + 1 arrivals in a second from that); the
-   * slot therefore counts from the write itself, see `send`.
+   * slot therefore counts from the write itself, see `sendInSlot`.
    */
   private async attempt(doc: DueDocument, marked?: Promise<MarkResult>): Promise<void> {
     if (!marked && !(await this.waitForRate())) return;
@@ -230,15 +230,26 @@ export class CompanySender {
       else this.markedUnsent.delete(doc.id);
       return;
     }
-    // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
-    if (!(await this.waitForRate())) {
-      // Stopped or paused before its turn: the request never left. (At close, all at once; lost: the new owner's.)
-      if (!this.closed && !this.lost) await this.unmark(doc);
-      return;
+    for (;;) {
+      // (again for one marked just now: a full disk reported meanwhile holds it here, marked, until space returns)
+      if (!(await this.waitForRate())) {
+        // Stopped or paused before its turn: the request never left. (At close, all at once; lost: the new owner's.)
+        if (!this.closed && !this.lost) await this.unmark(doc);
+        return;
+      }
+      this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
+      const response = await sendInSlot(this.rate, this.options.client, this.company, doc, {
+        pos: this.options.pos,
+        signal: this.aborter.signal,
+        mayStart: () => this.held() === undefined,
+      });
+      if (response === undefined) {
+        // its slot came when it could no longer start (waitForRate's reasons): it waits its turn again
+        this.markedUnsent.add(doc.id);
+        continue;
+      }
+      return this.settle(doc, doc.attempts + 1, response);
     }
-    this.markedUnsent.delete(doc.id); // from here on it is sent, or settled with why it was not
-    const response = await this.send(doc);
-    await this.settle(doc, doc.attempts + 1, response);
   }
 
   private mark(doc: DueDocument): Promise<MarkResult> {
@@ -258,20 +269,6 @@ export class CompanySender {
       this.log.duplicate(doc, mark.otherContent);
     }
     return mark.to === 'send';
-  }
-
-  /** Sends within a slot of the company's rate, dated when its answer comes (`CompanyRate.send`). */
-  private send(doc: DueDocument): Promise<ServiceResponse> {
-    const signal = this.aborter.signal;
-    return this.rate.send(
-      () =>
-        sendDocument(this.options.client, serviceCompany(this.company), doc, {
-          pos: this.options.pos,
-          fileName: doc.fileName,
-          options: { signal },
-        }),
-      signal,
-    );
   }
 
   /**
@@ -325,17 +322,18 @@ export class CompanySender {
    */
   private async waitForRate(): Promise<boolean> {
     for (;;) {
-      if (this.closed || this.pause.paused !== undefined || this.lost) return false;
-      // a full disk: the request waits, marked, until space returns; a lease not renewed in time
-      // (cluster): it waits until it is, or until the company is lost and this sender closed
-      if (this.commits.blocked || !this.options.gate.open()) {
-        await this.waits.delay(this.tuning.storagePollMs);
-        continue;
-      }
-      const wait = this.rate.waitMs();
-      if (wait === 0) return true;
+      const held = this.held();
+      if (held === 'stop') return false;
+      const wait = held === 'wait' ? this.tuning.storagePollMs : this.rate.waitMs();
+      if (held === undefined && wait === 0) return true;
       await this.waits.delay(wait);
     }
+  }
+
+  /** Why no request may start: 'stop' (stopped, paused, lost) or 'wait' (a full disk, the gate shut). */
+  private held(): 'stop' | 'wait' | undefined {
+    if (this.closed || this.pause.paused !== undefined || this.lost) return 'stop';
+    return this.commits.blocked || !this.options.gate.open() ? 'wait' : undefined;
   }
 
   private lose(): void {

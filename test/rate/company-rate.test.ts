@@ -5,7 +5,12 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { CompanyRate, CompanyRates, COMPANY_RATE_DEFAULTS } from '../../src/rate/company-rate.js';
+import {
+  CompanyRate,
+  CompanyRates,
+  COMPANY_RATE_DEFAULTS,
+  RequestNotStarted,
+} from '../../src/rate/company-rate.js';
 import { ReceivedPuller } from '../../src/received/puller.js';
 import { TODAY, harness, type Harness } from '../received/helpers.js';
 
@@ -19,6 +24,38 @@ describe('CompanyRate', () => {
       return { httpStatus: 200 };
     });
     expect(rate.waitMs()).toBe(1000 + COMPANY_RATE_DEFAULTS.marginMs);
+  });
+
+  test('mayStart is asked once the slot came: no, and the request never starts (RequestNotStarted), its slot counted', async () => {
+    let clock = 0;
+    const rate = new CompanyRate({ requestsPerSecond: 1, marginMs: 0, now: () => clock });
+    await rate.send(async () => ({ httpStatus: 200 })); // its slot ends at 0: the next one at 1000
+    let may = true;
+    let started = false;
+    const second = rate.send(
+      async () => {
+        started = true;
+        return { httpStatus: 200 };
+      },
+      undefined,
+      () => may,
+    );
+    may = false; // the gate shuts while the second waits for its slot
+    clock = 1_000;
+    await expect(second).rejects.toBeInstanceOf(RequestNotStarted);
+    expect(started).toBe(false);
+    expect(rate.waitMs()).toBe(1000);
+    // a gate open when the slot comes: sent as before
+    clock = 2_000;
+    await expect(
+      rate.send(
+        async () => ({ httpStatus: 200 }),
+        undefined,
+        () => true,
+      ),
+    ).resolves.toEqual({
+      httpStatus: 200,
+    });
   });
 
   test('a request that never left (refused connection) counts from when the attempt ended', async () => {

@@ -146,6 +146,29 @@ describe('CompanySender', () => {
     expect(x.events().filter((e) => e.type === 'not-sent')).toHaveLength(3);
   });
 
+  test('a request whose rate slot comes after the gate shut (a lease not renewed in time) does not leave; it goes once the gate opens', async () => {
+    // 1/s, two connections: both documents pass the gate together, the second then waits for its slot
+    // inside the rate (about a second after the first answer), and the gate shuts meanwhile
+    let open = true;
+    const x = await start({
+      documents: 2,
+      rate: { requestsPerSecond: 1, concurrency: 2 },
+      gate: { held: () => true, open: () => open, fenced: () => undefined },
+    });
+    await eventually(
+      async () => ((await x.emulator.client.stats()).totalRequests >= 1 ? true : undefined),
+      'the first request',
+    );
+    open = false;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await x.emulator.client.stats()).totalRequests).toBe(1);
+    expect((await x.states()).accepted).toBe(1);
+    open = true;
+    await allAccepted(x, 2);
+    expect(await issuedNumbers(x)).toEqual(numbers(2));
+    expect((await x.emulator.client.stats()).totalRequests).toBe(2);
+  });
+
   test('close while the feeder reads the ledger ends the feeder at once: it does not go to sleep after close (idleMs, a minute)', async () => {
     // nothing due: the feeder's first read finds nothing, and it would sleep idleMs; close comes while that read is under way
     h = await SenderHarness.start({ documents: 0, tuning: { idleMs: 60_000 } });

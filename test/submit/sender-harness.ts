@@ -12,7 +12,7 @@ import type { CompanyConfig, Config } from '../../src/config/schema.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import type { DocumentRow } from '../../src/ledger/types.js';
 import { createLogger, type AppLogger } from '../../src/log/logger.js';
-import { OPEN_GATE } from '../../src/company/company-gate.js';
+import { OPEN_GATE, type CompanyGate } from '../../src/company/company-gate.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { CompanySender, type CompanySenderTuning } from '../../src/submit/company-sender.js';
@@ -31,6 +31,8 @@ export interface SenderSetup {
   apiKey?: string;
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
   tuning?: Partial<CompanySenderTuning>;
+  /** The company's gate (cluster: open while its lease is held and renewed in time). */
+  gate?: CompanyGate;
 }
 
 export type LogLine = Record<string, unknown> & { msg: string };
@@ -110,7 +112,7 @@ export class SenderHarness {
       retry: config.retry,
       pos: config.kinds.pos,
       logger,
-      gate: OPEN_GATE,
+      gate: o.gate ?? OPEN_GATE,
       onChanged: () => undefined,
       ...o.tuning,
     });
