@@ -184,4 +184,25 @@ describe('CompanyRun', () => {
     expect(await x.ledger.getCursor('main')).toBe(TODAY);
     await run.close();
   });
+
+  it('a page that waits for its rate slot while the gate shuts is not asked for; the next pull, the gate open, reads from the same cursor', async () => {
+    h = await harness();
+    const x = h;
+    let open = true;
+    const gate: CompanyGate = { held: () => true, open: () => open, fenced: () => undefined };
+    const { run, pulls } = runOf(x, 'main', { gate });
+    const before = await x.ledger.getCursor('main');
+    run.rate.holdFor(600); // the first page waits inside the rate (the pull asked the gate before it)
+    run.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open = false; // shut while it waits (a lease not renewed in time)
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(x.emulator.stats.snapshot().totalRequests).toBe(0);
+    expect(await x.ledger.getCursor('main')).toBe(before);
+    open = true;
+    await pulls[0].pullNow();
+    expect(x.emulator.stats.snapshot().totalRequests).toBeGreaterThan(0);
+    expect(await x.ledger.getCursor('main')).toBe(TODAY);
+    await run.close();
+  });
 });

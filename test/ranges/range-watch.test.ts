@@ -13,7 +13,7 @@ import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import { addDays, colombiaToday } from '../../src/policy/dates.js';
 import { RangeWatch } from '../../src/ranges/range-watch.js';
-import { OPEN_GATE } from '../../src/company/company-gate.js';
+import { OPEN_GATE, type CompanyGate } from '../../src/company/company-gate.js';
 import { CompanyPause } from '../../src/rate/company-pause.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import type { RangeRuns } from '../../src/ranges/range-watch.js';
@@ -42,18 +42,17 @@ const COMPANY = {
 
 const TODAY = colombiaToday();
 
-/** One company run here, its gate open, with its own rate (as CompanyRuns gives the watch). */
-function runsOf(company: typeof COMPANY): RangeRuns {
-  const run = {
-    company,
-    gate: OPEN_GATE,
-    rate: new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond }),
-    pause: new CompanyPause(),
-  };
+/** One company run here, its gate (open unless given), with its own rate (as CompanyRuns gives the watch). */
+function runsOf(
+  company: typeof COMPANY,
+  gate: CompanyGate = OPEN_GATE,
+  rate = new CompanyRate({ requestsPerSecond: company.rate.requestsPerSecond }),
+): RangeRuns {
+  const run = { company, gate, rate, pause: new CompanyPause() };
   return { get: (alias) => (alias === company.alias ? run : undefined), list: () => [run] };
 }
 
-async function setup(): Promise<{
+async function setup(run: { gate?: CompanyGate; rate?: CompanyRate } = {}): Promise<{
   emulator: TestEmulator;
   ledger: Ledger;
   watch: RangeWatch;
@@ -93,7 +92,7 @@ async function setup(): Promise<{
   const logger = createLogger({ file: path.join(dir, 'edoc.log'), level: 'debug' });
   cleanups.push(() => logger.close());
   const watch = new RangeWatch({
-    runs: runsOf(COMPANY),
+    runs: runsOf(COMPANY, run.gate, run.rate),
     client,
     logger,
     stateDir: dir,
@@ -201,6 +200,23 @@ describe('RangeWatch', () => {
       [1, 100, 60],
       [101, 200, 50],
     ]);
+  });
+
+  test('a read whose rate slot comes after the gate shut asks nothing and is no failure; the next, the gate open, reads', async () => {
+    let open = true;
+    const gate: CompanyGate = { held: () => true, open: () => open, fenced: () => undefined };
+    const rate = new CompanyRate({ requestsPerSecond: COMPANY.rate.requestsPerSecond });
+    const { watch, e10 } = await setup({ gate, rate });
+    rate.holdFor(500); // the read waits inside the rate (it asked the gate before)
+    const read = watch.read('main');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open = false; // shut while it waits (a lease not renewed in time)
+    expect(await read).toBe(false);
+    expect(await e10()).toBe(0);
+    expect(watch.snapshot()).toEqual([]);
+    open = true;
+    expect(await watch.read('main')).toBe(true);
+    expect(await e10()).toBe(1);
   });
 
   test('where E10 cannot be read, nothing is refused on its account', async () => {
