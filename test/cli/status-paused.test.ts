@@ -5,9 +5,17 @@
  * The real CLI as child processes (daemon, status), the emulator over HTTP.
  */
 import { beforeAll, describe, expect } from 'vitest';
+import { loadPauses } from '../../src/submit/pause-file.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
-import { buildCli, COMPANY_MAIN, COMPANY_OTHER, eventually } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  COMPANY_OTHER,
+  type DaemonProcess,
+  eventually,
+  type Project,
+} from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -19,6 +27,24 @@ interface Readyz {
   status: string;
   checks: Record<string, string>;
   failing?: { check: string; problem: string }[];
+}
+
+/**
+ * The pause as `status` reads it: the daemon writes paused.json after the 401's log line (the line is
+ * written as the pause begins, the file a moment later), so the line alone does not say status can see it.
+ */
+async function pauseRecorded(
+  project: Project,
+  daemon: DaemonProcess,
+  company: string,
+): Promise<void> {
+  await eventually(
+    () =>
+      loadPauses(project.stateDir, daemon.child.pid ?? -1).some((p) => p.company === company)
+        ? true
+        : undefined,
+    `paused.json naming ${company}`,
+  );
 }
 
 async function readyz(url: string): Promise<{ status: number; body: Readyz }> {
@@ -38,6 +64,7 @@ describe('a company paused by a wrong key', () => {
     const url = String((await daemon.waitForLog((l) => l.msg === 'operator listener started')).url);
     await project.drop('invoice', 'a.jsonl', jsonlText([invoice(990_260_801)]));
     await daemon.waitForLog((l) => l.code === 'EDOC_SERVICE_UNAUTHORIZED');
+    await pauseRecorded(project, daemon, 'main');
 
     const shown = await runCli(project, ['status']);
     expect(shown.code, shown.stderr).toBe(0);
@@ -104,6 +131,7 @@ describe('a company paused by a wrong key', () => {
     );
     await daemon.waitForLog((l) => l.code === 'EDOC_SERVICE_UNAUTHORIZED');
     await project.finalResult('invoice', 'b.jsonl', { company: 'other' });
+    await pauseRecorded(project, daemon, 'main');
 
     const shown = await runCli(project, ['status']);
     expect(shown.stdout.match(/^PAUSED: .*$/gm)).toEqual([

@@ -50,11 +50,16 @@ describe('run marks', () => {
     let clock = 50_000;
     const rates = new CompanyRates({ now: () => clock, marginMs: 0 });
     const made = rates.of({ alias: 'made', rate: { requestsPerSecond: 5 } });
-    markEnded(dir, Date.now() - 400); // the last run's requests ended 400 ms ago
+    const ended = Date.now() - 400; // the last run's requests ended 400 ms ago
+    markEnded(dir, ended);
     expect(followLastRun(dir, rates, logger)).toBe(true);
-    expect(made.waitMs()).toBeGreaterThan(500);
+    // one window (1 s at 5/s) past `ended`, counted from followLastRun's own clock reading, which lies
+    // between `ended` + 400 and `looked`: 600 ms less the time this machine took to get there
+    const looked = Date.now();
+    expect(made.waitMs()).toBeGreaterThanOrEqual(ended + 1_000 - looked);
     expect(made.waitMs()).toBeLessThanOrEqual(600);
-    expect(rates.of(COMPANY).waitMs()).toBeGreaterThan(500); // a company whose rate is made later waits as well
+    // a company whose rate is made later waits as well
+    expect(rates.of(COMPANY).waitMs()).toBeGreaterThanOrEqual(ended + 1_000 - looked);
     clock += 600;
     expect(made.waitMs()).toBe(0);
     expect(JSON.parse(readFileSync(path.join(dir, RUN_MARKS_FILE), 'utf8'))).toMatchObject({
