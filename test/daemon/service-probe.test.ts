@@ -9,26 +9,19 @@ import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import type { CompanyGate } from '../../src/company/company-gate.js';
 import type { CompanyRuns } from '../../src/company/company-runs.js';
-import type { CompanyConfig, Config } from '../../src/config/schema.js';
+import type { Config } from '../../src/config/schema.js';
 import { ServiceProbe } from '../../src/daemon/service-probe.js';
 import { createLogger } from '../../src/log/logger.js';
 import { CompanyRate } from '../../src/rate/company-rate.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { COMPANY_MAIN, seedFor, startTestEmulator } from '../helpers/daemon-harness.js';
+import { COMPANY_MAIN, runCompany, seedFor, startTestEmulator } from '../helpers/daemon-harness.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const COMPANY = {
-  alias: 'main',
-  id: COMPANY_MAIN.id,
-  nit: COMPANY_MAIN.nit,
-  apiKey: COMPANY_MAIN.apiKey,
-  userId: COMPANY_MAIN.userId,
-  rate: { requestsPerSecond: 50, concurrency: 4 },
-} as CompanyConfig;
+const COMPANY = runCompany(COMPANY_MAIN);
 
 test('a probe whose rate slot comes after the gate shut asks nothing and is no failure; the next, the gate open, asks', async () => {
   const emulator = await startTestEmulator(seedFor([COMPANY_MAIN]));

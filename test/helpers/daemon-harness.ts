@@ -73,6 +73,7 @@ export async function buildCli(): Promise<void> {
 export {
   COMPANY_MAIN,
   COMPANY_OTHER,
+  runCompany,
   seedFile,
   seedFor,
   startTestEmulator,

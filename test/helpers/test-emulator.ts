@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { SeedInput } from '../../src/emulator/seed.js';
+import type { CompanyConfig } from '../../src/config/schema.js';
 import { EmulatorClient, type FaultSet } from './emulator-client.js';
 
 export interface TestCompany {
@@ -35,6 +36,15 @@ export const COMPANY_OTHER: TestCompany = {
   apiKey: 'test-key-1002',
   userId: 8,
 };
+
+/** A test company as the configuration hands it to its run: alias, id, NIT, key, user and rate. */
+export function runCompany(
+  c: TestCompany,
+  rate = { requestsPerSecond: 50, concurrency: 4 },
+): CompanyConfig {
+  const { alias, id, nit, apiKey, userId } = c;
+  return { alias, id, nit, apiKey, userId, rate } as CompanyConfig;
+}
 
 function range(type: string, prefix: string, from: number, to: number): Record<string, unknown> {
   return {

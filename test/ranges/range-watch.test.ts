@@ -8,7 +8,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CompanyConfig } from '../../src/config/schema.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { createLogger } from '../../src/log/logger.js';
 import { addDays, colombiaToday } from '../../src/policy/dates.js';
@@ -20,6 +19,7 @@ import type { RangeRuns } from '../../src/ranges/range-watch.js';
 import { ServiceClient } from '../../src/service/client.js';
 import {
   COMPANY_MAIN,
+  runCompany,
   seedFor,
   startTestEmulator,
   type TestEmulator,
@@ -31,14 +31,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const COMPANY = {
-  alias: 'main',
-  id: COMPANY_MAIN.id,
-  nit: COMPANY_MAIN.nit,
-  apiKey: COMPANY_MAIN.apiKey,
-  userId: COMPANY_MAIN.userId,
-  rate: { requestsPerSecond: 50, concurrency: 4 },
-} as CompanyConfig;
+const COMPANY = runCompany(COMPANY_MAIN);
 
 const TODAY = colombiaToday();
 
