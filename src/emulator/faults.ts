@@ -21,6 +21,9 @@ export const faultsSchema = z.strictObject({
 });
 export type Faults = z.output<typeof faultsSchema>;
 
+/** The operations that submit a document (E1–E6): those the probabilistic faults hit by default. */
+export const SUBMISSIONS: readonly string[] = ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'];
+
 /** What happens to one request, decided before its handler runs. */
 export type FaultDecision = 'none' | 'reset' | 'error' | 'bad-gateway' | 'drop-after-commit';
 
@@ -58,9 +61,9 @@ export class FaultInjector {
     this.windows.clear();
   }
 
-  /** Whether the probabilistic faults apply to an operation (E1–E6, or all with allEndpoints). */
+  /** Whether the probabilistic faults apply to an operation (the submissions, or all with allEndpoints). */
   appliesTo(op: string): boolean {
-    return this.faults.allEndpoints || ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].includes(op);
+    return this.faults.allEndpoints || SUBMISSIONS.includes(op);
   }
 
   /**

@@ -166,9 +166,10 @@ export class CompanySender {
   private async feed(): Promise<void> {
     while (!this.closed && !this.lost) {
       const { idleMs, refillAtPerConnection } = this.tuning;
-      const paused = this.pause.paused !== undefined;
-      if (paused || this.commits.blocked || !this.options.gate.open()) {
-        await this.waits.sleep(paused ? idleMs : this.tuning.storagePollMs);
+      if (this.held() !== undefined) {
+        await this.waits.sleep(
+          this.pause.paused !== undefined ? idleMs : this.tuning.storagePollMs,
+        );
         continue;
       }
       // Up to queueDepth documents wait in the queue (4C by default, more where the rate sends more in

@@ -2,6 +2,7 @@
  * The emulator's inspection routes (`/_emulator/*`) over real HTTP, for tests
  * that compare what the daemon reported with what the "authority" issued.
  */
+import { SUBMISSIONS } from '../../src/emulator/faults.js';
 import type { StatsSnapshot } from '../../src/emulator/stats.js';
 
 export interface IssuedDocument {
@@ -63,7 +64,7 @@ export class EmulatorClient {
    */
   async submissionsInFlight(): Promise<number> {
     const held = (await this.stats()).inFlightByOperation;
-    return ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].reduce((sum, op) => sum + (held[op] ?? 0), 0);
+    return SUBMISSIONS.reduce((sum, op) => sum + (held[op] ?? 0), 0);
   }
 
   async resetStats(): Promise<void> {
