@@ -54,7 +54,7 @@ export const clusterSchema = z.strictObject({
     .string()
     .regex(
       /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/,
-      'must be 1-100 letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
+      'must be 1-100 ASCII letters (A-Z, a-z), digits, ".", "_", ":" or "-", starting with a letter or digit',
     )
     .optional(),
   /** How long a company's lease lasts without renewal: the longest a dead node keeps its companies. @defaultValue 15000 */

@@ -63,7 +63,8 @@ export const masterDataSchema = z.strictObject({
           ctx.addIssue({
             code: 'custom',
             path: [name],
-            message: 'a table name is a letter, then letters, digits or _ (at most 40 characters)',
+            message:
+              'a table name is an ASCII letter (A-Z, a-z), then ASCII letters, digits or _ (at most 40 characters)',
           });
         }
       }

@@ -116,7 +116,7 @@ const companySchema = z
       .string()
       .regex(
         /^[a-z0-9][a-z0-9_-]{0,63}$/i,
-        'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit',
+        'must be 1-64 ASCII letters (A-Z, a-z), digits, "-" or "_", starting with a letter or digit',
       )
       .refine(
         (alias) => !RESERVED_ALIASES.has(alias.toLowerCase()),

@@ -57,7 +57,7 @@ cluster: { node: node-a.example, leaseMs: "\${LEASE}" }
   test.each([
     ['ledger: { uri: "postgres://h/d" }', /ledger\.uri.*url/],
     ['cluster: { leaseMs: 500 }', /cluster\.leaseMs/],
-    ['cluster: { node: "bad name" }', /cluster\.node: must be 1-100 letters/],
+    ['cluster: { node: "bad name" }', /cluster\.node: must be 1-100 ASCII letters/],
     ['cluster: { nodes: a }', /cluster\.nodes.*node/],
   ])('refuses %s', async (yaml, message) => {
     const err = await loadError(`${MINIMAL}\n${yaml}\n`);

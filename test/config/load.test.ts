@@ -448,9 +448,13 @@ companies:
     const one = (alias: string) =>
       `companies:\n  - { alias: "${alias}", id: 1001, nit: "900123456", apiKey: aaaa1111 }\n`;
     expect((await loadError(one('a/b'))).err.message).toContain(
-      'companies[0].alias: must be 1-64 letters',
+      'companies[0].alias: must be 1-64 ASCII letters',
     );
     expect((await loadError(one('..'))).err.message).toContain('companies[0].alias');
+    // a letter outside ASCII is refused, and the message says which letters are meant
+    expect((await loadError(one('bogotá'))).err.message).toContain(
+      'companies[0].alias: must be 1-64 ASCII letters (A-Z, a-z)',
+    );
     expect((await loadError(one('invoice'))).err.message).toContain(
       'companies[0].alias: is reserved',
     );

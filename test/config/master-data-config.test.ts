@@ -90,7 +90,7 @@ describe('masterData configuration', () => {
         '    customers: { folder: m, key: Id, columns: [N] }\n    "2x": { folder: m, key: Id, columns: [N] }\n',
       ),
     ).toContain(
-      'masterData.tables.2x: a table name is a letter, then letters, digits or _ (at most 40 characters)',
+      'masterData.tables.2x: a table name is an ASCII letter (A-Z, a-z), then ASCII letters, digits or _ (at most 40 characters)',
     );
   });
 });
