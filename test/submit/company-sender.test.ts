@@ -169,6 +169,25 @@ describe('CompanySender', () => {
     expect((await x.emulator.client.stats()).totalRequests).toBe(2);
   });
 
+  test('a 401 that comes while another request waits for its rate slot pauses that request too: it does not leave', async () => {
+    // 1/s, two connections: both documents pass the checks together; the second waits for its slot inside
+    // the rate while the first meets the 401, so the pause comes between its check and its slot
+    const x = await start({
+      documents: 2,
+      apiKey: 'not-the-key',
+      rate: { requestsPerSecond: 1, concurrency: 2 },
+    });
+    await eventually(() => (x.sender.isPaused ? true : undefined), 'the sender paused');
+    // the slot came about a second after the first request; 2.5 s leaves it time to have left
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await x.emulator.client.stats()).totalRequests).toBe(1);
+    await eventually(
+      async () => ((await x.states()).pending === 2 ? true : undefined),
+      'both documents pending again',
+    );
+    expect(await x.emulator.client.issued()).toEqual([]);
+  });
+
   test('close while the feeder reads the ledger ends the feeder at once: it does not go to sleep after close (idleMs, a minute)', async () => {
     // nothing due: the feeder's first read finds nothing, and it would sleep idleMs; close comes while that read is under way
     h = await SenderHarness.start({ documents: 0, tuning: { idleMs: 60_000 } });
