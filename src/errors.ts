@@ -100,6 +100,8 @@ export const ERRORS = {
   EDOC_MAP_NEGATIVE: 'A line has a negative quantity, price or discount; the document is not sent.',
   EDOC_MAP_ZERO_LINE:
     'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
+  EDOC_MAP_PRICE_DECIMALS:
+    "A unit price has more decimals than the wire's two, and rounding it to the cent changes the line's value (quantity × price); the document is not sent.",
   EDOC_MAP_MASTER_MISSING:
     'A document reads a master-data table (customers, suppliers, employees) by an id the table does not hold, or the table has no file loaded yet; the document is not sent.',
   EDOC_MASTER_BAD_FILE:

@@ -12,6 +12,7 @@ import {
   erpNumberToAmount,
   erpNumberToDecimal,
   erpNumberToInteger,
+  erpNumberPastCents,
   erpNumberToPercent,
 } from './convert-number.js';
 import type { EvalContext, RowView, Source } from './eval-context.js';
@@ -71,14 +72,17 @@ function convertUnsafe(
   switch (spec.as) {
     case 'text':
       return value;
-    case 'decimal':
-      return (
-        erpNumberToAmount(value, format) ??
-        bad(
+    case 'decimal': {
+      const amount = erpNumberToAmount(value, format);
+      if (amount === undefined)
+        return bad(
           'EDOC_MAP_BAD_NUMBER',
           `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`,
-        )
-      );
+        );
+      const exact = ctx.rounded === undefined ? undefined : erpNumberPastCents(value, format);
+      if (exact !== undefined) ctx.rounded!.set(path, exact);
+      return amount;
+    }
     case 'number':
       return (
         erpNumberToDecimal(value, format) ??
