@@ -7,6 +7,9 @@
  * - numeric cells with a date format (Excel serial dates): the day in the mapping's `format.date`
  *   pattern (`05/03/2026` with `dd/MM/yyyy`), followed by ` HH:mm:ss` when the cell has a time of
  *   day; a time alone (a serial below 1) as `HH:mm:ss`;
+ * - numeric cells with a percent format: the percentage shown, with its sign (`0.19` shown `19%`
+ *   reaches the mapping as `19%`), as a CSV saved from the sheet writes it: read as the bare fraction, a
+ *   `10%` discount would be a tenth of one per cent;
  * - booleans `TRUE` / `FALSE`, errors as Excel shows them (`#N/A`), a formula its last computed value.
  * Nothing is formatted by a locale, and the display format (`$ 1.234,50`, `0000`) is not applied.
  */
@@ -32,6 +35,11 @@ function plainDecimal(n: number): string {
   return exp >= frac.length
     ? `${sign}${digits}${'0'.repeat(exp - frac.length)}`
     : `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** A numeric cell with a percent format as the sheet shows it: `0.19` -> `'19%'` (`'12,5%'`). */
+export function percentText(value: number, decimal: string): string {
+  return `${numberText(value * 100, decimal)}%`;
 }
 
 const DAY_MS = 86_400_000;
@@ -91,17 +99,28 @@ const DATE_FORMAT_IDS = new Set([
   52, 53, 54, 55, 56, 57, 58,
 ]);
 
-/** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
-export function isDateFormat(id: number, code: string | undefined): boolean {
-  if (code === undefined) return DATE_FORMAT_IDS.has(id);
-  // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
-  const section = code
+/** The first section of a number format code without literals, escapes, fills and brackets. */
+function formatSection(code: string): string {
+  return code
     .split(';')[0]
     .replace(/"[^"]*"/g, '')
     .replace(/\\./g, '')
     .replace(/_./g, '')
     .replace(/\[(?:h+|m+|s+)\]/gi, 'h')
     .replace(/\[[^\]]*\]/g, '');
+}
+
+/** True when a number format shows the number as a percentage (built-in 9 `0%`, 10 `0.00%`, or a `%` in the code). */
+export function isPercentFormat(id: number, code: string | undefined): boolean {
+  if (code === undefined) return id === 9 || id === 10;
+  return formatSection(code).includes('%');
+}
+
+/** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
+export function isDateFormat(id: number, code: string | undefined): boolean {
+  if (code === undefined) return DATE_FORMAT_IDS.has(id);
+  // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
+  const section = formatSection(code);
   if (/^general$/i.test(section.trim())) return false;
   return /[dmyhs]/i.test(section.replace(/e[+-]/gi, ''));
 }

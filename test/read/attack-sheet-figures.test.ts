@@ -1,0 +1,134 @@
+/**
+ * Spreadsheet cells whose stored number is not what the sheet shows: a percent-formatted cell (stored
+ * 0.1, shown 10%). Through openSource and the shipped sales mapping (decimal ",", thousands ".",
+ * dd/MM/yyyy), with a discount given as a rate. Each reads as the sheet shows it or is refused.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadMapping } from '../../src/map/load-mapping.js';
+import type { Mapping } from '../../src/map/mapping-types.js';
+import { openSource } from '../../src/read/open-source.js';
+import { percentText } from '../../src/read/sheet-values.js';
+import { xlsxPackage } from '../helpers/xlsx-package.js';
+import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
+
+const ROOT = path.join(import.meta.dirname, '..', '..');
+let mapping: Mapping;
+let dir: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  // the shipped sales mapping plus a discount column given as a rate: 10 means 10 %
+  const yaml = (await readFile(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8')).replace(
+    '      vat: { column: iva, as: percent }',
+    "      vat: { column: iva, as: percent }\n      discount: { expr: 'cantidad * precio_unitario * coalesce(dcto, 0) / 100', as: decimal }",
+  );
+  const file = path.join(dir, 'ventas-dcto.csv.yaml');
+  await writeFile(file, yaml);
+  mapping = await loadMapping(file);
+});
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+const COLUMNS = [
+  'prefijo',
+  'numero',
+  'fecha',
+  'vence',
+  'cliente_tipo_doc',
+  'cliente_doc',
+  'cliente_nombre',
+];
+const LINE = ['linea', 'descripcion', 'cantidad', 'precio_unitario', 'iva', 'dcto'];
+
+/** Styles: 0 General, 1 `0%` (built-in 9), 2 `0.00 %` (custom 164), 3 `dd/mm/yyyy` (built-in 14). */
+const STYLES =
+  '<numFmts count="1"><numFmt numFmtId="164" formatCode="0.00\\ %"/></numFmts>' +
+  '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="9"/><xf numFmtId="164"/><xf numFmtId="14"/></cellXfs>';
+
+/** A cell: text (inline), or `[number, style]`. */
+type Cell = string | [number, number];
+
+async function workbook(name: string, rows: Cell[][]): Promise<string> {
+  const ref = (r: number, c: number): string => `${String.fromCharCode(65 + c)}${r}`;
+  const xml = rows
+    .map(
+      (cells, i) =>
+        `<row r="${i + 1}">${cells
+          .map((c, j) =>
+            typeof c === 'string'
+              ? `<c r="${ref(i + 1, j)}" t="inlineStr"><is><t>${c}</t></is></c>`
+              : `<c r="${ref(i + 1, j)}" s="${c[1]}"><v>${c[0]}</v></c>`,
+          )
+          .join('')}</row>`,
+    )
+    .join('');
+  const file = path.join(dir, name);
+  await writeFile(file, xlsxPackage({ sheets: [['Ventas', xml]], styles: STYLES }));
+  return file;
+}
+
+function invoice(numero: string, fecha: Cell, line: Cell[]): Cell[] {
+  const customer = ['31', '800197268', 'Distribuidora Andina S.A.S.'];
+  return ['SETP', numero, fecha, '18/12/2026', ...customer, '1', 'Silla', ...line];
+}
+
+type Invoice = {
+  IssueDate: string;
+  Lines: { NetAmount: string; TaxSubTotals: { TaxPercentage: string }[] }[];
+  Total: { PayableAmount: string };
+};
+
+async function read(file: string): Promise<
+  {
+    payable?: string;
+    net?: string;
+    vat?: string;
+    issued?: string;
+    problems: { code: string; column?: string; rows?: number[] }[];
+  }[]
+> {
+  const docs = await all(
+    (await openSource(file, 'invoice', { company: COMPANY, mapping })).documents,
+  );
+  return docs.map((d) => {
+    const r = d.request as Invoice | undefined;
+    return {
+      payable: r?.Total.PayableAmount,
+      net: r?.Lines[0].NetAmount,
+      vat: r?.Lines[0].TaxSubTotals[0].TaxPercentage,
+      issued: r?.IssueDate,
+      problems: d.problems.map((p) => ({ code: p.code, column: p.column, rows: p.rows })),
+    };
+  });
+}
+
+describe('a percent-formatted cell reads as the percentage the sheet shows', () => {
+  test('a 10% discount is never a tenth of one per cent; a 19% VAT cell is 19 %', async () => {
+    const file = await workbook('porcentajes.xlsx', [
+      [...COLUMNS, ...LINE],
+      // dcto stored 0.1 shown 10%: read as 0.1 it was 2 × 50,000.00 × 0.1 % = 100.00 off, issued at
+      // 99,900.00 + 18,981.00 = 118,881.00; as the CSV of the sheet ("10%") the expression refuses it
+      invoice('1', '18/11/2026', ['2', '50.000,00', '19', [0.1, 1]]),
+      // the same under a custom `0.00 %` format
+      invoice('2', '18/11/2026', ['2', '50.000,00', '19', [0.1, 2]]),
+      // iva stored 0.19 shown 19%: 1 × 1,000.00 + 19 % 190.00 = 1,190.00
+      invoice('3', '18/11/2026', ['1', '1.000,00', [0.19, 1], '0']),
+    ]);
+    const [tenPercent, custom, vat] = await read(file);
+    expect(tenPercent).toEqual({
+      problems: [{ code: 'EDOC_MAP_EXPRESSION', column: 'dcto', rows: [2] }],
+    });
+    expect(custom.problems.map((p) => [p.code, p.column])).toEqual([
+      ['EDOC_MAP_EXPRESSION', 'dcto'],
+    ]);
+    expect(vat).toMatchObject({ payable: '1190.00', net: '1000.00', vat: '19.00', problems: [] });
+  });
+
+  test('the text a percent cell becomes', () => {
+    expect(percentText(0.19, ',')).toBe('19%'); // 0.19 × 100 = 19.000000000000004 as a double
+    expect(percentText(0.125, ',')).toBe('12,5%');
+    expect(percentText(0.025, '.')).toBe('2.5%');
+  });
+});
