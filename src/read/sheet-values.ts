@@ -57,7 +57,9 @@ export function serialDateText(
   pattern: string,
 ): string | undefined {
   if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined; // 9999-12-31
-  const seconds = Math.round(serial * 86_400);
+  // whole seconds, cut and not rounded (to the millisecond first, against float noise): 23:59:59.999 of
+  // the 18th, an ERP's end-of-day stamp, is the day Excel shows, the 18th, not midnight of the 19th
+  const seconds = Math.floor(Math.round(serial * DAY_MS) / 1000);
   let days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
   const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;

@@ -1,6 +1,7 @@
 /**
  * Spreadsheet cells whose stored number is not what the sheet shows: a percent-formatted cell (stored
- * 0.1, shown 10%). Through openSource and the shipped sales mapping (decimal ",", thousands ".",
+ * 0.1, shown 10%) and an end-of-day time stamp under a date-only format (stored 46344.99999999, shown
+ * 18/11/2026). Through openSource and the shipped sales mapping (decimal ",", thousands ".",
  * dd/MM/yyyy), with a discount given as a rate. Each reads as the sheet shows it or is refused.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
-import { percentText } from '../../src/read/sheet-values.js';
+import { percentText, serialDateText } from '../../src/read/sheet-values.js';
 import { xlsxPackage } from '../helpers/xlsx-package.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
 
@@ -130,5 +131,20 @@ describe('a percent-formatted cell reads as the percentage the sheet shows', () 
     expect(percentText(0.19, ',')).toBe('19%'); // 0.19 × 100 = 19.000000000000004 as a double
     expect(percentText(0.125, ',')).toBe('12,5%');
     expect(percentText(0.025, '.')).toBe('2.5%');
+  });
+});
+
+describe('an end-of-day time stamp under a date-only format', () => {
+  test('is the day the sheet shows, never the next one', async () => {
+    // 46344 = 18/11/2026; 46344.99999999 is 23:59:59.999 of that day (an ERP's end-of-day stamp):
+    // rounded to the second it was 19/11/2026 00:00:00, an invoice issued a day late
+    expect(serialDateText(46344.99999999, false, 'dd/MM/yyyy')).toBe('18/11/2026 23:59:59');
+    expect(serialDateText(46344 + 9.25 / 24, false, 'dd/MM/yyyy')).toBe('18/11/2026 09:15:00');
+    const file = await workbook('fin-de-dia.xlsx', [
+      [...COLUMNS, ...LINE],
+      invoice('4', [46344.99999999, 3], ['1', '1.000,00', '19', '0']),
+    ]);
+    const [doc] = await read(file);
+    expect(doc.issued).toBe('2026-11-18T23:59:59');
   });
 });
