@@ -86,6 +86,8 @@ export const ERRORS = {
     "A row holds a concept code that the mapping's concept table neither maps nor ignores.",
   EDOC_MAP_DOCUMENT_ROW:
     "No row, or more than one, of a document matches the mapping's rows.document rule.",
+  EDOC_MAP_REPEATED_COLUMN:
+    'The export header names a column the mapping reads twice; which one is meant cannot be told, so the file is not read.',
   EDOC_MAP_HEADER_NOT_FOUND: "The header row the mapping's framing describes is not in the file.",
   EDOC_MAPPING_INVALID: 'A mapping file is not valid.',
   EDOC_MAP_CSV_SYNTAX:
