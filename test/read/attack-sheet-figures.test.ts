@@ -11,7 +11,7 @@ import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
 import { percentText, serialDateText } from '../../src/read/sheet-values.js';
-import { xlsxPackage } from '../helpers/xlsx-package.js';
+import { sheetRows, xlsxPackage, type SheetCell } from '../helpers/xlsx-package.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
@@ -32,15 +32,7 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-const COLUMNS = [
-  'prefijo',
-  'numero',
-  'fecha',
-  'vence',
-  'cliente_tipo_doc',
-  'cliente_doc',
-  'cliente_nombre',
-];
+const COLUMNS = 'prefijo numero fecha vence cliente_tipo_doc cliente_doc cliente_nombre'.split(' ');
 const LINE = ['linea', 'descripcion', 'cantidad', 'precio_unitario', 'iva', 'dcto'];
 
 /** Styles: 0 General, 1 `0%` (built-in 9), 2 `0.00 %` (custom 164), 3 `dd/mm/yyyy` (built-in 14). */
@@ -48,25 +40,11 @@ const STYLES =
   '<numFmts count="1"><numFmt numFmtId="164" formatCode="0.00\\ %"/></numFmts>' +
   '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="9"/><xf numFmtId="164"/><xf numFmtId="14"/></cellXfs>';
 
-/** A cell: text (inline), or `[number, style]`. */
-type Cell = string | [number, number];
+type Cell = SheetCell;
 
 async function workbook(name: string, rows: Cell[][]): Promise<string> {
-  const ref = (r: number, c: number): string => `${String.fromCharCode(65 + c)}${r}`;
-  const xml = rows
-    .map(
-      (cells, i) =>
-        `<row r="${i + 1}">${cells
-          .map((c, j) =>
-            typeof c === 'string'
-              ? `<c r="${ref(i + 1, j)}" t="inlineStr"><is><t>${c}</t></is></c>`
-              : `<c r="${ref(i + 1, j)}" s="${c[1]}"><v>${c[0]}</v></c>`,
-          )
-          .join('')}</row>`,
-    )
-    .join('');
   const file = path.join(dir, name);
-  await writeFile(file, xlsxPackage({ sheets: [['Ventas', xml]], styles: STYLES }));
+  await writeFile(file, xlsxPackage({ sheets: [['Ventas', sheetRows(rows)]], styles: STYLES }));
   return file;
 }
 
