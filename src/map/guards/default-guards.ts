@@ -2,8 +2,9 @@
  * The guards on in every mapping: a VAT rate outside the mapping's allowed
  * rates (default 0, 5, 19: catches a fraction `0.19` read as 0.19 %), a
  * negative quantity or price, a line worth zero unless the mapping allows
- * zero lines, and a unit price whose rounding to the cent (the wire's two
- * decimals) changes quantity × price. Each problem names the export's column and row.
+ * zero lines, a unit price whose rounding to the cent (the wire's two
+ * decimals) changes quantity × price, and a tax or withholding rate above
+ * 100 %. Each problem names the export's column and row.
  */
 import {
   canonicalDecimal,
@@ -114,6 +115,58 @@ function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
   return undefined;
 }
 
+type Entry = Record<string, unknown>;
+
+function entries(v: unknown): Entry[] {
+  return Array.isArray(v) ? (v.filter((e) => typeof e === 'object' && e !== null) as Entry[]) : [];
+}
+
+/**
+ * No tax or withholding takes more than its base. A rate above 100 % is a percentage read `as: fraction`
+ * (an `8` for 8 % made 800 %), or a withholding amount larger than what it is withheld from; VAT rates
+ * have their own allowed set.
+ */
+function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
+  const f = line.fields;
+  const rates: { category: string; rate: unknown; inputs: string[]; what: string }[] = [];
+  for (const e of entries(f.TaxSubTotals))
+    if (e.TaxCategory !== '01')
+      rates.push({
+        category: String(e.TaxCategory),
+        rate: e.TaxPercentage,
+        inputs: [],
+        what: 'tax',
+      });
+  for (const e of entries(f.tributos))
+    if (e.id !== '01')
+      rates.push({ category: String(e.id), rate: e.porcentaje, inputs: [], what: 'tax' });
+  for (const e of entries(f.WithholdingTaxSubTotals)) {
+    const input = e.TaxCategory === '06' ? 'incomeWithholding' : 'vatWithholding';
+    rates.push({
+      category: String(e.TaxCategory),
+      rate: e.TaxPercentage,
+      inputs: [input, `${input}Amount`],
+      what: 'withholding',
+    });
+  }
+  const out: Problem[] = [];
+  for (const r of rates) {
+    if (!(Number(r.rate) > 100)) continue;
+    const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
+    const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
+    const rate = excerpt(String(r.rate));
+    out.push({
+      code: 'EDOC_MAP_TAX_RATE',
+      path: '',
+      column,
+      value: rate,
+      rows: line.rows,
+      message: `The ${r.what} ${r.category} at ${rate} % at ${at(column, line.rows)} would take more than its base: no tax or withholding is above 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+    });
+  }
+  return out;
+}
+
 /** The line's value after discounts is 0 (a cheap look first: nearly every line is not). */
 function isZeroLine(f: Record<string, unknown>): boolean {
   const net = f.NetAmount;
@@ -157,6 +210,7 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
     }
     const rounded = priceDecimals(mapping, line);
     if (rounded !== undefined) out.push(rounded);
+    out.push(...ratesOver100(mapping, line));
     if (g.zeroLines === 'invalid' && isZeroLine(f)) {
       const column = columnOf(mapping, 'UnitPrice') || columnOf(mapping, 'valorUnitarioBruto');
       out.push({
