@@ -148,8 +148,12 @@ function convertUnsafe(
   }
 }
 
-/** `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries. */
+/**
+ * `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries.
+ * A cell with its `%` sign (`19%`, a percent-formatted spreadsheet cell) says its own scale: 19 %.
+ */
 function fractionToPercent(value: string, format: MappingFormat): string | undefined {
+  if (value.trimEnd().endsWith('%')) return erpNumberToPercent(value, format);
   const dec = erpNumberToDecimal(value, format);
   if (dec === undefined || dec.startsWith('-')) return undefined;
   const [int, frac = ''] = dec.split('.');

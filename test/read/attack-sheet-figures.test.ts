@@ -126,3 +126,26 @@ describe('an end-of-day time stamp under a date-only format', () => {
     expect(doc.issued).toBe('2026-11-18T23:59:59');
   });
 });
+
+describe('a mapping that reads rates as fractions', () => {
+  test('reads a percent-formatted cell by its % sign, as it read the bare fraction before', async () => {
+    // `as: fraction` took the stored 0.19 as 19 %; the cell now reaches it as `19%`, which says its scale
+    const yaml = (await readFile(mapping.file, 'utf8')).replace(
+      '      vat: { column: iva, as: percent }',
+      '      vat: { column: iva, as: fraction }',
+    );
+    const file = path.join(dir, 'ventas-fraccion.csv.yaml');
+    await writeFile(file, yaml);
+    const fractions = await loadMapping(file);
+    const sheet = await workbook('fraccion.xlsx', [
+      [...COLUMNS, ...LINE],
+      invoice('5', '18/11/2026', ['1', '1.000,00', [0.19, 1], '0']),
+    ]);
+    const [doc] = await all(
+      (await openSource(sheet, 'invoice', { company: COMPANY, mapping: fractions })).documents,
+    );
+    // 1 × 1,000.00 + 19 % 190.00 = 1,190.00
+    expect(doc.problems).toEqual([]);
+    expect((doc.request as Invoice).Total.PayableAmount).toBe('1190.00');
+  });
+});
