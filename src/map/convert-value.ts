@@ -79,7 +79,12 @@ function convertUnsafe(
           'EDOC_MAP_BAD_NUMBER',
           `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`,
         );
-      const exact = ctx.rounded === undefined ? undefined : erpNumberPastCents(value, format);
+      // a cheap look first: digits past the cent need more than two after the decimal separator
+      const point = value.lastIndexOf(format.decimal);
+      const exact =
+        ctx.rounded === undefined || point < 0 || value.length - point <= 3
+          ? undefined
+          : erpNumberPastCents(value, format);
       if (exact !== undefined) ctx.rounded!.set(path, exact);
       return amount;
     }
