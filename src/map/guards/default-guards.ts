@@ -109,7 +109,7 @@ function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
       column,
       value: excerpt(exact),
       rows: line.rows,
-      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or the quantity as a whole lot at its price`,
+      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${column === '' ? 'round(…, 2) in its expression' : `expr: 'round([${column}], 2)'`})`,
     };
   }
   return undefined;
