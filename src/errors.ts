@@ -86,6 +86,8 @@ export const ERRORS = {
     "A row holds a concept code that the mapping's concept table neither maps nor ignores.",
   EDOC_MAP_DOCUMENT_ROW:
     "No row, or more than one, of a document matches the mapping's rows.document rule.",
+  EDOC_MAP_REPEATED_COLUMN:
+    'The export header names a column the mapping reads twice; which one is meant cannot be told, so the file is not read.',
   EDOC_MAP_HEADER_NOT_FOUND: "The header row the mapping's framing describes is not in the file.",
   EDOC_MAPPING_INVALID: 'A mapping file is not valid.',
   EDOC_MAP_CSV_SYNTAX:
@@ -100,6 +102,10 @@ export const ERRORS = {
   EDOC_MAP_NEGATIVE: 'A line has a negative quantity, price or discount; the document is not sent.',
   EDOC_MAP_ZERO_LINE:
     'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
+  EDOC_MAP_TAX_RATE:
+    'A tax (other than VAT) or withholding rate is above 100 %, as a percentage read as a fraction (8 for 0.08) would be; the document is not sent.',
+  EDOC_MAP_PRICE_DECIMALS:
+    "A unit price has more decimals than the wire's two, and rounding it to the cent changes the line's value (quantity × price); the document is not sent.",
   EDOC_MAP_MASTER_MISSING:
     'A document reads a master-data table (customers, suppliers, employees) by an id the table does not hold, or the table has no file loaded yet; the document is not sent.',
   EDOC_MASTER_BAD_FILE:

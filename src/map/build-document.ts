@@ -162,7 +162,12 @@ export function buildDocument(
       )
         return;
       const i = lines.length;
-      const ctx: EvalContext = { ...docCtx, rows: [row.row], position: i + 1 };
+      const ctx: EvalContext = {
+        ...docCtx,
+        rows: [row.row],
+        position: i + 1,
+        rounded: new Map(),
+      };
       const path = `${mapping.linesField}[${i}]`;
       const fields = (evaluateNode(mapping.lines!, row, ctx, path) ?? {}) as Record<
         string,
@@ -174,7 +179,10 @@ export function buildDocument(
         for (const [name, spec] of Object.entries(d.lineInputs))
           inputs[name] = evaluateValue(spec, row, ctx, `${path}(${name})`);
       }
-      lines.push({ fields, inputs, rows: [row.row] });
+      const line: DeriveLine = { fields, inputs, rows: [row.row] };
+      for (const [at, exact] of ctx.rounded!)
+        if (at.startsWith(`${path}.`)) (line.exact ??= {})[at.slice(path.length + 1)] = exact;
+      lines.push(line);
     });
     if (lines.length > 0 || !optional) request[mapping.linesField] = lines.map((l) => l.fields);
   }

@@ -63,7 +63,8 @@ export function erpDateToIso(text: string, pattern: string): string | undefined 
     if (part === 'd') d = n;
     else if (part === 'M') mo = n;
     else if (part === 'y') y = n;
-    else y = 2000 + n;
+    // a two-digit year in POSIX strptime's window: 69-99 are 1969-1999 (a hire or birth date), 00-68 2000-2068
+    else y = n >= 69 ? 1900 + n : 2000 + n;
   });
   const iso = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   return isValidDate(iso) ? iso : undefined;

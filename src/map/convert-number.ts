@@ -76,6 +76,16 @@ export function erpNumberToAmount(
   return cents === undefined ? undefined : formatAmount(cents);
 }
 
+/** The exact plain decimal when it has non-zero digits past the cent (`'0,125'` -> `'0.125'`), else undefined. */
+export function erpNumberPastCents(
+  text: string,
+  format: Pick<MappingFormat, 'decimal' | 'thousands'>,
+): string | undefined {
+  const plain = erpNumberToPlain(text, format);
+  const point = plain === undefined ? -1 : plain.indexOf('.');
+  return point < 0 || !/[1-9]/.test(plain!.slice(point + 3)) ? undefined : canonicalDecimal(plain!);
+}
+
 /** Plain decimal keeping its precision, without superfluous zeros (`'2,50'` -> `'2.5'`). */
 export function erpNumberToDecimal(
   text: string,

@@ -12,6 +12,7 @@ import {
   erpNumberToAmount,
   erpNumberToDecimal,
   erpNumberToInteger,
+  erpNumberPastCents,
   erpNumberToPercent,
 } from './convert-number.js';
 import type { EvalContext, RowView, Source } from './eval-context.js';
@@ -71,14 +72,22 @@ function convertUnsafe(
   switch (spec.as) {
     case 'text':
       return value;
-    case 'decimal':
-      return (
-        erpNumberToAmount(value, format) ??
-        bad(
+    case 'decimal': {
+      const amount = erpNumberToAmount(value, format);
+      if (amount === undefined)
+        return bad(
           'EDOC_MAP_BAD_NUMBER',
           `an amount (decimal "${format.decimal}", thousands "${format.thousands}")`,
-        )
-      );
+        );
+      // a cheap look first: digits past the cent need more than two after the decimal separator
+      const point = value.lastIndexOf(format.decimal);
+      const exact =
+        ctx.rounded === undefined || point < 0 || value.length - point <= 3
+          ? undefined
+          : erpNumberPastCents(value, format);
+      if (exact !== undefined) ctx.rounded!.set(path, exact);
+      return amount;
+    }
     case 'number':
       return (
         erpNumberToDecimal(value, format) ??
@@ -144,8 +153,12 @@ function convertUnsafe(
   }
 }
 
-/** `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries. */
+/**
+ * `0,19` -> `19.00`: a rate the export writes as a fraction of one, as the percentage the wire carries.
+ * A cell with its `%` sign (`19%`, a percent-formatted spreadsheet cell) says its own scale: 19 %.
+ */
 function fractionToPercent(value: string, format: MappingFormat): string | undefined {
+  if (value.trimEnd().endsWith('%')) return erpNumberToPercent(value, format);
   const dec = erpNumberToDecimal(value, format);
   if (dec === undefined || dec.startsWith('-')) return undefined;
   const [int, frac = ''] = dec.split('.');

@@ -42,6 +42,11 @@ export interface EvalContext {
   problems: Problem[];
   /** The master-data tables the mapping's `lookup()` reads (map/master-tables.ts). */
   master?: MasterTables;
+  /**
+   * On a line's context: the exact value of each `as: decimal` conversion that rounded away digits,
+   * by path, so the guards can tell a unit price whose rounding changes quantity × price.
+   */
+  rounded?: Map<string, string>;
 }
 
 export function report(

@@ -5,7 +5,13 @@
  */
 import path from 'node:path';
 import { EdocError } from '../errors.js';
-import { expressionColumnsOf, requiredColumnsOf, specColumns } from '../map/compile-node.js';
+import {
+  columnsOf,
+  expressionColumnsOf,
+  requiredColumnsOf,
+  specColumns,
+} from '../map/compile-node.js';
+import { reconcileColumns } from '../map/guards/compile-guards.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -68,4 +74,51 @@ export function checkRequiredColumns(
     `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})`,
     { file, column: missing[0], columns: missing, row: 1 },
   );
+}
+
+/** The columns a mapping reads a value, an amount, a key or a stated figure from. */
+function readColumns(mapping: Mapping): Set<string> {
+  const out = columnsOf(mapping.document);
+  if (mapping.lines !== undefined) columnsOf(mapping.lines, out);
+  for (const d of mapping.derive)
+    for (const spec of Object.values(d.lineInputs)) specColumns(spec, out);
+  for (const alt of mapping.key) for (const c of alt) out.add(c);
+  for (const c of reconcileColumns(mapping.reconcile)) out.add(c);
+  if (mapping.concepts !== undefined) {
+    out.add(mapping.concepts.column);
+    for (const fields of mapping.concepts.codes.values())
+      for (const [, spec] of fields) specColumns(spec, out);
+  }
+  if (mapping.lineKey !== undefined) out.add(mapping.lineKey);
+  if (mapping.route !== undefined) out.add(mapping.route.column);
+  return out;
+}
+
+/**
+ * A column the mapping reads that the header names twice refuses the file: an export with two `Precio`
+ * columns (a list price and a net price) would otherwise be read from whichever comes first.
+ */
+export function checkRepeatedColumns(
+  file: string,
+  mapping: Mapping,
+  headerCells: string[],
+  row: number,
+): void {
+  const read = new Set([...readColumns(mapping)].map(normaliseColumnName));
+  const seen = new Map<string, number>();
+  headerCells.forEach((cell, i) => {
+    const name = normaliseColumnName(cell);
+    if (!read.has(name)) return;
+    const first = seen.get(name);
+    if (first === undefined) {
+      seen.set(name, i);
+      return;
+    }
+    const column = excerpt(cell.trim(), 80);
+    throw new EdocError(
+      'EDOC_MAP_REPEATED_COLUMN',
+      `Column "${column}" appears twice in the header of ${path.basename(file)} (row ${row}, columns ${first + 1} and ${i + 1}) and mapping ${mapping.name} reads it: which one is meant cannot be told, so nothing of the file is sent; rename one of them in the export`,
+      { file, column, row },
+    );
+  });
 }

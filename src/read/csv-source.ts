@@ -20,7 +20,12 @@ import type { Problem } from '../validate/problem.js';
 import type { SourceDocument } from './source-document.js';
 import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
-import { checkRequiredColumns, indexHeader, normaliseColumnName } from './csv-header.js';
+import {
+  checkRepeatedColumns,
+  checkRequiredColumns,
+  indexHeader,
+  normaliseColumnName,
+} from './csv-header.js';
 import { NO_KEY, RowFramer } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
 import { framedDelimiter, locateHeader } from './csv-header-locate.js';
@@ -139,6 +144,7 @@ export async function openCsvSource(
   const headerCells = headerRecord.cells;
   const header = indexHeader(headerCells);
   checkRequiredColumns(file, mapping, ctx.kind, header, headerRecord.cells);
+  checkRepeatedColumns(file, mapping, headerCells, headerRow);
 
   const columnIndex = new Map<string, number>();
   const indexOf = (column: string): number => {

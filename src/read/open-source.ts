@@ -131,7 +131,7 @@ export async function openSource(
     return { ...sheet, ...meta };
   }
   if (options.text === undefined) await assertText(file);
-  else if (options.text.nulInHead) throw notText(file);
+  else if (options.text.nulInHead) throw await notText(file);
 
   if (format === 'csv') {
     if (options.mapping === undefined) {
@@ -255,14 +255,33 @@ async function assertText(file: string): Promise<void> {
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    if (buffer.subarray(0, bytesRead).includes(0)) throw notText(file);
+    if (buffer.subarray(0, bytesRead).includes(0)) throw await notText(file, buffer);
   } finally {
     await handle.close();
   }
 }
 
-function notText(file: string): EdocError {
-  return new EdocError('EDOC_READ_BINARY', `${file} is not a text file (it contains NUL bytes)`, {
-    file,
-  });
+/**
+ * UTF-16 text (Excel's "Unicode Text", a BOM FF FE or FE FF) is full of NUL bytes and not read: said so,
+ * since "not a text file" would send the user looking for a damaged export.
+ */
+async function notText(file: string, head?: Buffer): Promise<EdocError> {
+  let bom = head;
+  if (bom === undefined) {
+    const handle = await openToRead(file, 'disappeared before it was read');
+    try {
+      bom = Buffer.alloc(2);
+      await handle.read(bom, 0, 2, 0);
+    } finally {
+      await handle.close();
+    }
+  }
+  const utf16 = (bom[0] === 0xff && bom[1] === 0xfe) || (bom[0] === 0xfe && bom[1] === 0xff);
+  return new EdocError(
+    'EDOC_READ_BINARY',
+    utf16
+      ? `${file} is UTF-16 text (Excel's "Unicode Text"), which is not read: save the export as "CSV UTF-8" or as CSV`
+      : `${file} is not a text file (it contains NUL bytes)`,
+    { file },
+  );
 }

@@ -7,6 +7,9 @@
  * - numeric cells with a date format (Excel serial dates): the day in the mapping's `format.date`
  *   pattern (`05/03/2026` with `dd/MM/yyyy`), followed by ` HH:mm:ss` when the cell has a time of
  *   day; a time alone (a serial below 1) as `HH:mm:ss`;
+ * - numeric cells with a percent format: the percentage shown, with its sign (`0.19` shown `19%`
+ *   reaches the mapping as `19%`), as a CSV saved from the sheet writes it: read as the bare fraction, a
+ *   `10%` discount would be a tenth of one per cent;
  * - booleans `TRUE` / `FALSE`, errors as Excel shows them (`#N/A`), a formula its last computed value.
  * Nothing is formatted by a locale, and the display format (`$ 1.234,50`, `0000`) is not applied.
  */
@@ -34,6 +37,11 @@ function plainDecimal(n: number): string {
     : `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
+/** A numeric cell with a percent format as the sheet shows it: `0.19` -> `'19%'` (`'12,5%'`). */
+export function percentText(value: number, decimal: string): string {
+  return `${numberText(value * 100, decimal)}%`;
+}
+
 const DAY_MS = 86_400_000;
 /** Day 0 of the 1900 system as Excel counts from serial 61 on (1900-03-01); 1904 system: 1904-01-01 is 0. */
 const EPOCH_1900 = Date.UTC(1899, 11, 30);
@@ -49,7 +57,9 @@ export function serialDateText(
   pattern: string,
 ): string | undefined {
   if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined; // 9999-12-31
-  const seconds = Math.round(serial * 86_400);
+  // whole seconds, cut and not rounded (to the millisecond first, against float noise): 23:59:59.999 of
+  // the 18th, an ERP's end-of-day stamp, is the day Excel shows, the 18th, not midnight of the 19th
+  const seconds = Math.floor(Math.round(serial * DAY_MS) / 1000);
   let days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
   const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
@@ -91,17 +101,28 @@ const DATE_FORMAT_IDS = new Set([
   52, 53, 54, 55, 56, 57, 58,
 ]);
 
-/** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
-export function isDateFormat(id: number, code: string | undefined): boolean {
-  if (code === undefined) return DATE_FORMAT_IDS.has(id);
-  // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
-  const section = code
+/** The first section of a number format code without literals, escapes, fills and brackets. */
+function formatSection(code: string): string {
+  return code
     .split(';')[0]
     .replace(/"[^"]*"/g, '')
     .replace(/\\./g, '')
     .replace(/_./g, '')
     .replace(/\[(?:h+|m+|s+)\]/gi, 'h')
     .replace(/\[[^\]]*\]/g, '');
+}
+
+/** True when a number format shows the number as a percentage (built-in 9 `0%`, 10 `0.00%`, or a `%` in the code). */
+export function isPercentFormat(id: number, code: string | undefined): boolean {
+  if (code === undefined) return id === 9 || id === 10;
+  return formatSection(code).includes('%');
+}
+
+/** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */
+export function isDateFormat(id: number, code: string | undefined): boolean {
+  if (code === undefined) return DATE_FORMAT_IDS.has(id);
+  // the first section only (`positive;negative;zero;text`), without literals, escapes and [Red]/[$-409]
+  const section = formatSection(code);
   if (/^general$/i.test(section.trim())) return false;
   return /[dmyhs]/i.test(section.replace(/e[+-]/gi, ''));
 }

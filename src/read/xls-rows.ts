@@ -10,7 +10,13 @@
  * one (BIFF5 `Book` stream) are refused.
  */
 import CFB from 'cfb';
-import { isDateFormat, numberText, serialDateText } from './sheet-values.js';
+import {
+  isDateFormat,
+  isPercentFormat,
+  numberText,
+  percentText,
+  serialDateText,
+} from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
 import { MergedCells } from './sheet-merges.js';
@@ -44,11 +50,19 @@ interface Globals {
   sheets: { name: string; offset: number; kind: number; hidden: boolean }[];
   date1904: boolean;
   dateXfs: Set<number>;
+  /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
+  percentXfs: Set<number>;
   strings: string[];
 }
 
 function readGlobals(stream: Buffer): Globals {
-  const g: Globals = { sheets: [], date1904: false, dateXfs: new Set(), strings: [] };
+  const g: Globals = {
+    sheets: [],
+    date1904: false,
+    dateXfs: new Set(),
+    percentXfs: new Set(),
+    strings: [],
+  };
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
   let first = true;
@@ -99,6 +113,7 @@ function readGlobals(stream: Buffer): Globals {
   }
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
+    else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
   });
   return g;
 }
@@ -173,7 +188,7 @@ export function readXlsSheet(
   };
   const num = (xf: number, n: number): string =>
     (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ??
-    numberText(n, format.decimal);
+    (g.percentXfs.has(xf) ? percentText(n, format.decimal) : numberText(n, format.decimal));
   let formulaCell: { row: number; col: number } | undefined;
   /** MergedCells' ranges (Ref8: rwFirst, rwLast, colFirst, colLast), checked once every row is known. */
   const merges: { r1: number; r2: number; c1: number; c2: number }[] = [];

@@ -6,7 +6,7 @@
  * sheet list. Macros (.xlsm's vbaProject.bin) are never read.
  */
 import { SaxesParser } from 'saxes';
-import { numberText, serialDateText } from './sheet-values.js';
+import { numberText, percentText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import { MergedCells, parseRange } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
@@ -54,7 +54,7 @@ export async function openXlsxSheet(
   wanted: string | undefined,
   format: SheetFormat,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles } = await readWorkbook(file, wanted);
+  const { found, strings, dateStyles, percentStyles } = await readWorkbook(file, wanted);
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
     switch (type) {
       case 's':
@@ -74,6 +74,7 @@ export async function openXlsxSheet(
         const n = Number(v);
         if (dateStyles.has(style))
           return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
+        if (percentStyles.has(style)) return percentText(n, format.decimal);
         return numberText(n, format.decimal);
       }
     }

@@ -6,7 +6,7 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { isDateFormat } from './sheet-values.js';
+import { isDateFormat, isPercentFormat } from './sheet-values.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -153,11 +153,13 @@ async function sharedStrings(zip: ZipPackage, part: string | undefined): Promise
 
 interface Styles {
   dateStyles: Set<number>;
+  percentStyles: Set<number>;
 }
 
 async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles> {
   const dateStyles = new Set<number>();
-  if (part === undefined || !zip.has(part)) return { dateStyles };
+  const percentStyles = new Set<number>();
+  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles };
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
   let inCellXfs = false;
@@ -173,8 +175,9 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
   });
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) dateStyles.add(i);
+    else if (isPercentFormat(id, codes.get(id))) percentStyles.add(i);
   });
-  return { dateStyles };
+  return { dateStyles, percentStyles };
 }
 
 const WORKSHEET = /\/worksheet$/;
@@ -240,6 +243,8 @@ export interface XlsxWorkbook {
   found: { workbook: string; sheet: string; name: string; date1904: boolean };
   strings: SharedStrings;
   dateStyles: Set<number>;
+  /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
+  percentStyles: Set<number>;
 }
 
 /** Reads the package's sheet list, shared strings and cell formats, then closes it. */
@@ -254,8 +259,8 @@ export async function readWorkbook(
     const partOf = (kind: string): string | undefined =>
       [...rels.values()].find((r) => r.type.endsWith(`/${kind}`))?.target;
     const strings = await sharedStrings(meta, partOf('sharedStrings'));
-    const { dateStyles } = await styles(meta, partOf('styles'));
-    return { found, strings, dateStyles };
+    const { dateStyles, percentStyles } = await styles(meta, partOf('styles'));
+    return { found, strings, dateStyles, percentStyles };
   } finally {
     meta.close();
   }

@@ -107,3 +107,23 @@ export function xlsxPackage(parts: XlsxParts): Buffer {
   ];
   return zip(entries.map(([n, t]) => [n, Buffer.from(t, 'utf8')]));
 }
+
+/** A cell of `sheetRows`: inline text, the cell's own `<c …>` XML (its `r` filled in), or `[number, style]`. */
+export type SheetCell = string | [number, number];
+
+/** `<row>` elements of a sheet from rows of cells, each cell given its reference (`A1`, `B1`…). */
+export function sheetRows(rows: SheetCell[][]): string {
+  const ref = (r: number, c: number): string => `${String.fromCharCode(65 + c)}${r}`;
+  const cell = (c: SheetCell, at: string): string => {
+    if (typeof c !== 'string') return `<c r="${at}" s="${c[1]}"><v>${c[0]}</v></c>`;
+    return c.startsWith('<')
+      ? c.replace('<c ', `<c r="${at}" `)
+      : `<c r="${at}" t="inlineStr"><is><t>${c}</t></is></c>`;
+  };
+  return rows
+    .map(
+      (cells, i) =>
+        `<row r="${i + 1}">${cells.map((c, j) => cell(c, ref(i + 1, j))).join('')}</row>`,
+    )
+    .join('');
+}

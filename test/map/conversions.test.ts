@@ -44,6 +44,11 @@ describe('conversions', () => {
   it('converts ERP dates by pattern and refuses days that do not exist', () => {
     expect(erpDateToIso('05/03/2026', 'dd/MM/yyyy')).toBe('2026-03-05');
     expect(erpDateToIso('5/3/26', 'd/M/yy')).toBe('2026-03-05');
+    // two-digit years: 69-99 are the 1900s (a payroll's hire date 01/02/98 was issued as 2098-02-01)
+    expect(erpDateToIso('01/02/98', 'dd/MM/yy')).toBe('1998-02-01');
+    expect(erpDateToIso('31/12/69', 'dd/MM/yy')).toBe('1969-12-31');
+    expect(erpDateToIso('01/01/68', 'dd/MM/yy')).toBe('2068-01-01');
+    expect(erpDateToIso('29/02/00', 'dd/MM/yy')).toBe('2000-02-29');
     expect(erpDateToIso('2026-03-05', 'yyyy-MM-dd')).toBe('2026-03-05');
     expect(erpDateToIso('29/02/2028', 'dd/MM/yyyy')).toBe('2028-02-29');
     expect(erpDateToIso('29/02/2026', 'dd/MM/yyyy')).toBeUndefined();

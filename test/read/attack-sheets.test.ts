@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
-import { xlsxPackage } from '../helpers/xlsx-package.js';
+import { sheetRows, xlsxPackage } from '../helpers/xlsx-package.js';
 import { sale, toCsv } from '../map/helpers.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
 import type { SourceDocument } from '../../src/read/source-document.js';
@@ -58,20 +58,7 @@ const COLUMNS = [
 
 /** One sheet: the header, then rows of cells as `<c>` XML (inline strings unless the test gives the XML). */
 function sheet(rows: string[][]): Buffer {
-  const ref = (r: number, c: number): string => `${String.fromCharCode(65 + c)}${r}`;
-  const xml = rows
-    .map(
-      (cells, i) =>
-        `<row r="${i + 1}">${cells
-          .map((c, j) =>
-            c.startsWith('<')
-              ? c.replace('<c ', `<c r="${ref(i + 1, j)}" `)
-              : `<c r="${ref(i + 1, j)}" t="inlineStr"><is><t>${c}</t></is></c>`,
-          )
-          .join('')}</row>`,
-    )
-    .join('');
-  return xlsxPackage({ sheets: [['Hoja1', xml]] });
+  return xlsxPackage({ sheets: [['Hoja1', sheetRows(rows)]] });
 }
 
 async function write(name: string, content: string | Buffer): Promise<string> {

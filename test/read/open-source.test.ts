@@ -40,6 +40,28 @@ describe('openSource file-level checks', () => {
       await edocError(open(await write(name, bytes)), 'EDOC_READ_BINARY');
   });
 
+  it("says a UTF-16 export (Excel's Unicode Text) is UTF-16, not that it is no text", async () => {
+    const mapping = await loadMapping(
+      path.join(FIXTURES, '..', '..', '..', 'config/mappings/sales.csv.yaml'),
+    );
+    const text = 'prefijo;numero\r\nSETP;1\r\n';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const be = Buffer.from(le.toString('utf16le'), 'utf16le').swap16();
+    for (const [name, bytes] of [
+      ['le.csv', le],
+      ['be.csv', be],
+    ] as const) {
+      const file = await write(name, bytes);
+      // the sniff of its own, and the facts the content hash's pass collected (the daemon's path)
+      for (const extra of [{}, { text: { utf8: false, nulInHead: true } }]) {
+        const err = await edocError(open(file, { mapping, ...extra }), 'EDOC_READ_BINARY');
+        expect(err.message).toBe(
+          `${file} is UTF-16 text (Excel's "Unicode Text"), which is not read: save the export as "CSV UTF-8" or as CSV`,
+        );
+      }
+    }
+  });
+
   it('rejects an unsupported extension', async () => {
     const err = await edocError(open(await write('invoice.xml', '<x/>')), 'EDOC_READ_UNSUPPORTED');
     expect(err.message).toMatch(/unsupported file type/);

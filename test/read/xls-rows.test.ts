@@ -2,7 +2,7 @@
  * The BIFF8 record reader on a workbook stream written record by record here ([MS-XLS] 2.4), for
  * the cases a small LibreOffice fixture does not reach: a shared string split across a Continue
  * record that switches from one-byte to UTF-16 characters, RK numbers (integer, hundredths),
- * MulRk, a Number, a date cell through its XF and Format, and a sheet picked by name.
+ * MulRk, a Number, a date cell through its XF and Format, a percent cell, and a sheet picked by name.
  */
 import CFB from 'cfb';
 import { describe, expect, test } from 'vitest';
@@ -61,7 +61,8 @@ function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
     0x003c,
     Buffer.concat([Buffer.from([1]), Buffer.from('número 5', 'utf16le')]),
   );
-  // Format 164 "dd/mm/yyyy" and two XF records: XF 0 general, XF 1 that date format
+  // Format 164 "dd/mm/yyyy" and three XF records: XF 0 general, XF 1 that date format, XF 2 the
+  // built-in percent format 9 (`0%`)
   const format = record(
     0x041e,
     Buffer.concat([u16(164), u16(10), Buffer.from([0]), Buffer.from('dd/mm/yyyy', 'latin1')]),
@@ -74,6 +75,7 @@ function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
       format,
       xf(0),
       xf(164),
+      xf(9),
       ...sheetNames.map((n, i) => boundsheet(n, offsets[i])),
       sst,
       cont,
@@ -107,6 +109,8 @@ const body = Buffer.concat([
   ),
   // RK C4 = 46344 through XF 1 (dd/mm/yyyy): 2026-11-18 (46,344 days after 1899-12-30)
   record(0x027e, Buffer.concat([cell(3, 2, 1), u32(rk(46344))])),
+  // RK D4 = 19 hundredths through XF 2 (0%): shown 19%, and so it reaches the mapping
+  record(0x027e, Buffer.concat([cell(3, 3, 2), u32(rk(19, true))])),
 ]);
 
 describe('the BIFF8 record reader', () => {
@@ -120,7 +124,7 @@ describe('the BIFF8 record reader', () => {
       { row: 1, cells: ['Café', 'Ñandú número 5'] },
       { row: 2, cells: ['123', '1234,5'] },
       { row: 3, cells: ['7', '-3'] },
-      { row: 4, cells: ['0,3', '', '18/11/2026'] }, // 0.1 + 0.2 as Excel shows it
+      { row: 4, cells: ['0,3', '', '18/11/2026', '19%'] }, // 0.1 + 0.2 as Excel shows it
     ]);
   });
 

@@ -6,6 +6,8 @@ export interface DeriveLine {
   /** The derivation's named line inputs (e.g. `vat: '19.00'`), undefined when empty. */
   inputs: Record<string, unknown>;
   rows: number[];
+  /** A line field's exact value where `as: decimal` rounded digits away (`UnitPrice: '0.125'`). */
+  exact?: Record<string, string>;
 }
 
 export interface DeriveInput {

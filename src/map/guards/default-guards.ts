@@ -1,10 +1,17 @@
 /**
  * The guards on in every mapping: a VAT rate outside the mapping's allowed
  * rates (default 0, 5, 19: catches a fraction `0.19` read as 0.19 %), a
- * negative quantity or price, and a line worth zero unless the mapping allows
- * zero lines. Each problem names the export's column and row.
+ * negative quantity or price, a line worth zero unless the mapping allows
+ * zero lines, a unit price whose rounding to the cent (the wire's two
+ * decimals) changes quantity × price, and a tax or withholding rate above
+ * 100 %. Each problem names the export's column and row.
  */
-import { canonicalDecimal } from '../../policy/amount.js';
+import {
+  canonicalDecimal,
+  formatAmount,
+  mulDecimals,
+  parseAmountLenient,
+} from '../../policy/amount.js';
 import { excerpt } from '../../policy/excerpt.js';
 import type { Problem } from '../../validate/problem.js';
 import { specColumns } from '../compile-node.js';
@@ -77,6 +84,89 @@ function at(column: string, rows: number[]): string {
   return column === '' ? where : `column "${column}", ${where}`;
 }
 
+/**
+ * A price the export writes past the cent (`0,125`) is carried rounded (`0.13`): when quantity × the
+ * rounded price is another value than quantity × the price (1000 × 0.125 = 125.00, not 130.00), the line
+ * would be issued at a value the export never had.
+ */
+function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
+  if (line.exact === undefined) return undefined;
+  const f = line.fields;
+  const quantity = QUANTITY.map((q) => f[q]).find((q) => typeof q === 'string');
+  for (const name of PRICE) {
+    const exact = line.exact[name];
+    if (exact === undefined || typeof quantity !== 'string') continue;
+    const cents = parseAmountLenient(exact);
+    if (cents === undefined) continue;
+    const carried = formatAmount(cents);
+    const meant = mulDecimals(quantity, exact);
+    const issued = mulDecimals(quantity, carried);
+    if (meant === undefined || issued === undefined || meant === issued) continue;
+    const column = columnOf(mapping, name);
+    return {
+      code: 'EDOC_MAP_PRICE_DECIMALS',
+      path: '',
+      column,
+      value: excerpt(exact),
+      rows: line.rows,
+      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${column === '' ? 'round(…, 2) in its expression' : `expr: 'round([${column}], 2)'`})`,
+    };
+  }
+  return undefined;
+}
+
+type Entry = Record<string, unknown>;
+
+function entries(v: unknown): Entry[] {
+  return Array.isArray(v) ? (v.filter((e) => typeof e === 'object' && e !== null) as Entry[]) : [];
+}
+
+/**
+ * No tax or withholding takes more than its base. A rate above 100 % is a percentage read `as: fraction`
+ * (an `8` for 8 % made 800 %), or a withholding amount larger than what it is withheld from; VAT rates
+ * have their own allowed set.
+ */
+function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
+  const f = line.fields;
+  const rates: { category: string; rate: unknown; inputs: string[]; what: string }[] = [];
+  for (const e of entries(f.TaxSubTotals))
+    if (e.TaxCategory !== '01')
+      rates.push({
+        category: String(e.TaxCategory),
+        rate: e.TaxPercentage,
+        inputs: [],
+        what: 'tax',
+      });
+  for (const e of entries(f.tributos))
+    if (e.id !== '01')
+      rates.push({ category: String(e.id), rate: e.porcentaje, inputs: [], what: 'tax' });
+  for (const e of entries(f.WithholdingTaxSubTotals)) {
+    const input = e.TaxCategory === '06' ? 'incomeWithholding' : 'vatWithholding';
+    rates.push({
+      category: String(e.TaxCategory),
+      rate: e.TaxPercentage,
+      inputs: [input, `${input}Amount`],
+      what: 'withholding',
+    });
+  }
+  const out: Problem[] = [];
+  for (const r of rates) {
+    if (!(Number(r.rate) > 100)) continue;
+    const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
+    const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
+    const rate = excerpt(String(r.rate));
+    out.push({
+      code: 'EDOC_MAP_TAX_RATE',
+      path: '',
+      column,
+      value: rate,
+      rows: line.rows,
+      message: `The ${r.what} ${r.category} at ${rate} % at ${at(column, line.rows)} would take more than its base: no tax or withholding is above 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+    });
+  }
+  return out;
+}
+
 /** The line's value after discounts is 0 (a cheap look first: nearly every line is not). */
 function isZeroLine(f: Record<string, unknown>): boolean {
   const net = f.NetAmount;
@@ -118,6 +208,9 @@ export function defaultGuards(mapping: Mapping, lines: GuardLine[]): Problem[] {
         message: `VAT rate ${excerpt(rate)} % at ${at(column, line.rows)} is not one of the allowed rates (${g.vatRates.join(', ')} %)${Number(c) < 1 && Number(c) > 0 ? `: a rate written as a fraction (${excerpt(rate)} for ${Number(c) * 100} %) needs "as: fraction" in the mapping` : ''}; set guards.vatRates if it is right`,
       });
     }
+    const rounded = priceDecimals(mapping, line);
+    if (rounded !== undefined) out.push(rounded);
+    out.push(...ratesOver100(mapping, line));
     if (g.zeroLines === 'invalid' && isZeroLine(f)) {
       const column = columnOf(mapping, 'UnitPrice') || columnOf(mapping, 'valorUnitarioBruto');
       out.push({

@@ -17,6 +17,8 @@ import { documentFigure, lineFigure } from './computed-figures.js';
 export interface GuardLine {
   fields: Record<string, unknown>;
   rows: number[];
+  /** Line fields' exact values where `as: decimal` rounded digits away (derive-types.ts). */
+  exact?: Record<string, string>;
 }
 
 const NAMES: Record<string, string> = {
