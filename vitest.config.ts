@@ -20,7 +20,6 @@ const TIMED = [
   'test/intake/worker-turns-long.test.ts',
   'test/cli/reload.test.ts',
   'test/cli/submit.test.ts',
-  'test/ledger/recovery.test.ts',
   'test/emulator/cli.test.ts',
 ];
 

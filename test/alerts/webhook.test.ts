@@ -266,18 +266,20 @@ describe('alert webhook', () => {
       message: 'the service has not answered for 60 s',
     });
     // full collections all along: a timeout held only weakly (AbortSignal.timeout inside AbortSignal.any on
-    // Node 20) is freed by one before it fires, and the attempt then waits for undici's 300 s headers timeout
+    // Node 20) is freed by one before it fires, and the attempt then waits for undici's 300 s headers timeout.
+    // Each attempt takes 300 ms of timeout + a backoff of 20-100 ms on an idle machine; the collections go on
+    // until 6 attempts came, however slow the machine: a stalled attempt never gives the next one
     const started = Date.now();
-    while (Date.now() - started < 4_000) {
+    while (silent.connections.length < 6 && Date.now() - started < 20_000) {
       collectGarbage();
       await new Promise((r) => setTimeout(r, 25));
     }
-    // each attempt: 300 ms of timeout + a backoff of 20-100 ms (+ the collections): 4,000 / (300 + 100) = 10
-    // attempts at least in theory; 6 leaves room for a loaded machine, a stalled attempt gives 1 or 2
     expect(silent.connections.length).toBeGreaterThanOrEqual(6);
-    // no gap between two attempts much longer than one timeout + one backoff
+    // no gap near the 300 s a stalled attempt waits (an idle machine: ~400 ms; frozen often: a few s)
     const gaps = silent.connections.slice(1).map((t, i) => t - silent.connections[i]);
-    expect(Math.max(...gaps)).toBeLessThan(1_500);
+    expect(Math.max(...gaps)).toBeLessThan(10_000);
+    // the attempts end at the webhook's own timer, as the log says
+    expect(await readFile(logFile, 'utf8')).toContain('no answer within 300 ms');
     expect(webhook.pending).toBe(1);
     expect(await readFile(logFile, 'utf8')).toContain('EDOC_ALERT_UNDELIVERED');
   });

@@ -102,10 +102,9 @@ describe('SIGHUP reloads the configuration of the running daemon', () => {
       `reload: busiest second 2/s phase ${slow.busiest} (${slow.ms} ms for 6), after the refused file ${kept.busiest}, ` +
         `8/s phase ${fast.busiest} (${fast.ms} ms for 24)`,
     );
+    // at 2/s the busiest second holds 2 (both phases above): more is the new rate in force, by the emulator's count
     expect(fast.busiest).toBeGreaterThanOrEqual(6);
     expect(fast.busiest).toBeLessThanOrEqual(8);
-    // 24 documents at 2/s would take 12 s.
-    expect(fast.ms).toBeLessThan(6_000);
     expect((await emulator.client.issued()).length).toBe(34);
   }, 40_000);
 

@@ -230,6 +230,7 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
     annotate,
   }) => {
     const victim = 'a';
+    const heir = nodes.get('b')!;
     const company = await companyOf(victim);
     const sent = await dropMixed(company, 'killed', 150, 30);
     await eventually(
@@ -239,25 +240,48 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
     );
     await nodes.get(victim)!.kill();
     const killedAt = Date.now();
-    const before = new Set(
-      (await ctx.emulator.client.documents({ company: company.id })).map((d) => d.id),
-    );
-    await eventually(
-      async () =>
-        (await ctx.emulator.client.documents({ company: company.id })).some(
-          (d) => !before.has(d.id),
-        )
-          ? true
-          : undefined,
-      'another node to send for the company',
+    // The killed node's last requests can still reach the emulator after the kill (one came 6 ms after it):
+    // a request is the heir's when the heir logged its document accepted after taking the company
+    const taken = await heir.waitForLog(
+      (l) =>
+        l.msg === 'cluster: company taken' &&
+        l.company === company.alias &&
+        Date.parse(String(l.time)) >= killedAt,
       30_000,
     );
-    const failoverMs = Date.now() - killedAt;
+    const takenAt = Date.parse(String(taken.time));
     nodes.set(victim, await ctx.cluster.start(victim));
-    await annotate(
-      `SIGKILL: first request for ${company.alias} from b ${failoverMs} ms after the kill (leaseMs ${LEASE_MS}); ` +
-        `${await checkOnce(company, 'killed', sent)}`,
+    const summary = await checkOnce(company, 'killed', sent);
+    const heirAccepted = new Set(
+      heir
+        .logLines()
+        .filter(
+          (l) =>
+            l.msg === 'document final' && l.company === company.alias && l.status === 'accepted',
+        )
+        .map((l) => `${String(l.file)} ${String(l.doc)}`),
     );
+    const heirIssued = (
+      await ctx.emulator.client.documents({ company: company.id, withRequest: true })
+    ).filter((d) => {
+      if (!d.accepted) return false;
+      if (d.kind === 'invoice')
+        return (
+          sent.numbers.includes(Number(d.number)) &&
+          heirAccepted.has(`killed.jsonl ${company.alias}/invoice/${d.prefix}/${d.number}`)
+        );
+      const index = sent.markers.indexOf(supportMarker(d.request, /\[mark-\d+\]/) ?? '');
+      return index >= 0 && heirAccepted.has(`killed-ds.jsonl #${index}`);
+    });
+    expect(heirIssued.length, 'documents the heir sent and logged accepted').toBeGreaterThan(0);
+    const firstAt = Math.min(...heirIssued.map((d) => Date.parse(d.time)));
+    const failoverMs = firstAt - killedAt;
+    await annotate(
+      `SIGKILL: ${company.alias} taken by b ${takenAt - killedAt} ms after the kill; b's first request for it ` +
+        `issued ${failoverMs} ms after the kill (leaseMs ${LEASE_MS}; b issued ${heirIssued.length}); ${summary}`,
+    );
+    // the heir sends nothing for the company before it holds the lease
+    expect(firstAt).toBeGreaterThanOrEqual(takenAt);
     expect(failoverMs).toBeLessThan(LEASE_MS * 6);
   }, 180_000);
 });
