@@ -122,9 +122,9 @@ function entries(v: unknown): Entry[] {
 }
 
 /**
- * No tax or withholding takes more than its base. A rate above 100 % is a percentage read `as: fraction`
- * (an `8` for 8 % made 800 %), or a withholding amount larger than what it is withheld from; VAT rates
- * have their own allowed set.
+ * No tax or withholding takes more than its base, and only a VAT withholding takes all of it. A rate
+ * above 100 % is a percentage read `as: fraction` (an `8` for 8 % made 800 %, a `1` for 1 % made 100 %),
+ * or a withholding amount larger than what it is withheld from; VAT rates have their own allowed set.
  */
 function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   const f = line.fields;
@@ -151,17 +151,20 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   }
   const out: Problem[] = [];
   for (const r of rates) {
-    if (!(Number(r.rate) > 100)) continue;
+    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
+    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
+    const rate = Number(r.rate);
+    if (!(rate > 100 || (rate === 100 && r.category !== '05'))) continue;
     const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
     const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
-    const rate = excerpt(String(r.rate));
+    const shown = excerpt(String(r.rate));
     out.push({
       code: 'EDOC_MAP_TAX_RATE',
       path: '',
       column,
-      value: rate,
+      value: shown,
       rows: line.rows,
-      message: `The ${r.what} ${r.category} at ${rate} % at ${at(column, line.rows)} would take more than its base: no tax or withholding is above 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+      message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
     });
   }
   return out;
