@@ -84,18 +84,40 @@ function at(column: string, rows: number[]): string {
   return column === '' ? where : `column "${column}", ${where}`;
 }
 
+/** Whether a line field is computed by an expression (`expr: 'Precio / 1.19'`), not read from a cell. */
+function isComputed(mapping: Mapping, name: string): boolean {
+  const node: MappingNode | undefined = mapping.lines;
+  const child = node?.type === 'object' ? node.entries.find(([n]) => n === name)?.[1] : undefined;
+  return child?.type === 'value' && child.spec.expr !== undefined;
+}
+
 /**
  * A price the export writes past the cent (`0,125`) is carried rounded (`0.13`): when quantity × the
  * rounded price is another value than quantity × the price (1000 × 0.125 = 125.00, not 130.00), the line
- * would be issued at a value the export never had.
+ * would be issued at a value the export never had. A quantity read `as: decimal` (an amount: two
+ * decimals) that loses digits (2,125 kg carried as 2.13) is another quantity than the export's.
  */
 function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
   if (line.exact === undefined) return undefined;
   const f = line.fields;
-  const quantity = QUANTITY.map((q) => f[q]).find((q) => typeof q === 'string');
+  const quantityName = QUANTITY.find((q) => typeof f[q] === 'string');
+  if (quantityName === undefined) return undefined;
+  const quantity = f[quantityName] as string;
+  const exactQuantity = line.exact[quantityName];
+  if (exactQuantity !== undefined) {
+    const column = columnOf(mapping, quantityName);
+    return {
+      code: 'EDOC_MAP_PRICE_DECIMALS',
+      path: '',
+      column,
+      value: excerpt(exactQuantity),
+      rows: line.rows,
+      message: `The quantity ${excerpt(exactQuantity)} at ${at(column, line.rows)} is read "as: decimal", an amount of two decimals, and would be issued as ${excerpt(quantity)}; the line is not issued with another quantity: read quantities "as: number"`,
+    };
+  }
   for (const name of PRICE) {
     const exact = line.exact[name];
-    if (exact === undefined || typeof quantity !== 'string') continue;
+    if (exact === undefined) continue;
     const cents = parseAmountLenient(exact);
     if (cents === undefined) continue;
     const carried = formatAmount(cents);
@@ -103,13 +125,18 @@ function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
     const issued = mulDecimals(quantity, carried);
     if (meant === undefined || issued === undefined || meant === issued) continue;
     const column = columnOf(mapping, name);
+    // a computed price (`Precio / 1.19`) is rounded around its own expression, never replaced by the cell
+    const hint =
+      column === '' || isComputed(mapping, name)
+        ? 'round(…, 2) around its expression'
+        : `expr: 'round([${column}], 2)'`;
     return {
       code: 'EDOC_MAP_PRICE_DECIMALS',
       path: '',
       column,
       value: excerpt(exact),
       rows: line.rows,
-      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${column === '' ? 'round(…, 2) in its expression' : `expr: 'round([${column}], 2)'`})`,
+      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${hint})`,
     };
   }
   return undefined;
