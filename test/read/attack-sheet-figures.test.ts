@@ -149,3 +149,27 @@ describe('a mapping that reads rates as fractions', () => {
     expect((doc.request as Invoice).Total.PayableAmount).toBe('1190.00');
   });
 });
+
+describe('a row rule testing a percent-formatted cell for zero', () => {
+  test('reads 0% as zero and 10% as not, as it read 0 and 0.1', async () => {
+    // promotional lines (a discount shown 10%) are billed apart: rows.skip { column: dcto, nonZero: true }
+    const yaml = (
+      await readFile(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8')
+    ).replace('kindCheck:', 'rows:\n  skip: { column: dcto, nonZero: true }\nkindCheck:');
+    const file = path.join(dir, 'ventas-promo.csv.yaml');
+    await writeFile(file, yaml);
+    const promo = await loadMapping(file);
+    const sheet = await workbook('promo.xlsx', [
+      [...COLUMNS, ...LINE],
+      invoice('6', '18/11/2026', ['1', '1.000,00', '19', [0, 1]]),
+      invoice('7', '18/11/2026', ['1', '2.000,00', '19', [0.1, 1]]),
+    ]);
+    const docs = await all(
+      (await openSource(sheet, 'invoice', { company: COMPANY, mapping: promo })).documents,
+    );
+    // invoice 6 (0%): 1 × 1,000.00 + 19 % = 1,190.00; invoice 7 (10%) skipped
+    expect(docs.map((d) => [d.problems, (d.request as Invoice).Total.PayableAmount])).toEqual([
+      [[], '1190.00'],
+    ]);
+  });
+});
