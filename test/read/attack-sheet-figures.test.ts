@@ -103,6 +103,13 @@ describe('a percent-formatted cell reads as the percentage the sheet shows', () 
       ['EDOC_MAP_EXPRESSION', 'dcto'],
     ]);
     expect(vat).toMatchObject({ payable: '1190.00', net: '1000.00', vat: '19.00', problems: [] });
+    // the refusal says why a cell the sheet shows as 10% is not a number to the expression
+    const [first] = await all(
+      (await openSource(file, 'invoice', { company: COMPANY, mapping })).documents,
+    );
+    expect(first.problems[0].message).toContain(
+      'column "dcto" holds "10%", not a number (decimal ",", thousands "."): a percentage, whose scale an expression cannot tell (10 or 0.1)',
+    );
   });
 
   test('the text a percent cell becomes', () => {
