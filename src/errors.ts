@@ -103,9 +103,9 @@ export const ERRORS = {
   EDOC_MAP_ZERO_LINE:
     'A line is worth zero and the mapping does not allow zero lines; the document is not sent.',
   EDOC_MAP_TAX_RATE:
-    'A tax (other than VAT) or withholding rate is above 100 %, as a percentage read as a fraction (8 for 0.08) would be; the document is not sent.',
+    'A tax (other than VAT) or withholding rate is above 100 %, or an income withholding or tax is 100 %, as a percentage read as a fraction (8 for 0.08, 1 for 0.01) would be; the document is not sent.',
   EDOC_MAP_PRICE_DECIMALS:
-    "A unit price has more decimals than the wire's two, and rounding it to the cent changes the line's value (quantity × price); the document is not sent.",
+    "A unit price has more decimals than the wire's two, and rounding it to the cent changes the line's value (quantity × price), or a quantity read as an amount (`as: decimal`) loses decimals; the document is not sent.",
   EDOC_MAP_MASTER_MISSING:
     'A document reads a master-data table (customers, suppliers, employees) by an id the table does not hold, or the table has no file loaded yet; the document is not sent.',
   EDOC_MASTER_BAD_FILE:

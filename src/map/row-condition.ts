@@ -4,8 +4,9 @@
  * A condition is data in the mapping (docs/mappings.md, "Conditions on rows"); it is never code.
  *
  * Text tests (`equals`, `in`, `matches`) compare the trimmed cell case-insensitively. Number tests (`zero`,
- * `nonZero`, `gt`…) read the cell in the mapping's number format; a cell that is not a number leaves the
- * condition undecided, and the caller refuses the row's document rather than guess (`UndecidedCell`).
+ * `nonZero`, `gt`…) read the cell in the mapping's number format (`zero` and `nonZero` also a percentage,
+ * `10%`); a cell that is not a number leaves the condition undecided, and the caller refuses the row's
+ * document rather than guess (`UndecidedCell`).
  */
 import { z } from 'zod';
 import { EdocError } from '../errors.js';
@@ -199,8 +200,11 @@ export function evaluateCondition(
     case 'nonZero':
     case 'compare': {
       const text = get(cond.column).trim();
+      // a percentage (`10%`, a percent-formatted spreadsheet cell) is zero or not whatever its scale;
+      // compared with a number (gt, lt…) its scale cannot be told, and it stays undecided
+      const bare = cond.test !== 'compare' && text.endsWith('%') ? text.slice(0, -1).trim() : text;
       // an amount cell left blank holds no amount: it reads as zero, never as "a value"
-      const plain = text === '' ? '0' : erpNumberToPlain(text, format);
+      const plain = text === '' ? '0' : bare === '' ? undefined : erpNumberToPlain(bare, format);
       if (plain === undefined) return { column: cond.column, text };
       const sign = compareDecimals(plain, cond.test === 'compare' ? cond.than : '0');
       if (cond.test === 'zero') return sign === 0;

@@ -12,6 +12,7 @@ import {
   specColumns,
 } from '../map/compile-node.js';
 import { reconcileColumns } from '../map/guards/compile-guards.js';
+import { conditionColumns } from '../map/row-condition.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -76,7 +77,10 @@ export function checkRequiredColumns(
   );
 }
 
-/** The columns a mapping reads a value, an amount, a key or a stated figure from. */
+/**
+ * The columns a mapping reads a value, an amount, a key or a stated figure from, and those whose cells
+ * decide which rows count and what a document is (rows, kindCheck, fillDown).
+ */
 function readColumns(mapping: Mapping): Set<string> {
   const out = columnsOf(mapping.document);
   if (mapping.lines !== undefined) columnsOf(mapping.lines, out);
@@ -91,6 +95,11 @@ function readColumns(mapping: Mapping): Set<string> {
   }
   if (mapping.lineKey !== undefined) out.add(mapping.lineKey);
   if (mapping.route !== undefined) out.add(mapping.route.column);
+  // a second `Estado` read by rows.skip, or a second `Tipo` read by kindCheck, decides as much as a price
+  for (const cond of [mapping.rows?.skip, mapping.rows?.lines, mapping.rows?.document])
+    if (cond !== undefined) conditionColumns(cond, out);
+  for (const k of mapping.kindCheck ?? []) out.add(k.column);
+  for (const c of mapping.framing?.fillDown ?? []) out.add(c);
   return out;
 }
 

@@ -93,6 +93,21 @@ export async function readMasterFile(file: string, spec: MasterFileSpec): Promis
             { row: 1, column: missing[0] },
           );
         }
+        // a column kept that the header names twice (a personal and a billing `Correo`) cannot be told apart
+        const twice = wanted.find(
+          (c) =>
+            record.cells.filter((h) => normaliseColumnName(h) === normaliseColumnName(c)).length >
+            1,
+        );
+        if (twice !== undefined) {
+          throw bad(
+            file,
+            spec.table,
+            ', row 1',
+            `column "${excerpt(twice, 60)}" is named twice in the header: which one is meant cannot be told`,
+            { row: 1, column: twice },
+          );
+        }
         at = wanted.map((c) => header.get(normaliseColumnName(c))!);
         continue;
       }

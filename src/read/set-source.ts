@@ -68,7 +68,16 @@ function joinError(file: string, row: number, column: string, message: string): 
 }
 
 function keyIndex(file: string, names: string[], part: PartName, key: string): number {
-  const i = names.findIndex((n) => normaliseColumnName(n) === normaliseColumnName(key));
+  const same = (n: string): boolean => normaliseColumnName(n) === normaliseColumnName(key);
+  const i = names.findIndex(same);
+  const again = i < 0 ? -1 : names.findIndex((n, at) => at > i && same(n));
+  // two join columns: the lines would be joined to documents by whichever came first
+  if (again >= 0)
+    throw new EdocError(
+      'EDOC_MAP_REPEATED_COLUMN',
+      `Column "${excerpt(key, 60)}" (parts.${part}.key) appears twice in the header of ${path.basename(file)} (row 1, columns ${i + 1} and ${again + 1}): which one joins the files cannot be told, so nothing of the set is sent; rename one of them in the export`,
+      { file: path.basename(file), column: key, row: 1 },
+    );
   if (i < 0)
     throw new EdocError(
       'EDOC_MAP_MISSING_COLUMN',

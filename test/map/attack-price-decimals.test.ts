@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
+import { mapFile, mappingFrom, siigoSalesMapping } from './values-amounts-helpers.js';
 
 type Invoice = {
   Lines: { Quantity: string; UnitPrice: string; NetAmount: string }[];
@@ -75,4 +76,45 @@ describe('a unit price past the cent', () => {
     expect(half).toMatchObject({ line: { UnitPrice: '3.33', NetAmount: '1.67' }, payable: '1.99' });
     expect([one, zeros, half].map((d) => d.codes)).toEqual([[], [], []]);
   });
+
+  it('a computed price is told to round its own expression, not to read the cell', async () => {
+    // a tax-inclusive price: 10 × 10.000,00 / 1,19 = 10 × 8.403,361344537815 = 84.033,61; × 8.403,36 it
+    // would be 84.033,60. "round([Valor unitario], 2)" would issue the price with VAT as the net price
+    const yaml = siigoSalesMapping({ discount: false, reconcile: false }).replace(
+      'UnitPrice: { column: Valor unitario, as: decimal, required: true }',
+      "UnitPrice: { expr: '[Valor unitario] / 1.19', as: decimal, required: true }",
+    );
+    const [doc] = await mapFile(siigoRow('10', '10.000,00'), await mappingFrom(yaml), 'invoice');
+    expect(doc.problems.map((p) => [p.code, p.value])).toEqual([
+      ['EDOC_MAP_PRICE_DECIMALS', '8403.361344537815'],
+    ]);
+    expect(doc.problems[0].message).toMatch(
+      /round it in the mapping \(round\(…, 2\) around its expression\)$/,
+    );
+  });
+
+  it('a quantity read as an amount is refused where it loses decimals', async () => {
+    // 2,125 kg × 10.000,00 = 21.250,00; "as: decimal" carried 2.13 kg, issued 21.300,00 + 19 % = 25.347,00
+    const yaml = siigoSalesMapping({ discount: false, reconcile: false }).replace(
+      'Quantity: { column: Cantidad producto, as: number, required: true }',
+      'Quantity: { column: Cantidad producto, as: decimal, required: true }',
+    );
+    const m = await mappingFrom(yaml);
+    const [kilos] = await mapFile(siigoRow('2,125', '10.000,00'), m, 'invoice');
+    expect(kilos.request).toBeUndefined();
+    expect(kilos.problems.map((p) => [p.code, p.column, p.rows, p.value])).toEqual([
+      ['EDOC_MAP_PRICE_DECIMALS', 'Cantidad producto', [2], '2.125'],
+    ]);
+    // 2,5 kg stays 2.50: 25.000,00 + 19 % = 29.750,00
+    const [half] = await mapFile(siigoRow('2,5', '10.000,00'), m, 'invoice');
+    expect(half.problems).toEqual([]);
+    expect((half.request as Invoice).Total.PayableAmount).toBe('29750.00');
+  });
 });
+
+function siigoRow(quantity: string, price: string): string {
+  return (
+    'Tipo de comprobante;Consecutivo;Fecha de elaboración;Identificación tercero;Nombre tercero;Código producto;Descripción producto;Cantidad producto;Valor unitario;Porcentaje IVA\r\n' +
+    `FV1;1700;18/11/2026;800197268;Distribuidora Andina S.A.S.;P-001;Café;${quantity};${price};19\r\n`
+  );
+}

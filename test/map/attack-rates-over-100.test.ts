@@ -69,4 +69,28 @@ describe('a tax or withholding rate above 100 %', () => {
       WithholdingTaxAmount: '12330.00',
     });
   });
+
+  it('an income withholding at exactly 100 % is refused; a VAT withholding at 100 % is issued', async () => {
+    // ReteFuente `1` (1 %) read as a fraction is 100 %: all 180.000,00 withheld (meant 1.800,00). ReteIVA
+    // at 100 % is real (a non-resident's service): `1` as a fraction withholds the whole VAT 34.200,00
+    const ones = SUPPORT.replace(';19;4;15\r\n', ';19;1;1\r\n');
+    const [wrong] = await mapFile(
+      ones,
+      await mappingFrom(await supportMapping('fraction')),
+      'support-document',
+    );
+    expect(wrong.problems.map((p) => [p.code, p.column, p.rows, p.value])).toEqual([
+      ['EDOC_MAP_TAX_RATE', 'retefuente', [2], '100.00'],
+    ]);
+    const percentIncome = (await supportMapping('fraction')).replace(
+      '{ column: retefuente, as: fraction }',
+      '{ column: retefuente, as: percent }',
+    );
+    const [right] = await mapFile(ones, await mappingFrom(percentIncome), 'support-document');
+    // 180.000,00 + VAT 34.200,00 = 214.200,00; withheld 1.800,00 + 34.200,00 = 36.000,00
+    expect(requestOf(right).Total).toMatchObject({
+      PayableAmount: '214200.00',
+      WithholdingTaxAmount: '36000.00',
+    });
+  });
 });

@@ -41,4 +41,26 @@ describe('a column named twice in the header', () => {
     const [doc] = await mapFile(csv, m, 'invoice');
     expect(requestOf(doc).Total.PayableAmount).toBe('119000.00');
   });
+
+  it('refuses the file when a row rule or kindCheck reads the repeated column', async () => {
+    // `Estado` twice: the payment's state first, the invoice's second. rows.skip read the first
+    // (`Pagada`) and issued the cancelled invoice, 2 × 50.000,00 + 19 % = 119.000,00; `Tipo` twice
+    // (the line's type, then the document's): kindCheck read `FV` and issued a credit note as an invoice
+    const rules =
+      'rows:\n  skip: { column: Estado, in: [Anulada] }\n' +
+      'kindCheck:\n  - column: Tipo\n    values: { FV: invoice, NC: credit-note }\n';
+    const m = await mappingFrom(siigoSalesMapping({ discount: false, reconcile: false }) + rules);
+    const skip = `${[...COLUMNS, 'Estado', 'Estado'].join(';')}\r\n${ROW};Pagada;Anulada\r\n`;
+    await expect(mapFile(skip, m, 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_REPEATED_COLUMN',
+      context: { column: 'Estado', row: 1 },
+    });
+    const kind = `${[...COLUMNS, 'Tipo', 'Tipo'].join(';')}\r\n${ROW};FV;NC\r\n`;
+    await expect(mapFile(kind, m, 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_REPEATED_COLUMN',
+      context: { column: 'Tipo', row: 1 },
+    });
+    const once = `${[...COLUMNS, 'Estado', 'Tipo'].join(';')}\r\n${ROW};Anulada;FV\r\n`;
+    expect(await mapFile(once, m, 'invoice')).toEqual([]);
+  });
 });

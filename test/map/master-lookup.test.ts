@@ -191,6 +191,16 @@ describe('a master-data table file', () => {
     expect(headerOnly.message).toContain('no rows under the header');
     const quotes = await refused(`${TERCEROS}31;"800;Abierta;x\n`);
     expect(quotes.message).toMatch(/terceros\.csv, row 4: /);
+    // two `Correo` columns (the contact's, then billing's): the first was kept, the invoice went to
+    // the contact; a repeated column the table does not keep (`Dirección`) is no matter
+    const twoMails = await refused(
+      'Tipo identificación;Identificación;Razón social;Correo;correo ;Dirección;Dirección\n' +
+        '31;900123456;Andina;ana@andina.example;facturas@andina.example;Cra 7;Cra 8\n',
+    );
+    expect(twoMails.message).toContain(
+      'terceros.csv, row 1: column "Correo" is named twice in the header: which one is meant cannot be told',
+    );
+    expect(twoMails).toMatchObject({ row: 1, column: 'Correo' });
   });
 
   it('takes the same id twice when both rows say the same', async () => {

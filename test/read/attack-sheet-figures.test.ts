@@ -103,6 +103,13 @@ describe('a percent-formatted cell reads as the percentage the sheet shows', () 
       ['EDOC_MAP_EXPRESSION', 'dcto'],
     ]);
     expect(vat).toMatchObject({ payable: '1190.00', net: '1000.00', vat: '19.00', problems: [] });
+    // the refusal says why a cell the sheet shows as 10% is not a number to the expression
+    const [first] = await all(
+      (await openSource(file, 'invoice', { company: COMPANY, mapping })).documents,
+    );
+    expect(first.problems[0].message).toContain(
+      'column "dcto" holds "10%", not a number (decimal ",", thousands "."): a percentage, whose scale an expression cannot tell (10 or 0.1)',
+    );
   });
 
   test('the text a percent cell becomes', () => {
@@ -147,5 +154,29 @@ describe('a mapping that reads rates as fractions', () => {
     // 1 × 1,000.00 + 19 % 190.00 = 1,190.00
     expect(doc.problems).toEqual([]);
     expect((doc.request as Invoice).Total.PayableAmount).toBe('1190.00');
+  });
+});
+
+describe('a row rule testing a percent-formatted cell for zero', () => {
+  test('reads 0% as zero and 10% as not, as it read 0 and 0.1', async () => {
+    // promotional lines (a discount shown 10%) are billed apart: rows.skip { column: dcto, nonZero: true }
+    const yaml = (
+      await readFile(path.join(ROOT, 'config/mappings/sales.csv.yaml'), 'utf8')
+    ).replace('kindCheck:', 'rows:\n  skip: { column: dcto, nonZero: true }\nkindCheck:');
+    const file = path.join(dir, 'ventas-promo.csv.yaml');
+    await writeFile(file, yaml);
+    const promo = await loadMapping(file);
+    const sheet = await workbook('promo.xlsx', [
+      [...COLUMNS, ...LINE],
+      invoice('6', '18/11/2026', ['1', '1.000,00', '19', [0, 1]]),
+      invoice('7', '18/11/2026', ['1', '2.000,00', '19', [0.1, 1]]),
+    ]);
+    const docs = await all(
+      (await openSource(sheet, 'invoice', { company: COMPANY, mapping: promo })).documents,
+    );
+    // invoice 6 (0%): 1 × 1,000.00 + 19 % = 1,190.00; invoice 7 (10%) skipped
+    expect(docs.map((d) => [d.problems, (d.request as Invoice).Total.PayableAmount])).toEqual([
+      [[], '1190.00'],
+    ]);
   });
 });

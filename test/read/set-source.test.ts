@@ -142,6 +142,23 @@ describe('an export in two files, read as one', () => {
     const files = await setFiles(HEADER, LINES);
     expect(await refusal(read(files, bare))).toMatchObject({ code: 'EDOC_MAP_MISSING_COLUMN' });
   });
+
+  it('refuses a part whose key column is named twice', async () => {
+    // a second ParentKey (another document's entry): the lines were joined by the first, silently;
+    // by the second, line 2,0 would belong to document 1 and 1,1 to document 2
+    const twice = LINES.split('\n')
+      .map((l, i) => (l === '' ? l : `${l},${['ParentKey', 'DocEntry', '1', '2', '2'][i]}`))
+      .join('\n');
+    expect(await refusal(read(await setFiles(HEADER, twice)))).toMatchObject({
+      code: 'EDOC_MAP_REPEATED_COLUMN',
+      file: 'Document_Lines.csv',
+      column: 'ParentKey',
+      row: 1,
+      message: expect.stringContaining(
+        'Column "ParentKey" (parts.lines.key) appears twice in the header of Document_Lines.csv (row 1, columns 1 and 9)',
+      ) as unknown,
+    });
+  });
 });
 
 describe('the mapping’s parts', () => {

@@ -54,7 +54,7 @@ function num(v: Raw, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Exac
     const e = plain === undefined ? undefined : x.exactOf(plain);
     if (e === undefined)
       throw new ExpressionError(
-        `column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")`,
+        `column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")${v.text.trim().endsWith('%') ? `: a percentage, whose scale an expression cannot tell (10 or 0.1); read the column itself with "as: percent" for a rate, or write the export's cells as plain numbers` : ''}`,
         v.column,
         v.text,
       );

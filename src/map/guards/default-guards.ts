@@ -84,18 +84,40 @@ function at(column: string, rows: number[]): string {
   return column === '' ? where : `column "${column}", ${where}`;
 }
 
+/** Whether a line field is computed by an expression (`expr: 'Precio / 1.19'`), not read from a cell. */
+function isComputed(mapping: Mapping, name: string): boolean {
+  const node: MappingNode | undefined = mapping.lines;
+  const child = node?.type === 'object' ? node.entries.find(([n]) => n === name)?.[1] : undefined;
+  return child?.type === 'value' && child.spec.expr !== undefined;
+}
+
 /**
  * A price the export writes past the cent (`0,125`) is carried rounded (`0.13`): when quantity × the
  * rounded price is another value than quantity × the price (1000 × 0.125 = 125.00, not 130.00), the line
- * would be issued at a value the export never had.
+ * would be issued at a value the export never had. A quantity read `as: decimal` (an amount: two
+ * decimals) that loses digits (2,125 kg carried as 2.13) is another quantity than the export's.
  */
 function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
   if (line.exact === undefined) return undefined;
   const f = line.fields;
-  const quantity = QUANTITY.map((q) => f[q]).find((q) => typeof q === 'string');
+  const quantityName = QUANTITY.find((q) => typeof f[q] === 'string');
+  if (quantityName === undefined) return undefined;
+  const quantity = f[quantityName] as string;
+  const exactQuantity = line.exact[quantityName];
+  if (exactQuantity !== undefined) {
+    const column = columnOf(mapping, quantityName);
+    return {
+      code: 'EDOC_MAP_PRICE_DECIMALS',
+      path: '',
+      column,
+      value: excerpt(exactQuantity),
+      rows: line.rows,
+      message: `The quantity ${excerpt(exactQuantity)} at ${at(column, line.rows)} is read "as: decimal", an amount of two decimals, and would be issued as ${excerpt(quantity)}; the line is not issued with another quantity: read quantities "as: number"`,
+    };
+  }
   for (const name of PRICE) {
     const exact = line.exact[name];
-    if (exact === undefined || typeof quantity !== 'string') continue;
+    if (exact === undefined) continue;
     const cents = parseAmountLenient(exact);
     if (cents === undefined) continue;
     const carried = formatAmount(cents);
@@ -103,13 +125,18 @@ function priceDecimals(mapping: Mapping, line: GuardLine): Problem | undefined {
     const issued = mulDecimals(quantity, carried);
     if (meant === undefined || issued === undefined || meant === issued) continue;
     const column = columnOf(mapping, name);
+    // a computed price (`Precio / 1.19`) is rounded around its own expression, never replaced by the cell
+    const hint =
+      column === '' || isComputed(mapping, name)
+        ? 'round(…, 2) around its expression'
+        : `expr: 'round([${column}], 2)'`;
     return {
       code: 'EDOC_MAP_PRICE_DECIMALS',
       path: '',
       column,
       value: excerpt(exact),
       rows: line.rows,
-      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${column === '' ? 'round(…, 2) in its expression' : `expr: 'round([${column}], 2)'`})`,
+      message: `The unit price ${excerpt(exact)} at ${at(column, line.rows)} has more decimals than the wire's two: quantity ${excerpt(quantity)} × ${excerpt(exact)} is ${formatAmount(meant)}, but × ${carried} it would be ${formatAmount(issued)}; the line is not issued at another value: give the price in whole cents in the export, or, where the ERP itself bills the rounded price, round it in the mapping (${hint})`,
     };
   }
   return undefined;
@@ -122,9 +149,9 @@ function entries(v: unknown): Entry[] {
 }
 
 /**
- * No tax or withholding takes more than its base. A rate above 100 % is a percentage read `as: fraction`
- * (an `8` for 8 % made 800 %), or a withholding amount larger than what it is withheld from; VAT rates
- * have their own allowed set.
+ * No tax or withholding takes more than its base, and only a VAT withholding takes all of it. A rate
+ * above 100 % is a percentage read `as: fraction` (an `8` for 8 % made 800 %, a `1` for 1 % made 100 %),
+ * or a withholding amount larger than what it is withheld from; VAT rates have their own allowed set.
  */
 function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   const f = line.fields;
@@ -151,17 +178,20 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   }
   const out: Problem[] = [];
   for (const r of rates) {
-    if (!(Number(r.rate) > 100)) continue;
+    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
+    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
+    const rate = Number(r.rate);
+    if (!(rate > 100 || (rate === 100 && r.category !== '05'))) continue;
     const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
     const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
-    const rate = excerpt(String(r.rate));
+    const shown = excerpt(String(r.rate));
     out.push({
       code: 'EDOC_MAP_TAX_RATE',
       path: '',
       column,
-      value: rate,
+      value: shown,
       rows: line.rows,
-      message: `The ${r.what} ${r.category} at ${rate} % at ${at(column, line.rows)} would take more than its base: no tax or withholding is above 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+      message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
     });
   }
   return out;
