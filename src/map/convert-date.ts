@@ -6,7 +6,8 @@ import { isValidDate } from '../service/schemas/common.js';
 
 const TOKENS: [string, string, 'd' | 'M' | 'y' | 'yy'][] = [
   ['yyyy', '(\\d{4})', 'y'],
-  ['yy', '(\\d{2})', 'yy'],
+  // a `yy` year written in full (`1965`, as a spreadsheet's date cell is given: sheet-values.ts) is that year
+  ['yy', '(\\d{4}|\\d{2})', 'yy'],
   ['dd', '(\\d{2})', 'd'],
   ['d', '(\\d{1,2})', 'd'],
   ['MM', '(\\d{2})', 'M'],
@@ -62,7 +63,7 @@ export function erpDateToIso(text: string, pattern: string): string | undefined 
     const n = Number(m[idx + 1]);
     if (part === 'd') d = n;
     else if (part === 'M') mo = n;
-    else if (part === 'y') y = n;
+    else if (part === 'y' || m[idx + 1].length === 4) y = n;
     // a two-digit year in POSIX strptime's window: 69-99 are 1969-1999 (a hire or birth date), 00-68 2000-2068
     else y = n >= 69 ? 1900 + n : 2000 + n;
   });

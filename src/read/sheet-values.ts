@@ -82,7 +82,9 @@ function renderDate(y: number, mo: number, d: number, pattern: string): string {
       case 'yyyy':
         return pad(y, 4);
       case 'yy':
-        return pad(y % 100);
+        // the year in full: a date cell knows its century, and two digits would lose it (1965 read back as
+        // 2065); map/convert-date.ts reads four digits under `yy` as that year
+        return pad(y, 4);
       case 'dd':
         return pad(d);
       case 'd':

@@ -49,6 +49,11 @@ describe('conversions', () => {
     expect(erpDateToIso('31/12/69', 'dd/MM/yy')).toBe('1969-12-31');
     expect(erpDateToIso('01/01/68', 'dd/MM/yy')).toBe('2068-01-01');
     expect(erpDateToIso('29/02/00', 'dd/MM/yy')).toBe('2000-02-29');
+    // a year written in full under `yy` is that year (a spreadsheet date cell reaches the mapping so)
+    expect(erpDateToIso('01/02/1965', 'dd/MM/yy')).toBe('1965-02-01');
+    expect(erpDateToIso('650201', 'yyMMdd')).toBe('2065-02-01');
+    expect(erpDateToIso('19650201', 'yyMMdd')).toBe('1965-02-01');
+    expect(erpDateToIso('01/02/965', 'dd/MM/yy')).toBeUndefined();
     expect(erpDateToIso('2026-03-05', 'yyyy-MM-dd')).toBe('2026-03-05');
     expect(erpDateToIso('29/02/2028', 'dd/MM/yyyy')).toBe('2028-02-29');
     expect(erpDateToIso('29/02/2026', 'dd/MM/yyyy')).toBeUndefined();

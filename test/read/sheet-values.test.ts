@@ -33,7 +33,9 @@ describe('serial dates', () => {
 
   test("times of day, with a date and alone, in the mapping's date pattern", () => {
     // 0.385416... = 9 h 15 min / 24 h
-    expect(serialDateText(46344 + 9.25 / 24, false, 'd/M/yy')).toBe('18/11/26 09:15:00');
+    // `yy`: the year in full, so its century is not lost (1965-02-01 is serial 23743 + 31, worked out by hand)
+    expect(serialDateText(46344 + 9.25 / 24, false, 'd/M/yy')).toBe('18/11/2026 09:15:00');
+    expect(serialDateText(23774, false, 'dd/MM/yy')).toBe('01/02/1965');
     expect(serialDateText(14 / 24 + 2 / 1440 + 30 / 86400, false, 'dd/MM/yyyy')).toBe('14:02:30');
   });
 
