@@ -23,7 +23,7 @@ import { EdocError } from '../errors.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { PartName } from '../map/parts.js';
 import { excerpt } from '../policy/excerpt.js';
-import { normaliseColumnName } from './csv-header.js';
+import { checkRepeatedColumns, normaliseColumnName } from './csv-header.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import {
   delimitedReader,
@@ -101,11 +101,13 @@ export async function openSetSource(
   // the header file, whole: names, then the documents by key
   const headerHash = createHash('sha256');
   let headerNames: string[] | undefined;
+  let headerRow = 1;
   let headerKey = -1;
   const byKey = new Map<string, HeaderEntry>();
   for await (const record of headerInput.read({ ...base, raw: false, hash: headerHash })) {
     if (headerNames === undefined) {
       headerNames = record.cells;
+      headerRow = record.row;
       headerKey = keyIndex(files.header, headerNames, 'header', parts.header.key);
       continue;
     }
@@ -136,10 +138,12 @@ export async function openSetSource(
 
   // the join, checked before anything is handed out
   let lineNames: string[] | undefined;
+  let linesRow = 1;
   let lineKey = -1;
   for await (const record of linesInput.read({ ...base, raw: false })) {
     if (lineNames === undefined) {
       lineNames = record.cells;
+      linesRow = record.row;
       lineKey = keyIndex(files.lines, lineNames, 'lines', parts.lines.key);
       continue;
     }
@@ -177,6 +181,10 @@ export async function openSetSource(
     ...lineNames.map((n) => (inHeader.has(normaliseColumnName(n)) ? `lines.${n.trim()}` : n)),
   ];
   const width = headerNames.length;
+  // a column named twice within one part is named by its own file and its place there (the joined
+  // header, which csv-source.ts checks too, would count the lines file's columns after the header file's)
+  checkRepeatedColumns(files.header, mapping, joinedNames.slice(0, width), headerRow);
+  checkRepeatedColumns(files.lines, mapping, joinedNames.slice(width), linesRow);
   const delimiter = linesInput.delimiter;
   const names = lineNames;
   async function* read(options: CsvReadOptions): AsyncGenerator<CsvRecord> {

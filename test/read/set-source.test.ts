@@ -143,6 +143,21 @@ describe('an export in two files, read as one', () => {
     expect(await refusal(read(files, bare))).toMatchObject({ code: 'EDOC_MAP_MISSING_COLUMN' });
   });
 
+  it('names a column repeated within the lines file by that file and its place there', async () => {
+    // a second UnitPrice in Document_Lines.csv: columns 6 and 9 of that file (not of the joined header)
+    const twice = LINES.split('\n')
+      .map((l, i) => (l === '' ? l : `${l},${['UnitPrice', '1', '1', '1', '1'][i]}`))
+      .join('\n');
+    expect(await refusal(read(await setFiles(HEADER, twice)))).toMatchObject({
+      code: 'EDOC_MAP_REPEATED_COLUMN',
+      column: 'UnitPrice',
+      row: 1,
+      message: expect.stringContaining(
+        'Column "UnitPrice" appears twice in the header of Document_Lines.csv (row 1, columns 6 and 9)',
+      ) as unknown,
+    });
+  });
+
   it('refuses a part whose key column is named twice', async () => {
     // a second ParentKey (another document's entry): the lines were joined by the first, silently;
     // by the second, line 2,0 would belong to document 1 and 1,1 to document 2
