@@ -51,7 +51,7 @@ export function compileDatePattern(pattern: string): DatePattern {
   return compiled;
 }
 
-/** `'05/03/2026'` with `dd/MM/yyyy` -> `'2026-03-05'`; undefined when it does not match or is not a real day. */
+/** `'05/03/2026'` with `dd/MM/yyyy` -> `'2026-03-05'`; undefined when it does not match, is not a real day or is before 1900. */
 export function erpDateToIso(text: string, pattern: string): string | undefined {
   const p = compileDatePattern(pattern);
   const m = p.re.exec(text.trim());
@@ -67,6 +67,9 @@ export function erpDateToIso(text: string, pattern: string): string | undefined 
     // a two-digit year in POSIX strptime's window: 69-99 are 1969-1999 (a hire or birth date), 00-68 2000-2068
     else y = n >= 69 ? 1900 + n : 2000 + n;
   });
+  // a year before 1900 (`0026` under yyyy) is a typing slip, not a date an export means (Excel's own
+  // dates begin in 1900): refused, never issued as the year 26
+  if (y < 1900) return undefined;
   const iso = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   return isValidDate(iso) ? iso : undefined;
 }

@@ -54,6 +54,10 @@ describe('conversions', () => {
     expect(erpDateToIso('650201', 'yyMMdd')).toBe('2065-02-01');
     expect(erpDateToIso('19650201', 'yyMMdd')).toBe('1965-02-01');
     expect(erpDateToIso('01/02/965', 'dd/MM/yy')).toBeUndefined();
+    // a year before 1900 is a slip (0026 for 2026), refused rather than issued as the year 26
+    expect(erpDateToIso('18/11/0026', 'dd/MM/yyyy')).toBeUndefined();
+    expect(erpDateToIso('31/12/1899', 'dd/MM/yyyy')).toBeUndefined();
+    expect(erpDateToIso('01/01/1900', 'dd/MM/yyyy')).toBe('1900-01-01');
     expect(erpDateToIso('2026-03-05', 'yyyy-MM-dd')).toBe('2026-03-05');
     expect(erpDateToIso('29/02/2028', 'dd/MM/yyyy')).toBe('2028-02-29');
     expect(erpDateToIso('29/02/2026', 'dd/MM/yyyy')).toBeUndefined();
