@@ -4,6 +4,7 @@
  * EDOC_LEDGER_OTHER_COMPANY naming the other company and file, one error line) until the operator
  * releases it with `edoc-bridge retry --file NAME --other-company` (the real CLI beside the daemon).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
@@ -91,6 +92,45 @@ describe("the same export in two companies' folders", () => {
       COMPANY_MAIN.id,
       COMPANY_OTHER.id,
     ]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 120_000);
+
+  test('the held copy is not in the retry file: dropped back, it would issue the export under the wrong company', async ({
+    daemonProject,
+  }) => {
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN, COMPANY_OTHER],
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+    });
+    const daemon = await startDaemon();
+    // an ERP that writes no line end after the last row: the retry file (header + rows, each ended) is other bytes
+    const lastUnended = EXPORT.slice(0, -2);
+    await p.drop('invoice', 'ventas.csv', lastUnended, 'main');
+    expect(
+      (await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts,
+    ).toMatchObject({ total: 1, accepted: 1 });
+
+    await p.drop('invoice', 'ventas-sucursal.csv', lastUnended, 'other');
+    const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
+    expect(held.counts).toMatchObject({ total: 1, invalid: 1 });
+    const outbox = p.outbox('invoice', 'other');
+    // the operator learns of it from errors.csv ...
+    expect(readFileSync(path.join(outbox, 'ventas-sucursal.errors.csv'), 'utf8')).toContain(
+      'EDOC_LEDGER_OTHER_COMPANY',
+    );
+    // ... but the retry file, "fix and drop back", must not carry it: its bytes differ from the export's,
+    // so dropped back it would not be held, and the invoice would be issued under `other` as well
+    const retryFile = path.join(outbox, 'ventas-sucursal.retry.csv');
+    if (existsSync(retryFile)) {
+      await p.drop('invoice', 'ventas-sucursal-fixed.csv', readFileSync(retryFile), 'other');
+      await p.finalResult('invoice', 'ventas-sucursal-fixed.csv', { company: 'other' });
+    }
+    expect((await emulator.client.issued()).map((d) => d.company)).toEqual([COMPANY_MAIN.id]);
+    expect(existsSync(retryFile)).toBe(false);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
 });
