@@ -13,9 +13,15 @@ import {
   COMPANY_MAIN,
   COMPANY_OTHER,
   eventually,
+  type Project,
   ROOT,
 } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  type DaemonProjectOptions,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
@@ -32,23 +38,30 @@ interface Problem {
   message: string;
 }
 
+/** A project of two companies whose invoices come as the sales CSV, its daemon running. */
+async function twoCompanies(daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>) {
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [COMPANY_MAIN, COMPANY_OTHER],
+    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+  });
+  return { project, emulator, daemon: await startDaemon() };
+}
+
+/** The export dropped for `main` first, and issued there. */
+async function issuedUnderMain(p: Project, text: string): Promise<void> {
+  await p.drop('invoice', 'ventas.csv', text, 'main');
+  expect((await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts).toMatchObject({
+    total: 1,
+    accepted: 1,
+  });
+}
+
 describe("the same export in two companies' folders", () => {
   test('is issued under the first company only; the second copy is held naming the first, until retry --other-company releases it', async ({
     daemonProject,
   }) => {
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER],
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
-    });
-    const daemon = await startDaemon();
-    await p.drop('invoice', 'ventas.csv', EXPORT, 'main');
-    expect(
-      (await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts,
-    ).toMatchObject({ total: 1, accepted: 1 });
+    const { project: p, emulator, daemon } = await twoCompanies(daemonProject);
+    await issuedUnderMain(p, EXPORT);
 
     await p.drop('invoice', 'ventas-sucursal.csv', EXPORT, 'other');
     const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
@@ -98,21 +111,10 @@ describe("the same export in two companies' folders", () => {
   test('the held copy is not in the retry file: dropped back, it would issue the export under the wrong company', async ({
     daemonProject,
   }) => {
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER],
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
-    });
-    const daemon = await startDaemon();
+    const { project: p, emulator, daemon } = await twoCompanies(daemonProject);
     // an ERP that writes no line end after the last row: the retry file (header + rows, each ended) is other bytes
     const lastUnended = EXPORT.slice(0, -2);
-    await p.drop('invoice', 'ventas.csv', lastUnended, 'main');
-    expect(
-      (await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts,
-    ).toMatchObject({ total: 1, accepted: 1 });
+    await issuedUnderMain(p, lastUnended);
 
     await p.drop('invoice', 'ventas-sucursal.csv', lastUnended, 'other');
     const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
