@@ -1,5 +1,4 @@
 import iconv from 'iconv-lite';
-import { OTHER_COMPANY } from '../ledger/other-company.js';
 import { CHANGED_AFTER_SEND } from '../ledger/types.js';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
@@ -89,7 +88,7 @@ export class RetryFileWriter {
     // held because the same content was taken for another company: nothing in it is to fix, and a copy dropped
     // back (other bytes, so not held again) would issue the export under this company too; the operator's way
     // to send it here as well is `edoc-bridge retry --file NAME --other-company`
-    if (doc.problems.some((p) => p.code === OTHER_COMPANY)) return;
+    if (doc.problems.some((p) => p.code === 'EDOC_LEDGER_OTHER_COMPANY')) return;
     // failed, but an attempt may have reached the service: it may be issued, and a fixed copy sent under another
     // number would issue it twice (EDOC_SUBMIT_MAYBE_ISSUED); `edoc-bridge retry` re-queues it safely
     if (doc.state === 'failed' && doc.maybeDelivered) return;
