@@ -25,13 +25,20 @@ export function byIndex(
   return undefined;
 }
 
-/** The full key (company/kind/prefix/number), a tail of it (prefix/number), or a place (see byIndex). */
-export function matchesKey(d: AttentionDocument, key: string): boolean {
+/**
+ * The full key (company/kind/prefix/number), a tail of it (prefix/number), or a place (see byIndex);
+ * `fileIds`: the files a place's FILE names (inDoubtAndFailed), else its input name is compared.
+ */
+export function matchesKey(
+  d: AttentionDocument,
+  key: string,
+  fileIds?: ReadonlySet<number>,
+): boolean {
   const place = byIndex(key);
   if (place) {
     return (
       d.index === place.index &&
-      (place.file === undefined || d.file === place.file) &&
+      (place.file === undefined || (fileIds?.has(d.fileId) ?? d.file === place.file)) &&
       (place.company === undefined || d.company === place.company) &&
       (place.kind === undefined || d.kind === place.kind)
     );
@@ -90,12 +97,38 @@ export async function inDoubtAndFailed(
     };
   }
   const summary = await ledger.statusSummary(ATTENTION_LIMIT);
+  // FILE as `resend` takes it: the input name (which a daily export reuses), or the archived copy's path or name
+  const fileName = 'file' in target ? target.file : byIndex(target.key)?.file;
+  const fileIds =
+    fileName === undefined
+      ? undefined
+      : new Set((await ledger.filesMatching(fileName)).map((f) => f.id));
   const matches = (d: AttentionDocument): boolean =>
-    'file' in target ? d.file === target.file : matchesKey(d, target.key);
+    'file' in target ? fileIds!.has(d.fileId) : matchesKey(d, target.key, fileIds);
   return { inDoubt: summary.inDoubt.filter(matches), failed: summary.failed.filter(matches) };
 }
 
-export function severalFiles(key: string, found: readonly AttentionDocument[]): string | undefined {
-  if (new Set(found.map((d) => d.fileId)).size <= 1) return undefined;
-  return `${key} names documents of several files: use one of ${found.map((d) => `${d.file}#${d.index}`).join(', ')}`;
+/**
+ * The operator's word is about documents they looked up: when `what` (a name a daily export reuses) names
+ * documents of several files, the message that lists those files by their archived copies; nothing is done.
+ */
+export async function severalFiles(
+  ledger: LedgerPort,
+  what: string,
+  found: readonly AttentionDocument[],
+): Promise<string | undefined> {
+  const ids = [...new Set(found.map((d) => d.fileId))];
+  if (ids.length <= 1) return undefined;
+  const lines: string[] = [];
+  for (const id of ids) {
+    const f = await ledger.getFile(id);
+    const n = found.filter((d) => d.fileId === id).length;
+    const where = f === undefined ? `file #${id}` : f.archivedPath || f.path;
+    const taken = f === undefined ? '' : `, taken ${new Date(f.startedAt).toISOString()}`;
+    lines.push(`  ${where}   ${f?.company ?? ''}/${f?.kind ?? ''}${taken}, ${n} document(s)`);
+  }
+  return (
+    `${what} names documents of ${ids.length} files; nothing was done:\n${lines.join('\n')}\n` +
+    'give the exact one by its archived copy: --file ARCHIVED-PATH, or --document ARCHIVED-PATH#INDEX'
+  );
 }

@@ -49,8 +49,8 @@ export async function resolveDocuments(
     : "number held by another document, by the operator's word";
   const note = `${word} (${options.via}, ${new Date(now).toISOString()})${options.note ? `: ${options.note}` : ''}`;
   const found = (await inDoubtAndFailed(ledger, target)).inDoubt;
-  if ('key' in target && byIndex(target.key)) {
-    const ambiguous = severalFiles(target.key, found);
+  if ('file' in target || ('key' in target && byIndex(target.key))) {
+    const ambiguous = await severalFiles(ledger, what, found);
     if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
   }
   const targets = issued ? found : found.filter((d) => d.doubt === 'repeated-number');

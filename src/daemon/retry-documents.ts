@@ -37,11 +37,16 @@ export async function retryDocuments(
   else if ('key' in target && byIndex(target.key)) {
     // a document without its own number, by its place in its file
     const all = [...found.failed, ...found.inDoubt];
-    const ambiguous = severalFiles(target.key, all);
+    const ambiguous = await severalFiles(ledger, what, all);
     if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
     requeue.ids = all.map((d) => d.id);
-  } else if ('file' in target) requeue.fileName = target.file;
-  else requeue.key = target.key;
+  } else if ('file' in target) {
+    // releasing in-doubt documents is the operator's word on the ones they looked up: one file's, never
+    // also those of an older file under the same (daily) name, which may be issued and would be issued twice
+    const ambiguous = includeInDoubt ? await severalFiles(ledger, what, found.inDoubt) : undefined;
+    if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
+    requeue.fileName = target.file;
+  } else requeue.key = target.key;
   const result = await ledger.requeue(requeue);
   const changed = new Set(result.ids);
   const notes: string[] = [];

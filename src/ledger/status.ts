@@ -103,8 +103,8 @@ export function requeue(
     } else if (target.fileName !== undefined) {
       candidates = await tx.all(
         `SELECT d.id, d.file_id FROM files f JOIN documents d ON d.file_id = f.id
-        WHERE (f.name = ? OR f.path = ? OR f.report_name = ?) AND ${releasable('d.')} ORDER BY d.id`,
-        [target.fileName, target.fileName, target.fileName],
+        WHERE ? IN (f.name, f.path, f.report_name, f.archived_path) AND ${releasable('d.')} ORDER BY d.id`,
+        [target.fileName],
       );
     } else if (target.key !== undefined) {
       // the full key (company/kind/prefix/number) as result.json shows it, or a tail of it (prefix/number, number)

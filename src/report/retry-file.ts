@@ -85,6 +85,10 @@ export class RetryFileWriter {
     if ((!RETRY_STATES.has(doc.state) && !isFailedDuplicate(doc)) || doc.raw === '') return;
     // held back because the file changed after sending began: its new content sends it, not a retry of the old text
     if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
+    // held because the same content was taken for another company: nothing in it is to fix, and a copy dropped
+    // back (other bytes, so not held again) would issue the export under this company too; the operator's way
+    // to send it here as well is `edoc-bridge retry --file NAME --other-company`
+    if (doc.problems.some((p) => p.code === 'EDOC_LEDGER_OTHER_COMPANY')) return;
     // failed, but an attempt may have reached the service: it may be issued, and a fixed copy sent under another
     // number would issue it twice (EDOC_SUBMIT_MAYBE_ISSUED); `edoc-bridge retry` re-queues it safely
     if (doc.state === 'failed' && doc.maybeDelivered) return;

@@ -10,7 +10,13 @@ import { beforeAll, describe, expect } from 'vitest';
 import { loadCommands } from '../../src/cli/commands/index.js';
 import { runCli } from '../helpers/cli-runner.js';
 import { invoice, jsonText } from '../helpers/documents.js';
-import { buildCli, type Project, type ResultJson, ROOT } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  eventually,
+  type Project,
+  type ResultJson,
+  ROOT,
+} from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 
 beforeAll(async () => {
@@ -54,7 +60,11 @@ describe('submit says what is known about the service', () => {
   test('the connection dropped after the service processed the requests: not "could not be reached", but that they may have been issued', async ({
     daemonProject,
   }) => {
-    const { emulator: dropping, project: p } = await daemonProject({
+    const {
+      emulator: dropping,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
       faults: { dropAfterCommitRate: 1 },
       retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
     });
@@ -68,7 +78,23 @@ describe('submit says what is known about the service', () => {
     expect(run.stderr).toContain('edoc-bridge retry --file caidas.json');
     // what the emulator holds: both documents were issued
     expect((await dropping.client.issued()).length).toBe(2);
-  });
+    // what the advice leads to, said as it is: never "recorded accepted" on a processed-before answer alone
+    expect(run.stderr).not.toMatch(/recorded accepted/);
+    expect(run.stderr).toMatch(/held in doubt .* edoc-bridge resolve/);
+    await dropping.client.setFaults({});
+    const retry = await runCli(p, ['retry', '--file', 'caidas.json']);
+    expect(retry.code, retry.stderr).toBe(0);
+    const daemon = await startDaemon();
+    const states = await eventually(() => {
+      const s = p.ledgerStates();
+      return s['in-doubt'] === 2 ? s : undefined;
+    }, 'both re-queued documents answered Regla 90');
+    expect(states.accepted).toBeUndefined();
+    const doubts = p.ledgerQuery<{ doubt: string }>('SELECT doubt FROM documents');
+    expect(doubts.map((d) => d.doubt)).toEqual(['repeated-number', 'repeated-number']);
+    expect((await dropping.client.issued()).length).toBe(2);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 60_000);
 });
 
 describe('the daemon after a submit', () => {

@@ -4,6 +4,7 @@
  * EDOC_LEDGER_OTHER_COMPANY naming the other company and file, one error line) until the operator
  * releases it with `edoc-bridge retry --file NAME --other-company` (the real CLI beside the daemon).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
@@ -12,9 +13,15 @@ import {
   COMPANY_MAIN,
   COMPANY_OTHER,
   eventually,
+  type Project,
   ROOT,
 } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  type DaemonProjectOptions,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
@@ -31,23 +38,30 @@ interface Problem {
   message: string;
 }
 
+/** A project of two companies whose invoices come as the sales CSV, its daemon running. */
+async function twoCompanies(daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>) {
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [COMPANY_MAIN, COMPANY_OTHER],
+    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+  });
+  return { project, emulator, daemon: await startDaemon() };
+}
+
+/** The export dropped for `main` first, and issued there. */
+async function issuedUnderMain(p: Project, text: string): Promise<void> {
+  await p.drop('invoice', 'ventas.csv', text, 'main');
+  expect((await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts).toMatchObject({
+    total: 1,
+    accepted: 1,
+  });
+}
+
 describe("the same export in two companies' folders", () => {
   test('is issued under the first company only; the second copy is held naming the first, until retry --other-company releases it', async ({
     daemonProject,
   }) => {
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER],
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
-    });
-    const daemon = await startDaemon();
-    await p.drop('invoice', 'ventas.csv', EXPORT, 'main');
-    expect(
-      (await p.finalResult('invoice', 'ventas.csv', { company: 'main' })).counts,
-    ).toMatchObject({ total: 1, accepted: 1 });
+    const { project: p, emulator, daemon } = await twoCompanies(daemonProject);
+    await issuedUnderMain(p, EXPORT);
 
     await p.drop('invoice', 'ventas-sucursal.csv', EXPORT, 'other');
     const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
@@ -91,6 +105,34 @@ describe("the same export in two companies' folders", () => {
       COMPANY_MAIN.id,
       COMPANY_OTHER.id,
     ]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 120_000);
+
+  test('the held copy is not in the retry file: dropped back, it would issue the export under the wrong company', async ({
+    daemonProject,
+  }) => {
+    const { project: p, emulator, daemon } = await twoCompanies(daemonProject);
+    // an ERP that writes no line end after the last row: the retry file (header + rows, each ended) is other bytes
+    const lastUnended = EXPORT.slice(0, -2);
+    await issuedUnderMain(p, lastUnended);
+
+    await p.drop('invoice', 'ventas-sucursal.csv', lastUnended, 'other');
+    const held = await p.finalResult('invoice', 'ventas-sucursal.csv', { company: 'other' });
+    expect(held.counts).toMatchObject({ total: 1, invalid: 1 });
+    const outbox = p.outbox('invoice', 'other');
+    // the operator learns of it from errors.csv ...
+    expect(readFileSync(path.join(outbox, 'ventas-sucursal.errors.csv'), 'utf8')).toContain(
+      'EDOC_LEDGER_OTHER_COMPANY',
+    );
+    // ... but the retry file, "fix and drop back", must not carry it: its bytes differ from the export's,
+    // so dropped back it would not be held, and the invoice would be issued under `other` as well
+    const retryFile = path.join(outbox, 'ventas-sucursal.retry.csv');
+    if (existsSync(retryFile)) {
+      await p.drop('invoice', 'ventas-sucursal-fixed.csv', readFileSync(retryFile), 'other');
+      await p.finalResult('invoice', 'ventas-sucursal-fixed.csv', { company: 'other' });
+    }
+    expect((await emulator.client.issued()).map((d) => d.company)).toEqual([COMPANY_MAIN.id]);
+    expect(existsSync(retryFile)).toBe(false);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
 });

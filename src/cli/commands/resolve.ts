@@ -38,7 +38,8 @@ export const resolveCommand: Command = {
     'duplicate with the number-clash error (give it a new number and send it again).',
     'A no-answer document that was not issued is released with edoc-bridge retry --document KEY --in-doubt.',
     'KEY names a document as edoc-bridge retry does: FILE#INDEX (as status shows it), company/kind/INDEX,',
-    'or company/kind/prefix/number.',
+    'or company/kind/prefix/number. Where several files share a name (a daily name reused), nothing is',
+    "resolved and they are listed: give the archived copy's path.",
   ].join('\n'),
   examples: [
     'edoc-bridge resolve --document compras-0412.json#3 --issued --number DS1043 --note "in the portal, checked by Ana"',
@@ -49,7 +50,8 @@ export const resolveCommand: Command = {
     file: {
       type: 'string',
       valueName: 'NAME',
-      description: 'every in-doubt document of this input file',
+      description:
+        "every in-doubt document of this input file (its name, or its archived copy's path)",
     },
     document: {
       type: 'string',

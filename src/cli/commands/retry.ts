@@ -24,6 +24,8 @@ export const retryCommand: Command = {
     'KEY is the key shown in result.json (company/kind/prefix/number) or its tail (prefix/number);',
     'a document without its own number is named as edoc-bridge status shows it, FILE#INDEX, or as',
     'company/kind/INDEX when only one file has such a document (INDEX counts from 0).',
+    'Where several files share NAME (a daily name reused), --in-doubt releases nothing and lists them:',
+    "give the archived copy's path as FILE.",
   ].join('\n'),
   examples: [
     'edoc-bridge retry --file ventas-2026-11-03.csv',
@@ -35,7 +37,7 @@ export const retryCommand: Command = {
     file: {
       type: 'string',
       valueName: 'NAME',
-      description: 'input file name as shown in the outbox',
+      description: "input file name as shown in the outbox, or its archived copy's path",
     },
     document: {
       type: 'string',

@@ -59,7 +59,8 @@ export function noAnswer(where: string, answers: AnswerWatch, name: string): str
   if (answers.lost === 0) return `${where} could not be reached`;
   const retry =
     `the service may have processed them: the failed documents may have been issued. Re-queue them with ` +
-    `edoc-bridge retry --file ${name} (a document already issued is then answered as processed before and recorded accepted, never issued twice)`;
+    `edoc-bridge retry --file ${name} (one the service issued already is then answered as processed before: never issued twice, ` +
+    'it is held in doubt until you confirm at the authority that it is yours with edoc-bridge resolve)';
   const code = answers.lostCode === undefined ? '' : ` (${answers.lostCode})`;
   return answers.notSent === 0
     ? `the connection dropped after the requests went out and no answer came back from ${where}${code}; ${retry}`
