@@ -148,11 +148,29 @@ export async function contentOutcome(q: SqlExecutor, file: FileRow): Promise<Con
  * Files an operator may mean by `name`: its input name, report stem, original path, or archived copy
  * (full path or the archive's own name, `NAME (2).csv`), oldest first.
  */
+/**
+ * The condition that files row `${alias}` is the one an operator names: its input name, report name, path,
+ * archived path, or the archived copy's name (a tail of its archived path). `filesMatching` and a retry by
+ * file (status.ts `requeue`) take a name alike.
+ */
+export function fileNamed(
+  q: SqlExecutor,
+  alias: string,
+  name: string,
+): { sql: string; params: unknown[] } {
+  const a = alias;
+  return {
+    sql: `(${a}name = ? OR ${a}report_name = ? OR ${a}path = ? OR ${a}archived_path = ?
+    OR (${a}archived_path <> '' AND ${endsWithTail(q, `${a}archived_path`)}))`,
+    params: [name, name, name, name, name, name],
+  };
+}
+
 export async function filesMatching(q: SqlExecutor, name: string): Promise<FileRow[]> {
+  const named = fileNamed(q, '', name);
   const ids = await q.all<{ id: number }>(
-    `SELECT id FROM files WHERE name = ? OR report_name = ? OR path = ? OR archived_path = ?
-    OR (archived_path <> '' AND ${endsWithTail(q, 'archived_path')}) ORDER BY id`,
-    [name, name, name, name, name, name],
+    `SELECT id FROM files WHERE ${named.sql} ORDER BY id`,
+    named.params,
   );
   const out: FileRow[] = [];
   for (const { id } of ids) {

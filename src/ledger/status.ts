@@ -14,6 +14,7 @@ import type { RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
 import { numberClashMessage } from './number-text.js';
 import { OTHER_COMPANY } from './other-company.js';
+import { fileNamed } from './resend.js';
 import type {
   AttentionDocument,
   DocumentRow,
@@ -101,10 +102,11 @@ export function requeue(
         if (one !== undefined) candidates.push(one);
       }
     } else if (target.fileName !== undefined) {
+      const named = fileNamed(tx, 'f.', target.fileName);
       candidates = await tx.all(
         `SELECT d.id, d.file_id FROM files f JOIN documents d ON d.file_id = f.id
-        WHERE ? IN (f.name, f.path, f.report_name, f.archived_path) AND ${releasable('d.')} ORDER BY d.id`,
-        [target.fileName],
+        WHERE ${named.sql} AND ${releasable('d.')} ORDER BY d.id`,
+        named.params,
       );
     } else if (target.key !== undefined) {
       // the full key (company/kind/prefix/number) as result.json shows it, or a tail of it (prefix/number, number)
