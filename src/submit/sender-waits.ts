@@ -9,16 +9,23 @@ import { delay } from '../rate/company-rate.js';
 export class SenderWaits {
   private readonly stopping = new AbortController();
   private wakeUp: (() => void) | undefined;
+  /** A wake that came while no sleep was under way (the feeder reading the ledger): the next sleep ends at once. */
+  private woken = false;
 
-  /** The feeder's wait: `ms`, or until `wake` or `stop`. */
+  /** The feeder's wait: `ms`, or until `wake` or `stop`; none after a wake it has not slept through yet. */
   sleep(ms: number): Promise<void> {
-    if (this.stopping.signal.aborted) return Promise.resolve();
+    if (this.stopping.signal.aborted || this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
+        // a sleep that ended by its time is no longer under way: a wake after it is kept for the next
+        if (this.wakeUp === done) this.wakeUp = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }
@@ -28,11 +35,16 @@ export class SenderWaits {
     return delay(ms, this.stopping.signal);
   }
 
-  /** Ends the feeder's sleep under way, if any. */
+  /**
+   * Ends the feeder's sleep under way; with none under way, the next one. A wake between the feeder's read
+   * of the ledger and its sleep (a file released meanwhile) would otherwise be lost, and the feeder would
+   * sleep idleMs with a document due.
+   */
   wake(): void {
     const wake = this.wakeUp;
     this.wakeUp = undefined;
-    wake?.();
+    if (wake === undefined) this.woken = true;
+    else wake();
   }
 
   /** Ends every wait under way, and every one to come at once. */
