@@ -3,7 +3,7 @@
  * already issued is the one issued or a corrected copy: a digest of its request (the text `JSON.stringify`
  * makes of it, so blanks and number forms of the input do not count, nor the fields an ERP writes anew at
  * each export) and the few facts an accountant
- * compares — payable amount, customer, line count and issue date — to say what differs. Small on
+ * compares — payable amount, customer identification, line count and issue date — to say what differs. Small on
  * purpose: it is stored with every document; the request itself stays in the ledger's bodies.
  */
 import { hash } from 'node:crypto';
@@ -24,7 +24,7 @@ export interface ContentSummary {
 /** The facts compared, in the order a report names them, with the words it uses. */
 const FACTS: readonly { key: Exclude<keyof ContentSummary, 'digest'>; label: string }[] = [
   { key: 'payable', label: 'payable amount' },
-  { key: 'customer', label: 'customer' },
+  { key: 'customer', label: 'customer identification' },
   { key: 'lines', label: 'line count' },
   { key: 'issueDate', label: 'issue date' },
 ];
@@ -141,7 +141,7 @@ export function otherContentMessage(
 ): string {
   const what =
     differences.length === 0
-      ? 'payable amount, customer, line count and issue date agree, but other fields differ'
+      ? 'payable amount, customer identification, line count and issue date agree; other fields differ, such as a name, an address or a description'
       : differences
           .map((d) => `${d.label}: issued ${d.issued}, the file now says ${d.now}`)
           .join('; ');

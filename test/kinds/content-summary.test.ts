@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { contentDifferences, contentSummary } from '../../src/kinds/content-summary.js';
+import {
+  contentDifferences,
+  contentSummary,
+  otherContentMessage,
+} from '../../src/kinds/content-summary.js';
 import { invoice, payroll } from '../helpers/documents.js';
 
 describe("a document's content summary", () => {
@@ -30,7 +34,7 @@ describe("a document's content summary", () => {
       contentDifferences(contentSummary('invoice', issued), contentSummary('invoice', now)),
     ).toEqual([
       { label: 'payable amount', issued: '395901.36', now: '395901.37' },
-      { label: 'customer', issued: '800197268', now: '900111222' },
+      { label: 'customer identification', issued: '800197268', now: '900111222' },
       { label: 'line count', issued: '3', now: '2' },
       { label: 'issue date', issued: '2026-11-20T10:15:00', now: '2026-11-21T10:15:00' },
     ]);
@@ -44,5 +48,18 @@ describe("a document's content summary", () => {
     const [a, b] = [contentSummary('invoice', issued), contentSummary('invoice', now)];
     expect(b.digest).not.toBe(a.digest);
     expect(contentDifferences(a, b)).toEqual([]);
+  });
+
+  it("does not say the customer agrees when only the customer's name changed", () => {
+    const issued = invoice(990_000_001);
+    const now = invoice(990_000_001);
+    (now.CustomerParty as Record<string, unknown>).Name = 'Otro Cliente S.A.S.';
+    const [a, b] = [contentSummary('invoice', issued), contentSummary('invoice', now)];
+    expect(b.digest).not.toBe(a.digest);
+    expect(contentDifferences(a, b)).toEqual([]);
+    const message = otherContentMessage('invoice', 'SETP990000001', 'ventas.csv', []);
+    expect(message).toContain('customer identification, line count and issue date agree');
+    expect(message).toContain('such as a name');
+    expect(message).not.toMatch(/\bcustomer,/);
   });
 });
