@@ -3,10 +3,11 @@
  * one after the other per company and outside the beat (a slow recovery never delays a renewal). A
  * failing step is logged and does not stop the next.
  */
+import { KeyedTurns } from '../policy/keyed-turns.js';
 import type { LeaseKeeperOptions } from './lease-keeper-types.js';
 
 export class CompanyChains {
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly turns = new KeyedTurns();
 
   constructor(
     private readonly logger: LeaseKeeperOptions['logger'],
@@ -15,21 +16,21 @@ export class CompanyChains {
 
   /** Runs `step` after the company's steps before it. */
   run(company: string, step: () => Promise<void>): void {
-    const before = this.chains.get(company) ?? Promise.resolve();
-    const next = before.then(step).catch((err: unknown) => {
-      this.logger.error(
-        { err, node: this.node, company },
-        "cluster: a company's start or stop failed",
-      );
-    });
-    this.chains.set(company, next);
-    void next.finally(() => {
-      if (this.chains.get(company) === next) this.chains.delete(company);
+    // the failure is logged inside the turn, so `settled` resolves after its line was written
+    void this.turns.run(company, async () => {
+      try {
+        await step();
+      } catch (err) {
+        this.logger.error(
+          { err, node: this.node, company },
+          "cluster: a company's start or stop failed",
+        );
+      }
     });
   }
 
   /** Resolves once every company's steps queued so far have run. */
   async settled(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+    await this.turns.settled();
   }
 }

@@ -21,7 +21,8 @@ import {
   type LedgerWrite,
 } from './file-reports.js';
 import { logProgress, newFileTimes, type FileTimes } from './report-progress.js';
-import { eachAtOnce, KeyedTurns, WritesTogether } from './report-turns.js';
+import { KeyedTurns } from '../policy/keyed-turns.js';
+import { eachAtOnce, WritesTogether } from './report-turns.js';
 
 /** What a report pass wrote: result.json's path and counts, the errors and retry files when there are any. */
 export type FileReport = FileReportResult;
