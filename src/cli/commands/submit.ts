@@ -144,7 +144,8 @@ export const submitCommand: Command = {
       const sender = pipeline.sender(company.alias);
       if (sender === undefined) throw new Error(`submit: no sender for company ${company.alias}`);
       const ended = await waitForFile(ledger, fileId, sender, stop.signal, (p) => {
-        drawProgress(io, p);
+        // the complete bar is drawn below, after the last documents' lines
+        if (!p.final) drawProgress(io, p);
         // Refused connections are retried without end (waiting loses nothing); a foreground command gives up.
         return (
           answers.unanswered >=
@@ -152,6 +153,12 @@ export const submitCommand: Command = {
             Math.max(1, Math.min(company.rate.concurrency, p.counts.pending + p.counts.sending))
         );
       });
+      if (ended === 'final') {
+        // A verdict's `document final` line is printed just after its commit, and the read that found the
+        // file final may have come in between: those lines go first, then the bar left on screen.
+        await new Promise((resolve) => setImmediate(resolve));
+        drawProgress(io, await ledger.fileProgress(fileId));
+      }
       if (ended === 'storage') {
         io.err(storageFull(name));
         return EXIT_NOT_ALL_SUCCEEDED;
