@@ -10,6 +10,7 @@ import { numberText, percentText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import { MergedCells, parseRange } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
+import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
 
 export interface SheetRow {
@@ -37,6 +38,29 @@ function columnOf(ref: string | undefined): number {
       `a cell reference "${ref.slice(0, 12)}" lies beyond Excel's last column`,
     );
   return i === 0 ? -1 : col - 1;
+}
+
+/**
+ * A formula's saved value is read only when the writer computed it. Read as blank (no value, or the
+ * empty one openpyxl saves) or as the 0 XlsxWriter saves, a VAT rate or a discount computed by a formula
+ * would be silently left out of the document: the file is refused, naming the cell.
+ */
+function formulaValue(
+  c: { col: number; ref?: string; type?: string; v: string; valued?: true },
+  row: number,
+  found: FoundSheet,
+): void {
+  // an empty text is a formula's result (`=IF(A2>0,A2,"")`); an empty number, date or boolean is none
+  const empty = c.valued === undefined || (c.type !== 'str' && c.v.trim() === '');
+  if (!empty && !found.uncomputed) return;
+  const where = `cell ${c.ref ?? `${c.col + 1} of row ${row}`} of sheet "${found.name}" holds a formula`;
+  throw new SheetFault(
+    'unsupported',
+    (empty
+      ? `${where} without its computed value (the program that wrote the file does not compute formulas)`
+      : `${where}, and the workbook asks to recalculate its formulas when opened: the program that wrote it did not compute them, so the value saved with it is not its result`) +
+      '; open the file in Excel or LibreOffice and save it again, or export CSV',
+  );
 }
 
 export interface XlsxSheet {
@@ -175,14 +199,7 @@ export async function openXlsxSheet(
       else if (t.name === 'is') into = undefined;
       else if (t.name === 'rPh') phonetic--;
       else if (t.name === 'c' && cell !== undefined && current !== undefined) {
-        if (cell.formula && !cell.valued && cell.type !== 'inlineStr') {
-          // read as blank it would be a discount or a tax silently left out
-          throw new SheetFault(
-            'unsupported',
-            `cell ${cell.ref ?? `${cell.col + 1} of row ${current.row}`} of sheet "${found.name}" holds a formula ` +
-              'without its computed value (the program that wrote the file does not compute formulas); open the file in Excel or LibreOffice and save it again, or export CSV',
-          );
-        }
+        if (cell.formula && cell.type !== 'inlineStr') formulaValue(cell, current.row, found);
         const cells = current.cells;
         while (cells.length < cell.col) cells.push('');
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);

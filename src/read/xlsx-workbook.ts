@@ -183,10 +183,7 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
 const WORKSHEET = /\/worksheet$/;
 
 /** The sheet `wanted` (name, case-insensitive) or the first visible worksheet in tab order. */
-async function findSheet(
-  zip: ZipPackage,
-  wanted: string | undefined,
-): Promise<{ workbook: string; sheet: string; name: string; date1904: boolean }> {
+async function findSheet(zip: ZipPackage, wanted: string | undefined): Promise<FoundSheet> {
   if (zip.has('xl/workbook.bin'))
     throw new SheetFault(
       'unsupported',
@@ -199,9 +196,12 @@ async function findSheet(
     throw new SheetFault('corrupt', 'the package has no workbook part (is it a spreadsheet?)');
   const sheets: { name: string; rid: string; hidden: boolean }[] = [];
   let date1904 = false;
+  let uncomputed = false;
   parseXml(await zip.text(workbook, SMALL_PART), workbook, {
     open: (t) => {
       if (t.name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(t, 'date1904') ?? '');
+      else if (t.name === 'calcPr')
+        uncomputed = ['1', 'true'].includes(attr(t, 'fullCalcOnLoad') ?? '');
       else if (t.name === 'sheet')
         sheets.push({
           name: attr(t, 'name') ?? '',
@@ -235,12 +235,26 @@ async function findSheet(
   const target = rels.get(chosen.rid)?.target;
   if (target === undefined || !zip.has(target))
     throw new SheetFault('corrupt', `the part of sheet "${chosen.name}" is missing`);
-  return { workbook, sheet: target, name: chosen.name, date1904 };
+  return { workbook, sheet: target, name: chosen.name, date1904, uncomputed };
+}
+
+/** The sheet to read and what its workbook says of every sheet. */
+export interface FoundSheet {
+  workbook: string;
+  sheet: string;
+  name: string;
+  date1904: boolean;
+  /**
+   * The workbook asks to recalculate every formula when it is opened (`calcPr fullCalcOnLoad`): what
+   * programs that write formulas without computing them set (XlsxWriter, openpyxl), saving 0 or
+   * nothing as each formula's value. A formula's saved value is then not its result.
+   */
+  uncomputed: boolean;
 }
 
 /** What a sheet's rows are read with: which sheet, its workbook's strings and date formats. */
 export interface XlsxWorkbook {
-  found: { workbook: string; sheet: string; name: string; date1904: boolean };
+  found: FoundSheet;
   strings: SharedStrings;
   dateStyles: Set<number>;
   /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
