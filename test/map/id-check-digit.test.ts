@@ -4,6 +4,7 @@
  * 7·17 + 2·13 + 6·7 + 8·3 = 733, 733 mod 11 = 7, 11 − 7 = 4); the transposed 800197286 has 7.
  */
 import { describe, expect, it } from 'vitest';
+import { validateDocument } from '../../src/kinds/validate-document.js';
 import { mapFile, mappingFrom, requestOf } from './values-amounts-helpers.js';
 
 const MAPPING = `
@@ -70,5 +71,35 @@ describe('a check digit written after the id', () => {
     ];
     const [doc] = await mapFile(`${csv.join('\r\n')}\r\n`, await mappingFrom(MAPPING), 'invoice');
     expect(requestOf(doc).CustomerParty.Identification.DocumentNumber).toBe('AB123');
+  });
+
+  it('a NIT cell with a label or an exponent (NIT 800197268, 9.00123e8) is refused, never issued as that text', async () => {
+    const csv = [
+      'Factura;Fecha;NIT cliente;Cantidad;Precio;IVA',
+      '1;18/11/2026;NIT 800197268;1;1.000,00;19',
+      '2;18/11/2026;9.00123e8;1;1.000,00;19',
+    ];
+    const docs = await mapFile(`${csv.join('\r\n')}\r\n`, await mappingFrom(MAPPING), 'invoice');
+    const checked = docs.map((d) =>
+      validateDocument('invoice', d.request, { today: '2026-11-18', issuerNit: '900123456' }).map(
+        (p) => [p.code, p.path, p.message.slice(0, 30)],
+      ),
+    );
+    expect(checked).toEqual([
+      [
+        [
+          'EDOC_VALIDATE_NIT',
+          'CustomerParty.Identification.DocumentNumber',
+          'NIT "NIT800197268" (DocumentTy',
+        ],
+      ],
+      [
+        [
+          'EDOC_VALIDATE_NIT',
+          'CustomerParty.Identification.DocumentNumber',
+          'NIT "900123e8" (DocumentType 3',
+        ],
+      ],
+    ]);
   });
 });
