@@ -14,8 +14,10 @@ import {
   isDateFormat,
   isPercentFormat,
   numberText,
+  paddedText,
   percentText,
   serialDateText,
+  zeroPadWidth,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
@@ -52,6 +54,8 @@ interface Globals {
   dateXfs: Set<number>;
   /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
   percentXfs: Set<number>;
+  /** Formats padding whole numbers with zeros (`00000`), to their width. */
+  padXfs: Map<number, number>;
   strings: string[];
 }
 
@@ -61,6 +65,7 @@ function readGlobals(stream: Buffer): Globals {
     date1904: false,
     dateXfs: new Set(),
     percentXfs: new Set(),
+    padXfs: new Map(),
     strings: [],
   };
   const codes = new Map<number, string>();
@@ -114,6 +119,7 @@ function readGlobals(stream: Buffer): Globals {
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
     else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
+    else if (zeroPadWidth(codes.get(id)) > 0) g.padXfs.set(i, zeroPadWidth(codes.get(id)));
   });
   return g;
 }
@@ -186,9 +192,13 @@ export function readXlsSheet(
     while (cells.length < col) cells.push('');
     cells[col] = text;
   };
-  const num = (xf: number, n: number): string =>
-    (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ??
-    (g.percentXfs.has(xf) ? percentText(n, format.decimal) : numberText(n, format.decimal));
+  const num = (xf: number, n: number): string => {
+    const date = g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined;
+    if (date !== undefined) return date;
+    if (g.percentXfs.has(xf)) return percentText(n, format.decimal);
+    const pad = g.padXfs.get(xf);
+    return pad === undefined ? numberText(n, format.decimal) : paddedText(n, pad, format.decimal);
+  };
   let formulaCell: { row: number; col: number } | undefined;
   /** MergedCells' ranges (Ref8: rwFirst, rwLast, colFirst, colLast), checked once every row is known. */
   const merges: { r1: number; r2: number; c1: number; c2: number }[] = [];

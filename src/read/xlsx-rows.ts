@@ -6,7 +6,7 @@
  * sheet list. Macros (.xlsm's vbaProject.bin) are never read.
  */
 import { SaxesParser } from 'saxes';
-import { numberText, percentText, serialDateText } from './sheet-values.js';
+import { numberText, paddedText, percentText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import { MergedCells, parseRange } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
@@ -78,7 +78,7 @@ export async function openXlsxSheet(
   wanted: string | undefined,
   format: SheetFormat,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles, percentStyles } = await readWorkbook(file, wanted);
+  const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
     switch (type) {
       case 's':
@@ -99,7 +99,10 @@ export async function openXlsxSheet(
         if (dateStyles.has(style))
           return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
         if (percentStyles.has(style)) return percentText(n, format.decimal);
-        return numberText(n, format.decimal);
+        const pad = padStyles.get(style);
+        return pad === undefined
+          ? numberText(n, format.decimal)
+          : paddedText(n, pad, format.decimal);
       }
     }
   };

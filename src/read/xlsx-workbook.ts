@@ -6,7 +6,7 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { isDateFormat, isPercentFormat } from './sheet-values.js';
+import { isDateFormat, isPercentFormat, zeroPadWidth } from './sheet-values.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -154,12 +154,15 @@ async function sharedStrings(zip: ZipPackage, part: string | undefined): Promise
 interface Styles {
   dateStyles: Set<number>;
   percentStyles: Set<number>;
+  /** Styles whose number format pads whole numbers with zeros (`00000`), to their width. */
+  padStyles: Map<number, number>;
 }
 
 async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles> {
   const dateStyles = new Set<number>();
   const percentStyles = new Set<number>();
-  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles };
+  const padStyles = new Map<number, number>();
+  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles, padStyles };
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
   let inCellXfs = false;
@@ -176,8 +179,9 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) dateStyles.add(i);
     else if (isPercentFormat(id, codes.get(id))) percentStyles.add(i);
+    else if (zeroPadWidth(codes.get(id)) > 0) padStyles.set(i, zeroPadWidth(codes.get(id)));
   });
-  return { dateStyles, percentStyles };
+  return { dateStyles, percentStyles, padStyles };
 }
 
 const WORKSHEET = /\/worksheet$/;
@@ -259,6 +263,8 @@ export interface XlsxWorkbook {
   dateStyles: Set<number>;
   /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
   percentStyles: Set<number>;
+  /** Styles whose number format pads whole numbers with zeros, to their width. */
+  padStyles: Map<number, number>;
 }
 
 /** Reads the package's sheet list, shared strings and cell formats, then closes it. */
@@ -273,8 +279,7 @@ export async function readWorkbook(
     const partOf = (kind: string): string | undefined =>
       [...rels.values()].find((r) => r.type.endsWith(`/${kind}`))?.target;
     const strings = await sharedStrings(meta, partOf('sharedStrings'));
-    const { dateStyles, percentStyles } = await styles(meta, partOf('styles'));
-    return { found, strings, dateStyles, percentStyles };
+    return { found, strings, ...(await styles(meta, partOf('styles'))) };
   } finally {
     meta.close();
   }

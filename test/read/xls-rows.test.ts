@@ -67,15 +67,22 @@ function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
     0x041e,
     Buffer.concat([u16(164), u16(10), Buffer.from([0]), Buffer.from('dd/mm/yyyy', 'latin1')]),
   );
+  // Format 165 "00000": XF 3 pads whole numbers to five digits
+  const padded = record(
+    0x041e,
+    Buffer.concat([u16(165), u16(5), Buffer.from([0]), Buffer.from('00000', 'latin1')]),
+  );
   const xf = (fmt: number): Buffer =>
     record(0x00e0, Buffer.concat([u16(0), u16(fmt), Buffer.alloc(16)]));
   const globalsWithout = (offsets: number[]): Buffer =>
     Buffer.concat([
       bof(0x0005),
       format,
+      padded,
       xf(0),
       xf(164),
       xf(9),
+      xf(165),
       ...sheetNames.map((n, i) => boundsheet(n, offsets[i])),
       sst,
       cont,
@@ -134,5 +141,20 @@ describe('the BIFF8 record reader', () => {
     expect(() => readXlsSheet(bytes, 'Notas', { decimal: '.', date: 'yyyy-MM-dd' })).toThrow(
       'it has no sheet named "Notas" (sheets: "Resumen", "Ventas")',
     );
+  });
+
+  test('a whole number under a zero-padded format (00000) keeps the zeros it shows', () => {
+    // RK A1 = 123 and B1 = 123456 through XF 3 (00000): 00123, and 123456 wider than the format;
+    // C1 = 12.5 (1250 hundredths) is no whole number: as stored
+    const padBody = Buffer.concat([
+      record(0x027e, Buffer.concat([cell(0, 0, 3), u32(rk(123))])),
+      record(0x027e, Buffer.concat([cell(0, 1, 3), u32(rk(123456))])),
+      record(0x027e, Buffer.concat([cell(0, 2, 3), u32(rk(1250, true))])),
+    ]);
+    const sheet = readXlsSheet(workbook(['Hoja1'], padBody), undefined, {
+      decimal: ',',
+      date: 'dd/MM/yyyy',
+    });
+    expect(sheet.rows).toEqual([{ row: 1, cells: ['00123', '123456', '12,5'] }]);
   });
 });
