@@ -64,7 +64,9 @@ export function serialDateText(
   let days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
   const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
-  if (days === 0 && !date1904) return clock; // a time of day alone (`09:15:00`): Excel's day 0 is no date
+  // a time of day alone (`09:15:00`): day 0 is no date in either system (1900-01-00, or 1904-01-01 for
+  // which a Mac workbook's time cells stand), and a time column must read as one
+  if (days === 0) return clock;
   if (!date1904 && days === 60) return undefined; // 1900-02-29 does not exist
   if (!date1904 && days < 60) days += 1;
   const d = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + days * DAY_MS);
