@@ -40,6 +40,8 @@ import {
   BOOLERR,
   FORMULA,
   STRING,
+  RECALCID,
+  UNCALCED,
   records,
   Cursor,
   rkValue,
@@ -56,6 +58,12 @@ interface Globals {
   percentXfs: Set<number>;
   /** Formats padding whole numbers with zeros (`00000`), to their width. */
   padXfs: Map<number, number>;
+  /**
+   * A calculation engine computed the formulas' saved values (a RecalcId record with its build). xlwt
+   * writes none, and saves every formula's value as an empty text: read so, a VAT rate or a discount
+   * computed by a formula would be blank.
+   */
+  computed: boolean;
   strings: string[];
 }
 
@@ -66,6 +74,7 @@ function readGlobals(stream: Buffer): Globals {
     dateXfs: new Set(),
     percentXfs: new Set(),
     padXfs: new Map(),
+    computed: false,
     strings: [],
   };
   const codes = new Map<number, string>();
@@ -87,6 +96,9 @@ function readGlobals(stream: Buffer): Globals {
         throw new SheetFault('encrypted', 'it is protected with a password');
       case DATEMODE:
         g.date1904 = r.data.readUInt16LE(0) === 1;
+        break;
+      case RECALCID:
+        g.computed = r.data.length >= 8 && r.data.readUInt32LE(4) > 0;
         break;
       case BOUNDSHEET: {
         const c = new Cursor([r.data.subarray(6)]);
@@ -200,6 +212,7 @@ export function readXlsSheet(
     return pad === undefined ? numberText(n, format.decimal) : paddedText(n, pad, format.decimal);
   };
   let formulaCell: { row: number; col: number } | undefined;
+  let uncalced = false;
   /** MergedCells' ranges (Ref8: rwFirst, rwLast, colFirst, colLast), checked once every row is known. */
   const merges: { r1: number; r2: number; c1: number; c2: number }[] = [];
   let first = true;
@@ -214,6 +227,7 @@ export function readXlsSheet(
       continue;
     }
     const d = r.data;
+    if (r.type === UNCALCED) uncalced = true;
     if (r.type === MERGEDCELLS && d.length >= 2) {
       const count = Math.min(d.readUInt16LE(0), Math.floor((d.length - 2) / 8));
       for (let i = 0; i < count; i++) {
@@ -271,6 +285,7 @@ export function readXlsSheet(
       case FORMULA: {
         const row = d.readUInt16LE(0);
         const col = d.readUInt16LE(2);
+        if (!g.computed || uncalced) throw uncomputed(sheet.name, row, col);
         if (d.readUInt16LE(12) !== 0xffff) {
           put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6)));
           break;
@@ -301,6 +316,14 @@ export function readXlsSheet(
     merged.merge(sheet.name, range, m.r1 + 1, m.r2 + 1, (m.r2 - m.r1 + 1) * (m.c2 - m.c1 + 1));
   }
   return { name: sheet.name, rows };
+}
+
+/** A formula whose saved value no calculation engine computed refuses the file, naming the cell. */
+function uncomputed(sheet: string, row: number, col: number): SheetFault {
+  return new SheetFault(
+    'unsupported',
+    `cell ${columnName(col)}${row + 1} of sheet "${sheet}" holds a formula whose value was never computed (the program that wrote the file does not compute formulas); open the file in Excel or LibreOffice and save it again, or export CSV`,
+  );
 }
 
 /** 0 -> A, 27 -> AB. */
