@@ -35,7 +35,7 @@ export function validateDocument(
   const schemaProblems = checkSchema(kind, request);
   const ruleProblems = [
     ...kindGuards(kind, request),
-    ...checkDigits(request),
+    ...checkDigits(request, { nitDigits: true }),
     ...checkIssuer(kind, request, ctx.issuerNit),
     ...descriptor.rules(request, ctx),
   ];

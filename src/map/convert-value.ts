@@ -5,7 +5,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
-import { normaliseIdNumber } from '../policy/nit.js';
+import { nitCheckDigit, normaliseIdNumber, statedCheckDigit } from '../policy/nit.js';
 import { timeOfDay, splitDateTime } from './capture.js';
 import { erpDateToIso } from './convert-date.js';
 import {
@@ -113,9 +113,21 @@ function convertUnsafe(
       );
     case 'id-number': {
       const id = normaliseIdNumber(value);
-      return /^[0-9A-Za-z]+$/.test(id)
-        ? id
-        : bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
+      if (!/^[0-9A-Za-z]+$/.test(id)) return bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
+      // the `-DV` the export wrote is dropped from the number: a digit that is not the number's check
+      // digit is a typo in one of them (800197286-4 for 800197268-4), another customer if issued
+      const stated = statedCheckDigit(value);
+      const computed = stated !== undefined && /^\d{1,15}$/.test(id) ? nitCheckDigit(id) : stated;
+      if (computed === stated) return id;
+      report(
+        ctx,
+        'EDOC_VALIDATE_CHECK_DIGIT',
+        path,
+        `${quoted(value)} in ${describe(spec)} ends in the check digit ${stated}, but the check digit of ${id} is ${computed}: the number or the digit is mistyped, and the document is not issued to either; correct it in the export`,
+        source.column,
+        value,
+      );
+      return null;
     }
     case 'time':
       return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);

@@ -38,8 +38,21 @@ export function normaliseIdNumber(value: string): string {
   if (!NORMALISED_AWAY.test(value)) return value;
   const trimmed = value
     .trim()
-    .replace(/\s*-\s*\d\s*$/, (m, offset: number) => (offset > 0 ? '' : m));
+    .replace(CHECK_DIGIT_SUFFIX, (m, offset: number) => (offset > 0 ? '' : m));
   return trimmed.replace(/[.\s-]/g, '');
+}
+
+/** A trailing `-DV`: a dash and one digit at the end (after the number, never the whole text). */
+const CHECK_DIGIT_SUFFIX = /\s*-\s*(\d)\s*$/;
+
+/**
+ * The check digit a trailing `-DV` states (`'800.197.268-4'` -> `'4'`), the one normaliseIdNumber
+ * drops; undefined when the text has none.
+ */
+export function statedCheckDigit(value: string): string | undefined {
+  const trimmed = value.trim();
+  const m = CHECK_DIGIT_SUFFIX.exec(trimmed);
+  return m === null || m.index === 0 ? undefined : m[1];
 }
 
 /** True when `checkDigit` is the check digit of `nit` (after normalising it). */

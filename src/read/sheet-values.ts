@@ -11,7 +11,8 @@
  *   reaches the mapping as `19%`), as a CSV saved from the sheet writes it: read as the bare fraction, a
  *   `10%` discount would be a tenth of one per cent;
  * - booleans `TRUE` / `FALSE`, errors as Excel shows them (`#N/A`), a formula its last computed value.
- * Nothing is formatted by a locale, and the display format (`$ 1.234,50`, `0000`) is not applied.
+ * - numeric cells with a zero-padded format (`00000`): a whole number with the zeros shown (`00123`);
+ * Nothing is formatted by a locale, and no other display format (`$ 1.234,50`) is applied.
  */
 import type { MappingFormat } from '../map/mapping-types.js';
 
@@ -63,7 +64,9 @@ export function serialDateText(
   let days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
   const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
-  if (days === 0 && !date1904) return clock; // a time of day alone (`09:15:00`): Excel's day 0 is no date
+  // a time of day alone (`09:15:00`): day 0 is no date in either system (1900-01-00, or 1904-01-01 for
+  // which a Mac workbook's time cells stand), and a time column must read as one
+  if (days === 0) return clock;
   if (!date1904 && days === 60) return undefined; // 1900-02-29 does not exist
   if (!date1904 && days < 60) days += 1;
   const d = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + days * DAY_MS);
@@ -118,6 +121,23 @@ function formatSection(code: string): string {
 export function isPercentFormat(id: number, code: string | undefined): boolean {
   if (code === undefined) return id === 9 || id === 10;
   return formatSection(code).includes('%');
+}
+
+/**
+ * The width a number format pads whole numbers to with leading zeros (`00000`: 5), 0 for any other
+ * format. A code or an id kept as a number with such a format shows its zeros (`00123`), and a CSV
+ * saved from the sheet writes them: read without them, `00123` would be another product or party.
+ */
+export function zeroPadWidth(code: string | undefined): number {
+  const section = code === undefined ? '' : formatSection(code).trim();
+  return /^0{2,}$/.test(section) ? section.length : 0;
+}
+
+/** A whole number as a zero-padded format shows it (`123` with `00000`: `'00123'`); any other number as numberText. */
+export function paddedText(value: number, width: number, decimal: string): string {
+  const text = numberText(value, decimal);
+  const m = /^(-?)(\d+)$/.exec(text);
+  return m === null ? text : `${m[1]}${m[2].padStart(width, '0')}`;
 }
 
 /** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */

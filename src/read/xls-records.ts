@@ -22,6 +22,10 @@ export const MULRK = 0x00bd;
 export const BOOLERR = 0x0205;
 export const FORMULA = 0x0006;
 export const STRING = 0x0207;
+/** RecalcId: the calculation engine that last computed the formulas (Excel 2000 on, LibreOffice). */
+export const RECALCID = 0x01c1;
+/** Uncalced: formulas were pending recalculation when the sheet was saved. */
+export const UNCALCED = 0x005e;
 
 export interface BiffRecord {
   type: number;

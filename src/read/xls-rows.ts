@@ -14,8 +14,10 @@ import {
   isDateFormat,
   isPercentFormat,
   numberText,
+  paddedText,
   percentText,
   serialDateText,
+  zeroPadWidth,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
@@ -38,6 +40,8 @@ import {
   BOOLERR,
   FORMULA,
   STRING,
+  RECALCID,
+  UNCALCED,
   records,
   Cursor,
   rkValue,
@@ -52,6 +56,14 @@ interface Globals {
   dateXfs: Set<number>;
   /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
   percentXfs: Set<number>;
+  /** Formats padding whole numbers with zeros (`00000`), to their width. */
+  padXfs: Map<number, number>;
+  /**
+   * A calculation engine computed the formulas' saved values (a RecalcId record with its build). xlwt
+   * writes none, and saves every formula's value as an empty text: read so, a VAT rate or a discount
+   * computed by a formula would be blank.
+   */
+  computed: boolean;
   strings: string[];
 }
 
@@ -61,6 +73,8 @@ function readGlobals(stream: Buffer): Globals {
     date1904: false,
     dateXfs: new Set(),
     percentXfs: new Set(),
+    padXfs: new Map(),
+    computed: false,
     strings: [],
   };
   const codes = new Map<number, string>();
@@ -82,6 +96,9 @@ function readGlobals(stream: Buffer): Globals {
         throw new SheetFault('encrypted', 'it is protected with a password');
       case DATEMODE:
         g.date1904 = r.data.readUInt16LE(0) === 1;
+        break;
+      case RECALCID:
+        g.computed = r.data.length >= 8 && r.data.readUInt32LE(4) > 0;
         break;
       case BOUNDSHEET: {
         const c = new Cursor([r.data.subarray(6)]);
@@ -114,6 +131,7 @@ function readGlobals(stream: Buffer): Globals {
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
     else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
+    else if (zeroPadWidth(codes.get(id)) > 0) g.padXfs.set(i, zeroPadWidth(codes.get(id)));
   });
   return g;
 }
@@ -186,10 +204,15 @@ export function readXlsSheet(
     while (cells.length < col) cells.push('');
     cells[col] = text;
   };
-  const num = (xf: number, n: number): string =>
-    (g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined) ??
-    (g.percentXfs.has(xf) ? percentText(n, format.decimal) : numberText(n, format.decimal));
+  const num = (xf: number, n: number): string => {
+    const date = g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined;
+    if (date !== undefined) return date;
+    if (g.percentXfs.has(xf)) return percentText(n, format.decimal);
+    const pad = g.padXfs.get(xf);
+    return pad === undefined ? numberText(n, format.decimal) : paddedText(n, pad, format.decimal);
+  };
   let formulaCell: { row: number; col: number } | undefined;
+  let uncalced = false;
   /** MergedCells' ranges (Ref8: rwFirst, rwLast, colFirst, colLast), checked once every row is known. */
   const merges: { r1: number; r2: number; c1: number; c2: number }[] = [];
   let first = true;
@@ -204,6 +227,7 @@ export function readXlsSheet(
       continue;
     }
     const d = r.data;
+    if (r.type === UNCALCED) uncalced = true;
     if (r.type === MERGEDCELLS && d.length >= 2) {
       const count = Math.min(d.readUInt16LE(0), Math.floor((d.length - 2) / 8));
       for (let i = 0; i < count; i++) {
@@ -261,6 +285,7 @@ export function readXlsSheet(
       case FORMULA: {
         const row = d.readUInt16LE(0);
         const col = d.readUInt16LE(2);
+        if (!g.computed || uncalced) throw uncomputed(sheet.name, row, col);
         if (d.readUInt16LE(12) !== 0xffff) {
           put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6)));
           break;
@@ -291,6 +316,14 @@ export function readXlsSheet(
     merged.merge(sheet.name, range, m.r1 + 1, m.r2 + 1, (m.r2 - m.r1 + 1) * (m.c2 - m.c1 + 1));
   }
   return { name: sheet.name, rows };
+}
+
+/** A formula whose saved value no calculation engine computed refuses the file, naming the cell. */
+function uncomputed(sheet: string, row: number, col: number): SheetFault {
+  return new SheetFault(
+    'unsupported',
+    `cell ${columnName(col)}${row + 1} of sheet "${sheet}" holds a formula whose value was never computed (the program that wrote the file does not compute formulas); open the file in Excel or LibreOffice and save it again, or export CSV`,
+  );
 }
 
 /** 0 -> A, 27 -> AB. */

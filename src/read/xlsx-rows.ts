@@ -6,10 +6,11 @@
  * sheet list. Macros (.xlsm's vbaProject.bin) are never read.
  */
 import { SaxesParser } from 'saxes';
-import { numberText, percentText, serialDateText } from './sheet-values.js';
+import { numberText, paddedText, percentText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import { MergedCells, parseRange } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
+import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
 
 export interface SheetRow {
@@ -39,6 +40,29 @@ function columnOf(ref: string | undefined): number {
   return i === 0 ? -1 : col - 1;
 }
 
+/**
+ * A formula's saved value is read only when the writer computed it. Read as blank (no value, or the
+ * empty one openpyxl saves) or as the 0 XlsxWriter saves, a VAT rate or a discount computed by a formula
+ * would be silently left out of the document: the file is refused, naming the cell.
+ */
+function formulaValue(
+  c: { col: number; ref?: string; type?: string; v: string; valued?: true },
+  row: number,
+  found: FoundSheet,
+): void {
+  // an empty text is a formula's result (`=IF(A2>0,A2,"")`); an empty number, date or boolean is none
+  const empty = c.valued === undefined || (c.type !== 'str' && c.v.trim() === '');
+  if (!empty && !found.uncomputed) return;
+  const where = `cell ${c.ref ?? `${c.col + 1} of row ${row}`} of sheet "${found.name}" holds a formula`;
+  throw new SheetFault(
+    'unsupported',
+    (empty
+      ? `${where} without its computed value (the program that wrote the file does not compute formulas)`
+      : `${where}, and the workbook asks to recalculate its formulas when opened: the program that wrote it did not compute them, so the value saved with it is not its result`) +
+      '; open the file in Excel or LibreOffice and save it again, or export CSV',
+  );
+}
+
 export interface XlsxSheet {
   name: string;
   /**
@@ -54,7 +78,7 @@ export async function openXlsxSheet(
   wanted: string | undefined,
   format: SheetFormat,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles, percentStyles } = await readWorkbook(file, wanted);
+  const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
     switch (type) {
       case 's':
@@ -75,7 +99,10 @@ export async function openXlsxSheet(
         if (dateStyles.has(style))
           return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
         if (percentStyles.has(style)) return percentText(n, format.decimal);
-        return numberText(n, format.decimal);
+        const pad = padStyles.get(style);
+        return pad === undefined
+          ? numberText(n, format.decimal)
+          : paddedText(n, pad, format.decimal);
       }
     }
   };
@@ -175,14 +202,7 @@ export async function openXlsxSheet(
       else if (t.name === 'is') into = undefined;
       else if (t.name === 'rPh') phonetic--;
       else if (t.name === 'c' && cell !== undefined && current !== undefined) {
-        if (cell.formula && !cell.valued && cell.type !== 'inlineStr') {
-          // read as blank it would be a discount or a tax silently left out
-          throw new SheetFault(
-            'unsupported',
-            `cell ${cell.ref ?? `${cell.col + 1} of row ${current.row}`} of sheet "${found.name}" holds a formula ` +
-              'without its computed value (the program that wrote the file does not compute formulas); open the file in Excel or LibreOffice and save it again, or export CSV',
-          );
-        }
+        if (cell.formula && cell.type !== 'inlineStr') formulaValue(cell, current.row, found);
         const cells = current.cells;
         while (cells.length < cell.col) cells.push('');
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);

@@ -6,7 +6,7 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { isDateFormat, isPercentFormat } from './sheet-values.js';
+import { isDateFormat, isPercentFormat, zeroPadWidth } from './sheet-values.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -154,12 +154,15 @@ async function sharedStrings(zip: ZipPackage, part: string | undefined): Promise
 interface Styles {
   dateStyles: Set<number>;
   percentStyles: Set<number>;
+  /** Styles whose number format pads whole numbers with zeros (`00000`), to their width. */
+  padStyles: Map<number, number>;
 }
 
 async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles> {
   const dateStyles = new Set<number>();
   const percentStyles = new Set<number>();
-  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles };
+  const padStyles = new Map<number, number>();
+  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles, padStyles };
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
   let inCellXfs = false;
@@ -176,17 +179,15 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
   xfFormats.forEach((id, i) => {
     if (isDateFormat(id, codes.get(id))) dateStyles.add(i);
     else if (isPercentFormat(id, codes.get(id))) percentStyles.add(i);
+    else if (zeroPadWidth(codes.get(id)) > 0) padStyles.set(i, zeroPadWidth(codes.get(id)));
   });
-  return { dateStyles, percentStyles };
+  return { dateStyles, percentStyles, padStyles };
 }
 
 const WORKSHEET = /\/worksheet$/;
 
 /** The sheet `wanted` (name, case-insensitive) or the first visible worksheet in tab order. */
-async function findSheet(
-  zip: ZipPackage,
-  wanted: string | undefined,
-): Promise<{ workbook: string; sheet: string; name: string; date1904: boolean }> {
+async function findSheet(zip: ZipPackage, wanted: string | undefined): Promise<FoundSheet> {
   if (zip.has('xl/workbook.bin'))
     throw new SheetFault(
       'unsupported',
@@ -199,9 +200,12 @@ async function findSheet(
     throw new SheetFault('corrupt', 'the package has no workbook part (is it a spreadsheet?)');
   const sheets: { name: string; rid: string; hidden: boolean }[] = [];
   let date1904 = false;
+  let uncomputed = false;
   parseXml(await zip.text(workbook, SMALL_PART), workbook, {
     open: (t) => {
       if (t.name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(t, 'date1904') ?? '');
+      else if (t.name === 'calcPr')
+        uncomputed = ['1', 'true'].includes(attr(t, 'fullCalcOnLoad') ?? '');
       else if (t.name === 'sheet')
         sheets.push({
           name: attr(t, 'name') ?? '',
@@ -235,16 +239,32 @@ async function findSheet(
   const target = rels.get(chosen.rid)?.target;
   if (target === undefined || !zip.has(target))
     throw new SheetFault('corrupt', `the part of sheet "${chosen.name}" is missing`);
-  return { workbook, sheet: target, name: chosen.name, date1904 };
+  return { workbook, sheet: target, name: chosen.name, date1904, uncomputed };
+}
+
+/** The sheet to read and what its workbook says of every sheet. */
+export interface FoundSheet {
+  workbook: string;
+  sheet: string;
+  name: string;
+  date1904: boolean;
+  /**
+   * The workbook asks to recalculate every formula when it is opened (`calcPr fullCalcOnLoad`): what
+   * programs that write formulas without computing them set (XlsxWriter, openpyxl), saving 0 or
+   * nothing as each formula's value. A formula's saved value is then not its result.
+   */
+  uncomputed: boolean;
 }
 
 /** What a sheet's rows are read with: which sheet, its workbook's strings and date formats. */
 export interface XlsxWorkbook {
-  found: { workbook: string; sheet: string; name: string; date1904: boolean };
+  found: FoundSheet;
   strings: SharedStrings;
   dateStyles: Set<number>;
   /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
   percentStyles: Set<number>;
+  /** Styles whose number format pads whole numbers with zeros, to their width. */
+  padStyles: Map<number, number>;
 }
 
 /** Reads the package's sheet list, shared strings and cell formats, then closes it. */
@@ -259,8 +279,7 @@ export async function readWorkbook(
     const partOf = (kind: string): string | undefined =>
       [...rels.values()].find((r) => r.type.endsWith(`/${kind}`))?.target;
     const strings = await sharedStrings(meta, partOf('sharedStrings'));
-    const { dateStyles, percentStyles } = await styles(meta, partOf('styles'));
-    return { found, strings, dateStyles, percentStyles };
+    return { found, strings, ...(await styles(meta, partOf('styles'))) };
   } finally {
     meta.close();
   }

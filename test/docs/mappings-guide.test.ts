@@ -338,6 +338,7 @@ describe('the mappings guide: its reference lists what the code accepts, each on
         ...Object.keys(ERRORS).filter((c) => c.startsWith('EDOC_MAP')),
         'EDOC_VALIDATE_WRONG_FOLDER',
         'EDOC_VALIDATE_KIND',
+        'EDOC_VALIDATE_CHECK_DIGIT',
       ],
     ],
   ];

@@ -59,6 +59,8 @@ export interface XlsxParts {
   styles?: string;
   /** Attributes of `<workbookPr>` (`date1904="1"`). */
   workbookPr?: string;
+  /** Attributes of `<calcPr>` (`fullCalcOnLoad="1"`); no element when absent. */
+  calcPr?: string;
 }
 
 export function xlsxPackage(parts: XlsxParts): Buffer {
@@ -80,7 +82,9 @@ export function xlsxPackage(parts: XlsxParts): Buffer {
           ([name, , o], i) =>
             `<sheet name="${name}" sheetId="${i + 1}"${o?.state === undefined ? '' : ` state="${o.state}"`} r:id="rIdS${i + 1}"/>`,
         )
-        .join('')}</sheets></workbook>`,
+        .join(
+          '',
+        )}</sheets>${parts.calcPr === undefined ? '' : `<calcPr ${parts.calcPr}/>`}</workbook>`,
     ],
     [
       'xl/_rels/workbook.xml.rels',

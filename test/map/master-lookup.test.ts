@@ -100,13 +100,13 @@ describe('lookup() in a mapping', () => {
     // the table holds 900123456 (Ferretería Andina); the ERP writes it with its check digit, grouped, padded
     const sales = [
       'Factura;Fecha;Cliente;Producto;Cantidad;Precio;IVA',
-      'FE110;18/11/2026;900123456-7;Tornillos;2;10.000,00;19',
+      'FE110;18/11/2026;900123456-8;Tornillos;2;10.000,00;19',
       'FE111;18/11/2026;900 123 456;Tornillos;2;10.000,00;19',
       'FE112;18/11/2026;0900123456;Tornillos;2;10.000,00;19',
     ].join('\r\n');
     const docs = await mapSales(await mappingFrom(MAPPING), await tables(), `${sales}\r\n`);
     expect(docs.map((d) => [d.request, d.problems.map((p) => [p.code, p.value])])).toEqual([
-      [undefined, [['EDOC_MAP_MASTER_MISSING', '900123456-7']]],
+      [undefined, [['EDOC_MAP_MASTER_MISSING', '900123456-8']]],
       [undefined, [['EDOC_MAP_MASTER_MISSING', '900 123 456']]],
       [undefined, [['EDOC_MAP_MASTER_MISSING', '0900123456']]],
     ]);

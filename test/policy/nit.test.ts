@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isValidNitCheckDigit, nitCheckDigit, normaliseIdNumber } from '../../src/policy/nit.js';
+import {
+  isValidNitCheckDigit,
+  nitCheckDigit,
+  normaliseIdNumber,
+  statedCheckDigit,
+} from '../../src/policy/nit.js';
 import { isEdocError } from '../../src/errors.js';
 
 describe('DIAN NIT check digit (modulo 11)', () => {
@@ -42,6 +47,15 @@ describe('DIAN NIT check digit (modulo 11)', () => {
     expect(normaliseIdNumber('900123456')).toBe('900123456');
     expect(normaliseIdNumber('9001234568')).toBe('9001234568');
     expect(normaliseIdNumber('1-234-567')).toBe('1234567');
+  });
+
+  it('reads the check digit a trailing -DV states, the one normalising drops', () => {
+    expect(statedCheckDigit('900.123.456-8')).toBe('8');
+    expect(statedCheckDigit(' 900123456 - 8 ')).toBe('8');
+    expect(statedCheckDigit('900123456')).toBeUndefined();
+    expect(statedCheckDigit('9001234568')).toBeUndefined();
+    expect(statedCheckDigit('1-234-567')).toBeUndefined();
+    expect(statedCheckDigit('-8')).toBeUndefined();
   });
 
   it('checks a NIT against its digit after normalising', () => {

@@ -2,7 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { EdocError, type ErrorCode } from '../../src/errors.js';
+import { loadMapping } from '../../src/map/load-mapping.js';
+import type { Mapping } from '../../src/map/mapping-types.js';
+import { openSource } from '../../src/read/open-source.js';
 import type { SourceDocument } from '../../src/read/source-document.js';
 
 export const FIXTURES = path.join(
@@ -36,4 +40,30 @@ export async function edocError(promise: Promise<unknown>, code: ErrorCode): Pro
     throw err;
   }
   throw new Error(`expected ${code}, but it succeeded`);
+}
+
+/**
+ * The shipped sales mapping and a temp folder for a test file's spreadsheets, ready before its tests
+ * and removed after; `read` maps one file as the daemon reads it (openSource, kind invoice).
+ */
+export function salesSheets(): {
+  file: (name: string) => string;
+  read: (file: string) => Promise<SourceDocument[]>;
+} {
+  let mapping: Mapping;
+  let dir: string;
+  beforeAll(async () => {
+    mapping = await loadMapping(
+      path.join(import.meta.dirname, '..', '..', 'config', 'mappings', 'sales.csv.yaml'),
+    );
+    dir = await tempDir();
+  });
+  afterAll(async () => {
+    await removeDir(dir);
+  });
+  return {
+    file: (name) => path.join(dir, name),
+    read: async (file) =>
+      all((await openSource(file, 'invoice', { company: COMPANY, mapping })).documents),
+  };
 }

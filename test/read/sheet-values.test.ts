@@ -42,6 +42,11 @@ describe('serial dates', () => {
   test('the 1904 system counts from 1904-01-01', () => {
     // 2026-11-18 in the 1904 system: 46344 - 1462 (the 4 years and a day between the two epochs)
     expect(serialDateText(46344 - 1462, true, 'yyyy-MM-dd')).toBe('2026-11-18');
+    // a time cell of a 1904 workbook (9 h 15 min on day 0) is a time alone, as in the 1900 system
+    expect(serialDateText(9.25 / 24, true, 'dd/MM/yyyy')).toBe('09:15:00');
+    expect(serialDateText(46344 - 1462 + 9.25 / 24, true, 'dd/MM/yyyy')).toBe(
+      '18/11/2026 09:15:00',
+    );
   });
 
   test('which number formats are dates', () => {

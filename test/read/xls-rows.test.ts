@@ -32,7 +32,7 @@ const cell = (row: number, col: number, xf: number): Buffer =>
 /** RK of an integer, or of an integer number of hundredths (`hundredths`). */
 const rk = (n: number, hundredths = false): number => ((n << 2) | 2 | (hundredths ? 1 : 0)) >>> 0;
 
-function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
+function workbook(sheetNames: string[], sheetBody: Buffer, globals: Buffer[] = []): Buffer {
   const boundsheet = (name: string, offset: number): Buffer =>
     record(
       0x0085,
@@ -67,15 +67,23 @@ function workbook(sheetNames: string[], sheetBody: Buffer): Buffer {
     0x041e,
     Buffer.concat([u16(164), u16(10), Buffer.from([0]), Buffer.from('dd/mm/yyyy', 'latin1')]),
   );
+  // Format 165 "00000": XF 3 pads whole numbers to five digits
+  const padded = record(
+    0x041e,
+    Buffer.concat([u16(165), u16(5), Buffer.from([0]), Buffer.from('00000', 'latin1')]),
+  );
   const xf = (fmt: number): Buffer =>
     record(0x00e0, Buffer.concat([u16(0), u16(fmt), Buffer.alloc(16)]));
   const globalsWithout = (offsets: number[]): Buffer =>
     Buffer.concat([
       bof(0x0005),
       format,
+      padded,
       xf(0),
       xf(164),
       xf(9),
+      xf(165),
+      ...globals,
       ...sheetNames.map((n, i) => boundsheet(n, offsets[i])),
       sst,
       cont,
@@ -134,5 +142,68 @@ describe('the BIFF8 record reader', () => {
     expect(() => readXlsSheet(bytes, 'Notas', { decimal: '.', date: 'yyyy-MM-dd' })).toThrow(
       'it has no sheet named "Notas" (sheets: "Resumen", "Ventas")',
     );
+  });
+
+  test('a whole number under a zero-padded format (00000) keeps the zeros it shows', () => {
+    // RK A1 = 123 and B1 = 123456 through XF 3 (00000): 00123, and 123456 wider than the format;
+    // C1 = 12.5 (1250 hundredths) is no whole number: as stored
+    const padBody = Buffer.concat([
+      record(0x027e, Buffer.concat([cell(0, 0, 3), u32(rk(123))])),
+      record(0x027e, Buffer.concat([cell(0, 1, 3), u32(rk(123456))])),
+      record(0x027e, Buffer.concat([cell(0, 2, 3), u32(rk(1250, true))])),
+    ]);
+    const sheet = readXlsSheet(workbook(['Hoja1'], padBody), undefined, {
+      decimal: ',',
+      date: 'dd/MM/yyyy',
+    });
+    expect(sheet.rows).toEqual([{ row: 1, cells: ['00123', '123456', '12,5'] }]);
+  });
+
+  describe('formulas', () => {
+    // RecalcId (0x01C1) with the build of the engine that computed the values, as Excel and LibreOffice write
+    const recalcId = record(0x01c1, Buffer.concat([u16(0x01c1), u16(0), u32(0x00016980)]));
+    /** Formula B1 = 5+14 (tokens ptgInt 5, ptgInt 14, ptgAdd), its saved result the 8 bytes given. */
+    const formula = (result: Buffer): Buffer =>
+      record(
+        0x0006,
+        Buffer.concat([
+          cell(0, 1, 0),
+          result,
+          u16(0),
+          u32(0),
+          u16(7),
+          Buffer.from([0x1e, 5, 0, 0x1e, 14, 0, 0x03]),
+        ]),
+      );
+    const number19 = Buffer.alloc(8);
+    number19.writeDoubleLE(19);
+    // xlwt's saved result: 0xFFFF000000000003 little-endian, an empty text
+    const xlwtResult = Buffer.from([3, 0, 0, 0, 0, 0, 0xff, 0xff]);
+    const label = record(0x00fd, Buffer.concat([cell(0, 0, 0), u32(0)]));
+    const FORMAT = { decimal: ',', date: 'dd/MM/yyyy' } as const;
+
+    test('a computed value is read', () => {
+      const bytes = workbook(['Hoja1'], Buffer.concat([label, formula(number19)]), [recalcId]);
+      expect(readXlsSheet(bytes, undefined, FORMAT).rows).toEqual([
+        { row: 1, cells: ['Café', '19'] },
+      ]);
+    });
+
+    test('a workbook no engine calculated (no RecalcId: xlwt) is refused naming the cell, never read blank', () => {
+      const bytes = workbook(['Hoja1'], Buffer.concat([label, formula(xlwtResult)]));
+      expect(() => readXlsSheet(bytes, undefined, FORMAT)).toThrow(
+        'cell B1 of sheet "Hoja1" holds a formula whose value was never computed',
+      );
+    });
+
+    test('a sheet saved with formulas pending recalculation (Uncalced) is refused', () => {
+      const uncalced = record(0x005e, u16(0));
+      const bytes = workbook(['Hoja1'], Buffer.concat([uncalced, label, formula(number19)]), [
+        recalcId,
+      ]);
+      expect(() => readXlsSheet(bytes, undefined, FORMAT)).toThrow(
+        'cell B1 of sheet "Hoja1" holds a formula whose value was never computed',
+      );
+    });
   });
 });

@@ -61,4 +61,24 @@ describe('NIT check digits in every Identification', () => {
     });
     expect(paths(problems)).toEqual(['IssuerParty.Identification.DocumentNumber']);
   });
+
+  it('the bridge refuses a NIT that is not digits even without its digit; the emulator (no option) does not', () => {
+    const r = {
+      CustomerParty: { Identification: { DocumentType: '31', DocumentNumber: 'NIT800197268' } },
+      SupplierParty: { Identification: { DocumentType: '13', DocumentNumber: 'AB123456' } },
+    };
+    const problems = checkDigits(r, { nitDigits: true });
+    expect(problems.map((p) => [p.code, p.path])).toEqual([
+      ['EDOC_VALIDATE_NIT', 'CustomerParty.Identification.DocumentNumber'],
+    ]);
+    expect(checkDigits(r)).toEqual([]);
+    expect(
+      checkDigits(
+        {
+          CustomerParty: { Identification: { DocumentType: '31', DocumentNumber: '800.197.268' } },
+        },
+        { nitDigits: true },
+      ),
+    ).toEqual([]);
+  });
 });
