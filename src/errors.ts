@@ -82,6 +82,8 @@ export const ERRORS = {
     "A row repeats, exactly, a row of the same document in an earlier block of it (other documents' rows between): the document looks exported twice into one file and is not sent.",
   EDOC_MAP_TOTALS_ROW:
     'A row that reads as a totals row (TOTAL, Total general, Subtotal…) was not dropped by rows.skip; the document it would join or be is not sent.',
+  EDOC_MAP_EXTRA_CELLS:
+    'A row of a delimited file has more cells than its header and the extra ones are not blank (most likely an unquoted delimiter in a text cell): its values stand off their columns, so the document it belongs to is not sent.',
   EDOC_MAP_UNKNOWN_CONCEPT:
     "A row holds a concept code that the mapping's concept table neither maps nor ignores.",
   EDOC_MAP_DOCUMENT_ROW:

@@ -11,7 +11,10 @@
  *   issued without it, and the row never becomes a document of its own;
  * - a row not skipped that reads as a totals row (a cell that is only `TOTAL`, `Total general`, `Subtotal`,
  *   `Gran total`, `Suma`…, on a row without its own key or in a key column) is marked: the document it
- *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line.
+ *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line;
+ * - a delimited row with more cells than the header whose extra cells are not blank is marked, and never
+ *   skipped (its cells stand one column off, so a skip test on them decides nothing): the document it
+ *   joins is refused (EDOC_MAP_EXTRA_CELLS). Blank extra cells (a trailing delimiter) are no sign.
  */
 import { columnsOf, specColumns } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -34,6 +37,8 @@ export interface FramedRow {
   undecided?: UndecidedCell;
   /** The row reads as a totals row: the column and cell that say so (the document is refused). */
   totals?: { column: string; text: string };
+  /** The row has more cells than the header and the extra ones are not blank: its number of cells. */
+  overflow?: number;
 }
 
 /** A cell that only labels a totals row (`TOTAL`, `Total general:`, `Subtotal`, `Gran total`, `Sumas`). */
@@ -76,12 +81,17 @@ export class RowFramer {
   /** The key columns' cell indexes, each once (a keyed row's totals label can only stand there). */
   private readonly keyCells: number[];
 
-  /** `columnName`: the header's name of a cell index (for the totals-row problem). */
+  /**
+   * `columnName`: the header's name of a cell index (for the totals-row problem). `width`: the header's
+   * number of cells, where a row's cells past it are a sign of an unquoted delimiter (delimited text
+   * only: a spreadsheet's cells cannot shift).
+   */
   constructor(
     private readonly mapping: Mapping,
     private readonly headerRow: number,
     indexOf: (column: string) => number,
     private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`,
+    private readonly width?: number,
   ) {
     this.keyAlternatives = mapping.key
       .map((alt) => alt.map(indexOf))
@@ -143,9 +153,10 @@ export class RowFramer {
       keyed = this.keyOf(cells);
     }
     this.above = cells;
+    const overflow = this.overflowOf(record.cells);
     let undecided: UndecidedCell | undefined;
     const skip = this.mapping.rows?.skip;
-    if (skip !== undefined) {
+    if (skip !== undefined && overflow === undefined) {
       const r = evaluateCondition(skip, this.get(cells), this.mapping.format);
       if (r === true) {
         if (keyed !== undefined) this.last = keyed;
@@ -171,10 +182,19 @@ export class RowFramer {
       continuation,
     };
     if (undecided !== undefined) out.undecided = undecided;
+    if (overflow !== undefined) out.overflow = overflow;
     if (keyOnly) return out;
     const totals = this.totalsLabel(record.cells, ownKey);
     if (totals !== undefined) out.totals = totals;
     return out;
+  }
+
+  /** The number of cells of a row whose cells past the header's width are not all blank. */
+  private overflowOf(cells: string[]): number | undefined {
+    const width = this.width;
+    if (width === undefined || cells.length <= width) return undefined;
+    for (let i = width; i < cells.length; i++) if (cells[i].trim() !== '') return cells.length;
+    return undefined;
   }
 
   /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */

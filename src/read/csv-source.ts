@@ -30,7 +30,7 @@ import { NO_KEY, RowFramer } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
 import { framedDelimiter, locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
-import { repeatedBlock, skipUndecided, totalsRow, withoutKey } from './csv-row-problems.js';
+import { repeatedBlock, rowProblems, withoutKey } from './csv-row-problems.js';
 import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import type { DocumentKind } from '../kinds/index.js';
@@ -155,6 +155,9 @@ export async function openCsvSource(
     }
     return i;
   };
+  // a delimited row longer than its header stands one column off (an unquoted delimiter in a text cell)
+  const width = input.format === 'csv' ? headerCells.length : undefined;
+  const layout = { file, headerRow, width: headerCells.length, delimiter };
   const mark = ctx.mark;
   // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
   const rowView = (framed: FramedRow): RowView => ({
@@ -169,7 +172,7 @@ export async function openCsvSource(
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
-    const keyFramer = new RowFramer(mapping, headerRow, indexOf);
+    const keyFramer = new RowFramer(mapping, headerRow, indexOf, undefined, width);
     for await (const record of input.read({ ...readOptions, raw: false })) {
       mark?.enter(record.row);
       let framed;
@@ -253,6 +256,7 @@ export async function openCsvSource(
       headerRow,
       indexOf,
       (i) => headerCells[i] ?? `column ${i + 1}`,
+      width,
     );
     for await (const record of input.read(
       ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions,
@@ -287,10 +291,8 @@ export async function openCsvSource(
       doc.rows.push(rowView(framed));
       doc.raws.push(record.raw);
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
-      if (framed.undecided !== undefined)
-        (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
-      if (framed.totals !== undefined)
-        (doc.undecided ??= []).push(totalsRow(record.row, framed.totals));
+      const found = rowProblems(mapping, framed, layout);
+      if (found.length > 0) (doc.undecided ??= []).push(...found);
       const last = lastRows.get(key);
       if (last === undefined)
         throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, {

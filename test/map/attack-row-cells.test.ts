@@ -1,0 +1,176 @@
+/**
+ * Rows whose number of cells is not the header's. A delimiter written unquoted inside a text cell
+ * (`Auxilio; transporte`) pushes every later cell one column to the right: a number lands in the next
+ * number's column and converts without complaint. Such a row refuses its document (EDOC_MAP_EXTRA_CELLS);
+ * blank extra cells (a trailing delimiter on every line, or on the data lines only) are no sign of it.
+ * A row with fewer cells reads its missing cells as blank, as a spreadsheet saved as CSV leaves out the
+ * delimiters of trailing blank cells: a missing required cell is refused as blank, an optional one is blank.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMapping } from '../../src/map/load-mapping.js';
+import { MAPPINGS, mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
+
+const PAYROLL_HEADER =
+  'Prefijo;Consecutivo;Tipo doc;Identificación;Primer apellido;Segundo apellido;Nombres;Tipo contrato;' +
+  'Sueldo básico;Fecha ingreso;Fecha inicio;Fecha fin;Fecha pago;Concepto;Descripción concepto;Cantidad;Devengado;Deducido';
+const ANA =
+  'NOM;301;CC;1.032.456.789;Rodríguez;Peña;Ana Lucía;1;2.000.000,00;01/02/2024;01/11/2026;30/11/2026;30/11/2026';
+const CARLOS =
+  'NOM;302;CC;80.123.456;Muñoz;;Carlos Andrés;2;1.500.000,00;15/06/2023;01/11/2026;30/11/2026;30/11/2026';
+
+async function payroll(
+  lines: string[],
+): Promise<
+  { key: string; rows?: number[]; codes: string[]; messages: string[]; request?: unknown }[]
+> {
+  const file = await tempFile(
+    'nomina-noviembre.csv',
+    [PAYROLL_HEADER, ...lines].join('\r\n') + '\r\n',
+  );
+  const m = await loadMapping(join(MAPPINGS, 'erp/generic-payroll.yaml'));
+  const { docs } = await readAll(file, m, 'payroll');
+  return docs.map((d) => ({
+    key: d.key,
+    rows: d.source.rows,
+    codes: d.problems.map((p) => p.code),
+    messages: d.problems.map((p) => p.message),
+    request: d.request,
+  }));
+}
+
+interface PayrollTotals {
+  DevengadosTotal?: string;
+  DeduccionesTotal?: string;
+  ComprobanteTotal?: string;
+}
+const totals = (r: unknown): PayrollTotals => {
+  const { DevengadosTotal, DeduccionesTotal, ComprobanteTotal } = r as PayrollTotals;
+  return { DevengadosTotal, DeduccionesTotal, ComprobanteTotal };
+};
+
+describe('a row with more cells than the header', () => {
+  it('an unquoted ";" in a concept description refuses the payroll, never issues 30.00 as the transport allowance', async () => {
+    // on main NOM301 was issued with AuxilioTransporte 30.00 (the Cantidad cell), DevengadosTotal 2,000,030.00
+    const out = await payroll([
+      `${ANA};001;Sueldo básico;30;2.000.000,00;0`,
+      `${ANA};002;Auxilio; transporte;30;200.000,00;0`,
+      `${ANA};101;Aporte salud;4;0;80.000,00`,
+      `${CARLOS};001;Sueldo básico;30;1.500.000,00;0`,
+      `${CARLOS};101;Aporte salud;4;0;60.000,00`,
+    ]);
+    expect(out.map((d) => [d.key, d.rows, d.codes])).toEqual([
+      ['NOM301', [2, 3, 4], ['EDOC_MAP_EXTRA_CELLS']],
+      ['NOM302', [5, 6], []],
+    ]);
+    expect(out[0].request).toBeUndefined();
+    expect(out[0].messages[0]).toBe(
+      'nomina-noviembre.csv, row 3: the row has 19 cells, the header (row 1) 18, and the cells past the 18th are not blank: ' +
+        'its values stand off their columns, most likely because a text cell (a description, a name, an address) holds an unquoted ";". ' +
+        'The document is not sent; quote that cell or remove the ";" from it, and export again',
+    );
+    // NOM302: 1,500,000.00 earned − 60,000.00 health = 1,440,000.00
+    expect(totals(out[1].request)).toEqual({
+      DevengadosTotal: '1500000.00',
+      DeduccionesTotal: '60000.00',
+      ComprobanteTotal: '1440000.00',
+    });
+  });
+
+  it('the shifted row is not dropped by a skip rule that reads its shifted cells', async () => {
+    // "Libranza; Banco Popular": Devengado reads the blank Cantidad, Deducido the 0 of Devengado, so the
+    // preset's "earned and deducted both zero" skip rule dropped the 150,000.00 loan instalment on main
+    const out = await payroll([
+      `${ANA};001;Sueldo básico;30;2.000.000,00;0`,
+      `${ANA};101;Aporte salud;4;0;80.000,00`,
+      `${ANA};130;Libranza; Banco Popular;;0;150.000,00`,
+    ]);
+    expect(out.map((d) => [d.key, d.rows, d.codes])).toEqual([
+      ['NOM301', [2, 3, 4], ['EDOC_MAP_EXTRA_CELLS']],
+    ]);
+  });
+
+  it('a quoted ";" is one cell: the same payroll is issued with its 200,000.00 allowance', async () => {
+    const out = await payroll([
+      `${ANA};001;Sueldo básico;30;2.000.000,00;0`,
+      `${ANA};002;"Auxilio; transporte";30;200.000,00;0`,
+      `${ANA};101;Aporte salud;4;0;80.000,00`,
+    ]);
+    expect(out.map((d) => d.codes)).toEqual([[]]);
+    // 2,000,000.00 + 200,000.00 = 2,200,000.00 earned; − 80,000.00 = 2,120,000.00
+    expect(totals(out[0].request)).toEqual({
+      DevengadosTotal: '2200000.00',
+      DeduccionesTotal: '80000.00',
+      ComprobanteTotal: '2120000.00',
+    });
+  });
+
+  it('a trailing delimiter on every line, or on the data lines only, is a blank extra cell: the invoices go', async () => {
+    // SETP1: 2 × 1,000.00 = 2,000.00 + 19 % 380.00 = 2,380.00; SETP2: 1,000.00 + 190.00 = 1,190.00
+    const rows = [sale('1', '1'), sale('1', '2'), sale('2', '1')];
+    const plain = toCsv(rows).split('\r\n').slice(0, -1);
+    const every = plain.map((l) => `${l};`);
+    const dataOnly = [plain[0], ...plain.slice(1).map((l) => `${l};;`)];
+    for (const lines of [every, dataOnly]) {
+      const { docs } = await readAll(
+        await tempFile('ventas.csv', lines.join('\r\n') + '\r\n'),
+        await mapping('sales'),
+        'invoice',
+      );
+      expect(
+        docs.map((d) => [
+          d.key,
+          d.problems.map((p) => p.code),
+          (d.request as { Total?: { PayableAmount?: string } } | undefined)?.Total?.PayableAmount,
+        ]),
+      ).toEqual([
+        ['SETP1', [], '2380.00'],
+        ['SETP2', [], '1190.00'],
+      ]);
+    }
+  });
+});
+
+describe('a row with fewer cells than the header', () => {
+  it('reads its missing trailing cells as blank: optional ones are blank, a required one is refused by name', async () => {
+    const columns = [
+      'prefijo',
+      'numero',
+      'fecha',
+      'hora',
+      'cliente_tipo_doc',
+      'cliente_doc',
+      'cliente_nombre',
+      'linea',
+      'descripcion',
+      'cantidad',
+      'precio_unitario',
+      'iva',
+      'motivo',
+      'ref_documento',
+    ];
+    const lines = toCsv([sale('1', '1'), sale('2', '1'), sale('3', '1')], { columns })
+      .split('\r\n')
+      .slice(0, -1);
+    // SETP1 as a spreadsheet writes it (no delimiters for its blank motivo, ref_documento);
+    // SETP2 ends after cantidad: no precio_unitario
+    lines[1] = lines[1].replace(/;+$/, '');
+    lines[2] = lines[2].split(';').slice(0, 10).join(';');
+    const { docs } = await readAll(
+      await tempFile('ventas.csv', lines.join('\r\n') + '\r\n'),
+      await mapping('sales'),
+      'invoice',
+    );
+    expect(
+      docs.map((d) => [
+        d.key,
+        d.problems.map((p) => [p.code, p.column]),
+        (d.request as { Total?: { PayableAmount?: string } } | undefined)?.Total?.PayableAmount,
+      ]),
+    ).toEqual([
+      ['SETP1', [], '1190.00'],
+      ['SETP2', [['EDOC_MAP_REQUIRED', 'precio_unitario']], undefined],
+      ['SETP3', [], '1190.00'],
+    ]);
+  });
+});
