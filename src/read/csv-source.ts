@@ -30,6 +30,7 @@ import { NO_KEY, RowFramer } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
 import { framedDelimiter, locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
+import { checkOpenQuote } from './csv-open-quote.js';
 import { repeatedBlock, rowProblems, withoutKey } from './csv-row-problems.js';
 import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
@@ -175,6 +176,7 @@ export async function openCsvSource(
     const keyFramer = new RowFramer(mapping, headerRow, indexOf, undefined, width);
     for await (const record of input.read({ ...readOptions, raw: false })) {
       mark?.enter(record.row);
+      if (width !== undefined) checkOpenQuote(file, record, delimiter, headerCells, headerRow);
       let framed;
       try {
         framed = keyFramer.frame(record, true);

@@ -174,3 +174,67 @@ describe('a row with fewer cells than the header', () => {
     ]);
   });
 });
+
+describe('a quote that opens a cell and closes rows further down', () => {
+  const HEADER =
+    'prefijo;numero;fecha;cliente_tipo_doc;cliente_doc;cliente_nombre;descripcion;cantidad;precio_unitario;iva';
+  const row = (numero: string, name: string, description: string, qty: string, price: string) =>
+    `SETP;${numero};18/11/2026;31;800.197.268-4;${name};${description};${qty};${price};19`;
+
+  it('refuses the file, naming the row and column where the quote opens, never issuing the rows as one', async () => {
+    // on main: one invoice SETP1 of 1 × 700.00 + 19 % = 833.00, its description the text of three rows;
+    // SETP2 and SETP3 vanished from the file without a word
+    const file = await tempFile(
+      'ventas.csv',
+      [
+        HEADER,
+        row('1', 'Ferretería', '"Tubo 3/4 PVC', '2', '1.000,00'),
+        row('2', 'Otra', 'Codo', '1', '500,00'),
+        row('3', 'Otra', 'Tubo 1/2"', '1', '700,00'),
+      ].join('\n') + '\n',
+    );
+    await expect(readAll(file, await mapping('sales'), 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_CSV_SYNTAX',
+      context: { row: 2, column: 'descripcion' },
+      message:
+        'ventas.csv, row 2, column "descripcion": a quoted cell runs over 3 lines and holds 18 ";", a whole row\'s worth: ' +
+        'most likely a quote (") that opens this cell is closed only rows further down, and the rows between were read into ' +
+        'this one cell. Nothing of the file is sent; remove the quote or close it in its own cell, and export again',
+    });
+    // closed in the same column one row down: 3 + 6 = 9 ";" in the cell, the header's 10 cells minus one
+    const next = await tempFile(
+      'ventas.csv',
+      [
+        HEADER,
+        row('1', 'A', '"Tubo 3/4 PVC', '2', '1.000,00'),
+        row('2', 'B', 'Codo"', '1', '500,00'),
+      ].join('\n') + '\n',
+    );
+    await expect(readAll(next, await mapping('sales'), 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_CSV_SYNTAX',
+    });
+  });
+
+  it('a quoted description over two lines, even with a ";" in it, is one cell', async () => {
+    // SETP1: 2 × 1,000.00 = 2,000.00 + 19 % 380.00 = 2,380.00; SETP2: 500.00 + 95.00 = 595.00
+    const file = await tempFile(
+      'ventas.csv',
+      [
+        HEADER,
+        row('1', 'A', '"Servicio de transporte;\nbodega norte; turno 2"', '2', '1.000,00'),
+        row('2', 'B', 'Codo', '1', '500,00'),
+      ].join('\r\n') + '\r\n',
+    );
+    const { docs } = await readAll(file, await mapping('sales'), 'invoice');
+    expect(
+      docs.map((d) => [
+        d.key,
+        d.problems.map((p) => p.code),
+        (d.request as { Total?: { PayableAmount?: string } } | undefined)?.Total?.PayableAmount,
+      ]),
+    ).toEqual([
+      ['SETP1', [], '2380.00'],
+      ['SETP2', [], '595.00'],
+    ]);
+  });
+});
