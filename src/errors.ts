@@ -40,6 +40,8 @@ export const ERRORS = {
   // --- read / map ---------------------------------------------------------
   EDOC_READ_EMPTY: 'The input file is empty.',
   EDOC_READ_BINARY: 'The input file is not text.',
+  EDOC_READ_ENCODING:
+    'A delimited file holds text in two encodings (UTF-8 rows and Windows-1252 bytes); the file is not read.',
   EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
   EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
   EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',

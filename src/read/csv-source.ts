@@ -18,7 +18,6 @@ import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import type { Problem } from '../validate/problem.js';
 import type { SourceDocument } from './source-document.js';
-import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import {
   checkRepeatedColumns,
@@ -28,12 +27,13 @@ import {
 } from './csv-header.js';
 import { NO_KEY, RowFramer } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
-import { framedDelimiter, locateHeader } from './csv-header-locate.js';
+import { locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
 import { checkOpenQuote } from './csv-open-quote.js';
 import { repeatedBlock, rowProblems, withoutKey } from './csv-row-problems.js';
-import { readCsvRecords as readDelimited } from './csv-records.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
+import { delimitedReader } from './record-reader.js';
+import type { RecordReader } from './record-reader.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { routeKind } from '../map/route-kind.js';
 import type { RowMark } from './row-mark.js';
@@ -57,18 +57,6 @@ export interface CsvSourceDocument extends SourceDocument {
    * `key` is not: `1`+`23` and `12`+`3`); absent when the row had none.
    */
   keyId?: string;
-}
-
-/**
- * Where the records come from when they are not a delimited file's (a spreadsheet's rows:
- * read/sheet-source.ts): each call streams them from the start; `row` is the number the
- * spreadsheet shows, `raw` the row as a CSV line (the retry file of a spreadsheet is CSV).
- */
-export interface RecordReader {
-  format: 'csv' | 'xlsx' | 'xls';
-  read(options: CsvReadOptions): AsyncGenerator<CsvRecord>;
-  encoding: string;
-  delimiter: CsvDelimiter;
 }
 
 export interface OpenedCsvSource {
@@ -327,24 +315,5 @@ export async function openCsvSource(
     encoding: recorded,
     delimiter,
     documents: documents(),
-  };
-}
-
-/** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
-export async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
-  const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
-  const framing = mapping.framing;
-  const delimiter =
-    mapping.format.delimiter !== 'auto'
-      ? mapping.format.delimiter
-      : framing !== undefined &&
-          (framing.headerRow !== undefined || framing.findHeader !== undefined)
-        ? await framedDelimiter(file, decoding, framing)
-        : sniffDelimiter(await firstLine(file, decoding));
-  return {
-    format: 'csv',
-    encoding: recorded,
-    delimiter,
-    read: (options) => readDelimited(file, decoding, delimiter, options),
   };
 }

@@ -25,13 +25,8 @@ import type { PartName } from '../map/parts.js';
 import { excerpt } from '../policy/excerpt.js';
 import { checkRepeatedColumns, normaliseColumnName } from './csv-header.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
-import {
-  delimitedReader,
-  openCsvSource,
-  type CsvSourceContext,
-  type OpenedCsvSource,
-  type RecordReader,
-} from './csv-source.js';
+import { openCsvSource, type CsvSourceContext, type OpenedCsvSource } from './csv-source.js';
+import { delimitedReader, type RecordReader } from './record-reader.js';
 import { csvLine } from './sheet-values.js';
 
 export interface SetFiles {

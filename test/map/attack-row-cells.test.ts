@@ -7,6 +7,7 @@
  * delimiters of trailing blank cells: a missing required cell is refused as blank, an optional one is blank.
  */
 import { join } from 'node:path';
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import { MAPPINGS, mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
@@ -235,6 +236,65 @@ describe('a quote that opens a cell and closes rows further down', () => {
     ).toEqual([
       ['SETP1', [], '2380.00'],
       ['SETP2', [], '595.00'],
+    ]);
+  });
+});
+
+describe('a file in two encodings', () => {
+  const HEADER =
+    'prefijo;numero;fecha;cliente_tipo_doc;cliente_doc;cliente_nombre;descripcion;cantidad;precio_unitario;iva';
+  const row = (numero: string, name: string) =>
+    `SETP;${numero};18/11/2026;31;800.197.268-4;${name};Café;1;1.000,00;19\r\n`;
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+  const cp1252 = (text: string) => iconv.encode(text, 'windows-1252');
+
+  it('a UTF-8 export with one row pasted in Windows-1252 is refused, never issued as "MarÃ­a PÃ©rez"', async () => {
+    // on main the whole file read as Windows-1252: SETP1 went out to "MarÃ­a PÃ©rez MuÃ±oz"
+    const body = Buffer.concat([
+      utf8(`${HEADER}\r\n${row('1', 'María Pérez Muñoz')}`),
+      cp1252(row('2', 'José Niño')),
+    ]);
+    await expect(
+      readAll(await tempFile('ventas.csv', body), await mapping('sales'), 'invoice'),
+    ).rejects.toMatchObject({
+      code: 'EDOC_READ_ENCODING',
+      context: { row: 2 },
+      message:
+        'ventas.csv is read as Windows-1252 (line 3 holds the byte 0xE9, which is not UTF-8), but line 2 holds UTF-8 text ' +
+        '(an accented letter written as two bytes): its names would be issued as "MarÃ­a". Nothing of the file is sent; ' +
+        'save the whole export in one encoding and drop it again',
+    });
+  });
+
+  it('with a byte-order mark, the Windows-1252 row is refused, never issued as "Jos� Ni�o"', async () => {
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      utf8(`${HEADER}\r\n${row('1', 'María Pérez')}`),
+      cp1252(row('2', 'José Niño')),
+    ]);
+    await expect(
+      readAll(await tempFile('ventas.csv', body), await mapping('sales'), 'invoice'),
+    ).rejects.toMatchObject({ code: 'EDOC_READ_ENCODING', context: { row: 3 } });
+  });
+
+  it('a Windows-1252 export with Ñ, á, €, and “CAFÉ” in quotes reads as Windows-1252', async () => {
+    // "É" + "”" is C9 94, a valid UTF-8 pair that is no accented letter: not taken for UTF-8 text
+    const body = cp1252(
+      `${HEADER}\r\n${row('1', 'PEÑA & CÍA “CAFÉ”')}${row('2', 'Ángela Núñez € 1')}`,
+    );
+    const { docs } = await readAll(
+      await tempFile('ventas.csv', body),
+      await mapping('sales'),
+      'invoice',
+    );
+    expect(
+      docs.map((d) => [
+        d.problems.map((p) => p.code),
+        (d.request as { CustomerParty?: { Name?: string } } | undefined)?.CustomerParty?.Name,
+      ]),
+    ).toEqual([
+      [[], 'PEÑA & CÍA “CAFÉ”'],
+      [[], 'Ángela Núñez € 1'],
     ]);
   });
 });
