@@ -45,24 +45,32 @@ function sequence(buf: Buffer, i: number): number {
   return isUtf8(buf.subarray(i, i + n)) ? n : 0;
 }
 
-function lines(buf: Buffer, end: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(0x0a); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) n += 1;
-  return n;
+/** The line (1-based) of the byte at `offset`: a second pass, run only for a file being refused. */
+async function lineAt(file: string, offset: number): Promise<number> {
+  let line = 1;
+  let base = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+    const buf = chunk as Buffer;
+    const end = Math.min(buf.length, offset - base);
+    for (let i = buf.indexOf(0x0a); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) line += 1;
+    base += buf.length;
+    if (base > offset) break;
+  }
+  return line;
 }
 
-/** The line (1-based) of the first byte `find` points at, streaming the file; undefined when none. */
+/** The line and value of the first byte `find` points at, streaming the file; undefined when none. */
 async function firstLineWhere(
   file: string,
   find: (buf: Buffer) => { at: number; keep: number },
 ): Promise<{ line: number; byte: number } | undefined> {
-  let line = 1;
+  let base = 0;
   let carry = Buffer.alloc(0);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
     const buf = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
     const { at, keep } = find(buf);
-    if (at >= 0) return { line: line + lines(buf, at), byte: buf[at] };
-    line += lines(buf, buf.length - keep);
+    if (at >= 0) return { line: await lineAt(file, base + at), byte: buf[at] };
+    base += buf.length - keep;
     carry = Buffer.from(buf.subarray(buf.length - keep));
   }
   return undefined;
