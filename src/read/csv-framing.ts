@@ -70,6 +70,13 @@ function lineColumns(mapping: Mapping): string[] {
   return [...out];
 }
 
+/** The number of cells of a row whose cells past `width` are not all blank; undefined otherwise. */
+export function overflowOf(cells: readonly string[], width: number): number | undefined {
+  if (cells.length <= width) return undefined;
+  for (let i = width; i < cells.length; i++) if (cells[i].trim() !== '') return cells.length;
+  return undefined;
+}
+
 export class RowFramer {
   private readonly keyAlternatives: number[][];
   private readonly fill: number[];
@@ -153,7 +160,7 @@ export class RowFramer {
       keyed = this.keyOf(cells);
     }
     this.above = cells;
-    const overflow = this.overflowOf(record.cells);
+    const overflow = this.width === undefined ? undefined : overflowOf(record.cells, this.width);
     let undecided: UndecidedCell | undefined;
     const skip = this.mapping.rows?.skip;
     if (skip !== undefined && overflow === undefined) {
@@ -187,14 +194,6 @@ export class RowFramer {
     const totals = this.totalsLabel(record.cells, ownKey);
     if (totals !== undefined) out.totals = totals;
     return out;
-  }
-
-  /** The number of cells of a row whose cells past the header's width are not all blank. */
-  private overflowOf(cells: string[]): number | undefined {
-    const width = this.width;
-    if (width === undefined || cells.length <= width) return undefined;
-    for (let i = width; i < cells.length; i++) if (cells[i].trim() !== '') return cells.length;
-    return undefined;
   }
 
   /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */

@@ -47,22 +47,29 @@ export function rowProblems(mapping: Mapping, framed: FramedRow, layout: FileLay
  * it stands one column to the right, so a number lands in the next number's column (a quantity read as
  * the price) and no conversion need fail. Which cell split cannot be told, so no column is blamed.
  */
-function extraCells(
-  { file, headerRow, width, delimiter }: FileLayout,
-  at: { row: number; cells: number },
-): Problem {
-  const sign = delimiter === '\t' ? 'tab' : `"${delimiter}"`;
+function extraCells(layout: FileLayout, at: { row: number; cells: number }): Problem {
   return {
     code: 'EDOC_MAP_EXTRA_CELLS',
     path: '',
     column: '',
     value: '',
     rows: [at.row],
-    message:
-      `${excerpt(path.basename(file), 80)}, row ${at.row}: the row has ${at.cells} cells, the header (row ${headerRow}) ${width}, ` +
-      `and the cells past the ${width}th are not blank: its values stand off their columns, most likely because a text cell ` +
-      `(a description, a name, an address) holds an unquoted ${sign}. The document is not sent; quote that cell or remove the ${sign} from it, and export again`,
+    message: extraCellsText(layout, at, 'The document is not sent'),
   };
+}
+
+/** The message of EDOC_MAP_EXTRA_CELLS; `outcome` says what is not sent (a document, a set of files). */
+export function extraCellsText(
+  { file, headerRow, width, delimiter }: FileLayout,
+  at: { row: number; cells: number },
+  outcome: string,
+): string {
+  const sign = delimiter === '\t' ? 'tab' : `"${delimiter}"`;
+  return (
+    `${excerpt(path.basename(file), 80)}, row ${at.row}: the row has ${at.cells} cells, the header (row ${headerRow}) ${width}, ` +
+    `and the cells past the ${width}th are not blank: its values stand off their columns, most likely because a text cell ` +
+    `(a description, a name, an address) holds an unquoted ${sign}. ${outcome}; quote that cell or remove the ${sign} from it, and export again`
+  );
 }
 
 /**

@@ -6,11 +6,14 @@
  * A row with fewer cells reads its missing cells as blank, as a spreadsheet saved as CSV leaves out the
  * delimiters of trailing blank cells: a missing required cell is refused as blank, an optional one is blank.
  */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
-import { MAPPINGS, mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
+import { openSetSource } from '../../src/read/set-source.js';
+import { COMPANY, MAPPINGS, mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
 
 const PAYROLL_HEADER =
   'Prefijo;Consecutivo;Tipo doc;Identificación;Primer apellido;Segundo apellido;Nombres;Tipo contrato;' +
@@ -296,5 +299,44 @@ describe('a file in two encodings', () => {
       [[], 'PEÑA & CÍA “CAFÉ”'],
       [[], 'Ángela Núñez € 1'],
     ]);
+  });
+});
+
+describe('an export in two files', () => {
+  const SAP = join(import.meta.dirname, '../../examples/erp/sap-b1');
+
+  async function sapSet(lines: string): Promise<{ header: string; lines: string }> {
+    const dir = await mkdtemp(join(tmpdir(), 'edoc-set-'));
+    const files = { header: join(dir, 'Documents.csv'), lines: join(dir, 'Document_Lines.csv') };
+    await writeFile(files.header, await readFile(join(SAP, 'Documents.csv')));
+    await writeFile(files.lines, lines);
+    return files;
+  }
+
+  async function codes(files: { header: string; lines: string }): Promise<string[]> {
+    const m = await loadMapping(join(MAPPINGS, 'erp/sap-b1-invoice.yaml'));
+    const opened = await openSetSource(files, m, { kind: 'invoice', company: COMPANY });
+    const out: string[] = [];
+    for await (const d of opened.documents) out.push(...d.problems.map((p) => p.code));
+    return out;
+  }
+
+  it('a lines row with an unquoted "," in its description refuses the set, naming file, row and counts', async () => {
+    // on main the extra cell was cut off and the row read one column off (Quantity 10 from the description,
+    // UnitPrice the quantity, DiscountPercent the price 12500, TaxCode the discount "0"): refused as an
+    // unknown tax code "0", blaming TaxCode
+    const original = await readFile(join(SAP, 'Document_Lines.csv'), 'utf8');
+    const files = await sapSet(
+      original.replace('Café molido premium 500 g,10,', 'Café molido premium 500 g, 10,10,'),
+    );
+    await expect(codes(files)).rejects.toMatchObject({
+      code: 'EDOC_MAP_EXTRA_CELLS',
+      context: { file: 'Document_Lines.csv', row: 3 },
+      message:
+        'Document_Lines.csv, row 3: the row has 10 cells, the header (row 1) 9, and the cells past the 9th are not blank: ' +
+        'its values stand off their columns, most likely because a text cell (a description, a name, an address) holds an ' +
+        'unquoted ",". Nothing of the set is sent; quote that cell or remove the "," from it, and export again',
+    });
+    expect(await codes(await sapSet(original))).toEqual([]);
   });
 });
