@@ -73,8 +73,16 @@ export async function detectEncoding(
 ): Promise<{ decoding: CsvEncoding; recorded: string; utf8Checked?: boolean }> {
   const bom = await startsWithUtf8Bom(file);
   const wholeUtf8 = configured === 'auto' && !bom ? await isWholeFileUtf8(file) : undefined;
+  // Latin-1 leaves the bytes 0x80-0x9F to control characters no export means; Windows-1252, its
+  // superset, has the € “ ” – … an export said to be Latin-1 was written with there
   const decoding =
-    configured !== 'auto' ? configured : bom || wholeUtf8 === true ? 'utf-8' : 'windows-1252';
+    configured === 'latin1'
+      ? 'windows-1252'
+      : configured !== 'auto'
+        ? configured
+        : bom || wholeUtf8 === true
+          ? 'utf-8'
+          : 'windows-1252';
   const recorded = decoding === 'utf-8' && bom ? UTF8_WITH_BOM : decoding;
   return wholeUtf8 === true ? { decoding, recorded, utf8Checked: true } : { decoding, recorded };
 }

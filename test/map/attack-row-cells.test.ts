@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { loadMapping } from '../../src/map/load-mapping.js';
+import { parse } from 'yaml';
+import { compileMapping, loadMapping } from '../../src/map/load-mapping.js';
 import { openSetSource } from '../../src/read/set-source.js';
 import { COMPANY, MAPPINGS, mapping, readAll, sale, tempFile, toCsv } from './helpers.js';
 
@@ -298,6 +299,38 @@ describe('a file in two encodings', () => {
     ).toEqual([
       [[], 'PEÑA & CÍA “CAFÉ”'],
       [[], 'Ángela Núñez € 1'],
+    ]);
+  });
+  it('a mapping saying latin1 reads “ ” and € as a Windows program wrote them, not as control characters', async () => {
+    // on main the name went out as "PEÑA \u0093LA ECONÓMICA\u0094", the description as "Bono \u0080 50"
+    const shipped = parse(await readFile(join(MAPPINGS, 'sales.csv.yaml'), 'utf8')) as {
+      format: Record<string, unknown>;
+    };
+    const m = compileMapping(
+      { ...shipped, format: { ...shipped.format, encoding: 'latin1' } },
+      'sales-latin1.yaml',
+    );
+    const body = Buffer.concat([
+      Buffer.from(`${HEADER}\r\nSETP;1;18/11/2026;31;800.197.268-4;PE`),
+      Buffer.from([0xd1]),
+      Buffer.from('A '),
+      Buffer.from([0x93]),
+      Buffer.from('LA ECON'),
+      Buffer.from([0xd3]),
+      Buffer.from('MICA'),
+      Buffer.from([0x94]),
+      Buffer.from(';Bono '),
+      Buffer.from([0x80]),
+      Buffer.from(' 50;1;1.000,00;19\r\n'),
+    ]);
+    const { docs } = await readAll(await tempFile('ventas.csv', body), m, 'invoice');
+    const request = docs[0].request as {
+      CustomerParty: { Name: string };
+      Lines: { Item: { Description: string } }[];
+    };
+    expect([request.CustomerParty.Name, request.Lines[0].Item.Description]).toEqual([
+      'PEÑA “LA ECONÓMICA”',
+      'Bono € 50',
     ]);
   });
 });
