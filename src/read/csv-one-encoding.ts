@@ -91,8 +91,8 @@ function hex(byte: number): string {
 }
 
 /**
- * Refuses a file read as UTF-8 that holds a byte that is not, or read as Windows-1252 / Latin-1 that holds
- * UTF-8 letters. `utf8Checked`: the whole file is known to be valid UTF-8 already.
+ * Refuses a file holding a NUL byte, read as UTF-8 that holds a byte that is not, or read as Windows-1252 /
+ * Latin-1 that holds UTF-8 letters. `utf8Checked`: the whole file is known to be valid UTF-8 already.
  */
 async function checkOneEncoding(
   file: string,
@@ -101,6 +101,7 @@ async function checkOneEncoding(
 ): Promise<void> {
   const name = path.basename(file);
   if (decoding === 'utf-8') {
+    noNul(await firstLineWhere(file, (buf) => ({ at: buf.indexOf(0), keep: 0 })), name);
     if (utf8Checked || (await isWholeFileUtf8(file))) return;
     const bad = await firstLineWhere(file, notUtf8);
     if (bad === undefined) return;
@@ -112,11 +113,15 @@ async function checkOneEncoding(
       { file: name, row: bad.line },
     );
   }
-  const letter = await firstLineWhere(file, (buf) => ({
-    at: utf8Letter(buf),
-    keep: buf.length > 0 && (buf[buf.length - 1] === 0xc3 || buf[buf.length - 1] === 0xc2) ? 1 : 0,
-  }));
+  // one pass for both: the first NUL byte or UTF-8 letter
+  const letter = await firstLineWhere(file, (buf) => {
+    const nul = buf.indexOf(0);
+    const at = utf8Letter(nul < 0 ? buf : buf.subarray(0, nul));
+    const last = buf.length > 0 ? buf[buf.length - 1] : 0;
+    return { at: at >= 0 ? at : nul, keep: last === 0xc3 || last === 0xc2 ? 1 : 0 };
+  });
   if (letter === undefined) return;
+  if (letter.byte === 0) noNul(letter, name);
   const bad = await firstLineWhere(file, notUtf8);
   throw new EdocError(
     'EDOC_READ_ENCODING',
@@ -130,7 +135,24 @@ async function checkOneEncoding(
   );
 }
 
-/** The file's encoding (csv-encoding.ts `detectEncoding`), once its bytes are known to be in that one. */
+/**
+ * A NUL byte anywhere: open-source.ts sniffs the first 8 KiB for one (not a text file); past them it would
+ * reach a cell, and a name such as "Mar\0a" would be issued.
+ */
+function noNul(nul: { line: number } | undefined, name: string): void {
+  if (nul === undefined) return;
+  throw new EdocError(
+    'EDOC_READ_BINARY',
+    `${name} is not a text file: line ${nul.line} holds a NUL byte, which no text export writes. ` +
+      'Nothing of the file is sent; export it again',
+    { file: name, row: nul.line },
+  );
+}
+
+/**
+ * The file's encoding (csv-encoding.ts `detectEncoding`), once its bytes are known to be text (no NUL) in
+ * that one encoding.
+ */
 export async function oneEncoding(
   file: string,
   configured: MappingFormat['encoding'],

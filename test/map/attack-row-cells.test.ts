@@ -301,6 +301,24 @@ describe('a file in two encodings', () => {
       [[], 'Ángela Núñez € 1'],
     ]);
   });
+  it('a NUL byte past the first 8 KiB refuses the file, never issuing a name "Mar\\0a"', async () => {
+    // the NUL sniff of open-source.ts reads 8 KiB; on main row 152's customer went out as "Mar\u0000a"
+    const rows = Array.from({ length: 150 }, (_, i) => row(String(i + 1), `Cliente ${i + 1}`));
+    const body = Buffer.concat([
+      utf8(`${HEADER}\r\n${rows.join('')}`),
+      utf8(row('151', 'Mar\u0000a')),
+    ]);
+    expect(body.indexOf(0)).toBeGreaterThan(8192);
+    await expect(
+      readAll(await tempFile('ventas.csv', body), await mapping('sales'), 'invoice'),
+    ).rejects.toMatchObject({
+      code: 'EDOC_READ_BINARY',
+      context: { row: 152 },
+      message:
+        'ventas.csv is not a text file: line 152 holds a NUL byte, which no text export writes. Nothing of the file is sent; export it again',
+    });
+  });
+
   it('a mapping saying latin1 reads “ ” and € as a Windows program wrote them, not as control characters', async () => {
     // on main the name went out as "PEÑA \u0093LA ECONÓMICA\u0094", the description as "Bono \u0080 50"
     const shipped = parse(await readFile(join(MAPPINGS, 'sales.csv.yaml'), 'utf8')) as {
