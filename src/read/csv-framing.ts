@@ -10,7 +10,7 @@
  *   that document and marks it, so the document is invalid with it (EDOC_MAP_ROW_WITHOUT_KEY), never
  *   issued without it, and the row never becomes a document of its own;
  * - a row not skipped that reads as a totals row (a cell that is only `TOTAL`, `Total general`, `Subtotal`,
- *   `Gran total`, `Suma`…, on a row without its own key or in a key column) is marked: the document it
+ *   `Gran total`, `Suma`…, on a row without its own key, or in a key or line column) is marked: the document it
  *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line;
  * - a delimited row with more cells than the header whose extra cells are not blank is marked, and never
  *   skipped (its cells stand one column off, so a skip test on them decides nothing): the document it
@@ -85,8 +85,11 @@ export class RowFramer {
   private above: string[] | undefined;
   private last: { key: string; display: string } | undefined;
 
-  /** The key columns' cell indexes, each once (a keyed row's totals label can only stand there). */
-  private readonly keyCells: number[];
+  /**
+   * The cells a keyed row's totals label is looked for in, each once: the key columns and the line
+   * columns (a "Subtotal factura" row repeating its invoice's key would otherwise be a line of it).
+   */
+  private readonly labelCells: number[];
 
   /**
    * `columnName`: the header's name of a cell index (for the totals-row problem). `width`: the header's
@@ -111,13 +114,14 @@ export class RowFramer {
     this.lineCells = lineColumns(mapping)
       .map(indexOf)
       .filter((i) => i >= 0);
-    this.keyCells = [
-      ...new Set(
-        mapping.key
+    this.labelCells = [
+      ...new Set([
+        ...mapping.key
           .flat()
           .map(indexOf)
           .filter((i) => i >= 0),
-      ),
+        ...this.lineCells,
+      ]),
     ].sort((a, b) => a - b);
     this.get = (cells) => (column) => {
       const i = indexOf(column);
@@ -196,14 +200,14 @@ export class RowFramer {
     return out;
   }
 
-  /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */
+  /** The cell that labels a totals row: any cell on a row without its own key, else a key or line cell. */
   private totalsLabel(
     cells: string[],
     ownKey: boolean,
   ): { column: string; text: string } | undefined {
-    const n = ownKey ? this.keyCells.length : cells.length;
+    const n = ownKey ? this.labelCells.length : cells.length;
     for (let j = 0; j < n; j++) {
-      const i = ownKey ? this.keyCells[j] : j;
+      const i = ownKey ? this.labelCells[j] : j;
       const cell = cells[i];
       if (cell === undefined || cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date
       const text = cell.trim();

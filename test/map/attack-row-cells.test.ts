@@ -391,3 +391,30 @@ describe('an export in two files', () => {
     expect(await codes(await sapSet(original))).toEqual([]);
   });
 });
+
+describe('a subtotal row that repeats its invoice key', () => {
+  it('is refused as a totals row, never issued as a line "Subtotal factura"', async () => {
+    // on main SETP2 went out with two lines: 1 × 500.00 at 19 % and the subtotal 1 × 500.00 excluded,
+    // 1,095.00 payable instead of 595.00
+    const rows = [
+      sale('1', '1'),
+      sale('2', '1', { precio_unitario: '500,00' }),
+      sale('2', '', { descripcion: 'Subtotal factura', precio_unitario: '500,00', iva: '' }),
+    ];
+    const { docs } = await readAll(
+      await tempFile('ventas.csv', toCsv(rows)),
+      await mapping('sales'),
+      'invoice',
+    );
+    expect(
+      docs.map((d) => [
+        d.key,
+        d.problems.map((p) => [p.code, p.column, p.rows]),
+        (d.request as { Total?: { PayableAmount?: string } } | undefined)?.Total?.PayableAmount,
+      ]),
+    ).toEqual([
+      ['SETP1', [], '1190.00'],
+      ['SETP2', [['EDOC_MAP_TOTALS_ROW', 'descripcion', [4]]], undefined],
+    ]);
+  });
+});
