@@ -70,6 +70,17 @@ function lineColumns(mapping: Mapping): string[] {
   return [...out];
 }
 
+/**
+ * The width a row is held to: up to the header's last named column. Blank cells after it (an export that
+ * ends every line, header included, with a delimiter) are no columns, so a row shifted by one cell is
+ * still seen past them.
+ */
+export function namedWidth(headerCells: readonly string[]): number {
+  let n = headerCells.length;
+  while (n > 0 && headerCells[n - 1].trim() === '') n -= 1;
+  return n;
+}
+
 /** The number of cells of a row whose cells past `width` are not all blank; undefined otherwise. */
 export function overflowOf(cells: readonly string[], width: number): number | undefined {
   if (cells.length <= width) return undefined;

@@ -66,7 +66,7 @@ export function extraCellsText(
 ): string {
   const sign = delimiter === '\t' ? 'tab' : `"${delimiter}"`;
   return (
-    `${excerpt(path.basename(file), 80)}, row ${at.row}: the row has ${at.cells} cells, the header (row ${headerRow}) ${width}, ` +
+    `${excerpt(path.basename(file), 80)}, row ${at.row}: the row has ${at.cells} cells, the header (row ${headerRow}) names ${width} columns, ` +
     `and the cells past the ${width}th are not blank: its values stand off their columns, most likely because a text cell ` +
     `(a description, a name, an address) holds an unquoted ${sign}. ${outcome}; quote that cell or remove the ${sign} from it, and export again`
   );

@@ -25,7 +25,7 @@ import {
   indexHeader,
   normaliseColumnName,
 } from './csv-header.js';
-import { NO_KEY, RowFramer } from './csv-framing.js';
+import { NO_KEY, RowFramer, namedWidth } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
 import { locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
@@ -145,8 +145,8 @@ export async function openCsvSource(
     return i;
   };
   // a delimited row longer than its header stands one column off (an unquoted delimiter in a text cell)
-  const width = input.format === 'csv' ? headerCells.length : undefined;
-  const layout = { file, headerRow, width: headerCells.length, delimiter };
+  const width = input.format === 'csv' ? namedWidth(headerCells) : undefined;
+  const layout = { file, headerRow, width: namedWidth(headerCells), delimiter };
   const mark = ctx.mark;
   // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
   const rowView = (framed: FramedRow): RowView => ({

@@ -27,7 +27,7 @@ import { checkRepeatedColumns, normaliseColumnName } from './csv-header.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
 import { openCsvSource, type CsvSourceContext, type OpenedCsvSource } from './csv-source.js';
 import { delimitedReader, type RecordReader } from './record-reader.js';
-import { overflowOf } from './csv-framing.js';
+import { namedWidth, overflowOf } from './csv-framing.js';
 import { extraCellsText } from './csv-row-problems.js';
 import { csvLine } from './sheet-values.js';
 
@@ -127,7 +127,13 @@ export async function openSetSource(
       continue;
     }
     if (record.row <= parts.header.headerRows || isBlank(record.cells)) continue;
-    extraCellsCheck(files.header, headerInput.delimiter, record, headerRow, headerNames.length);
+    extraCellsCheck(
+      files.header,
+      headerInput.delimiter,
+      record,
+      headerRow,
+      namedWidth(headerNames),
+    );
     const key = (record.cells[headerKey] ?? '').trim();
     if (key === '')
       throw joinError(
@@ -164,7 +170,7 @@ export async function openSetSource(
       continue;
     }
     if (record.row <= parts.lines.headerRows || isBlank(record.cells)) continue;
-    extraCellsCheck(files.lines, linesInput.delimiter, record, linesRow, lineNames.length);
+    extraCellsCheck(files.lines, linesInput.delimiter, record, linesRow, namedWidth(lineNames));
     const key = (record.cells[lineKey] ?? '').trim();
     const entry = byKey.get(key);
     if (entry === undefined)

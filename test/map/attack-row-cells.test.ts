@@ -91,7 +91,7 @@ describe('a row with more cells than the header', () => {
     ]);
     expect(out[0].request).toBeUndefined();
     expect(out[0].messages[0]).toBe(
-      'nomina-noviembre.csv, row 3: the row has 19 cells, the header (row 1) 18, and the cells past the 18th are not blank: ' +
+      'nomina-noviembre.csv, row 3: the row has 19 cells, the header (row 1) names 18 columns, and the cells past the 18th are not blank: ' +
         'its values stand off their columns, most likely because a text cell (a description, a name, an address) holds an unquoted ";". ' +
         'The document is not sent; quote that cell or remove the ";" from it, and export again',
     );
@@ -148,6 +148,40 @@ describe('a row with more cells than the header', () => {
         ['SETP2', [], '1190.00'],
       ]);
     }
+  });
+});
+
+describe('a row shifted by an unquoted ";" in an export that ends every line with ";"', () => {
+  it('is seen past the trailing blank cell: the header is as wide as its last named column', async () => {
+    // every line, header included, ends with ";": the header has 13 cells, 12 named. Row 3's description
+    // "Tornillo; 3" puts 3 in cantidad, the real 1 in precio_unitario (1.00) and 1.000,00 in iva, blank
+    // in the 13th cell: counted against 13 cells the row's 14th cell is the blank one and went unseen
+    const rows = [sale('1', '1'), sale('1', '2', { descripcion: 'Tornillo; 3' }), sale('2', '1')];
+    const lines = toCsv(rows, { columns: [...SALES_COLUMNS] })
+      .split('\r\n')
+      .slice(0, -1)
+      .map((l, i) => (i === 2 ? l.replace('"Tornillo; 3"', 'Tornillo; 3') : l) + ';');
+    expect(lines[2].split(';')).toHaveLength(14);
+    const { docs } = await readAll(
+      await tempFile('ventas.csv', lines.join('\r\n') + '\r\n'),
+      await mapping('sales'),
+      'invoice',
+    );
+    expect(summary(docs)).toEqual([
+      // what the shifted cells break is said too (1.000,00 as a VAT rate), after the cause
+      [
+        'SETP1',
+        [
+          ['EDOC_MAP_EXTRA_CELLS', ''],
+          ['EDOC_MAP_VAT_RATE', 'iva'],
+        ],
+        undefined,
+      ],
+      ['SETP2', [], '1190.00'],
+    ]);
+    expect(docs[0].problems[0].message).toMatch(
+      /^ventas\.csv, row 3: the row has 14 cells, the header \(row 1\) names 12 columns, and the cells past the 12th are not blank/,
+    );
   });
 });
 
@@ -365,7 +399,7 @@ describe('an export in two files', () => {
       code: 'EDOC_MAP_EXTRA_CELLS',
       context: { file: 'Document_Lines.csv', row: 3 },
       message:
-        'Document_Lines.csv, row 3: the row has 10 cells, the header (row 1) 9, and the cells past the 9th are not blank: ' +
+        'Document_Lines.csv, row 3: the row has 10 cells, the header (row 1) names 9 columns, and the cells past the 9th are not blank: ' +
         'its values stand off their columns, most likely because a text cell (a description, a name, an address) holds an ' +
         'unquoted ",". Nothing of the set is sent; quote that cell or remove the "," from it, and export again',
     });
