@@ -91,8 +91,8 @@ function hex(byte: number): string {
 }
 
 /**
- * Refuses a file holding a NUL byte, read as UTF-8 that holds a byte that is not, or read as Windows-1252 /
- * Latin-1 that holds UTF-8 letters. `utf8Checked`: the whole file is known to be valid UTF-8 already.
+ * Refuses a file holding a NUL byte, read as UTF-8 that holds a byte that is not, or read as Windows-1252
+ * (latin1 is read so, csv-encoding.ts) that holds UTF-8 letters. `utf8Checked`: the whole file is known to be valid UTF-8 already.
  */
 async function checkOneEncoding(
   file: string,
@@ -125,7 +125,7 @@ async function checkOneEncoding(
   const bad = await firstLineWhere(file, notUtf8);
   throw new EdocError(
     'EDOC_READ_ENCODING',
-    `${name} is read as ${decoding === 'latin1' ? 'Latin-1' : 'Windows-1252'}` +
+    `${name} is read as Windows-1252` +
       (bad === undefined
         ? ' (as the mapping says)'
         : ` (line ${bad.line} holds the byte ${hex(bad.byte)}, which is not UTF-8)`) +
