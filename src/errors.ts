@@ -40,6 +40,8 @@ export const ERRORS = {
   // --- read / map ---------------------------------------------------------
   EDOC_READ_EMPTY: 'The input file is empty.',
   EDOC_READ_BINARY: 'The input file is not text.',
+  EDOC_READ_ENCODING:
+    'A delimited file holds text in two encodings (UTF-8 rows and Windows-1252 bytes); the file is not read.',
   EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
   EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
   EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',
@@ -82,6 +84,8 @@ export const ERRORS = {
     "A row repeats, exactly, a row of the same document in an earlier block of it (other documents' rows between): the document looks exported twice into one file and is not sent.",
   EDOC_MAP_TOTALS_ROW:
     'A row that reads as a totals row (TOTAL, Total general, Subtotal…) was not dropped by rows.skip; the document it would join or be is not sent.',
+  EDOC_MAP_EXTRA_CELLS:
+    'A row of a delimited file has more cells than its header and the extra ones are not blank (most likely an unquoted delimiter in a text cell): its values stand off their columns, so the document it belongs to is not sent.',
   EDOC_MAP_UNKNOWN_CONCEPT:
     "A row holds a concept code that the mapping's concept table neither maps nor ignores.",
   EDOC_MAP_DOCUMENT_ROW:

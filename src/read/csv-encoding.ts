@@ -38,7 +38,7 @@ function incompleteTail(buf: Buffer): number {
   return 0;
 }
 
-async function isWholeFileUtf8(file: string): Promise<boolean> {
+export async function isWholeFileUtf8(file: string): Promise<boolean> {
   let carry = Buffer.alloc(0);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
     const buf = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
@@ -70,15 +70,21 @@ async function startsWithUtf8Bom(file: string): Promise<boolean> {
 export async function detectEncoding(
   file: string,
   configured: MappingFormat['encoding'],
-): Promise<{ decoding: CsvEncoding; recorded: string }> {
+): Promise<{ decoding: CsvEncoding; recorded: string; utf8Checked?: boolean }> {
   const bom = await startsWithUtf8Bom(file);
+  const wholeUtf8 = configured === 'auto' && !bom ? await isWholeFileUtf8(file) : undefined;
+  // Latin-1 leaves the bytes 0x80-0x9F to control characters no export means; Windows-1252, its
+  // superset, has the € “ ” – … an export said to be Latin-1 was written with there
   const decoding =
-    configured !== 'auto'
-      ? configured
-      : bom || (await isWholeFileUtf8(file))
-        ? 'utf-8'
-        : 'windows-1252';
-  return { decoding, recorded: decoding === 'utf-8' && bom ? UTF8_WITH_BOM : decoding };
+    configured === 'latin1'
+      ? 'windows-1252'
+      : configured !== 'auto'
+        ? configured
+        : bom || wholeUtf8 === true
+          ? 'utf-8'
+          : 'windows-1252';
+  const recorded = decoding === 'utf-8' && bom ? UTF8_WITH_BOM : decoding;
+  return wholeUtf8 === true ? { decoding, recorded, utf8Checked: true } : { decoding, recorded };
 }
 
 /** Text of the first record's line (quotes respected), for sniffing and naming the header. */

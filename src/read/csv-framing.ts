@@ -10,8 +10,11 @@
  *   that document and marks it, so the document is invalid with it (EDOC_MAP_ROW_WITHOUT_KEY), never
  *   issued without it, and the row never becomes a document of its own;
  * - a row not skipped that reads as a totals row (a cell that is only `TOTAL`, `Total general`, `Subtotal`,
- *   `Gran total`, `Suma`…, on a row without its own key or in a key column) is marked: the document it
- *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line.
+ *   `Gran total`, `Suma`…, on a row without its own key, or in a key or line column) is marked: the document it
+ *   would join, or would be, is refused (EDOC_MAP_TOTALS_ROW), never issued with its sums as a line;
+ * - a delimited row with more cells than the header whose extra cells are not blank is marked, and never
+ *   skipped (its cells stand one column off, so a skip test on them decides nothing): the document it
+ *   joins is refused (EDOC_MAP_EXTRA_CELLS). Blank extra cells (a trailing delimiter) are no sign.
  */
 import { columnsOf, specColumns } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -34,6 +37,8 @@ export interface FramedRow {
   undecided?: UndecidedCell;
   /** The row reads as a totals row: the column and cell that say so (the document is refused). */
   totals?: { column: string; text: string };
+  /** The row has more cells than the header and the extra ones are not blank: its number of cells. */
+  overflow?: number;
 }
 
 /** A cell that only labels a totals row (`TOTAL`, `Total general:`, `Subtotal`, `Gran total`, `Sumas`). */
@@ -65,6 +70,24 @@ function lineColumns(mapping: Mapping): string[] {
   return [...out];
 }
 
+/**
+ * The width a row is held to: up to the header's last named column. Blank cells after it (an export that
+ * ends every line, header included, with a delimiter) are no columns, so a row shifted by one cell is
+ * still seen past them.
+ */
+export function namedWidth(headerCells: readonly string[]): number {
+  let n = headerCells.length;
+  while (n > 0 && headerCells[n - 1].trim() === '') n -= 1;
+  return n;
+}
+
+/** The number of cells of a row whose cells past `width` are not all blank; undefined otherwise. */
+export function overflowOf(cells: readonly string[], width: number): number | undefined {
+  if (cells.length <= width) return undefined;
+  for (let i = width; i < cells.length; i++) if (cells[i].trim() !== '') return cells.length;
+  return undefined;
+}
+
 export class RowFramer {
   private readonly keyAlternatives: number[][];
   private readonly fill: number[];
@@ -73,15 +96,23 @@ export class RowFramer {
   private above: string[] | undefined;
   private last: { key: string; display: string } | undefined;
 
-  /** The key columns' cell indexes, each once (a keyed row's totals label can only stand there). */
-  private readonly keyCells: number[];
+  /**
+   * The cells a keyed row's totals label is looked for in, each once: the key columns and the line
+   * columns (a "Subtotal factura" row repeating its invoice's key would otherwise be a line of it).
+   */
+  private readonly labelCells: number[];
 
-  /** `columnName`: the header's name of a cell index (for the totals-row problem). */
+  /**
+   * `columnName`: the header's name of a cell index (for the totals-row problem). `width`: the header's
+   * number of cells, where a row's cells past it are a sign of an unquoted delimiter (delimited text
+   * only: a spreadsheet's cells cannot shift).
+   */
   constructor(
     private readonly mapping: Mapping,
     private readonly headerRow: number,
     indexOf: (column: string) => number,
     private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`,
+    private readonly width?: number,
   ) {
     this.keyAlternatives = mapping.key
       .map((alt) => alt.map(indexOf))
@@ -94,13 +125,14 @@ export class RowFramer {
     this.lineCells = lineColumns(mapping)
       .map(indexOf)
       .filter((i) => i >= 0);
-    this.keyCells = [
-      ...new Set(
-        mapping.key
+    this.labelCells = [
+      ...new Set([
+        ...mapping.key
           .flat()
           .map(indexOf)
           .filter((i) => i >= 0),
-      ),
+        ...this.lineCells,
+      ]),
     ].sort((a, b) => a - b);
     this.get = (cells) => (column) => {
       const i = indexOf(column);
@@ -143,9 +175,10 @@ export class RowFramer {
       keyed = this.keyOf(cells);
     }
     this.above = cells;
+    const overflow = this.width === undefined ? undefined : overflowOf(record.cells, this.width);
     let undecided: UndecidedCell | undefined;
     const skip = this.mapping.rows?.skip;
-    if (skip !== undefined) {
+    if (skip !== undefined && overflow === undefined) {
       const r = evaluateCondition(skip, this.get(cells), this.mapping.format);
       if (r === true) {
         if (keyed !== undefined) this.last = keyed;
@@ -171,20 +204,21 @@ export class RowFramer {
       continuation,
     };
     if (undecided !== undefined) out.undecided = undecided;
+    if (overflow !== undefined) out.overflow = overflow;
     if (keyOnly) return out;
     const totals = this.totalsLabel(record.cells, ownKey);
     if (totals !== undefined) out.totals = totals;
     return out;
   }
 
-  /** The cell that labels a totals row: any cell on a row without its own key, else a key cell. */
+  /** The cell that labels a totals row: any cell on a row without its own key, else a key or line cell. */
   private totalsLabel(
     cells: string[],
     ownKey: boolean,
   ): { column: string; text: string } | undefined {
-    const n = ownKey ? this.keyCells.length : cells.length;
+    const n = ownKey ? this.labelCells.length : cells.length;
     for (let j = 0; j < n; j++) {
-      const i = ownKey ? this.keyCells[j] : j;
+      const i = ownKey ? this.labelCells[j] : j;
       const cell = cells[i];
       if (cell === undefined || cell.length > 40 || !TOTALS_FIRST.test(cell)) continue; // most cells: a number, a name, a date
       const text = cell.trim();

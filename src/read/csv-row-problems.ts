@@ -2,13 +2,15 @@
  * The problems csv-source.ts raises about a document's rows as the export holds them (a totals row, a
  * repeated block, rows without a key, a skip test it cannot decide), each naming rows and columns.
  */
+import path from 'node:path';
 import type { Mapping } from '../map/mapping-types.js';
 import type { UndecidedCell } from '../map/row-condition.js';
+import type { FramedRow } from './csv-framing.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
 
 /** EDOC_MAP_TOTALS_ROW: a row labelled as a totals row that no rows.skip rule dropped. */
-export function totalsRow(row: number, label: { column: string; text: string }): Problem {
+function totalsRow(row: number, label: { column: string; text: string }): Problem {
   return {
     code: 'EDOC_MAP_TOTALS_ROW',
     path: '',
@@ -19,6 +21,55 @@ export function totalsRow(row: number, label: { column: string; text: string }):
       `Row ${row} reads as a totals row ("${excerpt(label.text, 20)}" in column "${excerpt(label.column, 60)}"), not a document line: ` +
       'its sums are never issued; drop it with a rows.skip rule in the mapping (docs/mappings.md "Row roles")',
   };
+}
+
+/** Where a row stands: its file, the header's row and number of cells, the delimiter. */
+export interface FileLayout {
+  file: string;
+  headerRow: number;
+  width: number;
+  delimiter: string;
+}
+
+/** The problems a framed row brings to its document whatever it maps to (csv-framing.ts marks them). */
+export function rowProblems(mapping: Mapping, framed: FramedRow, layout: FileLayout): Problem[] {
+  const row = framed.record.row;
+  const out: Problem[] = [];
+  if (framed.undecided !== undefined) out.push(skipUndecided(mapping, row, framed.undecided));
+  if (framed.totals !== undefined) out.push(totalsRow(row, framed.totals));
+  if (framed.overflow !== undefined) out.push(extraCells(layout, { row, cells: framed.overflow }));
+  return out;
+}
+
+/**
+ * EDOC_MAP_EXTRA_CELLS: a delimited row with more cells than its header, the extra ones not blank. The
+ * likely cause is the delimiter written unquoted inside a text cell (`Tornillo; 3 mm`): every cell after
+ * it stands one column to the right, so a number lands in the next number's column (a quantity read as
+ * the price) and no conversion need fail. Which cell split cannot be told, so no column is blamed.
+ */
+function extraCells(layout: FileLayout, at: { row: number; cells: number }): Problem {
+  return {
+    code: 'EDOC_MAP_EXTRA_CELLS',
+    path: '',
+    column: '',
+    value: '',
+    rows: [at.row],
+    message: extraCellsText(layout, at, 'The document is not sent'),
+  };
+}
+
+/** The message of EDOC_MAP_EXTRA_CELLS; `outcome` says what is not sent (a document, a set of files). */
+export function extraCellsText(
+  { file, headerRow, width, delimiter }: FileLayout,
+  at: { row: number; cells: number },
+  outcome: string,
+): string {
+  const sign = delimiter === '\t' ? 'tab' : `"${delimiter}"`;
+  return (
+    `${excerpt(path.basename(file), 80)}, row ${at.row}: the row has ${at.cells} cells, the header (row ${headerRow}) names ${width} columns, ` +
+    `and the cells past the ${width}th are not blank: its values stand off their columns, most likely because a text cell ` +
+    `(a description, a name, an address) holds an unquoted ${sign}. ${outcome}; quote that cell or remove the ${sign} from it, and export again`
+  );
 }
 
 /**
@@ -71,7 +122,7 @@ export function withoutKey(
   };
 }
 
-export function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
+function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
   const f = mapping.format;
   return {
     code: 'EDOC_MAP_BAD_NUMBER',

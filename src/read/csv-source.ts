@@ -18,7 +18,6 @@ import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import type { Problem } from '../validate/problem.js';
 import type { SourceDocument } from './source-document.js';
-import { detectEncoding, firstLine, sniffDelimiter } from './csv-encoding.js';
 import type { CsvDelimiter } from './csv-encoding.js';
 import {
   checkRepeatedColumns,
@@ -26,13 +25,15 @@ import {
   indexHeader,
   normaliseColumnName,
 } from './csv-header.js';
-import { NO_KEY, RowFramer } from './csv-framing.js';
+import { NO_KEY, RowFramer, namedWidth } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
-import { framedDelimiter, locateHeader } from './csv-header-locate.js';
+import { locateHeader } from './csv-header-locate.js';
 import { LastRowTable } from './csv-last-rows.js';
-import { repeatedBlock, skipUndecided, totalsRow, withoutKey } from './csv-row-problems.js';
-import { readCsvRecords as readDelimited } from './csv-records.js';
+import { checkOpenQuote } from './csv-open-quote.js';
+import { repeatedBlock, rowProblems, withoutKey } from './csv-row-problems.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
+import { delimitedReader } from './record-reader.js';
+import type { RecordReader } from './record-reader.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { routeKind } from '../map/route-kind.js';
 import type { RowMark } from './row-mark.js';
@@ -56,18 +57,6 @@ export interface CsvSourceDocument extends SourceDocument {
    * `key` is not: `1`+`23` and `12`+`3`); absent when the row had none.
    */
   keyId?: string;
-}
-
-/**
- * Where the records come from when they are not a delimited file's (a spreadsheet's rows:
- * read/sheet-source.ts): each call streams them from the start; `row` is the number the
- * spreadsheet shows, `raw` the row as a CSV line (the retry file of a spreadsheet is CSV).
- */
-export interface RecordReader {
-  format: 'csv' | 'xlsx' | 'xls';
-  read(options: CsvReadOptions): AsyncGenerator<CsvRecord>;
-  encoding: string;
-  delimiter: CsvDelimiter;
 }
 
 export interface OpenedCsvSource {
@@ -155,6 +144,9 @@ export async function openCsvSource(
     }
     return i;
   };
+  // a delimited row longer than its header stands one column off (an unquoted delimiter in a text cell)
+  const width = input.format === 'csv' ? namedWidth(headerCells) : undefined;
+  const layout = { file, headerRow, width: namedWidth(headerCells), delimiter };
   const mark = ctx.mark;
   // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
   const rowView = (framed: FramedRow): RowView => ({
@@ -169,9 +161,10 @@ export async function openCsvSource(
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
-    const keyFramer = new RowFramer(mapping, headerRow, indexOf);
+    const keyFramer = new RowFramer(mapping, headerRow, indexOf, undefined, width);
     for await (const record of input.read({ ...readOptions, raw: false })) {
       mark?.enter(record.row);
+      if (width !== undefined) checkOpenQuote(file, record, delimiter, headerCells, headerRow);
       let framed;
       try {
         framed = keyFramer.frame(record, true);
@@ -253,6 +246,7 @@ export async function openCsvSource(
       headerRow,
       indexOf,
       (i) => headerCells[i] ?? `column ${i + 1}`,
+      width,
     );
     for await (const record of input.read(
       ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions,
@@ -287,10 +281,8 @@ export async function openCsvSource(
       doc.rows.push(rowView(framed));
       doc.raws.push(record.raw);
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
-      if (framed.undecided !== undefined)
-        (doc.undecided ??= []).push(skipUndecided(mapping, record.row, framed.undecided));
-      if (framed.totals !== undefined)
-        (doc.undecided ??= []).push(totalsRow(record.row, framed.totals));
+      const found = rowProblems(mapping, framed, layout);
+      if (found.length > 0) (doc.undecided ??= []).push(...found);
       const last = lastRows.get(key);
       if (last === undefined)
         throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, {
@@ -323,24 +315,5 @@ export async function openCsvSource(
     encoding: recorded,
     delimiter,
     documents: documents(),
-  };
-}
-
-/** The records of a delimited file, its encoding detected (or as configured) and its delimiter sniffed. */
-export async function delimitedReader(file: string, mapping: Mapping): Promise<RecordReader> {
-  const { decoding, recorded } = await detectEncoding(file, mapping.format.encoding);
-  const framing = mapping.framing;
-  const delimiter =
-    mapping.format.delimiter !== 'auto'
-      ? mapping.format.delimiter
-      : framing !== undefined &&
-          (framing.headerRow !== undefined || framing.findHeader !== undefined)
-        ? await framedDelimiter(file, decoding, framing)
-        : sniffDelimiter(await firstLine(file, decoding));
-  return {
-    format: 'csv',
-    encoding: recorded,
-    delimiter,
-    read: (options) => readDelimited(file, decoding, delimiter, options),
   };
 }

@@ -25,13 +25,10 @@ import type { PartName } from '../map/parts.js';
 import { excerpt } from '../policy/excerpt.js';
 import { checkRepeatedColumns, normaliseColumnName } from './csv-header.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
-import {
-  delimitedReader,
-  openCsvSource,
-  type CsvSourceContext,
-  type OpenedCsvSource,
-  type RecordReader,
-} from './csv-source.js';
+import { openCsvSource, type CsvSourceContext, type OpenedCsvSource } from './csv-source.js';
+import { delimitedReader, type RecordReader } from './record-reader.js';
+import { namedWidth, overflowOf } from './csv-framing.js';
+import { extraCellsText } from './csv-row-problems.js';
 import { csvLine } from './sheet-values.js';
 
 export interface SetFiles {
@@ -65,6 +62,24 @@ function joinError(file: string, row: number, column: string, message: string): 
     row,
     column,
   });
+}
+
+/** A row of either part with more cells than its header, not blank: the set is refused (see csv-row-problems.ts). */
+function extraCellsCheck(
+  file: string,
+  delimiter: string,
+  record: CsvRecord,
+  headerRow: number,
+  width: number,
+): void {
+  const cells = overflowOf(record.cells, width);
+  if (cells === undefined) return;
+  const layout = { file, headerRow, width, delimiter };
+  throw new EdocError(
+    'EDOC_MAP_EXTRA_CELLS',
+    extraCellsText(layout, { row: record.row, cells }, 'Nothing of the set is sent'),
+    { file: path.basename(file), row: record.row },
+  );
 }
 
 function keyIndex(file: string, names: string[], part: PartName, key: string): number {
@@ -112,6 +127,13 @@ export async function openSetSource(
       continue;
     }
     if (record.row <= parts.header.headerRows || isBlank(record.cells)) continue;
+    extraCellsCheck(
+      files.header,
+      headerInput.delimiter,
+      record,
+      headerRow,
+      namedWidth(headerNames),
+    );
     const key = (record.cells[headerKey] ?? '').trim();
     if (key === '')
       throw joinError(
@@ -148,6 +170,7 @@ export async function openSetSource(
       continue;
     }
     if (record.row <= parts.lines.headerRows || isBlank(record.cells)) continue;
+    extraCellsCheck(files.lines, linesInput.delimiter, record, linesRow, namedWidth(lineNames));
     const key = (record.cells[lineKey] ?? '').trim();
     const entry = byKey.get(key);
     if (entry === undefined)
