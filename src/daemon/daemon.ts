@@ -15,6 +15,7 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
+import { companyChangeRefusal } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
@@ -197,9 +198,15 @@ export class Daemon {
     return this.operatorSurface?.url;
   }
 
-  /** Why this configuration may not replace the running one (checked before anything changes), or undefined. */
-  reloadRefusal(next: Readonly<Config>): EdocError | undefined {
-    return this.operatorSurface?.reloadRefusal(next);
+  /**
+   * Why this configuration may not replace the running one (checked before anything changes), or undefined:
+   * the listener's token dropped, or a company's id or NIT changed while files of it are open.
+   */
+  async reloadRefusal(next: Readonly<Config>): Promise<EdocError | undefined> {
+    return (
+      this.operatorSurface?.reloadRefusal(next) ??
+      (await companyChangeRefusal(this.pipeline.ledger, this.config, next))
+    );
   }
 
   /**
@@ -214,7 +221,7 @@ export class Daemon {
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async reload(next: Readonly<Config>): Promise<void> {
-    const refusal = this.reloadRefusal(next);
+    const refusal = await this.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
     await this.makeInboxFolders(next);
     const before = this.config;
