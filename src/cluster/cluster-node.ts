@@ -68,9 +68,11 @@ export class ClusterNode {
       events: options.events,
       identity: async (alias, salt) => {
         const company = options.company?.(alias);
+        // one company configured: inbox/<kind>/; several: inbox/<alias>/<kind>/ (intake/folders.ts)
+        const folder = options.companies().length > 1 ? alias : '';
         return company === undefined
           ? undefined
-          : identityText(await companyIdentity(company, salt));
+          : identityText(await companyIdentity(company, salt, folder));
       },
     });
     this.fence = new ClusterFence(this.keeper, options.inbox);
