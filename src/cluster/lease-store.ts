@@ -265,6 +265,32 @@ export async function refusedCompanies(
   }));
 }
 
+/** A company's id as recorded with its lease by another node that is live (a reload compares its ids with them). */
+export interface RecordedId {
+  company: string;
+  id: number;
+  recordedBy: string;
+}
+
+export async function idsRecordedByOthers(
+  db: SqlExecutor,
+  node: string,
+  leaseMs: number,
+): Promise<RecordedId[]> {
+  const rows = await db.all<{ company: string; identity: string; identity_node: string }>(
+    `
+    SELECT c.company, c.identity, c.identity_node FROM company_leases AS c
+    WHERE c.identity IS NOT NULL AND c.identity_node <> ?
+      AND EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms})
+    ORDER BY c.company`,
+    [node, leaseMs],
+  );
+  return rows.flatMap((r) => {
+    const id = (JSON.parse(r.identity) as { id?: unknown }).id;
+    return typeof id === 'number' ? [{ company: r.company, id, recordedBy: r.identity_node }] : [];
+  });
+}
+
 /** What `status` shows of the companies a node refuses (nodes.disagrees): set when it changes. */
 export async function recordDisagreements(
   db: SqlExecutor,

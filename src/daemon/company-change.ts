@@ -5,13 +5,66 @@
  * companies' entries swapped) would issue the rest of that file under the other company, the first
  * documents under one NIT and the others under another. Such a reload is refused, naming the company and
  * its open files; a rotated key, a new rate or user id is not an identity change and is never refused.
+ *
+ * In a cluster, each node's reload is its own: a reload that gives an alias the id another alias has on
+ * another live node (two companies' entries swapped on one node) would have both aliases issue under that
+ * one company at once, each on its own node, since the identity rule compares one alias at a time. A
+ * company added or given another id whose id another live node recorded for another alias is refused.
  */
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 
-/** Why `next` may not replace `before` now (a company's id or NIT changed while files of it are open), or undefined. */
+/** A company's id as another live cluster node recorded it with its lease (cluster/lease-store.ts). */
+export interface RecordedCompanyId {
+  company: string;
+  id: number;
+  recordedBy: string;
+}
+
+/**
+ * Why `next` may not replace `before` now, or undefined: a company's id or NIT changed while files of it
+ * are open, or (cluster: `recorded`) a company's new id is another alias's on another live node.
+ */
 export async function companyChangeRefusal(
+  ledger: Pick<LedgerPort, 'openFiles'>,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  recorded?: () => Promise<RecordedCompanyId[]>,
+): Promise<EdocError | undefined> {
+  return (
+    (await openFileRefusal(ledger, before, next)) ??
+    (await otherAliasRefusal(before, next, recorded))
+  );
+}
+
+async function otherAliasRefusal(
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  recorded: (() => Promise<RecordedCompanyId[]>) | undefined,
+): Promise<EdocError | undefined> {
+  const changed = next.companies
+    .map((company, i) => ({ company, i }))
+    .filter(
+      ({ company }) => before.companies.find((c) => c.alias === company.alias)?.id !== company.id,
+    );
+  if (recorded === undefined || changed.length === 0) return undefined;
+  const others = await recorded();
+  for (const { company, i } of changed) {
+    const other = others.find((r) => r.id === company.id && r.company !== company.alias);
+    if (other === undefined) continue;
+    return new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `companies[${i}].id: ${company.id} is company ${other.company}'s id on node ${other.recordedBy} (live): ` +
+        `${company.alias} and ${other.company} would both issue under company ${company.id}, each on its own node. ` +
+        'Make the nodes\' configurations agree (docs/cluster.md, "Company identity")',
+      { path: `companies[${i}].id`, company: company.alias },
+    );
+  }
+  return undefined;
+}
+
+async function openFileRefusal(
   ledger: Pick<LedgerPort, 'openFiles'>,
   before: Readonly<Config>,
   next: Readonly<Config>,

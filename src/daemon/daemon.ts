@@ -200,12 +200,19 @@ export class Daemon {
 
   /**
    * Why this configuration may not replace the running one (checked before anything changes), or undefined:
-   * the listener's token dropped, or a company's id or NIT changed while files of it are open.
+   * the listener's token dropped, a company's id or NIT changed while files of it are open, or (cluster) a
+   * company's new id is another alias's on another live node (daemon/company-change.ts).
    */
   async reloadRefusal(next: Readonly<Config>): Promise<EdocError | undefined> {
+    const cluster = this.pipeline.companies.cluster;
     return (
       this.operatorSurface?.reloadRefusal(next) ??
-      (await companyChangeRefusal(this.pipeline.ledger, this.config, next))
+      (await companyChangeRefusal(
+        this.pipeline.ledger,
+        this.config,
+        next,
+        cluster?.idsRecordedByOthers.bind(cluster),
+      ))
     );
   }
 
