@@ -3,8 +3,11 @@
  * the identity rule compares one alias at a time, so node `a` would renew its company under the id node
  * `b` sends the other alias under, and both aliases would issue under one company at once, each on its
  * own node (company 2001's invoices issued under 2002's NIT). The reload is refused naming the id, the
- * other alias and its node; a's company goes on under its own id. Real `edoc-bridge run` child processes
- * on one PostgreSQL ledger.
+ * other alias and its node; a's company goes on under its own id. The same swap made by restarting `a`
+ * at once under its name (it takes its own leases back) is not claimed either: a says which alias runs
+ * under that id (the company waits, with that error line, while a runs: b is at its fair share), and
+ * once a is stopped b takes it under its own id. Real `edoc-bridge run` child processes on one
+ * PostgreSQL ledger.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
@@ -16,7 +19,15 @@ import { describePg, usePgDatabase } from '../helpers/postgres.js';
 
 const C1 = clusterCompany(1);
 const C2 = clusterCompany(2);
-const LEASE_MS = 1_500;
+const LEASE_MS = 6_000; // a killed node started again comes back within its lease (it takes its own leases back)
+
+/** Swaps the id, NIT and key of the two companies in the node's configuration file. */
+async function swapCompanies(file: string): Promise<void> {
+  const config = parse(await readFile(file, 'utf8')) as { companies: Record<string, unknown>[] };
+  const [x, y] = config.companies;
+  for (const f of ['id', 'nit', 'apiKey']) [x[f], y[f]] = [y[f], x[f]];
+  await writeFile(file, stringify(config));
+}
 
 describePg('a reload on one node that swaps two companies another node runs', () => {
   const db = usePgDatabase();
@@ -30,7 +41,7 @@ describePg('a reload on one node that swaps two companies another node runs', ()
       )
     )?.owner ?? undefined;
 
-  it("is refused while the other alias's node is live; each company's invoices stay its own", async () => {
+  it("is refused while the other alias's node is live, and not taken after a restart; each company's invoices stay its own", async () => {
     const a = await ctx.cluster.start('a');
     await ctx.cluster.start('b');
     const held = await eventually(async () => {
@@ -51,14 +62,7 @@ describePg('a reload on one node that swaps two companies another node runs', ()
       "b to record its company's identity",
     );
 
-    const node = await ctx.cluster.node('a');
-    const config = parse(await readFile(node.configFile, 'utf8')) as {
-      companies: Record<string, unknown>[];
-    };
-    const fields = ['id', 'nit', 'apiKey'] as const;
-    const [x, y] = config.companies;
-    for (const f of fields) [x[f], y[f]] = [y[f], x[f]];
-    await writeFile(node.configFile, stringify(config));
+    await swapCompanies((await ctx.cluster.node('a')).configFile);
     const outcome = await a.reload();
     expect(outcome.msg).toBe('new configuration refused; the old one stays in force');
     expect(JSON.stringify(outcome)).toContain(
@@ -76,5 +80,35 @@ describePg('a reload on one node that swaps two companies another node runs', ()
     expect(result.counts).toMatchObject({ total: 3, accepted: 3 });
     expect(await ctx.emulator.client.issued({ company: held.mine.id })).toHaveLength(3);
     expect(await ctx.emulator.client.issued({ company: held.theirs.id })).toHaveLength(0);
+
+    // killed, and started again at once under its name with the swapped file in place
+    await a.kill();
+    const again = await ctx.cluster.start('a');
+    const line = await again.waitForLog(
+      (l) => l.code === 'EDOC_CLUSTER_COMPANY_MISMATCH' && l.company === held.mine.alias,
+      20_000,
+    );
+    expect(line).toMatchObject({ company: held.mine.alias, recordedBy: 'b' });
+    expect(line.differs).toBe(`id ${held.theirs.id} here is company ${held.theirs.alias}'s id`);
+    // nobody runs it while a disagrees (b is at its fair share): the operator stops a; b takes it
+    const more = [991_700_010, 991_700_011];
+    await ctx.cluster.drop(
+      'invoice',
+      'more.jsonl',
+      jsonlText(more.map((n) => invoice(n, held.mine))),
+      held.mine.alias,
+    );
+    const taken = again.logLines().filter((l) => l.msg === 'cluster: company taken');
+    await again.stop();
+    await eventually(
+      async () => ((await owner(held.mine.alias)) === 'b' ? true : undefined),
+      `b to take ${held.mine.alias}`,
+      20_000,
+    );
+    const second = await ctx.cluster.finalResult('invoice', 'more.jsonl', held.mine.alias);
+    expect(second.counts).toMatchObject({ total: 2, accepted: 2 });
+    expect(await ctx.emulator.client.issued({ company: held.mine.id })).toHaveLength(5);
+    expect(await ctx.emulator.client.issued({ company: held.theirs.id })).toHaveLength(0);
+    expect(taken.filter((l) => l.company === held.mine.alias)).toHaveLength(0);
   }, 120_000);
 });
