@@ -14,6 +14,7 @@
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
+import type { AppLogger } from '../log/logger.js';
 
 /** A company's id as another live cluster node recorded it with its lease (cluster/lease-store.ts). */
 export interface RecordedCompanyId {
@@ -90,4 +91,26 @@ async function openFileRefusal(
     );
   }
   return undefined;
+}
+
+/**
+ * After a reload: one warning per company no longer configured whose files are still open (their
+ * documents wait, listed by `edoc-bridge status`), so the work it leaves behind is not silent.
+ */
+export async function warnRemovedWithOpenFiles(
+  ledger: Pick<LedgerPort, 'openFiles'>,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  logger: Pick<AppLogger, 'warn'>,
+): Promise<void> {
+  for (const { alias } of before.companies) {
+    if (next.companies.some((c) => c.alias === alias)) continue;
+    const open = await ledger.openFiles(alias);
+    if (open.length === 0) continue;
+    logger.warn(
+      { company: alias, files: open.map((f) => f.name) },
+      `company ${alias} is no longer configured: its ${open.length} open file(s) wait until a configuration ` +
+        'that has it runs them (this one reloaded, or in a cluster another node); edoc-bridge status lists them',
+    );
+  }
 }

@@ -15,7 +15,7 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
-import { companyChangeRefusal } from './company-change.js';
+import { companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
@@ -198,11 +198,7 @@ export class Daemon {
     return this.operatorSurface?.url;
   }
 
-  /**
-   * Why this configuration may not replace the running one (checked before anything changes), or undefined:
-   * the listener's token dropped, a company's id or NIT changed while files of it are open, or (cluster) a
-   * company's new id is another alias's on another live node (daemon/company-change.ts).
-   */
+  /** Why this configuration may not replace the running one (checked before any change), or undefined. */
   async reloadRefusal(next: Readonly<Config>): Promise<EdocError | undefined> {
     const cluster = this.pipeline.companies.cluster;
     return (
@@ -241,6 +237,7 @@ export class Daemon {
         'received documents pull is disabled (received.enabled: false)',
       );
     await this.pipeline.update(next);
+    await warnRemovedWithOpenFiles(this.pipeline.ledger, before, next, this.logger);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));

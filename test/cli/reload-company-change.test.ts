@@ -3,7 +3,8 @@
  * edited, two companies' entries swapped): the ledger knows the file's company by its alias, and every
  * request takes the alias's id and key as configured when it leaves, so such a reload would issue the
  * rest of the file under the other company. It is refused, naming the company and the open file; the
- * file ends under the company it began under, and the same change reloads once the file is final.
+ * file ends under the company it began under, and the same change reloads once the file is final. A
+ * company removed mid-file leaves its open files waiting: the reload says so in a warn line naming them.
  */
 import { writeFile } from 'node:fs/promises';
 import { beforeAll, describe, expect } from 'vitest';
@@ -71,4 +72,37 @@ describe('a reload that changes a company while a file of it is open', () => {
     const reloaded = await daemon.reload();
     expect(reloaded.msg).toBe('configuration reloaded');
   }, 90_000);
+
+  test('a company removed mid-file: the reload names the files it leaves open', async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const { emulator, project, startDaemon } = await daemonProject({ companies: [a, b] });
+    const daemon = await startDaemon();
+    const numbers = Array.from({ length: 12 }, (_, i) => 990_600_000 + i);
+    await project.drop(
+      'invoice',
+      'left.jsonl',
+      jsonlText(numbers.map((n) => invoice(n, b))),
+      b.alias,
+    );
+    await eventually(
+      async () =>
+        (await emulator.client.issued({ company: b.id })).length >= 2 ? true : undefined,
+      'the first invoices issued',
+      20_000,
+    );
+    await writeFile(project.configFile, project.configText({ ...project.options, companies: [a] }));
+    const since = daemon.logLines().length;
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    const warned = daemon
+      .logLines()
+      .slice(since)
+      .filter((l) => l.level === 'warn' && l.company === b.alias);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ files: ['left.jsonl'] });
+    expect(warned[0].msg).toContain(
+      `company ${b.alias} is no longer configured: its 1 open file(s) wait`,
+    );
+  }, 60_000);
 });
