@@ -12,10 +12,15 @@ import {
   buildCli,
   COMPANY_MAIN,
   COMPANY_OTHER,
+  type DaemonProcess,
   eventually,
   type TestCompany,
 } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -25,26 +30,37 @@ const slow = (c: TestCompany): TestCompany => ({
   rate: { requestsPerSecond: 2, concurrency: 1 },
 });
 
+/** A daemon of `companies` sending `name` (12 invoices of `of` at 2/s): returned once 3 are issued. */
+async function sendingFile(
+  daemonProject: (options: { companies: TestCompany[] }) => Promise<DaemonProject>,
+  companies: TestCompany[],
+  of: TestCompany,
+  name: string,
+): Promise<DaemonProject & { daemon: DaemonProcess }> {
+  const started = await daemonProject({ companies });
+  const daemon = await started.startDaemon();
+  const numbers = Array.from({ length: 12 }, (_, i) => 990_500_000 + i);
+  await started.project.drop(
+    'invoice',
+    name,
+    jsonlText(numbers.map((n) => invoice(n, of))),
+    of.alias,
+  );
+  await eventually(
+    async () =>
+      (await started.emulator.client.issued({ company: of.id })).length >= 3 ? true : undefined,
+    'the first invoices issued',
+    20_000,
+  );
+  return { ...started, daemon };
+}
+
 describe('a reload that changes a company while a file of it is open', () => {
   test('two companies swapped mid-file: refused, every invoice of the file issued under its own company', async ({
     daemonProject,
   }) => {
     const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
-    const { emulator, project, startDaemon } = await daemonProject({ companies: [a, b] });
-    const daemon = await startDaemon();
-    const numbers = Array.from({ length: 12 }, (_, i) => 990_500_000 + i);
-    await project.drop(
-      'invoice',
-      'mid.jsonl',
-      jsonlText(numbers.map((n) => invoice(n, a))),
-      a.alias,
-    );
-    await eventually(
-      async () =>
-        (await emulator.client.issued({ company: a.id })).length >= 3 ? true : undefined,
-      'the first invoices issued',
-      20_000,
-    );
+    const { emulator, project, daemon } = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
     const swapped = {
       ...project.options,
       companies: [
@@ -77,21 +93,7 @@ describe('a reload that changes a company while a file of it is open', () => {
     daemonProject,
   }) => {
     const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
-    const { emulator, project, startDaemon } = await daemonProject({ companies: [a, b] });
-    const daemon = await startDaemon();
-    const numbers = Array.from({ length: 12 }, (_, i) => 990_600_000 + i);
-    await project.drop(
-      'invoice',
-      'left.jsonl',
-      jsonlText(numbers.map((n) => invoice(n, b))),
-      b.alias,
-    );
-    await eventually(
-      async () =>
-        (await emulator.client.issued({ company: b.id })).length >= 2 ? true : undefined,
-      'the first invoices issued',
-      20_000,
-    );
+    const { project, daemon } = await sendingFile(daemonProject, [a, b], b, 'left.jsonl');
     await writeFile(project.configFile, project.configText({ ...project.options, companies: [a] }));
     const since = daemon.logLines().length;
     expect((await daemon.reload()).msg).toBe('configuration reloaded');

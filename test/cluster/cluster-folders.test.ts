@@ -9,7 +9,7 @@
  */
 import { expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
+import { clusterCompany, leaseOwner, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
@@ -22,13 +22,7 @@ describePg('nodes whose company lists give one company two inbox folders', () =>
   const db = usePgDatabase();
   const ctx = useClusterNodes(db, { companies: [C1, C2], leaseMs: LEASE_MS });
 
-  const owner = async (company: string): Promise<string | undefined> =>
-    (
-      await ctx.sql.get<{ owner: string | null }>(
-        'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()',
-        [company],
-      )
-    )?.owner ?? undefined;
+  const owner = (company: string): Promise<string | undefined> => leaseOwner(ctx.sql, company);
 
   it('a node that lists c1 alone holds it: the other does not take it while it runs and says why', async () => {
     const b = await ctx.cluster.start('b', 30_000, { companies: ['c1'] });

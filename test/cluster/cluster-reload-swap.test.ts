@@ -12,7 +12,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
+import { clusterCompany, leaseOwner, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
@@ -33,13 +33,7 @@ describePg('a reload on one node that swaps two companies another node runs', ()
   const db = usePgDatabase();
   const ctx = useClusterNodes(db, { companies: [C1, C2], leaseMs: LEASE_MS });
 
-  const owner = async (company: string): Promise<string | undefined> =>
-    (
-      await ctx.sql.get<{ owner: string | null }>(
-        'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()',
-        [company],
-      )
-    )?.owner ?? undefined;
+  const owner = (company: string): Promise<string | undefined> => leaseOwner(ctx.sql, company);
 
   it("is refused while the other alias's node is live, and not taken after a restart; each company's invoices stay its own", async () => {
     const a = await ctx.cluster.start('a');
