@@ -50,11 +50,13 @@ export interface LeaseRow {
 const ms = "?::double precision * interval '1 millisecond'";
 
 /**
- * Another company's lease row (`o`) whose identity, recorded by another node that is live, has the id of
- * `m.identity` for `c.company`: the same company under two aliases. Parameters: this node, leaseMs.
+ * Another company's lease row (`o`), in force, whose identity, recorded by another node that is live, has
+ * the id of `m.identity` for `c.company`: the same company run under two aliases. (A row no one holds, such
+ * as a company removed from every configuration or renamed, does not count.) Parameters: this node, leaseMs.
  */
 const SAME_ID_ELSEWHERE = `SELECT 1 FROM company_leases AS o JOIN nodes AS n ON n.name = o.identity_node
   WHERE o.company <> c.company AND o.identity IS NOT NULL AND o.identity_node <> ?
+    AND o.owner IS NOT NULL AND o.expires_at > now()
     AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms}
     AND (o.identity::json ->> 'id') = (m.identity::json ->> 'id')`;
 
@@ -280,6 +282,7 @@ export async function refusedCompanies(
     SELECT c.company, o.identity, o.identity_node AS node, o.company AS other FROM company_leases AS c
       JOIN unnest(?::text[], ?::text[]) AS m(company, identity) ON m.company = c.company
       JOIN company_leases AS o ON o.company <> c.company AND o.identity IS NOT NULL AND o.identity_node <> ?
+        AND o.owner IS NOT NULL AND o.expires_at > now()
         AND (o.identity::json ->> 'id') = (m.identity::json ->> 'id')
       JOIN nodes AS n ON n.name = o.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms}
     ORDER BY c.company, o.company`,
@@ -298,7 +301,7 @@ export async function refusedCompanies(
   ];
 }
 
-/** A company's id as recorded with its lease by another node that is live (a reload compares its ids with them). */
+/** A company's id as recorded with its lease, in force, by another node that is live (a reload compares its ids with them). */
 export interface RecordedId {
   company: string;
   id: number;
@@ -313,7 +316,7 @@ export async function idsRecordedByOthers(
   const rows = await db.all<{ company: string; identity: string; identity_node: string }>(
     `
     SELECT c.company, c.identity, c.identity_node FROM company_leases AS c
-    WHERE c.identity IS NOT NULL AND c.identity_node <> ?
+    WHERE c.identity IS NOT NULL AND c.identity_node <> ? AND c.owner IS NOT NULL AND c.expires_at > now()
       AND EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms})
     ORDER BY c.company`,
     [node, leaseMs],

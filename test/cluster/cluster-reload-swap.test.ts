@@ -6,7 +6,8 @@
  * other alias and its node; a's company goes on under its own id. The same swap made by restarting `a`
  * at once under its name (it takes its own leases back) is not claimed either: a says which alias runs
  * under that id (the company waits, with that error line, while a runs: b is at its fair share), and
- * once a is stopped b takes it under its own id. Real `edoc-bridge run` child processes on one
+ * once a is stopped b takes it under its own id. A row no node holds any more (the company dropped from
+ * b's configuration) does not count: a started with it renamed c3 runs c3 under that id. Real `edoc-bridge run` child processes on one
  * PostgreSQL ledger.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -37,7 +38,7 @@ describePg('a reload on one node that swaps two companies another node runs', ()
 
   it("is refused while the other alias's node is live, and not taken after a restart; each company's invoices stay its own", async () => {
     const a = await ctx.cluster.start('a');
-    await ctx.cluster.start('b');
+    const b = await ctx.cluster.start('b');
     const held = await eventually(async () => {
       const [o1, o2] = [await owner('c1'), await owner('c2')];
       if (o1 === 'a' && o2 === 'b') return { mine: C1, theirs: C2 };
@@ -104,5 +105,35 @@ describePg('a reload on one node that swaps two companies another node runs', ()
     expect(await ctx.emulator.client.issued({ company: held.mine.id })).toHaveLength(5);
     expect(await ctx.emulator.client.issued({ company: held.theirs.id })).toHaveLength(0);
     expect(taken.filter((l) => l.company === held.mine.alias)).toHaveLength(0);
+
+    // b drops theirs from its configuration (handed back, its row keeps b's record); a starts with it renamed
+    // c3: a row no node holds does not count, so a runs c3 under that id
+    const bNode = await ctx.cluster.node('b');
+    const bConfig = parse(await readFile(bNode.configFile, 'utf8')) as {
+      companies: { alias: string }[];
+    };
+    bConfig.companies = bConfig.companies.filter((c) => c.alias !== held.theirs.alias);
+    await writeFile(bNode.configFile, stringify(bConfig));
+    expect((await b.reload()).msg).toBe('configuration reloaded');
+    await eventually(
+      async () => ((await owner(held.theirs.alias)) === undefined ? true : undefined),
+      `b to hand ${held.theirs.alias} back`,
+      20_000,
+    );
+    const aNode = await ctx.cluster.node('a');
+    const aConfig = parse(await readFile(aNode.configFile, 'utf8')) as {
+      companies: Record<string, unknown>[];
+    };
+    aConfig.companies = [
+      { ...aConfig.companies.find((c) => c.id === held.mine.id), alias: held.mine.alias },
+      { ...aConfig.companies.find((c) => c.id === held.theirs.id), alias: 'c3' },
+    ];
+    await writeFile(aNode.configFile, stringify(aConfig));
+    await ctx.cluster.start('a');
+    await eventually(
+      async () => ((await owner('c3')) === 'a' ? true : undefined),
+      'a to take c3',
+      20_000,
+    );
   }, 120_000);
 });
