@@ -182,7 +182,7 @@ export const ERRORS = {
   EDOC_CLUSTER_NODE_IN_USE:
     'Another running process is already this cluster node (same cluster.node name, its heartbeat goes on): this one does not start. Give each node its own name.',
   EDOC_CLUSTER_COMPANY_MISMATCH:
-    "This node's configuration of a company (id, NIT, key, rate or concurrency) differs from the one the live node that holds or last held it recorded (cluster mode): this node does not take that company while that node runs. Make the configurations agree.",
+    "This node's configuration of a company (id, NIT, key, rate, concurrency or inbox folder: one company alone configured) differs from the one the live node that holds or last held it recorded (cluster mode): this node does not take that company while that node runs. Make the configurations agree.",
   EDOC_CLUSTER_CLOCK_SKEW:
     "This node's clock differs from the database server's by more than a second (cluster mode): every time the nodes compare is taken from the database's clock, but fix the machine's time (NTP).",
   // --- submit -------------------------------------------------------------

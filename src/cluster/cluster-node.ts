@@ -12,7 +12,7 @@ import { companyIdentity, identityText } from './company-identity.js';
 import { ClusterFence } from './fence.js';
 import { LeaseKeeper, type LeaseEvents } from './lease-keeper.js';
 import { LeaseNotices } from './lease-notices.js';
-import { listLeases, type LeaseRow } from './lease-store.js';
+import { idsRecordedByOthers, listLeases, type LeaseRow, type RecordedId } from './lease-store.js';
 import { listNodes, nodeIdentity, type NodeRow } from './membership.js';
 
 export interface ClusterNodeOptions {
@@ -46,10 +46,12 @@ export class ClusterNode {
   readonly idleInTransactionTimeoutMs: number;
   private readonly db: SqlExecutor;
   private readonly notices: LeaseNotices;
+  private readonly leaseMs: number;
   private closing: Promise<void> | undefined;
 
   constructor(options: ClusterNodeOptions) {
     const me = nodeIdentity(options.node, programVersion());
+    this.leaseMs = options.leaseMs;
     this.idleInTransactionTimeoutMs = Math.max(500, Math.floor(options.leaseMs / 2));
     this.db = openPostgresExecutor(options.url, {
       maxConnections: 2,
@@ -68,9 +70,11 @@ export class ClusterNode {
       events: options.events,
       identity: async (alias, salt) => {
         const company = options.company?.(alias);
+        // one company configured: inbox/<kind>/; several: inbox/<alias>/<kind>/ (intake/folders.ts)
+        const folder = options.companies().length > 1 ? alias : '';
         return company === undefined
           ? undefined
-          : identityText(await companyIdentity(company, salt));
+          : identityText(await companyIdentity(company, salt, folder));
       },
     });
     this.fence = new ClusterFence(this.keeper, options.inbox);
@@ -98,6 +102,11 @@ export class ClusterNode {
   async start(): Promise<void> {
     await this.keeper.start();
     this.notices.start();
+  }
+
+  /** Each company's id as recorded with its lease by another live node (a reload's check: daemon/company-change.ts). */
+  idsRecordedByOthers(): Promise<RecordedId[]> {
+    return idsRecordedByOthers(this.db, this.keeper.node, this.leaseMs);
   }
 
   /** Releases every lease (after the pipeline drained), marks the node stopped, closes its connections. Idempotent. */

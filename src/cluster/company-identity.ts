@@ -1,6 +1,6 @@
 /**
  * What a company IS to a cluster node, beyond its alias: the id and NIT it sends under, its key (as a
- * fingerprint), its rate and concurrency. Nodes must agree on it: two nodes that disagree on an alias's
+ * fingerprint), its rate and concurrency, and the inbox folder its files are dropped in. Nodes must agree on it: two nodes that disagree on an alias's
  * id issue one file under two companies, and two caps make the company's busiest second the larger.
  * The node that claims (or renews) a company's lease records its identity on the lease row
  * (company_leases.identity, identity_node; pg-migrations.ts step 7); a node whose identity differs does not
@@ -23,6 +23,13 @@ export interface CompanyIdentity {
   key: string;
   requestsPerSecond: number;
   concurrency: number;
+  /**
+   * The company's inbox folder under `paths.inbox`: its alias with several companies configured
+   * (`inbox/<alias>/<kind>/`), '' with one (`inbox/<kind>/`). A node that lists only some of the companies
+   * would otherwise watch and report in other folders than the others, and leave the files dropped where
+   * they look untouched while it holds the company.
+   */
+  folder: string;
 }
 
 /** The configuration's words for each field (what an error line and `status` name). */
@@ -32,6 +39,7 @@ const FIELD_NAMES: Record<keyof CompanyIdentity, string> = {
   key: 'apiKey',
   requestsPerSecond: 'rate.requestsPerSecond',
   concurrency: 'rate.concurrency',
+  folder: 'inbox folder',
 };
 
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -53,9 +61,11 @@ export function keyFingerprint(key: string, salt: string): Promise<string> {
   return fp;
 }
 
+/** `folder`: the company's inbox folder under `paths.inbox` ('' when it is the only company configured). */
 export async function companyIdentity(
   company: Pick<CompanyConfig, 'id' | 'nit' | 'apiKey' | 'rate'>,
   salt: string,
+  folder: string,
 ): Promise<CompanyIdentity> {
   return {
     id: company.id,
@@ -63,18 +73,20 @@ export async function companyIdentity(
     key: await keyFingerprint(company.apiKey, salt),
     requestsPerSecond: company.rate.requestsPerSecond,
     concurrency: company.rate.concurrency,
+    folder,
   };
 }
 
 /** The text stored and compared (fixed field order: equal identities give equal texts). */
 export function identityText(identity: CompanyIdentity): string {
-  const { id, nit, key, requestsPerSecond, concurrency } = identity;
-  return JSON.stringify({ id, nit, key, requestsPerSecond, concurrency });
+  const { id, nit, key, requestsPerSecond, concurrency, folder } = identity;
+  return JSON.stringify({ id, nit, key, requestsPerSecond, concurrency, folder });
 }
 
 /**
  * The fields whose values differ between two stored identity texts, in the configuration's words
- * (`id`, `nit`, `apiKey`, `rate.requestsPerSecond`, `rate.concurrency`); every field when one cannot be read.
+ * (`id`, `nit`, `apiKey`, `rate.requestsPerSecond`, `rate.concurrency`, `inbox folder`); every field when
+ * one cannot be read.
  */
 export function identityDifferences(mine: string, recorded: string): string[] {
   let a: Record<string, unknown>;
@@ -109,7 +121,9 @@ export function describeDifferences(mine: string, recorded: string): string {
     .map((name) => {
       const field = byName.get(name) as string;
       if (field === 'key' || a[field] === undefined || b[field] === undefined) return name;
-      return `${name} ${String(a[field])} here, ${String(b[field])} recorded`;
+      const shown = (v: unknown): string =>
+        field === 'folder' ? `inbox/${v === '' ? '' : `${String(v)}/`}<kind>/` : String(v);
+      return `${name} ${shown(a[field])} here, ${shown(b[field])} recorded`;
     })
     .join('; ');
 }

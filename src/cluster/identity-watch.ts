@@ -1,14 +1,20 @@
 /**
  * The lease keeper's side of the company identity rule (company-identity.ts): this node's identity of each
  * configured company (its key fingerprinted under the company's salt, read once per company), and the
- * companies it does not claim because a live node recorded another identity for them: one error line per
+ * companies it does not claim because a live node recorded another identity for them (or this node's id of
+ * one for another alias: one company under two aliases): one error line per
  * company and recorded identity (EDOC_CLUSTER_COMPANY_MISMATCH, naming the fields, never a key), an info
  * line when it agrees again, and the list in this node's row (nodes.disagrees) for `status`.
  */
 import type { SqlExecutor } from '../ledger/sql/executor.js';
 import type { AppLogger } from '../log/logger.js';
 import { describeDifferences } from './company-identity.js';
-import { leaseSalts, recordDisagreements, refusedCompanies } from './lease-store.js';
+import {
+  leaseSalts,
+  recordDisagreements,
+  refusedCompanies,
+  type RefusedCompany,
+} from './lease-store.js';
 
 export class IdentityWatch {
   private readonly salts = new Map<string, string>();
@@ -57,9 +63,11 @@ export class IdentityWatch {
           node: this.node,
           company: r.company,
           recordedBy: r.recordedBy,
-          differs: describeDifferences(mine.get(r.company) as string, r.recorded),
+          differs: differs(mine.get(r.company) as string, r),
         },
-        `cluster: company ${r.company} is configured differently here than on node ${r.recordedBy}, which runs it: not taken while it runs`,
+        r.sameIdAs === undefined
+          ? `cluster: company ${r.company} is configured differently here than on node ${r.recordedBy}, which runs it: not taken while it runs`
+          : `cluster: company ${r.company} has here the id node ${r.recordedBy} runs ${r.sameIdAs} under: not taken while it runs`,
       );
     }
     for (const company of [...this.refused.keys()]) {
@@ -76,7 +84,7 @@ export class IdentityWatch {
         : refused
             .map(
               (r) =>
-                `${r.company}: ${describeDifferences(mine.get(r.company) as string, r.recorded)} (recorded by ${r.recordedBy})`,
+                `${r.company}: ${differs(mine.get(r.company) as string, r)} (recorded by ${r.recordedBy})`,
             )
             .join(' | ');
     if (text !== this.recorded) {
@@ -84,4 +92,11 @@ export class IdentityWatch {
       this.recorded = text;
     }
   }
+}
+
+/** The fields that differ, or the alias a live node runs under this node's id of the company. */
+function differs(mine: string, r: RefusedCompany): string {
+  if (r.sameIdAs === undefined) return describeDifferences(mine, r.recorded);
+  const id = (JSON.parse(mine) as { id?: unknown }).id;
+  return `id ${String(id)} here is company ${r.sameIdAs}'s id`;
 }

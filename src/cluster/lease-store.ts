@@ -49,6 +49,17 @@ export interface LeaseRow {
 
 const ms = "?::double precision * interval '1 millisecond'";
 
+/**
+ * Another company's lease row (`o`), in force, whose identity, recorded by another node that is live, has
+ * the id of `m.identity` for `c.company`: the same company run under two aliases. (A row no one holds, such
+ * as a company removed from every configuration or renamed, does not count.) Parameters: this node, leaseMs.
+ */
+const SAME_ID_ELSEWHERE = `SELECT 1 FROM company_leases AS o JOIN nodes AS n ON n.name = o.identity_node
+  WHERE o.company <> c.company AND o.identity IS NOT NULL AND o.identity_node <> ?
+    AND o.owner IS NOT NULL AND o.expires_at > now()
+    AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms}
+    AND (o.identity::json ->> 'id') = (m.identity::json ->> 'id')`;
+
 /** One row per configured company, made once by whichever node comes first (every node has the same list). */
 export async function ensureLeaseRows(
   db: SqlExecutor,
@@ -92,6 +103,8 @@ export async function claimLeases(
         AND (m.identity IS NULL OR c.identity IS NULL OR c.identity = m.identity OR c.identity_node = ?
           OR NOT EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL
             AND n.heartbeat_at > now() - ${ms}))
+        -- nor while another live node recorded this node's id of it for another alias (one company, two aliases)
+        AND (m.identity IS NULL OR NOT EXISTS (${SAME_ID_ELSEWHERE}))
       ORDER BY c.company
       LIMIT ?
       FOR UPDATE OF c SKIP LOCKED
@@ -110,6 +123,8 @@ export async function claimLeases(
       companies.map((c) => identities.get(c) ?? null),
       reclaimOwn ? 1 : 0,
       node,
+      node,
+      leaseMs,
       node,
       leaseMs,
       max,
@@ -235,11 +250,15 @@ export async function leaseSalts(
   return new Map(rows.map((r) => [r.company, r.key_salt]));
 }
 
-/** A company this node does not claim: its recorded identity differs, and the node that recorded it is live. */
+/**
+ * A company this node does not claim: its recorded identity differs, and the node that recorded it is live;
+ * or (`sameIdAs`) that node recorded this node's id of it for another alias.
+ */
 export interface RefusedCompany {
   company: string;
   recorded: string;
   recordedBy: string;
+  sameIdAs?: string;
 }
 
 export async function refusedCompanies(
@@ -258,11 +277,54 @@ export async function refusedCompanies(
     ORDER BY c.company`,
     [[...identities.keys()], [...identities.values()], node, leaseMs],
   );
-  return rows.map((r) => ({
-    company: r.company,
-    recorded: r.identity,
-    recordedBy: r.identity_node,
-  }));
+  const same = await db.all<{ company: string; identity: string; node: string; other: string }>(
+    `
+    SELECT c.company, o.identity, o.identity_node AS node, o.company AS other FROM company_leases AS c
+      JOIN unnest(?::text[], ?::text[]) AS m(company, identity) ON m.company = c.company
+      JOIN company_leases AS o ON o.company <> c.company AND o.identity IS NOT NULL AND o.identity_node <> ?
+        AND o.owner IS NOT NULL AND o.expires_at > now()
+        AND (o.identity::json ->> 'id') = (m.identity::json ->> 'id')
+      JOIN nodes AS n ON n.name = o.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms}
+    ORDER BY c.company, o.company`,
+    [[...identities.keys()], [...identities.values()], node, leaseMs],
+  );
+  return [
+    ...rows.map((r) => ({ company: r.company, recorded: r.identity, recordedBy: r.identity_node })),
+    ...same
+      .filter((r) => !rows.some((d) => d.company === r.company))
+      .map((r) => ({
+        company: r.company,
+        recorded: r.identity,
+        recordedBy: r.node,
+        sameIdAs: r.other,
+      })),
+  ];
+}
+
+/** A company's id as recorded with its lease, in force, by another node that is live (a reload compares its ids with them). */
+export interface RecordedId {
+  company: string;
+  id: number;
+  recordedBy: string;
+}
+
+export async function idsRecordedByOthers(
+  db: SqlExecutor,
+  node: string,
+  leaseMs: number,
+): Promise<RecordedId[]> {
+  const rows = await db.all<{ company: string; identity: string; identity_node: string }>(
+    `
+    SELECT c.company, c.identity, c.identity_node FROM company_leases AS c
+    WHERE c.identity IS NOT NULL AND c.identity_node <> ? AND c.owner IS NOT NULL AND c.expires_at > now()
+      AND EXISTS (SELECT 1 FROM nodes AS n WHERE n.name = c.identity_node AND n.stopped_at IS NULL AND n.heartbeat_at > now() - ${ms})
+    ORDER BY c.company`,
+    [node, leaseMs],
+  );
+  return rows.flatMap((r) => {
+    const id = (JSON.parse(r.identity) as { id?: unknown }).id;
+    return typeof id === 'number' ? [{ company: r.company, id, recordedBy: r.identity_node }] : [];
+  });
 }
 
 /** What `status` shows of the companies a node refuses (nodes.disagrees): set when it changes. */

@@ -15,6 +15,7 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
+import { companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
@@ -197,9 +198,18 @@ export class Daemon {
     return this.operatorSurface?.url;
   }
 
-  /** Why this configuration may not replace the running one (checked before anything changes), or undefined. */
-  reloadRefusal(next: Readonly<Config>): EdocError | undefined {
-    return this.operatorSurface?.reloadRefusal(next);
+  /** Why this configuration may not replace the running one (checked before any change), or undefined. */
+  async reloadRefusal(next: Readonly<Config>): Promise<EdocError | undefined> {
+    const cluster = this.pipeline.companies.cluster;
+    return (
+      this.operatorSurface?.reloadRefusal(next) ??
+      (await companyChangeRefusal(
+        this.pipeline.ledger,
+        this.config,
+        next,
+        cluster?.idsRecordedByOthers.bind(cluster),
+      ))
+    );
   }
 
   /**
@@ -214,7 +224,7 @@ export class Daemon {
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async reload(next: Readonly<Config>): Promise<void> {
-    const refusal = this.reloadRefusal(next);
+    const refusal = await this.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
     await this.makeInboxFolders(next);
     const before = this.config;
@@ -227,6 +237,7 @@ export class Daemon {
         'received documents pull is disabled (received.enabled: false)',
       );
     await this.pipeline.update(next);
+    await warnRemovedWithOpenFiles(this.pipeline.ledger, before, next, this.logger);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));

@@ -8,7 +8,7 @@
  */
 import { expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { clusterCompany, useClusterNodes } from '../helpers/cluster-nodes.js';
+import { clusterCompany, leaseOwner, useClusterNodes } from '../helpers/cluster-nodes.js';
 import { eventually } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
@@ -22,13 +22,7 @@ describePg('nodes that disagree on a company (child processes, one PostgreSQL le
   const db = usePgDatabase();
   const ctx = useClusterNodes(db, { companies: [C1, C2, OTHER], leaseMs: LEASE_MS });
 
-  const owner = async (company: string): Promise<string | undefined> =>
-    (
-      await ctx.sql.get<{ owner: string | null }>(
-        'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()',
-        [company],
-      )
-    )?.owner ?? undefined;
+  const owner = (company: string): Promise<string | undefined> => leaseOwner(ctx.sql, company);
 
   it('a node whose copy of the configuration gives c2 another id, NIT, key and rate does not take c2 while the node that recorded it runs', async () => {
     await ctx.cluster.start('a', 30_000, { companies: ['c1', 'c2'] });

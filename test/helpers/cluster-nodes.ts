@@ -208,3 +208,12 @@ export function useClusterNodes(
     },
   };
 }
+
+/** The node whose lease of `company` is in force now (the database's clock), or undefined. */
+export async function leaseOwner(sql: SqlExecutor, company: string): Promise<string | undefined> {
+  const row = await sql.get<{ owner: string | null }>(
+    'SELECT owner FROM company_leases WHERE company = ? AND expires_at > now()',
+    [company],
+  );
+  return row?.owner ?? undefined;
+}

@@ -125,7 +125,7 @@ async function reloadOnce(
   let next: Readonly<Config>;
   try {
     next = await loadConfig(io.configFile, io.env, { cwd: io.cwd });
-    const refusal = daemon.reloadRefusal(next);
+    const refusal = await daemon.reloadRefusal(next);
     if (refusal !== undefined) throw refusal;
     await checkSeparateFolders(next, io.configFile);
     await daemon.makeInboxFolders(next);

@@ -1,0 +1,116 @@
+/**
+ * A reload may not hand a company's open files to another company. The ledger knows a file's company by
+ * its alias only, and each request takes the alias's `id` and key as configured when it leaves: a reload
+ * that gives an alias another `id` or `nit` while a file of it is open (the wrong entry edited, two
+ * companies' entries swapped) would issue the rest of that file under the other company, the first
+ * documents under one NIT and the others under another. Such a reload is refused, naming the company and
+ * its open files; a rotated key, a new rate or user id is not an identity change and is never refused.
+ *
+ * In a cluster, each node's reload is its own: a reload that gives an alias the id another alias has on
+ * another live node (two companies' entries swapped on one node) would have both aliases issue under that
+ * one company at once, each on its own node, since the identity rule compares one alias at a time. A
+ * company added or given another id whose id another live node recorded for another alias is refused.
+ */
+import type { Config } from '../config/schema.js';
+import { EdocError } from '../errors.js';
+import type { LedgerPort } from '../ledger/port.js';
+import type { AppLogger } from '../log/logger.js';
+
+/** A company's id as another live cluster node recorded it with its lease (cluster/lease-store.ts). */
+export interface RecordedCompanyId {
+  company: string;
+  id: number;
+  recordedBy: string;
+}
+
+/**
+ * Why `next` may not replace `before` now, or undefined: a company's id or NIT changed while files of it
+ * are open, or (cluster: `recorded`) a company's new id is another alias's on another live node.
+ */
+export async function companyChangeRefusal(
+  ledger: Pick<LedgerPort, 'openFiles'>,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  recorded?: () => Promise<RecordedCompanyId[]>,
+): Promise<EdocError | undefined> {
+  return (
+    (await openFileRefusal(ledger, before, next)) ??
+    (await otherAliasRefusal(before, next, recorded))
+  );
+}
+
+async function otherAliasRefusal(
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  recorded: (() => Promise<RecordedCompanyId[]>) | undefined,
+): Promise<EdocError | undefined> {
+  const changed = next.companies
+    .map((company, i) => ({ company, i }))
+    .filter(
+      ({ company }) => before.companies.find((c) => c.alias === company.alias)?.id !== company.id,
+    );
+  if (recorded === undefined || changed.length === 0) return undefined;
+  const others = await recorded();
+  for (const { company, i } of changed) {
+    const other = others.find((r) => r.id === company.id && r.company !== company.alias);
+    if (other === undefined) continue;
+    return new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `companies[${i}].id: ${company.id} is company ${other.company}'s id on node ${other.recordedBy} (live): ` +
+        `${company.alias} and ${other.company} would both issue under company ${company.id}, each on its own node. ` +
+        'Make the nodes\' configurations agree (docs/cluster.md, "Company identity")',
+      { path: `companies[${i}].id`, company: company.alias },
+    );
+  }
+  return undefined;
+}
+
+async function openFileRefusal(
+  ledger: Pick<LedgerPort, 'openFiles'>,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+): Promise<EdocError | undefined> {
+  for (const [i, company] of next.companies.entries()) {
+    const was = before.companies.find((c) => c.alias === company.alias);
+    if (was === undefined || (was.id === company.id && was.nit === company.nit)) continue;
+    const open = await ledger.openFiles(company.alias);
+    if (open.length === 0) continue;
+    const field = was.id !== company.id ? 'id' : 'nit';
+    const changes = [
+      ...(was.id === company.id ? [] : [`id ${was.id} → ${company.id}`]),
+      ...(was.nit === company.nit ? [] : [`nit ${was.nit} → ${company.nit}`]),
+    ].join(', ');
+    const names = open.slice(0, 3).map((f) => f.name);
+    const more = open.length > names.length ? ` and ${open.length - names.length} more` : '';
+    return new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `companies[${i}].${field}: company ${company.alias} would change (${changes}) while ${open.length} ` +
+        `file(s) of it are open (${names.join(', ')}${more}): their remaining documents would be issued under ` +
+        'the other company. Reload this change once those files are final (edoc-bridge status lists them)',
+      { path: `companies[${i}].${field}`, company: company.alias },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * After a reload: one warning per company no longer configured whose files are still open (their
+ * documents wait, listed by `edoc-bridge status`), so the work it leaves behind is not silent.
+ */
+export async function warnRemovedWithOpenFiles(
+  ledger: Pick<LedgerPort, 'openFiles'>,
+  before: Readonly<Config>,
+  next: Readonly<Config>,
+  logger: Pick<AppLogger, 'warn'>,
+): Promise<void> {
+  for (const { alias } of before.companies) {
+    if (next.companies.some((c) => c.alias === alias)) continue;
+    const open = await ledger.openFiles(alias);
+    if (open.length === 0) continue;
+    logger.warn(
+      { company: alias, files: open.map((f) => f.name) },
+      `company ${alias} is no longer configured: its ${open.length} open file(s) wait until a configuration ` +
+        'that has it runs them (this one reloaded, or in a cluster another node); edoc-bridge status lists them',
+    );
+  }
+}

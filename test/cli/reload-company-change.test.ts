@@ -1,0 +1,110 @@
+/**
+ * A reload that gives a company another id or NIT while a file of it is being sent (the wrong entry
+ * edited, two companies' entries swapped): the ledger knows the file's company by its alias, and every
+ * request takes the alias's id and key as configured when it leaves, so such a reload would issue the
+ * rest of the file under the other company. It is refused, naming the company and the open file; the
+ * file ends under the company it began under, and the same change reloads once the file is final. A
+ * company removed mid-file leaves its open files waiting: the reload says so in a warn line naming them.
+ */
+import { writeFile } from 'node:fs/promises';
+import { beforeAll, describe, expect } from 'vitest';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  COMPANY_OTHER,
+  type DaemonProcess,
+  eventually,
+  type TestCompany,
+} from '../helpers/daemon-harness.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+
+beforeAll(buildCli, BUILD_TIMEOUT_MS);
+
+const slow = (c: TestCompany): TestCompany => ({
+  ...c,
+  rate: { requestsPerSecond: 2, concurrency: 1 },
+});
+
+/** A daemon of `companies` sending `name` (12 invoices of `of` at 2/s): returned once 3 are issued. */
+async function sendingFile(
+  daemonProject: (options: { companies: TestCompany[] }) => Promise<DaemonProject>,
+  companies: TestCompany[],
+  of: TestCompany,
+  name: string,
+): Promise<DaemonProject & { daemon: DaemonProcess }> {
+  const started = await daemonProject({ companies });
+  const daemon = await started.startDaemon();
+  const numbers = Array.from({ length: 12 }, (_, i) => 990_500_000 + i);
+  await started.project.drop(
+    'invoice',
+    name,
+    jsonlText(numbers.map((n) => invoice(n, of))),
+    of.alias,
+  );
+  await eventually(
+    async () =>
+      (await started.emulator.client.issued({ company: of.id })).length >= 3 ? true : undefined,
+    'the first invoices issued',
+    20_000,
+  );
+  return { ...started, daemon };
+}
+
+describe('a reload that changes a company while a file of it is open', () => {
+  test('two companies swapped mid-file: refused, every invoice of the file issued under its own company', async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const { emulator, project, daemon } = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
+    const swapped = {
+      ...project.options,
+      companies: [
+        { ...a, id: b.id, nit: b.nit, apiKey: b.apiKey, checkDigit: b.checkDigit },
+        { ...b, id: a.id, nit: a.nit, apiKey: a.apiKey, checkDigit: a.checkDigit },
+      ],
+    };
+    await writeFile(project.configFile, project.configText(swapped));
+    const refused = await daemon.reload();
+    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
+    expect(refused.code).toBe('EDOC_CONFIG_INVALID');
+    expect(JSON.stringify(refused)).toContain(
+      `companies[0].id: company ${a.alias} would change (id ${a.id} → ${b.id}, nit ${a.nit} → ${b.nit}) while 1 file(s) of it are open (mid.jsonl)`,
+    );
+
+    const result = await project.finalResult('invoice', 'mid.jsonl', {
+      company: a.alias,
+      timeoutMs: 40_000,
+    });
+    expect(result.counts).toMatchObject({ total: 12, accepted: 12 });
+    expect(await emulator.client.issued({ company: a.id })).toHaveLength(12);
+    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+
+    // once the file is final, the same change reloads
+    const reloaded = await daemon.reload();
+    expect(reloaded.msg).toBe('configuration reloaded');
+  }, 90_000);
+
+  test('a company removed mid-file: the reload names the files it leaves open', async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const { project, daemon } = await sendingFile(daemonProject, [a, b], b, 'left.jsonl');
+    await writeFile(project.configFile, project.configText({ ...project.options, companies: [a] }));
+    const since = daemon.logLines().length;
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    const warned = daemon
+      .logLines()
+      .slice(since)
+      .filter((l) => l.level === 'warn' && l.company === b.alias);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ files: ['left.jsonl'] });
+    expect(warned[0].msg).toContain(
+      `company ${b.alias} is no longer configured: its 1 open file(s) wait`,
+    );
+  }, 60_000);
+});
