@@ -79,12 +79,7 @@ function checkIssuer(
   const r = obj(request);
   if (r === undefined) return [];
   const expected = normaliseIdNumber(issuerNit);
-  const path = kindOf(kind).issuerPath;
-  let found: { path: string; value: string } | undefined;
-  if (path !== undefined) {
-    const nit = text(valueAt(r, path));
-    if (nit !== undefined) found = { path, value: nit };
-  }
+  const found = issuerOf(kind, r);
   if (
     found === undefined ||
     found.value.trim() === '' ||
@@ -98,6 +93,18 @@ function checkIssuer(
       `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`,
     ),
   ];
+}
+
+/** The issuer's NIT a request of `kind` names, as written, and where; undefined when the kind or request has none. */
+export function issuerOf(
+  kind: DocumentKind,
+  request: unknown,
+): { path: string; value: string } | undefined {
+  const path = kindOf(kind).issuerPath;
+  const r = obj(request);
+  if (path === undefined || r === undefined) return undefined;
+  const value = text(valueAt(r, path));
+  return value === undefined ? undefined : { path, value };
 }
 
 /** The value at a dotted path of objects (`IssuerParty.Identification.DocumentNumber`). */

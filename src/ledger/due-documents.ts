@@ -131,6 +131,33 @@ export async function nextDueAt(q: SqlExecutor, company: string): Promise<number
   return r?.t;
 }
 
+/** A company's open file and the first of its documents still to send (kind and stored request text). */
+export interface OpenFileSample {
+  fileName: string;
+  kind: DocumentKind;
+  request: string | null;
+}
+
+/**
+ * Per open file of `company` (being read or sent), its first document still pending or sending: what the
+ * start checks the configured company against (the issuer its requests were made for).
+ */
+export async function openFileSamples(q: SqlExecutor, company: string): Promise<OpenFileSample[]> {
+  const rows = await q.all<{ file_name: string; kind: string; request: string | null }>(
+    `SELECT f.name AS file_name, d.kind, ${REQUEST_TEXT} AS request FROM files f
+    JOIN documents d ON d.id = (SELECT min(x.id) FROM documents x
+      WHERE x.file_id = f.id AND x.state IN ('pending','sending'))
+    JOIN document_bodies b ON b.id = d.id
+    WHERE f.company = ? AND f.state IN ('reading','open') ORDER BY f.id`,
+    [company],
+  );
+  return rows.map((r) => ({
+    fileName: r.file_name,
+    kind: parseKind(r.kind, `ledger document of ${r.file_name}`),
+    request: r.request,
+  }));
+}
+
 /** Documents left `sending` by a process that died (of one company when given): their requests may or may not have arrived. */
 export async function sendingAtStart(q: SqlExecutor, company?: string): Promise<DueDocument[]> {
   const rows =

@@ -184,6 +184,9 @@ export class Ledger extends LedgerFiles implements LedgerPort {
   sendingAtStart(company?: string): Promise<DueDocument[]> {
     return due.sendingAtStart(this.sql, company);
   }
+  openFileSamples(company: string): Promise<due.OpenFileSample[]> {
+    return due.openFileSamples(this.sql, company);
+  }
   recoverSending(
     now = ledgerNow(),
     company?: string,

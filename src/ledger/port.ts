@@ -26,6 +26,7 @@ import type { ResendRequest } from './resend-requests.js';
 import type { ConsoleQueries } from './console-queries.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
+import type { OpenFileSample } from './due-documents.js';
 import type { MasterTableData, MasterVersion, NewMasterVersion } from './master-data.js';
 import type {
   CompanyOpenCounts,
@@ -220,6 +221,8 @@ export interface LedgerPort {
   // --- recovery (start-up, before any sender runs) --------------------------------------------------
   /** Documents left `sending` by a stopped process (only `company`'s when given). */
   sendingAtStart(company?: string): Promise<DueDocument[]>;
+  /** Per open file of the company, its first document still to send (the start's identity check). */
+  openFileSamples(company: string): Promise<OpenFileSample[]>;
   /**
    * Every document left `sending` (only `company`'s when given: a cluster node recovers the companies it
    * takes over), in one transaction: those with their own number back to pending (resent; a duplicate

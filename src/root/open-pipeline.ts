@@ -19,6 +19,7 @@ import { IntakeReader } from '../intake/intake-reader.js';
 import { MasterData } from '../intake/master-data.js';
 import { PartSets } from '../intake/part-sets.js';
 import { openLedger } from '../ledger/open.js';
+import { takenUnderRefusal } from '../company/taken-under.js';
 import type { AppLogger } from '../log/logger.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 import { healthOf, openService, type OpenedService, type ResolvedService } from './service.js';
@@ -64,6 +65,9 @@ export async function openPipeline(
     mkdirSync(config.paths.state, { recursive: true, mode: 0o700 });
   let reached: OpenedService | undefined;
   try {
+    // an alias whose open files were taken under another NIT would issue their rest under another company
+    const refusal = await takenUnderRefusal(ledger, config);
+    if (refusal !== undefined) throw refusal;
     reached = await openService(config, { logger, publish: options.publish === true });
     built = new Pipeline(config, logger, pipelineParts(reached), options);
     options.onStart?.(reached.service);

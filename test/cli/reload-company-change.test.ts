@@ -108,3 +108,48 @@ describe('a reload that changes a company while a file of it is open', () => {
     );
   }, 60_000);
 });
+
+describe('a start whose configuration changed a company while a file of it is open', () => {
+  test('two companies swapped between a stop and the next start: refused, and the file ends under its own company', async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
+    const { emulator, project, daemon } = started;
+    expect((await daemon.stop()).code).toBe(0);
+    const issuedBefore = (await emulator.client.issued({ company: a.id })).length;
+    expect(issuedBefore).toBeLessThan(12);
+    const original = project.configText(project.options);
+    await writeFile(
+      project.configFile,
+      project.configText({
+        ...project.options,
+        companies: [
+          { ...a, id: b.id, nit: b.nit, apiKey: b.apiKey, checkDigit: b.checkDigit },
+          { ...b, id: a.id, nit: a.nit, apiKey: a.apiKey, checkDigit: a.checkDigit },
+        ],
+      }),
+    );
+    const refused = started.spawnDaemon();
+    const exit = await refused.exited;
+    expect(exit.code).toBe(2);
+    expect(refused.stderr).toContain('EDOC_CONFIG_INVALID');
+    expect(refused.stderr).toContain(
+      `companies[0].nit: company ${a.alias} has 1 open file(s) taken under NIT ${a.nit} (mid.jsonl), and this configuration gives it NIT ${b.nit}`,
+    );
+    // nothing was sent under the swapped configuration
+    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+    expect(await emulator.client.issued({ company: a.id })).toHaveLength(issuedBefore);
+
+    // started again with the configuration the file was taken under, it ends under its own company
+    await writeFile(project.configFile, original);
+    await started.startDaemon();
+    const result = await project.finalResult('invoice', 'mid.jsonl', {
+      company: a.alias,
+      timeoutMs: 40_000,
+    });
+    expect(result.counts).toMatchObject({ total: 12, accepted: 12 });
+    expect(await emulator.client.issued({ company: a.id })).toHaveLength(12);
+    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+  }, 90_000);
+});

@@ -1,0 +1,61 @@
+/**
+ * A company's open files are sent under the company they were taken under. The ledger knows a file's
+ * company by its alias, and every request leaves with the alias's `id` and key as configured when it
+ * leaves: a process started with two companies' entries swapped (or the wrong entry edited) while files of
+ * them are open would issue the rest of those files under the other company — one file under two NITs. A
+ * reload with such a change is refused (daemon/company-change.ts); at start, each open file's requests
+ * still name the issuer NIT they were taken under, and a configuration that gives the alias another NIT
+ * refuses the start (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs.
+ */
+import type { Config } from '../config/schema.js';
+import { EdocError } from '../errors.js';
+import { issuerOf } from '../kinds/validate-document.js';
+import type { LedgerPort } from '../ledger/port.js';
+import { excerpt } from '../policy/excerpt.js';
+import { normaliseIdNumber } from '../policy/nit.js';
+
+/** Why `config` may not start on this ledger, or undefined: an alias's NIT is not the one its open files were taken under. */
+export async function takenUnderRefusal(
+  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  config: Readonly<Config>,
+): Promise<EdocError | undefined> {
+  for (const [i, company] of config.companies.entries()) {
+    const nit = normaliseIdNumber(company.nit);
+    const others = new Map<string, string[]>();
+    for (const sample of await ledger.openFileSamples(company.alias)) {
+      const issuer = issuerOfText(sample.kind, sample.request);
+      if (issuer === undefined || issuer === '' || issuer === nit) continue;
+      others.set(issuer, [...(others.get(issuer) ?? []), sample.fileName]);
+    }
+    const [taken, files] = [...others][0] ?? [];
+    if (taken === undefined || files === undefined) continue;
+    const names = files.slice(0, 3).map((name) => excerpt(name, 80));
+    const more = files.length > names.length ? ` and ${files.length - names.length} more` : '';
+    return new EdocError(
+      'EDOC_CONFIG_INVALID',
+      `companies[${i}].nit: company ${company.alias} has ${files.length} open file(s) taken under NIT ` +
+        `${excerpt(taken, 20)} (${names.join(', ')}${more}), and this configuration gives it NIT ${nit}: their ` +
+        'remaining documents would be issued under another company (two entries swapped, or the wrong one ' +
+        'edited). Start with the configuration they were taken under, and change it once they are final ' +
+        '(edoc-bridge status lists them)',
+      { path: `companies[${i}].nit`, company: company.alias },
+    );
+  }
+  return undefined;
+}
+
+/** The issuer NIT (normalised) a stored request names; undefined when it cannot be read or names none. */
+function issuerOfText(
+  kind: Parameters<typeof issuerOf>[0],
+  text: string | null,
+): string | undefined {
+  if (text === null) return undefined;
+  let request: unknown;
+  try {
+    request = JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+  const issuer = issuerOf(kind, request);
+  return issuer === undefined ? undefined : normaliseIdNumber(issuer.value);
+}
