@@ -250,6 +250,17 @@ describePg('cluster failures (child processes, one PostgreSQL ledger)', () => {
       30_000,
     );
     const takenAt = Date.parse(String(taken.time));
+    // The victim comes back only once the heir has had one of the company's documents accepted: started
+    // sooner, it may take its fair share back before the heir's first request (a slow machine), and the
+    // heir would then have nothing of its own to show
+    await heir.waitForLog(
+      (l) =>
+        l.msg === 'document final' &&
+        l.company === company.alias &&
+        l.status === 'accepted' &&
+        Date.parse(String(l.time)) >= takenAt,
+      30_000,
+    );
     nodes.set(victim, await ctx.cluster.start(victim));
     const summary = await checkOnce(company, 'killed', sent);
     const heirAccepted = new Set(
