@@ -29,12 +29,10 @@ export async function takenUnderRefusal(
     }
     const [taken, files] = [...others][0] ?? [];
     if (taken === undefined || files === undefined) continue;
-    const names = files.slice(0, 3).map((name) => excerpt(name, 80));
-    const more = files.length > names.length ? ` and ${files.length - names.length} more` : '';
     return new EdocError(
       'EDOC_CONFIG_INVALID',
       `companies[${i}].nit: company ${company.alias} has ${files.length} open file(s) taken under NIT ` +
-        `${excerpt(taken, 20)} (${names.join(', ')}${more}), and this configuration gives it NIT ${nit}: their ` +
+        `${excerpt(taken, 20)} (${openFilesText(files)}), and this configuration gives it NIT ${nit}: their ` +
         'remaining documents would be issued under another company (two entries swapped, or the wrong one ' +
         'edited). Start with the configuration they were taken under, and change it once they are final ' +
         '(edoc-bridge status lists them)',
@@ -42,6 +40,15 @@ export async function takenUnderRefusal(
     );
   }
   return undefined;
+}
+
+/** The first three of a company's open files, by name (each cut at 80 characters), and how many more. */
+export function openFilesText(names: readonly string[]): string {
+  const shown = names.slice(0, 3).map((name) => excerpt(name, 80));
+  return (
+    shown.join(', ') +
+    (names.length > shown.length ? ` and ${names.length - shown.length} more` : '')
+  );
 }
 
 /** The issuer NIT (normalised) a stored request names; undefined when it cannot be read or names none. */

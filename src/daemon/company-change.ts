@@ -11,6 +11,7 @@
  * one company at once, each on its own node, since the identity rule compares one alias at a time. A
  * company added or given another id whose id another live node recorded for another alias is refused.
  */
+import { openFilesText } from '../company/taken-under.js';
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
@@ -80,12 +81,10 @@ async function openFileRefusal(
       ...(was.id === company.id ? [] : [`id ${was.id} → ${company.id}`]),
       ...(was.nit === company.nit ? [] : [`nit ${was.nit} → ${company.nit}`]),
     ].join(', ');
-    const names = open.slice(0, 3).map((f) => f.name);
-    const more = open.length > names.length ? ` and ${open.length - names.length} more` : '';
     return new EdocError(
       'EDOC_CONFIG_INVALID',
       `companies[${i}].${field}: company ${company.alias} would change (${changes}) while ${open.length} ` +
-        `file(s) of it are open (${names.join(', ')}${more}): their remaining documents would be issued under ` +
+        `file(s) of it are open (${openFilesText(open.map((f) => f.name))}): their remaining documents would be issued under ` +
         'the other company. Reload this change once those files are final (edoc-bridge status lists them)',
       { path: `companies[${i}].${field}`, company: company.alias },
     );

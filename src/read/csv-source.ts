@@ -145,8 +145,9 @@ export async function openCsvSource(
     return i;
   };
   // a delimited row longer than its header stands one column off (an unquoted delimiter in a text cell)
-  const width = input.format === 'csv' ? namedWidth(headerCells) : undefined;
-  const layout = { file, headerRow, width: namedWidth(headerCells), delimiter };
+  const named = namedWidth(headerCells);
+  const width = input.format === 'csv' ? named : undefined;
+  const layout = { file, headerRow, width: named, delimiter };
   const mark = ctx.mark;
   // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
   const rowView = (framed: FramedRow): RowView => ({

@@ -30,6 +30,29 @@ const slow = (c: TestCompany): TestCompany => ({
   rate: { requestsPerSecond: 2, concurrency: 1 },
 });
 
+/** `a` and `b` with their id, NIT and key swapped (two entries edited into each other). */
+function swapped(a: TestCompany, b: TestCompany): TestCompany[] {
+  return [
+    { ...a, id: b.id, nit: b.nit, apiKey: b.apiKey, checkDigit: b.checkDigit },
+    { ...b, id: a.id, nit: a.nit, apiKey: a.apiKey, checkDigit: a.checkDigit },
+  ];
+}
+
+/** `mid.jsonl` ends with its 12 invoices accepted, every one issued under `a` and none under `b`. */
+async function endsUnder(
+  { project, emulator }: DaemonProject,
+  a: TestCompany,
+  b: TestCompany,
+): Promise<void> {
+  const result = await project.finalResult('invoice', 'mid.jsonl', {
+    company: a.alias,
+    timeoutMs: 40_000,
+  });
+  expect(result.counts).toMatchObject({ total: 12, accepted: 12 });
+  expect(await emulator.client.issued({ company: a.id })).toHaveLength(12);
+  expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+}
+
 /** A daemon of `companies` sending `name` (12 invoices of `of` at 2/s): returned once 3 are issued. */
 async function sendingFile(
   daemonProject: (options: { companies: TestCompany[] }) => Promise<DaemonProject>,
@@ -60,15 +83,12 @@ describe('a reload that changes a company while a file of it is open', () => {
     daemonProject,
   }) => {
     const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
-    const { emulator, project, daemon } = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
-    const swapped = {
-      ...project.options,
-      companies: [
-        { ...a, id: b.id, nit: b.nit, apiKey: b.apiKey, checkDigit: b.checkDigit },
-        { ...b, id: a.id, nit: a.nit, apiKey: a.apiKey, checkDigit: a.checkDigit },
-      ],
-    };
-    await writeFile(project.configFile, project.configText(swapped));
+    const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
+    const { project, daemon } = started;
+    await writeFile(
+      project.configFile,
+      project.configText({ ...project.options, companies: swapped(a, b) }),
+    );
     const refused = await daemon.reload();
     expect(refused.msg).toBe('new configuration refused; the old one stays in force');
     expect(refused.code).toBe('EDOC_CONFIG_INVALID');
@@ -76,13 +96,7 @@ describe('a reload that changes a company while a file of it is open', () => {
       `companies[0].id: company ${a.alias} would change (id ${a.id} → ${b.id}, nit ${a.nit} → ${b.nit}) while 1 file(s) of it are open (mid.jsonl)`,
     );
 
-    const result = await project.finalResult('invoice', 'mid.jsonl', {
-      company: a.alias,
-      timeoutMs: 40_000,
-    });
-    expect(result.counts).toMatchObject({ total: 12, accepted: 12 });
-    expect(await emulator.client.issued({ company: a.id })).toHaveLength(12);
-    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+    await endsUnder(started, a, b);
 
     // once the file is final, the same change reloads
     const reloaded = await daemon.reload();
@@ -122,13 +136,7 @@ describe('a start whose configuration changed a company while a file of it is op
     const original = project.configText(project.options);
     await writeFile(
       project.configFile,
-      project.configText({
-        ...project.options,
-        companies: [
-          { ...a, id: b.id, nit: b.nit, apiKey: b.apiKey, checkDigit: b.checkDigit },
-          { ...b, id: a.id, nit: a.nit, apiKey: a.apiKey, checkDigit: a.checkDigit },
-        ],
-      }),
+      project.configText({ ...project.options, companies: swapped(a, b) }),
     );
     const refused = started.spawnDaemon();
     const exit = await refused.exited;
@@ -144,12 +152,6 @@ describe('a start whose configuration changed a company while a file of it is op
     // started again with the configuration the file was taken under, it ends under its own company
     await writeFile(project.configFile, original);
     await started.startDaemon();
-    const result = await project.finalResult('invoice', 'mid.jsonl', {
-      company: a.alias,
-      timeoutMs: 40_000,
-    });
-    expect(result.counts).toMatchObject({ total: 12, accepted: 12 });
-    expect(await emulator.client.issued({ company: a.id })).toHaveLength(12);
-    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+    await endsUnder(started, a, b);
   }, 90_000);
 });
