@@ -9,6 +9,7 @@ import { EdocError, isEdocError } from '../errors.js';
 import { documentKey, formatKey } from '../kinds/document-key.js';
 import type { DocumentKind } from '../kinds/index.js';
 import { validateDocument } from '../kinds/validate-document.js';
+import { placed } from '../map/request-place.js';
 import { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
@@ -99,7 +100,10 @@ export async function validateUnits(
         const problems: Problem[] = [...doc.problems];
         if (doc.request !== undefined)
           problems.push(
-            ...validateDocument(docKind, doc.request, { today: p.today, issuerNit: p.company.nit }),
+            ...placed(
+              validateDocument(docKind, doc.request, { today: p.today, issuerNit: p.company.nit }),
+              doc.place,
+            ),
           );
         const own = doc.request === undefined ? undefined : documentKey(docKind, doc.request);
         // the key as result.json, status and retry show it; a document without its own has the export's key

@@ -20,6 +20,7 @@ import { documentKey } from '../kinds/document-key.js';
 import { contentSummary, kindOf, referencedNumbers, type DocumentKind } from '../kinds/index.js';
 import { distinctProblems, type Problem } from '../validate/problem.js';
 import { validateDocument } from '../kinds/validate-document.js';
+import { placed } from '../map/request-place.js';
 
 /**
  * Documents committed per ledger transaction while a file is read (held back: none is due before the
@@ -160,9 +161,12 @@ function toNewDocument(
   const job = doc.kind === undefined ? readJob : { ...readJob, kind: doc.kind };
   const problems: Problem[] = [...doc.problems];
   if (doc.request !== undefined && problems.length === 0) {
-    problems.push(
-      ...validateDocument(job.kind, doc.request, { today: job.today, issuerNit: job.company.nit }),
-    );
+    const found = validateDocument(job.kind, doc.request, {
+      today: job.today,
+      issuerNit: job.company.nit,
+    });
+    // a mapped document's problems in the export's words: its column and row, not the request's path
+    problems.push(...placed(found, doc.place));
   }
   const key = doc.request === undefined ? undefined : documentKey(job.kind, doc.request);
   const erpKey =

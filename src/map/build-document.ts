@@ -22,10 +22,13 @@ import type { KindCheck, Mapping, Route } from './mapping-types.js';
 import type { MasterTables } from './master-tables.js';
 import { defaultGuards } from './guards/default-guards.js';
 import { reconcile } from './guards/reconcile.js';
+import { placeFinder, type PlaceOf } from './request-place.js';
 
 export interface BuiltDocument {
   request?: Record<string, unknown>;
   problems: Problem[];
+  /** Where each request field came from (the validators' problems are named by it). */
+  place?: PlaceOf;
 }
 
 const documentColumnsCache = new WeakMap<Mapping, string[]>();
@@ -186,7 +189,10 @@ export function buildDocument(
     });
     if (lines.length > 0 || !optional) request[mapping.linesField] = lines.map((l) => l.fields);
   }
-  if (mapping.concepts !== undefined) applyConcepts(mapping.concepts, rows, request, docCtx);
+  const concepts =
+    mapping.concepts === undefined
+      ? undefined
+      : applyConcepts(mapping.concepts, rows, request, docCtx);
   if (problems.length > 0) return { problems };
   for (const d of mapping.derive) {
     try {
@@ -212,7 +218,15 @@ export function buildDocument(
   if (problems.length > 0) return { problems };
   // what the mapping computed is checked before anything is sent: the default guards, then the export's own figures
   problems.push(...defaultGuards(mapping, lines), ...reconcile(mapping, rows, request, lines));
-  return problems.length > 0 ? { problems } : { request, problems };
+  if (problems.length > 0) return { problems };
+  const place = placeFinder({
+    mapping,
+    request,
+    documentRow: roles.documentRow.row,
+    lineRows: lines.map((l) => l.rows),
+    ...(concepts === undefined ? {} : { concepts }),
+  });
+  return { request, problems, place };
 }
 
 /** A route as a `kindCheck` entry: each listed value shows its kind. */

@@ -9,6 +9,7 @@ import type { Problem } from '../validate/problem.js';
 import { evaluateValue } from './evaluate-value.js';
 import type { EvalContext, RowView } from './eval-context.js';
 import type { Concepts } from './mapping-types.js';
+import { specColumns } from './compile-node.js';
 
 type Segment = string | number;
 
@@ -59,27 +60,41 @@ function setAt(root: Record<string, unknown>, path: Segment[], value: unknown): 
   return true;
 }
 
-/** Holes left by indices given out of order (`HEDs[1]` without `HEDs[0]`) are closed: indices give the order. */
-function compactArrays(node: unknown): void {
+/**
+ * Holes left by indices given out of order (`HEDs[1]` without `HEDs[0]`) are closed: indices give the
+ * order. True when a hole was closed (the items after it moved).
+ */
+function compactArrays(node: unknown): boolean {
+  let moved = false;
   if (Array.isArray(node)) {
-    for (let i = node.length - 1; i >= 0; i -= 1) if (node[i] === undefined) node.splice(i, 1);
-    for (const item of node) compactArrays(item);
+    for (let i = node.length - 1; i >= 0; i -= 1)
+      if (node[i] === undefined) {
+        node.splice(i, 1);
+        moved = true;
+      }
+    for (const item of node) moved = compactArrays(item) || moved;
   } else if (isContainer(node)) {
-    for (const v of Object.values(node)) compactArrays(v);
+    for (const v of Object.values(node)) moved = compactArrays(v) || moved;
   }
+  return moved;
 }
+
+/** Where each field a concept row set came from (map/request-place.ts): request path -> row and columns. */
+export type ConceptPlaces = Map<string, { row: number; columns: string[] }>;
 
 /**
  * Applies every concept row of a document to its request. A field already set (by the document's own
  * fields or by an earlier concept row) is not overwritten: the document is invalid naming both rows.
+ * Returns where each field it set came from.
  */
 export function applyConcepts(
   concepts: Concepts,
   rows: RowView[],
   request: Record<string, unknown>,
   ctx: EvalContext,
-): void {
+): ConceptPlaces {
   const setBy = new Map<string, number>();
+  const places: ConceptPlaces = new Map();
   const problem = (p: Omit<Problem, 'path'>): void => {
     ctx.problems.push({ path: '', ...p });
   };
@@ -127,7 +142,11 @@ export function applyConcepts(
         continue;
       }
       setBy.set(path, row.row);
+      places.set(path, { row: row.row, columns: [...specColumns(spec, new Set())] });
     }
   }
-  compactArrays(request);
+  // a closed hole moved the items after it: a path with an index may name another item now
+  if (compactArrays(request))
+    for (const path of places.keys()) if (path.includes('[')) places.delete(path);
+  return places;
 }

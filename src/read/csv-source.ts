@@ -239,6 +239,7 @@ export async function openCsvSource(
       };
       if (!doc.key.startsWith(NO_KEY)) out.keyId = doc.key;
       if (built.request !== undefined) out.request = built.request;
+      if (built.request !== undefined && built.place !== undefined) out.place = built.place;
       if (mapping.route !== undefined && 'kind' in routed) out.kind = routed.kind;
       return out;
     };

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { DocumentKind } from '../kinds/index.js';
 import type { Problem } from '../validate/problem.js';
+import type { PlaceOf } from '../map/request-place.js';
 
 export type { Problem } from '../validate/problem.js';
 
@@ -30,6 +31,11 @@ export interface SourceDocument {
   kind?: DocumentKind;
   /** `request` is exactly `JSON.parse(raw)` (JSON and JSONL inputs): the ledger stores the text once. */
   requestFromRaw?: boolean;
+  /**
+   * A mapped document: where each request field came from, so the validators' problems name the export's
+   * column and row (map/request-place.ts). Stays on the thread that read the file.
+   */
+  place?: PlaceOf;
 }
 
 /** `xlsx` / `xls`: spreadsheets, read as rows of CSV (their retry file is CSV). */
