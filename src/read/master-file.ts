@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { EdocError, isEdocError } from '../errors.js';
 import { excerpt } from '../policy/excerpt.js';
-import { detectEncoding, firstLine, sniffDelimiter, type CsvDelimiter } from './csv-encoding.js';
+import { firstLine, sniffDelimiter, type CsvDelimiter } from './csv-encoding.js';
+import { oneEncoding } from './csv-one-encoding.js';
 import { indexHeader, normaliseColumnName } from './csv-header.js';
 import { readCsvRecords } from './csv-records.js';
 
@@ -59,9 +60,34 @@ function bad(
   );
 }
 
+/**
+ * The file's encoding, once its bytes are text in that one encoding (read/csv-one-encoding.ts, as for an
+ * export): a table with one row pasted in another encoding, or a NUL byte, would give a customer's name
+ * as "MarÃ­a" or "Mar\0a" to every document that reads it.
+ */
+async function inOneEncoding(file: string, spec: MasterFileSpec) {
+  try {
+    return await oneEncoding(file, spec.encoding);
+  } catch (err) {
+    if (!isEdocError(err, 'EDOC_READ_ENCODING') && !isEdocError(err, 'EDOC_READ_BINARY')) throw err;
+    // the reader's own words (which encoding, which lines), less what it says of an export's documents
+    const name = path.basename(file);
+    const said = err.message.startsWith(`${name} `) ? err.message.slice(name.length + 1) : '';
+    const what = said.replace(/\. Nothing of the file is sent;.*$/s, '');
+    const fix =
+      err.code === 'EDOC_READ_BINARY' ? 'export it again' : 'save the whole file in one encoding';
+    throw new EdocError(
+      'EDOC_MASTER_BAD_FILE',
+      `Master table "${spec.table}": ${name} ${what || 'is not text in one encoding'}; ${fix}; ` +
+        'the table in use stays as it was',
+      { file, table: spec.table, row: err.context.row, reason: err.code },
+    );
+  }
+}
+
 /** Reads and checks a whole table file; throws EDOC_MASTER_BAD_FILE. */
 export async function readMasterFile(file: string, spec: MasterFileSpec): Promise<MasterFile> {
-  const { decoding } = await detectEncoding(file, spec.encoding);
+  const { decoding } = await inOneEncoding(file, spec);
   const delimiter: CsvDelimiter =
     spec.delimiter === 'auto'
       ? sniffDelimiter(await firstLine(file, decoding))

@@ -203,6 +203,47 @@ describe('a master-data table file', () => {
     expect(twoMails).toMatchObject({ row: 1, column: 'Correo' });
   });
 
+  it('is refused when its bytes are in two encodings, or hold a NUL byte: names would be read wrong', async () => {
+    const refusedBytes = async (bytes: Buffer) => {
+      try {
+        await readMasterFile(await tempFile('terceros.csv', bytes), SPEC);
+      } catch (err) {
+        if (isEdocError(err, 'EDOC_MASTER_BAD_FILE'))
+          return { message: err.message, row: err.context.row };
+        throw err;
+      }
+      throw new Error('the file was read');
+    };
+    // UTF-8 rows, and line 4 pasted from a Windows program: "Muñoz" with ñ as the one byte 0xF1. Read as
+    // Windows-1252 (the file is not valid UTF-8), the UTF-8 rows' names would be "GÃ³mez"
+    const mixed = Buffer.concat([
+      Buffer.from(TERCEROS, 'utf8'),
+      Buffer.from('13;52111222;Ana Mu', 'latin1'),
+      Buffer.from([0xf1]),
+      Buffer.from('oz;;Calle 1\r\n', 'latin1'),
+    ]);
+    const twoEncodings = await refusedBytes(mixed);
+    expect(twoEncodings.message).toBe(
+      'Master table "customers": terceros.csv is read as Windows-1252 (line 4 holds the byte 0xF1, which is not UTF-8), ' +
+        'but line 1 holds UTF-8 text (an accented letter written as two bytes): its names would be issued as "MarÃ­a"; ' +
+        'save the whole file in one encoding; the table in use stays as it was',
+    );
+    expect(twoEncodings.row).toBe(1);
+    // a NUL byte past the first 8 KiB (the binary sniff's reach), inside a name on line 202
+    const filler = Array.from(
+      { length: 200 },
+      (_, i) => `13;${70000000 + i};Cliente número ${i};;Calle ${i} # 10-20`,
+    );
+    const withNul = `${TERCEROS}${filler.join('\r\n')}\r\n13;79000999;Mar\u0000a;;Calle 9\r\n`;
+    expect(Buffer.byteLength(withNul)).toBeGreaterThan(8192);
+    const nul = await refusedBytes(Buffer.from(withNul, 'utf8'));
+    expect(nul.message).toBe(
+      'Master table "customers": terceros.csv is not a text file: line 204 holds a NUL byte, which no text export writes; ' +
+        'export it again; the table in use stays as it was',
+    );
+    expect(nul.row).toBe(204);
+  });
+
   it('takes the same id twice when both rows say the same', async () => {
     const read = await readMasterFile(
       await tempFile(
