@@ -72,6 +72,8 @@ export const ERRORS = {
   EDOC_MAP_MISSING_COLUMN: 'A required column is missing from the export header.',
   EDOC_MAP_BAD_NUMBER: "A cell does not hold a number in the mapping's format.",
   EDOC_MAP_BAD_DATE: "A cell does not hold a date in the mapping's format.",
+  EDOC_MAP_FORMAT_MISMATCH:
+    "(whole file) A number or date cell does not read in the mapping's format but does in the other convention (decimal and thousands separators exchanged, or day and month): the export is written in the other one, and its cells that read either way would be issued wrong, so nothing of the file is sent.",
   EDOC_MAP_UNKNOWN_CODE: "A cell holds a code that the mapping's lookup table does not know.",
   EDOC_MAP_INCONSISTENT: 'The rows of one document disagree on a document-level field.',
   EDOC_MAP_MULTIPLE_VAT: 'A line carries more than one VAT rate.',

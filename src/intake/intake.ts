@@ -214,10 +214,10 @@ export async function intakeFile(
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
       if (details !== undefined) await ledger.setReadDetails(rec.fileId, details);
-      await ledger.failRead(
-        rec.fileId,
-        fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err),
-      );
+      const error = fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err);
+      // refused whole: what was stored of it is no document of the file (ledger/file-reading.ts)
+      if (code === 'EDOC_MAP_FORMAT_MISMATCH') await ledger.refuseWhole(rec.fileId, error);
+      else await ledger.failRead(rec.fileId, error);
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }

@@ -10,6 +10,25 @@ import type { FileError } from './types.js';
 
 import { addEvent } from './events.js';
 import { updateFile, type ReadDetails } from './files.js';
+import { removeDocumentsTx } from './superseded-files.js';
+
+/** The file's row as failed to read (`where`: a further condition); whether a row was changed. */
+async function failFile(
+  tx: SqlExecutor,
+  fileId: number,
+  error: FileError,
+  now: number,
+  fence: Fence,
+  where: '' | " AND state = 'reading'",
+): Promise<boolean> {
+  const file = await tx.get<{ company: string }>(
+    `UPDATE files SET state = 'failed-read', error = ?, finished_at = ? WHERE id = ?${where}
+    RETURNING company`,
+    [json(error), now, fileId],
+  );
+  if (file !== undefined) await fence(tx, [file.company]);
+  return file !== undefined;
+}
 /** Format facts known as soon as the reader opened the file (the retry file needs them). */
 export function setReadDetails(
   q: SqlExecutor,
@@ -75,12 +94,7 @@ export function failRead(
   fence: Fence = NO_FENCE,
 ): Promise<number> {
   return q.transaction(async (tx) => {
-    const file = await tx.get<{ company: string }>(
-      `UPDATE files SET state = 'failed-read', error = ?, finished_at = ? WHERE id = ?
-      RETURNING company`,
-      [json(error), now, fileId],
-    );
-    if (file !== undefined) await fence(tx, [file.company]);
+    await failFile(tx, fileId, error, now, fence, '');
     const held = (
       await tx.run(
         `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
@@ -99,5 +113,27 @@ export function failRead(
     ).changes;
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, heldBack: held });
     return held;
+  });
+}
+
+/**
+ * The file is refused whole while it is read (EDOC_MAP_FORMAT_MISMATCH: its cells are in another
+ * convention than its mapping's, so every document read from it may be wrong): the documents stored
+ * of it are removed, none of which was released, and it is `failed-read` with no documents, as a file
+ * refused before its first document; its report holds the file-level error and no retry file, and
+ * the original is the one to drop again. Only from `reading`; returns how many documents were removed.
+ */
+export function refuseWhole(
+  q: SqlExecutor,
+  fileId: number,
+  error: FileError,
+  now: number,
+  fence: Fence = NO_FENCE,
+): Promise<number> {
+  return q.transaction(async (tx) => {
+    if (!(await failFile(tx, fileId, error, now, fence, " AND state = 'reading'"))) return 0;
+    const removed = await removeDocumentsTx(tx, fileId);
+    await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, removed });
+    return removed;
   });
 }

@@ -42,6 +42,9 @@ export abstract class LedgerFiles {
   failRead(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
     return reading.failRead(this.sql, fileId, error, now, this.fence);
   }
+  refuseWhole(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
+    return reading.refuseWhole(this.sql, fileId, error, now, this.fence);
+  }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
     return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
   }

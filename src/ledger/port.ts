@@ -140,6 +140,8 @@ export interface LedgerPort {
   finishReading(fileId: number, now?: number, details?: ReadDetails): Promise<void>;
   /** The file could not be read to the end: its unsent documents are held back (`invalid`). Returns how many. */
   failRead(fileId: number, error: FileError, now?: number): Promise<number>;
+  /** The file is refused whole while `reading`: its stored documents are removed, none sent. Returns how many. */
+  refuseWhole(fileId: number, error: FileError, now?: number): Promise<number>;
   /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */
   dropIntake(fileId: number, data: Record<string, unknown>, now?: number): Promise<boolean>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */

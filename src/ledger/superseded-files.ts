@@ -28,12 +28,7 @@ export async function dropIntakeTx(
     [fileId],
   );
   if (row?.state !== 'reading') return undefined;
-  await tx.run(
-    'DELETE FROM document_bodies WHERE id IN (SELECT id FROM documents WHERE file_id = ?)',
-    [fileId],
-  );
-  const docs = (await tx.run('DELETE FROM documents WHERE file_id = ?', [fileId])).changes;
-  await tx.run('DELETE FROM file_counts WHERE file_id = ?', [fileId]);
+  const docs = await removeDocumentsTx(tx, fileId);
   await tx.run('UPDATE files SET duplicate_of = NULL WHERE duplicate_of = ?', [fileId]);
   // PostgreSQL: the node's claim of the file (cluster/file-claims.ts) goes with it; taken again, it is claimed anew
   if (tx.dialect === 'postgres')
@@ -49,6 +44,17 @@ export async function dropIntakeTx(
   );
   await addEvent(tx, now, 'file-dropped', fileId, null, { ...data, documents: docs });
   return row.company;
+}
+
+/** Deletes every document of a file (never released: it is `reading`) with its body and counts; returns how many. */
+export async function removeDocumentsTx(tx: SqlExecutor, fileId: number): Promise<number> {
+  await tx.run(
+    'DELETE FROM document_bodies WHERE id IN (SELECT id FROM documents WHERE file_id = ?)',
+    [fileId],
+  );
+  const docs = (await tx.run('DELETE FROM documents WHERE file_id = ?', [fileId])).changes;
+  await tx.run('DELETE FROM file_counts WHERE file_id = ?', [fileId]);
+  return docs;
 }
 
 export function dropIntake(

@@ -17,6 +17,7 @@ import {
 } from './convert-number.js';
 import type { EvalContext, RowView, Source } from './eval-context.js';
 import { describe, report } from './eval-context.js';
+import { dateMismatch, numberMismatch } from './format-evidence.js';
 import type { MappingFormat, ValueSpec } from './mapping-types.js';
 
 /** What `as: time` and a datetime's `time:` column read: 24-hour, or 12-hour with AM/PM (capture.ts's timeOfDay). */
@@ -59,6 +60,14 @@ function convertUnsafe(
 ): string | null | undefined {
   const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
+    // a cell as the export wrote it that reads in the other convention refuses the whole file
+    const mismatch = exportCell(spec, source)
+      ? otherConvention(code, value, source, format, row.row)
+      : undefined;
+    if (mismatch !== undefined) {
+      ctx.problems.push({ ...mismatch, path });
+      return null;
+    }
     report(
       ctx,
       code,
@@ -163,6 +172,29 @@ function convertUnsafe(
       return `${date}T${time}`;
     }
   }
+}
+
+/** The export's own cell: not an expression's result, a lookup table's code or a master-data cell. */
+function exportCell(spec: ValueSpec, source: Source): boolean {
+  if (spec.as === 'id-number' || spec.as === 'time') return false;
+  return (
+    !source.plain &&
+    source.master !== true &&
+    source.column !== undefined &&
+    spec.lookup === undefined
+  );
+}
+
+function otherConvention(
+  code: ErrorCode,
+  value: string,
+  source: Source,
+  format: MappingFormat,
+  row: number,
+) {
+  if (code === 'EDOC_MAP_BAD_NUMBER') return numberMismatch(format, value, source.column!, [row]);
+  if (code !== 'EDOC_MAP_BAD_DATE') return undefined;
+  return dateMismatch(format.date, value, source.column!, [row], splitDateTime(value)?.[0]);
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Source {
   text: string;
   plain: boolean;
   column?: string;
+  /** A master-data table's cell (`lookup()`): not the export's, so not read for its format (format-evidence.ts). */
+  master?: boolean;
 }
 
 export interface CompanyInfo {

@@ -24,11 +24,15 @@ function sourceOf(
     try {
       const v = expressionValue(spec.expr, row, ctx.mapping.format, ctx.master);
       // a cell passed on unchanged is read like a column: value, in the mapping's number format
-      return v.column === undefined
-        ? { text: v.text, plain: true }
-        : { text: v.text, plain: false, column: v.column };
+      if (v.column === undefined) return { text: v.text, plain: true };
+      return { text: v.text, plain: false, column: v.column, ...(v.master && { master: true }) };
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
+      if (err.code === 'EDOC_MAP_FORMAT_MISMATCH') {
+        const p = { code: err.code, path, message: err.message, rows: [row.row] };
+        ctx.problems.push({ ...p, column: err.column!, value: excerpt(err.value ?? '') });
+        return undefined;
+      }
       // an id missing from a master table is reported once per document, not once per field that reads it
       if (
         err.code !== undefined &&

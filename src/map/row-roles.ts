@@ -8,6 +8,7 @@ import { excerpt, quoted } from '../policy/excerpt.js';
 import type { EvalContext, RowView } from './eval-context.js';
 import type { Mapping } from './mapping-types.js';
 import { evaluateCondition } from './row-condition.js';
+import { numberMismatch } from './format-evidence.js';
 import type { RowCondition } from './row-condition.js';
 
 /** Evaluates a condition on a row; an undecided cell is reported (EDOC_MAP_BAD_NUMBER) and counts as false. */
@@ -19,14 +20,17 @@ export function conditionHolds(
 ): boolean {
   const r = evaluateCondition(cond, (c) => row.get(c), ctx.mapping.format);
   if (typeof r === 'boolean') return r;
-  ctx.problems.push({
-    code: 'EDOC_MAP_BAD_NUMBER',
-    path: '',
-    column: r.column,
-    value: excerpt(r.text),
-    rows: [row.row],
-    message: `Row ${row.row}: ${quoted(r.text)} in column "${r.column}" is not a number (decimal "${ctx.mapping.format.decimal}", thousands "${ctx.mapping.format.thousands}"), so ${rule} cannot decide this row`,
-  });
+  const mismatch = numberMismatch(ctx.mapping.format, r.text, r.column, [row.row]);
+  ctx.problems.push(
+    mismatch ?? {
+      code: 'EDOC_MAP_BAD_NUMBER',
+      path: '',
+      column: r.column,
+      value: excerpt(r.text),
+      rows: [row.row],
+      message: `Row ${row.row}: ${quoted(r.text)} in column "${r.column}" is not a number (decimal "${ctx.mapping.format.decimal}", thousands "${ctx.mapping.format.thousands}"), so ${rule} cannot decide this row`,
+    },
+  );
   return false;
 }
 

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { Mapping } from '../map/mapping-types.js';
 import type { UndecidedCell } from '../map/row-condition.js';
+import { numberMismatch } from '../map/format-evidence.js';
 import type { FramedRow } from './csv-framing.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
@@ -124,12 +125,15 @@ export function withoutKey(
 
 function skipUndecided(mapping: Mapping, row: number, cell: UndecidedCell): Problem {
   const f = mapping.format;
-  return {
-    code: 'EDOC_MAP_BAD_NUMBER',
-    path: '',
-    column: cell.column,
-    value: excerpt(cell.text),
-    rows: [row],
-    message: `Row ${row}: ${quoted(cell.text)} in column "${cell.column}" is not a number (decimal "${f.decimal}", thousands "${f.thousands}"), so rows.skip cannot decide whether to skip the row`,
-  };
+  const mismatch = numberMismatch(f, cell.text, cell.column, [row]);
+  return (
+    mismatch ?? {
+      code: 'EDOC_MAP_BAD_NUMBER',
+      path: '',
+      column: cell.column,
+      value: excerpt(cell.text),
+      rows: [row],
+      message: `Row ${row}: ${quoted(cell.text)} in column "${cell.column}" is not a number (decimal "${f.decimal}", thousands "${f.thousands}"), so rows.skip cannot decide whether to skip the row`,
+    }
+  );
 }

@@ -10,6 +10,8 @@
  */
 import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { excerpt } from '../policy/excerpt.js';
 import { EdocError } from '../errors.js';
 import { buildDocument } from '../map/build-document.js';
 import type { BuiltDocument } from '../map/build-document.js';
@@ -159,6 +161,19 @@ export async function openCsvSource(
     },
   });
 
+  /** A cell in the other number or date convention (map/format-evidence.ts): the whole file is refused. */
+  const formatMismatch = (p: Problem): EdocError => {
+    const i = p.column === undefined ? -1 : indexOf(p.column);
+    const column = i < 0 ? p.column : headerCells[i].trim();
+    const row = p.rows?.[0];
+    const name = path.basename(file);
+    return new EdocError(
+      'EDOC_MAP_FORMAT_MISMATCH',
+      `${name} row ${row}, column "${excerpt(column ?? '', 60)}": ${p.message}`,
+      { file: name, ...(row !== undefined && { row }), column: column ?? '', value: p.value ?? '' },
+    );
+  };
+
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
     const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
@@ -230,6 +245,8 @@ export async function openCsvSource(
         });
         delete built.request;
       }
+      const mismatch = built.problems.find((p) => p.code === 'EDOC_MAP_FORMAT_MISMATCH');
+      if (mismatch !== undefined) throw formatMismatch(mismatch);
       const out: CsvSourceDocument = {
         index: doc.index,
         source: { rows },

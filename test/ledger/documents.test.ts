@@ -153,6 +153,22 @@ describeBackends('the ledger', ({ open, reopen }) => {
       await ledger.close();
     });
 
+    it('refuses a file whole while it is read: its stored documents are removed, none released', async () => {
+      const ledger = await open();
+      const a = await ledger.recordFile(fileInput());
+      await ledger.insertDocuments(a.fileId, docs(3), 1_000);
+      const error = { code: 'EDOC_MAP_FORMAT_MISMATCH' as const, message: 'a.json row 3: …' };
+      expect(await ledger.refuseWhole(a.fileId, error, 2_000)).toBe(3);
+      expect(await ledger.getFile(a.fileId)).toMatchObject({ state: 'failed-read', error });
+      expect(await ledger.fileProgress(a.fileId)).toMatchObject({ total: 0, final: true });
+      expect(await ledger.sql.all('SELECT count(*) AS n FROM document_bodies', [])).toEqual([
+        { n: 0 },
+      ]);
+      // only from `reading`: a second call changes nothing
+      expect(await ledger.refuseWhole(a.fileId, error, 2_500)).toBe(0);
+      await ledger.close();
+    });
+
     it('gives a second unfinished file with the same name its own report name', async () => {
       const ledger = await open();
       const a = await ledger.recordFile(fileInput({ name: 'ventas.csv' }));

@@ -37,12 +37,17 @@ describe("a cell that is an expression's result is read in the export's format",
   });
 
   it("a cell result that is not a number in the export's format is refused naming the column, never re-read as plain", async () => {
-    // "1.5" is no number under decimal "," and thousands "." (groups of three): refused as a misread number, as a
-    // column: value would be, not 1.5 nor 15
+    // "1.5" is no number under decimal "," and thousands "." (groups of three), but is one with a decimal
+    // point: the file is refused whole as a column: value would be, never read as 1.5 nor 15
     const m = await mappingFrom(
       doc("  SeriePrefix: { expr: 'coalesce(Precio, 0)', as: decimal }\n"),
     );
-    const [d] = await mapFile('n;Precio\r\n1;1.5\r\n', m, 'invoice');
+    await expect(mapFile('n;Precio\r\n1;1.5\r\n', m, 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      context: { column: 'Precio', row: 2 },
+    });
+    // "1.5.0" is a number in neither convention: its document is refused, naming the column
+    const [d] = await mapFile('n;Precio\r\n1;1.5.0\r\n', m, 'invoice');
     expect(d.request).toBeUndefined();
     expect(d.problems.map((p) => [p.code, p.column, p.rows])).toEqual([
       ['EDOC_MAP_BAD_NUMBER', 'Precio', [2]],

@@ -38,9 +38,7 @@ describe('decimal "," and thousands "." (the shipped sales mapping)', () => {
 
   it('refuses what is not a number in it, naming the column and row', async () => {
     for (const cell of [
-      '1,234.56',
       '1.234.5',
-      '1.5',
       '-',
       '(1.500)',
       '1\u00a0234,56',
@@ -50,7 +48,6 @@ describe('decimal "," and thousands "." (the shipped sales mapping)', () => {
       '1E3',
       '1e3',
       '0x10',
-      '.5',
       '5,',
       '1_000',
       '12-',
@@ -66,6 +63,15 @@ describe('decimal "," and thousands "." (the shipped sales mapping)', () => {
         codes: ['EDOC_MAP_BAD_NUMBER'],
         columns: ['precio_unitario'],
         rows: [[2]],
+      });
+    }
+  });
+
+  it('refuses the whole file where a cell is a number with a decimal point instead (1.5 is never 15)', async () => {
+    for (const cell of ['1,234.56', '1.5', '.5', '12.50']) {
+      await expect(priceOf(cell), cell).rejects.toMatchObject({
+        code: 'EDOC_MAP_FORMAT_MISMATCH',
+        context: { column: 'precio_unitario', row: 2, value: cell },
       });
     }
   });
@@ -88,9 +94,14 @@ document:
   SeriePrefix: { expr: 'round(Precio, 2)', as: decimal }
   SerieNumber: { column: Precio, as: number }
 `;
-  it('reads 1,234.56 and 1.234 as written, refuses 1.234,56', async () => {
+  it('reads 1,234.56 and 1.234 as written, refuses 1,23,4; a file with 1.234,56 is refused whole', async () => {
     const m = await mappingFrom(yaml);
-    const docs = await mapFile('n;Precio\r\n1;1,234.56\r\n2;1.234\r\n3;1.234,56\r\n', m, 'invoice');
+    // 1.234,56 is a number only with a decimal comma: the file is in the other convention
+    await expect(
+      mapFile('n;Precio\r\n1;1,234.56\r\n2;1.234\r\n3;1.234,56\r\n', m, 'invoice'),
+    ).rejects.toMatchObject({ code: 'EDOC_MAP_FORMAT_MISMATCH', context: { row: 4 } });
+    // 1,23,4 is a number in neither: its document is refused, the others read
+    const docs = await mapFile('n;Precio\r\n1;1,234.56\r\n2;1.234\r\n3;1,23,4\r\n', m, 'invoice');
     // 1,234.56 = 1234.56; 1.234 = one point two three four (round(…, 2) = 1.23)
     expect(docs[0].request).toEqual({ SeriePrefix: '1234.56', SerieNumber: '1234.56' });
     expect(docs[1].request).toEqual({ SeriePrefix: '1.23', SerieNumber: '1.234' });

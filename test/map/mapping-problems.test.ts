@@ -23,7 +23,7 @@ describe('problems an ERP user can act on', () => {
       sale('7', '1', { iva: '19' }), //                                    row 10
       sale('7', '1', { iva: '5' }), //                                     row 11
       sale('8', '1', { descripcion: '' }), //                              row 12
-      sale('9', '1', { precio_unitario: '1.5' }), //                       row 13
+      sale('9', '1', { precio_unitario: '1.23.456' }), //                  row 13
       sale('', '1'), // no key: continues SETP9, which is refused with it  row 14
       sale('10', '1'), //                                                  row 15
     ];
@@ -86,14 +86,15 @@ describe('problems an ERP user can act on', () => {
     ]);
   });
 
-  it('refuses thousands separators that do not group by three (1.5 under decimal comma)', () => {
+  // (1.5, a number with a decimal point, refuses the whole file: format-mismatch.test.ts)
+  it('refuses thousands separators that do not group by three (1.23.456 under decimal comma)', () => {
     expect(byKey('SETP9').problems).toEqual([
       expect.objectContaining({ code: 'EDOC_MAP_ROW_WITHOUT_KEY', rows: [13, 14] }),
       expect.objectContaining({
         code: 'EDOC_MAP_BAD_NUMBER',
         rows: [13],
         column: 'precio_unitario',
-        value: '1.5',
+        value: '1.23.456',
         path: 'Lines[0].UnitPrice',
       }),
     ]);

@@ -255,3 +255,32 @@ describe('a master-data table file', () => {
     expect(read.rows.size).toBe(2);
   });
 });
+
+describe('a master-data cell in the other number convention', () => {
+  it("refuses its document, not the export: the cell is the third-party file's, not the export's", async () => {
+    const terceros = TERCEROS.replace('compras@andina.example', '12.50');
+    const read = await readMasterFile(await tempFile('terceros.csv', terceros), SPEC);
+    const master: MasterTables = {
+      customers: {
+        table: 'customers',
+        version: 4,
+        file: 'terceros.csv',
+        columns: read.columns,
+        rows: Object.fromEntries(read.rows),
+      },
+    };
+    // a number read from the table under the export's decimal ",": "12.50" reads only with a decimal point
+    const m = await mappingFrom(
+      MAPPING.replace(
+        '  Currency: { const: COP }',
+        '  Currency: { const: COP }\n  Note: { expr: "lookup(customers, Cliente, Correo)", as: decimal }',
+      ),
+    );
+    const [andina, gomez] = await mapSales(m, master);
+    expect(andina.problems.map((p) => [p.code, p.column])).toEqual([
+      ['EDOC_MAP_BAD_NUMBER', 'customers.Correo'],
+    ]);
+    // 2 × 10.000,00 + 19 % = 23,800.00; Gómez has no Correo: the note is left out
+    expect(requestOf(gomez).Total.PayableAmount).toBe('23800.00');
+  });
+});

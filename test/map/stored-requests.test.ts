@@ -105,7 +105,7 @@ function numbersExport(): Buffer {
     '0,00',
     ' 3,10 ',
     '999.999,999',
-    '1.5',
+    '1.5.0', // in neither convention (1.5 alone would refuse the whole file: format-mismatch.test.ts)
     '0,015',
     '2.000',
     '-1,00',

@@ -282,7 +282,7 @@ document:
   OperationType: { expr: 'coalesce(Descuento, 0)', as: percent }
 `;
     const csv =
-      'n;Tipo;Cantidad;Saldo;Nota;Cliente;Descuento\r\n1;FV;1,5;1.000,5;;Tienda 1,5;2,5 %\r\n2;NC;-1,5;-2.500,25;;Tienda 2;\r\n3;FV;1.5;1;;x;\r\n';
+      'n;Tipo;Cantidad;Saldo;Nota;Cliente;Descuento\r\n1;FV;1,5;1.000,5;;Tienda 1,5;2,5 %\r\n2;NC;-1,5;-2.500,25;;Tienda 2;\r\n3;FV;1.5.0;1;;x;\r\n';
     const [fv, nc, bad] = await mapFile(csv, await mappingFrom(yaml), 'invoice');
     // row 2: Saldo 1.000,5 → 1000.50; Descuento "2,5 %" read like a column as: percent → 2.50
     expect(fv.request).toEqual({
@@ -298,7 +298,8 @@ document:
       Currency: 'Tienda 2',
       OperationType: '0.00',
     });
-    // row 4: "1.5" is no number under decimal "," (a thousands dot needs three digits after it): refused, naming the column
+    // row 4: "1.5.0" is no number under decimal "," (a thousands dot needs three digits after it), nor with a
+    // decimal point: its document is refused, naming the column ("1.5" would refuse the file: format-mismatch.test.ts)
     expect(bad.request).toBeUndefined();
     expect(bad.problems.map((p) => [p.code, p.column, p.rows])).toEqual([
       ['EDOC_MAP_BAD_NUMBER', 'Cantidad', [4]],

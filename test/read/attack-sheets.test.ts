@@ -164,7 +164,7 @@ describe('spreadsheets at their edges', () => {
   });
 
   test("text cells that look like numbers and dates read by the mapping's own rules", async () => {
-    // "1.234,50" text = 1234.50; "1,234.50" text under decimal "," is refused; "2026-11-18" text is not dd/MM/yyyy
+    // "1.234,50" text = 1234.50; "1,234.50" text under decimal "," refuses the sheet; "2026-11-18" text is not dd/MM/yyyy
     const rows = [
       COLUMNS,
       [
@@ -210,9 +210,25 @@ describe('spreadsheets at their edges', () => {
         '19',
       ],
     ];
+    // a text cell "1,234.50" is a number with a decimal point: the sheet is in the other convention, refused whole
+    await expect(
+      all(
+        (
+          await openSource(await write('texto.xlsx', sheet(rows)), 'invoice', {
+            company: COMPANY,
+            mapping,
+          })
+        ).documents,
+      ),
+    ).rejects.toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      context: { file: 'texto.xlsx', row: 3, column: 'precio_unitario', value: '1,234.50' },
+    });
+    // "1.234.5" is a number in neither convention: its document alone is refused
+    rows[2][10] = '1.234.5';
     const docs = await all(
       (
-        await openSource(await write('texto.xlsx', sheet(rows)), 'invoice', {
+        await openSource(await write('texto2.xlsx', sheet(rows)), 'invoice', {
           company: COMPANY,
           mapping,
         })

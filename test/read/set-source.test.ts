@@ -226,3 +226,32 @@ describe('the mapping’s parts', () => {
     expect(await refusal(loadMapping(file))).toMatchObject({ code: 'EDOC_MAPPING_INVALID', field });
   });
 });
+
+describe('an export in two files in the other number convention than its mapping', () => {
+  it('a decimal comma in either file refuses the whole set, naming the lines file, its row and the column', async () => {
+    // the preset reads decimal "." without grouping: "200,5" (quoted: the files are comma-separated) is a
+    // number only with a decimal comma
+    const lines = await refusal(
+      read(await setFiles(HEADER, LINES.replace(',3,200,0,', ',3,"200,5",0,'))),
+    );
+    expect(lines).toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      file: 'Document_Lines.csv',
+      row: 5,
+      column: 'UnitPrice',
+      value: '200,5',
+    });
+    expect(lines.message).toMatch(/^Document_Lines\.csv row 5, column "UnitPrice": "200,5"/);
+    // the header file's discount of document 2, carried by its line on row 3 of the lines file
+    const header = await refusal(
+      read(await setFiles(HEADER.replace(',1020304050,10,', ',1020304050,"10,5",'), LINES)),
+    );
+    expect(header).toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      file: 'Document_Lines.csv',
+      row: 3,
+      column: 'header.DiscountPercent',
+      value: '10,5',
+    });
+  });
+});

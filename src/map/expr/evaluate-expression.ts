@@ -10,6 +10,7 @@ import * as x from './exact-decimal.js';
 import type { Exact } from './exact-decimal.js';
 import type { ExprNode } from './parse-expression.js';
 import { lookupMaster, MasterLookupError, type MasterTables } from '../master-tables.js';
+import { numberMismatch } from '../format-evidence.js';
 
 /** The number format of the cells, and the master-data tables `lookup()` reads. */
 type Env = Pick<MappingFormat, 'decimal' | 'thousands'> & { master?: MasterTables };
@@ -22,7 +23,7 @@ export class ExpressionError extends Error {
     message: string,
     readonly column?: string,
     readonly value?: string,
-    readonly code?: 'EDOC_MAP_MASTER_MISSING',
+    readonly code?: 'EDOC_MAP_MASTER_MISSING' | 'EDOC_MAP_FORMAT_MISMATCH',
   ) {
     super(message);
   }
@@ -36,6 +37,8 @@ export interface ExprRow {
 interface Cell {
   text: string;
   column: string;
+  /** A master-data table's cell, not the export's. */
+  master?: true;
 }
 type Raw = Value | Cell;
 
@@ -52,6 +55,13 @@ function num(v: Raw, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Exac
   if (isCell(v)) {
     const plain = erpNumberToPlain(v.text, format);
     const e = plain === undefined ? undefined : x.exactOf(plain);
+    // the export's cell in the other convention: the whole file is refused (map/format-evidence.ts)
+    const mismatch =
+      plain === undefined && v.master !== true
+        ? numberMismatch(format, v.text, v.column, [])
+        : undefined;
+    if (mismatch !== undefined)
+      throw new ExpressionError(mismatch.message, v.column, v.text, 'EDOC_MAP_FORMAT_MISMATCH');
     if (e === undefined)
       throw new ExpressionError(
         `column "${v.column}" holds ${JSON.stringify(v.text.slice(0, 40))}, not a number (decimal "${format.decimal}", thousands "${format.thousands}")${v.text.trim().endsWith('%') ? `: a percentage, whose scale an expression cannot tell (10 or 0.1); read the column itself with "as: percent" for a rate, or write the export's cells as plain numbers` : ''}`,
@@ -85,7 +95,7 @@ export function expressionValue(
   row: ExprRow,
   format: Pick<MappingFormat, 'decimal' | 'thousands'>,
   master?: MasterTables,
-): { text: string; column?: string } {
+): { text: string; column?: string; master?: true } {
   const v = ev(
     n,
     row,
@@ -93,7 +103,10 @@ export function expressionValue(
       ? format
       : { decimal: format.decimal, thousands: format.thousands, master },
   );
-  return isCell(v) ? { text: v.text, column: v.column } : { text: expressionText(v) };
+  if (!isCell(v)) return { text: expressionText(v) };
+  return v.master
+    ? { text: v.text, column: v.column, master: true }
+    : { text: v.text, column: v.column };
 }
 
 function ev(n: ExprNode, row: ExprRow, f: Env): Raw {
@@ -209,7 +222,7 @@ function lookup(args: ExprNode[], row: ExprRow, f: Env): Raw {
   const column = (args[2] as { v: string }).v;
   try {
     const cell = lookupMaster(f.master, table, key, column);
-    return cell === '' ? EMPTY : { text: cell, column: `${table}.${column}` };
+    return cell === '' ? EMPTY : { text: cell, column: `${table}.${column}`, master: true };
   } catch (err) {
     if (!(err instanceof MasterLookupError)) throw err;
     throw new ExpressionError(

@@ -13,6 +13,7 @@ import type { RowView } from '../eval-context.js';
 import type { Mapping, Reconcile } from '../mapping-types.js';
 import { tryParseAmount } from '../../policy/amount.js';
 import { documentFigure, lineFigure } from './computed-figures.js';
+import { numberMismatch } from '../format-evidence.js';
 
 export interface GuardLine {
   fields: Record<string, unknown>;
@@ -48,14 +49,18 @@ function stated(
     const amount = erpNumberToAmount(text, mapping.format);
     const c = amount === undefined ? undefined : tryParseAmount(amount);
     if (c === undefined) {
-      out.push({
-        code: 'EDOC_MAP_BAD_NUMBER',
-        path: '',
-        column,
-        value: excerpt(text),
-        rows: [row.row],
-        message: `${quoted(text)} in column "${column}" (row ${row.row}) is not an amount (decimal "${mapping.format.decimal}", thousands "${mapping.format.thousands}")`,
-      });
+      // a stated figure in the other convention refuses the whole file (map/format-evidence.ts)
+      const mismatch = numberMismatch(mapping.format, text, column, [row.row]);
+      out.push(
+        mismatch ?? {
+          code: 'EDOC_MAP_BAD_NUMBER',
+          path: '',
+          column,
+          value: excerpt(text),
+          rows: [row.row],
+          message: `${quoted(text)} in column "${column}" (row ${row.row}) is not an amount (decimal "${mapping.format.decimal}", thousands "${mapping.format.thousands}")`,
+        },
+      );
       return undefined;
     }
     if (value === undefined) {
