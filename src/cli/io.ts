@@ -3,6 +3,7 @@ import { configSecrets } from '../config/secrets.js';
 import { EdocError } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../log/logger.js';
+import { terminalText } from '../log/terminal-text.js';
 import type { AppLogger, LineSink } from '../log/logger.js';
 import type { CliIO, CliSignal } from './command.js';
 import { StatusLine } from './status-line.js';
@@ -80,9 +81,10 @@ export function createCliIO(
   const listeners: Array<[CliSignal, () => void]> = [];
 
   const io: OwnedCliIO = {
-    out: (text) => print(stdout, `${text}\n`),
-    err: (text) => print(stderr, `${text}\n`),
-    progress: (text, final) => status?.update(text, final),
+    // every line may quote a file name, a key or a service message: no escape sequence reaches the terminal
+    out: (text) => print(stdout, `${terminalText(text)}\n`),
+    err: (text) => print(stderr, `${terminalText(text)}\n`),
+    progress: (text, final) => status?.update(terminalText(text), final),
     stdout,
     stderr,
     env,
