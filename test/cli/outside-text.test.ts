@@ -2,7 +2,9 @@
  * Names and messages from outside printed by the command line: an escape sequence in a file name or a
  * document's prefix (ESC [8m hides what follows, ESC ]0; retitles the window, U+202E turns the text
  * around) is shown as `\uXXXX`, never sent to the terminal; `--json` still holds the names as they are.
- * Child processes against an emulator on port 0.
+ * A company's API key in such text (a file named after it) is `[redacted]`, as in the log, though
+ * `status` and `show` load the configuration without its keys. Child processes against an emulator on
+ * port 0.
  */
 import { beforeAll, describe, expect } from 'vitest';
 import { formatConsoleLine } from '../../src/log/console-format.js';
@@ -17,12 +19,13 @@ beforeAll(async () => {
 
 const NAME = 'caida\u001b[8m oculta\u202egpj.json';
 const PREFIX = '\u001b]0;pwned\u0007S';
+const SECRET_NAME = `export ${COMPANY_MAIN.apiKey}.json`;
 /** What a terminal would act on: C0 but newline and tab, DEL, C1, bidirectional overrides. */
 // eslint-disable-next-line no-control-regex -- looking for control characters is the point
 const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-describe('text from outside on a terminal', () => {
-  test('status and show print escape sequences of a file name and a key as \\uXXXX', async ({
+describe('text from outside printed by the commands', () => {
+  test('status and show print escape sequences as \\uXXXX and an API key as [redacted]', async ({
     daemonProject,
   }) => {
     const { project: p, startDaemon } = await daemonProject({
@@ -34,8 +37,10 @@ describe('text from outside on a terminal', () => {
     const doc = invoice(990_300_011);
     doc.SeriePrefix = PREFIX;
     await p.drop('invoice', NAME, jsonText([doc]));
-    // the outbox name is made folder-safe; the log says when the file is done
-    await daemon.waitForLog((l) => l.msg === 'file complete');
+    await p.drop('invoice', SECRET_NAME, jsonText([invoice(990_300_012)]));
+    // the outbox name is made folder-safe, and the log scrubs the key: the log says when each is done
+    for (const file of [NAME, 'export [redacted].json'])
+      await daemon.waitForLog((l) => l.msg === 'file complete' && l.file === file);
 
     const status = await runCli(p, ['status']);
     expect(status.code, status.stderr).toBe(0);
@@ -58,6 +63,18 @@ describe('text from outside on a terminal', () => {
     expect(json.stdout).not.toMatch(ACTIVE);
     const parsed = JSON.parse(json.stdout) as { files: { name: string }[] };
     expect(parsed.files[0].name).toBe(NAME);
+
+    for (const args of [
+      ['status'],
+      ['status', '--json'],
+      ['show', SECRET_NAME],
+      ['show', SECRET_NAME, '--json'],
+    ]) {
+      const run = await runCli(p, args);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout, args.join(' ')).not.toContain(COMPANY_MAIN.apiKey);
+      expect(run.stdout, args.join(' ')).toContain('export [redacted].json');
+    }
   });
 
   test("the log's console lines show control characters of a value as \\uXXXX", () => {
