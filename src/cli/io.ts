@@ -1,8 +1,10 @@
 import { loadConfig } from '../config/load.js';
-import { configSecrets } from '../config/secrets.js';
+import { bestEffortSecrets, configSecrets } from '../config/secrets.js';
 import { EdocError } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../log/logger.js';
+import { SecretScrubber } from '../log/secrets.js';
+import { terminalText } from '../log/terminal-text.js';
 import type { AppLogger, LineSink } from '../log/logger.js';
 import type { CliIO, CliSignal } from './command.js';
 import { StatusLine } from './status-line.js';
@@ -75,14 +77,22 @@ export function createCliIO(
     if (status) status.above(sink, text);
     else sink.write(text);
   };
+  // a file or customer name, or a service message, may quote a key: the configuration file's secrets
+  // (read as far as they can be: read-only commands load it without its keys) never reach the output
+  let outputSecrets: SecretScrubber | undefined;
+  const shown = (text: string): string => {
+    outputSecrets ??= new SecretScrubber(bestEffortSecrets(configFile, env, cwd));
+    return terminalText(outputSecrets.scrub(text));
+  };
   let config: Promise<Readonly<Config>> | undefined;
   let logger: Promise<AppLogger> | undefined;
   const listeners: Array<[CliSignal, () => void]> = [];
 
   const io: OwnedCliIO = {
-    out: (text) => print(stdout, `${text}\n`),
-    err: (text) => print(stderr, `${text}\n`),
-    progress: (text, final) => status?.update(text, final),
+    // every line may quote a file name, a key or a service message: no escape sequence reaches the terminal, no secret
+    out: (text) => print(stdout, `${shown(text)}\n`),
+    err: (text) => print(stderr, `${shown(text)}\n`),
+    progress: (text, final) => status?.update(shown(text), final),
     stdout,
     stderr,
     env,

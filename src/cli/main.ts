@@ -15,6 +15,7 @@ import { createCliIO } from './io.js';
 import type { CliEnvironment } from './io.js';
 import { splitCommand } from './command-name.js';
 import { parseCommandArgs, wantsHelp } from './parse.js';
+import { terminalText } from '../log/terminal-text.js';
 
 function version(): string {
   try {
@@ -162,7 +163,7 @@ async function runCommand(
         ? `${err.message} (see ${prefix} --help)`
         : describeError(err, verbose);
     environment.stderr.write(
-      `${prefix}: ${command.needsConfig ? await scrubbed(line, io, environment) : line}\n`,
+      `${prefix}: ${terminalText(command.needsConfig ? await scrubbed(line, io, environment) : line)}\n`,
     );
     return exitCodeFor(err);
   } finally {

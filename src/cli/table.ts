@@ -1,4 +1,5 @@
 /** Plain-text tables for the terminal: a header, a rule, left-aligned columns. */
+import { terminalText } from '../log/terminal-text.js';
 
 export interface Column<T> {
   header: string;
@@ -8,7 +9,8 @@ export interface Column<T> {
 }
 
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string[] {
-  const cells = rows.map((row) => columns.map((column) => column.value(row)));
+  // a cell is measured as it will be printed (io.out shows control characters as \\uXXXX)
+  const cells = rows.map((row) => columns.map((column) => terminalText(column.value(row))));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((line) => line[i].length)),
   );

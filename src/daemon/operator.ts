@@ -17,6 +17,7 @@ import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import { checkReadiness, serviceAnswers, type ReadinessCheck } from '../health/readiness.js';
 import type { ConsoleDeps } from '../http/console/deps.js';
+import { pageScrubberOf } from '../http/console/page-secrets.js';
 import { consoleRoutes } from '../http/console/routes.js';
 import { healthRoutes } from '../http/health-routes.js';
 import type { OperatorMetrics } from '../http/metrics.js';
@@ -154,6 +155,7 @@ export function consoleDeps(options: OperatorSources): ConsoleDeps {
       wake: () => pipeline.wake(),
       report: (fileId) => pipeline.report(fileId),
     }),
+    scrub: (page) => pageScrubberOf(options.config()).scrub(page),
   };
 }
 

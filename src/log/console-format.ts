@@ -1,3 +1,5 @@
+import { terminalText } from './terminal-text.js';
+
 const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
 const FIRST = ['company', 'kind', 'file', 'doc', 'code'];
 const COLORS: Record<string, string> = {
@@ -11,7 +13,7 @@ const COLORS: Record<string, string> = {
 
 function show(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  const oneLine = text.replace(/\s*\n\s*/g, ' ');
+  const oneLine = terminalText(text.replace(/\s*\n\s*/g, ' '));
   return oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine;
 }
 

@@ -294,6 +294,19 @@ describe('the console', () => {
     expect((await call('/files/..%2F..', { headers: bearer })).status).toBe(404);
   });
 
+  test('a bidirectional override in a name (U+202E) is shown as U+FFFD, not obeyed', async () => {
+    const { ids } = await fileWith(
+      'factura\u202egpj.exe.json',
+      [doc(0, 'SETP/11', 'Cliente \u2067x\u2069 \u202dy')],
+      ['failed'],
+    );
+    for (const page of ['/files', `/documents/${ids[0]}`]) {
+      const { text } = await call(page, { headers: bearer });
+      expect(text, page).toContain('factura\uFFFDgpj.exe.json');
+      expect(text, page).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    }
+  });
+
   test('search by file name, document number (key, prefix/number, PREFIXNUMBER) and customer id', async () => {
     const { ids } = await fileWith(
       'ventas-2026-11-03.json',

@@ -40,4 +40,6 @@ export interface ConsoleDeps {
   /** outbox/received/<company>/: where that company's received documents (and their PDFs) are. */
   receivedDir(company: string): string;
   actions: ConsoleActions;
+  /** Removes the configured secrets from a page (a file or customer name may quote one). @defaultValue none */
+  scrub?(page: string): string;
 }

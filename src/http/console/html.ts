@@ -21,15 +21,20 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Escaped text; control characters (which a non-UTF-8 file name decoded oddly may hold) shown as U+FFFD. */
+/**
+ * Escaped text; control characters (which a non-UTF-8 file name decoded oddly may hold) and the
+ * bidirectional embeddings, overrides and isolates (U+202E would show `gpj.exe` as `exe.jpg`, and
+ * turn the cells after it around) shown as U+FFFD.
+ */
 export function escape(text: string): string {
-  return (
-    text
-      .replace(/[&<>"']/g, (c) => ESCAPES[c])
+  return text
+    .replace(/[&<>"']/g, (c) => ESCAPES[c])
+    .replace(
       // eslint-disable-next-line no-control-regex -- replacing control characters is the point
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\uFFFD')
-      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-  );
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g,
+      '\uFFFD',
+    )
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 function render(value: Value): string {

@@ -27,10 +27,6 @@ import type { FileState } from '../../ledger/types.js';
 export const CONSOLE_PAGE = 50;
 const ALERTS_SHOWN = 100;
 
-function show(r: RouteRequest, title: string, body: Html, search = '', by = 'any'): void {
-  sendHtml(r.res, 200, withCsrf(layout(title, body, search, by), r.csrf));
-}
-
 function cursor(r: RouteRequest, name: string): number | undefined {
   const text = r.url.searchParams.get(name);
   return text !== null && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
@@ -47,6 +43,11 @@ function notFound(r: RouteRequest, what: string): void {
 export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const q = deps.ledger.console;
   const notices = new Notices();
+  // every page: names and messages from outside may quote a configured secret
+  const show = (r: RouteRequest, title: string, body: Html, search = '', by = 'any'): void => {
+    const page = layout(title, body, search, by);
+    sendHtml(r.res, 200, withCsrf(deps.scrub === undefined ? page : deps.scrub(page), r.csrf));
+  };
   // after an action the browser is sent to the document's page (a reload then does not post the form again)
   const afterAction = (r: RouteRequest, id: number, notice: Notice): void => {
     redirect(r.res, `/documents/${id}?notice=${notices.put(notice)}`);
