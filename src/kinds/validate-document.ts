@@ -2,7 +2,8 @@
  * Everything the bridge checks before sending a document, and everything the
  * emulator rejects. First whether the document belongs in this folder at all
  * (wrong-folder.ts); then the wire schema of the kind's resource, the kind
- * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
+ * guards, NIT check digits, the issuer's NIT, the supplier of a support document (someone else than
+ * the company), totals and the support-document rules.
  */
 import type { z } from 'zod';
 import { kindOf, type DocumentKind } from './index.js';
@@ -37,6 +38,7 @@ export function validateDocument(
     ...kindGuards(kind, request),
     ...checkDigits(request, { nitDigits: true }),
     ...checkIssuer(kind, request, ctx.issuerNit),
+    ...checkSupplier(kind, request, ctx.issuerNit),
     ...descriptor.rules(request, ctx),
   ];
   const totalProblems = descriptor.totals(request);
@@ -91,6 +93,49 @@ function checkIssuer(
       'EDOC_VALIDATE_ISSUER',
       found.path,
       `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`,
+    ),
+  ];
+}
+
+/**
+ * A support document is a purchase from someone else. The service completes a party it is not sent
+ * from the provider registered under its identification, and otherwise from the issuing company
+ * (spec, support document rule 1): a supplier without an identification, or with the company's own
+ * NIT, would issue the company a document of a purchase from itself. The party is `SupplierParty`,
+ * else `CustomerParty` (its equivalent); an adjustment note names one only with Lines.
+ */
+function checkSupplier(
+  kind: DocumentKind,
+  request: unknown,
+  issuerNit: string | undefined,
+): Problem[] {
+  const r = obj(request);
+  if (r === undefined) return [];
+  let name: 'SupplierParty' | 'CustomerParty' = 'SupplierParty';
+  if (kind === 'support-document') {
+    if ((r.SupplierParty === undefined || r.SupplierParty === null) && obj(r.CustomerParty))
+      name = 'CustomerParty';
+  } else if (kind !== 'support-adjustment' || !Array.isArray(r.Lines)) {
+    return [];
+  }
+  const path = `${name}.Identification.DocumentNumber`;
+  const id = text(valueAt(r, path))?.trim() ?? '';
+  if (id === '')
+    return [
+      problem(
+        'EDOC_VALIDATE_SUPPLIER',
+        path,
+        `The supplier has no identification (${path}); the service would take the issuing company's own: it is not sent`,
+      ),
+    ];
+  if (issuerNit === undefined || issuerNit.trim() === '') return [];
+  const company = normaliseIdNumber(issuerNit);
+  if (normaliseIdNumber(id) !== company) return [];
+  return [
+    problem(
+      'EDOC_VALIDATE_SUPPLIER',
+      path,
+      `The supplier ${excerpt(id)} is the company itself (NIT ${company}); a support document records a purchase from someone else: it is not sent`,
     ),
   ];
 }
