@@ -13,6 +13,7 @@ import { normaliseIdNumber } from '../policy/nit.js';
 import { obj, text } from '../validate/access.js';
 import { checkDigits } from '../validate/check-digit.js';
 import { kindGuards } from './kind-guards.js';
+import { posTipoProblems } from './pos.js';
 import { problem, type Problem } from '../validate/problem.js';
 import { requestKindSignals } from '../validate/request-kind-signals.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
@@ -22,6 +23,8 @@ export interface ValidateContext {
   today: string;
   /** The company's NIT: when given, the request's issuer (or payroll employer) must be it. */
   issuerNit?: string;
+  /** The E3 `tipo` a POS document is sent as (`posTipoFor`); `pos` when not given. */
+  posTipo?: string;
 }
 
 export function validateDocument(
@@ -39,6 +42,7 @@ export function validateDocument(
     ...checkDigits(request, { nitDigits: true }),
     ...checkIssuer(kind, request, ctx.issuerNit),
     ...checkSupplier(kind, request, ctx.issuerNit),
+    ...(kind === 'pos' ? posTipoProblems(request, ctx.posTipo ?? 'pos') : []),
     ...descriptor.rules(request, ctx),
   ];
   const totalProblems = descriptor.totals(request);
