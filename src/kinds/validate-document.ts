@@ -102,11 +102,12 @@ function checkIssuer(
 }
 
 /**
- * A support document is a purchase from someone else. The service completes a party it is not sent
- * from the provider registered under its identification, and otherwise from the issuing company
- * (spec, support document rule 1): a supplier without an identification, or with the company's own
- * NIT, would issue the company a document of a purchase from itself. The party is `SupplierParty`,
- * else `CustomerParty` (its equivalent); an adjustment note names one only with Lines.
+ * A support document is a purchase from someone else: a supplier named with the company's own NIT (a
+ * mapping that reads the issuer's columns for the supplier) would issue the company a document of a
+ * purchase from itself. The bridge's own check; the spec shows no such rule, so the emulator has none.
+ * A supplier not identified at all is sent: the service completes it from the provider registered
+ * for the company (spec, support document rule 1), which the bridge cannot see. The party is
+ * `SupplierParty`, else `CustomerParty` (its equivalent); an adjustment note names one only with Lines.
  */
 function checkSupplier(
   kind: DocumentKind,
@@ -124,14 +125,9 @@ function checkSupplier(
   }
   const path = `${name}.Identification.DocumentNumber`;
   const id = text(valueAt(r, path))?.trim() ?? '';
-  if (id === '')
-    return [
-      problem(
-        'EDOC_VALIDATE_SUPPLIER',
-        path,
-        `The supplier has no identification (${path}); the service would take the issuing company's own: it is not sent`,
-      ),
-    ];
+  // not sent: the service completes it from the provider registered for the company (spec rule 1),
+  // which the bridge cannot see; only a supplier named as the company itself is refused here
+  if (id === '') return [];
   if (issuerNit === undefined || issuerNit.trim() === '') return [];
   const company = normaliseIdNumber(issuerNit);
   if (normaliseIdNumber(id) !== company) return [];
