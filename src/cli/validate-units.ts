@@ -7,7 +7,8 @@
 import path from 'node:path';
 import { EdocError, isEdocError } from '../errors.js';
 import { documentKey, formatKey } from '../kinds/document-key.js';
-import type { DocumentKind } from '../kinds/index.js';
+import { posTipoFor, type DocumentKind } from '../kinds/index.js';
+import type { PosSending } from '../kinds/descriptor.js';
 import { validateDocument } from '../kinds/validate-document.js';
 import { placed } from '../map/request-place.js';
 import { SecretScrubber } from '../log/secrets.js';
@@ -34,6 +35,8 @@ export interface ValidateParams {
   maxRecordBytes: number;
   /** Colombia's date the documents are checked against. */
   today: string;
+  /** The `kinds.pos` settings: the E3 `tipo` a POS file is sent as (from them or the file's name). */
+  pos?: PosSending;
   /** The configuration's secrets: removed from an error line (it may quote the file). */
   secrets: string[];
 }
@@ -101,7 +104,11 @@ export async function validateUnits(
         if (doc.request !== undefined)
           problems.push(
             ...placed(
-              validateDocument(docKind, doc.request, { today: p.today, issuerNit: p.company.nit }),
+              validateDocument(docKind, doc.request, {
+                today: p.today,
+                issuerNit: p.company.nit,
+                ...(p.pos === undefined ? {} : { posTipo: posTipoFor(p.pos, path.basename(file)) }),
+              }),
               doc.place,
             ),
           );

@@ -164,6 +164,7 @@ function toNewDocument(
     const found = validateDocument(job.kind, doc.request, {
       today: job.today,
       issuerNit: job.company.nit,
+      ...(job.posTipo === undefined ? {} : { posTipo: job.posTipo }),
     });
     // a mapped document's problems in the export's words: its column and row, not the request's path
     problems.push(...placed(found, doc.place));

@@ -11,7 +11,9 @@ import {
   posJsonRequestSchema,
   type PosDocumentContent,
 } from '../service/schemas/pos.js';
-import { isObj, obj } from '../validate/access.js';
+import { excerpt } from '../policy/excerpt.js';
+import { arr, isObj, obj } from '../validate/access.js';
+import { problem, type Problem } from '../validate/problem.js';
 import { none, type KindDescriptor, type PosSending, type SendContext } from './descriptor.js';
 import { customerId } from './customer.js';
 import { firstFilled, makeKey, type DocumentKey, type PosNumbering } from './keys.js';
@@ -102,6 +104,27 @@ function posKey(request: unknown, form?: PosNumbering): DocumentKey | undefined 
     form?.numeroDocumento,
   );
   return makeKey(prefix, number);
+}
+
+/**
+ * A POS content whose `documentosAfectados` names a document (its number or UUID) is an adjustment note
+ * of that document; sent with E3's `tipo` `pos` the service issues it as one more sale. The tipo comes
+ * from `kinds.pos.tipo` or the file's name, so such a content under `pos` is refused, never sent.
+ */
+export function posTipoProblems(request: unknown, tipo: string): Problem[] {
+  if (tipo !== 'pos') return [];
+  const affected = arr(obj(posContent(obj(request))?.documento)?.documentosAfectados) ?? [];
+  const named = affected
+    .map((entry) => firstFilled(obj(entry)?.numeroDocumento, obj(entry)?.UUID))
+    .find((n) => n !== undefined);
+  if (named === undefined) return [];
+  return [
+    problem(
+      'EDOC_VALIDATE_KIND',
+      'documento.documentosAfectados',
+      `documentosAfectados names ${excerpt(named)}: this is an adjustment note of that document, but the file is sent with tipo pos, a sale; it is not sent: name the file …nota-ajuste-credito… (or …nota-ajuste-debito…), or set kinds.pos.tipo`,
+    ),
+  ];
 }
 
 export const POS: KindDescriptor = {

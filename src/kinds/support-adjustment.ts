@@ -1,7 +1,8 @@
 /**
  * `support-adjustment` (PRODUCT: E6): an adjustment note to a support document. It names the
  * corrected document, admits only COP, and when it sends Lines (adjust, not annul) it needs
- * SupplierParty and Total. The support totals and the support-document rules apply.
+ * SupplierParty and Total; without Lines it annuls the whole referenced document, so it may name no
+ * correction concept other than annulment (`2`). The support totals and the support-document rules apply.
  */
 import {
   adjustmentNoteRequestSchema,
@@ -56,8 +57,30 @@ function supportAdjustmentGuard(r: Record<string, unknown>): Problem[] {
     if (!isObj(r.SupplierParty))
       out.push(problem(KIND, 'SupplierParty', 'SupplierParty is required when Lines are sent'));
     if (!isObj(r.Total)) out.push(problem(KIND, 'Total', 'Total is required when Lines are sent'));
+  } else {
+    out.push(...annulmentConcept(r));
   }
   return out;
+}
+
+/**
+ * Without Lines the service annuls the referenced document with its whole detail (E6 behaviour 2),
+ * whatever concept the note names: a partial return (`1`), a discount (`3`) or a price correction
+ * (`4`) sent without its lines would reverse the whole purchase. Blank or `2` (the default,
+ * annulment) is an annulment; any other concept needs the lines it adjusts.
+ */
+function annulmentConcept(r: Record<string, unknown>): Problem[] {
+  const code = r.CorrectionConceptCode;
+  if (code === undefined || code === null) return [];
+  const written = typeof code === 'string' ? code.trim() : JSON.stringify(code);
+  if (written === '' || written === '2') return [];
+  return [
+    problem(
+      KIND,
+      'CorrectionConceptCode',
+      `A note without Lines annuls the whole referenced document, but CorrectionConceptCode is ${JSON.stringify(code)}, not 2 (annulment); it is not sent: add the lines the note adjusts, or make it an annulment`,
+    ),
+  ];
 }
 
 export const SUPPORT_ADJUSTMENT: KindDescriptor = {

@@ -2,7 +2,8 @@
  * Everything the bridge checks before sending a document, and everything the
  * emulator rejects. First whether the document belongs in this folder at all
  * (wrong-folder.ts); then the wire schema of the kind's resource, the kind
- * guards, NIT check digits, the issuer's NIT, totals and the support-document rules.
+ * guards, NIT check digits, the issuer's NIT, the supplier of a support document (someone else than
+ * the company), totals and the support-document rules.
  */
 import type { z } from 'zod';
 import { kindOf, type DocumentKind } from './index.js';
@@ -12,6 +13,7 @@ import { normaliseIdNumber } from '../policy/nit.js';
 import { obj, text } from '../validate/access.js';
 import { checkDigits } from '../validate/check-digit.js';
 import { kindGuards } from './kind-guards.js';
+import { posTipoProblems } from './pos.js';
 import { problem, type Problem } from '../validate/problem.js';
 import { requestKindSignals } from '../validate/request-kind-signals.js';
 import { judgeKindSignals } from '../validate/wrong-folder.js';
@@ -21,6 +23,8 @@ export interface ValidateContext {
   today: string;
   /** The company's NIT: when given, the request's issuer (or payroll employer) must be it. */
   issuerNit?: string;
+  /** The E3 `tipo` a POS document is sent as (`posTipoFor`); `pos` when not given. */
+  posTipo?: string;
 }
 
 export function validateDocument(
@@ -37,6 +41,8 @@ export function validateDocument(
     ...kindGuards(kind, request),
     ...checkDigits(request, { nitDigits: true }),
     ...checkIssuer(kind, request, ctx.issuerNit),
+    ...checkSupplier(kind, request, ctx.issuerNit),
+    ...(kind === 'pos' ? posTipoProblems(request, ctx.posTipo ?? 'pos') : []),
     ...descriptor.rules(request, ctx),
   ];
   const totalProblems = descriptor.totals(request);
@@ -91,6 +97,45 @@ function checkIssuer(
       'EDOC_VALIDATE_ISSUER',
       found.path,
       `The issuer NIT ${excerpt(found.value)} is not the company's NIT ${expected}`,
+    ),
+  ];
+}
+
+/**
+ * A support document is a purchase from someone else: a supplier named with the company's own NIT (a
+ * mapping that reads the issuer's columns for the supplier) would issue the company a document of a
+ * purchase from itself. The bridge's own check; the spec shows no such rule, so the emulator has none.
+ * A supplier not identified at all is sent: the service completes it from the provider registered
+ * for the company (spec, support document rule 1), which the bridge cannot see. The party is
+ * `SupplierParty`, else `CustomerParty` (its equivalent); an adjustment note names one only with Lines.
+ */
+function checkSupplier(
+  kind: DocumentKind,
+  request: unknown,
+  issuerNit: string | undefined,
+): Problem[] {
+  const r = obj(request);
+  if (r === undefined) return [];
+  let name: 'SupplierParty' | 'CustomerParty' = 'SupplierParty';
+  if (kind === 'support-document') {
+    if ((r.SupplierParty === undefined || r.SupplierParty === null) && obj(r.CustomerParty))
+      name = 'CustomerParty';
+  } else if (kind !== 'support-adjustment' || !Array.isArray(r.Lines)) {
+    return [];
+  }
+  const path = `${name}.Identification.DocumentNumber`;
+  const id = text(valueAt(r, path))?.trim() ?? '';
+  // not sent: the service completes it from the provider registered for the company (spec rule 1),
+  // which the bridge cannot see; only a supplier named as the company itself is refused here
+  if (id === '') return [];
+  if (issuerNit === undefined || issuerNit.trim() === '') return [];
+  const company = normaliseIdNumber(issuerNit);
+  if (normaliseIdNumber(id) !== company) return [];
+  return [
+    problem(
+      'EDOC_VALIDATE_SUPPLIER',
+      path,
+      `The supplier ${excerpt(id)} is the company itself (NIT ${company}); a support document records a purchase from someone else: it is not sent`,
     ),
   ];
 }

@@ -8,7 +8,7 @@ import { NO_FENCE, type Fence } from './fence.js';
 import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
-import { checkReferences } from './note-references.js';
+import { checkReferences, type BatchNeverIssued } from './note-references.js';
 import { acceptedErpKeys, erpKeyDuplicate, erpKeyOf } from './erp-keys.js';
 import { otherCompanyHold } from './other-company.js';
 import { makeKey } from './rows.js';
@@ -34,8 +34,8 @@ export async function insertDocuments(
   now: number,
   fence: Fence = NO_FENCE,
 ): Promise<InsertResult> {
-  const file = await q.get<{ company: string; kind: string }>(
-    'SELECT company, kind FROM files WHERE id = ?',
+  const file = await q.get<{ company: string; kind: string; name: string }>(
+    'SELECT company, kind, name FROM files WHERE id = ?',
     [fileId],
   );
   if (!file) throw new Error(`insertDocuments: no file ${fileId}`);
@@ -71,6 +71,8 @@ export async function insertDocuments(
           .map((d) => ({ kind: d.kind ?? file.kind, erpKey: d.erpKey! })),
       );
       const planned: PlannedDocument[] = [];
+      // the batch's documents refused so far: a note after them in the file finds them (note-references.ts)
+      const refused: BatchNeverIssued = { keys: new Map(), erpKeys: new Map() };
       for (const d of batch) {
         const key = keyOf(d);
         let problems: ReportProblem[] | null = hasProblems(d) ? d.problems! : null;
@@ -88,7 +90,7 @@ export async function insertDocuments(
         // a note whose referenced document the ledger holds as never issued is held (note-references.ts)
         const ref =
           !problems && !dupOf && copy === undefined
-            ? await checkReferences(tx, file.company, d.kind ?? kind, d.references)
+            ? await checkReferences(tx, file.company, d.kind ?? kind, d.references, refused)
             : undefined;
         if (ref !== undefined)
           (result.byReference ??= []).push({
@@ -138,6 +140,11 @@ export async function insertDocuments(
                 ? null
                 : [earlierCopyError(copy)];
         planned.push({ d, key, state, problems, errors, dupOf, copy, other: other?.message });
+        if (problems !== null) {
+          if (key !== null) refused.keys.set(key, file.name);
+          if (d.erpKey !== undefined)
+            refused.erpKeys.set(JSON.stringify([d.kind ?? file.kind, d.erpKey]), file.name);
+        }
       }
       const ids = await insertRows(tx, fileId, file, planned, now);
       let first: number | undefined;

@@ -5,6 +5,11 @@
  * state. A reference the ledger does not know at all may name a document issued before the bridge: the
  * note is sent, and the intake logs a warning (EDOC_LEDGER_REFERENCE_UNKNOWN). A referenced document
  * still on its way (pending, sending, failed, in doubt) or issued lets the note go as it is.
+ *
+ * A document the mapping refused has no request, so no key: the ledger holds it by the ERP's key columns
+ * (`erp_key`). Where those columns are the number it would have had (`prefijo` + `numero`, or one cell
+ * `SETP990000001`), a note naming that number finds it there, and is held the same way. Documents of the
+ * note's own file stored in the same batch are not in the ledger yet: `batch` answers for them.
  */
 import { numberSplits, referencedKinds, type DocumentKind } from '../kinds/index.js';
 import { makeKey } from './rows.js';
@@ -16,11 +21,50 @@ export type ReferenceCheck = { notIssued: ReportProblem } | { unknown: string[] 
 
 const NEVER_ISSUED: ReadonlySet<string> = new Set(['rejected', 'invalid']);
 
+/** The never-issued documents of the batch being stored, by key and by ERP key (insertDocuments). */
+export interface BatchNeverIssued {
+  keys: Map<string, string>;
+  erpKeys: Map<string, string>;
+}
+
+/** Key alternatives a mapping may list before the one that names the number (`key: [[a, b], [c]]`). */
+const KEY_ALTERNATIVES = 4;
+
+/**
+ * The ERP keys (`erp_key`: JSON of the alternative's index and its cells) of a keyless document whose key
+ * columns write the number `written`: one cell (`["0","SETP990000001"]`) or prefix and number apart.
+ */
+export function erpKeysNaming(written: string): string[] {
+  const out: string[] = [];
+  for (let alt = 0; alt < KEY_ALTERNATIVES; alt++) {
+    out.push(JSON.stringify([String(alt), written]));
+    for (const split of numberSplits(written)) {
+      const at = split.lastIndexOf('/');
+      if (at > 0) out.push(JSON.stringify([String(alt), split.slice(0, at), split.slice(at + 1)]));
+    }
+  }
+  return out;
+}
+
+function notIssued(written: string, state: string, name: string): ReferenceCheck {
+  return {
+    notIssued: {
+      code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
+      field: 'DocumentReferences',
+      value: written,
+      message:
+        `Not sent: it references ${written}, which the ledger holds as ${state} (${name}): it was never issued, ` +
+        'so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
+    },
+  };
+}
+
 export async function checkReferences(
   tx: SqlExecutor,
   company: string,
   kind: DocumentKind,
   references: readonly string[] | undefined,
+  batch?: BatchNeverIssued,
 ): Promise<ReferenceCheck> {
   const kinds = referencedKinds(kind);
   if (references === undefined || references.length === 0 || kinds.length === 0) return undefined;
@@ -32,28 +76,33 @@ export async function checkReferences(
       continue;
     }
     const list = textList(tx, keys);
-    const rows = await tx.all<{ state: string; name: string }>(
+    let rows = await tx.all<{ state: string; name: string }>(
       `SELECT d.state, f.name FROM documents d JOIN files f ON f.id = d.file_id
       WHERE d.key IN ${list.sql} ORDER BY d.id DESC`,
       [list.param],
     );
     if (rows.length === 0) {
+      const erpKeys = erpKeysNaming(written);
+      const kindList = textList(tx, kinds);
+      const erpList = textList(tx, erpKeys);
+      rows = await tx.all<{ state: string; name: string }>(
+        `SELECT d.state, f.name FROM documents d JOIN files f ON f.id = d.file_id
+        WHERE d.company = ? AND d.kind IN ${kindList.sql} AND d.erp_key IN ${erpList.sql}
+        AND d.erp_key IS NOT NULL AND d.key IS NULL ORDER BY d.id DESC`,
+        [company, kindList.param, erpList.param],
+      );
+      const inBatch = [
+        ...keys.map((k) => batch?.keys.get(k)),
+        ...erpKeys.flatMap((e) => kinds.map((k) => batch?.erpKeys.get(JSON.stringify([k, e])))),
+      ].find((n) => n !== undefined);
+      if (rows.length === 0 && inBatch !== undefined) return notIssued(written, 'invalid', inBatch);
+    }
+    if (rows.length === 0) {
       unknown.push(written);
       continue;
     }
-    if (rows.every((r) => NEVER_ISSUED.has(r.state))) {
-      const last = rows[0];
-      return {
-        notIssued: {
-          code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
-          field: 'DocumentReferences',
-          value: written,
-          message:
-            `Not sent: it references ${written}, which the ledger holds as ${last.state} (${last.name}): it was never issued, ` +
-            'so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
-        },
-      };
-    }
+    if (rows.every((r) => NEVER_ISSUED.has(r.state)))
+      return notIssued(written, rows[0].state, rows[0].name);
   }
   return unknown.length > 0 ? { unknown } : undefined;
 }

@@ -10,6 +10,7 @@ import { evaluateValue } from './evaluate-value.js';
 import type { EvalContext, RowView } from './eval-context.js';
 import type { Concepts } from './mapping-types.js';
 import { specColumns } from './compile-node.js';
+import { evaluateCondition } from './row-condition.js';
 
 type Segment = string | number;
 
@@ -83,6 +84,35 @@ function compactArrays(node: unknown): boolean {
 export type ConceptPlaces = Map<string, { row: number; columns: string[] }>;
 
 /**
+ * An amount in a column of `concepts.amounts` that the row's code does not read would be dropped: a
+ * deduction written in the earned column, or a health row that also earns. Only a blank or zero cell
+ * (as `zero` reads it) is let through; anything else makes the document invalid naming row and column.
+ */
+function droppedAmounts(
+  concepts: Concepts,
+  key: string,
+  code: string,
+  row: RowView,
+  ctx: EvalContext,
+  problem: (p: Omit<Problem, 'path'>) => void,
+): void {
+  const reads = concepts.reads.get(key);
+  for (const column of concepts.amounts) {
+    if (reads?.has(column.trim().toLowerCase()) === true) continue;
+    const zero = evaluateCondition({ test: 'zero', column }, (c) => row.get(c), ctx.mapping.format);
+    if (zero === true) continue;
+    const cell = row.get(column).trim();
+    problem({
+      code: 'EDOC_MAP_INCONSISTENT',
+      column,
+      value: excerpt(cell),
+      rows: [row.row],
+      message: `Row ${row.row}: concept ${quoted(code)} has ${quoted(excerpt(cell))} in column "${column}", which the concept table does not read for that code; the amount would be dropped, so the document is not sent: correct the row, or map that column for the concept`,
+    });
+  }
+}
+
+/**
  * Applies every concept row of a document to its request. A field already set (by the document's own
  * fields or by an earlier concept row) is not overwritten: the document is invalid naming both rows.
  * Returns where each field it set came from.
@@ -114,6 +144,7 @@ export function applyConcepts(
       });
       continue;
     }
+    droppedAmounts(concepts, key, code, row, ctx, problem);
     const rowCtx: EvalContext = { ...ctx, rows: [row.row] };
     for (const [path, spec] of fields) {
       const value = evaluateValue(spec, row, rowCtx, `${path} (concept ${code}, row ${row.row})`);

@@ -105,6 +105,7 @@ const conceptsSchema = z.strictObject({
   column: z.string().min(1),
   codes: z.record(z.string(), z.record(z.string(), z.unknown())),
   ignore: z.array(z.union([z.string(), z.number()])).optional(),
+  amounts: z.array(z.string().min(1)).min(1).optional(),
 });
 /**
  * `reconcile`: columns where the export states figures (totals, taxes, withholding, line totals) that the

@@ -146,6 +146,10 @@ export interface Concepts {
   codes: Map<string, [string, ValueSpec][]>;
   /** Lower-cased codes that are known and carried nowhere. */
   ignore: Set<string>;
+  /** The export's amount columns (earned, deducted): a concept row may fill only those its code reads. */
+  amounts: string[];
+  /** Lower-cased code -> the columns (lower-cased) its fields read. */
+  reads: Map<string, Set<string>>;
 }
 
 export interface Mapping {

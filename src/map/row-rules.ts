@@ -3,7 +3,7 @@
  * fill-down), `rows` (skip / lines / document conditions) and `concepts` (one row per concept). Errors are
  * EDOC_MAPPING_INVALID naming file and key, like the rest of the mapping.
  */
-import { compileValue, mappingError } from './compile-node.js';
+import { compileValue, mappingError, specColumns } from './compile-node.js';
 import type { CompileContext } from './compile-node.js';
 import { parseFieldPath } from './concepts.js';
 import type { MappingFile } from './mapping-schema.js';
@@ -49,6 +49,7 @@ function compileConcepts(
 ): Concepts {
   const ctx: CompileContext = { file, lookups, inLines: false };
   const codes = new Map<string, [string, ValueSpec][]>();
+  const reads = new Map<string, Set<string>>();
   for (const [code, fields] of Object.entries(input.codes)) {
     const key = code.trim().toLowerCase();
     const at = `concepts.codes.${code}`;
@@ -71,10 +72,13 @@ function compileConcepts(
         'a code needs at least one field (list codes carried nowhere under concepts.ignore)',
       );
     codes.set(key, pairs);
+    const columns = new Set<string>();
+    for (const [, spec] of pairs) specColumns(spec, columns);
+    reads.set(key, new Set([...columns].map((c) => c.trim().toLowerCase())));
   }
   const ignore = new Set((input.ignore ?? []).map((c) => String(c).trim().toLowerCase()));
   for (const code of ignore)
     if (codes.has(code))
       throw mappingError(file, 'concepts.ignore', `code "${code}" is both mapped and ignored`);
-  return { column: input.column, codes, ignore };
+  return { column: input.column, codes, ignore, amounts: input.amounts ?? [], reads };
 }

@@ -5,8 +5,11 @@
  * EDOC_LEDGER_REFERENCE_UNKNOWN warning (it may reference a document issued before the bridge).
  * Real daemon, real emulator.
  */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { buildCli, COMPANY_MAIN } from '../helpers/daemon-harness.js';
+import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 import { creditNote, debitNote, invoice, jsonText } from '../helpers/documents.js';
 
@@ -66,6 +69,56 @@ describe('notes that reference a document the ledger knows', () => {
 
     const issued = (await emulator.client.issued()).map((d) => `${d.kind}/${d.documentNumber}`);
     expect(issued).toEqual([expect.stringMatching(/^debit-note\//)]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 120_000);
+
+  test('an invoice the mapping refused has no key, yet a note naming its number, in its file or a later one, is held', async ({
+    daemonProject,
+  }) => {
+    // the shipped sales mapping, and the same routed by a `tipo` column (invoices and notes in one export)
+    const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+    const dir = await mkdtemp(path.join(tmpdir(), 'note-refs-'));
+    const mixed = path.join(dir, 'sales-mixed.csv.yaml');
+    await writeFile(
+      mixed,
+      `${await readFile(sales, 'utf8')}\nroute:\n  column: tipo\n  values: { FV: invoice, NC: credit-note, ND: debit-note }\n`,
+    );
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN],
+      kinds: { invoice: { mapping: mixed }, 'credit-note': { mapping: sales } },
+    });
+    const daemon = await startDaemon();
+    const header =
+      'prefijo;numero;fecha;hora;cliente_tipo_doc;cliente_doc;cliente_nombre;descripcion;cantidad;precio_unitario;iva;motivo;ref_documento;ref_fecha';
+    const customer = '31;800.197.268-4;Distribuidora Andina S.A.S.';
+    // SETP990700021: 10 × 12.500,00 at "0,19" (a rate written as a fraction): refused by the mapping
+    const invoiceRow = `SETP;990700021;18/11/2026;09:15:00;${customer};Café;10;12.500,00;0,19;;;`;
+    const noteRow = (n: number): string =>
+      `NC;${n};21/11/2026;10:00:00;${customer};Devolución café;2;12.500,00;19;Devolución;SETP990700021;18/11/2026`;
+    await p.drop(
+      'invoice',
+      'ventas.csv',
+      `tipo;${header}\nFV;${invoiceRow}\nNC;${noteRow(700_021)}\n`,
+    );
+    const mixedResult = await p.finalResult('invoice', 'ventas.csv');
+    expect(mixedResult.documents.map((d) => [d.key, d.status, d.errors[0]?.code])).toEqual([
+      [null, 'invalid', 'EDOC_MAP_VAT_RATE'],
+      ['main/credit-note/NC/700021', 'invalid', 'EDOC_LEDGER_REFERENCE_NOT_ISSUED'],
+    ]);
+    await p.drop('credit-note', 'notas.csv', `${header}\n${noteRow(700_022)}\n`);
+    const later = await p.finalResult('credit-note', 'notas.csv');
+    expect(later.documents.map((d) => [d.status, d.errors[0]?.message])).toEqual([
+      [
+        'invalid',
+        'Not sent: it references SETP990700021, which the ledger holds as invalid (ventas.csv): it was never issued, so there ' +
+          'is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
+      ],
+    ]);
+    expect(await emulator.client.issued()).toEqual([]);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
 });

@@ -266,6 +266,69 @@ describeBackends('the ledger', ({ open, reopen }) => {
   });
 
   describe('documents', () => {
+    it('holds a note naming a document the mapping refused (no key, its ERP key the number), in a later batch or its own', async () => {
+      const ledger = await open();
+      const refused = (index: number, erpKey: string) => ({
+        index,
+        source: { rows: [index + 2] },
+        number: null,
+        ownNumber: false,
+        raw: '',
+        erpKey,
+        problems: [{ code: 'EDOC_MAP_VAT_RATE', field: 'iva', message: 'VAT rate 0.19 %' }],
+      });
+      const note = (index: number, n: string, written: string) => ({
+        index,
+        source: { rows: [index + 2] },
+        number: `NC${n}`,
+        ownNumber: true,
+        raw: '',
+        kind: 'credit-note' as const,
+        references: [written],
+      });
+      const held = (written: string, file: string) => ({
+        index: expect.any(Number) as number,
+        notIssued: `Not sent: it references ${written}, which the ledger holds as invalid (${file}): it was never issued, so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.`,
+      });
+      // the prefix and number in two key columns, and the number in one
+      const a = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/ventas.csv', name: 'ventas.csv', sha256: 'r1' }),
+      );
+      await ledger.insertDocuments(
+        a.fileId,
+        [refused(0, '["0","SETP","990000001"]'), refused(1, '["0","SETP990000002"]')],
+        1_000,
+      );
+      const b = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/notas.csv', name: 'notas.csv', sha256: 'r2' }),
+      );
+      const later = await ledger.insertDocuments(
+        b.fileId,
+        [
+          note(0, '1', 'SETP990000001'),
+          note(1, '2', 'SETP990000002'),
+          note(2, '3', 'SETP990000003'),
+        ],
+        2_000,
+      );
+      expect(later.byReference).toEqual([
+        held('SETP990000001', 'ventas.csv'),
+        held('SETP990000002', 'ventas.csv'),
+        { index: 2, unknown: ['SETP990000003'] },
+      ]);
+      // in one file: the refused invoice first, then its note
+      const c = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/mixta.csv', name: 'mixta.csv', sha256: 'r3' }),
+      );
+      const same = await ledger.insertDocuments(
+        c.fileId,
+        [refused(0, '["0","SETP","990000005"]'), note(1, '5', 'SETP990000005')],
+        3_000,
+      );
+      expect(same.byReference).toEqual([held('SETP990000005', 'mixta.csv')]);
+      await ledger.close();
+    });
+
     it('stores documents with problems as invalid and already accepted keys as duplicate', async () => {
       const { ledger, fileId } = await openWithFile(open, 2);
       const [d0] = await ledger.claimDue('main', 1_000, 1);

@@ -85,8 +85,9 @@ describe('a row with more cells than the header', () => {
       `${CARLOS};001;Sueldo básico;30;1.500.000,00;0`,
       `${CARLOS};101;Aporte salud;4;0;60.000,00`,
     ]);
+    // the shifted row also puts 200.000,00 under Deducido, which concept 002 does not read (concepts.amounts)
     expect(out.map((d) => [d.key, d.rows, d.codes])).toEqual([
-      ['NOM301', [2, 3, 4], ['EDOC_MAP_EXTRA_CELLS']],
+      ['NOM301', [2, 3, 4], ['EDOC_MAP_EXTRA_CELLS', 'EDOC_MAP_INCONSISTENT']],
       ['NOM302', [5, 6], []],
     ]);
     expect(out[0].request).toBeUndefined();

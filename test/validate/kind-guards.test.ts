@@ -99,6 +99,25 @@ describe('kind guards (PRODUCT kinds table)', () => {
     expect(paths(kindGuards('support-adjustment', r))).toEqual(['SupplierParty', 'Total']);
   });
 
+  it('support-adjustment without Lines annuls, so it names no concept but annulment (2)', () => {
+    // a partial return (concept 1) sent without its lines: the service would reverse the whole document
+    const partial = loadRequestFixture('adjustment-note-annul');
+    edit(partial, 'CorrectionConceptCode', '1');
+    edit(partial, 'CorrectionConcept', 'Devolución parcial');
+    expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConceptCode']);
+    edit(partial, 'CorrectionConceptCode', '4');
+    expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConceptCode']);
+    // blank, absent or 2: an annulment
+    edit(partial, 'CorrectionConceptCode', ' ');
+    expect(kindGuards('support-adjustment', partial)).toEqual([]);
+    remove(partial, 'CorrectionConceptCode');
+    expect(kindGuards('support-adjustment', partial)).toEqual([]);
+    // with its lines, a partial return is what it says
+    const withLines = loadRequestFixture('adjustment-note');
+    edit(withLines, 'CorrectionConceptCode', '1');
+    expect(kindGuards('support-adjustment', withLines)).toEqual([]);
+  });
+
   it('support-document and pos need nothing beyond their schema', () => {
     expect(kindGuards('support-document', loadRequestFixture('support-document'))).toEqual([]);
     expect(kindGuards('pos', loadRequestFixture('pos-content'))).toEqual([]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validateDocument } from '../../src/kinds/validate-document.js';
 import { addDays } from '../../src/policy/dates.js';
 import { loadRequestFixture, requestFixtureText } from '../fixtures/requests/index.js';
-import { edit, paths, push } from './edit.js';
+import { edit, paths, push, remove } from './edit.js';
 
 const today = '2026-11-22';
 const ctx = { today, issuerNit: '900123456' };
@@ -102,6 +102,49 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
         }),
       ),
     ).toEqual(['Empleador.NIT']);
+  });
+
+  it('a support document is a purchase from someone else: a supplier named as the company is refused', () => {
+    const base = loadRequestFixture('support-document');
+    expect(validateDocument('support-document', base, ctx)).toEqual([]);
+    const supplier = (
+      r: unknown,
+      kind: 'support-document' | 'support-adjustment' = 'support-document',
+    ) => validateDocument(kind, r, ctx).filter((p) => p.code === 'EDOC_VALIDATE_SUPPLIER');
+    // the company's own NIT, written as the ERP writes it: the service would issue it as sent
+    const self = loadRequestFixture('support-document');
+    edit(self, 'SupplierParty.Identification', {
+      DocumentNumber: '900.123.456-8',
+      DocumentType: '31',
+      CountryCode: 'CO',
+    });
+    expect(supplier(self).map((p) => p.path)).toEqual([
+      'SupplierParty.Identification.DocumentNumber',
+    ]);
+    expect(supplier(self)[0].message).toContain('is the company itself (NIT 900123456)');
+    // no party, or a party without its identification: the service completes it from the provider
+    // registered for the company (spec rule 1), which the bridge cannot see: sent
+    const none = loadRequestFixture('support-document');
+    remove(none, 'SupplierParty');
+    expect(supplier(none)).toEqual([]);
+    const nameOnly = loadRequestFixture('support-document');
+    edit(nameOnly, 'SupplierParty', { Name: 'Pedro Antonio Gómez' });
+    expect(supplier(nameOnly)).toEqual([]);
+    // CustomerParty stands for SupplierParty when that is absent
+    const asCustomer = loadRequestFixture('support-document');
+    edit(asCustomer, 'CustomerParty', structuredClone(base.SupplierParty));
+    remove(asCustomer, 'SupplierParty');
+    expect(supplier(asCustomer)).toEqual([]);
+    edit(asCustomer, 'CustomerParty.Identification.DocumentNumber', '900123456');
+    expect(supplier(asCustomer).map((p) => p.path)).toEqual([
+      'CustomerParty.Identification.DocumentNumber',
+    ]);
+    // an adjustment note names a supplier only with its lines; an annulment takes the document's
+    expect(supplier(loadRequestFixture('adjustment-note-annul'), 'support-adjustment')).toEqual([]);
+    const note = loadRequestFixture('adjustment-note');
+    expect(supplier(note, 'support-adjustment')).toEqual([]);
+    edit(note, 'SupplierParty.Identification.DocumentNumber', '900123456');
+    expect(supplier(note, 'support-adjustment').length).toBe(1);
   });
 
   it('pos: accepts the content itself or an E4 body carrying it as jsonOriginal', () => {

@@ -109,6 +109,7 @@ export const validateCommand: Command = {
         ...(master ? { master } : {}),
         maxRecordBytes: config.read.maxRecordBytes,
         today: colombiaToday(),
+        pos: config.kinds.pos,
         secrets: configSecrets(config),
       },
       { out: (line) => io.out(line), err: (line) => io.err(line) },
