@@ -92,6 +92,27 @@ describe('an export in the other number convention than its mapping is refused w
     });
   });
 
+  it('cells a concat joins count as the columns themselves: a sign column before the quantity', async () => {
+    const m = await salesWith((y) =>
+      y.replace(
+        /Quantity: \{ column: cantidad[^}]*\}/,
+        'Quantity: { concat: [{ column: signo }, { column: cantidad }], as: number, required: true }',
+      ),
+    );
+    // row 2: 1.250 units would read 1250 (meant 1.25); row 3: 1.5 reads only with a decimal point
+    const file = await tempFile(
+      'ventas.csv',
+      toCsv([
+        { ...sale('990000101', '1', { cantidad: '1.250' }), signo: '' },
+        { ...sale('990000102', '1', { cantidad: '1.5' }), signo: '' },
+      ]),
+    );
+    await expect(readAll(file, m, 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      context: { file: 'ventas.csv', row: 3, column: 'signo, cantidad', value: '1.5' },
+    });
+  });
+
   it('a typo that reads in neither convention refuses its own document only: the others are issued', async () => {
     // 12,5,0 is a number neither with decimal "," nor with decimal "."; the other rows: 1 × 1.000,00 + 19 % = 1,190.00
     const file = await tempFile(
