@@ -214,7 +214,8 @@ export async function intakeFile(
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
       if (details !== undefined) await ledger.setReadDetails(rec.fileId, details);
-      const error = fileErrorOf(code, bounded(message, secretScrubberOf(ctx.config)), err);
+      const secrets = secretScrubberOf(ctx.config);
+      const error = fileErrorOf(code, bounded(message, secrets), err, (v) => bounded(v, secrets));
       // refused whole: what was stored of it is no document of the file (ledger/file-reading.ts)
       if (code === 'EDOC_MAP_FORMAT_MISMATCH') await ledger.refuseWhole(rec.fileId, error);
       else await ledger.failRead(rec.fileId, error);
@@ -270,8 +271,15 @@ async function contentHash(ctx: IntakeContext, dropped: DroppedFile) {
 }
 
 /** A file-level error as the ledger keeps it, with the column and row or line where the reader knew them. */
-function fileErrorOf(code: string, message: string, err: unknown): FileError {
+function fileErrorOf(
+  code: string,
+  message: string,
+  err: unknown,
+  shown: (value: string) => string,
+): FileError {
   const context = isEdocError(err) ? err.context : {};
+  // the cell at fault (a number in the other convention), as a document's problem gives its value
+  const value = typeof context.value === 'string' && context.value !== '' ? context.value : '';
   const columns = Array.isArray(context.columns) ? context.columns.map(String) : undefined;
   const field =
     columns?.join(', ') ??
@@ -282,6 +290,7 @@ function fileErrorOf(code: string, message: string, err: unknown): FileError {
     ...(field !== undefined && { field }),
     ...(typeof context.row === 'number' && { rows: [context.row] }),
     ...(typeof context.line === 'number' && { lines: [context.line] }),
+    ...(value !== '' && { value: shown(value) }),
   };
 }
 

@@ -51,6 +51,8 @@ export interface FileError {
   field?: string;
   rows?: number[];
   lines?: number[];
+  /** The cell at fault, where one is (EDOC_MAP_FORMAT_MISMATCH). */
+  value?: string;
 }
 
 export interface RecordFileInput {

@@ -61,9 +61,9 @@ function convertUnsafe(
   const format = source.plain ? { ...ctx.mapping.format, ...PLAIN } : ctx.mapping.format;
   const bad = (code: ErrorCode, what: string): null => {
     // a cell as the export wrote it that reads in the other convention refuses the whole file
-    const mismatch = exportCell(spec, source)
-      ? otherConvention(code, value, source, format, row.row)
-      : undefined;
+    const column = exportColumn(spec, source);
+    const mismatch =
+      column === undefined ? undefined : otherConvention(code, value, column, format, row.row);
     if (mismatch !== undefined) {
       ctx.problems.push({ ...mismatch, path });
       return null;
@@ -174,27 +174,33 @@ function convertUnsafe(
   }
 }
 
-/** The export's own cell: not an expression's result, a lookup table's code or a master-data cell. */
-function exportCell(spec: ValueSpec, source: Source): boolean {
-  if (spec.as === 'id-number' || spec.as === 'time') return false;
-  return (
-    !source.plain &&
-    source.master !== true &&
-    source.column !== undefined &&
-    spec.lookup === undefined
-  );
+/**
+ * The export's own cell (or cells a `concat` joins, as written): its column(s); undefined for an
+ * expression's result, a lookup table's code or a master-data cell.
+ */
+function exportColumn(spec: ValueSpec, source: Source): string | undefined {
+  if (spec.as === 'id-number' || spec.as === 'time') return undefined;
+  if (source.plain || source.master === true || spec.lookup !== undefined) return undefined;
+  if (source.column !== undefined) return source.column;
+  const parts = spec.concat ?? [];
+  // each part a cell as written: not converted (a part's `as: decimal` is plain), looked up or defaulted
+  const asWritten = (p: ValueSpec): boolean =>
+    p.column !== undefined && p.as === 'text' && p.lookup === undefined && p.default === undefined;
+  // a `.` or `,` the mapping puts between them is its own, no evidence of the export's convention
+  const cells = parts.length > 0 && parts.every(asWritten) && !/[.,]/.test(spec.separator ?? '');
+  return cells ? parts.map((p) => p.column).join(', ') : undefined;
 }
 
 function otherConvention(
   code: ErrorCode,
   value: string,
-  source: Source,
+  column: string,
   format: MappingFormat,
   row: number,
 ) {
-  if (code === 'EDOC_MAP_BAD_NUMBER') return numberMismatch(format, value, source.column!, [row]);
+  if (code === 'EDOC_MAP_BAD_NUMBER') return numberMismatch(format, value, column, [row]);
   if (code !== 'EDOC_MAP_BAD_DATE') return undefined;
-  return dateMismatch(format.date, value, source.column!, [row], splitDateTime(value)?.[0]);
+  return dateMismatch(format.date, value, column, [row], splitDateTime(value)?.[0]);
 }
 
 /**

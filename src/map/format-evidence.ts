@@ -71,7 +71,28 @@ export function numberMismatch(
   if (bare === '' || erpNumberToPlain(bare, format) !== undefined) return undefined;
   const other = otherNumberFormat(format);
   if (erpNumberToPlain(bare, other) === undefined) return undefined;
-  const example = format.decimal === ',' ? '1.250 as 1250' : '1,250 as 1250';
+  // without grouping, the other convention's cell that reads wrong is a grouped one (1,250 as 1.25)
+  const example =
+    format.thousands === ''
+      ? `${format.decimal === ',' ? '1,250' : '1.250'} as 1.25`
+      : `${format.decimal === ',' ? '1.250' : '1,250'} as 1250`;
+  const grouped = { decimal: format.decimal, thousands: other.decimal };
+  const asGrouped = format.thousands === '' ? erpNumberToPlain(bare, grouped) : undefined;
+  if (asGrouped !== undefined) {
+    // `12.500` under decimal ",", thousands "": 12500 grouped, or 12.5 with a decimal point
+    return mismatch(
+      text,
+      column,
+      rows,
+      `${quoted(text)} is not a number in the mapping's format (${separators(format)}) but is one ` +
+        `both with ${separators(grouped)} (${asGrouped}) and with ${separators(other)} ` +
+        `(${erpNumberToPlain(bare, other)}): the file is not written as the mapping says, and its ` +
+        `cells that read either way may be misread (${example}). Nothing of the file is sent: fix the ` +
+        `mapping's format (thousands: "${grouped.thousands}" if the export groups thousands, or ` +
+        `decimal: "${other.decimal}", thousands: "${other.thousands}" if it writes ` +
+        `${pointOrComma(other.decimal)}), and drop the file again`,
+    );
+  }
   return mismatch(
     text,
     column,

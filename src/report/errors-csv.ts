@@ -178,7 +178,7 @@ export class ErrorsCsvWriter {
           positionText(error),
           error.code,
           error.field ?? '',
-          '',
+          error.value ?? '',
           error.message,
         ]),
       ),

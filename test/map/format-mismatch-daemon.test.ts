@@ -95,7 +95,8 @@ describe('a file in the other number convention than its mapping', () => {
       path.join(project.outbox('invoice'), 'ventas-punto.errors.csv'),
       'utf8',
     );
-    expect(errorsCsv).toContain(';error;rows 602;EDOC_MAP_FORMAT_MISMATCH;precio_unitario;');
+    // the cell at fault in the value column, as a document's problem gives it
+    expect(errorsCsv).toContain(';error;rows 602;EDOC_MAP_FORMAT_MISMATCH;precio_unitario;12.50;');
     expect(project.logLines().filter((l) => l.code === 'EDOC_MAP_FORMAT_MISMATCH')).toHaveLength(1);
   }, 90_000);
 });

@@ -92,6 +92,58 @@ describe('an export in the other number convention than its mapping is refused w
     });
   });
 
+  it('cells a concat joins count as the columns themselves: a sign column before the quantity', async () => {
+    const m = await salesWith((y) =>
+      y.replace(
+        /Quantity: \{ column: cantidad[^}]*\}/,
+        'Quantity: { concat: [{ column: signo }, { column: cantidad }], as: number, required: true }',
+      ),
+    );
+    // row 2: 1.250 units would read 1250 (meant 1.25); row 3: 1.5 reads only with a decimal point
+    const file = await tempFile(
+      'ventas.csv',
+      toCsv([
+        { ...sale('990000101', '1', { cantidad: '1.250' }), signo: '' },
+        { ...sale('990000102', '1', { cantidad: '1.5' }), signo: '' },
+      ]),
+    );
+    await expect(readAll(file, m, 'invoice')).rejects.toMatchObject({
+      code: 'EDOC_MAP_FORMAT_MISMATCH',
+      context: { file: 'ventas.csv', row: 3, column: 'signo, cantidad', value: '1.5' },
+    });
+  });
+
+  it('without grouping (thousands ""), 12.500 may be 12500 grouped: the advice names both fixes', async () => {
+    // Siigo Nube's preset format: decimal ",", no thousands. 12.500 is 12500 with thousands "." and
+    // 12.5 with a decimal point; advising only decimal "." would issue an export grouped with dots at
+    // 1/1000 (12.500 as 12.50). The cell that reads wrong under this format is a grouped one: 1,250
+    // (1250 with a decimal point and thousands ",") read as 1.25, not 1.250 (which does not read here).
+    const m = await salesWith((y) => y.replace('thousands: "."', 'thousands: ""'));
+    const file = await tempFile(
+      'ventas.csv',
+      toCsv([sale('990000101', '1', { precio_unitario: '12.500' })]),
+    );
+    const err = (await readAll(file, m, 'invoice').catch((e: Error) => e)) as Error;
+    expect(err).toMatchObject({ code: 'EDOC_MAP_FORMAT_MISMATCH', context: { row: 2 } });
+    expect(err.message).toContain(
+      '"12.500" is not a number in the mapping\'s format (decimal ",", thousands "") but is one both ' +
+        'with decimal ",", thousands "." (12500) and with decimal ".", thousands "," (12.500)',
+    );
+    expect(err.message).toContain('(1,250 as 1.25)');
+    expect(err.message).toContain(
+      'fix the mapping\'s format (thousands: "." if the export groups thousands, or decimal: ".", ' +
+        'thousands: "," if it writes a decimal point)',
+    );
+    // 12.50 (a group of two) is a decimal point only; the example is still the grouped cell
+    const point = await tempFile(
+      'ventas.csv',
+      toCsv([sale('990000101', '1', { precio_unitario: '12.50' })]),
+    );
+    const err2 = (await readAll(point, m, 'invoice').catch((e: Error) => e)) as Error;
+    expect(err2.message).toContain('the file seems to be written with a decimal point');
+    expect(err2.message).toContain('(1,250 as 1.25)');
+  });
+
   it('a typo that reads in neither convention refuses its own document only: the others are issued', async () => {
     // 12,5,0 is a number neither with decimal "," nor with decimal "."; the other rows: 1 × 1.000,00 + 19 % = 1,190.00
     const file = await tempFile(
