@@ -8,7 +8,7 @@
 import { SaxesParser } from 'saxes';
 import { numberText, paddedText, percentText, serialDateText } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
-import { MergedCells, parseRange } from './sheet-merges.js';
+import { MergedCells, parseRange, type HeaderTest } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
 import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
@@ -77,6 +77,7 @@ export async function openXlsxSheet(
   file: string,
   wanted: string | undefined,
   format: SheetFormat,
+  isHeader?: HeaderTest,
 ): Promise<XlsxSheet> {
   const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
@@ -130,7 +131,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
-    const merged = new MergedCells();
+    const merged = new MergedCells(isHeader);
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',

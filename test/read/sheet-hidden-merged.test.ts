@@ -158,3 +158,52 @@ describe('merged cells', () => {
     expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1190.00']);
   });
 });
+
+describe('merged title cells above a header that framing names', () => {
+  // a report's title block: the company as a label and its value in two cells (row 2), then the period
+  // merged across (row 3), the header on row 5; the table holds no merge
+  const titled = (): string[][] => [
+    ['Ventas por factura'],
+    ['Empresa:', 'Demo Comercial SAS'],
+    ['Periodo: 01/11/2026 - 30/11/2026'],
+    [],
+    ...table([sale('1', '1'), sale('1', '2', { precio_unitario: '500,00' })]),
+  ];
+  const merges =
+    '<mergeCells count="2"><mergeCell ref="A1:L1"/><mergeCell ref="A3:L3"/></mergeCells>';
+  const book = (): Buffer =>
+    xlsxPackage({ sheets: [['Ventas', sheetXml(titled()), { after: merges }]] });
+
+  test('found by its names: the title merged below a two-cell title row is read as before', async () => {
+    const framed = { ...mapping, framing: { findHeader: ['prefijo', 'numero'] } };
+    const { docs, error } = await outcome('titulo-empresa.xlsx', book(), framed);
+    expect(error).toBeUndefined();
+    // 1 × 1.000,00 + 1 × 500,00 = 1,500.00 + 19 % 285.00 = 1,785.00, from rows 6 and 7
+    expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1785.00']);
+  });
+
+  test('at its row: the same, and a merge over the table below it is still refused', async () => {
+    const framed = { ...mapping, framing: { headerRow: 5 } };
+    const { docs, error } = await outcome('titulo-fila.xlsx', book(), framed);
+    expect(error).toBeUndefined();
+    expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1785.00']);
+    const over = await outcome(
+      'titulo-y-tabla.xlsx',
+      xlsxPackage({
+        sheets: [
+          [
+            'Ventas',
+            sheetXml(titled()),
+            {
+              after: merges
+                .replace('count="2"', 'count="3"')
+                .replace('</mergeCells>', '<mergeCell ref="L6:L7"/></mergeCells>'),
+            },
+          ],
+        ],
+      }),
+      framed,
+    );
+    expect(over.error?.message).toContain('cells L6:L7 of sheet "Ventas" are merged (rows 6 to 7)');
+  });
+});
