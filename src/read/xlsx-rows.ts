@@ -6,7 +6,13 @@
  * sheet list. Macros (.xlsm's vbaProject.bin) are never read.
  */
 import { SaxesParser } from 'saxes';
-import { numberText, paddedText, percentText, serialDateText } from './sheet-values.js';
+import {
+  isoDateText,
+  numberText,
+  paddedText,
+  percentText,
+  serialDateText,
+} from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import { MergedCells, parseRange, type HeaderTest } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
@@ -93,7 +99,7 @@ export async function openXlsxSheet(
       case 'e':
         return v;
       case 'd':
-        return v;
+        return isoDateText(v, format.date) ?? v;
       default: {
         if (v.trim() === '') return '';
         const n = Number(v);
