@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
+import { headerTest, MergedCells } from '../../src/read/sheet-merges.js';
 import { xlsxPackage } from '../helpers/xlsx-package.js';
 import { sale } from '../map/helpers.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
@@ -205,5 +206,33 @@ describe('merged title cells above a header that framing names', () => {
       framed,
     );
     expect(over.error?.message).toContain('cells L6:L7 of sheet "Ventas" are merged (rows 6 to 7)');
+  });
+});
+
+describe('the header a merge is judged against (.xlsx and .xls alike)', () => {
+  const rows: [number, string[]][] = [
+    [1, ['Ventas por factura']],
+    [2, ['Empresa:', 'Demo Comercial SAS']],
+    [3, ['Periodo: 01/11/2026 - 30/11/2026']],
+    [5, ['prefijo', 'numero', 'fecha']],
+    [6, ['SETP', '1', '18/11/2026']],
+  ];
+  const verdict = (framing: Parameters<typeof headerTest>[0], first: number, last: number) => {
+    const merged = new MergedCells(headerTest(framing));
+    for (const [row, cells] of rows) merged.row(row, cells);
+    try {
+      merged.merge('Ventas', `A${first}:C${last}`, first, last, 3 * (last - first + 1));
+      return 'read';
+    } catch {
+      return 'refused';
+    }
+  };
+  test('framing names it; without framing it is the first row with two cells', () => {
+    expect(verdict({ findHeader: ['Prefijo', 'numero'] }, 3, 3)).toBe('read');
+    expect(verdict({ headerRow: 5 }, 3, 3)).toBe('read');
+    expect(verdict({ headerRow: 5 }, 5, 5)).toBe('refused');
+    expect(verdict({ findHeader: ['prefijo'] }, 6, 7)).toBe('refused');
+    expect(verdict(undefined, 1, 1)).toBe('read');
+    expect(verdict(undefined, 3, 3)).toBe('refused');
   });
 });
