@@ -140,11 +140,16 @@ function convertUnsafe(
     }
     case 'time':
       return timeOfDay(value) ?? bad('EDOC_MAP_BAD_DATE', TIME_OF_DAY);
-    case 'date':
+    case 'date': {
+      // the day of a date and a time in one cell (`18/11/2026 09:15`; a spreadsheet's date cell that holds a
+      // time of day under a format showing the day only reaches the mapping so: sheet-values.ts)
+      const both =
+        erpDateToIso(value, format.date) === undefined ? splitDateTime(value) : undefined;
       return (
-        erpDateToIso(value, format.date) ??
+        erpDateToIso(both === undefined ? value : both[0], format.date) ??
         bad('EDOC_MAP_BAD_DATE', `a date in the form ${format.date}`)
       );
+    }
     case 'datetime': {
       // a date and a time of day in one cell (`18/11/2026 09:15`, `18/11/2026 9:15:00 p. m.`)
       const date = erpDateToIso(value, format.date);

@@ -52,7 +52,8 @@ async function headLines(file: string, encoding: CsvEncoding): Promise<string[]>
   return lines;
 }
 
-function holdsAll(cells: string[], names: string[]): boolean {
+/** True when the cells hold every one of the names (matched like header names). */
+export function holdsAll(cells: readonly string[], names: readonly string[]): boolean {
   const have = new Set(cells.map(normaliseColumnName));
   return names.every((n) => have.has(normaliseColumnName(n)));
 }

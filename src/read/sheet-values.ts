@@ -74,6 +74,27 @@ export function serialDateText(
   return time === 0 ? text : `${text} ${clock}`;
 }
 
+/**
+ * A cell stored as an ISO 8601 date (`t="d"`, `2026-03-04T14:24:00`, what some writers save instead of a
+ * serial) -> the same text a serial date cell gives: the day in the mapping's pattern, with ` HH:mm:ss`
+ * when it holds a time of day (fractions of a second cut). Undefined when it is no calendar date.
+ */
+export function isoDateText(iso: string, pattern: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?Z?)?$/.exec(
+    iso.trim(),
+  );
+  if (m === null) return undefined;
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = m
+    .slice(1)
+    .map((t) => (t === undefined ? 0 : Number(t)));
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d)
+    return undefined;
+  if (h > 23 || mi > 59 || sec > 59) return undefined;
+  const text = renderDate(y, mo, d, pattern);
+  return h + mi + sec === 0 ? text : `${text} ${pad(h)}:${pad(mi)}:${pad(sec)}`;
+}
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }

@@ -21,7 +21,7 @@ import {
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
-import { MergedCells } from './sheet-merges.js';
+import { MergedCells, type HeaderTest } from './sheet-merges.js';
 import { SheetFault } from './zip-parts.js';
 import {
   BOF,
@@ -170,6 +170,7 @@ export function readXlsSheet(
   bytes: Buffer,
   wanted: string | undefined,
   format: SheetFormat,
+  isHeader?: HeaderTest,
 ): { name: string; rows: SheetRow[] } {
   const stream = workbookStream(bytes);
   const g = readGlobals(stream);
@@ -309,7 +310,7 @@ export function readXlsSheet(
   const rows = [...byRow.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([row, cells]) => ({ row: row + 1, cells }));
-  const merged = new MergedCells();
+  const merged = new MergedCells(isHeader);
   for (const r of rows) merged.row(r.row, r.cells);
   for (const m of merges) {
     const range = `${columnName(m.c1)}${m.r1 + 1}:${columnName(m.c2)}${m.r2 + 1}`;

@@ -6,9 +6,15 @@
  * sheet list. Macros (.xlsm's vbaProject.bin) are never read.
  */
 import { SaxesParser } from 'saxes';
-import { numberText, paddedText, percentText, serialDateText } from './sheet-values.js';
+import {
+  isoDateText,
+  numberText,
+  paddedText,
+  percentText,
+  serialDateText,
+} from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
-import { MergedCells, parseRange } from './sheet-merges.js';
+import { MergedCells, parseRange, type HeaderTest } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
 import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
@@ -77,6 +83,7 @@ export async function openXlsxSheet(
   file: string,
   wanted: string | undefined,
   format: SheetFormat,
+  isHeader?: HeaderTest,
 ): Promise<XlsxSheet> {
   const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
@@ -92,7 +99,7 @@ export async function openXlsxSheet(
       case 'e':
         return v;
       case 'd':
-        return v;
+        return isoDateText(v, format.date) ?? v;
       default: {
         if (v.trim() === '') return '';
         const n = Number(v);
@@ -130,7 +137,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
-    const merged = new MergedCells();
+    const merged = new MergedCells(isHeader);
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',

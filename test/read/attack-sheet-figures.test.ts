@@ -180,3 +180,40 @@ describe('a row rule testing a percent-formatted cell for zero', () => {
     ]);
   });
 });
+
+describe('a date cell holding a time of day under a format showing the day only', () => {
+  test('is read by a date field as its day, as the sheet shows it', async () => {
+    // vence 46374.6 = 18/12/2026 14:24:00 under dd/mm/yyyy: it reaches the mapping as
+    // "18/12/2026 14:24:00"; the payment's due date (as: date) is the day, the document's (as: datetime) keeps the time
+    const customer = ['31', '800197268', 'Distribuidora Andina S.A.S.'];
+    const file = await workbook('vence-hora.xlsx', [
+      [...COLUMNS, ...LINE],
+      [
+        'SETP',
+        '5',
+        [46344, 3],
+        [46374.6, 3],
+        ...customer,
+        '1',
+        'Silla',
+        '1',
+        '1.000,00',
+        '19',
+        '0',
+      ],
+    ]);
+    const [doc] = await all(
+      (await openSource(file, 'invoice', { company: COMPANY, mapping })).documents,
+    );
+    expect(doc.problems).toEqual([]);
+    const request = doc.request as {
+      DueDate: string;
+      PaymentMeans: { DueDate: string }[];
+      Total: { PayableAmount: string };
+    };
+    expect(request.PaymentMeans[0].DueDate).toBe('2026-12-18');
+    expect(request.DueDate).toBe('2026-12-18T14:24:00');
+    // 1 × 1.000,00 + 19 % = 1,190.00
+    expect(request.Total.PayableAmount).toBe('1190.00');
+  });
+});

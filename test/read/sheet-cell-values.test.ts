@@ -10,7 +10,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
-import { paddedText, zeroPadWidth } from '../../src/read/sheet-values.js';
+import { isoDateText, paddedText, zeroPadWidth } from '../../src/read/sheet-values.js';
 import { sheetRows, xlsxPackage } from '../helpers/xlsx-package.js';
 import type { SheetCell, XlsxParts } from '../helpers/xlsx-package.js';
 import { salesSheets } from './read-helpers.js';
@@ -132,5 +132,28 @@ describe('numbers under a zero-padded format', () => {
         ? r
         : [r.Lines[0].Item.Gtin, r.Lines[0].Quantity, r.Total.PayableAmount],
     ).toEqual(['00123', '2', '2380.00']);
+  });
+});
+
+describe('a date stored as ISO 8601 text (t="d")', () => {
+  test("reads like a serial date cell: the day in the mapping's pattern, and its time", () => {
+    expect(isoDateText('2026-11-18', 'dd/MM/yyyy')).toBe('18/11/2026');
+    expect(isoDateText('2026-11-18T00:00:00', 'dd/MM/yyyy')).toBe('18/11/2026');
+    expect(isoDateText('2026-11-18T09:15:30.250', 'yyyyMMdd')).toBe('20261118 09:15:30');
+    // no calendar day: left as written, and refused by the date rules naming the cell
+    expect(isoDateText('2026-02-30', 'dd/MM/yyyy')).toBeUndefined();
+    expect(isoDateText('18/11/2026', 'dd/MM/yyyy')).toBeUndefined();
+  });
+
+  test('an invoice dated by such a cell is issued on that day, not refused', async () => {
+    const file = sheets.file('fecha-iso.xlsx');
+    const row: SheetCell[] = ['SETP', '1', '<c t="d"><v>2026-11-18T09:15:00</v></c>', '31'];
+    row.push('800197268', 'Cliente', '', 'Silla', '1', '1.000,00', '19');
+    await writeFile(file, xlsxPackage({ sheets: [['Ventas', sheetRows([HEADER, row])]] }));
+    const r = await read(file);
+    const issued = typeof r === 'string' ? r : (r as unknown as { IssueDate: string }).IssueDate;
+    expect(issued).toBe('2026-11-18T09:15:00');
+    // 1 × 1,000.00 + 19 % = 1,190.00
+    expect(await payable(file)).toBe('1190.00');
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
+import { headerTest, MergedCells } from '../../src/read/sheet-merges.js';
 import { xlsxPackage } from '../helpers/xlsx-package.js';
 import { sale } from '../map/helpers.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
@@ -156,5 +157,82 @@ describe('merged cells', () => {
     expect(error).toBeUndefined();
     // 1 × 1.000,00 + 19 % = 1,190.00
     expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1190.00']);
+  });
+});
+
+describe('merged title cells above a header that framing names', () => {
+  // a report's title block: the company as a label and its value in two cells (row 2), then the period
+  // merged across (row 3), the header on row 5; the table holds no merge
+  const titled = (): string[][] => [
+    ['Ventas por factura'],
+    ['Empresa:', 'Demo Comercial SAS'],
+    ['Periodo: 01/11/2026 - 30/11/2026'],
+    [],
+    ...table([sale('1', '1'), sale('1', '2', { precio_unitario: '500,00' })]),
+  ];
+  const merges =
+    '<mergeCells count="2"><mergeCell ref="A1:L1"/><mergeCell ref="A3:L3"/></mergeCells>';
+  const book = (): Buffer =>
+    xlsxPackage({ sheets: [['Ventas', sheetXml(titled()), { after: merges }]] });
+
+  test('found by its names: the title merged below a two-cell title row is read as before', async () => {
+    const framed = { ...mapping, framing: { findHeader: ['prefijo', 'numero'] } };
+    const { docs, error } = await outcome('titulo-empresa.xlsx', book(), framed);
+    expect(error).toBeUndefined();
+    // 1 × 1.000,00 + 1 × 500,00 = 1,500.00 + 19 % 285.00 = 1,785.00, from rows 6 and 7
+    expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1785.00']);
+  });
+
+  test('at its row: the same, and a merge over the table below it is still refused', async () => {
+    const framed = { ...mapping, framing: { headerRow: 5 } };
+    const { docs, error } = await outcome('titulo-fila.xlsx', book(), framed);
+    expect(error).toBeUndefined();
+    expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['1785.00']);
+    const over = await outcome(
+      'titulo-y-tabla.xlsx',
+      xlsxPackage({
+        sheets: [
+          [
+            'Ventas',
+            sheetXml(titled()),
+            {
+              after: merges
+                .replace('count="2"', 'count="3"')
+                .replace('</mergeCells>', '<mergeCell ref="L6:L7"/></mergeCells>'),
+            },
+          ],
+        ],
+      }),
+      framed,
+    );
+    expect(over.error?.message).toContain('cells L6:L7 of sheet "Ventas" are merged (rows 6 to 7)');
+  });
+});
+
+describe('the header a merge is judged against (.xlsx and .xls alike)', () => {
+  const rows: [number, string[]][] = [
+    [1, ['Ventas por factura']],
+    [2, ['Empresa:', 'Demo Comercial SAS']],
+    [3, ['Periodo: 01/11/2026 - 30/11/2026']],
+    [5, ['prefijo', 'numero', 'fecha']],
+    [6, ['SETP', '1', '18/11/2026']],
+  ];
+  const verdict = (framing: Parameters<typeof headerTest>[0], first: number, last: number) => {
+    const merged = new MergedCells(headerTest(framing));
+    for (const [row, cells] of rows) merged.row(row, cells);
+    try {
+      merged.merge('Ventas', `A${first}:C${last}`, first, last, 3 * (last - first + 1));
+      return 'read';
+    } catch {
+      return 'refused';
+    }
+  };
+  test('framing names it; without framing it is the first row with two cells', () => {
+    expect(verdict({ findHeader: ['Prefijo', 'numero'] }, 3, 3)).toBe('read');
+    expect(verdict({ headerRow: 5 }, 3, 3)).toBe('read');
+    expect(verdict({ headerRow: 5 }, 5, 5)).toBe('refused');
+    expect(verdict({ findHeader: ['prefijo'] }, 6, 7)).toBe('refused');
+    expect(verdict(undefined, 1, 1)).toBe('read');
+    expect(verdict(undefined, 3, 3)).toBe('refused');
   });
 });
