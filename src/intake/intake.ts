@@ -115,7 +115,12 @@ export async function intakeFile(
     ctx.onFileChanged(rec.fileId);
     return { fileId: rec.fileId, outcome: 'resumed' };
   }
-  log.info({ size: hash.size, sha256: hash.sha256 }, 'file taken');
+  // left `reading` by an earlier attempt: read again from the start, under the mapping in force now
+  const removed = rec.outcome === 'resumed' ? await ledger.readAgain(rec.fileId) : 0;
+  log.info(
+    { size: hash.size, sha256: hash.sha256, ...(removed > 0 && { readAgain: removed }) },
+    'file taken',
+  );
   let details: ReadDetails | undefined;
   try {
     const mapping = await ctx.mapping(dropped.kind);
@@ -159,7 +164,7 @@ export async function intakeFile(
       if (ctx.signal?.aborted) {
         log.info(
           { documents: count },
-          'stopping: the file will be read on from the ledger at the next start',
+          'stopping: the file will be read again from its start at the next start',
         );
         return { fileId: rec.fileId, outcome: 'interrupted' };
       }

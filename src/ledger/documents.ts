@@ -21,7 +21,8 @@ const INSERT_BATCH = 1000;
 
 /**
  * Stores a file's documents, ~1000 per transaction (one fsync each). Indexes already stored are
- * ignored, so a file whose reading was cut by a crash is simply read again. A document with problems
+ * ignored (a file whose reading was cut is read again from its start after `readAgain` removed what
+ * the cut read stored, file-reading.ts, so one read under one mapping makes them all). A document with problems
  * is stored `invalid`; one whose key was already accepted is stored `duplicate` — neither is sent.
  * A pending document is stored held back (no `next_attempt_at`, so `claimDue` never sees it): the
  * file's documents become due together in `finishReading`, once the whole file was read and found

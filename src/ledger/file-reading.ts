@@ -137,3 +137,30 @@ export function refuseWhole(
     return removed;
   });
 }
+
+/**
+ * A file left `reading` by an earlier attempt (a stop, a crash, a lease lost) is read again from its
+ * first row: the documents stored of it are removed first (none was released), so that every document
+ * of the file comes from one read under one mapping, the one in force now. Kept, the earlier attempt's
+ * would be released beside the new read's although a restart, a reload or another node's configuration
+ * changed the mapping in between (`1.250` read as 1250 by the first, 1.25 by the second). Only from
+ * `reading`; returns how many documents were removed.
+ */
+export function readAgain(
+  q: SqlExecutor,
+  fileId: number,
+  now: number,
+  fence: Fence = NO_FENCE,
+): Promise<number> {
+  return q.transaction(async (tx) => {
+    const file = await tx.get<{ company: string }>(
+      "SELECT company FROM files WHERE id = ? AND state = 'reading'",
+      [fileId],
+    );
+    if (file === undefined) return 0;
+    await fence(tx, [file.company]);
+    const removed = await removeDocumentsTx(tx, fileId);
+    if (removed > 0) await addEvent(tx, now, 'file-read-again', fileId, null, { removed });
+    return removed;
+  });
+}

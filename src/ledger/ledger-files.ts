@@ -45,6 +45,9 @@ export abstract class LedgerFiles {
   refuseWhole(fileId: number, error: FileError, now = ledgerNow()): Promise<number> {
     return reading.refuseWhole(this.sql, fileId, error, now, this.fence);
   }
+  readAgain(fileId: number, now = ledgerNow()): Promise<number> {
+    return reading.readAgain(this.sql, fileId, now, this.fence);
+  }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
     return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
   }

@@ -142,6 +142,8 @@ export interface LedgerPort {
   failRead(fileId: number, error: FileError, now?: number): Promise<number>;
   /** The file is refused whole while `reading`: its stored documents are removed, none sent. Returns how many. */
   refuseWhole(fileId: number, error: FileError, now?: number): Promise<number>;
+  /** A file left `reading` by an earlier attempt is read again: its stored documents are removed. Returns how many. */
+  readAgain(fileId: number, now?: number): Promise<number>;
   /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */
   dropIntake(fileId: number, data: Record<string, unknown>, now?: number): Promise<boolean>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */
