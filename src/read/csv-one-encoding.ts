@@ -105,12 +105,13 @@ async function checkOneEncoding(
     if (utf8Checked || (await isWholeFileUtf8(file))) return;
     const bad = await firstLineWhere(file, notUtf8);
     if (bad === undefined) return;
-    throw new EdocError(
+    throw unreadable(
       'EDOC_READ_ENCODING',
-      `${name} is read as UTF-8, but line ${bad.line} holds the byte ${hex(bad.byte)}, which is not UTF-8 ` +
-        '(a character written in Windows-1252, such as ñ or é, in a row pasted from another program): it would be issued as "�". ' +
-        'Nothing of the file is sent; save the whole export in one encoding and drop it again',
-      { file: name, row: bad.line },
+      name,
+      bad.line,
+      `is read as UTF-8, but line ${bad.line} holds the byte ${hex(bad.byte)}, which is not UTF-8 ` +
+        '(a character written in Windows-1252, such as ñ or é, in a row pasted from another program): it would be issued as "�"',
+      'save the whole export in one encoding and drop it again',
     );
   }
   // one pass for both: the first NUL byte or UTF-8 letter
@@ -123,15 +124,16 @@ async function checkOneEncoding(
   if (letter === undefined) return;
   if (letter.byte === 0) noNul(letter, name);
   const bad = await firstLineWhere(file, notUtf8);
-  throw new EdocError(
+  throw unreadable(
     'EDOC_READ_ENCODING',
-    `${name} is read as Windows-1252` +
+    name,
+    letter.line,
+    'is read as Windows-1252' +
       (bad === undefined
         ? ' (as the mapping says)'
         : ` (line ${bad.line} holds the byte ${hex(bad.byte)}, which is not UTF-8)`) +
-      `, but line ${letter.line} holds UTF-8 text (an accented letter written as two bytes): its names would be issued as "MarÃ­a". ` +
-      'Nothing of the file is sent; save the whole export in one encoding and drop it again',
-    { file: name, row: letter.line },
+      `, but line ${letter.line} holds UTF-8 text (an accented letter written as two bytes): its names would be issued as "MarÃ­a"`,
+    'save the whole export in one encoding and drop it again',
   );
 }
 
@@ -141,12 +143,32 @@ async function checkOneEncoding(
  */
 function noNul(nul: { line: number } | undefined, name: string): void {
   if (nul === undefined) return;
-  throw new EdocError(
+  throw unreadable(
     'EDOC_READ_BINARY',
-    `${name} is not a text file: line ${nul.line} holds a NUL byte, which no text export writes. ` +
-      'Nothing of the file is sent; export it again',
-    { file: name, row: nul.line },
+    name,
+    nul.line,
+    `is not a text file: line ${nul.line} holds a NUL byte, which no text export writes`,
+    'export it again',
   );
+}
+
+/**
+ * The error for bytes that cannot be read right. `finding` (what is wrong, after the file's name) is kept
+ * in the context apart from what it means for an export, so a master-data table (master-file.ts) says
+ * the same finding in its own terms.
+ */
+function unreadable(
+  code: 'EDOC_READ_ENCODING' | 'EDOC_READ_BINARY',
+  name: string,
+  line: number,
+  finding: string,
+  fix: string,
+): EdocError {
+  return new EdocError(code, `${name} ${finding}. Nothing of the file is sent; ${fix}`, {
+    file: name,
+    row: line,
+    finding,
+  });
 }
 
 /**

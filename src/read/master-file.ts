@@ -70,10 +70,9 @@ async function inOneEncoding(file: string, spec: MasterFileSpec) {
     return await oneEncoding(file, spec.encoding);
   } catch (err) {
     if (!isEdocError(err, 'EDOC_READ_ENCODING') && !isEdocError(err, 'EDOC_READ_BINARY')) throw err;
-    // the reader's own words (which encoding, which lines), less what it says of an export's documents
+    // the reader's own finding (which encoding, which lines), without what it means for an export
     const name = path.basename(file);
-    const said = err.message.startsWith(`${name} `) ? err.message.slice(name.length + 1) : '';
-    const what = said.replace(/\. Nothing of the file is sent;.*$/s, '');
+    const what = typeof err.context.finding === 'string' ? err.context.finding : '';
     const fix =
       err.code === 'EDOC_READ_BINARY' ? 'export it again' : 'save the whole file in one encoding';
     throw new EdocError(
