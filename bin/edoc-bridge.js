@@ -27,7 +27,8 @@ holdEarlyHangups(process.argv.slice(2));
 // (docs/benchmarks.md, "Memory"). Growing it by 20 % collects that garbage sooner for a few per cent of
 // CPU, and unlike a heap cap (--max-old-space-size) it cannot turn a large received-documents page
 // into an out-of-memory crash. The flag is a heuristic V8 reads at every collection; it is set here,
-// before any of the program is loaded, so every command and every way of starting it gets it.
+// before any of the program is loaded, so every command and every way of starting it gets it. The daemon
+// and `submit` keep it only while a large export is read (src/intake/heap-growth.ts).
 v8.setFlagsFromString('--heap-growing-percent=20');
 
 // Whatever the umask it was started with, nothing the bridge creates is readable by the world: the

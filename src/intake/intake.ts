@@ -25,6 +25,7 @@ import { hashFile } from '../read/hash.js';
 import { hashSet, setChangedSince } from './set-hash.js';
 import { posTipoFor } from '../kinds/index.js';
 import { bounded, readDocumentBatches, type ReadJob } from './intake-documents.js';
+import { readingFile } from './heap-growth.js';
 import { checkRanges, insertBatch } from './intake-batches.js';
 import type { DroppedFile, IntakeContext, IntakeOutcome } from './intake-types.js';
 
@@ -122,6 +123,7 @@ export async function intakeFile(
     'file taken',
   );
   let details: ReadDetails | undefined;
+  const reading = readingFile(hash.size);
   try {
     const mapping = await ctx.mapping(dropped.kind);
     const master = await ctx.masterTables?.(mapping);
@@ -228,6 +230,8 @@ export async function intakeFile(
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
     throw err;
+  } finally {
+    reading();
   }
 }
 

@@ -14,6 +14,7 @@ import { ArchiveWatch } from '../daemon/archive-watch.js';
 import { Pipeline, type PipelineOptions, type PipelineParts } from '../daemon/pipeline.js';
 import { ReportScheduler } from '../daemon/report-scheduler.js';
 import { inInboxFolder, outboxDir } from '../intake/folders.js';
+import { betweenLargeReads } from '../intake/heap-growth.js';
 import { INTAKES, IntakeQueue } from '../intake/intake-queue.js';
 import { IntakeReader } from '../intake/intake-reader.js';
 import { MasterData } from '../intake/master-data.js';
@@ -69,6 +70,8 @@ export async function openPipeline(
     const refusal = await takenUnderRefusal(ledger, config);
     if (refusal !== undefined) throw refusal;
     reached = await openService(config, { logger, publish: options.publish === true });
+    // the old generation grows slowly only while a large export is read (intake/heap-growth.ts)
+    betweenLargeReads();
     built = new Pipeline(config, logger, pipelineParts(reached), options);
     options.onStart?.(reached.service);
     await built.start();
