@@ -17,6 +17,7 @@ import {
   paddedText,
   percentText,
   serialDateText,
+  showsTimeOfDay,
   zeroPadWidth,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
@@ -54,6 +55,8 @@ interface Globals {
   sheets: { name: string; offset: number; kind: number; hidden: boolean }[];
   date1904: boolean;
   dateXfs: Set<number>;
+  /** Date formats showing a time of day too: midnight is `00:00:00`, not a bare day. */
+  clockXfs: Set<number>;
   /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
   percentXfs: Set<number>;
   /** Formats padding whole numbers with zeros (`00000`), to their width. */
@@ -72,6 +75,7 @@ function readGlobals(stream: Buffer): Globals {
     sheets: [],
     date1904: false,
     dateXfs: new Set(),
+    clockXfs: new Set(),
     percentXfs: new Set(),
     padXfs: new Map(),
     computed: false,
@@ -129,6 +133,7 @@ function readGlobals(stream: Buffer): Globals {
     }
   }
   xfFormats.forEach((id, i) => {
+    if (showsTimeOfDay(id, codes.get(id))) g.clockXfs.add(i);
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
     else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
     else if (zeroPadWidth(codes.get(id)) > 0) g.padXfs.set(i, zeroPadWidth(codes.get(id)));
@@ -206,7 +211,9 @@ export function readXlsSheet(
     cells[col] = text;
   };
   const num = (xf: number, n: number): string => {
-    const date = g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined;
+    const date = g.dateXfs.has(xf)
+      ? serialDateText(n, g.date1904, format.date, g.clockXfs.has(xf))
+      : undefined;
     if (date !== undefined) return date;
     if (g.percentXfs.has(xf)) return percentText(n, format.decimal);
     const pad = g.padXfs.get(xf);

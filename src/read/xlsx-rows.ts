@@ -85,7 +85,10 @@ export async function openXlsxSheet(
   format: SheetFormat,
   isHeader?: HeaderTest,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
+  const { found, strings, dateStyles, clockStyles, percentStyles, padStyles } = await readWorkbook(
+    file,
+    wanted,
+  );
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
     switch (type) {
       case 's':
@@ -99,12 +102,15 @@ export async function openXlsxSheet(
       case 'e':
         return v;
       case 'd':
-        return isoDateText(v, format.date) ?? v;
+        return isoDateText(v, format.date, clockStyles.has(style)) ?? v;
       default: {
         if (v.trim() === '') return '';
         const n = Number(v);
         if (dateStyles.has(style))
-          return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
+          return (
+            serialDateText(n, found.date1904, format.date, clockStyles.has(style)) ??
+            numberText(n, format.decimal)
+          );
         if (percentStyles.has(style)) return percentText(n, format.decimal);
         const pad = padStyles.get(style);
         return pad === undefined
