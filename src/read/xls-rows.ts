@@ -22,7 +22,7 @@ import {
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
-import { MergedCells, type HeaderTest } from './sheet-merges.js';
+import { MergedCells, type TableRules } from './sheet-merges.js';
 import { SheetFault } from './zip-parts.js';
 import {
   BOF,
@@ -175,7 +175,7 @@ export function readXlsSheet(
   bytes: Buffer,
   wanted: string | undefined,
   format: SheetFormat,
-  isHeader?: HeaderTest,
+  rules?: TableRules,
 ): { name: string; rows: SheetRow[] } {
   const stream = workbookStream(bytes);
   const g = readGlobals(stream);
@@ -317,7 +317,7 @@ export function readXlsSheet(
   const rows = [...byRow.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([row, cells]) => ({ row: row + 1, cells }));
-  const merged = new MergedCells(isHeader);
+  const merged = new MergedCells(rules?.isHeader, rules?.drops);
   for (const r of rows) merged.row(r.row, r.cells);
   for (const m of merges) {
     const range = `${columnName(m.c1)}${m.r1 + 1}:${columnName(m.c2)}${m.r2 + 1}`;

@@ -14,7 +14,7 @@ import {
   serialDateText,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
-import { MergedCells, parseRange, type HeaderTest } from './sheet-merges.js';
+import { MergedCells, parseRange, type TableRules } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
 import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
@@ -83,7 +83,7 @@ export async function openXlsxSheet(
   file: string,
   wanted: string | undefined,
   format: SheetFormat,
-  isHeader?: HeaderTest,
+  rules?: TableRules,
 ): Promise<XlsxSheet> {
   const { found, strings, dateStyles, clockStyles, percentStyles, padStyles } = await readWorkbook(
     file,
@@ -143,7 +143,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
-    const merged = new MergedCells(isHeader);
+    const merged = new MergedCells(rules?.isHeader, rules?.drops);
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',
