@@ -134,6 +134,8 @@ export const ERRORS = {
   EDOC_VALIDATE_NIT: 'A NIT is not made of 1 to 15 digits.',
   EDOC_VALIDATE_ISSUER: "The issuer tax id in the request is not the company's NIT.",
   EDOC_VALIDATE_SUPPLIER: "A support document's supplier is named with the company's own NIT.",
+  EDOC_VALIDATE_PAYROLL_PERIOD:
+    'A payroll period ends before it starts (FechaLiquidacionFin before FechaLiquidacionInicio); it is not sent.',
   EDOC_VALIDATE_OUT_OF_RANGE:
     "The document's own number is outside every active numbering range of its prefix (E10, read again just before): it is not sent.",
   // --- ledger -------------------------------------------------------------

@@ -101,6 +101,9 @@ export class Alerting {
   start(): void {
     this.pipeline.checkNumber = (company, kind, key) =>
       this.rangeWatch.checkNumber(company, kind, key);
+    // a file refused whole (or cut short) took back the numbers its stored documents held: a range's
+    // last used number, computed while they were stored, is computed again (ranges.json for `status`)
+    this.pipeline.numbersFreed = (company) => this.rangeWatch.touch(company);
     this.pipeline.senderEvents.on('event', this.onSender);
     this.service.start();
     this.documents.start();
@@ -154,6 +157,7 @@ export class Alerting {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.pipeline.checkNumber = undefined;
+      this.pipeline.numbersFreed = undefined;
       this.pipeline.senderEvents.off('event', this.onSender);
       await closeInOrder(
         [

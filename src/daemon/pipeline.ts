@@ -80,6 +80,8 @@ export class Pipeline {
   readonly senderEvents = new EventEmitter<{ event: [SenderEvent] }>();
   /** The numbering-range check of each document's own number at intake (the daemon's range watch); none when absent. */
   checkNumber: IntakeContext['checkNumber'];
+  /** Told when a file's stored documents no longer hold their numbers (the daemon's range watch); none when absent. */
+  numbersFreed: IntakeContext['onNumbersFreed'];
 
   constructor(
     private current: Readonly<Config>,
@@ -211,6 +213,7 @@ export class Pipeline {
           ...(this.reader ? { reader: this.reader } : {}),
           ...(this.options.today ? { today: this.options.today } : {}),
           ...(this.checkNumber ? { checkNumber: this.checkNumber } : {}),
+          ...(this.numbersFreed ? { onNumbersFreed: this.numbersFreed } : {}),
         },
       },
       file,

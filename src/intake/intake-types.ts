@@ -21,6 +21,11 @@ export interface IntakeContext {
   onDocuments(company: string): void;
   /** The file's report should be (re)written; it may be complete. */
   onFileChanged(fileId: number): void;
+  /**
+   * Documents of this company stored from a file were removed or held back unsent (a file refused whole,
+   * a read cut short, a read begun again): the numbers they held are used no longer (the range watch).
+   */
+  onNumbersFreed?(company: string): void;
   /** Pinned "today" (tests); Colombia's date otherwise. */
   today?: string;
   /** Stop reading between batches (daemon shutdown): the file stays `reading` and is re-read next start. */

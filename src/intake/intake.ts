@@ -118,6 +118,7 @@ export async function intakeFile(
   }
   // left `reading` by an earlier attempt: read again from the start, under the mapping in force now
   const removed = rec.outcome === 'resumed' ? await ledger.readAgain(rec.fileId) : 0;
+  if (removed > 0) ctx.onNumbersFreed?.(dropped.company.alias);
   log.info(
     { size: hash.size, sha256: hash.sha256, ...(removed > 0 && { readAgain: removed }) },
     'file taken',
@@ -224,8 +225,11 @@ export async function intakeFile(
       const secrets = secretScrubberOf(ctx.config);
       const error = fileErrorOf(code, bounded(message, secrets), err, (v) => bounded(v, secrets));
       // refused whole: what was stored of it is no document of the file (ledger/file-reading.ts)
-      if (code === 'EDOC_MAP_FORMAT_MISMATCH') await ledger.refuseWhole(rec.fileId, error);
-      else await ledger.failRead(rec.fileId, error);
+      const freed =
+        code === 'EDOC_MAP_FORMAT_MISMATCH'
+          ? await ledger.refuseWhole(rec.fileId, error)
+          : await ledger.failRead(rec.fileId, error);
+      if (freed > 0) ctx.onNumbersFreed?.(dropped.company.alias);
       ctx.onFileChanged(rec.fileId);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }

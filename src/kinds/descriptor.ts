@@ -72,7 +72,7 @@ export interface KindDescriptor {
   guards(request: Record<string, unknown>): Problem[];
   /** The totals rule: amounts that must add up. */
   totals(request: unknown): Problem[];
-  /** Further rules of the kind that need the date (the support-document rules). */
+  /** Further rules of the kind (the support-document rules, which need the date; the payroll period). */
   rules(request: unknown, ctx: SupportRulesContext): Problem[];
 }
 

@@ -1,7 +1,7 @@
 /**
  * `payroll` (PRODUCT: E2): normal payroll, adjustment (`TipoNota` 1, with `Reemplazar`) and
  * elimination (`TipoNota` 2, with `Eliminar`). Numbered by `NumeroSecuenciaXML`; the employer's NIT
- * must be the company's.
+ * must be the company's; its period must not end before it starts (the bridge's own rule).
  */
 import { payrollRequestSchema, type PayrollRequest } from '../service/schemas/payroll.js';
 import { obj, text } from '../validate/access.js';
@@ -49,6 +49,29 @@ function payrollGuard(r: Record<string, unknown>): Problem[] {
   return out;
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A period that ends before it starts (`FechaLiquidacionFin` 2026-10-01, `FechaLiquidacionInicio`
+ * 2026-11-01) is almost always two swapped columns, or a month-first date read day-first: issued, it
+ * would be a false payroll document. The bridge's own check: the spec shows no rule on the period, so
+ * the emulator has none. A one-day period (both equal) is fine; a date that is not yyyy-MM-dd is the
+ * schema's to report.
+ */
+function payrollPeriod(request: unknown): Problem[] {
+  const periodo = obj(obj(request)?.Periodo);
+  const start = text(periodo?.FechaLiquidacionInicio) ?? '';
+  const end = text(periodo?.FechaLiquidacionFin) ?? '';
+  if (!ISO_DATE.test(start) || !ISO_DATE.test(end) || end >= start) return [];
+  return [
+    problem(
+      'EDOC_VALIDATE_PAYROLL_PERIOD',
+      'Periodo.FechaLiquidacionFin',
+      `The payroll period ends (FechaLiquidacionFin ${end}) before it starts (FechaLiquidacionInicio ${start}): two columns swapped, or a month-first date read day-first (the mapping's format.date)? It is not sent`,
+    ),
+  ];
+}
+
 export const PAYROLL: KindDescriptor = {
   name: 'payroll',
   label: KIND_LABELS['payroll'],
@@ -67,5 +90,5 @@ export const PAYROLL: KindDescriptor = {
   customer: (request) => customerId(obj(obj(request)?.Trabajador)?.NumeroDocumento),
   guards: payrollGuard,
   totals: none,
-  rules: none,
+  rules: payrollPeriod,
 };

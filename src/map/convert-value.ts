@@ -63,7 +63,9 @@ function convertUnsafe(
     // a cell as the export wrote it that reads in the other convention refuses the whole file
     const column = exportColumn(spec, source);
     const mismatch =
-      column === undefined ? undefined : otherConvention(code, value, column, format, row.row);
+      column === undefined
+        ? undefined
+        : otherConvention(code, value, writtenCell(spec, value, row), column, format, row.row);
     if (mismatch !== undefined) {
       ctx.problems.push({ ...mismatch, path });
       return null;
@@ -196,16 +198,30 @@ function exportColumn(spec: ValueSpec, source: Source): string | undefined {
   return cells ? parts.map((p) => p.column).join(', ') : undefined;
 }
 
+/**
+ * The cell as the export wrote it, which a date mismatch quotes: the whole cell where the spec reads a
+ * part of it (`split`, `capture`: `11/21/2026 14:32`, not its date `11/21/2026`), else the value itself.
+ */
+function writtenCell(spec: ValueSpec, value: string, row: RowView): string {
+  if (spec.column === undefined || (spec.split === undefined && spec.capture === undefined))
+    return value;
+  return row.get(spec.column).trim();
+}
+
+/** A value in the other convention (`value`: what the spec reads of the cell `written`). */
 function otherConvention(
   code: ErrorCode,
   value: string,
+  written: string,
   column: string,
   format: MappingFormat,
   row: number,
 ) {
   if (code === 'EDOC_MAP_BAD_NUMBER') return numberMismatch(format, value, column, [row]);
   if (code !== 'EDOC_MAP_BAD_DATE') return undefined;
-  return dateMismatch(format.date, value, column, [row], splitDateTime(value)?.[0]);
+  // the date the spec reads: the part it split off (or captured), or a date-and-time value's date
+  const datePart = splitDateTime(value)?.[0] ?? value;
+  return dateMismatch(format.date, written, column, [row], datePart);
 }
 
 /**

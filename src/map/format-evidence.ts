@@ -106,8 +106,9 @@ export function numberMismatch(
 }
 
 /**
- * EDOC_MAP_FORMAT_MISMATCH for a date cell (or the date of a date-and-time cell) that is not a date of
- * the mapping's pattern but is one with day and month exchanged; undefined otherwise.
+ * EDOC_MAP_FORMAT_MISMATCH for a date cell (or the date of a date-and-time cell, `datePart`: its own, or
+ * the part a `split` or `capture` reads) that is not a date of the mapping's pattern but is one with day
+ * and month exchanged; undefined otherwise. The message quotes `text`, the cell as the export wrote it.
  */
 export function dateMismatch(
   pattern: string,

@@ -22,7 +22,7 @@ import { DEFAULT_MAX_RECORD_BYTES } from './csv-records.js';
 import type { OpenedCsvSource, CsvSourceContext } from './csv-source.js';
 import type { RecordReader } from './record-reader.js';
 import { openCsvSource } from './csv-source.js';
-import { headerTest } from './sheet-merges.js';
+import { tableRules } from './sheet-merges.js';
 import { csvLine } from './sheet-values.js';
 import { readXlsSheet } from './xls-rows.js';
 import { openXlsxSheet } from './xlsx-rows.js';
@@ -120,11 +120,11 @@ export async function openSheetSource(
   const format = { decimal: mapping.format.decimal, date: mapping.format.date };
   const delimiter = retryDelimiter(mapping);
   const sheet = mapping.format.sheet;
-  const isHeader = headerTest(mapping.framing);
+  const rules = tableRules(mapping);
   let reader: RecordReader;
   try {
     if (start.subarray(0, 4).equals(ZIP)) {
-      const xlsx = await openXlsxSheet(file, sheet, format, isHeader);
+      const xlsx = await openXlsxSheet(file, sheet, format, rules);
       reader = {
         format: 'xlsx',
         encoding: 'utf-8',
@@ -140,7 +140,7 @@ export async function openSheetSource(
       };
     } else if (start.subarray(0, 8).equals(CFB)) {
       const bytes = await readFile(file);
-      const xls = readXlsSheet(bytes, sheet, format, isHeader);
+      const xls = readXlsSheet(bytes, sheet, format, rules);
       reader = {
         format: 'xls',
         encoding: 'utf-8',

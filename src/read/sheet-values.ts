@@ -6,7 +6,8 @@
  *   (`1234567,5` with decimal comma) — so the mapping's number rules read it exactly;
  * - numeric cells with a date format (Excel serial dates): the day in the mapping's `format.date`
  *   pattern (`05/03/2026` with `dd/MM/yyyy`), followed by ` HH:mm:ss` when the cell has a time of
- *   day; a time alone (a serial below 1) as `HH:mm:ss`;
+ *   day or its format shows one (midnight under `dd/mm/yyyy hh:mm` is `05/03/2026 00:00:00`); a time
+ *   alone (a serial below 1) as `HH:mm:ss`;
  * - numeric cells with a percent format: the percentage shown, with its sign (`0.19` shown `19%`
  *   reaches the mapping as `19%`), as a CSV saved from the sheet writes it: read as the bare fraction, a
  *   `10%` discount would be a tenth of one per cent;
@@ -51,11 +52,13 @@ const EPOCH_1904 = Date.UTC(1904, 0, 1);
 /**
  * An Excel serial date -> date (and time) text in the mapping's pattern. Excel's 1900 system counts
  * 1900-02-29, a day that never was (serial 60): serials below 61 are one day off the plain count.
+ * `clock`: the cell's format shows a time of day, so midnight (a whole serial) keeps its `00:00:00`.
  */
 export function serialDateText(
   serial: number,
   date1904: boolean,
   pattern: string,
+  clock = false,
 ): string | undefined {
   if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined; // 9999-12-31
   // whole seconds, cut and not rounded (to the millisecond first, against float noise): 23:59:59.999 of
@@ -63,23 +66,26 @@ export function serialDateText(
   const seconds = Math.floor(Math.round(serial * DAY_MS) / 1000);
   let days = Math.floor(seconds / 86_400);
   const time = seconds - days * 86_400;
-  const clock = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
+  const hms = `${pad(Math.floor(time / 3600))}:${pad(Math.floor((time % 3600) / 60))}:${pad(time % 60)}`;
   // a time of day alone (`09:15:00`): day 0 is no date in either system (1900-01-00, or 1904-01-01 for
   // which a Mac workbook's time cells stand), and a time column must read as one
-  if (days === 0) return clock;
+  if (days === 0) return hms;
   if (!date1904 && days === 60) return undefined; // 1900-02-29 does not exist
   if (!date1904 && days < 60) days += 1;
   const d = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + days * DAY_MS);
   const text = renderDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), pattern);
-  return time === 0 ? text : `${text} ${clock}`;
+  // a receipt at 00:00:00 is a whole serial: under a date-and-time format it is a time, as the sheet
+  // shows it (`21/11/2026 00:00`), not a bare date whose time would be missing
+  return time === 0 && !clock ? text : `${text} ${hms}`;
 }
 
 /**
  * A cell stored as an ISO 8601 date (`t="d"`, `2026-03-04T14:24:00`, what some writers save instead of a
  * serial) -> the same text a serial date cell gives: the day in the mapping's pattern, with ` HH:mm:ss`
- * when it holds a time of day (fractions of a second cut). Undefined when it is no calendar date.
+ * when it holds a time of day or `clock` (its format shows one; fractions of a second cut). Undefined
+ * when it is no calendar date.
  */
-export function isoDateText(iso: string, pattern: string): string | undefined {
+export function isoDateText(iso: string, pattern: string, clock = false): string | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?Z?)?$/.exec(
     iso.trim(),
   );
@@ -92,7 +98,7 @@ export function isoDateText(iso: string, pattern: string): string | undefined {
     return undefined;
   if (h > 23 || mi > 59 || sec > 59) return undefined;
   const text = renderDate(y, mo, d, pattern);
-  return h + mi + sec === 0 ? text : `${text} ${pad(h)}:${pad(mi)}:${pad(sec)}`;
+  return h + mi + sec === 0 && !clock ? text : `${text} ${pad(h)}:${pad(mi)}:${pad(sec)}`;
 }
 
 function pad(n: number, width = 2): string {
@@ -168,6 +174,17 @@ export function isDateFormat(id: number, code: string | undefined): boolean {
   const section = formatSection(code);
   if (/^general$/i.test(section.trim())) return false;
   return /[dmyhs]/i.test(section.replace(/e[+-]/gi, ''));
+}
+
+/**
+ * True when a date format shows a time of day beside the day (built-in 22 `m/d/yy h:mm`, or a code with
+ * both a day part and h or s: `dd/mm/yyyy hh:mm`). A time-only format (`hh:mm`) is not one: its cells are
+ * times (day 0) whatever this says.
+ */
+export function showsTimeOfDay(id: number, code: string | undefined): boolean {
+  if (code === undefined) return id === 22;
+  const section = formatSection(code).replace(/e[+-]/gi, '');
+  return /[dy]/i.test(section) && /[hs]/i.test(section);
 }
 
 export type SheetFormat = Pick<MappingFormat, 'decimal' | 'date'>;

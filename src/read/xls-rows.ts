@@ -17,11 +17,12 @@ import {
   paddedText,
   percentText,
   serialDateText,
+  showsTimeOfDay,
   zeroPadWidth,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
-import { MergedCells, type HeaderTest } from './sheet-merges.js';
+import { MergedCells, type TableRules } from './sheet-merges.js';
 import { SheetFault } from './zip-parts.js';
 import {
   BOF,
@@ -54,6 +55,8 @@ interface Globals {
   sheets: { name: string; offset: number; kind: number; hidden: boolean }[];
   date1904: boolean;
   dateXfs: Set<number>;
+  /** Date formats showing a time of day too: midnight is `00:00:00`, not a bare day. */
+  clockXfs: Set<number>;
   /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
   percentXfs: Set<number>;
   /** Formats padding whole numbers with zeros (`00000`), to their width. */
@@ -72,6 +75,7 @@ function readGlobals(stream: Buffer): Globals {
     sheets: [],
     date1904: false,
     dateXfs: new Set(),
+    clockXfs: new Set(),
     percentXfs: new Set(),
     padXfs: new Map(),
     computed: false,
@@ -129,6 +133,7 @@ function readGlobals(stream: Buffer): Globals {
     }
   }
   xfFormats.forEach((id, i) => {
+    if (showsTimeOfDay(id, codes.get(id))) g.clockXfs.add(i);
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
     else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
     else if (zeroPadWidth(codes.get(id)) > 0) g.padXfs.set(i, zeroPadWidth(codes.get(id)));
@@ -170,7 +175,7 @@ export function readXlsSheet(
   bytes: Buffer,
   wanted: string | undefined,
   format: SheetFormat,
-  isHeader?: HeaderTest,
+  rules?: TableRules,
 ): { name: string; rows: SheetRow[] } {
   const stream = workbookStream(bytes);
   const g = readGlobals(stream);
@@ -206,7 +211,9 @@ export function readXlsSheet(
     cells[col] = text;
   };
   const num = (xf: number, n: number): string => {
-    const date = g.dateXfs.has(xf) ? serialDateText(n, g.date1904, format.date) : undefined;
+    const date = g.dateXfs.has(xf)
+      ? serialDateText(n, g.date1904, format.date, g.clockXfs.has(xf))
+      : undefined;
     if (date !== undefined) return date;
     if (g.percentXfs.has(xf)) return percentText(n, format.decimal);
     const pad = g.padXfs.get(xf);
@@ -310,7 +317,7 @@ export function readXlsSheet(
   const rows = [...byRow.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([row, cells]) => ({ row: row + 1, cells }));
-  const merged = new MergedCells(isHeader);
+  const merged = new MergedCells(rules?.isHeader, rules?.drops);
   for (const r of rows) merged.row(r.row, r.cells);
   for (const m of merges) {
     const range = `${columnName(m.c1)}${m.r1 + 1}:${columnName(m.c2)}${m.r2 + 1}`;

@@ -14,7 +14,7 @@ import {
   serialDateText,
 } from './sheet-values.js';
 import type { SheetFormat } from './sheet-values.js';
-import { MergedCells, parseRange, type HeaderTest } from './sheet-merges.js';
+import { MergedCells, parseRange, type TableRules } from './sheet-merges.js';
 import { attr, readWorkbook, unescapeOoxml } from './xlsx-workbook.js';
 import type { FoundSheet } from './xlsx-workbook.js';
 import { openZip, SheetFault } from './zip-parts.js';
@@ -83,9 +83,12 @@ export async function openXlsxSheet(
   file: string,
   wanted: string | undefined,
   format: SheetFormat,
-  isHeader?: HeaderTest,
+  rules?: TableRules,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles, percentStyles, padStyles } = await readWorkbook(file, wanted);
+  const { found, strings, dateStyles, clockStyles, percentStyles, padStyles } = await readWorkbook(
+    file,
+    wanted,
+  );
   const cellText = (type: string | undefined, style: number, v: string, inline: string): string => {
     switch (type) {
       case 's':
@@ -99,12 +102,15 @@ export async function openXlsxSheet(
       case 'e':
         return v;
       case 'd':
-        return isoDateText(v, format.date) ?? v;
+        return isoDateText(v, format.date, clockStyles.has(style)) ?? v;
       default: {
         if (v.trim() === '') return '';
         const n = Number(v);
         if (dateStyles.has(style))
-          return serialDateText(n, found.date1904, format.date) ?? numberText(n, format.decimal);
+          return (
+            serialDateText(n, found.date1904, format.date, clockStyles.has(style)) ??
+            numberText(n, format.decimal)
+          );
         if (percentStyles.has(style)) return percentText(n, format.decimal);
         const pad = padStyles.get(style);
         return pad === undefined
@@ -137,7 +143,7 @@ export async function openXlsxSheet(
       | undefined;
     let into: 'v' | 'is' | undefined;
     let phonetic = 0;
-    const merged = new MergedCells(isHeader);
+    const merged = new MergedCells(rules?.isHeader, rules?.drops);
     parser.on('error', (err) => {
       throw new SheetFault(
         'corrupt',

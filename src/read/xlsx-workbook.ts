@@ -6,7 +6,7 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { isDateFormat, isPercentFormat, zeroPadWidth } from './sheet-values.js';
+import { isDateFormat, isPercentFormat, showsTimeOfDay, zeroPadWidth } from './sheet-values.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -153,6 +153,8 @@ async function sharedStrings(zip: ZipPackage, part: string | undefined): Promise
 
 interface Styles {
   dateStyles: Set<number>;
+  /** Date styles whose format shows a time of day too (`dd/mm/yyyy hh:mm`). */
+  clockStyles: Set<number>;
   percentStyles: Set<number>;
   /** Styles whose number format pads whole numbers with zeros (`00000`), to their width. */
   padStyles: Map<number, number>;
@@ -160,9 +162,11 @@ interface Styles {
 
 async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles> {
   const dateStyles = new Set<number>();
+  const clockStyles = new Set<number>();
   const percentStyles = new Set<number>();
   const padStyles = new Map<number, number>();
-  if (part === undefined || !zip.has(part)) return { dateStyles, percentStyles, padStyles };
+  const found = { dateStyles, clockStyles, percentStyles, padStyles };
+  if (part === undefined || !zip.has(part)) return found;
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
   let inCellXfs = false;
@@ -177,11 +181,12 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
     },
   });
   xfFormats.forEach((id, i) => {
+    if (showsTimeOfDay(id, codes.get(id))) clockStyles.add(i);
     if (isDateFormat(id, codes.get(id))) dateStyles.add(i);
     else if (isPercentFormat(id, codes.get(id))) percentStyles.add(i);
     else if (zeroPadWidth(codes.get(id)) > 0) padStyles.set(i, zeroPadWidth(codes.get(id)));
   });
-  return { dateStyles, percentStyles, padStyles };
+  return found;
 }
 
 const WORKSHEET = /\/worksheet$/;
@@ -261,6 +266,8 @@ export interface XlsxWorkbook {
   found: FoundSheet;
   strings: SharedStrings;
   dateStyles: Set<number>;
+  /** Date styles whose format shows a time of day too: midnight is `00:00:00`, not a bare day. */
+  clockStyles: Set<number>;
   /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
   percentStyles: Set<number>;
   /** Styles whose number format pads whole numbers with zeros, to their width. */

@@ -217,6 +217,17 @@ describe('E2 payroll', () => {
     });
   });
 
+  test('E2 accepts a period that ends before it starts: the spec shows no rule on the period', async () => {
+    const body = fixture('payroll.json');
+    body.Periodo = {
+      ...(body.Periodo as Json),
+      FechaLiquidacionInicio: '2026-11-01',
+      FechaLiquidacionFin: '2026-10-01',
+    };
+    const r = envelopeOf(await call(emu, 'E2', { headers, body }));
+    expect(r).toMatchObject({ IsValid: true, ResultCode: 200 });
+  });
+
   test('E2 answers 400 for a user that is not of the company and 400 for an invalid body', async () => {
     expect(
       (

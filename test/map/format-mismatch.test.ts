@@ -234,3 +234,42 @@ describe('an export in the other date convention than its mapping is refused who
     ]);
   });
 });
+
+describe('the cell a date-and-time mismatch quotes', () => {
+  /** The Loyverse sample's header and first row (receipt 1-1042), its Date cell replaced. */
+  async function loyverse(date: string): Promise<string> {
+    const sample = await readFile(
+      join(EXAMPLES, 'erp/loyverse/loyverse-recibos-por-articulo.csv'),
+      'utf8',
+    );
+    const [header, first] = sample.split('\n');
+    return tempFile('recibos.csv', `${header}\n${first.replace('21/11/2026 14:32', date)}\n`);
+  }
+
+  it('is the whole cell as the export wrote it, not the date the preset splits off', async () => {
+    // the Loyverse preset reads Date's first part (split on " ") as the day: 11/21/2026 is one only month first
+    const m = await loadMapping(join(MAPPINGS, 'erp/loyverse-pos.yaml'));
+    const err = (await readAll(await loyverse('11/21/2026 14:32'), m, 'pos').catch(
+      (e: unknown) => e,
+    )) as Error & { code: string; context: Record<string, unknown> };
+    expect(err.code).toBe('EDOC_MAP_FORMAT_MISMATCH');
+    expect(err.message).toContain(
+      `column "Date": "11/21/2026 14:32" is not a date in the mapping's form dd/MM/yyyy but is one in MM/dd/yyyy (2026-11-21)`,
+    );
+    expect(err.context).toMatchObject({ row: 2, column: 'Date', value: '11/21/2026 14:32' });
+  });
+
+  it('cut as every quote of a cell is: 60 characters and the full length', async () => {
+    const m = await loadMapping(join(MAPPINGS, 'erp/loyverse-pos.yaml'));
+    // 11/21/2026 (10) + " " + 14:32 (5) + " " + 80 × "x" = 97 characters; the first 60 shown
+    const cell = `11/21/2026 14:32 ${'x'.repeat(80)}`;
+    const err = (await readAll(await loyverse(cell), m, 'pos').catch(
+      (e: unknown) => e,
+    )) as Error & {
+      context: Record<string, unknown>;
+    };
+    const shown = `${cell.slice(0, 60)}… (97 characters)`;
+    expect(err.message).toContain(`column "Date": "${shown}" is not a date`);
+    expect(err.context.value).toBe(shown);
+  });
+});

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadMapping } from '../../src/map/load-mapping.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { openSource } from '../../src/read/open-source.js';
-import { headerTest, MergedCells } from '../../src/read/sheet-merges.js';
+import { compileCondition } from '../../src/map/row-condition.js';
+import { headerTest, MergedCells, tableRules } from '../../src/read/sheet-merges.js';
 import { xlsxPackage } from '../helpers/xlsx-package.js';
 import { sale } from '../map/helpers.js';
 import { all, COMPANY, removeDir, tempDir } from './read-helpers.js';
@@ -234,5 +235,71 @@ describe('the header a merge is judged against (.xlsx and .xls alike)', () => {
     expect(verdict({ findHeader: ['prefijo'] }, 6, 7)).toBe('refused');
     expect(verdict(undefined, 1, 1)).toBe('read');
     expect(verdict(undefined, 3, 3)).toBe('refused');
+  });
+});
+
+describe('a merged footer below the table', () => {
+  // invoice SETP1 on rows 2-3, then a footer on row 4: "TOTAL" merged across A4:K4 and the sum in L4
+  const footed = (): string[][] => [
+    ...table([sale('1', '1'), sale('1', '2')]),
+    ['TOTAL', '', '', '', '', '', '', '', '', '', '', '2.380,00'],
+  ];
+  const book = (mergeRefs: string[]): Buffer =>
+    xlsxPackage({
+      sheets: [
+        [
+          'Ventas',
+          sheetXml(footed()),
+          {
+            after: `<mergeCells count="${mergeRefs.length}">${mergeRefs
+              .map((r) => `<mergeCell ref="${r}"/>`)
+              .join('')}</mergeCells>`,
+          },
+        ],
+      ],
+    });
+  const skipping = (): Mapping => ({
+    ...mapping,
+    rows: { skip: compileCondition({ column: 'prefijo', matches: '^total' }, 'rows.skip', 't') },
+  });
+
+  test('dropped by rows.skip, it does not refuse the sheet; the invoice above it is read', async () => {
+    const { docs, error } = await outcome('pie.xlsx', book(['A4:K4']), skipping());
+    expect(error).toBeUndefined();
+    // 1 × 1.000,00 + 1 × 1.000,00 = 2,000.00 + 19 % 380.00 = 2,380.00 (the footer is no line)
+    expect(docs?.map((d) => (d.request as Invoice).Total.PayableAmount)).toEqual(['2380.00']);
+  });
+
+  test('a merge inside the data, or one reaching a data row from the footer, still refuses', async () => {
+    for (const ref of ['L2:L3', 'A3:A4']) {
+      const { docs, error } = await outcome('pie-tabla.xlsx', book(['A4:K4', ref]), skipping());
+      expect(docs).toBeUndefined();
+      expect(error?.code).toBe('EDOC_READ_UNSUPPORTED');
+      expect(error?.message).toContain(`cells ${ref} of sheet "Ventas" are merged`);
+    }
+  });
+
+  test('a mapping that does not drop the footer still refuses it merged', async () => {
+    const { error } = await outcome('pie-sin-skip.xlsx', book(['A4:K4']));
+    expect(error?.code).toBe('EDOC_READ_UNSUPPORTED');
+    expect(error?.message).toContain('cells A4:K4 of sheet "Ventas" are merged (rows 4 to 4)');
+  });
+
+  test('the rows a merge is judged against, as the .xls reader hands them over', () => {
+    const rules = tableRules(skipping());
+    const verdict = (first: number, last: number): string => {
+      const merged = new MergedCells(rules.isHeader, rules.drops);
+      for (const [i, cells] of footed().entries()) merged.row(i + 1, cells);
+      try {
+        merged.merge('Ventas', `A${first}:K${last}`, first, last, 11 * (last - first + 1));
+        return 'read';
+      } catch {
+        return 'refused';
+      }
+    };
+    expect(verdict(4, 4)).toBe('read');
+    expect(verdict(4, 6)).toBe('read'); // rows 5 and 6 hold nothing
+    expect(verdict(3, 4)).toBe('refused');
+    expect(verdict(1, 1)).toBe('refused'); // the header
   });
 });

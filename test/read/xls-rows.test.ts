@@ -159,6 +159,21 @@ describe('the BIFF8 record reader', () => {
     expect(sheet.rows).toEqual([{ row: 1, cells: ['00123', '123456', '12,5'] }]);
   });
 
+  test('a date-and-time cell at midnight keeps its 00:00:00 under a format that shows the time', () => {
+    // XF 4 (after the four of every workbook here) has the built-in format 22 (m/d/yy h:mm); RK A1 =
+    // 46347 through it is 21/11/2026 at 00:00 (a whole serial), B1 through XF 1 (dd/mm/yyyy) the day only
+    const xf22 = record(0x00e0, Buffer.concat([u16(0), u16(22), Buffer.alloc(16)]));
+    const midnight = Buffer.concat([
+      record(0x027e, Buffer.concat([cell(0, 0, 4), u32(rk(46347))])),
+      record(0x027e, Buffer.concat([cell(0, 1, 1), u32(rk(46347))])),
+    ]);
+    const sheet = readXlsSheet(workbook(['Hoja1'], midnight, [xf22]), undefined, {
+      decimal: ',',
+      date: 'dd/MM/yyyy',
+    });
+    expect(sheet.rows).toEqual([{ row: 1, cells: ['21/11/2026 00:00:00', '21/11/2026'] }]);
+  });
+
   describe('formulas', () => {
     // RecalcId (0x01C1) with the build of the engine that computed the values, as Excel and LibreOffice write
     const recalcId = record(0x01c1, Buffer.concat([u16(0x01c1), u16(0), u32(0x00016980)]));

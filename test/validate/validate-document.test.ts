@@ -147,6 +147,27 @@ describe('validateDocument = schema + kind guards + check digits + issuer + tota
     expect(supplier(note, 'support-adjustment').length).toBe(1);
   });
 
+  it("a payroll period that ends before it starts is refused (the bridge's own rule); one day is fine", () => {
+    const period = (start: string, end: string) => {
+      const r = loadRequestFixture('payroll');
+      edit(r, 'Periodo.FechaLiquidacionInicio', start);
+      edit(r, 'Periodo.FechaLiquidacionFin', end);
+      return validateDocument('payroll', r, ctx);
+    };
+    expect(period('2026-11-01', '2026-11-30')).toEqual([]);
+    expect(period('2026-11-30', '2026-11-30')).toEqual([]);
+    // Fecha fin 01/10/2026 and Fecha inicio 01/11/2026: the period would end a month before it starts
+    const swapped = period('2026-11-01', '2026-10-01');
+    expect(swapped.map((p) => [p.code, p.path])).toEqual([
+      ['EDOC_VALIDATE_PAYROLL_PERIOD', 'Periodo.FechaLiquidacionFin'],
+    ]);
+    expect(swapped[0].message).toContain(
+      'ends (FechaLiquidacionFin 2026-10-01) before it starts (FechaLiquidacionInicio 2026-11-01)',
+    );
+    // a date that is no yyyy-MM-dd is the schema's alone
+    expect(period('2026-11-01', '01/10/2026').map((p) => p.code)).toEqual(['EDOC_VALIDATE_SCHEMA']);
+  });
+
   it('pos: accepts the content itself or an E4 body carrying it as jsonOriginal', () => {
     expect(validateDocument('pos', loadRequestFixture('pos-content'), ctx)).toEqual([]);
     const body = {
