@@ -221,9 +221,8 @@ export async function intakeFile(
       (!isEdocError(err) && isGone(err));
     const message = gone
       ? `${name} disappeared while it was read: nothing of it was sent. Drop it again to send it.`
-      : err instanceof Error
-        ? err.message
-        : String(err);
+      : // the report names the file as dropped: its inbox path is gone once it is archived
+        (err instanceof Error ? err.message : String(err)).split(dropped.path).join(name);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
       if (details !== undefined) await ledger.setReadDetails(rec.fileId, details);

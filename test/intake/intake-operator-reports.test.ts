@@ -86,6 +86,20 @@ describe('a file deleted from the inbox while it is read', () => {
   }
 });
 
+describe('a file that cannot be read', () => {
+  it('is named in its report as it was dropped, not by its inbox path (gone once archived)', async () => {
+    const { ctx, ledger, inbox, company } = await setUp();
+    const file = path.join(inbox, 'ventas.csv');
+    fs.writeFileSync(file, '');
+    const taken = await intakeFile(ctx, { path: file, kind: 'invoice', company });
+    expect(taken.outcome).toBe('failed-read');
+    expect((await ledger.getFile(taken.fileId!))?.error).toMatchObject({
+      code: 'EDOC_READ_EMPTY',
+      message: 'ventas.csv is empty',
+    });
+  });
+});
+
 describe('the log line of a document refused at intake', () => {
   it('names its key columns, its rows, the column and the problem', async () => {
     const { ctx, logger, logFile, inbox, company } = await setUp();
