@@ -8,6 +8,7 @@ import type { LedgerPort } from '../ledger/port.js';
 import { makeKey } from '../ledger/rows.js';
 import type { NewDocument } from '../ledger/types.js';
 import { logDocumentFinal } from '../log/document-final.js';
+import { formatPositions } from '../report/errors-csv.js';
 import type { AppLogger } from '../log/logger.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import { toReportProblem } from './intake-documents.js';
@@ -106,8 +107,25 @@ export async function insertBatch(
       status,
       attempts: 0,
       ...(code === undefined ? {} : { code }),
+      // refused at intake: where it stands and why, as its errors.csv row says (a line an operator can act on)
+      ...(invalid && whereAndWhy(d)),
     });
   }
+}
+
+/** The export's own key, its rows (or lines) and its first problem, for the log line of a document refused at intake. */
+function whereAndWhy(d: NewDocument): Record<string, string> {
+  const first = d.problems?.[0];
+  // the problem's own rows where it names them (the cell at fault), as errors.csv shows
+  const { lines, erpKey } = d.source;
+  const rows = first?.rows !== undefined && first.rows.length > 0 ? first.rows : d.source.rows;
+  return {
+    ...(erpKey !== undefined && { erpKey }),
+    ...(rows !== undefined && rows.length > 0 && { rows: formatPositions(rows) }),
+    ...(lines !== undefined && lines.length > 0 && { lines: lines.join('-') }),
+    ...(first?.field !== undefined && { field: first.field }),
+    ...(first !== undefined && { note: first.message }),
+  };
 }
 
 /** A number outside every active range of its prefix is refused here, as `invalid`: nothing is sent. */

@@ -218,7 +218,14 @@ export async function intakeFile(
       return { outcome: 'again' };
     }
     const code = isEdocError(err) ? err.code : 'EDOC_READ_CHANGED';
-    const message = err instanceof Error ? err.message : String(err);
+    // a file deleted once taken: the reader's or the file system's words name the inbox path, not the outcome
+    const gone =
+      (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason === 'gone') ||
+      (!isEdocError(err) && isGone(err));
+    const message = gone
+      ? `${name} disappeared while it was read: nothing of it was sent. Drop it again to send it.`
+      : // the report names the file as dropped: its inbox path is gone once it is archived
+        (err instanceof Error ? err.message : String(err)).split(dropped.path).join(name);
     log.error({ code, err }, 'file could not be read');
     if (isEdocError(err) || isFsError(err)) {
       if (details !== undefined) await ledger.setReadDetails(rec.fileId, details);

@@ -114,8 +114,24 @@ export function contentDifferences(
   return out;
 }
 
-/** The correction the authority expects for a document issued with other content, by numbering family. */
+/**
+ * The correction the authority expects for a document issued with other content, by numbering family.
+ * A note is not corrected by a note referencing it: notes reference the document they correct, so a
+ * credit note that credited too little is completed by another credit note, and one that credited too
+ * much is offset by a debit note, both referencing the invoice (the advice for an invoice, applied to a
+ * note, would charge the customer where the accountant meant to credit them).
+ */
 export function correctionAdvice(kind: DocumentKind, number: string): string {
+  switch (kind) {
+    case 'credit-note':
+      return `issue another credit note for the credit still missing, or a debit note for the credit given in excess, referencing the invoice ${number} corrected (a note references an invoice, never another note)`;
+    case 'debit-note':
+      return `issue another debit note for the charge still missing, or a credit note for the charge made in excess, referencing the invoice ${number} corrected (a note references an invoice, never another note)`;
+    case 'support-adjustment':
+      return `issue another support adjustment note referencing the support document ${number} corrected`;
+    default:
+      break;
+  }
   switch (kindOf(kind).numbering) {
     case 'invoice':
       return `issue a credit note (a lower amount, or to annul it) or a debit note (a higher amount) referencing ${number}`;

@@ -27,6 +27,8 @@ export function repeatedNumberMessage(key: string | null, place: string): string
     `The service already holds a document under the number ${number} (Regla 90), and an earlier attempt of ours ` +
     'with that number may have delivered it, so this is not a confirmed acceptance. Check at the authority which ' +
     `document it holds under ${number}: if it is this one, run edoc-bridge resolve --document ${ref} --issued; ` +
-    `if it is not, run edoc-bridge resolve --document ${ref} --not-ours (and give the document a new number).`
+    `if it is not, run edoc-bridge resolve --document ${ref} --not-ours (and give the document a new number; ` +
+    'if what it holds is an earlier export of this same document with other content, that export is the one ' +
+    'issued: annul or correct it with a credit or debit note first, or a new number issues the sale twice).'
   );
 }

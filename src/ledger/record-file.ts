@@ -16,7 +16,23 @@ import type { FileError, FileRow, RecordFileInput, RecordFileResult } from './ty
 import { addEvent } from './events.js';
 import { freeReportName } from './free-report-name.js';
 import { openResend, takeResend } from './resend-requests.js';
-import { dropIntakeTx, flagChangedTx, releasedAtPath } from './superseded-files.js';
+import { dropIntakeTx, flagChangedTx, releasedAtPath, type HeldBack } from './superseded-files.js';
+
+/** What happened to the documents of a file whose content changed while they were being sent. */
+function changedSendText({ documents, held, maybeDelivered }: HeldBack): string {
+  if (held === 0) return 'they were sent from the earlier content';
+  const sent = documents - held;
+  const settled =
+    sent > 0
+      ? `${sent} of its ${documents} documents were sent or settled from the earlier content (their outcomes stand)`
+      : `none of its ${documents} documents was settled from the earlier content`;
+  const maybe =
+    maybeDelivered === 0
+      ? ''
+      : ` (${maybeDelivered} of them after an attempt that may have reached the service: they may be issued already)`;
+  return `${settled}; ${held} waiting to be sent were held back, not sent from it${maybe}`;
+}
+
 /** The new file's row: SQLite picks the id past every id it ever gave (dropped ones too); PostgreSQL's identity never reuses one. */
 function insertFileSql(q: SqlExecutor): string {
   const columns = `path, name, report_name, size, sha256, kind, company, state, error, total, duplicate_of, started_at, finished_at,
@@ -94,13 +110,13 @@ async function recordFileTx(tx: SqlExecutor, input: RecordFileInput): Promise<Re
   const released = await releasedAtPath(tx, input);
   let changedAfterSend: RecordFileResult['changedAfterSend'];
   if (released !== undefined) {
-    const error: FileError = {
+    const error = (held: HeldBack): FileError => ({
       code: CHANGED_AFTER_SEND,
       message:
-        `${released.name} changed after its documents were ` +
-        'released for sending: they were sent from the earlier content, and the original was not archived. The new ' +
-        `content is taken as a new file (documents accepted already are reported duplicate there).`,
-    };
+        `${released.name} changed after its documents were released for sending, and the original was not ` +
+        `archived: ${changedSendText(held)}. The new content is taken as a new file (documents accepted ` +
+        'already are reported duplicate there).',
+    });
     const newly = (await flagChangedTx(tx, released.id, error, input.now)) !== undefined;
     changedAfterSend = {
       fileId: released.id,

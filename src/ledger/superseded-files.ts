@@ -72,11 +72,28 @@ export function dropIntake(
   });
 }
 
-/** flagChangedAfterSend inside a transaction: the company of the file flagged, or undefined. */
+/** What flagging a file held back: its documents, those held (pending), and how many of those may have reached the service. */
+export interface HeldBack {
+  documents: number;
+  held: number;
+  maybeDelivered: number;
+}
+
+const NOT_SENT =
+  'Not sent: the file changed after sending began; its new content is taken as a new file.';
+const NOT_SENT_AGAIN =
+  'Not sent again: the file changed while this document waited for a retry, and an earlier attempt may have ' +
+  'reached the service, so it may be issued already from the earlier content. Its new content is taken as a ' +
+  'new file (an answer that the number is issued tells there); do not give it another number.';
+
+/**
+ * flagChangedTx inside a transaction: the company of the file flagged, or undefined. `error` may be made
+ * from what was held back, so the file-level message says what happened to the documents.
+ */
 export async function flagChangedTx(
   tx: SqlExecutor,
   fileId: number,
-  error: FileError,
+  error: FileError | ((held: HeldBack) => FileError),
   now: number,
 ): Promise<string | undefined> {
   const row = await tx.get<{ error: string | null; company: string }>(
@@ -85,28 +102,35 @@ export async function flagChangedTx(
   );
   if (row === undefined || (row.error !== null && row.error.includes(CHANGED_AFTER_SEND)))
     return undefined;
+  // a pending document whose earlier attempt may have reached the service is not "not sent"
+  const hold = async (maybe: 0 | 1, message: string): Promise<number> =>
+    (
+      await tx.run(
+        `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
+      WHERE file_id = ? AND state = 'pending' AND maybe_delivered = ?`,
+        [JSON.stringify([{ code: CHANGED_AFTER_SEND, message }]), now, fileId, maybe],
+      )
+    ).changes;
+  const maybeDelivered = await hold(1, NOT_SENT_AGAIN);
+  const held = (await hold(0, NOT_SENT)) + maybeDelivered;
+  const documents = Number(
+    (
+      await tx.get<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM documents WHERE file_id = ?',
+        [fileId],
+      )
+    )?.n ?? 0,
+  );
+  const fileError =
+    typeof error === 'function' ? error({ documents, held, maybeDelivered }) : error;
   await tx.run(`UPDATE files SET error = ?, report_state = 'none' WHERE id = ?`, [
-    json(error),
+    json(fileError),
     fileId,
   ]);
-  const held = (
-    await tx.run(
-      `UPDATE documents SET state = 'invalid', next_attempt_at = NULL, errors = ?, updated_at = ?
-    WHERE file_id = ? AND state = 'pending'`,
-      [
-        JSON.stringify([
-          {
-            code: CHANGED_AFTER_SEND,
-            message:
-              'Not sent: the file changed after sending began; its new content is taken as a new file.',
-          },
-        ]),
-        now,
-        fileId,
-      ],
-    )
-  ).changes;
-  await addEvent(tx, now, 'file-changed-after-send', fileId, null, { ...error, heldBack: held });
+  await addEvent(tx, now, 'file-changed-after-send', fileId, null, {
+    ...fileError,
+    heldBack: held,
+  });
   return row.company;
 }
 

@@ -60,10 +60,16 @@ export function formatPositions(positions: readonly number[] | undefined): strin
   return parts.join(', ');
 }
 
-/** "rows 2-4" (CSV) or "lines 7" (JSON, JSONL); '' when the place is not known. */
+/**
+ * "rows 2-4, 7" (CSV: every row of the document) or "lines 7" / "lines 115-206" (JSONL: its line; JSON: the
+ * first and last line of its object, so two numbers are a span, never two separate lines); '' when the
+ * place is not known.
+ */
 function positionText(place: { rows?: number[]; lines?: number[] }): string {
   if (place.rows && place.rows.length > 0) return `rows ${formatPositions(place.rows)}`;
-  if (place.lines && place.lines.length > 0) return `lines ${formatPositions(place.lines)}`;
+  const lines = place.lines;
+  if (lines && lines.length === 2 && lines[1] > lines[0]) return `lines ${lines[0]}-${lines[1]}`;
+  if (lines && lines.length > 0) return `lines ${formatPositions(lines)}`;
   return '';
 }
 

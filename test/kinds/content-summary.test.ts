@@ -63,3 +63,35 @@ describe("a document's content summary", () => {
     expect(message).not.toMatch(/\bcustomer,/);
   });
 });
+
+describe('the correction a report advises for a document issued with other content', () => {
+  const raised = [{ label: 'payable amount', issued: '1190.00', now: '2380.00' }];
+
+  it('completes a credit note that credited too little with another credit note, never a debit note', () => {
+    // NC300 credited 1,190.00; the corrected export says 2,380.00: the customer is owed 1,190.00 more
+    const message = otherContentMessage('credit-note', 'NC300', 'nc300.csv', raised);
+    expect(message).not.toContain('a debit note (a higher amount)');
+    expect(message).toContain('another credit note for the credit still missing');
+    expect(message).toContain('a debit note for the credit given in excess');
+    expect(message).toContain('referencing the invoice NC300 corrected');
+  });
+
+  it('completes a debit note that charged too little with another debit note', () => {
+    const message = otherContentMessage('debit-note', 'ND7', 'nd.csv', raised);
+    expect(message).not.toContain('issue a credit note (a lower amount');
+    expect(message).toContain('another debit note for the charge still missing');
+    expect(message).toContain('referencing the invoice ND7 corrected');
+  });
+
+  it('points an adjustment note at the support document it corrected', () => {
+    const message = otherContentMessage('support-adjustment', 'NAS4', 'ajustes.csv', raised);
+    expect(message).toContain('referencing the support document NAS4 corrected');
+  });
+
+  it('keeps the credit or debit note for an invoice', () => {
+    const message = otherContentMessage('invoice', 'SETP990000001', 'ventas.csv', raised);
+    expect(message).toContain(
+      'issue a credit note (a lower amount, or to annul it) or a debit note (a higher amount) referencing SETP990000001',
+    );
+  });
+});

@@ -89,6 +89,56 @@ describeBackends('the ledger', ({ open }) => {
       await ledger.close();
     });
 
+    it('says how many documents were held back, and that one whose attempt may have reached the service may be issued', async () => {
+      const ledger = await open();
+      const a = await ledger.recordFile(
+        fileInput({ name: 'ventas.csv', path: '/inbox/invoice/ventas.csv', archive: true }),
+      );
+      await ledger.insertDocuments(a.fileId, docs(3), 1_000);
+      await ledger.finishReading(a.fileId, 1_000);
+      // all three sent once: a 401 refused the first two (paused, waiting), a 500 answered the third
+      const sent = await ledger.claimDue('main', 1_000, 3);
+      await ledger.markSending(
+        sent.map((d) => d.id),
+        1_100,
+      );
+      await ledger.recordOutcomes(
+        sent.map((d, i) => ({
+          id: d.id,
+          state: 'pending' as const,
+          nextAttemptAt: 60_000,
+          maybeDelivered: i === 2,
+        })),
+        1_200,
+      );
+      // the operator corrects the export and writes it over the file while they wait
+      await ledger.recordFile(
+        fileInput({
+          name: 'ventas.csv',
+          path: '/inbox/invoice/ventas.csv',
+          sha256: 'corrected',
+          archive: true,
+          now: 2_000,
+        }),
+      );
+      const flagged = await ledger.getFile(a.fileId);
+      expect(flagged?.error?.message).toBe(
+        'ventas.csv changed after its documents were released for sending, and the original was not archived: ' +
+          'none of its 3 documents was settled from the earlier content; 3 waiting to be sent were held back, not ' +
+          'sent from it (1 of them after an attempt that may have reached the service: they may be issued already). ' +
+          'The new content is taken as a new file (documents accepted already are reported duplicate there).',
+      );
+      const held = await Promise.all(sent.map((d) => ledger.getDocument(d.id)));
+      expect(held.map((d) => d?.state)).toEqual(['invalid', 'invalid', 'invalid']);
+      expect(held.map((d) => d?.errors[0]?.message.slice(0, 14))).toEqual([
+        'Not sent: the ',
+        'Not sent: the ',
+        'Not sent again',
+      ]);
+      expect(held[2]?.errors[0]?.message).toContain('may be issued already');
+      await ledger.close();
+    });
+
     it('an archived file, or one submitted in the foreground and done, is not flagged by a later drop of the same name', async () => {
       const ledger = await open();
       const a = await ledger.recordFile(fileInput({ archive: true }));

@@ -104,6 +104,24 @@ describe('NAME.errors.csv', () => {
     ]);
   });
 
+  it("names a JSON document's span of lines as a span, not as two lines", async () => {
+    // a JSON array's element spans its first to its last line (json-source: [startLine, endLine])
+    const target = path.join(tempDir(), 'facturas.errors.csv');
+    const w = new ErrorsCsvWriter(target);
+    await w.add(
+      docRow({
+        index: 1,
+        state: 'invalid',
+        source: { lines: [115, 206] },
+        problems: [{ code: 'EDOC_VALIDATE_TOTALS', field: 'Total.PayableAmount', message: 'x' }],
+      }),
+    );
+    await w.add(docRow({ index: 2, state: 'invalid', source: { lines: [207] } }));
+    expect(await w.commit()).toBe(true);
+    const rows = parse(fs.readFileSync(target, 'utf8').slice(1), { delimiter: ';' }) as string[][];
+    expect(rows.slice(1).map((r) => r[3])).toEqual(['lines 115-206', 'lines 207']);
+  });
+
   it('is absent when nothing failed, and a stale one from an earlier pass is removed', async () => {
     const dir = tempDir();
     const target = path.join(dir, 'x.errors.csv');
