@@ -3,9 +3,10 @@
  * company by its alias, and every request leaves with the alias's `id` and key as configured when it
  * leaves: a process started with two companies' entries swapped (or the wrong entry edited) while files of
  * them are open would issue the rest of those files under the other company — one file under two NITs. A
- * reload with such a change is refused (daemon/company-change.ts); at start, each open file's requests
- * still name the issuer NIT they were taken under, and a configuration that gives the alias another NIT
- * refuses the start (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs.
+ * reload with such a change is refused (daemon/company-change.ts); at start (and at a reload that adds a
+ * company this process did not run), each open file's requests still name the issuer NIT they were taken
+ * under, and a configuration that gives the alias another NIT is refused (`EDOC_CONFIG_INVALID`), naming
+ * the company, the files and both NITs.
  */
 import type { Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
@@ -18,8 +19,10 @@ import { normaliseIdNumber } from '../policy/nit.js';
 export async function takenUnderRefusal(
   ledger: Pick<LedgerPort, 'openFileSamples'>,
   config: Readonly<Config>,
+  only: (alias: string) => boolean = () => true,
 ): Promise<EdocError | undefined> {
   for (const [i, company] of config.companies.entries()) {
+    if (!only(company.alias)) continue;
     const nit = normaliseIdNumber(company.nit);
     const others = new Map<string, string[]>();
     for (const sample of await ledger.openFileSamples(company.alias)) {
@@ -34,7 +37,7 @@ export async function takenUnderRefusal(
       `companies[${i}].nit: company ${company.alias} has ${files.length} open file(s) taken under NIT ` +
         `${excerpt(taken, 20)} (${openFilesText(files)}), and this configuration gives it NIT ${nit}: their ` +
         'remaining documents would be issued under another company (two entries swapped, or the wrong one ' +
-        'edited). Start with the configuration they were taken under, and change it once they are final ' +
+        'edited). Run with the configuration they were taken under, and change it once they are final ' +
         '(edoc-bridge status lists them)',
       { path: `companies[${i}].nit`, company: company.alias },
     );
