@@ -14,11 +14,12 @@
  * one company at once, each on its own node, since the identity rule compares one alias at a time. A
  * company added or given another id whose id another live node recorded for another alias is refused.
  */
-import { openFilesText, takenUnderRefusal } from '../company/taken-under.js';
+import { openFilesText, takenUnder, takenUnderRefusal } from '../company/taken-under.js';
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
+import { normaliseIdNumber } from '../policy/nit.js';
 
 /** A company's id as another live cluster node recorded it with its lease (cluster/lease-store.ts). */
 export interface RecordedCompanyId {
@@ -100,7 +101,7 @@ async function openFileRefusal(
     if (was === undefined) unknown.add(company.alias);
     if (was === undefined || (was.id === company.id && was.nit === company.nit)) continue;
     const open = await ledger.openFiles(company.alias);
-    if (open.length === 0) continue;
+    if (open.length === 0 || (await backToTakenUnder(ledger, was, company))) continue;
     const field = was.id !== company.id ? 'id' : 'nit';
     const changes = [
       ...(was.id === company.id ? [] : [`id ${was.id} → ${company.id}`]),
@@ -115,6 +116,20 @@ async function openFileRefusal(
     );
   }
   return unknown.size === 0 ? undefined : takenUnderRefusal(ledger, next, (a) => unknown.has(a));
+}
+
+/**
+ * Whether the change gives the company back the NIT every open file of it was taken under (a node's entry
+ * made right after the company was refused to it): its files go on under their own company.
+ */
+async function backToTakenUnder(
+  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  was: CompanyConfig,
+  now: CompanyConfig,
+): Promise<boolean> {
+  if (was.nit === now.nit) return false;
+  const nits = await takenUnder(ledger, now.alias);
+  return nits.size === 1 && nits.has(normaliseIdNumber(now.nit));
 }
 
 /**
