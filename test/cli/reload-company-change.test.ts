@@ -79,21 +79,30 @@ async function sendingFile(
   return { ...started, daemon };
 }
 
+/** Reloads `started`'s daemon with `a` and `b` swapped: the refusal line (it must be one), as text. */
+async function reloadSwapped(
+  { project, daemon }: DaemonProject & { daemon: DaemonProcess },
+  a: TestCompany,
+  b: TestCompany,
+): Promise<string> {
+  await writeFile(
+    project.configFile,
+    project.configText({ ...project.options, companies: swapped(a, b) }),
+  );
+  const refused = await daemon.reload();
+  expect(refused.msg).toBe('new configuration refused; the old one stays in force');
+  expect(refused.code).toBe('EDOC_CONFIG_INVALID');
+  return JSON.stringify(refused);
+}
+
 describe('a reload that changes a company while a file of it is open', () => {
   test('two companies swapped mid-file: refused, every invoice of the file issued under its own company', async ({
     daemonProject,
   }) => {
     const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
     const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
-    const { project, daemon } = started;
-    await writeFile(
-      project.configFile,
-      project.configText({ ...project.options, companies: swapped(a, b) }),
-    );
-    const refused = await daemon.reload();
-    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
-    expect(refused.code).toBe('EDOC_CONFIG_INVALID');
-    expect(JSON.stringify(refused)).toContain(
+    const { daemon } = started;
+    expect(await reloadSwapped(started, a, b)).toContain(
       `companies[0].id: company ${a.alias} would change (id ${a.id} → ${b.id}, nit ${a.nit} → ${b.nit}) while 1 file(s) of it are open (mid.jsonl)`,
     );
 
@@ -122,6 +131,7 @@ describe('a reload that changes a company while a file of it is open', () => {
       `company ${b.alias} is no longer configured: its 1 open file(s) wait`,
     );
   }, 60_000);
+
   test("a company removed mid-file and added back with another company's entry: refused", async ({
     daemonProject,
   }) => {
@@ -132,14 +142,7 @@ describe('a reload that changes a company while a file of it is open', () => {
     expect((await daemon.reload()).msg).toBe('configuration reloaded');
     // b comes back with a's id, NIT and key (the two entries swapped while b was out): the change that
     // one reload may not make is not made in two
-    await writeFile(
-      project.configFile,
-      project.configText({ ...project.options, companies: swapped(a, b) }),
-    );
-    const refused = await daemon.reload();
-    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
-    expect(refused.code).toBe('EDOC_CONFIG_INVALID');
-    expect(JSON.stringify(refused)).toContain(
+    expect(await reloadSwapped(started, a, b)).toContain(
       `companies[1].id: company ${b.alias} would change (id ${b.id} → ${a.id}, nit ${b.nit} → ${a.nit}) while 1 file(s) of it are open (back.jsonl)`,
     );
 
