@@ -15,6 +15,7 @@ import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import { leaseGate, OPEN_GATE, type CompanyGate } from './company-gate.js';
 import { CompanyRun, type CompanyJob, type CompanyRunParts } from './company-run.js';
 import { recoverSending } from './recover.js';
+import { takenUnderRefusal } from './taken-under.js';
 
 /** What the runs are started with (the pipeline's parts). */
 export interface CompanyRunsParts {
@@ -25,6 +26,8 @@ export interface CompanyRunsParts {
   sender: CompanyRunParts['sender'];
   /** The company when it is configured and this process sends for it (`submit` sends for one). */
   company(alias: string): CompanyConfig | undefined;
+  /** Every company of the configuration in force. */
+  companies(): readonly CompanyConfig[];
   stopping(): boolean;
   drainMs: number | undefined;
 }
@@ -158,13 +161,22 @@ export class CompanyRuns implements LeaseEvents {
   /**
    * The company's lease was taken: hold its rate quiet until a window after its last owner's last
    * possible request (`lastStartMs` from the claim), recover what that owner left `sending`, settle and
-   * report its files, start its run — before any request of this node for the company.
+   * report its files, start its run — before any request of this node for the company. Its open files
+   * taken under another NIT than this node's entry of it (the node that took them had another entry, and
+   * is gone) refuse it, as they refuse a start: the lease keeper releases it, and nothing of those files
+   * is issued under another company.
    */
   async gained(alias: string, _epoch: number, lastStartMs: number): Promise<void> {
     const parts = this.parts;
     if (parts === undefined || parts.stopping()) return;
-    this.rates.tookOver(alias, lastStartMs);
     const { ledger, logger } = parts;
+    const refusal = await takenUnderRefusal(
+      ledger,
+      { companies: parts.companies() },
+      (a) => a === alias,
+    );
+    if (refusal !== undefined) throw refusal;
+    this.rates.tookOver(alias, lastStartMs);
     const recovered = await recoverSending(ledger, logger, alias);
     this.recovered = {
       resent: this.recovered.resent + recovered.resent,

@@ -3,11 +3,13 @@
  * company by its alias, and every request leaves with the alias's `id` and key as configured when it
  * leaves: a process started with two companies' entries swapped (or the wrong entry edited) while files of
  * them are open would issue the rest of those files under the other company — one file under two NITs. A
- * reload with such a change is refused (daemon/company-change.ts); at start, each open file's requests
- * still name the issuer NIT they were taken under, and a configuration that gives the alias another NIT
- * refuses the start (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs.
+ * reload with such a change is refused (daemon/company-change.ts); at start (at a reload that adds a
+ * company this process did not run, and in a cluster when a node takes a company's lease: the node that
+ * took the files may have had another entry of it), each open file's requests still name the issuer NIT
+ * they were taken under, and a configuration that gives the alias another NIT is refused
+ * (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs.
  */
-import type { Config } from '../config/schema.js';
+import type { CompanyConfig } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import { issuerOf } from '../kinds/validate-document.js';
 import type { LedgerPort } from '../ledger/port.js';
@@ -17,29 +19,40 @@ import { normaliseIdNumber } from '../policy/nit.js';
 /** Why `config` may not start on this ledger, or undefined: an alias's NIT is not the one its open files were taken under. */
 export async function takenUnderRefusal(
   ledger: Pick<LedgerPort, 'openFileSamples'>,
-  config: Readonly<Config>,
+  config: { readonly companies: readonly CompanyConfig[] },
+  only: (alias: string) => boolean = () => true,
 ): Promise<EdocError | undefined> {
   for (const [i, company] of config.companies.entries()) {
+    if (!only(company.alias)) continue;
     const nit = normaliseIdNumber(company.nit);
-    const others = new Map<string, string[]>();
-    for (const sample of await ledger.openFileSamples(company.alias)) {
-      const issuer = issuerOfText(sample.kind, sample.request);
-      if (issuer === undefined || issuer === '' || issuer === nit) continue;
-      others.set(issuer, [...(others.get(issuer) ?? []), sample.fileName]);
-    }
-    const [taken, files] = [...others][0] ?? [];
+    const others = [...(await takenUnder(ledger, company.alias))].filter(([n]) => n !== nit);
+    const [taken, files] = others[0] ?? [];
     if (taken === undefined || files === undefined) continue;
     return new EdocError(
       'EDOC_CONFIG_INVALID',
       `companies[${i}].nit: company ${company.alias} has ${files.length} open file(s) taken under NIT ` +
         `${excerpt(taken, 20)} (${openFilesText(files)}), and this configuration gives it NIT ${nit}: their ` +
         'remaining documents would be issued under another company (two entries swapped, or the wrong one ' +
-        'edited). Start with the configuration they were taken under, and change it once they are final ' +
+        'edited). Run with the configuration they were taken under, and change it once they are final ' +
         '(edoc-bridge status lists them)',
       { path: `companies[${i}].nit`, company: company.alias },
     );
   }
   return undefined;
+}
+
+/** The issuer NITs (normalised) the company's open files were taken under, each with those files' names. */
+export async function takenUnder(
+  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  alias: string,
+): Promise<Map<string, string[]>> {
+  const nits = new Map<string, string[]>();
+  for (const sample of await ledger.openFileSamples(alias)) {
+    const issuer = issuerOfText(sample.kind, sample.request);
+    if (issuer === undefined || issuer === '') continue;
+    nits.set(issuer, [...(nits.get(issuer) ?? []), sample.fileName]);
+  }
+  return nits;
 }
 
 /** The first three of a company's open files, by name (each cut at 80 characters), and how many more. */

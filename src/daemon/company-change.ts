@@ -5,17 +5,21 @@
  * companies' entries swapped) would issue the rest of that file under the other company, the first
  * documents under one NIT and the others under another. Such a reload is refused, naming the company and
  * its open files; a rotated key, a new rate or user id is not an identity change and is never refused.
+ * A company added back by a reload after another removed it is judged against the entry it last had here
+ * (`LastEntries`), so the change cannot pass in two reloads; one this process never ran, against the
+ * issuer NIT its open files were taken under (company/taken-under.ts).
  *
  * In a cluster, each node's reload is its own: a reload that gives an alias the id another alias has on
  * another live node (two companies' entries swapped on one node) would have both aliases issue under that
  * one company at once, each on its own node, since the identity rule compares one alias at a time. A
  * company added or given another id whose id another live node recorded for another alias is refused.
  */
-import { openFilesText } from '../company/taken-under.js';
-import type { Config } from '../config/schema.js';
+import { openFilesText, takenUnder, takenUnderRefusal } from '../company/taken-under.js';
+import type { CompanyConfig, Config } from '../config/schema.js';
 import { EdocError } from '../errors.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AppLogger } from '../log/logger.js';
+import { normaliseIdNumber } from '../policy/nit.js';
 
 /** A company's id as another live cluster node recorded it with its lease (cluster/lease-store.ts). */
 export interface RecordedCompanyId {
@@ -24,18 +28,38 @@ export interface RecordedCompanyId {
   recordedBy: string;
 }
 
+/** The entry each company had when this process last ran it: one a reload removed keeps its last. */
+export class LastEntries {
+  private readonly last = new Map<string, CompanyConfig>();
+
+  constructor(config: Readonly<Config>) {
+    this.took(config);
+  }
+
+  /** A configuration now in force (at start, after each reload taken). */
+  took(config: Readonly<Config>): void {
+    for (const company of config.companies) this.last.set(company.alias, company);
+  }
+
+  /** The entry the alias last had here: in force now, or before a reload removed it. */
+  of(alias: string): CompanyConfig | undefined {
+    return this.last.get(alias);
+  }
+}
+
 /**
  * Why `next` may not replace `before` now, or undefined: a company's id or NIT changed while files of it
  * are open, or (cluster: `recorded`) a company's new id is another alias's on another live node.
  */
 export async function companyChangeRefusal(
-  ledger: Pick<LedgerPort, 'openFiles'>,
+  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples'>,
   before: Readonly<Config>,
   next: Readonly<Config>,
   recorded?: () => Promise<RecordedCompanyId[]>,
+  history: LastEntries = new LastEntries(before),
 ): Promise<EdocError | undefined> {
   return (
-    (await openFileRefusal(ledger, before, next)) ??
+    (await openFileRefusal(ledger, history, next)) ??
     (await otherAliasRefusal(before, next, recorded))
   );
 }
@@ -67,15 +91,17 @@ async function otherAliasRefusal(
 }
 
 async function openFileRefusal(
-  ledger: Pick<LedgerPort, 'openFiles'>,
-  before: Readonly<Config>,
+  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples'>,
+  history: LastEntries,
   next: Readonly<Config>,
 ): Promise<EdocError | undefined> {
+  const unknown = new Set<string>();
   for (const [i, company] of next.companies.entries()) {
-    const was = before.companies.find((c) => c.alias === company.alias);
+    const was = history.of(company.alias);
+    if (was === undefined) unknown.add(company.alias);
     if (was === undefined || (was.id === company.id && was.nit === company.nit)) continue;
     const open = await ledger.openFiles(company.alias);
-    if (open.length === 0) continue;
+    if (open.length === 0 || (await backToTakenUnder(ledger, was, company))) continue;
     const field = was.id !== company.id ? 'id' : 'nit';
     const changes = [
       ...(was.id === company.id ? [] : [`id ${was.id} → ${company.id}`]),
@@ -89,7 +115,21 @@ async function openFileRefusal(
       { path: `companies[${i}].${field}`, company: company.alias },
     );
   }
-  return undefined;
+  return unknown.size === 0 ? undefined : takenUnderRefusal(ledger, next, (a) => unknown.has(a));
+}
+
+/**
+ * Whether the change gives the company back the NIT every open file of it was taken under (a node's entry
+ * made right after the company was refused to it): its files go on under their own company.
+ */
+async function backToTakenUnder(
+  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  was: CompanyConfig,
+  now: CompanyConfig,
+): Promise<boolean> {
+  if (was.nit === now.nit) return false;
+  const nits = await takenUnder(ledger, now.alias);
+  return nits.size === 1 && nits.has(normaliseIdNumber(now.nit));
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
-import { companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
+import { LastEntries, companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
@@ -49,6 +49,8 @@ export class Daemon {
   private readonly puller: ReceivedPuller;
   private readonly pipeline: Pipeline;
   private readonly openOperator: DaemonParts['operator'];
+  /** Each company's last entry here (one a reload removed, judged when a reload adds it back). */
+  private readonly history: LastEntries;
   /** The numbering-range watch and the alerts (the operator listener reads `rangeWatch.snapshot` and `alerts.recent`). */
   readonly alerting: Alerting;
 
@@ -62,6 +64,7 @@ export class Daemon {
     this.alerting = parts.alerting;
     this.puller = parts.puller;
     this.openOperator = parts.operator;
+    this.history = new LastEntries(config);
     pipeline.senderEvents.on('event', (event) => {
       if (event.type === 'paused') void this.recordPauses();
     });
@@ -208,6 +211,7 @@ export class Daemon {
         this.config,
         next,
         cluster?.idsRecordedByOthers.bind(cluster),
+        this.history,
       ))
     );
   }
@@ -229,6 +233,7 @@ export class Daemon {
     await this.makeInboxFolders(next);
     const before = this.config;
     this.config = next;
+    this.history.took(next);
     // each run's pull reads the new settings and pulls at once (its pause lifted) when the pipeline reloads it
     this.puller.setConfig(next);
     if (!next.received.enabled)

@@ -135,6 +135,7 @@ export class Pipeline {
         reports: this.reports,
         company: (alias) =>
           this.sends(alias) ? this.config.companies.find((c) => c.alias === alias) : undefined,
+        companies: () => this.config.companies,
         stopping: () => this.closing !== undefined,
         drainMs: this.options.drainTimeoutMs,
       },

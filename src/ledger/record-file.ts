@@ -47,6 +47,8 @@ function insertFileSql(q: SqlExecutor): string {
 
 /** pg_advisory_xact_lock's first key for intakes: "edoc" in ASCII, as pg-migrations.ts's; its second key is a company/kind's hash. */
 const INTAKE_LOCK_SPACE = 0x65646f63;
+/** pg_advisory_xact_lock's first key for a content's recordings ("edoh"); its second key is the content hash's hash. */
+const CONTENT_LOCK_SPACE = 0x65646f68;
 
 export function recordFile(
   q: SqlExecutor,
@@ -57,10 +59,18 @@ export function recordFile(
     // Everything below reads and then writes on the strength of the read (same content? a stale read of
     // the path?). SQLite's BEGIN IMMEDIATE already runs one writer at a time; on PostgreSQL (READ COMMITTED)
     // two intakes of one company and kind, on two connections or two nodes, take turns here instead.
+    // One content recorded for two companies at once: the copy recorded second is held
+    // (other-company.ts, by the lower id), so ids must come in the order the recordings commit — a
+    // recording whose commit stalled after its id was given would otherwise see neither copy held.
+    // The content's lock is taken after the company/kind's, by every recording, so no two wait in a cycle.
     if (tx.dialect === 'postgres') {
       await tx.get(
         `SELECT pg_advisory_xact_lock(${INTAKE_LOCK_SPACE}, hashtext(CAST(? AS TEXT)))`,
         [`${input.company}/${input.kind}`],
+      );
+      await tx.get(
+        `SELECT pg_advisory_xact_lock(${CONTENT_LOCK_SPACE}, hashtext(CAST(? AS TEXT)))`,
+        [input.sha256],
       );
     }
     await fence(tx, [input.company]);

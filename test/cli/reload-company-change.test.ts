@@ -38,13 +38,14 @@ function swapped(a: TestCompany, b: TestCompany): TestCompany[] {
   ];
 }
 
-/** `mid.jsonl` ends with its 12 invoices accepted, every one issued under `a` and none under `b`. */
+/** `name` ends with its 12 invoices accepted, every one issued under `a` and none under `b`. */
 async function endsUnder(
   { project, emulator }: DaemonProject,
   a: TestCompany,
   b: TestCompany,
+  name = 'mid.jsonl',
 ): Promise<void> {
-  const result = await project.finalResult('invoice', 'mid.jsonl', {
+  const result = await project.finalResult('invoice', name, {
     company: a.alias,
     timeoutMs: 40_000,
   });
@@ -78,21 +79,30 @@ async function sendingFile(
   return { ...started, daemon };
 }
 
+/** Reloads `started`'s daemon with `a` and `b` swapped: the refusal line (it must be one), as text. */
+async function reloadSwapped(
+  { project, daemon }: DaemonProject & { daemon: DaemonProcess },
+  a: TestCompany,
+  b: TestCompany,
+): Promise<string> {
+  await writeFile(
+    project.configFile,
+    project.configText({ ...project.options, companies: swapped(a, b) }),
+  );
+  const refused = await daemon.reload();
+  expect(refused.msg).toBe('new configuration refused; the old one stays in force');
+  expect(refused.code).toBe('EDOC_CONFIG_INVALID');
+  return JSON.stringify(refused);
+}
+
 describe('a reload that changes a company while a file of it is open', () => {
   test('two companies swapped mid-file: refused, every invoice of the file issued under its own company', async ({
     daemonProject,
   }) => {
     const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
     const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
-    const { project, daemon } = started;
-    await writeFile(
-      project.configFile,
-      project.configText({ ...project.options, companies: swapped(a, b) }),
-    );
-    const refused = await daemon.reload();
-    expect(refused.msg).toBe('new configuration refused; the old one stays in force');
-    expect(refused.code).toBe('EDOC_CONFIG_INVALID');
-    expect(JSON.stringify(refused)).toContain(
+    const { daemon } = started;
+    expect(await reloadSwapped(started, a, b)).toContain(
       `companies[0].id: company ${a.alias} would change (id ${a.id} → ${b.id}, nit ${a.nit} → ${b.nit}) while 1 file(s) of it are open (mid.jsonl)`,
     );
 
@@ -121,6 +131,26 @@ describe('a reload that changes a company while a file of it is open', () => {
       `company ${b.alias} is no longer configured: its 1 open file(s) wait`,
     );
   }, 60_000);
+
+  test("a company removed mid-file and added back with another company's entry: refused", async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const started = await sendingFile(daemonProject, [a, b], b, 'back.jsonl');
+    const { project, daemon } = started;
+    await writeFile(project.configFile, project.configText({ ...project.options, companies: [a] }));
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    // b comes back with a's id, NIT and key (the two entries swapped while b was out): the change that
+    // one reload may not make is not made in two
+    expect(await reloadSwapped(started, a, b)).toContain(
+      `companies[1].id: company ${b.alias} would change (id ${b.id} → ${a.id}, nit ${b.nit} → ${a.nit}) while 1 file(s) of it are open (back.jsonl)`,
+    );
+
+    // b back as it was: the file ends under its own company
+    await writeFile(project.configFile, project.configText(project.options));
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    await endsUnder(started, b, a, 'back.jsonl');
+  }, 90_000);
 });
 
 describe('a start whose configuration changed a company while a file of it is open', () => {
