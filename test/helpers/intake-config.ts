@@ -1,9 +1,12 @@
 /** One company's resolved configuration in a temporary folder, and its invoice inbox (made), for intake tests. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { IntakeContext } from '../../src/intake/intake.js';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { createLogger, type AppLogger } from '../../src/log/logger.js';
 import type { DocumentBatches, ReadJob } from '../../src/intake/intake-documents.js';
 import type { Mapping } from '../../src/map/mapping-types.js';
 import { invoice } from './documents.js';
@@ -23,6 +26,30 @@ export async function invoiceIntakeConfig(
   const inbox = path.join(config.paths.inbox, 'invoice');
   fs.mkdirSync(inbox, { recursive: true });
   return { config, inbox };
+}
+
+/**
+ * A temporary folder with invoiceIntakeConfig's company, a real SQLite ledger and a log file; `closers`
+ * gets what closes them (run in reverse order).
+ */
+export async function intakeSetUp(
+  prefix: string,
+  closers: (() => Promise<unknown> | unknown)[],
+): Promise<{
+  dir: string;
+  config: Readonly<Config>;
+  inbox: string;
+  ledger: Ledger;
+  logger: AppLogger;
+}> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const { config, inbox } = await invoiceIntakeConfig(dir);
+  const ledger = Ledger.open(config.paths.state);
+  closers.push(() => ledger.close());
+  const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
+  closers.push(() => logger.close());
+  return { dir, config, inbox, ledger, logger };
 }
 
 /** What intakeFile is given in these tests: no mapping (JSON), no callbacks, a fixed day. */

@@ -6,7 +6,6 @@
  * while a small one is.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -16,10 +15,8 @@ import {
   readingFile,
 } from '../../src/intake/heap-growth.js';
 import { intakeFile } from '../../src/intake/intake.js';
-import { Ledger } from '../../src/ledger/ledger.js';
-import { createLogger } from '../../src/log/logger.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
-import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
+import { intakeSetUp, testIntakeContext } from '../helpers/intake-config.js';
 import { sale, toCsv } from '../map/helpers.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -54,13 +51,7 @@ describe('the old generation grows slowly only while a large export is read', ()
 
   it('intake: slow while a large file is read, whether it is read or refused; not for a small one', async () => {
     betweenLargeReads();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-heap-growth-'));
-    closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const { config, inbox } = await invoiceIntakeConfig(dir);
-    const ledger = Ledger.open(config.paths.state);
-    closers.push(() => ledger.close());
-    const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
-    closers.push(() => logger.close());
+    const { config, inbox, ledger, logger } = await intakeSetUp('edoc-heap-growth-', closers);
     const company = config.companies[0];
     // checkNumber runs on every batch the intake stores: it sees the setting in the middle of the read
     const seen: boolean[] = [];

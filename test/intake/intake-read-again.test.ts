@@ -6,15 +6,12 @@
  * Real files, real SQLite ledger, real mappings, intakeFile in-process; figures worked by hand.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INSERT_BATCH } from '../../src/intake/intake-documents.js';
 import { intakeFile, type IntakeContext } from '../../src/intake/intake.js';
-import { Ledger } from '../../src/ledger/ledger.js';
-import { createLogger } from '../../src/log/logger.js';
 import { loadMapping } from '../../src/map/load-mapping.js';
-import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
+import { intakeSetUp, testIntakeContext } from '../helpers/intake-config.js';
 import { sale, toCsv } from '../map/helpers.js';
 
 const root = path.join(import.meta.dirname, '../..');
@@ -25,13 +22,7 @@ afterEach(async () => {
 
 describe('a file read again after its read was cut', () => {
   it('under a mapping fixed in between: every document is read by the fixed one', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-intake-again-'));
-    closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const { config, inbox } = await invoiceIntakeConfig(dir);
-    const ledger = Ledger.open(config.paths.state);
-    closers.push(() => ledger.close());
-    const logger = createLogger({ file: path.join(dir, 'edoc-bridge.log'), level: 'info' });
-    closers.push(() => logger.close());
+    const { dir, config, inbox, ledger, logger } = await intakeSetUp('edoc-intake-again-', closers);
     const ctx = testIntakeContext({ ledger, config, logger });
     const company = config.companies[0];
 

@@ -8,14 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { intakeFile, type IntakeContext } from '../../src/intake/intake.js';
-import { Ledger } from '../../src/ledger/ledger.js';
-import { createLogger } from '../../src/log/logger.js';
+import type { Ledger } from '../../src/ledger/ledger.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
-import { invoiceIntakeConfig, testIntakeContext } from '../helpers/intake-config.js';
+import { intakeSetUp, testIntakeContext } from '../helpers/intake-config.js';
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -26,13 +24,7 @@ afterEach(async () => {
 const MTIME = new Date('2026-11-20T12:00:00Z');
 
 async function setUp(): Promise<{ ctx: IntakeContext; inbox: string; ledger: Ledger }> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'edoc-intake-rewritten-'));
-  closers.push(() => fs.rmSync(root, { recursive: true, force: true }));
-  const { config, inbox } = await invoiceIntakeConfig(root);
-  const ledger = Ledger.open(config.paths.state);
-  closers.push(() => ledger.close());
-  const logger = createLogger({ file: path.join(root, 'edoc-bridge.log'), level: 'info' });
-  closers.push(() => logger.close());
+  const { config, inbox, ledger, logger } = await intakeSetUp('edoc-intake-rewritten-', closers);
   // one invoice line is 2,196 characters (more bytes: it has accented letters), two joined more than 4,096
   const limited = { ...config, read: { ...config.read, maxRecordBytes: 4_096 } };
   return { ctx: testIntakeContext({ ledger, config: limited, logger }), inbox, ledger };
