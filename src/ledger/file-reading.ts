@@ -121,7 +121,9 @@ export function failRead(
  * convention than its mapping's, so every document read from it may be wrong): the documents stored
  * of it are removed, none of which was released, and it is `failed-read` with no documents, as a file
  * refused before its first document; its report holds the file-level error and no retry file, and
- * the original is the one to drop again. Only from `reading`; returns how many documents were removed.
+ * the original is the one to drop again. Their keys (or ERP keys) are kept in `refused_whole_documents`,
+ * so a note naming one of them is held as never issued. Only from `reading`; returns how many documents
+ * were removed.
  */
 export function refuseWhole(
   q: SqlExecutor,
@@ -132,6 +134,13 @@ export function refuseWhole(
 ): Promise<number> {
   return q.transaction(async (tx) => {
     if (!(await failFile(tx, fileId, error, now, fence, " AND state = 'reading'"))) return 0;
+    // what they were stays, for a later note naming one of them (note-references.ts)
+    await tx.run(
+      `INSERT INTO refused_whole_documents(file_id, idx, company, kind, key, erp_key)
+      SELECT file_id, idx, company, kind, key, erp_key FROM documents
+      WHERE file_id = ? AND (key IS NOT NULL OR erp_key IS NOT NULL)`,
+      [fileId],
+    );
     const removed = await removeDocumentsTx(tx, fileId);
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, removed });
     return removed;

@@ -10,6 +10,11 @@
  * (`erp_key`). Where those columns are the number it would have had (`prefijo` + `numero`, or one cell
  * `SETP990000001`), a note naming that number finds it there, and is held the same way. Documents of the
  * note's own file stored in the same batch are not in the ledger yet: `batch` answers for them.
+ *
+ * A file refused whole (EDOC_MAP_FORMAT_MISMATCH) keeps no documents, only what they were
+ * (`refused_whole_documents`: key or ERP key, and file): a note naming one of them, found nowhere among
+ * the documents, is held the same way, naming that file. A document of that number stored since (the
+ * corrected export) is found among the documents first and decides alone.
  */
 import { numberSplits, referencedKinds, type DocumentKind } from '../kinds/index.js';
 import { makeKey } from './rows.js';
@@ -59,6 +64,45 @@ function notIssued(written: string, state: string, name: string): ReferenceCheck
   };
 }
 
+function refusedWhole(written: string, name: string): ReferenceCheck {
+  return {
+    notIssued: {
+      code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
+      field: 'DocumentReferences',
+      value: written,
+      message:
+        `Not sent: it references ${written}, which was in ${name}, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): ` +
+        'it was never issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.',
+    },
+  };
+}
+
+/** The file refused whole that held a document of one of `keys` (or, keyless, of one of `erpKeys`), newest first. */
+async function refusedWholeFile(
+  tx: SqlExecutor,
+  company: string,
+  kinds: readonly DocumentKind[],
+  keys: readonly string[],
+  erpKeys: readonly string[],
+): Promise<string | undefined> {
+  const list = textList(tx, keys);
+  const byKey = await tx.get<{ name: string }>(
+    `SELECT f.name FROM refused_whole_documents r JOIN files f ON f.id = r.file_id
+    WHERE r.key IN ${list.sql} ORDER BY r.file_id DESC LIMIT 1`,
+    [list.param],
+  );
+  if (byKey !== undefined) return byKey.name;
+  const kindList = textList(tx, kinds);
+  const erpList = textList(tx, erpKeys);
+  const byErp = await tx.get<{ name: string }>(
+    `SELECT f.name FROM refused_whole_documents r JOIN files f ON f.id = r.file_id
+    WHERE r.company = ? AND r.kind IN ${kindList.sql} AND r.erp_key IN ${erpList.sql}
+    AND r.erp_key IS NOT NULL AND r.key IS NULL ORDER BY r.file_id DESC LIMIT 1`,
+    [company, kindList.param, erpList.param],
+  );
+  return byErp?.name;
+}
+
 export async function checkReferences(
   tx: SqlExecutor,
   company: string,
@@ -96,6 +140,9 @@ export async function checkReferences(
         ...erpKeys.flatMap((e) => kinds.map((k) => batch?.erpKeys.get(JSON.stringify([k, e])))),
       ].find((n) => n !== undefined);
       if (rows.length === 0 && inBatch !== undefined) return notIssued(written, 'invalid', inBatch);
+      const refused =
+        rows.length === 0 ? await refusedWholeFile(tx, company, kinds, keys, erpKeys) : undefined;
+      if (refused !== undefined) return refusedWhole(written, refused);
     }
     if (rows.length === 0) {
       unknown.push(written);

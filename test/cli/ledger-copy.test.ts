@@ -73,6 +73,29 @@ beforeAll(async () => {
       ],
       1_750_000_100_000,
     );
+    // a file refused whole: its documents removed, what they were kept (a key, and a keyless one's ERP key)
+    const refused = await ledger.recordFile({
+      path: '/inbox/main/invoice/ventas.csv',
+      name: 'ventas.csv',
+      size: 1,
+      sha256: 'refused',
+      kind: 'invoice',
+      company: 'main',
+      now: 1_750_000_100_000,
+    });
+    await ledger.insertDocuments(
+      refused.fileId,
+      [
+        { index: 0, source: {}, number: 'SETP/990000001', ownNumber: true, raw: '' },
+        { index: 1, source: {}, ownNumber: false, raw: '', erpKey: '["0","SETP","990000002"]' },
+      ],
+      1_750_000_100_000,
+    );
+    await ledger.refuseWhole(
+      refused.fileId,
+      { code: 'EDOC_MAP_FORMAT_MISMATCH', message: 'ventas.csv row 4: …' },
+      1_750_000_100_000,
+    );
     // master data: two versions of a customers table, accents and an empty cell
     for (const [v, name] of [
       [1, 'Ferretería Andina'],
@@ -149,6 +172,7 @@ const TABLES = [
   'resend_requests',
   'master_versions',
   'master_rows',
+  'refused_whole_documents',
 ];
 
 /** Every row of a table, every column as text (NULL as null), in primary-key byte order, from both sides. */
@@ -201,7 +225,7 @@ describePg('edoc-bridge ledger copy', () => {
       `into the PostgreSQL ledger postgres://${db.server.user}@${db.server.host}:${db.server.port}/${db.name} (schema migrated from version 0 to`,
     );
     expect(run.stdout).toMatch(
-      /10 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/,
+      /11 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/,
     );
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) {
@@ -242,7 +266,7 @@ describePg('edoc-bridge ledger copy', () => {
     expect(again.stderr.trim().split('\n')).toHaveLength(1);
     expect(again.stderr).toMatch(
       new RegExp(
-        `is not empty: it holds ${filled.files + 1} files, ${filled.documents + 2} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
+        `is not empty: it holds ${filled.files + 2} files, ${filled.documents + 2} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
       ),
     );
     expect(printed(again)).not.toContain(db.server.password);

@@ -121,4 +121,78 @@ describe('notes that reference a document the ledger knows', () => {
     expect(await emulator.client.issued()).toEqual([]);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
+
+  test('a note naming an invoice of a file refused whole is held naming that file; once the corrected export is issued, a note naming it goes', async ({
+    daemonProject,
+  }) => {
+    const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+    const {
+      project: p,
+      emulator,
+      startDaemon,
+    } = await daemonProject({
+      companies: [COMPANY_MAIN],
+      kinds: { invoice: { mapping: sales }, 'credit-note': { mapping: sales } },
+    });
+    const daemon = await startDaemon();
+    const header =
+      'prefijo;numero;fecha;hora;cliente_tipo_doc;cliente_doc;cliente_nombre;descripcion;cantidad;precio_unitario;iva;motivo;ref_documento;ref_fecha';
+    const customer = '31;800.197.268-4;Distribuidora Andina S.A.S.';
+    const invoiceRow = (n: number, price = '12.500,00'): string =>
+      `SETP;${n};18/11/2026;09:15:00;${customer};Café;1;${price};19;;;`;
+    const noteRow = (n: number, ref: number): string =>
+      `NC;${n};21/11/2026;10:00:00;${customer};Devolución café;1;12.500,00;19;Devolución;SETP${ref};18/11/2026`;
+    // 600 invoices, the one of row 562 priced with a decimal point: the first 500 are stored in a batch
+    // of their own, the next 60 are read before that row; the file is refused whole
+    const first = 990_710_001;
+    const rows = Array.from({ length: 600 }, (_, i) =>
+      invoiceRow(first + i, i === 560 ? '12.50' : '12.500,00'),
+    );
+    await p.drop('invoice', 'ventas.csv', `${header}\n${rows.join('\n')}\n`);
+    const refused = await p.finalResult('invoice', 'ventas.csv', { timeoutMs: 60_000 });
+    expect(refused.documents).toEqual([]);
+    expect(refused.error?.code).toBe('EDOC_MAP_FORMAT_MISMATCH');
+
+    // SETP990710010 was in the stored batch, SETP990710555 among the rows read before row 562
+    await p.drop(
+      'credit-note',
+      'notas.csv',
+      `${header}\n${noteRow(710_101, 990_710_010)}\n${noteRow(710_102, 990_710_555)}\n`,
+    );
+    const notes = await p.finalResult('credit-note', 'notas.csv');
+    const message = (ref: string): string =>
+      `Not sent: it references ${ref}, which was in ventas.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never ` +
+      'issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.';
+    expect(notes.documents.map((d) => [d.status, d.errors[0]?.code, d.errors[0]?.message])).toEqual(
+      [
+        ['invalid', 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', message('SETP990710010')],
+        ['invalid', 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', message('SETP990710555')],
+      ],
+    );
+    expect(await emulator.client.issued()).toEqual([]);
+
+    // the corrected export (here the two invoices again, read right): issued; the notes naming them go
+    await p.drop(
+      'invoice',
+      'ventas-corregido.csv',
+      `${header}\n${invoiceRow(990_710_010)}\n${invoiceRow(990_710_555)}\n`,
+    );
+    const fixed = await p.finalResult('invoice', 'ventas-corregido.csv');
+    expect(fixed.documents.map((d) => d.status)).toEqual(['accepted', 'accepted']);
+    await p.drop(
+      'credit-note',
+      'notas-2.csv',
+      `${header}\n${noteRow(710_103, 990_710_010)}\n${noteRow(710_104, 990_710_555)}\n`,
+    );
+    const later = await p.finalResult('credit-note', 'notas-2.csv');
+    expect(later.documents.map((d) => d.status)).toEqual(['accepted', 'accepted']);
+    const issued = (await emulator.client.issued()).map((d) => `${d.kind}/${d.documentNumber}`);
+    expect(issued.sort()).toEqual([
+      'credit-note/NC710103',
+      'credit-note/NC710104',
+      'invoice/SETP990710010',
+      'invoice/SETP990710555',
+    ]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 180_000);
 });

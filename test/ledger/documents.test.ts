@@ -70,6 +70,32 @@ describe('ledger schema', () => {
     await ledger.close();
   });
 
+  it('step 12 brings a version-11 ledger what a file refused whole keeps, its files untouched', async () => {
+    const dir = tempDir();
+    const v11 = new Database(path.join(dir, 'ledger.sqlite'));
+    for (const step of MIGRATIONS.slice(0, 11)) v11.exec(step);
+    v11.pragma('user_version = 11');
+    v11
+      .prepare(
+        `INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
+        VALUES (1, '/inbox/invoice/ventas.csv', 'ventas.csv', 'ventas', 1, 'aaa', 'invoice', 'main', 'failed-read', 1000)`,
+      )
+      .run();
+    v11.close();
+    const ledger = Ledger.open(dir);
+    expect(ledger.notes).toContain(`ledger schema migrated from version 11 to ${SCHEMA_VERSION}`);
+    expect(await ledger.getFile(1)).toMatchObject({ name: 'ventas.csv', state: 'failed-read' });
+    // a file refused whole from now on keeps what its documents were
+    const b = await ledger.recordFile(fileInput({ sha256: 'bbb' }));
+    await ledger.insertDocuments(b.fileId, docs(2), 2_000);
+    await ledger.refuseWhole(b.fileId, { code: 'EDOC_MAP_FORMAT_MISMATCH', message: '…' }, 2_000);
+    expect(await ledger.sql.all('SELECT file_id, idx FROM refused_whole_documents', [])).toEqual([
+      { file_id: b.fileId, idx: 0 },
+      { file_id: b.fileId, idx: 1 },
+    ]);
+    await ledger.close();
+  });
+
   it('keeps statement journals and sorts in memory, not in a temporary file per batch commit', async () => {
     // a multi-row statement after another write in one transaction (markSending after recordOutcomes in
     // commitSubmissions) needs a statement journal: on disk that was a new /var/tmp file per commit
@@ -326,6 +352,99 @@ describeBackends('the ledger', ({ open, reopen }) => {
         3_000,
       );
       expect(same.byReference).toEqual([held('SETP990000005', 'mixta.csv')]);
+      await ledger.close();
+    });
+
+    it('holds a note naming a document of a file refused whole (by key or ERP key); its corrected re-export lets the note go', async () => {
+      const ledger = await open();
+      const invoice = (index: number) => ({
+        index,
+        source: { rows: [index + 2] },
+        number: `SETP/99000000${index}`,
+        ownNumber: true,
+        raw: '',
+      });
+      const note = (index: number, written: string) => ({
+        index,
+        source: { rows: [index + 2] },
+        number: `NC/${index + 1}`,
+        ownNumber: true,
+        raw: '',
+        kind: 'credit-note' as const,
+        references: [written],
+      });
+      const held = (index: number, written: string) => ({
+        index,
+        notIssued: `Not sent: it references ${written}, which was in ventas.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.`,
+      });
+      // ventas.csv: two invoices and one the mapping refused (no key: its ERP key is its number), then a
+      // cell in the other convention refuses the file whole
+      const a = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/ventas.csv', name: 'ventas.csv', sha256: 'w1' }),
+      );
+      await ledger.insertDocuments(
+        a.fileId,
+        [
+          invoice(1),
+          invoice(2),
+          {
+            index: 3,
+            source: { rows: [5] },
+            number: null,
+            ownNumber: false,
+            raw: '',
+            erpKey: '["0","SETP","990000003"]',
+            problems: [{ code: 'EDOC_MAP_VAT_RATE', field: 'iva', message: 'VAT rate 0.19 %' }],
+          },
+        ],
+        1_000,
+      );
+      const error = { code: 'EDOC_MAP_FORMAT_MISMATCH' as const, message: 'ventas.csv row 6: …' };
+      expect(await ledger.refuseWhole(a.fileId, error, 1_500)).toBe(3);
+      const b = await ledger.recordFile(
+        fileInput({ path: '/inbox/credit-note/nc.csv', name: 'nc.csv', sha256: 'w2' }),
+      );
+      const notes = await ledger.insertDocuments(
+        b.fileId,
+        [note(0, 'SETP990000001'), note(1, 'SETP990000003'), note(2, 'SETP990000004')],
+        2_000,
+      );
+      expect(notes.byReference).toEqual([
+        held(0, 'SETP990000001'),
+        held(1, 'SETP990000003'),
+        { index: 2, unknown: ['SETP990000004'] },
+      ]);
+      expect((await ledger.fileProgress(b.fileId)).counts).toMatchObject({
+        invalid: 2,
+        pending: 1,
+      });
+      // the corrected export: the same numbers, now read right, are issued as any others
+      const c = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/ventas.csv', name: 'ventas.csv', sha256: 'w3' }),
+      );
+      expect(await ledger.insertDocuments(c.fileId, [invoice(1), invoice(2)], 3_000)).toEqual({
+        inserted: 2,
+        invalid: 0,
+        duplicate: 0,
+      });
+      await ledger.finishReading(c.fileId, 3_000);
+      const due = await ledger.claimDue('main', 3_000, 10);
+      expect(due.map((d) => d.key)).toEqual([
+        'main/invoice/SETP/990000001',
+        'main/invoice/SETP/990000002',
+      ]);
+      await ledger.markSending([due[0].id], 3_100);
+      await ledger.recordOutcome(due[0].id, { state: 'accepted', resultCode: '100' }, 3_200);
+      // ... and a note naming one of them goes; one naming the refused invoice never exported again is still held
+      const d = await ledger.recordFile(
+        fileInput({ path: '/inbox/credit-note/nc2.csv', name: 'nc2.csv', sha256: 'w4' }),
+      );
+      const later = await ledger.insertDocuments(
+        d.fileId,
+        [note(0, 'SETP990000001'), note(1, 'SETP990000003')],
+        4_000,
+      );
+      expect(later.byReference).toEqual([held(1, 'SETP990000003')]);
       await ledger.close();
     });
 
