@@ -10,6 +10,8 @@ import type { FileError } from './types.js';
 
 import { addEvent } from './events.js';
 import { updateFile, type ReadDetails } from './files.js';
+import { lockWaits } from './note-references.js';
+import { NOT_WAITING, settleWaits } from './reference-waits.js';
 import { removeDocumentsTx } from './superseded-files.js';
 
 /** The file's row as failed to read (`where`: a further condition); whether a row was changed. */
@@ -26,8 +28,10 @@ async function failFile(
     RETURNING company`,
     [json(error), now, fileId],
   );
-  if (file !== undefined) await fence(tx, [file.company]);
-  return file !== undefined;
+  if (file === undefined) return false;
+  await fence(tx, [file.company]);
+  await lockWaits(tx, file.company);
+  return true;
 }
 /** Format facts known as soon as the reader opened the file (the retry file needs them). */
 export function setReadDetails(
@@ -47,7 +51,8 @@ function readDetailsParams(fileId: number, d: ReadDetails): SqlParams {
 
 /**
  * Every document of the file is in the ledger and the file was found unchanged: it is `open` until they
- * are all final, and its pending documents are released (due now) in the same transaction.
+ * are all final, and its pending documents are released (due now) in the same transaction, but for notes
+ * still waiting for another file's read; the notes that waited for this one are settled (reference-waits.ts).
  */
 export function finishReading(
   q: SqlExecutor,
@@ -68,14 +73,16 @@ export function finishReading(
     );
     if (file === undefined) return;
     await fence(tx, [file.company]);
+    await lockWaits(tx, file.company);
     if (details !== undefined) await tx.run(READ_DETAILS_SQL, readDetailsParams(fileId, details));
     const released = (
       await tx.run(
         `UPDATE documents SET next_attempt_at = ? WHERE file_id = ? AND state = 'pending'
-      AND next_attempt_at IS NULL`,
+      AND next_attempt_at IS NULL AND ${NOT_WAITING}`,
         [now, fileId],
       )
     ).changes;
+    await settleWaits(tx, fileId, now);
     await addEvent(tx, now, 'file-read', fileId, null, { total, released });
   });
 }
@@ -112,6 +119,7 @@ export function failRead(
       )
     ).changes;
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, heldBack: held });
+    await settleWaits(tx, fileId, now);
     return held;
   });
 }
@@ -143,6 +151,7 @@ export function refuseWhole(
     );
     const removed = await removeDocumentsTx(tx, fileId);
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, removed });
+    await settleWaits(tx, fileId, now);
     return removed;
   });
 }

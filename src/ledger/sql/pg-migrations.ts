@@ -251,7 +251,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE documents ADD COLUMN erp_key TEXT COLLATE "C";
   CREATE INDEX documents_erp_key ON documents(company, kind, erp_key) WHERE erp_key IS NOT NULL;
   `,
-  // 11: the SQLite ledger's step 12 (what the documents of a file refused whole were, for the notes naming them).
+  // 11: the SQLite ledger's step 12 (what the documents of a file refused whole were, for the notes naming them;
+  // notes waiting for a file still being read).
   `
   CREATE TABLE refused_whole_documents (
     file_id BIGINT NOT NULL REFERENCES files(id),
@@ -265,6 +266,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX refused_whole_key ON refused_whole_documents(key) WHERE key IS NOT NULL;
   CREATE INDEX refused_whole_erp_key ON refused_whole_documents(company, kind, erp_key)
     WHERE erp_key IS NOT NULL;
+  CREATE TABLE reference_waits (
+    document_id BIGINT PRIMARY KEY REFERENCES documents(id),
+    file_id BIGINT NOT NULL,
+    refs TEXT NOT NULL,
+    settled SMALLINT NOT NULL DEFAULT 0 CHECK (settled IN (0, 1))
+  );
+  CREATE INDEX reference_waits_file ON reference_waits(file_id, settled);
   `,
 ];
 
