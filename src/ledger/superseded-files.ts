@@ -71,10 +71,14 @@ export function dropIntake(
   fence: Fence = NO_FENCE,
 ): Promise<boolean> {
   return q.transaction(async (tx) => {
-    const company = await dropIntakeTx(tx, fileId, now, data);
-    if (company === undefined) return false;
-    await fence(tx, [company]);
-    return true;
+    // the fence first: dropIntakeTx takes the company's lock of note waits, always after it
+    const row = await tx.get<{ company: string }>(
+      "SELECT company FROM files WHERE id = ? AND state = 'reading'",
+      [fileId],
+    );
+    if (row === undefined) return false;
+    await fence(tx, [row.company]);
+    return (await dropIntakeTx(tx, fileId, now, data)) !== undefined;
   });
 }
 
