@@ -157,7 +157,7 @@ export const ERRORS = {
   EDOC_LEDGER_OTHER_COMPANY:
     'The same file content was taken for another company: its documents are held, not sent, until an operator releases them (edoc-bridge retry --other-company).',
   EDOC_LEDGER_REFERENCE_NOT_ISSUED:
-    'A note references a document the ledger holds as rejected or invalid (never issued): not sent.',
+    'A note references a document the ledger holds as rejected or invalid, or read from a file refused whole (never issued): not sent.',
   EDOC_LEDGER_REFERENCE_UNKNOWN:
     'A note references a document the ledger does not know (it may be from before the bridge): sent, with a warning.',
   EDOC_RESEND_REFUSED:

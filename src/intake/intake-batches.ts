@@ -82,6 +82,12 @@ export async function insertBatch(
       );
       continue;
     }
+    if (ref?.waitsFor !== undefined) {
+      log.info(
+        { doc: key ?? `#${d.index}`, waitsFor: ref.waitsFor },
+        'the note references a document of a file still being read: held back until that read ends',
+      );
+    }
     if (ref?.unknown !== undefined) {
       log.warn(
         {

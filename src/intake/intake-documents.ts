@@ -5,6 +5,7 @@
  * the same code either way; the caller does the ledger inserts and the verification of the read.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { isEdocError } from '../errors.js';
 import type { NewDocument, ReportProblem } from '../ledger/types.js';
 import type { SecretScrubber } from '../log/secrets.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -82,12 +83,19 @@ export async function readDocumentBatches(
   let digest: string | undefined;
   async function* batches(): AsyncGenerator<NewDocument[]> {
     let batch: NewDocument[] = [];
-    for await (const doc of opened.documents) {
-      batch.push(toNewDocument(doc, job, secrets));
-      if (batch.length >= INSERT_BATCH || cut?.() === true) {
-        yield batch;
-        batch = [];
+    try {
+      for await (const doc of opened.documents) {
+        batch.push(toNewDocument(doc, job, secrets));
+        if (batch.length >= INSERT_BATCH || cut?.() === true) {
+          yield batch;
+          batch = [];
+        }
       }
+    } catch (err) {
+      // refused whole: the documents read before the row at fault are stored (held back, never released)
+      // so that the ledger keeps what they were when it removes them (ledger/file-reading.ts refuseWhole)
+      if (batch.length > 0 && isEdocError(err, 'EDOC_MAP_FORMAT_MISMATCH')) yield batch;
+      throw err;
     }
     if (batch.length > 0) yield batch;
     digest = hash.digest('hex');

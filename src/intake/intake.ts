@@ -185,7 +185,7 @@ export async function intakeFile(
         file: name,
         reason: 'gone',
       });
-    if (changed === 'changed') return dropChanged(ctx, rec.fileId, log);
+    if (changed === 'changed') return dropChanged(ctx, rec.fileId, dropped.company.alias, log);
     if (count === 0)
       throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, {
         file: name,
@@ -194,6 +194,7 @@ export async function intakeFile(
     log.info({ documents: count }, 'file read');
     ctx.onDocuments(dropped.company.alias);
     ctx.onFileChanged(rec.fileId);
+    await touchSettledNotes(ctx, rec.fileId, dropped.company.alias);
     return { fileId: rec.fileId, outcome: 'read' };
   } catch (err) {
     if (ctx.signal?.aborted && err instanceof Error && err.name === 'AbortError') {
@@ -207,10 +208,11 @@ export async function intakeFile(
     if (ledgerUnavailable(err)) throw err;
     // gone: reported below like any file that cannot be read (nothing of it was released, so nothing was sent)
     if (isEdocError(err, 'EDOC_READ_CHANGED') && err.context.reason !== 'gone')
-      return dropChanged(ctx, rec.fileId, log);
+      return dropChanged(ctx, rec.fileId, dropped.company.alias, log);
     // the intake worker was replaced for another file's sake (intake-reader.ts): this one is read again
     if (isEdocError(err, 'EDOC_READ_WORKER') && err.context.again === true) {
       await ledger.dropIntake(rec.fileId, { reason: 'the intake worker was replaced' });
+      await touchSettledNotes(ctx, rec.fileId, dropped.company.alias);
       log.warn(
         { code: 'EDOC_READ_WORKER', again: true },
         'the intake worker was replaced while it read this file (another file stopped it): read again from the start',
@@ -238,6 +240,7 @@ export async function intakeFile(
           : await ledger.failRead(rec.fileId, error);
       if (freed > 0) ctx.onNumbersFreed?.(dropped.company.alias);
       ctx.onFileChanged(rec.fileId);
+      await touchSettledNotes(ctx, rec.fileId, dropped.company.alias);
       return { fileId: rec.fileId, outcome: 'failed-read' };
     }
     throw err;
@@ -264,13 +267,27 @@ async function changedSince(
   }
 }
 
+/** The notes that waited for this file's read were settled with its end (ledger/reference-waits.ts): their reports are due. */
+async function touchSettledNotes(
+  ctx: IntakeContext,
+  fileId: number,
+  company: string,
+): Promise<void> {
+  const files = await ctx.ledger.takeSettledNotes(fileId);
+  if (files.length === 0) return;
+  ctx.onDocuments(company);
+  for (const f of files) ctx.onFileChanged(f);
+}
+
 /** Nothing of the file was released: its intake leaves the ledger, and the watcher takes the file again once stable. */
 async function dropChanged(
   ctx: IntakeContext,
   fileId: number,
+  company: string,
   log: Pick<AppLogger, 'warn'>,
 ): Promise<{ fileId?: number; outcome: IntakeOutcome }> {
   await ctx.ledger.dropIntake(fileId, { reason: 'changed while it was read' });
+  await touchSettledNotes(ctx, fileId, company);
   log.warn(
     { code: 'EDOC_READ_CHANGED', reason: 'changed' },
     'the file changed while it was read: nothing of it was sent; it is taken again once it is unchanged',

@@ -9,6 +9,7 @@ import { addEvents, type LedgerEvent } from './events.js';
 import { earlierCopyLookup } from './resend.js';
 import { ISSUED_COLUMNS, otherContentProblem, type IssuedRow } from './issued-content.js';
 import { checkReferences, type BatchNeverIssued } from './note-references.js';
+import { recordWait } from './reference-waits.js';
 import { acceptedErpKeys, erpKeyDuplicate, erpKeyOf } from './erp-keys.js';
 import { otherCompanyHold } from './other-company.js';
 import { makeKey } from './rows.js';
@@ -74,6 +75,8 @@ export async function insertDocuments(
       const planned: PlannedDocument[] = [];
       // the batch's documents refused so far: a note after them in the file finds them (note-references.ts)
       const refused: BatchNeverIssued = { keys: new Map(), erpKeys: new Map() };
+      // notes naming a document held back in another file still being read, by index: that file's id
+      const waits = new Map<number, number>();
       for (const d of batch) {
         const key = keyOf(d);
         let problems: ReportProblem[] | null = hasProblems(d) ? d.problems! : null;
@@ -91,13 +94,18 @@ export async function insertDocuments(
         // a note whose referenced document the ledger holds as never issued is held (note-references.ts)
         const ref =
           !problems && !dupOf && copy === undefined
-            ? await checkReferences(tx, file.company, d.kind ?? kind, d.references, refused)
+            ? await checkReferences(tx, file.company, d.kind ?? kind, d.references, refused, fileId)
             : undefined;
         if (ref !== undefined)
           (result.byReference ??= []).push({
             index: d.index,
-            ...('notIssued' in ref ? { notIssued: ref.notIssued.message } : ref),
+            ...('notIssued' in ref
+              ? { notIssued: ref.notIssued.message }
+              : 'waitsFor' in ref
+                ? { waitsFor: ref.waitsFor.name }
+                : ref),
           });
+        if (ref !== undefined && 'waitsFor' in ref) waits.set(d.index, ref.waitsFor.fileId);
         if (ref !== undefined && 'notIssued' in ref) problems = [ref.notIssued];
         if (hold !== undefined && !problems && !dupOf && copy === undefined) {
           problems = [hold];
@@ -160,6 +168,9 @@ export async function insertDocuments(
         result.inserted++;
         added[state]++;
         if (state === 'invalid') result.invalid++;
+        const waitsFor = state === 'pending' ? waits.get(d.index) : undefined;
+        if (waitsFor !== undefined)
+          await recordWait(tx, { fileId, index: d.index }, waitsFor, d.references ?? []);
         if (dupOf) {
           result.duplicate++;
           (result.byAcceptedKey ??= []).push({

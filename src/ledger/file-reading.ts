@@ -10,6 +10,8 @@ import type { FileError } from './types.js';
 
 import { addEvent } from './events.js';
 import { updateFile, type ReadDetails } from './files.js';
+import { lockWaits } from './note-references.js';
+import { NOT_WAITING, settleWaits } from './reference-waits.js';
 import { removeDocumentsTx } from './superseded-files.js';
 
 /** The file's row as failed to read (`where`: a further condition); whether a row was changed. */
@@ -26,8 +28,10 @@ async function failFile(
     RETURNING company`,
     [json(error), now, fileId],
   );
-  if (file !== undefined) await fence(tx, [file.company]);
-  return file !== undefined;
+  if (file === undefined) return false;
+  await fence(tx, [file.company]);
+  await lockWaits(tx, file.company);
+  return true;
 }
 /** Format facts known as soon as the reader opened the file (the retry file needs them). */
 export function setReadDetails(
@@ -47,7 +51,8 @@ function readDetailsParams(fileId: number, d: ReadDetails): SqlParams {
 
 /**
  * Every document of the file is in the ledger and the file was found unchanged: it is `open` until they
- * are all final, and its pending documents are released (due now) in the same transaction.
+ * are all final, and its pending documents are released (due now) in the same transaction, but for notes
+ * still waiting for another file's read; the notes that waited for this one are settled (reference-waits.ts).
  */
 export function finishReading(
   q: SqlExecutor,
@@ -68,14 +73,16 @@ export function finishReading(
     );
     if (file === undefined) return;
     await fence(tx, [file.company]);
+    await lockWaits(tx, file.company);
     if (details !== undefined) await tx.run(READ_DETAILS_SQL, readDetailsParams(fileId, details));
     const released = (
       await tx.run(
         `UPDATE documents SET next_attempt_at = ? WHERE file_id = ? AND state = 'pending'
-      AND next_attempt_at IS NULL`,
+      AND next_attempt_at IS NULL AND ${NOT_WAITING}`,
         [now, fileId],
       )
     ).changes;
+    await settleWaits(tx, fileId, now);
     await addEvent(tx, now, 'file-read', fileId, null, { total, released });
   });
 }
@@ -112,6 +119,7 @@ export function failRead(
       )
     ).changes;
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, heldBack: held });
+    await settleWaits(tx, fileId, now);
     return held;
   });
 }
@@ -121,7 +129,9 @@ export function failRead(
  * convention than its mapping's, so every document read from it may be wrong): the documents stored
  * of it are removed, none of which was released, and it is `failed-read` with no documents, as a file
  * refused before its first document; its report holds the file-level error and no retry file, and
- * the original is the one to drop again. Only from `reading`; returns how many documents were removed.
+ * the original is the one to drop again. Their keys (or ERP keys) are kept in `refused_whole_documents`,
+ * so a note naming one of them is held as never issued. Only from `reading`; returns how many documents
+ * were removed.
  */
 export function refuseWhole(
   q: SqlExecutor,
@@ -132,8 +142,16 @@ export function refuseWhole(
 ): Promise<number> {
   return q.transaction(async (tx) => {
     if (!(await failFile(tx, fileId, error, now, fence, " AND state = 'reading'"))) return 0;
+    // what they were stays, for a later note naming one of them (note-references.ts)
+    await tx.run(
+      `INSERT INTO refused_whole_documents(file_id, idx, company, kind, key, erp_key)
+      SELECT file_id, idx, company, kind, key, erp_key FROM documents
+      WHERE file_id = ? AND (key IS NOT NULL OR erp_key IS NOT NULL)`,
+      [fileId],
+    );
     const removed = await removeDocumentsTx(tx, fileId);
     await addEvent(tx, now, 'file-failed-read', fileId, null, { ...error, removed });
+    await settleWaits(tx, fileId, now);
     return removed;
   });
 }

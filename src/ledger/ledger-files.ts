@@ -10,6 +10,7 @@ import * as files from './files.js';
 import type { ReadDetails } from './files.js';
 import * as reading from './file-reading.js';
 import * as recording from './record-file.js';
+import * as waits from './reference-waits.js';
 import * as places from './report-places.js';
 import * as settling from './settle-file.js';
 import type { SqlExecutor } from './sql/executor.js';
@@ -50,6 +51,9 @@ export abstract class LedgerFiles {
   }
   dropIntake(fileId: number, data: Record<string, unknown>, now = ledgerNow()): Promise<boolean> {
     return superseded.dropIntake(this.sql, fileId, now, data, this.fence);
+  }
+  takeSettledNotes(fileId: number): Promise<number[]> {
+    return waits.takeSettledNotes(this.sql, fileId);
   }
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
     return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);

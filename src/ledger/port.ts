@@ -146,6 +146,11 @@ export interface LedgerPort {
   readAgain(fileId: number, now?: number): Promise<number>;
   /** Deletes an intake of which nothing was sent (the file is still `reading`); false otherwise. */
   dropIntake(fileId: number, data: Record<string, unknown>, now?: number): Promise<boolean>;
+  /**
+   * The files of the notes that waited for this file's read and were settled when it ended (finishReading,
+   * failRead, refuseWhole, dropIntake: ledger/reference-waits.ts), taken once: their reports are due.
+   */
+  takeSettledNotes(fileId: number): Promise<number[]>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */
   flagChangedAfterSend(fileId: number, error: FileError, now?: number): Promise<boolean>;
 

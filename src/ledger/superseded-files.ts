@@ -11,6 +11,8 @@ import { CHANGED_AFTER_SEND } from './types.js';
 import type { FileError, RecordFileInput } from './types.js';
 
 import { addEvent } from './events.js';
+import { lockWaits } from './note-references.js';
+import { removeWaitsOf, settleWaits } from './reference-waits.js';
 
 /**
  * Deletes an intake of which nothing was sent: the file is still `reading`, so its documents were
@@ -28,7 +30,10 @@ export async function dropIntakeTx(
     [fileId],
   );
   if (row?.state !== 'reading') return undefined;
+  await lockWaits(tx, row.company);
   const docs = await removeDocumentsTx(tx, fileId);
+  // notes waiting for it: what they name is gone with it (taken again, it is a new file)
+  await settleWaits(tx, fileId, now);
   await tx.run('UPDATE files SET duplicate_of = NULL WHERE duplicate_of = ?', [fileId]);
   // PostgreSQL: the node's claim of the file (cluster/file-claims.ts) goes with it; taken again, it is claimed anew
   if (tx.dialect === 'postgres')
@@ -48,6 +53,7 @@ export async function dropIntakeTx(
 
 /** Deletes every document of a file (never released: it is `reading`) with its body and counts; returns how many. */
 export async function removeDocumentsTx(tx: SqlExecutor, fileId: number): Promise<number> {
+  await removeWaitsOf(tx, fileId);
   await tx.run(
     'DELETE FROM document_bodies WHERE id IN (SELECT id FROM documents WHERE file_id = ?)',
     [fileId],
@@ -65,10 +71,14 @@ export function dropIntake(
   fence: Fence = NO_FENCE,
 ): Promise<boolean> {
   return q.transaction(async (tx) => {
-    const company = await dropIntakeTx(tx, fileId, now, data);
-    if (company === undefined) return false;
-    await fence(tx, [company]);
-    return true;
+    // the fence first: dropIntakeTx takes the company's lock of note waits, always after it
+    const row = await tx.get<{ company: string }>(
+      "SELECT company FROM files WHERE id = ? AND state = 'reading'",
+      [fileId],
+    );
+    if (row === undefined) return false;
+    await fence(tx, [row.company]);
+    return (await dropIntakeTx(tx, fileId, now, data)) !== undefined;
   });
 }
 

@@ -175,9 +175,11 @@ export interface InsertResult {
   byAcceptedKey?: { index: number; fileId: number; otherContent?: string }[];
   /**
    * Notes whose referenced document the ledger holds as never issued (`notIssued`: EDOC_LEDGER_REFERENCE_NOT_ISSUED's
-   * message; stored `invalid`) or does not know at all (`unknown`: the numbers; sent, with a warning).
+   * message; stored `invalid`), holds back in another file still being read (`waitsFor`: that file's name;
+   * held back until its read ends, ledger/reference-waits.ts) or does not know at all (`unknown`: the
+   * numbers; sent, with a warning).
    */
-  byReference?: { index: number; notIssued?: string; unknown?: string[] }[];
+  byReference?: { index: number; notIssued?: string; waitsFor?: string; unknown?: string[] }[];
   /** Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY, its message). */
   heldForOtherCompany?: { count: number; message: string };
 }

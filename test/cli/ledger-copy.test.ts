@@ -73,6 +73,67 @@ beforeAll(async () => {
       ],
       1_750_000_100_000,
     );
+    // a file refused whole: its documents removed, what they were kept (a key, and a keyless one's ERP key)
+    const refused = await ledger.recordFile({
+      path: '/inbox/main/invoice/ventas.csv',
+      name: 'ventas.csv',
+      size: 1,
+      sha256: 'refused',
+      kind: 'invoice',
+      company: 'main',
+      now: 1_750_000_100_000,
+    });
+    await ledger.insertDocuments(
+      refused.fileId,
+      [
+        { index: 0, source: {}, number: 'SETP/990000001', ownNumber: true, raw: '' },
+        { index: 1, source: {}, ownNumber: false, raw: '', erpKey: '["0","SETP","990000002"]' },
+      ],
+      1_750_000_100_000,
+    );
+    await ledger.refuseWhole(
+      refused.fileId,
+      { code: 'EDOC_MAP_FORMAT_MISMATCH', message: 'ventas.csv row 4: …' },
+      1_750_000_100_000,
+    );
+    // a note naming an invoice of a file still being read: it waits for that read's end
+    const held = await ledger.recordFile({
+      path: '/inbox/main/invoice/pendiente.csv',
+      name: 'pendiente.csv',
+      size: 1,
+      sha256: 'pendiente',
+      kind: 'invoice',
+      company: 'main',
+      now: 1_750_000_100_000,
+    });
+    await ledger.insertDocuments(
+      held.fileId,
+      [{ index: 0, source: {}, number: 'SETP/990000003', ownNumber: true, raw: '' }],
+      1_750_000_100_000,
+    );
+    const notes = await ledger.recordFile({
+      path: '/inbox/main/credit-note/nc.csv',
+      name: 'nc.csv',
+      size: 1,
+      sha256: 'nc',
+      kind: 'credit-note',
+      company: 'main',
+      now: 1_750_000_100_000,
+    });
+    await ledger.insertDocuments(
+      notes.fileId,
+      [
+        {
+          index: 0,
+          source: {},
+          number: 'NC/1',
+          ownNumber: true,
+          raw: '',
+          references: ['SETP990000003'],
+        },
+      ],
+      1_750_000_100_000,
+    );
     // master data: two versions of a customers table, accents and an empty cell
     for (const [v, name] of [
       [1, 'Ferretería Andina'],
@@ -149,6 +210,8 @@ const TABLES = [
   'resend_requests',
   'master_versions',
   'master_rows',
+  'refused_whole_documents',
+  'reference_waits',
 ];
 
 /** Every row of a table, every column as text (NULL as null), in primary-key byte order, from both sides. */
@@ -201,7 +264,7 @@ describePg('edoc-bridge ledger copy', () => {
       `into the PostgreSQL ledger postgres://${db.server.user}@${db.server.host}:${db.server.port}/${db.name} (schema migrated from version 0 to`,
     );
     expect(run.stdout).toMatch(
-      /10 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/,
+      /12 tables, [\d,]+ rows in [\d.]+ s \([\d,]+ rows\/s\); every table's row count and checksum agree/,
     );
     expect(printed(run)).not.toContain(db.server.password);
     for (const table of TABLES) {
@@ -242,7 +305,7 @@ describePg('edoc-bridge ledger copy', () => {
     expect(again.stderr.trim().split('\n')).toHaveLength(1);
     expect(again.stderr).toMatch(
       new RegExp(
-        `is not empty: it holds ${filled.files + 1} files, ${filled.documents + 2} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
+        `is not empty: it holds ${filled.files + 4} files, ${filled.documents + 4} documents, \\d+ document_bodies rows.*never merges two.*\\[EDOC_LEDGER_COPY_REFUSED\\]`,
       ),
     );
     expect(printed(again)).not.toContain(db.server.password);
@@ -264,7 +327,7 @@ describePg('edoc-bridge ledger copy', () => {
       `Copied the SQLite ledger ${path.join(p.stateDir, 'ledger.sqlite')}`,
     );
     expect(printed(run)).not.toContain(db.server.password);
-    expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
+    expect(await rowCount(db, 'documents')).toBe(filled.documents + 4);
 
     // nowhere to go: no --to and no ledger.url; and copy's options are not migrate's
     const plain = await project();
@@ -405,7 +468,7 @@ describePg('edoc-bridge ledger copy', () => {
     expect(runs.find((r) => r.code === 2)?.stderr).toMatch(
       /(is not empty|Another session holds the tables).*\[EDOC_LEDGER_COPY_REFUSED\]/,
     );
-    expect(await rowCount(db, 'documents')).toBe(filled.documents + 2);
+    expect(await rowCount(db, 'documents')).toBe(filled.documents + 4);
   });
 
   test('the connection cut mid-copy (pg_terminate_backend), then the copy SIGKILLed mid-copy: nothing committed, then it copies', async () => {

@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { buildCli, COMPANY_MAIN, ROOT } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  daemonTest as test,
+  type DaemonFixtures,
+} from '../helpers/daemon-fixture.js';
 import { creditNote, debitNote, invoice, jsonText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
@@ -20,6 +24,38 @@ interface Problem {
   field?: string;
   value?: string;
   message: string;
+}
+
+/** The shipped sales mapping: its header, a customer's cells, an invoice row and a credit note row. */
+const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+const HEADER =
+  'prefijo;numero;fecha;hora;cliente_tipo_doc;cliente_doc;cliente_nombre;descripcion;cantidad;precio_unitario;iva;motivo;ref_documento;ref_fecha';
+const CUSTOMER = '31;800.197.268-4;Distribuidora Andina S.A.S.';
+
+function salesInvoice(n: number, price = '12.500,00'): string {
+  return `SETP;${n};18/11/2026;09:15:00;${CUSTOMER};Café;1;${price};19;;;`;
+}
+
+/** `count` invoices from SETP`first`, the one at `badAt` priced with a decimal point: a file refused whole. */
+function otherConvention(first: number, count: number, badAt: number): string {
+  const rows = Array.from({ length: count }, (_, i) =>
+    salesInvoice(first + i, i === badAt ? '12.50' : '12.500,00'),
+  );
+  return `${HEADER}\n${rows.join('\n')}\n`;
+}
+
+/** Credit note NC`n` naming SETP`ref`. */
+function salesNote(n: number, ref: number): string {
+  return `NC;${n};21/11/2026;10:00:00;${CUSTOMER};Devolución café;1;12.500,00;19;Devolución;SETP${ref};18/11/2026`;
+}
+
+/** A daemon for one company whose invoices and credit notes are read with the sales mapping. */
+async function salesDaemon(daemonProject: DaemonFixtures['daemonProject']) {
+  const made = await daemonProject({
+    companies: [COMPANY_MAIN],
+    kinds: { invoice: { mapping: SALES }, 'credit-note': { mapping: SALES } },
+  });
+  return { p: made.project, emulator: made.emulator, daemon: await made.startDaemon() };
 }
 
 describe('notes that reference a document the ledger knows', () => {
@@ -121,4 +157,89 @@ describe('notes that reference a document the ledger knows', () => {
     expect(await emulator.client.issued()).toEqual([]);
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
+
+  test('a note naming an invoice of a file refused whole is held naming that file; once the corrected export is issued, a note naming it goes', async ({
+    daemonProject,
+  }) => {
+    const { p, emulator, daemon } = await salesDaemon(daemonProject);
+    // 600 invoices, the one of row 562 priced with a decimal point: the first 500 are stored in a batch
+    // of their own, the next 60 are read before that row; the file is refused whole
+    await p.drop('invoice', 'ventas.csv', otherConvention(990_710_001, 600, 560));
+    const refused = await p.finalResult('invoice', 'ventas.csv', { timeoutMs: 60_000 });
+    expect(refused.documents).toEqual([]);
+    expect(refused.error?.code).toBe('EDOC_MAP_FORMAT_MISMATCH');
+
+    // SETP990710010 was in the stored batch, SETP990710555 among the rows read before row 562
+    await p.drop(
+      'credit-note',
+      'notas.csv',
+      `${HEADER}\n${salesNote(710_101, 990_710_010)}\n${salesNote(710_102, 990_710_555)}\n`,
+    );
+    const notes = await p.finalResult('credit-note', 'notas.csv');
+    const message = (ref: string): string =>
+      `Not sent: it references ${ref}, which was in ventas.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never ` +
+      'issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.';
+    expect(notes.documents.map((d) => [d.status, d.errors[0]?.code, d.errors[0]?.message])).toEqual(
+      [
+        ['invalid', 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', message('SETP990710010')],
+        ['invalid', 'EDOC_LEDGER_REFERENCE_NOT_ISSUED', message('SETP990710555')],
+      ],
+    );
+    expect(await emulator.client.issued()).toEqual([]);
+
+    // the corrected export (here the two invoices again, read right): issued; the notes naming them go
+    await p.drop(
+      'invoice',
+      'ventas-corregido.csv',
+      `${HEADER}\n${salesInvoice(990_710_010)}\n${salesInvoice(990_710_555)}\n`,
+    );
+    const fixed = await p.finalResult('invoice', 'ventas-corregido.csv');
+    expect(fixed.documents.map((d) => d.status)).toEqual(['accepted', 'accepted']);
+    await p.drop(
+      'credit-note',
+      'notas-2.csv',
+      `${HEADER}\n${salesNote(710_103, 990_710_010)}\n${salesNote(710_104, 990_710_555)}\n`,
+    );
+    const later = await p.finalResult('credit-note', 'notas-2.csv');
+    expect(later.documents.map((d) => d.status)).toEqual(['accepted', 'accepted']);
+    const issued = (await emulator.client.issued()).map((d) => `${d.kind}/${d.documentNumber}`);
+    expect(issued.sort()).toEqual([
+      'credit-note/NC710103',
+      'credit-note/NC710104',
+      'invoice/SETP990710010',
+      'invoice/SETP990710555',
+    ]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 180_000);
+
+  test('a note dropped while the file of its invoice is being read is held once that file is refused whole', async ({
+    daemonProject,
+  }) => {
+    const { p, emulator, daemon } = await salesDaemon(daemonProject);
+    // 10,000 invoices, the last priced with a decimal point: read for a while, then refused whole
+    await p.drop('invoice', 'ventas.csv', otherConvention(990_720_001, 10_000, 9_999));
+    // the notes once SETP990720010 is stored (held back) and its file still read
+    for (;;) {
+      const stored = p.ledgerQuery<{ n: number }>(
+        "SELECT count(*) AS n FROM documents WHERE key = 'main/invoice/SETP/990720010'",
+      );
+      if (stored[0].n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await p.drop('credit-note', 'notas.csv', `${HEADER}\n${salesNote(720_101, 990_720_010)}\n`);
+    // Stored while ventas.csv is still read, the note waits for that read (the log line `waitsFor`); the
+    // intake may as well store it only after the refusal (the worker's turns): either way it is held.
+    const refused = await p.finalResult('invoice', 'ventas.csv', { timeoutMs: 120_000 });
+    expect(refused.error?.code).toBe('EDOC_MAP_FORMAT_MISMATCH');
+    const notes = await p.finalResult('credit-note', 'notas.csv', { timeoutMs: 30_000 });
+    expect(notes.documents.map((d) => [d.status, d.errors[0]?.message])).toEqual([
+      [
+        'invalid',
+        'Not sent: it references SETP990720010, which was in ventas.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never ' +
+          'issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.',
+      ],
+    ]);
+    expect(await emulator.client.issued()).toEqual([]);
+    expect((await daemon.stop()).code).toBe(0);
+  }, 240_000);
 });

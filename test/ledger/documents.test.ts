@@ -4,8 +4,33 @@ import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { makeKey } from '../../src/ledger/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/ledger/migrations.js';
+import type { NewDocument } from '../../src/ledger/types.js';
 import { describeBackends } from './backends.js';
 import { collect, docs, fileInput, tempDir } from './helpers.js';
+
+/** Invoice SETP/99000000`n`, stored at `index` of its file. */
+function invoiceAt(index: number, n: number): NewDocument {
+  return {
+    index,
+    source: { rows: [index + 2] },
+    number: `SETP/99000000${n}`,
+    ownNumber: true,
+    raw: '',
+  };
+}
+
+/** Credit note NC/`index + 1`, stored at `index` of its file, naming `written`. */
+function noteAt(index: number, written: string): NewDocument {
+  return {
+    index,
+    source: { rows: [index + 2] },
+    number: `NC/${index + 1}`,
+    ownNumber: true,
+    raw: '',
+    kind: 'credit-note',
+    references: [written],
+  };
+}
 
 async function openWithFile(
   open: () => Promise<Ledger>,
@@ -67,6 +92,32 @@ describe('ledger schema', () => {
     ]);
     const due = await ledger.claimDue('main', 2_000, 10);
     expect(due.map((d) => [d.index, d.request])).toEqual([[1, { Number: '2' }]]);
+    await ledger.close();
+  });
+
+  it('step 12 brings a version-11 ledger what a file refused whole keeps, its files untouched', async () => {
+    const dir = tempDir();
+    const v11 = new Database(path.join(dir, 'ledger.sqlite'));
+    for (const step of MIGRATIONS.slice(0, 11)) v11.exec(step);
+    v11.pragma('user_version = 11');
+    v11
+      .prepare(
+        `INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
+        VALUES (1, '/inbox/invoice/ventas.csv', 'ventas.csv', 'ventas', 1, 'aaa', 'invoice', 'main', 'failed-read', 1000)`,
+      )
+      .run();
+    v11.close();
+    const ledger = Ledger.open(dir);
+    expect(ledger.notes).toContain(`ledger schema migrated from version 11 to ${SCHEMA_VERSION}`);
+    expect(await ledger.getFile(1)).toMatchObject({ name: 'ventas.csv', state: 'failed-read' });
+    // a file refused whole from now on keeps what its documents were
+    const b = await ledger.recordFile(fileInput({ sha256: 'bbb' }));
+    await ledger.insertDocuments(b.fileId, docs(2), 2_000);
+    await ledger.refuseWhole(b.fileId, { code: 'EDOC_MAP_FORMAT_MISMATCH', message: '…' }, 2_000);
+    expect(await ledger.sql.all('SELECT file_id, idx FROM refused_whole_documents', [])).toEqual([
+      { file_id: b.fileId, idx: 0 },
+      { file_id: b.fileId, idx: 1 },
+    ]);
     await ledger.close();
   });
 
@@ -326,6 +377,167 @@ describeBackends('the ledger', ({ open, reopen }) => {
         3_000,
       );
       expect(same.byReference).toEqual([held('SETP990000005', 'mixta.csv')]);
+      await ledger.close();
+    });
+
+    it('holds a note naming a document of a file refused whole (by key or ERP key); its corrected re-export lets the note go', async () => {
+      const ledger = await open();
+      const invoice = (index: number) => invoiceAt(index, index);
+      const held = (index: number, written: string) => ({
+        index,
+        notIssued: `Not sent: it references ${written}, which was in ventas.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.`,
+      });
+      // ventas.csv: two invoices and one the mapping refused (no key: its ERP key is its number), then a
+      // cell in the other convention refuses the file whole
+      const a = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/ventas.csv', name: 'ventas.csv', sha256: 'w1' }),
+      );
+      await ledger.insertDocuments(
+        a.fileId,
+        [
+          invoice(1),
+          invoice(2),
+          {
+            index: 3,
+            source: { rows: [5] },
+            number: null,
+            ownNumber: false,
+            raw: '',
+            erpKey: '["0","SETP","990000003"]',
+            problems: [{ code: 'EDOC_MAP_VAT_RATE', field: 'iva', message: 'VAT rate 0.19 %' }],
+          },
+        ],
+        1_000,
+      );
+      const error = { code: 'EDOC_MAP_FORMAT_MISMATCH' as const, message: 'ventas.csv row 6: …' };
+      expect(await ledger.refuseWhole(a.fileId, error, 1_500)).toBe(3);
+      const b = await ledger.recordFile(
+        fileInput({ path: '/inbox/credit-note/nc.csv', name: 'nc.csv', sha256: 'w2' }),
+      );
+      const notes = await ledger.insertDocuments(
+        b.fileId,
+        [noteAt(0, 'SETP990000001'), noteAt(1, 'SETP990000003'), noteAt(2, 'SETP990000004')],
+        2_000,
+      );
+      expect(notes.byReference).toEqual([
+        held(0, 'SETP990000001'),
+        held(1, 'SETP990000003'),
+        { index: 2, unknown: ['SETP990000004'] },
+      ]);
+      expect((await ledger.fileProgress(b.fileId)).counts).toMatchObject({
+        invalid: 2,
+        pending: 1,
+      });
+      // the corrected export: the same numbers, now read right, are issued as any others
+      const c = await ledger.recordFile(
+        fileInput({ path: '/inbox/invoice/ventas.csv', name: 'ventas.csv', sha256: 'w3' }),
+      );
+      expect(await ledger.insertDocuments(c.fileId, [invoice(1), invoice(2)], 3_000)).toEqual({
+        inserted: 2,
+        invalid: 0,
+        duplicate: 0,
+      });
+      await ledger.finishReading(c.fileId, 3_000);
+      const due = await ledger.claimDue('main', 3_000, 10);
+      expect(due.map((d) => d.key)).toEqual([
+        'main/invoice/SETP/990000001',
+        'main/invoice/SETP/990000002',
+      ]);
+      await ledger.markSending([due[0].id], 3_100);
+      await ledger.recordOutcome(due[0].id, { state: 'accepted', resultCode: '100' }, 3_200);
+      // ... and a note naming one of them goes; one naming the refused invoice never exported again is still held
+      const d = await ledger.recordFile(
+        fileInput({ path: '/inbox/credit-note/nc2.csv', name: 'nc2.csv', sha256: 'w4' }),
+      );
+      const later = await ledger.insertDocuments(
+        d.fileId,
+        [noteAt(0, 'SETP990000001'), noteAt(1, 'SETP990000003')],
+        4_000,
+      );
+      expect(later.byReference).toEqual([held(1, 'SETP990000003')]);
+      await ledger.close();
+    });
+
+    it('holds a note naming an invoice held back in a file still being read until that read ends, then acts on its end', async () => {
+      const ledger = await open();
+      const invoice = (n: number) => invoiceAt(0, n);
+      const note = (index: number, n: number) => noteAt(index, `SETP99000000${n}`);
+      const reading = async (name: string, n?: number) => {
+        const f = await ledger.recordFile(
+          fileInput({ path: `/inbox/x/${name}`, name, sha256: name }),
+        );
+        if (n !== undefined) await ledger.insertDocuments(f.fileId, [invoice(n)], 1_000);
+        return f.fileId;
+      };
+      const states = async (fileId: number) =>
+        (
+          await ledger.sql.all<{ state: string; due: number | null; problems: string | null }>(
+            'SELECT state, next_attempt_at AS due, problems FROM documents WHERE file_id = ? ORDER BY idx',
+            [fileId],
+          )
+        ).map((r) => [
+          r.state,
+          r.due === null ? null : Number(r.due),
+          r.problems === null ? null : (JSON.parse(r.problems) as { message: string }[])[0].message,
+        ]);
+      // three invoices, each in a file still being read
+      const a1 = await reading('a1.csv', 1);
+      const a2 = await reading('a2.csv', 2);
+      const a3 = await reading('a3.csv', 3);
+      const b = await reading('nc.csv');
+      const notes = await ledger.insertDocuments(b, [note(0, 1), note(1, 2), note(2, 3)], 2_000);
+      expect(notes.byReference).toEqual([
+        { index: 0, waitsFor: 'a1.csv' },
+        { index: 1, waitsFor: 'a2.csv' },
+        { index: 2, waitsFor: 'a3.csv' },
+      ]);
+      // the notes' file read whole: they stay held back
+      await ledger.finishReading(b, 2_500);
+      expect(await states(b)).toEqual([
+        ['pending', null, null],
+        ['pending', null, null],
+        ['pending', null, null],
+      ]);
+      expect(await ledger.takeSettledNotes(a1)).toEqual([]);
+      // a1 read whole: its invoice and the note naming it are due
+      await ledger.finishReading(a1, 3_000);
+      expect((await ledger.claimDue('main', 3_000, 10)).map((d) => d.key)).toEqual([
+        'main/invoice/SETP/990000001',
+        'main/credit-note/NC/1',
+      ]);
+      expect(await ledger.takeSettledNotes(a1)).toEqual([b]);
+      expect(await ledger.takeSettledNotes(a1)).toEqual([]);
+      // a2 failed to read (its invoice held invalid), a3 refused whole: the notes naming them are held
+      await ledger.failRead(a2, { code: 'EDOC_READ_CHANGED', message: 'changed' }, 4_000);
+      await ledger.refuseWhole(a3, { code: 'EDOC_MAP_FORMAT_MISMATCH', message: '…' }, 4_000);
+      expect(await states(b)).toEqual([
+        ['pending', 3_000, null],
+        [
+          'invalid',
+          null,
+          'Not sent: it references SETP990000002, which the ledger holds as invalid (a2.csv): it was never issued, so there is nothing for this note to correct. Issue the corrected document itself, or reference the document that was issued.',
+        ],
+        [
+          'invalid',
+          null,
+          'Not sent: it references SETP990000003, which was in a3.csv, a file refused whole (EDOC_MAP_FORMAT_MISMATCH): it was never issued, so there is nothing for this note to correct. Drop the corrected export first, then this note again.',
+        ],
+      ]);
+      expect((await ledger.fileProgress(b)).counts).toMatchObject({ pending: 1, invalid: 2 });
+      expect(await ledger.takeSettledNotes(a2)).toEqual([b]);
+      expect(await ledger.takeSettledNotes(a3)).toEqual([b]);
+      // the note's own file still read when the invoice's read ends: released with its own file
+      const a4 = await reading('a4.csv', 4);
+      const c = await reading('nc2.csv');
+      await ledger.insertDocuments(c, [note(0, 4)], 5_000);
+      await ledger.finishReading(a4, 5_500);
+      expect(await states(c)).toEqual([['pending', null, null]]);
+      await ledger.finishReading(c, 6_000);
+      expect(await states(c)).toEqual([['pending', 6_000, null]]);
+      // an invoice held back in the note's own file: the note shares its file's fate, no wait
+      const d = await reading('mixta.csv', 5);
+      const own = await ledger.insertDocuments(d, [note(1, 5)], 7_000);
+      expect(own.byReference).toBeUndefined();
       await ledger.close();
     });
 

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import {
   migratePostgres,
+  PG_MIGRATIONS,
   PG_SCHEMA_VERSION,
   postgresSchemaVersion,
 } from '../../src/ledger/sql/pg-migrations.js';
@@ -154,6 +155,43 @@ describePg('the PostgreSQL ledger schema', () => {
       expect(await postgresSchemaVersion(nodes[2])).toBe(PG_SCHEMA_VERSION);
     } finally {
       await Promise.all(nodes.map((db) => db.close()));
+      await database.drop();
+    }
+  });
+
+  it('step 11 brings a version-10 ledger what a file refused whole keeps, its rows untouched', async () => {
+    const database = await createDatabase();
+    const db = openPostgresExecutor(database.url);
+    try {
+      // a ledger as the program before this step left it
+      await db.transaction(async (tx) => {
+        await tx.exec(
+          'CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), program TEXT NOT NULL)',
+        );
+        for (let v = 0; v < 10; v++) {
+          await tx.exec(PG_MIGRATIONS[v]);
+          await tx.run(`INSERT INTO schema_version(version, program) VALUES (?, 'before')`, [
+            v + 1,
+          ]);
+        }
+        await tx.run(
+          `INSERT INTO files(id, path, name, report_name, size, sha256, kind, company, state, started_at)
+          VALUES (1, '/inbox/invoice/ventas.csv', 'ventas.csv', 'ventas', 1, 'aaa', 'invoice', 'main', 'failed-read', 1000)`,
+        );
+      });
+      expect(await migratePostgres(db)).toEqual({ from: 10, to: PG_SCHEMA_VERSION });
+      expect(await db.all('SELECT id, state FROM files')).toEqual([
+        { id: 1, state: 'failed-read' },
+      ]);
+      await db.run(
+        `INSERT INTO refused_whole_documents(file_id, idx, company, kind, key)
+        VALUES (1, 0, 'main', 'invoice', 'main/invoice/SETP/1')`,
+      );
+      expect(await db.all('SELECT file_id, key, erp_key FROM refused_whole_documents')).toEqual([
+        { file_id: 1, key: 'main/invoice/SETP/1', erp_key: null },
+      ]);
+    } finally {
+      await db.close();
       await database.drop();
     }
   });

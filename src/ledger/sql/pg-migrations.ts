@@ -4,7 +4,7 @@
  * CHECKs, defaults, partial indexes and the file_counts trigger; INTEGER ids, times (epoch ms) and sizes
  * are BIGINT (SQLite's INTEGER is 64-bit), flags SMALLINT 0/1 (so the same `= 1` works in both), JSON
  * TEXT (kept byte for byte). Step 2 adds the cluster's tables (issue 13). Later SQLite steps follow as
- * their own steps here (3 = SQLite's 7, 4 = SQLite's 8, 8 = SQLite's 9, 9 = SQLite's 10, 10 = SQLite's 11).
+ * their own steps here (3 = SQLite's 7, 4 = SQLite's 8, 8 = SQLite's 9, 9 = SQLite's 10, 10 = SQLite's 11, 11 = SQLite's 12).
  * Never edit a step that has shipped: append one. `schema_version` holds one row per applied step.
  */
 import { EdocError } from '../../errors.js';
@@ -250,6 +250,29 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE documents ADD COLUMN erp_key TEXT COLLATE "C";
   CREATE INDEX documents_erp_key ON documents(company, kind, erp_key) WHERE erp_key IS NOT NULL;
+  `,
+  // 11: the SQLite ledger's step 12 (what the documents of a file refused whole were, for the notes naming them;
+  // notes waiting for a file still being read).
+  `
+  CREATE TABLE refused_whole_documents (
+    file_id BIGINT NOT NULL REFERENCES files(id),
+    idx BIGINT NOT NULL,
+    company TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT COLLATE "C",
+    erp_key TEXT COLLATE "C",
+    PRIMARY KEY (file_id, idx)
+  );
+  CREATE INDEX refused_whole_key ON refused_whole_documents(key) WHERE key IS NOT NULL;
+  CREATE INDEX refused_whole_erp_key ON refused_whole_documents(company, kind, erp_key)
+    WHERE erp_key IS NOT NULL;
+  CREATE TABLE reference_waits (
+    document_id BIGINT PRIMARY KEY REFERENCES documents(id),
+    file_id BIGINT NOT NULL,
+    refs TEXT NOT NULL,
+    settled SMALLINT NOT NULL DEFAULT 0 CHECK (settled IN (0, 1))
+  );
+  CREATE INDEX reference_waits_file ON reference_waits(file_id, settled);
   `,
 ];
 
