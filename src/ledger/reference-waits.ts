@@ -89,13 +89,13 @@ export async function settleWaits(tx: SqlExecutor, fileId: number, now: number):
  * The files of the notes whose wait for `fileId` was settled (their reports are due), taken: the rows
  * go. A crash before this leaves them settled; the start touches every unfinished file's report anyway.
  */
-export function takeSettledNotes(q: SqlExecutor, fileId: number): Promise<number[]> {
+export async function takeSettledNotes(q: SqlExecutor, fileId: number): Promise<number[]> {
+  const settled = `SELECT DISTINCT d.file_id FROM reference_waits w JOIN documents d ON d.id = w.document_id
+      WHERE w.file_id = ? AND w.settled = 1 ORDER BY d.file_id`;
+  // the read of almost every file settles no note: a look, no transaction (one per file taken in)
+  if ((await q.all(settled, [fileId])).length === 0) return [];
   return q.transaction(async (tx) => {
-    const rows = await tx.all<{ file_id: number }>(
-      `SELECT DISTINCT d.file_id FROM reference_waits w JOIN documents d ON d.id = w.document_id
-      WHERE w.file_id = ? AND w.settled = 1 ORDER BY d.file_id`,
-      [fileId],
-    );
+    const rows = await tx.all<{ file_id: number }>(settled, [fileId]);
     if (rows.length > 0)
       await tx.run('DELETE FROM reference_waits WHERE file_id = ? AND settled = 1', [fileId]);
     return rows.map((r) => Number(r.file_id));
