@@ -149,14 +149,12 @@ function entries(v: unknown): Entry[] {
 }
 
 /**
- * The lowest rate of each withholding: a VAT withholding is 15 % or 100 % of the VAT, the lowest income
- * withholding 0.1 % (fuel). A rate below it is a fraction read as a percentage (`0,04` for 4 % made
- * 0.04 %), which would issue a withholding a hundredth of the export's.
+ * The lowest real rate of a tax or withholding: the consumption tax (04) is 4, 8 or 16 %, a VAT
+ * withholding (05) 15 % or 100 % of the VAT, the lowest income withholding (06) 0.1 % (fuel). A rate
+ * below it is a fraction read as a percentage (`0,08` for 8 % made 0.08 %): a hundredth of the export's.
  */
-const LOWEST_WITHHOLDING: Record<
-  string,
-  { rate: number; what: string; example: string } | undefined
-> = {
+const LOWEST_RATE: Record<string, { rate: number; what: string; example: string } | undefined> = {
+  '04': { rate: 1, what: 'every consumption tax rate (4, 8 or 16 %)', example: '0,08 for 8 %' },
   '05': {
     rate: 1,
     what: 'every VAT withholding rate (15 % or 100 % of the VAT)',
@@ -166,8 +164,8 @@ const LOWEST_WITHHOLDING: Record<
 };
 
 /**
- * No tax or withholding takes more than its base, and only a VAT withholding takes all of it; no
- * withholding is below its lowest rate (LOWEST_WITHHOLDING). A rate
+ * No tax or withholding takes more than its base, and only a VAT withholding takes all of it; none the
+ * export gives is below its lowest real rate (LOWEST_RATE). A rate
  * above 100 % is a percentage read `as: fraction` (an `8` for 8 % made 800 %, a `1` for 1 % made 100 %),
  * or a withholding amount larger than what it is withheld from; VAT rates have their own allowed set.
  */
@@ -203,8 +201,8 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
     const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
     const shown = excerpt(String(r.rate));
     // a rate the export gives (not one derived from a stated amount, which is the export's own figure)
-    const given = r.what === 'withholding' && columnOf(mapping, r.inputs[0]) !== '';
-    const lowest = given ? LOWEST_WITHHOLDING[r.category] : undefined;
+    const given = r.what === 'tax' || columnOf(mapping, r.inputs[0]) !== '';
+    const lowest = given ? LOWEST_RATE[r.category] : undefined;
     if (lowest !== undefined && rate > 0 && rate < lowest.rate) {
       out.push({
         code: 'EDOC_MAP_TAX_RATE',
@@ -212,7 +210,7 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
         column,
         value: shown,
         rows: line.rows,
-        message: `The withholding ${r.category} at ${shown} % at ${at(column, line.rows)} is below ${lowest.what}: a rate the export writes as a fraction (${lowest.example}) is read with "as: fraction", not "as: percent"`,
+        message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} is below ${lowest.what}: a rate the export writes as a fraction (${lowest.example}) is read with "as: fraction", not "as: percent"`,
       });
       continue;
     }
