@@ -8,16 +8,18 @@
  *   meant:  10 × 12,500.00 = 125,000.00 + 19 % 23,750.00; 4 × 21,900.00 = 87,600.00 + 5 % 4,380.00
  *           = 212,600.00 + 28,130.00 = 240,730.00
  *   issued: 212,600.00 + 4,380.00 = 216,980.00 (the 23,750.00 of VAT dropped)
+ * Odoo with `currency_id` USD: the preset sent Currency COP whatever the export said, so a dollar
+ * invoice of 240,730.00 was issued as 240,730.00 pesos.
  * Siigo Nube's template in another currency (`Sigla Moneda` USD, `Tasa de cambio` 4000): the request
  * carries no exchange rate, and the preset issued the invoice as USD 188,000.00 with the rate dropped.
  */
-import { readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
-import { buildCli } from "../helpers/daemon-harness.js";
-import { fileResources } from "../helpers/daemon-fixture.js";
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { buildCli } from '../helpers/daemon-harness.js';
+import { fileResources } from '../helpers/daemon-fixture.js';
 
-const root = path.join(import.meta.dirname, "../..");
+const root = path.join(import.meta.dirname, '../..');
 const resources = fileResources();
 
 beforeAll(async () => {
@@ -28,17 +30,17 @@ beforeAll(async () => {
 async function submitWith(preset: string, name: string, text: string) {
   const made = await resources.daemonProject({
     kinds: {
-      invoice: { mapping: path.join(root, "config/mappings/erp", preset) },
+      invoice: { mapping: path.join(root, 'config/mappings/erp', preset) },
     },
   });
   const file = path.join(made.project.dir, name);
   await writeFile(file, text);
-  const run = await made.cli(["submit", file, "--kind", "invoice"], {
+  const run = await made.cli(['submit', file, '--kind', 'invoice'], {
     timeoutMs: 60_000,
   });
-  const result = await made.project.result("invoice", name);
+  const result = await made.project.result('invoice', name);
   const stored = await made.emulator.client.documents({
-    kind: "invoice",
+    kind: 'invoice',
     withRequest: true,
   });
   const issued = stored.map((d) => {
@@ -53,101 +55,115 @@ async function submitWith(preset: string, name: string, text: string) {
 }
 
 const ODOO_HEADER =
-  "name,partner_id,partner_id/vat,partner_id/l10n_latam_identification_type_id,partner_id/email," +
-  "invoice_date,invoice_date_due,move_type,state,invoice_line_ids/product_id,invoice_line_ids/name," +
-  "invoice_line_ids/quantity,invoice_line_ids/price_unit,invoice_line_ids/discount,invoice_line_ids/tax_ids";
+  'name,partner_id,partner_id/vat,partner_id/l10n_latam_identification_type_id,partner_id/email,' +
+  'invoice_date,invoice_date_due,move_type,state,invoice_line_ids/product_id,invoice_line_ids/name,' +
+  'invoice_line_ids/quantity,invoice_line_ids/price_unit,invoice_line_ids/discount,invoice_line_ids/tax_ids';
 const ODOO_ROWS = [
-  "SETP990000412,Distribuidora Andina S.A.S.,800197268-4,NIT,compras@andina.example,2026-11-18,2026-12-18,out_invoice,posted,[7702001] Café molido,Café molido 500 g,10.0,12500.0,0.0,IVA Ventas 19%",
-  ",,,,,,,,,[7702002] Arroz blanco,Arroz blanco 5 kg,4.0,21900.0,0.0,IVA 5%",
+  'SETP990000412,Distribuidora Andina S.A.S.,800197268-4,NIT,compras@andina.example,2026-11-18,2026-12-18,out_invoice,posted,[7702001] Café molido,Café molido 500 g,10.0,12500.0,0.0,IVA Ventas 19%',
+  ',,,,,,,,,[7702002] Arroz blanco,Arroz blanco 5 kg,4.0,21900.0,0.0,IVA 5%',
 ];
 
-describe("Odoo preset: an export without the totals the preset reconciles", () => {
-  test("is refused naming the missing columns, never issued at 216,980.00 for 240,730.00", async () => {
-    const csv = `${[ODOO_HEADER, ...ODOO_ROWS].join("\r\n")}\r\n`;
+describe('Odoo preset: an export without the totals the preset reconciles', () => {
+  test('is refused naming the missing columns, never issued at 216,980.00 for 240,730.00', async () => {
+    const csv = `${[ODOO_HEADER, ...ODOO_ROWS].join('\r\n')}\r\n`;
     const { run, result, issued } = await submitWith(
-      "odoo-invoice.yaml",
-      "odoo-sin-totales.csv",
+      'odoo-invoice.yaml',
+      'odoo-sin-totales.csv',
       csv,
     );
     expect(issued).toEqual([]);
     expect(run.code).toBe(1);
     expect(result?.error).toMatchObject({
-      code: "EDOC_MAP_MISSING_COLUMN",
+      code: 'EDOC_MAP_MISSING_COLUMN',
       message: expect.stringMatching(
         /^Columns "amount_total", "amount_untaxed", "invoice_line_ids\/price_subtotal" missing from the header of odoo-sin-totales\.csv/,
       ) as unknown,
     });
   }, 90_000);
 
-  test("with the totals it states, the same export is refused by the reconciliation (control)", async () => {
+  test('with the totals it states, the same export is refused by the reconciliation (control)', async () => {
     const csv =
       `${ODOO_HEADER},invoice_line_ids/price_subtotal,amount_untaxed,amount_total\r\n` +
       `${ODOO_ROWS[0]},125000.0,212600.0,240730.0\r\n${ODOO_ROWS[1]},87600.0,,\r\n`;
-    const { result, issued } = await submitWith(
-      "odoo-invoice.yaml",
-      "odoo-con-totales.csv",
-      csv,
-    );
+    const { result, issued } = await submitWith('odoo-invoice.yaml', 'odoo-con-totales.csv', csv);
     expect(issued).toEqual([]);
-    expect(
-      result?.documents.map((d) => [d.status, d.errors.map((e) => e.code)]),
-    ).toEqual([["invalid", ["EDOC_MAP_TOTAL_MISMATCH"]]]);
+    expect(result?.documents.map((d) => [d.status, d.errors.map((e) => e.code)])).toEqual([
+      ['invalid', ['EDOC_MAP_TOTAL_MISMATCH']],
+    ]);
   }, 90_000);
 });
 
-describe("Siigo Nube preset: an invoice in another currency", () => {
+describe('Odoo preset: an invoice in another currency', () => {
+  test('currency_id USD is refused naming the column, never issued as COP 240,730.00', async () => {
+    const csv =
+      `${ODOO_HEADER},invoice_line_ids/price_subtotal,amount_untaxed,amount_total,currency_id\r\n` +
+      `${ODOO_ROWS[0].replace('IVA Ventas 19%', 'IVA 19%')},125000.0,212600.0,240730.0,USD\r\n` +
+      `${ODOO_ROWS[1]},87600.0,,,\r\n`;
+    const { result, issued } = await submitWith('odoo-invoice.yaml', 'odoo-usd.csv', csv);
+    expect(issued).toEqual([]);
+    expect(
+      result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.field, e.message])]),
+    ).toEqual([
+      [
+        'invalid',
+        [
+          [
+            'EDOC_MAP_UNKNOWN_CODE',
+            'currency_id',
+            'Unknown code "USD" in column "currency_id" (lookup table "currencies")',
+          ],
+        ],
+      ],
+    ]);
+  }, 90_000);
+});
+
+describe('Siigo Nube preset: an invoice in another currency', () => {
   async function siigoInvoice(currency: string, rate: string): Promise<string> {
     const sample = (
-      await readFile(
-        path.join(root, "examples/erp/siigo-nube/siigo-facturas-venta.csv"),
-      )
-    ).toString("latin1");
+      await readFile(path.join(root, 'examples/erp/siigo-nube/siigo-facturas-venta.csv'))
+    ).toString('latin1');
     const lines = sample.split(/\r?\n/);
     // invoice 990000502: 4 × 25,000.00 + INC 8 % = 108,000.00; 80,000.00 exempt; 188,000.00 on credit
-    const rows = lines.slice(1).filter((l) => l.includes(";990000502;"));
+    const rows = lines.slice(1).filter((l) => l.includes(';990000502;'));
     const changed = rows.map((l) => {
-      const cells = l.split(";");
+      const cells = l.split(';');
       cells[6] = currency; // Sigla Moneda
       cells[7] = rate; // Tasa de cambio
-      return cells.join(";");
+      return cells.join(';');
     });
-    return `${[lines[0], ...changed].join("\r\n")}\r\n`;
+    return `${[lines[0], ...changed].join('\r\n')}\r\n`;
   }
 
-  test("USD with its exchange rate is refused naming Sigla Moneda, never issued as USD 188,000.00", async () => {
+  test('USD with its exchange rate is refused naming Sigla Moneda, never issued as USD 188,000.00', async () => {
     const { result, issued } = await submitWith(
-      "siigo-nube-invoice.yaml",
-      "siigo-usd.csv",
-      await siigoInvoice("USD", "4000"),
+      'siigo-nube-invoice.yaml',
+      'siigo-usd.csv',
+      await siigoInvoice('USD', '4000'),
     );
     expect(issued).toEqual([]);
     expect(
-      result?.documents.map((d) => [
-        d.status,
-        d.errors.map((e) => [e.code, e.field, e.message]),
-      ]),
+      result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.field, e.message])]),
     ).toEqual([
       [
-        "invalid",
+        'invalid',
         [
           [
-            "EDOC_MAP_UNKNOWN_CODE",
-            "Sigla Moneda",
-            expect.stringContaining(
-              '"USD" in column "Sigla Moneda"',
-            ) as unknown,
+            'EDOC_MAP_UNKNOWN_CODE',
+            'Sigla Moneda',
+            expect.stringContaining('"USD" in column "Sigla Moneda"') as unknown,
           ],
         ],
       ],
     ]);
   }, 90_000);
 
-  test("COP is issued at 188,000.00 (control)", async () => {
+  test('COP is issued at 188,000.00 (control)', async () => {
     const { issued } = await submitWith(
-      "siigo-nube-invoice.yaml",
-      "siigo-cop.csv",
-      await siigoInvoice("COP", ""),
+      'siigo-nube-invoice.yaml',
+      'siigo-cop.csv',
+      await siigoInvoice('COP', ''),
     );
-    expect(issued).toEqual([["990000502", "COP", "188000.00"]]);
+    expect(issued).toEqual([['990000502', 'COP', '188000.00']]);
   }, 90_000);
 });
