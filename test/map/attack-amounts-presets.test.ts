@@ -10,6 +10,10 @@
  *   issued: 212,600.00 + 4,380.00 = 216,980.00 (the 23,750.00 of VAT dropped)
  * Odoo with `currency_id` USD: the preset sent Currency COP whatever the export said, so a dollar
  * invoice of 240,730.00 was issued as 240,730.00 pesos.
+ * Siigo Nube's template with a product row whose `Código producto` was left blank and a payment row
+ * without its value: the row was neither a line (`rows.lines`) nor the payment row, dropped without a
+ * word, and nothing reconciled: 990000501 was issued at 142,800.00, not 180,600.00 (3 × 12,000.00 +
+ * 5 % = 37,800.00 left out).
  * Siigo Nube's template in another currency (`Sigla Moneda` USD, `Tasa de cambio` 4000): the request
  * carries no exchange rate, and the preset issued the invoice as USD 188,000.00 with the rate dropped.
  */
@@ -163,6 +167,35 @@ describe('Siigo Nube preset: an invoice in another currency', () => {
       'siigo-nube-invoice.yaml',
       'siigo-cop.csv',
       await siigoInvoice('COP', ''),
+    );
+    expect(issued).toEqual([['990000502', 'COP', '188000.00']]);
+  }, 90_000);
+});
+
+describe('Siigo Nube preset: a product row without its product code', () => {
+  test('refuses its invoice naming the row, never issues 142,800.00 for 180,600.00', async () => {
+    const sample = (
+      await readFile(path.join(root, 'examples/erp/siigo-nube/siigo-facturas-venta.csv'))
+    ).toString('latin1');
+    const lines = sample.split(/\r?\n/);
+    // invoice 990000501: 2 × 50,000.00 − 10,000.00 + 30,000.00 at 19 %; 3 × 12,000.00 at 5 %: 180,600.00
+    const rows = lines.slice(1).filter((l) => /;99000050[12];/.test(l));
+    const changed = rows.map((l) => {
+      const cells = l.split(';');
+      if (cells[13] === 'P-003') cells[13] = ''; // Código producto left blank
+      if (cells[1] === '990000501' && cells[26] !== '') cells[27] = ''; // Valor Forma de Pago blank
+      return cells.join(';');
+    });
+    const { result, issued } = await submitWith(
+      'siigo-nube-invoice.yaml',
+      'siigo-sin-codigo.csv',
+      `${[lines[0], ...changed].join('\r\n')}\r\n`,
+    );
+    expect(result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.rows])])).toEqual(
+      [
+        ['invalid', [['EDOC_MAP_DOCUMENT_ROW', [4]]]],
+        ['accepted', []],
+      ],
     );
     expect(issued).toEqual([['990000502', 'COP', '188000.00']]);
   }, 90_000);
