@@ -20,7 +20,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildCli } from '../helpers/daemon-harness.js';
+import { buildCli, type ResultJson } from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 
 const root = path.join(import.meta.dirname, '../..');
@@ -56,6 +56,31 @@ async function submitWith(preset: string, name: string, text: string) {
     return [r.SerieNumber, r.Currency, r.Total.PayableAmount];
   });
   return { run, result, issued };
+}
+
+/** The Siigo Nube sample's header and the rows matching `which`, each changed by `change` (its cells). */
+async function siigoExport(which: RegExp, change: (cells: string[]) => void): Promise<string> {
+  const sample = await readFile(
+    path.join(root, 'examples/erp/siigo-nube/siigo-facturas-venta.csv'),
+  );
+  const lines = sample.toString('latin1').split(/\r?\n/);
+  const rows = lines
+    .slice(1)
+    .filter((l) => which.test(l))
+    .map((l) => {
+      const cells = l.split(';');
+      change(cells);
+      return cells.join(';');
+    });
+  return `${[lines[0], ...rows].join('\r\n')}\r\n`;
+}
+
+/** Each document's status and its errors' code, export column and message. */
+function outcomes(result: ResultJson | undefined): unknown[] {
+  return (result?.documents ?? []).map((d) => [
+    d.status,
+    d.errors.map((e) => [e.code, e.field, e.message]),
+  ]);
 }
 
 const ODOO_HEADER =
@@ -105,9 +130,7 @@ describe('Odoo preset: an invoice in another currency', () => {
       `${ODOO_ROWS[1]},87600.0,,,\r\n`;
     const { result, issued } = await submitWith('odoo-invoice.yaml', 'odoo-usd.csv', csv);
     expect(issued).toEqual([]);
-    expect(
-      result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.field, e.message])]),
-    ).toEqual([
+    expect(outcomes(result)).toEqual([
       [
         'invalid',
         [
@@ -124,19 +147,11 @@ describe('Odoo preset: an invoice in another currency', () => {
 
 describe('Siigo Nube preset: an invoice in another currency', () => {
   async function siigoInvoice(currency: string, rate: string): Promise<string> {
-    const sample = (
-      await readFile(path.join(root, 'examples/erp/siigo-nube/siigo-facturas-venta.csv'))
-    ).toString('latin1');
-    const lines = sample.split(/\r?\n/);
     // invoice 990000502: 4 × 25,000.00 + INC 8 % = 108,000.00; 80,000.00 exempt; 188,000.00 on credit
-    const rows = lines.slice(1).filter((l) => l.includes(';990000502;'));
-    const changed = rows.map((l) => {
-      const cells = l.split(';');
+    return siigoExport(/;990000502;/, (cells) => {
       cells[6] = currency; // Sigla Moneda
       cells[7] = rate; // Tasa de cambio
-      return cells.join(';');
     });
-    return `${[lines[0], ...changed].join('\r\n')}\r\n`;
   }
 
   test('USD with its exchange rate is refused naming Sigla Moneda, never issued as USD 188,000.00', async () => {
@@ -146,9 +161,7 @@ describe('Siigo Nube preset: an invoice in another currency', () => {
       await siigoInvoice('USD', '4000'),
     );
     expect(issued).toEqual([]);
-    expect(
-      result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.field, e.message])]),
-    ).toEqual([
+    expect(outcomes(result)).toEqual([
       [
         'invalid',
         [
@@ -174,22 +187,15 @@ describe('Siigo Nube preset: an invoice in another currency', () => {
 
 describe('Siigo Nube preset: a product row without its product code', () => {
   test('refuses its invoice naming the row, never issues 142,800.00 for 180,600.00', async () => {
-    const sample = (
-      await readFile(path.join(root, 'examples/erp/siigo-nube/siigo-facturas-venta.csv'))
-    ).toString('latin1');
-    const lines = sample.split(/\r?\n/);
     // invoice 990000501: 2 × 50,000.00 − 10,000.00 + 30,000.00 at 19 %; 3 × 12,000.00 at 5 %: 180,600.00
-    const rows = lines.slice(1).filter((l) => /;99000050[12];/.test(l));
-    const changed = rows.map((l) => {
-      const cells = l.split(';');
+    const text = await siigoExport(/;99000050[12];/, (cells) => {
       if (cells[13] === 'P-003') cells[13] = ''; // Código producto left blank
       if (cells[1] === '990000501' && cells[26] !== '') cells[27] = ''; // Valor Forma de Pago blank
-      return cells.join(';');
     });
     const { result, issued } = await submitWith(
       'siigo-nube-invoice.yaml',
       'siigo-sin-codigo.csv',
-      `${[lines[0], ...changed].join('\r\n')}\r\n`,
+      text,
     );
     expect(result?.documents.map((d) => [d.status, d.errors.map((e) => [e.code, e.rows])])).toEqual(
       [

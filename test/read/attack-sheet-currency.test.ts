@@ -22,18 +22,10 @@ beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
-const HEADER = [
-  'prefijo',
-  'numero',
-  'fecha',
-  'cliente_tipo_doc',
-  'cliente_doc',
-  'cliente_nombre',
-  'descripcion',
-  'cantidad',
-  'precio_unitario',
-  'iva',
-];
+const HEADER =
+  'prefijo numero fecha cliente_tipo_doc cliente_doc cliente_nombre descripcion cantidad precio_unitario iva'.split(
+    ' ',
+  );
 
 /** Style 0 General; 1 `[$USD] #,##0.00`; 2 `#,##0.00 [$€-C0A]`; 3 `[$$-240A] #,##0.00` (pesos). */
 const STYLES =

@@ -194,8 +194,6 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   }
   const out: Problem[] = [];
   for (const r of rates) {
-    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
-    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
     const rate = Number(r.rate);
     const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
     const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
@@ -203,25 +201,22 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
     // a rate the export gives (not one derived from a stated amount, which is the export's own figure)
     const given = r.what === 'tax' || columnOf(mapping, r.inputs[0]) !== '';
     const lowest = given ? LOWEST_RATE[r.category] : undefined;
-    if (lowest !== undefined && rate > 0 && rate < lowest.rate) {
-      out.push({
-        code: 'EDOC_MAP_TAX_RATE',
-        path: '',
-        column,
-        value: shown,
-        rows: line.rows,
-        message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} is below ${lowest.what}: a rate the export writes as a fraction (${lowest.example}) is read with "as: fraction", not "as: percent"`,
-      });
-      continue;
-    }
-    if (!(rate > 100 || (rate === 100 && r.category !== '05'))) continue;
+    const where = `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)}`;
+    let message: string;
+    if (lowest !== undefined && rate > 0 && rate < lowest.rate)
+      message = `${where} is below ${lowest.what}: a rate the export writes as a fraction (${lowest.example}) is read with "as: fraction", not "as: percent"`;
+    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
+    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
+    else if (rate > 100 || (rate === 100 && r.category !== '05'))
+      message = `${where} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`;
+    else continue;
     out.push({
       code: 'EDOC_MAP_TAX_RATE',
       path: '',
       column,
       value: shown,
       rows: line.rows,
-      message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+      message,
     });
   }
   return out;
