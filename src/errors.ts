@@ -91,7 +91,7 @@ export const ERRORS = {
   EDOC_MAP_UNKNOWN_CONCEPT:
     "A row holds a concept code that the mapping's concept table neither maps nor ignores.",
   EDOC_MAP_DOCUMENT_ROW:
-    "No row, or more than one, of a document matches the mapping's rows.document rule.",
+    "No row, or more than one, of a document matches the mapping's rows.document rule; or a row that is neither that row nor a line holds a quantity and a price.",
   EDOC_MAP_REPEATED_COLUMN:
     'The export header names a column the mapping reads twice; which one is meant cannot be told, so the file is not read.',
   EDOC_MAP_HEADER_NOT_FOUND: "The header row the mapping's framing describes is not in the file.",

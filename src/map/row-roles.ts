@@ -6,7 +6,8 @@
  */
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { EvalContext, RowView } from './eval-context.js';
-import type { Mapping } from './mapping-types.js';
+import { erpNumberToPlain } from './convert-number.js';
+import type { Mapping, MappingNode } from './mapping-types.js';
 import { evaluateCondition } from './row-condition.js';
 import { numberMismatch } from './format-evidence.js';
 import type { RowCondition } from './row-condition.js';
@@ -85,5 +86,48 @@ export function rowRoles(mapping: Mapping, rows: RowView[], ctx: EvalContext): R
     rules.lines !== undefined
       ? rows.filter((r) => conditionHolds(rules.lines!, r, ctx, 'rows.lines'))
       : rows.filter((r) => r !== documentRow);
+  if (rules.lines !== undefined) valuedNonLines(mapping, rows, documentRow, lineRows, ctx);
   return { documentRow, consistencyRows, lineRows };
+}
+
+/** The columns of a line field read straight from a cell (the first of `names` the lines read). */
+function lineColumn(lines: MappingNode | undefined, names: string[]): string | undefined {
+  if (lines?.type !== 'object') return undefined;
+  for (const [name, node] of lines.entries)
+    if (names.includes(name) && node.type === 'value' && node.spec.expr === undefined)
+      return node.spec.column;
+  return undefined;
+}
+
+/**
+ * A row that is neither the document row nor a line (`rows.lines` does not hold) but holds a quantity and
+ * a unit price other than zero would be a line of value left out: a product row whose code was left blank
+ * under `lines: { column: Código producto, filled: true }` issued the invoice without it. Its document is
+ * refused naming the row; a row that is no line belongs under `rows.skip`.
+ */
+function valuedNonLines(
+  mapping: Mapping,
+  rows: RowView[],
+  documentRow: RowView,
+  lineRows: RowView[],
+  ctx: EvalContext,
+): void {
+  const quantity = lineColumn(mapping.lines, ['Quantity', 'unidades']);
+  const price = lineColumn(mapping.lines, ['UnitPrice', 'valorUnitarioBruto']);
+  if (quantity === undefined || price === undefined) return;
+  const valued = (r: RowView, c: string): boolean => {
+    const n = erpNumberToPlain(r.get(c), ctx.mapping.format);
+    return n !== undefined && /[1-9]/.test(n);
+  };
+  const left = rows.filter(
+    (r) => r !== documentRow && !lineRows.includes(r) && valued(r, quantity) && valued(r, price),
+  );
+  if (left.length === 0) return;
+  ctx.problems.push({
+    code: 'EDOC_MAP_DOCUMENT_ROW',
+    path: '',
+    column: quantity,
+    rows: left.map((r) => r.row),
+    message: `${rowList(left).replace(/^r/, 'R')} of this document ${left.length === 1 ? 'holds' : 'hold'} a quantity and a price (columns "${quantity}", "${price}") but ${left.length === 1 ? 'is' : 'are'} neither a line (rows.lines) nor the document row: the document is not sent without ${left.length === 1 ? 'it' : 'them'}; fill in what makes a row a line, or drop such rows with rows.skip`,
+  });
 }

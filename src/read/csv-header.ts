@@ -54,6 +54,9 @@ export function checkRequiredColumns(
   for (const d of mapping.derive)
     for (const spec of Object.values(d.lineInputs))
       if (spec.default === undefined) specColumns(spec, required);
+  // a stated figure the mapping reconciles against: without its column the guard would be off without a word
+  // (a tax the mapping does not recognise, left out of an issued total that nothing compares)
+  for (const c of reconcileColumns(mapping.reconcile)) required.add(c);
   const has = (c: string): boolean => header.has(normaliseColumnName(c));
   const keyAlternative = mapping.key.find((alt) => alt.every(has)) ?? mapping.key[0];
   for (const c of keyAlternative) required.add(c);

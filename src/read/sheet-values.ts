@@ -13,6 +13,8 @@
  *   `10%` discount would be a tenth of one per cent;
  * - booleans `TRUE` / `FALSE`, errors as Excel shows them (`#N/A`), a formula its last computed value.
  * - numeric cells with a zero-padded format (`00000`): a whole number with the zeros shown (`00123`);
+ * - numeric cells whose format shows a currency other than the peso (`[$USD] #,##0.00`): the number after
+ *   that currency (`USD 1234,5`), as a CSV saved from the sheet writes it: no amount reads it;
  * Nothing is formatted by a locale, and no other display format (`$ 1.234,50`) is applied.
  */
 import type { MappingFormat } from '../map/mapping-types.js';
@@ -165,6 +167,61 @@ export function paddedText(value: number, width: number, decimal: string): strin
   const text = numberText(value, decimal);
   const m = /^(-?)(\d+)$/.exec(text);
   return m === null ? text : `${m[1]}${m[2].padStart(width, '0')}`;
+}
+
+/** The peso's marks in a number format: Colombia writes `$`; `COP` and `COL$` name it. */
+const PESO = /^(?:\$|COP|COL\$|COP ?\$|\$ ?COP)$/i;
+/** Codes of other currencies a format may write as text (`"USD" #,##0.00`). */
+const CODES =
+  /(?:^|[^A-Za-z])(USD|EUR|GBP|MXN|BRL|PEN|CLP|ARS|VES|CAD|AUD|JPY|CHF|CNY)(?![A-Za-z])/;
+
+/**
+ * The currency other than the peso that a number format shows (`[$USD] #,##0.00`, `#,##0.00 [$€-C0A]`,
+ * `"US$"#,##0.00`, `#,##0.00 €`); undefined for `$`, `COP` and formats showing none.
+ */
+export function foreignCurrency(code: string | undefined): string | undefined {
+  if (code === undefined) return undefined;
+  const section = code.split(';')[0];
+  // `[$USD]`, `[$€-C0A]`: the mark before the locale (`[$-240A]` is a locale alone)
+  for (const m of section.matchAll(/\[\$([^\]-]*)[^\]]*\]/g)) {
+    const mark = m[1].trim();
+    if (mark !== '' && !PESO.test(mark)) return mark;
+  }
+  const quoted = [...section.matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+  const bare = section
+    .replace(/"[^"]*"/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/[_*]./g, '')
+    .replace(/\\(.)/g, '$1');
+  for (const text of [...quoted, bare]) {
+    const t = text.trim();
+    if (PESO.test(t)) continue;
+    const sign = /[^\P{Sc}$]|[A-Za-z]+\$|\$[A-Za-z]+/u.exec(t) ?? CODES.exec(t);
+    if (sign !== null) return sign[1] ?? sign[0];
+  }
+  return undefined;
+}
+
+/**
+ * How a number format shows a number beyond its digits, as a CSV saved from the sheet writes it: zeros
+ * padding a whole number (`00000`: width 5), or a currency other than the peso. Undefined for any other.
+ */
+export type NumberLook = { pad: number } | { currency: string };
+
+export function numberLook(code: string | undefined): NumberLook | undefined {
+  const pad = zeroPadWidth(code);
+  if (pad > 0) return { pad };
+  const currency = foreignCurrency(code);
+  return currency === undefined ? undefined : { currency };
+}
+
+/**
+ * A number as its look shows it: `00123`, or with its currency (`USD 1234,5`), which no amount reads:
+ * a price in dollars is refused naming its cell, never issued as that many pesos.
+ */
+export function lookedText(value: number, look: NumberLook, decimal: string): string {
+  if ('pad' in look) return paddedText(value, look.pad, decimal);
+  return `${look.currency} ${numberText(value, decimal)}`;
 }
 
 /** True when a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside quotes and brackets. */

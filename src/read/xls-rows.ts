@@ -14,13 +14,13 @@ import {
   isDateFormat,
   isPercentFormat,
   numberText,
-  paddedText,
+  lookedText,
   percentText,
   serialDateText,
   showsTimeOfDay,
-  zeroPadWidth,
+  numberLook,
 } from './sheet-values.js';
-import type { SheetFormat } from './sheet-values.js';
+import type { NumberLook, SheetFormat } from './sheet-values.js';
 import type { SheetRow } from './xlsx-rows.js';
 import { MergedCells, type TableRules } from './sheet-merges.js';
 import { SheetFault } from './zip-parts.js';
@@ -59,8 +59,8 @@ interface Globals {
   clockXfs: Set<number>;
   /** Formats showing a percentage: the cell reaches the mapping as shown (`19%`). */
   percentXfs: Set<number>;
-  /** Formats padding whole numbers with zeros (`00000`), to their width. */
-  padXfs: Map<number, number>;
+  /** Formats padding whole numbers with zeros (`00000`), or showing a currency other than the peso. */
+  lookXfs: Map<number, NumberLook>;
   /**
    * A calculation engine computed the formulas' saved values (a RecalcId record with its build). xlwt
    * writes none, and saves every formula's value as an empty text: read so, a VAT rate or a discount
@@ -77,7 +77,7 @@ function readGlobals(stream: Buffer): Globals {
     dateXfs: new Set(),
     clockXfs: new Set(),
     percentXfs: new Set(),
-    padXfs: new Map(),
+    lookXfs: new Map(),
     computed: false,
     strings: [],
   };
@@ -136,7 +136,7 @@ function readGlobals(stream: Buffer): Globals {
     if (showsTimeOfDay(id, codes.get(id))) g.clockXfs.add(i);
     if (isDateFormat(id, codes.get(id))) g.dateXfs.add(i);
     else if (isPercentFormat(id, codes.get(id))) g.percentXfs.add(i);
-    else if (zeroPadWidth(codes.get(id)) > 0) g.padXfs.set(i, zeroPadWidth(codes.get(id)));
+    else if (numberLook(codes.get(id)) !== undefined) g.lookXfs.set(i, numberLook(codes.get(id))!);
   });
   return g;
 }
@@ -216,8 +216,8 @@ export function readXlsSheet(
       : undefined;
     if (date !== undefined) return date;
     if (g.percentXfs.has(xf)) return percentText(n, format.decimal);
-    const pad = g.padXfs.get(xf);
-    return pad === undefined ? numberText(n, format.decimal) : paddedText(n, pad, format.decimal);
+    const look = g.lookXfs.get(xf);
+    return look === undefined ? numberText(n, format.decimal) : lookedText(n, look, format.decimal);
   };
   let formulaCell: { row: number; col: number } | undefined;
   let uncalced = false;

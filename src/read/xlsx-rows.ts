@@ -8,8 +8,8 @@
 import { SaxesParser } from 'saxes';
 import {
   isoDateText,
+  lookedText,
   numberText,
-  paddedText,
   percentText,
   serialDateText,
 } from './sheet-values.js';
@@ -85,7 +85,7 @@ export async function openXlsxSheet(
   format: SheetFormat,
   rules?: TableRules,
 ): Promise<XlsxSheet> {
-  const { found, strings, dateStyles, clockStyles, percentStyles, padStyles } = await readWorkbook(
+  const { found, strings, dateStyles, clockStyles, percentStyles, lookStyles } = await readWorkbook(
     file,
     wanted,
   );
@@ -112,10 +112,10 @@ export async function openXlsxSheet(
             numberText(n, format.decimal)
           );
         if (percentStyles.has(style)) return percentText(n, format.decimal);
-        const pad = padStyles.get(style);
-        return pad === undefined
+        const look = lookStyles.get(style);
+        return look === undefined
           ? numberText(n, format.decimal)
-          : paddedText(n, pad, format.decimal);
+          : lookedText(n, look, format.decimal);
       }
     }
   };

@@ -6,7 +6,8 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { isDateFormat, isPercentFormat, showsTimeOfDay, zeroPadWidth } from './sheet-values.js';
+import { isDateFormat, isPercentFormat, numberLook, showsTimeOfDay } from './sheet-values.js';
+import type { NumberLook } from './sheet-values.js';
 import { openZip, SheetFault } from './zip-parts.js';
 import type { ZipPackage } from './zip-parts.js';
 
@@ -156,16 +157,16 @@ interface Styles {
   /** Date styles whose format shows a time of day too (`dd/mm/yyyy hh:mm`). */
   clockStyles: Set<number>;
   percentStyles: Set<number>;
-  /** Styles whose number format pads whole numbers with zeros (`00000`), to their width. */
-  padStyles: Map<number, number>;
+  /** Styles whose number format pads whole numbers with zeros (`00000`) or shows another currency. */
+  lookStyles: Map<number, NumberLook>;
 }
 
 async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles> {
   const dateStyles = new Set<number>();
   const clockStyles = new Set<number>();
   const percentStyles = new Set<number>();
-  const padStyles = new Map<number, number>();
-  const found = { dateStyles, clockStyles, percentStyles, padStyles };
+  const lookStyles = new Map<number, NumberLook>();
+  const found = { dateStyles, clockStyles, percentStyles, lookStyles };
   if (part === undefined || !zip.has(part)) return found;
   const codes = new Map<number, string>();
   const xfFormats: number[] = [];
@@ -184,7 +185,10 @@ async function styles(zip: ZipPackage, part: string | undefined): Promise<Styles
     if (showsTimeOfDay(id, codes.get(id))) clockStyles.add(i);
     if (isDateFormat(id, codes.get(id))) dateStyles.add(i);
     else if (isPercentFormat(id, codes.get(id))) percentStyles.add(i);
-    else if (zeroPadWidth(codes.get(id)) > 0) padStyles.set(i, zeroPadWidth(codes.get(id)));
+    else {
+      const look = numberLook(codes.get(id));
+      if (look !== undefined) lookStyles.set(i, look);
+    }
   });
   return found;
 }
@@ -270,8 +274,8 @@ export interface XlsxWorkbook {
   clockStyles: Set<number>;
   /** Styles whose number format shows a percentage (`0.19` shown `19%`). */
   percentStyles: Set<number>;
-  /** Styles whose number format pads whole numbers with zeros, to their width. */
-  padStyles: Map<number, number>;
+  /** Styles whose number format pads whole numbers with zeros, or shows a currency other than the peso. */
+  lookStyles: Map<number, NumberLook>;
 }
 
 /** Reads the package's sheet list, shared strings and cell formats, then closes it. */

@@ -341,7 +341,7 @@ export interface ResultDocumentJson {
   status: string;
   resultCode: string | null;
   httpStatus: number | null;
-  errors: { code?: string; field?: string; message: string }[];
+  errors: { code?: string; field?: string; rows?: number[]; message: string }[];
   warnings: string[];
   response: unknown;
   /** Only for `in-doubt`: why (`no-answer`, `repeated-number`). */

@@ -174,6 +174,26 @@ describe('the BIFF8 record reader', () => {
     expect(sheet.rows).toEqual([{ row: 1, cells: ['21/11/2026 00:00:00', '21/11/2026'] }]);
   });
 
+  test('a number under a format showing another currency reaches the mapping after it', () => {
+    // Format 166 "[$USD] #,##0.00" and XF 4 with it: RK A1 = 123450 hundredths is USD 1234,5, never a
+    // bare 1234,5 a mapping would issue as pesos; B1 through XF 0 (General) is the bare number
+    const code = '[$USD] #,##0.00';
+    const usd = record(
+      0x041e,
+      Buffer.concat([u16(166), u16(code.length), Buffer.from([0]), Buffer.from(code, 'latin1')]),
+    );
+    const xf166 = record(0x00e0, Buffer.concat([u16(0), u16(166), Buffer.alloc(16)]));
+    const cells = Buffer.concat([
+      record(0x027e, Buffer.concat([cell(0, 0, 4), u32(rk(123450, true))])),
+      record(0x027e, Buffer.concat([cell(0, 1, 0), u32(rk(123450, true))])),
+    ]);
+    const sheet = readXlsSheet(workbook(['Hoja1'], cells, [xf166, usd]), undefined, {
+      decimal: ',',
+      date: 'dd/MM/yyyy',
+    });
+    expect(sheet.rows).toEqual([{ row: 1, cells: ['USD 1234,5', '1234,5'] }]);
+  });
+
   describe('formulas', () => {
     // RecalcId (0x01C1) with the build of the engine that computed the values, as Excel and LibreOffice write
     const recalcId = record(0x01c1, Buffer.concat([u16(0x01c1), u16(0), u32(0x00016980)]));

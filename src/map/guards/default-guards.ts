@@ -149,7 +149,23 @@ function entries(v: unknown): Entry[] {
 }
 
 /**
- * No tax or withholding takes more than its base, and only a VAT withholding takes all of it. A rate
+ * The lowest real rate of a tax or withholding: the consumption tax (04) is 4, 8 or 16 %, a VAT
+ * withholding (05) 15 % or 100 % of the VAT, the lowest income withholding (06) 0.1 % (fuel). A rate
+ * below it is a fraction read as a percentage (`0,08` for 8 % made 0.08 %): a hundredth of the export's.
+ */
+const LOWEST_RATE: Record<string, { rate: number; what: string; example: string } | undefined> = {
+  '04': { rate: 1, what: 'every consumption tax rate (4, 8 or 16 %)', example: '0,08 for 8 %' },
+  '05': {
+    rate: 1,
+    what: 'every VAT withholding rate (15 % or 100 % of the VAT)',
+    example: '0,15 for 15 %',
+  },
+  '06': { rate: 0.1, what: 'the lowest income withholding rate (0.10 %)', example: '0,04 for 4 %' },
+};
+
+/**
+ * No tax or withholding takes more than its base, and only a VAT withholding takes all of it; none the
+ * export gives is below its lowest real rate (LOWEST_RATE). A rate
  * above 100 % is a percentage read `as: fraction` (an `8` for 8 % made 800 %, a `1` for 1 % made 100 %),
  * or a withholding amount larger than what it is withheld from; VAT rates have their own allowed set.
  */
@@ -178,20 +194,29 @@ function ratesOver100(mapping: Mapping, line: GuardLine): Problem[] {
   }
   const out: Problem[] = [];
   for (const r of rates) {
-    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
-    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
     const rate = Number(r.rate);
-    if (!(rate > 100 || (rate === 100 && r.category !== '05'))) continue;
     const inputs = r.what === 'tax' ? [`tax${r.category}`] : r.inputs;
     const column = inputs.map((name) => columnOf(mapping, name)).find((c) => c !== '') ?? '';
     const shown = excerpt(String(r.rate));
+    // a rate the export gives (not one derived from a stated amount, which is the export's own figure)
+    const given = r.what === 'tax' || columnOf(mapping, r.inputs[0]) !== '';
+    const lowest = given ? LOWEST_RATE[r.category] : undefined;
+    const where = `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)}`;
+    let message: string;
+    if (lowest !== undefined && rate > 0 && rate < lowest.rate)
+      message = `${where} is below ${lowest.what}: a rate the export writes as a fraction (${lowest.example}) is read with "as: fraction", not "as: percent"`;
+    // 100 % itself: only a VAT withholding takes its whole base (ReteIVA 100 % on a non-resident's
+    // service); an income withholding or a tax at 100 % is `1` (1 %) read `as: fraction`
+    else if (rate > 100 || (rate === 100 && r.category !== '05'))
+      message = `${where} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`;
+    else continue;
     out.push({
       code: 'EDOC_MAP_TAX_RATE',
       path: '',
       column,
       value: shown,
       rows: line.rows,
-      message: `The ${r.what} ${r.category} at ${shown} % at ${at(column, line.rows)} would take ${rate === 100 ? 'its whole' : 'more than its'} base: no tax or withholding is above 100 %, and only a VAT withholding (05) is 100 %; a rate the export writes as a percentage (8 for 8 %) is read with "as: percent", not "as: fraction"`,
+      message,
     });
   }
   return out;
