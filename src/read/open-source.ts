@@ -22,7 +22,9 @@
  */
 import type { Hash } from 'node:crypto';
 import path from 'node:path';
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { isMainThread } from 'node:worker_threads';
 import { EdocError, isEdocError } from '../errors.js';
 import type { CompanyInfo } from '../map/eval-context.js';
 import type { Mapping } from '../map/mapping-types.js';
@@ -219,7 +221,8 @@ async function* abortable<T>(
 
 async function snapshotFile(file: string): Promise<FileSnapshot> {
   try {
-    const stats = await stat(file);
+    // on the intake worker a blocking stat (read/file-snapshot.ts, smallFile, says why)
+    const stats = isMainThread ? await stat(file) : statSync(file);
     if (!stats.isFile())
       throw new EdocError('EDOC_READ_UNSUPPORTED', `${file} is not a regular file`, { file });
     return snapshotOf(stats);
