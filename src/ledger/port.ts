@@ -24,6 +24,7 @@ import type { SqlExecutor } from './sql/executor.js';
 import type { ReadDetails } from './files.js';
 import type { ResendRequest } from './resend-requests.js';
 import type { ConsoleQueries } from './console-queries.js';
+import type { NumberCopy } from './number-copies.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
 import type { OpenFileSample } from './due-documents.js';
@@ -267,6 +268,8 @@ export interface LedgerPort {
     by?: string,
   ): Promise<{ ids: number[]; fileIds: number[] }>;
   statusSummary(listLimit?: number): Promise<StatusSummary>;
+  /** Every document of ours under one number (full key), oldest first: what resolve --issued compares. */
+  numberCopies(key: string): Promise<NumberCopy[]>;
 
   // --- operator surface (console, metrics) ---------------------------------------------------------
   /** The paged reads of the operator console and `edoc-bridge show`; reads only, each one call. */

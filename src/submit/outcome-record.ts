@@ -4,7 +4,7 @@
  * catalogue code.
  */
 import type { ErrorCode } from '../errors.js';
-import { numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
+import { inDoubtAdvice, numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { assignedKey } from './assigned-key.js';
@@ -63,6 +63,11 @@ function finalErrors(
         ? 'EDOC_SERVICE_NOT_SENT'
         : FINAL_CODES[decision.status];
   const found = problems(code, outcome.messages, decision.note ?? outcome.reason);
+  // a lost answer (a 500's message, a reset): what the service said, and what to do about a document it may hold
+  if (decision.status === 'in-doubt') {
+    const advice = inDoubtAdvice(doc.key ?? `${doc.fileName}#${doc.index}`);
+    return found.map((p) => ({ ...p, message: `${p.message} ${advice}` }));
+  }
   // A failed document an attempt of which may have reached the service may be issued already: it stays out
   // of the retry file (retry-file.ts), and the report says how to find out without issuing it twice.
   if (
