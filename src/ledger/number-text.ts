@@ -3,6 +3,7 @@
  * place for the ledger (resolve --not-ours, recovery) and the submit stage, so errors.csv, result.json and
  * status say the same.
  */
+import { correctionAdvice, type DocumentKind } from '../kinds/index.js';
 
 /** `SETP990000001` from the key `main/invoice/SETP/990000001` (prefix + number as the authority shows it). */
 export function documentNumber(key: string | null): string | undefined {
@@ -20,17 +21,29 @@ export function numberClashMessage(key: string | null): string {
   );
 }
 
-/** The service holds a document under this number, and an earlier attempt of ours may have delivered it. */
-export function repeatedNumberMessage(key: string | null, place: string): string {
+/**
+ * The service holds a document under this number, and an earlier attempt of ours may have delivered it.
+ * `kind` and `note` (a POS adjustment note) choose the correction an earlier export issued needs.
+ */
+export function repeatedNumberMessage(
+  key: string | null,
+  place: string,
+  kind: DocumentKind = 'invoice',
+  note = false,
+): string {
   const number = documentNumber(key) ?? 'of this document';
   const ref = key ?? place;
+  const correct =
+    kind === 'invoice'
+      ? 'annul or correct it with a credit or debit note first, or a new number issues the sale twice'
+      : `correct it first (${correctionAdvice(kind, number, note)}), or a new number issues it twice`;
   return (
     `The service already holds a document under the number ${number} (Regla 90), and an earlier attempt of ours ` +
     'with that number may have delivered it, so this is not a confirmed acceptance. Check at the authority which ' +
     `document it holds under ${number}: if it is this one, run edoc-bridge resolve --document ${ref} --issued; ` +
     `if it is not, run edoc-bridge resolve --document ${ref} --not-ours (and give the document a new number; ` +
     'if what it holds is an earlier export of this same document with other content, that export is the one ' +
-    'issued: annul or correct it with a credit or debit note first, or a new number issues the sale twice).'
+    `issued: ${correct}).`
   );
 }
 

@@ -152,6 +152,11 @@ export interface LedgerPort {
    * failRead, refuseWhole, dropIntake: ledger/reference-waits.ts), taken once: their reports are due.
    */
   takeSettledNotes(fileId: number): Promise<number[]>;
+  /** Stores the warnings of a file's notes (by index) whose references the ledger did not know, before they are sent. */
+  warnUnknownReferences(
+    fileId: number,
+    warnings: readonly { index: number; warning: string }[],
+  ): Promise<void>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */
   flagChangedAfterSend(fileId: number, error: FileError, now?: number): Promise<boolean>;
 

@@ -4,6 +4,7 @@
  * catalogue code.
  */
 import type { ErrorCode } from '../errors.js';
+import { posNoteOf } from '../kinds/index.js';
 import { inDoubtAdvice, numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
@@ -50,7 +51,12 @@ function finalErrors(
     return [
       {
         code: 'EDOC_SUBMIT_REPEATED_NUMBER',
-        message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`),
+        message: repeatedNumberMessage(
+          doc.key,
+          `${doc.company}/${doc.kind}/${doc.index}`,
+          doc.kind,
+          doc.kind === 'pos' && posNoteOf(doc.request) !== undefined,
+        ),
       },
     ];
   }
@@ -96,7 +102,8 @@ export function outcomeRecord(
     id: doc.id,
     resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
     httpStatus: httpStatus ?? null,
-    warnings: outcome.warnings,
+    // the bridge's own warnings (a note's unknown reference) stay beside the service's
+    warnings: [...(doc.warnings ?? []), ...outcome.warnings],
     response: response.body === '' ? null : response.body,
     outcome: slim(outcome),
     // a body that parsed as JSON is kept as the text that came (scrubbed): no stringify of what was just parsed
