@@ -3,8 +3,8 @@
  * ours with other contents share that number (a first export whose answer was lost, then the ERP's
  * corrected re-export), either may be the one it holds, and the service's interface has no look-up of an
  * issued document (the spec shows none; E12 lists documents received from suppliers): only the operator,
- * at the authority, can tell. A number alone then names no copy: it is refused, naming each copy; a copy
- * named by its place is recorded, and the other copies are named beside it.
+ * at the authority, can tell. A number (or a file, whose documents the word would take all) then names no
+ * copy: it is refused, naming each copy; a copy named by its place is recorded, and the others named beside it.
  */
 import type { LedgerPort } from '../ledger/port.js';
 import type { NumberCopy } from '../ledger/number-copies.js';
@@ -50,8 +50,8 @@ export async function differingCopies(
 export function whichCopyMessage(what: string, key: string, copies: readonly NumberCopy[]): string {
   const number = key.split('/').slice(2).join('');
   return (
-    `${what} names ${copies.length} documents of ours under ${number} with other contents, and the service holds one ` +
-    'document under a number: nothing was recorded. Look the number up at the authority (the DIAN portal, or the ' +
+    `${what}: ${copies.length} documents of ours carry the number ${number} with other contents, and the service holds ` +
+    'one document under a number: nothing was recorded. Look the number up at the authority (the DIAN portal, or the ' +
     "provider's list of issued documents), compare what it holds (payable amount, customer, date), and resolve the " +
     `copy it holds by its place:\n${copies.map(copyLine).join('\n')}\n` +
     `e.g. edoc-bridge resolve --document ${copyPlace(copies[0])} --issued; an in-doubt copy it does not hold is then ` +
@@ -64,7 +64,7 @@ export function otherCopiesNote(recorded: NumberCopy, copies: readonly NumberCop
   const others = copies.filter((c) => c.id !== recorded.id);
   return (
     `recorded ${copyPlace(recorded)} (payable ${recorded.payable ?? 'not known'}) as the document the service holds ` +
-    `under its number; other copies of ours under that number, with other contents, are not issued by this word:\n` +
-    others.map(copyLine).join('\n')
+    'under its number. The service holds one document per number, so these copies of ours with other contents are ' +
+    `not it (record an in-doubt one with --not-ours):\n${others.map(copyLine).join('\n')}`
   );
 }

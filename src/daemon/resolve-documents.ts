@@ -61,10 +61,10 @@ export async function resolveDocuments(
     if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
   }
   const targets = issued ? found : found.filter((d) => d.doubt === 'repeated-number');
-  // copies of other contents under one number: a number alone names none of them
+  // copies of other contents under one number: a number (or a file's name) names none of them
   const copies = issued ? await differingCopies(ledger, targets) : new Map<string, NumberCopy[]>();
   const [first] = copies;
-  if ('key' in target && !byPlace && first !== undefined) {
+  if (!byPlace && !('ids' in target) && first !== undefined) {
     const ambiguous = whichCopyMessage(what, first[0], first[1]);
     return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
   }

@@ -6,28 +6,15 @@
  *   copies and records nothing; by its place, the copy the service holds is recorded issued.
  * - A document in doubt after an uncontrolled HTTP 500 says in errors.csv what to do, not only the service's words.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, ROOT, type Project, type ResultJson } from '../helpers/daemon-harness.js';
+import { buildCli, type Project, type ResultJson } from '../helpers/daemon-harness.js';
 import { daemonTest as test } from '../helpers/daemon-fixture.js';
 import { jsonText, supportDocument } from '../helpers/documents.js';
+import { errorsCsvRows, SALES_HEADER, SALES_KINDS, salesRow } from '../helpers/sales-csv.js';
 
 beforeAll(buildCli, 240_000);
-
-const HEADER =
-  'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
-  'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;' +
-  'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
-
-/** Invoice SETP<number>: one unit at `price` (decimal comma) with 19 % VAT. */
-function row(number: number, price: string): string {
-  return (
-    `SETP;${number};20/11/2026;10:00:00;20/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;` +
-    `compras@andina.example;1;42;2;1;770201;Producto 1;1;94;${price};19;;;;\r\n`
-  );
-}
 
 async function result(p: Project, kind: string, name: string): Promise<ResultJson> {
   const r = await p.result(kind, name);
@@ -35,19 +22,20 @@ async function result(p: Project, kind: string, name: string): Promise<ResultJso
   return r;
 }
 
-const mapping = { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } };
-
 describe('resolve --issued where two copies of ours share a number', () => {
   test('a lost first export (2,380.00) and its corrected re-export (3,094.00): the number alone is refused naming both copies; the copy named by its place is recorded', async ({
     daemonProject,
   }) => {
     const { project: p, emulator: emu } = await daemonProject({
-      kinds: mapping,
+      kinds: SALES_KINDS,
       retry: { maxAttempts: 1, baseDelayMs: 20, maxDelayMs: 50 },
     });
     // 1 × 2.000,00 + 19 % VAT = 2,380.00: issued at the service, its answer lost
     await emu.client.setFaults({ dropAfterCommitRate: 1 });
-    const first = await p.exportFile('ventas-21.csv', HEADER + row(990_700_001, '2.000,00'));
+    const first = await p.exportFile(
+      'ventas-21.csv',
+      SALES_HEADER + salesRow(990_700_001, '2.000,00'),
+    );
     expect((await runCli(p, ['submit', first, '--kind', 'invoice'])).code).not.toBe(0);
     await emu.client.setFaults({});
     const lost = (await result(p, 'invoice', 'ventas-21.csv')).documents[0];
@@ -55,7 +43,7 @@ describe('resolve --issued where two copies of ours share a number', () => {
     // 1 × 2.600,00 + 19 % VAT = 3,094.00: the ERP's correction, answered Regla 90
     const second = await p.exportFile(
       'ventas-21-corregido.csv',
-      HEADER + row(990_700_001, '2.600,00'),
+      SALES_HEADER + salesRow(990_700_001, '2.600,00'),
     );
     expect((await runCli(p, ['submit', second, '--kind', 'invoice'])).code).toBe(1);
     expect((await result(p, 'invoice', 'ventas-21-corregido.csv')).documents[0]).toMatchObject({
@@ -79,7 +67,7 @@ describe('resolve --issued where two copies of ours share a number', () => {
     ]);
     expect(byNumber.code).toBe(2);
     expect(byNumber.stderr).toMatch(
-      /names 2 documents of ours under SETP990700001 with other contents.*nothing was recorded/,
+      /resolve: main\/invoice\/SETP\/990700001: 2 documents of ours carry the number SETP990700001 with other contents.*nothing was recorded/,
     );
     expect(byNumber.stderr).toMatch(
       /--document ventas-21\.csv#0 {3}rows 2, payable 2380\.00, failed after an attempt that may have reached the service/,
@@ -87,6 +75,13 @@ describe('resolve --issued where two copies of ours share a number', () => {
     expect(byNumber.stderr).toMatch(
       /--document ventas-21-corregido\.csv#0 {3}rows 2, payable 3094\.00, in doubt \(repeated-number\)/,
     );
+    // nor does the corrected file's name: its word would take that copy without a look at the other
+    const byFile = await runCli(p, ['resolve', '--file', 'ventas-21-corregido.csv', '--issued']);
+    expect(byFile.code).toBe(2);
+    expect(byFile.stderr).toMatch(
+      /ventas-21-corregido\.csv: 2 documents of ours carry the number SETP990700001 with other contents/,
+    );
+    expect(byFile.stderr).toMatch(/--document ventas-21\.csv#0 {3}rows 2, payable 2380\.00/);
     expect((await result(p, 'invoice', 'ventas-21-corregido.csv')).counts).toMatchObject({
       inDoubt: 1,
       accepted: 0,
@@ -138,14 +133,9 @@ describe('errors.csv of a document in doubt', () => {
     expect((await runCli(p, ['submit', file, '--kind', 'support-document'])).code).toBe(1);
     const r: ResultJson = await result(p, 'support-document', 'compras-500.json');
     expect(r.documents[0]).toMatchObject({ status: 'in-doubt', doubt: 'no-answer' });
-    const csv = await readFile(
+    const rows = await errorsCsvRows(
       path.join(p.outbox('support-document'), 'compras-500.errors.csv'),
-      'utf8',
     );
-    const rows = csv
-      .replace(/^\uFEFF/, '')
-      .trim()
-      .split('\r\n');
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatch(/^0;;in-doubt;lines 1-\d+;EDOC_SUBMIT_IN_DOUBT;;;/);
     expect(rows[1]).toContain(

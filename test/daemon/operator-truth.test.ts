@@ -6,19 +6,14 @@
  * - a POS adjustment note re-exported with other content is told to issue another POS adjustment note
  *   referencing the sale, not the sale's (or an invoice's) correction.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { buildCli, ROOT } from '../helpers/daemon-harness.js';
+import { buildCli } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 import { creditNote, invoice, jsonText, pos } from '../helpers/documents.js';
+import { errorsCsvRows, SALES_HEADER, SALES_KINDS, salesRow } from '../helpers/sales-csv.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
-
-const HEADER =
-  'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
-  'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;precio_unitario;' +
-  'iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
 
 describe('the outbox of a note whose invoice the bridge did not know', () => {
   test('a credit note dropped before its invoice: accepted, and its row carries EDOC_LEDGER_REFERENCE_UNKNOWN and the advice', async ({
@@ -47,25 +42,15 @@ describe("errors.csv names the export's columns", () => {
   }) => {
     const { project: p, startDaemon } = await daemonProject({
       stableMs: 200,
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+      kinds: SALES_KINDS,
     });
     const daemon = await startDaemon();
     await daemon.waitForLog((l) => l.msg === 'watching the inbox');
     // SETP's range is 990000000–995000000: 999000001 is outside it
-    await p.drop(
-      'invoice',
-      'fuera.csv',
-      HEADER +
-        'SETP;999000001;20/11/2026;10:00:00;20/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;' +
-        'compras@andina.example;1;42;2;1;770201;Producto 1;1;94;100,00;19;;;;\r\n',
-    );
+    await p.drop('invoice', 'fuera.csv', SALES_HEADER + salesRow(999_000_001, '100,00'));
     const r = await p.finalResult('invoice', 'fuera.csv');
     expect(r.counts).toMatchObject({ total: 1, invalid: 1 });
-    const csv = await readFile(path.join(p.outbox('invoice'), 'fuera.errors.csv'), 'utf8');
-    const rows = csv
-      .replace(/^\uFEFF/, '')
-      .trim()
-      .split('\r\n');
+    const rows = await errorsCsvRows(path.join(p.outbox('invoice'), 'fuera.errors.csv'));
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatch(
       /^0;main\/invoice\/SETP\/999000001;invalid;rows 2;EDOC_VALIDATE_OUT_OF_RANGE;numero;999000001;"The number SETP999000001 is outside/,

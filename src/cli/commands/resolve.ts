@@ -37,7 +37,7 @@ export const resolveCommand: Command = {
     'If the service holds ANOTHER document under a repeated number, record it with --not-ours: it becomes',
     'duplicate with the number-clash error (give it a new number and send it again).',
     'Where copies of ours with other contents share a number (a lost first export and its corrected re-export),',
-    'the number alone names none of them: resolve lists each (FILE#INDEX, rows, payable amount) and records',
+    'the number (or --file) names none of them: resolve lists each (FILE#INDEX, rows, payable amount) and records',
     'nothing; give the copy the service holds by its place (a failed copy that may have reached it is taken too).',
     'A no-answer document that was not issued is released with edoc-bridge retry --document KEY --in-doubt.',
     'KEY names a document as edoc-bridge retry does: FILE#INDEX (as status shows it), company/kind/INDEX,',
