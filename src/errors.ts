@@ -159,7 +159,7 @@ export const ERRORS = {
   EDOC_LEDGER_REFERENCE_NOT_ISSUED:
     'A note references a document the ledger holds as rejected or invalid, or read from a file refused whole (never issued): not sent.',
   EDOC_LEDGER_REFERENCE_UNKNOWN:
-    'A note references a document the ledger does not know (it may be from before the bridge): sent, with a warning.',
+    "A note references a document the ledger does not know (it may be from before the bridge): sent, with a `warn` log line naming the reference (`references`) and a warning in the note's row of NAME.result.json (`warnings`: the code, the reference and what to check: the order of the exports, when the invoice's file was dropped after the note's).",
   EDOC_RESEND_REFUSED:
     'edoc-bridge resend cannot take this file again now (documents not final, archive missing, nothing to resend).',
   EDOC_KIND_UNKNOWN:
@@ -195,7 +195,7 @@ export const ERRORS = {
   EDOC_SUBMIT_MAYBE_ISSUED:
     'A failed document an attempt of which may have reached the service: it may be issued already; re-queue it with retry, never renumber it.',
   EDOC_SUBMIT_IN_DOUBT:
-    'A request went out and no answer came back; the document has no own number.',
+    'A request went out and no answer came back (a lost answer, an uncontrolled 500); the document has no own number. It may be issued: its message says to check on the service, then `edoc-bridge resolve` (or `retry --in-doubt` if it was not).',
   EDOC_SUBMIT_REPEATED_NUMBER:
     'The service holds a document under this number (Regla 90) and an earlier attempt of ours may have delivered it: in doubt until the operator confirms at the authority (resolve --issued or --not-ours).',
   // --- report -------------------------------------------------------------

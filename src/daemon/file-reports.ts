@@ -14,6 +14,7 @@ import { archiveSet, setState } from './set-archive.js';
 import { ensureOutboxDir, writeReportSet } from '../report/file-report.js';
 import type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
 import { moveAsideError, moveReportSetAside } from '../report/move-aside.js';
+import { resultCounts, sentFromEarlier } from '../report/result-file.js';
 
 export type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
 
@@ -98,8 +99,11 @@ export interface SettleResult {
   report?: FileReportResult;
   /** Where the original went; undefined when it was already gone (archived before a crash). */
   archivedPath?: string;
-  /** The original changed after its documents were released: flagged now, left in place, not archived. */
-  changedAfterSend?: boolean;
+  /**
+   * The original changed after its documents were released: flagged now, left in place, not archived;
+   * what became of the documents of its earlier content, counted (sentFromEarlier).
+   */
+  changedAfterSend?: string;
 }
 
 /**
@@ -185,17 +189,18 @@ export async function settleFile(
       ? await setState(set, file.sha256)
       : await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed'
   ) {
-    out.changedAfterSend = await ledger.flagChangedAfterSend(
+    const sent = sentFromEarlier(resultCounts(await ledger.fileProgress(fileId)));
+    const flagged = await ledger.flagChangedAfterSend(
       fileId,
       {
         code: CHANGED_AFTER_SEND,
         message:
-          `${file.name} changed ` +
-          'after its documents were released for sending: they were sent from the earlier content. The changed file was ' +
+          `${file.name} changed after its documents were released for sending, ${sent}. The changed file was ` +
           'not archived; it stays in the inbox and is taken as a new file.',
       },
       now,
     );
+    if (flagged) out.changedAfterSend = sent;
     file = (await ledger.getFile(fileId)) ?? file;
   }
   if (file.reportState !== 'final')

@@ -312,7 +312,7 @@ export class ReportScheduler {
       await logProgress({ ledger, logger, progressMs: this.progressMs }, file, t);
     } else {
       this.times.delete(fileId);
-      if (settled.changedAfterSend === true) {
+      if (settled.changedAfterSend !== undefined) {
         logger.error(
           {
             code: 'EDOC_READ_CHANGED_AFTER_SEND',
@@ -320,7 +320,7 @@ export class ReportScheduler {
             kind: file.kind,
             company: file.company,
           },
-          'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the changed file is not archived ' +
+          `FILE CHANGED AFTER SENDING BEGAN, ${settled.changedAfterSend}; the changed file is not archived ` +
             'and is taken as a new file',
         );
       }

@@ -12,9 +12,11 @@ import {
   type ActionResult,
   type ActionTarget,
 } from './action-target.js';
+import { differingCopies, otherCopiesNote, whichCopyMessage } from './number-copies.js';
 import { ledgerNow } from '../policy/ledger-clock.js';
 import { keyFrom } from '../kinds/document-key.js';
 import { makeKey } from '../ledger/rows.js';
+import type { NumberCopy } from '../ledger/number-copies.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AttentionDocument } from '../ledger/types.js';
 
@@ -48,12 +50,24 @@ export async function resolveDocuments(
     ? 'confirmed issued by the operator'
     : "number held by another document, by the operator's word";
   const note = `${word} (${options.via}, ${new Date(now).toISOString()})${options.note ? `: ${options.note}` : ''}`;
-  const found = (await inDoubtAndFailed(ledger, target)).inDoubt;
-  if ('file' in target || ('key' in target && byIndex(target.key))) {
+  const all = await inDoubtAndFailed(ledger, target);
+  // one copy named by its place: a failed one an attempt of which may have reached the service may be the one
+  // the service holds under its number (a corrected re-export went in doubt beside it)
+  const byPlace = 'key' in target && byIndex(target.key) !== undefined;
+  const found =
+    issued && byPlace ? [...all.inDoubt, ...(await mayBeIssued(ledger, all.failed))] : all.inDoubt;
+  if ('file' in target || byPlace) {
     const ambiguous = await severalFiles(ledger, what, found);
     if (ambiguous !== undefined) return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
   }
   const targets = issued ? found : found.filter((d) => d.doubt === 'repeated-number');
+  // copies of other contents under one number: a number (or a file's name) names none of them
+  const copies = issued ? await differingCopies(ledger, targets) : new Map<string, NumberCopy[]>();
+  const [first] = copies;
+  if (!byPlace && !('ids' in target) && first !== undefined) {
+    const ambiguous = whichCopyMessage(what, first[0], first[1]);
+    return { ids: [], fileIds: [], done: [], notes: [], ambiguous };
+  }
   const notes: string[] = [];
   const skipped = found.length - targets.length;
   if (skipped > 0) {
@@ -106,6 +120,12 @@ export async function resolveDocuments(
     return { ids: [], fileIds: [], done: [], notes };
   }
   const reports = await options.rewrite(changed.fileIds);
+  for (const d of targets) {
+    const list = d.key === null ? undefined : copies.get(d.key);
+    const recorded = list?.find((c) => c.id === d.id);
+    if (recorded !== undefined && changed.ids.includes(d.id))
+      notes.push(otherCopiesNote(recorded, list!));
+  }
   const unnumbered =
     issued && assigned === undefined
       ? targets.filter((d) => d.key === null && changed.ids.includes(d.id))
@@ -158,4 +178,15 @@ function issuedAs(
     return `--number ${text}: ${doc.file}#${doc.index} carries its own number (${doc.key}); nothing was recorded`;
   }
   return new Map([[doc.id, key]]);
+}
+
+/** Of failed documents, those an attempt of which may have reached the service: they may be issued. */
+async function mayBeIssued(
+  ledger: LedgerPort,
+  failed: readonly AttentionDocument[],
+): Promise<AttentionDocument[]> {
+  const out: AttentionDocument[] = [];
+  for (const d of failed)
+    if ((await ledger.getDocument(d.id))?.maybeDelivered === true) out.push(d);
+  return out;
 }

@@ -5,6 +5,7 @@
  */
 import type { DocumentKey } from '../kinds/document-key.js';
 import type { LedgerPort } from '../ledger/port.js';
+import { unknownReferenceWarning } from '../ledger/note-references.js';
 import { makeKey } from '../ledger/rows.js';
 import type { NewDocument } from '../ledger/types.js';
 import { logDocumentFinal } from '../log/document-final.js';
@@ -50,6 +51,16 @@ export async function insertBatch(
   }
   // notes whose referenced document is never issued (held invalid) or unknown to the ledger (sent, with a warning)
   const byReference = new Map((inserted.byReference ?? []).map((r) => [r.index, r]));
+  // the warning goes into the note's report too, stored before it can be sent (its file is read whole first)
+  await ledger.warnUnknownReferences(
+    fileId,
+    batch.flatMap((d) => {
+      const unknown = byReference.get(d.index)?.unknown;
+      return unknown === undefined
+        ? []
+        : [{ index: d.index, warning: unknownReferenceWarning(d.kind ?? dropped.kind, unknown) }];
+    }),
+  );
   for (const d of batch) {
     const invalid = d.problems !== undefined && d.problems.length > 0;
     const copy = byCopy.get(d.index);
@@ -151,6 +162,9 @@ export async function checkRanges(
     };
     const answer = check(dropped.company.alias, next.kind ?? dropped.kind, key);
     const refused = answer instanceof Promise ? await answer : answer;
-    if (refused !== undefined) next.problems = [toReportProblem(refused, secrets)];
+    // named as the export calls the number's column, as the mapping's own problems are
+    const at = next.numberField === undefined ? {} : { column: next.numberField };
+    if (refused !== undefined)
+      next.problems = [toReportProblem({ ...refused, ...at, value: key.number }, secrets)];
   }
 }

@@ -191,6 +191,7 @@ function toNewDocument(
     ownNumber: key !== undefined,
     raw: doc.raw,
     number: key === undefined ? null : `${key.prefix}/${key.number}`,
+    ...(key === undefined ? {} : { numberField: numberField(job.kind, doc) }),
     customer: customerOf(job.kind, doc.request, secrets),
     problems: distinctProblems(problems).map((p) => toReportProblem(p, secrets)),
     ...(doc.kind === undefined ? {} : { kind: doc.kind }),
@@ -262,6 +263,12 @@ function toNewDocument(
 function customerOf(kind: DocumentKind, request: unknown, secrets: SecretScrubber): string | null {
   const id = request === undefined ? undefined : kindOf(kind).customer(request);
   return id === undefined ? null : secrets.scrub(id);
+}
+
+/** Where a document's own number was read: the export's column, else the request's path. */
+function numberField(kind: DocumentKind, doc: SourceDocument): string {
+  const at = kindOf(kind).numberPath;
+  return doc.place?.(at)?.column ?? at;
 }
 
 export function toReportProblem(p: Problem, secrets: SecretScrubber): ReportProblem {

@@ -9,6 +9,7 @@
 import { hash } from 'node:crypto';
 import { arr, obj } from '../validate/access.js';
 import { firstFilled } from './keys.js';
+import { posNoteOf } from './pos.js';
 import { kindOf } from './registry.js';
 import type { DocumentKind } from './names.js';
 
@@ -19,6 +20,8 @@ export interface ContentSummary {
   customer?: string;
   lines?: number;
   issueDate?: string;
+  /** A POS adjustment note (its `documentosAfectados` names the sale): corrected by another note, not by one naming it. */
+  note?: true;
 }
 
 /** The facts compared, in the order a report names them, with the words it uses. */
@@ -73,6 +76,7 @@ export function contentSummary(
   if (lines !== undefined) out.lines = lines.length;
   const issueDate = scalar(r?.IssueDate) ?? scalar(obj(r?.documento)?.fechaEmision);
   if (issueDate !== undefined) out.issueDate = issueDate;
+  if (kind === 'pos' && posNoteOf(request) !== undefined) out.note = true;
   return out;
 }
 
@@ -121,7 +125,9 @@ export function contentDifferences(
  * much is offset by a debit note, both referencing the invoice (the advice for an invoice, applied to a
  * note, would charge the customer where the accountant meant to credit them).
  */
-export function correctionAdvice(kind: DocumentKind, number: string): string {
+export function correctionAdvice(kind: DocumentKind, number: string, note = false): string {
+  if (kind === 'pos' && note)
+    return `issue another POS adjustment note referencing the sale ${number} corrected (nota-ajuste-credito for credit still missing or a charge made in excess, nota-ajuste-debito for a charge still missing or credit given in excess; a note references a sale, never another note)`;
   switch (kind) {
     case 'credit-note':
       return `issue another credit note for the credit still missing, or a debit note for the credit given in excess, referencing the invoice ${number} corrected (a note references an invoice, never another note)`;
@@ -154,6 +160,7 @@ export function otherContentMessage(
   number: string,
   issuedFrom: string,
   differences: readonly ContentDifference[],
+  note = false,
 ): string {
   const what =
     differences.length === 0
@@ -163,6 +170,6 @@ export function otherContentMessage(
           .join('; ');
   return (
     `${number} was issued (accepted from ${issuedFrom}) with other content than this file holds (${what}). ` +
-    `Not sent: the number is issued and the service keeps what it issued. To correct it, ${correctionAdvice(kind, number)}.`
+    `Not sent: the number is issued and the service keeps what it issued. To correct it, ${correctionAdvice(kind, number, note)}.`
   );
 }

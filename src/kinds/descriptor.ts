@@ -59,6 +59,11 @@ export interface KindDescriptor {
   schema(request: unknown): z.ZodType;
   /** The document's own prefix + number, when it carries one (kinds/document-key.ts explains why it matters). */
   key(request: unknown, form?: PosNumbering): DocumentKey | undefined;
+  /**
+   * Dotted path of the document's own number in the request: what a problem with the number (a number
+   * outside every range) names, as the export's column where a mapping read it.
+   */
+  readonly numberPath: string;
   /** The prefix the request names, with or without its number. */
   prefix(request: unknown): string | undefined;
   /** Dotted path of the issuer's tax id in the request (checked against the company's NIT); none: not checked. */

@@ -17,6 +17,7 @@ export const E1_PARTS = {
     client.issueInvoice(company, request as InvoiceRequest, ctx.options),
   schema: () => invoiceRequestSchema,
   key: seriesKey,
+  numberPath: 'SerieNumber',
   prefix: seriesPrefix,
   issuerPath: 'IssuerParty.Identification.DocumentNumber',
   customer: (request) => partyIdentification(request, 'CustomerParty'),

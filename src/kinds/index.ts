@@ -2,10 +2,11 @@ export { DOCUMENT_KINDS, isDocumentKind, parseKind, type DocumentKind } from './
 export { KINDS, kindOf, kindsSharingNumbers } from './registry.js';
 export type { KindDescriptor, NumberingFamily, SendContext } from './descriptor.js';
 export type { DocumentKey, PosNumbering } from './keys.js';
-export { posTipoFor } from './pos.js';
+export { posNoteOf, posTipoFor } from './pos.js';
 export {
   contentDifferences,
   contentSummary,
+  correctionAdvice,
   otherContentMessage,
   parseSummary,
   type ContentSummary,

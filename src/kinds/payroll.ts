@@ -85,6 +85,7 @@ export const PAYROLL: KindDescriptor = {
     const seq = obj(obj(request)?.NumeroSecuenciaXML);
     return seq === undefined ? undefined : makeKey(seq.Prefijo, seq.Consecutivo);
   },
+  numberPath: 'NumeroSecuenciaXML.Consecutivo',
   prefix: (request) => firstFilled(obj(obj(request)?.NumeroSecuenciaXML)?.Prefijo),
   issuerPath: 'Empleador.NIT',
   customer: (request) => customerId(obj(obj(request)?.Trabajador)?.NumeroDocumento),

@@ -106,6 +106,14 @@ function posKey(request: unknown, form?: PosNumbering): DocumentKey | undefined 
   return makeKey(prefix, number);
 }
 
+/** The document (number or UUID) a POS content's `documentosAfectados` names: set for an adjustment note. */
+export function posNoteOf(request: unknown): string | undefined {
+  const affected = arr(obj(posContent(obj(request))?.documento)?.documentosAfectados) ?? [];
+  return affected
+    .map((entry) => firstFilled(obj(entry)?.numeroDocumento, obj(entry)?.UUID))
+    .find((n) => n !== undefined);
+}
+
 /**
  * A POS content whose `documentosAfectados` names a document (its number or UUID) is an adjustment note
  * of that document; sent with E3's `tipo` `pos` the service issues it as one more sale. The tipo comes
@@ -113,10 +121,7 @@ function posKey(request: unknown, form?: PosNumbering): DocumentKey | undefined 
  */
 export function posTipoProblems(request: unknown, tipo: string): Problem[] {
   if (tipo !== 'pos') return [];
-  const affected = arr(obj(posContent(obj(request))?.documento)?.documentosAfectados) ?? [];
-  const named = affected
-    .map((entry) => firstFilled(obj(entry)?.numeroDocumento, obj(entry)?.UUID))
-    .find((n) => n !== undefined);
+  const named = posNoteOf(request);
   if (named === undefined) return [];
   return [
     problem(
@@ -138,6 +143,7 @@ export const POS: KindDescriptor = {
   schema: (request) =>
     isObj(request) && 'jsonOriginal' in request ? posJsonRequestSchema : posDocumentContentSchema,
   key: posKey,
+  numberPath: 'documento.numeroDocumento',
   prefix: (request) => {
     const r = obj(request);
     return firstFilled(obj(posContent(r)?.documento)?.prefijo, r?.prefijo);

@@ -93,6 +93,7 @@ export const SUPPORT_ADJUSTMENT: KindDescriptor = {
     client.issueAdjustmentNote(company, request as AdjustmentNoteRequest, ctx.options),
   schema: () => adjustmentNoteRequestSchema,
   key: seriesKey,
+  numberPath: 'SerieNumber',
   prefix: seriesPrefix,
   customer: (request) => partyIdentification(request, 'SupplierParty'),
   guards: supportAdjustmentGuard,

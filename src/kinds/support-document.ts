@@ -24,6 +24,7 @@ export const SUPPORT_DOCUMENT: KindDescriptor = {
     client.issueSupportDocument(company, request as SupportDocumentRequest, ctx.options),
   schema: () => supportDocumentRequestSchema,
   key: seriesKey,
+  numberPath: 'SerieNumber',
   prefix: seriesPrefix,
   // the spec accepts CustomerParty as an equivalent of SupplierParty
   customer: (request) => partyIdentification(request, 'SupplierParty', 'CustomerParty'),

@@ -28,7 +28,7 @@ export async function acceptedKey(
 const REQUEST_TEXT = 'CASE WHEN b.request_is_raw <> 0 THEN b.raw ELSE b.request END';
 /** What toDue reads, from documents d, document_bodies b and files f. */
 const DUE_SELECT = `SELECT d.id, d.file_id, d.idx, d.company, d.kind, d.key, d.own_number, d.attempts, d.last_outcome,
-  d.maybe_delivered, f.name AS file_name, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
+  d.maybe_delivered, d.warnings, f.name AS file_name, ${REQUEST_TEXT} AS request, b.request_is_raw AS text_form
   FROM documents d JOIN document_bodies b ON b.id = d.id JOIN files f ON f.id = d.file_id`;
 
 interface DueRow {
@@ -43,6 +43,7 @@ interface DueRow {
   attempts: number;
   last_outcome: string | null;
   maybe_delivered: number;
+  warnings: string | null;
   text_form: number;
   request: string | null;
 }
@@ -67,6 +68,15 @@ export async function claimDue(
   return rows.map(toDue);
 }
 
+/** The bridge's own warnings stored before the send (EDOC_…: intake's), kept beside the service's in its verdict. */
+function keptWarnings(text: string | null): { warnings?: string[] } {
+  if (text === null) return {};
+  const own = parse<unknown[]>(text, []).filter(
+    (w): w is string => typeof w === 'string' && w.startsWith('EDOC_'),
+  );
+  return own.length === 0 ? {} : { warnings: own };
+}
+
 function toDue(r: DueRow): DueDocument {
   let parsed: { value: unknown } | undefined;
   const request = r.request;
@@ -82,6 +92,7 @@ function toDue(r: DueRow): DueDocument {
     attempts: r.attempts,
     lastOutcome: parse(r.last_outcome, null),
     maybeDelivered: r.maybe_delivered === 1,
+    ...keptWarnings(r.warnings),
     ...(request !== null && r.text_form !== 1 ? { requestText: request } : {}),
     // parsed only where something reads it (a send of requestText does not)
     get request(): unknown {

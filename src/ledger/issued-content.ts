@@ -72,6 +72,7 @@ export async function otherContentProblem(
       number,
       issued.file_name,
       differences,
+      now.note === true,
     ),
   };
 }

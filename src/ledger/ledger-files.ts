@@ -10,6 +10,7 @@ import * as files from './files.js';
 import type { ReadDetails } from './files.js';
 import * as reading from './file-reading.js';
 import * as recording from './record-file.js';
+import * as notes from './note-references.js';
 import * as waits from './reference-waits.js';
 import * as places from './report-places.js';
 import * as settling from './settle-file.js';
@@ -54,6 +55,12 @@ export abstract class LedgerFiles {
   }
   takeSettledNotes(fileId: number): Promise<number[]> {
     return waits.takeSettledNotes(this.sql, fileId);
+  }
+  warnUnknownReferences(
+    fileId: number,
+    warnings: readonly { index: number; warning: string }[],
+  ): Promise<void> {
+    return notes.warnUnknownReferences(this.sql, fileId, warnings, this.fence);
   }
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
     return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);

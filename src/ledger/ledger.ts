@@ -19,6 +19,7 @@ import * as sending from './sending.js';
 import * as verdicts from './verdicts.js';
 import * as recovery from './recover-sending.js';
 import { LedgerSnapshot } from './snapshot.js';
+import { numberCopies, type NumberCopy } from './number-copies.js';
 import { operatorCounts, type OperatorCounts } from './operator-counts.js';
 import type { SqlExecutor } from './sql/executor.js';
 import { SqliteExecutor } from './sql/sqlite.js';
@@ -218,6 +219,9 @@ export class Ledger extends LedgerFiles implements LedgerPort {
     by?: string,
   ): Promise<{ ids: number[]; fileIds: number[] }> {
     return status.recordClash(this.sql, ids, note, now, by);
+  }
+  numberCopies(key: string): Promise<NumberCopy[]> {
+    return numberCopies(this.sql, key);
   }
   numberMayHaveBeenDelivered(doc: {
     id: number;

@@ -3,7 +3,8 @@
  * document the ledger holds only as `rejected` or `invalid` (never issued) would be issued against
  * nothing: it is stored `invalid` with EDOC_LEDGER_REFERENCE_NOT_ISSUED, naming the document and its
  * state. A reference the ledger does not know at all may name a document issued before the bridge: the
- * note is sent, and the intake logs a warning (EDOC_LEDGER_REFERENCE_UNKNOWN). A referenced document
+ * note is sent with a warning (EDOC_LEDGER_REFERENCE_UNKNOWN) in its log line and in its report's row
+ * (`warnings`, kept through its verdicts: due-documents.ts). A referenced document
  * still on its way (pending, sending, failed, in doubt) or issued lets the note go as it is; one held
  * back in another file still being read makes the note wait for that read's end (reference-waits.ts).
  *
@@ -20,6 +21,7 @@
 import { numberSplits, referencedKinds, type DocumentKind } from '../kinds/index.js';
 import { makeKey } from './rows.js';
 import { textList } from './sql/dialect.js';
+import type { Fence } from './fence.js';
 import type { SqlExecutor } from './sql/executor.js';
 import type { ReportProblem } from './types.js';
 
@@ -214,4 +216,43 @@ export async function lockWaits(tx: SqlExecutor, company: string): Promise<void>
   await tx.get(`SELECT pg_advisory_xact_lock(hashtext(?)) AS locked`, [
     `edoc reference waits ${company}`,
   ]);
+}
+
+/**
+ * The warning a note sent with a reference the ledger did not know carries in its report: the code, and
+ * what the operator checks. It says nothing of what the service does with such a note (the spec decides).
+ */
+export function unknownReferenceWarning(kind: DocumentKind, references: readonly string[]): string {
+  const what = kind === 'support-adjustment' ? 'support document' : 'invoice';
+  return (
+    `EDOC_LEDGER_REFERENCE_UNKNOWN: it references ${references.join(', ')}, which the bridge did not know when it ` +
+    `took this note (the ${what} may have been issued before the bridge was installed); the note is sent as it is. ` +
+    `If the ${what}'s file was dropped after this note's, check the order of the exports: the ${what} should reach ` +
+    'the inbox before the notes that correct it.'
+  );
+}
+
+/**
+ * Stores the warnings of a file's notes whose references the ledger did not know (`warnings`, by index),
+ * before they can be sent: a file's documents are held back until it is read whole.
+ */
+export async function warnUnknownReferences(
+  q: SqlExecutor,
+  fileId: number,
+  warnings: readonly { index: number; warning: string }[],
+  fence: Fence,
+): Promise<void> {
+  if (warnings.length === 0) return;
+  await q.transaction(async (tx) => {
+    const file = await tx.get<{ company: string }>('SELECT company FROM files WHERE id = ?', [
+      fileId,
+    ]);
+    for (const w of warnings)
+      await tx.run(
+        `UPDATE documents SET warnings = ? WHERE file_id = ? AND idx = ? AND state = 'pending'
+        AND warnings IS NULL`,
+        [JSON.stringify([w.warning]), fileId, w.index],
+      );
+    if (file !== undefined) await fence(tx, [file.company]);
+  });
 }

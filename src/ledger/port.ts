@@ -24,6 +24,7 @@ import type { SqlExecutor } from './sql/executor.js';
 import type { ReadDetails } from './files.js';
 import type { ResendRequest } from './resend-requests.js';
 import type { ConsoleQueries } from './console-queries.js';
+import type { NumberCopy } from './number-copies.js';
 import type { OperatorCounts } from './operator-counts.js';
 import type { ContentOutcome } from './resend.js';
 import type { OpenFileSample } from './due-documents.js';
@@ -151,6 +152,11 @@ export interface LedgerPort {
    * failRead, refuseWhole, dropIntake: ledger/reference-waits.ts), taken once: their reports are due.
    */
   takeSettledNotes(fileId: number): Promise<number[]>;
+  /** Stores the warnings of a file's notes (by index) whose references the ledger did not know, before they are sent. */
+  warnUnknownReferences(
+    fileId: number,
+    warnings: readonly { index: number; warning: string }[],
+  ): Promise<void>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */
   flagChangedAfterSend(fileId: number, error: FileError, now?: number): Promise<boolean>;
 
@@ -267,6 +273,8 @@ export interface LedgerPort {
     by?: string,
   ): Promise<{ ids: number[]; fileIds: number[] }>;
   statusSummary(listLimit?: number): Promise<StatusSummary>;
+  /** Every document of ours under one number (full key), oldest first: what resolve --issued compares. */
+  numberCopies(key: string): Promise<NumberCopy[]>;
 
   // --- operator surface (console, metrics) ---------------------------------------------------------
   /** The paged reads of the operator console and `edoc-bridge show`; reads only, each one call. */

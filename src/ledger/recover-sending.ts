@@ -7,6 +7,7 @@ import { sendingAtStart } from './due-documents.js';
 import { NO_FENCE, type Fence } from './fence.js';
 import { addEvent } from './events.js';
 import type { SqlExecutor } from './sql/executor.js';
+import { inDoubtAdvice } from './number-text.js';
 
 export function recoverSending(
   q: SqlExecutor,
@@ -38,7 +39,7 @@ export function recoverSending(
       tx,
       doubt,
       now,
-      'The process stopped after the request was sent; the document has no own number.',
+      `The process stopped after the request was sent; the document has no own number. ${inDoubtAdvice()}`,
       NO_FENCE,
     );
     return { resent: resend.map((d) => d.id), inDoubt: doubt };

@@ -145,7 +145,8 @@ export function requeue(
 }
 
 /**
- * The operator checked at the service that these in-doubt documents were issued: they become
+ * The operator checked at the service that these in-doubt documents (or failed ones an attempt of which
+ * may have reached it) were issued: they become
  * `accepted`, with the operator's word as their warning, and their files' reports are due again.
  * Nothing is sent. A document whose key another document already holds as accepted is left as it is
  * (`taken`): the service holds one document per number. Returns the ids that changed and their files,
@@ -190,8 +191,8 @@ export function confirmIssued(
         erp_key: string | null;
       }>(
         `UPDATE documents SET state = 'accepted', errors = NULL,
-        warnings = ?, next_attempt_at = NULL, updated_at = ?, doubt = NULL, key = COALESCE(key, ?) WHERE id = ? AND state = 'in-doubt'
-        RETURNING file_id, key, company, kind, erp_key`,
+        warnings = ?, next_attempt_at = NULL, updated_at = ?, doubt = NULL, key = COALESCE(key, ?) WHERE id = ?
+        AND (state = 'in-doubt' OR (state = 'failed' AND maybe_delivered = 1)) RETURNING file_id, key, company, kind, erp_key`,
         [JSON.stringify([note]), now, given, id],
       );
       if (!row) continue;

@@ -128,8 +128,10 @@ export interface NewDocument {
   /**
    * The document's own number as `prefix/number` (from validate's `documentKey`), else null; the
    * ledger key is then `company/kind/prefix/number`, the same string as validate's `formatKey`.
+   * `numberField`: where it was read (the export's column, else the request's path); not stored.
    */
   number?: string | null;
+  numberField?: string;
   /** The document carries its own number (safe to resend after a crash). */
   ownNumber: boolean;
   /** The request, stored as `JSON.stringify(request)` unless `requestText` or `requestFromRaw` gives its text. */
@@ -148,10 +150,7 @@ export interface NewDocument {
   problems?: ReportProblem[];
   /** The other party's identification (the kind's descriptor's `customer`), for the console's search. */
   customer?: string | null;
-  /**
-   * A summary of the request (kinds/content-summary.ts, as JSON): its digest and the facts a report names,
-   * to tell a corrected copy of an issued number from the same document (EDOC_ISSUED_OTHER_CONTENT).
-   */
+  /** The request's summary (kinds/content-summary.ts, JSON): tells a corrected copy of an issued number (EDOC_ISSUED_OTHER_CONTENT). */
   content?: string | null;
   /** A note's referenced documents, prefix and number written together as in its request (kinds/references.ts). */
   references?: string[];
@@ -206,6 +205,8 @@ export interface DueDocument {
   lastOutcome: unknown;
   /** An attempt of this document may have reached the service (sticky ledger fact, migration 4). */
   maybeDelivered: boolean;
+  /** The bridge's own warnings of it (`EDOC_…: text`, such as a note's unknown reference): kept in each verdict. */
+  warnings?: string[];
 }
 
 export interface MarkSendingResult {

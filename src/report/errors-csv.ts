@@ -65,7 +65,7 @@ export function formatPositions(positions: readonly number[] | undefined): strin
  * first and last line of its object, so two numbers are a span, never two separate lines); '' when the
  * place is not known.
  */
-function positionText(place: { rows?: number[]; lines?: number[] }): string {
+export function positionText(place: { rows?: number[]; lines?: number[] }): string {
   if (place.rows && place.rows.length > 0) return `rows ${formatPositions(place.rows)}`;
   const lines = place.lines;
   if (lines && lines.length === 2 && lines[1] > lines[0]) return `lines ${lines[0]}-${lines[1]}`;

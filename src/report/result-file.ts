@@ -87,6 +87,26 @@ export function resultCounts(progress: FileProgress): ResultCounts {
   };
 }
 
+/**
+ * What became of a file's documents read from its earlier content, counted: said where the file changed
+ * after sending began, since "sent" alone would call accepted what is in doubt or was never sent.
+ */
+export function sentFromEarlier(c: ResultCounts): string {
+  const parts = (
+    [
+      [c.accepted, 'accepted'],
+      [c.inDoubt, 'in doubt (it may be issued: check on the service, then edoc-bridge resolve)'],
+      [c.failed, 'failed'],
+      [c.rejected, 'rejected'],
+      [c.invalid, 'invalid (not sent)'],
+      [c.duplicate, 'duplicate (not sent again)'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, what]) => `${n} ${what}`);
+  return `of its ${c.total} document(s) read from the earlier content: ${parts.length === 0 ? 'none' : parts.join(', ')}`;
+}
+
 export function resultDocument(d: DocumentRow): ResultDocument {
   return {
     index: d.index,

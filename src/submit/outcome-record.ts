@@ -4,7 +4,8 @@
  * catalogue code.
  */
 import type { ErrorCode } from '../errors.js';
-import { numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
+import { posNoteOf } from '../kinds/index.js';
+import { inDoubtAdvice, numberClashMessage, repeatedNumberMessage } from '../ledger/number-text.js';
 import type { DueDocument, OutcomeRecord, ReportProblem } from '../ledger/types.js';
 import type { ServiceResponse } from '../service/client-types.js';
 import { assignedKey } from './assigned-key.js';
@@ -50,7 +51,12 @@ function finalErrors(
     return [
       {
         code: 'EDOC_SUBMIT_REPEATED_NUMBER',
-        message: repeatedNumberMessage(doc.key, `${doc.company}/${doc.kind}/${doc.index}`),
+        message: repeatedNumberMessage(
+          doc.key,
+          `${doc.company}/${doc.kind}/${doc.index}`,
+          doc.kind,
+          doc.kind === 'pos' && posNoteOf(doc.request) !== undefined,
+        ),
       },
     ];
   }
@@ -63,6 +69,11 @@ function finalErrors(
         ? 'EDOC_SERVICE_NOT_SENT'
         : FINAL_CODES[decision.status];
   const found = problems(code, outcome.messages, decision.note ?? outcome.reason);
+  // a lost answer (a 500's message, a reset): what the service said, and what to do about a document it may hold
+  if (decision.status === 'in-doubt') {
+    const advice = inDoubtAdvice(doc.key ?? `${doc.fileName}#${doc.index}`);
+    return found.map((p) => ({ ...p, message: `${p.message} ${advice}` }));
+  }
   // A failed document an attempt of which may have reached the service may be issued already: it stays out
   // of the retry file (retry-file.ts), and the report says how to find out without issuing it twice.
   if (
@@ -91,7 +102,8 @@ export function outcomeRecord(
     id: doc.id,
     resultCode: outcome.resultCode === undefined ? null : String(outcome.resultCode),
     httpStatus: httpStatus ?? null,
-    warnings: outcome.warnings,
+    // the bridge's own warnings (a note's unknown reference) stay beside the service's
+    warnings: [...(doc.warnings ?? []), ...outcome.warnings],
     response: response.body === '' ? null : response.body,
     outcome: slim(outcome),
     // a body that parsed as JSON is kept as the text that came (scrubbed): no stringify of what was just parsed

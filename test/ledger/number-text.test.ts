@@ -13,3 +13,23 @@ describe('the repeated-number (Regla 90) advice', () => {
     );
   });
 });
+
+describe('the repeated-number advice names the correction of its own kind', () => {
+  it('a POS adjustment note: another POS adjustment note referencing the sale, never a credit or debit note', () => {
+    const message = repeatedNumberMessage('main/pos/POS/1301', 'main/pos/0', 'pos', true);
+    expect(message).toContain(
+      'that export is the one issued: correct it first (issue another POS adjustment note referencing the sale ' +
+        'POS1301 corrected (nota-ajuste-credito for credit still missing or a charge made in excess, ' +
+        'nota-ajuste-debito for a charge still missing or credit given in excess; a note references a sale, never ' +
+        'another note)), or a new number issues it twice',
+    );
+    expect(message).not.toMatch(/credit or debit note|credit note|debit note/);
+  });
+
+  it('a payroll: a payroll adjustment note', () => {
+    const message = repeatedNumberMessage('main/payroll/NOM/77', 'main/payroll/0', 'payroll');
+    expect(message).toContain(
+      'correct it first (issue a payroll adjustment note (TipoNota 1) replacing NOM77), or a new number issues it twice',
+    );
+  });
+});
