@@ -14,7 +14,7 @@ import { archiveSet, setState } from './set-archive.js';
 import { ensureOutboxDir, writeReportSet } from '../report/file-report.js';
 import type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
 import { moveAsideError, moveReportSetAside } from '../report/move-aside.js';
-import { resultCounts, sentFromEarlier } from '../report/result-file.js';
+import { sentFromEarlier } from '../report/result-file.js';
 
 export type { FileReportResult, ReportWriteOptions } from '../report/file-report.js';
 
@@ -189,7 +189,7 @@ export async function settleFile(
       ? await setState(set, file.sha256)
       : await originalState(file.path, { size: file.size, sha256: file.sha256 })) === 'changed'
   ) {
-    const sent = sentFromEarlier(resultCounts(await ledger.fileProgress(fileId)));
+    const sent = sentFromEarlier(await ledger.fileProgress(fileId));
     const flagged = await ledger.flagChangedAfterSend(
       fileId,
       {

@@ -22,6 +22,7 @@ import type { AppLogger } from '../log/logger.js';
 import { colombiaToday } from '../policy/dates.js';
 import { isGone, sameSnapshot, snapshotOf, type FileSnapshot } from '../read/file-snapshot.js';
 import { hashFile } from '../read/hash.js';
+import { sentFromEarlier } from '../report/result-file.js';
 import { hashSet, setChangedSince } from './set-hash.js';
 import { posTipoFor } from '../kinds/index.js';
 import { bounded, readDocumentBatches, type ReadJob } from './intake-documents.js';
@@ -90,13 +91,15 @@ export async function intakeFile(
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }),
   });
   if (rec.changedAfterSend?.newlyFlagged === true) {
+    // what became of the earlier content's documents so far (some may still be on their way)
+    const sent = sentFromEarlier(await ledger.fileProgress(rec.changedAfterSend.fileId));
     log.error(
       {
         code: 'EDOC_READ_CHANGED_AFTER_SEND',
         earlierFile: rec.changedAfterSend.fileId,
         sha256: hash.sha256,
       },
-      'FILE CHANGED AFTER SENDING BEGAN: documents were sent from its earlier content; the earlier report carries the error, ' +
+      `FILE CHANGED AFTER SENDING BEGAN: ${sent}; the earlier report carries the error, ` +
         'the original is not archived, and the new content is taken as a new file',
     );
   }

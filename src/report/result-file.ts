@@ -89,13 +89,16 @@ export function resultCounts(progress: FileProgress): ResultCounts {
 
 /**
  * What became of a file's documents read from its earlier content, counted: said where the file changed
- * after sending began, since "sent" alone would call accepted what is in doubt or was never sent.
+ * after sending began, since "sent" alone would call accepted what is in doubt, on its way or never sent.
  */
-export function sentFromEarlier(c: ResultCounts): string {
+export function sentFromEarlier(progress: FileProgress): string {
+  const c = resultCounts(progress);
   const parts = (
     [
       [c.accepted, 'accepted'],
       [c.inDoubt, 'in doubt (it may be issued: check on the service, then edoc-bridge resolve)'],
+      [progress.counts.sending, 'being sent'],
+      [progress.counts.pending, 'waiting to be sent (they still go, from the earlier content)'],
       [c.failed, 'failed'],
       [c.rejected, 'rejected'],
       [c.invalid, 'invalid (not sent)'],

@@ -133,6 +133,15 @@ describe('a file still being written', () => {
 
     const line = await daemon.waitForLog((l) => l.code === 'EDOC_READ_CHANGED_AFTER_SEND', 30_000);
     expect(line.level).toBe('error');
+    // what became of the 4 earlier documents when the change was found, counted, never "were sent"
+    expect(line.msg).toMatch(
+      /^FILE CHANGED AFTER SENDING BEGAN: of its 4 document\(s\) read from the earlier content: /,
+    );
+    expect(line.msg).not.toContain('documents were sent');
+    const counted = [
+      ...String(line.msg).matchAll(/(\d+) (accepted|in doubt|being sent|waiting to be sent)/g),
+    ];
+    expect(counted.reduce((n, m) => n + Number(m[1]), 0)).toBe(4);
     const earlier = await p.finalResult('invoice', 'reescrito.csv', { timeoutMs: 60_000 });
     expect(earlier.error?.code).toBe('EDOC_READ_CHANGED_AFTER_SEND');
     expect(earlier.documents).toHaveLength(4);
