@@ -10,7 +10,7 @@
  */
 import { parseKind } from '../kinds/index.js';
 import { addEvent } from './events.js';
-import { checkReferences } from './note-references.js';
+import { checkReferences, unknownReferenceWarning } from './note-references.js';
 import type { SqlExecutor } from './sql/executor.js';
 
 /** Records that the note just stored at `index` of `noteFile` (naming `refs`) waits for the file `fileId`. */
@@ -77,6 +77,12 @@ export async function settleWaits(tx: SqlExecutor, fileId: number, now: number):
         [now, now, note.id],
       );
     }
+    // sent as an unknown reference: its report warns as for a note taken before its invoice's file
+    if (check !== undefined && 'unknown' in check)
+      await tx.run(
+        `UPDATE documents SET warnings = ? WHERE id = ? AND state = 'pending' AND warnings IS NULL`,
+        [JSON.stringify([unknownReferenceWarning(kind, check.unknown)]), note.id],
+      );
     await addEvent(tx, now, 'reference-settled', note.file_id, note.id, {
       waitedFor: fileId,
       outcome: check === undefined ? 'released' : 'notIssued' in check ? 'invalid' : 'unknown',

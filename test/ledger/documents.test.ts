@@ -534,6 +534,24 @@ describeBackends('the ledger', ({ open, reopen }) => {
       expect(await states(c)).toEqual([['pending', null, null]]);
       await ledger.finishReading(c, 6_000);
       expect(await states(c)).toEqual([['pending', 6_000, null]]);
+      // the invoice's file dropped unread (it changed while read): the note goes as an unknown reference, and
+      // its report carries the warning as for a note taken before its invoice's file
+      const a6 = await reading('a6.csv', 6);
+      const e = await reading('nc3.csv');
+      await ledger.insertDocuments(e, [note(0, 6)], 8_000);
+      await ledger.finishReading(e, 8_100);
+      await ledger.dropIntake(a6, { reason: 'changed while it was read' }, 8_200);
+      expect(await states(e)).toEqual([['pending', 8_200, null]]);
+      const [warned] = await ledger.sql.all<{ warnings: string | null }>(
+        'SELECT warnings FROM documents WHERE file_id = ?',
+        [e],
+      );
+      expect(JSON.parse(warned.warnings ?? 'null')).toEqual([
+        'EDOC_LEDGER_REFERENCE_UNKNOWN: it references SETP990000006, which the bridge did not know when it took ' +
+          'this note (the invoice may have been issued before the bridge was installed); the note is sent as it is. ' +
+          "If the invoice's file was dropped after this note's, check the order of the exports: the invoice should " +
+          'reach the inbox before the notes that correct it.',
+      ]);
       // an invoice held back in the note's own file: the note shares its file's fate, no wait
       const d = await reading('mixta.csv', 5);
       const own = await ledger.insertDocuments(d, [note(1, 5)], 7_000);
