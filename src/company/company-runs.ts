@@ -15,6 +15,7 @@ import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import { leaseGate, OPEN_GATE, type CompanyGate } from './company-gate.js';
 import { CompanyRun, type CompanyJob, type CompanyRunParts } from './company-run.js';
 import { recoverSending } from './recover.js';
+import type { Release } from './take-gate.js';
 import { takenUnderRefusal } from './taken-under.js';
 
 /** What the runs are started with (the pipeline's parts). */
@@ -237,6 +238,23 @@ export class CompanyRuns implements LeaseEvents {
       this.runs.delete(alias);
       await run.close();
     }
+  }
+
+  /**
+   * Holds alone the take gate of every running company whose id or NIT `next` changes (in alias order):
+   * once it resolves, each file taken for them is recorded and none is taken until the release, so a
+   * reload's check of their open files and its change are one step.
+   */
+  async deciding(next: Readonly<Config>): Promise<Release> {
+    const releases: Release[] = [];
+    for (const run of [...this.runs.values()].sort((a, b) => a.alias.localeCompare(b.alias))) {
+      const now = next.companies.find((c) => c.alias === run.alias);
+      if (now !== undefined && (now.id !== run.company.id || now.nit !== run.company.nit))
+        releases.push(await run.takes.decide());
+    }
+    return () => {
+      for (const release of releases) release();
+    };
   }
 
   wake(): void {

@@ -89,6 +89,7 @@ export async function intakeFile(
     archive: inInboxFolder(ctx.config, dropped.path),
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }),
   });
+  dropped.recorded?.();
   if (rec.changedAfterSend?.newlyFlagged === true) {
     log.error(
       {
