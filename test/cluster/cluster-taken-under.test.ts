@@ -5,6 +5,7 @@
  * recorder is gone; the file's remaining documents still may not be issued under the other company: the
  * node refuses the company as a start would (its lease released, the error naming both NITs), nothing is
  * issued under 2003, and once its configuration agrees (reload) it takes c2 and ends the file under 2002.
+ * The refusal is said once, and c2 is not claimed and released again at every heartbeat meanwhile.
  * Real `edoc-bridge run` child processes on one PostgreSQL ledger.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -56,7 +57,12 @@ describePg('a company taken over with a file of it open under another NIT', () =
     expect(JSON.stringify(refused)).toContain(
       `company c2 has 1 open file(s) taken under NIT ${C2.nit} (twelve.jsonl), and this configuration gives it NIT ${OTHER.nit}`,
     );
-    await new Promise((r) => setTimeout(r, 3 * LEASE_MS));
+    // 12 heartbeats (leaseMs / 3 each): one error line, and c2 claimed again only after a growing wait
+    // (2, 4 then 8 heartbeats: at most 3 claims in all), not at each of them
+    await new Promise((r) => setTimeout(r, 4 * LEASE_MS));
+    const ofC2 = b.logLines().filter((l) => l.company === 'c2');
+    expect(ofC2.filter((l) => l.msg.includes('could not be started here'))).toHaveLength(1);
+    expect(ofC2.filter((l) => l.msg === 'cluster: company taken').length).toBeLessThanOrEqual(4);
     expect(await ctx.emulator.client.issued({ company: OTHER.id })).toHaveLength(0);
     expect(await ctx.emulator.client.issued({ company: C2.id })).toHaveLength(issuedBefore);
 
@@ -70,6 +76,8 @@ describePg('a company taken over with a file of it open under another NIT', () =
     );
     await writeFile(bProject.configFile, stringify(config));
     expect((await b.reload()).msg).toBe('configuration reloaded');
+    // its entry changed: claimed at the next beat, without waiting out the backoff
+    await b.waitForLog((l) => l.company === 'c2' && l.msg.includes('no longer refused'), 10_000);
     const result = await ctx.cluster.finalResult('invoice', 'twelve.jsonl', 'c2', 60_000);
     // a document a's answer was lost for is resent by b, and the service's "already issued" makes it in doubt
     expect(result.counts.total).toBe(12);
