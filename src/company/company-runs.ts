@@ -94,7 +94,10 @@ export class CompanyRuns implements LeaseEvents {
       ...(await parts.ledger.openFiles()),
     ])
       parts.reports.touch(file.id);
-    for (const company of all) if (parts.company(company.alias) !== undefined) this.run(company);
+    const here = all.filter((company) => parts.company(company.alias) !== undefined);
+    // their start was checked against their open files (root/open-pipeline.ts): they go on under these ids
+    await parts.ledger.recordCompanyIds(here);
+    for (const company of here) this.run(company);
   }
 
   /**
@@ -163,7 +166,7 @@ export class CompanyRuns implements LeaseEvents {
    * The company's lease was taken: hold its rate quiet until a window after its last owner's last
    * possible request (`lastStartMs` from the claim), recover what that owner left `sending`, settle and
    * report its files, start its run — before any request of this node for the company. Its open files
-   * taken under another NIT than this node's entry of it (the node that took them had another entry, and
+   * taken under another NIT or id than this node's entry of it (the node that took them had another entry, and
    * is gone) refuse it, as they refuse a start: the lease keeper releases it, and nothing of those files
    * is issued under another company.
    */
@@ -177,6 +180,8 @@ export class CompanyRuns implements LeaseEvents {
       (a) => a === alias,
     );
     if (refusal !== undefined) throw refusal;
+    const entry = parts.company(alias);
+    if (entry !== undefined) await ledger.recordCompanyIds([entry]);
     this.rates.tookOver(alias, lastStartMs);
     const recovered = await recoverSending(ledger, logger, alias);
     this.recovered = {
@@ -230,8 +235,13 @@ export class CompanyRuns implements LeaseEvents {
             { company: company.alias },
             'configuration reloaded: the company stays paused (its key, ids and the service address are those the service refused)',
           );
+        // the reload's check let it change while none of its files has documents to send under the old id
+        if (run.company.id !== company.id) await this.parts?.ledger.recordCompanyIds([company]);
         run.reload(company, next.retry, resume);
-      } else if (starts(company.alias)) this.run(company);
+      } else if (starts(company.alias)) {
+        await this.parts?.ledger.recordCompanyIds([company]);
+        this.run(company);
+      }
     }
     for (const [alias, run] of [...this.runs]) {
       if (next.companies.some((c) => c.alias === alias)) continue;

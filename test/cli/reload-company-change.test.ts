@@ -184,4 +184,42 @@ describe('a start whose configuration changed a company while a file of it is op
     await started.startDaemon();
     await endsUnder(started, a, b);
   }, 90_000);
+  test("a company's id alone changed between a stop and the next start (its NIT kept): refused, naming both ids", async ({
+    daemonProject,
+  }) => {
+    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+    const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
+    const { emulator, project, daemon } = started;
+    expect((await daemon.stop()).code).toBe(0);
+    const issuedBefore = (await emulator.client.issued({ company: a.id })).length;
+    expect(issuedBefore).toBeLessThan(12);
+    const original = project.configText(project.options);
+    // a's entry given b's id and key, its NIT kept: the requests would name a's NIT under company b
+    await writeFile(
+      project.configFile,
+      project.configText({
+        ...project.options,
+        companies: [
+          { ...a, id: b.id, apiKey: b.apiKey },
+          { ...b, id: 1_099 },
+        ],
+      }),
+    );
+    const refused = started.spawnDaemon();
+    const watching = refused
+      .waitForLog((l) => l.msg === 'watching the inbox', 30_000)
+      .then(() => ({ code: 'started' }))
+      .catch(() => ({ code: 'neither' }));
+    const exit = await Promise.race([refused.exited, watching]);
+    expect(exit.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `companies[0].id: company ${a.alias} has 1 open file(s) taken under company id ${a.id} (mid.jsonl), and this configuration gives it id ${b.id}`,
+    );
+    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+    expect(await emulator.client.issued({ company: a.id })).toHaveLength(issuedBefore);
+
+    await writeFile(project.configFile, original);
+    await started.startDaemon();
+    await endsUnder(started, a, b);
+  }, 90_000);
 });
