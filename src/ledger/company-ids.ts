@@ -9,7 +9,9 @@
 import { NO_FENCE, type Fence } from './fence.js';
 import type { SqlExecutor } from './sql/executor.js';
 
-const PREFIX = 'company-id:';
+/** The kv keys' prefix (a ledger copy clears them from an empty target: ledger-copy/copy-ledger.ts). */
+export const COMPANY_ID_PREFIX = 'company-id:';
+const PREFIX = COMPANY_ID_PREFIX;
 
 /** The recorded id of each of `aliases` that has one. */
 export async function companyIds(
