@@ -19,6 +19,7 @@ import type { LeaseView } from './fence.js';
 import { BeatTimer } from './beat-timer.js';
 import { ClockOffset } from './clock-offset.js';
 import { CompanyChains } from './company-chains.js';
+import { CompanyStarts } from './company-starts.js';
 import { FairShare } from './fair-share.js';
 import { RenewalClock } from './renewal-clock.js';
 import type { LeaseEnd, LeaseKeeperOptions } from './lease-keeper-types.js';
@@ -44,6 +45,7 @@ export class LeaseKeeper implements LeaseView {
   readonly node: string;
   private readonly held = new Map<string, Held>();
   private readonly chains: CompanyChains;
+  private readonly starts: CompanyStarts;
   private readonly mono: () => number;
   private readonly heartbeatMs: number;
   private readonly safeMs: number;
@@ -68,6 +70,7 @@ export class LeaseKeeper implements LeaseView {
     this.safeMs = options.leaseMs * (options.safeShare ?? 0.75);
     this.timer = new BeatTimer(() => this.beat(), this.heartbeatMs);
     this.chains = new CompanyChains(options.logger, this.node);
+    this.starts = new CompanyStarts(options, this.node, this.heartbeatMs, this.mono);
     this.share = new FairShare(options.leaseMs, this.mono);
     this.renewal = new RenewalClock(options, this.safeMs, this.mono);
     this.clock = new ClockOffset(options.db, this.node, options.logger);
@@ -267,7 +270,9 @@ export class LeaseKeeper implements LeaseView {
   ): Promise<void> {
     const target = Math.ceil(companies.length / Math.max(1, live));
     const held = new Set(this.held.keys());
-    const unwanted = this.share.unwanted(companies, held);
+    // a company whose start was refused here is claimed again only after a while (company-starts.ts)
+    const candidates = companies.filter((c) => this.starts.mayClaim(c, mine.get(c)));
+    const unwanted = this.share.unwanted(candidates, held);
     const orphans = await claimLeases(
       this.options.db,
       this.node,
@@ -287,7 +292,7 @@ export class LeaseKeeper implements LeaseView {
         : await claimLeases(
             this.options.db,
             this.node,
-            companies.filter((c) => !held.has(c) && !this.share.isOrphan(c)),
+            candidates.filter((c) => !held.has(c) && !this.share.isOrphan(c)),
             room,
             this.options.leaseMs,
             this.reclaimOwn,
@@ -307,30 +312,26 @@ export class LeaseKeeper implements LeaseView {
         },
         'cluster: company taken',
       );
-      this.chains.run(company, () => this.startCompany(company, epoch, lastStartMs));
+      this.chains.run(company, () =>
+        this.startCompany({ company, epoch, lastStartMs }, mine.get(company)),
+      );
     }
   }
 
   /**
-   * Starts the company's parts. One that cannot start (the database failed during its recovery) is not
-   * kept: a lease held by a node that does not run the company would stall it. It is stopped and
-   * released, and claimed again at a next beat (by this node or another).
+   * Starts the company's parts. One that cannot start (the database failed during its recovery, or this
+   * node's entry of it is refused: company-starts.ts) is not kept: a lease held by a node that does not
+   * run the company would stall it. It is stopped and released, and claimed again later.
    */
-  private async startCompany(company: string, epoch: number, lastStartMs: number): Promise<void> {
-    try {
-      await this.options.events.gained(company, epoch, lastStartMs);
-    } catch (err) {
-      this.options.logger.error(
-        { err, node: this.node, company, epoch },
-        'cluster: the company could not be started here: its lease is released',
-      );
-      if (this.held.get(company)?.epoch !== epoch) return;
-      this.held.delete(company);
-      await this.options.events.ended(company, 'lost');
-      await releaseLeases(this.options.db, this.node, [{ company, epoch }], this.quietFor).catch(
-        () => undefined,
-      );
-    }
+  private async startCompany(lease: ClaimedLease, identity: string | undefined): Promise<void> {
+    const { company, epoch } = lease;
+    if (await this.starts.start(lease, identity)) return;
+    if (this.held.get(company)?.epoch !== epoch) return;
+    this.held.delete(company);
+    await this.options.events.ended(company, 'lost');
+    await releaseLeases(this.options.db, this.node, [{ company, epoch }], this.quietFor).catch(
+      () => undefined,
+    );
   }
 
   private drop(company: string, why: LeaseEnd, reason: string): void {

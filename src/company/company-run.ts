@@ -4,13 +4,15 @@
  * pull). A 401 to any of the company's calls pauses all of its work, and a reload resumes it. A run is
  * started when the company starts here (at start with one process; in a cluster when its lease is
  * taken), handed over (drained) or lost (stopped at once) when its lease goes, reloaded with a new
- * configuration, and closed once. Between a hand-over and the next start it holds nothing.
+ * configuration, and closed once. Between a hand-over and the next start it holds nothing. Its take gate
+ * orders the files taken for it with a reload that changes its identity.
  */
 import type { CompanyConfig, Config } from '../config/schema.js';
 import { CompanyPause } from '../rate/company-pause.js';
 import type { CompanyRate } from '../rate/company-rate.js';
 import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import type { CompanyGate } from './company-gate.js';
+import { TakeGate } from './take-gate.js';
 
 /** How long a company's sender may finish its requests when its lease is lost (their verdicts are refused anyway). */
 export const LOST_DRAIN_MS = 1_000;
@@ -48,6 +50,13 @@ export class CompanyRun {
 
   /** The company's one 401 pause: its sender's and its jobs' (kept across a stop and a start here). */
   readonly pause = new CompanyPause();
+
+  /**
+   * Its take gate (take-gate.ts): a file taken for it holds it until the ledger recorded the file, a
+   * reload that changes its id or NIT holds it alone, so that reload's check sees every file taken
+   * under the identity it replaces.
+   */
+  readonly takes = new TakeGate();
 
   constructor(
     company: CompanyConfig,

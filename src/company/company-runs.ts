@@ -15,6 +15,7 @@ import type { CompanySender, SenderView } from '../submit/company-sender.js';
 import { leaseGate, OPEN_GATE, type CompanyGate } from './company-gate.js';
 import { CompanyRun, type CompanyJob, type CompanyRunParts } from './company-run.js';
 import { recoverSending } from './recover.js';
+import type { Release } from './take-gate.js';
 import { takenUnderRefusal } from './taken-under.js';
 
 /** What the runs are started with (the pipeline's parts). */
@@ -93,7 +94,10 @@ export class CompanyRuns implements LeaseEvents {
       ...(await parts.ledger.openFiles()),
     ])
       parts.reports.touch(file.id);
-    for (const company of all) if (parts.company(company.alias) !== undefined) this.run(company);
+    const here = all.filter((company) => parts.company(company.alias) !== undefined);
+    // their start was checked against their open files (root/open-pipeline.ts): they go on under these ids
+    await parts.ledger.recordCompanyIds(here);
+    for (const company of here) this.run(company);
   }
 
   /**
@@ -162,7 +166,7 @@ export class CompanyRuns implements LeaseEvents {
    * The company's lease was taken: hold its rate quiet until a window after its last owner's last
    * possible request (`lastStartMs` from the claim), recover what that owner left `sending`, settle and
    * report its files, start its run — before any request of this node for the company. Its open files
-   * taken under another NIT than this node's entry of it (the node that took them had another entry, and
+   * taken under another NIT or id than this node's entry of it (the node that took them had another entry, and
    * is gone) refuse it, as they refuse a start: the lease keeper releases it, and nothing of those files
    * is issued under another company.
    */
@@ -176,6 +180,8 @@ export class CompanyRuns implements LeaseEvents {
       (a) => a === alias,
     );
     if (refusal !== undefined) throw refusal;
+    const entry = parts.company(alias);
+    if (entry !== undefined) await ledger.recordCompanyIds([entry]);
     this.rates.tookOver(alias, lastStartMs);
     const recovered = await recoverSending(ledger, logger, alias);
     this.recovered = {
@@ -229,14 +235,36 @@ export class CompanyRuns implements LeaseEvents {
             { company: company.alias },
             'configuration reloaded: the company stays paused (its key, ids and the service address are those the service refused)',
           );
+        // the reload's check let it change while none of its files has documents to send under the old id
+        if (run.company.id !== company.id) await this.parts?.ledger.recordCompanyIds([company]);
         run.reload(company, next.retry, resume);
-      } else if (starts(company.alias)) this.run(company);
+      } else if (starts(company.alias)) {
+        await this.parts?.ledger.recordCompanyIds([company]);
+        this.run(company);
+      }
     }
     for (const [alias, run] of [...this.runs]) {
       if (next.companies.some((c) => c.alias === alias)) continue;
       this.runs.delete(alias);
       await run.close();
     }
+  }
+
+  /**
+   * Holds alone the take gate of every running company whose id or NIT `next` changes (in alias order):
+   * once it resolves, each file taken for them is recorded and none is taken until the release, so a
+   * reload's check of their open files and its change are one step.
+   */
+  async deciding(next: Readonly<Config>): Promise<Release> {
+    const releases: Release[] = [];
+    for (const run of [...this.runs.values()].sort((a, b) => a.alias.localeCompare(b.alias))) {
+      const now = next.companies.find((c) => c.alias === run.alias);
+      if (now !== undefined && (now.id !== run.company.id || now.nit !== run.company.nit))
+        releases.push(await run.takes.decide());
+    }
+    return () => {
+      for (const release of releases) release();
+    };
   }
 
   wake(): void {

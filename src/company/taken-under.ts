@@ -7,7 +7,10 @@
  * company this process did not run, and in a cluster when a node takes a company's lease: the node that
  * took the files may have had another entry of it), each open file's requests still name the issuer NIT
  * they were taken under, and a configuration that gives the alias another NIT is refused
- * (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs.
+ * (`EDOC_CONFIG_INVALID`), naming the company, the files and both NITs. The service company id is not in
+ * the requests (it is added as each leaves): the ledger records the id the company's files are taken
+ * under (ledger/company-ids.ts), and a configuration that gives an alias with files still to send another
+ * id is refused the same way, naming both ids.
  */
 import type { CompanyConfig } from '../config/schema.js';
 import { EdocError } from '../errors.js';
@@ -18,16 +21,34 @@ import { normaliseIdNumber } from '../policy/nit.js';
 
 /** Why `config` may not start on this ledger, or undefined: an alias's NIT is not the one its open files were taken under. */
 export async function takenUnderRefusal(
-  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  ledger: Pick<LedgerPort, 'openFileSamples' | 'companyIds'>,
   config: { readonly companies: readonly CompanyConfig[] },
   only: (alias: string) => boolean = () => true,
 ): Promise<EdocError | undefined> {
+  const checked = config.companies.filter((c) => only(c.alias));
+  const ids =
+    checked.length === 0
+      ? new Map<string, number>()
+      : await ledger.companyIds(checked.map((c) => c.alias));
   for (const [i, company] of config.companies.entries()) {
     if (!only(company.alias)) continue;
     const nit = normaliseIdNumber(company.nit);
-    const others = [...(await takenUnder(ledger, company.alias))].filter(([n]) => n !== nit);
+    const nits = await takenUnder(ledger, company.alias);
+    const others = [...nits].filter(([n]) => n !== nit);
     const [taken, files] = others[0] ?? [];
-    if (taken === undefined || files === undefined) continue;
+    const id = ids.get(company.alias);
+    if (taken === undefined || files === undefined) {
+      if (id === undefined || id === company.id || nits.size === 0) continue;
+      const all = [...nits.values()].flat();
+      return new EdocError(
+        'EDOC_CONFIG_INVALID',
+        `companies[${i}].id: company ${company.alias} has ${all.length} open file(s) taken under company id ${id} ` +
+          `(${openFilesText(all)}), and this configuration gives it id ${company.id}: their remaining documents ` +
+          'would be issued under another company (the wrong entry edited). Run with the configuration they were ' +
+          'taken under, and change it once they are final (edoc-bridge status lists them)',
+        { path: `companies[${i}].id`, company: company.alias },
+      );
+    }
     return new EdocError(
       'EDOC_CONFIG_INVALID',
       `companies[${i}].nit: company ${company.alias} has ${files.length} open file(s) taken under NIT ` +

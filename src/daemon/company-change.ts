@@ -52,7 +52,7 @@ export class LastEntries {
  * are open, or (cluster: `recorded`) a company's new id is another alias's on another live node.
  */
 export async function companyChangeRefusal(
-  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples'>,
+  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples' | 'companyIds'>,
   before: Readonly<Config>,
   next: Readonly<Config>,
   recorded?: () => Promise<RecordedCompanyId[]>,
@@ -91,7 +91,7 @@ async function otherAliasRefusal(
 }
 
 async function openFileRefusal(
-  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples'>,
+  ledger: Pick<LedgerPort, 'openFiles' | 'openFileSamples' | 'companyIds'>,
   history: LastEntries,
   next: Readonly<Config>,
 ): Promise<EdocError | undefined> {
@@ -119,17 +119,19 @@ async function openFileRefusal(
 }
 
 /**
- * Whether the change gives the company back the NIT every open file of it was taken under (a node's entry
- * made right after the company was refused to it): its files go on under their own company.
+ * Whether the change gives the company back the NIT every open file of it was taken under and the id the
+ * ledger records for its files (company/taken-under.ts; a node's entry made right after the company was
+ * refused to it): its files go on under their own company.
  */
 async function backToTakenUnder(
-  ledger: Pick<LedgerPort, 'openFileSamples'>,
+  ledger: Pick<LedgerPort, 'openFileSamples' | 'companyIds'>,
   was: CompanyConfig,
   now: CompanyConfig,
 ): Promise<boolean> {
-  if (was.nit === now.nit) return false;
   const nits = await takenUnder(ledger, now.alias);
-  return nits.size === 1 && nits.has(normaliseIdNumber(now.nit));
+  const id = (await ledger.companyIds([now.alias])).get(now.alias);
+  const idBack = id === undefined ? was.id === now.id : id === now.id;
+  return idBack && nits.size === 1 && nits.has(normaliseIdNumber(now.nit));
 }
 
 /**

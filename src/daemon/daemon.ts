@@ -19,6 +19,7 @@ import { LastEntries, companyChangeRefusal, warnRemovedWithOpenFiles } from './c
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
+import { restartOnly, restartsWatcher } from './reload-changes.js';
 import type { Pipeline } from './pipeline.js';
 
 /** What the daemon runs, built by the composition root (root/start-daemon.ts). */
@@ -47,7 +48,8 @@ export class Daemon {
   private readonly folderCheck = new InboxFolderCheck();
   /** The received-documents puller every company's pull shares (each run owns its pull: `CompanyPull`). */
   private readonly puller: ReceivedPuller;
-  private readonly pipeline: Pipeline;
+  /** The pipeline it feeds (a test takes a file through it that the watcher would not offer). */
+  readonly pipeline: Pipeline;
   private readonly openOperator: DaemonParts['operator'];
   /** Each company's last entry here (one a reload removed, judged when a reload adds it back). */
   private readonly history: LastEntries;
@@ -228,20 +230,26 @@ export class Daemon {
 
   /** A new configuration (SIGHUP): keys, rates and companies change without losing in-flight work. */
   async reload(next: Readonly<Config>): Promise<void> {
-    const refusal = await this.reloadRefusal(next);
-    if (refusal !== undefined) throw refusal;
-    await this.makeInboxFolders(next);
     const before = this.config;
-    this.config = next;
-    this.history.took(next);
-    // each run's pull reads the new settings and pulls at once (its pause lifted) when the pipeline reloads it
-    this.puller.setConfig(next);
+    // a company whose id or NIT changes takes no file from its check to its change (company/take-gate.ts)
+    const decided = await this.pipeline.companies.deciding(next);
+    try {
+      const refusal = await this.reloadRefusal(next);
+      if (refusal !== undefined) throw refusal;
+      await this.makeInboxFolders(next);
+      this.config = next;
+      this.history.took(next);
+      // each run's pull reads the new settings and pulls at once (its pause lifted) when reloaded
+      this.puller.setConfig(next);
+      await this.pipeline.update(next);
+    } finally {
+      decided();
+    }
     if (!next.received.enabled)
       this.logger.info(
         { enabled: false },
         'received documents pull is disabled (received.enabled: false)',
       );
-    await this.pipeline.update(next);
     await warnRemovedWithOpenFiles(this.pipeline.ledger, before, next, this.logger);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
@@ -319,32 +327,4 @@ export class Daemon {
     ]);
     this.logger.info('stopped');
   }
-}
-
-/** The inbox watcher starts anew on `next`: its folders or its settings changed. */
-function restartsWatcher(before: Readonly<Config>, next: Readonly<Config>): boolean {
-  return (
-    JSON.stringify(inboxFolders(before)) !== JSON.stringify(inboxFolders(next)) ||
-    JSON.stringify(before.watch) !== JSON.stringify(next.watch)
-  );
-}
-
-/** Settings a running daemon keeps until it restarts (the service client, the ledger, the log file). */
-function restartOnly(before: Readonly<Config>, next: Readonly<Config>): string[] {
-  const keys: [string, (c: Readonly<Config>) => unknown][] = [
-    ...Object.keys({ ...before.service, ...next.service }).map(
-      (k): [string, (c: Readonly<Config>) => unknown] => [
-        `service.${k}`,
-        (c) => (c.service as Record<string, unknown>)[k],
-      ],
-    ),
-    ['emulator', (c) => c.emulator],
-    ['paths.state', (c) => c.paths.state],
-    ['log.file', (c) => c.log.file],
-    ['ledger.url', (c) => c.ledger.url],
-    ['cluster', (c) => c.cluster],
-  ];
-  return keys
-    .filter(([, get]) => JSON.stringify(get(before)) !== JSON.stringify(get(next)))
-    .map(([key]) => key);
 }

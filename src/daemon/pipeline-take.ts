@@ -5,6 +5,7 @@
  * and its done markers removed once the file is in the ledger for good. A lease the fence refused drops
  * the company here at once, so whoever takes it next recovers it and takes its inbox files again.
  */
+import type { CompanyRun } from '../company/company-run.js';
 import type { CompanyRuns } from '../company/company-runs.js';
 import type { Config } from '../config/schema.js';
 import { isEdocError } from '../errors.js';
@@ -22,13 +23,38 @@ export interface TakeParts {
   defer(file: PipelineFile): void;
   /** A path of a file whose intake (begun at `since`, epoch ms) was dropped as changed: taken again. */
   changed?(path: string, since: number): void;
-  companies: Pick<CompanyRuns, 'owns' | 'fenced'>;
+  companies: Pick<CompanyRuns, 'owns' | 'fenced' | 'get'>;
   /** What the intake of the file is given. */
   intake: IntakeContext;
 }
 
+/**
+ * The company's identity (id, NIT) is read with its run's take gate held (company/take-gate.ts), and the
+ * gate is held until the ledger recorded the file: a reload that changes the identity waits for the
+ * record, and its check counts the file.
+ */
 export async function takeFile(parts: TakeParts, file: PipelineFile): Promise<Taken> {
-  const company = parts.config.companies.find((c) => c.alias === file.company);
+  const run = parts.companies.get(file.company);
+  const recorded = await run?.takes.take();
+  try {
+    return await takeHeld(parts, file, run, recorded);
+  } finally {
+    recorded?.();
+  }
+}
+
+async function takeHeld(
+  parts: TakeParts,
+  file: PipelineFile,
+  run: CompanyRun | undefined,
+  recorded: (() => void) | undefined,
+): Promise<Taken> {
+  const company =
+    run === undefined
+      ? parts.config.companies.find((c) => c.alias === file.company)
+      : run.state === 'closed'
+        ? undefined
+        : run.company;
   // cluster mode: another node owns the company (it takes the file); this one takes it again if it gains the company
   if (!company || parts.signal.aborted || !parts.companies.owns(company.alias))
     return { outcome: 'skipped' };
@@ -47,6 +73,7 @@ export async function takeFile(parts: TakeParts, file: PipelineFile): Promise<Ta
       mtimeMs: file.mtimeMs,
       ...(file.originalName === undefined ? {} : { originalName: file.originalName }),
       ...(file.parts === undefined ? {} : { parts: file.parts }),
+      ...(recorded === undefined ? {} : { recorded }),
     });
     // the marker has done its work once the file is in the ledger for good; a file that changed, or whose read was
     // interrupted by shutdown, keeps it (taken again)

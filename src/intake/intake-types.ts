@@ -53,6 +53,8 @@ export interface DroppedFile {
   originalName?: string;
   /** An export in two files: its parts (`path` is the header's) and the set's name (map/parts.ts setName). */
   parts?: { header: SetPart; lines: SetPart; name: string };
+  /** Told once the ledger recorded the file (its company's take gate, company/take-gate.ts, is released). */
+  recorded?: () => void;
 }
 
 /**

@@ -90,6 +90,7 @@ export async function intakeFile(
     archive: inInboxFolder(ctx.config, dropped.path),
     ...(dropped.originalName === undefined ? {} : { originalName: dropped.originalName }),
   });
+  dropped.recorded?.();
   if (rec.changedAfterSend?.newlyFlagged === true) {
     // what became of the earlier content's documents so far (some may still be on their way)
     const sent = sentFromEarlier(await ledger.fileProgress(rec.changedAfterSend.fileId));

@@ -7,6 +7,7 @@
  * copied ids, before COMMIT. Any difference, any refused value, a lost connection: the transaction
  * rolls back and the PostgreSQL ledger stays empty.
  */
+import { COMPANY_ID_PREFIX } from '../ledger/company-ids.js';
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { EdocError } from '../errors.js';
@@ -144,9 +145,14 @@ async function lockEmptyTarget(
     );
   }
   const held = new Map<string, number>();
+  // a node that ran here before any file recorded the ids its companies' files would be taken under
+  // (ledger/company-ids.ts): with no file in the ledger they describe nothing, and the copy replaces them
+  const idKeys = `key LIKE '${COMPANY_ID_PREFIX}%'`;
   for (const table of plan) {
+    const where = table.name === 'kv' ? ` WHERE NOT (${idKeys})` : '';
     const n =
-      (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}`))?.n ?? 0;
+      (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoteName(table.name)}${where}`))
+        ?.n ?? 0;
     if (n > 0) held.set(table.name, n);
   }
   if (held.size > 0) {
@@ -163,6 +169,7 @@ async function lockEmptyTarget(
       { server: display, held: Object.fromEntries(held) },
     );
   }
+  if (plan.some((t) => t.name === 'kv')) await tx.run(`DELETE FROM kv WHERE ${idKeys}`);
 }
 
 /**

@@ -8,6 +8,7 @@ import { releaseLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import * as ranges from './ranges.js';
 import * as received from './received.js';
+import { companyIds, recordCompanyIds } from './company-ids.js';
 import * as master from './master-data.js';
 import * as resend from './resend.js';
 import type { ResendRequest } from './resend-requests.js';
@@ -187,6 +188,15 @@ export class Ledger extends LedgerFiles implements LedgerPort {
   }
   openFileSamples(company: string): Promise<due.OpenFileSample[]> {
     return due.openFileSamples(this.sql, company);
+  }
+  companyIds(aliases: readonly string[]): Promise<Map<string, number>> {
+    return companyIds(this.sql, aliases);
+  }
+  recordCompanyIds(
+    companies: readonly { alias: string; id: number }[],
+    now = ledgerNow(),
+  ): Promise<void> {
+    return recordCompanyIds(this.sql, companies, now, this.fence);
   }
   recoverSending(
     now = ledgerNow(),

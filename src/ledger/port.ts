@@ -238,6 +238,13 @@ export interface LedgerPort {
   sendingAtStart(company?: string): Promise<DueDocument[]>;
   /** Per open file of the company, its first document still to send (the start's identity check). */
   openFileSamples(company: string): Promise<OpenFileSample[]>;
+  /** The service company id each alias's files are taken under, where one is recorded (company-ids.ts). */
+  companyIds(aliases: readonly string[]): Promise<Map<string, number>>;
+  /** The companies' files are taken under these ids from now on (their runs started, or a reload changed them). */
+  recordCompanyIds(
+    companies: readonly { alias: string; id: number }[],
+    now?: number,
+  ): Promise<void>;
   /**
    * Every document left `sending` (only `company`'s when given: a cluster node recovers the companies it
    * takes over), in one transaction: those with their own number back to pending (resent; a duplicate

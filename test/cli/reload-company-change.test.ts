@@ -153,35 +153,71 @@ describe('a reload that changes a company while a file of it is open', () => {
   }, 90_000);
 });
 
+/**
+ * A daemon of `a` and `b` stopped while a file of `a` is sent, started again with `companies`: it exits 2
+ * naming `refusal` and sends nothing; started again with the configuration the file was taken under, the
+ * file ends under `a`.
+ */
+async function refusedAtStart(
+  daemonProject: (options: { companies: TestCompany[] }) => Promise<DaemonProject>,
+  companies: (a: TestCompany, b: TestCompany) => TestCompany[],
+  refusal: (a: TestCompany, b: TestCompany) => string,
+): Promise<void> {
+  const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
+  const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
+  const { emulator, project, daemon } = started;
+  expect((await daemon.stop()).code).toBe(0);
+  const issuedBefore = (await emulator.client.issued({ company: a.id })).length;
+  expect(issuedBefore).toBeLessThan(12);
+  const original = project.configText(project.options);
+  await writeFile(
+    project.configFile,
+    project.configText({ ...project.options, companies: companies(a, b) }),
+  );
+  const refused = started.spawnDaemon();
+  // a start that is not refused watches the inbox (and sends): the test ends then rather than at its timeout
+  const watching = refused
+    .waitForLog((l) => l.msg === 'watching the inbox', 30_000)
+    .then(() => ({ code: 'started' }))
+    .catch(() => ({ code: 'neither' }));
+  const exit = await Promise.race([refused.exited, watching]);
+  expect(exit.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain('EDOC_CONFIG_INVALID');
+  expect(refused.stderr).toContain(refusal(a, b));
+  // nothing was sent under the changed configuration
+  expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
+  expect(await emulator.client.issued({ company: a.id })).toHaveLength(issuedBefore);
+
+  // started again with the configuration the file was taken under, it ends under its own company
+  await writeFile(project.configFile, original);
+  await started.startDaemon();
+  await endsUnder(started, a, b);
+}
+
 describe('a start whose configuration changed a company while a file of it is open', () => {
   test('two companies swapped between a stop and the next start: refused, and the file ends under its own company', async ({
     daemonProject,
   }) => {
-    const [a, b] = [slow(COMPANY_MAIN), slow(COMPANY_OTHER)];
-    const started = await sendingFile(daemonProject, [a, b], a, 'mid.jsonl');
-    const { emulator, project, daemon } = started;
-    expect((await daemon.stop()).code).toBe(0);
-    const issuedBefore = (await emulator.client.issued({ company: a.id })).length;
-    expect(issuedBefore).toBeLessThan(12);
-    const original = project.configText(project.options);
-    await writeFile(
-      project.configFile,
-      project.configText({ ...project.options, companies: swapped(a, b) }),
+    await refusedAtStart(
+      daemonProject,
+      swapped,
+      (a, b) =>
+        `companies[0].nit: company ${a.alias} has 1 open file(s) taken under NIT ${a.nit} (mid.jsonl), and this configuration gives it NIT ${b.nit}`,
     );
-    const refused = started.spawnDaemon();
-    const exit = await refused.exited;
-    expect(exit.code).toBe(2);
-    expect(refused.stderr).toContain('EDOC_CONFIG_INVALID');
-    expect(refused.stderr).toContain(
-      `companies[0].nit: company ${a.alias} has 1 open file(s) taken under NIT ${a.nit} (mid.jsonl), and this configuration gives it NIT ${b.nit}`,
-    );
-    // nothing was sent under the swapped configuration
-    expect(await emulator.client.issued({ company: b.id })).toHaveLength(0);
-    expect(await emulator.client.issued({ company: a.id })).toHaveLength(issuedBefore);
+  }, 90_000);
 
-    // started again with the configuration the file was taken under, it ends under its own company
-    await writeFile(project.configFile, original);
-    await started.startDaemon();
-    await endsUnder(started, a, b);
+  test("a company's id alone changed between a stop and the next start (its NIT kept): refused, naming both ids", async ({
+    daemonProject,
+  }) => {
+    // a's entry given b's id and key, its NIT kept: the requests would name a's NIT under company b
+    await refusedAtStart(
+      daemonProject,
+      (a, b) => [
+        { ...a, id: b.id, apiKey: b.apiKey },
+        { ...b, id: 1_099 },
+      ],
+      (a, b) =>
+        `companies[0].id: company ${a.alias} has 1 open file(s) taken under company id ${a.id} (mid.jsonl), and this configuration gives it id ${b.id}`,
+    );
   }, 90_000);
 });

@@ -5,6 +5,7 @@ import { configSecrets } from '../../config/secrets.js';
 import type { Config } from '../../config/schema.js';
 import type { Daemon } from '../../daemon/daemon.js';
 import { startDaemon } from '../../root/start-daemon.js';
+import { isEdocError } from '../../errors.js';
 import { isStorageFull } from '../../storage/storage-full.js';
 import type { AppLogger } from '../../log/logger.js';
 import type { Command } from '../command.js';
@@ -141,6 +142,11 @@ async function reloadOnce(
     await daemon.reload(next);
     logger.level = next.log.level;
   } catch (err) {
-    logger.error({ err, code: (err as { code?: string }).code }, 'reload failed');
+    // refused by the check made again with the changed companies' takes held, before anything changed
+    const refused = isEdocError(err, 'EDOC_CONFIG_INVALID');
+    logger.error(
+      { err, code: (err as { code?: string }).code },
+      refused ? 'new configuration refused; the old one stays in force' : 'reload failed',
+    );
   }
 }
