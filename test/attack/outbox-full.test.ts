@@ -1,0 +1,85 @@
+/**
+ * The outbox alone on a full disk (a share or a partition of its own filled up), the ledger on a disk
+ * with room: documents go on being issued and recorded, the reports cannot be written. When space
+ * returns every report is written with the true counts and the original archived once; the daemon
+ * never exits, and no half-written temp file (or its open handle) is left behind. Before the fix a
+ * failed errors.csv commit left the result.json and retry temp files open: each time hidden files in
+ * the outbox, and in 3 runs of 5 the process died when the garbage collector closed a handle
+ * (ERR_INVALID_STATE, exit 1).
+ */
+import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect } from 'vitest';
+import { buildCli, COMPANY_MAIN, eventually, sleep } from '../helpers/daemon-harness.js';
+import { daemonTest as test } from '../helpers/daemon-fixture.js';
+import { invoice, jsonlText } from '../helpers/documents.js';
+import { mountSupport, SmallDisk } from '../helpers/small-disk.js';
+
+const support = mountSupport();
+
+beforeAll(async () => {
+  if (support.ok) await buildCli();
+}, 240_000);
+
+describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => {
+  test('reports written and the original archived once space returns; no temp file left, no exit', async ({
+    daemonProject,
+    resources,
+  }) => {
+    const {
+      emulator,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
+      faults: { latencyMs: 20 },
+      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 4 } }],
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
+    });
+    const disk = SmallDisk.mount(path.join(p.dir, 'disk'), 4);
+    resources.defer(async () => {
+      disk.free();
+      disk.unmount();
+    });
+    await mkdir(path.join(disk.dir, 'outbox'));
+    await symlink(path.join(disk.dir, 'outbox'), path.join(p.dir, 'outbox'));
+    const daemon = await startDaemon();
+    disk.fill();
+    // 30 invoices and one with a bad date: result.json, errors.csv (1 row) and the retry file all due
+    const numbers = Array.from({ length: 30 }, (_, k) => 990_000_101 + k);
+    const bad = invoice(990_000_200);
+    bad.IssueDate = 'not a date';
+    await p.drop('invoice', 'full.jsonl', jsonlText([...numbers.map((n) => invoice(n)), bad]));
+    await eventually(
+      async () => ((await emulator.client.issued()).length >= 30 ? true : undefined),
+      'all issued while the outbox is full',
+      60_000,
+    );
+    await daemon.waitForLog((l) => l.code === 'EDOC_STORAGE_FULL' && l.where === 'outbox');
+    await sleep(3_000); // reports tried on the full disk meanwhile
+    disk.free();
+    const result = await p.finalResult('invoice', 'full.jsonl', { timeoutMs: 60_000 });
+    expect(result.counts).toMatchObject({ total: 31, accepted: 30, invalid: 1 });
+    await eventually(
+      async () =>
+        (await readdir(path.join(p.dir, 'outbox', 'invoice', 'archive')).catch(() => [])).includes(
+          'full.jsonl',
+        )
+          ? true
+          : undefined,
+      'archived',
+      30_000,
+    );
+    const errorsCsv = await readFile(
+      path.join(p.dir, 'outbox', 'invoice', 'full.errors.csv'),
+      'utf8',
+    );
+    expect(errorsCsv).toContain('IssueDate');
+    const issued = (await emulator.client.issued({ kind: 'invoice' })).map((d) => Number(d.number));
+    expect(issued.sort()).toEqual(numbers);
+    expect(daemon.running, daemon.stderr).toBe(true);
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    expect(daemon.stderr).not.toContain('ERR_INVALID_STATE');
+    const left = await readdir(path.join(p.dir, 'outbox', 'invoice'));
+    expect(left.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 180_000);
+});
