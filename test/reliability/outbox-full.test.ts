@@ -61,9 +61,9 @@ describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => 
     expect(result.counts).toMatchObject({ total: 31, accepted: 30, invalid: 1 });
     await eventually(
       async () =>
-        (await readdir(path.join(p.dir, 'outbox', 'invoice', 'archive')).catch(() => [])).includes(
-          'full.jsonl',
-        )
+        (
+          await readdir(path.join(p.dir, 'outbox', 'invoice', 'archive')).catch((): string[] => [])
+        ).includes('full.jsonl')
           ? true
           : undefined,
       'archived',
