@@ -5,7 +5,8 @@
  * never exits, and no half-written temp file (or its open handle) is left behind. Before the fix a
  * failed errors.csv commit left the result.json and retry temp files open: each time hidden files in
  * the outbox, and in 3 runs of 5 the process died when the garbage collector closed a handle
- * (ERR_INVALID_STATE, exit 1).
+ * (ERR_INVALID_STATE, exit 1). And with a few KiB left, the kernel writes part of a buffer without an
+ * error: the report was committed torn at 8,192 bytes (invalid JSON, still torn after space returned).
  */
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -81,5 +82,63 @@ describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => 
     expect(daemon.stderr).not.toContain('ERR_INVALID_STATE');
     const left = await readdir(path.join(p.dir, 'outbox', 'invoice'));
     expect(left.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 180_000);
+
+  test('a disk with a few KiB left: result.json is never a torn (short-written) file', async ({
+    daemonProject,
+    resources,
+  }) => {
+    const {
+      emulator,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
+      faults: { latencyMs: 20 },
+      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 4 } }],
+      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
+    });
+    const disk = SmallDisk.mount(path.join(p.dir, 'disk'), 4);
+    resources.defer(async () => {
+      disk.free();
+      disk.unmount();
+    });
+    await mkdir(path.join(disk.dir, 'outbox', 'invoice'), { recursive: true });
+    await symlink(path.join(disk.dir, 'outbox'), path.join(p.dir, 'outbox'));
+    const daemon = await startDaemon();
+    // 8 KiB free: less than the report of 30 invoices (about 25 KiB), which the kernel then writes in part
+    disk.fill(8_192);
+    const numbers = Array.from({ length: 30 }, (_, k) => 990_000_301 + k);
+    await p.drop('invoice', 'short.jsonl', jsonlText(numbers.map((n) => invoice(n))));
+    const report = path.join(p.dir, 'outbox', 'invoice', 'short.result.json');
+    const torn: string[] = [];
+    const look = async (): Promise<void> => {
+      const text = await readFile(report, 'utf8').catch(() => undefined);
+      if (text === undefined) return;
+      try {
+        JSON.parse(text);
+      } catch {
+        torn.push(`${text.length} bytes: …${text.slice(-40)}`);
+      }
+    };
+    await eventually(
+      async () => {
+        await look();
+        return (await emulator.client.issued()).length >= 30 ? true : undefined;
+      },
+      'all issued',
+      60_000,
+    );
+    for (let i = 0; i < 30; i++) {
+      await look();
+      await sleep(100);
+    }
+    disk.free();
+    await sleep(5_000);
+    await look();
+    expect(torn).toEqual([]);
+    const result = await p.finalResult('invoice', 'short.jsonl', { timeoutMs: 60_000 });
+    expect(result.counts).toMatchObject({ total: 30, accepted: 30 });
+    expect(daemon.running, daemon.stderr).toBe(true);
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 180_000);
 });
