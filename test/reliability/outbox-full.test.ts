@@ -138,6 +138,19 @@ describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => 
     expect(torn).toEqual([]);
     const result = await p.finalResult('invoice', 'short.jsonl', { timeoutMs: 60_000 });
     expect(result.counts).toMatchObject({ total: 30, accepted: 30 });
+    // the inbox is on another file system: the archive is a copy, which the full disk cut short
+    const archive = path.join(p.dir, 'outbox', 'invoice', 'archive');
+    await eventually(
+      async () =>
+        (await readdir(archive).catch((): string[] => [])).length > 0 ? true : undefined,
+      'archived',
+      30_000,
+    );
+    await sleep(1_000);
+    expect(await readdir(archive)).toEqual(['short.jsonl']);
+    expect(await readFile(path.join(archive, 'short.jsonl'), 'utf8')).toBe(
+      jsonlText(numbers.map((n) => invoice(n))),
+    );
     expect(daemon.running, daemon.stderr).toBe(true);
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 180_000);
