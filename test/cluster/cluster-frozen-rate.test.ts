@@ -5,7 +5,12 @@
  * cap over the whole run, and every invoice is issued once.
  */
 import { expect, it } from 'vitest';
-import { clusterCompany, leaseOwner, useClusterNodes } from '../helpers/cluster-nodes.js';
+import {
+  busiestSecond,
+  clusterCompany,
+  leaseOwner,
+  useClusterNodes,
+} from '../helpers/cluster-nodes.js';
 import { eventually, sleep, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
@@ -53,13 +58,7 @@ describePg('a node frozen while it sends at the full rate, then resumed', () => 
     }
     const result = await ctx.cluster.finalResult('invoice', 'fz.jsonl', 'c1', 120_000);
     const docs = await ctx.emulator.client.documents({ company: company.id });
-    const times = docs.map((d) => Date.parse(d.time)).sort((x, y) => x - y);
-    let busiest = 0;
-    let at = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (times[i] - times[j] >= 1_000) j++;
-      if (i - j + 1 > busiest) [busiest, at] = [i - j + 1, times[j]];
-    }
+    const { count: busiest, from: at } = busiestSecond(docs.map((d) => Date.parse(d.time)));
     const issued = docs.filter((d) => d.accepted).map((d) => Number(d.number));
     await annotate(
       `busiest second ${busiest} (cap ${CAP}) from ${new Date(at).toISOString()}; ${docs.length} arrivals; ` +

@@ -12,7 +12,11 @@ import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { buildCli, COMPANY_MAIN, eventually, sleep } from '../helpers/daemon-harness.js';
-import { daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  daemonTest as test,
+  type DaemonFixtures,
+  type TestResources,
+} from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { mountSupport, SmallDisk } from '../helpers/small-disk.js';
 
@@ -22,27 +26,33 @@ beforeAll(async () => {
   if (support.ok) await buildCli();
 }, 240_000);
 
+/** A project whose outbox (only) lives on a fresh 4 MiB tmpfs, freed and unmounted after the test. */
+async function outboxOnSmallDisk(
+  daemonProject: DaemonFixtures['daemonProject'],
+  resources: TestResources,
+) {
+  const setup = await daemonProject({
+    faults: { latencyMs: 20 },
+    companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 4 } }],
+    retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
+  });
+  const p = setup.project;
+  const disk = SmallDisk.mount(path.join(p.dir, 'disk'), 4);
+  resources.defer(async () => {
+    disk.free();
+    disk.unmount();
+  });
+  await mkdir(path.join(disk.dir, 'outbox', 'invoice'), { recursive: true });
+  await symlink(path.join(disk.dir, 'outbox'), path.join(p.dir, 'outbox'));
+  return { ...setup, p, disk };
+}
+
 describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => {
   test('reports written and the original archived once space returns; no temp file left, no exit', async ({
     daemonProject,
     resources,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      faults: { latencyMs: 20 },
-      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 4 } }],
-      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
-    });
-    const disk = SmallDisk.mount(path.join(p.dir, 'disk'), 4);
-    resources.defer(async () => {
-      disk.free();
-      disk.unmount();
-    });
-    await mkdir(path.join(disk.dir, 'outbox'));
-    await symlink(path.join(disk.dir, 'outbox'), path.join(p.dir, 'outbox'));
+    const { emulator, p, disk, startDaemon } = await outboxOnSmallDisk(daemonProject, resources);
     const daemon = await startDaemon();
     disk.fill();
     // 30 invoices and one with a bad date: result.json, errors.csv (1 row) and the retry file all due
@@ -88,22 +98,7 @@ describe.skipIf(!support.ok)('the outbox on a full disk, the ledger not', () => 
     daemonProject,
     resources,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      faults: { latencyMs: 20 },
-      companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 50, concurrency: 4 } }],
-      retry: { maxAttempts: 50, baseDelayMs: 20, maxDelayMs: 200 },
-    });
-    const disk = SmallDisk.mount(path.join(p.dir, 'disk'), 4);
-    resources.defer(async () => {
-      disk.free();
-      disk.unmount();
-    });
-    await mkdir(path.join(disk.dir, 'outbox', 'invoice'), { recursive: true });
-    await symlink(path.join(disk.dir, 'outbox'), path.join(p.dir, 'outbox'));
+    const { emulator, p, disk, startDaemon } = await outboxOnSmallDisk(daemonProject, resources);
     const daemon = await startDaemon();
     // 8 KiB free: less than the report of 30 invoices (about 25 KiB), which the kernel then writes in part
     disk.fill(8_192);

@@ -10,7 +10,12 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { clusterCompany, leaseOwner, useClusterNodes } from '../helpers/cluster-nodes.js';
+import {
+  busiestSecond,
+  clusterCompany,
+  leaseOwner,
+  useClusterNodes,
+} from '../helpers/cluster-nodes.js';
 import { eventually, type DaemonProcess } from '../helpers/daemon-harness.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 import { describePg, usePgDatabase } from '../helpers/postgres.js';
@@ -100,14 +105,9 @@ describePg('a node frozen mid-file and mid-send, then resumed', () => {
     for (const n of issued) counts.set(n, (counts.get(n) ?? 0) + 1);
     const twice = [...counts].filter(([, c]) => c > 1).map(([n]) => n);
     const missing = [...warm, ...big].filter((n) => !counts.has(n));
-    const times = (await ctx.emulator.client.documents({ company: company.id }))
-      .map((d) => Date.parse(d.time))
-      .sort((x, y) => x - y);
-    let busiest = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (times[i] - times[j] >= 1_000) j++;
-      busiest = Math.max(busiest, i - j + 1);
-    }
+    const busiest = busiestSecond(
+      (await ctx.emulator.client.documents({ company: company.id })).map((d) => Date.parse(d.time)),
+    ).count;
     const outbox = path.join(ctx.cluster.shared.dir, 'outbox');
     const reports = (await readdir(outbox, { recursive: true })).filter((f) =>
       f.endsWith('.result.json'),
