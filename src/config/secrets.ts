@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { urlPassword } from '../log/url-secret.js';
+import { resolvePgConnection } from '../ledger/sql/pg-connection.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
 import { webhookSecrets } from './webhook-url.js';
@@ -27,7 +28,7 @@ const secretsOf = new WeakMap<Readonly<Config>, readonly string[]>();
 function collectSecrets(config: Readonly<Config>): string[] {
   const out = new Set<string>(config.companies.map((c) => c.apiKey));
   const ledgerPassword =
-    config.ledger?.url === undefined ? undefined : urlPassword(config.ledger.url);
+    config.ledger?.url === undefined ? undefined : ledgerPasswordOf(config.ledger.url);
   if (ledgerPassword !== undefined) {
     // as written and as it appears inside a URL (a message quoting the URL shows it encoded)
     out.add(ledgerPassword);
@@ -45,6 +46,20 @@ function collectSecrets(config: Readonly<Config>): string[] {
   return [...out];
 }
 
+/**
+ * The ledger's password as the connection will use it: from the URL, else PGPASSWORD, else the pgpass
+ * file (docs/configuration.md, "ledger"). A password given outside the URL is as secret as one in it.
+ */
+function ledgerPasswordOf(url: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!/^postgres(ql)?:/i.test(url)) return urlPassword(url);
+  try {
+    return resolvePgConnection(url, env).password;
+  } catch {
+    // a URL that does not parse is refused elsewhere; what it holds after `user:` is still scrubbed
+    return urlPassword(url);
+  }
+}
+
 const scrubbers = new WeakMap<Readonly<Config>, SecretScrubber>();
 
 /** The scrubber of a (frozen) configuration, built once per configuration: a reload brings a new one. */
@@ -60,7 +75,8 @@ export function secretScrubberOf(config: Readonly<Config>): SecretScrubber {
 /**
  * The secrets a configuration file names, read as far as it can be without validating it: each
  * company's `apiKey` (with `${VAR}` / `${VAR:-default}` taken from `env`), the content of a readable
- * `apiKeyFile`, any string under a key named like a secret, and the password of a URL (ledger.url). For scrubbing an error line when the
+ * `apiKeyFile`, any string under a key named like a secret, and the password of a URL (ledger.url's:
+ * from the URL, else PGPASSWORD or the pgpass file). For scrubbing an error line when the
  * configuration could not be loaded (a mapping error quoting a key) or was loaded without its secrets
  * (read-only commands): nothing here ever fails.
  */
@@ -100,8 +116,8 @@ export function bestEffortSecrets(file: string, env: NodeJS.ProcessEnv, cwd: str
       else if (typeof item === 'string' && key === 'webhook')
         for (const part of webhookSecrets(expand(item))) out.add(part);
       else if (typeof item === 'string' && item.includes('://')) {
-        // a URL's password (ledger.url): as written and URL-encoded
-        const password = urlPassword(expand(item));
+        // a URL's password (ledger.url, or PGPASSWORD / the pgpass file for it): as written and URL-encoded
+        const password = ledgerPasswordOf(expand(item), env);
         if (password !== undefined) out.add(password).add(encodeURIComponent(password));
       } else walk(item, depth + 1);
     }

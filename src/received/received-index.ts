@@ -15,6 +15,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { fsyncDir } from '../report/atomic-write.js';
+import { writeWhole } from '../storage/write-whole.js';
 import { CSV_DELIMITER, csvRow } from '../report/errors-csv.js';
 import { EdocError } from '../errors.js';
 import type { IndexFields } from './received-files.js';
@@ -141,15 +142,19 @@ export class ReceivedIndex {
 
 async function appendDurably(file: string, text: string): Promise<void> {
   let fh: fsp.FileHandle | undefined;
+  let before: number | undefined;
   try {
     const created = !fs.existsSync(file);
     fh = await fsp.open(file, 'a', 0o640);
-    await fh.write(text);
+    before = (await fh.stat()).size;
+    // whole rows or none: a short write on a full disk would leave a torn row the next append ends
+    await writeWhole(fh, Buffer.from(text, 'utf8'));
     await fh.sync();
     await fh.close();
     fh = undefined;
     if (created) await fsyncDir(path.dirname(file));
   } catch (err) {
+    if (fh !== undefined && before !== undefined) await fh.truncate(before).catch(() => undefined);
     await fh?.close().catch(() => undefined);
     throw writeError(file, err);
   }

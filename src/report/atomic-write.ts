@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EdocError } from '../errors.js';
+import { writeWhole } from '../storage/write-whole.js';
 
 /** Makes a rename or unlink in `dir` durable. Some platforms cannot open a directory: then it is best effort. */
 export async function fsyncDir(dir: string): Promise<void> {
@@ -76,7 +77,7 @@ export class AtomicWriter {
     this.chunks = [];
     this.pending = 0;
     try {
-      await this.fh.write(data);
+      await writeWhole(this.fh, data);
     } catch (err) {
       throw writeError(this.target, err);
     }

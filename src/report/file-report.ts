@@ -91,17 +91,19 @@ export async function writeReportSet(
       await errors.add(doc);
       await retry.add(doc);
     }
+    // a commit that fails (a full disk) drops the writers not committed yet: their temp files and open
+    // handles would stay, and a handle left to the garbage collector ends the process (ERR_INVALID_STATE)
+    const hasErrors = await errors.commit();
+    const hasRetry = await retry.commit();
+    await result.commit();
+    const out: FileReportResult = { resultPath, counts: resultCounts(progress), final };
+    if (hasErrors) out.errorsPath = errors.target;
+    if (hasRetry) out.retryPath = retry.target;
+    return out;
   } catch (err) {
     await Promise.allSettled([result.abort(), errors.abort(), retry.abort()]);
     throw err;
   }
-  const hasErrors = await errors.commit();
-  const hasRetry = await retry.commit();
-  await result.commit();
-  const out: FileReportResult = { resultPath, counts: resultCounts(progress), final };
-  if (hasErrors) out.errorsPath = errors.target;
-  if (hasRetry) out.retryPath = retry.target;
-  return out;
 }
 
 /** For a duplicate drop: the earlier file it repeats, where its report is (relative to `dir`) and when it was taken. */

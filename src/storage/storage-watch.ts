@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { isStorageFull, storageFullCode } from './storage-full.js';
+import { writeWhole } from './write-whole.js';
 
 export interface StorageWatchOptions {
   /** A real write transaction on the ledger (`LedgerPort.probeWrite`). */
@@ -133,7 +134,8 @@ async function headroom(dir: string, bytes: number): Promise<void> {
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(file, 'wx', 0o600);
-    await fh.write(Buffer.alloc(bytes));
+    // a short write (part of the buffer, no error) is a disk without that much room: writeWhole says ENOSPC
+    await writeWhole(fh, Buffer.alloc(bytes));
     await fh.sync();
   } catch (err) {
     // Only space counts here: a folder that is missing or not writable for another reason (permissions,

@@ -217,3 +217,14 @@ export async function leaseOwner(sql: SqlExecutor, company: string): Promise<str
   );
   return row?.owner ?? undefined;
 }
+
+/** The most arrivals (epoch ms) in any sliding second, and where that second starts. */
+export function busiestSecond(times: readonly number[]): { count: number; from: number } {
+  const sorted = [...times].sort((x, y) => x - y);
+  let best = { count: 0, from: 0 };
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= 1_000) j++;
+    if (i - j + 1 > best.count) best = { count: i - j + 1, from: sorted[j] };
+  }
+  return best;
+}
