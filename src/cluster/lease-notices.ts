@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import type { AppLogger } from '../log/logger.js';
-import { resolvePgConnection } from '../ledger/sql/pg-connection.js';
+import { resolvePgConnection } from '../config/pg-connection.js';
 
 /** The channel every node listens on; the payload is the releasing node's name. */
 export const LEASE_RELEASED_CHANNEL = 'edoc_lease_released';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isSecretKey } from '../log/redact.js';
 import { SecretScrubber } from '../log/secrets.js';
 import { urlPassword } from '../log/url-secret.js';
-import { resolvePgConnection } from '../ledger/sql/pg-connection.js';
+import { resolvePgConnection } from './pg-connection.js';
 import { substituteEnv } from './env.js';
 import type { Config } from './schema.js';
 import { webhookSecrets } from './webhook-url.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { isEdocError } from '../../src/errors.js';
 import { redactDeep } from '../../src/log/redact.js';
 import { openPostgresExecutor } from '../../src/ledger/sql/postgres.js';
-import { resolvePgConnection } from '../../src/ledger/sql/pg-connection.js';
+import { resolvePgConnection } from '../../src/config/pg-connection.js';
 import { isStorageFull } from '../../src/storage/storage-full.js';
 import { adminQuery, describePg, pgUrl, usePgDatabase } from '../helpers/postgres.js';
 

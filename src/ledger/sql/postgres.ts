@@ -6,8 +6,8 @@
 import pg from 'pg';
 import { checkParams, runEach, sqlHead } from './executor.js';
 import type { RunResult, SqlExecutor, SqlParams, SqlReadView } from './executor.js';
-import { resolvePgConnection } from './pg-connection.js';
-import type { PgConnection } from './pg-connection.js';
+import { resolvePgConnection } from '../../config/pg-connection.js';
+import type { PgConnection } from '../../config/pg-connection.js';
 import { classifyPgError } from './pg-errors.js';
 import type { PgPhase } from './pg-errors.js';
 import { PostgresReadView } from './pg-read-view.js';

@@ -5,7 +5,7 @@
  * it, and `display` (no password, no query) is what messages name.
  */
 import os from 'node:os';
-import { EdocError } from '../../errors.js';
+import { EdocError } from '../errors.js';
 import { pgpassPassword } from './pgpass.js';
 
 export interface PgConnection {
