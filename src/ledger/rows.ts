@@ -1,4 +1,5 @@
 import { parseKind } from '../kinds/index.js';
+import type { SqlExecutor } from './sql/executor.js';
 import type {
   DocumentRow,
   DocumentState,
@@ -10,6 +11,15 @@ import type {
 
 export function json(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/** The warnings stored on document `id` (none: an empty list). */
+export async function storedWarnings(tx: SqlExecutor, id: number): Promise<string[]> {
+  const row = await tx.get<{ warnings: string | null }>(
+    'SELECT warnings FROM documents WHERE id = ?',
+    [id],
+  );
+  return parse<string[]>(row?.warnings ?? null, []);
 }
 
 export function parse<T>(text: unknown, fallback: T): T {

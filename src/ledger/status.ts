@@ -10,7 +10,7 @@ import {
 } from './rows.js';
 import { endsWithTail } from './sql/dialect.js';
 import type { SqlExecutor, SqlReadView } from './sql/executor.js';
-import type { RawDocument } from './rows.js';
+import { storedWarnings, type RawDocument } from './rows.js';
 import { FINAL_STATES } from './types.js';
 import { numberClashMessage } from './number-text.js';
 import { OTHER_COMPANY } from './other-company.js';
@@ -183,6 +183,7 @@ export function confirmIssued(
         taken.push({ id, key: held.key });
         continue;
       }
+      // the warnings it carries (a note's unknown reference) stay, the operator's words after them
       const row = await tx.get<{
         file_id: number;
         key: string | null;
@@ -193,7 +194,7 @@ export function confirmIssued(
         `UPDATE documents SET state = 'accepted', errors = NULL,
         warnings = ?, next_attempt_at = NULL, updated_at = ?, doubt = NULL, key = COALESCE(key, ?) WHERE id = ?
         AND (state = 'in-doubt' OR (state = 'failed' AND maybe_delivered = 1)) RETURNING file_id, key, company, kind, erp_key`,
-        [JSON.stringify([note]), now, given, id],
+        [JSON.stringify([...(await storedWarnings(tx, id)), note]), now, given, id],
       );
       if (!row) continue;
       // copies of its ERP key held back while it was in doubt (sending.ts) are looked at now, not in a

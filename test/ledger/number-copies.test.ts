@@ -62,6 +62,29 @@ describeBackends('copies of one number', ({ open }) => {
     }
   });
 
+  it("a note confirmed issued by hand keeps its unknown-reference warning beside the operator's words", async () => {
+    const ledger = await open();
+    try {
+      const fileId = await addFile(ledger, 'notas-2.json', copy('100.00', 'd'.repeat(32)));
+      const warning = 'EDOC_LEDGER_REFERENCE_UNKNOWN: it references SETP2';
+      await ledger.warnUnknownReferences(fileId, [{ index: 0, warning }]);
+      const [due] = await ledger.claimDue('main', 2_000, 10);
+      await ledger.markSending([due.id], 2_000);
+      // the sender's verdict keeps the bridge's warning (submit/outcome-record.ts)
+      await ledger.recordOutcome(
+        due.id,
+        { state: 'in-doubt', doubt: 'no-answer', warnings: [warning] },
+        3_000,
+      );
+      await ledger.confirmIssued([due.id], 'seen on the service', 4_000, 'cli');
+      const doc = await ledger.getDocument(due.id);
+      expect(doc?.state).toBe('accepted');
+      expect(doc?.warnings).toEqual([warning, 'seen on the service']);
+    } finally {
+      await ledger.close();
+    }
+  });
+
   it("stores a note's unknown-reference warning before it is sent; the sender reads it back, to keep it in the verdict", async () => {
     const ledger = await open();
     try {
