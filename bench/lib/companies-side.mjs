@@ -187,9 +187,7 @@ export async function daemonSide(
       const cpuMs = procCpuMs(daemon.pid) - cpuBefore;
       const threadsAfter = threadCpuMs(daemon.pid);
       await server.latency(latencyMs);
-      const threadMsPer1000 = {};
-      for (const [name, ms] of Object.entries(threadsAfter))
-        threadMsPer1000[name] = Math.round(((ms - (threadsBefore[name] ?? 0)) / documents) * 1000);
+      const threadMsPer1000 = perThousand(threadsBefore, threadsAfter, documents);
       return {
         documents,
         threadMsPer1000,
@@ -206,12 +204,14 @@ export async function daemonSide(
     );
     const cpuMs = procCpuMs(daemon.pid) - cpuBefore;
     const mainCpuMs = procCpuMs(daemon.pid, daemon.pid) - mainBefore;
+    const threadsDone = threadCpuMs(daemon.pid);
     const s = await server.stats();
     const logLines = daemon.lines().length - logBefore;
     return {
       ...figures(s, documents, n, rps, concurrency, latencyMs),
       cpuMsPer1000: Math.round((cpuMs / documents) * 1000),
       mainCpuMsPer1000: Math.round((mainCpuMs / documents) * 1000),
+      threadMsPer1000: perThousand(threadsBefore, threadsDone, documents),
       releasedToDoneS: (Date.now() - t0) / 1000,
       takenInS: takenIn(daemon.lines().slice(logBefore)),
       logLinesPerDocument: logLines / documents,
@@ -222,6 +222,14 @@ export async function daemonSide(
     if (counting) await printCommitCounts(project.dir);
     if (!process.env.EDOC_BENCH_KEEP) await rm(project.dir, { recursive: true, force: true });
   }
+}
+
+/** CPU ms per 1,000 documents of each thread (by name) between two `threadCpuMs` readings. */
+function perThousand(before, after, documents) {
+  const out = {};
+  for (const [name, ms] of Object.entries(after))
+    out[name] = Math.round(((ms - (before[name] ?? 0)) / documents) * 1000);
+  return out;
 }
 
 export async function bareSide(server, { companies: n, perCompany, rps, concurrency, latencyMs }) {

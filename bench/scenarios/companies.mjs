@@ -29,7 +29,7 @@ async function pair(size, r, cpuProfDir) {
     out.ratio = daemon.docsPerSecond / out.bare.docsPerSecond;
     log(
       `companies ${size} run ${r + 1}: daemon ${round(daemon.docsPerSecond, 1)} docs/s (${round(daemon.ofLimit, 3)} of ${daemon.limit}/s; ` +
-        `CPU ${daemon.cpuMsPer1000} ms per 1,000 (main thread ${daemon.mainCpuMsPer1000}); 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; accepted ${daemon.accepted}), ` +
+        `CPU ${daemon.cpuMsPer1000} ms per 1,000 (main thread ${daemon.mainCpuMsPer1000}; by thread ${JSON.stringify(daemon.threadMsPer1000)}); 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; accepted ${daemon.accepted}), ` +
         `bare ${round(out.bare.docsPerSecond, 1)} docs/s (${round(out.bare.ofLimit, 3)}; 429s ${out.bare.refused429}), ratio ${round(out.ratio, 3)}`,
     );
     return out;

@@ -24,6 +24,7 @@ import { FairShare } from './fair-share.js';
 import { RenewalClock } from './renewal-clock.js';
 import type { LeaseEnd, LeaseKeeperOptions } from './lease-keeper-types.js';
 import { IdentityWatch } from './identity-watch.js';
+import { NameHold } from './name-hold.js';
 import {
   claimLeases,
   ensureLeaseRows,
@@ -54,7 +55,7 @@ export class LeaseKeeper implements LeaseView {
   private claiming = true;
   private reclaimOwn = false;
   private ensured = '';
-  private stoodDownLogged = false;
+  private readonly name: NameHold;
   /** What the fair spread remembers (fair-share.ts). */
   private readonly share: FairShare;
   private closing: Promise<void> | undefined;
@@ -74,6 +75,7 @@ export class LeaseKeeper implements LeaseView {
     this.share = new FairShare(options.leaseMs, this.mono);
     this.renewal = new RenewalClock(options, this.safeMs, this.mono);
     this.clock = new ClockOffset(options.db, this.node, options.logger);
+    this.name = new NameHold(options.logger, this.node);
     this.identities = new IdentityWatch(
       options.db,
       this.node,
@@ -188,6 +190,7 @@ export class LeaseKeeper implements LeaseView {
           this.standDown();
           return;
         }
+        this.name.regained();
         live = 1;
       }
       this.liveNodes = live;
@@ -215,13 +218,7 @@ export class LeaseKeeper implements LeaseView {
 
   /** Another run holds this node's name now: drop every company, claim nothing (it is retried at every beat). */
   private standDown(): void {
-    if (!this.stoodDownLogged) {
-      this.stoodDownLogged = true;
-      this.options.logger.error(
-        { node: this.node, code: 'EDOC_CLUSTER_NODE_IN_USE' },
-        "cluster: another running process took this node's name: this one runs no company (give each node its own cluster.node)",
-      );
-    }
+    this.name.lost();
     for (const company of [...this.held.keys()])
       this.drop(company, 'lost', "another run of this node's name holds it");
   }
