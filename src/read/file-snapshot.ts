@@ -39,12 +39,9 @@ export async function assertUnchanged(
   try {
     now = snapshotOf(await stat(file));
   } catch (err) {
-    if (isGone(err)) throw changedError(file, 'disappeared while it was read', err);
-    throw err;
+    goneWhileRead(file, err);
   }
-  if (!sameSnapshot(now, expected) || (bytesRead !== undefined && bytesRead !== expected.size)) {
-    throw changedError(file, 'changed while it was read');
-  }
+  unchangedSince(file, now, expected, bytesRead);
 }
 
 /** Opens `file` to read it; a file already gone is EDOC_READ_CHANGED ("<file> <detail>", reason 'gone'). */
@@ -55,6 +52,29 @@ export async function openToRead(file: string, detail: string): Promise<FileHand
     if (isGone(err)) throw changedError(file, detail, err);
     throw err;
   }
+}
+
+/** The stat after a read failed: a file gone is EDOC_READ_CHANGED "disappeared while it was read". */
+function goneWhileRead(file: string, err: unknown): never {
+  if (isGone(err)) throw changedError(file, 'disappeared while it was read', err);
+  throw err;
+}
+
+/** The file after the read (`now`) is still the one opened, and gave all its bytes. */
+function unchangedSince(
+  file: string,
+  now: FileSnapshot,
+  opened: FileSnapshot,
+  bytesRead?: number,
+): void {
+  if (!sameSnapshot(now, opened) || (bytesRead !== undefined && bytesRead !== opened.size))
+    throw changedError(file, 'changed while it was read');
+}
+
+/** The file opened is the one the caller saw (`expected`), if it said. */
+function asExpected(file: string, opened: FileSnapshot, expected?: FileSnapshot): void {
+  if (expected !== undefined && !sameSnapshot(opened, expected))
+    throw changedError(file, 'changed before it was read');
 }
 
 export interface FileChunksOptions {
@@ -92,8 +112,7 @@ export async function* fileChunks(
   const handle = await openToRead(file, `disappeared before it was ${options.verb ?? 'read'}`);
   try {
     const snapshot = snapshotOf(await handle.stat());
-    if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected))
-      throw changedError(file, 'changed before it was read');
+    asExpected(file, snapshot, options.expected);
     const buffer = Buffer.allocUnsafe(Math.min(options.chunkBytes, Math.max(snapshot.size, 1)));
     let bytesRead = 0;
     // Up to the size the handle showed, no read past it to learn the end: a file that grew or shrank
@@ -137,8 +156,7 @@ function smallFile(
   try {
     const snapshot = snapshotOf(fstatSync(fd));
     if (snapshot.size > SMALL_BYTES) return undefined;
-    if (options.expected !== undefined && !sameSnapshot(snapshot, options.expected))
-      throw changedError(file, 'changed before it was read');
+    asExpected(file, snapshot, options.expected);
     const bytes = Buffer.allocUnsafe(snapshot.size);
     let bytesRead = 0;
     while (bytesRead < snapshot.size) {
@@ -150,11 +168,9 @@ function smallFile(
     try {
       now = snapshotOf(statSync(file));
     } catch (err) {
-      if (isGone(err)) throw changedError(file, 'disappeared while it was read', err);
-      throw err;
+      goneWhileRead(file, err);
     }
-    if (!sameSnapshot(now, snapshot) || bytesRead !== snapshot.size)
-      throw changedError(file, 'changed while it was read');
+    unchangedSince(file, now, snapshot, bytesRead);
     return { bytes: bytes.subarray(0, bytesRead), snapshot };
   } finally {
     closeSync(fd);
