@@ -19,6 +19,7 @@ import { mappingKindSignals } from './kind-check.js';
 import { applyConcepts } from './concepts.js';
 import { conditionHolds, rowRoles } from './row-roles.js';
 import type { KindCheck, Mapping, Route } from './mapping-types.js';
+import type { ColumnNumbers } from './column-numbers.js';
 import type { MasterTables } from './master-tables.js';
 import { defaultGuards } from './guards/default-guards.js';
 import { reconcile } from './guards/reconcile.js';
@@ -123,6 +124,7 @@ export function buildDocument(
   kind: DocumentKind,
   company: CompanyInfo,
   master?: MasterTables,
+  numbers?: ColumnNumbers,
 ): BuiltDocument {
   // A document the export shows to be of another kind is reported as that alone, and never built.
   if (mapping.kindCheck !== undefined) {
@@ -142,6 +144,7 @@ export function buildDocument(
     rows: rows.map((r) => r.row),
     problems,
     ...(master === undefined ? {} : { master }),
+    ...(numbers === undefined ? {} : { numbers }),
   };
   // `rows:` rules pick the document row and the line rows (row-roles.ts); without them: first row, every row
   const roles = rowRoles(mapping, rows, docCtx);
@@ -217,7 +220,10 @@ export function buildDocument(
   }
   if (problems.length > 0) return { problems };
   // what the mapping computed is checked before anything is sent: the default guards, then the export's own figures
-  problems.push(...defaultGuards(mapping, lines), ...reconcile(mapping, rows, request, lines));
+  problems.push(
+    ...defaultGuards(mapping, lines),
+    ...reconcile(mapping, rows, request, lines, numbers),
+  );
   if (problems.length > 0) return { problems };
   const place = placeFinder({
     mapping,

@@ -16,7 +16,7 @@ import {
   erpNumberToPercent,
 } from './convert-number.js';
 import type { EvalContext, RowView, Source } from './eval-context.js';
-import { describe, report } from './eval-context.js';
+import { describe, report, sawNumber } from './eval-context.js';
 import { dateMismatch, numberMismatch } from './format-evidence.js';
 import type { MappingFormat, ValueSpec } from './mapping-types.js';
 
@@ -25,6 +25,15 @@ const TIME_OF_DAY = 'a time of day (HH:mm:ss, or h:mm with AM/PM)';
 
 /** Numbers an expression computes are plain (`12.5`), whatever the export's format. */
 const PLAIN = { decimal: '.', thousands: '' } as const;
+
+/** The conversions that read a cell as a number. */
+const NUMBERS: ReadonlySet<string> = new Set([
+  'decimal',
+  'number',
+  'integer',
+  'percent',
+  'fraction',
+]);
 
 export function convert(
   spec: ValueSpec,
@@ -80,6 +89,11 @@ function convertUnsafe(
     );
     return null;
   };
+  if (ctx.numbers !== undefined && NUMBERS.has(spec.as)) {
+    // the export's cell read as a number: evidence of its column's convention (column-numbers.ts)
+    const column = exportColumn(spec, source);
+    if (column !== undefined) sawNumber(ctx, column, value, row);
+  }
   switch (spec.as) {
     case 'text':
       return value;

@@ -7,6 +7,7 @@ import { excerpt } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
 import type { DocumentKind } from '../kinds/index.js';
 import type { Mapping, ValueSpec } from './mapping-types.js';
+import type { ColumnNumbers } from './column-numbers.js';
 import type { MasterTables } from './master-tables.js';
 
 /**
@@ -32,6 +33,8 @@ export interface CompanyInfo {
 export interface RowView {
   row: number;
   get(column: string): string;
+  /** The cell is a spreadsheet's number cell, not text: it says nothing of the export's convention. */
+  typed?(column: string): boolean;
 }
 
 export interface EvalContext {
@@ -49,6 +52,14 @@ export interface EvalContext {
    * by path, so the guards can tell a unit price whose rounding changes quantity × price.
    */
   rounded?: Map<string, string>;
+  /** The file's number cells, per column, judged once it is read (column-numbers.ts). */
+  numbers?: ColumnNumbers;
+}
+
+/** Tells `ctx.numbers` of the export's cell `text` of `column` read as a number on `row`. */
+export function sawNumber(ctx: EvalContext, column: string, text: string, row: RowView): void {
+  if (ctx.numbers !== undefined && row.typed?.(column) !== true)
+    ctx.numbers.seen(column, text, row.row);
 }
 
 export function report(

@@ -10,7 +10,7 @@ import type { ValueSpec } from './mapping-types.js';
 import { applyCapture, applySplit } from './capture.js';
 import { convert } from './convert-value.js';
 import type { EvalContext, RowView, Source } from './eval-context.js';
-import { describe, report } from './eval-context.js';
+import { describe, report, sawNumber } from './eval-context.js';
 import { ExpressionError, expressionValue } from './expr/evaluate-expression.js';
 
 /** What a spec reads (an expression's value, or the text of its other sources); undefined when a problem was reported. */
@@ -22,7 +22,11 @@ function sourceOf(
 ): Source | undefined {
   if (spec.expr !== undefined) {
     try {
-      const v = expressionValue(spec.expr, row, ctx.mapping.format, ctx.master);
+      const seen =
+        ctx.numbers === undefined
+          ? undefined
+          : (column: string, text: string): void => sawNumber(ctx, column, text, row);
+      const v = expressionValue(spec.expr, row, ctx.mapping.format, ctx.master, seen);
       // a cell passed on unchanged is read like a column: value, in the mapping's number format
       if (v.column === undefined) return { text: v.text, plain: true };
       return { text: v.text, plain: false, column: v.column, ...(v.master && { master: true }) };

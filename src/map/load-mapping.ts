@@ -107,6 +107,7 @@ export function compileMapping(data: unknown, file: string): Mapping {
       thousands: m.format.thousands,
       date: m.format.date,
       ...(m.format.sheet === undefined ? {} : { sheet: m.format.sheet }),
+      ...(m.format.threeDecimals === undefined ? {} : { threeDecimals: m.format.threeDecimals }),
     },
     key,
     ...(m.keyRepeats ? { keyRepeats: true as const } : {}),

@@ -154,6 +154,7 @@ export const mappingFileSchema = z.strictObject({
       thousands: z.enum(['.', ',', ' ', '']).default('.'),
       date: z.string().min(1).default('dd/MM/yyyy'),
       sheet: z.string().min(1).optional(),
+      threeDecimals: z.array(z.string().min(1)).min(1).optional(),
     })
     .default({
       delimiter: 'auto',

@@ -64,6 +64,11 @@ export interface MappingFormat {
   date: string;
   /** Spreadsheets (.xlsx / .xls): the sheet to read, by name; absent: the first worksheet. */
   sheet?: string;
+  /**
+   * Columns whose numbers have three decimals (`1,375` kilograms): their cells are read as written, never
+   * taken for whole amounts grouped in the other convention (map/column-numbers.ts).
+   */
+  threeDecimals?: string[];
 }
 
 export interface Derive {

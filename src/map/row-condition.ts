@@ -167,14 +167,16 @@ export function compareDecimals(a: string, b: string): number {
   return x === y ? 0 : x > y ? 1 : -1;
 }
 
+/** `seen`: told of each cell a number test reads (map/column-numbers.ts). */
 export function evaluateCondition(
   cond: RowCondition,
   get: (column: string) => string,
   format: Pick<MappingFormat, 'decimal' | 'thousands'>,
+  seen?: (column: string, text: string) => void,
 ): ConditionResult {
   switch (cond.test) {
     case 'not': {
-      const r = evaluateCondition(cond.of, get, format);
+      const r = evaluateCondition(cond.of, get, format, seen);
       return typeof r === 'boolean' ? !r : r;
     }
     case 'all':
@@ -182,7 +184,7 @@ export function evaluateCondition(
       // three-valued: a decided answer wins over an undecided cell (any: one true; all: one false)
       let undecided: UndecidedCell | undefined;
       for (const c of cond.of) {
-        const r = evaluateCondition(c, get, format);
+        const r = evaluateCondition(c, get, format, seen);
         if (typeof r !== 'boolean') undecided ??= r;
         else if (r === (cond.test === 'any')) return r;
       }
@@ -204,6 +206,7 @@ export function evaluateCondition(
       // compared with a number (gt, lt…) its scale cannot be told, and it stays undecided
       const bare = cond.test !== 'compare' && text.endsWith('%') ? text.slice(0, -1).trim() : text;
       // an amount cell left blank holds no amount: it reads as zero, never as "a value"
+      if (text !== '') seen?.(cond.column, text);
       const plain = text === '' ? '0' : bare === '' ? undefined : erpNumberToPlain(bare, format);
       if (plain === undefined) return { column: cond.column, text };
       const sign = compareDecimals(plain, cond.test === 'compare' ? cond.than : '0');

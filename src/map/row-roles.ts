@@ -6,6 +6,7 @@
  */
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { EvalContext, RowView } from './eval-context.js';
+import { sawNumber } from './eval-context.js';
 import { erpNumberToPlain } from './convert-number.js';
 import type { Mapping, MappingNode } from './mapping-types.js';
 import { evaluateCondition } from './row-condition.js';
@@ -19,7 +20,11 @@ export function conditionHolds(
   ctx: EvalContext,
   rule: string,
 ): boolean {
-  const r = evaluateCondition(cond, (c) => row.get(c), ctx.mapping.format);
+  const seen =
+    ctx.numbers === undefined
+      ? undefined
+      : (column: string, text: string): void => sawNumber(ctx, column, text, row);
+  const r = evaluateCondition(cond, (c) => row.get(c), ctx.mapping.format, seen);
   if (typeof r === 'boolean') return r;
   const mismatch = numberMismatch(ctx.mapping.format, r.text, r.column, [row.row]);
   ctx.problems.push(

@@ -18,6 +18,7 @@
  */
 import { columnsOf, specColumns } from '../map/compile-node.js';
 import type { Mapping } from '../map/mapping-types.js';
+import type { ColumnNumbers } from '../map/column-numbers.js';
 import { evaluateCondition } from '../map/row-condition.js';
 import type { UndecidedCell } from '../map/row-condition.js';
 import type { CsvRecord } from './csv-records.js';
@@ -107,10 +108,13 @@ export class RowFramer {
    * number of cells, where a row's cells past it are a sign of an unquoted delimiter (delimited text
    * only: a spreadsheet's cells cannot shift).
    */
+  /** Told of each cell a `rows.skip` number test reads (map/column-numbers.ts); the documents' pass sets it. */
+  numbers?: ColumnNumbers;
+
   constructor(
     private readonly mapping: Mapping,
     private readonly headerRow: number,
-    indexOf: (column: string) => number,
+    private readonly indexOf: (column: string) => number,
     private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`,
     private readonly width?: number,
   ) {
@@ -179,7 +183,15 @@ export class RowFramer {
     let undecided: UndecidedCell | undefined;
     const skip = this.mapping.rows?.skip;
     if (skip !== undefined && overflow === undefined) {
-      const r = evaluateCondition(skip, this.get(cells), this.mapping.format);
+      const numbers = this.numbers;
+      const seen =
+        numbers === undefined
+          ? undefined
+          : (column: string, text: string): void => {
+              if (record.typed?.has(this.indexOf(column)) !== true)
+                numbers.seen(column, text, record.row);
+            };
+      const r = evaluateCondition(skip, this.get(cells), this.mapping.format, seen);
       if (r === true) {
         if (keyed !== undefined) this.last = keyed;
         return undefined;

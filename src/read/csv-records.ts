@@ -24,6 +24,8 @@ export interface CsvRecord {
   cells: string[];
   /** Original text of the record with its line break (blank lines before it are not included). */
   raw: string;
+  /** A spreadsheet's cells typed as numbers, by index: no text of the export (map/column-numbers.ts). */
+  typed?: ReadonlySet<number>;
 }
 
 export interface CsvReadOptions {

@@ -16,6 +16,7 @@ import { EdocError } from '../errors.js';
 import { buildDocument } from '../map/build-document.js';
 import type { BuiltDocument } from '../map/build-document.js';
 import type { CompanyInfo, RowView } from '../map/eval-context.js';
+import { ColumnNumbers } from '../map/column-numbers.js';
 import type { Mapping } from '../map/mapping-types.js';
 import type { MasterTables } from '../map/master-tables.js';
 import type { Problem } from '../validate/problem.js';
@@ -152,19 +153,24 @@ export async function openCsvSource(
   const layout = { file, headerRow, width: named, delimiter };
   const mark = ctx.mark;
   // a cell handed to the mapping marks its row: a pattern stuck on it is stuck on that row, not the document's first
-  const rowView = (framed: FramedRow): RowView => ({
-    row: framed.record.row,
+  const rowView = ({ record, cells }: FramedRow): RowView => ({
+    row: record.row,
     get: (column) => {
-      mark?.at(framed.record.row);
+      mark?.at(record.row);
       const i = indexOf(column);
-      return i < 0 ? '' : (framed.cells[i] ?? '');
+      return i < 0 ? '' : (cells[i] ?? '');
     },
+    // a spreadsheet's number cells (map/column-numbers.ts)
+    ...(record.typed && { typed: (column: string) => record.typed!.has(indexOf(column)) }),
   });
+  const headerName = (column: string): string => {
+    const i = indexOf(column);
+    return i < 0 ? column : headerCells[i].trim();
+  };
 
   /** A cell in the other number or date convention (map/format-evidence.ts): the whole file is refused. */
   const formatMismatch = (p: Problem): EdocError => {
-    const i = p.column === undefined ? -1 : indexOf(p.column);
-    const column = i < 0 ? p.column : headerCells[i].trim();
+    const column = p.column === undefined ? undefined : headerName(p.column);
     const row = p.rows?.[0];
     const name = path.basename(file);
     return new EdocError(
@@ -193,6 +199,8 @@ export async function openCsvSource(
     if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
       throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, { file });
     }
+    // each column's number cells, judged once the file is read (map/column-numbers.ts)
+    const numbers = new ColumnNumbers(mapping.format);
     const open = new Map<string, OpenDocument>();
     let queue: OpenDocument[] = [];
     let head = 0;
@@ -217,7 +225,7 @@ export async function openCsvSource(
       const kind = 'kind' in routed ? routed.kind : ctx.kind;
       if ('problem' in routed) built = { problems: [routed.problem] };
       else if (doc.continuation === undefined)
-        built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master);
+        built = buildDocument(mapping, doc.rows, kind, ctx.company, ctx.master, numbers);
       else {
         // refused whole; what its own rows hold wrong is said too, so one correction round fixes both
         const cont = new Set(doc.continuation);
@@ -225,7 +233,7 @@ export async function openCsvSource(
         const ownProblems =
           own.length === 0
             ? []
-            : buildDocument(mapping, own, kind, ctx.company, ctx.master).problems;
+            : buildDocument(mapping, own, kind, ctx.company, ctx.master, numbers).problems;
         built = {
           problems: [withoutKey(mapping, rows, doc.continuation, doc.display), ...ownProblems],
         };
@@ -267,6 +275,7 @@ export async function openCsvSource(
       (i) => headerCells[i] ?? `column ${i + 1}`,
       width,
     );
+    framer.numbers = numbers;
     for await (const record of input.read(
       ctx.hash ? { ...readOptions, hash: ctx.hash } : readOptions,
     )) {
@@ -326,6 +335,9 @@ export async function openCsvSource(
     }
     // Only a hash collision or a file that changed between passes leaves documents open here.
     for (; head < queue.length; head += 1) yield finish(queue[head]);
+    // a column read like whole amounts grouped in the other convention: refused, the documents removed
+    const grouped = numbers.verdict(headerName);
+    if (grouped !== undefined) throw formatMismatch(grouped);
   }
 
   return {

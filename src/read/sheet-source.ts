@@ -96,7 +96,9 @@ async function* toRecords(
         { file, row: r.row, maxBytes: max },
       );
     }
-    yield { row: r.row, cells: r.cells, raw: withRaw ? raw : '' };
+    const record: CsvRecord = { row: r.row, cells: r.cells, raw: withRaw ? raw : '' };
+    if (r.typed !== undefined) record.typed = r.typed;
+    yield record;
   }
 }
 

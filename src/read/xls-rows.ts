@@ -201,7 +201,9 @@ export function readXlsSheet(
       );
   }
   const byRow = new Map<number, string[]>();
-  const put = (row: number, col: number, text: string): void => {
+  /** The cells written from a number, by row (SheetRow.typed). */
+  const typedAt = new Map<number, Set<number>>();
+  const put = (row: number, col: number, text: string, typed = false): void => {
     let cells = byRow.get(row);
     if (cells === undefined) {
       cells = [];
@@ -209,6 +211,8 @@ export function readXlsSheet(
     }
     while (cells.length < col) cells.push('');
     cells[col] = text;
+    if (typed) typedAt.set(row, (typedAt.get(row) ?? new Set()).add(col));
+    else typedAt.get(row)?.delete(col);
   };
   const num = (xf: number, n: number): string => {
     const date = g.dateXfs.has(xf)
@@ -262,13 +266,14 @@ export function readXlsSheet(
         );
         break;
       case NUMBER:
-        put(d.readUInt16LE(0), d.readUInt16LE(2), num(d.readUInt16LE(4), d.readDoubleLE(6)));
+        put(d.readUInt16LE(0), d.readUInt16LE(2), num(d.readUInt16LE(4), d.readDoubleLE(6)), true);
         break;
       case RK:
         put(
           d.readUInt16LE(0),
           d.readUInt16LE(2),
           num(d.readUInt16LE(4), rkValue(d.readUInt32LE(6))),
+          true,
         );
         break;
       case MULRK: {
@@ -280,6 +285,7 @@ export function readXlsSheet(
             row,
             firstCol + i,
             num(d.readUInt16LE(4 + i * 6), rkValue(d.readUInt32LE(6 + i * 6))),
+            true,
           );
         break;
       }
@@ -295,7 +301,7 @@ export function readXlsSheet(
         const col = d.readUInt16LE(2);
         if (!g.computed || uncalced) throw uncomputed(sheet.name, row, col);
         if (d.readUInt16LE(12) !== 0xffff) {
-          put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6)));
+          put(row, col, num(d.readUInt16LE(4), d.readDoubleLE(6)), true);
           break;
         }
         const kind = d[6];
@@ -316,7 +322,7 @@ export function readXlsSheet(
   }
   const rows = [...byRow.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([row, cells]) => ({ row: row + 1, cells }));
+    .map(([row, cells]): SheetRow => ({ row: row + 1, cells, typed: typedAt.get(row) }));
   const merged = new MergedCells(rules?.isHeader, rules?.drops);
   for (const r of rows) merged.row(r.row, r.cells);
   for (const m of merges) {

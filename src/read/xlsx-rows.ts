@@ -23,6 +23,8 @@ export interface SheetRow {
   /** The row number the spreadsheet shows (1-based). */
   row: number;
   cells: string[];
+  /** The cells written from a number (not text, a date or a boolean), by index. */
+  typed?: Set<number>;
 }
 
 /** Excel's last column, XFD: a reference beyond it is a damaged (or hostile) sheet, not a wide one. */
@@ -219,6 +221,9 @@ export async function openXlsxSheet(
         const cells = current.cells;
         while (cells.length < cell.col) cells.push('');
         cells[cell.col] = cellText(cell.type, cell.style, cell.v, cell.inline);
+        // a number cell (no type, or `n`): its text is the number written out, no text of the export
+        if ((cell.type === undefined || cell.type === 'n') && cell.v.trim() !== '')
+          (current.typed ??= new Set()).add(cell.col);
         cell = undefined;
       } else if (t.name === 'row' && current !== undefined) {
         merged.row(current.row, current.cells);

@@ -95,10 +95,13 @@ describe('a unit price past the cent', () => {
 
   it('a quantity read as an amount is refused where it loses decimals', async () => {
     // 2,125 kg × 10.000,00 = 21.250,00; "as: decimal" carried 2.13 kg, issued 21.300,00 + 19 % = 25.347,00
-    const yaml = siigoSalesMapping({ discount: false, reconcile: false }).replace(
-      'Quantity: { column: Cantidad producto, as: number, required: true }',
-      'Quantity: { column: Cantidad producto, as: decimal, required: true }',
-    );
+    // kilograms with three decimals, said so in the format (else 2,125 could be 2125 grouped)
+    const yaml = siigoSalesMapping({ discount: false, reconcile: false })
+      .replace(
+        'Quantity: { column: Cantidad producto, as: number, required: true }',
+        'Quantity: { column: Cantidad producto, as: decimal, required: true }',
+      )
+      .replace('thousands: ".",', 'thousands: ".", threeDecimals: [Cantidad producto],');
     const m = await mappingFrom(yaml);
     const [kilos] = await mapFile(siigoRow('2,125', '10.000,00'), m, 'invoice');
     expect(kilos.request).toBeUndefined();

@@ -160,13 +160,14 @@ document:
   });
 
   it('arithmetic is exact: round half-up, abs, negate, min/max, if/else, coalesce over blank cells', async () => {
-    // Precio 10,005 → round(10,005, 2) = 10,01 (half-up; binary floating point gives 10,00)
+    // Precio 10,005 → round(10,005, 2) = 10,01 (half-up; binary floating point gives 10,00); a price with
+    // three decimals, said so in the format (else 10,005 could be 10005 grouped: column-numbers.ts)
     // Descuento blank → coalesce(Descuento, 0) = 0; Saldo -3,5 → abs = 3,50; -(-3,5) = 3,50
     // max(1,5; 2,25) = 2,25; min = 1,5; if(Tipo = 'NC', -1, 1) = -1 for NC
     const yaml = `
 name: arithmetic
 kinds: [invoice]
-format: { delimiter: ";", decimal: ",", thousands: "." }
+format: { delimiter: ";", decimal: ",", thousands: ".", threeDecimals: [Precio] }
 key: [n]
 document:
   SeriePrefix: { expr: 'round(Precio, 2)', as: decimal }

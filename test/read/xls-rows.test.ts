@@ -130,9 +130,10 @@ describe('the BIFF8 record reader', () => {
     expect(sheet.name).toBe('Hoja1');
     expect(sheet.rows).toEqual([
       { row: 1, cells: ['Café', 'Ñandú número 5'] },
-      { row: 2, cells: ['123', '1234,5'] },
-      { row: 3, cells: ['7', '-3'] },
-      { row: 4, cells: ['0,3', '', '18/11/2026', '19%'] }, // 0.1 + 0.2 as Excel shows it
+      // `typed`: the cells written from a number, no text of the export (map/column-numbers.ts)
+      { row: 2, cells: ['123', '1234,5'], typed: new Set([0, 1]) },
+      { row: 3, cells: ['7', '-3'], typed: new Set([0, 1]) },
+      { row: 4, cells: ['0,3', '', '18/11/2026', '19%'], typed: new Set([0, 2, 3]) }, // 0.1 + 0.2 as Excel shows it
     ]);
   });
 
@@ -156,7 +157,9 @@ describe('the BIFF8 record reader', () => {
       decimal: ',',
       date: 'dd/MM/yyyy',
     });
-    expect(sheet.rows).toEqual([{ row: 1, cells: ['00123', '123456', '12,5'] }]);
+    expect(sheet.rows).toEqual([
+      { row: 1, cells: ['00123', '123456', '12,5'], typed: new Set([0, 1, 2]) },
+    ]);
   });
 
   test('a date-and-time cell at midnight keeps its 00:00:00 under a format that shows the time', () => {
@@ -171,7 +174,9 @@ describe('the BIFF8 record reader', () => {
       decimal: ',',
       date: 'dd/MM/yyyy',
     });
-    expect(sheet.rows).toEqual([{ row: 1, cells: ['21/11/2026 00:00:00', '21/11/2026'] }]);
+    expect(sheet.rows).toEqual([
+      { row: 1, cells: ['21/11/2026 00:00:00', '21/11/2026'], typed: new Set([0, 1]) },
+    ]);
   });
 
   test('a number under a format showing another currency reaches the mapping after it', () => {
@@ -191,7 +196,9 @@ describe('the BIFF8 record reader', () => {
       decimal: ',',
       date: 'dd/MM/yyyy',
     });
-    expect(sheet.rows).toEqual([{ row: 1, cells: ['USD 1234,5', '1234,5'] }]);
+    expect(sheet.rows).toEqual([
+      { row: 1, cells: ['USD 1234,5', '1234,5'], typed: new Set([0, 1]) },
+    ]);
   });
 
   describe('formulas', () => {
@@ -220,7 +227,7 @@ describe('the BIFF8 record reader', () => {
     test('a computed value is read', () => {
       const bytes = workbook(['Hoja1'], Buffer.concat([label, formula(number19)]), [recalcId]);
       expect(readXlsSheet(bytes, undefined, FORMAT).rows).toEqual([
-        { row: 1, cells: ['Café', '19'] },
+        { row: 1, cells: ['Café', '19'], typed: new Set([1]) },
       ]);
     });
 

@@ -74,11 +74,13 @@ describe('the .xlsx sheet reader', () => {
     });
     expect(rows).toEqual([
       // 46344.385416666664 = 2026-11-18 + 9.25 h = 09:15:00
+      // `typed`: the cells written from a number, no text of the export (map/column-numbers.ts)
       {
         row: 3,
         cells: ['', '1234567,5', '18/11/2026', '18/11/2026', '21900,5', '18/11/2026 09:15:00'],
+        typed: new Set([1, 2, 3, 4, 5]),
       },
-      { row: 4, cells: ['1', '2'] },
+      { row: 4, cells: ['1', '2'], typed: new Set([0, 1]) },
     ]);
   });
 
@@ -88,7 +90,7 @@ describe('the .xlsx sheet reader', () => {
       styles: STYLES,
       sheets: [['Hoja1', '<row r="1"><c r="A1" s="1"><v>44882</v></c></row>']],
     });
-    expect(rows).toEqual([{ row: 1, cells: ['18/11/2026'] }]);
+    expect(rows).toEqual([{ row: 1, cells: ['18/11/2026'], typed: new Set([0]) }]);
   });
 
   test('the named sheet, not the first', async () => {
@@ -101,6 +103,6 @@ describe('the .xlsx sheet reader', () => {
       },
       'VENTAS',
     );
-    expect(rows).toEqual([{ row: 7, cells: ['', '', '2'] }]);
+    expect(rows).toEqual([{ row: 7, cells: ['', '', '2'], typed: new Set([2]) }]);
   });
 });

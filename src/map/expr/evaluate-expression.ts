@@ -12,8 +12,14 @@ import type { ExprNode } from './parse-expression.js';
 import { lookupMaster, MasterLookupError, type MasterTables } from '../master-tables.js';
 import { numberMismatch } from '../format-evidence.js';
 
-/** The number format of the cells, and the master-data tables `lookup()` reads. */
-type Env = Pick<MappingFormat, 'decimal' | 'thousands'> & { master?: MasterTables };
+/**
+ * The number format of the cells, the master-data tables `lookup()` reads, and who is told of each
+ * export cell read as a number (map/column-numbers.ts).
+ */
+type Env = Pick<MappingFormat, 'decimal' | 'thousands'> & {
+  master?: MasterTables;
+  seen?: (column: string, text: string) => void;
+};
 
 export const EMPTY = Symbol('empty');
 type Value = Exact | string | boolean | typeof EMPTY;
@@ -50,9 +56,10 @@ function isCell(v: unknown): v is Cell {
   return typeof v === 'object' && v !== null && 'column' in v;
 }
 
-function num(v: Raw, format: Pick<MappingFormat, 'decimal' | 'thousands'>): Exact | typeof EMPTY {
+function num(v: Raw, format: Env): Exact | typeof EMPTY {
   if (v === EMPTY || isExact(v)) return v;
   if (isCell(v)) {
+    if (v.master !== true) format.seen?.(v.column, v.text);
     const plain = erpNumberToPlain(v.text, format);
     const e = plain === undefined ? undefined : x.exactOf(plain);
     // the export's cell in the other convention: the whole file is refused (map/format-evidence.ts)
@@ -95,13 +102,19 @@ export function expressionValue(
   row: ExprRow,
   format: Pick<MappingFormat, 'decimal' | 'thousands'>,
   master?: MasterTables,
+  seen?: (column: string, text: string) => void,
 ): { text: string; column?: string; master?: true } {
   const v = ev(
     n,
     row,
-    master === undefined
+    master === undefined && seen === undefined
       ? format
-      : { decimal: format.decimal, thousands: format.thousands, master },
+      : {
+          decimal: format.decimal,
+          thousands: format.thousands,
+          ...(master && { master }),
+          ...(seen && { seen }),
+        },
   );
   if (!isCell(v)) return { text: expressionText(v) };
   return v.master

@@ -14,6 +14,7 @@ import type { Mapping, Reconcile } from '../mapping-types.js';
 import { tryParseAmount } from '../../policy/amount.js';
 import { documentFigure, lineFigure } from './computed-figures.js';
 import { numberMismatch } from '../format-evidence.js';
+import type { ColumnNumbers } from '../column-numbers.js';
 
 export interface GuardLine {
   fields: Record<string, unknown>;
@@ -40,12 +41,14 @@ function stated(
   rows: RowView[],
   column: string,
   out: Problem[],
+  numbers: ColumnNumbers | undefined,
 ): number | undefined {
   let value: number | undefined;
   let first: RowView | undefined;
   for (const row of rows) {
     const text = row.get(column).trim();
     if (text === '') continue;
+    if (numbers !== undefined && row.typed?.(column) !== true) numbers.seen(column, text, row.row);
     const amount = erpNumberToAmount(text, mapping.format);
     const c = amount === undefined ? undefined : tryParseAmount(amount);
     if (c === undefined) {
@@ -109,13 +112,14 @@ export function reconcile(
   rows: RowView[],
   request: Record<string, unknown>,
   lines: GuardLine[],
+  numbers?: ColumnNumbers,
 ): Problem[] {
   const r = mapping.reconcile;
   if (r === undefined) return [];
   const out: Problem[] = [];
   const fields = lines.map((l) => l.fields);
   for (const [figure, column] of r.document) {
-    const given = stated(mapping, rows, column, out);
+    const given = stated(mapping, rows, column, out, numbers);
     const withCell = rows.filter((row) => row.get(column).trim() !== '').map((row) => row.row);
     compare(r, figure, column, given, documentFigure(request, figure, fields), withCell, out, '');
   }
@@ -129,7 +133,7 @@ export function reconcile(
         r,
         figure,
         column,
-        stated(mapping, lineRows, column, out),
+        stated(mapping, lineRows, column, out, numbers),
         lineFigure(line.fields, figure),
         line.rows,
         out,
