@@ -14,6 +14,9 @@
  * - SAP Business One's `FederalTaxID`: the preset kept what stands before the first dash, so a wrong
  *   check digit (`800197268-5`) was issued unchecked to 800197268, and a foreign id `PA-123456` was
  *   issued to the customer "PA".
+ * - a support adjustment note with no lines and no correction code, whose concept says "Rebaja o
+ *   descuento parcial" (a partial discount whose lines were left out), was sent, and the service's
+ *   default code 2 annulled the whole support document DS101 (20 × 95,000.00 + 180,000.00 + 19 %).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -139,5 +142,59 @@ describe('who the customer is and when the document falls due', () => {
         ];
       }),
     ).toEqual([['990000302', 'PA123456', '14131.25']]);
+  });
+
+  test('a support adjustment note without lines or code whose concept is not an annulment is refused, DS101 stays issued', async () => {
+    const made = await resources.daemonProject({
+      kinds: {
+        'support-document': {
+          mapping: path.join(root, 'config/mappings/support-document.csv.yaml'),
+        },
+        'support-adjustment': {
+          mapping: path.join(root, 'config/mappings/support-adjustment.csv.yaml'),
+        },
+      },
+    });
+    const original = path.join(root, 'examples/support-documents.csv');
+    const first = await made.cli(['submit', original, '--kind', 'support-document'], {
+      timeoutMs: 60_000,
+    });
+    expect(first.code).toBe(0);
+    const shipped = (await readFile(path.join(root, 'examples/support-adjustments.csv'), 'latin1'))
+      .split(/\r?\n/)
+      .filter((l) => l !== '');
+    // the annulment row of the example (NAS 103) with its code and concept changed
+    const cells = shipped[2].split(';');
+    expect(cells.slice(0, 10)).toEqual([
+      'NAS',
+      '103',
+      '',
+      '22/11/2026',
+      '11:05:00',
+      'DS101',
+      '',
+      '20/11/2026',
+      '2',
+      'Anulación',
+    ]);
+    // the test emulator's notes range is NDS (the shipped seed's NAS)
+    cells[0] = 'NDS';
+    cells[1] = '104';
+    cells[8] = '';
+    cells[9] = 'Rebaja o descuento parcial';
+    const file = path.join(made.project.dir, 'ajustes.csv');
+    await writeFile(file, Buffer.from(`${shipped[0]}\r\n${cells.join(';')}\r\n`, 'latin1'));
+    const run = await made.cli(['submit', file, '--kind', 'support-adjustment'], {
+      timeoutMs: 60_000,
+    });
+    expect(run.code).toBe(1);
+    const result = await made.project.result('support-adjustment', 'ajustes.csv');
+    expect(outcomes(result)).toEqual([
+      ['main/support-adjustment/NDS/104', 'invalid', [['EDOC_VALIDATE_KIND', 'concepto']]],
+    ]);
+    expect(result?.documents[0].errors[0].message).toBe(
+      'A note without Lines and without CorrectionConceptCode annuls the whole referenced document (code 2), but its CorrectionConcept "Rebaja o descuento parcial" does not say annulment; it is not sent: add the lines and the code the note adjusts, or write the code 2 (annulment)',
+    );
+    expect(await made.emulator.client.documents({ kind: 'support-adjustment' })).toEqual([]);
   });
 });
