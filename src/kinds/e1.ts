@@ -4,7 +4,7 @@
  * one numbering family, the issuer in `IssuerParty` and the invoice totals rule.
  */
 import { invoiceRequestSchema, type InvoiceRequest } from '../service/schemas/invoice.js';
-import { dueDateRule } from '../validate/due-date.js';
+import { e1DateRules } from '../validate/e1-dates.js';
 import { invoiceTotals } from '../validate/totals.js';
 import { type KindDescriptor } from './descriptor.js';
 import { partyIdentification } from './customer.js';
@@ -23,5 +23,5 @@ export const E1_PARTS = {
   issuerPath: 'IssuerParty.Identification.DocumentNumber',
   customer: (request) => partyIdentification(request, 'CustomerParty'),
   totals: invoiceTotals,
-  rules: dueDateRule,
+  rules: e1DateRules,
 } satisfies Omit<KindDescriptor, 'name' | 'label' | 'guards'>;

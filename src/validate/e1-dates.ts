@@ -1,9 +1,15 @@
 /**
+ * The dates of an E1 document that cannot stand beside its issue date.
+ *
  * An E1 document due before it was issued (`DueDate` 2026-11-10 on an invoice of 2026-11-18, or a
  * `PaymentMeans` entry's `DueDate` so) is almost always two swapped date columns, a mistyped year or a
  * month-first date read day-first: issued, its payment terms would be false. The bridge's own check: the
  * spec shows no rule on the due date, so the emulator accepts it. A due date on the issue day is fine;
  * a date that is not ISO is the schema's to report.
+ *
+ * A note referring to a document dated after the note itself (`DocumentReferences[0].IssueDate`
+ * 2026-11-25 on a credit note of 2026-11-21) names an invoice that did not exist yet: the wrong
+ * invoice, or a mistyped date. Also the bridge's own check.
  */
 import { arr, obj, text } from '../validate/access.js';
 import { joinPath, problem, type Problem } from '../validate/problem.js';
@@ -16,7 +22,7 @@ function day(value: unknown): string | undefined {
   return t === undefined ? undefined : ISO_DAY.exec(t)?.[1];
 }
 
-export function dueDateRule(request: unknown): Problem[] {
+export function e1DateRules(request: unknown): Problem[] {
   const r = obj(request);
   const issued = day(r?.IssueDate);
   if (issued === undefined) return [];
@@ -39,6 +45,18 @@ export function dueDateRule(request: unknown): Problem[] {
     const due = obj(m)?.DueDate;
     if (reported === undefined || day(due) !== reported)
       check(joinPath('PaymentMeans', i, 'DueDate'), due);
+  });
+  arr(r?.DocumentReferences)?.forEach((ref, i) => {
+    const referred = day(obj(ref)?.IssueDate);
+    if (referred === undefined || referred <= issued) return;
+    const path = joinPath('DocumentReferences', i, 'IssueDate');
+    out.push(
+      problem(
+        'EDOC_VALIDATE_REFERENCE_DATE',
+        path,
+        `The document it refers to is dated (${path} ${referred}) after this one is issued (IssueDate ${issued}): the wrong document referred to, or a mistyped date? It is not sent`,
+      ),
+    );
   });
   return out;
 }

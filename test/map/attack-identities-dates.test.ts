@@ -14,6 +14,8 @@
  * - SAP Business One's `FederalTaxID`: the preset kept what stands before the first dash, so a wrong
  *   check digit (`800197268-5`) was issued unchecked to 800197268, and a foreign id `PA-123456` was
  *   issued to the customer "PA".
+ * - an Odoo credit note of 2026-11-21 reversing an invoice dated 2026-11-25 (`reversed_entry_id/
+ *   invoice_date`: an invoice that did not exist yet, so the wrong invoice or a mistyped date) was issued.
  * - a support adjustment note with no lines and no correction code, whose concept says "Rebaja o
  *   descuento parcial" (a partial discount whose lines were left out), was sent, and the service's
  *   default code 2 annulled the whole support document DS101 (20 × 95,000.00 + 180,000.00 + 19 %).
@@ -196,5 +198,47 @@ describe('who the customer is and when the document falls due', () => {
       'A note without Lines and without CorrectionConceptCode annuls the whole referenced document (code 2), but its CorrectionConcept "Rebaja o descuento parcial" does not say annulment; it is not sent: add the lines and the code the note adjusts, or write the code 2 (annulment)',
     );
     expect(await made.emulator.client.documents({ kind: 'support-adjustment' })).toEqual([]);
+  });
+
+  test('an Odoo credit note reversing an invoice dated after the note is refused', async () => {
+    const made = await resources.daemonProject({
+      kinds: {
+        'credit-note': { mapping: path.join(root, 'config/mappings/erp/odoo-credit-note.yaml') },
+      },
+    });
+    const header = (
+      await readFile(path.join(root, 'examples/erp/odoo/odoo-notas-credito.csv'), 'utf8')
+    ).split(/\r?\n/)[0];
+    // each: 2 × 12,500.00 = 25,000.00 + 19 % 4,750.00 = 29,750.00
+    const note = (name: string, reversedDate: string): string =>
+      `${name},Distribuidora Andina S.A.S.,800197268-4,NIT,,2026-11-21,2026-11-21,out_refund,posted,,` +
+      `SETP990000412,${reversedDate},,Devolución parcial,[7702001] Café,Café,2.0,12500.0,0.0,IVA 19%,` +
+      '25000.0,25000.0,4750.0,29750.0';
+    const file = path.join(made.project.dir, 'notas.csv');
+    await writeFile(
+      file,
+      `${[header, note('NC41', '2026-11-25'), note('NC42', '2026-11-18')].join('\n')}\n`,
+    );
+    const run = await made.cli(['submit', file, '--kind', 'credit-note'], { timeoutMs: 60_000 });
+    expect(run.code).toBe(1);
+    const result = await made.project.result('credit-note', 'notas.csv');
+    expect(outcomes(result)).toEqual([
+      [
+        'main/credit-note/NC/41',
+        'invalid',
+        [['EDOC_VALIDATE_REFERENCE_DATE', 'reversed_entry_id/invoice_date']],
+      ],
+      ['main/credit-note/NC/42', 'accepted', []],
+    ]);
+    const stored = await made.emulator.client.documents({
+      kind: 'credit-note',
+      withRequest: true,
+    });
+    expect(
+      stored.map((d) => {
+        const r = d.request as Stored & { DocumentReferences: { IssueDate: string }[] };
+        return [r.SerieNumber, r.DocumentReferences[0].IssueDate, r.Total.PayableAmount];
+      }),
+    ).toEqual([['42', '2026-11-18', '29750.00']]);
   });
 });
