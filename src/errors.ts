@@ -136,6 +136,10 @@ export const ERRORS = {
   EDOC_VALIDATE_SUPPLIER: "A support document's supplier is named with the company's own NIT.",
   EDOC_VALIDATE_PAYROLL_PERIOD:
     'A payroll period ends before it starts (FechaLiquidacionFin before FechaLiquidacionInicio); it is not sent.',
+  EDOC_VALIDATE_DUE_DATE:
+    'An invoice or note falls due (DueDate, PaymentMeans DueDate) before its IssueDate; it is not sent.',
+  EDOC_VALIDATE_REFERENCE_DATE:
+    'A credit or debit note refers to a document dated after the note (DocumentReferences IssueDate after its IssueDate); it is not sent.',
   EDOC_VALIDATE_OUT_OF_RANGE:
     "The document's own number is outside every active numbering range of its prefix (E10, read again just before): it is not sent.",
   // --- ledger -------------------------------------------------------------

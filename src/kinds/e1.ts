@@ -4,8 +4,9 @@
  * one numbering family, the issuer in `IssuerParty` and the invoice totals rule.
  */
 import { invoiceRequestSchema, type InvoiceRequest } from '../service/schemas/invoice.js';
+import { e1DateRules } from '../validate/e1-dates.js';
 import { invoiceTotals } from '../validate/totals.js';
-import { none, type KindDescriptor } from './descriptor.js';
+import { type KindDescriptor } from './descriptor.js';
 import { partyIdentification } from './customer.js';
 import { seriesKey, seriesPrefix } from './keys.js';
 
@@ -22,5 +23,5 @@ export const E1_PARTS = {
   issuerPath: 'IssuerParty.Identification.DocumentNumber',
   customer: (request) => partyIdentification(request, 'CustomerParty'),
   totals: invoiceTotals,
-  rules: none,
+  rules: e1DateRules,
 } satisfies Omit<KindDescriptor, 'name' | 'label' | 'guards'>;

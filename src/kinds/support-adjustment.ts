@@ -8,6 +8,7 @@ import {
   adjustmentNoteRequestSchema,
   type AdjustmentNoteRequest,
 } from '../service/schemas/adjustment-note.js';
+import { excerpt } from '../policy/excerpt.js';
 import { arr, filled, isObj, str } from '../validate/access.js';
 import { KIND } from '../validate/guard-rules.js';
 import { joinPath, problem, type Problem } from '../validate/problem.js';
@@ -71,14 +72,36 @@ function supportAdjustmentGuard(r: Record<string, unknown>): Problem[] {
  */
 function annulmentConcept(r: Record<string, unknown>): Problem[] {
   const code = r.CorrectionConceptCode;
-  if (code === undefined || code === null) return [];
-  const written = typeof code === 'string' ? code.trim() : JSON.stringify(code);
-  if (written === '' || written === '2') return [];
+  const written =
+    code === undefined || code === null
+      ? ''
+      : typeof code === 'string'
+        ? code.trim()
+        : JSON.stringify(code);
+  if (written === '') return unnamedConcept(r.CorrectionConcept);
+  if (written === '2') return [];
   return [
     problem(
       KIND,
       'CorrectionConceptCode',
       `A note without Lines annuls the whole referenced document, but CorrectionConceptCode is ${JSON.stringify(code)}, not 2 (annulment); it is not sent: add the lines the note adjusts, or make it an annulment`,
+    ),
+  ];
+}
+
+/**
+ * No code, so the service takes its default, `2` (annulment): a concept text that does not say
+ * annulment (`Rebaja o descuento parcial`, `Devolución parcial`) is a note meant as a partial
+ * correction whose lines and code were left out, and sent it would annul the whole document.
+ */
+function unnamedConcept(concept: unknown): Problem[] {
+  const text = typeof concept === 'string' ? concept.trim() : '';
+  if (text === '' || /anula/i.test(text)) return [];
+  return [
+    problem(
+      KIND,
+      'CorrectionConcept',
+      `A note without Lines and without CorrectionConceptCode annuls the whole referenced document (code 2), but its CorrectionConcept ${JSON.stringify(excerpt(text))} does not say annulment; it is not sent: add the lines and the code the note adjusts, or write the code 2 (annulment)`,
     ),
   ];
 }

@@ -5,7 +5,12 @@
  */
 import type { ErrorCode } from '../errors.js';
 import { excerpt, quoted } from '../policy/excerpt.js';
-import { nitCheckDigit, normaliseIdNumber, statedCheckDigit } from '../policy/nit.js';
+import {
+  looseIdWriting,
+  nitCheckDigit,
+  normaliseIdNumber,
+  statedCheckDigit,
+} from '../policy/nit.js';
 import { timeOfDay, splitDateTime } from './capture.js';
 import { erpDateToIso } from './convert-date.js';
 import {
@@ -137,6 +142,19 @@ function convertUnsafe(
         )
       );
     case 'id-number': {
+      const loose = looseIdWriting(value);
+      if (loose !== undefined && 'id' in loose) return loose.id;
+      if (loose !== undefined) {
+        report(
+          ctx,
+          loose.code,
+          path,
+          `${quoted(value)} in ${describe(spec)} ${loose.message}`,
+          source.column,
+          value,
+        );
+        return null;
+      }
       const id = normaliseIdNumber(value);
       if (!/^[0-9A-Za-z]+$/.test(id)) return bad('EDOC_MAP_BAD_NUMBER', 'an identification number');
       // the `-DV` the export wrote is dropped from the number: a digit that is not the number's check

@@ -60,3 +60,40 @@ export function isValidNitCheckDigit(nit: string, checkDigit: string): boolean {
   const n = normaliseIdNumber(nit);
   return /^\d{1,15}$/.test(n) && nitCheckDigit(n) === checkDigit.trim();
 }
+
+/** A lone digit after a space or a dot at the end of a number: `800197268 4`, `800.197.268.4`. */
+const LOOSE_CHECK_DIGIT = /^(\d[\d.\s]*?)[.\s]+(\d)$/;
+
+/** What an id written without letters reads as, when normaliseIdNumber alone would misread it. */
+export type IdWriting =
+  { id: string } | { code: 'EDOC_VALIDATE_CHECK_DIGIT' | 'EDOC_MAP_BAD_NUMBER'; message: string };
+
+/**
+ * An id written with digits, dots, spaces and dashes only, where gluing the pieces together would make
+ * another number: a lone last digit after a space or a dot (no group of thousands has one digit) is a
+ * check digit written without its dash, dropped when it is the number's (`800197268 4` -> 800197268)
+ * and refused when not (`800197268.0` from a number cell is not the NIT 8001972680); a dash that is not
+ * the final `-DV` (`800197268-04`) has two readings and is refused. Undefined: normaliseIdNumber reads it.
+ */
+export function looseIdWriting(value: string): IdWriting | undefined {
+  const t = value.trim();
+  if (!/^[\d.\s-]+$/.test(t)) return undefined;
+  const loose = t.includes('-') ? null : LOOSE_CHECK_DIGIT.exec(t);
+  if (loose !== null) {
+    const id = loose[1].replace(/[.\s]/g, '');
+    const digit = loose[2];
+    const own = /^\d{1,15}$/.test(id) ? nitCheckDigit(id) : undefined;
+    if (own === digit) return { id };
+    return {
+      code: 'EDOC_VALIDATE_CHECK_DIGIT',
+      message: `ends in a lone digit ${digit} after a space or a dot, which is no group of thousands; as a check digit it is not ${id}'s${own === undefined ? '' : ` (${own})`}, and glued on it would be another number: write the number alone, or its check digit after a dash`,
+    };
+  }
+  const rest = t.replace(CHECK_DIGIT_SUFFIX, (m, offset: number) => (offset > 0 ? '' : m));
+  if (!rest.includes('-')) return undefined;
+  return {
+    code: 'EDOC_MAP_BAD_NUMBER',
+    message:
+      'has a dash inside the number: a check digit is one digit after a final dash (800197268-4), and glued together the pieces would be another number; write the number alone, or its check digit after a dash',
+  };
+}

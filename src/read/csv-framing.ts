@@ -91,6 +91,8 @@ export function overflowOf(cells: readonly string[], width: number): number | un
 
 export class RowFramer {
   private readonly keyAlternatives: number[][];
+  /** The column names of keyAlternatives, alternative for alternative. */
+  private readonly keyColumns: string[][];
   private readonly fill: number[];
   private readonly lineCells: number[];
   private readonly get: (cells: string[]) => (column: string) => string;
@@ -118,9 +120,8 @@ export class RowFramer {
     private readonly columnName: (index: number) => string = (i) => `column ${i + 1}`,
     private readonly width?: number,
   ) {
-    this.keyAlternatives = mapping.key
-      .map((alt) => alt.map(indexOf))
-      .filter((alt) => alt.every((i) => i >= 0));
+    this.keyColumns = mapping.key.filter((alt) => alt.every((c) => indexOf(c) >= 0));
+    this.keyAlternatives = this.keyColumns.map((alt) => alt.map(indexOf));
     const fillDown = mapping.framing?.fillDown;
     this.fill =
       fillDown === undefined
@@ -160,6 +161,38 @@ export class RowFramer {
       return { key, display };
     }
     return undefined;
+  }
+
+  /**
+   * The keys of the alternatives after the one `key` was taken from that a row of its document fills
+   * too: a POS receipt keyed by `prefijo + numero` whose row also carries its `ticket`. A document keyed
+   * by one of them is the same sale written without its number (split-keys.ts).
+   */
+  laterKeys(key: string, get: (column: string) => string): string[] {
+    const alternatives = this.keyColumns;
+    if (alternatives.length < 2 || key.startsWith(NO_KEY)) return [];
+    const out: string[] = [];
+    alternatives: for (
+      let a = Number(key.slice(0, key.indexOf('\u001f'))) + 1;
+      a < alternatives.length;
+      a++
+    ) {
+      let later = `${a}`;
+      for (const column of alternatives[a]) {
+        const value = get(column).trim();
+        if (value === '') continue alternatives;
+        later += `\u001f${value}`;
+      }
+      out.push(later);
+    }
+    return out;
+  }
+
+  /** `prefijo + ticket (POS, T-55012)`: a key as the export's columns and cells say it. */
+  describeKey(key: string): string {
+    const [a, ...values] = key.split('\u001f');
+    const columns = this.keyColumns[Number(a)] ?? [];
+    return `${columns.join(' + ')} (${values.join(', ')})`;
   }
 
   /**

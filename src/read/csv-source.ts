@@ -31,7 +31,7 @@ import {
 import { NO_KEY, RowFramer, namedWidth } from './csv-framing.js';
 import type { FramedRow } from './csv-framing.js';
 import { locateHeader } from './csv-header-locate.js';
-import { LastRowTable } from './csv-last-rows.js';
+import { KeyPass } from './split-keys.js';
 import { checkOpenQuote } from './csv-open-quote.js';
 import { repeatedBlock, rowProblems, withoutKey } from './csv-row-problems.js';
 import type { CsvReadOptions, CsvRecord } from './csv-records.js';
@@ -181,9 +181,9 @@ export async function openCsvSource(
   };
 
   async function* documents(): AsyncGenerator<CsvSourceDocument> {
-    const lastRows = new LastRowTable();
     // the key pass needs the cells only, not each record's original text
     const keyFramer = new RowFramer(mapping, headerRow, indexOf, undefined, width);
+    const keys = new KeyPass(keyFramer, indexOf);
     for await (const record of input.read({ ...readOptions, raw: false })) {
       mark?.enter(record.row);
       if (width !== undefined) checkOpenQuote(file, record, delimiter, headerCells, headerRow);
@@ -193,7 +193,7 @@ export async function openCsvSource(
       } finally {
         mark?.leave();
       }
-      if (framed !== undefined) lastRows.set(framed.key, record.row);
+      if (framed !== undefined) keys.note(framed, record.row);
     }
     const after = await stat(file);
     if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
@@ -210,7 +210,7 @@ export async function openCsvSource(
     const finish = (doc: OpenDocument): CsvSourceDocument => {
       mark?.enter(doc.rows[0]?.row ?? 0);
       try {
-        return build(doc);
+        return build(keys.marked(doc));
       } finally {
         mark?.leave();
       }
@@ -311,7 +311,7 @@ export async function openCsvSource(
       if (framed.continuation) (doc.continuation ??= []).push(record.row);
       const found = rowProblems(mapping, framed, layout);
       if (found.length > 0) (doc.undecided ??= []).push(...found);
-      const last = lastRows.get(key);
+      const last = keys.lastRow(key);
       if (last === undefined)
         throw new EdocError('EDOC_READ_CHANGED', `${file} changed while it was read`, {
           file,

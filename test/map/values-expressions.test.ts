@@ -47,7 +47,7 @@ document:
   CustomerParty:
     Identification:
       DocumentType: { column: Identificación, split: { on: " ", part: 1 }, lookup: id-types, required: true }
-      DocumentNumber: { column: Identificación, split: { on: " ", part: -1 }, as: id-number, required: true }
+      DocumentNumber: { column: Identificación, split: { on: " ", part: 2, rest: true }, as: id-number, required: true }
       CountryCode: { const: CO }
     Name: { column: Cliente, capture: '^(?<surnames>\\S+ \\S+) (?<given>.+)$', required: true }
 lines:

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isValidNitCheckDigit,
+  looseIdWriting,
   nitCheckDigit,
   normaliseIdNumber,
   statedCheckDigit,
@@ -62,5 +63,33 @@ describe('DIAN NIT check digit (modulo 11)', () => {
     expect(isValidNitCheckDigit('900.123.456', '8')).toBe(true);
     expect(isValidNitCheckDigit('900123456', '7')).toBe(false);
     expect(isValidNitCheckDigit('ABC', '1')).toBe(false);
+  });
+});
+
+describe('an id whose pieces, glued together, would be another number (looseIdWriting)', () => {
+  it('reads a lone last digit after a space or a dot as the check digit, kept only when it is the right one', () => {
+    expect(looseIdWriting('800197268 4')).toEqual({ id: '800197268' });
+    expect(looseIdWriting(' 800.197.268.4 ')).toEqual({ id: '800197268' });
+    // a number cell read as 800197268.0: not the NIT 8001972680
+    expect(looseIdWriting('800197268.0')).toMatchObject({ code: 'EDOC_VALIDATE_CHECK_DIGIT' });
+    expect(looseIdWriting('800197268 5')).toMatchObject({ code: 'EDOC_VALIDATE_CHECK_DIGIT' });
+  });
+
+  it('refuses a dash that is not the final -DV', () => {
+    expect(looseIdWriting('800197268-04')).toMatchObject({ code: 'EDOC_MAP_BAD_NUMBER' });
+    expect(looseIdWriting('800-197-268-4')).toMatchObject({ code: 'EDOC_MAP_BAD_NUMBER' });
+  });
+
+  it('leaves the writings normaliseIdNumber reads alone', () => {
+    for (const v of [
+      '800.197.268-4',
+      '800 197 268-4',
+      '1.020.304.050',
+      '1 020 304 050',
+      '1020304050',
+      'E-456789',
+      'AB123456',
+    ])
+      expect(looseIdWriting(v), v).toBeUndefined();
   });
 });

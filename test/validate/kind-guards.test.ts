@@ -107,10 +107,18 @@ describe('kind guards (PRODUCT kinds table)', () => {
     expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConceptCode']);
     edit(partial, 'CorrectionConceptCode', '4');
     expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConceptCode']);
-    // blank, absent or 2: an annulment
+    // blank or absent: the service's default 2, which the concept text must not contradict
     edit(partial, 'CorrectionConceptCode', ' ');
-    expect(kindGuards('support-adjustment', partial)).toEqual([]);
+    expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConcept']);
     remove(partial, 'CorrectionConceptCode');
+    expect(paths(kindGuards('support-adjustment', partial))).toEqual(['CorrectionConcept']);
+    // blank, absent or 2 with an annulment's text, or no text: an annulment
+    edit(partial, 'CorrectionConcept', 'Se anula documento');
+    expect(kindGuards('support-adjustment', partial)).toEqual([]);
+    remove(partial, 'CorrectionConcept');
+    expect(kindGuards('support-adjustment', partial)).toEqual([]);
+    edit(partial, 'CorrectionConceptCode', '2');
+    edit(partial, 'CorrectionConcept', 'Compra registrada dos veces');
     expect(kindGuards('support-adjustment', partial)).toEqual([]);
     // with its lines, a partial return is what it says
     const withLines = loadRequestFixture('adjustment-note');
