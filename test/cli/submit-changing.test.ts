@@ -7,7 +7,13 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-runner.js';
-import { buildCli, type Project, sleep, type TestEmulator } from '../helpers/daemon-harness.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  type Project,
+  sleep,
+  type TestEmulator,
+} from '../helpers/daemon-harness.js';
 import { fileResources } from '../helpers/daemon-fixture.js';
 import { invoice, jsonlText } from '../helpers/documents.js';
 
@@ -17,7 +23,11 @@ const resources = fileResources();
 
 beforeAll(async () => {
   await buildCli();
-  ({ emulator, project } = await resources.daemonProject({ stableMs: 300 }));
+  // the company's rate is not what this is about: at the harness's 50/s the ~1,000 documents took 20 s to send
+  ({ emulator, project } = await resources.daemonProject({
+    stableMs: 300,
+    companies: [{ ...COMPANY_MAIN, rate: { requestsPerSecond: 1_000, concurrency: 8 } }],
+  }));
 }, 240_000);
 
 test('submit on a file an exporter is still appending to: it reads the file again once unchanged and sends every document of the final content, each once', async () => {
