@@ -16,6 +16,7 @@
 import { excerpt, quoted } from '../policy/excerpt.js';
 import type { Problem } from '../validate/problem.js';
 import { erpNumberToDecimal, erpNumberToPlain } from './convert-number.js';
+import { normaliseColumnName } from './column-name.js';
 import { otherNumberFormat } from './format-evidence.js';
 import type { MappingFormat } from './mapping-types.js';
 
@@ -35,11 +36,6 @@ interface ColumnEvidence {
 
 const WHOLE = /^(?:\$\s*)?[+-]?\d+(?:\s*%)?$/;
 
-/** A column name as the header matches it: trimmed, inner spaces collapsed, case-insensitive. */
-function columnKey(name: string): string {
-  return name.trim().replace(/\s+/g, ' ').toLowerCase();
-}
-
 export class ColumnNumbers {
   private readonly columns = new Map<string, ColumnEvidence>();
   private readonly ambiguous: RegExp;
@@ -48,14 +44,14 @@ export class ColumnNumbers {
   constructor(private readonly format: NumberFormat) {
     const d = format.decimal === '.' ? '\\.' : ',';
     this.ambiguous = new RegExp(`^(?:\\$\\s*)?[+-]?[1-9]\\d{0,2}${d}\\d{3}(?:\\s*%)?$`);
-    this.stated = new Set((format.threeDecimals ?? []).map(columnKey));
+    this.stated = new Set((format.threeDecimals ?? []).map(normaliseColumnName));
   }
 
   /** A cell of the export (`text`, not typed as a number in a spreadsheet) read as a number. */
   seen(column: string, text: string, row: number): void {
     let c = this.columns.get(column);
     if (c === undefined) {
-      c = { proven: this.stated.has(columnKey(column)) };
+      c = { proven: this.stated.has(normaliseColumnName(column)) };
       this.columns.set(column, c);
     }
     if (c.proven) return;
@@ -75,7 +71,7 @@ export class ColumnNumbers {
   verdict(display: (column: string) => string = (c) => c): Problem | undefined {
     const merged = new Map<string, ColumnEvidence & { column: string }>();
     for (const [column, c] of this.columns) {
-      const key = columnKey(column);
+      const key = normaliseColumnName(column);
       const m = merged.get(key);
       if (m === undefined) merged.set(key, { ...c, column });
       else {

@@ -13,17 +13,13 @@ import {
 } from '../map/compile-node.js';
 import { reconcileColumns } from '../map/guards/compile-guards.js';
 import { conditionColumns } from '../map/row-condition.js';
+import { normaliseColumnName } from '../map/column-name.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
 import type { DocumentKind } from '../kinds/index.js';
 
-export function normaliseColumnName(name: string): string {
-  return name
-    .replace(/^\uFEFF/, '')
-    .trim()
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
-}
+// the header's side of the match; a mapping's column names are matched the same way
+export { normaliseColumnName };
 
 /** Normalised column name -> cell index (the first column wins when a name repeats). */
 export function indexHeader(cells: string[]): Map<string, number> {
