@@ -44,7 +44,8 @@ export const ERRORS = {
     'A delimited file holds text in two encodings (UTF-8 rows and Windows-1252 bytes); the file is not read.',
   EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
   EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
-  EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',
+  EDOC_READ_CHANGED:
+    'The input file changed or disappeared while it was read, or was written on after it was refused.',
   EDOC_READ_SECRET:
     'A document holds a configured API key; it is not sent and the key is kept nowhere.',
   EDOC_READ_RECORD_TOO_LARGE:

@@ -339,6 +339,9 @@ export interface ReceivedRecord {
 
 /** The code of the file-level error set on a file whose original changed after its documents were released. */
 export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';
+/** Why a document of a file written on after its failed read is not in the retry file (report/retry-file.ts). */
+export const WRITTEN_ON_AFTER_READ =
+  'Not sent: the file was written on after it was read (it was taken unfinished); its complete content is taken as a new file.';
 
 /** What the alerts count per company (Ledger.openCounts). */
 export interface CompanyOpenCounts {
