@@ -86,3 +86,46 @@ describe('every document that needs an operator is one error line with its code'
     });
   });
 });
+
+describe('retry on a file none of whose documents failed', () => {
+  test('says how each document of the file stands and what to do with the rejected and invalid ones; a mistyped name is named as unknown', async ({
+    daemonProject,
+  }) => {
+    const { emulator, project: p } = await daemonProject();
+    const wrongPrefix = invoice(990_126_302);
+    wrongPrefix.SeriePrefix = 'SEPT'; // no range: the authority rejects it (FAD05)
+    const wrongDigit = invoice(990_126_303);
+    (
+      (wrongDigit.CustomerParty as Record<string, Record<string, string>>).Identification as Record<
+        string,
+        string
+      >
+    ).CheckDigit = '0'; // invalid before sending
+    const file = await p.exportFile(
+      'lunes.json',
+      jsonText([invoice(990_126_301), wrongPrefix, wrongDigit]),
+    );
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
+    const result = await p.result('invoice', 'lunes.json');
+    expect(result?.documents.map((d) => d.status)).toEqual(['accepted', 'rejected', 'invalid']);
+    const sent = (await emulator.client.stats()).totalRequests;
+
+    const run = await runCli(p, ['retry', '--file', 'lunes.json']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      'nothing to re-queue: no document of lunes.json is failed or in doubt',
+    );
+    expect(run.stderr).toContain(': 1 accepted, 1 rejected, 1 invalid');
+    expect(run.stderr).toContain(
+      'Rejected and invalid documents are not re-queued (the service would answer the same)',
+    );
+    // twice: the same answer, nothing sent
+    expect((await runCli(p, ['retry', '--file', 'lunes.json'])).stderr).toContain(
+      ': 1 accepted, 1 rejected, 1 invalid',
+    );
+    expect((await emulator.client.stats()).totalRequests).toBe(sent);
+
+    const typo = await runCli(p, ['retry', '--file', 'lune.json']);
+    expect(typo.stderr).toContain('the ledger holds no input file named lune.json');
+  });
+});
