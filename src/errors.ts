@@ -38,7 +38,8 @@ export const ERRORS = {
   EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',
   EDOC_EMULATOR_STATE_WRITE: 'The emulator state file could not be written.',
   // --- read / map ---------------------------------------------------------
-  EDOC_READ_EMPTY: 'The input file is empty.',
+  EDOC_READ_EMPTY:
+    'The input file is empty, or holds no document (a header alone; every row dropped by rows.skip).',
   EDOC_READ_BINARY: 'The input file is not text.',
   EDOC_READ_ENCODING:
     'A delimited file holds text in two encodings (UTF-8 rows and Windows-1252 bytes); the file is not read.',

@@ -6,7 +6,9 @@
  */
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, type LogLine } from '../helpers/daemon-harness.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildCli, ROOT, type LogLine } from '../helpers/daemon-harness.js';
 import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 
@@ -127,5 +129,54 @@ describe('retry on a file none of whose documents failed', () => {
 
     const typo = await runCli(p, ['retry', '--file', 'lune.json']);
     expect(typo.stderr).toContain('the ledger holds no input file named lune.json');
+  });
+});
+
+describe('an export with no document for its folder', () => {
+  const ODOO = path.join(ROOT, 'config/mappings/erp/odoo-invoice.yaml');
+  const notesExport = async (): Promise<string> => {
+    // the shipped Odoo credit-note sample's header and its two refunds (rows 2-4), no invoice
+    const text = await readFile(
+      path.join(ROOT, 'examples/erp/odoo/odoo-notas-credito.csv'),
+      'utf8',
+    );
+    return `${text.split('\n').slice(0, 4).join('\n')}\n`;
+  };
+
+  test('Odoo credit notes dropped in the invoice folder: the report names the skip rule that dropped them, not "holds no documents"; nothing is sent', async ({
+    daemonProject,
+  }) => {
+    const {
+      emulator,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
+      stableMs: 300,
+      kinds: { invoice: { mapping: ODOO } },
+    });
+    await startDaemon();
+    await p.drop('invoice', 'odoo-nc.csv', await notesExport());
+    const result = await p.finalResult('invoice', 'odoo-nc.csv', { timeoutMs: 60_000 });
+    expect(result.error?.code).toBe('EDOC_READ_EMPTY');
+    expect(result.error?.message).toContain('dropped every one of them (rows.skip:');
+    expect(result.error?.message).toContain('move_type in [out_refund');
+    expect(result.error?.message).toContain("drop it in that kind's folder");
+    expect((await emulator.client.issued()).length).toBe(0);
+  });
+
+  test('validate says what the daemon would: a header alone, or rows the mapping skips, exit 1 with EDOC_READ_EMPTY', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({ kinds: { invoice: { mapping: ODOO } } });
+    const notes = await p.exportFile('odoo-nc.csv', await notesExport());
+    const skipped = await runCli(p, ['validate', notes, '--kind', 'invoice']);
+    expect(skipped.code, skipped.stderr).toBe(1);
+    expect(skipped.stderr).toContain('EDOC_READ_EMPTY: odoo-nc.csv: the file holds no documents');
+    expect(skipped.stderr).toContain('rows.skip:');
+    const header = (await notesExport()).split('\n')[0];
+    const only = await p.exportFile('solo-encabezado.csv', `${header}\n`);
+    const alone = await runCli(p, ['validate', only, '--kind', 'invoice']);
+    expect(alone.code, alone.stderr).toBe(1);
+    expect(alone.stderr).toContain('EDOC_READ_EMPTY');
   });
 });
