@@ -41,6 +41,7 @@ export function checkRequiredColumns(
   header: Map<string, number>,
   headerCells: string[],
 ): void {
+  checkRenamedColumns(file, mapping, header, headerCells);
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
   // amounts: a derivation's input (discount, tax, withholding) or an expression's column missing from the
@@ -129,4 +130,48 @@ export function checkRepeatedColumns(
       { file, column, row },
     );
   });
+}
+
+/** A name with case, accents, spaces and punctuation left out: `Forma_Pago`, `forma pago`, `formapago` → `formapago`. */
+function looseName(name: string): string {
+  return normaliseColumnName(name)
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * A column the mapping reads that is missing, while the header holds a column it does not read under the
+ * same name but for case, accents, spaces or punctuation (`formapago` for `forma_pago`): the ERP renamed
+ * it. Read without it, an optional column would silently take its default (a credit sale issued as cash),
+ * so the file is refused naming both.
+ */
+function checkRenamedColumns(
+  file: string,
+  mapping: Mapping,
+  header: Map<string, number>,
+  headerCells: string[],
+): void {
+  const read = readColumns(mapping);
+  const readNames = new Set([...read].map(normaliseColumnName));
+  const unread = new Map<string, string>();
+  for (const cell of headerCells) {
+    const name = normaliseColumnName(cell);
+    if (name !== '' && !readNames.has(name) && !unread.has(looseName(cell)))
+      unread.set(looseName(cell), cell.trim());
+  }
+  const renamed = [...read]
+    .filter((c) => !header.has(normaliseColumnName(c)))
+    .map((c) => [c, unread.get(looseName(c))] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '');
+  if (renamed.length === 0) return;
+  const pairs = renamed.map(([c, h]) => `"${c}" (the header has "${excerpt(h, 80)}")`).join(', ');
+  throw new EdocError(
+    'EDOC_MAP_MISSING_COLUMN',
+    `${renamed.length === 1 ? 'Column' : 'Columns'} ${pairs} of mapping ${mapping.name} missing from the header of ` +
+      `${path.basename(file)}: the export seems to name ${renamed.length === 1 ? 'it' : 'them'} otherwise, and read ` +
+      "without it its cells would be left out or take the mapping's default. Nothing of the file is sent: write the " +
+      'column as the mapping names it in the export (or change the mapping), and drop the file again',
+    { file, column: renamed[0]![0], columns: renamed.map(([c]) => c), row: 1 },
+  );
 }

@@ -180,3 +180,43 @@ describe('an export with no document for its folder', () => {
     expect(alone.stderr).toContain('EDOC_READ_EMPTY');
   });
 });
+
+describe('a header the ERP renamed', () => {
+  const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+  const header = (formaPago: string): string =>
+    'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+    `cliente_correo;cliente_tipo_persona;medio_pago;${formaPago};linea;codigo;descripcion;cantidad;unidad;` +
+    'precio_unitario;iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+  // a credit sale (forma_pago 2), 30 days
+  const row =
+    'SETP;990126401;28/11/2026;09:15:00;28/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;' +
+    'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
+
+  test('"forma_pago" exported as "FormaPago": refused naming both, never issued as a cash sale; the export fixed is issued as credit', async ({
+    daemonProject,
+  }) => {
+    const {
+      emulator,
+      project: p,
+      startDaemon,
+    } = await daemonProject({
+      stableMs: 300,
+      kinds: { invoice: { mapping: SALES } },
+    });
+    await startDaemon();
+    await p.drop('invoice', 'ventas-renombrada.csv', header('FormaPago') + row);
+    const refused = await p.finalResult('invoice', 'ventas-renombrada.csv', { timeoutMs: 60_000 });
+    expect(refused.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');
+    expect(refused.error?.message).toContain('"forma_pago" (the header has "FormaPago")');
+    expect(refused.error?.message).toContain('Nothing of the file is sent');
+    expect((await emulator.client.issued()).length).toBe(0);
+
+    await p.drop('invoice', 'ventas-corregida.csv', header('forma_pago') + row);
+    const fixed = await p.finalResult('invoice', 'ventas-corregida.csv', { timeoutMs: 60_000 });
+    expect(fixed.documents.map((d) => d.status)).toEqual(['accepted']);
+    const [issued] = await emulator.client.documents({ withRequest: true });
+    expect((issued?.request as { PaymentMeans: { Mean: string }[] }).PaymentMeans[0]?.Mean).toBe(
+      '2',
+    );
+  });
+});
