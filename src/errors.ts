@@ -57,6 +57,8 @@ export const ERRORS = {
   EDOC_READ_NOT_UTF8:
     'A JSON or JSONL file is not UTF-8: read as Windows-1252, as CSV files are (a warning).',
   EDOC_READ_MARKER_ALONE: 'A done-marker file has no data file beside it.',
+  EDOC_READ_NOT_IN_INBOX:
+    'A file lies in the inbox but in no inbox folder (the inbox itself, a folder of no kind): it is not taken (a warning).',
   EDOC_READ_SHEET_ENCRYPTED: 'The spreadsheet is protected with a password; it cannot be read.',
   EDOC_READ_SHEET_CORRUPT: 'The spreadsheet is damaged or not a spreadsheet; it cannot be read.',
   EDOC_READ_SHEET_MISSING:

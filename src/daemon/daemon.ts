@@ -18,6 +18,7 @@ import type { Alerting } from './alerting.js';
 import { LastEntries, companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
+import { StrayFiles } from '../watch/stray-files.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
 import { restartOnly, restartsWatcher } from './reload-changes.js';
 import type { Pipeline } from './pipeline.js';
@@ -40,6 +41,7 @@ export interface DaemonView {
 
 export class Daemon {
   private watcher: InboxWatcher | undefined;
+  private strays: StrayFiles | undefined;
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   /** The consume loop ended while the daemon was not stopping (readiness says so). */
@@ -160,6 +162,13 @@ export class Daemon {
     });
     await watcher.start();
     this.watcher = watcher;
+    this.strays?.close();
+    this.strays = new StrayFiles({
+      root: this.config.paths.inbox,
+      folders: folders.map((f) => f.dir),
+      logger: this.logger,
+    });
+    this.strays.start();
     this.folderCheck.reset();
     const mode = inboxMode(this.config.watch);
     this.logger.info(
@@ -318,6 +327,7 @@ export class Daemon {
       [
         'watcher',
         async () => {
+          this.strays?.close();
           await this.watcher?.close();
           await this.watching;
         },
