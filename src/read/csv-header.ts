@@ -72,7 +72,8 @@ export function checkRequiredColumns(
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',
     // the file's name, not its path: by the time the message is read the file has moved to the archive
-    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})`,
+    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})` +
+      otherDelimiter(mapping, headerCells, missing),
     { file, column: missing[0], columns: missing, row: 1 },
   );
 }
@@ -174,4 +175,27 @@ function checkRenamedColumns(
       'column as the mapping names it in the export (or change the mapping), and drop the file again',
     { file, column: renamed[0]![0], columns: renamed.map(([c]) => c), row: 1 },
   );
+}
+
+const DELIMITERS = [';', ',', '\t'] as const;
+
+/**
+ * A header read as one cell that another delimiter splits into the missing columns: the export was saved
+ * with `;` (a spreadsheet in a Spanish locale) for a mapping that reads `,`, or the other way round.
+ */
+function otherDelimiter(mapping: Mapping, headerCells: string[], missing: string[]): string {
+  const cells = headerCells.filter((c) => c.trim() !== '');
+  if (cells.length !== 1) return '';
+  for (const d of DELIMITERS) {
+    if (d === mapping.format.delimiter) continue;
+    const split = new Set(cells[0]!.split(d).map(normaliseColumnName));
+    if (split.size < 2 || !missing.every((c) => split.has(normaliseColumnName(c)))) continue;
+    const shown = d === '\t' ? 'tab' : `"${d}"`;
+    return (
+      `. The header is one cell that ${shown} splits into these columns: the file is delimited by ${shown}, and ` +
+      `mapping ${mapping.name} reads "${mapping.format.delimiter === '\t' ? 'tab' : mapping.format.delimiter}". ` +
+      `Export it with the mapping's delimiter, or set format.delimiter to ${shown} (or auto) in your copy of the mapping`
+    );
+  }
+  return '';
 }

@@ -220,3 +220,26 @@ describe('a header the ERP renamed', () => {
     );
   });
 });
+
+describe('an export saved with another delimiter', () => {
+  test('an Odoo export re-saved with ";" under the "," preset: refused naming the delimiter, not only a list of missing columns', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/erp/odoo-invoice.yaml') } },
+    });
+    // the shipped sample's header and first row, its commas made semicolons (no cell of them holds one)
+    const text = await readFile(
+      path.join(ROOT, 'examples/erp/odoo/odoo-facturas-cliente.csv'),
+      'utf8',
+    );
+    const [header] = text.split('\n');
+    const file = await p.exportFile('odoo-punto-y-coma.csv', `${header!.replaceAll(',', ';')}\n`);
+    const run = await runCli(p, ['validate', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('EDOC_MAP_MISSING_COLUMN');
+    expect(run.stderr).toContain(
+      'the file is delimited by ";", and mapping odoo-invoice reads ","',
+    );
+  });
+});
