@@ -163,7 +163,7 @@ export const ERRORS = {
   EDOC_ISSUED_OTHER_CONTENT:
     "The document's number was issued with other content (a corrected re-export, or a file read before its writer finished): not sent; the issued document needs a credit or debit note.",
   EDOC_LEDGER_OTHER_COMPANY:
-    'The same file content was taken for another company: its documents are held, not sent, until an operator releases them (edoc-bridge retry --other-company).',
+    'The same file content was taken for another company, or a note references a number only another company issued: held, not sent, until an operator releases them (edoc-bridge retry --other-company).',
   EDOC_LEDGER_REFERENCE_NOT_ISSUED:
     'A note references a document the ledger holds as rejected or invalid, or read from a file refused whole (never issued): not sent.',
   EDOC_LEDGER_REFERENCE_UNKNOWN:

@@ -178,7 +178,14 @@ export interface InsertResult {
    * held back until its read ends, ledger/reference-waits.ts) or does not know at all (`unknown`: the
    * numbers; sent, with a warning).
    */
-  byReference?: { index: number; notIssued?: string; waitsFor?: string; unknown?: string[] }[];
+  byReference?: {
+    index: number;
+    notIssued?: string;
+    /** The code that holds it (EDOC_LEDGER_REFERENCE_NOT_ISSUED, or EDOC_LEDGER_OTHER_COMPANY). */
+    notIssuedCode?: string;
+    waitsFor?: string;
+    unknown?: string[];
+  }[];
   /** Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY, its message). */
   heldForOtherCompany?: { count: number; message: string };
 }
