@@ -9,7 +9,12 @@ import { runCli } from '../helpers/cli-runner.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildCli, ROOT, type LogLine } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  type DaemonProjectOptions,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 
 beforeAll(async () => {
@@ -17,6 +22,23 @@ beforeAll(async () => {
 }, BUILD_TIMEOUT_MS);
 
 const finals = (lines: LogLine[]): LogLine[] => lines.filter((l) => l.msg === 'document final');
+
+/** A running daemon whose invoice folder reads `mapping`. */
+async function invoiceDaemon(
+  daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>,
+  mapping: string,
+) {
+  const {
+    emulator,
+    project: p,
+    startDaemon,
+  } = await daemonProject({
+    stableMs: 300,
+    kinds: { invoice: { mapping } },
+  });
+  await startDaemon();
+  return { emulator, p };
+}
 
 describe('an API key an HTTP header cannot carry', () => {
   test("a key pasted with an invisible U+200B: submit exits 2 naming the key's path, not its value; nothing reaches the service", async ({
@@ -146,15 +168,7 @@ describe('an export with no document for its folder', () => {
   test('Odoo credit notes dropped in the invoice folder: the report names the skip rule that dropped them, not "holds no documents"; nothing is sent', async ({
     daemonProject,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      stableMs: 300,
-      kinds: { invoice: { mapping: ODOO } },
-    });
-    await startDaemon();
+    const { emulator, p } = await invoiceDaemon(daemonProject, ODOO);
     await p.drop('invoice', 'odoo-nc.csv', await notesExport());
     const result = await p.finalResult('invoice', 'odoo-nc.csv', { timeoutMs: 60_000 });
     expect(result.error?.code).toBe('EDOC_READ_EMPTY');
@@ -195,15 +209,7 @@ describe('a header the ERP renamed', () => {
   test('"forma_pago" exported as "FormaPago": refused naming both, never issued as a cash sale; the export fixed is issued as credit', async ({
     daemonProject,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      stableMs: 300,
-      kinds: { invoice: { mapping: SALES } },
-    });
-    await startDaemon();
+    const { emulator, p } = await invoiceDaemon(daemonProject, SALES);
     await p.drop('invoice', 'ventas-renombrada.csv', header('FormaPago') + row);
     const refused = await p.finalResult('invoice', 'ventas-renombrada.csv', { timeoutMs: 60_000 });
     expect(refused.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');

@@ -9,8 +9,18 @@
 import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { buildCli, COMPANY_MAIN, eventually, ROOT } from '../helpers/daemon-harness.js';
-import { daemonTest as test } from '../helpers/daemon-fixture.js';
+import {
+  buildCli,
+  COMPANY_MAIN,
+  eventually,
+  type Project,
+  ROOT,
+} from '../helpers/daemon-harness.js';
+import {
+  type DaemonProject,
+  type DaemonProjectOptions,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 
 const HEADER =
   'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
@@ -28,20 +38,42 @@ beforeAll(async () => {
   await buildCli();
 }, 240_000);
 
+/** A running daemon whose invoices come as the sales CSV, files taken after 300 ms still. */
+async function salesDaemon(daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>) {
+  const {
+    emulator,
+    project: p,
+    startDaemon,
+  } = await daemonProject({
+    companies: [COMPANY_MAIN],
+    stableMs: 300,
+    kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
+  });
+  return { emulator, p, daemon: await startDaemon() };
+}
+
+/** Waits until the first file recorded as `name` has been moved to the archive. */
+async function waitArchived(p: Project, name: string, what: string): Promise<void> {
+  await eventually(
+    () =>
+      (
+        p.ledgerQuery<{ a: string | null }>(
+          `SELECT archived_path AS a FROM files WHERE name = ? ORDER BY id`,
+          name,
+        )[0]?.a ?? ''
+      ).includes('archive')
+        ? true
+        : undefined,
+    what,
+    30_000,
+  );
+}
+
 describe('a file written on after it was archived', () => {
   test('the archived copy that grows gets EDOC_READ_CHANGED_AFTER_SEND in its result.json and the log, and goes back to the inbox as a new file', async ({
     daemonProject,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN],
-      stableMs: 300,
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
-    });
-    const daemon = await startDaemon();
+    const { emulator, p, daemon } = await salesDaemon(daemonProject);
     const first = 990_300_000;
     const file = path.join(p.inbox('invoice'), 'hold.csv');
     const writer = await open(file, 'w');
@@ -51,18 +83,7 @@ describe('a file written on after it was archived', () => {
       // the daemon takes, sends and archives the file while the writer still holds it open
       const result = await p.finalResult('invoice', 'hold.csv', { timeoutMs: 60_000 });
       expect(result.counts).toMatchObject({ total: 1, accepted: 1 });
-      await eventually(
-        () =>
-          (
-            p.ledgerQuery<{ a: string | null }>(
-              `SELECT archived_path AS a FROM files WHERE name = 'hold.csv'`,
-            )[0]?.a ?? ''
-          ).includes('archive')
-            ? true
-            : undefined,
-        'the original archived',
-        30_000,
-      );
+      await waitArchived(p, 'hold.csv', 'the original archived');
       await writer.write(row(first + 1));
       await writer.sync();
     } finally {
@@ -106,16 +127,7 @@ describe('a file written on after it was archived', () => {
   test("a half file refused whole at the writer's pause: the rest written into the archive is put back and issued once, and the first report stops blaming the mapping", async ({
     daemonProject,
   }) => {
-    const {
-      emulator,
-      project: p,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN],
-      stableMs: 300,
-      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/sales.csv.yaml') } },
-    });
-    const daemon = await startDaemon();
+    const { emulator, p, daemon } = await salesDaemon(daemonProject);
     const first = 990_300_100;
     const whole = HEADER + row(first) + row(first + 1);
     // the pause falls inside the second row's price: "1.000,00" is cut to "1.0"
@@ -127,18 +139,7 @@ describe('a file written on after it was archived', () => {
       await writer.sync();
       const half = await p.finalResult('invoice', 'pausa.csv', { timeoutMs: 60_000 });
       expect(half.error?.code).toBe('EDOC_MAP_FORMAT_MISMATCH');
-      await eventually(
-        () =>
-          (
-            p.ledgerQuery<{ a: string | null }>(
-              `SELECT archived_path AS a FROM files WHERE name = 'pausa.csv'`,
-            )[0]?.a ?? ''
-          ).includes('archive')
-            ? true
-            : undefined,
-        'the half file archived',
-        30_000,
-      );
+      await waitArchived(p, 'pausa.csv', 'the half file archived');
       await writer.write(whole.slice(cut));
       await writer.sync();
     } finally {

@@ -137,6 +137,20 @@ describe("the same export in two companies' folders", () => {
   }, 120_000);
 });
 
+/** Two companies whose invoices and credit notes come as the sales CSV; main's invoice issued. */
+async function mainInvoiceIssued(
+  daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>,
+) {
+  const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [COMPANY_MAIN, COMPANY_OTHER],
+    kinds: { invoice: { mapping: sales }, 'credit-note': { mapping: sales } },
+  });
+  await startDaemon();
+  await issuedUnderMain(project, EXPORT);
+  return { project, emulator };
+}
+
 describe("a credit note dropped in another company's folder", () => {
   const NOTE =
     `${HEADER}NC;80001;21/11/2026;10:00:00;;COP;10;13;1.020.304.050;José Muñoz;jose@correo.example;2;10;1;1;` +
@@ -145,17 +159,7 @@ describe("a credit note dropped in another company's folder", () => {
   test("its invoice issued by main, the note in other's folder is held naming main, never issued by other; retry --other-company releases it", async ({
     daemonProject,
   }) => {
-    const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
-    const {
-      project: p,
-      emulator,
-      startDaemon,
-    } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER],
-      kinds: { invoice: { mapping: sales }, 'credit-note': { mapping: sales } },
-    });
-    await startDaemon();
-    await issuedUnderMain(p, EXPORT);
+    const { project: p, emulator } = await mainInvoiceIssued(daemonProject);
     await p.drop('credit-note', 'nc.csv', NOTE, 'other');
     const held = await p.finalResult('credit-note', 'nc.csv', { company: 'other' });
     expect(held.documents.map((d) => d.status)).toEqual(['invalid']);
@@ -187,13 +191,7 @@ describe("a credit note dropped in another company's folder", () => {
   });
 
   test("the same note in main's folder goes as usual", async ({ daemonProject }) => {
-    const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
-    const { project: p, startDaemon } = await daemonProject({
-      companies: [COMPANY_MAIN, COMPANY_OTHER],
-      kinds: { invoice: { mapping: sales }, 'credit-note': { mapping: sales } },
-    });
-    await startDaemon();
-    await issuedUnderMain(p, EXPORT);
+    const { project: p } = await mainInvoiceIssued(daemonProject);
     await p.drop('credit-note', 'nc.csv', NOTE, 'main');
     const sent = await p.finalResult('credit-note', 'nc.csv', { company: 'main' });
     expect(sent.documents.map((d) => d.status)).toEqual(['accepted']);

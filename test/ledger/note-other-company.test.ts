@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import type { NewDocument } from '../../src/ledger/types.js';
 import { describeBackends } from './backends.js';
-import { fileInput } from './helpers.js';
+import { fileInput, noteAt } from './helpers.js';
 
 const invoice = (n: number): NewDocument => ({
   index: 0,
@@ -14,16 +14,6 @@ const invoice = (n: number): NewDocument => ({
   number: `SETP/${n}`,
   ownNumber: true,
   raw: '',
-});
-
-const note = (index: number, written: string): NewDocument => ({
-  index,
-  source: { rows: [index + 2] },
-  number: `NC/${index + 1}`,
-  ownNumber: true,
-  raw: '',
-  kind: 'credit-note',
-  references: [written],
 });
 
 describeBackends("a note in another company's folder", (b) => {
@@ -49,7 +39,7 @@ describeBackends("a note in another company's folder", (b) => {
     );
     const r = await ledger.insertDocuments(
       n.fileId,
-      [note(0, 'SETP990000001'), note(1, 'SETP990000009')],
+      [noteAt(0, 'SETP990000001'), noteAt(1, 'SETP990000009')],
       3_000,
     );
     expect(r.byReference).toEqual([
@@ -77,7 +67,7 @@ describeBackends("a note in another company's folder", (b) => {
         sha256: 'm1',
       }),
     );
-    const own = await ledger.insertDocuments(m.fileId, [note(0, 'SETP990000001')], 4_000);
+    const own = await ledger.insertDocuments(m.fileId, [noteAt(0, 'SETP990000001')], 4_000);
     expect(own.byReference).toBeUndefined();
     await ledger.close();
   });
