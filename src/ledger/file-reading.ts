@@ -6,7 +6,7 @@ import { NO_FENCE, type Fence } from './fence.js';
 import { json } from './rows.js';
 import type { SqlExecutor, SqlParams } from './sql/executor.js';
 
-import { WRITTEN_ON_AFTER_READ, type FileError } from './types.js';
+import type { FileError } from './types.js';
 
 import { addEvent } from './events.js';
 import { updateFile, type ReadDetails } from './files.js';
@@ -183,12 +183,16 @@ export function readAgain(
   });
 }
 
+const WRITTEN_ON_AFTER_READ =
+  'Not sent: the file was written on after it was read (it was taken unfinished); its complete content is taken as a new file.';
+
 /**
  * A file that failed at its read (`failed-read`, nothing of it ever released) and whose archived copy was
  * then written on: it was taken at a writer's pause, so the error its unfinished content gave says nothing
  * about the export. `error(earlier)` becomes its file-level error (EDOC_READ_CHANGED), the documents read
- * before the failure say they are not to be retried (the complete copy sends them), and its report is
- * written again. Returns false when the file is not `failed-read` or was flagged so already.
+ * before the failure carry that code, which keeps them out of the retry file (the complete copy sends
+ * them), and its report is written again. Returns false when the file is not `failed-read` or was
+ * flagged so already.
  */
 export function flagWrittenOnAfterRead(
   q: SqlExecutor,

@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { CHANGED_AFTER_SEND, WRITTEN_ON_AFTER_READ } from '../ledger/types.js';
+import { CHANGED_AFTER_SEND } from '../ledger/types.js';
 import type { DocumentRow, FileRow } from '../ledger/types.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
 import { isFailedDuplicate } from './errors-csv.js';
@@ -85,8 +85,9 @@ export class RetryFileWriter {
     if ((!RETRY_STATES.has(doc.state) && !isFailedDuplicate(doc)) || doc.raw === '') return;
     // held back because the file changed after sending began: its new content sends it, not a retry of the old text
     if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
-    // read from a file taken unfinished, written on afterwards: its complete copy sends it
-    if (doc.errors.some((e) => e.message === WRITTEN_ON_AFTER_READ)) return;
+    // read from a file that changed or went away (taken unfinished and written on afterwards, or deleted while
+    // read): a retry file of part of it would send part of the export; the file itself is what to drop again
+    if (doc.errors.some((e) => e.code === 'EDOC_READ_CHANGED')) return;
     // held because the same content was taken for another company: nothing in it is to fix, and a copy dropped
     // back (other bytes, so not held again) would issue the export under this company too; the operator's way
     // to send it here as well is `edoc-bridge retry --file NAME --other-company`

@@ -5,7 +5,6 @@
  */
 import { expect, it } from 'vitest';
 import type { FileError } from '../../src/ledger/types.js';
-import { WRITTEN_ON_AFTER_READ } from '../../src/ledger/types.js';
 import { describeBackends } from './backends.js';
 import { docs, fileInput } from './helpers.js';
 
@@ -42,7 +41,11 @@ describeBackends('a failed read written on afterwards', (b) => {
     expect(rows.map((r) => r.state)).toEqual(['invalid', 'invalid']);
     for (const r of rows)
       expect(JSON.parse(r.errors)).toEqual([
-        { code: 'EDOC_READ_CHANGED', message: WRITTEN_ON_AFTER_READ },
+        {
+          code: 'EDOC_READ_CHANGED',
+          message:
+            'Not sent: the file was written on after it was read (it was taken unfinished); its complete content is taken as a new file.',
+        },
       ]);
     // once only
     expect(await ledger.flagWrittenOnAfterRead(failed.fileId, writtenOn, 4_000)).toBe(false);
