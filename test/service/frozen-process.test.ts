@@ -10,13 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
 import type { InvoiceRequest } from '../../src/service/schemas/index.js';
+import { OK_MESSAGE } from '../cases/result-codes.js';
 
 const ACCEPTED = {
   Errors: [],
   IsValid: true,
   ResultCode: 200,
   Warning: [],
-  ResultData: 'Procesado Correctamente.',
+  ResultData: OK_MESSAGE,
 };
 
 const closing: (() => Promise<void>)[] = [];
