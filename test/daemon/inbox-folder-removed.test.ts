@@ -13,12 +13,16 @@ import { invoice, jsonlText } from '../helpers/documents.js';
 
 beforeAll(buildCli, BUILD_TIMEOUT_MS);
 
-describe("a company's inbox folder removed while the daemon runs", () => {
+describe.each([
+  { mode: 'fs events', usePolling: false },
+  { mode: 'polling', usePolling: true },
+])("a company's inbox folder removed while the daemon runs ($mode)", ({ usePolling }) => {
   test('its folder removed (then moved away) and made again: files dropped there are taken, a warn line says so, the other company is untouched', async ({
     daemonProject,
   }) => {
     const { emulator, project, startDaemon } = await daemonProject({
       companies: [COMPANY_MAIN, COMPANY_OTHER],
+      watch: { usePolling },
     });
     const daemon = await startDaemon();
     await project.drop('invoice', 'first.jsonl', jsonlText([invoice(990_272_001)]), 'main');
