@@ -23,11 +23,12 @@ export interface RootFoldersOptions {
   unreachable(dir: string, err: unknown): void;
 }
 
-/** A folder's identity (device and inode), null when it is gone, or what keeps it from being looked at. */
+/** A folder's identity (device, inode, birth time), null when it is gone, or what keeps it from being looked at. */
 type Found = string | null | { err: unknown };
 
 function foundOf(stats: Stats): Found {
-  return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : null;
+  // a folder removed and made again often gets the same inode back: its birth time tells them apart
+  return stats.isDirectory() ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : null;
 }
 
 function notThere(err: unknown): boolean {
