@@ -160,7 +160,6 @@ export class Daemon {
     });
     await watcher.start();
     this.watcher = watcher;
-    this.folderCheck.reset();
     const mode = inboxMode(this.config.watch);
     this.logger.info(
       { folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
