@@ -6,8 +6,9 @@
  *
  * A call started at `t` is aborted between `timeoutMs` and `timeoutMs + slice` after it started, where
  * the slice is a twentieth of the timeout (at most 1 s, at least 1 ms): never earlier than its timeout,
- * at most 5 % later; an answer already in its socket when the deadline passes is read first. A call that ended has let go of the signal (undici removes its listener), so a
- * slice's abort only reaches the calls of that slice still waiting for their answer.
+ * at most 5 % later; an answer already in its socket when the deadline passes is read first. A call
+ * that ended has let go of the signal (undici removes its listener), so a slice's abort only reaches
+ * the calls of that slice still waiting for their answer.
  */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
