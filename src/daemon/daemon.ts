@@ -15,7 +15,12 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
-import { LastEntries, companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
+import {
+  LastEntries,
+  companyChangeRefusal,
+  warnRemovedWithOpenFiles,
+  warnSharedNits,
+} from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
@@ -86,6 +91,7 @@ export class Daemon {
    * daemon when this throws.
    */
   async start(): Promise<void> {
+    warnSharedNits(this.config, this.logger);
     await this.recordPauses();
     this.alerting.start();
     await this.startWatcher();
@@ -250,6 +256,7 @@ export class Daemon {
         'received documents pull is disabled (received.enabled: false)',
       );
     await warnRemovedWithOpenFiles(this.pipeline.ledger, before, next, this.logger);
+    warnSharedNits(next, this.logger);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));
