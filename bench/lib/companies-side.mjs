@@ -264,6 +264,8 @@ function figures(s, documents, n, rps, concurrency, latencyMs) {
     refused429: s.refusedRate + s.refusedConcurrency,
     busiestSecond: s.busiestSecond,
     serverCpuMs: s.cpuMs,
+    startMs: s.startMs,
+    spanMs: s.spanMs,
   };
 }
 

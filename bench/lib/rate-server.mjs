@@ -124,13 +124,17 @@ const server = http.createServer((req, res) => {
     w.push(t);
     company.busiest = Math.max(company.busiest, w.length);
     company.inFlight += 1;
-    if (submission) totals.firstArrival ??= t;
+    if (submission) {
+      totals.firstArrival ??= t;
+      company.first ??= t;
+    }
     setTimeout(() => {
       company.inFlight -= 1;
       if (submission) {
         company.accepted += 1;
         totals.accepted += 1;
         totals.lastAnswer = now();
+        company.last = totals.lastAnswer;
       } else {
         totals.other += 1;
       }
@@ -144,8 +148,18 @@ function stats() {
   let busiest = 0;
   for (const c of companies.values()) busiest = Math.max(busiest, c.busiest);
   const cpu = process.cpuUsage();
+  // per company: its first submission's arrival after the run's first, and its first arrival → last answer
+  const sent = [...companies.values()].filter((c) => c.first !== undefined);
+  const q = (xs, f) => {
+    const sorted = xs.toSorted((a, b) => a - b);
+    return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))] ?? 0);
+  };
+  const starts = sent.map((c) => c.first - totals.firstArrival);
+  const spans = sent.map((c) => c.last - c.first);
   return {
     ...totals,
+    startMs: { median: q(starts, 0.5), p90: q(starts, 0.9), max: q(starts, 1) },
+    spanMs: { median: q(spans, 0.5), p90: q(spans, 0.9), max: q(spans, 1) },
     companies: companies.size,
     busiestSecond: busiest,
     cpuMs: (cpu.user + cpu.system) / 1000,

@@ -29,8 +29,8 @@ async function pair(size, r, cpuProfDir) {
     out.ratio = daemon.docsPerSecond / out.bare.docsPerSecond;
     log(
       `companies ${size} run ${r + 1}: daemon ${round(daemon.docsPerSecond, 1)} docs/s (${round(daemon.ofLimit, 3)} of ${daemon.limit}/s; ` +
-        `CPU ${daemon.cpuMsPer1000} ms per 1,000 (main thread ${daemon.mainCpuMsPer1000}; by thread ${JSON.stringify(daemon.threadMsPer1000)}); 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; accepted ${daemon.accepted}), ` +
-        `bare ${round(out.bare.docsPerSecond, 1)} docs/s (${round(out.bare.ofLimit, 3)}; 429s ${out.bare.refused429}), ratio ${round(out.ratio, 3)}`,
+        `CPU ${daemon.cpuMsPer1000} ms per 1,000 (main thread ${daemon.mainCpuMsPer1000}; by thread ${JSON.stringify(daemon.threadMsPer1000)}); 429s ${daemon.refused429}; busiest second ${daemon.busiestSecond}; company start ms ${JSON.stringify(daemon.startMs)}, span ms ${JSON.stringify(daemon.spanMs)}; accepted ${daemon.accepted}), ` +
+        `bare ${round(out.bare.docsPerSecond, 1)} docs/s (${round(out.bare.ofLimit, 3)}; start ms ${JSON.stringify(out.bare.startMs)}, span ms ${JSON.stringify(out.bare.spanMs)}; 429s ${out.bare.refused429}), ratio ${round(out.ratio, 3)}`,
     );
     return out;
   } finally {
@@ -84,6 +84,12 @@ export async function companies({ runs, quick }) {
         m((p) => p.daemon.logLinesPerDocument),
         2,
       ),
+      // when each company's first submission arrived after the run's first (the daemon's: when its file was
+      // taken in), and how long a company took from its first arrival to its last answer
+      daemonStartMaxMs: m((p) => p.daemon.startMs?.max ?? 0),
+      daemonSpanMedianMs: m((p) => p.daemon.spanMs?.median ?? 0),
+      bareStartMaxMs: m((p) => p.bare.startMs?.max ?? 0),
+      bareSpanMedianMs: m((p) => p.bare.spanMs?.median ?? 0),
       runs: pairs,
     });
   }

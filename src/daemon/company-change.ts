@@ -155,3 +155,27 @@ export async function warnRemovedWithOpenFiles(
     );
   }
 }
+
+/**
+ * At start and after a reload: one warning per NIT that more than one company has. The ledger keeps each
+ * company's numbers apart, so a number one of them issued is unknown to the others: the same prefix and
+ * number sent by both is issued twice, once under each company id. Several companies of one NIT are
+ * allowed (the service may give a NIT more than one company id, each with its own numbering), so this is
+ * said, not refused.
+ */
+export function warnSharedNits(config: Readonly<Config>, logger: Pick<AppLogger, 'warn'>): void {
+  const byNit = new Map<string, string[]>();
+  for (const c of config.companies) {
+    const nit = normaliseIdNumber(c.nit);
+    byNit.set(nit, [...(byNit.get(nit) ?? []), c.alias]);
+  }
+  for (const [nit, companies] of byNit) {
+    if (companies.length < 2) continue;
+    logger.warn(
+      { nit, companies },
+      `companies ${companies.join(', ')} have the same NIT ${nit}: each one's numbers are kept apart, so a ` +
+        'prefix and number sent by more than one of them is issued once under each; give them prefixes of ' +
+        'their own, or one company per NIT',
+    );
+  }
+}

@@ -15,7 +15,12 @@ import type { ReceivedPuller } from '../received/puller.js';
 import { InboxWatcher } from '../watch/inbox-watcher.js';
 import { makeInboxFolder } from '../watch/inbox-folder.js';
 import type { Alerting } from './alerting.js';
-import { LastEntries, companyChangeRefusal, warnRemovedWithOpenFiles } from './company-change.js';
+import {
+  LastEntries,
+  companyChangeRefusal,
+  warnRemovedWithOpenFiles,
+  warnSharedNits,
+} from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
 import { StrayFiles } from '../watch/stray-files.js';
@@ -88,6 +93,7 @@ export class Daemon {
    * daemon when this throws.
    */
   async start(): Promise<void> {
+    warnSharedNits(this.config, this.logger);
     await this.recordPauses();
     this.alerting.start();
     await this.startWatcher();
@@ -169,7 +175,6 @@ export class Daemon {
       logger: this.logger,
     });
     this.strays.start();
-    this.folderCheck.reset();
     const mode = inboxMode(this.config.watch);
     this.logger.info(
       { folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
@@ -260,6 +265,7 @@ export class Daemon {
         'received documents pull is disabled (received.enabled: false)',
       );
     await warnRemovedWithOpenFiles(this.pipeline.ledger, before, next, this.logger);
+    warnSharedNits(next, this.logger);
     await this.recordPauses();
     const [was, now] = [inboxFolders(before), inboxFolders(next)];
     const unwatched = was.map((f) => f.dir).filter((dir) => !now.some((f) => f.dir === dir));

@@ -220,18 +220,11 @@ function companiesCanSend(pipeline: Pipeline): ReadinessCheck {
 }
 
 /**
- * What is wrong with the inbox folders the watcher watches: one that no longer exists, or one that was
- * removed while watched and made again (the watcher does not see into a folder made anew: files
- * dropped there wait until the watcher restarts). Named by company and kind, never by path: /readyz is
- * public. A new watcher (`reset`, at start and when a reload restarts it) forgets what was lost.
+ * What is wrong with the inbox folders the watcher watches: one that does not exist (the watcher makes a
+ * removed folder again within seconds, watch/root-folders.ts; one still missing could not be made).
+ * Named by company and kind, never by path: /readyz is public.
  */
 export class InboxFolderCheck {
-  private readonly lost = new Set<string>();
-
-  reset(): void {
-    this.lost.clear();
-  }
-
   async problem(
     folders: readonly { dir: string; kind: string; company: string }[],
   ): Promise<string | undefined> {
@@ -239,11 +232,7 @@ export class InboxFolderCheck {
       try {
         await access(folder.dir);
       } catch {
-        this.lost.add(folder.dir);
         return `the inbox folder of ${folder.company}/${folder.kind} does not exist`;
-      }
-      if (this.lost.has(folder.dir)) {
-        return `the inbox folder of ${folder.company}/${folder.kind} was removed while watched: files dropped there are not seen until the daemon restarts`;
       }
     }
     return undefined;

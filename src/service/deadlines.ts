@@ -6,8 +6,9 @@
  *
  * A call started at `t` is aborted between `timeoutMs` and `timeoutMs + slice` after it started, where
  * the slice is a twentieth of the timeout (at most 1 s, at least 1 ms): never earlier than its timeout,
- * at most 5 % later. A call that ended has let go of the signal (undici removes its listener), so a
- * slice's abort only reaches the calls of that slice still waiting for their answer.
+ * at most 5 % later; an answer already in its socket when the deadline passes is read first. A call
+ * that ended has let go of the signal (undici removes its listener), so a slice's abort only reaches
+ * the calls of that slice still waiting for their answer.
  */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -82,7 +83,12 @@ export class Deadlines {
     const timer = setTimeout(
       () => {
         if (slices.get(key) === slice) slices.delete(key);
-        controller.abort(deadlineError(timeoutMs));
+        // Node runs expired timers before it reads the sockets: after the process stood still past
+        // the deadline (SIGSTOP, a suspended machine, a blocked thread), the answers that came in
+        // meanwhile are read first (setImmediate runs after the poll), and only the calls still
+        // waiting are aborted. Aborting at once would discard answers that came in time, and a
+        // numbered document sent again would be refused as a repeated number and left in doubt.
+        setImmediate(() => controller.abort(deadlineError(timeoutMs)));
       },
       Math.min(MAX_TIMER_MS, Math.max(0, inMs)),
     );

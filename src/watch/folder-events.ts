@@ -9,7 +9,8 @@ import { watch, type FSWatcher } from 'chokidar';
 import { isHiddenName } from './file-names.js';
 import { listFoldersEvery, watchStagingNames } from './chokidar-gaps.js';
 import { NameRepair } from './non-utf8-names.js';
-import type { WatchLogger } from './watch-types.js';
+import { RootFolders } from './root-folders.js';
+import type { InboxFolder, WatchLogger } from './watch-types.js';
 
 export interface FolderEventHandlers {
   /** Something happened at `file` (added, changed, a folder added): look at it. */
@@ -31,12 +32,18 @@ export interface FolderEventOptions {
   logger: WatchLogger;
   /** Renames the names of `dir` that are not UTF-8 (non-utf8-names.ts). */
   repairNames(dir: string): Promise<void>;
+  /** The company and kind of a folder (by its real path), for the log. */
+  folderOf(dir: string): InboxFolder | undefined;
 }
+
+/** How often the folders themselves are looked at (root-folders.ts): a stat of each, 1,400 at 200 companies. */
+const ROOT_CHECK_MS = 2_000;
 
 export class FolderEvents {
   private chokidar: FSWatcher | undefined;
   /** Stops what fills chokidar's gaps. */
   private stopGapFillers: (() => void) | undefined;
+  private roots: RootFolders | undefined;
 
   constructor(
     private readonly options: FolderEventOptions,
@@ -83,10 +90,36 @@ export class FolderEvents {
     watcher.on('unlinkDir', (file) => this.on.onGone(file));
     watcher.on('error', (err) => logger.error({ err }, 'inbox watcher error'));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.roots = new RootFolders({
+      dirs,
+      intervalMs: Math.max(ROOT_CHECK_MS, folderPollMs),
+      slowFileSystem: usePolling,
+      rewatch: (dir, made) => {
+        const { company, kind } = this.options.folderOf(dir) ?? {};
+        logger.warn(
+          { dir, company, kind },
+          made
+            ? 'an inbox folder was removed while watched: made again and watched anew (what was in it is no longer in the inbox)'
+            : 'an inbox folder was removed while watched and made again: watched anew',
+        );
+        // chokidar lost the folder with its inode: watched again, it reports the files there as added
+        watcher.unwatch(dir);
+        watcher.add(dir);
+      },
+      unreachable: (dir, err) => {
+        const { company, kind } = this.options.folderOf(dir) ?? {};
+        logger.error(
+          { err, dir, company, kind },
+          'an inbox folder cannot be looked at or made again: files for it wait until it can',
+        );
+      },
+    });
+    await this.roots.start();
   }
 
   /** Stops chokidar and the gap fillers. */
   async close(): Promise<void> {
+    this.roots?.stop();
     await this.chokidar?.close();
     this.stopGapFillers?.();
   }

@@ -152,6 +152,7 @@ export class InboxWatcher {
         folderPollMs: this.folderPollMs,
         logger: this.logger,
         repairNames: (dir) => this.names.repair(dir),
+        folderOf: (dir) => this.folders.get(dir),
       },
       {
         onEvent: (file) => this.onEvent(file),

@@ -5,6 +5,7 @@
  * rest of the file under the other company. It is refused, naming the company and the open file; the
  * file ends under the company it began under, and the same change reloads once the file is final. A
  * company removed mid-file leaves its open files waiting: the reload says so in a warn line naming them.
+ * Two companies of one NIT are said at start and after each reload (each one's numbers are kept apart).
  */
 import { writeFile } from 'node:fs/promises';
 import { beforeAll, describe, expect } from 'vitest';
@@ -153,6 +154,42 @@ describe('a reload that changes a company while a file of it is open', () => {
     expect((await daemon.reload()).msg).toBe('configuration reloaded');
     await endsUnder(started, b, a, 'back.jsonl');
   }, 90_000);
+});
+
+describe('two companies with one NIT', () => {
+  test('said at start and after each reload that keeps them; not once they have NITs of their own', async ({
+    daemonProject,
+  }) => {
+    const a = COMPANY_MAIN;
+    const b = { ...COMPANY_OTHER, nit: a.nit, checkDigit: a.checkDigit };
+    const { project, startDaemon } = await daemonProject({ companies: [a, b] });
+    const daemon = await startDaemon();
+    const shared = (from: number): Record<string, unknown>[] =>
+      daemon
+        .logLines()
+        .slice(from)
+        .filter((l) => l.level === 'warn' && l.nit !== undefined);
+    const said = shared(0);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ nit: a.nit, companies: [a.alias, b.alias] });
+    expect(said[0]!.msg).toBe(
+      `companies ${a.alias}, ${b.alias} have the same NIT ${a.nit}: each one's numbers are kept apart, so a ` +
+        'prefix and number sent by more than one of them is issued once under each; give them prefixes of ' +
+        'their own, or one company per NIT',
+    );
+
+    let since = daemon.logLines().length;
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    expect(shared(since)).toHaveLength(1);
+
+    await writeFile(
+      project.configFile,
+      project.configText({ ...project.options, companies: [a, COMPANY_OTHER] }),
+    );
+    since = daemon.logLines().length;
+    expect((await daemon.reload()).msg).toBe('configuration reloaded');
+    expect(shared(since)).toHaveLength(0);
+  }, 60_000);
 });
 
 /**
