@@ -38,13 +38,15 @@ export const ERRORS = {
   EDOC_EMULATOR_STATE_INVALID: 'The emulator state file is not valid.',
   EDOC_EMULATOR_STATE_WRITE: 'The emulator state file could not be written.',
   // --- read / map ---------------------------------------------------------
-  EDOC_READ_EMPTY: 'The input file is empty.',
+  EDOC_READ_EMPTY:
+    'The input file is empty, or holds no document (a header alone; every row dropped by rows.skip).',
   EDOC_READ_BINARY: 'The input file is not text.',
   EDOC_READ_ENCODING:
     'A delimited file holds text in two encodings (UTF-8 rows and Windows-1252 bytes); the file is not read.',
   EDOC_READ_JSON: 'The input file is not valid JSON / JSON lines.',
   EDOC_READ_UNSUPPORTED: 'The input file type is not supported.',
-  EDOC_READ_CHANGED: 'The input file changed or disappeared while it was read.',
+  EDOC_READ_CHANGED:
+    'The input file changed or disappeared while it was read, or was written on after it was refused.',
   EDOC_READ_SECRET:
     'A document holds a configured API key; it is not sent and the key is kept nowhere.',
   EDOC_READ_RECORD_TOO_LARGE:
@@ -55,6 +57,8 @@ export const ERRORS = {
   EDOC_READ_NOT_UTF8:
     'A JSON or JSONL file is not UTF-8: read as Windows-1252, as CSV files are (a warning).',
   EDOC_READ_MARKER_ALONE: 'A done-marker file has no data file beside it.',
+  EDOC_READ_NOT_IN_INBOX:
+    'A file lies in the inbox but in no inbox folder (the inbox itself, a folder of no kind): it is not taken (a warning).',
   EDOC_READ_SHEET_ENCRYPTED: 'The spreadsheet is protected with a password; it cannot be read.',
   EDOC_READ_SHEET_CORRUPT: 'The spreadsheet is damaged or not a spreadsheet; it cannot be read.',
   EDOC_READ_SHEET_MISSING:
@@ -159,7 +163,7 @@ export const ERRORS = {
   EDOC_ISSUED_OTHER_CONTENT:
     "The document's number was issued with other content (a corrected re-export, or a file read before its writer finished): not sent; the issued document needs a credit or debit note.",
   EDOC_LEDGER_OTHER_COMPANY:
-    'The same file content was taken for another company: its documents are held, not sent, until an operator releases them (edoc-bridge retry --other-company).',
+    'The same file content was taken for another company, or a note references a number only another company issued: held, not sent, until an operator releases them (edoc-bridge retry --other-company).',
   EDOC_LEDGER_REFERENCE_NOT_ISSUED:
     'A note references a document the ledger holds as rejected or invalid, or read from a file refused whole (never issued): not sent.',
   EDOC_LEDGER_REFERENCE_UNKNOWN:

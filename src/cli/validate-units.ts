@@ -18,6 +18,7 @@ import { groupSets } from '../map/parts.js';
 import type { CsvSourceContext } from '../read/csv-source.js';
 import { formatOf, openSource } from '../read/open-source.js';
 import type { RowMark } from '../read/row-mark.js';
+import { noDocumentsError } from '../read/no-documents.js';
 import { notAPart } from '../read/set-part-errors.js';
 import { openSetSource } from '../read/set-source.js';
 import type { OpenedSource } from '../read/source-document.js';
@@ -88,6 +89,7 @@ export async function validateUnits(
     const file = unit.name;
     const named = units.length > 1 || unit.set ? { file } : {};
     let invalid = 0;
+    let count = 0;
     try {
       const marked = mark?.(u + 1);
       const opened = await unit.open({
@@ -98,6 +100,7 @@ export async function validateUnits(
         ...(marked ? { mark: marked } : {}),
       });
       for await (const doc of opened.documents) {
+        count += 1;
         // a document the mapping routed (one export, several kinds) is checked as its own kind
         const docKind = doc.kind ?? p.kind;
         const problems: Problem[] = [...doc.problems];
@@ -131,6 +134,8 @@ export async function validateUnits(
           }),
         );
       }
+      // as the daemon refuses it (intake.ts): a header alone, or rows the mapping skips, is no document
+      if (count === 0) throw noDocumentsError(path.basename(file), p.mapping);
     } catch (err) {
       if (!isEdocError(err) || !/^EDOC_(READ|MAP)_/.test(err.code)) throw err;
       // the message may quote the file (an API key file given by mistake): configured keys are removed

@@ -13,11 +13,13 @@ import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { LedgerPort } from '../ledger/port.js';
 import { CHANGED_AFTER_SEND } from '../ledger/files.js';
-import type { FileRow } from '../ledger/types.js';
+import type { FileError, FileRow } from '../ledger/types.js';
 import { setFilesOfRow } from '../map/parts.js';
 import type { AppLogger } from '../log/logger.js';
 import { candidate, placeExclusive, sha256Of } from '../report/archive.js';
 import { fsyncDir } from '../report/atomic-write.js';
+
+const WRITTEN_ON = 'EDOC_READ_CHANGED';
 
 export interface ArchiveWatchOptions {
   ledger: LedgerPort;
@@ -86,12 +88,14 @@ export class ArchiveWatch {
   private async watch(file: FileRow, archived: string, until: number): Promise<void> {
     // an export in two files: its hash is over both parts, not the header's copy alone (not watched)
     if (setFilesOfRow(file) !== undefined) return;
-    // a duplicate drop sent nothing; a file already flagged is handled
+    // a duplicate drop sent nothing; a file already flagged is handled. A file that failed at its read is
+    // watched too: taken at a writer's pause, its rest is written into this copy, and nothing else reads it
     if (
-      file.state !== 'done' ||
+      (file.state !== 'done' && file.state !== 'failed-read') ||
       file.duplicateOf !== null ||
       archived === '' ||
-      file.error?.code === CHANGED_AFTER_SEND
+      file.error?.code === CHANGED_AFTER_SEND ||
+      file.error?.code === WRITTEN_ON
     )
       return;
     const st = await lstat(archived).catch(() => undefined);
@@ -153,41 +157,54 @@ export class ArchiveWatch {
     const { ledger, logger } = this.options;
     const file = await ledger.getFile(fileId);
     if (file === undefined) return;
+    const failedRead = file.state === 'failed-read';
     const where = {
-      code: CHANGED_AFTER_SEND,
+      code: failedRead ? WRITTEN_ON : CHANGED_AFTER_SEND,
       file: file.name,
       kind: file.kind,
       company: file.company,
       archived,
     };
     // flagged before the copy is back in the inbox: its new content then never takes this file's report names
-    await ledger.flagChangedAfterSend(
-      fileId,
-      {
-        code: CHANGED_AFTER_SEND,
-        message:
-          `${file.name} changed after it was sent ` +
-          'and archived (written on into the archived copy): its documents were sent from the earlier content. The changed ' +
-          'copy is put back in the inbox and taken as a new file (documents accepted already are reported duplicate there).',
-      },
-      this.now(),
-    );
+    if (failedRead)
+      await ledger.flagWrittenOnAfterRead(
+        fileId,
+        (earlier) => writtenOn(file.name, earlier),
+        this.now(),
+      );
+    else
+      await ledger.flagChangedAfterSend(
+        fileId,
+        {
+          code: CHANGED_AFTER_SEND,
+          message:
+            `${file.name} changed after it was sent ` +
+            'and archived (written on into the archived copy): its documents were sent from the earlier content. The changed ' +
+            'copy is put back in the inbox and taken as a new file (documents accepted already are reported duplicate there).',
+        },
+        this.now(),
+      );
     this.options.onFlagged(fileId);
+    const what = failedRead
+      ? 'FILE WRITTEN ON AFTER IT WAS READ AND REFUSED: it was taken unfinished (its error came from its unfinished end) and nothing of it was sent'
+      : 'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED';
     let back: string | undefined;
     try {
       back = await putBack(archived, file.path, st);
     } catch (err) {
       logger.error(
         { ...where, err },
-        'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: the changed copy could not be put back ' +
+        `${what}: the changed copy could not be put back ` +
           'in the inbox; it stays in the archive: move it to the inbox folder to have it taken as a new file',
       );
       return;
     }
     logger.error(
       { ...where, inbox: back },
-      'FILE CHANGED AFTER IT WAS SENT AND ARCHIVED: documents were sent from its ' +
-        'earlier content; the changed copy is put back in the inbox and taken as a new file',
+      failedRead
+        ? `${what}; the complete copy is put back in the inbox and taken as a new file`
+        : `${what}: documents were sent from its ` +
+            'earlier content; the changed copy is put back in the inbox and taken as a new file',
     );
   }
 
@@ -199,6 +216,19 @@ export class ArchiveWatch {
     await this.running;
     this.entries.clear();
   }
+}
+
+/** A file that failed at its read was taken at a writer's pause: what its report says instead. */
+function writtenOn(name: string, earlier: FileError): FileError {
+  return {
+    code: WRITTEN_ON,
+    message:
+      `${name} was written on after it was read: it was taken unfinished (the writer paused), so the error ` +
+      `its unfinished content gave (${earlier.code}: ${earlier.message}) says nothing about the export, and ` +
+      'nothing of it was sent. Its complete copy is put back in the inbox and taken as a new file: see that ' +
+      "file's report. To have an export never taken unfinished, write it as NAME.part and rename it, or use " +
+      'watch.doneMarker.',
+  };
 }
 
 /** Moves `archived` to `original`'s folder under its name, or `NAME (2).ext`…; never overwrites. */

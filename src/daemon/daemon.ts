@@ -23,6 +23,7 @@ import {
 } from './company-change.js';
 import { inboxMode } from './inbox-mode.js';
 import { inboxFolders } from '../intake/folders.js';
+import { StrayFiles } from '../watch/stray-files.js';
 import { InboxFolderCheck, type OperatorSurface } from './operator.js';
 import { restartOnly, restartsWatcher } from './reload-changes.js';
 import type { Pipeline } from './pipeline.js';
@@ -45,6 +46,7 @@ export interface DaemonView {
 
 export class Daemon {
   private watcher: InboxWatcher | undefined;
+  private strays: StrayFiles | undefined;
   private watching: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   /** The consume loop ended while the daemon was not stopping (readiness says so). */
@@ -166,6 +168,13 @@ export class Daemon {
     });
     await watcher.start();
     this.watcher = watcher;
+    this.strays?.close();
+    this.strays = new StrayFiles({
+      root: this.config.paths.inbox,
+      folders: folders.map((f) => f.dir),
+      logger: this.logger,
+    });
+    this.strays.start();
     const mode = inboxMode(this.config.watch);
     this.logger.info(
       { folders: folders.map((f) => f.dir), stableMs: this.config.watch.stableMs, mode: mode.mode },
@@ -324,6 +333,7 @@ export class Daemon {
       [
         'watcher',
         async () => {
+          this.strays?.close();
           await this.watcher?.close();
           await this.watching;
         },

@@ -14,6 +14,7 @@ import {
 import { ledgerNow } from '../policy/ledger-clock.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AttentionDocument, RequeueTarget } from '../ledger/types.js';
+import { fileStanding } from './retry-nothing.js';
 
 /**
  * Puts failed documents (in-doubt ones only with `includeInDoubt`, never a repeated-number doubt) back in
@@ -86,13 +87,20 @@ export async function retryDocuments(
     );
   }
   if (result.ids.length === 0 && held.length === 0 && settled.length === 0) {
+    // a file named alone: how its documents stand, and what to do with the rejected and invalid ones
+    const head =
+      'file' in target && !includeInDoubt && options.includeOtherCompany !== true
+        ? `nothing to re-queue: ${await fileStanding(ledger, target.file)}\n`
+        : `nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}` +
+          `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches `;
     notes.push(
-      `nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}` +
-        `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches` +
+      (
+        head +
         (options.includeOtherCompany === true
           ? ''
-          : ' (documents held because the same content was taken for another company ' +
-            'are released with --other-company)'),
+          : '(documents held because the same content was taken for another company ' +
+            'are released with --other-company)')
+      ).trimEnd(),
     );
   }
   const done =

@@ -86,7 +86,7 @@ export async function insertBatch(
           doc: key ?? `#${d.index}`,
           status: 'invalid',
           attempts: 0,
-          code: 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
+          code: ref.notIssuedCode ?? 'EDOC_LEDGER_REFERENCE_NOT_ISSUED',
           note: ref.notIssued,
         },
         'document final',

@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { configSecrets, secretScrubberOf } from '../config/secrets.js';
 import { inInboxFolder, outboxDir } from './folders.js';
+import { noDocumentsError } from '../read/no-documents.js';
 import { EdocError, isEdocError } from '../errors.js';
 import type { ReadDetails } from '../ledger/files.js';
 import { isStorageFull, storageFullError } from '../storage/storage-full.js';
@@ -190,10 +191,7 @@ export async function intakeFile(
         reason: 'gone',
       });
     if (changed === 'changed') return dropChanged(ctx, rec.fileId, dropped.company.alias, log);
-    if (count === 0)
-      throw new EdocError('EDOC_READ_EMPTY', `${name}: the file holds no documents`, {
-        file: name,
-      });
+    if (count === 0) throw noDocumentsError(name, mapping);
     await ledger.finishReading(rec.fileId, undefined, opened.details);
     log.info({ documents: count }, 'file read');
     ctx.onDocuments(dropped.company.alias);

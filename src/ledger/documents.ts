@@ -100,7 +100,12 @@ export async function insertDocuments(
           (result.byReference ??= []).push({
             index: d.index,
             ...('notIssued' in ref
-              ? { notIssued: ref.notIssued.message }
+              ? {
+                  notIssued: ref.notIssued.message,
+                  ...(ref.notIssued.code === 'EDOC_LEDGER_REFERENCE_NOT_ISSUED'
+                    ? {}
+                    : { notIssuedCode: ref.notIssued.code }),
+                }
               : 'waitsFor' in ref
                 ? { waitsFor: ref.waitsFor.name }
                 : ref),

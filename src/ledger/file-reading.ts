@@ -182,3 +182,47 @@ export function readAgain(
     return removed;
   });
 }
+
+const WRITTEN_ON_AFTER_READ =
+  'Not sent: the file was written on after it was read (it was taken unfinished); its complete content is taken as a new file.';
+
+/**
+ * A file that failed at its read (`failed-read`, nothing of it ever released) and whose archived copy was
+ * then written on: it was taken at a writer's pause, so the error its unfinished content gave says nothing
+ * about the export. `error(earlier)` becomes its file-level error (EDOC_READ_CHANGED), the documents read
+ * before the failure carry that code, which keeps them out of the retry file (the complete copy sends
+ * them), and its report is written again. Returns false when the file is not `failed-read` or was
+ * flagged so already.
+ */
+export function flagWrittenOnAfterRead(
+  q: SqlExecutor,
+  fileId: number,
+  error: (earlier: FileError) => FileError,
+  now: number,
+  fence: Fence = NO_FENCE,
+): Promise<boolean> {
+  return q.transaction(async (tx) => {
+    const row = await tx.get<{ error: string | null; company: string; state: string }>(
+      'SELECT error, company, state FROM files WHERE id = ?',
+      [fileId],
+    );
+    if (row === undefined || row.state !== 'failed-read' || row.error === null) return false;
+    const earlier = JSON.parse(row.error) as FileError;
+    if (earlier.code === 'EDOC_READ_CHANGED') return false;
+    await fence(tx, [row.company]);
+    const next = error(earlier);
+    await tx.run(`UPDATE files SET error = ?, report_state = 'none' WHERE id = ?`, [
+      json(next),
+      fileId,
+    ]);
+    await tx.run(
+      `UPDATE documents SET errors = ?, updated_at = ? WHERE file_id = ? AND state = 'invalid'`,
+      [JSON.stringify([{ code: next.code, message: WRITTEN_ON_AFTER_READ }]), now, fileId],
+    );
+    await addEvent(tx, now, 'file-written-on-after-read', fileId, null, {
+      ...next,
+      earlier: earlier.code,
+    });
+    return true;
+  });
+}

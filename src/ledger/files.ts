@@ -76,17 +76,21 @@ export async function filesToSettle(q: SqlExecutor, company?: string): Promise<F
 }
 
 /**
- * Files sent and archived since `since` (finished then or later) whose archived copy is still where it
- * was put and not yet flagged as changed: the daemon watches them again after a restart (archive watch).
+ * Files sent (or failed at their read) and archived since `since` (finished then or later) whose archived
+ * copy is still where it was put and not yet flagged as changed: the daemon watches them again after a restart (archive watch).
  */
 export async function recentlyArchived(q: SqlExecutor, since: number): Promise<FileRow[]> {
   return (
     await q.all<RawFile>(
-      `SELECT * FROM files WHERE state = 'done' AND duplicate_of IS NULL AND finished_at >= ?
-    AND archived_path IS NOT NULL AND archived_path <> '' ORDER BY id`,
+      `SELECT * FROM files WHERE state IN ('done', 'failed-read') AND duplicate_of IS NULL
+    AND finished_at >= ? AND archived_path IS NOT NULL AND archived_path <> '' ORDER BY id`,
       [since],
     )
   )
     .map(toFileRow)
-    .filter((f) => f.error === null || f.error.code !== CHANGED_AFTER_SEND);
+    .filter(
+      (f) =>
+        f.error === null ||
+        (f.error.code !== CHANGED_AFTER_SEND && f.error.code !== 'EDOC_READ_CHANGED'),
+    );
 }

@@ -65,6 +65,13 @@ export abstract class LedgerFiles {
   flagChangedAfterSend(fileId: number, error: FileError, now = ledgerNow()): Promise<boolean> {
     return superseded.flagChangedAfterSend(this.sql, fileId, error, now, this.fence);
   }
+  flagWrittenOnAfterRead(
+    fileId: number,
+    error: (earlier: FileError) => FileError,
+    now = ledgerNow(),
+  ): Promise<boolean> {
+    return reading.flagWrittenOnAfterRead(this.sql, fileId, error, now, this.fence);
+  }
   finishFile(fileId: number, now = ledgerNow()): Promise<boolean> {
     return settling.finishFile(this.sql, fileId, now, this.fence);
   }

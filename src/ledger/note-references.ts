@@ -19,6 +19,7 @@
  * corrected export) is found among the documents first and decides alone.
  */
 import { numberSplits, referencedKinds, type DocumentKind } from '../kinds/index.js';
+import { OTHER_COMPANY } from './other-company.js';
 import { makeKey } from './rows.js';
 import { textList } from './sql/dialect.js';
 import type { Fence } from './fence.js';
@@ -157,13 +158,62 @@ async function checkOne(
       rows.length === 0 ? await refusedWholeFile(tx, company, kinds, keys, erpKeys) : undefined;
     if (refused !== undefined) return refusedWhole(written, refused);
   }
-  if (rows.length === 0) return 'unknown';
+  if (rows.length === 0)
+    return (await otherCompanyIssued(tx, company, kinds, written)) ?? 'unknown';
   const live = rows.filter((r) => !NEVER_ISSUED.has(r.state));
   if (live.length === 0) return notIssued(written, rows[0].state, rows[0].name);
   // held back in another file still being read: what becomes of it is known once that read ends
   // (released, invalid, or removed with the file refused whole); the note's own file shares its fate
   if (live.some((r) => r.file_state !== 'reading' || r.file_id === ownFile)) return 'known';
   return { waitsFor: { fileId: live[0].file_id, name: live[0].name } };
+}
+
+/**
+ * A reference its own company's documents do not know, issued (or on its way) under another company of
+ * this ledger: the note was most likely dropped in the wrong company's folder, and sent it would be issued
+ * by that company against another's invoice. Held like an export taken for another company
+ * (EDOC_LEDGER_OTHER_COMPANY), released with `retry --document KEY --other-company` when the company
+ * really issued that number too (two companies may share a prefix, before the bridge was installed).
+ */
+async function otherCompanyIssued(
+  tx: SqlExecutor,
+  company: string,
+  kinds: readonly DocumentKind[],
+  written: string,
+): Promise<{ notIssued: ReportProblem } | undefined> {
+  // the companies of the ledger, one index step each (files_content), not a scan of its files
+  const companies = (
+    await tx.all<{ company: string }>(
+      `WITH RECURSIVE c(company) AS (SELECT min(company) FROM files
+      UNION ALL SELECT (SELECT min(company) FROM files WHERE company > c.company) FROM c
+      WHERE c.company IS NOT NULL) SELECT company FROM c WHERE company IS NOT NULL`,
+    )
+  )
+    .map((r) => r.company)
+    .filter((c) => c !== company);
+  const keys = companies.flatMap((c) =>
+    numberSplits(written).flatMap((n) => kinds.map((k) => makeKey(c, k, n))),
+  );
+  if (keys.length === 0) return undefined;
+  const list = textList(tx, keys);
+  const other = await tx.get<{ company: string; name: string }>(
+    `SELECT d.company, f.name FROM documents d JOIN files f ON f.id = d.file_id
+    WHERE d.key IN ${list.sql} AND d.state NOT IN ('rejected', 'invalid') ORDER BY d.id DESC LIMIT 1`,
+    [list.param],
+  );
+  if (other === undefined) return undefined;
+  return {
+    notIssued: {
+      code: OTHER_COMPANY,
+      field: 'DocumentReferences',
+      value: written,
+      message:
+        `Not sent: it references ${written}, which company ${other.company} issued (${other.name}), not ${company}: ` +
+        `the note seems dropped in ${company}'s folder instead of ${other.company}'s, and sent it would be issued by ` +
+        `${company}. Drop it in ${other.company}'s folder. If ${company} issued a document under that number too, ` +
+        'release it: edoc-bridge retry --document KEY --other-company.',
+    },
+  };
 }
 
 /**

@@ -159,6 +159,12 @@ export interface LedgerPort {
   ): Promise<void>;
   /** The original changed after its documents were released: a file error, unsent ones held. False when flagged already. */
   flagChangedAfterSend(fileId: number, error: FileError, now?: number): Promise<boolean>;
+  /** A `failed-read` file's archived copy was written on: `error(earlier)` replaces its error. False when not so. */
+  flagWrittenOnAfterRead(
+    fileId: number,
+    error: (earlier: FileError) => FileError,
+    now?: number,
+  ): Promise<boolean>;
 
   // --- files (reports, archive, recovery of reports) ---------------------------------------------
   /**

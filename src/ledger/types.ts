@@ -1,4 +1,5 @@
 /** Shapes the ledger stores and returns. Times are epoch milliseconds. */
+import type { ReferenceOutcome } from './reference-outcome.js';
 import type { DocumentKind } from '../kinds/index.js';
 
 export type FileState = 'reading' | 'open' | 'done' | 'failed-read';
@@ -172,13 +173,8 @@ export interface InsertResult {
    * `otherContent`: what was issued differs from this document (EDOC_ISSUED_OTHER_CONTENT, its message).
    */
   byAcceptedKey?: { index: number; fileId: number; otherContent?: string }[];
-  /**
-   * Notes whose referenced document the ledger holds as never issued (`notIssued`: EDOC_LEDGER_REFERENCE_NOT_ISSUED's
-   * message; stored `invalid`), holds back in another file still being read (`waitsFor`: that file's name;
-   * held back until its read ends, ledger/reference-waits.ts) or does not know at all (`unknown`: the
-   * numbers; sent, with a warning).
-   */
-  byReference?: { index: number; notIssued?: string; waitsFor?: string; unknown?: string[] }[];
+  /** Notes whose references held them, made them wait or were not known (reference-outcome.ts). */
+  byReference?: ReferenceOutcome[];
   /** Documents held because the same file content was taken for another company (EDOC_LEDGER_OTHER_COMPANY, its message). */
   heldForOtherCompany?: { count: number; message: string };
 }
@@ -339,7 +335,6 @@ export interface ReceivedRecord {
 
 /** The code of the file-level error set on a file whose original changed after its documents were released. */
 export const CHANGED_AFTER_SEND = 'EDOC_READ_CHANGED_AFTER_SEND';
-
 /** What the alerts count per company (Ledger.openCounts). */
 export interface CompanyOpenCounts {
   company: string;

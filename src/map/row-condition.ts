@@ -226,3 +226,30 @@ export function conditionColumns(cond: RowCondition, out: Set<string> = new Set(
   else out.add((cond as { column: string }).column);
   return out;
 }
+
+/** A condition as the mapping's reader would say it: `move_type in [out_refund, entry] or state is empty`. */
+export function conditionText(cond: RowCondition): string {
+  switch (cond.test) {
+    case 'equals':
+      return cond.values.length === 1
+        ? `${cond.column} = ${cond.values[0]}`
+        : `${cond.column} in [${cond.values.join(', ')}]`;
+    case 'empty':
+    case 'filled':
+    case 'zero':
+    case 'nonZero':
+      return `${cond.column} is ${cond.test === 'nonZero' ? 'not zero' : cond.test}`;
+    case 'compare':
+      return `${cond.column} ${{ gt: '>', ge: '>=', lt: '<', le: '<=' }[cond.op]} ${cond.than}`;
+    case 'matches':
+      return `${cond.column} matches ${String(cond.pattern)}`;
+    case 'not':
+      return `not (${conditionText(cond.of)})`;
+    default:
+      return cond.of
+        .map((c) =>
+          c.test === 'all' || c.test === 'any' ? `(${conditionText(c)})` : conditionText(c),
+        )
+        .join(cond.test === 'all' ? ' and ' : ' or ');
+  }
+}

@@ -41,6 +41,7 @@ export function checkRequiredColumns(
   header: Map<string, number>,
   headerCells: string[],
 ): void {
+  checkRenamedColumns(file, mapping, header, headerCells);
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
   // amounts: a derivation's input (discount, tax, withholding) or an expression's column missing from the
@@ -71,7 +72,8 @@ export function checkRequiredColumns(
   throw new EdocError(
     'EDOC_MAP_MISSING_COLUMN',
     // the file's name, not its path: by the time the message is read the file has moved to the archive
-    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})`,
+    `${missing.length === 1 ? 'Column' : 'Columns'} ${names} missing from the header of ${path.basename(file)} (mapping ${mapping.name} for ${kind}; found: ${found})` +
+      otherDelimiter(mapping, headerCells, missing),
     { file, column: missing[0], columns: missing, row: 1 },
   );
 }
@@ -129,4 +131,71 @@ export function checkRepeatedColumns(
       { file, column, row },
     );
   });
+}
+
+/** A name with case, accents, spaces and punctuation left out: `Forma_Pago`, `forma pago`, `formapago` → `formapago`. */
+function looseName(name: string): string {
+  return normaliseColumnName(name)
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * A column the mapping reads that is missing, while the header holds a column it does not read under the
+ * same name but for case, accents, spaces or punctuation (`formapago` for `forma_pago`): the ERP renamed
+ * it. Read without it, an optional column would silently take its default (a credit sale issued as cash),
+ * so the file is refused naming both.
+ */
+function checkRenamedColumns(
+  file: string,
+  mapping: Mapping,
+  header: Map<string, number>,
+  headerCells: string[],
+): void {
+  const read = readColumns(mapping);
+  const readNames = new Set([...read].map(normaliseColumnName));
+  const unread = new Map<string, string>();
+  for (const cell of headerCells) {
+    const name = normaliseColumnName(cell);
+    if (name !== '' && !readNames.has(name) && !unread.has(looseName(cell)))
+      unread.set(looseName(cell), cell.trim());
+  }
+  const renamed = [...read]
+    .filter((c) => !header.has(normaliseColumnName(c)))
+    .map((c) => [c, unread.get(looseName(c))] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined && pair[1] !== '');
+  if (renamed.length === 0) return;
+  const pairs = renamed.map(([c, h]) => `"${c}" (the header has "${excerpt(h, 80)}")`).join(', ');
+  throw new EdocError(
+    'EDOC_MAP_MISSING_COLUMN',
+    `${renamed.length === 1 ? 'Column' : 'Columns'} ${pairs} of mapping ${mapping.name} missing from the header of ` +
+      `${path.basename(file)}: the export seems to name ${renamed.length === 1 ? 'it' : 'them'} otherwise, and read ` +
+      "without it its cells would be left out or take the mapping's default. Nothing of the file is sent: write the " +
+      'column as the mapping names it in the export (or change the mapping), and drop the file again',
+    { file, column: renamed[0]![0], columns: renamed.map(([c]) => c), row: 1 },
+  );
+}
+
+const DELIMITERS = [';', ',', '\t'] as const;
+
+/**
+ * A header read as one cell that another delimiter splits into the missing columns: the export was saved
+ * with `;` (a spreadsheet in a Spanish locale) for a mapping that reads `,`, or the other way round.
+ */
+function otherDelimiter(mapping: Mapping, headerCells: string[], missing: string[]): string {
+  const cells = headerCells.filter((c) => c.trim() !== '');
+  if (cells.length !== 1) return '';
+  for (const d of DELIMITERS) {
+    if (d === mapping.format.delimiter) continue;
+    const split = new Set(cells[0]!.split(d).map(normaliseColumnName));
+    if (split.size < 2 || !missing.every((c) => split.has(normaliseColumnName(c)))) continue;
+    const shown = d === '\t' ? 'tab' : `"${d}"`;
+    return (
+      `. The header is one cell that ${shown} splits into these columns: the file is delimited by ${shown}, and ` +
+      `mapping ${mapping.name} reads "${mapping.format.delimiter === '\t' ? 'tab' : mapping.format.delimiter}". ` +
+      `Export it with the mapping's delimiter, or set format.delimiter to ${shown} (or auto) in your copy of the mapping`
+    );
+  }
+  return '';
 }

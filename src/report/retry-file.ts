@@ -85,6 +85,9 @@ export class RetryFileWriter {
     if ((!RETRY_STATES.has(doc.state) && !isFailedDuplicate(doc)) || doc.raw === '') return;
     // held back because the file changed after sending began: its new content sends it, not a retry of the old text
     if (doc.errors.some((e) => e.code === CHANGED_AFTER_SEND)) return;
+    // read from a file that changed or went away (taken unfinished and written on afterwards, or deleted while
+    // read): a retry file of part of it would send part of the export; the file itself is what to drop again
+    if (doc.errors.some((e) => e.code === 'EDOC_READ_CHANGED')) return;
     // held because the same content was taken for another company: nothing in it is to fix, and a copy dropped
     // back (other bytes, so not held again) would issue the export under this company too; the operator's way
     // to send it here as well is `edoc-bridge retry --file NAME --other-company`

@@ -6,8 +6,15 @@
  */
 import { beforeAll, describe, expect } from 'vitest';
 import { runCli } from '../helpers/cli-runner.js';
-import { buildCli, type LogLine } from '../helpers/daemon-harness.js';
-import { BUILD_TIMEOUT_MS, daemonTest as test } from '../helpers/daemon-fixture.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildCli, ROOT, type LogLine } from '../helpers/daemon-harness.js';
+import {
+  BUILD_TIMEOUT_MS,
+  type DaemonProject,
+  type DaemonProjectOptions,
+  daemonTest as test,
+} from '../helpers/daemon-fixture.js';
 import { invoice, jsonText, supportDocument } from '../helpers/documents.js';
 
 beforeAll(async () => {
@@ -15,6 +22,23 @@ beforeAll(async () => {
 }, BUILD_TIMEOUT_MS);
 
 const finals = (lines: LogLine[]): LogLine[] => lines.filter((l) => l.msg === 'document final');
+
+/** A running daemon whose invoice folder reads `mapping`. */
+async function invoiceDaemon(
+  daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>,
+  mapping: string,
+) {
+  const {
+    emulator,
+    project: p,
+    startDaemon,
+  } = await daemonProject({
+    stableMs: 300,
+    kinds: { invoice: { mapping } },
+  });
+  await startDaemon();
+  return { emulator, p };
+}
 
 describe('an API key an HTTP header cannot carry', () => {
   test("a key pasted with an invisible U+200B: submit exits 2 naming the key's path, not its value; nothing reaches the service", async ({
@@ -84,5 +108,144 @@ describe('every document that needs an operator is one error line with its code'
       code: 'EDOC_SUBMIT_IN_DOUBT',
       doubt: 'no-answer',
     });
+  });
+});
+
+describe('retry on a file none of whose documents failed', () => {
+  test('says how each document of the file stands and what to do with the rejected and invalid ones; a mistyped name is named as unknown', async ({
+    daemonProject,
+  }) => {
+    const { emulator, project: p } = await daemonProject();
+    const wrongPrefix = invoice(990_126_302);
+    wrongPrefix.SeriePrefix = 'SEPT'; // no range: the authority rejects it (FAD05)
+    const wrongDigit = invoice(990_126_303);
+    (
+      (wrongDigit.CustomerParty as Record<string, Record<string, string>>).Identification as Record<
+        string,
+        string
+      >
+    ).CheckDigit = '0'; // invalid before sending
+    const file = await p.exportFile(
+      'lunes.json',
+      jsonText([invoice(990_126_301), wrongPrefix, wrongDigit]),
+    );
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
+    const result = await p.result('invoice', 'lunes.json');
+    expect(result?.documents.map((d) => d.status)).toEqual(['accepted', 'rejected', 'invalid']);
+    const sent = (await emulator.client.stats()).totalRequests;
+
+    const run = await runCli(p, ['retry', '--file', 'lunes.json']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      'nothing to re-queue: no document of lunes.json is failed or in doubt',
+    );
+    expect(run.stderr).toContain(': 1 accepted, 1 rejected, 1 invalid');
+    expect(run.stderr).toContain(
+      'Rejected and invalid documents are not re-queued (the service would answer the same)',
+    );
+    // twice: the same answer, nothing sent
+    expect((await runCli(p, ['retry', '--file', 'lunes.json'])).stderr).toContain(
+      ': 1 accepted, 1 rejected, 1 invalid',
+    );
+    expect((await emulator.client.stats()).totalRequests).toBe(sent);
+
+    const typo = await runCli(p, ['retry', '--file', 'lune.json']);
+    expect(typo.stderr).toContain('the ledger holds no input file named lune.json');
+  });
+});
+
+describe('an export with no document for its folder', () => {
+  const ODOO = path.join(ROOT, 'config/mappings/erp/odoo-invoice.yaml');
+  const notesExport = async (): Promise<string> => {
+    // the shipped Odoo credit-note sample's header and its two refunds (rows 2-4), no invoice
+    const text = await readFile(
+      path.join(ROOT, 'examples/erp/odoo/odoo-notas-credito.csv'),
+      'utf8',
+    );
+    return `${text.split('\n').slice(0, 4).join('\n')}\n`;
+  };
+
+  test('Odoo credit notes dropped in the invoice folder: the report names the skip rule that dropped them, not "holds no documents"; nothing is sent', async ({
+    daemonProject,
+  }) => {
+    const { emulator, p } = await invoiceDaemon(daemonProject, ODOO);
+    await p.drop('invoice', 'odoo-nc.csv', await notesExport());
+    const result = await p.finalResult('invoice', 'odoo-nc.csv', { timeoutMs: 60_000 });
+    expect(result.error?.code).toBe('EDOC_READ_EMPTY');
+    expect(result.error?.message).toContain('dropped every one of them (rows.skip:');
+    expect(result.error?.message).toContain('move_type in [out_refund');
+    expect(result.error?.message).toContain("drop it in that kind's folder");
+    expect((await emulator.client.issued()).length).toBe(0);
+  });
+
+  test('validate says what the daemon would: a header alone, or rows the mapping skips, exit 1 with EDOC_READ_EMPTY', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({ kinds: { invoice: { mapping: ODOO } } });
+    const notes = await p.exportFile('odoo-nc.csv', await notesExport());
+    const skipped = await runCli(p, ['validate', notes, '--kind', 'invoice']);
+    expect(skipped.code, skipped.stderr).toBe(1);
+    expect(skipped.stderr).toContain('EDOC_READ_EMPTY: odoo-nc.csv: the file holds no documents');
+    expect(skipped.stderr).toContain('rows.skip:');
+    const header = (await notesExport()).split('\n')[0];
+    const only = await p.exportFile('solo-encabezado.csv', `${header}\n`);
+    const alone = await runCli(p, ['validate', only, '--kind', 'invoice']);
+    expect(alone.code, alone.stderr).toBe(1);
+    expect(alone.stderr).toContain('EDOC_READ_EMPTY');
+  });
+});
+
+describe('a header the ERP renamed', () => {
+  const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+  const header = (formaPago: string): string =>
+    'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+    `cliente_correo;cliente_tipo_persona;medio_pago;${formaPago};linea;codigo;descripcion;cantidad;unidad;` +
+    'precio_unitario;iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+  // a credit sale (forma_pago 2), 30 days
+  const row =
+    'SETP;990126401;28/11/2026;09:15:00;28/12/2026;COP;10;31;800.197.268-4;Distribuidora Andina S.A.S.;' +
+    'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
+
+  test('"forma_pago" exported as "FormaPago": refused naming both, never issued as a cash sale; the export fixed is issued as credit', async ({
+    daemonProject,
+  }) => {
+    const { emulator, p } = await invoiceDaemon(daemonProject, SALES);
+    await p.drop('invoice', 'ventas-renombrada.csv', header('FormaPago') + row);
+    const refused = await p.finalResult('invoice', 'ventas-renombrada.csv', { timeoutMs: 60_000 });
+    expect(refused.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');
+    expect(refused.error?.message).toContain('"forma_pago" (the header has "FormaPago")');
+    expect(refused.error?.message).toContain('Nothing of the file is sent');
+    expect((await emulator.client.issued()).length).toBe(0);
+
+    await p.drop('invoice', 'ventas-corregida.csv', header('forma_pago') + row);
+    const fixed = await p.finalResult('invoice', 'ventas-corregida.csv', { timeoutMs: 60_000 });
+    expect(fixed.documents.map((d) => d.status)).toEqual(['accepted']);
+    const [issued] = await emulator.client.documents({ withRequest: true });
+    expect((issued?.request as { PaymentMeans: { Mean: string }[] }).PaymentMeans[0]?.Mean).toBe(
+      '2',
+    );
+  });
+});
+
+describe('an export saved with another delimiter', () => {
+  test('an Odoo export re-saved with ";" under the "," preset: refused naming the delimiter, not only a list of missing columns', async ({
+    daemonProject,
+  }) => {
+    const { project: p } = await daemonProject({
+      kinds: { invoice: { mapping: path.join(ROOT, 'config/mappings/erp/odoo-invoice.yaml') } },
+    });
+    // the shipped sample's header and first row, its commas made semicolons (no cell of them holds one)
+    const text = await readFile(
+      path.join(ROOT, 'examples/erp/odoo/odoo-facturas-cliente.csv'),
+      'utf8',
+    );
+    const [header] = text.split('\n');
+    const file = await p.exportFile('odoo-punto-y-coma.csv', `${header!.replaceAll(',', ';')}\n`);
+    const run = await runCli(p, ['validate', file, '--kind', 'invoice']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('EDOC_MAP_MISSING_COLUMN');
+    expect(run.stderr).toContain(
+      'the file is delimited by ";", and mapping odoo-invoice reads ","',
+    );
   });
 });

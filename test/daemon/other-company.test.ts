@@ -136,3 +136,64 @@ describe("the same export in two companies' folders", () => {
     expect((await daemon.stop()).code).toBe(0);
   }, 120_000);
 });
+
+/** Two companies whose invoices and credit notes come as the sales CSV; main's invoice issued. */
+async function mainInvoiceIssued(
+  daemonProject: (o: DaemonProjectOptions) => Promise<DaemonProject>,
+) {
+  const sales = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+  const { project, emulator, startDaemon } = await daemonProject({
+    companies: [COMPANY_MAIN, COMPANY_OTHER],
+    kinds: { invoice: { mapping: sales }, 'credit-note': { mapping: sales } },
+  });
+  await startDaemon();
+  await issuedUnderMain(project, EXPORT);
+  return { project, emulator };
+}
+
+describe("a credit note dropped in another company's folder", () => {
+  const NOTE =
+    `${HEADER}NC;80001;21/11/2026;10:00:00;;COP;10;13;1.020.304.050;José Muñoz;jose@correo.example;2;10;1;1;` +
+    ';Producto;1;94;100,00;0;Devolución;SETP990800001;20/11/2026;\r\n';
+
+  test("its invoice issued by main, the note in other's folder is held naming main, never issued by other; retry --other-company releases it", async ({
+    daemonProject,
+  }) => {
+    const { project: p, emulator } = await mainInvoiceIssued(daemonProject);
+    await p.drop('credit-note', 'nc.csv', NOTE, 'other');
+    const held = await p.finalResult('credit-note', 'nc.csv', { company: 'other' });
+    expect(held.documents.map((d) => d.status)).toEqual(['invalid']);
+    const problem = (held.documents[0]?.errors as Problem[])[0];
+    expect(problem?.code).toBe('EDOC_LEDGER_OTHER_COMPANY');
+    expect(problem?.message).toContain(
+      'it references SETP990800001, which company main issued (ventas.csv), not other',
+    );
+    expect((await emulator.client.issued({ company: 1002 })).length).toBe(0);
+    const line = p
+      .logLines()
+      .find((l) => l.msg === 'document final' && l.doc === 'other/credit-note/NC/80001');
+    expect(line).toMatchObject({ level: 'error', code: 'EDOC_LEDGER_OTHER_COMPANY' });
+
+    // the operator's word that other issued a document under that number too
+    const run = await runCli(p, [
+      'retry',
+      '--document',
+      'other/credit-note/NC/80001',
+      '--other-company',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    await eventually(
+      async () =>
+        (await emulator.client.issued({ company: 1002 })).length === 1 ? true : undefined,
+      'the released note issued',
+      30_000,
+    );
+  });
+
+  test("the same note in main's folder goes as usual", async ({ daemonProject }) => {
+    const { project: p } = await mainInvoiceIssued(daemonProject);
+    await p.drop('credit-note', 'nc.csv', NOTE, 'main');
+    const sent = await p.finalResult('credit-note', 'nc.csv', { company: 'main' });
+    expect(sent.documents.map((d) => d.status)).toEqual(['accepted']);
+  });
+});

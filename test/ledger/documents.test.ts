@@ -6,7 +6,7 @@ import { makeKey } from '../../src/ledger/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/ledger/migrations.js';
 import type { NewDocument } from '../../src/ledger/types.js';
 import { describeBackends } from './backends.js';
-import { collect, docs, fileInput, tempDir } from './helpers.js';
+import { collect, docs, fileInput, noteAt, tempDir } from './helpers.js';
 
 /** Invoice SETP/99000000`n`, stored at `index` of its file. */
 function invoiceAt(index: number, n: number): NewDocument {
@@ -16,19 +16,6 @@ function invoiceAt(index: number, n: number): NewDocument {
     number: `SETP/99000000${n}`,
     ownNumber: true,
     raw: '',
-  };
-}
-
-/** Credit note NC/`index + 1`, stored at `index` of its file, naming `written`. */
-function noteAt(index: number, written: string): NewDocument {
-  return {
-    index,
-    source: { rows: [index + 2] },
-    number: `NC/${index + 1}`,
-    ownNumber: true,
-    raw: '',
-    kind: 'credit-note',
-    references: [written],
   };
 }
 

@@ -41,6 +41,19 @@ export function docs(
   }));
 }
 
+/** Credit note NC/`index + 1`, stored at `index` of its file, naming `written`. */
+export function noteAt(index: number, written: string): NewDocument {
+  return {
+    index,
+    source: { rows: [index + 2] },
+    number: `NC/${index + 1}`,
+    ownNumber: true,
+    raw: '',
+    kind: 'credit-note',
+    references: [written],
+  };
+}
+
 /** Runs test/fixtures/ledger/hold-ledger.ts in a child and resolves once it printed "ready". */
 export function holdLedger(stateDir: string, sending = 0): Promise<ChildProcess> {
   const child = spawn(
