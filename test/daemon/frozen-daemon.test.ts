@@ -26,7 +26,8 @@ describe('a daemon frozen mid-burst past the service timeout', () => {
     const { emulator, project, startDaemon } = await daemonProject({
       companies,
       faults: { latencyMs: 400 },
-      timeoutMs: 1_000,
+      // well above the emulator's 400 ms, so that on a loaded machine only the freeze outlasts it
+      timeoutMs: 3_000,
     });
     const daemon = await startDaemon();
     for (const c of companies) {
@@ -41,7 +42,7 @@ describe('a daemon frozen mid-burst past the service timeout', () => {
     }
     daemon.signal('SIGSTOP');
     try {
-      await sleep(2_500);
+      await sleep(7_500);
     } finally {
       daemon.signal('SIGCONT');
     }
