@@ -14,7 +14,7 @@ import {
 import { ledgerNow } from '../policy/ledger-clock.js';
 import type { LedgerPort } from '../ledger/port.js';
 import type { AttentionDocument, RequeueTarget } from '../ledger/types.js';
-import { fileStanding } from './retry-nothing.js';
+import { documentStanding, fileStanding } from './retry-nothing.js';
 
 /**
  * Puts failed documents (in-doubt ones only with `includeInDoubt`, never a repeated-number doubt) back in
@@ -88,11 +88,15 @@ export async function retryDocuments(
   }
   if (result.ids.length === 0 && held.length === 0 && settled.length === 0) {
     // a file named alone: how its documents stand, and what to do with the rejected and invalid ones
+    const plain = !includeInDoubt && options.includeOtherCompany !== true;
     const head =
-      'file' in target && !includeInDoubt && options.includeOtherCompany !== true
+      'file' in target && plain
         ? `nothing to re-queue: ${await fileStanding(ledger, target.file)}\n`
-        : `nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}` +
-          `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches `;
+        : // a full key (company/kind/prefix/number); a tail of one (prefix/number) may match several
+          'key' in target && plain && !byIndex(target.key) && target.key.split('/').length >= 4
+          ? `nothing to re-queue: ${await documentStanding(ledger, target.key)}\n`
+          : `nothing to re-queue for ${what}: no failed${includeInDoubt ? ' or in-doubt' : ''}` +
+            `${options.includeOtherCompany === true ? ' or held for another company' : ''} document matches `;
     notes.push(
       (
         head +

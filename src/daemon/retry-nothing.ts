@@ -1,10 +1,11 @@
 /**
- * What `retry` says when it re-queues nothing for a file: how the documents of each file of that name
- * stand, and that rejected and invalid ones are never re-queued (the service would answer the same) but
+ * What `retry` says when it re-queues nothing for a file or a document: how the documents of each file
+ * of that name, or each copy of that document, stand, and that rejected and invalid ones are never re-queued (the service would answer the same) but
  * corrected and dropped again. "No failed document matches" alone leaves an operator who read "retry"
  * in a report wondering what went wrong, or whether the name was mistyped.
  */
 import type { LedgerPort } from '../ledger/port.js';
+import { positionText } from '../report/errors-csv.js';
 import type { DocumentState } from '../ledger/types.js';
 
 const ORDER: readonly DocumentState[] = [
@@ -50,4 +51,35 @@ export async function fileStanding(ledger: LedgerPort, name: string): Promise<st
         'a number accepted since from a later file is done.'
       : '')
   );
+}
+
+/** Why `retry --document KEY` (a full key) found nothing to re-queue, as one paragraph. */
+export async function documentStanding(ledger: LedgerPort, key: string): Promise<string> {
+  const copies = await ledger.numberCopies(key);
+  if (copies.length === 0)
+    return (
+      `the ledger holds no document ${key}: give its key as the report shows it ` +
+      '(company/kind/PREFIX/NUMBER), or FILE#INDEX for one without a number of its own'
+    );
+  const shown = copies.slice(-LISTED);
+  const lines = shown.map(
+    (c) =>
+      `  ${c.archivedPath || c.file}${positionText(c.source) ? `, ${positionText(c.source)}` : ''}: ${c.state}`,
+  );
+  const more = copies.length > LISTED ? ` (the last ${LISTED} of ${copies.length})` : '';
+  const states = new Set(copies.map((c) => c.state));
+  const advice = [
+    ...(states.has('accepted')
+      ? [
+          'An accepted document is issued: nothing is sent again; a change to it is a credit or debit note.',
+        ]
+      : []),
+    ...(states.has('rejected') || states.has('invalid')
+      ? [
+          'Rejected and invalid documents are not re-queued (the service would answer the same): correct them ' +
+            'in the ERP and drop the corrected file into the inbox.',
+        ]
+      : []),
+  ];
+  return `no copy of ${key} is failed or in doubt${more}:\n${lines.join('\n')}${advice.map((a) => `\n${a}`).join('')}`;
 }

@@ -154,6 +154,42 @@ describe('retry on a file none of whose documents failed', () => {
   });
 });
 
+describe('retry on a document that did not fail', () => {
+  test('an accepted one: says it is issued and how a change is made; a rejected one: correct and drop again; an unknown key is named as unknown', async ({
+    daemonProject,
+  }) => {
+    const { emulator, project: p } = await daemonProject();
+    const wrongPrefix = invoice(990_126_402);
+    wrongPrefix.SeriePrefix = 'SEPT'; // no range: the authority rejects it (FAD05)
+    const file = await p.exportFile('martes.json', jsonText([invoice(990_126_401), wrongPrefix]));
+    expect((await runCli(p, ['submit', file, '--kind', 'invoice'])).code).toBe(1);
+    const sent = (await emulator.client.stats()).totalRequests;
+
+    const accepted = await runCli(p, ['retry', '--document', 'main/invoice/SETP/990126401']);
+    expect(accepted.code, accepted.stderr).toBe(1);
+    expect(accepted.stderr).toContain(
+      'nothing to re-queue: no copy of main/invoice/SETP/990126401 is failed or in doubt:\n  martes.json',
+    );
+    expect(accepted.stderr).toContain(': accepted\n');
+    expect(accepted.stderr).toContain(
+      'An accepted document is issued: nothing is sent again; a change to it is a credit or debit note.',
+    );
+    expect(accepted.stderr).not.toContain('Rejected and invalid');
+
+    const rejected = await runCli(p, ['retry', '--document', 'main/invoice/SEPT/990126402']);
+    expect(rejected.stderr).toContain(': rejected\n');
+    expect(rejected.stderr).toContain(
+      'Rejected and invalid documents are not re-queued (the service would answer the same)',
+    );
+    expect((await emulator.client.stats()).totalRequests).toBe(sent);
+
+    const typo = await runCli(p, ['retry', '--document', 'main/invoice/SETP/990126499']);
+    expect(typo.stderr).toContain(
+      'the ledger holds no document main/invoice/SETP/990126499: give its key as the report shows it',
+    );
+  });
+});
+
 describe('an export with no document for its folder', () => {
   const ODOO = path.join(ROOT, 'config/mappings/erp/odoo-invoice.yaml');
   const notesExport = async (): Promise<string> => {
