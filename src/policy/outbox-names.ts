@@ -79,3 +79,15 @@ export function outputNames(stem: string, inputName: string): OutputNames {
     retry: `${stem}.retry.${ext}`,
   };
 }
+
+/** The columns of the outbox's `NAME.errors.csv` (report/errors-csv.ts), in order. */
+export const ERRORS_CSV_COLUMNS = [
+  'index',
+  'key',
+  'status',
+  'source',
+  'code',
+  'field',
+  'value',
+  'message',
+] as const;

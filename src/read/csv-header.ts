@@ -16,6 +16,7 @@ import { conditionColumns } from '../map/row-condition.js';
 import { normaliseColumnName } from '../map/column-name.js';
 import type { Mapping } from '../map/mapping-types.js';
 import { excerpt } from '../policy/excerpt.js';
+import { ERRORS_CSV_COLUMNS } from '../policy/outbox-names.js';
 import type { DocumentKind } from '../kinds/index.js';
 
 // the header's side of the match; a mapping's column names are matched the same way
@@ -41,6 +42,7 @@ export function checkRequiredColumns(
   header: Map<string, number>,
   headerCells: string[],
 ): void {
+  checkOwnErrorsReport(file, headerCells);
   checkRenamedColumns(file, mapping, header, headerCells);
   const required = requiredColumnsOf(mapping.document, kind);
   if (mapping.lines !== undefined) requiredColumnsOf(mapping.lines, kind, required);
@@ -198,4 +200,20 @@ function otherDelimiter(mapping: Mapping, headerCells: string[], missing: string
     );
   }
   return '';
+}
+
+/**
+ * The outbox's own `NAME.errors.csv` dropped back into the inbox (an operator who took it for the file to
+ * correct): said as such, rather than as an export missing the mapping's columns.
+ */
+function checkOwnErrorsReport(file: string, headerCells: string[]): void {
+  const cells = headerCells.map(normaliseColumnName).filter((c) => c !== '');
+  if (cells.join(';') !== ERRORS_CSV_COLUMNS.join(';')) return;
+  throw new EdocError(
+    'EDOC_MAP_MISSING_COLUMN',
+    `${path.basename(file)} is an errors report of edoc-bridge (its header is ${ERRORS_CSV_COLUMNS.join(';')}), ` +
+      'not an export of the ERP: nothing of it is sent. Correct the documents it names in the ERP (or in the ' +
+      "retry file beside the report, which is in the export's own format) and drop that file into the inbox",
+    { file, row: 1 },
+  );
 }

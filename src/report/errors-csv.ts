@@ -1,4 +1,5 @@
 import type { DocumentRow, FileError, ReportProblem } from '../ledger/types.js';
+import { ERRORS_CSV_COLUMNS } from '../policy/outbox-names.js';
 import { AtomicWriter, removeDurably } from './atomic-write.js';
 
 /**
@@ -11,16 +12,7 @@ export const CSV_DELIMITER = ';';
 const BOM = '\uFEFF';
 const EOL = '\r\n';
 
-export const ERRORS_CSV_COLUMNS = [
-  'index',
-  'key',
-  'status',
-  'source',
-  'code',
-  'field',
-  'value',
-  'message',
-] as const;
+export { ERRORS_CSV_COLUMNS };
 
 /** States reported in errors.csv: the document did not succeed and needs a person. */
 export const ERROR_STATES: ReadonlySet<string> = new Set([

@@ -263,6 +263,37 @@ describe('a header the ERP renamed', () => {
   });
 });
 
+describe("the outbox's errors.csv dropped back into the inbox", () => {
+  test("said to be the bridge's own errors report, not an export missing columns; nothing of it is sent", async ({
+    daemonProject,
+  }) => {
+    const SALES = path.join(ROOT, 'config/mappings/sales.csv.yaml');
+    const { emulator, p } = await invoiceDaemon(daemonProject, SALES);
+    const header =
+      'prefijo;numero;fecha;hora;vence;moneda;tipo_operacion;cliente_tipo_doc;cliente_doc;cliente_nombre;' +
+      'cliente_correo;cliente_tipo_persona;medio_pago;forma_pago;linea;codigo;descripcion;cantidad;unidad;' +
+      'precio_unitario;iva;motivo;ref_documento;ref_fecha;ref_cufe\r\n';
+    // the customer's check digit is 4: 5 is refused before sending
+    const row =
+      'SETP;990126501;28/11/2026;09:15:00;28/12/2026;COP;10;31;800.197.268-5;Distribuidora Andina S.A.S.;' +
+      'compras@andina.example;1;42;2;1;7702001;Producto 1;1;94;1.000,00;19;;;;\r\n';
+    await p.drop('invoice', 'ventas-mal.csv', header + row);
+    const first = await p.finalResult('invoice', 'ventas-mal.csv', { timeoutMs: 60_000 });
+    expect(first.documents.map((d) => d.status)).toEqual(['invalid']);
+    const report = await readFile(path.join(p.outbox('invoice'), 'ventas-mal.errors.csv'), 'utf8');
+
+    await p.drop('invoice', 'errores.csv', report);
+    const refused = await p.finalResult('invoice', 'errores.csv', { timeoutMs: 60_000 });
+    expect(refused.error?.code).toBe('EDOC_MAP_MISSING_COLUMN');
+    expect(refused.error?.message).toContain(
+      'errores.csv is an errors report of edoc-bridge (its header is index;key;status;source;code;field;value;message), ' +
+        'not an export of the ERP: nothing of it is sent.',
+    );
+    expect(refused.documents).toHaveLength(0);
+    expect(await emulator.client.issued()).toHaveLength(0);
+  });
+});
+
 describe('an export saved with another delimiter', () => {
   test('an Odoo export re-saved with ";" under the "," preset: refused naming the delimiter, not only a list of missing columns', async ({
     daemonProject,
