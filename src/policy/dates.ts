@@ -109,13 +109,14 @@ const HTTP_DATE = /^(?:[A-Za-z]+,\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[\s-]+(\d{4})\
  */
 export function writtenDay(text: string): string | undefined {
   const trimmed = text.trim();
-  const iso = /^(\d{4}-\d{2}-\d{2})(?:$|[T\s])/.exec(trimmed);
+  const iso = /^(\d{4}-\d{2}-\d{2})(?!\d)/.exec(trimmed);
   if (iso !== null) return parseDate(iso[1]) === undefined ? undefined : iso[1];
   const http = HTTP_DATE.exec(trimmed);
   if (http !== null) {
     const month = MONTHS.indexOf(http[2].toLowerCase()) + 1;
     const day = `${http[3]}-${String(month).padStart(2, '0')}-${http[1].padStart(2, '0')}`;
-    if (month > 0 && parseDate(day) !== undefined) return day;
+    // a day the calendar does not have (30 Feb) is unreadable, not rolled into the next month
+    return month > 0 && parseDate(day) !== undefined ? day : undefined;
   }
   const ms = Date.parse(trimmed);
   return Number.isNaN(ms) ? undefined : formatDate(ms);
