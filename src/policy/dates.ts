@@ -98,3 +98,26 @@ function utc(
     return undefined;
   return at;
 }
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const HTTP_DATE = /^(?:[A-Za-z]+,\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[\s-]+(\d{4})\b/;
+
+/**
+ * The calendar day a timestamp is written on, `yyyy-MM-dd`: the date as written, in the
+ * timestamp's own zone (`Tue, 31 Mar 2026 23:59:59 -0500` is 31 March, not 1 April in UTC),
+ * from an HTTP-date or an ISO date/time; other shapes as their UTC date; undefined when unreadable.
+ */
+export function writtenDay(text: string): string | undefined {
+  const trimmed = text.trim();
+  const iso = /^(\d{4}-\d{2}-\d{2})(?!\d)/.exec(trimmed);
+  if (iso !== null) return parseDate(iso[1]) === undefined ? undefined : iso[1];
+  const http = HTTP_DATE.exec(trimmed);
+  if (http !== null) {
+    const month = MONTHS.indexOf(http[2].toLowerCase()) + 1;
+    const day = `${http[3]}-${String(month).padStart(2, '0')}-${http[1].padStart(2, '0')}`;
+    // a day the calendar does not have (30 Feb) is unreadable, not rolled into the next month
+    return month > 0 && parseDate(day) !== undefined ? day : undefined;
+  }
+  const ms = Date.parse(trimmed);
+  return Number.isNaN(ms) ? undefined : formatDate(ms);
+}

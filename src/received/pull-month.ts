@@ -93,17 +93,25 @@ export async function pullMonth(
     }
     return { complete: false, stoppedBy: failure.stop };
   };
+  let short: { listed: number; total: number } | undefined;
   for (let pass = 1; pass <= maxPasses; pass += 1) {
     const totals = new Set<number>();
     let totalPages = 1;
     let pagesRead = 0;
-    for (let page = 1; page <= totalPages; page += 1) {
+    // Records listed in this pass (repeats included, as the service counts them): fewer than its
+    // `total` means the pages did not cover the list (a `total_pages` too small, a page cut short),
+    // so the next pages are asked for while they hold documents, and the month is not complete.
+    let listed = 0;
+    let total = 0;
+    for (let page = 1; ; page += 1) {
       const fetched = await fetch(m, slice, page);
       if (!fetched.ok) return stop(fetched);
       tally.pages += 1;
       pagesRead += 1;
       totals.add(fetched.total);
       totalPages = fetched.totalPages;
+      listed += fetched.data.length;
+      total = fetched.total;
       const counts = await handlePage(m, fetched.data, handled, index, tally);
       options.onPage?.({
         company: company.alias,
@@ -115,9 +123,12 @@ export async function pullMonth(
         recheck: false,
         ...counts,
       });
+      const beyond = listed < total && fetched.data.length > 0 && page < total;
+      if (page >= totalPages && !beyond) break;
     }
+    short = listed < total ? { listed, total } : undefined;
     // One answer is a consistent snapshot by itself.
-    if (pagesRead === 1) return { complete: true };
+    if (pagesRead === 1 && short === undefined) return { complete: true };
     const check = await fetch(m, slice, 1);
     if (!check.ok) return stop(check);
     tally.pages += 1;
@@ -133,7 +144,8 @@ export async function pullMonth(
       recheck: true,
       ...counts,
     });
-    if (totals.size === 1 || handled.size >= check.total) return { complete: true };
+    if ((totals.size === 1 && short === undefined) || handled.size >= check.total)
+      return { complete: true };
     m.logger.info(
       {
         company: company.alias,
@@ -142,13 +154,18 @@ export async function pullMonth(
         total: check.total,
         handled: handled.size,
       },
-      'received documents arrived while the month was read; reading it again',
+      short === undefined
+        ? 'received documents arrived while the month was read; reading it again'
+        : 'the pages listed fewer received documents than the service counts; reading the month again',
     );
   }
   tally.errors.push({
     code: 'EDOC_RECEIVED_INCOMPLETE',
     window: slice,
-    message: `The documents of ${formatWindow(slice)} kept changing over ${maxPasses} reads; the next pull reads them again.`,
+    message:
+      short === undefined
+        ? `The documents of ${formatWindow(slice)} kept changing over ${maxPasses} reads; the next pull reads them again.`
+        : `The service counts ${short.total} documents in ${formatWindow(slice)} but its pages listed ${short.listed}; the next pull reads them again.`,
   });
   return { complete: false, stoppedBy: 'incomplete' };
 }

@@ -4,6 +4,7 @@
  * after a crash computes the same names and overwrites, never duplicates.
  */
 import { createHash } from 'node:crypto';
+import { writtenDay } from '../policy/dates.js';
 import { sanitizeName } from '../policy/outbox-names.js';
 
 /** A received document as the service sent it: every key kept, nothing assumed beyond being an object. */
@@ -31,12 +32,12 @@ export function receivedKey(record: ReceivedRecord): string {
   return `sha256-${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`;
 }
 
-/** `yyyy-MM-dd` of the HTTP-date `documentDate` (midnight GMT), or undefined when unreadable. */
+/**
+ * `yyyy-MM-dd` of the HTTP-date `documentDate` (midnight GMT), the day as written when it comes
+ * in another zone, or undefined when unreadable.
+ */
 export function documentDay(record: ReceivedRecord): string | undefined {
-  const raw = text(record, 'documentDate');
-  if (/^\d{4}-\d{2}-\d{2}/.test(raw)) return raw.slice(0, 10);
-  const ms = Date.parse(raw);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+  return writtenDay(text(record, 'documentDate'));
 }
 
 /** `yyyy-MM-dd'T'HH:mm:ss'Z'` of the HTTP-date `receivedDate`, or the text as sent. */

@@ -47,11 +47,11 @@ function explicitWindow(args: ParsedArgs, today: string): DateWindow | undefined
 
 function progressLine(p: PageProgress): string {
   const pages =
-    p.totalPages === 0
+    p.totalPages === 0 && p.total === 0 && p.newDocs + p.seenBefore === 0
       ? 'no documents'
       : p.recheck
         ? `re-check of page 1 (${counted(p.total, 'document')})`
-        : `page ${p.page}/${p.totalPages} (${counted(p.total, 'document')})`;
+        : `page ${p.page}/${Math.max(p.page, p.totalPages)} (${counted(p.total, 'document')})`;
   const reread = p.pass > 1 ? `, re-read ${p.pass}` : '';
   return `${p.company} ${formatWindow(p.window)} ${pages}${reread}: ${p.newDocs} new, ${p.seenBefore} seen before`;
 }

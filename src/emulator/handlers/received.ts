@@ -4,6 +4,7 @@
  */
 import { authenticate } from '../auth.js';
 import { envelopeReply, parseIntStrict, type EmulatorRequest, type Reply } from '../http.js';
+import { writtenDay } from '../../policy/dates.js';
 import { isValidDate } from '../../service/schemas/common.js';
 import type { EmulatorState } from '../state.js';
 
@@ -25,10 +26,9 @@ function frameworkBadRequest(path: string): Reply {
   };
 }
 
+/** The document's day as written (a timestamp in another zone keeps its own date). */
 function dayOf(httpDate: unknown): string | undefined {
-  if (typeof httpDate !== 'string') return undefined;
-  const ms = Date.parse(httpDate);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+  return typeof httpDate === 'string' ? writtenDay(httpDate) : undefined;
 }
 
 export function handleReceived(state: EmulatorState, req: EmulatorRequest): Reply {
